@@ -1,0 +1,125 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "SubLedger",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "subledger", targets: ["subledger"]),
+        .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
+        .library(name: "SubLedgerCore", targets: ["SubLedgerCore"]),
+        .library(name: "AppStore", targets: ["AppStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.0"),
+    ],
+    targets: [
+        // libpq, the PostgreSQL C client, found through pkg-config.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // A Swift PostgreSQL client on libpq: connections, a pool off the cooperative pool, transactions.
+        .target(
+            name: "PostgresLibPQ",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The pure domain: transactions, chains, the ownership rule, entitlements, ledger effects. No I/O.
+        .target(
+            name: "SubLedgerCore",
+            swiftSettings: swiftSettings
+        ),
+        // Apple's wire protocols: verifyReceipt, JWS, notifications, App Store Server API, app receipts.
+        .target(
+            name: "AppStore",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/AppleRootCA-G3.der")],
+            swiftSettings: swiftSettings
+        ),
+        // The database side: schema migrations, the embedded cluster, the ledger's PostgreSQL store.
+        .target(
+            name: "SubLedgerStore",
+            dependencies: [
+                "PostgresLibPQ",
+                "SubLedgerCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources/schema.sql")],
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP service (Hummingbird 2) and its long-running services.
+        .target(
+            name: "SubLedgerService",
+            dependencies: [
+                "SubLedgerStore",
+                "AppStore",
+                "SubLedgerCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `subledger` executable: parses arguments, calls the libraries.
+        .executableTarget(
+            name: "subledger",
+            dependencies: [
+                "SubLedgerService",
+                "SubLedgerStore",
+                "AppStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PostgresLibPQTests",
+            dependencies: ["PostgresLibPQ"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerCoreTests",
+            dependencies: ["SubLedgerCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppStoreTests",
+            dependencies: ["AppStore", "SubLedgerCore"],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerStoreTests",
+            dependencies: ["SubLedgerStore", "PostgresLibPQ", "SubLedgerCore"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

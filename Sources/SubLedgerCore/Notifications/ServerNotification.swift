@@ -1,0 +1,54 @@
+/// An App Store Server Notification (V1 or V2), verified and decoded by the protocol module.
+///
+/// The ledger applies `transaction` and `renewalInfo` (or, for V1, `receipt`) with no submitter: they go
+/// to the chain's current owner. `notificationType` and `subtype` are kept raw so new values Apple adds
+/// are stored rather than rejected.
+public struct ServerNotification: Hashable, Sendable, Codable {
+    /// V2 `notificationUUID`; for V1, a stable id derived from the payload by the protocol module.
+    public var notificationID: String
+    public var version: Version
+    /// `notificationType` (V2) or `notification_type` (V1), raw: `SUBSCRIBED`, `DID_RENEW`, `REFUND`, ...
+    public var notificationType: String
+    /// V2 `subtype`, raw: `INITIAL_BUY`, `GRACE_PERIOD`, `VOLUNTARY`, ...
+    public var subtype: String?
+    public var bundleID: String
+    public var appAppleID: Int64?
+    public var environment: AppStoreEnvironment
+    /// V2 `signedDate`; for V1, the time it was received.
+    public var signedDate: Instant
+    public var transaction: Transaction?
+    public var renewalInfo: RenewalInfo?
+    /// V1 `unified_receipt`, normalized the same way as a `verifyReceipt` answer.
+    public var receipt: ReceiptSnapshot?
+
+    public enum Version: String, Hashable, Sendable, Codable {
+        case v1
+        case v2
+    }
+
+    public init(
+        notificationID: String,
+        version: Version,
+        notificationType: String,
+        subtype: String? = nil,
+        bundleID: String,
+        appAppleID: Int64? = nil,
+        environment: AppStoreEnvironment,
+        signedDate: Instant,
+        transaction: Transaction? = nil,
+        renewalInfo: RenewalInfo? = nil,
+        receipt: ReceiptSnapshot? = nil
+    ) {
+        self.notificationID = notificationID
+        self.version = version
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.bundleID = bundleID
+        self.appAppleID = appAppleID
+        self.environment = environment
+        self.signedDate = signedDate
+        self.transaction = transaction
+        self.renewalInfo = renewalInfo
+        self.receipt = receipt
+    }
+}

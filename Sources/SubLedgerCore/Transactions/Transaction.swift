@@ -1,0 +1,108 @@
+/// One App Store transaction, normalized from whichever Apple source carried it.
+///
+/// Every Apple shape (legacy receipt `in_app` entries, StoreKit 2 JWS transactions, notification
+/// payloads, Server API answers) maps into this one value; the ledger only ever sees this.
+public struct Transaction: Hashable, Sendable, Codable {
+    /// Apple's `transaction_id` / `transactionId`: unique per purchase or renewal within an environment.
+    public var transactionID: String
+    /// Apple's `original_transaction_id`: stable across the renewals of one subscription chain.
+    public var originalTransactionID: String
+    public var productID: String
+    /// The app's bundle id, where the source states it (JWS and notifications do; receipt items inherit it).
+    public var bundleID: String?
+    public var quantity: Int
+    public var purchaseDate: Instant
+    public var originalPurchaseDate: Instant?
+    /// The end of the period this transaction paid for; `nil` for non-subscriptions.
+    public var expiresDate: Instant?
+    /// `cancellation_date_ms` (legacy) or `revocationDate` (StoreKit 2): refunded or revoked at this time.
+    public var revocationDate: Instant?
+    /// `cancellation_reason` / `revocationReason`, raw: 0 other, 1 a problem in the app; unknown values kept.
+    public var revocationReason: Int?
+    public var webOrderLineItemID: String?
+    public var subscriptionGroupID: String?
+    public var isTrialPeriod: Bool
+    public var isInIntroOfferPeriod: Bool
+    /// StoreKit 2 `offerType`, raw (1 introductory, 2 promotional, 3 offer code, 4 win-back).
+    public var offerType: Int?
+    public var offerIdentifier: String?
+    /// StoreKit 2 `offerDiscountType`, raw (`FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`, ...).
+    public var offerDiscountType: String?
+    /// True when the user upgraded away from this transaction's product within its group.
+    public var isUpgraded: Bool
+    public var ownershipType: OwnershipType
+    /// StoreKit 2 `appAccountToken` or the legacy `app_account_token`, a UUID the app set at purchase.
+    public var appAccountToken: String?
+    /// StoreKit 1 `applicationUsername`, where a source exposes it; often empty (a known Apple bug).
+    public var applicationUsername: String?
+    public var environment: AppStoreEnvironment
+    public var source: TransactionSource
+    /// Apple's `type` (`Auto-Renewable Subscription`, `Consumable`, ...), raw, when the source states it.
+    public var rawProductType: String?
+    /// StoreKit 2 price in milli-units of `currency`, when known (refund amounts in reports).
+    public var price: Int64?
+    public var currency: String?
+    public var storefront: String?
+    /// When Apple signed the payload that carried this transaction (JWS `signedDate`), if signed.
+    public var signedDate: Instant?
+
+    public init(
+        transactionID: String,
+        originalTransactionID: String,
+        productID: String,
+        bundleID: String? = nil,
+        quantity: Int = 1,
+        purchaseDate: Instant,
+        originalPurchaseDate: Instant? = nil,
+        expiresDate: Instant? = nil,
+        revocationDate: Instant? = nil,
+        revocationReason: Int? = nil,
+        webOrderLineItemID: String? = nil,
+        subscriptionGroupID: String? = nil,
+        isTrialPeriod: Bool = false,
+        isInIntroOfferPeriod: Bool = false,
+        offerType: Int? = nil,
+        offerIdentifier: String? = nil,
+        offerDiscountType: String? = nil,
+        isUpgraded: Bool = false,
+        ownershipType: OwnershipType = .purchased,
+        appAccountToken: String? = nil,
+        applicationUsername: String? = nil,
+        environment: AppStoreEnvironment,
+        source: TransactionSource,
+        rawProductType: String? = nil,
+        price: Int64? = nil,
+        currency: String? = nil,
+        storefront: String? = nil,
+        signedDate: Instant? = nil
+    ) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.bundleID = bundleID
+        self.quantity = quantity
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.webOrderLineItemID = webOrderLineItemID
+        self.subscriptionGroupID = subscriptionGroupID
+        self.isTrialPeriod = isTrialPeriod
+        self.isInIntroOfferPeriod = isInIntroOfferPeriod
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.offerDiscountType = offerDiscountType
+        self.isUpgraded = isUpgraded
+        self.ownershipType = ownershipType
+        self.appAccountToken = appAccountToken
+        self.applicationUsername = applicationUsername
+        self.environment = environment
+        self.source = source
+        self.rawProductType = rawProductType
+        self.price = price
+        self.currency = currency
+        self.storefront = storefront
+        self.signedDate = signedDate
+    }
+}

@@ -1,0 +1,13 @@
+/// Which Apple artifact a normalized value was read from; kept with every stored transaction for audit.
+public enum TransactionSource: String, Hashable, Sendable, Codable, CaseIterable {
+    /// A legacy `verifyReceipt` answer (`in_app` / `latest_receipt_info`).
+    case verifyReceipt = "verify_receipt"
+    /// A StoreKit 2 JWS signed transaction submitted by an app.
+    case signedTransaction = "signed_transaction"
+    /// An App Store Server Notification, version 2.
+    case notificationV2 = "notification_v2"
+    /// A legacy App Store Server Notification, version 1 (`unified_receipt`).
+    case notificationV1 = "notification_v1"
+    /// The App Store Server API (transaction history, subscription statuses, transaction info).
+    case serverAPI = "server_api"
+}
