@@ -1,0 +1,111 @@
+import Logging
+import Synchronization
+
+/// One pool slot: a dedicated thread and the connection confined to it, opened lazily and replaced
+/// when found dead.
+final class PooledConnection: @unchecked Sendable {
+    let id: Int
+    private let worker: WorkerThread
+    private let configuration: PostgresConfiguration
+    private let logger: Logger
+    private let counters: PoolCounters
+    // Confined to `worker`'s thread.
+    private var connection: PostgresConnection?
+    // Written on the worker inside a job; read by the pool after that job's result was delivered
+    // (the continuation's resume orders the two).
+    private(set) var isBroken = false
+
+    init(id: Int, configuration: PostgresConfiguration, logger: Logger, counters: PoolCounters) {
+        self.id = id
+        self.configuration = configuration
+        self.logger = logger
+        self.counters = counters
+        self.worker = WorkerThread(name: "postgres-connection-\(id)")
+    }
+
+    /// Runs `body` with a live connection on this slot's thread: one hop per unit of work.
+    func run<T: Sendable>(_ body: @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await worker.run {
+            let connection = try self.liveConnection()
+            do {
+                let value = try body(connection)
+                self.tidyAfterUse(connection, error: nil)
+                return value
+            } catch {
+                self.tidyAfterUse(connection, error: error)
+                throw error
+            }
+        }
+    }
+
+    /// Closes the connection on its thread, then ends the thread; `completion` runs on that thread.
+    func retire(completion: (@Sendable () -> Void)?) {
+        let accepted = worker.submit {
+            self.closeConnection()
+            completion?()
+        }
+        worker.stop()
+        if !accepted {
+            completion?()
+        }
+    }
+
+    // MARK: - On the worker thread
+
+    private func liveConnection() throws -> PostgresConnection {
+        if let connection {
+            if connection.probeIsAlive() {
+                return connection
+            }
+            logger.debug(
+                "replacing broken PostgreSQL connection",
+                metadata: ["postgres.slot": "\(id)", "postgres.backend_pid": "\(connection.backendPID)"])
+            counters.connectionsReplaced.add(1, ordering: .relaxed)
+            closeConnection()
+        }
+        do {
+            let opened = try PostgresConnection.connect(configuration, logger: logger)
+            counters.connectionsOpened.add(1, ordering: .relaxed)
+            connection = opened
+            return opened
+        } catch {
+            // A slot that cannot connect is given up; the pool opens a fresh one for the next caller.
+            isBroken = true
+            throw error
+        }
+    }
+
+    private func tidyAfterUse(_ connection: PostgresConnection, error: (any Error)?) {
+        if let error = error as? PostgresError, error.isConnectionError {
+            isBroken = true
+            return
+        }
+        guard connection.isHealthy else {
+            isBroken = true
+            return
+        }
+        if connection.transactionStatus != .idle {
+            // The body left a transaction open; never hand that state to the next caller.
+            logger.debug(
+                "rolling back a transaction left open on a pooled connection", metadata: ["postgres.slot": "\(id)"])
+            connection.rollbackQuietly()
+            if connection.transactionStatus != .idle || !connection.isHealthy {
+                isBroken = true
+            }
+        }
+    }
+
+    private func closeConnection() {
+        guard let connection else { return }
+        connection.close()
+        self.connection = nil
+        counters.connectionsClosed.add(1, ordering: .relaxed)
+    }
+}
+
+/// Lifetime counters of a pool, updated from connection threads.
+final class PoolCounters: Sendable {
+    let connectionsOpened = Atomic<Int>(0)
+    let connectionsClosed = Atomic<Int>(0)
+    let connectionsReplaced = Atomic<Int>(0)
+}

@@ -1,0 +1,404 @@
+import Dispatch
+import Logging
+import Synchronization
+
+/// A bounded pool of libpq connections whose blocking calls run on one dedicated thread per connection.
+///
+/// Connections open lazily up to `maxConnections`; callers beyond that wait in FIFO order for at most
+/// `acquireTimeout`. Each unit of work (`withConnection`, `transaction`) is one hop to a connection's
+/// thread, so synchronous ledger logic runs inside a transaction without touching the cooperative pool.
+/// A connection found dead (terminated backend, network loss) is discarded and replaced.
+public final class PostgresPool: Sendable {
+    /// The configuration connections are opened with.
+    public let configuration: PostgresConfiguration
+    let logger: Logger
+    private let maxConnections: Int
+    private let state = Mutex(State())
+    private let counters = PoolCounters()
+
+    private struct State {
+        var idle: [PooledConnection] = []
+        /// Slots that exist: idle, leased, or retiring (their connection still counts against the server).
+        var slotCount = 0
+        var leased = 0
+        var waiters: [Waiter] = []
+        var isClosed = false
+        var nextSlotID = 1
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Running LISTEN loops, stopped by `close()`.
+        var listeners: [ObjectIdentifier: NotificationListener] = [:]
+
+        /// Whether a closed pool has nothing left running, so `shutdown()` may return.
+        var isFullyShutDown: Bool { isClosed && slotCount == 0 && listeners.isEmpty }
+    }
+
+    /// One task waiting in `acquire`; its fields are guarded by the pool's lock.
+    private final class Waiter: @unchecked Sendable {
+        var continuation: CheckedContinuation<PooledConnection, any Error>?
+        var isCancelled = false
+    }
+
+    /// Creates a pool; no connection is opened until the first use.
+    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "PostgresLibPQ")) {
+        self.configuration = configuration
+        self.logger = logger
+        self.maxConnections = max(1, configuration.maxConnections)
+    }
+
+    deinit {
+        // Only idle slots can remain (a lease keeps the pool alive); end their threads.
+        let idle = state.withLock { state in
+            let idle = state.idle
+            state.idle = []
+            return idle
+        }
+        for slot in idle {
+            slot.retire(completion: nil)
+        }
+    }
+
+    // MARK: - Units of work
+
+    /// Runs `body` with a pooled connection on that connection's thread.
+    ///
+    /// If `body` leaves a transaction open it is rolled back before the connection is reused.
+    @discardableResult
+    public func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let slot = try await acquire()
+        defer { release(slot) }
+        try Task.checkCancellation()
+        return try await slot.run(body)
+    }
+
+    /// Runs `body` in a transaction, retrying the whole transaction on serialization failure or deadlock.
+    ///
+    /// BEGIN (at `isolation`), body, COMMIT on one connection in one hop; ROLLBACK and rethrow on any error.
+    /// On SQLSTATE 40001 or 40P01 (from the body or from COMMIT) the attempt is retried after a capped,
+    /// jittered exponential backoff, up to `maxAttempts` attempts in all. `body` must therefore be safe
+    /// to run more than once: keep side effects outside the database out of it.
+    @discardableResult
+    public func transaction<T: Sendable>(
+        isolation: IsolationLevel = .readCommitted,
+        maxAttempts: Int = 5,
+        _ body: @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        let attempts = max(1, maxAttempts)
+        var attempt = 1
+        while true {
+            do {
+                return try await withConnection { connection in
+                    try connection.transaction(isolation: isolation, body)
+                }
+            } catch let error as PostgresError where error.isRetryableTransactionFailure && attempt < attempts {
+                let delay = Self.retryDelay(afterAttempt: attempt)
+                logger.debug(
+                    "retrying transaction",
+                    metadata: [
+                        "postgres.sqlstate": "\(error.sqlState?.rawValue ?? "")",
+                        "postgres.attempt": "\(attempt)",
+                        "postgres.retry_delay": "\(delay)",
+                    ])
+                try await Task.sleep(for: delay)
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs one statement on a pooled connection.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws -> PostgresRows {
+        let values = parameters.map(\.postgresValue)
+        return try await withConnection { connection in try connection.query(sql, values) }
+    }
+
+    /// Runs one statement through the connection's prepared-statement cache.
+    @discardableResult
+    public func query(_ statement: PostgresStatement, _ parameters: [any PostgresEncodable] = []) async throws
+        -> PostgresRows
+    {
+        let values = parameters.map(\.postgresValue)
+        return try await withConnection { connection in try connection.query(statement, values) }
+    }
+
+    /// Runs a multi-statement script without parameters (e.g. `schema.sql`).
+    public func execute(script: String) async throws {
+        try await withConnection { connection in try connection.execute(script: script) }
+    }
+
+    /// Sends a notification on a channel (`SELECT pg_notify($1, $2)`).
+    public func notify(channel: String, payload: String) async throws {
+        try await withConnection { connection in try connection.notify(channel: channel, payload: payload) }
+    }
+
+    // MARK: - Observability and lifecycle
+
+    /// A snapshot of the pool's gauges and lifetime counters, for metrics.
+    public var statistics: PostgresPoolStatistics {
+        let snapshot = state.withLock { state in
+            (leased: state.leased, idle: state.idle.count, waiters: state.waiters.count, slots: state.slotCount)
+        }
+        let opened = counters.connectionsOpened.load(ordering: .relaxed)
+        let closed = counters.connectionsClosed.load(ordering: .relaxed)
+        return PostgresPoolStatistics(
+            maxConnections: maxConnections,
+            openConnections: opened - closed,
+            inUse: snapshot.leased,
+            idle: snapshot.idle,
+            waiters: snapshot.waiters,
+            connectionsOpened: opened,
+            connectionsClosed: closed,
+            connectionsReplaced: counters.connectionsReplaced.load(ordering: .relaxed))
+    }
+
+    /// Stops the pool: fails waiting and future acquires, ends LISTEN streams, closes idle connections
+    /// now and the others when released. Returns at once; `shutdown()` also waits for all to close.
+    public func close() {
+        let (idle, waiters, listeners) = state.withLock {
+            state -> ([PooledConnection], [CheckedContinuation<PooledConnection, any Error>], [NotificationListener]) in
+            state.isClosed = true
+            let listeners = Array(state.listeners.values)
+            let idle = state.idle
+            let waiters = state.waiters.compactMap { waiter in
+                defer { waiter.continuation = nil }
+                return waiter.continuation
+            }
+            state.idle = []
+            state.waiters = []
+            return (idle, waiters, listeners)
+        }
+        for listener in listeners {
+            listener.stop()
+        }
+        let closedError = PostgresError(.poolClosed, message: "the connection pool is shut down")
+        for continuation in waiters {
+            continuation.resume(throwing: closedError)
+        }
+        for slot in idle {
+            retire(slot)
+        }
+        if !idle.isEmpty || !waiters.isEmpty {
+            logger.debug("closing PostgreSQL pool", metadata: ["postgres.idle_closed": "\(idle.count)"])
+        }
+    }
+
+    /// Closes the pool like `close()` and waits until every connection is closed.
+    public func shutdown() async {
+        close()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = state.withLock { state in
+                if state.isFullyShutDown { return true }
+                state.shutdownWaiters.append(continuation)
+                return false
+            }
+            if finished {
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: - Acquire and release
+
+    private enum AcquireOutcome {
+        case failed(any Error)
+        case reused(PooledConnection)
+        case create(slotID: Int)
+        case waiting
+    }
+
+    private func acquire() async throws -> PooledConnection {
+        let waiter = Waiter()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<PooledConnection, any Error>) in
+                let outcome = state.withLock { state -> AcquireOutcome in
+                    if state.isClosed {
+                        return .failed(PostgresError(.poolClosed, message: "the connection pool is shut down"))
+                    }
+                    if waiter.isCancelled {
+                        return .failed(CancellationError())
+                    }
+                    if let slot = state.idle.popLast() {
+                        state.leased += 1
+                        return .reused(slot)
+                    }
+                    if state.slotCount < maxConnections {
+                        state.slotCount += 1
+                        state.leased += 1
+                        defer { state.nextSlotID += 1 }
+                        return .create(slotID: state.nextSlotID)
+                    }
+                    waiter.continuation = continuation
+                    state.waiters.append(waiter)
+                    return .waiting
+                }
+                switch outcome {
+                case .failed(let error):
+                    continuation.resume(throwing: error)
+                case .reused(let slot):
+                    continuation.resume(returning: slot)
+                case .create(let slotID):
+                    continuation.resume(returning: makeSlot(id: slotID))
+                case .waiting:
+                    scheduleTimeout(for: waiter)
+                }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<PooledConnection, any Error>? in
+                waiter.isCancelled = true
+                guard let continuation = waiter.continuation else { return nil }
+                waiter.continuation = nil
+                state.waiters.removeAll { $0 === waiter }
+                return continuation
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func scheduleTimeout(for waiter: Waiter) {
+        let (seconds, attoseconds) = configuration.acquireTimeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
+            [weak self] in
+            self?.expire(waiter)
+        }
+    }
+
+    private func expire(_ waiter: Waiter) {
+        let continuation = state.withLock { state -> CheckedContinuation<PooledConnection, any Error>? in
+            guard let continuation = waiter.continuation else { return nil }
+            waiter.continuation = nil
+            state.waiters.removeAll { $0 === waiter }
+            return continuation
+        }
+        continuation?.resume(
+            throwing: PostgresError(
+                .poolTimeout,
+                message: "no connection became free within \(configuration.acquireTimeout) "
+                    + "(maxConnections: \(maxConnections))"))
+    }
+
+    private enum ReleaseOutcome {
+        case keptIdle
+        case handedOver(CheckedContinuation<PooledConnection, any Error>)
+        case retire
+    }
+
+    private func release(_ slot: PooledConnection) {
+        let outcome = state.withLock { state -> ReleaseOutcome in
+            state.leased -= 1
+            if state.isClosed || slot.isBroken {
+                return .retire
+            }
+            if let continuation = Self.popWaiter(&state) {
+                state.leased += 1
+                return .handedOver(continuation)
+            }
+            state.idle.append(slot)
+            return .keptIdle
+        }
+        switch outcome {
+        case .keptIdle:
+            break
+        case .handedOver(let continuation):
+            continuation.resume(returning: slot)
+        case .retire:
+            retire(slot)
+        }
+    }
+
+    private func retire(_ slot: PooledConnection) {
+        slot.retire { [weak self] in
+            self?.slotRetired()
+        }
+    }
+
+    private func slotRetired() {
+        let (replacement, shutdownWaiters) = state.withLock {
+            state -> ((Int, CheckedContinuation<PooledConnection, any Error>)?, [CheckedContinuation<Void, Never>]) in
+            state.slotCount -= 1
+            // The freed place goes to the longest waiter as a fresh slot.
+            if !state.isClosed, let continuation = Self.popWaiter(&state) {
+                state.slotCount += 1
+                state.leased += 1
+                defer { state.nextSlotID += 1 }
+                return ((state.nextSlotID, continuation), [])
+            }
+            return (nil, Self.takeShutdownWaitersIfDone(&state))
+        }
+        if let (slotID, continuation) = replacement {
+            continuation.resume(returning: makeSlot(id: slotID))
+        }
+        for waiter in shutdownWaiters {
+            waiter.resume()
+        }
+    }
+
+    private static func takeShutdownWaitersIfDone(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        guard state.isFullyShutDown else { return [] }
+        defer { state.shutdownWaiters = [] }
+        return state.shutdownWaiters
+    }
+
+    /// Registers a LISTEN loop so `close()` can stop it; false if the pool is already closed.
+    func register(_ listener: NotificationListener) -> Bool {
+        state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.listeners[ObjectIdentifier(listener)] = listener
+            return true
+        }
+    }
+
+    /// Called from a LISTEN loop's thread as it ends.
+    func listenerFinished(_ listener: NotificationListener) {
+        let shutdownWaiters = state.withLock { state in
+            state.listeners[ObjectIdentifier(listener)] = nil
+            return Self.takeShutdownWaitersIfDone(&state)
+        }
+        for waiter in shutdownWaiters {
+            waiter.resume()
+        }
+    }
+
+    private static func popWaiter(_ state: inout State) -> CheckedContinuation<PooledConnection, any Error>? {
+        while !state.waiters.isEmpty {
+            let waiter = state.waiters.removeFirst()
+            if let continuation = waiter.continuation {
+                waiter.continuation = nil
+                return continuation
+            }
+        }
+        return nil
+    }
+
+    private func makeSlot(id: Int) -> PooledConnection {
+        PooledConnection(id: id, configuration: configuration, logger: logger, counters: counters)
+    }
+
+    /// Capped exponential backoff with jitter: 10 ms, 20 ms, 40 ms … up to 1 s, each scaled by 50–100 %.
+    static func retryDelay(afterAttempt attempt: Int) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 16)
+        let ceiling = min(10 * (1 << exponent), 1_000)
+        let milliseconds = Int.random(in: (ceiling / 2)...ceiling)
+        return .milliseconds(milliseconds)
+    }
+}
+
+/// A snapshot of a pool's state: gauges (open, in use, idle, waiters) and lifetime counters.
+public struct PostgresPoolStatistics: Sendable, Hashable {
+    /// The configured bound on connections.
+    public var maxConnections: Int
+    /// Connections currently open to the server.
+    public var openConnections: Int
+    /// Connections currently lent to a unit of work.
+    public var inUse: Int
+    /// Connections ready for reuse.
+    public var idle: Int
+    /// Tasks waiting for a connection.
+    public var waiters: Int
+    /// Connections opened since the pool started.
+    public var connectionsOpened: Int
+    /// Connections closed since the pool started.
+    public var connectionsClosed: Int
+    /// Connections found dead and replaced since the pool started.
+    public var connectionsReplaced: Int
+}

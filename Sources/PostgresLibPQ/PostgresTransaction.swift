@@ -1,0 +1,65 @@
+/// A transaction isolation level for `BEGIN ISOLATION LEVEL …`.
+public enum IsolationLevel: String, Sendable, Hashable, CaseIterable {
+    /// Each statement sees data committed before it began (PostgreSQL's default).
+    case readCommitted = "READ COMMITTED"
+    /// All statements see one snapshot; concurrent updates to the same rows fail with 40001.
+    case repeatableRead = "REPEATABLE READ"
+    /// As if transactions ran one at a time; conflicts fail with 40001 and must be retried.
+    case serializable = "SERIALIZABLE"
+}
+
+extension PostgresConnection {
+    /// Runs `body` in one transaction attempt: BEGIN, body, COMMIT; ROLLBACK and rethrow if anything throws.
+    ///
+    /// No retry here: `PostgresPool.transaction` retries serialization failures and deadlocks.
+    public func transaction<T>(
+        isolation: IsolationLevel = .readCommitted,
+        _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        guard transactionStatus == .idle else {
+            throw PostgresError(.unexpectedResult, message: "transaction() called inside an open transaction")
+        }
+        try query("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+        errorThatAbortedTransaction = nil
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        let commit: PostgresRows
+        do {
+            commit = try query("COMMIT")
+        } catch {
+            // A failed COMMIT ends the transaction on the server already; this only tidies odd states.
+            rollbackQuietly()
+            throw error
+        }
+        // COMMIT of a failed transaction "succeeds" with the tag ROLLBACK: the body swallowed an error.
+        if commit.commandTag == "ROLLBACK" {
+            let cause = errorThatAbortedTransaction
+            errorThatAbortedTransaction = nil
+            var error = PostgresError(
+                .transactionAborted,
+                message: "COMMIT rolled back: an earlier statement failed"
+                    + (cause.map { " (\($0.message))" } ?? ""),
+                sqlState: cause?.sqlState)
+            error.constraintName = cause?.constraintName
+            throw error
+        }
+        return value
+    }
+
+    /// Rolls back if a transaction is open; errors are ignored because the connection's health is
+    /// judged separately (a broken connection is discarded by the pool).
+    func rollbackQuietly() {
+        switch transactionStatus {
+        case .inTransaction, .inFailedTransaction, .active:
+            _ = try? query("ROLLBACK")
+        case .idle, .unknown:
+            break
+        }
+        errorThatAbortedTransaction = nil
+    }
+}
