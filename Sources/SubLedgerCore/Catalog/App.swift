@@ -1,0 +1,64 @@
+/// One app the ledger serves: where its receipts may come from, how ownership is decided, what it sells.
+public struct App: Hashable, Sendable, Codable {
+    public var bundleID: String
+    /// Apple's numeric app id (`appAppleId`), checked against notifications when present.
+    public var appAppleID: Int64?
+    /// The environments whose transactions this deployment accepts.
+    public var environments: [AppStoreEnvironment]
+    /// Who keeps a subscription chain when another account submits it; default `.activeAutoRenewerKeeps`.
+    public var ownershipPolicy: OwnershipPolicy
+    public var products: [Product]
+
+    public init(
+        bundleID: String,
+        appAppleID: Int64? = nil,
+        environments: [AppStoreEnvironment] = [.production],
+        ownershipPolicy: OwnershipPolicy = .activeAutoRenewerKeeps,
+        products: [Product]
+    ) {
+        self.bundleID = bundleID
+        self.appAppleID = appAppleID
+        self.environments = environments
+        self.ownershipPolicy = ownershipPolicy
+        self.products = products
+    }
+
+    /// The product with id `productID`, if the app sells it.
+    public func product(_ productID: String) -> Product? {
+        products.first { $0.productID == productID }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case bundleID = "bundle_id"
+        case appAppleID = "apple_app_id"
+        case environments
+        case ownershipPolicy = "ownership_policy"
+        case products
+    }
+
+    /// Decodes the file format. Environment names match case-insensitively (`production` or `Production`);
+    /// an unknown environment or policy name throws a `CatalogError` with the matching code.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bundleID = try container.decode(String.self, forKey: .bundleID)
+        appAppleID = try container.decodeIfPresent(Int64.self, forKey: .appAppleID)
+        let rawEnvironments = try container.decodeIfPresent([String].self, forKey: .environments) ?? ["Production"]
+        environments = try rawEnvironments.map { [bundleID] raw throws(CatalogError) in
+            guard
+                let environment = AppStoreEnvironment.allCases.first(where: {
+                    $0.rawValue.lowercased() == raw.lowercased()
+                })
+            else { throw CatalogError(code: .unknownEnvironment, subject: bundleID, detail: raw) }
+            return environment
+        }
+        if let rawPolicy = try container.decodeIfPresent(String.self, forKey: .ownershipPolicy) {
+            guard let policy = OwnershipPolicy(rawValue: rawPolicy) else {
+                throw CatalogError(code: .unknownOwnershipPolicy, subject: bundleID, detail: rawPolicy)
+            }
+            ownershipPolicy = policy
+        } else {
+            ownershipPolicy = .activeAutoRenewerKeeps
+        }
+        products = try container.decodeIfPresent([Product].self, forKey: .products) ?? []
+    }
+}

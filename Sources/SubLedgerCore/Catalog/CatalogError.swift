@@ -1,0 +1,71 @@
+/// A defect in the catalog: a code for programs, the product or app at fault, and the offending value.
+public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable reason; new codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String {
+            case emptyBundleID = "empty_bundle_id"
+            case duplicateBundleID = "duplicate_bundle_id"
+            case noEnvironments = "no_environments"
+            case unknownEnvironment = "unknown_environment"
+            case unknownOwnershipPolicy = "unknown_ownership_policy"
+            case emptyProductID = "empty_product_id"
+            case duplicateProductID = "duplicate_product_id"
+            case unknownProductType = "unknown_product_type"
+            case consumableWithoutCredits = "consumable_without_credits"
+            case creditsOnNonConsumable = "credits_on_non_consumable"
+            case entitlementsOnConsumable = "entitlements_on_consumable"
+            case emptyEntitlementID = "empty_entitlement_id"
+            case subscriptionWithoutGroup = "subscription_without_group"
+            case nonRenewingWithoutDuration = "non_renewing_without_duration"
+            case durationOnRenewableOrOneTime = "duration_on_wrong_type"
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) { self.value = value }
+
+        public static let emptyBundleID = Code(.emptyBundleID)
+        /// Two apps share a bundle id.
+        public static let duplicateBundleID = Code(.duplicateBundleID)
+        /// An app accepts no environment at all.
+        public static let noEnvironments = Code(.noEnvironments)
+        public static let unknownEnvironment = Code(.unknownEnvironment)
+        public static let unknownOwnershipPolicy = Code(.unknownOwnershipPolicy)
+        public static let emptyProductID = Code(.emptyProductID)
+        /// Two products of one app share a product id.
+        public static let duplicateProductID = Code(.duplicateProductID)
+        public static let unknownProductType = Code(.unknownProductType)
+        /// A consumable states no positive `credits`.
+        public static let consumableWithoutCredits = Code(.consumableWithoutCredits)
+        /// `credits` on a product that is not a consumable.
+        public static let creditsOnNonConsumable = Code(.creditsOnNonConsumable)
+        /// A consumable lists entitlements; consumables grant credits only.
+        public static let entitlementsOnConsumable = Code(.entitlementsOnConsumable)
+        public static let emptyEntitlementID = Code(.emptyEntitlementID)
+        /// An auto-renewable subscription states no subscription group.
+        public static let subscriptionWithoutGroup = Code(.subscriptionWithoutGroup)
+        /// A non-renewing subscription states no positive `duration_days`; Apple gives it no expiry.
+        public static let nonRenewingWithoutDuration = Code(.nonRenewingWithoutDuration)
+        /// `duration_days` on a product that is not a non-renewing subscription.
+        public static let durationOnRenewableOrOneTime = Code(.durationOnRenewableOrOneTime)
+
+        public var description: String { value.rawValue }
+    }
+
+    public var code: Code
+    /// The bundle id or product id at fault.
+    public var subject: String
+    /// The offending value (an unknown type or environment name), when there is one.
+    public var detail: String?
+
+    public init(code: Code, subject: String, detail: String? = nil) {
+        self.code = code
+        self.subject = subject
+        self.detail = detail
+    }
+
+    public var description: String {
+        let base = "catalog error \(code) at '\(subject)'"
+        return detail.map { "\(base): '\($0)'" } ?? base
+    }
+}

@@ -1,0 +1,61 @@
+extension Catalog {
+    /// Every defect of the catalog, in file order; empty when the catalog is usable.
+    public var validationErrors: [CatalogError] {
+        var errors: [CatalogError] = []
+        var seenBundleIDs: Set<String> = []
+        for app in apps {
+            if !seenBundleIDs.insert(app.bundleID).inserted {
+                errors.append(CatalogError(code: .duplicateBundleID, subject: app.bundleID))
+            }
+            errors += app.validationErrors
+        }
+        return errors
+    }
+
+    /// Throws the first defect of the catalog, if any.
+    public func validate() throws(CatalogError) {
+        if let first = validationErrors.first { throw first }
+    }
+}
+
+extension App {
+    /// Every defect of this app's configuration, in file order.
+    public var validationErrors: [CatalogError] {
+        var errors: [CatalogError] = []
+        if bundleID.isEmpty { errors.append(CatalogError(code: .emptyBundleID, subject: bundleID)) }
+        if environments.isEmpty { errors.append(CatalogError(code: .noEnvironments, subject: bundleID)) }
+        var seenProductIDs: Set<String> = []
+        for product in products {
+            if !seenProductIDs.insert(product.productID).inserted {
+                errors.append(CatalogError(code: .duplicateProductID, subject: product.productID))
+            }
+            errors += product.validationErrors
+        }
+        return errors
+    }
+}
+
+extension Product {
+    /// Every defect of this product's configuration.
+    public var validationErrors: [CatalogError] {
+        var errors: [CatalogError] = []
+        func fail(_ code: CatalogError.Code) { errors.append(CatalogError(code: code, subject: productID)) }
+        if productID.isEmpty { fail(.emptyProductID) }
+        if entitlementIDs.contains(where: \.isEmpty) { fail(.emptyEntitlementID) }
+        switch type {
+        case .consumable:
+            if (creditsPerUnit ?? 0) <= 0 { fail(.consumableWithoutCredits) }
+            if !entitlementIDs.isEmpty { fail(.entitlementsOnConsumable) }
+        case .autoRenewable, .nonRenewing, .nonConsumable:
+            if creditsPerUnit != nil { fail(.creditsOnNonConsumable) }
+        }
+        switch type {
+        case .nonRenewing:
+            if (durationDays ?? 0) <= 0 { fail(.nonRenewingWithoutDuration) }
+        case .autoRenewable, .nonConsumable, .consumable:
+            if durationDays != nil { fail(.durationOnRenewableOrOneTime) }
+        }
+        if type == .autoRenewable, (subscriptionGroupID ?? "").isEmpty { fail(.subscriptionWithoutGroup) }
+        return errors
+    }
+}

@@ -1,0 +1,49 @@
+/// One chain as the storage layer loads it (after `SELECT ... FOR UPDATE`) and writes it back.
+///
+/// Three tables' worth of rows: the chain row, its transactions (with their assigned accounts and
+/// revocation facts) and its ownership history.
+public struct ChainSnapshot: Hashable, Sendable, Codable {
+    public var chain: SubscriptionChain
+    /// Sorted by (`purchaseDate`, `transactionID`).
+    public var transactions: [KnownTransaction]
+    /// The chain's ownership history, by `sequence`; the first entry (if any) is the first claim.
+    public var bindingChanges: [BindingChange]
+
+    public init(chain: SubscriptionChain, transactions: [KnownTransaction] = [], bindingChanges: [BindingChange] = []) {
+        self.chain = chain
+        self.transactions = transactions
+        self.bindingChanges = bindingChanges
+    }
+
+    public var key: ChainKey { chain.key }
+
+    /// The owner at `instant`: the first claimant from the start of the chain, then each transfer's new owner
+    /// from its `at` on.
+    public func owner(at instant: Instant) -> AccountID? {
+        guard let first = bindingChanges.first else { return nil }
+        var owner = first.to
+        for change in bindingChanges.dropFirst() where change.at <= instant {
+            owner = change.to
+        }
+        return owner
+    }
+
+    /// The stored transaction with id `transactionID`, if any.
+    public func transaction(_ transactionID: String) -> KnownTransaction? {
+        transactions.first { $0.transactionID == transactionID }
+    }
+
+    /// The latest transaction purchased at or before `instant`, by (`purchaseDate`, `transactionID`).
+    public func latestTransaction(at instant: Instant) -> KnownTransaction? {
+        transactions.last { $0.transaction.purchaseDate <= instant }
+    }
+}
+
+extension ChainSnapshot {
+    /// Keeps `transactions` in their documented order.
+    mutating func sortTransactions() {
+        transactions.sort {
+            ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
+        }
+    }
+}

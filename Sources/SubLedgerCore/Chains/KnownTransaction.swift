@@ -1,0 +1,51 @@
+/// A transaction the ledger has stored on a chain: Apple's latest word on it, and whose it is.
+public struct KnownTransaction: Hashable, Sendable, Codable {
+    /// The most recent version observed (see `TransactionVersion`), as Apple sent it.
+    public var transaction: Transaction
+    /// When Apple produced that version: the transaction's `signedDate`, else the input's observation time.
+    public var observedAt: Instant?
+    /// The account the transaction was granted to; `nil` while unclaimed (no owner and no known submitter).
+    public var account: AccountID?
+    /// Every refund or Family Sharing revocation ever observed, by revocation date.
+    public var revocations: [ObservedRevocation]
+    /// The latest observation time at which the transaction carried no revocation date.
+    public var lastUnrevokedObservationAt: Instant?
+
+    public init(
+        transaction: Transaction,
+        observedAt: Instant?,
+        account: AccountID?,
+        revocations: [ObservedRevocation] = [],
+        lastUnrevokedObservationAt: Instant? = nil
+    ) {
+        self.transaction = transaction
+        self.observedAt = observedAt
+        self.account = account
+        self.revocations = revocations
+        self.lastUnrevokedObservationAt = lastUnrevokedObservationAt
+    }
+
+    public var transactionID: String { transaction.transactionID }
+
+    /// Whether `revocation` was reversed by a later observation without a revocation date.
+    public func isReversed(_ revocation: ObservedRevocation) -> Bool {
+        guard let clean = lastUnrevokedObservationAt, let seen = revocation.lastObservedAt else { return false }
+        return clean > seen
+    }
+
+    /// The latest revocation still in force (not reversed), if any.
+    public var activeRevocation: ObservedRevocation? {
+        revocations.last { !isReversed($0) }
+    }
+
+    /// The revocation in force at `instant`: not reversed and dated at or before `instant`.
+    public func revocation(inForceAt instant: Instant) -> ObservedRevocation? {
+        guard let revocation = activeRevocation, revocation.revocationDate <= instant else { return nil }
+        return revocation
+    }
+
+    /// When an upgrade within the group ended this transaction's period, if Apple marked it upgraded.
+    public var upgradeMoment: Instant? {
+        transaction.isUpgraded ? transaction.revocationDate : nil
+    }
+}

@@ -1,0 +1,72 @@
+extension Ledger {
+    /// The entitlements `account` holds at `instant` from `chains` of `app`, one per entitlement id, sorted.
+    ///
+    /// A chain counts when `account` owns it at `instant` (`ChainSnapshot.owner(at:)`: a transfer ends the
+    /// previous owner's entitlement at the transfer) and its state at `instant` grants access: `active`
+    /// (a non-consumable not revoked; a non-renewing purchase within its duration; a subscription whose
+    /// latest period has not ended and was neither refunded nor upgraded away) or `gracePeriod`. Billing
+    /// retry without grace does not. The product is that of the chain's latest transaction at `instant`, so
+    /// an upgrade ends the old product at the upgrade moment. Consumables grant credits, not entitlements.
+    ///
+    /// When several chains grant one entitlement id, the best is chosen deterministically: `active` over
+    /// `gracePeriod`, then the later end of access (never-ending first), then the higher group level
+    /// (lower `groupLevel`), then product id, then original transaction id.
+    public static func entitlements(
+        for account: AccountID,
+        at instant: Instant,
+        chains: [ChainSnapshot],
+        app: App,
+        environment: AppStoreEnvironment? = nil
+    ) -> [Entitlement] {
+        var best: [String: Entitlement] = [:]
+        for chain in chains
+        where chain.chain.bundleID == app.bundleID && chain.chain.productType != .consumable
+            && (environment == nil || chain.key.environment == environment)
+            && chain.owner(at: instant) == account
+        {
+            for candidate in entitlements(of: chain, at: instant, app: app)
+            where best[candidate.entitlementID].map({ isBetter(candidate, than: $0, app: app) }) ?? true {
+                best[candidate.entitlementID] = candidate
+            }
+        }
+        return best.keys.sorted().compactMap { best[$0] }
+    }
+
+    /// What one chain grants at `instant`, regardless of owner.
+    static func entitlements(of chain: ChainSnapshot, at instant: Instant, app: App) -> [Entitlement] {
+        let state = chain.state(at: instant, in: app)
+        guard state.grantsAccess, let latest = chain.latestTransaction(at: instant),
+            let product = app.product(latest.transaction.productID)
+        else { return [] }
+        let renewal = chain.chain.productType == .autoRenewable ? chain.chain.renewalInfo : nil
+        return product.entitlementIDs.map {
+            Entitlement(
+                entitlementID: $0,
+                productID: product.productID,
+                productType: product.type,
+                bundleID: chain.chain.bundleID,
+                environment: chain.key.environment,
+                originalTransactionID: chain.key.originalTransactionID,
+                transactionID: latest.transactionID,
+                state: state,
+                expiresAt: chain.periodEnd(of: latest, in: app),
+                gracePeriodExpiresAt: state == .gracePeriod ? renewal?.gracePeriodExpiresDate : nil,
+                willAutoRenew: renewal?.willAutoRenew,
+                ownershipType: latest.transaction.ownershipType
+            )
+        }
+    }
+
+    private static func isBetter(_ candidate: Entitlement, than current: Entitlement, app: App) -> Bool {
+        func stateRank(_ entitlement: Entitlement) -> Int { entitlement.state == .active ? 1 : 0 }
+        func endRank(_ entitlement: Entitlement) -> Int64 { entitlement.accessEndsAt?.millisecondsSince1970 ?? .max }
+        func levelRank(_ entitlement: Entitlement) -> Int {
+            -(app.product(entitlement.productID)?.groupLevel ?? Int.max)
+        }
+        if stateRank(candidate) != stateRank(current) { return stateRank(candidate) > stateRank(current) }
+        if endRank(candidate) != endRank(current) { return endRank(candidate) > endRank(current) }
+        if levelRank(candidate) != levelRank(current) { return levelRank(candidate) > levelRank(current) }
+        return (candidate.productID, candidate.environment.rawValue, candidate.originalTransactionID)
+            < (current.productID, current.environment.rawValue, current.originalTransactionID)
+    }
+}

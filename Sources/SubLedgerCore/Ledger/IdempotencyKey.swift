@@ -1,0 +1,63 @@
+/// The idempotency keys of ledger entries, each derived only from the facts that caused the entry.
+///
+/// `<env>` is the environment's raw value (`Production`, `Sandbox`, ...); instants are milliseconds.
+/// - `grant:<env>:<transactionID>` and `extend:<env>:<transactionID>`
+/// - `credit:<env>:<transactionID>` (consumable purchase)
+/// - `revoke:<env>:<transactionID>:<revocationMs>` (refund, Family Sharing revocation, or upgrade)
+/// - `debit:<env>:<transactionID>:<revocationMs>` (consumable refund)
+/// - `restore:<env>:<transactionID>:<revocationMs>` (reversal of that revocation)
+/// - `credit:<env>:<transactionID>:reversal:<revocationMs>` (reversal of a consumable refund)
+/// - `transferOut:<env>:<originalTransactionID>:<sequence>:<from>-><to>:<transactionID>` and the same with
+///   `transferIn`, where `sequence` is the binding change's position in the chain's history.
+/// Account ids cannot contain `:` or `>` (see `AccountID`), so keys are unambiguous.
+public enum IdempotencyKey {
+    public static func grant(_ environment: AppStoreEnvironment, transactionID: String) -> String {
+        "grant:\(environment.rawValue):\(transactionID)"
+    }
+
+    public static func extend(_ environment: AppStoreEnvironment, transactionID: String) -> String {
+        "extend:\(environment.rawValue):\(transactionID)"
+    }
+
+    public static func credit(_ environment: AppStoreEnvironment, transactionID: String) -> String {
+        "credit:\(environment.rawValue):\(transactionID)"
+    }
+
+    public static func revoke(
+        _ environment: AppStoreEnvironment,
+        transactionID: String,
+        revokedAt: Instant
+    ) -> String {
+        "revoke:\(environment.rawValue):\(transactionID):\(revokedAt.millisecondsSince1970)"
+    }
+
+    public static func debit(_ environment: AppStoreEnvironment, transactionID: String, revokedAt: Instant) -> String {
+        "debit:\(environment.rawValue):\(transactionID):\(revokedAt.millisecondsSince1970)"
+    }
+
+    public static func restore(
+        _ environment: AppStoreEnvironment,
+        transactionID: String,
+        revokedAt: Instant
+    ) -> String {
+        "restore:\(environment.rawValue):\(transactionID):\(revokedAt.millisecondsSince1970)"
+    }
+
+    public static func creditReversal(
+        _ environment: AppStoreEnvironment,
+        transactionID: String,
+        revokedAt: Instant
+    ) -> String {
+        "credit:\(environment.rawValue):\(transactionID):reversal:\(revokedAt.millisecondsSince1970)"
+    }
+
+    public static func transfer(
+        _ kind: LedgerEntry.Kind,
+        change: BindingChange,
+        from: AccountID,
+        transactionID: String
+    ) -> String {
+        "\(kind.rawValue):\(change.chain.environment.rawValue):\(change.chain.originalTransactionID):"
+            + "\(change.sequence):\(from.rawValue)->\(change.to.rawValue):\(transactionID)"
+    }
+}

@@ -1,0 +1,84 @@
+/// One thing that arrived: a receipt or signed transaction an account submitted, a notification, a poll.
+public struct LedgerInput: Hashable, Sendable, Codable {
+    /// Where the input came from.
+    public enum Kind: String, Hashable, Sendable, Codable {
+        /// A verified app receipt submitted by an account.
+        case receipt
+        /// A StoreKit 2 signed transaction (with renewal info) submitted by an account.
+        case signedTransaction = "signed_transaction"
+        /// An App Store Server Notification: no submitter.
+        case notification
+        /// The server's own fetch from the App Store Server API: no submitter.
+        case poll
+    }
+
+    /// The most transactions plus renewal infos one input may carry; larger inputs are refused.
+    public static let maximumItems = 10_000
+
+    public var kind: Kind
+    public var bundleID: String
+    public var environment: AppStoreEnvironment
+    /// The signed-in account that submitted the input; `nil` for notifications and polls.
+    public var submitter: AccountID?
+    /// In any order, possibly repeated.
+    public var transactions: [Transaction]
+    public var renewalInfo: [RenewalInfo]
+    /// When Apple produced the input (receipt request time, notification signed date): the observation time
+    /// of transactions that carry no `signedDate` of their own.
+    public var observedAt: Instant?
+
+    public init(
+        kind: Kind,
+        bundleID: String,
+        environment: AppStoreEnvironment,
+        submitter: AccountID? = nil,
+        transactions: [Transaction],
+        renewalInfo: [RenewalInfo] = [],
+        observedAt: Instant? = nil
+    ) {
+        self.kind = kind
+        self.bundleID = bundleID
+        self.environment = environment
+        self.submitter = submitter
+        self.transactions = transactions
+        self.renewalInfo = renewalInfo
+        self.observedAt = observedAt
+    }
+
+    /// A normalized receipt submitted by `submitter`.
+    public init(receipt: NormalizedReceipt, submittedBy submitter: AccountID?) {
+        self.init(
+            kind: .receipt,
+            bundleID: receipt.bundleID,
+            environment: receipt.environment,
+            submitter: submitter,
+            transactions: receipt.transactions,
+            renewalInfo: receipt.renewalInfo,
+            observedAt: receipt.observedAt
+        )
+    }
+
+    /// A server notification: its transaction and renewal info, or a V1 notification's unified receipt.
+    public init(notification: ServerNotification) {
+        self.init(
+            kind: .notification,
+            bundleID: notification.bundleID,
+            environment: notification.environment,
+            submitter: nil,
+            transactions: [notification.transaction].compactMap { $0 } + (notification.receipt?.transactions ?? []),
+            renewalInfo: [notification.renewalInfo].compactMap { $0 } + (notification.receipt?.renewalInfo ?? []),
+            observedAt: notification.signedDate
+        )
+    }
+
+    /// The chains the input touches, sorted: the rows to lock (`SELECT ... FOR UPDATE`) and load.
+    public var chainKeys: [ChainKey] {
+        Set(transactions.map(\.chainKey) + renewalInfo.map(\.chainKey)).sorted()
+    }
+
+    /// The normalized tokens the input's transactions carry, sorted: look these up as accounts and as
+    /// order ids for `LedgerSnapshot`.
+    public var accountTokens: [AccountToken] {
+        Set(transactions.flatMap(AccountToken.tokens(of:))).sorted()
+    }
+}

@@ -1,0 +1,61 @@
+/// What became of one transaction of an input, told from the submitter's side.
+public struct TransactionOutcome: Hashable, Sendable, Codable {
+    /// The result; never names an account other than the submitter when there is one.
+    public enum Result: Hashable, Sendable, Codable {
+        /// Granted to (or, known already, newly updated for) this account: the submitter, or with no
+        /// submitter, the chain's owner.
+        case applied(to: AccountID)
+        /// Already known, already this account's, and nothing new in it.
+        case duplicate
+        /// The chain belongs to another account that keeps it; the submitter gets nothing from it.
+        case belongsToAnotherAccount
+        /// No owner and nobody to attribute it to: kept until an account submits a receipt containing it.
+        case unclaimed
+        /// No owner, no submitter, and a token that does not resolve yet: kept unclaimed, not guessed.
+        case deferred
+        /// Not stored: see the reason.
+        case ignored(IgnoredTransaction.Reason)
+    }
+
+    public var environment: AppStoreEnvironment
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var productID: String
+    public var result: Result
+
+    public init(
+        environment: AppStoreEnvironment,
+        transactionID: String,
+        originalTransactionID: String,
+        productID: String,
+        result: Result
+    ) {
+        self.environment = environment
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.result = result
+    }
+}
+
+/// What became of one renewal info of an input.
+public struct RenewalInfoOutcome: Hashable, Sendable, Codable {
+    public enum Result: Hashable, Sendable, Codable {
+        /// Stored as the chain's latest renewal state.
+        case applied
+        /// Older than (or equal to) what is stored: ignored, state does not move backwards.
+        case stale
+        /// Not stored: see the reason.
+        case ignored(IgnoredTransaction.Reason)
+    }
+
+    public var chain: ChainKey
+    public var observedAt: Instant
+    public var result: Result
+
+    public init(chain: ChainKey, observedAt: Instant, result: Result) {
+        self.chain = chain
+        self.observedAt = observedAt
+        self.result = result
+    }
+}

@@ -1,0 +1,103 @@
+/// The ownership rule: given a chain's owner and the account a new arrival is attributed to, who gets it.
+public enum OwnershipRule {
+    /// The rule's answer for one chain and one input.
+    public enum Resolution: Hashable, Sendable {
+        /// Nobody could be named and the chain has no owner: the transactions stay unclaimed.
+        case unattributed
+        /// Nobody was named (a notification or poll): the transactions go to the chain's owner.
+        case toOwner(AccountID)
+        /// The chain had no owner: the claimant becomes its owner.
+        case firstClaim(AccountID)
+        /// The claimant already owns the chain.
+        case sameOwner(AccountID)
+        /// The owner keeps the chain; the claimant gets nothing and is told only that.
+        case ownerKeeps(AccountID)
+        /// Ownership moves from the owner to the claimant; the owner's entitlement from it ends now.
+        case transfer(from: AccountID, to: AccountID, reason: BindingChange.Reason)
+
+        /// The account the chain's newly arrived transactions go to, if any.
+        public var recipient: AccountID? {
+            switch self {
+            case .unattributed: nil
+            case .toOwner(let account), .firstClaim(let account), .sameOwner(let account), .ownerKeeps(let account):
+                account
+            case .transfer(_, let to, _): to
+            }
+        }
+    }
+
+    /// Applies `policy` to a chain owned by `owner` when an input attributed to `claimant` arrives.
+    ///
+    /// A consumable's chain never moves: its credits were granted once and may have been spent.
+    /// `ownerIsActivelyAutoRenewing` is only consulted for a conflict under `.activeAutoRenewerKeeps`.
+    public static func resolve(
+        owner: AccountID?,
+        claimant: AccountID?,
+        productType: ProductType,
+        policy: OwnershipPolicy,
+        ownerIsActivelyAutoRenewing: () -> Bool
+    ) -> Resolution {
+        guard let claimant else { return owner.map(Resolution.toOwner) ?? .unattributed }
+        guard let owner else { return .firstClaim(claimant) }
+        guard owner != claimant else { return .sameOwner(owner) }
+        if productType == .consumable { return .ownerKeeps(owner) }
+        switch policy {
+        case .originalAccountKeeps:
+            return .ownerKeeps(owner)
+        case .latestSubmitterTakes:
+            return .transfer(from: owner, to: claimant, reason: .latestSubmitterTakes)
+        case .activeAutoRenewerKeeps:
+            return ownerIsActivelyAutoRenewing()
+                ? .ownerKeeps(owner) : .transfer(from: owner, to: claimant, reason: .ownerNotActivelyAutoRenewing)
+        }
+    }
+
+    /// Whether a chain's owner is "still actively auto-renewing" it when an input arrives at `now`.
+    ///
+    /// Exactly, all of:
+    /// 1. the chain is an auto-renewable subscription;
+    /// 2. the latest renewal info stored *before* the input (greatest `observedAt`) says `willAutoRenew`, and
+    ///    no renewal info carried by the input that is newer than it says otherwise;
+    /// 3. the chain's `ChainState` at `now` is `active`, `gracePeriod` or `billingRetry` (so not `revoked`,
+    ///    `upgradedAway` or `expired`), computed over the stored transactions (in their newest known versions,
+    ///    so a refund carried by the input counts) plus those of the input's new transactions that *continue*
+    ///    the owner's subscription: a new transaction continues it when the chain so far was `active`,
+    ///    `gracePeriod` or `billingRetry` 1 ms before the transaction's purchase date. That admits the owner's
+    ///    own renewal submitted by someone else, and excludes a new purchase made after the owner's
+    ///    subscription had lapsed.
+    ///
+    /// Why the input's renewal info cannot *prove* auto-renewal: when another account buys on the same Apple
+    /// ID, the receipt's renewal info shows that purchase renewing, not the owner's intent. It can disprove it:
+    /// auto-renew off in a newer observation is a fact about the chain, whoever submits it.
+    ///
+    /// - Parameters:
+    ///   - before: the chain as stored before the input.
+    ///   - merged: the same chain with the input's transactions merged in.
+    ///   - incomingRenewalInfo: the newest renewal info for this chain carried by the input, if any.
+    public static func ownerIsActivelyAutoRenewing(
+        before: ChainSnapshot,
+        merged: ChainSnapshot,
+        incomingRenewalInfo: RenewalInfo?,
+        at now: Instant,
+        in app: App
+    ) -> Bool {
+        guard before.chain.productType == .autoRenewable,
+            let stored = before.chain.renewalInfo, stored.willAutoRenew
+        else { return false }
+        var evaluated = before
+        if let incoming = incomingRenewalInfo, RenewalInfoVersion.isNewer(incoming, than: stored) {
+            guard incoming.willAutoRenew else { return false }
+            evaluated.chain.renewalInfo = incoming
+        }
+        let storedIDs = Set(before.transactions.map(\.transactionID))
+        evaluated.transactions = merged.transactions.filter { storedIDs.contains($0.transactionID) }
+        for candidate in merged.transactions where !storedIDs.contains(candidate.transactionID) {
+            let justBefore = candidate.transaction.purchaseDate.adding(milliseconds: -1)
+            if evaluated.state(at: justBefore, in: app).isRenewing {
+                evaluated.transactions.append(candidate)
+                evaluated.sortTransactions()
+            }
+        }
+        return evaluated.state(at: now, in: app).isRenewing
+    }
+}
