@@ -1,0 +1,31 @@
+/// Why an app receipt could not be read; never contains receipt bytes.
+public struct AppReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The machine-readable reason.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// Larger than the reader's bound.
+        public static let tooLarge = Code("tooLarge")
+        /// Not base64.
+        public static let invalidBase64 = Code("invalidBase64")
+        /// Not a BER/DER PKCS#7 ContentInfo with SignedData (garbage, truncated, or nested too deep).
+        public static let malformedContainer = Code("malformedContainer")
+        /// A well-formed container whose content type is not signedData / data.
+        public static let unexpectedContentType = Code("unexpectedContentType")
+        /// The signed content is not Apple's SET of receipt attributes.
+        public static let malformedPayload = Code("malformedPayload")
+
+        /// The stable machine name.
+        public var description: String { name }
+    }
+
+    /// The machine-readable reason.
+    public let code: Code
+
+    /// Creates an error.
+    public init(_ code: Code) { self.code = code }
+
+    /// `AppReceiptError(<code>)`.
+    public var description: String { "AppReceiptError(\(code))" }
+}

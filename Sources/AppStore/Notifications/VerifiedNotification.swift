@@ -1,0 +1,23 @@
+import SubLedgerCore
+
+/// A version 2 notification whose signed payload and nested signed items all verified.
+public struct VerifiedNotificationV2: Sendable {
+    /// The decoded notification payload.
+    public var payload: ResponseBodyV2DecodedPayload
+    /// The verified `signedTransactionInfo`, when the notification carries one.
+    public var transaction: JWSTransactionDecodedPayload?
+    /// The verified `signedRenewalInfo`, when the notification carries one.
+    public var renewalInfo: JWSRenewalInfoDecodedPayload?
+    /// The verified `appData.signedAppTransactionInfo`, when the notification carries one.
+    public var appTransaction: AppTransaction?
+    /// The notification mapped to the core.
+    public var notification: ServerNotification
+}
+
+/// A version 1 notification whose password matched the app's shared secret.
+public struct VerifiedNotificationV1: Sendable {
+    /// The decoded body (its `password` is kept only in memory; encoding omits it).
+    public var payload: NotificationV1Payload
+    /// The notification mapped to the core.
+    public var notification: ServerNotification
+}

@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import SubLedgerCore
+
+/// Verifies the chain and ES256 signature of any Apple JWS, without interpreting its payload.
+///
+/// Use `SignedDataVerifier` for App Store data: it adds the payload's bundle id, app id and environment
+/// checks. This lower layer serves tools that must report authenticity alone (`subledger inspect`).
+public struct JWSSignatureVerifier: Sendable {
+    /// How the signature verifier is set up.
+    public struct Configuration: Sendable {
+        /// The roots chains may end at. Default: Apple Root CA - G3 (see `TrustedRoot.appleRootCAG3()`).
+        public var roots: [TrustedRoot]
+        /// When certificates must have been valid. Default: `.signedDate`.
+        public var validationTime: CertificateValidationTime
+        /// How many verified chains to remember. Default: 32; `0` disables the cache.
+        public var chainCacheCapacity: Int
+
+        /// Creates a configuration.
+        public init(
+            roots: [TrustedRoot], validationTime: CertificateValidationTime = .signedDate, chainCacheCapacity: Int = 32
+        ) {
+            self.roots = roots
+            self.validationTime = validationTime
+            self.chainCacheCapacity = chainCacheCapacity
+        }
+    }
+
+    /// The configuration this verifier was made with.
+    public let configuration: Configuration
+    private let chainVerifier: CertificateChainVerifier
+    private let now: @Sendable () -> Instant
+
+    /// Creates a verifier; `now` is the clock for `.now` validation and payloads without `signedDate`.
+    public init(
+        configuration: Configuration,
+        now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
+    ) throws(JWSVerificationError) {
+        guard !configuration.roots.isEmpty else {
+            throw JWSVerificationError(.invalidConfiguration, detail: "no trusted roots")
+        }
+        self.configuration = configuration
+        self.chainVerifier = CertificateChainVerifier(
+            roots: configuration.roots,
+            cacheCapacity: configuration.chainCacheCapacity
+        )
+        self.now = now
+    }
+
+    /// Checks structure, algorithm, chain (to a configured root, with Apple's OIDs) and signature, in that order.
+    public func verify(_ token: String) async throws(JWSVerificationError) -> VerifiedJWS {
+        let jws = try CompactJWS(token)
+        guard jws.header.algorithm == "ES256" else {
+            throw JWSVerificationError(.unsupportedAlgorithm, detail: "alg is not ES256")
+        }
+        guard let chain = jws.header.certificateChain, !chain.isEmpty else {
+            throw JWSVerificationError(.missingCertificateChain, detail: "header has no x5c")
+        }
+        let signedDate = Self.signedDate(in: jws.payload)
+        let checkTime: Instant
+        switch configuration.validationTime {
+        case .signedDate: checkTime = signedDate ?? now()
+        case .now: checkTime = now()
+        }
+        let leafKey = try await chainVerifier.verify(chain: chain, at: checkTime)
+        guard jws.signature.count == 64,
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
+            leafKey.isValidSignature(signature, for: jws.signingInput)
+        else {
+            throw JWSVerificationError(.invalidSignature, detail: "ES256 signature does not verify")
+        }
+        return VerifiedJWS(
+            header: jws.header, payload: jws.payload, signedDate: signedDate, certificatesCheckedAt: checkTime)
+    }
+
+    /// The number of chain verdicts currently cached.
+    public var cachedChainCount: Int { chainVerifier.cache.count }
+
+    /// Reads `signedDate` before the signature is checked: it only selects the certificate-validity time,
+    /// and a forged value fails the signature check that follows.
+    private static func signedDate(in payload: Data) -> Instant? {
+        struct SignedDateOnly: Decodable {
+            var signedDate: Int64?
+        }
+        return (try? JSONDecoder().decode(SignedDateOnly.self, from: payload))?.signedDate
+            .map(Instant.init(millisecondsSince1970:))
+    }
+}

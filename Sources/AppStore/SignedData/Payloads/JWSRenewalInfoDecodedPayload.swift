@@ -1,0 +1,144 @@
+import SubLedgerCore
+
+/// Apple's `JWSRenewalInfoDecodedPayload`: the renewal state of one subscription chain, as signed by the App Store.
+public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
+    /// Raw `expirationIntent`; see `expirationIntent`.
+    public var rawExpirationIntent: Int?
+    /// Apple's `originalTransactionId`.
+    public var originalTransactionID: String?
+    /// Apple's `autoRenewProductId`.
+    public var autoRenewProductID: String?
+    /// Apple's `productId`.
+    public var productID: String?
+    /// Raw `autoRenewStatus`; see `autoRenewStatus`.
+    public var rawAutoRenewStatus: Int?
+    /// Apple's `isInBillingRetryPeriod`.
+    public var isInBillingRetryPeriod: Bool?
+    /// Raw `priceIncreaseStatus`; see `priceIncreaseStatus`.
+    public var rawPriceIncreaseStatus: Int?
+    /// Apple's `gracePeriodExpiresDate`, milliseconds since 1970.
+    public var gracePeriodExpiresDate: Int64?
+    /// Raw `offerType`; see `offerType`.
+    public var rawOfferType: Int?
+    /// Apple's `offerIdentifier`.
+    public var offerIdentifier: String?
+    /// Apple's `signedDate`, milliseconds since 1970.
+    public var signedDate: Int64?
+    /// Raw `environment`; see `environment`.
+    public var rawEnvironment: String?
+    /// Apple's `recentSubscriptionStartDate`, milliseconds since 1970.
+    public var recentSubscriptionStartDate: Int64?
+    /// Apple's `renewalDate`, milliseconds since 1970.
+    public var renewalDate: Int64?
+    /// Apple's `currency`.
+    public var currency: String?
+    /// Renewal price in milli-units of `currency`.
+    public var renewalPrice: Int64?
+    /// Raw `offerDiscountType`; see `offerDiscountType`.
+    public var rawOfferDiscountType: String?
+    /// Apple's `eligibleWinBackOfferIds`.
+    public var eligibleWinBackOfferIDs: [String]?
+    /// Apple's `appAccountToken`.
+    public var appAccountToken: String?
+    /// Apple's `appTransactionId`.
+    public var appTransactionID: String?
+    /// Apple's `offerPeriod`.
+    public var offerPeriod: String?
+
+    /// `rawExpirationIntent` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var expirationIntent: ExpirationIntent? { rawExpirationIntent.flatMap(ExpirationIntent.init(rawValue:)) }
+    /// `rawAutoRenewStatus` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var autoRenewStatus: AutoRenewStatus? { rawAutoRenewStatus.flatMap(AutoRenewStatus.init(rawValue:)) }
+    /// `rawPriceIncreaseStatus` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var priceIncreaseStatus: PriceIncreaseStatus? {
+        rawPriceIncreaseStatus.flatMap(PriceIncreaseStatus.init(rawValue:))
+    }
+    /// `rawOfferType` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var offerType: OfferType? { rawOfferType.flatMap(OfferType.init(rawValue:)) }
+    /// `rawEnvironment` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    /// `rawOfferDiscountType` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var offerDiscountType: OfferDiscountType? {
+        rawOfferDiscountType.flatMap(OfferDiscountType.init(rawValue:))
+    }
+
+    /// Creates a payload; every field is optional as in Apple's schema.
+    public init(
+        rawExpirationIntent: Int? = nil, originalTransactionID: String? = nil, autoRenewProductID: String? = nil,
+        productID: String? = nil, rawAutoRenewStatus: Int? = nil, isInBillingRetryPeriod: Bool? = nil,
+        rawPriceIncreaseStatus: Int? = nil, gracePeriodExpiresDate: Int64? = nil, rawOfferType: Int? = nil,
+        offerIdentifier: String? = nil, signedDate: Int64? = nil, rawEnvironment: String? = nil,
+        recentSubscriptionStartDate: Int64? = nil, renewalDate: Int64? = nil, currency: String? = nil,
+        renewalPrice: Int64? = nil, rawOfferDiscountType: String? = nil, eligibleWinBackOfferIDs: [String]? = nil,
+        appAccountToken: String? = nil, appTransactionID: String? = nil, offerPeriod: String? = nil
+    ) {
+        self.rawExpirationIntent = rawExpirationIntent
+        self.originalTransactionID = originalTransactionID
+        self.autoRenewProductID = autoRenewProductID
+        self.productID = productID
+        self.rawAutoRenewStatus = rawAutoRenewStatus
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.rawPriceIncreaseStatus = rawPriceIncreaseStatus
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.rawOfferType = rawOfferType
+        self.offerIdentifier = offerIdentifier
+        self.signedDate = signedDate
+        self.rawEnvironment = rawEnvironment
+        self.recentSubscriptionStartDate = recentSubscriptionStartDate
+        self.renewalDate = renewalDate
+        self.currency = currency
+        self.renewalPrice = renewalPrice
+        self.rawOfferDiscountType = rawOfferDiscountType
+        self.eligibleWinBackOfferIDs = eligibleWinBackOfferIDs
+        self.appAccountToken = appAccountToken
+        self.appTransactionID = appTransactionID
+        self.offerPeriod = offerPeriod
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rawExpirationIntent = "expirationIntent"
+        case originalTransactionID = "originalTransactionId"
+        case autoRenewProductID = "autoRenewProductId"
+        case productID = "productId"
+        case rawAutoRenewStatus = "autoRenewStatus"
+        case isInBillingRetryPeriod
+        case rawPriceIncreaseStatus = "priceIncreaseStatus"
+        case gracePeriodExpiresDate
+        case rawOfferType = "offerType"
+        case offerIdentifier, signedDate
+        case rawEnvironment = "environment"
+        case recentSubscriptionStartDate, renewalDate, currency, renewalPrice
+        case rawOfferDiscountType = "offerDiscountType"
+        case eligibleWinBackOfferIDs = "eligibleWinBackOfferIds"
+        case appAccountToken
+        case appTransactionID = "appTransactionId"
+        case offerPeriod
+    }
+}
+
+extension JWSRenewalInfoDecodedPayload {
+    /// The core's renewal state, observed at the payload's `signedDate`.
+    public func coreRenewalInfo() throws(PayloadMappingError) -> RenewalInfo {
+        guard let originalTransactionID, !originalTransactionID.isEmpty else {
+            throw PayloadMappingError(.missingField, field: "originalTransactionId")
+        }
+        guard let productID, !productID.isEmpty else { throw PayloadMappingError(.missingField, field: "productId") }
+        guard let signedDate else { throw PayloadMappingError(.missingField, field: "signedDate") }
+        guard let environment else { throw PayloadMappingError(.unknownEnvironment, field: "environment") }
+        return RenewalInfo(
+            originalTransactionID: originalTransactionID,
+            productID: productID,
+            autoRenewProductID: autoRenewProductID,
+            willAutoRenew: autoRenewStatus == .on,
+            expirationIntent: rawExpirationIntent,
+            isInBillingRetryPeriod: isInBillingRetryPeriod ?? false,
+            gracePeriodExpiresDate: gracePeriodExpiresDate.map(Instant.init(millisecondsSince1970:)),
+            priceIncreaseStatus: rawPriceIncreaseStatus,
+            offerType: rawOfferType,
+            offerIdentifier: offerIdentifier,
+            renewalDate: renewalDate.map(Instant.init(millisecondsSince1970:)),
+            environment: environment,
+            observedAt: Instant(millisecondsSince1970: signedDate)
+        )
+    }
+}

@@ -1,0 +1,30 @@
+/// An Apple payload was authentic and well-formed JSON but lacks what the core's values require.
+public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The machine-readable reason.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// A field the core requires is absent.
+        public static let missingField = Code("missingField")
+        /// The environment is absent or not one of Apple's spellings.
+        public static let unknownEnvironment = Code("unknownEnvironment")
+
+        /// The stable machine name.
+        public var description: String { name }
+    }
+
+    /// The machine-readable reason.
+    public let code: Code
+    /// Apple's name of the field concerned (a field name, never a value).
+    public let field: String
+
+    /// Creates an error for a field.
+    public init(_ code: Code, field: String) {
+        self.code = code
+        self.field = field
+    }
+
+    /// `PayloadMappingError(<code>, field: <name>)`.
+    public var description: String { "PayloadMappingError(\(code), field: \(field))" }
+}

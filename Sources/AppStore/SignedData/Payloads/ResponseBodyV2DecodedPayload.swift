@@ -1,0 +1,52 @@
+/// Apple's `ResponseBodyV2DecodedPayload`: a version 2 server notification, as signed by the App Store.
+///
+/// Exactly one of `data`, `summary`, `externalPurchaseToken` and `appData` is present.
+public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
+    /// Raw `notificationType`; see `notificationType`.
+    public var rawNotificationType: String?
+    /// Raw `subtype`; see `subtype`.
+    public var rawSubtype: String?
+    /// Apple's `notificationUUID`.
+    public var notificationUUID: String?
+    /// Apple's `data`.
+    public var data: NotificationData?
+    /// The notification schema version, `2.0`.
+    public var version: String?
+    /// Apple's `signedDate`, milliseconds since 1970.
+    public var signedDate: Int64?
+    /// Apple's `summary`.
+    public var summary: NotificationSummary?
+    /// Apple's `externalPurchaseToken`.
+    public var externalPurchaseToken: ExternalPurchaseToken?
+    /// Apple's `appData`.
+    public var appData: NotificationAppData?
+
+    /// `rawNotificationType` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var notificationType: NotificationTypeV2? { rawNotificationType.flatMap(NotificationTypeV2.init(rawValue:)) }
+    /// `rawSubtype` as a typed value; `nil` when absent or a value this code does not know yet.
+    public var subtype: NotificationSubtypeV2? { rawSubtype.flatMap(NotificationSubtypeV2.init(rawValue:)) }
+
+    /// Creates a payload.
+    public init(
+        rawNotificationType: String? = nil, rawSubtype: String? = nil, notificationUUID: String? = nil,
+        data: NotificationData? = nil, version: String? = nil, signedDate: Int64? = nil,
+        summary: NotificationSummary? = nil, externalPurchaseToken: ExternalPurchaseToken? = nil,
+        appData: NotificationAppData? = nil
+    ) {
+        self.rawNotificationType = rawNotificationType
+        self.rawSubtype = rawSubtype
+        self.notificationUUID = notificationUUID
+        self.data = data
+        self.version = version
+        self.signedDate = signedDate
+        self.summary = summary
+        self.externalPurchaseToken = externalPurchaseToken
+        self.appData = appData
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rawNotificationType = "notificationType"
+        case rawSubtype = "subtype"
+        case notificationUUID, data, version, signedDate, summary, externalPurchaseToken, appData
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import SubLedgerCore
+
+/// Verifies App Store signed data (transactions, renewal info, notifications, app transactions) for one app.
+///
+/// Order of checks: JWS structure and `alg`, certificate chain to a configured root with Apple's marker
+/// OIDs (at `signedDate` or now, per configuration; verdicts cached), ES256 signature, payload shape, then
+/// the app's bundle id, Apple app id (production only, as Apple's own libraries do) and environment.
+public struct SignedDataVerifier: Sendable {
+    /// Which app and environment signed data must belong to, and which roots it must chain to.
+    public struct Configuration: Sendable {
+        /// The app's bundle id; payloads for any other app are rejected.
+        public var bundleID: String
+        /// The app's Apple id; required for production, checked there only (sandbox payloads may omit it).
+        public var appAppleID: Int64?
+        /// The environment payloads must state.
+        public var environment: AppStoreEnvironment
+        /// Roots, validation time and chain cache. Default roots: Apple Root CA - G3.
+        public var signature: JWSSignatureVerifier.Configuration
+
+        /// Creates a configuration.
+        public init(
+            bundleID: String,
+            appAppleID: Int64?,
+            environment: AppStoreEnvironment,
+            signature: JWSSignatureVerifier.Configuration
+        ) {
+            self.bundleID = bundleID
+            self.appAppleID = appAppleID
+            self.environment = environment
+            self.signature = signature
+        }
+    }
+
+    /// The configuration this verifier was made with.
+    public let configuration: Configuration
+    /// The chain-and-signature layer, shared by every kind of payload.
+    public let signatureVerifier: JWSSignatureVerifier
+
+    /// Creates a verifier; fails when production is configured without an Apple app id, or with no roots.
+    public init(
+        configuration: Configuration,
+        now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
+    ) throws(JWSVerificationError) {
+        if configuration.environment == .production, configuration.appAppleID == nil {
+            throw JWSVerificationError(.invalidConfiguration, detail: "production requires appAppleID")
+        }
+        self.configuration = configuration
+        self.signatureVerifier = try JWSSignatureVerifier(configuration: configuration.signature, now: now)
+    }
+
+    /// Verifies a `signedTransactionInfo` / signed transaction and checks it is this app's, in this environment.
+    public func verifyTransaction(_ token: String) async throws(JWSVerificationError) -> JWSTransactionDecodedPayload {
+        let payload = try await verifiedPayload(token, as: JWSTransactionDecodedPayload.self)
+        try checkApp(bundleID: payload.bundleID, appAppleID: nil, checkAppAppleID: false)
+        try checkEnvironment(payload.rawEnvironment)
+        return payload
+    }
+
+    /// Verifies a `signedRenewalInfo` and checks its environment (renewal info carries no bundle id).
+    public func verifyRenewalInfo(_ token: String) async throws(JWSVerificationError) -> JWSRenewalInfoDecodedPayload {
+        let payload = try await verifiedPayload(token, as: JWSRenewalInfoDecodedPayload.self)
+        try checkEnvironment(payload.rawEnvironment)
+        return payload
+    }
+
+    /// Verifies a notification's `signedPayload` and checks its app and environment.
+    ///
+    /// The nested `signedTransactionInfo` / `signedRenewalInfo` are not verified here; see
+    /// `ServerNotificationDecoder`, which verifies all three.
+    public func verifyNotification(_ token: String) async throws(JWSVerificationError) -> ResponseBodyV2DecodedPayload {
+        let payload = try await verifiedPayload(token, as: ResponseBodyV2DecodedPayload.self)
+        let bundleID: String?
+        let appAppleID: Int64?
+        let environment: String?
+        if let data = payload.data {
+            (bundleID, appAppleID, environment) = (data.bundleID, data.appAppleID, data.rawEnvironment)
+        } else if let summary = payload.summary {
+            (bundleID, appAppleID, environment) = (summary.bundleID, summary.appAppleID, summary.rawEnvironment)
+        } else if let appData = payload.appData {
+            (bundleID, appAppleID, environment) = (appData.bundleID, appData.appAppleID, appData.rawEnvironment)
+        } else if let token = payload.externalPurchaseToken {
+            (bundleID, appAppleID, environment) = (token.bundleID, token.appAppleID, token.environment.rawValue)
+        } else {
+            (bundleID, appAppleID, environment) = (nil, nil, nil)
+        }
+        try checkApp(bundleID: bundleID, appAppleID: appAppleID, checkAppAppleID: true)
+        try checkEnvironment(environment)
+        return payload
+    }
+
+    /// Verifies a signed `AppTransaction` and checks its app and environment (`receiptType`).
+    public func verifyAppTransaction(_ token: String) async throws(JWSVerificationError) -> AppTransaction {
+        let payload = try await verifiedPayload(token, as: AppTransaction.self)
+        try checkApp(bundleID: payload.bundleID, appAppleID: payload.appAppleID, checkAppAppleID: true)
+        try checkEnvironment(payload.rawReceiptType)
+        return payload
+    }
+
+    /// Verifies chain and signature, then decodes the payload as `Payload`.
+    public func verifiedPayload<Payload: Decodable>(
+        _ token: String,
+        as type: Payload.Type
+    ) async throws(JWSVerificationError) -> Payload {
+        let verified = try await signatureVerifier.verify(token)
+        do {
+            return try JSONDecoder().decode(Payload.self, from: verified.payload)
+        } catch {
+            throw JWSVerificationError(.malformedPayload, detail: "payload is not a \(Payload.self)")
+        }
+    }
+
+    private func checkApp(bundleID: String?, appAppleID: Int64?, checkAppAppleID: Bool) throws(JWSVerificationError) {
+        guard bundleID == configuration.bundleID else {
+            throw JWSVerificationError(.invalidAppIdentifier, detail: "bundle id does not match")
+        }
+        if checkAppAppleID, configuration.environment == .production, appAppleID != configuration.appAppleID {
+            throw JWSVerificationError(.invalidAppIdentifier, detail: "Apple app id does not match")
+        }
+    }
+
+    private func checkEnvironment(_ raw: String?) throws(JWSVerificationError) {
+        guard let raw, AppStoreEnvironment(appleSpelling: raw) == configuration.environment else {
+            throw JWSVerificationError(.invalidEnvironment, detail: "environment does not match")
+        }
+    }
+}

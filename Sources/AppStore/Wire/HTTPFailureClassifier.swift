@@ -1,0 +1,27 @@
+import AsyncHTTPClient
+import NIOCore
+
+/// Sorts transport failures from AsyncHTTPClient into timeouts and everything else.
+enum HTTPFailureClassifier {
+    /// Whether the error means the deadline, connect, read or write timeout passed.
+    static func isTimeout(_ error: any Error) -> Bool {
+        if let httpError = error as? HTTPClientError {
+            return httpError == .deadlineExceeded || httpError == .readTimeout || httpError == .connectTimeout
+                || httpError == .writeTimeout
+        }
+        if let channelError = error as? ChannelError {
+            if case .connectTimeout = channelError { return true }
+        }
+        return false
+    }
+}
+
+extension Duration {
+    /// The same span as NIO's `TimeAmount`, clamped to what it can hold.
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .nanoseconds(seconds < 0 ? .min : .max) }
+        return .nanoseconds(nanoseconds.partialValue + attoseconds / 1_000_000_000)
+    }
+}

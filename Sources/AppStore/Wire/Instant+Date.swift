@@ -1,0 +1,16 @@
+import Foundation
+import SubLedgerCore
+
+extension Instant {
+    /// The same moment as a Foundation `Date`, for APIs (certificates, HTTP) that take one.
+    var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
+
+    /// The instant of a `Date`, truncated to whole milliseconds.
+    init(date: Date) {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        self.init(millisecondsSince1970: Int64(exactly: milliseconds) ?? (milliseconds < 0 ? .min : .max))
+    }
+
+    /// The current time from the system clock; the default clock of this module's verifiers and clients.
+    public static func systemNow() -> Instant { Instant(date: Date()) }
+}

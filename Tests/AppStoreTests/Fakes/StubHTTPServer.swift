@@ -1,0 +1,163 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// What the stub server received.
+struct StubRequest: Sendable {
+    var method: String
+    var path: String
+    var query: [String: [String]]
+    var headers: [String: String]
+    var body: Data
+
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// What the stub server answers; `delay` holds the whole answer back (for timeout tests).
+struct StubResponse: Sendable {
+    var status: Int = 200
+    var headers: [(String, String)] = [("Content-Type", "application/json")]
+    var body: Data = Data()
+    var delay: Duration?
+    /// Holds the body back after the head was sent (a peer that trickles its answer).
+    var bodyDelay: Duration?
+
+    static func json(_ text: String, status: Int = 200) -> StubResponse {
+        StubResponse(status: status, body: Data(text.utf8))
+    }
+}
+
+/// A local HTTP/1.1 server on 127.0.0.1 and an ephemeral port, answering with a handler closure.
+final class StubHTTPServer: Sendable {
+    typealias Handler = @Sendable (StubRequest) async -> StubResponse
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    let port: Int
+    private let serverChannel: any Channel
+    private let task: Task<Void, Never>
+    private let log: RequestLog
+
+    /// The base URL of the server, e.g. `http://127.0.0.1:54321`.
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Every request received so far, in order.
+    var requests: [StubRequest] { log.all }
+
+    private init(port: Int, serverChannel: any Channel, task: Task<Void, Never>, log: RequestLog) {
+        self.port = port
+        self.serverChannel = serverChannel
+        self.task = task
+        self.log = log
+    }
+
+    /// Starts a server; call `shutdown()` when done.
+    static func start(handler: @escaping Handler) async throws -> StubHTTPServer {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try Connection(wrappingChannelSynchronously: channel)
+                }
+            }
+        guard let port = listener.channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+        let log = RequestLog()
+        let channel = listener.channel
+        let task = Task {
+            await withDiscardingTaskGroup { group in
+                try? await listener.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await serve(connection, handler: handler, log: log) }
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        return StubHTTPServer(port: port, serverChannel: channel, task: task, log: log)
+    }
+
+    /// Stops listening and ends every connection.
+    func shutdown() async {
+        try? await serverChannel.close()
+        task.cancel()
+        await task.value
+    }
+
+    /// Runs `body` with a started server and always shuts it down.
+    static func with<Result>(
+        handler: @escaping Handler,
+        _ body: (StubHTTPServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start(handler: handler)
+        do {
+            let result = try await body(server)
+            await server.shutdown()
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    private static func serve(
+        _ connection: Connection,
+        handler: Handler,
+        log: RequestLog
+    ) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            var body = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case .head(let requestHead):
+                    head = requestHead
+                    body.clear()
+                case .body(var chunk):
+                    body.writeBuffer(&chunk)
+                case .end:
+                    guard let requestHead = head else { continue }
+                    let request = makeRequest(requestHead, body: body)
+                    log.append(request)
+                    let response = await handler(request)
+                    if let delay = response.delay { try await Task.sleep(for: delay) }
+                    var headers = HTTPHeaders(response.headers)
+                    headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+                    try await outbound.write(
+                        .head(
+                            HTTPResponseHead(
+                                version: .http1_1, status: .init(statusCode: response.status), headers: headers))
+                    )
+                    if let bodyDelay = response.bodyDelay { try await Task.sleep(for: bodyDelay) }
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
+                    try await outbound.write(.end(nil))
+                }
+            }
+        }
+    }
+
+    private static func makeRequest(_ head: HTTPRequestHead, body: ByteBuffer) -> StubRequest {
+        let components = URLComponents(string: head.uri)
+        var query: [String: [String]] = [:]
+        for item in components?.queryItems ?? [] { query[item.name, default: []].append(item.value ?? "") }
+        var headers: [String: String] = [:]
+        for (name, value) in head.headers { headers[name.lowercased()] = value }
+        return StubRequest(
+            method: head.method.rawValue,
+            path: components?.percentEncodedPath ?? head.uri,
+            query: query,
+            headers: headers,
+            body: Data(body.readableBytesView)
+        )
+    }
+}
+
+/// The requests a stub server received, shared with its connection tasks.
+final class RequestLog: Sendable {
+    private let storage = Mutex<[StubRequest]>([])
+
+    func append(_ request: StubRequest) { storage.withLock { $0.append(request) } }
+
+    var all: [StubRequest] { storage.withLock { $0 } }
+}

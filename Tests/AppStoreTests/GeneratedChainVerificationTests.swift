@@ -1,0 +1,178 @@
+import AppStore
+import Foundation
+import SubLedgerCore
+import Testing
+
+@Suite struct GeneratedChainVerificationTests {
+    @Test func generatedChainSignsVerifiableTransactions() async throws {
+        let chain = try TestChains.chain()
+        let token = try JWSSigner(chain: chain).sign(TestChains.transaction())
+        let verifier = try TestChains.verifier(roots: [chain.trustedRoot])
+        let payload = try await verifier.verifyTransaction(token)
+        #expect(payload.transactionID == "2000000000000001")
+        let core = try payload.coreTransaction(source: .signedTransaction)
+        #expect(core.source == .signedTransaction)
+        #expect(core.environment == .sandbox)
+        #expect(core.price == 9990)
+    }
+
+    @Test func leafWithoutAppleOIDIsRejected() async throws {
+        let chain = try TestChains.chain(.init(leafHasAppleOID: false))
+        let token = try JWSSigner(chain: chain).sign(TestChains.transaction())
+        await #expect(throws: JWSVerificationError(.missingAppleOID)) {
+            try await TestChains.verifier(roots: [chain.trustedRoot]).verifyTransaction(token)
+        }
+    }
+
+    @Test func intermediateWithoutAppleOIDIsRejected() async throws {
+        let chain = try TestChains.chain(.init(intermediateHasAppleOID: false))
+        let token = try JWSSigner(chain: chain).sign(TestChains.transaction())
+        await #expect(throws: JWSVerificationError(.missingAppleOID)) {
+            try await TestChains.verifier(roots: [chain.trustedRoot]).verifyTransaction(token)
+        }
+    }
+
+    @Test func strictRootRequiresKeyIdentifiersAndRelaxedRootDoesNot() async throws {
+        let chain = try TestChains.chain(.init(includeKeyIdentifiers: false))
+        let token = try JWSSigner(chain: chain).sign(TestChains.transaction())
+        let strict = TrustedRoot(certificate: chain.root, strictRFC5280: true)
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await TestChains.verifier(roots: [strict]).verifyTransaction(token)
+        }
+        let relaxed = TrustedRoot(certificate: chain.root, strictRFC5280: false)
+        let payload = try await TestChains.verifier(roots: [relaxed]).verifyTransaction(token)
+        #expect(payload.transactionID != nil)
+    }
+
+    @Test func chainToAnUnconfiguredRootIsRejected() async throws {
+        let signing = try TestChains.chain()
+        let other = try TestChains.chain()
+        let token = try JWSSigner(chain: signing).sign(TestChains.transaction())
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await TestChains.verifier(roots: [other.trustedRoot]).verifyTransaction(token)
+        }
+    }
+
+    @Test func certificatesAreCheckedAtSignedDateOrNowAsConfigured() async throws {
+        // Valid 2020-09 .. 2023-11; signed inside that window; "now" is after it.
+        let chain = try SigningChain.generate(
+            notValidBefore: TestChains.notBefore,
+            notValidAfter: Instant(millisecondsSince1970: 1_700_000_000_000)
+        )
+        let token = try JWSSigner(chain: chain).sign(TestChains.transaction(signedDate: 1_650_000_000_000))
+        let later = Instant(millisecondsSince1970: 1_800_000_000_000)
+        let atSignedDate = try TestChains.verifier(roots: [chain.trustedRoot], validationTime: .signedDate, now: later)
+        #expect(try await atSignedDate.verifyTransaction(token).signedDate == 1_650_000_000_000)
+        let atNow = try TestChains.verifier(roots: [chain.trustedRoot], validationTime: .now, now: later)
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await atNow.verifyTransaction(token)
+        }
+        let signedAfterExpiry = try JWSSigner(chain: chain).sign(TestChains.transaction(signedDate: 1_750_000_000_000))
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await atSignedDate.verifyTransaction(signedAfterExpiry)
+        }
+    }
+
+    @Test func onlyES256IsAccepted() async throws {
+        let chain = try TestChains.chain()
+        let header = JWSHeader(algorithm: "HS256", certificateChain: try chain.x5c())
+        let payload = try JSONEncoder().encode(TestChains.transaction())
+        let token = try JWSSigner(chain: chain).sign(payloadBytes: payload, header: header)
+        await #expect(throws: JWSVerificationError(.unsupportedAlgorithm)) {
+            try await TestChains.verifier(roots: [chain.trustedRoot]).verifyTransaction(token)
+        }
+    }
+
+    @Test(arguments: [0, 1, 2, 4])
+    func x5cMustHoldExactlyThreeCertificates(count: Int) async throws {
+        let chain = try TestChains.chain()
+        let certificates = try chain.x5c()
+        let x5c = (0..<count).map { certificates[min($0, 2)] }
+        let header = JWSHeader(algorithm: "ES256", certificateChain: x5c)
+        let token = try JWSSigner(chain: chain).sign(
+            payloadBytes: try JSONEncoder().encode(TestChains.transaction()),
+            header: header
+        )
+        await #expect(throws: JWSVerificationError(.missingCertificateChain)) {
+            try await TestChains.verifier(roots: [chain.trustedRoot]).verifyTransaction(token)
+        }
+    }
+
+    @Test func signatureOfAnotherKeyIsRejected() async throws {
+        let chain = try TestChains.chain()
+        let impostor = try TestChains.chain()
+        // Signed by the impostor's leaf but presenting the genuine chain.
+        let forged = try JWSSigner(
+            chain: SigningChain(
+                root: chain.root,
+                intermediate: chain.intermediate,
+                leaf: chain.leaf,
+                leafPrivateKey: impostor.leafPrivateKey
+            )
+        ).sign(TestChains.transaction())
+        await #expect(throws: JWSVerificationError(.invalidSignature)) {
+            try await TestChains.verifier(roots: [chain.trustedRoot]).verifyTransaction(forged)
+        }
+    }
+
+    @Test func cachedChainStillChecksEverySignature() async throws {
+        let chain = try TestChains.chain()
+        let signer = JWSSigner(chain: chain)
+        let verifier = try TestChains.verifier(roots: [chain.trustedRoot])
+        _ = try await verifier.verifyTransaction(signer.sign(TestChains.transaction(id: "1")))
+        _ = try await verifier.verifyTransaction(signer.sign(TestChains.transaction(id: "2")))
+        #expect(verifier.signatureVerifier.cachedChainCount == 1)
+        let tampered = AppleVectorRejectionTests.flipping(
+            try signer.sign(TestChains.transaction(id: "3")),
+            segment: 2,
+            byte: 10
+        )
+        await #expect(throws: JWSVerificationError(.invalidSignature)) {
+            try await verifier.verifyTransaction(tampered)
+        }
+    }
+
+    @Test func chainCacheIsBounded() async throws {
+        let chains = try (0..<3).map { _ in try TestChains.chain() }
+        let verifier = try TestChains.verifier(roots: chains.map(\.trustedRoot), cacheCapacity: 2)
+        for chain in chains {
+            _ = try await verifier.verifyTransaction(JWSSigner(chain: chain).sign(TestChains.transaction()))
+        }
+        #expect(verifier.signatureVerifier.cachedChainCount == 2)
+    }
+
+    @Test func productionRequiresAppAppleIDAndChecksIt() async throws {
+        let chain = try TestChains.chain()
+        #expect(throws: JWSVerificationError(.invalidConfiguration)) {
+            try TestChains.verifier(roots: [chain.trustedRoot], environment: .production, appAppleID: nil)
+        }
+        let verifier = try TestChains.verifier(roots: [chain.trustedRoot], environment: .production, appAppleID: 1234)
+        let signer = JWSSigner(chain: chain)
+        let otherApp = ResponseBodyV2DecodedPayload(
+            rawNotificationType: "TEST",
+            notificationUUID: "e4b5b1b0-0000-4000-8000-000000000001",
+            data: NotificationData(rawEnvironment: "Production", appAppleID: 9999, bundleID: "com.example"),
+            version: "2.0",
+            signedDate: 1_700_000_000_000
+        )
+        await #expect(throws: JWSVerificationError(.invalidAppIdentifier)) {
+            try await verifier.verifyNotification(signer.sign(otherApp))
+        }
+        var sameApp = otherApp
+        sameApp.data?.appAppleID = 1234
+        #expect(try await verifier.verifyNotification(signer.sign(sameApp)).notificationType == .test)
+    }
+
+    @Test func unparseablePayloadIsMalformed() async throws {
+        let chain = try TestChains.chain()
+        let token = try JWSSigner(chain: chain).sign(payloadBytes: Data("[1,2,3]".utf8))
+        await #expect(throws: JWSVerificationError(.malformedPayload)) {
+            try await TestChains.verifier(roots: [chain.trustedRoot]).verifyTransaction(token)
+        }
+    }
+
+    @Test func errorDescriptionsNameOnlyTheCode() {
+        let error = JWSVerificationError(.invalidSignature, detail: "ES256 signature does not verify")
+        #expect(error.description == "JWSVerificationError(invalidSignature)")
+    }
+}
