@@ -1,0 +1,34 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The `accounts` table: an app's accounts, created when first seen.
+enum AccountRows {
+    static let ensureStatement = PostgresStatement(
+        "INSERT INTO accounts (app_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+
+    /// Creates the accounts that do not exist yet (sorted, so concurrent callers lock in one order).
+    static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, on connection: PostgresConnection) throws {
+        for account in accounts.sorted(by: { $0.rawValue < $1.rawValue }) {
+            try connection.query(ensureStatement, [appID, account.rawValue])
+        }
+    }
+
+    /// The accounts of the app whose id equals one of `tokens` (an app account token or username that is
+    /// an account id).
+    static func accounts(
+        named tokens: [AccountToken], appID: Int64, on connection: PostgresConnection
+    ) throws -> [AccountToken: AccountID] {
+        guard !tokens.isEmpty else { return [:] }
+        var byRaw: [String: AccountToken] = [:]
+        for token in tokens { byRaw[token.rawValue] = token }
+        let rows = try connection.query(
+            "SELECT account_id FROM accounts WHERE app_id = $1 AND account_id IN (SELECT jsonb_array_elements_text($2::jsonb))",
+            [appID, try StoreJSON.encode(Array(byRaw.keys))])
+        var found: [AccountToken: AccountID] = [:]
+        for row in rows {
+            let raw = try row.decode(String.self, at: 0)
+            if let token = byRaw[raw], let account = try? AccountID(raw) { found[token] = account }
+        }
+        return found
+    }
+}

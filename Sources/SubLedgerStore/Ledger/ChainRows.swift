@@ -1,0 +1,193 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The `chains`, `transactions` and `ownership_bindings` tables: one `ChainSnapshot` spread over three tables.
+enum ChainRows {
+    /// Serializes every writer of the chains `keys`, even those not stored yet: one advisory transaction lock
+    /// per chain, taken in key order so two inputs sharing chains cannot deadlock.
+    static func lock(_ keys: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
+        for key in keys.sorted() {
+            try connection.query(lockStatement, ["\(appID):\(key.environment.rawValue):\(key.originalTransactionID)"])
+        }
+    }
+
+    static let lockStatement = PostgresStatement("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+
+    /// The stored chains among `keys`, with their transactions and ownership history; row-locked when
+    /// `forUpdate`.
+    static func load(
+        _ keys: [ChainKey], appID: Int64, forUpdate: Bool, on connection: PostgresConnection
+    ) throws -> [ChainSnapshot] {
+        guard !keys.isEmpty else { return [] }
+        let keyJSON = try StoreJSON.encode(keys.map { ["e": $0.environment.rawValue, "o": $0.originalTransactionID] })
+        let keyJoin = """
+            JOIN jsonb_to_recordset($2::jsonb) AS k(e text, o text)
+              ON k.e = t.environment AND k.o = t.original_transaction_id
+            """
+        var chains: [ChainKey: ChainSnapshot] = [:]
+        for row in try connection.query(
+            "SELECT t.snapshot::text FROM chains t \(keyJoin) WHERE t.app_id = $1 \(forUpdate ? "FOR UPDATE OF t" : "")",
+            [appID, keyJSON])
+        {
+            let chain = try StoreJSON.decode(SubscriptionChain.self, from: row.decode(String.self, at: 0), what: "chain")
+            chains[chain.key] = ChainSnapshot(chain: chain)
+        }
+        guard !chains.isEmpty else { return [] }
+        for row in try connection.query(
+            "SELECT t.environment, t.original_transaction_id, t.payload::text FROM transactions t \(keyJoin) WHERE t.app_id = $1",
+            [appID, keyJSON])
+        {
+            let key = ChainKey(
+                environment: try .stored(row.decode(String.self, at: 0)),
+                originalTransactionID: try row.decode(String.self, at: 1))
+            let known = try StoreJSON.decode(KnownTransaction.self, from: row.decode(String.self, at: 2), what: "transaction")
+            chains[key]?.transactions.append(known)
+        }
+        for row in try connection.query(
+            """
+            SELECT t.environment, t.original_transaction_id, t.sequence, t.from_account_id, t.account_id,
+                   t.started_reason, \(millisecondsSQL("t.started_at")), t.transaction_id
+            FROM ownership_bindings t \(keyJoin) WHERE t.app_id = $1 ORDER BY t.sequence
+            """,
+            [appID, keyJSON])
+        {
+            let key = ChainKey(
+                environment: try .stored(row.decode(String.self, at: 0)),
+                originalTransactionID: try row.decode(String.self, at: 1))
+            let rawReason = try row.decode(String.self, at: 5)
+            guard let reason = BindingChange.Reason(rawValue: rawReason) else {
+                throw StoreError(code: .corruptRow, message: "unknown binding reason '\(rawReason)'")
+            }
+            let change = BindingChange(
+                chain: key,
+                sequence: Int(try row.decode(Int32.self, at: 2)),
+                from: try row.decode(String?.self, at: 3).map { try storedAccount($0) },
+                to: try storedAccount(row.decode(String.self, at: 4)),
+                reason: reason,
+                at: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)),
+                transactionID: try row.decode(String?.self, at: 7))
+            chains[key]?.bindingChanges.append(change)
+        }
+        return chains.keys.sorted().compactMap { key in
+            guard var chain = chains[key] else { return nil }
+            chain.transactions.sort {
+                ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
+            }
+            return chain
+        }
+    }
+
+    /// Writes `chain` as the decision left it: the chain row with its queryable columns recomputed at `now`,
+    /// the transactions that are new or changed since `previous`, and the new ownership bindings.
+    static func write(
+        _ chain: ChainSnapshot, previous: ChainSnapshot?, app: StoredApp, now: Instant, on connection: PostgresConnection
+    ) throws {
+        let state = chain.state(at: now, in: app.app)
+        let renewal = chain.chain.renewalInfo
+        let latest = chain.transactions.last
+        let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
+        let refreshVia = chain.transactions.contains { $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1 }
+            ? "server_api" : "verify_receipt"
+        try connection.query(
+            upsertChainStatement,
+            [
+                app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
+                chain.chain.owner?.rawValue, chain.chain.productID, chain.chain.productType.rawValue,
+                chain.chain.subscriptionGroupID, state.name, state.expirationReason?.name,
+                timestamp(chain.chain.latestExpiry), timestamp(renewal?.gracePeriodExpiresDate), timestamp(revokedAt),
+                renewal?.willAutoRenew, renewal?.autoRenewProductID, renewal?.isInBillingRetryPeriod ?? false,
+                try renewal.map { PostgresValue.jsonb(try StoreJSON.encode($0)) } ?? .null,
+                timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(try StoreJSON.encode(chain.chain)),
+            ])
+
+        for known in chain.transactions where previous?.transaction(known.transactionID) != known {
+            let transaction = known.transaction
+            try connection.query(
+                upsertTransactionStatement,
+                [
+                    app.appID, transaction.environment.rawValue, transaction.transactionID,
+                    transaction.originalTransactionID, transaction.productID, known.account?.rawValue,
+                    timestamp(transaction.purchaseDate), timestamp(transaction.expiresDate),
+                    timestamp(known.activeRevocation?.revocationDate), known.activeRevocation?.revocationReason,
+                    transaction.ownershipType.rawValue, transaction.webOrderLineItemID, transaction.appAccountToken,
+                    transaction.source.rawValue, PostgresValue.jsonb(try StoreJSON.encode(known)),
+                ])
+        }
+
+        let lastStored = previous?.bindingChanges.last?.sequence ?? -1
+        for change in chain.bindingChanges where change.sequence > lastStored {
+            try connection.query(
+                endBindingStatement,
+                [app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID,
+                 timestamp(change.at), change.reason.rawValue])
+            try connection.query(
+                insertBindingStatement,
+                [
+                    app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID, change.sequence,
+                    change.to.rawValue, change.from?.rawValue, change.transactionID, timestamp(change.at),
+                    change.reason.rawValue,
+                ])
+        }
+    }
+
+    static let upsertChainStatement = PostgresStatement(
+        """
+        INSERT INTO chains (app_id, environment, original_transaction_id, owner_account_id, product_id, product_type,
+            subscription_group, state, expiration_reason, expires_at, grace_expires_at, revoked_at, will_auto_renew,
+            auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at, refresh_via, snapshot)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+        ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
+            owner_account_id = EXCLUDED.owner_account_id, product_id = EXCLUDED.product_id,
+            product_type = EXCLUDED.product_type, subscription_group = EXCLUDED.subscription_group,
+            state = EXCLUDED.state, expiration_reason = EXCLUDED.expiration_reason, expires_at = EXCLUDED.expires_at,
+            grace_expires_at = EXCLUDED.grace_expires_at, revoked_at = EXCLUDED.revoked_at,
+            will_auto_renew = EXCLUDED.will_auto_renew, auto_renew_product_id = EXCLUDED.auto_renew_product_id,
+            in_billing_retry = EXCLUDED.in_billing_retry, renewal_info = EXCLUDED.renewal_info,
+            renewal_observed_at = EXCLUDED.renewal_observed_at, refresh_via = EXCLUDED.refresh_via,
+            snapshot = EXCLUDED.snapshot, updated_at = now()
+        """)
+
+    static let upsertTransactionStatement = PostgresStatement(
+        """
+        INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id, account_id,
+            purchase_date, expires_date, revocation_date, revocation_reason, ownership_type, web_order_line_item_id,
+            app_account_token, source, payload)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+        ON CONFLICT (app_id, environment, transaction_id) DO UPDATE SET
+            account_id = EXCLUDED.account_id, product_id = EXCLUDED.product_id, purchase_date = EXCLUDED.purchase_date,
+            expires_date = EXCLUDED.expires_date, revocation_date = EXCLUDED.revocation_date,
+            revocation_reason = EXCLUDED.revocation_reason, ownership_type = EXCLUDED.ownership_type,
+            web_order_line_item_id = EXCLUDED.web_order_line_item_id, app_account_token = EXCLUDED.app_account_token,
+            source = EXCLUDED.source, payload = EXCLUDED.payload, updated_at = now()
+        WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
+        """)
+
+    static let endBindingStatement = PostgresStatement(
+        """
+        UPDATE ownership_bindings SET ended_at = greatest(started_at, $4), ended_reason = $5
+        WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3 AND ended_at IS NULL
+        """)
+
+    static let insertBindingStatement = PostgresStatement(
+        """
+        INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id,
+            from_account_id, transaction_id, started_at, started_reason)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+        """)
+
+    /// The chains an account owns or has owned (its binding history), for entitlement and history reads.
+    static let chainsOfAccountStatement = PostgresStatement(
+        """
+        SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings
+        WHERE app_id = $1 AND account_id = $2
+        """)
+}
+
+/// An account id read back from the database.
+func storedAccount(_ raw: String) throws -> AccountID {
+    do {
+        return try AccountID(raw)
+    } catch {
+        throw StoreError(code: .corruptRow, message: "a stored account id is not valid")
+    }
+}

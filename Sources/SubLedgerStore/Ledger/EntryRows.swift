@@ -1,0 +1,92 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The append-only `ledger_entries` table.
+enum EntryRows {
+    /// Inserts `entries`, skipping those whose idempotency key is recorded already; returns how many were new.
+    static func insert(
+        _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, on connection: PostgresConnection
+    ) throws -> Int {
+        var receiptID: Int64?
+        var notificationID: Int64?
+        switch reference {
+        case .receipt(let id): receiptID = id
+        case .notification(let id): notificationID = id
+        case .none: break
+        }
+        var inserted = 0
+        for entry in entries {
+            let rows = try connection.query(
+                insertStatement,
+                [
+                    appID, entry.idempotencyKey, entry.kind.storedName, entry.account.rawValue,
+                    entry.environment.rawValue, entry.originalTransactionID, entry.transactionID, entry.productID,
+                    try StoreJSON.encode(entry.entitlementIDs), entry.credits, timestamp(entry.effectiveAt),
+                    timestamp(entry.periodEnd), entry.reason.rawValue, receiptID, notificationID,
+                ])
+            inserted += rows.rowsAffected
+        }
+        return inserted
+    }
+
+    static let insertStatement = PostgresStatement(
+        """
+        INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment, original_transaction_id,
+            transaction_id, product_id, entitlement_ids, credits, effective_at, period_end, reason, receipt_id,
+            notification_row_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11, $12,
+            $13, $14, $15)
+        ON CONFLICT (app_id, idempotency_key) DO NOTHING
+        """)
+
+    /// The entries of `account`, in the order they were recorded.
+    static func entries(account: AccountID, appID: Int64, on connection: PostgresConnection) throws -> [LedgerEntry] {
+        let rows = try connection.query(
+            """
+            SELECT e.idempotency_key, e.kind, e.account_id, a.bundle_id, e.environment, e.original_transaction_id,
+                   e.transaction_id, e.product_id, to_jsonb(e.entitlement_ids)::text, e.credits,
+                   \(millisecondsSQL("e.effective_at")), \(millisecondsSQL("e.period_end")), e.reason
+            FROM ledger_entries e JOIN apps a USING (app_id)
+            WHERE e.app_id = $1 AND e.account_id = $2 ORDER BY e.entry_id
+            """, [appID, account.rawValue])
+        return try rows.map { row in
+            let rawKind = try row.decode(String.self, at: 1)
+            let rawReason = try row.decode(String.self, at: 12)
+            guard let kind = LedgerEntry.Kind(storedName: rawKind), let reason = LedgerEntry.Reason(rawValue: rawReason)
+            else { throw StoreError(code: .corruptRow, message: "unknown entry kind or reason '\(rawKind)/\(rawReason)'") }
+            return LedgerEntry(
+                idempotencyKey: try row.decode(String.self, at: 0),
+                kind: kind,
+                account: try storedAccount(row.decode(String.self, at: 2)),
+                bundleID: try row.decode(String.self, at: 3),
+                environment: try .stored(row.decode(String.self, at: 4)),
+                originalTransactionID: try row.decode(String.self, at: 5),
+                transactionID: try row.decode(String?.self, at: 6) ?? "",
+                productID: try row.decode(String.self, at: 7),
+                entitlementIDs: try StoreJSON.decode([String].self, from: row.decode(String.self, at: 8), what: "entitlement list"),
+                credits: try row.decode(Int64?.self, at: 9),
+                effectiveAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 10)),
+                periodEnd: try row.decode(Int64?.self, at: 11).map(Instant.init(millisecondsSince1970:)),
+                reason: reason)
+        }
+    }
+}
+
+extension LedgerEntry.Kind {
+    /// The kind's name in the `ledger_entries.kind` column (snake_case).
+    var storedName: String {
+        switch self {
+        case .transferOut: "transfer_out"
+        case .transferIn: "transfer_in"
+        default: rawValue
+        }
+    }
+
+    init?(storedName: String) {
+        switch storedName {
+        case "transfer_out": self = .transferOut
+        case "transfer_in": self = .transferIn
+        default: self.init(rawValue: storedName)
+        }
+    }
+}

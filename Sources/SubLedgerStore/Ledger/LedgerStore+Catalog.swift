@@ -1,0 +1,144 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerCore
+import Yams
+
+extension LedgerStore {
+    /// What `applyCatalog` changed.
+    public struct CatalogReport: Sendable, Hashable {
+        public var apps: [String]
+        public var products: Int
+    }
+
+    /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it.
+    ///
+    /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications);
+    /// returned separately so it never travels inside the core's values.
+    public static func readCatalog(_ text: String) throws -> (catalog: Catalog, sharedSecrets: [String: String]) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        struct Secrets: Decodable {
+            struct AppSecret: Decodable {
+                var bundle_id: String
+                var shared_secret: String?
+            }
+            var apps: [AppSecret]
+        }
+        do {
+            let catalog: Catalog
+            let secrets: Secrets
+            if trimmed.hasPrefix("{") {
+                catalog = try JSONDecoder().decode(Catalog.self, from: Data(trimmed.utf8))
+                secrets = try JSONDecoder().decode(Secrets.self, from: Data(trimmed.utf8))
+            } else {
+                catalog = try YAMLDecoder().decode(Catalog.self, from: trimmed)
+                secrets = try YAMLDecoder().decode(Secrets.self, from: trimmed)
+            }
+            try catalog.validate()
+            var sharedSecrets: [String: String] = [:]
+            for app in secrets.apps { if let secret = app.shared_secret { sharedSecrets[app.bundle_id] = secret } }
+            return (catalog, sharedSecrets)
+        } catch let error as CatalogError {
+            throw StoreError(code: .invalidCatalog, message: "\(error)")
+        } catch let error as DecodingError {
+            throw StoreError(code: .invalidCatalog, message: Self.describe(error))
+        } catch {
+            throw StoreError(code: .invalidCatalog, message: "\(error)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing '\(key.stringValue)' at \(path(context.codingPath))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            if let underlying = context.underlyingError as? CatalogError { return "\(underlying)" }
+            return "\(context.debugDescription) at \(path(context.codingPath))"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// Stores every app of `catalog` (insert or update) with its products and their entitlements.
+    ///
+    /// Products missing from the file are kept: orders and transactions refer to them.
+    @discardableResult
+    public func applyCatalog(_ catalog: Catalog, sharedSecrets: [String: String] = [:]) async throws -> CatalogReport {
+        try catalog.validate()
+        return try await pool.transaction { connection in
+            var products = 0
+            for app in catalog.apps {
+                let rows = try connection.query(
+                    """
+                    INSERT INTO apps (bundle_id, apple_app_id, environments, ownership_policy, shared_secret, catalog)
+                    VALUES ($1, $2, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4, $5, $6)
+                    ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
+                        environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
+                        shared_secret = coalesce(EXCLUDED.shared_secret, apps.shared_secret),
+                        catalog = EXCLUDED.catalog, updated_at = now()
+                    RETURNING app_id
+                    """,
+                    [
+                        app.bundleID, app.appAppleID, try StoreJSON.encode(app.environments.map(\.rawValue)),
+                        app.ownershipPolicy.rawValue, sharedSecrets[app.bundleID],
+                        PostgresValue.jsonb(try StoreJSON.encode(app)),
+                    ])
+                let appID = try rows.single().decode(Int64.self, at: 0)
+                for product in app.products {
+                    try connection.query(
+                        """
+                        INSERT INTO products (app_id, product_id, product_type, subscription_group, credits, duration_days,
+                            group_level)
+                        VALUES ($1, $2, $3, $4, $5, $6, $7)
+                        ON CONFLICT (app_id, product_id) DO UPDATE SET product_type = EXCLUDED.product_type,
+                            subscription_group = EXCLUDED.subscription_group, credits = EXCLUDED.credits,
+                            duration_days = EXCLUDED.duration_days, group_level = EXCLUDED.group_level, updated_at = now()
+                        """,
+                        [
+                            appID, product.productID, product.type.rawValue, product.subscriptionGroupID,
+                            product.creditsPerUnit, product.durationDays, product.groupLevel,
+                        ])
+                    try connection.query(
+                        "DELETE FROM product_entitlements WHERE app_id = $1 AND product_id = $2",
+                        [appID, product.productID])
+                    for entitlement in Set(product.entitlementIDs).sorted() {
+                        try connection.query(
+                            "INSERT INTO product_entitlements (app_id, product_id, entitlement_id) VALUES ($1, $2, $3)",
+                            [appID, product.productID, entitlement])
+                    }
+                    products += 1
+                }
+            }
+            try connection.query("SELECT pg_notify('subledger_catalog', '')")
+            return CatalogReport(apps: catalog.apps.map(\.bundleID), products: products)
+        }
+    }
+
+    /// The stored app with `bundleID`, or `nil`.
+    public func app(bundleID: String) async throws -> StoredApp? {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                "SELECT app_id, catalog::text, shared_secret FROM apps WHERE bundle_id = $1", [bundleID])
+            guard let row = rows.first else { return nil }
+            return StoredApp(
+                appID: try row.decode(Int64.self, at: 0),
+                app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
+                sharedSecret: try row.decode(String?.self, at: 2))
+        }
+    }
+
+    /// Every stored app.
+    public func apps() async throws -> [StoredApp] {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT app_id, catalog::text, shared_secret FROM apps ORDER BY bundle_id").map { row in
+                StoredApp(
+                    appID: try row.decode(Int64.self, at: 0),
+                    app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
+                    sharedSecret: try row.decode(String?.self, at: 2))
+            }
+        }
+    }
+}

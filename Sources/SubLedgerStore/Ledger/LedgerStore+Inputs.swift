@@ -1,0 +1,50 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerCore
+
+extension LedgerStore {
+    /// The kind of a stored receipt.
+    public enum ReceiptKind: String, Sendable, Hashable {
+        /// A base64 PKCS#7 app receipt, verified through verifyReceipt.
+        case appReceipt = "app_receipt"
+        /// A StoreKit 2 JWS signed transaction.
+        case signedTransaction = "signed_transaction"
+    }
+
+    /// Stores a submitted receipt or signed transaction as received, before anything else happens to it, and
+    /// returns its id. Nothing later can lose it: it stays `pending` until applied or judged invalid.
+    public func storeReceipt(
+        kind: ReceiptKind,
+        body: String,
+        account: AccountID?,
+        orderID: OrderID? = nil,
+        clientTransactionID: String? = nil,
+        app: StoredApp
+    ) async throws -> Int64 {
+        try await pool.transaction { connection in
+            if let account { try AccountRows.ensure([account], appID: app.appID, on: connection) }
+            let rows = try connection.query(
+                """
+                INSERT INTO receipts (app_id, account_id, order_id, kind, body, body_sha256, client_transaction_id)
+                VALUES ($1, $2, $3::uuid, $4, $5, sha256(convert_to($5, 'UTF8')), $6)
+                RETURNING receipt_id
+                """, [app.appID, account?.rawValue, orderID?.rawValue, kind.rawValue, body, clientTransactionID])
+            return try rows.single().decode(Int64.self, at: 0)
+        }
+    }
+
+    /// Records that a stored receipt could not be verified: `invalid` (final) or `retry` at `retryAt`.
+    public func markReceipt(_ id: Int64, failed reason: String, retryAt: Instant?) async throws {
+        try await pool.query(
+            """
+            UPDATE receipts SET status = CASE WHEN $3::timestamptz IS NULL THEN 'invalid' ELSE 'retry' END,
+                attempts = attempts + 1, last_error = $2, next_attempt_at = $3
+            WHERE receipt_id = $1 AND status <> 'applied'
+            """, [id, reason, timestamp(retryAt)])
+    }
+
+    /// The status of a stored receipt (`pending`, `applied`, `invalid`, `retry`), if it exists.
+    public func receiptStatus(_ id: Int64) async throws -> String? {
+        try await pool.query("SELECT status FROM receipts WHERE receipt_id = $1", [id]).first?.decode(String.self, at: 0)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The ledger in PostgreSQL: applies inputs through the pure `Ledger` exactly once, and reads back
+/// chains, transactions and entitlements.
+///
+/// Each input is applied in one database transaction: the chains it touches are locked (an advisory
+/// transaction lock per chain, taken in key order so it also covers chains not stored yet, then the rows
+/// `FOR UPDATE`), loaded, handed to `Ledger.apply`, and the decision is written. Two service instances
+/// applying inputs for the same chain therefore run one after the other, and the idempotency keys make
+/// any repeat a no-op.
+public struct LedgerStore: Sendable {
+    public let pool: PostgresPool
+    let logger: Logger
+
+    public init(pool: PostgresPool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// Which stored raw input an application came from; it is marked applied in the same transaction.
+    public enum InputReference: Sendable, Hashable {
+        case receipt(Int64)
+        case notification(Int64)
+        case none
+    }
+
+    /// What applying one input did.
+    public struct Applied: Sendable, Hashable {
+        public var decision: LedgerDecision
+        /// How many of the decision's entries were new (the rest had been recorded before).
+        public var newEntries: Int
+    }
+
+    /// Applies `input` for `app` at `now`, storing its effects exactly once.
+    @discardableResult
+    public func apply(
+        _ input: LedgerInput,
+        app: StoredApp,
+        reference: InputReference = .none,
+        now: Instant
+    ) async throws -> Applied {
+        try await pool.transaction { connection in
+            try Self.apply(input, app: app, reference: reference, now: now, on: connection)
+        }
+    }
+
+    /// The synchronous body of `apply`, on a connection inside a transaction.
+    static func apply(
+        _ input: LedgerInput,
+        app: StoredApp,
+        reference: InputReference,
+        now: Instant,
+        on connection: PostgresConnection
+    ) throws -> Applied {
+        let keys = input.chainKeys
+        try ChainRows.lock(keys, appID: app.appID, on: connection)
+        var snapshot = LedgerSnapshot()
+        snapshot.chains = try ChainRows.load(keys, appID: app.appID, forUpdate: true, on: connection)
+        snapshot.accountsByToken = try AccountRows.accounts(named: input.accountTokens, appID: app.appID, on: connection)
+        snapshot.orders = try OrderRows.candidates(
+            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.app, on: connection)
+
+        let decision = try Ledger.apply(input, to: snapshot, app: app.app, now: now)
+
+        try AccountRows.ensure(Self.accounts(in: decision, submitter: input.submitter), appID: app.appID, on: connection)
+        let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        for chain in decision.updatedChains {
+            try ChainRows.write(chain, previous: loaded[chain.key], app: app, now: now, on: connection)
+        }
+        let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
+        try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
+        try InputRows.markApplied(reference, environment: input.environment, on: connection)
+        return Applied(decision: decision, newEntries: newEntries)
+    }
+
+    /// Every account a decision mentions, so the rows it writes can refer to them.
+    private static func accounts(in decision: LedgerDecision, submitter: AccountID?) -> Set<AccountID> {
+        var accounts = Set<AccountID>()
+        if let submitter { accounts.insert(submitter) }
+        for chain in decision.updatedChains {
+            if let owner = chain.chain.owner { accounts.insert(owner) }
+            for known in chain.transactions { if let account = known.account { accounts.insert(account) } }
+            for change in chain.bindingChanges {
+                accounts.insert(change.to)
+                if let from = change.from { accounts.insert(from) }
+            }
+        }
+        for entry in decision.entries { accounts.insert(entry.account) }
+        return accounts
+    }
+
+    /// The entitlements `account` holds at `at`, from every chain it owns or has owned.
+    public func entitlements(
+        for account: AccountID,
+        app: StoredApp,
+        at instant: Instant,
+        environment: AppStoreEnvironment? = nil
+    ) async throws -> [Entitlement] {
+        let chains = try await chains(for: account, app: app)
+        return Ledger.entitlements(for: account, at: instant, chains: chains, app: app.app, environment: environment)
+    }
+
+    /// The chains `account` owns or has owned, fully loaded (transactions and ownership history).
+    public func chains(for account: AccountID, app: StoredApp) async throws -> [ChainSnapshot] {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                ChainRows.chainsOfAccountStatement, [app.appID, account.rawValue])
+            let keys = try rows.map { row in
+                ChainKey(
+                    environment: try AppStoreEnvironment.stored(row.decode(String.self, at: 0)),
+                    originalTransactionID: try row.decode(String.self, at: 1))
+            }
+            return try ChainRows.load(keys, appID: app.appID, forUpdate: false, on: connection)
+        }
+    }
+
+    /// The chain stored under `key`, fully loaded, if any.
+    public func chain(_ key: ChainKey, app: StoredApp) async throws -> ChainSnapshot? {
+        try await pool.withConnection { connection in
+            try ChainRows.load([key], appID: app.appID, forUpdate: false, on: connection).first
+        }
+    }
+
+    /// The ledger entries of `account`, oldest first.
+    public func entries(for account: AccountID, app: StoredApp) async throws -> [LedgerEntry] {
+        try await pool.withConnection { connection in
+            try EntryRows.entries(account: account, appID: app.appID, on: connection)
+        }
+    }
+
+    /// The credit balance of `account` (consumables bought minus refunded).
+    public func creditBalance(for account: AccountID, app: StoredApp) async throws -> Int64 {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                """
+                SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+                FROM ledger_entries WHERE app_id = $1 AND account_id = $2
+                """, [app.appID, account.rawValue])
+            return try rows.single().decode(Int64.self, at: 0)
+        }
+    }
+}
+
+extension AppStoreEnvironment {
+    /// Reads an environment name stored by this module; an unknown one is a corrupt row, not a client error.
+    static func stored(_ raw: String) throws -> AppStoreEnvironment {
+        guard let environment = AppStoreEnvironment(rawValue: raw) else {
+            throw StoreError(code: .corruptRow, message: "unknown environment '\(raw)' in the database")
+        }
+        return environment
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The `orders` table: an account's intent to buy a product, matched to Apple's transactions.
+enum OrderRows {
+    /// Orders named by `tokens`, and the submitter's pending orders (the empty-token fallback), locked.
+    static func candidates(
+        tokens: [AccountToken], submitter: AccountID?, appID: Int64, app: App, on connection: PostgresConnection
+    ) throws -> [Order] {
+        let orderIDs = tokens.compactMap { try? OrderID($0.rawValue) }.map(\.rawValue)
+        guard !orderIDs.isEmpty || submitter != nil else { return [] }
+        let rows = try connection.query(
+            """
+            SELECT order_id::text, account_id, product_id, \(millisecondsSQL("created_at")), state, fulfilled_transaction_id
+            FROM orders
+            WHERE app_id = $1 AND (order_id::text IN (SELECT jsonb_array_elements_text($2::jsonb))
+                                   OR (state = 'pending' AND account_id = $3))
+            ORDER BY order_id FOR UPDATE
+            """, [appID, try StoreJSON.encode(orderIDs), submitter?.rawValue])
+        return try rows.map { try order(from: $0, bundleID: app.bundleID) }
+    }
+
+    static func order(from row: PostgresRow, bundleID: String) throws -> Order {
+        let rawState = try row.decode(String.self, at: 4)
+        return Order(
+            id: try storedOrderID(row.decode(String.self, at: 0)),
+            account: try storedAccount(row.decode(String.self, at: 1)),
+            productID: try row.decode(String.self, at: 2),
+            bundleID: bundleID,
+            createdAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 3)),
+            state: rawState == "fulfilled" ? .fulfilled : .pending,
+            fulfilledBy: try row.decode(String?.self, at: 5))
+    }
+
+    /// Records the decision's fulfilled orders (an order may be re-pointed to an earlier purchase of its chain).
+    static func fulfil(
+        _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant, on connection: PostgresConnection
+    ) throws {
+        for order in orders where order.state == .fulfilled {
+            try connection.query(
+                """
+                UPDATE orders SET state = 'fulfilled', fulfilled_transaction_id = $3, environment = $4,
+                    fulfilled_at = coalesce(fulfilled_at, $5)
+                WHERE app_id = $1 AND order_id = $2::uuid
+                  AND fulfilled_transaction_id IS DISTINCT FROM $3
+                """,
+                [appID, order.id.rawValue, order.fulfilledBy, environment.rawValue, timestamp(now)])
+        }
+    }
+}
+
+func storedOrderID(_ raw: String) throws -> OrderID {
+    do {
+        return try OrderID(raw)
+    } catch {
+        throw StoreError(code: .corruptRow, message: "a stored order id is not valid")
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import PostgresLibPQ
+
+/// Applies `schema.sql`'s steps to a database: in order, each once, one process at a time.
+///
+/// Two processes migrating at once serialize on a PostgreSQL advisory lock; each step runs in its own
+/// transaction and is recorded in `schema_migrations` with the SHA-256 of its text, so running migrate
+/// again changes nothing, and a step edited after it was applied is reported rather than ignored.
+public struct Migrator: Sendable {
+    /// The advisory lock key all SubLedger migrations take (an arbitrary constant: "SubLedgr" in ASCII).
+    static let lockKey: Int64 = 0x5375_624C_6564_6772
+
+    public let script: SchemaScript
+    let logger: Logger
+
+    public init(script: SchemaScript, logger: Logger) {
+        self.script = script
+        self.logger = logger
+    }
+
+    /// A migrator for the `schema.sql` shipped with this build.
+    public static func bundled(logger: Logger) throws -> Migrator {
+        try Migrator(script: SchemaScript(parsing: BundledSchema.text()), logger: logger)
+    }
+
+    /// What one `migrate` run did.
+    public struct Report: Sendable, Hashable {
+        /// Versions applied by this run, in order (empty when the database was already current).
+        public var applied: [Int]
+        /// The database's version after the run.
+        public var version: Int
+    }
+
+    /// Applies every step the database lacks.
+    @discardableResult
+    public func migrate(_ pool: PostgresPool) async throws -> Report {
+        let script = self.script
+        let logger = self.logger
+        return try await pool.withConnection { connection in
+            try connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
+
+            try connection.execute(script: Self.versionTableSQL)
+            let known = try Self.appliedSteps(connection)
+            if let newest = known.keys.max(), newest > script.latestVersion {
+                throw MigrationError(
+                    code: .databaseIsNewer,
+                    message: "the database is at schema version \(newest), this build knows up to "
+                        + "\(script.latestVersion); upgrade SubLedger")
+            }
+            var applied: [Int] = []
+            for step in script.steps {
+                let checksum = try Self.checksum(step.sql, connection)
+                if let recorded = known[step.version] {
+                    guard recorded == checksum else {
+                        throw MigrationError(
+                            code: .appliedStepChanged,
+                            message: "step \(step.version) (\(step.name)) was changed after it was applied; "
+                                + "add a new step instead of editing a shipped one")
+                    }
+                    continue
+                }
+                try connection.execute(script: "BEGIN")
+                do {
+                    try connection.execute(script: step.sql)
+                    try connection.query(
+                        "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                        [step.version, step.name, checksum])
+                    try connection.execute(script: "COMMIT")
+                } catch {
+                    _ = try? connection.execute(script: "ROLLBACK")
+                    throw error
+                }
+                logger.info("applied schema step", metadata: ["version": "\(step.version)", "name": "\(step.name)"])
+                applied.append(step.version)
+            }
+            return Report(applied: applied, version: script.latestVersion)
+        }
+    }
+
+    /// The database's applied version, or `nil` when it was never migrated.
+    public func currentVersion(_ pool: PostgresPool) async throws -> Int? {
+        try await pool.withConnection { connection in
+            let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", [])
+            guard try exists.first?.decode(Bool.self, at: 0) == true else { return nil }
+            let rows = try connection.query("SELECT max(version) FROM schema_migrations", [])
+            return try rows.first?.decode(Int64?.self, at: 0).map { Int($0) }
+        }
+    }
+
+    /// Whether the database has every step of this build's schema.
+    public func isCurrent(_ pool: PostgresPool) async throws -> Bool {
+        try await currentVersion(pool) == script.latestVersion
+    }
+
+    static let versionTableSQL = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version     integer PRIMARY KEY,
+            name        text NOT NULL,
+            checksum    text NOT NULL,
+            applied_at  timestamptz NOT NULL DEFAULT now()
+        )
+        """
+
+    private static func appliedSteps(_ connection: PostgresConnection) throws -> [Int: String] {
+        var steps: [Int: String] = [:]
+        for row in try connection.query("SELECT version, checksum FROM schema_migrations", []) {
+            steps[Int(try row.decode(Int64.self, at: 0))] = try row.decode(String.self, at: 1)
+        }
+        return steps
+    }
+
+    /// The step's SHA-256, computed by PostgreSQL so the store needs no crypto library.
+    private static func checksum(_ sql: String, _ connection: PostgresConnection) throws -> String {
+        let rows = try connection.query("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", [sql])
+        return try rows.first?.decode(String.self, at: 0) ?? ""
+    }
+}
+
+/// The `schema.sql` compiled into this build (embedded at build time, so the binary needs no files beside it).
+public enum BundledSchema {
+    /// The file's text.
+    public static func text() throws -> String {
+        String(decoding: PackageResources.schema_sql, as: UTF8.self)
+    }
+}

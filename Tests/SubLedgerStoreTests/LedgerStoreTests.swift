@@ -1,0 +1,277 @@
+import PostgresLibPQ
+import SubLedgerCore
+import Testing
+
+@testable import SubLedgerStore
+
+/// The ledger against a real PostgreSQL: the rule, revocation, orders, exactly-once and concurrency.
+@Suite struct LedgerStoreTests {
+    typealias F = LedgerFixtures
+    let alice = F.account("alice")
+    let bob = F.account("bob")
+
+    /// Runs `body` with a migrated schema, a store and the fixture app.
+    func withLedger(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
+        try await TestDatabase.withSchema(maxConnections: 8) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            try await body(store, try await F.app(store), pool)
+        }
+    }
+
+    @Test func catalogIsStoredAndReadBack() async throws {
+        try await withLedger { store, app, pool in
+            #expect(app.sharedSecret == "s3cret")
+            #expect(app.app.appAppleID == 1_234_567_890)
+            #expect(app.app.product("premium.monthly")?.groupLevel == 1)
+            let entitlements = try await pool.query(
+                "SELECT entitlement_id FROM product_entitlements WHERE app_id = $1 AND product_id = 'premium.monthly' ORDER BY 1",
+                [app.appID])
+            #expect(try entitlements.map { try $0.decode(String.self, at: 0) } == ["premium", "pro"])
+            // Applying again changes nothing but keeps the secret when the file leaves it out.
+            let (catalog, _) = try LedgerStore.readCatalog(F.catalogYAML)
+            try await store.applyCatalog(catalog)
+            #expect(try await store.app(bundleID: F.bundleID)?.sharedSecret == "s3cret")
+        }
+    }
+
+    @Test(arguments: [
+        ("apps: [{bundle_id: x, products: [{product_id: p, type: gadget}]}]", "unknown_product_type"),
+        ("apps: [{bundle_id: x, products: [{product_id: p, type: consumable}]}]", "consumable_without_credits"),
+        ("{\"apps\": [{\"products\": []}]}", "bundle_id"),
+        ("apps: 3", "apps"),
+    ])
+    func anInvalidCatalogIsRefusedWithItsReason(text: String, reason: String) throws {
+        #expect {
+            try LedgerStore.readCatalog(text)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.code == .invalidCatalog && error.message.contains(reason)
+        }
+    }
+
+    /// Story 1 in PostgreSQL: A's renewal uploaded by B while A still auto-renews stays with A.
+    @Test func renewalUploadedByAnotherAccountStaysWithTheOwnerWhoStillAutoRenews() async throws {
+        try await withLedger { store, app, _ in
+            let purchase = F.subscription("t1", chain: "o1", from: 0, to: 30)
+            try await store.apply(
+                F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                app: app, now: F.day(0))
+            let renewal = F.subscription("t2", chain: "o1", from: 30, to: 60)
+            let applied = try await store.apply(
+                F.receipt(by: bob, [purchase, renewal], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 31)], on: 31),
+                app: app, now: F.day(31))
+
+            #expect(applied.decision.transactionOutcomes.first { $0.transactionID == "t2" }?.result == .belongsToAnotherAccount)
+            #expect(try await store.ownerColumn(of: "o1", app: app) == "alice")
+            #expect(try await store.entryAccounts(app: app)["extend:Production:t2"] == "alice")
+            let aliceHas = try await store.entitlements(for: alice, app: app, at: F.day(45))
+            #expect(aliceHas.map(\.entitlementID) == ["pro"])
+            #expect(aliceHas.first?.expiresAt == F.day(60))
+            #expect(try await store.entitlements(for: bob, app: app, at: F.day(45)).isEmpty)
+        }
+    }
+
+    /// Story 2 in PostgreSQL: A stopped renewing, B bought on the same Apple ID → B; A's upload of B's renewal → B.
+    @Test func chainMovesToTheNewBuyerWhenTheOwnerStoppedRenewing() async throws {
+        try await withLedger { store, app, pool in
+            let purchase = F.subscription("t1", chain: "o1", from: 0, to: 30)
+            try await store.apply(
+                F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                app: app, now: F.day(0))
+            try await store.apply(
+                F.notification([], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1)], on: 10),
+                app: app, now: F.day(10))
+            let bobsPurchase = F.subscription("t3", chain: "o1", from: 40, to: 70)
+            try await store.apply(
+                F.receipt(by: bob, [purchase, bobsPurchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)], on: 40),
+                app: app, now: F.day(40))
+            let bobsRenewal = F.subscription("t4", chain: "o1", from: 70, to: 100)
+            let uploaded = try await store.apply(
+                F.receipt(by: alice, [purchase, bobsPurchase, bobsRenewal],
+                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 71)], on: 71),
+                app: app, now: F.day(71))
+
+            #expect(uploaded.decision.transactionOutcomes.first { $0.transactionID == "t4" }?.result == .belongsToAnotherAccount)
+            #expect(try await store.ownerColumn(of: "o1", app: app) == "bob")
+            #expect(try await store.entitlements(for: bob, app: app, at: F.day(80)).first?.expiresAt == F.day(100))
+            #expect(try await store.entitlements(for: alice, app: app, at: F.day(80)).isEmpty)
+            // The binding history: alice's first claim, ended at the transfer; bob's current binding.
+            let bindings = try await pool.query(
+                """
+                SELECT sequence, account_id, started_reason, ended_at IS NULL FROM ownership_bindings
+                WHERE app_id = $1 ORDER BY sequence
+                """, [app.appID])
+            #expect(try bindings.map { try $0.decode(String.self, at: 1) } == ["alice", "bob"])
+            #expect(try bindings.map { try $0.decode(String.self, at: 2) } == ["first_claim", "owner_not_actively_auto_renewing"])
+            #expect(try bindings.map { try $0.decode(Bool.self, at: 3) } == [false, true])
+            let transfers = try await store.entryAccounts(app: app).filter { $0.key.hasPrefix("transfer") }
+            #expect(Set(transfers.values) == ["alice", "bob"])
+        }
+    }
+
+    /// The same receipt applied by 50 concurrent tasks for two accounts: one owner, one grant per transaction.
+    @Test func concurrentAppliesOfOneReceiptForTwoAccountsGiveOneOwnerAndOneGrantEach() async throws {
+        try await withLedger { store, app, pool in
+            let transactions = [
+                F.subscription("c1", chain: "oc", from: 0, to: 30),
+                F.subscription("c2", chain: "oc", from: 30, to: 60),
+                F.consumable("k1", on: 5),
+            ]
+            let renewals = [F.renewal(chain: "oc", willAutoRenew: true, on: 31)]
+            let submitters = [alice, bob]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<50 {
+                    let input = F.receipt(by: submitters[index % 2], transactions.shuffled(), renewals: renewals, on: 31)
+                    group.addTask { try await store.apply(input, app: app, now: F.day(31)) }
+                }
+                try await group.waitForAll()
+            }
+            let owners = try await pool.query(
+                "SELECT DISTINCT account_id FROM transactions WHERE app_id = $1 AND original_transaction_id = 'oc'", [app.appID])
+            #expect(owners.count == 1)
+            let current = try await pool.query(
+                "SELECT count(*) FROM ownership_bindings WHERE app_id = $1 AND ended_at IS NULL", [app.appID])
+            #expect(try current.single().decode(Int64.self, at: 0) == 2)  // chain oc and the consumable's chain k1
+            let perTransaction = try await pool.query(
+                """
+                SELECT transaction_id, count(*) FROM ledger_entries
+                WHERE app_id = $1 AND kind IN ('grant', 'extend', 'credit') GROUP BY transaction_id ORDER BY 1
+                """, [app.appID])
+            #expect(try perTransaction.map { try $0.decode(String.self, at: 0) } == ["c1", "c2", "k1"])
+            #expect(try perTransaction.allSatisfy { try $0.decode(Int64.self, at: 1) == 1 })
+            let owner = try #require(try await store.ownerColumn(of: "oc", app: app))
+            let ownerID = F.account(owner)
+            #expect(try await store.creditBalance(for: ownerID, app: app) + (try await store.creditBalance(for: ownerID == alice ? bob : alice, app: app)) == 100)
+        }
+    }
+
+    /// Replaying an input, or any earlier input, after later ones adds no entry and changes no state.
+    @Test func replayingInputsAddsNothing() async throws {
+        try await withLedger { store, app, pool in
+            let inputs = [
+                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
+                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60)],
+                               renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 30)], on: 30),
+                F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60, refundedOn: 35)], on: 35),
+            ]
+            for input in inputs { try await store.apply(input, app: app, now: F.day(36)) }
+            let entries = try await store.entryAccounts(app: app)
+            let chainRow = try await pool.query("SELECT snapshot::text, state FROM chains WHERE app_id = $1", [app.appID])
+            #expect(try chainRow.single().decode(String.self, at: 1) == "revoked")
+            for input in inputs.reversed() {
+                let applied = try await store.apply(input, app: app, now: F.day(36))
+                #expect(applied.newEntries == 0)
+            }
+            #expect(try await store.entryAccounts(app: app) == entries)
+            let again = try await pool.query("SELECT snapshot::text, state FROM chains WHERE app_id = $1", [app.appID])
+            #expect(try again.single().decode(String.self, at: 0) == chainRow.single().decode(String.self, at: 0))
+            #expect(entries.keys.contains("revoke:Production:t2:\(F.day(35).millisecondsSince1970)"))
+        }
+    }
+
+    /// A refund revokes what the transaction granted from the refund date; the reversal restores it.
+    @Test func refundRevokesAndItsReversalRestores() async throws {
+        try await withLedger { store, app, _ in
+            let purchase = F.subscription("o1", chain: "o1", from: 0, to: 30)
+            try await store.apply(
+                F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                app: app, now: F.day(0))
+            #expect(try await store.entitlements(for: alice, app: app, at: F.day(12)).map(\.entitlementID) == ["pro"])
+            try await store.apply(
+                F.notification([F.subscription("o1", chain: "o1", from: 0, to: 30, refundedOn: 10)], on: 10),
+                app: app, now: F.day(10))
+            #expect(try await store.entitlements(for: alice, app: app, at: F.day(9)).map(\.entitlementID) == ["pro"])
+            #expect(try await store.entitlements(for: alice, app: app, at: F.day(12)).isEmpty)
+            try await store.apply(F.notification([purchase], on: 14), app: app, now: F.day(14))
+            #expect(try await store.entitlements(for: alice, app: app, at: F.day(15)).map(\.entitlementID) == ["pro"])
+            let kinds = try await store.entries(for: alice, app: app).map(\.kind)
+            #expect(kinds == [.grant, .revoke, .restore])
+        }
+    }
+
+    /// An order's token brings the purchase to the ordering account; the order is fulfilled once and the
+    /// consumable credited once, however many receipts carry it.
+    @Test func anOrderIsFulfilledOnceAndItsPurchaseCreditedOnce() async throws {
+        try await withLedger { store, app, _ in
+            let order = try await store.createOrder(account: alice, productID: "coins.100", app: app, now: F.day(1))
+            #expect(order.state == .pending)
+            let coins = F.consumable("k1", on: 1, token: order.id.rawValue.uppercased())
+            // Bob's device uploads the receipt first: the token names alice's order, so alice gets the credits.
+            let first = try await store.apply(F.receipt(by: bob, [coins], on: 1), app: app, now: F.day(1))
+            #expect(first.decision.transactionOutcomes.first?.result == .belongsToAnotherAccount)
+            for _ in 0..<3 { try await store.apply(F.receipt(by: alice, [coins], on: 2), app: app, now: F.day(2)) }
+            #expect(try await store.creditBalance(for: alice, app: app) == 100)
+            #expect(try await store.creditBalance(for: bob, app: app) == 0)
+            let stored = try #require(try await store.order(order.id, app: app))
+            #expect(stored.state == .fulfilled)
+            #expect(stored.fulfilledBy == "k1")
+            // A refund takes the credits back with a negative entry.
+            try await store.apply(F.notification([F.consumable("k1", on: 1, refundedOn: 3)], on: 3), app: app, now: F.day(3))
+            #expect(try await store.creditBalance(for: alice, app: app) == 0)
+        }
+    }
+
+    @Test func unknownProductsCannotBeOrdered() async throws {
+        try await withLedger { store, app, _ in
+            await #expect {
+                try await store.createOrder(account: alice, productID: "nope", app: app, now: F.day(0))
+            } throws: { ($0 as? StoreError)?.code == .unknownProduct }
+        }
+    }
+
+    /// A stored receipt stays `pending` until the input it became is applied, in the same transaction.
+    @Test func aStoredReceiptIsMarkedAppliedWithItsEffects() async throws {
+        try await withLedger { store, app, pool in
+            let id = try await store.storeReceipt(kind: .appReceipt, body: "MIIT...base64", account: alice, app: app)
+            #expect(try await store.receiptStatus(id) == "pending")
+            try await store.apply(
+                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 0),
+                app: app, reference: .receipt(id), now: F.day(0))
+            #expect(try await store.receiptStatus(id) == "applied")
+            let linked = try await pool.query("SELECT count(*) FROM ledger_entries WHERE receipt_id = $1", [id])
+            #expect(try linked.single().decode(Int64.self, at: 0) == 1)
+            try await store.markReceipt(id, failed: "late failure", retryAt: nil)
+            #expect(try await store.receiptStatus(id) == "applied")
+        }
+    }
+
+    /// The database and the in-memory ledger reach the same entries, owners and entitlements for the same
+    /// inputs in random orders (one account per chain, so order cannot matter; see the core's property test).
+    @Test func thePostgreSQLLedgerAgreesWithThePureLedger() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let inputs: [LedgerInput] = [
+            F.receipt(by: alice, [F.subscription("a1", chain: "oa", from: 0, to: 30)],
+                      renewals: [F.renewal(chain: "oa", willAutoRenew: true, on: 0)], on: 0),
+            F.notification([F.subscription("a2", chain: "oa", from: 30, to: 60)],
+                           renewals: [F.renewal(chain: "oa", willAutoRenew: true, on: 30)], on: 30),
+            F.receipt(by: bob, [F.consumable("b1", on: 3), F.subscription("b2", chain: "ob", from: 2, to: 32)], on: 3),
+            F.notification([F.subscription("b2", chain: "ob", from: 2, to: 32, refundedOn: 20)], on: 20),
+            F.notification([], renewals: [F.renewal(chain: "oa", willAutoRenew: false, on: 40, intent: 1)], on: 40),
+        ]
+        for _ in 0..<3 {
+            let order = (inputs + inputs.prefix(2)).shuffled(using: &generator)
+            try await withLedger { store, app, _ in
+                var oracle = LedgerState(catalog: Catalog(apps: [app.app]))
+                for input in order {
+                    try await store.apply(input, app: app, now: F.day(45))
+                    try oracle.apply(input, now: F.day(45))
+                }
+                let expected = Dictionary(uniqueKeysWithValues: oracle.entries.values.map { ($0.idempotencyKey, $0.account.rawValue) })
+                #expect(try await store.entryAccounts(app: app) == expected)
+                for account in [alice, bob] {
+                    for day in [1, 10, 25, 35, 61] {
+                        let stored = try await store.entitlements(for: account, app: app, at: F.day(day))
+                        #expect(stored == oracle.entitlements(for: account, bundleID: F.bundleID, at: F.day(day)))
+                    }
+                    #expect(try await store.creditBalance(for: account, app: app)
+                        == oracle.creditBalance(for: account, bundleID: F.bundleID, at: F.day(45)))
+                }
+                for (key, chain) in oracle.chains {
+                    #expect(try await store.chain(key, app: app) == chain)
+                }
+            }
+        }
+    }
+}
