@@ -1,0 +1,49 @@
+import Logging
+
+/// How `subledger serve` runs: where it listens, which database it uses, how it logs.
+public struct ServiceConfiguration: Sendable {
+    /// The address to listen on. Default `127.0.0.1` (the Docker image sets `0.0.0.0`).
+    public var host: String
+    /// The TCP port. Default 8080.
+    public var port: Int
+    /// A libpq URL or conninfo string. `nil` (the default): the embedded cluster under `dataDirectory`.
+    public var databaseURL: String?
+    /// Where SubLedger keeps local state (the embedded cluster). Default `.subledger`.
+    public var dataDirectory: String
+    /// The most database connections this process opens. Default 10.
+    public var databasePoolSize: Int
+    /// Apply `schema.sql` on start. Default: on for the embedded database, off for a configured one
+    /// (run `subledger migrate` as a deployment step there).
+    public var migrateOnStart: Bool?
+    /// Default `info`.
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        databaseURL: String? = nil,
+        dataDirectory: String = ".subledger",
+        databasePoolSize: Int = 10,
+        migrateOnStart: Bool? = nil,
+        logLevel: Logger.Level = .info
+    ) {
+        self.host = host
+        self.port = port
+        self.databaseURL = databaseURL
+        self.dataDirectory = dataDirectory
+        self.databasePoolSize = databasePoolSize
+        self.migrateOnStart = migrateOnStart
+        self.logLevel = logLevel
+    }
+}
+
+/// The environment variables SubLedger reads, in one place.
+public enum EnvironmentVariable {
+    /// libpq URL or conninfo of the database; unset means the embedded cluster.
+    public static let databaseURL = "DATABASE_URL"
+    public static let host = "SUBLEDGER_HOST"
+    public static let port = "SUBLEDGER_PORT"
+    public static let dataDirectory = "SUBLEDGER_DATA_DIR"
+    public static let databasePoolSize = "SUBLEDGER_DB_POOL_SIZE"
+    public static let logLevel = "SUBLEDGER_LOG_LEVEL"
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import SubLedgerService
+import SubLedgerStore
+
+/// `subledger migrate`: applies schema.sql's missing steps.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply schema.sql to the database (idempotent; safe to run from several processes at once).")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        var configuration = ServiceConfiguration()
+        try database.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
+        let logger = makeLogger("subledger.migrate", level: configuration.logLevel)
+        let opened = try await DatabaseBootstrap.open(
+            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
+            poolSize: 2, logger: logger)
+        do {
+            let report = try await Migrator.bundled(logger: logger).migrate(opened.pool)
+            if report.applied.isEmpty {
+                print("schema is current (version \(report.version))")
+            } else {
+                print("applied step(s) \(report.applied.map(String.init).joined(separator: ", ")); schema version \(report.version)")
+            }
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import SubLedgerService
+
+/// `subledger serve`: runs the HTTP service until SIGTERM or SIGINT, then drains and stops.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the SubLedger HTTP service.")
+
+    @Option(help: "Address to listen on (env SUBLEDGER_HOST, default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "TCP port (env SUBLEDGER_PORT, default 8080).")
+    var port: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Apply schema.sql on start (default: on with the embedded database only).")
+    var migrate: Bool?
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ServiceConfiguration()
+        try database.apply(to: &configuration, environment: environment)
+        if let host = host ?? environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
+        if let port = try port ?? environment[EnvironmentVariable.port].map({ try parseInt($0, EnvironmentVariable.port) }) {
+            guard (0...65535).contains(port) else { throw ValidationError("the port must be between 0 and 65535") }
+            configuration.port = port
+        }
+        configuration.migrateOnStart = migrate
+        try await SubLedgerServer.run(configuration: configuration)
+    }
+}

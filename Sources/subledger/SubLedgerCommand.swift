@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `subledger` command: parses arguments and hands over to the libraries.
+@main
+struct SubLedgerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subledger",
+        abstract: "A self-hosted App Store subscription ledger and entitlement engine.",
+        subcommands: [ServeCommand.self, MigrateCommand.self, CatalogCommand.self, InspectCommand.self]
+    )
+}
