@@ -95,6 +95,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerService",
                 "SubLedgerStore",
+                "PostgresLibPQ",
                 "AppStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,9 +128,25 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
+        // Helpers shared by the database test suites (a schema per test on the test database).
+        .target(
+            name: "SubLedgerTestSupport",
+            dependencies: ["PostgresLibPQ", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/SubLedgerTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SubLedgerStoreTests",
-            dependencies: ["SubLedgerStore", "PostgresLibPQ", "SubLedgerCore"],
+            dependencies: ["SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerServiceTests",
+            dependencies: [
+                "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ", "SubLedgerTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
     ],

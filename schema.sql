@@ -146,6 +146,27 @@ CREATE INDEX index_chains_on_app_id_and_owner_account_id
     ON chains (app_id, owner_account_id) WHERE owner_account_id IS NOT NULL;
 CREATE INDEX index_chains_on_expires_at ON chains (expires_at);
 
+-- Every change of a chain's stored state (active, grace_period, billing_retry, expired, revoked,
+-- upgraded_away), appended when a write finds the state different from the stored one: the history the
+-- churn and audit reports read.
+CREATE TABLE chain_state_changes (
+    change_id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    app_id                  bigint NOT NULL,
+    environment             text NOT NULL,
+    original_transaction_id text NOT NULL,
+    previous_state          text,
+    state                   text NOT NULL,
+    expiration_reason       text,
+    product_id              text NOT NULL,
+    changed_at              timestamptz NOT NULL,
+    recorded_at             timestamptz NOT NULL DEFAULT now(),
+    FOREIGN KEY (app_id, environment, original_transaction_id)
+        REFERENCES chains (app_id, environment, original_transaction_id)
+);
+CREATE INDEX index_chain_state_changes_on_chain
+    ON chain_state_changes (app_id, environment, original_transaction_id, change_id);
+CREATE INDEX index_chain_state_changes_on_changed_at ON chain_state_changes (app_id, changed_at);
+
 CREATE TABLE transactions (
     app_id                  bigint NOT NULL REFERENCES apps (app_id),
     environment             text NOT NULL,
@@ -283,3 +304,19 @@ CREATE TABLE api_keys (
     last_used_at            timestamptz,
     CHECK ((scope = 'app') = (app_id IS NOT NULL))
 );
+
+-- step 2: report indexes
+
+-- summary and active: an index-only scan of every chain's state columns, per app and product.
+CREATE INDEX index_chains_on_app_id_and_product_id_and_state
+    ON chains (app_id, product_id, state)
+    INCLUDE (environment, product_type, expires_at, in_billing_retry, grace_expires_at, owner_account_id);
+-- churn (grant and extend entries) and refunds (revoke and debit entries) over a time range.
+CREATE INDEX index_ledger_entries_on_app_id_and_kind_and_effective_at
+    ON ledger_entries (app_id, kind, effective_at);
+-- transfers over a time range: bindings after the first claim.
+CREATE INDEX index_ownership_bindings_on_app_id_and_started_at
+    ON ownership_bindings (app_id, started_at) WHERE sequence > 0;
+-- active subscriptions over time: the transactions still running after a day, index-only.
+CREATE INDEX index_transactions_on_app_id_and_expires_date
+    ON transactions (app_id, expires_date) INCLUDE (environment, purchase_date, revocation_date);

@@ -1,28 +1,61 @@
 import Hummingbird
 import Logging
 import PostgresLibPQ
+import SubLedgerCore
 import SubLedgerStore
 
-/// Builds the SubLedger HTTP application on an open database.
+/// Everything the HTTP application is built from.
+public struct ServiceDependencies: Sendable {
+    public var pool: PostgresPool
+    public var migrator: Migrator
+    public var apple: AppleGateway
+    /// The clock (tests pin it; the service uses the system clock).
+    public var now: @Sendable () -> Instant
+
+    public init(pool: PostgresPool, migrator: Migrator, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
+        self.pool = pool
+        self.migrator = migrator
+        self.apple = apple
+        self.now = now
+    }
+}
+
+/// Builds the SubLedger HTTP application.
 ///
-/// Tests call this with their own pool and drive the result in-process or over a real socket.
+/// Tests call this with their own database and clock and drive the result over a real socket.
 public func buildApplication(
     configuration: ServiceConfiguration,
-    pool: PostgresPool,
-    migrator: Migrator,
+    dependencies: ServiceDependencies,
     logger: Logger
 ) -> some ApplicationProtocol {
-    let router = buildRouter(pool: pool, migrator: migrator)
+    let store = LedgerStore(pool: dependencies.pool, logger: logger)
+    let apps = AppDirectory(store: store)
+    let keys = APIKeys(pool: dependencies.pool)
+    let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)
     return Application(
         router: router,
+        server: .http1(configuration: .init(idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
+        services: [CacheInvalidationService(pool: dependencies.pool, apps: apps, keys: keys, logger: logger)],
         logger: logger
     )
 }
 
 /// The routes of the service.
-func buildRouter(pool: PostgresPool, migrator: Migrator) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
-    HealthController(pool: pool, migrator: migrator).register(on: router)
+func buildRouter(
+    dependencies: ServiceDependencies, store: LedgerStore, apps: AppDirectory, keys: APIKeys, logger: Logger
+) -> Router<SubLedgerRequestContext> {
+    let router = Router(context: SubLedgerRequestContext.self)
+    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: ErrorMiddleware())
+    HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
+
+    let ingestion = Ingestion(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
+    NotificationsController(ingestion: ingestion).register(on: router)
+
+    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
+    OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
+    SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
+    AccountsController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     return router
 }

@@ -1,6 +1,8 @@
 import Hummingbird
 import Logging
+import SubLedgerCore
 import SubLedgerStore
+import AppStore
 
 /// Runs the whole service: database (embedded or configured), schema, HTTP, graceful shutdown.
 public enum SubLedgerServer {
@@ -20,7 +22,9 @@ public enum SubLedgerServer {
             } else if try await !migrator.isCurrent(opened.pool) {
                 logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
             }
-            let app = buildApplication(configuration: configuration, pool: opened.pool, migrator: migrator, logger: logger)
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
             try await app.runService()
         } catch {
             await opened.close()

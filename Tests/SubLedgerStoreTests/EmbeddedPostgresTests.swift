@@ -1,3 +1,4 @@
+import SubLedgerTestSupport
 import Foundation
 import PostgresLibPQ
 import Testing

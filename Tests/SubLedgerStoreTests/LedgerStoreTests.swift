@@ -1,3 +1,4 @@
+import SubLedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import Testing

@@ -1,3 +1,4 @@
+import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore

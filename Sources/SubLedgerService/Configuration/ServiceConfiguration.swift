@@ -17,6 +17,8 @@ public struct ServiceConfiguration: Sendable {
     public var migrateOnStart: Bool?
     /// Default `info`.
     public var logLevel: Logger.Level
+    /// Where Apple is and which roots sign its data.
+    public var apple: AppleConfiguration
 
     public init(
         host: String = "127.0.0.1",
@@ -25,7 +27,8 @@ public struct ServiceConfiguration: Sendable {
         dataDirectory: String = ".subledger",
         databasePoolSize: Int = 10,
         migrateOnStart: Bool? = nil,
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info,
+        apple: AppleConfiguration = .init()
     ) {
         self.host = host
         self.port = port
@@ -34,6 +37,7 @@ public struct ServiceConfiguration: Sendable {
         self.databasePoolSize = databasePoolSize
         self.migrateOnStart = migrateOnStart
         self.logLevel = logLevel
+        self.apple = apple
     }
 }
 
@@ -46,4 +50,12 @@ public enum EnvironmentVariable {
     public static let dataDirectory = "SUBLEDGER_DATA_DIR"
     public static let databasePoolSize = "SUBLEDGER_DB_POOL_SIZE"
     public static let logLevel = "SUBLEDGER_LOG_LEVEL"
+    /// verifyReceipt production URL (default Apple's).
+    public static let verifyReceiptURL = "SUBLEDGER_VERIFY_RECEIPT_URL"
+    /// verifyReceipt sandbox URL (default Apple's).
+    public static let verifyReceiptSandboxURL = "SUBLEDGER_VERIFY_RECEIPT_SANDBOX_URL"
+    /// Comma-separated certificate files (DER or PEM) trusted besides Apple Root CA G3, e.g. appstore-sim's root.
+    public static let extraRoots = "SUBLEDGER_APPLE_EXTRA_ROOTS"
+    /// `false` to stop trusting Apple Root CA G3 (only for a deployment that talks to appstore-sim alone).
+    public static let trustAppleRoot = "SUBLEDGER_TRUST_APPLE_ROOT"
 }

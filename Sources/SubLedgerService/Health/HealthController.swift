@@ -7,7 +7,7 @@ struct HealthController: Sendable {
     let pool: PostgresPool
     let migrator: Migrator
 
-    func register(on router: Router<some RequestContext>) {
+    func register(on router: Router<SubLedgerRequestContext>) {
         router.get("/health/live") { _, _ in
             HealthStatus(status: "ok", checks: [:])
         }

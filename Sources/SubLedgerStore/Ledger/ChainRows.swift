@@ -100,6 +100,16 @@ enum ChainRows {
                 timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(try StoreJSON.encode(chain.chain)),
             ])
 
+        let previousState = previous?.state(at: now, in: app.app)
+        if previousState != state {
+            try connection.query(
+                insertStateChangeStatement,
+                [
+                    app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, previousState?.name,
+                    state.name, state.expirationReason?.name, chain.chain.productID, timestamp(now),
+                ])
+        }
+
         for known in chain.transactions where previous?.transaction(known.transactionID) != known {
             let transaction = known.transaction
             try connection.query(
@@ -160,6 +170,13 @@ enum ChainRows {
             web_order_line_item_id = EXCLUDED.web_order_line_item_id, app_account_token = EXCLUDED.app_account_token,
             source = EXCLUDED.source, payload = EXCLUDED.payload, updated_at = now()
         WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
+        """)
+
+    static let insertStateChangeStatement = PostgresStatement(
+        """
+        INSERT INTO chain_state_changes (app_id, environment, original_transaction_id, previous_state, state,
+            expiration_reason, product_id, changed_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
         """)
 
     static let endBindingStatement = PostgresStatement(

@@ -48,3 +48,31 @@ extension LedgerStore {
         try await pool.query("SELECT status FROM receipts WHERE receipt_id = $1", [id]).first?.decode(String.self, at: 0)
     }
 }
+
+extension LedgerStore {
+    /// Stores a verified notification once per notification id. A replay finds the stored row: when that
+    /// row was applied already, `alreadyApplied` says so and nothing more is to be done.
+    public func storeNotification(
+        _ notification: ServerNotification, body: String, app: StoredApp
+    ) async throws -> (id: Int64, alreadyApplied: Bool) {
+        try await pool.withConnection { connection in
+            let inserted = try connection.query(
+                """
+                INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
+                    body, signed_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                ON CONFLICT (notification_id) DO NOTHING
+                RETURNING notification_row_id
+                """,
+                [
+                    app.appID, notification.notificationID, notification.version.rawValue, notification.notificationType,
+                    notification.subtype, notification.environment.rawValue, body, timestamp(notification.signedDate),
+                ])
+            if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
+            let existing = try connection.query(
+                "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1",
+                [notification.notificationID]).single()
+            return (try existing.decode(Int64.self, at: 0), try existing.decode(String.self, at: 1) == "applied")
+        }
+    }
+}

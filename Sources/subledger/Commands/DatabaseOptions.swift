@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PostgresLibPQ
 import SubLedgerService
+import SubLedgerStore
 
 /// Where the database is: flags, else environment, else the embedded cluster.
 struct DatabaseOptions: ParsableArguments {
@@ -50,4 +52,24 @@ func makeLogger(_ label: String, level: Logger.Level) -> Logger {
     var logger = Logger(label: label)
     logger.logLevel = level
     return logger
+}
+
+/// Opens the database these options name (migrating an embedded one), runs `body`, and closes it.
+func withDatabase<T: Sendable>(
+    _ options: DatabaseOptions, _ body: (PostgresPool) async throws -> T
+) async throws -> T {
+    var configuration = ServiceConfiguration()
+    try options.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
+    let logger = makeLogger("subledger", level: configuration.logLevel)
+    let opened = try await DatabaseBootstrap.open(
+        url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
+    do {
+        if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
+        let result = try await body(opened.pool)
+        await opened.close()
+        return result
+    } catch {
+        await opened.close()
+        throw error
+    }
 }

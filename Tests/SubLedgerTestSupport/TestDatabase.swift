@@ -7,11 +7,11 @@ import Testing
 ///
 /// Each call creates a schema with a random name, hands out a pool whose connections use it as their
 /// `search_path`, and drops it afterwards, so tests run in parallel without seeing each other's rows.
-enum TestDatabase {
-    static let variable = "SUBLEDGER_TEST_DATABASE_URL"
+public enum TestDatabase {
+    public static let variable = "SUBLEDGER_TEST_DATABASE_URL"
 
     /// The test database's connection string; a test fails (not skips) when it is missing.
-    static func connectionString() throws -> String {
+    public static func connectionString() throws -> String {
         guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else {
             Issue.record("\(variable) is not set: run the tests through scripts/test or scripts/with-postgres")
             throw MissingTestDatabase()
@@ -20,7 +20,7 @@ enum TestDatabase {
     }
 
     /// A fresh, empty schema's name, its pool configuration, and its pool, dropped after `body`.
-    static func withSchema<T: Sendable>(
+    public static func withSchema<T: Sendable>(
         maxConnections: Int = 4,
         _ body: (_ schema: String, _ configuration: PostgresConfiguration, _ pool: PostgresPool) async throws -> T
     ) async throws -> T {
@@ -45,11 +45,13 @@ enum TestDatabase {
         }
     }
 
-    static let logger: Logger = {
+    public static let logger: Logger = {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return logger
     }()
 }
 
-struct MissingTestDatabase: Error {}
+public struct MissingTestDatabase: Error {
+    public init() {}
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Hummingbird
+import SubLedgerCore
+import SubLedgerStore
+
+/// Reads of one account of the key's app: entitlements (optionally at a time), subscriptions, transactions.
+struct AccountsController: Sendable {
+    let apps: AppDirectory
+    let store: LedgerStore
+    let now: @Sendable () -> Instant
+
+    func register(on group: RouterGroup<SubLedgerRequestContext>) {
+        group.get("accounts/:account_id/entitlements") { request, context in try await entitlements(request, context) }
+        group.get("accounts/:account_id/subscriptions") { request, context in try await subscriptions(request, context) }
+        group.get("accounts/:account_id/transactions") { request, context in try await transactions(request, context) }
+    }
+
+    struct EntitlementsBody: ResponseEncodable {
+        var account_id: String
+        var at: String?
+        var entitlements: [Representation.EntitlementBody]
+        var credits: Int64
+    }
+
+    func entitlements(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EntitlementsBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        var instant = now()
+        if let at = request.uri.queryParameters.get("at") {
+            guard let parsed = Representation.parseTime(at) else {
+                throw APIError.badRequest("invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970")
+            }
+            instant = parsed
+        }
+        async let entitlements = store.entitlements(for: account, app: app, at: instant)
+        async let credits = store.creditBalance(for: account, app: app)
+        return EntitlementsBody(
+            account_id: account.rawValue, at: Representation.time(instant),
+            entitlements: try await entitlements.map(Representation.EntitlementBody.init), credits: try await credits)
+    }
+
+    struct SubscriptionBody: Codable {
+        var original_transaction_id: String
+        var environment: String
+        var product_id: String
+        var product_type: String
+        var state: String
+        var expiration_reason: String?
+        var expires_at: String?
+        var grace_period_expires_at: String?
+        var will_auto_renew: Bool?
+        var auto_renew_product_id: String?
+        var in_billing_retry: Bool
+        var owned_since: String?
+    }
+
+    struct SubscriptionsBody: ResponseEncodable {
+        var account_id: String
+        var subscriptions: [SubscriptionBody]
+    }
+
+    /// The chains the account owns now, with their state at this moment.
+    func subscriptions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> SubscriptionsBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        let instant = now()
+        let chains = try await store.chains(for: account, app: app).filter { $0.chain.owner == account }
+        return SubscriptionsBody(
+            account_id: account.rawValue,
+            subscriptions: chains.map { chain in
+                let state = chain.state(at: instant, in: app.app)
+                let renewal = chain.chain.renewalInfo
+                return SubscriptionBody(
+                    original_transaction_id: chain.key.originalTransactionID,
+                    environment: chain.key.environment.rawValue,
+                    product_id: chain.chain.productID,
+                    product_type: chain.chain.productType.rawValue,
+                    state: state.name,
+                    expiration_reason: state.expirationReason?.name,
+                    expires_at: Representation.time(chain.chain.latestExpiry),
+                    grace_period_expires_at: Representation.time(renewal?.gracePeriodExpiresDate),
+                    will_auto_renew: renewal?.willAutoRenew,
+                    auto_renew_product_id: renewal?.autoRenewProductID,
+                    in_billing_retry: renewal?.isInBillingRetryPeriod ?? false,
+                    owned_since: Representation.time(chain.bindingChanges.last { $0.to == account }?.at))
+            })
+    }
+
+    struct TransactionBody: Codable {
+        var transaction_id: String
+        var original_transaction_id: String
+        var environment: String
+        var product_id: String
+        var purchase_date: String?
+        var expires_date: String?
+        var revocation_date: String?
+        var revocation_reason: Int?
+        var ownership_type: String
+        var is_trial_period: Bool
+        var is_in_intro_offer_period: Bool
+        var is_upgraded: Bool
+        var source: String
+    }
+
+    struct TransactionsBody: ResponseEncodable {
+        var account_id: String
+        var transactions: [TransactionBody]
+    }
+
+    /// The transactions credited to the account, newest first.
+    func transactions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> TransactionsBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        let chains = try await store.chains(for: account, app: app)
+        let known = chains.flatMap(\.transactions).filter { $0.account == account }
+            .sorted { ($0.transaction.purchaseDate, $0.transactionID) > ($1.transaction.purchaseDate, $1.transactionID) }
+        return TransactionsBody(
+            account_id: account.rawValue,
+            transactions: known.map { known in
+                let transaction = known.transaction
+                return TransactionBody(
+                    transaction_id: transaction.transactionID,
+                    original_transaction_id: transaction.originalTransactionID,
+                    environment: transaction.environment.rawValue,
+                    product_id: transaction.productID,
+                    purchase_date: Representation.time(transaction.purchaseDate),
+                    expires_date: Representation.time(transaction.expiresDate),
+                    revocation_date: Representation.time(known.activeRevocation?.revocationDate),
+                    revocation_reason: known.activeRevocation?.revocationReason,
+                    ownership_type: transaction.ownershipType.rawValue,
+                    is_trial_period: transaction.isTrialPeriod,
+                    is_in_intro_offer_period: transaction.isInIntroOfferPeriod,
+                    is_upgraded: transaction.isUpgraded,
+                    source: transaction.source.rawValue)
+            })
+    }
+}
+
+/// The `:account_id` path parameter as an account id, or a 400 saying why not.
+func accountID(_ context: SubLedgerRequestContext) throws -> AccountID {
+    let raw = context.parameters.get("account_id") ?? ""
+    return try parseAccountID(raw)
+}
+
+func parseAccountID(_ raw: String) throws -> AccountID {
+    do {
+        return try AccountID(raw)
+    } catch {
+        throw APIError.badRequest(
+            "invalid_account_id", "an account id has 1 to 128 characters from A-Z a-z 0-9 . _ @ + -")
+    }
+}

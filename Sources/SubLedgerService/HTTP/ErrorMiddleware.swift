@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresLibPQ
+
+/// Turns every error into the `{"error": {...}}` shape: client mistakes into 4xx with a code, a database
+/// that is down into 503 (so callers, and Apple, retry), and anything else into a logged 500.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            throw Self.map(error)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than 1 MiB")
+        } catch let error as DecodingError {
+            throw APIError.badRequest("malformed_json", Self.describe(error))
+        } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed {
+            context.logger.error("database unavailable", metadata: ["error": "\(error)"])
+            throw APIError.unavailable("database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw APIError(.internalServerError, code: "internal_error", message: "an internal error occurred")
+        }
+    }
+
+    static func map(_ error: HTTPError) -> APIError {
+        switch error.status {
+        case .contentTooLarge: return APIError(error.status, code: "body_too_large", message: "the request body is larger than 1 MiB")
+        case .notFound: return APIError(error.status, code: "not_found", message: "no such route")
+        case .methodNotAllowed: return APIError(error.status, code: "method_not_allowed", message: "method not allowed on this route")
+        case .unauthorized: return APIError(error.status, code: "unauthorized", message: error.body ?? "a valid API key is required")
+        case .badRequest: return APIError(error.status, code: "malformed_request", message: error.body ?? "malformed request")
+        default: return APIError(error.status, code: "http_\(error.status.code)", message: error.body ?? error.status.reasonPhrase)
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let prefix = path(context.codingPath)
+            return "missing field '\(prefix.isEmpty ? key.stringValue : prefix + "." + key.stringValue)'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "wrong type for field '\(path(context.codingPath))'"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the body is not valid JSON" : "invalid value for '\(path(context.codingPath))'"
+        @unknown default:
+            return "the body could not be decoded"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import AppStore
+import AsyncHTTPClient
+import Foundation
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+import Synchronization
+
+/// SubLedger's way to Apple: verifyReceipt clients and signed-data verifiers per app and environment, on one
+/// shared HTTP client and one set of trusted roots.
+public final class AppleGateway: Sendable {
+    let configuration: AppleConfiguration
+    let roots: [TrustedRoot]
+    let httpClient: HTTPClient
+    let logger: Logger
+    private let verifiers = Mutex<[String: SignedDataVerifier]>([:])
+
+    /// Reads the configured roots (plus `additionalRoots`, for callers that hold certificates in memory);
+    /// fails with the file and reason when one cannot be read.
+    public init(
+        configuration: AppleConfiguration, additionalRoots: [TrustedRoot] = [], httpClient: HTTPClient = .shared,
+        logger: Logger
+    ) throws {
+        var roots: [TrustedRoot] = additionalRoots
+        if configuration.trustAppleRoot { roots.append(try TrustedRoot.appleRootCAG3()) }
+        for path in configuration.extraRootPaths {
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError("cannot read the trusted root \(path)")
+            }
+            do {
+                roots.append(try TrustedRoot(derOrPEM: bytes, strictRFC5280: false))
+            } catch {
+                throw ConfigurationError("\(path) is not a DER or PEM certificate: \(error)")
+            }
+        }
+        guard !roots.isEmpty else { throw ConfigurationError("no trusted roots for Apple's signed data") }
+        self.configuration = configuration
+        self.roots = roots
+        self.httpClient = httpClient
+        self.logger = logger
+    }
+
+    /// A verifyReceipt client for `app`, with its shared secret.
+    func verifyReceiptClient(for app: StoredApp) -> VerifyReceiptClient {
+        VerifyReceiptClient(
+            httpClient: httpClient,
+            configuration: .init(
+                sharedSecret: app.sharedSecret ?? "",
+                productionURL: configuration.verifyReceiptProductionURL,
+                sandboxURL: configuration.verifyReceiptSandboxURL,
+                timeout: configuration.timeout),
+            logger: logger)
+    }
+
+    /// The signed-data verifier of `app` in `environment` (cached: it keeps the verified-chain cache).
+    func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws -> SignedDataVerifier {
+        let key = "\(app.bundleID)|\(environment.rawValue)|\(app.app.appAppleID.map(String.init) ?? "")"
+        if let cached = verifiers.withLock({ $0[key] }) { return cached }
+        guard app.app.environments.contains(environment) else {
+            throw APIError.unprocessable(
+                "environment_not_allowed", "\(environment.rawValue) is not an accepted environment of \(app.bundleID)")
+        }
+        let verifier: SignedDataVerifier
+        do {
+            verifier = try SignedDataVerifier(
+                configuration: .init(
+                    bundleID: app.bundleID, appAppleID: app.app.appAppleID, environment: environment,
+                    signature: .init(roots: roots)))
+        } catch {
+            throw APIError(
+                .internalServerError, code: "app_misconfigured",
+                message: "\(app.bundleID) cannot verify \(environment.rawValue) data: \(error)")
+        }
+        verifiers.withLock { $0[key] = verifier }
+        return verifier
+    }
+
+    /// The environment and bundle id a JWS claims, read before verification to pick the verifier (the
+    /// verifier then checks both).
+    static func claims(ofJWS token: String) -> (bundleID: String?, environment: AppStoreEnvironment?) {
+        struct Claims: Decodable {
+            struct Inner: Decodable {
+                var bundleId: String?
+                var environment: String?
+            }
+            var bundleId: String?
+            var environment: String?
+            var data: Inner?
+            var summary: Inner?
+            var appData: Inner?
+            var externalPurchaseToken: Inner?
+        }
+        guard let jws = try? CompactJWS(token), let claims = try? JSONDecoder().decode(Claims.self, from: jws.payload) else {
+            return (nil, nil)
+        }
+        let inner = claims.data ?? claims.summary ?? claims.appData ?? claims.externalPurchaseToken
+        let bundleID = claims.bundleId ?? inner?.bundleId
+        let environment = (claims.environment ?? inner?.environment).flatMap(AppStoreEnvironment.init(appleSpelling:))
+        return (bundleID, environment)
+    }
+}
+
+/// A configuration that cannot work (a missing file, a bad value).
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,212 @@
+import AppStore
+import Foundation
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+
+/// Turns what clients and Apple send into ledger inputs: store first, verify with Apple, apply once.
+///
+/// The order is what keeps purchases from being lost: the raw input is stored before Apple is called, so
+/// when Apple is unavailable the answer is 503 with `Retry-After` and the stored input stays `retry` for the
+/// renewal job to verify again, whether or not the client comes back.
+public struct Ingestion: Sendable {
+    let store: LedgerStore
+    let apple: AppleGateway
+    let logger: Logger
+    /// The clock: ownership decisions and entitlements are evaluated at this time.
+    let now: @Sendable () -> Instant
+    /// How long a client is asked to wait after Apple failed, and when the job retries a stored input.
+    static let retryAfterSeconds = 30
+
+    public init(store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant) {
+        self.store = store
+        self.apple = apple
+        self.logger = logger
+        self.now = now
+    }
+
+    /// What one submission did, told from the submitting account's side.
+    public struct Result: Sendable {
+        public var inputID: Int64
+        public var environment: AppStoreEnvironment
+        public var outcomes: [TransactionOutcome]
+        public var ignored: [IgnoredTransaction]
+        public var entitlements: [Entitlement]
+    }
+
+    // MARK: - Receipts (StoreKit 1)
+
+    /// Stores `receiptData` for `account`, verifies it with Apple and applies it.
+    public func submitReceipt(
+        _ receiptData: String, account: AccountID, orderID: OrderID?, clientTransactionID: String?, app: StoredApp
+    ) async throws -> Result {
+        let receiptID = try await store.storeReceipt(
+            kind: .appReceipt, body: receiptData, account: account, orderID: orderID,
+            clientTransactionID: clientTransactionID, app: app)
+        return try await verifyStoredReceipt(receiptID, receiptData: receiptData, account: account, app: app)
+    }
+
+    /// Verifies and applies a stored receipt: the second half of `submitReceipt`, also run by the renewal
+    /// job for receipts left `pending` or `retry`.
+    public func verifyStoredReceipt(
+        _ receiptID: Int64, receiptData: String, account: AccountID?, app: StoredApp
+    ) async throws -> Result {
+        let outcome = await apple.verifyReceiptClient(for: app).verify(receiptData: receiptData)
+        switch outcome {
+        case .valid(let verified):
+            let normalized: NormalizedReceipt
+            do {
+                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.app]))
+            } catch {
+                try await store.markReceipt(receiptID, failed: "\(error)", retryAt: nil)
+                throw APIError.unprocessable("foreign_receipt", "the receipt belongs to another app or environment: \(error.code)")
+            }
+            let applied = try await store.apply(
+                LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now())
+            return try await result(receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
+        case .invalidReceipt(let failure):
+            try await store.markReceipt(receiptID, failed: failure.description, retryAt: nil)
+            throw APIError.unprocessable("invalid_receipt", "Apple rejected the receipt (\(failure))")
+        case .configurationError(let failure):
+            // Our side is wrong (e.g. the shared secret): keep the receipt for a retry once it is fixed.
+            try await store.markReceipt(receiptID, failed: failure.description, retryAt: retryTime())
+            logger.error("verifyReceipt configuration error", metadata: ["app": "\(app.bundleID)", "failure": "\(failure)"])
+            throw APIError(
+                .badGateway, code: "apple_configuration_error",
+                message: "Apple refused SubLedger's credentials for this app; the receipt is stored and will be verified again",
+                retryAfterSeconds: Self.retryAfterSeconds)
+        case .retryable(let failure), .upstreamFailure(let failure):
+            try await store.markReceipt(receiptID, failed: failure.description, retryAt: retryTime())
+            logger.warning("Apple unavailable; receipt kept for retry", metadata: ["receipt": "\(receiptID)", "failure": "\(failure)"])
+            throw APIError.unavailable(
+                "apple_unavailable", "Apple is unavailable; the receipt is stored and will be credited when Apple answers",
+                retryAfter: Self.retryAfterSeconds)
+        }
+    }
+
+    // MARK: - Signed transactions (StoreKit 2)
+
+    /// Stores a StoreKit 2 signed transaction for `account`, verifies its signature and applies it.
+    public func submitSignedTransaction(
+        _ token: String, account: AccountID, orderID: OrderID?, app: StoredApp
+    ) async throws -> Result {
+        let inputID = try await store.storeReceipt(
+            kind: .signedTransaction, body: token, account: account, orderID: orderID, app: app)
+        return try await verifyStoredSignedTransaction(inputID, token: token, account: account, app: app)
+    }
+
+    /// Verifies and applies a stored signed transaction (also run by the renewal job).
+    public func verifyStoredSignedTransaction(
+        _ inputID: Int64, token: String, account: AccountID?, app: StoredApp
+    ) async throws -> Result {
+        let claims = AppleGateway.claims(ofJWS: token)
+        guard let environment = claims.environment else {
+            try await store.markReceipt(inputID, failed: "malformed JWS", retryAt: nil)
+            throw APIError.badRequest("malformed_jws", "signed_transaction is not a JWS transaction with an environment")
+        }
+        let transaction: Transaction
+        do {
+            let verifier = try apple.verifier(for: app, environment: environment)
+            transaction = try await verifier.verifyTransaction(token).coreTransaction(source: .signedTransaction)
+        } catch let error as APIError {
+            try await store.markReceipt(inputID, failed: error.code, retryAt: nil)
+            throw error
+        } catch {
+            try await store.markReceipt(inputID, failed: "\(error)", retryAt: nil)
+            throw APIError.unprocessable("invalid_signed_transaction", "the signed transaction did not verify: \(error)")
+        }
+        let input = LedgerInput(
+            kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
+            transactions: [transaction], observedAt: transaction.signedDate)
+        let applied = try await store.apply(input, app: app, reference: .receipt(inputID), now: now())
+        return try await result(inputID, environment, applied, ignored: [], account: account, app: app)
+    }
+
+    // MARK: - Notifications
+
+    /// What happened to a notification.
+    public enum NotificationResult: Sendable, Equatable {
+        case applied(notificationType: String)
+        /// Already applied before: a replay, answered 200 and changing nothing.
+        case duplicate
+    }
+
+    /// Verifies, stores (deduplicated by notification id) and applies an App Store Server Notification body,
+    /// V2 (`signedPayload`) or V1 (legacy JSON authenticated by the shared secret).
+    public func receiveNotification(_ body: Data) async throws -> NotificationResult {
+        struct Shape: Decodable {
+            var signedPayload: String?
+            var bid: String?
+            var notification_type: String?
+        }
+        let shape: Shape
+        do {
+            shape = try JSONDecoder().decode(Shape.self, from: body)
+        } catch {
+            throw APIError.badRequest("malformed_json", "the notification body is not JSON")
+        }
+        let verified: ServerNotification
+        let app: StoredApp
+        if let signedPayload = shape.signedPayload {
+            let claims = AppleGateway.claims(ofJWS: signedPayload)
+            guard let bundleID = claims.bundleID, let environment = claims.environment else {
+                throw APIError.badRequest("malformed_jws", "signedPayload is not a JWS notification naming its app and environment")
+            }
+            app = try await knownApp(bundleID)
+            let decoder = ServerNotificationDecoder(
+                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
+            do {
+                verified = try await decoder.decodeV2(signedPayload: signedPayload).notification
+            } catch {
+                throw APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify: \(error.code)")
+            }
+        } else if shape.notification_type != nil, let bundleID = shape.bid {
+            app = try await knownApp(bundleID)
+            let environment = Self.v1Environment(body) ?? .production
+            let decoder = ServerNotificationDecoder(
+                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
+            do {
+                verified = try decoder.decodeV1(body: body, receivedAt: now()).notification
+            } catch {
+                throw APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused: \(error.code)")
+            }
+        } else {
+            throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
+        }
+
+        let stored = try await store.storeNotification(verified, body: String(decoding: body, as: UTF8.self), app: app)
+        if stored.alreadyApplied { return .duplicate }
+        try await store.apply(
+            LedgerInput(notification: verified), app: app, reference: .notification(stored.id), now: now())
+        return .applied(notificationType: verified.notificationType)
+    }
+
+    private static func v1Environment(_ body: Data) -> AppStoreEnvironment? {
+        struct Environment: Decodable { var environment: String? }
+        return (try? JSONDecoder().decode(Environment.self, from: body))?.environment.flatMap(AppStoreEnvironment.init(appleSpelling:))
+    }
+
+    private func knownApp(_ bundleID: String) async throws -> StoredApp {
+        guard let app = try await store.app(bundleID: bundleID) else {
+            throw APIError.unprocessable("unknown_app", "no app with bundle id '\(bundleID)' is configured")
+        }
+        return app
+    }
+
+    // MARK: - Answers
+
+    private func retryTime() -> Instant {
+        now().adding(milliseconds: Int64(Self.retryAfterSeconds) * 1000)
+    }
+
+    private func result(
+        _ inputID: Int64, _ environment: AppStoreEnvironment, _ applied: LedgerStore.Applied,
+        ignored: [IgnoredTransaction], account: AccountID?, app: StoredApp
+    ) async throws -> Result {
+        var entitlements: [Entitlement] = []
+        if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
+        return Result(
+            inputID: inputID, environment: environment, outcomes: applied.decision.transactionOutcomes,
+            ignored: ignored, entitlements: entitlements)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import SubLedgerCore
+import SubLedgerStore
+
+/// `POST /v1/orders`: an account is about to buy a product; the order id is the StoreKit app account token.
+struct OrdersController: Sendable {
+    let apps: AppDirectory
+    let store: LedgerStore
+    let now: @Sendable () -> Instant
+
+    func register(on group: RouterGroup<SubLedgerRequestContext>) {
+        group.post("orders") { request, context in try await create(request, context) }
+    }
+
+    struct CreateBody: Decodable {
+        var account_id: String
+        var product_id: String
+    }
+
+    struct OrderBody: ResponseEncodable {
+        var order_id: String
+        /// Pass this to StoreKit (`appAccountToken`, or `applicationUsername` for StoreKit 1).
+        var app_account_token: String
+        var account_id: String
+        var product_id: String
+        var state: String
+        var created_at: String?
+    }
+
+    func create(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EditedResponse<OrderBody> {
+        let app = try await apps.app(for: try context.requireKey())
+        let body = try await request.decodeJSON(as: CreateBody.self, context: context)
+        let account = try parseAccountID(body.account_id)
+        guard app.app.product(body.product_id) != nil else {
+            throw APIError.unprocessable("unknown_product", "'\(body.product_id)' is not a product of \(app.bundleID)")
+        }
+        let order = try await store.createOrder(account: account, productID: body.product_id, app: app, now: now())
+        return EditedResponse(
+            status: .created,
+            response: OrderBody(
+                order_id: order.id.rawValue, app_account_token: order.id.rawValue, account_id: order.account.rawValue,
+                product_id: order.productID, state: order.state.rawValue, created_at: Representation.time(order.createdAt)))
+    }
+}
+
+/// `POST /v1/receipts` and `POST /v1/transactions`: an account submits what its device holds.
+struct SubmissionsController: Sendable {
+    let apps: AppDirectory
+    let store: LedgerStore
+    let ingestion: Ingestion
+
+    func register(on group: RouterGroup<SubLedgerRequestContext>) {
+        group.post("receipts") { request, context in try await receipt(request, context) }
+        group.post("transactions") { request, context in try await signedTransaction(request, context) }
+    }
+
+    struct ReceiptRequest: Decodable {
+        var account_id: String
+        var receipt_data: String
+        var transaction_id: String?
+        var order_id: String?
+    }
+
+    func receipt(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.SubmissionBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let body = try await request.decodeJSON(as: ReceiptRequest.self, context: context)
+        let account = try parseAccountID(body.account_id)
+        let receiptData = body.receipt_data.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !receiptData.isEmpty, Data(base64Encoded: receiptData) != nil else {
+            throw APIError.badRequest("malformed_receipt", "receipt_data must be the base64 app receipt")
+        }
+        let orderID = try await order(body.order_id, account: account, app: app)
+        let result = try await ingestion.submitReceipt(
+            receiptData, account: account, orderID: orderID, clientTransactionID: body.transaction_id, app: app)
+        return Representation.SubmissionBody(result, account: account, clientTransactionID: body.transaction_id)
+    }
+
+    struct TransactionRequest: Decodable {
+        var account_id: String
+        var signed_transaction: String
+        var order_id: String?
+    }
+
+    func signedTransaction(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.SubmissionBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let body = try await request.decodeJSON(as: TransactionRequest.self, context: context)
+        let account = try parseAccountID(body.account_id)
+        let token = body.signed_transaction.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
+            throw APIError.badRequest("malformed_jws", "signed_transaction must be a JWS (three dot-separated parts)")
+        }
+        let orderID = try await order(body.order_id, account: account, app: app)
+        let result = try await ingestion.submitSignedTransaction(token, account: account, orderID: orderID, app: app)
+        return Representation.SubmissionBody(result, account: account, clientTransactionID: nil)
+    }
+
+    /// The optional `order_id`: it must be an order of this app placed by this account.
+    private func order(_ raw: String?, account: AccountID, app: StoredApp) async throws -> OrderID? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let id = try? OrderID(raw), let order = try await store.order(id, app: app), order.account == account else {
+            throw APIError.notFound("unknown_order", "no order '\(raw)' of this account")
+        }
+        return order.id
+    }
+}
