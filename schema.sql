@@ -83,6 +83,9 @@ CREATE TABLE receipts (
     attempts            integer NOT NULL DEFAULT 0,
     last_error          text,
     next_attempt_at     timestamptz,
+    -- A poller working on the receipt holds it until leased_until (see `subledger poll`).
+    leased_until        timestamptz,
+    leased_by           text,
     received_at         timestamptz NOT NULL DEFAULT now(),
     applied_at          timestamptz,
     FOREIGN KEY (app_id, account_id) REFERENCES accounts (app_id, account_id)
@@ -134,6 +137,14 @@ CREATE TABLE chains (
     renewal_observed_at     timestamptz,
     -- Which Apple API can refresh this chain: 'verify_receipt' (legacy) or 'server_api' (StoreKit 2).
     refresh_via             text NOT NULL DEFAULT 'verify_receipt',
+    -- The latest stored receipt that carried the chain: what the poller sends to verifyReceipt again.
+    last_receipt_id         bigint REFERENCES receipts (receipt_id),
+    -- Polling: when the chain is next due, how many polls in a row failed, and the current lease.
+    next_poll_at            timestamptz,
+    poll_failures           integer NOT NULL DEFAULT 0,
+    last_polled_at          timestamptz,
+    leased_until            timestamptz,
+    leased_by               text,
     -- The chain as the core keeps it (SubLedgerCore.SubscriptionChain); the columns above are its
     -- queryable part, recomputed whenever it is written.
     snapshot                jsonb NOT NULL,
@@ -145,6 +156,8 @@ CREATE TABLE chains (
 CREATE INDEX index_chains_on_app_id_and_owner_account_id
     ON chains (app_id, owner_account_id) WHERE owner_account_id IS NOT NULL;
 CREATE INDEX index_chains_on_expires_at ON chains (expires_at);
+CREATE INDEX index_chains_on_poll_due ON chains (next_poll_at, expires_at)
+    WHERE product_type = 'auto_renewable' AND state NOT IN ('revoked', 'upgraded_away');
 
 -- Every change of a chain's stored state (active, grace_period, billing_retry, expired, revoked,
 -- upgraded_away), appended when a write finds the state different from the stored one: the history the

@@ -1,4 +1,5 @@
 import Hummingbird
+import ServiceLifecycle
 import Logging
 import SubLedgerCore
 import SubLedgerStore
@@ -26,6 +27,37 @@ public enum SubLedgerServer {
             let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
             try await app.runService()
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+    }
+}
+
+extension SubLedgerServer {
+    /// Runs the renewal job until it is done (`--once`) or SIGTERM/SIGINT, then gives its leases back.
+    public static func poll(
+        configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, logger: Logger
+    ) async throws {
+        let opened = try await DatabaseBootstrap.open(
+            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
+            poolSize: max(2, poller.concurrency + 1), logger: logger)
+        do {
+            let migrator = try Migrator.bundled(logger: logger)
+            if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+            guard try await migrator.isCurrent(opened.pool) else {
+                throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
+            }
+            let store = LedgerStore(pool: opened.pool, logger: logger)
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let job = RenewalPoller(
+                configuration: poller, queue: PollQueue(pool: opened.pool), store: store, ingestion: ingestion,
+                logger: logger, now: { Instant.systemNow() })
+            let group = ServiceGroup(
+                configuration: .init(services: [job], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
         } catch {
             await opened.close()
             throw error

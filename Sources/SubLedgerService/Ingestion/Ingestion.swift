@@ -84,6 +84,30 @@ public struct Ingestion: Sendable {
         }
     }
 
+    /// Re-verifies a stored receipt for the renewal job and applies Apple's current answer with no
+    /// submitter: renewals and refunds go to each chain's owner. Throws `APIError` 503 when Apple is
+    /// unavailable, so the job backs off.
+    public func pollReceipt(_ receiptData: String, app: StoredApp) async throws -> LedgerStore.Applied {
+        switch await apple.verifyReceiptClient(for: app).verify(receiptData: receiptData) {
+        case .valid(let verified):
+            let normalized: NormalizedReceipt
+            do {
+                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.app]))
+            } catch {
+                throw APIError.unprocessable("foreign_receipt", "the stored receipt belongs to another app: \(error.code)")
+            }
+            var input = LedgerInput(receipt: normalized, submittedBy: nil)
+            input.kind = .poll
+            return try await store.apply(input, app: app, now: now())
+        case .invalidReceipt(let failure):
+            throw APIError.unprocessable("invalid_receipt", "Apple rejected the stored receipt (\(failure))")
+        case .configurationError(let failure):
+            throw APIError(.badGateway, code: "apple_configuration_error", message: "\(failure)")
+        case .retryable(let failure), .upstreamFailure(let failure):
+            throw APIError.unavailable("apple_unavailable", "\(failure)", retryAfter: Self.retryAfterSeconds)
+        }
+    }
+
     // MARK: - Signed transactions (StoreKit 2)
 
     /// Stores a StoreKit 2 signed transaction for `account`, verifies its signature and applies it.

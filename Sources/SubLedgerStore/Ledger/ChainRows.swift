@@ -80,7 +80,8 @@ enum ChainRows {
     /// Writes `chain` as the decision left it: the chain row with its queryable columns recomputed at `now`,
     /// the transactions that are new or changed since `previous`, and the new ownership bindings.
     static func write(
-        _ chain: ChainSnapshot, previous: ChainSnapshot?, app: StoredApp, now: Instant, on connection: PostgresConnection
+        _ chain: ChainSnapshot, previous: ChainSnapshot?, app: StoredApp, receiptID: Int64?, now: Instant,
+        on connection: PostgresConnection
     ) throws {
         let state = chain.state(at: now, in: app.app)
         let renewal = chain.chain.renewalInfo
@@ -98,6 +99,7 @@ enum ChainRows {
                 renewal?.willAutoRenew, renewal?.autoRenewProductID, renewal?.isInBillingRetryPeriod ?? false,
                 try renewal.map { PostgresValue.jsonb(try StoreJSON.encode($0)) } ?? .null,
                 timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(try StoreJSON.encode(chain.chain)),
+                receiptID,
             ])
 
         let previousState = previous?.state(at: now, in: app.app)
@@ -144,8 +146,9 @@ enum ChainRows {
         """
         INSERT INTO chains (app_id, environment, original_transaction_id, owner_account_id, product_id, product_type,
             subscription_group, state, expiration_reason, expires_at, grace_expires_at, revoked_at, will_auto_renew,
-            auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at, refresh_via, snapshot)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+            auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at, refresh_via, snapshot,
+            last_receipt_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
         ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
             owner_account_id = EXCLUDED.owner_account_id, product_id = EXCLUDED.product_id,
             product_type = EXCLUDED.product_type, subscription_group = EXCLUDED.subscription_group,
@@ -154,7 +157,8 @@ enum ChainRows {
             will_auto_renew = EXCLUDED.will_auto_renew, auto_renew_product_id = EXCLUDED.auto_renew_product_id,
             in_billing_retry = EXCLUDED.in_billing_retry, renewal_info = EXCLUDED.renewal_info,
             renewal_observed_at = EXCLUDED.renewal_observed_at, refresh_via = EXCLUDED.refresh_via,
-            snapshot = EXCLUDED.snapshot, updated_at = now()
+            snapshot = EXCLUDED.snapshot, last_receipt_id = coalesce(EXCLUDED.last_receipt_id, chains.last_receipt_id),
+            next_poll_at = NULL, updated_at = now()
         """)
 
     static let upsertTransactionStatement = PostgresStatement(

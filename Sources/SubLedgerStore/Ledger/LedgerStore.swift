@@ -67,8 +67,10 @@ public struct LedgerStore: Sendable {
 
         try AccountRows.ensure(Self.accounts(in: decision, submitter: input.submitter), appID: app.appID, on: connection)
         let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        var receiptID: Int64?
+        if case .receipt(let id) = reference { receiptID = id }
         for chain in decision.updatedChains {
-            try ChainRows.write(chain, previous: loaded[chain.key], app: app, now: now, on: connection)
+            try ChainRows.write(chain, previous: loaded[chain.key], app: app, receiptID: receiptID, now: now, on: connection)
         }
         let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
         try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)

@@ -17,18 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Apply schema.sql on start (default: on with the embedded database only).")
     var migrate: Bool?
 
-    @Option(name: .customLong("verify-receipt-url"), help: "verifyReceipt production URL (env SUBLEDGER_VERIFY_RECEIPT_URL, default Apple's).")
-    var verifyReceiptURL: String?
-
-    @Option(name: .customLong("verify-receipt-sandbox-url"), help: "verifyReceipt sandbox URL (env SUBLEDGER_VERIFY_RECEIPT_SANDBOX_URL, default Apple's).")
-    var verifyReceiptSandboxURL: String?
-
-    @Option(name: .customLong("apple-root"), help: "Extra trusted root certificate for signed data, DER or PEM; repeatable (env SUBLEDGER_APPLE_EXTRA_ROOTS, comma-separated). E.g. appstore-sim's exported root.")
-    var appleRoots: [String] = []
-
-    @Flag(inversion: .prefixedNo, help: "Trust Apple Root CA G3 (env SUBLEDGER_TRUST_APPLE_ROOT, default true).")
-    var trustAppleRoot: Bool?
-
+    @OptionGroup var apple: AppleOptions
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
@@ -41,21 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.port = port
         }
         configuration.migrateOnStart = migrate
-        if let url = verifyReceiptURL ?? environment[EnvironmentVariable.verifyReceiptURL], !url.isEmpty {
-            configuration.apple.verifyReceiptProductionURL = url
-        }
-        if let url = verifyReceiptSandboxURL ?? environment[EnvironmentVariable.verifyReceiptSandboxURL], !url.isEmpty {
-            configuration.apple.verifyReceiptSandboxURL = url
-        }
-        configuration.apple.extraRootPaths = appleRoots.isEmpty
-            ? (environment[EnvironmentVariable.extraRoots] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            : appleRoots
-        if let trust = trustAppleRoot {
-            configuration.apple.trustAppleRoot = trust
-        } else if let raw = environment[EnvironmentVariable.trustAppleRoot] {
-            guard let trust = Bool(raw.lowercased()) else { throw ValidationError("\(EnvironmentVariable.trustAppleRoot) must be true or false") }
-            configuration.apple.trustAppleRoot = trust
-        }
+        try apple.apply(to: &configuration.apple, environment: environment)
         try await SubLedgerServer.run(configuration: configuration)
     }
 }

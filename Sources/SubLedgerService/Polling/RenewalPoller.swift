@@ -1,0 +1,250 @@
+import AppStore
+import Logging
+import ServiceLifecycle
+import SubLedgerCore
+import SubLedgerStore
+
+/// `subledger poll`: checks with Apple what notifications may have missed, and verifies stored inputs that
+/// Apple could not verify when they arrived.
+///
+/// Each cycle claims due chains and pending inputs (leases, `FOR UPDATE SKIP LOCKED`), works on them with
+/// bounded concurrency under a rate limit toward Apple, applies what Apple says through the same ledger path
+/// as everything else (no submitter: the chain's owner keeps it), and gives the leases back.
+public struct RenewalPoller: Service {
+    /// How the job runs.
+    public struct Configuration: Sendable {
+        /// Items worked on at once. Default 4.
+        public var concurrency: Int = 4
+        /// Items claimed per batch. Default 100.
+        public var batchSize: Int = 100
+        /// A chain expiring within this window is due. Default 1 day.
+        public var window: Duration = .seconds(86_400)
+        /// How long a claimed item stays leased to this poller. Default 5 minutes.
+        public var lease: Duration = .seconds(300)
+        /// Pause between cycles when looping. Default 60 s.
+        public var interval: Duration = .seconds(60)
+        /// Calls to Apple per second, across this poller's workers. Default 20.
+        public var requestsPerSecond: Double = 20
+        /// A `pending` input younger than this may still be in its request; left alone. Default 2 minutes.
+        public var pendingAge: Duration = .seconds(120)
+        /// A chain checked and still not renewed is checked again after this. Default 1 hour.
+        public var recheck: Duration = .seconds(3_600)
+        /// Run one cycle and return (for cron).
+        public var once = false
+        /// This poller's name in leases. Default: host and process id.
+        public var worker: String
+
+        public init(worker: String) {
+            self.worker = worker
+        }
+    }
+
+    /// What one cycle did.
+    public struct CycleReport: Sendable, Hashable, CustomStringConvertible {
+        public var checked = 0
+        public var renewed = 0
+        public var expired = 0
+        public var revoked = 0
+        public var credited = 0
+        public var skipped = 0
+        public var errors = 0
+
+        public var description: String {
+            "checked \(checked), renewed \(renewed), expired \(expired), revoked \(revoked), "
+                + "stored inputs credited \(credited), skipped \(skipped), errors \(errors)"
+        }
+
+        mutating func add(_ other: CycleReport) {
+            checked += other.checked
+            renewed += other.renewed
+            expired += other.expired
+            revoked += other.revoked
+            credited += other.credited
+            skipped += other.skipped
+            errors += other.errors
+        }
+    }
+
+    /// How one claimed chain is checked with Apple; the production one is `ChainRefresher.apple(...)`.
+    public struct ChainRefresher: Sendable {
+        public var refresh: @Sendable (PollQueue.DueChain, StoredApp) async throws -> LedgerStore.Applied?
+
+        public init(refresh: @escaping @Sendable (PollQueue.DueChain, StoredApp) async throws -> LedgerStore.Applied?) {
+            self.refresh = refresh
+        }
+    }
+
+    let configuration: Configuration
+    let queue: PollQueue
+    let store: LedgerStore
+    let ingestion: Ingestion
+    let refresher: ChainRefresher
+    let logger: Logger
+    let now: @Sendable () -> Instant
+    let limiter: RateLimiter
+
+    public init(
+        configuration: Configuration, queue: PollQueue, store: LedgerStore, ingestion: Ingestion,
+        refresher: ChainRefresher? = nil, logger: Logger, now: @escaping @Sendable () -> Instant
+    ) {
+        self.configuration = configuration
+        self.queue = queue
+        self.store = store
+        self.ingestion = ingestion
+        self.refresher = refresher ?? .apple(ingestion)
+        self.logger = logger
+        self.now = now
+        self.limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
+    }
+
+    public func run() async throws {
+        var cycle = 0
+        defer {
+            // Leases are given back on the way out, so other pollers need not wait them out.
+            let queue = self.queue, worker = configuration.worker, logger = self.logger
+            Task { do { try await queue.releaseAll(worker: worker) } catch { logger.warning("could not release leases: \(error)") } }
+        }
+        repeat {
+            cycle += 1
+            let report = try await runCycle()
+            logger.info("poll cycle \(cycle): \(report)")
+            if configuration.once || Task.isShuttingDownGracefully { break }
+            try await Task.sleep(for: configuration.interval)
+        } while !Task.isCancelled && !Task.isShuttingDownGracefully
+        try await queue.releaseAll(worker: configuration.worker)
+    }
+
+    /// One pass over everything due now: stored inputs first (a purchase waiting to be credited), then chains.
+    public func runCycle() async throws -> CycleReport {
+        var report = CycleReport()
+        while !Task.isShuttingDownGracefully {
+            let inputs = try await queue.claimPendingInputs(
+                limit: configuration.batchSize, pendingAge: configuration.pendingAge, lease: configuration.lease,
+                worker: configuration.worker, now: now())
+            if inputs.isEmpty { break }
+            report.add(await forEach(inputs) { try await verify($0) })
+        }
+        while !Task.isShuttingDownGracefully {
+            let chains = try await queue.claimDueChains(
+                limit: configuration.batchSize, window: configuration.window, lease: configuration.lease,
+                worker: configuration.worker, now: now())
+            if chains.isEmpty { break }
+            report.add(await forEach(chains) { try await check($0) })
+        }
+        return report
+    }
+
+    /// Runs `work` on `items` with at most `concurrency` at once; an item's failure is counted, not thrown.
+    private func forEach<Item: Sendable>(
+        _ items: [Item], _ work: @escaping @Sendable (Item) async throws -> CycleReport
+    ) async -> CycleReport {
+        await withTaskGroup(of: CycleReport.self) { group in
+            var iterator = items.makeIterator()
+            var total = CycleReport()
+            func next() -> Bool {
+                guard let item = iterator.next() else { return false }
+                group.addTask {
+                    do {
+                        return try await work(item)
+                    } catch {
+                        logger.warning("poll item failed", metadata: ["error": "\(error)"])
+                        var failed = CycleReport()
+                        failed.errors = 1
+                        return failed
+                    }
+                }
+                return true
+            }
+            for _ in 0..<max(1, configuration.concurrency) where next() {}
+            for await result in group {
+                total.add(result)
+                _ = next()
+            }
+            return total
+        }
+    }
+
+    private func verify(_ input: PollQueue.PendingInput) async throws -> CycleReport {
+        var report = CycleReport()
+        report.checked = 1
+        defer { let queue = self.queue, worker = configuration.worker; Task { try? await queue.finishInput(input, worker: worker) } }
+        guard let app = try await store.app(bundleID: input.bundleID) else { return report }
+        try await limiter.acquire()
+        do {
+            switch input.kind {
+            case .appReceipt:
+                _ = try await ingestion.verifyStoredReceipt(input.receiptID, receiptData: input.body, account: input.account, app: app)
+            case .signedTransaction:
+                _ = try await ingestion.verifyStoredSignedTransaction(input.receiptID, token: input.body, account: input.account, app: app)
+            }
+            report.credited = 1
+        } catch let error as APIError where error.status.code < 500 {
+            // Final: Apple or the signature said no; the input is marked invalid by the ingestion path.
+            report.errors = 1
+        } catch let error as APIError {
+            // Apple still unavailable: the ingestion path has set the next attempt.
+            logger.info("stored input still waits for Apple", metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code)"])
+            report.errors = 1
+        }
+        return report
+    }
+
+    private func check(_ chain: PollQueue.DueChain) async throws -> CycleReport {
+        var report = CycleReport()
+        report.checked = 1
+        guard let app = try await store.app(bundleID: chain.bundleID) else { return report }
+        let instant = now()
+        do {
+            try await limiter.acquire()
+            guard let applied = try await refresher.refresh(chain, app) else {
+                report.skipped = 1
+                try await queue.finishChain(
+                    chain, worker: configuration.worker, failed: false, nextPollAt: instant.adding(duration: .seconds(86_400)), now: instant)
+                return report
+            }
+            report.renewed = applied.decision.entries.filter { $0.kind == .extend }.count
+            report.revoked = applied.decision.entries.filter { $0.kind == .revoke }.count
+            let state = applied.decision.updatedChains.first { $0.key == chain.key }?.state(at: instant, in: app.app)
+            if case .expired = state { report.expired = 1 }
+            try await queue.finishChain(
+                chain, worker: configuration.worker, failed: false,
+                nextPollAt: nextCheck(after: applied, chain: chain, app: app, at: instant), now: instant)
+        } catch {
+            let backoff = Duration.seconds(min(6 * 3_600, 60 << min(chain.pollFailures, 12)))
+            try await queue.finishChain(
+                chain, worker: configuration.worker, failed: true, nextPollAt: instant.adding(duration: backoff), now: instant)
+            throw error
+        }
+        return report
+    }
+
+    /// After a successful check: again `window` before the next expiry, or after `recheck` if the chain is
+    /// still waiting for Apple (expired while auto-renewing, in billing retry or grace).
+    private func nextCheck(after applied: LedgerStore.Applied, chain: PollQueue.DueChain, app: StoredApp, at instant: Instant) -> Instant {
+        let recheck = instant.adding(duration: configuration.recheck)
+        guard let updated = applied.decision.updatedChains.first(where: { $0.key == chain.key }),
+            let expiry = updated.chain.latestExpiry
+        else { return recheck }
+        let beforeExpiry = expiry.adding(duration: .zero - configuration.window)
+        return beforeExpiry > recheck ? beforeExpiry : recheck
+    }
+}
+
+extension RenewalPoller.ChainRefresher {
+    /// Checks a chain with Apple: verifyReceipt on its latest stored receipt for legacy chains. StoreKit 2
+    /// chains need the App Store Server API (Get All Subscription Statuses); until an app has Server API
+    /// credentials configured they are skipped (`nil`) and checked again a day later.
+    public static func apple(_ ingestion: Ingestion) -> Self {
+        Self { chain, app in
+            guard chain.refreshVia == "verify_receipt", let receipt = chain.receiptBody else { return nil }
+            return try await ingestion.pollReceipt(receipt, app: app)
+        }
+    }
+}
+
+extension Instant {
+    func adding(duration: Duration) -> Instant {
+        let (seconds, attoseconds) = duration.components
+        return adding(milliseconds: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}
