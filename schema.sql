@@ -24,6 +24,11 @@ CREATE TABLE apps (
     ownership_policy    text NOT NULL DEFAULT 'active_auto_renewer_keeps',
     -- The app-specific shared secret for verifyReceipt and V1 notifications; NULL when unused.
     shared_secret       text,
+    -- App Store Server API credentials (issuer id, key id, the .p8 private key as PEM); NULL when unused.
+    -- StoreKit 2 chains are polled through the Server API only when these are set.
+    server_api_issuer_id    text,
+    server_api_key_id       text,
+    server_api_private_key  text,
     -- The app as the core sees it (SubLedgerCore.App: environments, policy, products), as last applied
     -- by `subledger catalog apply`; the columns above and the products tables are its queryable part.
     catalog             jsonb NOT NULL,

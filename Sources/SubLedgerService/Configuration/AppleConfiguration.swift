@@ -12,18 +12,26 @@ public struct AppleConfiguration: Sendable {
     public var trustAppleRoot: Bool
     /// How long one call to Apple may take. Default 30 s.
     public var timeout: Duration
+    /// App Store Server API base URL for production; `nil`: Apple's.
+    public var serverAPIProductionURL: String?
+    /// App Store Server API base URL for the sandbox; `nil`: Apple's.
+    public var serverAPISandboxURL: String?
 
     public init(
         verifyReceiptProductionURL: String = "https://buy.itunes.apple.com/verifyReceipt",
         verifyReceiptSandboxURL: String = "https://sandbox.itunes.apple.com/verifyReceipt",
         extraRootPaths: [String] = [],
         trustAppleRoot: Bool = true,
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(30),
+        serverAPIProductionURL: String? = nil,
+        serverAPISandboxURL: String? = nil
     ) {
         self.verifyReceiptProductionURL = verifyReceiptProductionURL
         self.verifyReceiptSandboxURL = verifyReceiptSandboxURL
         self.extraRootPaths = extraRootPaths
         self.trustAppleRoot = trustAppleRoot
         self.timeout = timeout
+        self.serverAPIProductionURL = serverAPIProductionURL
+        self.serverAPISandboxURL = serverAPISandboxURL
     }
 }

@@ -58,4 +58,8 @@ public enum EnvironmentVariable {
     public static let extraRoots = "SUBLEDGER_APPLE_EXTRA_ROOTS"
     /// `false` to stop trusting Apple Root CA G3 (only for a deployment that talks to appstore-sim alone).
     public static let trustAppleRoot = "SUBLEDGER_TRUST_APPLE_ROOT"
+    /// App Store Server API production base URL (default Apple's).
+    public static let serverAPIURL = "SUBLEDGER_SERVER_API_URL"
+    /// App Store Server API sandbox base URL (default Apple's).
+    public static let serverAPISandboxURL = "SUBLEDGER_SERVER_API_SANDBOX_URL"
 }

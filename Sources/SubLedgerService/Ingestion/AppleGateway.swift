@@ -14,6 +14,7 @@ public final class AppleGateway: Sendable {
     let httpClient: HTTPClient
     let logger: Logger
     private let verifiers = Mutex<[String: SignedDataVerifier]>([:])
+    private let serverAPIClients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
     /// Reads the configured roots (plus `additionalRoots`, for callers that hold certificates in memory);
     /// fails with the file and reason when one cannot be read.
@@ -73,6 +74,28 @@ public final class AppleGateway: Sendable {
         }
         verifiers.withLock { $0[key] = verifier }
         return verifier
+    }
+
+    /// The App Store Server API client of `app` in `environment`, or `nil` when the app has no credentials.
+    func serverAPIClient(for app: StoredApp, environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient? {
+        guard let credentials = app.serverAPI else { return nil }
+        let key = "\(app.bundleID)|\(environment.rawValue)|\(credentials.keyID)"
+        if let cached = serverAPIClients.withLock({ $0[key] }) { return cached }
+        let issuer: ServerAPITokenIssuer
+        do {
+            issuer = try ServerAPITokenIssuer(
+                issuerID: credentials.issuerID, keyID: credentials.keyID, bundleID: app.bundleID,
+                privateKeyPEM: credentials.privateKeyPEM)
+        } catch {
+            throw ConfigurationError("the Server API key of \(app.bundleID) is unusable: \(error)")
+        }
+        let baseURL = environment == .production ? configuration.serverAPIProductionURL : configuration.serverAPISandboxURL
+        let client = AppStoreServerAPIClient(
+            httpClient: httpClient,
+            configuration: .init(environment: environment, baseURL: baseURL, timeout: configuration.timeout),
+            tokenIssuer: issuer, verifier: try verifier(for: app, environment: environment), logger: logger)
+        serverAPIClients.withLock { $0[key] = client }
+        return client
     }
 
     /// The environment and bundle id a JWS claims, read before verification to pick the verifier (the

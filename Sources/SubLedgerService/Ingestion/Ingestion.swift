@@ -108,6 +108,31 @@ public struct Ingestion: Sendable {
         }
     }
 
+    /// Asks the App Store Server API for the statuses of `chain`'s subscriptions (Get All Subscription
+    /// Statuses) and applies them with no submitter. `nil` when the app has no Server API credentials.
+    public func pollServerAPI(_ chain: ChainKey, app: StoredApp) async throws -> LedgerStore.Applied? {
+        guard let client = try apple.serverAPIClient(for: app, environment: chain.environment) else { return nil }
+        let statuses: SubscriptionStatuses
+        do {
+            statuses = try await client.allSubscriptionStatuses(transactionID: chain.originalTransactionID)
+        } catch {
+            if error.isRetryable {
+                throw APIError.unavailable("apple_unavailable", "\(error)", retryAfter: Self.retryAfterSeconds)
+            }
+            throw APIError(.badGateway, code: "server_api_error", message: "\(error)")
+        }
+        var transactions: [Transaction] = []
+        var renewals: [RenewalInfo] = []
+        for status in statuses.groups.flatMap(\.lastTransactions) {
+            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) { transactions.append(transaction) }
+            if let renewal = try status.renewalInfo?.coreRenewalInfo() { renewals.append(renewal) }
+        }
+        let input = LedgerInput(
+            kind: .poll, bundleID: app.bundleID, environment: chain.environment, submitter: nil,
+            transactions: transactions, renewalInfo: renewals, observedAt: now())
+        return try await store.apply(input, app: app, now: now())
+    }
+
     // MARK: - Signed transactions (StoreKit 2)
 
     /// Stores a StoreKit 2 signed transaction for `account`, verifies its signature and applies it.

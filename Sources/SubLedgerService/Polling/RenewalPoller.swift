@@ -231,13 +231,16 @@ public struct RenewalPoller: Service {
 }
 
 extension RenewalPoller.ChainRefresher {
-    /// Checks a chain with Apple: verifyReceipt on its latest stored receipt for legacy chains. StoreKit 2
-    /// chains need the App Store Server API (Get All Subscription Statuses); until an app has Server API
-    /// credentials configured they are skipped (`nil`) and checked again a day later.
+    /// Checks a chain with Apple: verifyReceipt on its latest stored receipt for legacy chains; Get All
+    /// Subscription Statuses of the App Store Server API for StoreKit 2 chains. A chain that cannot be
+    /// checked (a StoreKit 2 chain of an app without Server API credentials) is skipped (`nil`) and
+    /// checked again a day later.
     public static func apple(_ ingestion: Ingestion) -> Self {
         Self { chain, app in
-            guard chain.refreshVia == "verify_receipt", let receipt = chain.receiptBody else { return nil }
-            return try await ingestion.pollReceipt(receipt, app: app)
+            if chain.refreshVia == "verify_receipt", let receipt = chain.receiptBody {
+                return try await ingestion.pollReceipt(receipt, app: app)
+            }
+            return try await ingestion.pollServerAPI(chain.key, app: app)
         }
     }
 }

@@ -12,14 +12,25 @@ extension LedgerStore {
 
     /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it.
     ///
-    /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications);
-    /// returned separately so it never travels inside the core's values.
-    public static func readCatalog(_ text: String) throws -> (catalog: Catalog, sharedSecrets: [String: String]) {
+    /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications) and
+    /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
+    /// returned separately so they never travel inside the core's values. A relative `private_key_file` is
+    /// read relative to `directory`.
+    public static func readCatalog(
+        _ text: String, directory: String = "."
+    ) throws -> (catalog: Catalog, secrets: [String: AppSecrets]) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         struct Secrets: Decodable {
+            struct ServerAPI: Decodable {
+                var issuer_id: String
+                var key_id: String
+                var private_key: String?
+                var private_key_file: String?
+            }
             struct AppSecret: Decodable {
                 var bundle_id: String
                 var shared_secret: String?
+                var server_api: ServerAPI?
             }
             var apps: [AppSecret]
         }
@@ -34,9 +45,30 @@ extension LedgerStore {
                 secrets = try YAMLDecoder().decode(Secrets.self, from: trimmed)
             }
             try catalog.validate()
-            var sharedSecrets: [String: String] = [:]
-            for app in secrets.apps { if let secret = app.shared_secret { sharedSecrets[app.bundle_id] = secret } }
-            return (catalog, sharedSecrets)
+            var result: [String: AppSecrets] = [:]
+            for app in secrets.apps {
+                var serverAPI: ServerAPICredentials?
+                if let api = app.server_api {
+                    var pem = api.private_key
+                    if pem == nil, let file = api.private_key_file {
+                        let path = file.hasPrefix("/") ? file : directory + "/" + file
+                        guard let data = FileManager.default.contents(atPath: path) else {
+                            throw StoreError(code: .invalidCatalog, message: "cannot read the Server API key \(path) of \(app.bundle_id)")
+                        }
+                        pem = String(decoding: data, as: UTF8.self)
+                    }
+                    guard let pem, pem.contains("PRIVATE KEY") else {
+                        throw StoreError(
+                            code: .invalidCatalog,
+                            message: "server_api of \(app.bundle_id) needs private_key_file or private_key (a .p8 PEM key)")
+                    }
+                    serverAPI = ServerAPICredentials(issuerID: api.issuer_id, keyID: api.key_id, privateKeyPEM: pem)
+                }
+                result[app.bundle_id] = AppSecrets(sharedSecret: app.shared_secret, serverAPI: serverAPI)
+            }
+            return (catalog, result)
+        } catch let error as StoreError {
+            throw error
         } catch let error as CatalogError {
             throw StoreError(code: .invalidCatalog, message: "\(error)")
         } catch let error as DecodingError {
@@ -66,25 +98,30 @@ extension LedgerStore {
     ///
     /// Products missing from the file are kept: orders and transactions refer to them.
     @discardableResult
-    public func applyCatalog(_ catalog: Catalog, sharedSecrets: [String: String] = [:]) async throws -> CatalogReport {
+    public func applyCatalog(_ catalog: Catalog, secrets: [String: AppSecrets] = [:]) async throws -> CatalogReport {
         try catalog.validate()
         return try await pool.transaction { connection in
             var products = 0
             for app in catalog.apps {
                 let rows = try connection.query(
                     """
-                    INSERT INTO apps (bundle_id, apple_app_id, environments, ownership_policy, shared_secret, catalog)
-                    VALUES ($1, $2, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4, $5, $6)
+                    INSERT INTO apps (bundle_id, apple_app_id, environments, ownership_policy, shared_secret, catalog,
+                        server_api_issuer_id, server_api_key_id, server_api_private_key)
+                    VALUES ($1, $2, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4, $5, $6, $7, $8, $9)
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
                         shared_secret = coalesce(EXCLUDED.shared_secret, apps.shared_secret),
+                        server_api_issuer_id = coalesce(EXCLUDED.server_api_issuer_id, apps.server_api_issuer_id),
+                        server_api_key_id = coalesce(EXCLUDED.server_api_key_id, apps.server_api_key_id),
+                        server_api_private_key = coalesce(EXCLUDED.server_api_private_key, apps.server_api_private_key),
                         catalog = EXCLUDED.catalog, updated_at = now()
                     RETURNING app_id
                     """,
                     [
                         app.bundleID, app.appAppleID, try StoreJSON.encode(app.environments.map(\.rawValue)),
-                        app.ownershipPolicy.rawValue, sharedSecrets[app.bundleID],
-                        PostgresValue.jsonb(try StoreJSON.encode(app)),
+                        app.ownershipPolicy.rawValue, secrets[app.bundleID]?.sharedSecret,
+                        PostgresValue.jsonb(try StoreJSON.encode(app)), secrets[app.bundleID]?.serverAPI?.issuerID,
+                        secrets[app.bundleID]?.serverAPI?.keyID, secrets[app.bundleID]?.serverAPI?.privateKeyPEM,
                     ])
                 let appID = try rows.single().decode(Int64.self, at: 0)
                 for product in app.products {
@@ -120,25 +157,32 @@ extension LedgerStore {
     /// The stored app with `bundleID`, or `nil`.
     public func app(bundleID: String) async throws -> StoredApp? {
         try await pool.withConnection { connection in
-            let rows = try connection.query(
-                "SELECT app_id, catalog::text, shared_secret FROM apps WHERE bundle_id = $1", [bundleID])
-            guard let row = rows.first else { return nil }
-            return StoredApp(
-                appID: try row.decode(Int64.self, at: 0),
-                app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
-                sharedSecret: try row.decode(String?.self, at: 2))
+            let rows = try connection.query("SELECT \(Self.appColumns) FROM apps WHERE bundle_id = $1", [bundleID])
+            return try rows.first.map(Self.storedApp)
         }
     }
 
     /// Every stored app.
     public func apps() async throws -> [StoredApp] {
         try await pool.withConnection { connection in
-            try connection.query("SELECT app_id, catalog::text, shared_secret FROM apps ORDER BY bundle_id").map { row in
-                StoredApp(
-                    appID: try row.decode(Int64.self, at: 0),
-                    app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
-                    sharedSecret: try row.decode(String?.self, at: 2))
-            }
+            try connection.query("SELECT \(Self.appColumns) FROM apps ORDER BY bundle_id").map(Self.storedApp)
         }
+    }
+
+    static let appColumns =
+        "app_id, catalog::text, shared_secret, server_api_issuer_id, server_api_key_id, server_api_private_key"
+
+    static func storedApp(_ row: PostgresRow) throws -> StoredApp {
+        var serverAPI: ServerAPICredentials?
+        if let issuer = try row.decode(String?.self, at: 3), let key = try row.decode(String?.self, at: 4),
+            let pem = try row.decode(String?.self, at: 5)
+        {
+            serverAPI = ServerAPICredentials(issuerID: issuer, keyID: key, privateKeyPEM: pem)
+        }
+        return StoredApp(
+            appID: try row.decode(Int64.self, at: 0),
+            app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
+            sharedSecret: try row.decode(String?.self, at: 2),
+            serverAPI: serverAPI)
     }
 }

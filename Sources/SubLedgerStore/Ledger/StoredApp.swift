@@ -6,12 +6,40 @@ public struct StoredApp: Sendable, Hashable {
     public var app: App
     /// The app-specific shared secret for verifyReceipt and V1 notifications, if configured.
     public var sharedSecret: String?
+    /// App Store Server API credentials, if configured.
+    public var serverAPI: ServerAPICredentials?
 
-    public init(appID: Int64, app: App, sharedSecret: String?) {
+    public init(appID: Int64, app: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil) {
         self.appID = appID
         self.app = app
         self.sharedSecret = sharedSecret
+        self.serverAPI = serverAPI
     }
 
     public var bundleID: String { app.bundleID }
+}
+
+/// An App Store Connect API key for the App Store Server API.
+public struct ServerAPICredentials: Sendable, Hashable {
+    public var issuerID: String
+    public var keyID: String
+    /// The `.p8` key as PEM text. Never logged.
+    public var privateKeyPEM: String
+
+    public init(issuerID: String, keyID: String, privateKeyPEM: String) {
+        self.issuerID = issuerID
+        self.keyID = keyID
+        self.privateKeyPEM = privateKeyPEM
+    }
+}
+
+/// What a catalog file says besides the core's fields: each app's secrets.
+public struct AppSecrets: Sendable, Hashable {
+    public var sharedSecret: String?
+    public var serverAPI: ServerAPICredentials?
+
+    public init(sharedSecret: String? = nil, serverAPI: ServerAPICredentials? = nil) {
+        self.sharedSecret = sharedSecret
+        self.serverAPI = serverAPI
+    }
 }

@@ -30,7 +30,8 @@ struct CatalogCommand: AsyncParsableCommand {
                 }
                 text = String(decoding: data, as: UTF8.self)
             }
-            let (catalog, secrets) = try LedgerStore.readCatalog(text)
+            let directory = file == "-" ? "." : URL(fileURLWithPath: file).deletingLastPathComponent().path
+            let (catalog, secrets) = try LedgerStore.readCatalog(text, directory: directory)
             var configuration = ServiceConfiguration()
             try database.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
             let logger = makeLogger("subledger.catalog", level: configuration.logLevel)
@@ -39,7 +40,7 @@ struct CatalogCommand: AsyncParsableCommand {
             do {
                 let migrator = try Migrator.bundled(logger: logger)
                 if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-                let report = try await LedgerStore(pool: opened.pool, logger: logger).applyCatalog(catalog, sharedSecrets: secrets)
+                let report = try await LedgerStore(pool: opened.pool, logger: logger).applyCatalog(catalog, secrets: secrets)
                 print("applied \(report.apps.count) app(s) (\(report.apps.joined(separator: ", "))), \(report.products) product(s)")
             } catch {
                 await opened.close()

@@ -75,6 +75,12 @@ struct AppleOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Trust Apple Root CA G3 (env SUBLEDGER_TRUST_APPLE_ROOT, default true).")
     var trustAppleRoot: Bool?
 
+    @Option(name: .customLong("server-api-url"), help: "App Store Server API production base URL (env SUBLEDGER_SERVER_API_URL, default Apple's).")
+    var serverAPIURL: String?
+
+    @Option(name: .customLong("server-api-sandbox-url"), help: "App Store Server API sandbox base URL (env SUBLEDGER_SERVER_API_SANDBOX_URL, default Apple's).")
+    var serverAPISandboxURL: String?
+
     func apply(to configuration: inout AppleConfiguration, environment: [String: String]) throws {
         if let url = verifyReceiptURL ?? environment[EnvironmentVariable.verifyReceiptURL], !url.isEmpty {
             configuration.verifyReceiptProductionURL = url
@@ -85,6 +91,12 @@ struct AppleOptions: ParsableArguments {
         configuration.extraRootPaths = appleRoots.isEmpty
             ? (environment[EnvironmentVariable.extraRoots] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             : appleRoots
+        if let url = serverAPIURL ?? environment[EnvironmentVariable.serverAPIURL], !url.isEmpty {
+            configuration.serverAPIProductionURL = url
+        }
+        if let url = serverAPISandboxURL ?? environment[EnvironmentVariable.serverAPISandboxURL], !url.isEmpty {
+            configuration.serverAPISandboxURL = url
+        }
         if let trust = trustAppleRoot {
             configuration.trustAppleRoot = trust
         } else if let raw = environment[EnvironmentVariable.trustAppleRoot] {

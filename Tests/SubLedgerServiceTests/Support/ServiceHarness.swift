@@ -67,7 +67,7 @@ struct ServiceHarness: Sendable {
             try await migrator.migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
-            try await store.applyCatalog(catalog, sharedSecrets: secrets)
+            try await store.applyCatalog(catalog, secrets: secrets)
             let keys = APIKeys(pool: pool)
             let keyOne = try await keys.create(bundleID: appOne, name: "one").secret
             let keyTwo = try await keys.create(bundleID: appTwo, name: "two").secret

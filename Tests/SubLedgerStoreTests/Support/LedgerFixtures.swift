@@ -36,7 +36,7 @@ enum LedgerFixtures {
     /// Applies the catalog to the schema behind `pool` and returns the stored app.
     static func app(_ store: LedgerStore) async throws -> StoredApp {
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
-        try await store.applyCatalog(catalog, sharedSecrets: secrets)
+        try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: bundleID) else { throw StoreError(code: .unknownApp, message: "") }
         return app
     }
