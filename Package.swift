@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         // libpq, the PostgreSQL C client, found through pkg-config.
@@ -76,17 +78,27 @@ let package = Package(
             resources: [.embedInCode("Resources/schema.sql")],
             swiftSettings: swiftSettings
         ),
+        // Reports on subscription state, and the admin page's HTML and SVG.
+        .target(
+            name: "SubLedgerReports",
+            dependencies: ["PostgresLibPQ", "SubLedgerCore"],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP service (Hummingbird 2) and its long-running services.
         .target(
             name: "SubLedgerService",
             dependencies: [
                 "SubLedgerStore",
+                "SubLedgerReports",
                 "AppStore",
                 "SubLedgerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         // The thin `subledger` executable: parses arguments, calls the libraries.
@@ -95,9 +107,23 @@ let package = Package(
             dependencies: [
                 "SubLedgerService",
                 "SubLedgerStore",
+                "SubLedgerReports",
                 "PostgresLibPQ",
                 "AppStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `subledger-bench`: loads a benchmark ledger through the real store and pre-signs notifications
+        // (scripts/bench).
+        .executableTarget(
+            name: "subledger-bench",
+            dependencies: [
+                "AppStore",
+                "SubLedgerCore",
+                "SubLedgerStore",
+                "PostgresLibPQ",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -141,11 +167,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SubLedgerReportsTests",
+            dependencies: [
+                "SubLedgerReports", "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SubLedgerServiceTests",
             dependencies: [
                 "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ", "SubLedgerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import PostgresLibPQ
+import Prometheus
 import SubLedgerCore
 import SubLedgerStore
 
@@ -28,6 +29,7 @@ public func buildApplication(
     dependencies: ServiceDependencies,
     logger: Logger
 ) -> some ApplicationProtocol {
+    ServiceMetrics.bootstrap()
     let store = LedgerStore(pool: dependencies.pool, logger: logger)
     let apps = AppDirectory(store: store)
     let keys = APIKeys(pool: dependencies.pool)
@@ -43,12 +45,18 @@ public func buildApplication(
 
 /// The routes of the service.
 func buildRouter(
-    dependencies: ServiceDependencies, store: LedgerStore, apps: AppDirectory, keys: APIKeys, logger: Logger
+    dependencies: ServiceDependencies, store: LedgerStore, apps: AppDirectory, keys: APIKeys, logger: Logger,
+    metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry
 ) -> Router<SubLedgerRequestContext> {
     let router = Router(context: SubLedgerRequestContext.self)
+    // Outermost, so it sees the final status of every request (including errors and unknown routes).
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ErrorMiddleware())
     HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
+    let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
+    MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: router)
+    OpenAPIController().register(on: router)
 
     let ingestion = Ingestion(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
     NotificationsController(ingestion: ingestion).register(on: router)
@@ -57,5 +65,10 @@ func buildRouter(
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
     AccountsController(apps: apps, store: store, now: dependencies.now).register(on: v1)
+
+    let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
+    let adminPage = router.group("admin").add(
+        middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true))
+    AdminController(pool: dependencies.pool, now: dependencies.now).register(reportsOn: adminReports, pageOn: adminPage)
     return router
 }

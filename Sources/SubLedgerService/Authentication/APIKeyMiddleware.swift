@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// Requires `Authorization: Bearer <key>` with a valid key (of `scope` when given) and stores it in the context.
@@ -6,11 +7,15 @@ struct APIKeyMiddleware: RouterMiddleware {
     let keys: APIKeys
     let requiredScope: AuthenticatedKey.Scope
 
+    /// Also accept the key as the password of HTTP Basic authentication (for the admin page in a browser).
+    var acceptsBasic = false
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "send the API key as 'Authorization: Bearer <key>'")
+        guard let secret = Self.presentedKey(request.headers[.authorization], acceptsBasic: acceptsBasic) else {
+            var error = APIError(.unauthorized, code: "unauthorized", message: "send the API key as 'Authorization: Bearer <key>'")
+            if acceptsBasic { error.challenge = "Basic realm=\"SubLedger admin\", charset=\"UTF-8\"" }
+            throw error
         }
-        let secret = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard let key = try await keys.authenticate(secret) else {
             throw APIError(.unauthorized, code: "invalid_api_key", message: "the API key is unknown or revoked")
         }
@@ -20,5 +25,19 @@ struct APIKeyMiddleware: RouterMiddleware {
         var context = context
         context.apiKey = key
         return try await next(request, context)
+    }
+
+    static func presentedKey(_ header: String?, acceptsBasic: Bool) -> String? {
+        guard let header else { return nil }
+        if header.hasPrefix("Bearer ") {
+            return String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        }
+        if acceptsBasic, header.hasPrefix("Basic "),
+            let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        {
+            return String(text[text.index(after: colon)...])
+        }
+        return nil
     }
 }

@@ -13,6 +13,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
     public var message: String
     /// Seconds after which the client should retry (sent as `Retry-After`), for 503 answers.
     public var retryAfterSeconds: Int?
+    /// A `WWW-Authenticate` challenge, for 401 answers a browser should prompt for.
+    var challenge: String?
 
     public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
@@ -27,6 +29,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
         let data = try JSONEncoder().encode(ErrorBody(error: .init(code: code, message: message)))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        if let challenge { headers[.wwwAuthenticate] = challenge }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

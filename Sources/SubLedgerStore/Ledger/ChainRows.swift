@@ -84,6 +84,11 @@ enum ChainRows {
         on connection: PostgresConnection
     ) throws {
         let state = chain.state(at: now, in: app.app)
+        // The state as last stored (not re-evaluated now): a change is recorded only when what the table
+        // said changes, so a lapse first noticed now is one change, not two.
+        let storedState = try previous == nil ? nil : connection.query(
+            storedStateStatement, [app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID]
+        ).first.map { (try $0.decode(String.self, at: 0), try $0.decode(String?.self, at: 1)) }
         let renewal = chain.chain.renewalInfo
         let latest = chain.transactions.last
         let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
@@ -102,12 +107,11 @@ enum ChainRows {
                 receiptID,
             ])
 
-        let previousState = previous?.state(at: now, in: app.app)
-        if previousState != state {
+        if storedState?.0 != state.name || storedState?.1 != state.expirationReason?.name {
             try connection.query(
                 insertStateChangeStatement,
                 [
-                    app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, previousState?.name,
+                    app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, storedState?.0,
                     state.name, state.expirationReason?.name, chain.chain.productID, timestamp(now),
                 ])
         }
@@ -175,6 +179,9 @@ enum ChainRows {
             source = EXCLUDED.source, payload = EXCLUDED.payload, updated_at = now()
         WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
         """)
+
+    static let storedStateStatement = PostgresStatement(
+        "SELECT state, expiration_reason FROM chains WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3")
 
     static let insertStateChangeStatement = PostgresStatement(
         """

@@ -1,0 +1,120 @@
+import Foundation
+
+/// The admin page, `GET /admin`: server-rendered HTML with inline CSS and inline SVG charts, no script.
+///
+/// Pure: it only formats report values, so the HTTP layer runs the reports and passes them in. Every string
+/// that comes from the database or the request is escaped.
+public enum AdminPage {
+    /// The colour of each chain state in the charts.
+    static let stateColors: [(name: String, color: String)] = [
+        ("active", "#2e7d32"), ("grace_period", "#9ccc65"), ("billing_retry", "#ffb300"), ("expired", "#9e9e9e"),
+        ("revoked", "#c62828"), ("upgraded_away", "#5c6bc0"), ("other", "#6d4c41"),
+    ]
+
+    /// Renders the page.
+    ///
+    /// - Parameters:
+    ///   - summary: chains by state now (`Reports.summary`), for the headline numbers.
+    ///   - activeOverTime: daily active subscriptions (`Reports.activeOverTime`), drawn as an area chart.
+    ///   - statesByProduct: drawn as stacked bars (usually `summary.products`).
+    ///   - churnByMonth: `Reports.churn` over the last months, drawn as grouped bars.
+    ///   - search: the `q` query parameter, shown back in the search box.
+    ///   - timeline: the search's result, shown as a table under the charts.
+    public static func render(
+        summary: SummaryReport,
+        activeOverTime: [ActiveOverTimeReport.Day],
+        statesByProduct: [SummaryReport.ProductRow],
+        churnByMonth: ChurnReport,
+        search: String?,
+        timeline: AdminSearchResult?
+    ) -> String {
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>SubLedger admin</title><style>\(css)</style></head><body>
+            <header><h1>SubLedger</h1><form method="get" action="/admin" role="search">
+            <input type="search" name="q" placeholder="account id or original transaction id" value="\(HTML.escape(search ?? ""))">
+            <button type="submit">Search</button></form></header><main>
+            """
+        html += headline(summary)
+        if let timeline { html += searchSection(timeline) }
+        html += "<section><h2>Active subscriptions</h2>"
+        html += SVGChart.area(
+            activeOverTime.map { .init(label: ReportFormat.day($0.day), value: $0.active) },
+            title: "Active subscriptions per day")
+        html += "</section><section><h2>States by product</h2>"
+        html += SVGChart.stackedBars(
+            statesByProduct.map { product in
+                SVGChart.Stack(
+                    label: product.productID,
+                    segments: stateColors.map { ($0.name, $0.name == "other" ? product.counts.other : product.counts[$0.name], $0.color) })
+            },
+            legend: stateColors, title: "Subscription chains by state and product")
+        html += "</section><section><h2>Churn per \(churnByMonth.granularity.rawValue)</h2>"
+        html += SVGChart.groupedBars(
+            churnByMonth.periods.map { period in
+                (label: churnByMonth.granularity == .month
+                    ? String(ReportFormat.day(period.start).prefix(7)) : ReportFormat.day(period.start),
+                 values: [period.counts.started, period.counts.renewed, period.counts.expired, period.counts.recovered])
+            },
+            series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
+            title: "Started, renewed, expired and recovered subscriptions")
+        html += "</section></main></body></html>\n"
+        return html
+    }
+
+    private static func headline(_ summary: SummaryReport) -> String {
+        let figures: [(String, Int)] = [
+            ("chains", summary.totals.total), ("active", summary.totals.active),
+            ("grace period", summary.totals.gracePeriod), ("billing retry", summary.totals.billingRetry),
+            ("expired", summary.totals.expired), ("revoked", summary.totals.revoked),
+        ]
+        return "<section class=\"figures\">"
+            + figures.map { "<div><strong>\($0.1)</strong><span>\(HTML.escape($0.0))</span></div>" }.joined()
+            + "<p class=\"muted\">at \(HTML.escape(ReportFormat.timestamp(summary.at)))</p></section>"
+    }
+
+    private static func searchSection(_ result: AdminSearchResult) -> String {
+        switch result {
+        case .notFound(let query):
+            return "<section><h2>Search</h2><p>No account or original transaction <code>\(HTML.escape(query))</code>.</p></section>"
+        case .account(let timeline):
+            return "<section><h2>Account <code>\(HTML.escape(timeline.accountID))</code></h2>"
+                + eventTable(timeline.events) + "</section>"
+        case .chain(let audit):
+            let chains = audit.chains.map { chain in
+                "<li>\(HTML.escape(chain.bundleID)) \(HTML.escape(chain.environment)): \(HTML.escape(chain.productID)), "
+                    + "owner <code>\(HTML.escape(chain.ownerAccountID ?? "none"))</code>, \(HTML.escape(chain.state))"
+                    + (chain.expiresAt.map { ", expires \(HTML.escape(ReportFormat.timestamp($0)))" } ?? "") + "</li>"
+            }.joined()
+            return "<section><h2>Original transaction <code>\(HTML.escape(audit.originalTransactionID))</code></h2>"
+                + "<ul>\(chains)</ul>" + eventTable(audit.events) + "</section>"
+        }
+    }
+
+    private static func eventTable(_ events: [TimelineEvent]) -> String {
+        guard !events.isEmpty else { return "<p>No events.</p>" }
+        let rows = events.map { event in
+            let cells = [
+                ReportFormat.timestamp(event.at), event.category.rawValue, event.bundleID, event.environment ?? "",
+                event.originalTransactionID ?? "", event.productID ?? "", event.accountID ?? "", event.summary,
+            ]
+            return "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+        }.joined(separator: "\n")
+        let header = ["at", "what", "app", "environment", "original transaction", "product", "account", "detail"]
+            .map { "<th>\($0)</th>" }.joined()
+        return "<table><thead><tr>\(header)</tr></thead><tbody>\n\(rows)\n</tbody></table>"
+    }
+
+    static let css = """
+        body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#212121;background:#fafafa}
+        header{display:flex;gap:24px;align-items:center;padding:12px 24px;background:#263238;color:#fff}
+        header h1{font-size:18px;margin:0}header input{width:360px;padding:6px}
+        main{padding:16px 24px}section{background:#fff;border:1px solid #e0e0e0;border-radius:6px;padding:12px 16px;margin-bottom:16px}
+        h2{font-size:16px;margin:0 0 8px}.figures{display:flex;gap:24px;flex-wrap:wrap;align-items:baseline}
+        .figures div{display:flex;flex-direction:column}.figures strong{font-size:22px}.muted{color:#757575}
+        table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:4px 6px;text-align:left}
+        svg{max-width:100%;height:auto}svg .line{fill:none;stroke:#1565c0;stroke-width:2}svg .area{fill:#bbdefb}
+        svg .axis{stroke:#9e9e9e}svg text{fill:#424242}
+        """
+}

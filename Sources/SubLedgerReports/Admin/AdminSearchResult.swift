@@ -1,0 +1,37 @@
+import PostgresLibPQ
+
+/// What the admin page's search (`GET /admin?q=...`) found.
+public enum AdminSearchResult: Sendable, Hashable {
+    /// The query is an account id: its timeline.
+    case account(AccountTimeline)
+    /// The query is an original transaction id: its audit trail.
+    case chain(ChainAudit)
+    /// Neither an account nor an original transaction has that id.
+    case notFound(String)
+}
+
+extension Reports {
+    /// Looks `query` up as an account id, then as an original transaction id.
+    public static func search(_ query: String, on connection: PostgresConnection, scope: ReportScope) throws
+        -> AdminSearchResult
+    {
+        let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 255 else { return .notFound(query) }
+        do {
+            return .account(try account(trimmed, on: connection, scope: scope))
+        } catch let error as ReportError where error.code == .notFound {
+            do {
+                return .chain(try original(trimmed, on: connection, scope: scope))
+            } catch let error as ReportError where error.code == .notFound {
+                return .notFound(trimmed)
+            }
+        }
+    }
+
+    /// `search` on a pooled connection.
+    public static func search(_ query: String, on pool: PostgresPool, scope: ReportScope) async throws
+        -> AdminSearchResult
+    {
+        try await pool.withConnection { connection in try search(query, on: connection, scope: scope) }
+    }
+}

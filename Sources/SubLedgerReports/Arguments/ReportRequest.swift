@@ -1,0 +1,116 @@
+import Foundation
+
+/// A report to run, chosen by name with its arguments validated: what the `report` command and
+/// `/v1/admin/reports/{name}` both build from text.
+public struct ReportRequest: Sendable, Hashable {
+    /// Which report, with its time arguments resolved.
+    public enum Kind: Sendable, Hashable {
+        case summary(at: Date?, now: Date)
+        case active(at: Date)
+        case expiring(at: Date, within: Duration, limit: Int)
+        case churn(from: Date, to: Date)
+        case refunds(from: Date, to: Date, limit: Int)
+        case transfers(from: Date, to: Date, limit: Int)
+        case unclaimed(limit: Int)
+        case account(String)
+        case original(String)
+        case activeOverTime(days: Int, now: Date)
+    }
+
+    public var scope: ReportScope
+    public var kind: Kind
+
+    public init(scope: ReportScope, kind: Kind) {
+        self.scope = scope
+        self.kind = kind
+    }
+
+    /// The report names, as the command and the HTTP routes spell them.
+    public static let names = [
+        "summary", "active", "expiring", "churn", "refunds", "transfers", "unclaimed", "account", "original",
+        "active-over-time",
+    ]
+
+    /// The options each report accepts besides `app` and `environment`.
+    static let options: [String: Set<String>] = [
+        "summary": ["at"], "active": ["at"], "expiring": ["at", "within", "limit"], "churn": ["from", "to"],
+        "refunds": ["from", "to", "limit"], "transfers": ["from", "to", "limit"], "unclaimed": ["limit"],
+        "account": [], "original": [], "active-over-time": ["days"],
+    ]
+
+    /// Default row limit of the list reports.
+    public static let defaultLimit = 100
+
+    /// Builds a request from a report name, its id argument (`account` and `original` only) and textual
+    /// options (`app`, `environment`, `at`, `from`, `to`, `within`, `limit`, `days`), at `now`.
+    ///
+    /// Defaults: `at` now; `within` 7d; `from`/`to` the 30 days before now (churn: 365 days); `limit` 100;
+    /// `days` 30. An option the report does not take is an error, so a typo never passes silently.
+    public init(name: String, id: String? = nil, options: [String: String], now: Date) throws {
+        guard let accepted = Self.options[name] else {
+            throw ReportError(
+                code: .unknownReport,
+                message: "unknown report '\(name)': use one of \(Self.names.joined(separator: ", "))")
+        }
+        for key in options.keys.sorted() where !accepted.contains(key) && key != "app" && key != "environment" {
+            throw ReportError.invalidArgument("the \(name) report does not take '\(key)'")
+        }
+        let scope = ReportScope(
+            bundleID: options["app"].flatMap { $0.isEmpty ? nil : $0 },
+            environment: options["environment"].flatMap { $0.isEmpty ? nil : $0 })
+        if let environment = scope.environment, !["Production", "Sandbox", "Xcode", "LocalTesting"].contains(environment) {
+            throw ReportError.invalidArgument(
+                "unknown environment '\(environment)': use Production, Sandbox, Xcode or LocalTesting")
+        }
+
+        func instant(_ key: String) throws -> Date? { try options[key].map { try ReportArguments.instant($0, now: now) } }
+        func limit() throws -> Int { try options["limit"].map { try ReportArguments.limit($0) } ?? Self.defaultLimit }
+        func range(defaultDays: Int) throws -> (Date, Date) {
+            let to = try instant("to") ?? now
+            let from = try instant("from") ?? to.addingTimeInterval(-Double(defaultDays) * 86_400)
+            guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
+            return (from, to)
+        }
+        func identifier() throws -> String {
+            guard let id, !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ReportError.invalidArgument("the \(name) report needs an id: subledger report \(name) ID")
+            }
+            guard id.utf8.count <= 255 else { throw ReportError.invalidArgument("the id is longer than 255 bytes") }
+            return id
+        }
+        if id != nil, name != "account", name != "original" {
+            throw ReportError.invalidArgument("the \(name) report takes no id")
+        }
+
+        let kind: Kind
+        switch name {
+        case "summary": kind = .summary(at: try instant("at"), now: now)
+        case "active": kind = .active(at: try instant("at") ?? now)
+        case "expiring":
+            kind = .expiring(
+                at: try instant("at") ?? now, within: try options["within"].map(ReportArguments.duration) ?? .seconds(7 * 86_400),
+                limit: try limit())
+        case "churn":
+            let (from, to) = try range(defaultDays: 365)
+            kind = .churn(from: from, to: to)
+        case "refunds":
+            let (from, to) = try range(defaultDays: 30)
+            kind = .refunds(from: from, to: to, limit: try limit())
+        case "transfers":
+            let (from, to) = try range(defaultDays: 30)
+            kind = .transfers(from: from, to: to, limit: try limit())
+        case "unclaimed": kind = .unclaimed(limit: try limit())
+        case "account": kind = .account(try identifier())
+        case "original": kind = .original(try identifier())
+        default:
+            let days = try options["days"].map { text in
+                guard let days = Int(text), (1...3_660).contains(days) else {
+                    throw ReportError.invalidArgument("days must be a whole number between 1 and 3660, not '\(text)'")
+                }
+                return days
+            }
+            kind = .activeOverTime(days: days ?? 30, now: now)
+        }
+        self.init(scope: scope, kind: kind)
+    }
+}

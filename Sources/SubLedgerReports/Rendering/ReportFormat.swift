@@ -1,0 +1,101 @@
+import Foundation
+
+/// How a report is written out: an aligned text table, JSON, or CSV. Rendering is pure.
+public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
+    case table
+    case json
+    case csv
+
+    /// The report in this format, ending with a newline.
+    public func render(_ report: AnyReport) -> String {
+        switch self {
+        case .table: Self.text(report.table)
+        case .json: Self.json(report)
+        case .csv: Self.csv(report.table)
+        }
+    }
+
+    /// The media type to answer with over HTTP.
+    public var contentType: String {
+        switch self {
+        case .table: "text/plain; charset=utf-8"
+        case .json: "application/json"
+        case .csv: "text/csv; charset=utf-8"
+        }
+    }
+
+    /// JSON of any report: snake_case keys, ISO 8601 UTC dates, sorted keys.
+    public static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+        } catch {
+            // The report types hold only strings, numbers, booleans and dates; none fails to encode.
+            preconditionFailure("a report did not encode as JSON: \(error)")
+        }
+    }
+
+    /// An aligned plain-text table with its title and notes.
+    public static func text(_ table: ReportTable) -> String {
+        var widths = table.columns.map(\.count)
+        for row in table.rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let width = index < widths.count ? widths[index] : cell.count
+                return cell + String(repeating: " ", count: max(0, width - cell.count))
+            }.joined(separator: "  ").replacing(/\s+$/, with: "")
+        }
+        var lines = [table.title, "", line(table.columns), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        lines += table.rows.map(line)
+        if table.rows.isEmpty { lines.append("(no rows)") }
+        if !table.notes.isEmpty { lines += [""] + table.notes }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// RFC 4180 CSV: a header line, then one line per row; a field is quoted when it holds a comma, a quote,
+    /// a line break or edge spaces, with quotes doubled. A text field starting with `=`, `+`, `-`, `@` or a
+    /// tab is prefixed with `'` so a spreadsheet does not run it as a formula (ids come from app clients).
+    public static func csv(_ table: ReportTable) -> String {
+        ([table.columns] + table.rows).map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func csvField(_ value: String) -> String {
+        var field = value
+        if let first = field.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(field) == nil {
+            field = "'" + field
+        }
+        let needsQuotes = field.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+            || field.hasPrefix(" ") || field.hasSuffix(" ")
+        return needsQuotes ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+    }
+
+    /// An instant as ISO 8601 in UTC, to the second (`2025-01-31T12:00:00Z`).
+    public static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+
+    /// A UTC date (`2025-01-31`).
+    public static func day(_ date: Date) -> String {
+        String(timestamp(date).prefix(10))
+    }
+
+    /// Milli-units as a decimal amount (`9990` → `9.99`).
+    public static func amount(milli: Int64) -> String {
+        let sign = milli < 0 ? "-" : ""
+        let magnitude = milli.magnitude
+        let fraction = String(magnitude % 1000)
+        let padded = String(repeating: "0", count: 3 - fraction.count) + fraction
+        let trimmed = padded.replacing(/0{1,2}$/, with: "")
+        return sign + String(magnitude / 1000) + "." + (trimmed.isEmpty ? "00" : trimmed.count == 1 ? trimmed + "0" : trimmed)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import PostgresLibPQ
+
+/// Subscriptions started, renewed, expired and recovered, per day or per month.
+public struct ChurnReport: Sendable, Hashable, Codable {
+    /// The length of one period: a UTC day for ranges shorter than 62 days, else a UTC calendar month.
+    public enum Granularity: String, Sendable, Hashable, Codable {
+        case day
+        case month
+    }
+
+    /// The counts of one period (or of the whole range, in `totals`).
+    public struct Counts: Sendable, Hashable, Codable {
+        /// `grant` ledger entries of auto-renewable products: first purchases of a chain.
+        public var started = 0
+        /// `extend` ledger entries: later transactions of a chain (renewals).
+        public var renewed = 0
+        /// Recorded state changes to `expired`.
+        public var expired = 0
+        /// `expired` split by `expiration_reason` (`voluntary`, `billing_error`, ..., `unknown`).
+        public var expiredByReason: [String: Int] = [:]
+        /// Recorded state changes from `billing_retry` or `grace_period` back to `active`.
+        public var recovered = 0
+
+        public init() {}
+    }
+
+    public struct Period: Sendable, Hashable, Codable {
+        /// The period's first instant (UTC midnight, or the first of the month at UTC midnight).
+        public var start: Date
+        public var counts: Counts
+    }
+
+    public var from: Date
+    public var to: Date
+    public var granularity: Granularity
+    public var periods: [Period]
+    public var totals: Counts
+
+    /// Every expiration reason that occurs, sorted: the table's reason columns.
+    public var expirationReasons: [String] {
+        Array(Set(totals.expiredByReason.keys)).sorted()
+    }
+}
+
+extension Reports {
+    /// Churn over [`from`, `to`): ledger entries by `effective_at`, state changes by `changed_at` (when the
+    /// ledger observed the change), bucketed by UTC day or month (see `ChurnReport.Granularity`).
+    public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date) throws
+        -> ChurnReport
+    {
+        guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
+        try scope.validate(on: connection)
+        let granularity: ChurnReport.Granularity = to.timeIntervalSince(from) < 62 * 86_400 ? .day : .month
+        let starts = ChurnBuckets.starts(from: from, to: to, granularity: granularity)
+        var periods = starts.map { ChurnReport.Period(start: $0, counts: .init()) }
+        let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
+        var totals = ChurnReport.Counts()
+
+        let parameters = scope.parameters + [from, to, granularity.rawValue] as [any PostgresEncodable]
+        for row in try connection.query(churnSQL, parameters) {
+            let metric = try row.decode(String.self, at: 0)
+            let reason = try row.decode(String?.self, at: 1) ?? "unknown"
+            let start = try row.decode(Date.self, at: 2)
+            let count = try row.decode(Int.self, at: 3)
+            guard let index = position[start] else { continue }
+            periods[index].counts.record(metric, reason: reason, count: count)
+            totals.record(metric, reason: reason, count: count)
+        }
+        return ChurnReport(from: from, to: to, granularity: granularity, periods: periods, totals: totals)
+    }
+
+    static let churnSQL = """
+        WITH \(ReportScope.appsCTE)
+        SELECT 'started', NULL::text, date_trunc($5::text, e.effective_at, 'UTC'), count(*)
+        FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
+        JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id AND p.product_type = 'auto_renewable'
+        WHERE e.kind = 'grant' AND \(ReportScope.environmentCondition("e.environment"))
+          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+        GROUP BY 3
+        UNION ALL
+        SELECT 'renewed', NULL, date_trunc($5::text, e.effective_at, 'UTC'), count(*)
+        FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
+        WHERE e.kind = 'extend' AND \(ReportScope.environmentCondition("e.environment"))
+          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+        GROUP BY 3
+        UNION ALL
+        SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), date_trunc($5::text, x.changed_at, 'UTC'), count(*)
+        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+        WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
+          AND \(ReportScope.environmentCondition("x.environment"))
+          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+        GROUP BY 2, 3
+        UNION ALL
+        SELECT 'recovered', NULL, date_trunc($5::text, x.changed_at, 'UTC'), count(*)
+        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+        WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
+          AND \(ReportScope.environmentCondition("x.environment"))
+          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+        GROUP BY 3
+        """
+}
+
+extension ChurnReport.Counts {
+    mutating func record(_ metric: String, reason: String, count: Int) {
+        switch metric {
+        case "started": started += count
+        case "renewed": renewed += count
+        case "expired":
+            expired += count
+            expiredByReason[reason, default: 0] += count
+        case "recovered": recovered += count
+        default: break
+        }
+    }
+}
+
+/// The UTC day or month boundaries that cover a range.
+enum ChurnBuckets {
+    static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    /// The start of every period that overlaps [`from`, `to`), the first one truncated down to its boundary.
+    static func starts(from: Date, to: Date, granularity: ChurnReport.Granularity) -> [Date] {
+        let components: Set<Calendar.Component> = granularity == .day ? [.year, .month, .day] : [.year, .month]
+        guard var start = calendar.date(from: calendar.dateComponents(components, from: from)) else { return [] }
+        var starts: [Date] = []
+        while start < to {
+            starts.append(start)
+            guard let next = calendar.date(byAdding: granularity == .day ? .day : .month, value: 1, to: start) else { break }
+            start = next
+        }
+        return starts
+    }
+}

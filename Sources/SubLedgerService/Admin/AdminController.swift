@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerReports
+
+/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table) and the `/admin` page.
+/// Both need an admin key (`subledger keys create --admin`); the page also accepts it as the password of HTTP
+/// Basic authentication, so a browser can open it.
+struct AdminController: Sendable {
+    let pool: PostgresPool
+    let now: @Sendable () -> Instant
+
+    func register(reportsOn group: RouterGroup<SubLedgerRequestContext>, pageOn page: RouterGroup<SubLedgerRequestContext>) {
+        group.get("reports/:name") { request, context in try await report(request, context) }
+        group.get("reports/:name/:id") { request, context in try await report(request, context) }
+        page.get("") { request, _ in try await adminPage(request) }
+    }
+
+    func report(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
+        var options: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { options[String(key)] = String(value) }
+        let format = try options.removeValue(forKey: "format").map { raw in
+            guard let format = ReportFormat(rawValue: raw) else {
+                throw APIError.badRequest("invalid_format", "format is json, csv or table")
+            }
+            return format
+        } ?? .json
+        let name = context.parameters.get("name") ?? ""
+        let reportRequest: ReportRequest
+        do {
+            reportRequest = try ReportRequest(name: name, id: context.parameters.get("id"), options: options, now: date(now()))
+        } catch let error as ReportError {
+            throw Self.map(error)
+        }
+        let report: AnyReport
+        do {
+            report = try await Reports.run(reportRequest, on: pool)
+        } catch let error as ReportError {
+            throw Self.map(error)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: format.contentType],
+            body: .init(byteBuffer: ByteBuffer(string: format.render(report))))
+    }
+
+    func adminPage(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        let instant = date(now())
+        let html = try await pool.withConnection { connection in
+            let summary = try Reports.summary(on: connection, scope: .everything, now: instant)
+            let active = try Reports.activeOverTime(on: connection, scope: .everything, days: 90, now: instant)
+            let churn = try Reports.churn(
+                on: connection, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
+            let timeline = try query.map { try Reports.search($0, on: connection, scope: .everything) }
+            return AdminPage.render(
+                summary: summary, activeOverTime: active.days, statesByProduct: summary.products, churnByMonth: churn,
+                search: query, timeline: timeline)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    private func date(_ instant: Instant) -> Date {
+        Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
+    }
+
+    static func map(_ error: ReportError) -> APIError {
+        switch error.code {
+        case .invalidArgument: APIError.badRequest(error.code.rawValue, error.message)
+        default: APIError.notFound(error.code.rawValue, error.message)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import AppStore
+import Foundation
+import Logging
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerStore
+
+/// `subledger-bench`: prepares data for scripts/bench. Not part of the product.
+///
+///     subledger-bench catalog                         # the benchmark app's catalog, for `subledger catalog apply`
+///     subledger-bench load ACCOUNTS RENEWALS          # DATABASE_URL; every account gets one chain
+///     subledger-bench notifications COUNT DIRECTORY   # signed DID_RENEW bodies + the root certificate
+@main
+enum BenchCommand {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            switch arguments.first {
+            case "load":
+                try await BenchLedger.load(
+                    accounts: try number(arguments, 1, default: 100_000), renewals: try number(arguments, 2, default: 2)
+                )
+            case "catalog":
+                print(BenchShape.catalogYAML)
+            case "notifications":
+                guard arguments.count >= 3 else {
+                    throw BenchError("usage: subledger-bench notifications COUNT DIRECTORY")
+                }
+                try BenchNotifications.write(count: try number(arguments, 1, default: 0), to: arguments[2])
+            default:
+                throw BenchError(
+                    "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | notifications COUNT DIRECTORY")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("subledger-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func number(_ arguments: [String], _ index: Int, default value: Int) throws -> Int {
+        guard arguments.count > index else { return value }
+        guard let number = Int(arguments[index]), number >= 0 else {
+            throw BenchError("'\(arguments[index])' is not a number")
+        }
+        return number
+    }
+}
+
+/// A usage or setup error, printed as is.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The benchmark's app and the shape of its data, shared by the loader and the notification writer.
+enum BenchShape {
+    static let bundleID = "com.example.bench"
+    static let appAppleID: Int64 = 1_234_567_890
+    static let productID = "bench.monthly"
+    static let groupID = "bench"
+    static let day: Int64 = 86_400_000
+    /// Periods are 30 days; the latest one of every chain is current on the day the bench runs.
+    static let period: Int64 = 30 * day
+
+    static let catalogYAML = """
+        apps:
+          - bundle_id: \(bundleID)
+            apple_app_id: \(appAppleID)
+            environments: [production, sandbox]
+            products:
+              - { product_id: \(productID), type: auto_renewable, subscription_group_id: "\(groupID)", entitlements: [pro] }
+        """
+
+    static func account(_ index: Int) -> String { "acct-\(index)" }
+    static func originalTransactionID(_ index: Int) -> String { String(2_000_000_000_000 + index) }
+    /// Transaction `period` of chain `index` (0 is the purchase).
+    static func transactionID(_ index: Int, period: Int) -> String {
+        String(2_000_000_000_000 + period * 10_000_000 + index)
+    }
+
+    /// The purchase time of chain `index`: spread over a day so chains do not all renew at once, early enough
+    /// that `renewals` renewals end in the future.
+    static func purchase(_ index: Int, renewals: Int, now: Instant) -> Instant {
+        now.adding(milliseconds: -Int64(renewals) * period - Int64(index % 86_400) * 1000)
+    }
+}

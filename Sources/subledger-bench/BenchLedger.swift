@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerStore
+
+/// Fills the ledger through `LedgerStore.apply`, the path the service writes by, so every row, jsonb snapshot
+/// and binding is exactly what the service would have stored.
+enum BenchLedger {
+    static func load(accounts: Int, renewals: Int) async throws {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw BenchError("set DATABASE_URL")
+        }
+        var logger = Logger(label: "subledger-bench")
+        logger.logLevel = .warning
+        let workers = 16
+        var configuration = try PostgresConfiguration(connectionString: url)
+        configuration.maxConnections = workers
+        let pool = PostgresPool(configuration: configuration, logger: logger)
+        let store = LedgerStore(pool: pool, logger: logger)
+        guard let app = try await store.app(bundleID: BenchShape.bundleID) else {
+            throw BenchError(
+                "no app \(BenchShape.bundleID): run `subledger-bench catalog | subledger catalog apply -` first")
+        }
+
+        let now = Instant.systemNow()
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    for index in stride(from: worker, to: accounts, by: workers) {
+                        try await store.apply(input(index, renewals: renewals, now: now), app: app, now: now)
+                        if index % 10_000 == 0, index > 0 {
+                            print("  \(index) accounts, \(clock.now - started)")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = clock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(
+            "loaded \(accounts) accounts, \(accounts * (renewals + 1)) transactions in \(Int(seconds)) s "
+                + "(\(Int(Double(accounts) / seconds)) applies/s in process)")
+        await pool.shutdown()
+    }
+
+    /// What account `index`'s device submits: the purchase and its renewals, the latest one current.
+    static func input(_ index: Int, renewals: Int, now: Instant) throws -> LedgerInput {
+        let purchase = BenchShape.purchase(index, renewals: renewals, now: now)
+        let original = BenchShape.originalTransactionID(index)
+        let transactions = (0...renewals).map { period in
+            let start = purchase.adding(milliseconds: Int64(period) * BenchShape.period)
+            return Transaction(
+                transactionID: BenchShape.transactionID(index, period: period), originalTransactionID: original,
+                productID: BenchShape.productID, bundleID: BenchShape.bundleID, purchaseDate: start,
+                originalPurchaseDate: purchase, expiresDate: start.adding(milliseconds: BenchShape.period),
+                webOrderLineItemID: "w\(BenchShape.transactionID(index, period: period))",
+                subscriptionGroupID: BenchShape.groupID, environment: .production, source: .signedTransaction,
+                signedDate: start)
+        }
+        return LedgerInput(
+            kind: .signedTransaction, bundleID: BenchShape.bundleID, environment: .production,
+            submitter: try AccountID(BenchShape.account(index)), transactions: transactions, observedAt: now)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import PostgresLibPQ
+@testable import SubLedgerReports
+import Testing
+
+/// Every report against the known story of `ReportFixtures`, applied through the real ledger.
+@Suite struct ReportQueriesTests {
+    typealias F = ReportFixtures
+    let scope = ReportScope(bundleID: F.bundleID)
+
+    func withStory(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+        try await ReportsDatabase.withMigratedSchema { pool in
+            try await F.load(pool)
+            try await pool.withConnection { connection in try body(connection) }
+        }
+    }
+
+    @Test func summaryCountsStatesWithLapsesAppliedAtTheInstant() async throws {
+        try await withStory { connection in
+            let report = try Reports.summary(on: connection, scope: scope, now: F.now)
+            #expect(report.basis == .chainColumns)
+            let products = Dictionary(uniqueKeysWithValues: report.products.map { ($0.productID, $0.counts) })
+            #expect(products.keys.sorted() == ["coins.100", "premium.monthly", "pro.monthly"])
+            // c1 and c4 active; c5 stored active but its period ended on day 32; c3 refunded.
+            #expect(products["pro.monthly"]?.active == 2)
+            #expect(products["pro.monthly"]?.expired == 1)
+            #expect(products["pro.monthly"]?.revoked == 1)
+            #expect(products["pro.monthly"]?.total == 4)
+            #expect(products["premium.monthly"]?.active == 1)
+            #expect(products["premium.monthly"]?.expired == 1)
+            #expect(products["coins.100"]?.revoked == 1)
+            let entitlements = Dictionary(uniqueKeysWithValues: report.entitlements.map { ($0.entitlementID, $0.counts) })
+            #expect(entitlements["pro"]?.active == 3)
+            #expect(entitlements["pro"]?.expired == 2)
+            #expect(entitlements["pro"]?.revoked == 1)
+            #expect(entitlements["premium"]?.total == 2)
+            #expect(entitlements["lifetime"]?.total == 0)
+            #expect(report.totals.total == 7)
+            #expect(report.totals.active == 3)
+            #expect(report.totals.expired == 2)
+            #expect(report.totals.revoked == 2)
+
+            // A week on, c1 is still active but c4's period (day 15-45) has run out.
+            let later = try Reports.summary(on: connection, scope: scope, at: F.date(47), now: F.now)
+            #expect(later.basis == .chainColumns)
+            #expect(later.totals.active == 2)
+            #expect(later.totals.expired == 3)
+        }
+    }
+
+    @Test func summaryInThePastReadsTheStateHistory() async throws {
+        try await withStory { connection in
+            // Day 30: c1, c5, c2, c4 recorded active; k1 and c3 recorded revoked (on days 13 and 26); c6 unknown yet.
+            let report = try Reports.summary(on: connection, scope: scope, at: F.date(30), now: F.now)
+            #expect(report.basis == .stateHistory)
+            #expect(report.totals.active == 4)
+            #expect(report.totals.revoked == 2)
+            #expect(report.totals.total == 6)
+        }
+    }
+
+    @Test func activeSplitsTrialIntroAndPaidFromTheLatestTransaction() async throws {
+        try await withStory { connection in
+            let report = try Reports.active(on: connection, scope: scope, at: F.now)
+            #expect(report.rows.map(\.productID) == ["premium.monthly", "pro.monthly"])
+            // gina's c6 is in its intro period; alice's c1 trial is over (its renewal is paid); c4 has no owner.
+            #expect(report.rows[0].intro == 1 && report.rows[0].total == 1)
+            #expect(report.rows[1].paid == 1 && report.rows[1].trial == 0 && report.rows[1].total == 1)
+            #expect(report.totals.total == 2)
+            // On day 10 alice was still in her trial.
+            let early = try Reports.active(on: connection, scope: scope, at: F.date(10))
+            #expect(early.rows.first { $0.productID == "pro.monthly" }?.trial == 1)
+        }
+    }
+
+    @Test func expiringListsChainsEndingInTheWindowEarliestFirst() async throws {
+        try await withStory { connection in
+            let report = try Reports.expiring(on: connection, scope: scope, at: F.now, within: .seconds(30 * 86_400), limit: 2)
+            #expect(report.rows.map(\.originalTransactionID) == ["c4", "c1"])
+            #expect(report.rows[0].ownerAccountID == nil)
+            #expect(report.rows[0].willAutoRenew == nil)
+            #expect(report.rows[1].ownerAccountID == "alice")
+            #expect(report.rows[1].willAutoRenew == true)
+            #expect(report.rows[1].expiresAt == F.date(60))
+            #expect(report.totals.chains == 3)
+            #expect(report.totals.willAutoRenew == 2)
+            #expect(report.totals.autoRenewUnknown == 1)
+            #expect(report.truncated)
+            let week = try Reports.expiring(on: connection, scope: scope, at: F.now, within: .seconds(7 * 86_400), limit: 100)
+            #expect(week.rows.map(\.originalTransactionID) == ["c4"])
+        }
+    }
+
+    @Test func churnCountsStartsRenewalsAndExpiriesPerDay() async throws {
+        try await withStory { connection in
+            let report = try Reports.churn(on: connection, scope: scope, from: F.date(0), to: F.date(40))
+            #expect(report.granularity == .day)
+            #expect(report.periods.count == 40)
+            #expect(report.totals.started == 5)
+            #expect(report.totals.renewed == 1)
+            #expect(report.totals.expired == 1)
+            #expect(report.totals.expiredByReason == ["voluntary": 1])
+            #expect(report.totals.recovered == 0)
+            let started = report.periods.filter { $0.counts.started > 0 }.map(\.start)
+            #expect(started == [F.date(0), F.date(2), F.date(5), F.date(20), F.date(38)])
+            #expect(report.periods[30].counts.renewed == 1)
+            #expect(report.periods[36].counts.expired == 1)
+
+            let monthly = try Reports.churn(on: connection, scope: scope, from: F.date(0), to: F.date(365))
+            #expect(monthly.granularity == .month)
+            #expect(monthly.periods.count == 12)
+            #expect(monthly.periods[0].counts.started == 4)
+            #expect(monthly.periods[1].counts.started == 1)
+            #expect(monthly.periods[1].counts.expired == 1)
+        }
+    }
+
+    @Test func refundsCarryReasonCodesAndAmounts() async throws {
+        try await withStory { connection in
+            let report = try Reports.refunds(on: connection, scope: scope, from: F.date(0), to: F.now, limit: 10)
+            #expect(report.rows.count == 2)
+            let subscription = try #require(report.rows.first)
+            #expect(subscription.originalTransactionID == "c3")
+            #expect(subscription.accountID == "dave")
+            #expect(subscription.kind == "revoke")
+            #expect(subscription.reason == "refund")
+            #expect(subscription.revocationReasonCode == 1)
+            #expect(subscription.priceMilli == 9_990)
+            #expect(subscription.currency == "EUR")
+            #expect(subscription.at == F.date(25))
+            let credits = report.rows[1]
+            #expect(credits.kind == "debit")
+            #expect(credits.credits == 100)
+            #expect(credits.revocationReasonCode == 0)
+            #expect(report.totals.refunds == 1)
+            #expect(report.totals.debits == 1)
+            #expect(report.totals.amounts.map(\.currency) == ["EUR", "USD"])
+            #expect(report.totals.amounts.map(\.amountMilli) == [9_990, 990])
+            #expect(!report.truncated)
+        }
+    }
+
+    @Test func transfersJoinThePreviousBinding() async throws {
+        try await withStory { connection in
+            let report = try Reports.transfers(on: connection, scope: scope, from: F.date(0), to: F.now, limit: 10)
+            #expect(report.rows.count == 1)
+            let transfer = try #require(report.rows.first)
+            #expect(transfer.originalTransactionID == "c5")
+            #expect(transfer.fromAccountID == "erin")
+            #expect(transfer.toAccountID == "frank")
+            #expect(transfer.sequence == 1)
+            #expect(transfer.reason == "owner_not_actively_auto_renewing")
+            #expect(transfer.at == F.date(8))
+            #expect(transfer.previousOwnerSince == F.date(3))
+            #expect(transfer.productID == "pro.monthly")
+            #expect(report.totals == [.init(reason: "owner_not_actively_auto_renewing", transfers: 1)])
+        }
+    }
+
+    @Test func unclaimedListsTransactionsWithoutAccount() async throws {
+        try await withStory { connection in
+            let report = try Reports.unclaimed(on: connection, scope: scope, limit: 10)
+            #expect(report.rows.map(\.transactionID) == ["c4"])
+            #expect(report.rows.first?.purchaseDate == F.date(15))
+            #expect(report.totals.map(\.transactions) == [1])
+        }
+    }
+
+    @Test func accountTimelineIsTimeOrdered() async throws {
+        try await withStory { connection in
+            let timeline = try Reports.account("alice", on: connection, scope: scope)
+            #expect(timeline.bundleIDs == [F.bundleID])
+            #expect(timeline.events.map(\.category) == [
+                .ledgerEntry, .entitlementGained, .bindingStarted, .ledgerEntry, .entitlementGained,
+            ])
+            #expect(timeline.events.map(\.kind) == ["grant", "grant", nil, "extend", "extend"])
+            #expect(timeline.events.map(\.at) == [F.date(0), F.date(0), F.date(1), F.date(30), F.date(30)])
+            #expect(timeline.events[1].note == "pro")
+            #expect(timeline.events[4].until == F.date(60))
+
+            let erin = try Reports.account("erin", on: connection, scope: scope)
+            #expect(erin.events.map(\.category) == [
+                .ledgerEntry, .entitlementGained, .bindingStarted, .bindingEnded, .ledgerEntry, .entitlementLost,
+            ])
+            #expect(erin.events.last?.at == F.date(8))
+            #expect(throws: ReportError.self) { try Reports.account("nobody", on: connection, scope: scope) }
+        }
+    }
+
+    @Test func chainAuditShowsInputsAndEffects() async throws {
+        try await withStory { connection in
+            let audit = try Reports.original("c5", on: connection, scope: scope)
+            #expect(audit.chains.count == 1)
+            #expect(audit.chains[0].ownerAccountID == "frank")
+            let categories = audit.events.map(\.category)
+            #expect(categories.filter { $0 == .transaction }.count == 1)
+            #expect(categories.filter { $0 == .bindingStarted }.count == 2)
+            #expect(categories.filter { $0 == .bindingEnded }.count == 1)
+            #expect(categories.filter { $0 == .stateChange }.count == 1)
+            #expect(audit.events.filter { $0.category == .ledgerEntry }.map(\.kind) == ["grant", "transfer_out", "transfer_in"])
+            #expect(categories.filter { $0 == .receipt }.count == 1)
+            #expect(audit.events.map(\.at) == audit.events.map(\.at).sorted())
+
+            let c1 = try Reports.original("c1", on: connection, scope: scope)
+            let notification = try #require(c1.events.first { $0.category == .notification })
+            #expect(notification.kind == "DID_RENEW")
+            #expect(notification.note == "n-c1")
+            #expect(c1.events.filter { $0.category == .transaction }.map(\.transactionID) == ["c1", "c1-2"])
+
+            let c2 = try Reports.original("c2", on: connection, scope: scope)
+            let expiry = try #require(c2.events.last { $0.category == .stateChange })
+            #expect(expiry.kind == "expired")
+            #expect(expiry.reason == "voluntary")
+            // The store records the change from the state the table last held (active, written at the
+            // purchase) to the state at this write: one change into `expired`, with Apple's reason.
+            #expect(expiry.note == "active")
+            #expect(throws: ReportError.self) { try Reports.original("nope", on: connection, scope: scope) }
+        }
+    }
+
+    @Test func activeOverTimeCountsSubscriptionsInForceAtEachDayEnd() async throws {
+        try await withStory { connection in
+            let report = try Reports.activeOverTime(on: connection, scope: scope, days: 12, now: F.now)
+            #expect(report.days.map(\.day) == (29...40).map(F.date))
+            // Day 29 ends: c1 (0-30), c5 (2-32), c2 (5-35), c4 (15-45); c3 was refunded on day 25.
+            #expect(report.days.map(\.active) == [4, 4, 3, 3, 3, 2, 2, 2, 3, 3, 3, 3])
+        }
+    }
+
+    @Test func unknownAppIsAnError() async throws {
+        try await withStory { connection in
+            let error = #expect(throws: ReportError.self) {
+                try Reports.summary(on: connection, scope: ReportScope(bundleID: "com.example.missing"), now: F.now)
+            }
+            #expect(error?.code == .unknownApp)
+            let everything = try Reports.summary(on: connection, scope: .everything, now: F.now)
+            #expect(everything.totals.total == 7)
+            let sandbox = try Reports.summary(on: connection, scope: ReportScope(environment: "Sandbox"), now: F.now)
+            #expect(sandbox.totals.total == 0)
+        }
+    }
+}

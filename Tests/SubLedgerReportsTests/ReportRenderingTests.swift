@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import SubLedgerReports
+
+/// Table, JSON and CSV rendering: pure functions of report values.
+@Suite struct ReportRenderingTests {
+    static let day = Date(timeIntervalSince1970: 1_735_689_600)
+
+    static let unclaimed = UnclaimedReport(
+        rows: [
+            .init(
+                bundleID: "com.example.app", environment: "Production", transactionID: "t,1",
+                originalTransactionID: "say \"hi\"", productID: "=cmd|' /C calc'!A0", purchaseDate: day,
+                expiresDate: nil, source: "line\nbreak"),
+        ],
+        totals: [.init(bundleID: "com.example.app", environment: "Production", transactions: 1)],
+        truncated: false)
+
+    @Test func csvQuotesCommasQuotesAndLineBreaks() {
+        let csv = ReportFormat.csv.render(.unclaimed(Self.unclaimed))
+        let lines = csv.components(separatedBy: "\r\n")
+        #expect(lines[0] == "purchase_date,app,environment,transaction_id,original_transaction_id,product,expires_date,source")
+        #expect(csv.contains(",\"t,1\","))
+        #expect(csv.contains(",\"say \"\"hi\"\"\","))
+        #expect(csv.contains(",\"line\nbreak\""))
+        #expect(csv.hasSuffix("\r\n"))
+    }
+
+    @Test func csvDefusesSpreadsheetFormulasButNotNumbers() {
+        #expect(ReportFormat.csvField("=cmd|' /C calc'!A0") == "'=cmd|' /C calc'!A0")
+        #expect(ReportFormat.csvField("@SUM(A1)") == "'@SUM(A1)")
+        #expect(ReportFormat.csvField("-5") == "-5")
+        #expect(ReportFormat.csvField(" padded") == "\" padded\"")
+        #expect(ReportFormat.csvField("plain") == "plain")
+    }
+
+    @Test func jsonUsesSnakeCaseKeysAndISODates() throws {
+        let json = ReportFormat.json.render(.unclaimed(Self.unclaimed))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows[0]["purchase_date"] as? String == "2025-01-01T00:00:00Z")
+        #expect(rows[0]["original_transaction_id"] as? String == "say \"hi\"")
+        #expect(rows[0]["expires_date"] == nil)
+        #expect(object["truncated"] as? Bool == false)
+    }
+
+    @Test func tableAlignsColumnsAndPrintsNotes() {
+        var counts = StateCounts()
+        counts.add(12, in: "active")
+        counts.add(3, in: "expired")
+        counts.add(1, in: "paused")
+        let summary = SummaryReport(
+            at: Self.day, basis: .chainColumns,
+            products: [.init(bundleID: "com.example.app", productID: "pro.monthly", productType: "auto_renewable", counts: counts)],
+            entitlements: [], totals: counts)
+        let text = ReportFormat.table.render(.summary(summary))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0] == "Subscription chains by state at 2025-01-01T00:00:00Z (chain_columns)")
+        #expect(lines[2].hasPrefix("app              group    id           active  grace_period"))
+        #expect(text.contains("com.example.app  product  pro.monthly  12      0             0              3"))
+        #expect(text.contains("total    all chains   12"))
+        #expect(counts.other == 1 && counts.total == 16)
+    }
+
+    @Test func emptyTablesSaySo() {
+        let empty = UnclaimedReport(rows: [], totals: [], truncated: false)
+        #expect(ReportFormat.table.render(.unclaimed(empty)).contains("(no rows)"))
+        #expect(ReportFormat.csv.render(.unclaimed(empty)).components(separatedBy: "\r\n").count == 2)
+    }
+
+    @Test func amountsAreMilliUnits() {
+        #expect(ReportFormat.amount(milli: 9_990) == "9.99")
+        #expect(ReportFormat.amount(milli: 1_000) == "1.00")
+        #expect(ReportFormat.amount(milli: 12_345) == "12.345")
+        #expect(ReportFormat.amount(milli: 9_900) == "9.90")
+        #expect(ReportFormat.amount(milli: 1) == "0.001")
+    }
+}

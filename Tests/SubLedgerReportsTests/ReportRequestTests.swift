@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import SubLedgerReports
+
+/// Parsing report names and arguments: bad input is a clear error, never a silent default.
+@Suite struct ReportRequestTests {
+    let now = Date(timeIntervalSince1970: 1_735_689_600)
+
+    @Test(arguments: [("7d", 604_800), ("12h", 43_200), ("30m", 1_800), ("45s", 45), ("2w", 1_209_600)])
+    func durations(text: String, seconds: Int64) throws {
+        #expect(try ReportArguments.duration(text) == .seconds(seconds))
+    }
+
+    @Test(arguments: ["", "7", "d", "-1d", "0d", "7x", "1.5d", "100000w"])
+    func badDurations(text: String) {
+        let error = #expect(throws: ReportError.self) { try ReportArguments.duration(text) }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test func instants() throws {
+        #expect(try ReportArguments.instant("2025-01-01", now: now) == now)
+        #expect(try ReportArguments.instant("2025-01-01T02:00:00+02:00", now: now) == now)
+        #expect(try ReportArguments.instant("now", now: now) == now)
+        #expect(try ReportArguments.instant("2025-01-01T00:00:00.500Z", now: now) == now.addingTimeInterval(0.5))
+        #expect(throws: ReportError.self) { try ReportArguments.instant("yesterday", now: now) }
+        #expect(throws: ReportError.self) { try ReportArguments.instant("2025-13-01", now: now) }
+    }
+
+    @Test func requestsResolveDefaults() throws {
+        let expiring = try ReportRequest(name: "expiring", options: ["within": "12h", "app": "com.example.app"], now: now)
+        #expect(expiring.kind == .expiring(at: now, within: .seconds(43_200), limit: 100))
+        #expect(expiring.scope == ReportScope(bundleID: "com.example.app"))
+        let churn = try ReportRequest(name: "churn", options: ["from": "2024-01-01"], now: now)
+        #expect(churn.kind == .churn(from: try ReportArguments.instant("2024-01-01", now: now), to: now))
+        #expect(try ReportRequest(name: "account", id: "alice", options: [:], now: now).kind == .account("alice"))
+    }
+
+    @Test(arguments: [
+        ("nonsense", nil, [:], ReportError.Code.unknownReport),
+        ("summary", nil, ["within": "7d"], .invalidArgument),
+        ("account", nil, [:], .invalidArgument),
+        ("summary", "x", [:], .invalidArgument),
+        ("churn", nil, ["from": "2025-02-01", "to": "2025-01-01"], .invalidArgument),
+        ("refunds", nil, ["limit": "0"], .invalidArgument),
+        ("active", nil, ["environment": "Staging"], .invalidArgument),
+        ("active-over-time", nil, ["days": "0"], .invalidArgument),
+    ] as [(String, String?, [String: String], ReportError.Code)])
+    func badRequests(name: String, id: String?, options: [String: String], code: ReportError.Code) {
+        let error = #expect(throws: ReportError.self) { try ReportRequest(name: name, id: id, options: options, now: now) }
+        #expect(error?.code == code)
+    }
+}
