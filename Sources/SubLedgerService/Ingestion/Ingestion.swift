@@ -51,7 +51,10 @@ public struct Ingestion: Sendable {
     public func verifyStoredReceipt(
         _ receiptID: Int64, receiptData: String, account: AccountID?, app: StoredApp
     ) async throws -> Result {
-        let outcome = await apple.verifyReceiptClient(for: app).verify(receiptData: receiptData)
+        let client = apple.verifyReceiptClient(for: app)
+        let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
+            await client.verify(receiptData: receiptData)
+        }
         switch outcome {
         case .valid(let verified):
             let normalized: NormalizedReceipt
@@ -61,7 +64,7 @@ public struct Ingestion: Sendable {
                 try await store.markReceipt(receiptID, failed: "\(error)", retryAt: nil)
                 throw APIError.unprocessable("foreign_receipt", "the receipt belongs to another app or environment: \(error.code)")
             }
-            let applied = try await store.apply(
+            let applied = try await applyInput(
                 LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now())
             return try await result(receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
         case .invalidReceipt(let failure):
@@ -88,7 +91,11 @@ public struct Ingestion: Sendable {
     /// submitter: renewals and refunds go to each chain's owner. Throws `APIError` 503 when Apple is
     /// unavailable, so the job backs off.
     public func pollReceipt(_ receiptData: String, app: StoredApp) async throws -> LedgerStore.Applied {
-        switch await apple.verifyReceiptClient(for: app).verify(receiptData: receiptData) {
+        let client = apple.verifyReceiptClient(for: app)
+        let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
+            await client.verify(receiptData: receiptData)
+        }
+        switch outcome {
         case .valid(let verified):
             let normalized: NormalizedReceipt
             do {
@@ -98,7 +105,7 @@ public struct Ingestion: Sendable {
             }
             var input = LedgerInput(receipt: normalized, submittedBy: nil)
             input.kind = .poll
-            return try await store.apply(input, app: app, now: now())
+            return try await applyInput(input, app: app, now: now())
         case .invalidReceipt(let failure):
             throw APIError.unprocessable("invalid_receipt", "Apple rejected the stored receipt (\(failure))")
         case .configurationError(let failure):
@@ -114,8 +121,11 @@ public struct Ingestion: Sendable {
         guard let client = try apple.serverAPIClient(for: app, environment: chain.environment) else { return nil }
         let statuses: SubscriptionStatuses
         do {
-            statuses = try await client.allSubscriptionStatuses(transactionID: chain.originalTransactionID)
-        } catch {
+            statuses = try await AppleCallMetrics.measure(
+                .subscriptionStatuses,
+                classifyError: { ($0 as? AppStoreServerAPIError)?.isRetryable == true ? .retryable : .rejected }
+            ) { try await client.allSubscriptionStatuses(transactionID: chain.originalTransactionID) }
+        } catch let error as AppStoreServerAPIError {
             if error.isRetryable {
                 throw APIError.unavailable("apple_unavailable", "\(error)", retryAfter: Self.retryAfterSeconds)
             }
@@ -130,7 +140,7 @@ public struct Ingestion: Sendable {
         let input = LedgerInput(
             kind: .poll, bundleID: app.bundleID, environment: chain.environment, submitter: nil,
             transactions: transactions, renewalInfo: renewals, observedAt: now())
-        return try await store.apply(input, app: app, now: now())
+        return try await applyInput(input, app: app, now: now())
     }
 
     // MARK: - Signed transactions (StoreKit 2)
@@ -167,7 +177,7 @@ public struct Ingestion: Sendable {
         let input = LedgerInput(
             kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
             transactions: [transaction], observedAt: transaction.signedDate)
-        let applied = try await store.apply(input, app: app, reference: .receipt(inputID), now: now())
+        let applied = try await applyInput(input, app: app, reference: .receipt(inputID), now: now())
         return try await result(inputID, environment, applied, ignored: [], account: account, app: app)
     }
 
@@ -225,7 +235,7 @@ public struct Ingestion: Sendable {
 
         let stored = try await store.storeNotification(verified, body: String(decoding: body, as: UTF8.self), app: app)
         if stored.alreadyApplied { return .duplicate }
-        try await store.apply(
+        try await applyInput(
             LedgerInput(notification: verified), app: app, reference: .notification(stored.id), now: now())
         return .applied(notificationType: verified.notificationType)
     }
@@ -243,6 +253,16 @@ public struct Ingestion: Sendable {
     }
 
     // MARK: - Answers
+
+    /// Applies through the ledger and counts the effects (`subledger_ledger_*` metrics).
+    @discardableResult
+    private func applyInput(
+        _ input: LedgerInput, app: StoredApp, reference: LedgerStore.InputReference = .none, now instant: Instant
+    ) async throws -> LedgerStore.Applied {
+        let applied = try await store.apply(input, app: app, reference: reference, now: instant)
+        LedgerMetrics.record(applied)
+        return applied
+    }
 
     private func retryTime() -> Instant {
         now().adding(milliseconds: Int64(Self.retryAfterSeconds) * 1000)
