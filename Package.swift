@@ -10,6 +10,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "subledger", targets: ["subledger"]),
+        .executable(name: "appstore-sim", targets: ["appstore-sim"]),
+        .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
         .library(name: "SubLedgerCore", targets: ["SubLedgerCore"]),
         .library(name: "AppStore", targets: ["AppStore"]),
@@ -101,6 +103,34 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // A local, wire-compatible simulator of Apple's App Store servers, driven by a control API.
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: [
+                "AppStore", "SubLedgerCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `appstore-sim` executable.
+        .executableTarget(
+            name: "appstore-sim",
+            dependencies: [
+                "AppStoreSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The thin `subledger` executable: parses arguments, calls the libraries.
         .executableTarget(
             name: "subledger",
@@ -167,6 +197,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "AppStoreSimulatorTests",
+            dependencies: [
+                "AppStoreSimulator", "AppStore", "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SubLedgerReportsTests",
             dependencies: [
                 "SubLedgerReports", "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport",
@@ -178,6 +220,7 @@ let package = Package(
             name: "SubLedgerServiceTests",
             dependencies: [
                 "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ", "SubLedgerTestSupport",
+                "AppStoreSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),

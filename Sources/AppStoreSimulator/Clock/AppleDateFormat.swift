@@ -1,0 +1,91 @@
+import SubLedgerCore
+
+/// The date spellings Apple's legacy JSON and app receipts use, written without Foundation formatters
+/// (they are on the verifyReceipt hot path).
+enum AppleDateFormat {
+    /// `2024-01-05 21:31:34 Etc/GMT`.
+    static func gmt(_ instant: Instant) -> String {
+        civil(instant.millisecondsSince1970) + " Etc/GMT"
+    }
+
+    /// `2024-01-05 13:31:34 America/Los_Angeles` (US Pacific time with daylight saving).
+    static func pacific(_ instant: Instant) -> String {
+        let milliseconds = instant.millisecondsSince1970
+        let offsetHours: Int64 = isPacificDaylightTime(milliseconds) ? -7 : -8
+        return civil(milliseconds + offsetHours * 3_600_000) + " America/Los_Angeles"
+    }
+
+    /// `2024-01-05T21:31:34Z`, the RFC 3339 form inside app receipts.
+    static func rfc3339(_ instant: Instant) -> String {
+        let text = civil(instant.millisecondsSince1970)
+        var bytes = Array(text.utf8)
+        bytes[10] = UInt8(ascii: "T")
+        return String(decoding: bytes, as: UTF8.self) + "Z"
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss` of a UTC millisecond timestamp.
+    private static func civil(_ milliseconds: Int64) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civilDate(days: days)
+        var out = ""
+        out.reserveCapacity(19)
+        append(&out, year, width: 4)
+        out += "-"
+        append(&out, month, width: 2)
+        out += "-"
+        append(&out, day, width: 2)
+        out += " "
+        append(&out, secondOfDay / 3600, width: 2)
+        out += ":"
+        append(&out, secondOfDay % 3600 / 60, width: 2)
+        out += ":"
+        append(&out, secondOfDay % 60, width: 2)
+        return out
+    }
+
+    private static func append(_ out: inout String, _ value: Int64, width: Int) {
+        let digits = String(value)
+        if digits.count < width { out += String(repeating: "0", count: width - digits.count) }
+        out += digits
+    }
+
+    /// (year, month, day) of days since 1970-01-01 (Howard Hinnant's algorithm).
+    static func civilDate(days: Int64) -> (Int64, Int64, Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Days since 1970-01-01 of a civil date.
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// US daylight saving: from the second Sunday of March 02:00 PST to the first Sunday of November 02:00 PDT.
+    private static func isPacificDaylightTime(_ milliseconds: Int64) -> Bool {
+        let standardSeconds = (milliseconds - 8 * 3_600_000) / 1000
+        let (year, _, _) = civilDate(days: standardSeconds / 86_400)
+        func nthSunday(month: Int64, n: Int64) -> Int64 {
+            let first = days(year: year, month: month, day: 1)
+            // 1970-01-01 was a Thursday; weekday 0 = Sunday.
+            let weekday = ((first % 7) + 7 + 4) % 7
+            return first + (7 - weekday) % 7 + (n - 1) * 7
+        }
+        let start = nthSunday(month: 3, n: 2) * 86_400 + 2 * 3600
+        let end = nthSunday(month: 11, n: 1) * 86_400 + 1 * 3600
+        return standardSeconds >= start && standardSeconds < end
+    }
+}

@@ -1,0 +1,103 @@
+import AppStore
+import SubLedgerCore
+
+/// Maps stored transactions and chains to Apple's StoreKit 2 payloads.
+enum SignedPayloads {
+    /// Apple's storefront ids for the storefronts the simulator knows; others get the US id.
+    static func storefrontID(_ storefront: String) -> String {
+        switch storefront {
+        case "USA": "143441"
+        case "GBR": "143444"
+        case "DEU": "143443"
+        case "FRA": "143442"
+        case "JPN": "143462"
+        case "CAN": "143455"
+        case "AUS": "143460"
+        default: "143441"
+        }
+    }
+
+    static func transaction(_ record: TransactionRecord, signedAt: Instant) -> JWSTransactionDecodedPayload {
+        JWSTransactionDecodedPayload(
+            originalTransactionID: record.originalTransactionID,
+            transactionID: record.transactionID,
+            webOrderLineItemID: record.webOrderLineItemID,
+            bundleID: record.bundleID,
+            productID: record.productID,
+            subscriptionGroupIdentifier: record.subscriptionGroupID,
+            purchaseDate: record.purchaseDate.millisecondsSince1970,
+            originalPurchaseDate: record.originalPurchaseDate.millisecondsSince1970,
+            expiresDate: record.expiresDate?.millisecondsSince1970,
+            quantity: record.quantity,
+            rawType: record.productType.appleType,
+            appAccountToken: record.visibleAppAccountToken.flatMap { $0.isEmpty ? nil : $0 },
+            rawInAppOwnershipType: record.ownership.rawValue,
+            signedDate: signedAt.millisecondsSince1970,
+            rawRevocationReason: record.revocationReason,
+            revocationDate: record.revocationDate?.millisecondsSince1970,
+            isUpgraded: record.isUpgraded ? true : nil,
+            rawOfferType: record.isFreeTrial ? OfferType.introductoryOffer.rawValue : nil,
+            rawEnvironment: record.environment.rawValue,
+            storefront: record.storefront,
+            storefrontID: storefrontID(record.storefront),
+            rawTransactionReason: record.reason.rawValue,
+            currency: record.currency,
+            price: record.price,
+            rawOfferDiscountType: record.isFreeTrial ? OfferDiscountType.freeTrial.rawValue : nil,
+            offerPeriod: nil,
+            rawRevocationType: record.revocationDate == nil
+                ? nil
+                : (record.ownership == .familyShared
+                    ? RevocationType.familyRevoke.rawValue
+                    : RevocationType.refundFull.rawValue)
+        )
+    }
+
+    static func renewalInfo(
+        _ chain: SubscriptionChainRecord,
+        renewalPrice: Int64?,
+        currency: String?,
+        signedAt: Instant
+    ) -> JWSRenewalInfoDecodedPayload {
+        let willRenew = chain.autoRenewEnabled && (chain.isEntitled || chain.status == .billingRetry)
+        return JWSRenewalInfoDecodedPayload(
+            rawExpirationIntent: chain.expirationIntent?.rawValue,
+            originalTransactionID: chain.originalTransactionID,
+            autoRenewProductID: chain.autoRenewProductID,
+            productID: chain.productID,
+            rawAutoRenewStatus: chain.autoRenewEnabled ? 1 : 0,
+            isInBillingRetryPeriod: chain.status == .billingRetry || chain.status == .billingGracePeriod
+                ? true : (chain.status == .expired && chain.expirationIntent == .billingError ? false : nil),
+            gracePeriodExpiresDate: chain.status == .billingGracePeriod
+                ? chain.gracePeriodExpiresDate?.millisecondsSince1970 : nil,
+            signedDate: signedAt.millisecondsSince1970,
+            rawEnvironment: chain.environment.rawValue,
+            recentSubscriptionStartDate: chain.recentSubscriptionStartDate.millisecondsSince1970,
+            renewalDate: willRenew ? chain.expiresDate.millisecondsSince1970 : nil,
+            currency: currency,
+            renewalPrice: renewalPrice,
+            appAccountToken: chain.usernameLost ? nil : chain.appAccountToken
+        )
+    }
+}
+
+extension SimulatorState {
+    /// The JWS of a transaction, signed now.
+    func signedTransaction(_ transactionID: String, signer: PayloadSigner, now: Instant) throws(SimulatorError)
+        -> String
+    {
+        try signer.sign(SignedPayloads.transaction(try transaction(transactionID), signedAt: now))
+    }
+
+    /// The JWS renewal info of a chain, signed now.
+    func signedRenewalInfo(_ originalTransactionID: String, signer: PayloadSigner, now: Instant) throws(SimulatorError)
+        -> String
+    {
+        guard let chain = chains[originalTransactionID] else {
+            throw SimulatorError(.notFound, "subscription \(originalTransactionID) does not exist")
+        }
+        let product = apps[chain.bundleID]?.products[chain.autoRenewProductID]
+        return try signer.sign(
+            SignedPayloads.renewalInfo(chain, renewalPrice: product?.price, currency: product?.currency, signedAt: now))
+    }
+}

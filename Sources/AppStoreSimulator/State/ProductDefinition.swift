@@ -1,0 +1,76 @@
+/// The kind of an in-app product, in the control API's spelling, with Apple's names for it.
+public enum ProductKind: String, Sendable, Codable, CaseIterable {
+    case autoRenewable = "auto_renewable"
+    case nonRenewing = "non_renewing"
+    case consumable
+    case nonConsumable = "non_consumable"
+
+    /// Apple's JWS `type` (`Auto-Renewable Subscription`, ...).
+    public var appleType: String {
+        switch self {
+        case .autoRenewable: "Auto-Renewable Subscription"
+        case .nonRenewing: "Non-Renewing Subscription"
+        case .consumable: "Consumable"
+        case .nonConsumable: "Non-Consumable"
+        }
+    }
+
+    /// Apple's Server API `productType` filter value (`AUTO_RENEWABLE`, ...).
+    public var serverAPIType: String {
+        switch self {
+        case .autoRenewable: "AUTO_RENEWABLE"
+        case .nonRenewing: "NON_RENEWABLE"
+        case .consumable: "CONSUMABLE"
+        case .nonConsumable: "NON_CONSUMABLE"
+        }
+    }
+}
+
+/// An in-app product of a simulated app, as App Store Connect would define it.
+public struct ProductDefinition: Sendable, Codable, Hashable {
+    /// The product id (`com.example.pro.monthly`).
+    public var productID: String
+    /// The product kind.
+    public var type: ProductKind
+    /// The subscription group of an auto-renewable subscription. Default: `group`.
+    public var subscriptionGroupID: String?
+    /// The period of a subscription. Default: `P1M` for auto-renewable subscriptions.
+    public var duration: SubscriptionDuration?
+    /// The level in its group, 1 being the highest service (upgrades go to a smaller number). Default: 1.
+    public var groupLevel: Int?
+    /// The price in milli-units of `currency`. Default: 9990.
+    public var price: Int64?
+    /// The ISO 4217 currency. Default: `USD`.
+    public var currency: String?
+    /// A free-trial introductory offer length, granted on a customer's first subscription in the group.
+    public var freeTrial: SubscriptionDuration?
+
+    /// Creates a product definition.
+    public init(
+        productID: String, type: ProductKind, subscriptionGroupID: String? = nil,
+        duration: SubscriptionDuration? = nil, groupLevel: Int? = nil, price: Int64? = nil,
+        currency: String? = nil, freeTrial: SubscriptionDuration? = nil
+    ) {
+        self.productID = productID
+        self.type = type
+        self.subscriptionGroupID = subscriptionGroupID
+        self.duration = duration
+        self.groupLevel = groupLevel
+        self.price = price
+        self.currency = currency
+        self.freeTrial = freeTrial
+    }
+
+    /// The definition with every default filled in.
+    func normalized() -> ProductDefinition {
+        var copy = self
+        if type == .autoRenewable {
+            copy.subscriptionGroupID = subscriptionGroupID ?? "group"
+            copy.duration = duration ?? .oneMonth
+            copy.groupLevel = groupLevel ?? 1
+        }
+        copy.price = price ?? 9990
+        copy.currency = currency ?? "USD"
+        return copy
+    }
+}

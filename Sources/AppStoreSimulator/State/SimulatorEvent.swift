@@ -1,0 +1,11 @@
+/// Something that happened to an Apple ID's purchases, from which a server notification is made.
+struct SimulatorEvent: Sendable {
+    /// Apple's V2 `notificationType`.
+    var type: String
+    /// Apple's V2 `subtype`.
+    var subtype: String?
+    /// Whose purchase.
+    var key: AccountAppKey
+    /// The transaction the notification carries.
+    var transactionID: String?
+}

@@ -1,0 +1,50 @@
+import AppStore
+import SubLedgerCore
+
+/// One transaction as the simulated App Store stores it: a purchase, a renewal or a family-shared copy.
+struct TransactionRecord: Sendable {
+    var transactionID: String
+    var originalTransactionID: String
+    var webOrderLineItemID: String?
+    var productID: String
+    var productType: ProductKind
+    var subscriptionGroupID: String?
+    var bundleID: String
+    var appleID: String
+    var environment: AppStoreEnvironment
+    var purchaseDate: Instant
+    var originalPurchaseDate: Instant
+    var expiresDate: Instant?
+    var quantity: Int
+    var revocationDate: Instant?
+    var revocationReason: Int?
+    var isUpgraded: Bool = false
+    /// The StoreKit 2 token, or a UUID-shaped StoreKit 1 username, as the App Store recorded it.
+    var appAccountToken: String?
+    /// The StoreKit 1 `applicationUsername` the app set.
+    var applicationUsername: String?
+    /// The empty-username bug: the app set a username but Apple recorded an empty one.
+    var usernameLost: Bool = false
+    var ownership: InAppOwnershipType = .purchased
+    var reason: TransactionReason
+    var isFreeTrial: Bool = false
+    var orderID: String
+    var price: Int64
+    var currency: String
+    var storefront: String
+    /// Consumables leave the receipt once finished.
+    var finished: Bool = false
+    /// Issued with an iOS 6 style transaction receipt.
+    var legacyReceipt: Bool = false
+    /// Creation order, for stable listings.
+    var sequence: Int
+
+    /// What receipts and payloads show as `app_account_token` / `appAccountToken`.
+    var visibleAppAccountToken: String? {
+        if usernameLost { return "" }
+        return appAccountToken
+    }
+
+    /// Whether it is still in the app receipt (finished consumables are dropped, as on devices).
+    var isInReceipt: Bool { !(productType == .consumable && finished) }
+}

@@ -1,0 +1,82 @@
+import AppStore
+import SubLedgerCore
+
+extension SimulatorState {
+    /// Apple customer support refunds a transaction: `cancellation_date` / `revocationDate` and reason are set.
+    ///
+    /// Refunding a subscription's current period revokes the subscription; family copies are revoked too.
+    mutating func refund(_ transactionID: String, reason: Int, date: Int64?, _ context: Context) throws(SimulatorError)
+        -> String
+    {
+        var record = try transaction(transactionID)
+        guard record.ownership == .purchased else {
+            throw SimulatorError(.badRequest, "family-shared transactions are revoked, not refunded")
+        }
+        guard record.revocationDate == nil else {
+            throw SimulatorError(.conflict, "transaction \(transactionID) is already refunded")
+        }
+        guard reason == 0 || reason == 1 else { throw SimulatorError(.badRequest, "reason must be 0 or 1") }
+        let when = date.map(Instant.init(millisecondsSince1970:)) ?? context.now
+        record.revocationDate = when
+        record.revocationReason = reason
+        save(record)
+        let key = AccountAppKey(appleID: record.appleID, bundleID: record.bundleID)
+        emit("REFUND", key: key, transactionID: record.transactionID)
+        if record.productType == .autoRenewable, var chain = chains[record.originalTransactionID],
+            chain.latestTransactionID == record.transactionID
+        {
+            chain.status = .revoked
+            save(chain)
+            for (_, memberOriginalID) in chain.familyShares.sorted(by: { $0.key < $1.key }) {
+                try revokeFamilyCopy(chainID: memberOriginalID, at: when)
+            }
+        } else if let copies = familyCopies[record.transactionID] {
+            for (_, memberTransactionID) in copies.sorted(by: { $0.key < $1.key }) {
+                try revokeFamilyTransaction(memberTransactionID, at: when)
+            }
+        }
+        return record.transactionID
+    }
+
+    /// Apple reverses a refund: the revocation is withdrawn and the subscription is active again if in period.
+    mutating func reverseRefund(_ transactionID: String, _ context: Context) throws(SimulatorError) -> String {
+        var record = try transaction(transactionID)
+        guard record.revocationDate != nil, record.ownership == .purchased else {
+            throw SimulatorError(.conflict, "transaction \(transactionID) is not refunded")
+        }
+        record.revocationDate = nil
+        record.revocationReason = nil
+        save(record)
+        if record.productType == .autoRenewable, var chain = chains[record.originalTransactionID],
+            chain.latestTransactionID == record.transactionID, chain.status == .revoked
+        {
+            chain.status = chain.expiresDate > context.now ? .active : .expired
+            save(chain)
+        }
+        emit(
+            "REFUND_REVERSED", key: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID),
+            transactionID: record.transactionID)
+        return record.transactionID
+    }
+
+    /// Revokes a family member's copy of a subscription (REVOKE to the member).
+    mutating func revokeFamilyCopy(chainID: String, at instant: Instant) throws(SimulatorError) {
+        guard var member = chains[chainID], member.status != .revoked else { return }
+        member.status = .revoked
+        member.autoRenewEnabled = false
+        save(member)
+        try revokeFamilyTransaction(member.latestTransactionID, at: instant)
+    }
+
+    /// Revokes one family-shared transaction (REVOKE to the member).
+    mutating func revokeFamilyTransaction(_ transactionID: String, at instant: Instant) throws(SimulatorError) {
+        var record = try transaction(transactionID)
+        guard record.revocationDate == nil else { return }
+        record.revocationDate = instant
+        record.revocationReason = 0
+        save(record)
+        emit(
+            "REVOKE", key: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID),
+            transactionID: record.transactionID)
+    }
+}
