@@ -54,11 +54,12 @@ enum Representation {
         var transaction_id: String
         var original_transaction_id: String
         var product_id: String
-        /// `applied`, `belongs_to_another_account`, `unclaimed`, `deferred`, `duplicate`, `ignored`.
+        /// `applied` (to the submitter, now or before), `belongs_to_another_account`, `unclaimed`, `deferred`,
+        /// `ignored`.
         var result: String
         var ignored_reason: String?
 
-        init(_ outcome: TransactionOutcome, submitter: AccountID?) {
+        init(_ outcome: TransactionOutcome, submitter: AccountID?, owner: AccountID?) {
             transaction_id = outcome.transactionID
             original_transaction_id = outcome.originalTransactionID
             product_id = outcome.productID
@@ -66,7 +67,13 @@ enum Representation {
             case .applied(let account):
                 // The core tells outcomes from the submitter's side; another account is never named.
                 result = account == submitter ? "applied" : "belongs_to_another_account"
-            case .duplicate: result = "duplicate"
+            case .duplicate:
+                // Already known and nothing changed: say what it means to the submitter.
+                switch owner {
+                case nil: result = "unclaimed"
+                case submitter: result = "applied"
+                default: result = "belongs_to_another_account"
+                }
             case .belongsToAnotherAccount: result = "belongs_to_another_account"
             case .unclaimed: result = "unclaimed"
             case .deferred: result = "deferred"
@@ -102,7 +109,8 @@ enum Representation {
         init(_ result: Ingestion.Result, account: AccountID, clientTransactionID: String?) {
             account_id = account.rawValue
             environment = result.environment.rawValue
-            transactions = result.outcomes.map { OutcomeBody($0, submitter: account) } + result.ignored.map(OutcomeBody.init)
+            transactions = result.outcomes.map { OutcomeBody($0, submitter: account, owner: result.accounts[$0.transactionID]) }
+                + result.ignored.map(OutcomeBody.init)
             if let clientTransactionID {
                 let match = transactions.first { $0.transaction_id == clientTransactionID }
                 client_transaction = ClientTransaction(transaction_id: clientTransactionID, found: match != nil, result: match?.result)

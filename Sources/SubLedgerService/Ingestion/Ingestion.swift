@@ -30,6 +30,8 @@ public struct Ingestion: Sendable {
         public var inputID: Int64
         public var environment: AppStoreEnvironment
         public var outcomes: [TransactionOutcome]
+        /// Whose each transaction is after the application (see `LedgerStore.Applied.accounts`).
+        public var accounts: [String: AccountID]
         public var ignored: [IgnoredTransaction]
         public var entitlements: [Entitlement]
     }
@@ -276,6 +278,6 @@ public struct Ingestion: Sendable {
         if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
         return Result(
             inputID: inputID, environment: environment, outcomes: applied.decision.transactionOutcomes,
-            ignored: ignored, entitlements: entitlements)
+            accounts: applied.accounts, ignored: ignored, entitlements: entitlements)
     }
 }

@@ -32,6 +32,9 @@ public struct LedgerStore: Sendable {
         public var decision: LedgerDecision
         /// How many of the decision's entries were new (the rest had been recorded before).
         public var newEntries: Int
+        /// The account each of the input's transactions belongs to after the application (by transaction
+        /// id; absent while unclaimed), so a repeat of something already credited can be told apart.
+        public var accounts: [String: AccountID] = [:]
     }
 
     /// Applies `input` for `app` at `now`, storing its effects exactly once.
@@ -75,7 +78,15 @@ public struct LedgerStore: Sendable {
         let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
         try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
         try InputRows.markApplied(reference, environment: input.environment, on: connection)
-        return Applied(decision: decision, newEntries: newEntries)
+        var accounts: [String: AccountID] = [:]
+        let wanted = Set(input.transactions.map(\.transactionID))
+        let final = decision.updatedChains + snapshot.chains
+        for chain in final.reversed() {
+            for known in chain.transactions where wanted.contains(known.transactionID) {
+                accounts[known.transactionID] = known.account
+            }
+        }
+        return Applied(decision: decision, newEntries: newEntries, accounts: accounts)
     }
 
     /// Every account a decision mentions, so the rows it writes can refer to them.

@@ -60,6 +60,8 @@ struct ServiceHarness: Sendable {
             verifyReceiptProductionURL: "http://127.0.0.1:9/verifyReceipt",
             verifyReceiptSandboxURL: "http://127.0.0.1:9/sandbox/verifyReceipt", trustAppleRoot: false,
             timeout: .seconds(2)),
+        additionalRoots: [TrustedRoot] = [],
+        now: (@Sendable () -> Instant)? = nil,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withSchema(maxConnections: 8) { _, _, pool in
@@ -75,8 +77,9 @@ struct ServiceHarness: Sendable {
                 notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),
                 notValidAfter: Instant(millisecondsSince1970: 2_000_000_000_000))
             let clock = TestClock(start)
-            let gateway = try AppleGateway(configuration: apple, additionalRoots: [chain.trustedRoot], logger: TestDatabase.logger)
-            let dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: gateway, now: { clock.now })
+            let gateway = try AppleGateway(
+                configuration: apple, additionalRoots: [chain.trustedRoot] + additionalRoots, logger: TestDatabase.logger)
+            let dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
             let app = buildApplication(
                 configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
                 logger: TestDatabase.logger)
