@@ -149,7 +149,9 @@ import Testing
         let gateway = try AppleGateway(
             configuration: AppleConfiguration(
                 verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
-                verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(5)),
+                verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(5),
+                serverAPIProductionURL: e.sim.serverAPIBaseURL(.production),
+                serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
         let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: e.control.clock().now) }
         var configuration = RenewalPoller.Configuration(worker: "e2e")
@@ -212,6 +214,39 @@ import Testing
             let refundCycle = try await poller.runCycle()
             #expect(refundCycle.revoked == 1)
             #expect(try await e.entitlements("rita").entitlementIDs.isEmpty)
+        }
+    }
+
+    /// A StoreKit 2 chain is checked through the App Store Server API (Get All Subscription Statuses) with
+    /// the app's API key; the renewal Apple reports there is applied to the owner.
+    @Test func pollingChecksStoreKit2ChainsThroughTheServerAPI() async throws {
+        try await E.run { e in
+            await e.loseNotifications()
+            let simApp = try e.control.app(E.bundleID)
+            let pem = try #require(simApp.serverAPI.privateKeyPEM)
+            let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+            try await e.service.store.applyCatalog(
+                catalog,
+                secrets: [E.bundleID: AppSecrets(serverAPI: .init(
+                    issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))])
+
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
+            let signed = try #require(bought.signedTransaction)
+            let submitted = try await e.client.call(
+                .post, "/v1/transactions", key: e.key, json: ["account_id": "sara", "signed_transaction": signed])
+            #expect(submitted.json.entitlementIDs == ["pro"])
+
+            _ = await e.control.advanceClock(.init(days: 32))  // Apple renews; the notification is lost
+            let report = try await Self.poller(e).runCycle()
+            #expect(report.checked == 1)
+            #expect(report.renewed == 1)
+            #expect(report.skipped == 0)
+            let entitlements = try await e.entitlements("sara")
+            #expect(entitlements.entitlementIDs == ["pro"])
+            let refreshed = try await e.service.pool.query(
+                "SELECT count(*) FROM transactions WHERE source = 'server_api'").single()
+            #expect(try refreshed.decode(Int64.self, at: 0) == 1)
         }
     }
 }
