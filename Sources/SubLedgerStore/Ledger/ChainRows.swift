@@ -13,6 +13,24 @@ enum ChainRows {
 
     static let lockStatement = PostgresStatement("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
 
+    /// Joins a table aliased `t` with the chain keys passed as JSON in `$2`.
+    private static let keyJoin = """
+        JOIN jsonb_to_recordset($2::jsonb) AS k(e text, o text)
+          ON k.e = t.environment AND k.o = t.original_transaction_id
+        """
+    static let loadChainsStatement = PostgresStatement(
+        "SELECT t.snapshot::text FROM chains t \(keyJoin) WHERE t.app_id = $1")
+    static let loadChainsForUpdateStatement = PostgresStatement(
+        "SELECT t.snapshot::text FROM chains t \(keyJoin) WHERE t.app_id = $1 FOR UPDATE OF t")
+    static let loadTransactionsStatement = PostgresStatement(
+        "SELECT t.environment, t.original_transaction_id, t.payload::text FROM transactions t \(keyJoin) WHERE t.app_id = $1")
+    static let loadBindingsStatement = PostgresStatement(
+        """
+        SELECT t.environment, t.original_transaction_id, t.sequence, t.from_account_id, t.account_id,
+               t.started_reason, \(millisecondsSQL("t.started_at")), t.transaction_id
+        FROM ownership_bindings t \(keyJoin) WHERE t.app_id = $1 ORDER BY t.sequence
+        """)
+
     /// The stored chains among `keys`, with their transactions and ownership history; row-locked when
     /// `forUpdate`.
     static func load(
@@ -20,37 +38,20 @@ enum ChainRows {
     ) throws -> [ChainSnapshot] {
         guard !keys.isEmpty else { return [] }
         let keyJSON = try StoreJSON.encode(keys.map { ["e": $0.environment.rawValue, "o": $0.originalTransactionID] })
-        let keyJoin = """
-            JOIN jsonb_to_recordset($2::jsonb) AS k(e text, o text)
-              ON k.e = t.environment AND k.o = t.original_transaction_id
-            """
         var chains: [ChainKey: ChainSnapshot] = [:]
-        for row in try connection.query(
-            "SELECT t.snapshot::text FROM chains t \(keyJoin) WHERE t.app_id = $1 \(forUpdate ? "FOR UPDATE OF t" : "")",
-            [appID, keyJSON])
-        {
+        for row in try connection.query(forUpdate ? loadChainsForUpdateStatement : loadChainsStatement, [appID, keyJSON]) {
             let chain = try StoreJSON.decode(SubscriptionChain.self, from: row.decode(String.self, at: 0), what: "chain")
             chains[chain.key] = ChainSnapshot(chain: chain)
         }
         guard !chains.isEmpty else { return [] }
-        for row in try connection.query(
-            "SELECT t.environment, t.original_transaction_id, t.payload::text FROM transactions t \(keyJoin) WHERE t.app_id = $1",
-            [appID, keyJSON])
-        {
+        for row in try connection.query(loadTransactionsStatement, [appID, keyJSON]) {
             let key = ChainKey(
                 environment: try .stored(row.decode(String.self, at: 0)),
                 originalTransactionID: try row.decode(String.self, at: 1))
             let known = try StoreJSON.decode(KnownTransaction.self, from: row.decode(String.self, at: 2), what: "transaction")
             chains[key]?.transactions.append(known)
         }
-        for row in try connection.query(
-            """
-            SELECT t.environment, t.original_transaction_id, t.sequence, t.from_account_id, t.account_id,
-                   t.started_reason, \(millisecondsSQL("t.started_at")), t.transaction_id
-            FROM ownership_bindings t \(keyJoin) WHERE t.app_id = $1 ORDER BY t.sequence
-            """,
-            [appID, keyJSON])
-        {
+        for row in try connection.query(loadBindingsStatement, [appID, keyJSON]) {
             let key = ChainKey(
                 environment: try .stored(row.decode(String.self, at: 0)),
                 originalTransactionID: try row.decode(String.self, at: 1))

@@ -147,14 +147,18 @@ public struct LedgerStore: Sendable {
     /// The credit balance of `account` (consumables bought minus refunded).
     public func creditBalance(for account: AccountID, app: StoredApp) async throws -> Int64 {
         try await pool.withConnection { connection in
-            let rows = try connection.query(
-                """
-                SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
-                FROM ledger_entries WHERE app_id = $1 AND account_id = $2
-                """, [app.appID, account.rawValue])
+            let rows = try connection.query(Self.creditBalanceStatement, [app.appID, account.rawValue])
             return try rows.single().decode(Int64.self, at: 0)
         }
     }
+}
+
+extension LedgerStore {
+    static let creditBalanceStatement = PostgresStatement(
+        """
+        SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+        FROM ledger_entries WHERE app_id = $1 AND account_id = $2
+        """)
 }
 
 extension AppStoreEnvironment {
