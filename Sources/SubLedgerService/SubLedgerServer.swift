@@ -37,8 +37,10 @@ public enum SubLedgerServer {
 
 extension SubLedgerServer {
     /// Runs the renewal job until it is done (`--once`) or SIGTERM/SIGINT, then gives its leases back.
+    /// With `metricsPort`, `/metrics` (Prometheus) is served on `configuration.host` at that port meanwhile.
     public static func poll(
-        configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, logger: Logger
+        configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
+        logger: Logger
     ) async throws {
         let opened = try await DatabaseBootstrap.open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
@@ -55,8 +57,24 @@ extension SubLedgerServer {
             let job = RenewalPoller(
                 configuration: poller, queue: PollQueue(pool: opened.pool), store: store, ingestion: ingestion,
                 logger: logger, now: { Instant.systemNow() })
+            // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup)
+            ]
+            if let metricsPort {
+                ServiceMetrics.bootstrap()
+                let router = Router(context: SubLedgerRequestContext.self)
+                MetricsController(
+                    registry: ServiceMetrics.registry,
+                    poolMetrics: PoolMetrics(pool: opened.pool, registry: ServiceMetrics.registry)
+                ).register(on: router)
+                services.append(.init(service: Application(
+                    router: router,
+                    configuration: .init(address: .hostname(configuration.host, port: metricsPort), serverName: "SubLedger poll"),
+                    logger: logger)))
+            }
             let group = ServiceGroup(
-                configuration: .init(services: [job], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch {
             await opened.close()

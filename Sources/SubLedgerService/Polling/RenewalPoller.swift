@@ -1,5 +1,6 @@
 import AppStore
 import Logging
+import Metrics
 import ServiceLifecycle
 import SubLedgerCore
 import SubLedgerStore
@@ -52,6 +53,18 @@ public struct RenewalPoller: Service {
         public var description: String {
             "checked \(checked), renewed \(renewed), expired \(expired), revoked \(revoked), "
                 + "stored inputs credited \(credited), skipped \(skipped), errors \(errors)"
+        }
+
+        /// Adds this cycle's counts to the `subledger_poll_items_total{result=...}` counters.
+        func recordMetrics() {
+            let counts = [
+                ("checked", checked), ("renewed", renewed), ("expired", expired), ("revoked", revoked),
+                ("credited", credited), ("skipped", skipped), ("errors", errors),
+            ]
+            for (result, count) in counts where count > 0 {
+                Counter(label: "subledger_poll_items_total", dimensions: [("result", result)]).increment(by: count)
+            }
+            Counter(label: "subledger_poll_cycles_total").increment()
         }
 
         mutating func add(_ other: CycleReport) {
@@ -108,6 +121,7 @@ public struct RenewalPoller: Service {
             cycle += 1
             let report = try await runCycle()
             logger.info("poll cycle \(cycle): \(report)")
+            report.recordMetrics()
             if configuration.once || Task.isShuttingDownGracefully { break }
             try await Task.sleep(for: configuration.interval)
         } while !Task.isCancelled && !Task.isShuttingDownGracefully

@@ -35,6 +35,9 @@ struct PollCommand: AsyncParsableCommand {
     @Option(help: "Seconds a claimed item stays leased (default 300).")
     var leaseSeconds = 300
 
+    @Option(help: "Serve Prometheus metrics (/metrics) on this port while polling (host: env SUBLEDGER_HOST, default 127.0.0.1).")
+    var metricsPort: Int?
+
     @OptionGroup var apple: AppleOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -57,7 +60,8 @@ struct PollCommand: AsyncParsableCommand {
         poller.window = .seconds(windowHours * 3_600)
         poller.interval = .seconds(intervalSeconds)
         poller.lease = .seconds(leaseSeconds)
-        try await SubLedgerServer.poll(configuration: configuration, poller: poller, logger: logger)
+        if let host = environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
+        try await SubLedgerServer.poll(configuration: configuration, poller: poller, metricsPort: metricsPort, logger: logger)
     }
 }
 
