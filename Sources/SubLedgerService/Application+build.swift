@@ -58,7 +58,9 @@ func buildRouter(
     MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: router)
     OpenAPIController().register(on: router)
 
-    let ingestion = Ingestion(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
+    let ingestion = Ingestion(
+        store: store, apple: dependencies.apple, logger: logger, now: dependencies.now,
+        findApp: { bundleID in try await apps.app(bundleID: bundleID) })
     NotificationsController(ingestion: ingestion).register(on: router)
 
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))

@@ -74,6 +74,26 @@ import Testing
         }
     }
 
+    /// The byte-level parser: surrounding ASCII whitespace is ignored; anything else that is not exactly the
+    /// canonical three-segment token (inner whitespace, a non-ASCII character, padding, a fourth segment) fails.
+    @Test func compactParsingIsExactAboutBytes() async throws {
+        let token = try TestResources.signedData("transactionInfo")
+        let parsed = try CompactJWS(token)
+        let padded = try CompactJWS(" \n\t\(token)\r\n")
+        #expect(padded.payload == parsed.payload && padded.signingInput == parsed.signingInput)
+        #expect(parsed.signingInput == Data(token.split(separator: ".")[0...1].joined(separator: ".").utf8))
+        let verifier = try TestResources.vectorVerifier()
+        _ = try await verifier.verifyTransaction(" \(token)\n")
+        let middle = token.index(token.startIndex, offsetBy: token.count / 2)
+        for broken in [
+            token.replacingCharacters(in: middle...middle, with: " "),
+            token.replacingCharacters(in: middle...middle, with: "é"),
+            token + "=", token + ".", "." + token, token.replacingOccurrences(of: ".", with: ".."),
+        ] {
+            #expect(throws: JWSVerificationError(.malformedJWS)) { try CompactJWS(broken) }
+        }
+    }
+
     /// Changes one decoded byte of one segment and re-encodes it, so the token stays well-formed base64url.
     static func flipping(_ token: String, segment: Int, byte: Int) -> String {
         var segments = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

@@ -111,6 +111,81 @@ import Testing
         }
     }
 
+    /// The one-statement account read gives what the per-chain reads give: every chain the account owns or
+    /// has owned (transactions sorted, bindings in sequence) and its credit balance; nothing for a stranger.
+    @Test func holdingsReadEveryChainAnAccountHasOwnedAndItsCredits() async throws {
+        try await withLedger { store, app, _ in
+            let purchase = F.subscription("t1", chain: "o1", from: 0, to: 30)
+            try await store.apply(
+                F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 0)], on: 0),
+                app: app, now: F.day(0))
+            try await store.apply(
+                F.receipt(by: bob, [F.subscription("t2", chain: "o1", from: 40, to: 70), purchase],
+                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)], on: 40),
+                app: app, now: F.day(40))
+            try await store.apply(
+                F.receipt(by: alice, [F.consumable("c2", on: 5), F.consumable("c1", on: 3, refundedOn: 4), F.consumable("c3", on: 6)],
+                          on: 6),
+                app: app, now: F.day(6))
+
+            let alices = try await store.holdings(of: alice, app: app)
+            let bobs = try await store.holdings(of: bob, app: app)
+            #expect(alices.credits == 200)
+            #expect(alices.credits == (try await store.creditBalance(for: alice, app: app)))
+            #expect(bobs.credits == 0)
+            // o1 moved from alice to bob: both have owned it, with the same history.
+            #expect(alices.chains.map(\.key.originalTransactionID) == ["c1", "c2", "c3", "o1"])
+            #expect(bobs.chains.map(\.key.originalTransactionID) == ["o1"])
+            for chain in alices.chains {
+                #expect(chain == (try await store.chain(chain.key, app: app)))
+            }
+            let o1 = try #require(bobs.chains.first)
+            #expect(o1.transactions.map(\.transactionID) == ["t1", "t2"])
+            #expect(o1.bindingChanges.map(\.to) == [alice, bob])
+            #expect(o1.bindingChanges.map(\.sequence) == [0, 1])
+            #expect(o1.bindingChanges.last?.from == alice)
+            #expect(o1.owner(at: F.day(50)) == bob)
+
+            let stranger = try await store.holdings(of: F.account("carol"), app: app)
+            #expect(stranger.chains.isEmpty && stranger.credits == 0)
+        }
+    }
+
+    /// A notification is stored and applied in one call; its replay is a no-op reported as a duplicate.
+    @Test func aReceivedNotificationIsStoredAppliedAndItsReplayChangesNothing() async throws {
+        try await withLedger { store, app, pool in
+            try await store.apply(
+                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
+                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                app: app, now: F.day(0))
+            let renewal = F.subscription("t2", chain: "o1", from: 30, to: 60)
+            let notification = ServerNotification(
+                notificationID: "n-1", version: .v2, notificationType: "DID_RENEW", bundleID: F.bundleID,
+                environment: .production, signedDate: F.day(30), transaction: renewal,
+                renewalInfo: F.renewal(chain: "o1", willAutoRenew: true, on: 30))
+            let input = LedgerInput(notification: notification)
+            guard case .applied(let id, let applied) = try await store.receive(
+                notification, body: "{}", input: input, app: app, now: F.day(30))
+            else {
+                Issue.record("the first delivery was not applied")
+                return
+            }
+            #expect(applied.newEntries == 1)
+            #expect(applied.accounts["t2"] == alice)
+            guard case .duplicate(let again) = try await store.receive(
+                notification, body: "{}", input: input, app: app, now: F.day(31))
+            else {
+                Issue.record("the replay was applied again")
+                return
+            }
+            #expect(again == id)
+            let rows = try await pool.query(
+                "SELECT status, notification_row_id FROM notifications WHERE app_id = $1", [app.appID])
+            #expect(try rows.map { try $0.decode(String.self, at: 0) } == ["applied"])
+            #expect(try await store.entitlements(for: alice, app: app, at: F.day(45)).first?.expiresAt == F.day(60))
+        }
+    }
+
     /// The same receipt applied by 50 concurrent tasks for two accounts: one owner, one grant per transaction.
     @Test func concurrentAppliesOfOneReceiptForTwoAccountsGiveOneOwnerAndOneGrantEach() async throws {
         try await withLedger { store, app, pool in

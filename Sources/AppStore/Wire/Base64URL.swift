@@ -7,9 +7,14 @@ import Foundation
 public enum Base64URL: Sendable {
     /// Decodes an unpadded (or padded) base64url string; `nil` for any character outside the alphabet.
     public static func decode(_ text: some StringProtocol) -> Data? {
+        decode(bytes: text.utf8)
+    }
+
+    /// Decodes unpadded (or padded) base64url given as its ASCII bytes; `nil` for any byte outside the alphabet.
+    public static func decode(bytes text: some Collection<UInt8>) -> Data? {
         var bytes = [UInt8]()
-        bytes.reserveCapacity(text.utf8.count + 2)
-        for byte in text.utf8 {
+        bytes.reserveCapacity(text.count + 2)
+        for byte in text {
             switch byte {
             case UInt8(ascii: "-"): bytes.append(UInt8(ascii: "+"))
             case UInt8(ascii: "_"): bytes.append(UInt8(ascii: "/"))
@@ -27,6 +32,11 @@ public enum Base64URL: Sendable {
 
     /// Encodes bytes as unpadded base64url.
     public static func encode(_ bytes: some DataProtocol) -> String {
+        String(decoding: encodedBytes(bytes), as: UTF8.self)
+    }
+
+    /// Encodes bytes as unpadded base64url, returned as ASCII bytes.
+    public static func encodedBytes(_ bytes: some DataProtocol) -> [UInt8] {
         var encoded = [UInt8]()
         let base64 = Data(bytes).base64EncodedData()
         encoded.reserveCapacity(base64.count)
@@ -38,6 +48,6 @@ public enum Base64URL: Sendable {
             default: encoded.append(byte)
             }
         }
-        return String(decoding: encoded, as: UTF8.self)
+        return encoded
     }
 }

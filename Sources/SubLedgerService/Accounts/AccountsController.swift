@@ -32,11 +32,11 @@ struct AccountsController: Sendable {
             }
             instant = parsed
         }
-        async let entitlements = store.entitlements(for: account, app: app, at: instant)
-        async let credits = store.creditBalance(for: account, app: app)
+        let holdings = try await store.holdings(of: account, app: app)
+        let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.app)
         return EntitlementsBody(
             account_id: account.rawValue, at: Representation.time(instant),
-            entitlements: try await entitlements.map(Representation.EntitlementBody.init), credits: try await credits)
+            entitlements: entitlements.map(Representation.EntitlementBody.init), credits: holdings.credits)
     }
 
     struct SubscriptionBody: Codable {

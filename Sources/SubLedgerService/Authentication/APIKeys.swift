@@ -12,7 +12,7 @@ public final class APIKeys: Sendable {
     static let cacheLifetime: Duration = .seconds(30)
 
     let pool: PostgresPool
-    private let cache = Mutex<[String: (key: AuthenticatedKey?, until: ContinuousClock.Instant)]>([:])
+    private let cache = Mutex<[[UInt8]: (key: AuthenticatedKey?, until: ContinuousClock.Instant)]>([:])
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -86,7 +86,7 @@ public final class APIKeys: Sendable {
     /// The key presented as `secret`, or `nil` when it is unknown or revoked.
     func authenticate(_ secret: String) async throws -> AuthenticatedKey? {
         let hash = Self.hash(secret)
-        let cacheKey = hash.map { String(format: "%02x", $0) }.joined()
+        let cacheKey = hash
         let now = ContinuousClock.now
         if let cached = cache.withLock({ $0[cacheKey] }), cached.until > now { return cached.key }
         let rows = try await pool.query(

@@ -15,14 +15,20 @@ public struct Ingestion: Sendable {
     let logger: Logger
     /// The clock: ownership decisions and entitlements are evaluated at this time.
     let now: @Sendable () -> Instant
+    /// The app configured under a bundle id (the service passes its NOTIFY-invalidated `AppDirectory`).
+    let findApp: @Sendable (String) async throws -> StoredApp?
     /// How long a client is asked to wait after Apple failed, and when the job retries a stored input.
     static let retryAfterSeconds = 30
 
-    public init(store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant) {
+    public init(
+        store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant,
+        findApp: (@Sendable (String) async throws -> StoredApp?)? = nil
+    ) {
         self.store = store
         self.apple = apple
         self.logger = logger
         self.now = now
+        self.findApp = findApp ?? { bundleID in try await store.app(bundleID: bundleID) }
     }
 
     /// What one submission did, told from the submitting account's side.
@@ -235,11 +241,16 @@ public struct Ingestion: Sendable {
             throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
         }
 
-        let stored = try await store.storeNotification(verified, body: String(decoding: body, as: UTF8.self), app: app)
-        if stored.alreadyApplied { return .duplicate }
-        try await applyInput(
-            LedgerInput(notification: verified), app: app, reference: .notification(stored.id), now: now())
-        return .applied(notificationType: verified.notificationType)
+        let received = try await store.receive(
+            verified, body: String(decoding: body, as: UTF8.self), input: LedgerInput(notification: verified), app: app,
+            now: now())
+        switch received {
+        case .duplicate:
+            return .duplicate
+        case .applied(_, let applied):
+            LedgerMetrics.record(applied)
+            return .applied(notificationType: verified.notificationType)
+        }
     }
 
     private static func v1Environment(_ body: Data) -> AppStoreEnvironment? {
@@ -248,7 +259,7 @@ public struct Ingestion: Sendable {
     }
 
     private func knownApp(_ bundleID: String) async throws -> StoredApp {
-        guard let app = try await store.app(bundleID: bundleID) else {
+        guard let app = try await findApp(bundleID) else {
             throw APIError.unprocessable("unknown_app", "no app with bundle id '\(bundleID)' is configured")
         }
         return app

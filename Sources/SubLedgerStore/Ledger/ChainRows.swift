@@ -18,18 +18,25 @@ enum ChainRows {
         JOIN jsonb_to_recordset($2::jsonb) AS k(e text, o text)
           ON k.e = t.environment AND k.o = t.original_transaction_id
         """
-    static let loadChainsStatement = PostgresStatement(
-        "SELECT t.snapshot::text FROM chains t \(keyJoin) WHERE t.app_id = $1")
-    static let loadChainsForUpdateStatement = PostgresStatement(
-        "SELECT t.snapshot::text FROM chains t \(keyJoin) WHERE t.app_id = $1 FOR UPDATE OF t")
-    static let loadTransactionsStatement = PostgresStatement(
-        "SELECT t.environment, t.original_transaction_id, t.payload::text FROM transactions t \(keyJoin) WHERE t.app_id = $1")
-    static let loadBindingsStatement = PostgresStatement(
+
+    /// The columns of one fully loaded chain `t`, in one row: its snapshot, its transactions as one JSON
+    /// array, and its ownership history as one JSON array of `[sequence, from, to, reason, ms, transaction]`.
+    /// One row per chain keeps a load at one round trip however many tables it spans.
+    static let chainColumns = """
+        t.snapshot::text,
+        (SELECT json_agg(x.payload)::text FROM transactions x
+          WHERE x.app_id = t.app_id AND x.environment = t.environment
+            AND x.original_transaction_id = t.original_transaction_id),
+        (SELECT json_agg(json_build_array(b.sequence, b.from_account_id, b.account_id, b.started_reason,
+                 \(millisecondsSQL("b.started_at")), b.transaction_id) ORDER BY b.sequence)::text
+          FROM ownership_bindings b
+          WHERE b.app_id = t.app_id AND b.environment = t.environment
+            AND b.original_transaction_id = t.original_transaction_id)
         """
-        SELECT t.environment, t.original_transaction_id, t.sequence, t.from_account_id, t.account_id,
-               t.started_reason, \(millisecondsSQL("t.started_at")), t.transaction_id
-        FROM ownership_bindings t \(keyJoin) WHERE t.app_id = $1 ORDER BY t.sequence
-        """)
+    static let loadStatement = PostgresStatement(
+        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1")
+    static let loadForUpdateStatement = PostgresStatement(
+        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1 FOR UPDATE OF t")
 
     /// The stored chains among `keys`, with their transactions and ownership history; row-locked when
     /// `forUpdate`.
@@ -38,43 +45,53 @@ enum ChainRows {
     ) throws -> [ChainSnapshot] {
         guard !keys.isEmpty else { return [] }
         let keyJSON = try StoreJSON.encode(keys.map { ["e": $0.environment.rawValue, "o": $0.originalTransactionID] })
-        var chains: [ChainKey: ChainSnapshot] = [:]
-        for row in try connection.query(forUpdate ? loadChainsForUpdateStatement : loadChainsStatement, [appID, keyJSON]) {
-            let chain = try StoreJSON.decode(SubscriptionChain.self, from: row.decode(String.self, at: 0), what: "chain")
-            chains[chain.key] = ChainSnapshot(chain: chain)
-        }
-        guard !chains.isEmpty else { return [] }
-        for row in try connection.query(loadTransactionsStatement, [appID, keyJSON]) {
-            let key = ChainKey(
-                environment: try .stored(row.decode(String.self, at: 0)),
-                originalTransactionID: try row.decode(String.self, at: 1))
-            let known = try StoreJSON.decode(KnownTransaction.self, from: row.decode(String.self, at: 2), what: "transaction")
-            chains[key]?.transactions.append(known)
-        }
-        for row in try connection.query(loadBindingsStatement, [appID, keyJSON]) {
-            let key = ChainKey(
-                environment: try .stored(row.decode(String.self, at: 0)),
-                originalTransactionID: try row.decode(String.self, at: 1))
-            let rawReason = try row.decode(String.self, at: 5)
-            guard let reason = BindingChange.Reason(rawValue: rawReason) else {
-                throw StoreError(code: .corruptRow, message: "unknown binding reason '\(rawReason)'")
-            }
-            let change = BindingChange(
-                chain: key,
-                sequence: Int(try row.decode(Int32.self, at: 2)),
-                from: try row.decode(String?.self, at: 3).map { try storedAccount($0) },
-                to: try storedAccount(row.decode(String.self, at: 4)),
-                reason: reason,
-                at: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)),
-                transactionID: try row.decode(String?.self, at: 7))
-            chains[key]?.bindingChanges.append(change)
-        }
-        return chains.keys.sorted().compactMap { key in
-            guard var chain = chains[key] else { return nil }
+        let rows = try connection.query(forUpdate ? loadForUpdateStatement : loadStatement, [appID, keyJSON])
+        return try rows.map { row in try chain(from: row, at: 0) }.sorted { $0.key < $1.key }
+    }
+
+    /// One chain from the three `chainColumns` starting at column `column` of `row`.
+    static func chain(from row: PostgresRow, at column: Int) throws -> ChainSnapshot {
+        let stored = try StoreJSON.decode(SubscriptionChain.self, from: row.decode(String.self, at: column), what: "chain")
+        var chain = ChainSnapshot(chain: stored)
+        if let transactions = try row.decode(String?.self, at: column + 1) {
+            chain.transactions = try StoreJSON.decode([KnownTransaction].self, from: transactions, what: "transaction")
             chain.transactions.sort {
                 ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
             }
-            return chain
+        }
+        if let bindings = try row.decode(String?.self, at: column + 2) {
+            chain.bindingChanges = try StoreJSON.decode([StoredBinding].self, from: bindings, what: "ownership binding")
+                .map { try $0.change(of: chain.key) }
+        }
+        return chain
+    }
+
+    /// One ownership binding as `chainColumns` aggregates it.
+    private struct StoredBinding: Decodable {
+        var sequence: Int
+        var from: String?
+        var to: String
+        var reason: String
+        var at: Int64
+        var transactionID: String?
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            sequence = try container.decode(Int.self)
+            from = try container.decodeIfPresent(String.self)
+            to = try container.decode(String.self)
+            reason = try container.decode(String.self)
+            at = try container.decode(Int64.self)
+            transactionID = try container.decodeIfPresent(String.self)
+        }
+
+        func change(of key: ChainKey) throws -> BindingChange {
+            guard let reason = BindingChange.Reason(rawValue: reason) else {
+                throw StoreError(code: .corruptRow, message: "unknown binding reason '\(reason)'")
+            }
+            return BindingChange(
+                chain: key, sequence: sequence, from: try from.map { try storedAccount($0) }, to: try storedAccount(to),
+                reason: reason, at: Instant(millisecondsSince1970: at), transactionID: transactionID)
         }
     }
 
@@ -205,10 +222,19 @@ enum ChainRows {
         """)
 
     /// The chains an account owns or has owned (its binding history), for entitlement and history reads.
-    static let chainsOfAccountStatement = PostgresStatement(
+    /// Every chain account `$2` owns or has owned, fully loaded (`chainColumns` from column 1), beside the
+    /// account's credit balance in column 0; an account without chains gives one row whose other columns
+    /// are null. An entitlement read is this one statement.
+    static let accountStatement = PostgresStatement(
         """
-        SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings
-        WHERE app_id = $1 AND account_id = $2
+        SELECT credit.balance, owned.* FROM
+          (SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+             AS balance FROM ledger_entries WHERE app_id = $1 AND account_id = $2) AS credit
+          LEFT JOIN LATERAL (
+            SELECT \(chainColumns) FROM chains t
+            WHERE t.app_id = $1 AND (t.environment, t.original_transaction_id) IN (
+              SELECT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2)
+          ) AS owned ON true
         """)
 }
 

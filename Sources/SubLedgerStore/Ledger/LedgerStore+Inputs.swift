@@ -56,23 +56,72 @@ extension LedgerStore {
         _ notification: ServerNotification, body: String, app: StoredApp
     ) async throws -> (id: Int64, alreadyApplied: Bool) {
         try await pool.withConnection { connection in
-            let inserted = try connection.query(
-                """
-                INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
-                    body, signed_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                ON CONFLICT (notification_id) DO NOTHING
-                RETURNING notification_row_id
-                """,
-                [
-                    app.appID, notification.notificationID, notification.version.rawValue, notification.notificationType,
-                    notification.subtype, notification.environment.rawValue, body, timestamp(notification.signedDate),
-                ])
-            if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
-            let existing = try connection.query(
-                "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1",
-                [notification.notificationID]).single()
-            return (try existing.decode(Int64.self, at: 0), try existing.decode(String.self, at: 1) == "applied")
+            try Self.storeNotification(notification, body: body, app: app, on: connection)
         }
     }
+
+    /// What `receive(_:body:app:now:)` did with a notification.
+    public enum NotificationReceipt: Sendable {
+        /// A replay of a notification applied before: nothing changed.
+        case duplicate(id: Int64)
+        /// Stored (or found stored and not yet applied) and applied now.
+        case applied(id: Int64, Applied)
+    }
+
+    /// Stores a verified notification (committed on its own, so the raw notification is kept even if
+    /// applying it fails) and applies `input` in a transaction, both on one connection: one pool round trip
+    /// for the whole notification. A serialization failure or deadlock while applying is retried as
+    /// `apply` retries it.
+    public func receive(
+        _ notification: ServerNotification, body: String, input: LedgerInput, app: StoredApp, now: Instant
+    ) async throws -> NotificationReceipt {
+        enum FirstAttempt: Sendable {
+            case done(NotificationReceipt)
+            case retry(id: Int64)
+        }
+        let first = try await pool.withConnection { connection -> FirstAttempt in
+            let stored = try Self.storeNotification(notification, body: body, app: app, on: connection)
+            if stored.alreadyApplied { return .done(.duplicate(id: stored.id)) }
+            do {
+                let applied = try connection.transaction { connection in
+                    try Self.apply(input, app: app, reference: .notification(stored.id), now: now, on: connection)
+                }
+                return .done(.applied(id: stored.id, applied))
+            } catch let error as PostgresError where error.isRetryableTransactionFailure {
+                return .retry(id: stored.id)
+            }
+        }
+        switch first {
+        case .done(let receipt):
+            return receipt
+        case .retry(let id):
+            return .applied(id: id, try await apply(input, app: app, reference: .notification(id), now: now))
+        }
+    }
+
+    static func storeNotification(
+        _ notification: ServerNotification, body: String, app: StoredApp, on connection: PostgresConnection
+    ) throws -> (id: Int64, alreadyApplied: Bool) {
+        let inserted = try connection.query(
+            insertNotificationStatement,
+            [
+                app.appID, notification.notificationID, notification.version.rawValue, notification.notificationType,
+                notification.subtype, notification.environment.rawValue, body, timestamp(notification.signedDate),
+            ])
+        if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
+        let existing = try connection.query(
+            notificationStatusStatement, [notification.notificationID]).single()
+        return (try existing.decode(Int64.self, at: 0), try existing.decode(String.self, at: 1) == "applied")
+    }
+
+    static let insertNotificationStatement = PostgresStatement(
+        """
+        INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
+            body, signed_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        ON CONFLICT (notification_id) DO NOTHING
+        RETURNING notification_row_id
+        """)
+    static let notificationStatusStatement = PostgresStatement(
+        "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1")
 }

@@ -105,28 +105,36 @@ public struct LedgerStore: Sendable {
         return accounts
     }
 
-    /// The entitlements `account` holds at `at`, from every chain it owns or has owned.
+    /// The entitlements `account` holds at `instant`, from every chain it owns or has owned.
     public func entitlements(
         for account: AccountID,
         app: StoredApp,
         at instant: Instant,
         environment: AppStoreEnvironment? = nil
     ) async throws -> [Entitlement] {
-        let chains = try await chains(for: account, app: app)
+        let chains = try await holdings(of: account, app: app).chains
         return Ledger.entitlements(for: account, at: instant, chains: chains, app: app.app, environment: environment)
     }
 
     /// The chains `account` owns or has owned, fully loaded (transactions and ownership history).
     public func chains(for account: AccountID, app: StoredApp) async throws -> [ChainSnapshot] {
+        try await holdings(of: account, app: app).chains
+    }
+
+    /// What an account holds: every chain it owns or has owned, fully loaded, and its credit balance,
+    /// read in one statement (one round trip: this is the entitlement read path).
+    public func holdings(of account: AccountID, app: StoredApp) async throws -> (chains: [ChainSnapshot], credits: Int64) {
         try await pool.withConnection { connection in
-            let rows = try connection.query(
-                ChainRows.chainsOfAccountStatement, [app.appID, account.rawValue])
-            let keys = try rows.map { row in
-                ChainKey(
-                    environment: try AppStoreEnvironment.stored(row.decode(String.self, at: 0)),
-                    originalTransactionID: try row.decode(String.self, at: 1))
+            let rows = try connection.query(ChainRows.accountStatement, [app.appID, account.rawValue])
+            var credits: Int64 = 0
+            var chains: [ChainSnapshot] = []
+            for row in rows {
+                credits = try row.decode(Int64.self, at: 0)
+                if try row.decode(String?.self, at: 1) != nil {
+                    chains.append(try ChainRows.chain(from: row, at: 1))
+                }
             }
-            return try ChainRows.load(keys, appID: app.appID, forUpdate: false, on: connection)
+            return (chains.sorted { $0.key < $1.key }, credits)
         }
     }
 
