@@ -9,6 +9,22 @@ import Testing
     static let base64URLAlphabet = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ {}\"".utf8)
 
+    /// The table-driven canonical decoder against Foundation: any bytes round-trip, and a random string
+    /// decodes exactly when Foundation decodes it and re-encoding gives the same string back.
+    @Test func canonicalBase64URLAgreesWithFoundation() {
+        var random = SeededGenerator(seed: 0x5EED_0B64)
+        for length in 0..<70 {
+            let bytes = random.bytes(length)
+            #expect(Base64URL.decodeCanonical(bytes: Base64URL.encodedBytes(bytes)) == Data(bytes))
+        }
+        for _ in 0..<5000 {
+            let length = Int.random(in: 0...24, using: &random)
+            let text = (0..<length).map { _ in Self.base64URLAlphabet.randomElement(using: &random)! }
+            let reference = Base64URL.decode(bytes: text).flatMap { Base64URL.encodedBytes($0) == text ? $0 : nil }
+            #expect(Base64URL.decodeCanonical(bytes: text) == reference, "\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
     @Test func randomTokensNeverVerify() async throws {
         var random = SeededGenerator(seed: 0x5EED_0001)
         let verifier = try TestResources.vectorVerifier().signatureVerifier

@@ -57,12 +57,9 @@ public struct CompactJWS: Sendable {
         }
         var decoded: [Data] = []
         for segment in segments {
-            guard let data = Base64URL.decode(bytes: segment) else {
-                return .failure(JWSVerificationError(.malformedJWS, detail: "a segment is not base64url"))
-            }
-            // Re-encoding must give back the exact segment: this rejects non-canonical encodings (stray
-            // trailing bits), so one token has exactly one byte representation.
-            guard Base64URL.encodedBytes(data).elementsEqual(segment) else {
+            // Only canonical encodings (no padding, no stray trailing bits) are accepted, so one token has
+            // exactly one byte representation.
+            guard let data = Base64URL.decodeCanonical(bytes: segment) else {
                 return .failure(JWSVerificationError(.malformedJWS, detail: "a segment is not canonical base64url"))
             }
             decoded.append(data)
