@@ -74,6 +74,7 @@ let package = Package(
             dependencies: [
                 "PostgresLibPQ",
                 "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],

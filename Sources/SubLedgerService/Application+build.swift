@@ -30,7 +30,7 @@ public func buildApplication(
     logger: Logger
 ) -> some ApplicationProtocol {
     ServiceMetrics.bootstrap()
-    let store = LedgerStore(pool: dependencies.pool, logger: logger)
+    let store = LedgerStore(pool: dependencies.pool, logger: logger, secretKeys: configuration.secretKeys)
     let apps = AppDirectory(store: store)
     let keys = APIKeys(pool: dependencies.pool)
     let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)

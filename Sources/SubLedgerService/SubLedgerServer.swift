@@ -23,6 +23,11 @@ public enum SubLedgerServer {
             } else if try await !migrator.isCurrent(opened.pool) {
                 logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
             }
+            // Secrets at rest: refuse to start without the keys the stored secrets are sealed with.
+            if try await migrator.isCurrent(opened.pool) {
+                try await LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+                    .checkSecretKeys()
+            }
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
@@ -51,7 +56,8 @@ extension SubLedgerServer {
             guard try await migrator.isCurrent(opened.pool) else {
                 throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
             }
-            let store = LedgerStore(pool: opened.pool, logger: logger)
+            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+            try await store.checkSecretKeys()
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
             let job = RenewalPoller(

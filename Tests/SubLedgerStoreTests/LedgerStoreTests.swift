@@ -15,7 +15,7 @@ import Testing
     func withLedger(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
         try await TestDatabase.withSchema(maxConnections: 8) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             try await body(store, try await F.app(store), pool)
         }
     }

@@ -1,4 +1,5 @@
 import Logging
+import SubLedgerStore
 
 /// How `subledger serve` runs: where it listens, which database it uses, how it logs.
 public struct ServiceConfiguration: Sendable {
@@ -19,6 +20,9 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Where Apple is and which roots sign its data.
     public var apple: AppleConfiguration
+    /// The keys that seal the apps' secrets at rest, newest first (docs/operations.md, "Secrets at rest").
+    /// Default none: secrets stored unsealed can be read, sealed ones cannot.
+    public var secretKeys: SecretKeyring = SecretKeyring()
 
     public init(
         host: String = "127.0.0.1",
@@ -62,4 +66,8 @@ public enum EnvironmentVariable {
     public static let serverAPIURL = "SUBLEDGER_SERVER_API_URL"
     /// App Store Server API sandbox base URL (default Apple's).
     public static let serverAPISandboxURL = "SUBLEDGER_SERVER_API_SANDBOX_URL"
+    /// A file of secret keys (base64, one per line, newest first) that seal the apps' secrets at rest.
+    public static let secretKeyFile = "SUBLEDGER_SECRET_KEY_FILE"
+    /// The secret keys themselves (base64, comma-separated, newest first), instead of a file.
+    public static let secretKey = "SUBLEDGER_SECRET_KEY"
 }

@@ -241,9 +241,12 @@ public struct Ingestion: Sendable {
             throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
         }
 
+        // Secrets at rest: a V1 body is stored without the shared secret Apple echoes in `password`. Its
+        // notification id stays the digest of the body as received (Apple's retries repeat it exactly).
+        let storedBody = verified.version == .v1 ? NotificationV1Redaction.removingPassword(from: body) : body
         let received = try await store.receive(
-            verified, body: String(decoding: body, as: UTF8.self), input: LedgerInput(notification: verified), app: app,
-            now: now())
+            verified, body: String(decoding: storedBody, as: UTF8.self), input: LedgerInput(notification: verified),
+            app: app, now: now())
         switch received {
         case .duplicate:
             return .duplicate

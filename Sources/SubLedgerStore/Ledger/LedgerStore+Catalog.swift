@@ -96,32 +96,71 @@ extension LedgerStore {
 
     /// Stores every app of `catalog` (insert or update) with its products and their entitlements.
     ///
-    /// Products missing from the file are kept: orders and transactions refer to them.
+    /// Products missing from the file are kept: orders and transactions refer to them. A secret in
+    /// `secrets` replaces the stored one; an app without one keeps what is stored. Secrets are sealed with
+    /// the store's current secret key; without a key they are refused (`SecretError.noSecretKey`) unless
+    /// `allowingPlaintextSecrets`, which stores them unsealed (docs/operations.md, "Secrets at rest").
     @discardableResult
-    public func applyCatalog(_ catalog: Catalog, secrets: [String: AppSecrets] = [:]) async throws -> CatalogReport {
+    public func applyCatalog(
+        _ catalog: Catalog, secrets: [String: AppSecrets] = [:], allowingPlaintextSecrets: Bool = false
+    ) async throws -> CatalogReport {
         try catalog.validate()
+        // Sealed before the transaction: a missing key refuses the whole file, nothing is stored.
+        var stored: [String: StoredSecrets] = [:]
+        for app in catalog.apps {
+            guard let given = secrets[app.bundleID] else { continue }
+            stored[app.bundleID] = StoredSecrets(
+                sharedSecret: try given.sharedSecret.map {
+                    try storedForm($0, for: SecretPurpose(.sharedSecret, bundleID: app.bundleID), allowingPlaintextSecrets)
+                },
+                serverAPI: given.serverAPI,
+                serverAPIPrivateKey: try given.serverAPI.map {
+                    try storedForm(
+                        $0.privateKeyPEM, for: SecretPurpose(.serverAPIPrivateKey, bundleID: app.bundleID),
+                        allowingPlaintextSecrets)
+                })
+        }
+        let sealed = stored
         return try await pool.transaction { connection in
             var products = 0
             for app in catalog.apps {
+                let secret = sealed[app.bundleID]
                 let rows = try connection.query(
                     """
-                    INSERT INTO apps (bundle_id, apple_app_id, environments, ownership_policy, shared_secret, catalog,
-                        server_api_issuer_id, server_api_key_id, server_api_private_key)
-                    VALUES ($1, $2, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4, $5, $6, $7, $8, $9)
+                    INSERT INTO apps (bundle_id, apple_app_id, environments, ownership_policy, catalog,
+                        shared_secret, shared_secret_sealed, shared_secret_key_id,
+                        server_api_issuer_id, server_api_key_id,
+                        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id)
+                    VALUES ($1, $2, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4, $5, $6, $7, $8, $9, $10,
+                        $11, $12, $13)
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
-                        shared_secret = coalesce(EXCLUDED.shared_secret, apps.shared_secret),
-                        server_api_issuer_id = coalesce(EXCLUDED.server_api_issuer_id, apps.server_api_issuer_id),
-                        server_api_key_id = coalesce(EXCLUDED.server_api_key_id, apps.server_api_key_id),
-                        server_api_private_key = coalesce(EXCLUDED.server_api_private_key, apps.server_api_private_key),
-                        catalog = EXCLUDED.catalog, updated_at = now()
+                        catalog = EXCLUDED.catalog, updated_at = now(),
+                        shared_secret = CASE WHEN $14 THEN EXCLUDED.shared_secret ELSE apps.shared_secret END,
+                        shared_secret_sealed =
+                            CASE WHEN $14 THEN EXCLUDED.shared_secret_sealed ELSE apps.shared_secret_sealed END,
+                        shared_secret_key_id =
+                            CASE WHEN $14 THEN EXCLUDED.shared_secret_key_id ELSE apps.shared_secret_key_id END,
+                        server_api_issuer_id =
+                            CASE WHEN $15 THEN EXCLUDED.server_api_issuer_id ELSE apps.server_api_issuer_id END,
+                        server_api_key_id = CASE WHEN $15 THEN EXCLUDED.server_api_key_id ELSE apps.server_api_key_id END,
+                        server_api_private_key =
+                            CASE WHEN $15 THEN EXCLUDED.server_api_private_key ELSE apps.server_api_private_key END,
+                        server_api_private_key_sealed = CASE WHEN $15 THEN EXCLUDED.server_api_private_key_sealed
+                            ELSE apps.server_api_private_key_sealed END,
+                        server_api_private_key_key_id = CASE WHEN $15 THEN EXCLUDED.server_api_private_key_key_id
+                            ELSE apps.server_api_private_key_key_id END
                     RETURNING app_id
                     """,
                     [
                         app.bundleID, app.appAppleID, try StoreJSON.encode(app.environments.map(\.rawValue)),
-                        app.ownershipPolicy.rawValue, secrets[app.bundleID]?.sharedSecret,
-                        PostgresValue.jsonb(try StoreJSON.encode(app)), secrets[app.bundleID]?.serverAPI?.issuerID,
-                        secrets[app.bundleID]?.serverAPI?.keyID, secrets[app.bundleID]?.serverAPI?.privateKeyPEM,
+                        app.ownershipPolicy.rawValue, PostgresValue.jsonb(try StoreJSON.encode(app)),
+                        secret?.sharedSecret?.plaintext, secret?.sharedSecret?.sealed?.combined,
+                        secret?.sharedSecret?.sealed?.keyID,
+                        secret?.serverAPI?.issuerID, secret?.serverAPI?.keyID,
+                        secret?.serverAPIPrivateKey?.plaintext, secret?.serverAPIPrivateKey?.sealed?.combined,
+                        secret?.serverAPIPrivateKey?.sealed?.keyID,
+                        secret?.sharedSecret != nil, secret?.serverAPI != nil,
                     ])
                 let appID = try rows.single().decode(Int64.self, at: 0)
                 for product in app.products {
@@ -154,35 +193,65 @@ extension LedgerStore {
         }
     }
 
-    /// The stored app with `bundleID`, or `nil`.
+    /// The stored app with `bundleID`, or `nil`. Its secrets are opened with the store's keys.
     public func app(bundleID: String) async throws -> StoredApp? {
         try await pool.withConnection { connection in
             let rows = try connection.query("SELECT \(Self.appColumns) FROM apps WHERE bundle_id = $1", [bundleID])
-            return try rows.first.map(Self.storedApp)
+            return try rows.first.map(storedApp)
         }
     }
 
     /// Every stored app.
     public func apps() async throws -> [StoredApp] {
         try await pool.withConnection { connection in
-            try connection.query("SELECT \(Self.appColumns) FROM apps ORDER BY bundle_id").map(Self.storedApp)
+            try connection.query("SELECT \(Self.appColumns) FROM apps ORDER BY bundle_id").map(storedApp)
         }
     }
 
-    static let appColumns =
-        "app_id, catalog::text, shared_secret, server_api_issuer_id, server_api_key_id, server_api_private_key"
+    static let appColumns = """
+        app_id, catalog::text, bundle_id, server_api_issuer_id, server_api_key_id, \
+        shared_secret, shared_secret_sealed, shared_secret_key_id, \
+        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
+        """
 
-    static func storedApp(_ row: PostgresRow) throws -> StoredApp {
+    func storedApp(_ row: PostgresRow) throws -> StoredApp {
+        let bundleID = try row.decode(String.self, at: 2)
+        let sharedSecret = try StoredSecret(row, at: 5)?.open(
+            for: SecretPurpose(.sharedSecret, bundleID: bundleID), with: secretKeys)
         var serverAPI: ServerAPICredentials?
         if let issuer = try row.decode(String?.self, at: 3), let key = try row.decode(String?.self, at: 4),
-            let pem = try row.decode(String?.self, at: 5)
+            let pem = try StoredSecret(row, at: 8)?.open(
+                for: SecretPurpose(.serverAPIPrivateKey, bundleID: bundleID), with: secretKeys)
         {
             serverAPI = ServerAPICredentials(issuerID: issuer, keyID: key, privateKeyPEM: pem)
         }
         return StoredApp(
             appID: try row.decode(Int64.self, at: 0),
             app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
-            sharedSecret: try row.decode(String?.self, at: 2),
+            sharedSecret: sharedSecret,
             serverAPI: serverAPI)
+    }
+
+    /// `secret` as it is to be stored: sealed with the current key, or plaintext when no key is
+    /// configured and that was explicitly allowed.
+    func storedForm(
+        _ secret: String, for purpose: SecretPurpose, _ allowingPlaintextSecrets: Bool
+    ) throws(SecretError) -> StoredSecret {
+        if secretKeys.current != nil { return .sealed(try secretKeys.seal(secret, for: purpose)) }
+        guard allowingPlaintextSecrets else {
+            throw SecretError(
+                .noSecretKey,
+                "the catalog holds the \(purpose) but no secret key is configured to seal it: set "
+                    + "SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY (docs/operations.md, \"Secrets at rest\"), "
+                    + "or explicitly allow plaintext secrets (`catalog apply --allow-plaintext-secrets`)")
+        }
+        return .plaintext(secret)
+    }
+
+    /// An app's secrets as `applyCatalog` writes them.
+    struct StoredSecrets: Sendable {
+        var sharedSecret: StoredSecret?
+        var serverAPI: ServerAPICredentials?
+        var serverAPIPrivateKey: StoredSecret?
     }
 }

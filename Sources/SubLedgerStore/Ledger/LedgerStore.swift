@@ -14,10 +14,13 @@ import SubLedgerCore
 public struct LedgerStore: Sendable {
     public let pool: PostgresPool
     let logger: Logger
+    /// The keys that seal and open the apps' secrets at rest (see `LedgerStore+Catalog`); empty: none.
+    public let secretKeys: SecretKeyring
 
-    public init(pool: PostgresPool, logger: Logger) {
+    public init(pool: PostgresPool, logger: Logger, secretKeys: SecretKeyring = SecretKeyring()) {
         self.pool = pool
         self.logger = logger
+        self.secretKeys = secretKeys
     }
 
     /// Which stored raw input an application came from; it is marked applied in the same transaction.

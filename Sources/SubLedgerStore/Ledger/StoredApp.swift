@@ -43,3 +43,24 @@ public struct AppSecrets: Sendable, Hashable {
         self.serverAPI = serverAPI
     }
 }
+
+// Secrets stay out of logs and error messages even when a whole value is interpolated.
+extension StoredApp: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "StoredApp(appID: \(appID), bundleID: \(bundleID), sharedSecret: \(sharedSecret == nil ? "none" : "<redacted>"), "
+            + "serverAPI: \(serverAPI.map(\.description) ?? "none"))"
+    }
+    public var debugDescription: String { description }
+}
+
+extension ServerAPICredentials: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "ServerAPICredentials(issuerID: \(issuerID), keyID: \(keyID), privateKey: <redacted>)" }
+    public var debugDescription: String { description }
+}
+
+extension AppSecrets: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "AppSecrets(sharedSecret: \(sharedSecret == nil ? "none" : "<redacted>"), serverAPI: \(serverAPI.map(\.description) ?? "none"))"
+    }
+    public var debugDescription: String { description }
+}

@@ -18,6 +18,11 @@ struct CatalogCommand: AsyncParsableCommand {
         @Argument(help: "The catalog file, or - for standard input.")
         var file: String
 
+        @Flag(
+            name: .customLong("allow-plaintext-secrets"),
+            help: "Store secrets unsealed when no secret key is configured (insecure; docs/operations.md).")
+        var allowPlaintextSecrets = false
+
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
@@ -40,7 +45,9 @@ struct CatalogCommand: AsyncParsableCommand {
             do {
                 let migrator = try Migrator.bundled(logger: logger)
                 if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-                let report = try await LedgerStore(pool: opened.pool, logger: logger).applyCatalog(catalog, secrets: secrets)
+                let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+                let report = try await store.applyCatalog(
+                    catalog, secrets: secrets, allowingPlaintextSecrets: allowPlaintextSecrets)
                 print("applied \(report.apps.count) app(s) (\(report.apps.joined(separator: ", "))), \(report.products) product(s)")
             } catch {
                 await opened.close()

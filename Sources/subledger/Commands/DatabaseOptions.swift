@@ -21,6 +21,15 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (env SUBLEDGER_LOG_LEVEL, default info).")
     var logLevel: String?
 
+    @Option(
+        name: .customLong("secret-key-file"),
+        help: """
+            File of secret keys sealing the apps' secrets, base64, newest first (env SUBLEDGER_SECRET_KEY_FILE, \
+            or the keys in SUBLEDGER_SECRET_KEY). Unset with the embedded cluster: <data-dir>/secret.key, \
+            created when absent.
+            """)
+    var secretKeyFile: String?
+
     /// Applies these options, then the environment, over `configuration`.
     func apply(to configuration: inout ServiceConfiguration, environment: [String: String]) throws {
         if let url = databaseURL ?? environment[EnvironmentVariable.databaseURL], !url.isEmpty {
@@ -38,6 +47,39 @@ struct DatabaseOptions: ParsableArguments {
                 throw ValidationError("unknown log level '\(level)'")
             }
             configuration.logLevel = parsed
+        }
+        configuration.secretKeys = try Self.secretKeys(
+            file: secretKeyFile, environment: environment,
+            embeddedDataDirectory: configuration.databaseURL == nil ? configuration.dataDirectory : nil)
+    }
+
+    /// The secret keys: from `--secret-key-file`, else `SUBLEDGER_SECRET_KEY_FILE` or `SUBLEDGER_SECRET_KEY`
+    /// (not both), else, with the embedded cluster, `secret.key` in the data folder (created when absent),
+    /// else none. A source that is named but unreadable or malformed is an error, never "no keys".
+    static func secretKeys(
+        file flag: String?, environment: [String: String], embeddedDataDirectory: String?
+    ) throws -> SecretKeyring {
+        func nonEmpty(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let file = flag ?? nonEmpty(EnvironmentVariable.secretKeyFile)
+        let inline = flag == nil ? nonEmpty(EnvironmentVariable.secretKey) : nil
+        switch (file, inline) {
+        case (.some, .some):
+            throw SecretError(
+                .conflictingKeySources,
+                "set either \(EnvironmentVariable.secretKeyFile) or \(EnvironmentVariable.secretKey), not both")
+        case (let file?, nil):
+            return try SecretKeyFile.read(file)
+        case (nil, let text?):
+            return try SecretKeyring.parse(text, source: EnvironmentVariable.secretKey)
+        case (nil, nil):
+            guard let directory = embeddedDataDirectory else { return SecretKeyring() }
+            let path = directory + "/secret.key"
+            let (keyring, created) = try SecretKeyFile.readOrCreate(path)
+            if created {
+                FileHandle.standardError.write(
+                    Data("subledger: created the secret key file \(path); the apps' secrets cannot be read without it\n".utf8))
+            }
+            return keyring
         }
     }
 }
@@ -58,6 +100,14 @@ func makeLogger(_ label: String, level: Logger.Level) -> Logger {
 func withDatabase<T: Sendable>(
     _ options: DatabaseOptions, _ body: (PostgresPool) async throws -> T
 ) async throws -> T {
+    try await withStore(options) { store in try await body(store.pool) }
+}
+
+/// Opens the database these options name (migrating an embedded one), runs `body` with a store holding the
+/// configured secret keys, and closes it.
+func withStore<T: Sendable>(
+    _ options: DatabaseOptions, _ body: (LedgerStore) async throws -> T
+) async throws -> T {
     var configuration = ServiceConfiguration()
     try options.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
     let logger = makeLogger("subledger", level: configuration.logLevel)
@@ -65,7 +115,7 @@ func withDatabase<T: Sendable>(
         url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
     do {
         if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
-        let result = try await body(opened.pool)
+        let result = try await body(LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
         await opened.close()
         return result
     } catch {

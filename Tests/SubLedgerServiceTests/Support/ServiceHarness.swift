@@ -67,7 +67,9 @@ struct ServiceHarness: Sendable {
         try await TestDatabase.withSchema(maxConnections: 8) { _, _, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            // Secrets at rest: the catalog's shared secret is sealed with this key, which the service is given too.
+            let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: secretKeys)
             let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             let keys = APIKeys(pool: pool)
@@ -80,9 +82,9 @@ struct ServiceHarness: Sendable {
             let gateway = try AppleGateway(
                 configuration: apple, additionalRoots: [chain.trustedRoot] + additionalRoots, logger: TestDatabase.logger)
             let dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
-            let app = buildApplication(
-                configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
-                logger: TestDatabase.logger)
+            var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
+            configuration.secretKeys = secretKeys
+            let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
             let harness = ServiceHarness(
                 pool: pool, store: store, clock: clock, signer: JWSSigner(chain: chain), keyOne: keyOne, keyTwo: keyTwo,
                 keys: keys)

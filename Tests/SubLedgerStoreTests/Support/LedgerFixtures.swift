@@ -21,6 +21,9 @@ enum LedgerFixtures {
               - { product_id: lifetime, type: non_consumable, entitlements: [lifetime] }
         """
 
+    /// The secret key that seals the fixture app's shared secret.
+    static let secretKeys = try! SecretKeyring(keys: [SecretKey.generate()])
+
     static let start: Int64 = 1_760_000_000_000
     static let dayMilliseconds: Int64 = 86_400_000
 

@@ -1,0 +1,154 @@
+import Logging
+import PostgresLibPQ
+
+/// Secrets at rest: what is stored how, whether this process can open it, and `secrets rotate-key`.
+extension LedgerStore {
+    /// How the apps' secrets are stored.
+    public struct SecretsStatus: Sendable, Hashable {
+        /// Sealed secrets by the id of the key that sealed them.
+        public var sealedByKeyID: [String: Int]
+        /// Secrets stored unsealed (written before secrets were sealed, or explicitly allowed).
+        public var plaintext: Int
+        /// Ids of keys that stored secrets need and this process does not have, sorted.
+        public var missingKeyIDs: [String]
+    }
+
+    /// How the apps' secrets are stored now.
+    public func secretsStatus() async throws -> SecretsStatus {
+        let sealed = try await pool.query(
+            """
+            SELECT key_id, count(*) FROM (
+                SELECT shared_secret_key_id AS key_id FROM apps WHERE shared_secret_sealed IS NOT NULL
+                UNION ALL
+                SELECT server_api_private_key_key_id FROM apps WHERE server_api_private_key_sealed IS NOT NULL
+            ) sealed GROUP BY key_id
+            """)
+        var byKeyID: [String: Int] = [:]
+        for row in sealed { byKeyID[try row.decode(String.self, at: 0)] = Int(try row.decode(Int64.self, at: 1)) }
+        let plaintext = try await pool.query(
+            """
+            SELECT count(*) FILTER (WHERE shared_secret IS NOT NULL)
+                + count(*) FILTER (WHERE server_api_private_key IS NOT NULL)
+            FROM apps
+            """
+        ).single().decode(Int64.self, at: 0)
+        return SecretsStatus(
+            sealedByKeyID: byKeyID, plaintext: Int(plaintext),
+            missingKeyIDs: byKeyID.keys.filter { secretKeys.key(id: $0) == nil }.sorted())
+    }
+
+    /// Refuses (`SecretError.keyUnavailable`) when a stored secret is sealed with a key this store does not
+    /// have, so a service without its keys stops at start instead of failing on every request; warns when
+    /// secrets are still stored in plaintext.
+    @discardableResult
+    public func checkSecretKeys() async throws -> SecretsStatus {
+        let status = try await secretsStatus()
+        guard status.missingKeyIDs.isEmpty else {
+            throw SecretError(
+                .keyUnavailable,
+                "stored secrets are sealed with secret key(s) \(status.missingKeyIDs.joined(separator: ", ")), which "
+                    + "are not configured (configured: \(secretKeys.isEmpty ? "none" : secretKeys.keys.map(\.id).joined(separator: ", "))); "
+                    + "set SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY (docs/operations.md, \"Secrets at rest\")")
+        }
+        if status.plaintext > 0 {
+            logger.warning(
+                "apps' secrets are stored unsealed: run `subledger secrets rotate-key` with a secret key configured",
+                metadata: ["plaintext_secrets": "\(status.plaintext)"])
+        }
+        return status
+    }
+
+    /// What `resealSecrets` did.
+    public struct Resealing: Sendable, Hashable {
+        /// The key everything is sealed with now.
+        public var keyID: String
+        /// Sealed secrets moved from an older key.
+        public var resealed: Int
+        /// Plaintext secrets sealed (and their plaintext columns emptied).
+        public var sealedPlaintext: Int
+    }
+
+    /// Seals every app secret with the current key: re-seals those sealed with older keys and seals those
+    /// stored in plaintext. One transaction: when any secret cannot be opened nothing changes, so no secret
+    /// is ever lost half-way.
+    public func resealSecrets() async throws -> Resealing {
+        guard let current = secretKeys.current else {
+            throw SecretError(.noSecretKey, "no secret key is configured to seal with")
+        }
+        let keys = secretKeys
+        return try await pool.transaction { connection in
+            let rows = try connection.query(
+                """
+                SELECT app_id, bundle_id, shared_secret, shared_secret_sealed, shared_secret_key_id,
+                    server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
+                FROM apps ORDER BY app_id FOR UPDATE
+                """)
+            var result = Resealing(keyID: current.id, resealed: 0, sealedPlaintext: 0)
+            for row in rows {
+                let appID = try row.decode(Int64.self, at: 0)
+                let bundleID = try row.decode(String.self, at: 1)
+                let fields: [(SecretPurpose.Field, Int, String)] = [
+                    (.sharedSecret, 2, "shared_secret"), (.serverAPIPrivateKey, 5, "server_api_private_key"),
+                ]
+                for (field, index, column) in fields {
+                    guard let stored = try StoredSecret(row, at: index) else { continue }
+                    if stored.sealed?.keyID == current.id { continue }
+                    let purpose = SecretPurpose(field, bundleID: bundleID)
+                    let sealed = try keys.seal(try stored.open(for: purpose, with: keys), for: purpose)
+                    // The column names come from the list above, never from input.
+                    try connection.query(
+                        "UPDATE apps SET \(column) = NULL, \(column)_sealed = $2, \(column)_key_id = $3 WHERE app_id = $1",
+                        [appID, sealed.combined, sealed.keyID])
+                    if stored.plaintext != nil { result.sealedPlaintext += 1 } else { result.resealed += 1 }
+                }
+            }
+            if result.resealed + result.sealedPlaintext > 0 {
+                try connection.query("SELECT pg_notify('subledger_catalog', '')")
+            }
+            return result
+        }
+    }
+
+    /// How many stored V1 notification bodies `redact` would change (bodies that still carry the shared
+    /// secret Apple echoes in `password`, stored before bodies were redacted).
+    public func countUnredactedV1Notifications(redact: (String) -> String) async throws -> Int {
+        try await scanV1Notifications(redact: redact, rewrite: false)
+    }
+
+    /// Rewrites every stored V1 notification body that `redact` changes, in batches; returns how many.
+    public func redactStoredV1Notifications(redact: (String) -> String) async throws -> Int {
+        try await scanV1Notifications(redact: redact, rewrite: true)
+    }
+
+    private func scanV1Notifications(redact: (String) -> String, rewrite: Bool) async throws -> Int {
+        var after: Int64 = 0
+        var changed = 0
+        while true {
+            let rows = try await pool.query(
+                """
+                SELECT notification_row_id, body FROM notifications
+                WHERE version = 'v1' AND notification_row_id > $1
+                ORDER BY notification_row_id LIMIT 500
+                """, [after])
+            if rows.isEmpty { return changed }
+            var updates: [(id: Int64, old: String, new: String)] = []
+            for row in rows {
+                let id = try row.decode(Int64.self, at: 0)
+                let body = try row.decode(String.self, at: 1)
+                after = id
+                let redacted = redact(body)
+                if redacted != body { updates.append((id, body, redacted)) }
+            }
+            changed += updates.count
+            guard rewrite, !updates.isEmpty else { continue }
+            let batch = updates
+            try await pool.transaction { connection in
+                for update in batch {
+                    try connection.query(
+                        "UPDATE notifications SET body = $2 WHERE notification_row_id = $1 AND body = $3",
+                        [update.id, update.new, update.old])
+                }
+            }
+        }
+    }
+}

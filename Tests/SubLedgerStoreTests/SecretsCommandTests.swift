@@ -1,0 +1,122 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerTestSupport
+import Testing
+
+@testable import SubLedgerStore
+
+/// The real `subledger secrets` binary: rotation after an upgrade, and refusing bad keys.
+@Suite struct SecretsCommandTests {
+    typealias S = SecretsAtRestTests
+
+    /// A V1 body as Apple sends it, with the shared secret in `password`.
+    static let v1Body = """
+        {"notification_type":"DID_RENEW","password":"old-plain-secret","environment":"PROD",\
+        "bid":"com.example.secrets","bvrs":"7","auto_renew_status":"true"}
+        """
+    static let v1Redacted = """
+        {"notification_type":"DID_RENEW","environment":"PROD",\
+        "bid":"com.example.secrets","bvrs":"7","auto_renew_status":"true"}
+        """
+
+    /// Runs `subledger ARGS` against `schema`, with `environment` added; returns the exit status and output.
+    static func subledger(
+        _ arguments: [String], schema: String, environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String) {
+        let executable = try SubLedgerExecutable.url()
+        var url = try TestDatabase.connectionString()
+        url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
+        let log = NSTemporaryDirectory() + "subledger-secrets-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        var variables = ["DATABASE_URL": url, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]
+        variables.merge(environment) { _, new in new }
+        let fixed = variables
+        let status = try await Task.detached {
+            try ProgramRunner.spawnAndWait(
+                [executable.path] + arguments + ["--log-level", "warning"], outputPath: log, environment: fixed)
+        }.value
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test func rotateKeySealsPlaintextSecretsAndRedactsStoredV1Bodies() async throws {
+        try await TestDatabase.withSchema { schema, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            // Rows as an earlier version stored them: secrets in plaintext, a V1 body with its password.
+            let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let (catalog, secrets) = try LedgerStore.readCatalog(S.catalogYAML)
+            try await keyless.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
+            try await pool.query(
+                "INSERT INTO notifications (notification_id, version, body) VALUES ('n1', 'v1', $1), ('n2', 'v2', $2)",
+                [Self.v1Body, #"{"signedPayload":"x","password":"kept"}"#])
+
+            let key = SecretKey.generate()
+            let before = try await Self.subledger(["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
+            #expect(before.status == 0, "\(before.output)")
+            #expect(before.output.contains("plaintext secrets: 3"))
+            #expect(before.output.contains("V1 notification bodies holding a password: 1"))
+
+            let rotated = try await Self.subledger(
+                ["secrets", "rotate-key"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
+            #expect(rotated.status == 0, "\(rotated.output)")
+            #expect(rotated.output.contains("3 plaintext secret(s) sealed, 1 V1 notification body(ies) redacted"))
+
+            let raw = try await S.rawColumns(pool)
+            #expect(raw.sharedSecret == nil)
+            #expect(raw.sharedKeyID == key.id)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [key]))
+            #expect(try await store.app(bundleID: S.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
+            let bodies = try await pool.query("SELECT body FROM notifications ORDER BY notification_id")
+            #expect(try bodies.map { try $0.decode(String.self, at: 0) } == [Self.v1Redacted, #"{"signedPayload":"x","password":"kept"}"#])
+
+            let after = try await Self.subledger(["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
+            #expect(after.status == 0, "\(after.output)")
+            #expect(after.output.contains("sealed with \(key.id): 3"))
+            #expect(after.output.contains("plaintext secrets: 0"))
+            #expect(after.output.contains("V1 notification bodies holding a password: 0"))
+        }
+    }
+
+    @Test func statusFailsWhenAStoredSecretNeedsAKeyThatIsNotConfigured() async throws {
+        let old = SecretKey.generate()
+        try await TestDatabase.withSchema { schema, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [old]))
+            let (catalog, secrets) = try LedgerStore.readCatalog(S.catalogYAML)
+            try await store.applyCatalog(catalog, secrets: secrets)
+            let result = try await Self.subledger(
+                ["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": SecretKey.generate().base64])
+            #expect(result.status != 0)
+            #expect(result.output.contains("secret_key_unavailable"))
+            #expect(result.output.contains(old.id))
+            let keyless = try await Self.subledger(["secrets", "rotate-key"], schema: schema)
+            #expect(keyless.status != 0)
+            #expect(keyless.output.contains("no_secret_key"))
+        }
+    }
+
+    @Test func aBadKeySourceIsAClearErrorAndANonZeroExit() async throws {
+        let directory = NSTemporaryDirectory() + "subledger-keys-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let short = directory + "/short.key"
+        try Data("c2hvcnQ=\n".utf8).write(to: URL(fileURLWithPath: short))
+        let cases: [(arguments: [String], environment: [String: String], code: String)] = [
+            (["--secret-key-file", short], [:], "malformed_secret_key"),
+            (["--secret-key-file", directory + "/missing.key"], [:], "unreadable_secret_key_file"),
+            ([], ["SUBLEDGER_SECRET_KEY_FILE": short], "malformed_secret_key"),
+            ([], ["SUBLEDGER_SECRET_KEY": "not-a-key"], "malformed_secret_key"),
+            (
+                [], ["SUBLEDGER_SECRET_KEY": SecretKey.generate().base64, "SUBLEDGER_SECRET_KEY_FILE": short],
+                "conflicting_secret_key_sources"
+            ),
+        ]
+        for item in cases {
+            let result = try await Self.subledger(
+                ["secrets", "status"] + item.arguments, schema: "unused", environment: item.environment)
+            #expect(result.status != 0, "\(item.arguments) \(item.environment.keys.sorted())")
+            #expect(result.output.contains(item.code), "\(result.output)")
+            #expect(!result.output.contains("c2hvcnQ"))
+            #expect(!result.output.contains("not-a-key"))
+        }
+    }
+}
