@@ -19,16 +19,20 @@ import Testing
         "bid":"com.example.secrets","bvrs":"7","auto_renew_status":"true"}
         """
 
-    /// Runs `subledger ARGS` against `schema`, with `environment` added; returns the exit status and output.
+    /// Runs `subledger ARGS` against `schema` (`nil`: the embedded cluster), with `environment` added;
+    /// returns the exit status and output.
     static func subledger(
-        _ arguments: [String], schema: String, environment: [String: String] = [:]
+        _ arguments: [String], schema: String?, environment: [String: String] = [:]
     ) async throws -> (status: Int32, output: String) {
         let executable = try SubLedgerExecutable.url()
-        var url = try TestDatabase.connectionString()
-        url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
         let log = NSTemporaryDirectory() + "subledger-secrets-\(UUID().uuidString).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
-        var variables = ["DATABASE_URL": url, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]
+        var variables = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]
+        if let schema {
+            var url = try TestDatabase.connectionString()
+            url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
+            variables["DATABASE_URL"] = url
+        }
         variables.merge(environment) { _, new in new }
         let fixed = variables
         let status = try await Task.detached {
@@ -92,6 +96,29 @@ import Testing
             #expect(keyless.status != 0)
             #expect(keyless.output.contains("no_secret_key"))
         }
+    }
+
+    /// The quick start (embedded cluster, nothing configured) creates its key file and seals with it.
+    @Test func theEmbeddedQuickStartCreatesItsKeyFileAndSealsWithIt() async throws {
+        let root = NSTemporaryDirectory() + "subledger-quickstart-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let catalog = root + "/catalog.yaml"
+        try Data(S.catalogYAML.utf8).write(to: URL(fileURLWithPath: catalog))
+        let data = root + "/data"
+
+        let applied = try await Self.subledger(["catalog", "apply", catalog, "--data-dir", data], schema: nil)
+        #expect(applied.status == 0, "\(applied.output)")
+        #expect(applied.output.contains("created the secret key file \(data)/secret.key"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: data + "/secret.key")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let key = try #require(try SecretKeyFile.read(data + "/secret.key").current)
+
+        let status = try await Self.subledger(["secrets", "status", "--data-dir", data], schema: nil)
+        #expect(status.status == 0, "\(status.output)")
+        #expect(status.output.contains("sealed with \(key.id): 3"))
+        #expect(status.output.contains("plaintext secrets: 0"))
+        #expect(!status.output.contains("created the secret key file"))
     }
 
     @Test func aBadKeySourceIsAClearErrorAndANonZeroExit() async throws {

@@ -27,9 +27,10 @@ public enum SecretKeyFile {
         if FileManager.default.fileExists(atPath: path) { return (try read(path), false) }
         let directory = (path as NSString).deletingLastPathComponent
         do {
+            // Default permissions: the folder may also hold the embedded cluster, whose programs run as
+            // another user when SubLedger runs as root. The file itself is private.
             try FileManager.default.createDirectory(
-                atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+                atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
         } catch {
             throw SecretError(.unreadableKeyFile, "cannot create the folder of the secret key file \(path)")
         }
