@@ -44,11 +44,12 @@ extension LedgerStore {
     public func checkSecretKeys() async throws -> SecretsStatus {
         let status = try await secretsStatus()
         guard status.missingKeyIDs.isEmpty else {
+            let configured = secretKeys.isEmpty ? "none" : secretKeys.keys.map(\.id).joined(separator: ", ")
             throw SecretError(
                 .keyUnavailable,
                 "stored secrets are sealed with secret key(s) \(status.missingKeyIDs.joined(separator: ", ")), which "
-                    + "are not configured (configured: \(secretKeys.isEmpty ? "none" : secretKeys.keys.map(\.id).joined(separator: ", "))); "
-                    + "set SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY (docs/operations.md, \"Secrets at rest\")")
+                    + "are not configured (configured: \(configured)); set SUBLEDGER_SECRET_KEY_FILE or "
+                    + "SUBLEDGER_SECRET_KEY (docs/operations.md, \"Secrets at rest\")")
         }
         if status.plaintext > 0 {
             logger.warning(

@@ -36,9 +36,11 @@ struct SecretsCommand: AsyncParsableCommand {
                     try await store.countUnredactedV1Notifications(redact: redactV1Body)
                 )
             }
-            print("configured keys: \(configured.isEmpty ? "none" : configured.enumerated().map { $0.offset == 0 ? "\($0.element) (seals)" : $0.element }.joined(separator: ", "))")
+            let listed = configured.enumerated().map { $0.offset == 0 ? "\($0.element) (seals)" : $0.element }
+            print("configured keys: \(listed.isEmpty ? "none" : listed.joined(separator: ", "))")
             for (keyID, count) in status.sealedByKeyID.sorted(by: { $0.key < $1.key }) {
-                print("sealed with \(keyID): \(count)\(status.missingKeyIDs.contains(keyID) ? " (key not configured)" : "")")
+                let missing = status.missingKeyIDs.contains(keyID) ? " (key not configured)" : ""
+                print("sealed with \(keyID): \(count)\(missing)")
             }
             print("plaintext secrets: \(status.plaintext)")
             print("V1 notification bodies holding a password: \(unredacted)")
