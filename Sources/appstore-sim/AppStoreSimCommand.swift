@@ -15,6 +15,7 @@ struct AppStoreSimCommand: AsyncParsableCommand {
               POST /verifyReceipt
               POST /sandbox/verifyReceipt
               GET  /inApps/v2/history/{transactionId}
+              GET  /inApps/v1/history/{transactionId}
               GET  /inApps/v1/subscriptions/{transactionId}
               GET  /inApps/v1/transactions/{transactionId}
               GET  /inApps/v1/lookup/{orderId}

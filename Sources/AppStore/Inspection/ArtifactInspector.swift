@@ -113,6 +113,9 @@ public struct ArtifactInspector: Sendable {
 
     private func inspectJWS(_ token: String, kind: ArtifactKind) async -> InspectionReport {
         let unverifiedFields = Self.decodeUnverified(token, kind: kind)
+        if !configuration.environment.isSignedByTheAppStore {
+            return await inspectUnsignedEnvironmentJWS(token, kind: kind, fields: unverifiedFields)
+        }
         let signatureVerifier: JWSSignatureVerifier
         do {
             signatureVerifier = try JWSSignatureVerifier(
@@ -122,8 +125,9 @@ public struct ArtifactInspector: Sendable {
         } catch {
             return failure(kind, error, checks: [], fields: unverifiedFields)
         }
+        let signingDate: PayloadSigningDate = kind == .signedAppTransaction ? .receiptCreationDate : .signedDate
         do {
-            _ = try await signatureVerifier.verify(token)
+            _ = try await signatureVerifier.verify(token, signingDate: signingDate)
         } catch {
             return failure(kind, error, checks: ["structure", "chain", "signature"], fields: unverifiedFields)
         }
@@ -135,7 +139,30 @@ public struct ArtifactInspector: Sendable {
                 fields: unverifiedFields
             )
         }
-        let checks = ["structure", "chain", "signature", "appIdentity", "environment"]
+        return await inspectPayload(
+            token, kind: kind, bundleID: bundleID,
+            checks: ["structure", "chain", "signature", "appIdentity", "environment"], fields: unverifiedFields)
+    }
+
+    /// Xcode and local-testing data is not signed by the App Store: as Apple's library does, only the
+    /// structure, the app and the exact environment are checked, and the report's checks say so (no
+    /// `chain`, no `signature`). A bundle id is required, so that "verified" always means something.
+    private func inspectUnsignedEnvironmentJWS(
+        _ token: String, kind: ArtifactKind, fields: (any Encodable & Sendable)?
+    ) async -> InspectionReport {
+        guard let bundleID = configuration.bundleID else {
+            return InspectionReport(
+                kind: kind, verified: false, reason: "ArtifactInspector.bundleIDRequiredForUnsignedEnvironment",
+                checks: [], fields: fields)
+        }
+        return await inspectPayload(
+            token, kind: kind, bundleID: bundleID, checks: ["structure", "appIdentity", "environment"], fields: fields)
+    }
+
+    private func inspectPayload(
+        _ token: String, kind: ArtifactKind, bundleID: String, checks: [String],
+        fields unverifiedFields: (any Encodable & Sendable)?
+    ) async -> InspectionReport {
         let verifier: SignedDataVerifier
         do {
             verifier = try SignedDataVerifier(

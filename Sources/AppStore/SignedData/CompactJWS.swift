@@ -17,8 +17,8 @@ public struct CompactJWS: Sendable {
     /// `base64url(header) "." base64url(payload)`, the bytes the signature covers.
     public var signingInput: Data
 
-    /// Splits and decodes a compact JWS; exactly three non-empty base64url segments are required.
-    /// Surrounding ASCII whitespace is ignored.
+    /// Splits and decodes a compact JWS; exactly three non-empty base64url segments are required, and header
+    /// and payload must be JSON in which no object repeats a key. Surrounding ASCII whitespace is ignored.
     public init(_ token: String) throws(JWSVerificationError) {
         var token = token
         let (header, payload, signature, signingInput) = try token.withUTF8 { buffer in Self.split(buffer) }.get()
@@ -63,6 +63,22 @@ public struct CompactJWS: Sendable {
                 return .failure(JWSVerificationError(.malformedJWS, detail: "a segment is not canonical base64url"))
             }
             decoded.append(data)
+        }
+        // A repeated key could be read differently by another JSON parser (Apple's library among them), so
+        // neither the header nor the payload may have one; see `UniqueKeyJSON`.
+        switch UniqueKeyJSON.check(decoded[0]) {
+        case .success: break
+        case .failure(.duplicateKey):
+            return .failure(JWSVerificationError(.malformedJWS, detail: "header repeats a key"))
+        case .failure(.malformed):
+            return .failure(JWSVerificationError(.malformedJWS, detail: "header is not JSON"))
+        }
+        switch UniqueKeyJSON.check(decoded[1]) {
+        case .success: break
+        case .failure(.duplicateKey):
+            return .failure(JWSVerificationError(.malformedPayload, detail: "payload repeats a key"))
+        case .failure(.malformed):
+            return .failure(JWSVerificationError(.malformedPayload, detail: "payload is not JSON"))
         }
         let header: JWSHeader
         do {

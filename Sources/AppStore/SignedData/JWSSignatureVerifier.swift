@@ -48,15 +48,20 @@ public struct JWSSignatureVerifier: Sendable {
     }
 
     /// Checks structure, algorithm, chain (to a configured root, with Apple's OIDs) and signature, in that order.
-    public func verify(_ token: String) async throws(JWSVerificationError) -> VerifiedJWS {
-        let jws = try CompactJWS(token)
+    ///
+    /// `signingDate` names the payload field that says when Apple signed it: `signedDate` for everything but
+    /// app transactions, whose signing moment is `receiptCreationDate` (see `PayloadSigningDate`).
+    public func verify(
+        _ token: String, signingDate: PayloadSigningDate = .signedDate
+    ) async throws(JWSVerificationError) -> VerifiedJWS {
+        let jws = try Self.decode(token)
         guard jws.header.algorithm == "ES256" else {
             throw JWSVerificationError(.unsupportedAlgorithm, detail: "alg is not ES256")
         }
         guard let chain = jws.header.certificateChain, !chain.isEmpty else {
             throw JWSVerificationError(.missingCertificateChain, detail: "header has no x5c")
         }
-        let signedDate = Self.signedDate(in: jws.payload)
+        let signedDate = try signingDate.read(from: jws.payload)
         let checkTime: Instant
         switch configuration.validationTime {
         case .signedDate: checkTime = signedDate ?? now()
@@ -73,16 +78,20 @@ public struct JWSSignatureVerifier: Sendable {
             header: jws.header, payload: jws.payload, signedDate: signedDate, certificatesCheckedAt: checkTime)
     }
 
+    /// Parses a token and checks what every reader of it must understand, without any chain or signature:
+    /// the compact form, JSON without repeated keys, and no `crit` header (RFC 7515 §4.1.11 requires a
+    /// recipient to refuse critical extensions it does not implement, and SubLedger implements none).
+    ///
+    /// Alone this proves nothing about who made the token: it serves data that Apple does not sign
+    /// (`Xcode`, `LocalTesting`; see `SignedDataVerifier`) and verification, which goes on from here.
+    public static func decode(_ token: String) throws(JWSVerificationError) -> CompactJWS {
+        let jws = try CompactJWS(token)
+        guard jws.header.critical == nil else {
+            throw JWSVerificationError(.unsupportedCriticalHeader, detail: "header lists critical extensions")
+        }
+        return jws
+    }
+
     /// The number of chain verdicts currently cached.
     public var cachedChainCount: Int { chainVerifier.cache.count }
-
-    /// Reads `signedDate` before the signature is checked: it only selects the certificate-validity time,
-    /// and a forged value fails the signature check that follows.
-    private static func signedDate(in payload: Data) -> Instant? {
-        struct SignedDateOnly: Decodable {
-            var signedDate: Int64?
-        }
-        return (try? JSONDecoder().decode(SignedDateOnly.self, from: payload))?.signedDate
-            .map(Instant.init(millisecondsSince1970:))
-    }
 }

@@ -8,6 +8,7 @@ public struct JWSVerificationError: Error, Hashable, Sendable, CustomStringConve
         private enum Base: String, Hashable, Sendable {
             case malformedJWS
             case unsupportedAlgorithm
+            case unsupportedCriticalHeader
             case missingCertificateChain
             case malformedCertificate
             case invalidCertificateChain
@@ -23,10 +24,12 @@ public struct JWSVerificationError: Error, Hashable, Sendable, CustomStringConve
 
         private init(_ base: Base) { self.base = base }
 
-        /// Not three dot-separated base64url segments, or a header that is not a JSON object.
+        /// Not three dot-separated base64url segments, or a header that is not a JSON object (or repeats a key).
         public static let malformedJWS = Code(.malformedJWS)
         /// The header's `alg` is not `ES256`.
         public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
+        /// The header lists critical extensions (`crit`, RFC 7515 §4.1.11); SubLedger understands none.
+        public static let unsupportedCriticalHeader = Code(.unsupportedCriticalHeader)
         /// The header has no `x5c`, or it does not hold exactly three certificates.
         public static let missingCertificateChain = Code(.missingCertificateChain)
         /// An `x5c` entry is not a base64 DER certificate, or the leaf key is not P-256.
@@ -37,7 +40,7 @@ public struct JWSVerificationError: Error, Hashable, Sendable, CustomStringConve
         public static let missingAppleOID = Code(.missingAppleOID)
         /// The ES256 signature does not match the header and payload under the leaf's key.
         public static let invalidSignature = Code(.invalidSignature)
-        /// The payload is not the JSON shape its kind requires.
+        /// The payload is not the JSON shape its kind requires, or an object in it repeats a key.
         public static let malformedPayload = Code(.malformedPayload)
         /// The bundle id or Apple app id in the payload is not this app's.
         public static let invalidAppIdentifier = Code(.invalidAppIdentifier)

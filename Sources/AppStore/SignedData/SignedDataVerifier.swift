@@ -3,9 +3,16 @@ import SubLedgerCore
 
 /// Verifies App Store signed data (transactions, renewal info, notifications, app transactions) for one app.
 ///
-/// Order of checks: JWS structure and `alg`, certificate chain to a configured root with Apple's marker
-/// OIDs (at `signedDate` or now, per configuration; verdicts cached), ES256 signature, payload shape, then
-/// the app's bundle id, Apple app id (production only, as Apple's own libraries do) and environment.
+/// Order of checks: JWS structure, `crit` and `alg`, certificate chain to a configured root with Apple's
+/// marker OIDs (at the payload's signing date or now, per configuration; verdicts cached), ES256 signature,
+/// payload shape, then the app's bundle id, Apple app id (production only, as Apple's own libraries do) and
+/// environment, whose spelling must be exactly Apple's (`Sandbox`, never `sandbox` or `ProductionSandbox`).
+///
+/// Data from Xcode's StoreKit testing and from local testing is not signed by the App Store, so a verifier
+/// configured for `Xcode` or `LocalTesting` skips the chain and signature, as Apple's App Store Server
+/// Library does, and still requires the payload to name this app and exactly that environment. Such data
+/// proves nothing about who made it: SubLedger builds such a verifier only for an app whose catalog lists
+/// the environment (see docs/catalog.md), and a `Production` or `Sandbox` verifier never skips anything.
 public struct SignedDataVerifier: Sendable {
     /// Which app and environment signed data must belong to, and which roots it must chain to.
     public struct Configuration: Sendable {
@@ -90,21 +97,30 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// Verifies a signed `AppTransaction` and checks its app and environment (`receiptType`).
+    ///
+    /// Its chain is checked at `receiptCreationDate`, the app transaction's signing moment.
     public func verifyAppTransaction(_ token: String) async throws(JWSVerificationError) -> AppTransaction {
-        let payload = try await verifiedPayload(token, as: AppTransaction.self)
+        let payload = try await verifiedPayload(token, as: AppTransaction.self, signingDate: .receiptCreationDate)
         try checkApp(bundleID: payload.bundleID, appAppleID: payload.appAppleID, checkAppAppleID: true)
         try checkEnvironment(payload.rawReceiptType)
         return payload
     }
 
-    /// Verifies chain and signature, then decodes the payload as `Payload`.
+    /// Verifies chain and signature, then decodes the payload as `Payload`; for `Xcode` and `LocalTesting`
+    /// only decodes (see the type's discussion).
     public func verifiedPayload<Payload: Decodable>(
         _ token: String,
-        as type: Payload.Type
+        as type: Payload.Type,
+        signingDate: PayloadSigningDate = .signedDate
     ) async throws(JWSVerificationError) -> Payload {
-        let verified = try await signatureVerifier.verify(token)
+        let payload: Data
+        if configuration.environment.isSignedByTheAppStore {
+            payload = try await signatureVerifier.verify(token, signingDate: signingDate).payload
+        } else {
+            payload = try JWSSignatureVerifier.decode(token).payload
+        }
         do {
-            return try JSONDecoder().decode(Payload.self, from: verified.payload)
+            return try JSONDecoder().decode(Payload.self, from: payload)
         } catch {
             throw JWSVerificationError(.malformedPayload, detail: "payload is not a \(Payload.self)")
         }
@@ -120,7 +136,7 @@ public struct SignedDataVerifier: Sendable {
     }
 
     private func checkEnvironment(_ raw: String?) throws(JWSVerificationError) {
-        guard let raw, AppStoreEnvironment(appleSpelling: raw) == configuration.environment else {
+        guard let raw, AppStoreEnvironment(signedDataSpelling: raw) == configuration.environment else {
             throw JWSVerificationError(.invalidEnvironment, detail: "environment does not match")
         }
     }

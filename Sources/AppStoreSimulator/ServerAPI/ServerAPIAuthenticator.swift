@@ -6,6 +6,9 @@ import SubLedgerCore
 /// Checks App Store Server API bearer tokens as Apple does: ES256 by the app's registered key, `kid`,
 /// `iss`, `aud` `appstoreconnect-v1`, `bid`, `exp` not passed and at most 60 minutes after `iat`.
 ///
+/// `iat` is optional, as it is for Apple (Apple's official clients send none): without it, `exp` must be
+/// at most 60 minutes from now.
+///
 /// Token times are checked against the wall clock (as Apple's servers do), not the simulated clock.
 struct ServerAPIAuthenticator: Sendable {
     var wallNow: @Sendable () -> Instant = { Instant.systemNow() }
@@ -41,10 +44,14 @@ struct ServerAPIAuthenticator: Sendable {
             header.kid == app.description.serverAPI.keyID,
             claims.iss == app.description.serverAPI.issuerID,
             claims.aud == "appstoreconnect-v1",
-            let issuedAt = claims.iat, let expiresAt = claims.exp
+            let expiresAt = claims.exp
         else { return nil }
         let now = wallNow().millisecondsSince1970 / 1000
-        guard expiresAt > now, expiresAt - issuedAt <= 3600, expiresAt > issuedAt, issuedAt <= now + 60 else {
+        // Without `iat` the token's lifetime is measured from now: it can never outlast 60 minutes from now.
+        let issuedAt = claims.iat ?? now
+        // Subtractions of untrusted values are checked: a hostile `exp` or `iat` must not trap.
+        let (lifetime, overflow) = expiresAt.subtractingReportingOverflow(issuedAt)
+        guard !overflow, expiresAt > now, lifetime <= 3600, lifetime > 0, issuedAt <= now + 60 else {
             return nil
         }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),

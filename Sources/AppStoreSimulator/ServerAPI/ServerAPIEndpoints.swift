@@ -33,14 +33,25 @@ extension SimulatorState {
         return (signed, ServerAPIResponder.token(offset: end), end < records.count)
     }
 
-    func transactionHistory(_ id: String, _ request: APIRequest) throws(SimulatorError) -> SimpleResponse {
+    /// The two versions of Get Transaction History, which differ in what they list.
+    enum HistoryVersion {
+        /// `/inApps/v1/history` (deprecated): every transaction except finished consumables that are neither
+        /// refunded nor revoked.
+        case v1
+        /// `/inApps/v2/history`: every transaction, finished consumables included.
+        case v2
+    }
+
+    func transactionHistory(
+        _ id: String, _ request: APIRequest, version: HistoryVersion
+    ) throws(SimulatorError) -> SimpleResponse {
         let record: TransactionRecord
         switch ownTransaction(id, request) {
         case .success(let found): record = found
         case .failure(let box): return box.response
         }
         var records = transactions(of: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID))
-            .filter(\.isInReceipt)
+        if version == .v1 { records = records.filter { $0.isInReceipt || $0.revocationDate != nil } }
         if let start = request.first("startDate").flatMap(Int64.init) {
             records = records.filter { $0.purchaseDate.millisecondsSince1970 >= start }
         }

@@ -31,7 +31,9 @@ struct ServerAPIResponder: Sendable {
             return try engine.read { state throws(SimulatorError) in
                 switch (method, segments.count >= 3 ? Array(segments.prefix(3)) : segments) {
                 case ("GET", ["inApps", "v2", "history"]) where segments.count == 4:
-                    return try state.transactionHistory(segments[3], request)
+                    return try state.transactionHistory(segments[3], request, version: .v2)
+                case ("GET", ["inApps", "v1", "history"]) where segments.count == 4:
+                    return try state.transactionHistory(segments[3], request, version: .v1)
                 case ("GET", ["inApps", "v1", "subscriptions"]) where segments.count == 4:
                     return try state.subscriptionStatuses(segments[3], request)
                 case ("GET", ["inApps", "v1", "transactions"]) where segments.count == 4:

@@ -1,8 +1,19 @@
 import AppStore
+import Crypto
 import SubLedgerCore
 
 /// Maps stored transactions and chains to Apple's StoreKit 2 payloads.
 enum SignedPayloads {
+    /// Apple's `appTransactionId`: the id of the Apple ID's download of the app, the same in every
+    /// transaction and renewal info of that Apple ID and app (an 18-digit number, like Apple's), derived
+    /// from both so that it needs no state.
+    static func appTransactionID(appleID: String, bundleID: String, environment: AppStoreEnvironment) -> String {
+        let digest = SHA256.hash(data: Array("\(environment.rawValue)|\(bundleID)|\(appleID)".utf8))
+        let number = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let digits = String(number % 10_000_000_000_000_000)
+        return "70" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// Apple's storefront ids for the storefronts the simulator knows; others get the US id.
     static func storefrontID(_ storefront: String) -> String {
         switch storefront {
@@ -44,7 +55,9 @@ enum SignedPayloads {
             currency: record.currency,
             price: record.price,
             rawOfferDiscountType: record.isFreeTrial ? OfferDiscountType.freeTrial.rawValue : nil,
-            offerPeriod: nil,
+            appTransactionID: appTransactionID(
+                appleID: record.appleID, bundleID: record.bundleID, environment: record.environment),
+            offerPeriod: record.offerPeriod,
             rawRevocationType: record.revocationDate == nil
                 ? nil
                 : (record.ownership == .familyShared
@@ -76,7 +89,9 @@ enum SignedPayloads {
             renewalDate: willRenew ? chain.expiresDate.millisecondsSince1970 : nil,
             currency: currency,
             renewalPrice: renewalPrice,
-            appAccountToken: chain.usernameLost ? nil : chain.appAccountToken
+            appAccountToken: chain.usernameLost ? nil : chain.appAccountToken,
+            appTransactionID: appTransactionID(
+                appleID: chain.appleID, bundleID: chain.bundleID, environment: chain.environment)
         )
     }
 }

@@ -137,6 +137,7 @@ struct SimulatorState: Sendable {
             ownership: ownership,
             reason: reason,
             isFreeTrial: isFreeTrial,
+            offerPeriod: isFreeTrial ? product.freeTrial?.rawValue : nil,
             orderID: orderID ?? ids.orderID(),
             price: isFreeTrial ? 0 : (product.price ?? 0) * Int64(max(quantity, 1)),
             currency: product.currency ?? "USD",

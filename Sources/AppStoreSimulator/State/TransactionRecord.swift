@@ -28,6 +28,9 @@ struct TransactionRecord: Sendable {
     var ownership: InAppOwnershipType = .purchased
     var reason: TransactionReason
     var isFreeTrial: Bool = false
+    /// The ISO 8601 duration of the offer the transaction was bought with (`P1W` for a week's free trial),
+    /// Apple's `offerPeriod`; `nil` without an offer.
+    var offerPeriod: String?
     var orderID: String
     var price: Int64
     var currency: String

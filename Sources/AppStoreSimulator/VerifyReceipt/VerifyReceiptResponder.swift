@@ -120,7 +120,9 @@ struct VerifyReceiptResponder: Sendable {
 extension SimulatorState {
     /// The pre-iOS 7 answer for a transaction receipt: the receipt's transaction at the top level of
     /// `receipt`, the chain's latest transaction in `latest_receipt_info` (an object), and status 21006
-    /// with `latest_expired_receipt_info` once the subscription has ended.
+    /// with `latest_expired_receipt_info` once the subscription has ended. A subscription's answer also
+    /// states its renewal at the top level, as Apple's does: `auto_renew_status` (the number 1 or 0) and
+    /// `auto_renew_product_id`.
     mutating func legacyAnswer(
         _ transactionID: String,
         app: AppDescription,
@@ -140,6 +142,8 @@ extension SimulatorState {
             latest, app: app, itemID: ReceiptIssuingIDs.itemID(latest.productID, seed: seed))
         let ended = !chain.isEntitled
         JSONText.rawField(&out, "status", ended ? "21006" : "0", first: true)
+        JSONText.rawField(&out, "auto_renew_status", chain.autoRenewEnabled ? "1" : "0")
+        JSONText.field(&out, "auto_renew_product_id", chain.autoRenewProductID)
         JSONText.rawField(&out, "receipt", ReceiptJSON.legacyTransaction(record, app: app, itemID: itemID))
         JSONText.rawField(&out, ended ? "latest_expired_receipt_info" : "latest_receipt_info", latestJSON)
         JSONText.field(&out, "latest_receipt", try legacyReceipt(latest.transactionID, signer: signer, now: now))

@@ -36,7 +36,8 @@ public struct App: Hashable, Sendable, Codable {
         case products
     }
 
-    /// Decodes the file format. Environment names match case-insensitively (`production` or `Production`);
+    /// Decodes the file format. Environment names match case-insensitively and without underscores
+    /// (`production` or `Production`, `local_testing` or `LocalTesting`);
     /// an unknown environment or policy name throws a `CatalogError` with the matching code.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -46,7 +47,7 @@ public struct App: Hashable, Sendable, Codable {
         environments = try rawEnvironments.map { [bundleID] raw throws(CatalogError) in
             guard
                 let environment = AppStoreEnvironment.allCases.first(where: {
-                    $0.rawValue.lowercased() == raw.lowercased()
+                    $0.rawValue.lowercased() == String(raw.lowercased().filter { $0 != "_" })
                 })
             else { throw CatalogError(code: .unknownEnvironment, subject: bundleID, detail: raw) }
             return environment

@@ -7,6 +7,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case duplicateBundleID = "duplicate_bundle_id"
             case noEnvironments = "no_environments"
             case unknownEnvironment = "unknown_environment"
+            case unverifiableEnvironmentWithProduction = "unverifiable_environment_with_production"
             case unknownOwnershipPolicy = "unknown_ownership_policy"
             case emptyProductID = "empty_product_id"
             case duplicateProductID = "duplicate_product_id"
@@ -30,6 +31,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An app accepts no environment at all.
         public static let noEnvironments = Code(.noEnvironments)
         public static let unknownEnvironment = Code(.unknownEnvironment)
+        /// An app accepts `Production` and also `Xcode` or `LocalTesting`, whose data nobody can verify: anyone
+        /// could then forge purchases that grant the same entitlements as real ones (see docs/catalog.md).
+        public static let unverifiableEnvironmentWithProduction = Code(.unverifiableEnvironmentWithProduction)
         public static let unknownOwnershipPolicy = Code(.unknownOwnershipPolicy)
         public static let emptyProductID = Code(.emptyProductID)
         /// Two products of one app share a product id.

@@ -24,6 +24,15 @@ extension App {
         var errors: [CatalogError] = []
         if bundleID.isEmpty { errors.append(CatalogError(code: .emptyBundleID, subject: bundleID)) }
         if environments.isEmpty { errors.append(CatalogError(code: .noEnvironments, subject: bundleID)) }
+        // Xcode and local-testing data carries no App Store signature, so it is accepted unverified (as Apple's
+        // library does) only by apps that opt in, and never by an app that also serves real customers.
+        if environments.contains(.production),
+            let unverifiable = environments.first(where: { $0 == .xcode || $0 == .localTesting })
+        {
+            errors.append(
+                CatalogError(
+                    code: .unverifiableEnvironmentWithProduction, subject: bundleID, detail: unverifiable.rawValue))
+        }
         var seenProductIDs: Set<String> = []
         for product in products {
             if !seenProductIDs.insert(product.productID).inserted {

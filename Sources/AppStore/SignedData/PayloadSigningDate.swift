@@ -1,0 +1,68 @@
+import Foundation
+import SubLedgerCore
+
+/// Which payload field states when Apple signed a JWS, the moment its certificates must have been valid
+/// at under `CertificateValidationTime.signedDate`.
+///
+/// Transactions, renewal info and notifications carry `signedDate`. An app transaction's signing moment is
+/// its `receiptCreationDate` (StoreKit's `AppTransaction.signedDate` is that field, and Apple's App Store
+/// Server Library checks app transactions' chains at it); `signedDate` there is only a fallback.
+public enum PayloadSigningDate: Sendable, Hashable {
+    /// `signedDate`.
+    case signedDate
+    /// `receiptCreationDate`, else `signedDate`.
+    case receiptCreationDate
+
+    /// Dates outside 1970-01-01 ... 9999-12-31T23:59:59.999Z cannot be Apple's signing time.
+    static let latestMilliseconds: Int64 = 253_402_300_799_999
+
+    /// The signing moment read from the payload; `nil` when the payload has none (the caller then uses its
+    /// clock, as Apple's library does).
+    ///
+    /// Read before the signature is checked: the value only selects the certificate-validity time, and a
+    /// forged value fails the signature check that follows. A value that is present but not a number of
+    /// milliseconds in range refuses the payload; a fraction (Xcode writes them) is cut to the millisecond.
+    func read(from payload: Data) throws(JWSVerificationError) -> Instant? {
+        struct Dates: Decodable {
+            var signedDate: Milliseconds?
+            var receiptCreationDate: Milliseconds?
+        }
+        let dates: Dates
+        do {
+            dates = try JSONDecoder().decode(Dates.self, from: payload)
+        } catch {
+            // Not an object, or a date that is not a number: the payload decoder that follows reports it.
+            return nil
+        }
+        let chosen: Milliseconds?
+        switch self {
+        case .signedDate: chosen = dates.signedDate
+        case .receiptCreationDate: chosen = dates.receiptCreationDate ?? dates.signedDate
+        }
+        guard let chosen else { return nil }
+        guard let value = chosen.value, (0...Self.latestMilliseconds).contains(value) else {
+            throw JWSVerificationError(.malformedPayload, detail: "signing date out of range")
+        }
+        return Instant(millisecondsSince1970: value)
+    }
+
+    /// A JSON number of milliseconds, whole or fractional; `value` is `nil` when it is not finite or not
+    /// representable.
+    private struct Milliseconds: Decodable {
+        var value: Int64?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let whole = try? container.decode(Int64.self) {
+                value = whole
+                return
+            }
+            let number = try container.decode(Double.self)
+            guard number.isFinite, number >= 0, number < 9.2e18 else {
+                value = nil
+                return
+            }
+            value = Int64(number.rounded(.down))
+        }
+    }
+}

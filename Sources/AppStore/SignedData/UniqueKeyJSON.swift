@@ -1,0 +1,242 @@
+/// Checks that JSON text is well formed and that no object in it names a key twice.
+///
+/// RFC 8259 leaves repeated names to the parser: Foundation's `JSONDecoder`, Apple's Java, Node.js and
+/// Python libraries and SubLedger's own pre-verification readers need not agree on which value wins. A
+/// signed payload that repeats a key could then be read one way here and another way by Apple's library,
+/// so such payloads are refused before anything reads them. Keys compare after unescaping (`"a"` and
+/// `"\u0061"` are the same key) and by Swift string equality, which is canonical equivalence: that refuses
+/// a little more than byte equality would, never less.
+///
+/// One pass over the bytes with an explicit stack (no recursion), so hostile nesting cannot exhaust the
+/// thread's stack.
+enum UniqueKeyJSON {
+    /// Nesting deeper than this is refused (Apple's payloads nest three levels).
+    static let maximumDepth = 512
+
+    /// Why a text was refused.
+    enum Failure: Error, Equatable {
+        /// Not JSON (or nested too deeply).
+        case malformed
+        /// An object names a key twice.
+        case duplicateKey
+    }
+
+    /// Succeeds when `bytes` is one JSON value whose objects all have distinct keys.
+    static func check(_ bytes: some Collection<UInt8>) -> Result<Void, Failure> {
+        let bytes = Array(bytes)
+        // Validated once here, so that string values need not be decoded one by one (only keys are).
+        guard String(validating: bytes, as: UTF8.self) != nil else { return .failure(.malformed) }
+        var scanner = Scanner(bytes: bytes)
+        return scanner.run()
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        /// One open container: an object with the keys seen so far, or an array.
+        enum Frame {
+            case object(Set<String>)
+            case array
+        }
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func run() -> Result<Void, Failure> {
+            var stack: [Frame] = []
+            skipSpace()
+            // `expectValue` is true where a value must come next; false where a separator or a close must.
+            var expectValue = true
+            while true {
+                if expectValue {
+                    guard index < bytes.count else { return .failure(.malformed) }
+                    switch bytes[index] {
+                    case UInt8(ascii: "{"):
+                        index += 1
+                        guard stack.count < UniqueKeyJSON.maximumDepth else { return .failure(.malformed) }
+                        skipSpace()
+                        if peek(UInt8(ascii: "}")) {
+                            index += 1
+                            expectValue = false
+                        } else {
+                            stack.append(.object([]))
+                            if case .failure(let failure) = readKey(into: &stack) { return .failure(failure) }
+                        }
+                    case UInt8(ascii: "["):
+                        index += 1
+                        guard stack.count < UniqueKeyJSON.maximumDepth else { return .failure(.malformed) }
+                        skipSpace()
+                        if peek(UInt8(ascii: "]")) {
+                            index += 1
+                            expectValue = false
+                        } else {
+                            stack.append(.array)
+                        }
+                    case UInt8(ascii: "\""):
+                        guard readString(keeping: false) != nil else { return .failure(.malformed) }
+                        expectValue = false
+                    default:
+                        guard readLiteralOrNumber() else { return .failure(.malformed) }
+                        expectValue = false
+                    }
+                    skipSpace()
+                    continue
+                }
+                // After a value: the end of the text, a separator, or the close of the innermost container.
+                guard let top = stack.last else {
+                    return index == bytes.count ? .success(()) : .failure(.malformed)
+                }
+                guard index < bytes.count else { return .failure(.malformed) }
+                let byte = bytes[index]
+                index += 1
+                skipSpace()
+                switch (top, byte) {
+                case (.object, UInt8(ascii: ",")):
+                    if case .failure(let failure) = readKey(into: &stack) { return .failure(failure) }
+                    expectValue = true
+                case (.array, UInt8(ascii: ",")):
+                    expectValue = true
+                case (.object, UInt8(ascii: "}")), (.array, UInt8(ascii: "]")):
+                    stack.removeLast()
+                default:
+                    return .failure(.malformed)
+                }
+            }
+        }
+
+        /// Reads `"key" :` for the innermost object and records the key.
+        mutating func readKey(into stack: inout [Frame]) -> Result<Void, Failure> {
+            guard peek(UInt8(ascii: "\"")), let key = readString(keeping: true) else { return .failure(.malformed) }
+            guard case .object(var keys) = stack.removeLast() else { return .failure(.malformed) }
+            guard keys.insert(key).inserted else { return .failure(.duplicateKey) }
+            stack.append(.object(keys))
+            skipSpace()
+            guard peek(UInt8(ascii: ":")) else { return .failure(.malformed) }
+            index += 1
+            skipSpace()
+            return .success(())
+        }
+
+        func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+
+        mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        /// Reads a string starting at its opening quote and returns its unescaped value (empty unless
+        /// `keeping`); `nil` when malformed (a control character, a bad escape, a lone surrogate, no closing
+        /// quote).
+        mutating func readString(keeping: Bool) -> String? {
+            index += 1
+            var scalars = String.UnicodeScalarView()
+            var run = index
+            func flush(_ end: Int) -> Bool {
+                guard keeping, run < end else { return true }
+                guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { return false }
+                scalars.append(contentsOf: text.unicodeScalars)
+                return true
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    guard flush(index) else { return nil }
+                    index += 1
+                    return keeping ? String(scalars) : ""
+                }
+                if byte < 0x20 { return nil }
+                if byte != UInt8(ascii: "\\") {
+                    index += 1
+                    continue
+                }
+                guard flush(index) else { return nil }
+                index += 1
+                guard index < bytes.count else { return nil }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    guard let unit = readHex4() else { return nil }
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard peek(UInt8(ascii: "\\")), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                        else { return nil }
+                        index += 2
+                        guard let low = readHex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
+                        let value = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        guard let scalar = Unicode.Scalar(value) else { return nil }
+                        scalars.append(scalar)
+                    } else {
+                        guard let scalar = Unicode.Scalar(unit) else { return nil }
+                        scalars.append(scalar)
+                    }
+                default:
+                    return nil
+                }
+                run = index
+            }
+            return nil
+        }
+
+        mutating func readHex4() -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for byte in bytes[index..<(index + 4)] {
+                let digit: UInt32
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+                value = value << 4 | digit
+            }
+            index += 4
+            return value
+        }
+
+        /// `true`, `false`, `null` or an RFC 8259 number.
+        mutating func readLiteralOrNumber() -> Bool {
+            for literal in ["true", "false", "null"] {
+                let length = literal.utf8.count
+                if index + length <= bytes.count, bytes[index..<(index + length)].elementsEqual(literal.utf8) {
+                    index += length
+                    return true
+                }
+            }
+            func isDigit(_ position: Int) -> Bool {
+                position < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position])
+            }
+            if peek(UInt8(ascii: "-")) { index += 1 }
+            guard isDigit(index) else { return false }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else {
+                while isDigit(index) { index += 1 }
+            }
+            if peek(UInt8(ascii: ".")) {
+                index += 1
+                guard isDigit(index) else { return false }
+                while isDigit(index) { index += 1 }
+            }
+            if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+                index += 1
+                if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+                guard isDigit(index) else { return false }
+                while isDigit(index) { index += 1 }
+            }
+            return true
+        }
+    }
+}
