@@ -80,7 +80,9 @@ public struct JWSSignatureVerifier: Sendable {
     /// and a forged value fails the signature check that follows.
     private static func signedDate(in payload: Data) -> Instant? {
         struct SignedDateOnly: Decodable {
-            var signedDate: Int64?
+            // Range-checked (issue 11): an absurd date here reached swift-certificates' validation time and
+            // trapped there, before any signature was checked. Out of range, it reads as absent.
+            @AppleMilliseconds var signedDate: Int64?
         }
         return (try? JSONDecoder().decode(SignedDateOnly.self, from: payload))?.signedDate
             .map(Instant.init(millisecondsSince1970:))

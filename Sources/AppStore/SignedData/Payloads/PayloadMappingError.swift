@@ -9,6 +9,8 @@ public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConver
         public static let missingField = Code("missingField")
         /// The environment is absent or not one of Apple's spellings.
         public static let unknownEnvironment = Code("unknownEnvironment")
+        /// A date is outside `Instant.acceptedRange` (before 1970, after 9999, or not a representable number).
+        public static let dateOutOfRange = Code("dateOutOfRange")
 
         /// The stable machine name.
         public var description: String { name }
