@@ -19,13 +19,14 @@ import Testing
             ]))
     }
 
-    @Test(arguments: [
-        ("2023-01-01T00:00:00+0000", 1_672_531_200_000),
-        ("2023-01-01T01:00:00+0100", 1_672_531_200_000),
-        ("2023-01-01T01:00:00+01:00", 1_672_531_200_000),
-        ("2022-12-31T19:30:00.250-0430", 1_672_531_200_250),
-        ("2023-01-01T00:00:00Z", 1_672_531_200_000),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("2023-01-01T00:00:00+0000", 1_672_531_200_000),
+            ("2023-01-01T01:00:00+0100", 1_672_531_200_000),
+            ("2023-01-01T01:00:00+01:00", 1_672_531_200_000),
+            ("2022-12-31T19:30:00.250-0430", 1_672_531_200_250),
+            ("2023-01-01T00:00:00Z", 1_672_531_200_000),
+        ] as [(String, Int64)])
     func offsetsWithAndWithoutColonAreRead(text: String, expected: Int64) throws {
         let read = try AppReceiptReader().read(der: Self.receipt(expiresDate: text))
         #expect(read.inAppPurchases.first?.expiresDate == expected)

@@ -25,7 +25,8 @@ import Testing
 
     static func decodeV1(_ body: String) throws -> VerifiedNotificationV1 {
         let decoder = try ServerNotificationDecoderTests.productionDecoder()
-        return try decoder.decodeV1(body: Data(body.utf8), receivedAt: Instant(millisecondsSince1970: 1_700_000_500_000))
+        return try decoder.decodeV1(
+            body: Data(body.utf8), receivedAt: Instant(millisecondsSince1970: 1_700_000_500_000))
     }
 
     // MARK: V1 notifications and verifyReceipt
@@ -33,7 +34,8 @@ import Testing
     @Test(arguments: outOfRange)
     func v1NotificationWithAnAbsurdExpiryIsRefusedNamingTheField(expires: String) {
         #expect(
-            throws: NotificationDecodingError(.unmappable, mappingError: .init(.dateOutOfRange, field: "expires_date_ms"))
+            throws: NotificationDecodingError(
+                .unmappable, mappingError: .init(.dateOutOfRange, field: "expires_date_ms"))
         ) { try Self.decodeV1(Self.v1Body(expires: expires)) }
     }
 
@@ -46,9 +48,11 @@ import Testing
 
     @Test func v1NotificationWithAnAbsurdTopLevelCancellationIsRefused() {
         var body = Self.v1Body()
-        body.insert(contentsOf: #""cancellation_date_ms": "9223372036854775807", "#, at: body.index(after: body.startIndex))
+        body.insert(
+            contentsOf: #""cancellation_date_ms": "9223372036854775807", "#, at: body.index(after: body.startIndex))
         #expect(
-            throws: NotificationDecodingError(.unmappable, mappingError: .init(.dateOutOfRange, field: "cancellation_date_ms"))
+            throws: NotificationDecodingError(
+                .unmappable, mappingError: .init(.dateOutOfRange, field: "cancellation_date_ms"))
         ) { try Self.decodeV1(body) }
     }
 
@@ -59,10 +63,13 @@ import Testing
         #expect(receipt.renewalInfo.first?.gracePeriodExpiresDate == Instant.earliestAccepted)
     }
 
-    @Test(arguments: [("1702592000000.5", 1_702_592_000_000), (#""1702592000000.999""#, 1_702_592_000_000)] as [(String, Int64)])
+    @Test(
+        arguments: [("1702592000000.5", 1_702_592_000_000), (#""1702592000000.999""#, 1_702_592_000_000)]
+            as [(String, Int64)])
     func v1FractionalMillisecondsAreTruncated(expires: String, expected: Int64) throws {
         let verified = try Self.decodeV1(Self.v1Body(expires: expires))
-        #expect(verified.notification.receipt?.transactions.first?.expiresDate == Instant(millisecondsSince1970: expected))
+        #expect(
+            verified.notification.receipt?.transactions.first?.expiresDate == Instant(millisecondsSince1970: expected))
     }
 
     static func verifyReceiptAnswer(field: String, value: String) throws -> VerifyReceiptResponse {
@@ -78,11 +85,14 @@ import Testing
         }
         let entry = String(decoding: try JSONSerialization.data(withJSONObject: transaction), as: UTF8.self)
             .replacingOccurrences(of: #""@""#, with: value)
-        let body = #"{"status": 0, "environment": "Production", "receipt": \#(receipt), "latest_receipt_info": [\#(entry)]}"#
+        let body =
+            #"{"status": 0, "environment": "Production", "receipt": \#(receipt), "latest_receipt_info": [\#(entry)]}"#
         return try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(body.utf8))
     }
 
-    @Test(arguments: ["purchase_date_ms", "expires_date_ms", "original_purchase_date_ms", "cancellation_date_ms", "request_date_ms"])
+    @Test(arguments: [
+        "purchase_date_ms", "expires_date_ms", "original_purchase_date_ms", "cancellation_date_ms", "request_date_ms",
+    ])
     func verifyReceiptAnswerWithAnAbsurdDateIsRefusedNamingTheField(field: String) throws {
         let answer = try Self.verifyReceiptAnswer(field: field, value: "9223372036854775807")
         #expect(throws: PayloadMappingError(.dateOutOfRange, field: field)) {
@@ -178,6 +188,21 @@ import Testing
         renewal.gracePeriodExpiresDate = .min
         #expect(throws: PayloadMappingError(.dateOutOfRange, field: "gracePeriodExpiresDate")) {
             try renewal.coreRenewalInfo()
+        }
+    }
+
+    @Test func revocationReasonsBeyondInt32AreRefusedNotSentToTheDatabase() throws {
+        var transaction = TestChains.transaction()
+        transaction.rawRevocationReason = 9_999_999_999
+        #expect(throws: PayloadMappingError(.valueOutOfRange, field: "revocationReason")) {
+            try transaction.coreTransaction(source: .serverAPI)
+        }
+        transaction.rawRevocationReason = 7  // unknown to this code, but a plausible future Apple value: kept
+        #expect(try transaction.coreTransaction(source: .serverAPI).revocationReason == 7)
+        let entry = ReceiptTransactionInfo(
+            productID: "p", transactionID: "1", purchaseDateMS: 1_700_000_000_000, rawCancellationReason: 1 << 40)
+        #expect(throws: PayloadMappingError(.valueOutOfRange, field: "cancellation_reason")) {
+            try entry.coreTransaction(bundleID: "com.example", environment: .production, source: .verifyReceipt)
         }
     }
 }

@@ -5,13 +5,16 @@ import Testing
 /// iOS 6 style transaction receipts (`SKPaymentTransaction.transactionReceipt`) read offline, as Apple's
 /// `ReceiptUtility.extractTransactionId(transactionReceipt:)` reads them.
 @Suite struct TransactionReceiptTests {
-    static func receipt(outer: (String) -> String = { "{\n\"purchase-info\" = \"\($0)\";\n}\n" }, inner: String) -> String {
+    static func receipt(outer: (String) -> String = { "{\n\"purchase-info\" = \"\($0)\";\n}\n" }, inner: String)
+        -> String
+    {
         let purchaseInfo = Data(inner.utf8).base64EncodedString()
         return Data(outer(purchaseInfo).utf8).base64EncodedString()
     }
 
     @Test func appleLegacyTransactionVectorYieldsItsTransactionID() throws {
-        #expect(TransactionReceipt.transactionID(base64: try TestResources.signedData("legacyTransaction")) == "33993399")
+        #expect(
+            TransactionReceipt.transactionID(base64: try TestResources.signedData("legacyTransaction")) == "33993399")
     }
 
     @Test func theTransactionIDIsReadAmongOtherEntries() {
@@ -26,7 +29,8 @@ import Testing
         let outer: (String) -> String = {
             "{\n\t\"signature\" = \"AApUdGVzdA==\";\n\t\"purchase-info\" = \"\($0)\";\n\t\"pod\" = \"100\";\n}"
         }
-        #expect(TransactionReceipt.transactionID(base64: Self.receipt(outer: outer, inner: inner)) == "1000000046178818")
+        #expect(
+            TransactionReceipt.transactionID(base64: Self.receipt(outer: outer, inner: inner)) == "1000000046178818")
     }
 
     @Test(arguments: [
@@ -46,8 +50,10 @@ import Testing
         #expect(TransactionReceipt.transactionID(base64: Self.receipt(inner: inner)) == "42")
     }
 
-    @Test(arguments: ["", "not base64 ~~", Data(#"{"purchase-info" = "!!!";}"#.utf8).base64EncodedString(),
-        Data("no purchase info".utf8).base64EncodedString(), Data([0xFF, 0xFE, 0x00]).base64EncodedString()])
+    @Test(arguments: [
+        "", "not base64 ~~", Data(#"{"purchase-info" = "!!!";}"#.utf8).base64EncodedString(),
+        Data("no purchase info".utf8).base64EncodedString(), Data([0xFF, 0xFE, 0x00]).base64EncodedString(),
+    ])
     func textThatIsNotATransactionReceiptYieldsNothing(text: String) {
         #expect(TransactionReceipt.transactionID(base64: text) == nil)
     }

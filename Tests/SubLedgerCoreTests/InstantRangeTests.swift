@@ -16,10 +16,11 @@ import Testing
         #expect(!Instant(millisecondsSince1970: milliseconds).isAccepted)
     }
 
-    @Test(arguments: [
-        (1_698_148_900_000.5, 1_698_148_900_000), (1_698_148_900_000.999, 1_698_148_900_000), (0.25, 0),
-        (253_402_300_799_999.5, 253_402_300_799_999),
-    ] as [(Double, Int64)])
+    @Test(
+        arguments: [
+            (1_698_148_900_000.5, 1_698_148_900_000), (1_698_148_900_000.999, 1_698_148_900_000), (0.25, 0),
+            (253_402_300_799_999.5, 253_402_300_799_999),
+        ] as [(Double, Int64)])
     func fractionalMillisecondsAreTruncatedTowardThePast(milliseconds: Double, expected: Int64) {
         #expect(Instant(acceptedMillisecondsSince1970: milliseconds) == Instant(millisecondsSince1970: expected))
     }

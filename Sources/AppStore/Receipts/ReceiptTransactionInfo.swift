@@ -168,7 +168,7 @@ extension ReceiptTransactionInfo {
             originalPurchaseDate: try .appleIfPresent(originalPurchaseDateMS, field: "original_purchase_date_ms"),
             expiresDate: try .appleIfPresent(expiresDateMS, field: "expires_date_ms"),
             revocationDate: try .appleIfPresent(cancellationDateMS, field: "cancellation_date_ms"),
-            revocationReason: rawCancellationReason,
+            revocationReason: try PayloadMappingError.code(rawCancellationReason, field: "cancellation_reason"),
             webOrderLineItemID: webOrderLineItemID,
             subscriptionGroupID: subscriptionGroupIdentifier,
             isTrialPeriod: isTrialPeriod ?? false,

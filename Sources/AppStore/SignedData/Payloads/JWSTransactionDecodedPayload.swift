@@ -187,7 +187,7 @@ extension JWSTransactionDecodedPayload {
             originalPurchaseDate: try .appleIfPresent(originalPurchaseDate, field: "originalPurchaseDate"),
             expiresDate: try .appleIfPresent(expiresDate, field: "expiresDate"),
             revocationDate: try .appleIfPresent(revocationDate, field: "revocationDate"),
-            revocationReason: rawRevocationReason,
+            revocationReason: try PayloadMappingError.code(rawRevocationReason, field: "revocationReason"),
             webOrderLineItemID: webOrderLineItemID,
             subscriptionGroupID: subscriptionGroupIdentifier,
             isTrialPeriod: offerType == .introductoryOffer && offerDiscountType == .freeTrial,
