@@ -8,7 +8,7 @@ import Testing
 @Suite struct AppleDateRangeTests {
     static let outOfRange: [String] = [
         #""9223372036854775807""#, "9223372036854775807", "-9223372036854775808", "1e30", #""99999999999999999999""#,
-        "-1", "253402300800000",
+        "-1", "253402300799001",
     ]
 
     static func v1Body(expires: String = #""1702592000000""#, grace: String = #""1702592000000""#) -> String {
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func v1DatesAtTheEdgesOfTheRangeAreAccepted() throws {
-        let verified = try Self.decodeV1(Self.v1Body(expires: "253402300799999", grace: #""0""#))
+        let verified = try Self.decodeV1(Self.v1Body(expires: "253402300799000", grace: #""0""#))
         let receipt = try #require(verified.notification.receipt)
         #expect(receipt.transactions.first?.expiresDate == Instant.latestAccepted)
         #expect(receipt.renewalInfo.first?.gracePeriodExpiresDate == Instant.earliestAccepted)
@@ -131,7 +131,7 @@ import Testing
         #expect(transaction.expiresDate == Instant(millisecondsSince1970: 1_698_148_900_000))
     }
 
-    @Test(arguments: ["9223372036854775807", "-1", "1e300", "253402300800000", #""1698148900000""#, "true"])
+    @Test(arguments: ["9223372036854775807", "-1", "1e300", "253402300799500", #""1698148900000""#, "true"])
     func signedPayloadWithAnImpossibleDateFailsToDecodeNamingTheField(expiresDate: String) throws {
         do {
             _ = try JSONDecoder().decode(
@@ -204,5 +204,16 @@ import Testing
         #expect(throws: PayloadMappingError(.valueOutOfRange, field: "cancellation_reason")) {
             try entry.coreTransaction(bundleID: "com.example", environment: .production, source: .verifyReceipt)
         }
+    }
+
+    /// The signed date picks the certificates' validation time before the signature is checked; at either end
+    /// of the accepted range the chain is simply not valid then (swift-certificates trapped beyond year 9999).
+    @Test(arguments: [Instant.earliestAccepted, Instant.latestAccepted, Instant(millisecondsSince1970: .max)])
+    func signedDatesAtTheEdgesSelectAValidationTimeWithoutTrapping(signedDate: Instant) async throws {
+        let chain = try TestChains.chain()
+        let token = try JWSSigner(chain: chain).sign(
+            TestChains.transaction(signedDate: signedDate.millisecondsSince1970))
+        let verifier = try TestChains.verifier(roots: [chain.trustedRoot])
+        await #expect(throws: JWSVerificationError.self) { try await verifier.verifyTransaction(token) }
     }
 }

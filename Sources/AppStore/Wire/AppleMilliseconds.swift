@@ -51,7 +51,7 @@ public struct AppleMilliseconds: Codable, Hashable, Sendable {
 
     /// The message of a date outside the accepted range; names the field, never the value.
     static func outOfRange(_ field: String) -> String {
-        "\(field) is outside the accepted dates 1970-01-01T00:00:00Z through 9999-12-31T23:59:59.999Z"
+        "\(field) is outside the accepted dates 1970-01-01T00:00:00Z through 9999-12-31T23:59:59Z"
     }
 
     private static func field(_ decoder: any Decoder) -> String {

@@ -2,11 +2,14 @@ extension Instant {
     /// The earliest instant SubLedger accepts from outside: 1970-01-01T00:00:00.000Z.
     public static let earliestAccepted = Instant(millisecondsSince1970: 0)
 
-    /// The latest instant SubLedger accepts from outside: 9999-12-31T23:59:59.999Z.
-    public static let latestAccepted = Instant(millisecondsSince1970: 253_402_300_799_999)
+    /// The latest instant SubLedger accepts from outside: 9999-12-31T23:59:59.000Z.
+    ///
+    /// A whole second: swift-certificates rounds a validation time to the nearest second and traps beyond
+    /// year 9999, so 23:59:59.5 and later would end the process there.
+    public static let latestAccepted = Instant(millisecondsSince1970: 253_402_300_799_000)
 
     /// The instants SubLedger accepts from outside (Apple's payloads, receipts and API bodies): years 1970
-    /// through 9999, to the millisecond.
+    /// through 9999 (1970-01-01T00:00:00Z through 9999-12-31T23:59:59Z), to the millisecond.
     ///
     /// Apple has no date before the epoch, and year 9999 is the last that every layer (RFC 3339 text,
     /// PostgreSQL `timestamptz`, `Date`) represents exactly; a date outside is a forgery or a bug, and
