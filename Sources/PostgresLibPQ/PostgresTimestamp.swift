@@ -14,8 +14,17 @@ public struct PostgresTimestamp: Sendable, Hashable, Comparable, CustomStringCon
     }
 
     /// Creates an instant from milliseconds since the Unix epoch (Apple's representation).
+    ///
+    /// Milliseconds beyond ±292,000 years have no microsecond `Int64`; they clamp to the nearest
+    /// representable instant instead of trapping, because a value conversion must never end the process.
+    /// Dates from outside are range-checked where they are decoded (`Instant.acceptedRange`), long before.
     public init(millisecondsSince1970: Int64) {
-        self.microsecondsSince1970 = millisecondsSince1970 * 1_000
+        let (microseconds, overflow) = millisecondsSince1970.multipliedReportingOverflow(by: 1_000)
+        if overflow {
+            self.microsecondsSince1970 = millisecondsSince1970 < 0 ? .min : .max
+        } else {
+            self.microsecondsSince1970 = microseconds
+        }
     }
 
     /// Creates an instant from a `Date`, rounded to the nearest microsecond.
@@ -39,7 +48,7 @@ public struct PostgresTimestamp: Sendable, Hashable, Comparable, CustomStringCon
     /// The instant as a `Date`.
     public var date: Date {
         let seconds = Self.floorDivide(microsecondsSince1970, 1_000_000)
-        let micros = microsecondsSince1970 - seconds * 1_000_000
+        let micros = Self.floorModulo(microsecondsSince1970, 1_000_000)
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
     }
 
@@ -52,7 +61,7 @@ public struct PostgresTimestamp: Sendable, Hashable, Comparable, CustomStringCon
     /// The ISO text form PostgreSQL accepts for `timestamptz` input, in UTC: `2024-01-02 03:04:05.123456+00`.
     var postgresText: String {
         let seconds = Self.floorDivide(microsecondsSince1970, 1_000_000)
-        let micros = microsecondsSince1970 - seconds * 1_000_000
+        let micros = Self.floorModulo(microsecondsSince1970, 1_000_000)
         let days = Self.floorDivide(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = Self.civilDate(fromDaysSince1970: days)
@@ -168,6 +177,13 @@ public struct PostgresTimestamp: Sendable, Hashable, Comparable, CustomStringCon
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         let quotient = value / divisor
         return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    /// The remainder that goes with `floorDivide` (never negative for a positive divisor), computed without
+    /// multiplying back, which would overflow near `Int64.min`.
+    static func floorModulo(_ value: Int64, _ divisor: Int64) -> Int64 {
+        let remainder = value % divisor
+        return (remainder != 0 && (remainder < 0) != (divisor < 0)) ? remainder + divisor : remainder
     }
 
     private static func padded(_ value: Int64, width: Int) -> String {

@@ -137,3 +137,30 @@ import Testing
         }
     }
 }
+
+/// A timestamp conversion must never end the process, whatever milliseconds reach it.
+@Suite struct PostgresTimestampExtremesTests {
+    @Test func millisecondsBeyondMicrosecondRangeClampInsteadOfTrapping() {
+        #expect(PostgresTimestamp(millisecondsSince1970: .max).microsecondsSince1970 == .max)
+        #expect(PostgresTimestamp(millisecondsSince1970: .min).microsecondsSince1970 == .min)
+        #expect(PostgresTimestamp(millisecondsSince1970: 9_223_372_036_854_776).microsecondsSince1970 == .max)
+        #expect(
+            PostgresTimestamp(millisecondsSince1970: 9_223_372_036_854_775).microsecondsSince1970
+                == 9_223_372_036_854_775_000)
+    }
+
+    @Test(arguments: [Int64.min, Int64.min + 1, -1, 0, Int64.max])
+    func everyMicrosecondCountHasTextAndADate(microseconds: Int64) {
+        let timestamp = PostgresTimestamp(microsecondsSince1970: microseconds)
+        #expect(!timestamp.postgresText.isEmpty)
+        #expect(timestamp.date.timeIntervalSince1970.isFinite)
+        #expect(!PostgresValue.timestamptz(millisecondsSince1970: microseconds).description.isEmpty)
+    }
+
+    @Test func theLastAcceptedAppleInstantRoundTripsThroughText() throws {
+        let timestamp = PostgresTimestamp(millisecondsSince1970: 253_402_300_799_999)
+        #expect(timestamp.postgresText == "9999-12-31 23:59:59.999000+00")
+        let parsed = try #require(PostgresTimestamp(postgresText: Array(timestamp.postgresText.utf8)))
+        #expect(parsed == timestamp)
+    }
+}

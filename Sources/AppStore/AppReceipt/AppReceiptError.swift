@@ -15,6 +15,8 @@ public struct AppReceiptError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let unexpectedContentType = Code("unexpectedContentType")
         /// The signed content is not Apple's SET of receipt attributes.
         public static let malformedPayload = Code("malformedPayload")
+        /// A date attribute lies outside `Instant.acceptedRange` (see `field`).
+        public static let dateOutOfRange = Code("dateOutOfRange")
 
         /// The stable machine name.
         public var description: String { name }
@@ -22,10 +24,18 @@ public struct AppReceiptError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The machine-readable reason.
     public let code: Code
+    /// The attribute concerned, when one is (a name such as `expires_date`, never a value).
+    public let field: String?
 
     /// Creates an error.
-    public init(_ code: Code) { self.code = code }
+    public init(_ code: Code, field: String? = nil) {
+        self.code = code
+        self.field = field
+    }
 
-    /// `AppReceiptError(<code>)`.
-    public var description: String { "AppReceiptError(\(code))" }
+    /// `AppReceiptError(<code>[, field: <name>])`.
+    public var description: String {
+        guard let field else { return "AppReceiptError(\(code))" }
+        return "AppReceiptError(\(code), field: \(field))"
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 import SwiftASN1
 
 /// Reads an app receipt's fields (bundle id, versions, in-app transaction ids) without calling Apple.
@@ -89,10 +90,10 @@ public struct AppReceiptReader: Sendable {
             case 0: receipt.receiptType = string(value)
             case 2: receipt.bundleID = string(value)
             case 3: receipt.applicationVersion = string(value)
-            case 12: receipt.creationDate = date(value)
+            case 12: receipt.creationDate = try date(value, field: "receipt_creation_date")
             case 17: receipt.inAppPurchases.append(try inAppPurchase(value))
             case 19: receipt.originalApplicationVersion = string(value)
-            case 21: receipt.expirationDate = date(value)
+            case 21: receipt.expirationDate = try date(value, field: "expiration_date")
             default: continue
             }
         }
@@ -106,12 +107,12 @@ public struct AppReceiptReader: Sendable {
             case 1701: purchase.quantity = integer(value)
             case 1702: purchase.productID = string(value)
             case 1703: purchase.transactionID = string(value)
-            case 1704: purchase.purchaseDate = date(value)
+            case 1704: purchase.purchaseDate = try date(value, field: "purchase_date")
             case 1705: purchase.originalTransactionID = string(value)
-            case 1706: purchase.originalPurchaseDate = date(value)
-            case 1708: purchase.expiresDate = date(value)
+            case 1706: purchase.originalPurchaseDate = try date(value, field: "original_purchase_date")
+            case 1708: purchase.expiresDate = try date(value, field: "expires_date")
             case 1711: purchase.webOrderLineItemID = integer(value)
-            case 1712: purchase.cancellationDate = date(value)
+            case 1712: purchase.cancellationDate = try date(value, field: "cancellation_date")
             case 1719: purchase.isInIntroOfferPeriod = integer(value).map { $0 != 0 }
             default: continue
             }
@@ -142,7 +143,7 @@ public struct AppReceiptReader: Sendable {
         return result
     }
 
-    // MARK: Values (lenient: an unreadable value is absent, not an error)
+    // MARK: Values (lenient: an unreadable value is absent, not an error; an impossible date is an error)
 
     private func string(_ bytes: ArraySlice<UInt8>) -> String? {
         guard let node = try? BER.parse(bytes) else { return nil }
@@ -156,8 +157,10 @@ public struct AppReceiptReader: Sendable {
         return try? Int64(berEncoded: node)
     }
 
-    private func date(_ bytes: ArraySlice<UInt8>) -> Int64? {
-        string(bytes).flatMap(RFC3339.parse)?.millisecondsSince1970
+    private func date(_ bytes: ArraySlice<UInt8>, field: String) throws(AppReceiptError) -> Int64? {
+        guard let instant = string(bytes).flatMap(RFC3339.parse) else { return nil }
+        guard instant.isAccepted else { throw AppReceiptError(.dateOutOfRange, field: field) }
+        return instant.millisecondsSince1970
     }
 
     // MARK: Structure helpers

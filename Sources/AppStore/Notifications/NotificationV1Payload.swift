@@ -81,13 +81,13 @@ public struct NotificationV1Payload: Codable, Hashable, Sendable {
         autoRenewAdamID = container.lenientString(.autoRenewAdamID)
         autoRenewProductID = container.lenientString(.autoRenewProductID)
         autoRenewStatus = container.lenientBool(.autoRenewStatus)
-        autoRenewStatusChangeDateMS = container.lenientInt64(.autoRenewStatusChangeDateMS)
+        autoRenewStatusChangeDateMS = container.lenientMilliseconds(.autoRenewStatusChangeDateMS)
         rawExpirationIntent = container.lenientInt(.rawExpirationIntent)
         unifiedReceipt = try? container.decodeIfPresent(UnifiedReceipt.self, forKey: .unifiedReceipt)
         bid = container.lenientString(.bid)
         bvrs = container.lenientString(.bvrs)
         originalTransactionID = container.lenientString(.originalTransactionID)
-        cancellationDateMS = container.lenientInt64(.cancellationDateMS)
+        cancellationDateMS = container.lenientMilliseconds(.cancellationDateMS)
         webOrderLineItemID = container.lenientString(.webOrderLineItemID)
     }
 

@@ -96,7 +96,7 @@ public struct ServerNotificationDecoder: Sendable {
             bundleID: configuration.bundleID,
             appAppleID: appAppleID,
             environment: configuration.environment,
-            signedDate: payload.signedDate.map(Instant.init(millisecondsSince1970:)) ?? now(),
+            signedDate: try Instant.appleIfPresent(payload.signedDate, field: "signedDate") ?? now(),
             transaction: try transaction?.coreTransaction(source: .notificationV2),
             renewalInfo: try renewalInfo?.coreRenewalInfo()
         )
@@ -133,6 +133,14 @@ public struct ServerNotificationDecoder: Sendable {
             environment == configuration.environment
         else {
             throw NotificationDecodingError(.invalidEnvironment)
+        }
+        // The top-level dates map to nothing, but a body that states an impossible date is not Apple's.
+        do {
+            let autoRenewChange = payload.autoRenewStatusChangeDateMS
+            _ = try Instant.appleIfPresent(autoRenewChange, field: "auto_renew_status_change_date_ms")
+            _ = try Instant.appleIfPresent(payload.cancellationDateMS, field: "cancellation_date_ms")
+        } catch {
+            throw NotificationDecodingError(.unmappable, mappingError: error)
         }
         let received = receivedAt ?? now()
         var receipt: ReceiptSnapshot?

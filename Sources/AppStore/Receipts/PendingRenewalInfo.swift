@@ -70,7 +70,7 @@ public struct PendingRenewalInfo: Codable, Hashable, Sendable {
         autoRenewProductID = container.lenientString(.autoRenewProductID)
         rawAutoRenewStatus = container.lenientInt(.rawAutoRenewStatus)
         rawExpirationIntent = container.lenientInt(.rawExpirationIntent)
-        gracePeriodExpiresDateMS = container.lenientInt64(.gracePeriodExpiresDateMS)
+        gracePeriodExpiresDateMS = container.lenientMilliseconds(.gracePeriodExpiresDateMS)
         isInBillingRetryPeriod = container.lenientBool(.isInBillingRetryPeriod)
         offerCodeRefName = container.lenientString(.offerCodeRefName)
         originalTransactionID = container.lenientString(.originalTransactionID)
@@ -102,7 +102,8 @@ extension PendingRenewalInfo {
             willAutoRenew: autoRenewStatus == .on,
             expirationIntent: rawExpirationIntent,
             isInBillingRetryPeriod: isInBillingRetryPeriod ?? false,
-            gracePeriodExpiresDate: gracePeriodExpiresDateMS.map(Instant.init(millisecondsSince1970:)),
+            gracePeriodExpiresDate: try .appleIfPresent(
+                gracePeriodExpiresDateMS, field: "grace_period_expires_date_ms"),
             priceIncreaseStatus: rawPriceConsentStatus ?? rawPriceIncreaseStatus,
             offerType: offerType,
             offerIdentifier: promotionalOfferID ?? offerCodeRefName,

@@ -118,15 +118,15 @@ public struct ReceiptTransactionInfo: Codable, Hashable, Sendable {
         originalTransactionID = container.lenientString(.originalTransactionID)
         // Pre-iOS 7 receipts sent `purchase_date` and `expires_date` as milliseconds; later ones send a
         // formatted date there (which does not read as an integer) and milliseconds in the `_ms` fields.
-        purchaseDateMS = container.lenientInt64(.purchaseDateMS) ?? legacy.lenientInt64(.purchaseDate)
+        purchaseDateMS = container.lenientMilliseconds(.purchaseDateMS) ?? legacy.lenientMilliseconds(.purchaseDate)
         originalPurchaseDateMS =
-            container.lenientInt64(.originalPurchaseDateMS) ?? legacy.lenientInt64(.originalPurchaseDate)
-        expiresDateMS = container.lenientInt64(.expiresDateMS) ?? legacy.lenientInt64(.expiresDate)
+            container.lenientMilliseconds(.originalPurchaseDateMS) ?? legacy.lenientMilliseconds(.originalPurchaseDate)
+        expiresDateMS = container.lenientMilliseconds(.expiresDateMS) ?? legacy.lenientMilliseconds(.expiresDate)
         webOrderLineItemID = container.lenientString(.webOrderLineItemID)
         isTrialPeriod = container.lenientBool(.isTrialPeriod)
         isInIntroOfferPeriod = container.lenientBool(.isInIntroOfferPeriod)
         isUpgraded = container.lenientBool(.isUpgraded)
-        cancellationDateMS = container.lenientInt64(.cancellationDateMS)
+        cancellationDateMS = container.lenientMilliseconds(.cancellationDateMS)
         rawCancellationReason = container.lenientInt(.rawCancellationReason)
         promotionalOfferID = container.lenientString(.promotionalOfferID)
         offerCodeRefName = container.lenientString(.offerCodeRefName)
@@ -164,11 +164,11 @@ extension ReceiptTransactionInfo {
             productID: productID,
             bundleID: bundleID,
             quantity: quantity ?? 1,
-            purchaseDate: Instant(millisecondsSince1970: purchaseDateMS),
-            originalPurchaseDate: originalPurchaseDateMS.map(Instant.init(millisecondsSince1970:)),
-            expiresDate: expiresDateMS.map(Instant.init(millisecondsSince1970:)),
-            revocationDate: cancellationDateMS.map(Instant.init(millisecondsSince1970:)),
-            revocationReason: rawCancellationReason,
+            purchaseDate: try .apple(purchaseDateMS, field: "purchase_date_ms"),
+            originalPurchaseDate: try .appleIfPresent(originalPurchaseDateMS, field: "original_purchase_date_ms"),
+            expiresDate: try .appleIfPresent(expiresDateMS, field: "expires_date_ms"),
+            revocationDate: try .appleIfPresent(cancellationDateMS, field: "cancellation_date_ms"),
+            revocationReason: try PayloadMappingError.code(rawCancellationReason, field: "cancellation_reason"),
             webOrderLineItemID: webOrderLineItemID,
             subscriptionGroupID: subscriptionGroupIdentifier,
             isTrialPeriod: isTrialPeriod ?? false,

@@ -90,12 +90,13 @@ extension VerifyReceiptResponse {
             throw PayloadMappingError(.missingField, field: "receipt.bundle_id")
         }
         let environment = rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) ?? answeredBy
-        let requestDate = receipt.requestDateMS.map(Instant.init(millisecondsSince1970:)) ?? requestedAt
+        let requestDate = try Instant.appleIfPresent(receipt.requestDateMS, field: "request_date_ms") ?? requestedAt
+        let creationDate = try Instant.appleIfPresent(receipt.receiptCreationDateMS, field: "receipt_creation_date_ms")
         return try ReceiptSnapshot.assemble(
             bundleID: bundleID,
             applicationVersion: receipt.applicationVersion ?? receipt.bvrs,
             environment: environment,
-            creationDate: receipt.receiptCreationDateMS.map(Instant.init(millisecondsSince1970:)) ?? requestDate,
+            creationDate: creationDate ?? requestDate,
             requestDate: requestDate,
             entries: receipt.inApp + [receipt.legacyTransaction].compactMap { $0 } + latestReceiptInfo
                 + [latestExpiredReceiptInfo].compactMap { $0 },

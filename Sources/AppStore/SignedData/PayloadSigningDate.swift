@@ -13,9 +13,6 @@ public enum PayloadSigningDate: Sendable, Hashable {
     /// `receiptCreationDate`, else `signedDate`.
     case receiptCreationDate
 
-    /// Dates outside 1970-01-01 ... 9999-12-31T23:59:59.999Z cannot be Apple's signing time.
-    static let latestMilliseconds: Int64 = 253_402_300_799_999
-
     /// The signing moment read from the payload; `nil` when the payload has none (the caller then uses its
     /// clock, as Apple's library does).
     ///
@@ -40,10 +37,12 @@ public enum PayloadSigningDate: Sendable, Hashable {
         case .receiptCreationDate: chosen = dates.receiptCreationDate ?? dates.signedDate
         }
         guard let chosen else { return nil }
-        guard let value = chosen.value, (0...Self.latestMilliseconds).contains(value) else {
+        // `Instant.acceptedRange` ends on a whole second: swift-certificates rounds the validation time to
+        // the nearest second and traps past year 9999.
+        guard let value = chosen.value, let instant = Instant(acceptedMillisecondsSince1970: value) else {
             throw JWSVerificationError(.malformedPayload, detail: "signing date out of range")
         }
-        return Instant(millisecondsSince1970: value)
+        return instant
     }
 
     /// A JSON number of milliseconds, whole or fractional; `value` is `nil` when it is not finite or not

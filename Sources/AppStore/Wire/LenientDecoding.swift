@@ -50,9 +50,39 @@ extension KeyedDecodingContainer {
         return nil
     }
 
-    /// A millisecond timestamp sent as a number or a decimal string.
-    func lenientInstant(_ key: Key) -> Instant? {
-        lenientInt64(key).map(Instant.init(millisecondsSince1970:))
+    /// A millisecond timestamp sent as a number or a decimal string, a fraction truncated toward the past.
+    ///
+    /// Text that is not a number (a formatted date) is absent, as elsewhere; but a number too large for
+    /// `Int64` saturates rather than reading as absent, so that the mapping refuses it by name
+    /// (`PayloadMappingError.dateOutOfRange`) instead of quietly dropping an expiry or a refund.
+    func lenientMilliseconds(_ key: Key) -> Int64? {
+        if let value = try? decodeIfPresent(Int64.self, forKey: key) { return value }
+        if let value = try? decodeIfPresent(Double.self, forKey: key) { return Self.wholeMilliseconds(value) }
+        guard let text = try? decodeIfPresent(String.self, forKey: key) else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let value = Int64(trimmed) { return value }
+        guard Self.isDecimalNumber(trimmed), let value = Double(trimmed) else { return nil }
+        return Self.wholeMilliseconds(value)
+    }
+
+    private static func wholeMilliseconds(_ value: Double) -> Int64? {
+        guard value.isFinite else { return nil }
+        let whole = value.rounded(.down)
+        return Int64(exactly: whole) ?? (whole < 0 ? .min : .max)
+    }
+
+    /// `-?[0-9]+(\.[0-9]+)?`: what Apple's millisecond fields hold, and nothing `Double` would also read
+    /// (`inf`, `nan`, hex, exponents).
+    private static func isDecimalNumber(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let integer = bytes.prefix(while: isDigit)
+        guard !integer.isEmpty else { return false }
+        let rest = bytes.dropFirst(integer.count)
+        if rest.isEmpty { return true }
+        guard rest.first == UInt8(ascii: "."), rest.count > 1 else { return false }
+        return rest.dropFirst().allSatisfy(isDigit)
     }
 }
 

@@ -1,6 +1,10 @@
 import SubLedgerCore
 
 /// Parses the RFC 3339 timestamps inside app receipts (`2023-01-05T21:31:34Z`, optional fraction and offset).
+///
+/// Offsets are accepted as `+hh:mm` (RFC 3339) and as `+hhmm` (ISO 8601's basic form, which some receipts
+/// carry). The result is not range-checked: any four-digit year is representable without overflow, and
+/// callers compare it with `Instant.acceptedRange`.
 enum RFC3339 {
     /// The instant the text names, or `nil` when it is empty or not a valid timestamp.
     static func parse(_ text: String) -> Instant? {
@@ -53,7 +57,9 @@ enum RFC3339 {
         case 0x2B, 0x2D:
             let sign: Int64 = bytes[index] == 0x2B ? 1 : -1
             index += 1
-            guard let offsetHours = number(2), expect([0x3A]), let offsetMinutes = number(2) else { return nil }
+            guard let offsetHours = number(2) else { return nil }
+            _ = expect([0x3A])  // the colon is optional: `+0100` and `+01:00` are the same offset
+            guard let offsetMinutes = number(2), offsetHours < 24, offsetMinutes < 60 else { return nil }
             offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
         default:
             return nil

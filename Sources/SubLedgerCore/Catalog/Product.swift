@@ -33,7 +33,7 @@ public struct Product: Hashable, Sendable, Codable {
 
     /// A non-renewing purchase's length in milliseconds, when the catalog states it.
     var durationMilliseconds: Int64? {
-        durationDays.map { Int64($0) * 86_400_000 }
+        durationDays.map { Int64($0).saturatingMultiplied(by: 86_400_000) }
     }
 
     enum CodingKeys: String, CodingKey {

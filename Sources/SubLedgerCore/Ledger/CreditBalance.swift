@@ -15,8 +15,9 @@ extension Ledger {
             && seen.insert(entry.idempotencyKey).inserted
         {
             switch entry.kind {
-            case .credit: balance += entry.credits ?? 0
-            case .debit: balance -= entry.credits ?? 0
+            // Saturating: credits scale with Apple's `quantity`, which comes from outside.
+            case .credit: balance = balance.saturatingAdding(entry.credits ?? 0)
+            case .debit: balance = balance.saturatingAdding(-(entry.credits ?? 0).clampedAboveMinimum)
             case .grant, .extend, .revoke, .restore, .transferOut, .transferIn: break
             }
         }

@@ -12,7 +12,8 @@ enum LedgerEntryDerivation {
         let id = transaction.transactionID
         let product = app.product(transaction.productID)
         let isConsumable = chain.chain.productType == .consumable
-        let credits = product?.creditsPerUnit.map { $0 * Int64(max(transaction.quantity, 1)) } ?? 0
+        let credits =
+            product?.creditsPerUnit.map { $0.saturatingMultiplied(by: Int64(max(transaction.quantity, 1))) } ?? 0
         // The period as Apple stated it, not cut short by an upgrade: an entry's content must not depend on
         // whether the upgrade was known when the entry was first derived (the upgrade has its own entry).
         let periodEnd = chain.statedPeriodEnd(of: known, in: app)

@@ -15,8 +15,11 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
     }
 
     /// The instant `milliseconds` later (or earlier, when negative).
+    ///
+    /// Saturates at the ends of `Int64` instead of trapping: either operand may come from outside (a
+    /// catalog duration, an Apple date), and no input may end the process.
     public func adding(milliseconds: Int64) -> Instant {
-        Instant(millisecondsSince1970: millisecondsSince1970 + milliseconds)
+        Instant(millisecondsSince1970: millisecondsSince1970.saturatingAdding(milliseconds))
     }
 
     public init(from decoder: any Decoder) throws {

@@ -13,9 +13,9 @@ public struct AppTransaction: Codable, Hashable, Sendable {
     /// Apple's `versionExternalIdentifier`.
     public var versionExternalIdentifier: Int64?
     /// Apple's `receiptCreationDate`, milliseconds since 1970.
-    public var receiptCreationDate: Int64?
+    @AppleMilliseconds public var receiptCreationDate: Int64?
     /// Apple's `originalPurchaseDate`, milliseconds since 1970.
-    public var originalPurchaseDate: Int64?
+    @AppleMilliseconds public var originalPurchaseDate: Int64?
     /// Apple's `originalApplicationVersion`.
     public var originalApplicationVersion: String?
     /// Apple's `deviceVerification`.
@@ -23,13 +23,13 @@ public struct AppTransaction: Codable, Hashable, Sendable {
     /// Apple's `deviceVerificationNonce`.
     public var deviceVerificationNonce: String?
     /// Apple's `preorderDate`, milliseconds since 1970.
-    public var preorderDate: Int64?
+    @AppleMilliseconds public var preorderDate: Int64?
     /// Apple's `appTransactionId`.
     public var appTransactionID: String?
     /// Raw `originalPlatform` (`iOS`, `macOS`, `tvOS`, `visionOS`).
     public var rawOriginalPlatform: String?
     /// Apple's `signedDate`, milliseconds since 1970.
-    public var signedDate: Int64?
+    @AppleMilliseconds public var signedDate: Int64?
 
     /// The environment the receipt type names.
     public var environment: AppStoreEnvironment? { rawReceiptType.flatMap(AppStoreEnvironment.init(appleSpelling:)) }

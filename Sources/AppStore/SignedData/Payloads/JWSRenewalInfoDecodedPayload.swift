@@ -17,19 +17,19 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
     /// Raw `priceIncreaseStatus`; see `priceIncreaseStatus`.
     public var rawPriceIncreaseStatus: Int?
     /// Apple's `gracePeriodExpiresDate`, milliseconds since 1970.
-    public var gracePeriodExpiresDate: Int64?
+    @AppleMilliseconds public var gracePeriodExpiresDate: Int64?
     /// Raw `offerType`; see `offerType`.
     public var rawOfferType: Int?
     /// Apple's `offerIdentifier`.
     public var offerIdentifier: String?
     /// Apple's `signedDate`, milliseconds since 1970.
-    public var signedDate: Int64?
+    @AppleMilliseconds public var signedDate: Int64?
     /// Raw `environment`; see `environment`.
     public var rawEnvironment: String?
     /// Apple's `recentSubscriptionStartDate`, milliseconds since 1970.
-    public var recentSubscriptionStartDate: Int64?
+    @AppleMilliseconds public var recentSubscriptionStartDate: Int64?
     /// Apple's `renewalDate`, milliseconds since 1970.
-    public var renewalDate: Int64?
+    @AppleMilliseconds public var renewalDate: Int64?
     /// Apple's `currency`.
     public var currency: String?
     /// Renewal price in milli-units of `currency`.
@@ -132,13 +132,13 @@ extension JWSRenewalInfoDecodedPayload {
             willAutoRenew: autoRenewStatus == .on,
             expirationIntent: rawExpirationIntent,
             isInBillingRetryPeriod: isInBillingRetryPeriod ?? false,
-            gracePeriodExpiresDate: gracePeriodExpiresDate.map(Instant.init(millisecondsSince1970:)),
+            gracePeriodExpiresDate: try .appleIfPresent(gracePeriodExpiresDate, field: "gracePeriodExpiresDate"),
             priceIncreaseStatus: rawPriceIncreaseStatus,
             offerType: rawOfferType,
             offerIdentifier: offerIdentifier,
-            renewalDate: renewalDate.map(Instant.init(millisecondsSince1970:)),
+            renewalDate: try .appleIfPresent(renewalDate, field: "renewalDate"),
             environment: environment,
-            observedAt: Instant(millisecondsSince1970: signedDate)
+            observedAt: try .apple(signedDate, field: "signedDate")
         )
     }
 }

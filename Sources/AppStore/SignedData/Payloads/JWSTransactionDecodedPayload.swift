@@ -18,11 +18,11 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     /// Apple's `subscriptionGroupIdentifier`.
     public var subscriptionGroupIdentifier: String?
     /// Apple's `purchaseDate`, milliseconds since 1970.
-    public var purchaseDate: Int64?
+    @AppleMilliseconds public var purchaseDate: Int64?
     /// Apple's `originalPurchaseDate`, milliseconds since 1970.
-    public var originalPurchaseDate: Int64?
+    @AppleMilliseconds public var originalPurchaseDate: Int64?
     /// Apple's `expiresDate`, milliseconds since 1970.
-    public var expiresDate: Int64?
+    @AppleMilliseconds public var expiresDate: Int64?
     /// Apple's `quantity`.
     public var quantity: Int?
     /// Raw `type`; see `type`.
@@ -32,11 +32,11 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     /// Raw `inAppOwnershipType`; see `inAppOwnershipType`.
     public var rawInAppOwnershipType: String?
     /// Apple's `signedDate`, milliseconds since 1970.
-    public var signedDate: Int64?
+    @AppleMilliseconds public var signedDate: Int64?
     /// Raw `revocationReason`; see `revocationReason`.
     public var rawRevocationReason: Int?
     /// Apple's `revocationDate`, milliseconds since 1970.
-    public var revocationDate: Int64?
+    @AppleMilliseconds public var revocationDate: Int64?
     /// Apple's `isUpgraded`.
     public var isUpgraded: Bool?
     /// Raw `offerType`; see `offerType`.
@@ -183,11 +183,11 @@ extension JWSTransactionDecodedPayload {
             productID: productID,
             bundleID: bundleID,
             quantity: quantity ?? 1,
-            purchaseDate: Instant(millisecondsSince1970: purchaseDate),
-            originalPurchaseDate: originalPurchaseDate.map(Instant.init(millisecondsSince1970:)),
-            expiresDate: expiresDate.map(Instant.init(millisecondsSince1970:)),
-            revocationDate: revocationDate.map(Instant.init(millisecondsSince1970:)),
-            revocationReason: rawRevocationReason,
+            purchaseDate: try .apple(purchaseDate, field: "purchaseDate"),
+            originalPurchaseDate: try .appleIfPresent(originalPurchaseDate, field: "originalPurchaseDate"),
+            expiresDate: try .appleIfPresent(expiresDate, field: "expiresDate"),
+            revocationDate: try .appleIfPresent(revocationDate, field: "revocationDate"),
+            revocationReason: try PayloadMappingError.code(rawRevocationReason, field: "revocationReason"),
             webOrderLineItemID: webOrderLineItemID,
             subscriptionGroupID: subscriptionGroupIdentifier,
             isTrialPeriod: offerType == .introductoryOffer && offerDiscountType == .freeTrial,
@@ -204,7 +204,7 @@ extension JWSTransactionDecodedPayload {
             price: price,
             currency: currency,
             storefront: storefront,
-            signedDate: signedDate.map(Instant.init(millisecondsSince1970:))
+            signedDate: try .appleIfPresent(signedDate, field: "signedDate")
         )
     }
 }

@@ -102,7 +102,7 @@ public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     /// Apple's `externalPurchaseId`.
     public var externalPurchaseID: String?
     /// Apple's `tokenCreationDate`, milliseconds since 1970.
-    public var tokenCreationDate: Int64?
+    @AppleMilliseconds public var tokenCreationDate: Int64?
     /// Apple's `appAppleId`.
     public var appAppleID: Int64?
     /// Apple's `bundleId`.

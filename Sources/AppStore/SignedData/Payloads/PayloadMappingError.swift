@@ -9,6 +9,10 @@ public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConver
         public static let missingField = Code("missingField")
         /// The environment is absent or not one of Apple's spellings.
         public static let unknownEnvironment = Code("unknownEnvironment")
+        /// A date is outside `Instant.acceptedRange` (before 1970, after 9999, or not a representable number).
+        public static let dateOutOfRange = Code("dateOutOfRange")
+        /// A small coded integer (a revocation reason) is beyond what any Apple value or the ledger can hold.
+        public static let valueOutOfRange = Code("valueOutOfRange")
 
         /// The stable machine name.
         public var description: String { name }
@@ -27,4 +31,14 @@ public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConver
 
     /// `PayloadMappingError(<code>, field: <name>)`.
     public var description: String { "PayloadMappingError(\(code), field: \(field))" }
+}
+
+extension PayloadMappingError {
+    /// A raw coded value of Apple's (unknown values are kept), refused beyond `Int32`: Apple's codes are
+    /// small, and the ledger stores them in `integer` columns, where a larger one would fail the write.
+    static func code(_ value: Int?, field: String) throws(PayloadMappingError) -> Int? {
+        guard let value else { return nil }
+        guard Int32(exactly: value) != nil else { throw PayloadMappingError(.valueOutOfRange, field: field) }
+        return value
+    }
 }

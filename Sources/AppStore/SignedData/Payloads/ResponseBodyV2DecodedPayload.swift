@@ -13,7 +13,7 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     /// The notification schema version, `2.0`.
     public var version: String?
     /// Apple's `signedDate`, milliseconds since 1970.
-    public var signedDate: Int64?
+    @AppleMilliseconds public var signedDate: Int64?
     /// Apple's `summary`.
     public var summary: NotificationSummary?
     /// Apple's `externalPurchaseToken`.
