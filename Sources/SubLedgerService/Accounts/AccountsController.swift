@@ -146,7 +146,6 @@ func parseAccountID(_ raw: String) throws -> AccountID {
     do {
         return try AccountID(raw)
     } catch {
-        throw APIError.badRequest(
-            "invalid_account_id", "an account id has 1 to 128 characters from A-Z a-z 0-9 . _ @ + -")
+        throw APIError.badRequest("invalid_account_id", IdentifierRule.accountID.summary)
     }
 }
