@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
@@ -171,6 +172,10 @@ import Testing
             try await expect4xx(
                 .post, "/v1/transactions", key: key, json: ["account_id": "alice", "signed_transaction": "a.b c.d"],
                 code: "malformed_jws")
+            // Instants no date arithmetic may see: Int64's limits, before 1970, after 9999.
+            for at in ["9223372036854775807", "-9223372036854775808", "-1", "253402300800000", "+10000-01-01T00:00:00Z"] {
+                try await expect4xx(.get, "/v1/accounts/alice/entitlements?at=\(at)", key: key, code: "invalid_time")
+            }
             // A body that is not UTF-8.
             try await expect4xx(
                 .post, "/v1/orders", key: key, raw: ByteBuffer(bytes: Array("{\"account_id\":\"a".utf8) + [0xFF, 0xFE] + Array("\"}".utf8)),
@@ -194,6 +199,27 @@ import Testing
             // Nothing was stored by any of it.
             let stored = try await harness.pool.query("SELECT count(*) FROM receipts").single()
             #expect(try stored.decode(Int.self, at: 0) == 0)
+        }
+    }
+
+    /// The net under the edge's checks: a value the database refuses (a NUL parameter, a data exception such as
+    /// a timestamp out of range) answers 400 `invalid_value`; any other database failure stays a 500.
+    @Test func databaseRefusalOfAValueIsA400() async throws {
+        let router = Router(context: SubLedgerRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.get("nul") { _, _ -> String in throw PostgresError(.invalidParameter, message: "parameter $1 contains a NUL byte") }
+        router.get("range") { _, _ -> String in
+            throw PostgresError(.queryFailed, message: "timestamp out of range", sqlState: .datetimeFieldOverflow)
+        }
+        router.get("fault") { _, _ -> String in
+            throw PostgresError(.queryFailed, message: "relation does not exist", sqlState: SQLState(rawValue: "42P01"))
+        }
+        try await Application(router: router).test(.router) { client in
+            for (uri, status, code) in [("/nul", 400, "invalid_value"), ("/range", 400, "invalid_value"), ("/fault", 500, "internal_error")] {
+                let answer = try await client.call(.get, uri, key: nil)
+                #expect(Int(answer.status.code) == status, "\(uri)")
+                #expect(answer.json.errorCode == code, "\(uri)")
+            }
         }
     }
 
@@ -221,13 +247,15 @@ import Testing
                     + "5\r\n{\"a\":\r\nzz-not-a-size\r\n\r\n")
             let framing = try await chunked.readResponse(timeout: .seconds(10))
             #expect(framing.status == 400, "\(framing.text)")
+            #expect(framing.text.contains("\"malformed_body\""))
 
             let cut = try await RawConnection.open(port: port)
             try await cut.send(
                 "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"signed")
             cut.finishSending()
             let early = try await cut.readResponse(timeout: .seconds(10))
-            #expect(early.status.map { $0 < 500 } ?? true, "\(early.text)")
+            #expect(early.status == 400, "\(early.text)")
+            #expect(early.text.contains("\"malformed_body\""))
 
             // The service still serves.
             let live = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil)

@@ -28,7 +28,8 @@ struct AccountsController: Sendable {
         var instant = now()
         if let at = request.uri.queryParameters.get("at") {
             guard let parsed = Representation.parseTime(at) else {
-                throw APIError.badRequest("invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970")
+                throw APIError.badRequest(
+                    "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
             }
             instant = parsed
         }
