@@ -203,6 +203,16 @@ import Testing
         }
     }
 
+    /// The body check finds exactly the NULs a JSON decoder would produce: `\u0000` whose backslash is not
+    /// itself escaped.
+    @Test func escapedNULIsFoundOnlyWhereItDecodesToNUL() {
+        #expect(RequestText.containsEscapedNUL(Array(#"{"a":"x\u0000"}"#.utf8)))
+        #expect(RequestText.containsEscapedNUL(Array(#"{"a":"\\\u0000"}"#.utf8)))
+        #expect(!RequestText.containsEscapedNUL(Array(#"{"a":"\\u0000"}"#.utf8)))
+        #expect(!RequestText.containsEscapedNUL(Array(#"{"a":"\u00"#.utf8)), "a cut escape")
+        #expect(!RequestText.containsEscapedNUL(Array(#"{"a":"\u0001 u0000"}"#.utf8)))
+    }
+
     /// The net under the edge's checks: a value the database refuses (a NUL parameter, a data exception such as
     /// a timestamp out of range) answers 400 `invalid_value`; any other database failure stays a 500.
     @Test func databaseRefusalOfAValueIsA400() async throws {
