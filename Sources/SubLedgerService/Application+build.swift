@@ -53,6 +53,7 @@ func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: BodyLimitMiddleware())
     HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
     let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
     MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: router)
@@ -60,7 +61,12 @@ func buildRouter(
 
     let ingestion = Ingestion(
         store: store, apple: dependencies.apple, logger: logger, now: dependencies.now,
-        findApp: { bundleID in try await apps.app(bundleID: bundleID) })
+        findApp: { bundleID in
+            // Bundle ids arrive unverified (a V1 `bid`, a JWS's claims): one no app can have is unknown without
+            // asking the database, which would refuse NUL or invalid text with an error instead of an answer.
+            guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
+            return try await apps.app(bundleID: bundleID)
+        })
     NotificationsController(ingestion: ingestion).register(on: router)
 
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))

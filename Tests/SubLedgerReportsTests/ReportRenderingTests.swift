@@ -17,6 +17,23 @@ import Testing
         totals: [.init(bundleID: "com.example.app", environment: "Production", transactions: 1)],
         truncated: false)
 
+    /// A cell holding a long run of spaces (a crafted transaction id) renders in linear time: the trailing-space
+    /// trim was a regex that took over 30 s on one 10 KB cell.
+    @Test func tableRendersLongRunsOfSpacesInLinearTime() {
+        let id = String(repeating: " ", count: 10_000) + "x" + String(repeating: " ", count: 10_000) + "y"
+        var report = Self.unclaimed
+        report.rows[0].transactionID = id
+        report.rows[0].source = "tail   "
+        let start = ContinuousClock.now
+        let text = ReportFormat.table.render(.unclaimed(report))
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .seconds(2), "rendering took \(elapsed)")
+        #expect(text.contains(id))
+        #expect(text.split(separator: "\n").allSatisfy { $0.last?.isWhitespace != true }, "no line ends in a space")
+        #expect(ReportFormat.droppingTrailingWhitespace("a b \t ") == "a b")
+        #expect(ReportFormat.droppingTrailingWhitespace("   ") == "")
+    }
+
     @Test func csvQuotesCommasQuotesAndLineBreaks() {
         let csv = ReportFormat.csv.render(.unclaimed(Self.unclaimed))
         let lines = csv.components(separatedBy: "\r\n")

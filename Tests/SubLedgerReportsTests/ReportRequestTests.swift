@@ -45,6 +45,13 @@ import Testing
         ("refunds", nil, ["limit": "0"], .invalidArgument),
         ("active", nil, ["environment": "Staging"], .invalidArgument),
         ("active-over-time", nil, ["days": "0"], .invalidArgument),
+        // Ids and bundle ids the ledger could never hold are refused before any query (NUL, length, spaces).
+        ("account", "al\u{0}ice", [:], .invalidArgument),
+        ("account", String(repeating: "a", count: 129), [:], .invalidArgument),
+        ("original", "1000 0001", [:], .invalidArgument),
+        ("original", String(repeating: "1", count: 65), [:], .invalidArgument),
+        ("summary", nil, ["app": "com.example\u{0}"], .invalidArgument),
+        ("summary", nil, ["app": String(repeating: "a", count: 256)], .invalidArgument),
     ] as [(String, String?, [String: String], ReportError.Code)])
     func badRequests(name: String, id: String?, options: [String: String], code: ReportError.Code) {
         let error = #expect(throws: ReportError.self) { try ReportRequest(name: name, id: id, options: options, now: now) }

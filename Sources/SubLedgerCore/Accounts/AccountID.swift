@@ -11,26 +11,7 @@ public struct AccountID: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     /// Validates `rawValue`; throws when it is empty, too long or holds a disallowed character.
     public init(_ rawValue: String) throws(IdentifierError) {
-        guard !rawValue.isEmpty else { throw IdentifierError(code: .empty, identifierKind: "account id") }
-        guard rawValue.utf8.count <= Self.maximumLength else {
-            throw IdentifierError(code: .tooLong, identifierKind: "account id")
-        }
-        guard rawValue.utf8.allSatisfy(Self.isAllowed) else {
-            throw IdentifierError(code: .invalidCharacter, identifierKind: "account id")
-        }
-        self.rawValue = rawValue
-    }
-
-    private static func isAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "@"), UInt8(ascii: "+"), UInt8(ascii: "-"):
-            true
-        default:
-            false
-        }
+        self.rawValue = try IdentifierRule.accountID.validate(rawValue)
     }
 
     public init(from decoder: any Decoder) throws {

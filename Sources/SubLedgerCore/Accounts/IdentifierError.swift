@@ -1,4 +1,4 @@
-/// Why a string was refused as an `AccountID` or `OrderID`.
+/// Why a string was refused as an `AccountID`, an `OrderID` or an identifier of an `IdentifierRule`.
 ///
 /// The description names the rule that failed, never the offending value (it may be user data).
 public struct IdentifierError: Error, Hashable, Sendable, CustomStringConvertible {

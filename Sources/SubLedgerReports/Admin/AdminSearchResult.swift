@@ -1,4 +1,5 @@
 import PostgresLibPQ
+import SubLedgerCore
 
 /// What the admin page's search (`GET /admin?q=...`) found.
 public enum AdminSearchResult: Sendable, Hashable {
@@ -16,16 +17,18 @@ extension Reports {
         -> AdminSearchResult
     {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 255 else { return .notFound(query) }
-        do {
-            return .account(try account(trimmed, on: connection, scope: scope))
-        } catch let error as ReportError where error.code == .notFound {
+        // Text no account id or transaction id can be is never sent to the database (libpq refuses NUL).
+        if IdentifierRule.accountID.accepts(trimmed) {
+            do {
+                return .account(try account(trimmed, on: connection, scope: scope))
+            } catch let error as ReportError where error.code == .notFound {}
+        }
+        if IdentifierRule.transactionID.accepts(trimmed) {
             do {
                 return .chain(try original(trimmed, on: connection, scope: scope))
-            } catch let error as ReportError where error.code == .notFound {
-                return .notFound(trimmed)
-            }
+            } catch let error as ReportError where error.code == .notFound {}
         }
+        return .notFound(trimmed)
     }
 
     /// `search` on a pooled connection.

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 
 /// A report to run, chosen by name with its arguments validated: what the `report` command and
 /// `/v1/admin/reports/{name}` both build from text.
@@ -55,8 +56,12 @@ public struct ReportRequest: Sendable, Hashable {
         for key in options.keys.sorted() where !accepted.contains(key) && key != "app" && key != "environment" {
             throw ReportError.invalidArgument("the \(name) report does not take '\(key)'")
         }
+        let bundleID = options["app"].flatMap { $0.isEmpty ? nil : $0 }
+        if let bundleID, !IdentifierRule.bundleID.accepts(bundleID) {
+            throw ReportError.invalidArgument("'app' is not a bundle id: \(IdentifierRule.bundleID.summary)")
+        }
         let scope = ReportScope(
-            bundleID: options["app"].flatMap { $0.isEmpty ? nil : $0 },
+            bundleID: bundleID,
             environment: options["environment"].flatMap { $0.isEmpty ? nil : $0 })
         if let environment = scope.environment, !["Production", "Sandbox", "Xcode", "LocalTesting"].contains(environment) {
             throw ReportError.invalidArgument(
@@ -75,7 +80,9 @@ public struct ReportRequest: Sendable, Hashable {
             guard let id, !id.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ReportError.invalidArgument("the \(name) report needs an id: subledger report \(name) ID")
             }
-            guard id.utf8.count <= 255 else { throw ReportError.invalidArgument("the id is longer than 255 bytes") }
+            // The id is looked up as it is: one the ledger could never hold is refused before the database.
+            let rule: IdentifierRule = name == "account" ? .accountID : .transactionID
+            guard rule.accepts(id) else { throw ReportError.invalidArgument("the id is not valid: \(rule.summary)") }
             return id
         }
         if id != nil, name != "account", name != "original" {

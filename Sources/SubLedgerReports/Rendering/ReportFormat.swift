@@ -50,16 +50,26 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
             }
         }
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
+            let joined = cells.enumerated().map { index, cell in
                 let width = index < widths.count ? widths[index] : cell.count
                 return cell + String(repeating: " ", count: max(0, width - cell.count))
-            }.joined(separator: "  ").replacing(/\s+$/, with: "")
+            }.joined(separator: "  ")
+            return droppingTrailingWhitespace(joined)
         }
         var lines = [table.title, "", line(table.columns), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         lines += table.rows.map(line)
         if table.rows.isEmpty { lines.append("(no rows)") }
         if !table.notes.isEmpty { lines += [""] + table.notes }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `line` without its trailing whitespace, in one backward scan.
+    ///
+    /// Not a regex: `/\s+$/` is tried from every whitespace run's start, which is quadratic in the length of a
+    /// run that is not at the end (one cell of 10,000 spaces took minutes).
+    static func droppingTrailingWhitespace(_ line: String) -> String {
+        guard let last = line.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(line[...last])
     }
 
     /// RFC 4180 CSV: a header line, then one line per row; a field is quoted when it holds a comma, a quote,
@@ -95,7 +105,9 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         let magnitude = milli.magnitude
         let fraction = String(magnitude % 1000)
         let padded = String(repeating: "0", count: 3 - fraction.count) + fraction
-        let trimmed = padded.replacing(/0{1,2}$/, with: "")
+        // At most two trailing zeros go (`.500` → `.50`, `.000` → `.00`).
+        let zeros = min(2, padded.reversed().prefix { $0 == "0" }.count)
+        let trimmed = String(padded.dropLast(zeros))
         return sign + String(magnitude / 1000) + "." + (trimmed.isEmpty ? "00" : trimmed.count == 1 ? trimmed + "0" : trimmed)
     }
 }

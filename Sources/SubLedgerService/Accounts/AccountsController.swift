@@ -28,7 +28,8 @@ struct AccountsController: Sendable {
         var instant = now()
         if let at = request.uri.queryParameters.get("at") {
             guard let parsed = Representation.parseTime(at) else {
-                throw APIError.badRequest("invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970")
+                throw APIError.badRequest(
+                    "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
             }
             instant = parsed
         }
@@ -146,7 +147,6 @@ func parseAccountID(_ raw: String) throws -> AccountID {
     do {
         return try AccountID(raw)
     } catch {
-        throw APIError.badRequest(
-            "invalid_account_id", "an account id has 1 to 128 characters from A-Z a-z 0-9 . _ @ + -")
+        throw APIError.badRequest("invalid_account_id", IdentifierRule.accountID.summary)
     }
 }

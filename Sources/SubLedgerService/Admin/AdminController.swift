@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerReports
@@ -41,13 +42,20 @@ struct AdminController: Sendable {
         } catch let error as ReportError {
             throw Self.map(error)
         }
-        return Response(
-            status: .ok, headers: [.contentType: format.contentType],
-            body: .init(byteBuffer: ByteBuffer(string: format.render(report))))
+        let text = try await Self.offRequestThreads { format.render(report) }
+        return Response(status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Runs CPU-heavy `work` (rendering up to 100,000 rows) on NIO's thread pool for blocking work, a fixed set of
+    /// threads apart from the cooperative pool and the event loops that serve requests: a large report then
+    /// costs CPU time but never stops other routes, `/health/live` included, from answering.
+    static func offRequestThreads<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
     }
 
     func adminPage(_ request: Request) async throws -> Response {
-        let query = request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        let query = try request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: "invalid_query") }
         let instant = date(now())
         let html = try await pool.withConnection { connection in
             let summary = try Reports.summary(on: connection, scope: .everything, now: instant)

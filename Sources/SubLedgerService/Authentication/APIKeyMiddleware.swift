@@ -13,11 +13,13 @@ struct APIKeyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let secret = Self.presentedKey(request.headers[.authorization], acceptsBasic: acceptsBasic) else {
             var error = APIError(.unauthorized, code: "unauthorized", message: "send the API key as 'Authorization: Bearer <key>'")
-            if acceptsBasic { error.challenge = "Basic realm=\"SubLedger admin\", charset=\"UTF-8\"" }
+            error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge
             throw error
         }
         guard let key = try await keys.authenticate(secret) else {
-            throw APIError(.unauthorized, code: "invalid_api_key", message: "the API key is unknown or revoked")
+            var error = APIError(.unauthorized, code: "invalid_api_key", message: "the API key is unknown or revoked")
+            error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge + ", error=\"invalid_token\""
+            throw error
         }
         guard key.scope == requiredScope else {
             throw APIError(.forbidden, code: "wrong_key_scope", message: "this route needs an \(requiredScope.rawValue) key")
@@ -26,6 +28,11 @@ struct APIKeyMiddleware: RouterMiddleware {
         context.apiKey = key
         return try await next(request, context)
     }
+
+    /// The challenge of the API's 401 answers (RFC 6750).
+    static let bearerChallenge = "Bearer realm=\"SubLedger\""
+    /// The challenge of the admin page's 401 answers, so a browser asks for the key as a password (RFC 7617).
+    static let basicChallenge = "Basic realm=\"SubLedger admin\", charset=\"UTF-8\""
 
     static func presentedKey(_ header: String?, acceptsBasic: Bool) -> String? {
         guard let header else { return nil }

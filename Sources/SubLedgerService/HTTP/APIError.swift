@@ -13,7 +13,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
     public var message: String
     /// Seconds after which the client should retry (sent as `Retry-After`), for 503 answers.
     public var retryAfterSeconds: Int?
-    /// A `WWW-Authenticate` challenge, for 401 answers a browser should prompt for.
+    /// The `WWW-Authenticate` challenge of a 401 answer (RFC 9110 requires one).
     var challenge: String?
 
     public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfterSeconds: Int? = nil) {
@@ -29,7 +29,10 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
         let data = try JSONEncoder().encode(ErrorBody(error: .init(code: code, message: message)))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
-        if let challenge { headers[.wwwAuthenticate] = challenge }
+        // Every 401 carries a challenge (RFC 9110); routes with another scheme set their own.
+        if let challenge = challenge ?? (status == .unauthorized ? APIKeyMiddleware.bearerChallenge : nil) {
+            headers[.wwwAuthenticate] = challenge
+        }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -37,6 +40,10 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
     static func notFound(_ code: String, _ message: String) -> APIError { APIError(.notFound, code: code, message: message) }
     static func unprocessable(_ code: String, _ message: String) -> APIError {
         APIError(.unprocessableContent, code: code, message: message)
+    }
+    static func bodyTooLarge(limit: Int) -> APIError {
+        let size = limit % (1024 * 1024) == 0 ? "\(limit / (1024 * 1024)) MiB" : "\(limit / 1024) KiB"
+        return APIError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than \(size)")
     }
     static func unavailable(_ code: String, _ message: String, retryAfter: Int) -> APIError {
         APIError(.serviceUnavailable, code: code, message: message, retryAfterSeconds: retryAfter)

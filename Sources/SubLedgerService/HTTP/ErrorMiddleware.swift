@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 import PostgresLibPQ
 
-/// Turns every error into the `{"error": {...}}` shape: client mistakes into 4xx with a code, a database
-/// that is down into 503 (so callers, and Apple, retry), and anything else into a logged 500.
+/// Turns every error into the `{"error": {...}}` shape: client mistakes into 4xx with a code (a value the
+/// database refuses included), a database that is down into 503 (so callers, and Apple, retry), and anything
+/// else into a logged 500.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -15,12 +16,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than 1 MiB")
+            throw APIError.bodyTooLarge(limit: context.maxUploadSize)
         } catch let error as DecodingError {
             throw APIError.badRequest("malformed_json", Self.describe(error))
         } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed {
             context.logger.error("database unavailable", metadata: ["error": "\(error)"])
             throw APIError.unavailable("database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
+        } catch let error as PostgresError where Self.isRefusedValue(error) {
+            // The edge validates text before it gets here; this is the net under it. A value the database
+            // refuses came from the request, so retrying (what a 5xx asks Apple to do) cannot help.
+            context.logger.warning("the database refused a value of the request", metadata: ["error": "\(error)"])
+            throw APIError.badRequest("invalid_value", "a value in the request cannot be stored")
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw APIError(.internalServerError, code: "internal_error", message: "an internal error occurred")
@@ -32,10 +38,19 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .contentTooLarge: return APIError(error.status, code: "body_too_large", message: "the request body is larger than 1 MiB")
         case .notFound: return APIError(error.status, code: "not_found", message: "no such route")
         case .methodNotAllowed: return APIError(error.status, code: "method_not_allowed", message: "method not allowed on this route")
-        case .unauthorized: return APIError(error.status, code: "unauthorized", message: error.body ?? "a valid API key is required")
+        case .unauthorized:
+            var mapped = APIError(error.status, code: "unauthorized", message: error.body ?? "a valid API key is required")
+            mapped.challenge = APIKeyMiddleware.bearerChallenge
+            return mapped
         case .badRequest: return APIError(error.status, code: "malformed_request", message: error.body ?? "malformed request")
         default: return APIError(error.status, code: "http_\(error.status.code)", message: error.body ?? error.status.reasonPhrase)
         }
+    }
+
+    /// Whether the database refused a value sent as a parameter rather than failing: text libpq cannot send
+    /// (NUL) or a data exception (SQLSTATE class 22: out of range, invalid text representation, ...).
+    static func isRefusedValue(_ error: PostgresError) -> Bool {
+        error.kind == .invalidParameter || error.sqlState?.errorClass == "22"
     }
 
     static func describe(_ error: DecodingError) -> String {

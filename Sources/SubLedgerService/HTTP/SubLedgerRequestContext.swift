@@ -16,7 +16,11 @@ public struct SubLedgerRequestContext: RequestContext {
 
     /// The key of an authenticated route (the middleware guarantees it is set there).
     func requireKey() throws -> AuthenticatedKey {
-        guard let apiKey else { throw APIError(.unauthorized, code: "unauthorized", message: "a valid API key is required") }
+        guard let apiKey else {
+            var error = APIError(.unauthorized, code: "unauthorized", message: "a valid API key is required")
+            error.challenge = APIKeyMiddleware.bearerChallenge
+            throw error
+        }
         return apiKey
     }
 }

@@ -7,6 +7,10 @@ import NIOCore
 ///
 /// Answers 200 once a notification is stored and applied (a replay is a 200 no-op), 4xx when it can never
 /// be accepted, and 5xx only for transient failures, so Apple retries exactly when a retry can help.
+///
+/// The route is open to anyone, so its refusals reveal nothing about the configuration: an unknown bundle id,
+/// an environment the app does not accept and a failed signature (or shared secret) all answer the same 401;
+/// which one it was is logged at info level.
 struct NotificationsController: Sendable {
     let ingestion: Ingestion
 
@@ -19,17 +23,45 @@ struct NotificationsController: Sendable {
         var notification_type: String?
     }
 
+    /// The challenge of the route's 401 answers: the credential is the body's signature, not a header.
+    static let challenge = "Signature realm=\"App Store Server Notifications\""
+
+    /// The codes under which the ingestion refuses a notification for a reason tied to the configuration.
+    static let refusalCodes: Set<String> = [
+        "unknown_app", "environment_not_allowed", "invalid_signature", "invalid_notification",
+    ]
+
     func receive(_ request: Request, _ context: SubLedgerRequestContext) async throws -> ReceivedBody {
-        let buffer: ByteBuffer
+        let buffer = try await request.collectBody(context: context)
+        try RequestText.checkBody(buffer)
+        let body = Data(buffer: buffer)
+        let result: Ingestion.NotificationResult
         do {
-            buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, code: "body_too_large", message: "the notification body is larger than 1 MiB")
+            result = try await ingestion.receiveNotification(body)
+        } catch let error as APIError where Self.refusalCodes.contains(error.code) {
+            context.logger.info("notification refused", metadata: ["reason": "\(error.code): \(error.message)"])
+            throw Self.refusal(isV2: Self.isV2(body))
         }
-        let result = try await ingestion.receiveNotification(Data(buffer: buffer))
         switch result {
         case .applied(let type): return ReceivedBody(status: "applied", notification_type: type)
         case .duplicate: return ReceivedBody(status: "duplicate", notification_type: nil)
         }
+    }
+
+    /// The one answer to every refused notification of a version: the code tells V2 from V1 only, which the
+    /// sender chose.
+    static func refusal(isV2: Bool) -> APIError {
+        var error =
+            isV2
+            ? APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify")
+            : APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused")
+        error.challenge = challenge
+        return error
+    }
+
+    /// Whether the body is a V2 notification (`{"signedPayload": ...}`), as the ingestion reads it.
+    private static func isV2(_ body: Data) -> Bool {
+        struct Shape: Decodable { var signedPayload: String? }
+        return (try? JSONDecoder().decode(Shape.self, from: body))?.signedPayload != nil
     }
 }

@@ -156,6 +156,8 @@ extension TestClientProtocol {
 extension Dictionary where Key == String, Value == Any {
     /// `json["error"]["code"]`.
     var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+    /// `json["error"]["message"]`.
+    var errorMessage: String? { (self["error"] as? [String: Any])?["message"] as? String }
     /// The entitlement ids of an entitlements or submission answer.
     var entitlementIDs: [String] { (self["entitlements"] as? [[String: Any]] ?? []).compactMap { $0["entitlement_id"] as? String } }
     /// `expires_at` of the first entitlement.
