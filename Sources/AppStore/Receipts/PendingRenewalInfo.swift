@@ -87,10 +87,11 @@ extension PendingRenewalInfo {
         environment: AppStoreEnvironment,
         observedAt: Instant
     ) throws(PayloadMappingError) -> RenewalInfo {
-        guard let originalTransactionID, !originalTransactionID.isEmpty else {
-            throw PayloadMappingError(.missingField, field: "original_transaction_id")
-        }
-        guard let productID, !productID.isEmpty else { throw PayloadMappingError(.missingField, field: "product_id") }
+        let originalTransactionID = try PayloadMappingError.identifier(
+            originalTransactionID, .transactionID, field: "original_transaction_id")
+        let productID = try PayloadMappingError.identifier(productID, .productID, field: "product_id")
+        let autoRenewProductID = try PayloadMappingError.optionalIdentifier(
+            autoRenewProductID, .productID, field: "auto_renew_product_id")
         let offerType: Int? =
             promotionalOfferID != nil
             ? OfferType.promotionalOffer.rawValue

@@ -143,10 +143,10 @@ extension ReceiptTransactionInfo {
         environment: AppStoreEnvironment,
         source: TransactionSource
     ) throws(PayloadMappingError) -> Transaction {
-        guard let transactionID, !transactionID.isEmpty else {
-            throw PayloadMappingError(.missingField, field: "transaction_id")
-        }
-        guard let productID, !productID.isEmpty else { throw PayloadMappingError(.missingField, field: "product_id") }
+        let transactionID = try PayloadMappingError.identifier(transactionID, .transactionID, field: "transaction_id")
+        let originalTransactionID = try PayloadMappingError.optionalIdentifier(
+            originalTransactionID, .transactionID, field: "original_transaction_id")
+        let productID = try PayloadMappingError.identifier(productID, .productID, field: "product_id")
         guard let purchaseDateMS else { throw PayloadMappingError(.missingField, field: "purchase_date_ms") }
         let offerType: Int?
         if promotionalOfferID != nil {
@@ -160,7 +160,7 @@ extension ReceiptTransactionInfo {
         }
         return Transaction(
             transactionID: transactionID,
-            originalTransactionID: originalTransactionID.flatMap { $0.isEmpty ? nil : $0 } ?? transactionID,
+            originalTransactionID: originalTransactionID ?? transactionID,
             productID: productID,
             bundleID: bundleID,
             quantity: quantity ?? 1,

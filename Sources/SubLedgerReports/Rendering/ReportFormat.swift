@@ -33,11 +33,16 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
             var container = encoder.singleValueContainer()
             try container.encode(timestamp(date))
         }
+        // A ratio over an empty set can be NaN; JSON has no such number, and a report must never fail (or
+        // trap) over one, so non-finite numbers are written as strings.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
         } catch {
-            // The report types hold only strings, numbers, booleans and dates; none fails to encode.
-            preconditionFailure("a report did not encode as JSON: \(error)")
+            // Unreachable with the report types (strings, numbers, booleans, dates); answer an error document
+            // rather than stopping the process.
+            return #"{"error": {"code": "report_encoding_failed", "message": "the report could not be encoded"}}"# + "\n"
         }
     }
 

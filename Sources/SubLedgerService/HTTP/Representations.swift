@@ -12,23 +12,17 @@ enum Representation {
         }
     }
 
-    /// The instants a client may name: 1970-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z, in
-    /// milliseconds. Bounded so that no date arithmetic on them can overflow.
-    static let acceptedMilliseconds: ClosedRange<Int64> = 0...253_402_300_799_999
-
     /// Parses `2026-11-22T07:03:26Z`, `...26.123Z` or an offset, or whole milliseconds since 1970; `nil` for
-    /// anything else or an instant outside `acceptedMilliseconds`.
+    /// anything else or an instant outside `Instant.acceptedRange` (so no date arithmetic on it can overflow).
     static func parseTime(_ text: String) -> Instant? {
         guard text.utf8.count <= 64 else { return nil }
         if let milliseconds = Int64(text) {
-            return acceptedMilliseconds.contains(milliseconds) ? Instant(millisecondsSince1970: milliseconds) : nil
+            return Instant(acceptedMillisecondsSince1970: milliseconds)
         }
         for includingFraction in [true, false] {
             let style = Date.ISO8601FormatStyle(includingFractionalSeconds: includingFraction)
             if let date = try? style.parse(text) {
-                let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-                guard milliseconds >= 0, milliseconds <= Double(acceptedMilliseconds.upperBound) else { return nil }
-                return Instant(millisecondsSince1970: Int64(milliseconds))
+                return Instant(acceptedMillisecondsSince1970: (date.timeIntervalSince1970 * 1000).rounded())
             }
         }
         return nil

@@ -119,10 +119,11 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
 extension JWSRenewalInfoDecodedPayload {
     /// The core's renewal state, observed at the payload's `signedDate`.
     public func coreRenewalInfo() throws(PayloadMappingError) -> RenewalInfo {
-        guard let originalTransactionID, !originalTransactionID.isEmpty else {
-            throw PayloadMappingError(.missingField, field: "originalTransactionId")
-        }
-        guard let productID, !productID.isEmpty else { throw PayloadMappingError(.missingField, field: "productId") }
+        let originalTransactionID = try PayloadMappingError.identifier(
+            originalTransactionID, .transactionID, field: "originalTransactionId")
+        let productID = try PayloadMappingError.identifier(productID, .productID, field: "productId")
+        let autoRenewProductID = try PayloadMappingError.optionalIdentifier(
+            autoRenewProductID, .productID, field: "autoRenewProductId")
         guard let signedDate else { throw PayloadMappingError(.missingField, field: "signedDate") }
         guard let environment else { throw PayloadMappingError(.unknownEnvironment, field: "environment") }
         return RenewalInfo(

@@ -170,16 +170,16 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
 extension JWSTransactionDecodedPayload {
     /// The core's normalized transaction; `source` says which Apple artifact carried this payload.
     public func coreTransaction(source: TransactionSource) throws(PayloadMappingError) -> Transaction {
-        guard let transactionID, !transactionID.isEmpty else {
-            throw PayloadMappingError(.missingField, field: "transactionId")
-        }
-        guard let productID, !productID.isEmpty else { throw PayloadMappingError(.missingField, field: "productId") }
+        let transactionID = try PayloadMappingError.identifier(transactionID, .transactionID, field: "transactionId")
+        let originalTransactionID = try PayloadMappingError.optionalIdentifier(
+            originalTransactionID, .transactionID, field: "originalTransactionId")
+        let productID = try PayloadMappingError.identifier(productID, .productID, field: "productId")
         guard let purchaseDate else { throw PayloadMappingError(.missingField, field: "purchaseDate") }
         guard let environment else { throw PayloadMappingError(.unknownEnvironment, field: "environment") }
         return Transaction(
             transactionID: transactionID,
             // A first purchase is its own original; Apple always sends both, but never fail for that.
-            originalTransactionID: originalTransactionID.flatMap { $0.isEmpty ? nil : $0 } ?? transactionID,
+            originalTransactionID: originalTransactionID ?? transactionID,
             productID: productID,
             bundleID: bundleID,
             quantity: quantity ?? 1,

@@ -1,3 +1,5 @@
+import SubLedgerCore
+
 /// An Apple payload was authentic and well-formed JSON but lacks what the core's values require.
 public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The machine-readable reason.
@@ -11,6 +13,9 @@ public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConver
         public static let unknownEnvironment = Code("unknownEnvironment")
         /// A date is outside `Instant.acceptedRange` (before 1970, after 9999, or not a representable number).
         public static let dateOutOfRange = Code("dateOutOfRange")
+        /// An identifier (transaction, original transaction or product id) breaks `IdentifierRule`: too long,
+        /// or characters Apple's ids never have.
+        public static let invalidIdentifier = Code("invalidIdentifier")
         /// A small coded integer (a revocation reason) is beyond what any Apple value or the ledger can hold.
         public static let valueOutOfRange = Code("valueOutOfRange")
 
@@ -34,6 +39,22 @@ public struct PayloadMappingError: Error, Hashable, Sendable, CustomStringConver
 }
 
 extension PayloadMappingError {
+    /// A required identifier of Apple's: present, non-empty and following `rule` (Apple's ids are short
+    /// digit strings and dotted names, so a 10 KB or NUL-bearing id is refused here, before the ledger,
+    /// the database or a report ever sees it).
+    static func identifier(_ value: String?, _ rule: IdentifierRule, field: String) throws(PayloadMappingError) -> String {
+        guard let value, !value.isEmpty else { throw PayloadMappingError(.missingField, field: field) }
+        guard rule.accepts(value) else { throw PayloadMappingError(.invalidIdentifier, field: field) }
+        return value
+    }
+
+    /// An optional identifier: absent or empty reads as absent; present, it must follow `rule`.
+    static func optionalIdentifier(_ value: String?, _ rule: IdentifierRule, field: String) throws(PayloadMappingError) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        guard rule.accepts(value) else { throw PayloadMappingError(.invalidIdentifier, field: field) }
+        return value
+    }
+
     /// A raw coded value of Apple's (unknown values are kept), refused beyond `Int32`: Apple's codes are
     /// small, and the ledger stores them in `integer` columns, where a larger one would fail the write.
     static func code(_ value: Int?, field: String) throws(PayloadMappingError) -> Int? {
