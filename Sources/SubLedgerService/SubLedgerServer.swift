@@ -4,6 +4,7 @@ import Logging
 import SubLedgerCore
 import SubLedgerStore
 import AppStore
+import PostgresLibPQ
 
 /// Runs the whole service: database (embedded or configured), schema, HTTP, graceful shutdown.
 public enum SubLedgerServer {
@@ -18,20 +19,58 @@ public enum SubLedgerServer {
             logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
-            if configuration.migrateOnStart ?? opened.isEmbedded {
-                try await migrator.migrate(opened.pool)
-            } else if try await !migrator.isCurrent(opened.pool) {
-                logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
-            }
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
-            try await app.runService()
+            // The database may be down at start: serve anyway (/health/ready answers 503) and keep trying.
+            let schema = StartupSchemaCheck(
+                pool: opened.pool, migrator: migrator, migrate: configuration.migrateOnStart ?? opened.isEmbedded,
+                logger: logger)
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: app), .init(service: schema, successTerminationBehavior: .ignore)],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
         } catch {
             await opened.close()
             throw error
         }
         await opened.close()
+    }
+}
+
+/// Brings the schema up to date (or checks that it is) once the database answers, retrying meanwhile, so
+/// that `serve` starts and reports itself not ready while PostgreSQL is unreachable instead of exiting.
+struct StartupSchemaCheck: Service {
+    let pool: PostgresPool
+    let migrator: Migrator
+    /// Apply `schema.sql` (else only warn when the schema is not current).
+    let migrate: Bool
+    let logger: Logger
+    var retryInterval: Duration = .seconds(5)
+
+    func run() async throws {
+        var warned = false
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                if migrate {
+                    try await migrator.migrate(pool)
+                } else if try await !migrator.isCurrent(pool) {
+                    logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
+                }
+                if warned { logger.notice("the database answers again") }
+                return
+            } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout {
+                // An expected outage: a warning, once; /health/ready says 503 meanwhile.
+                if !warned {
+                    logger.warning(
+                        "the database is unavailable; serving with /health/ready at 503 and retrying",
+                        metadata: ["error": "\(error)"])
+                    warned = true
+                }
+            }
+            try? await Task.sleep(for: retryInterval)
+        }
     }
 }
 

@@ -235,3 +235,21 @@ import Testing
         }
     }
 }
+
+/// Item 13: a sandbox receipt's two calls share one deadline; each used to get a fresh one, so a
+/// verification could take twice its timeout (and more, queued behind other calls).
+@Suite struct VerifyReceiptDeadlineTests {
+    @Test func aRedirectedReceiptGetsOneDeadlineForBothCalls() async throws {
+        // Each answer takes 1 s; the deadline is 1.5 s: production's 21007 fits, the sandbox call does not.
+        let (outcome, _) = try await VerifyReceiptClientTests.verify(timeout: .milliseconds(1_500)) { request in
+            try? await Task.sleep(for: .seconds(1))
+            return request.path.hasPrefix("/production")
+                ? .json(#"{"status":21007}"#) : .json(VerifyReceiptClientTests.validBody)
+        }
+        guard case .retryable(let failure) = outcome else {
+            Issue.record("expected the deadline to pass, got \(outcome)")
+            return
+        }
+        #expect(failure.code == .timeout)
+    }
+}

@@ -14,10 +14,13 @@ import SubLedgerCore
 public struct LedgerStore: Sendable {
     public let pool: PostgresPool
     let logger: Logger
+    /// How stored inputs that could not be applied are retried and when they are quarantined.
+    public var retry: StoredInputRetry
 
-    public init(pool: PostgresPool, logger: Logger) {
+    public init(pool: PostgresPool, logger: Logger, retry: StoredInputRetry = StoredInputRetry()) {
         self.pool = pool
         self.logger = logger
+        self.retry = retry
     }
 
     /// Which stored raw input an application came from; it is marked applied in the same transaction.
