@@ -40,23 +40,44 @@ import FoundationNetworking
     }
 
     /// Item 13: Apple slow but up. Many simultaneous sandbox receipts all verify within one deadline: the
-    /// client keeps enough connections, the receipt's own environment (read offline) is asked first.
+    /// client keeps enough connections, and the receipt's own environment (read offline) is asked first.
+    /// (With 8 connections per host and production asked first, 40 receipts' first calls alone queue for
+    /// 5 × 250 ms, past the 1.2 s deadline.)
     @Test func simultaneousSandboxReceiptsWithSlowAppleAllVerify() async throws {
-        try await E.run(configureApple: { $0.timeout = .milliseconds(1_500) }) { e in
+        try await E.run { e in
             var receipts: [String] = []
-            for _ in 0..<24 {
+            for _ in 0..<40 {
                 let bought = try await e.control.purchase(
                     PurchaseRequest(appleID: try e.appleID(.sandbox), bundleID: E.bundleID, productID: "pro.monthly"))
                 receipts.append(bought.receiptData)
             }
-            e.control.setFault(FaultRule(kind: .latency, rate: 1, latencyMs: 400), for: .verifyReceipt)
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+            let gateway = try AppleGateway(
+                configuration: AppleConfiguration(
+                    verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
+                    verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false,
+                    timeout: .milliseconds(1_200)),
+                additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
+            let ingestion = Ingestion(
+                store: e.service.store, apple: gateway, logger: TestDatabase.logger,
+                now: { Instant(millisecondsSince1970: e.control.clock().now) })
+            let app = try #require(try await e.service.store.app(bundleID: E.bundleID))
+            e.control.setFault(FaultRule(kind: .latency, rate: 1, latencyMs: 250), for: .verifyReceipt)
+            let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for (index, receipt) in receipts.enumerated() {
-                    group.addTask { try await e.submitReceipt(receipt, account: "tester\(index)").status }
+                    group.addTask {
+                        do {
+                            _ = try await ingestion.submitReceipt(
+                                receipt, account: try AccountID("tester\(index)"), orderID: nil, clientTransactionID: nil,
+                                app: app)
+                            return true
+                        } catch is APIError {
+                            return false
+                        }
+                    }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
             }
-            #expect(statuses.filter { $0 == .ok }.count == receipts.count)
+            #expect(verified == receipts.count)
         }
     }
 
