@@ -112,6 +112,29 @@ import FoundationNetworking
         }
     }
 
+    /// Item 14: the breaker opens after the threshold, lets one trial through after the cooldown (others
+    /// are still refused), and closes when Apple answers.
+    @Test func theCircuitBreakerOpensTriesOnceAndCloses() async throws {
+        let breaker = AppleCircuitBreaker(failureThreshold: 2, cooldown: .milliseconds(200))
+        #expect(breaker.refusal() == nil)
+        breaker.recordFailure()
+        #expect(breaker.refusal() == nil)
+        breaker.recordFailure()
+        #expect(breaker.isOpen)
+        #expect(breaker.refusal() != nil)
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(breaker.refusal() == nil)  // the trial
+        #expect(breaker.refusal() != nil)  // only one
+        breaker.recordFailure()  // the trial failed: open again at once
+        #expect(breaker.refusal() != nil)
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(breaker.refusal() == nil)
+        breaker.recordSuccess()
+        #expect(!breaker.isOpen)
+        #expect(breaker.refusal() == nil)
+        #expect(breaker.refusal() == nil)
+    }
+
     /// Item 16: `serve` with PostgreSQL unreachable starts anyway and answers `/health/ready` with 503.
     @Test func serveStartsWithoutTheDatabaseAndIsNotReady() async throws {
         let port = try Self.freePort()

@@ -13,7 +13,9 @@ public final class AppleCircuitBreaker: Sendable {
     private struct State {
         var consecutiveFailures = 0
         var openUntil: ContinuousClock.Instant?
-        var trialInFlight = false
+        /// When the half-open trial call was let through; a trial whose outcome is never recorded lets
+        /// another through after `cooldown`, so the breaker cannot stay stuck.
+        var trialStartedAt: ContinuousClock.Instant?
     }
 
     /// Consecutive failures that open the breaker; 0 disables it.
@@ -35,8 +37,8 @@ public final class AppleCircuitBreaker: Sendable {
         let wait: Duration? = state.withLock { state in
             guard let openUntil = state.openUntil else { return nil }
             if now < openUntil { return openUntil - now }
-            if state.trialInFlight { return cooldown }
-            state.trialInFlight = true
+            if let started = state.trialStartedAt, now - started < cooldown { return cooldown - (now - started) }
+            state.trialStartedAt = now
             return nil
         }
         if wait != nil { Counter(label: "subledger_apple_circuit_refusals_total").increment() }
@@ -59,8 +61,8 @@ public final class AppleCircuitBreaker: Sendable {
         let now = clock.now
         let opened = state.withLock { state in
             state.consecutiveFailures += 1
-            let trialFailed = state.trialInFlight
-            state.trialInFlight = false
+            let trialFailed = state.trialStartedAt != nil
+            state.trialStartedAt = nil
             guard trialFailed || state.consecutiveFailures >= failureThreshold else { return false }
             state.openUntil = now + cooldown
             return true
