@@ -112,6 +112,33 @@ import Testing
         }
     }
 
+    /// Item 1: an input whose application ends the job (a trap: no outcome is ever recorded and its lease
+    /// runs out) is quarantined after the second such attempt, not retried until its attempts run out.
+    @Test func anInputThatKillsTheJobTwiceIsQuarantined() async throws {
+        try await H.run { harness, _ in
+            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let id = try await harness.store.storeReceipt(
+                kind: .appReceipt, body: "cG9pc29u", account: try AccountID("trap"), app: app)
+            try await Self.receivedLongAgo(harness.pool, id)
+            let queue = PollQueue(pool: harness.pool)
+            // Two pollers in turn claim it and die while applying it (nothing recorded, lease never given back).
+            for (minute, worker) in [(0, "dead-1"), (10, "dead-2")] {
+                harness.clock.set(H.start.adding(milliseconds: Int64(minute) * 60_000))
+                let claimed = try await queue.claimPendingInputs(
+                    limit: 10, pendingAge: .zero, lease: .seconds(60), worker: worker, now: harness.clock.now)
+                #expect(claimed.map(\.receiptID) == [id])
+            }
+            harness.clock.set(H.start.adding(milliseconds: 30 * 60_000))
+            let poller = try Self.poller(harness, retry: StoredInputRetry())
+            let report = try await poller.runCycle()
+            #expect(report.quarantined == 1)
+            #expect(report.checked == 0)
+            let stored = try await Self.row(harness.pool, "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = $1", id)
+            #expect(stored.status == "quarantined")
+            #expect(stored.error?.contains("lease ran out") == true)
+        }
+    }
+
     /// Item 4 / 17: a receipt Apple keeps failing on backs off exponentially, not every 30 s, and ends in a
     /// terminal state (the breaker refuses at once after the first refused connection).
     @Test func retriesOfAStoredReceiptBackOffExponentiallyAndEndQuarantined() async throws {

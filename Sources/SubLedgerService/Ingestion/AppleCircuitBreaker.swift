@@ -28,6 +28,7 @@ public final class AppleCircuitBreaker: Sendable {
     public init(failureThreshold: Int, cooldown: Duration) {
         self.failureThreshold = failureThreshold
         self.cooldown = cooldown
+        Gauge(label: "subledger_apple_circuit_open").record(0)
     }
 
     /// `nil` when a call may go to Apple now; else how long until the breaker lets one through.

@@ -287,7 +287,8 @@ public struct Ingestion: Sendable {
         do {
             verified = try await verifyNotification(body, receivedAt: pending.receivedAt).notification
         } catch let error as APIError {
-            try await markNotification(pending.rowID, failed: error.code, retryable: false, now: now())
+            // A 4xx: the stored body can never verify (invalid); a 5xx (our configuration): try again later.
+            try await markNotification(pending.rowID, failed: error.code, retryable: error.status.code >= 500, now: now())
             throw error
         }
         do {

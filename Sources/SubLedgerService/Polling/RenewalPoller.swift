@@ -206,10 +206,23 @@ public struct RenewalPoller: Service {
         }
     }
 
+    /// Verifies one claimed input, then gives its lease back (awaited: a lease still held when the input is
+    /// next due would read as a job that died while working on it).
     private func verify(_ input: PollQueue.PendingInput) async throws -> CycleReport {
+        let report: CycleReport
+        do {
+            report = try await verifyLeased(input)
+        } catch {
+            try? await queue.finishInput(input, worker: configuration.worker)
+            throw error
+        }
+        try? await queue.finishInput(input, worker: configuration.worker)
+        return report
+    }
+
+    private func verifyLeased(_ input: PollQueue.PendingInput) async throws -> CycleReport {
         var report = CycleReport()
         report.checked = 1
-        defer { let queue = self.queue, worker = configuration.worker; Task { try? await queue.finishInput(input, worker: worker) } }
         guard let app = try await store.app(bundleID: input.bundleID) else { return report }
         try await limiter.acquire()
         do {
@@ -243,13 +256,22 @@ public struct RenewalPoller: Service {
         return report
     }
 
+    /// Applies one claimed notification, then gives its lease back (awaited, as `verify` does).
     private func apply(_ notification: PollQueue.PendingNotification) async throws -> CycleReport {
+        let report: CycleReport
+        do {
+            report = try await applyLeased(notification)
+        } catch {
+            try? await queue.finishNotification(notification, worker: configuration.worker)
+            throw error
+        }
+        try? await queue.finishNotification(notification, worker: configuration.worker)
+        return report
+    }
+
+    private func applyLeased(_ notification: PollQueue.PendingNotification) async throws -> CycleReport {
         var report = CycleReport()
         report.checked = 1
-        defer {
-            let queue = self.queue, worker = configuration.worker
-            Task { try? await queue.finishNotification(notification, worker: worker) }
-        }
         guard let app = try await store.app(bundleID: notification.bundleID) else { return report }
         do {
             if case .applied = try await ingestion.applyStoredNotification(notification, app: app) { report.notifications = 1 }

@@ -108,7 +108,8 @@ public struct PollQueue: Sendable {
                     FOR UPDATE SKIP LOCKED
                 )
                 UPDATE receipts r SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5,
-                    attempts = r.attempts + 1, status = 'retry', next_attempt_at = \(next)
+                    attempts = r.attempts + 1, status = 'retry', next_attempt_at = \(next),
+                    last_error = \(Self.abandonedError("r"))
                 FROM due WHERE r.receipt_id = due.receipt_id
                 RETURNING r.receipt_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id), r.kind,
                           r.body, r.account_id, r.attempts, r.environment
@@ -165,7 +166,8 @@ public struct PollQueue: Sendable {
                     FOR UPDATE SKIP LOCKED
                 )
                 UPDATE notifications n SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5,
-                    attempts = n.attempts + 1, status = 'retry', next_attempt_at = \(next)
+                    attempts = n.attempts + 1, status = 'retry', next_attempt_at = \(next),
+                    last_error = \(Self.abandonedError("n"))
                 FROM due WHERE n.notification_row_id = due.notification_row_id
                 RETURNING n.notification_row_id, n.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = n.app_id),
                           n.version, n.body, \(millisecondsSQL("n.received_at")), n.attempts
@@ -185,8 +187,9 @@ public struct PollQueue: Sendable {
         }
     }
 
-    /// Quarantines the due receipts and notifications that have used up `retry.maximumAttempts` (their last
-    /// attempt never recorded an outcome, or failed), and returns how many of each.
+    /// Quarantines the due receipts and notifications that have used up `retry.maximumAttempts`, or whose
+    /// application ended the job twice in a row (a lease that ran out without an outcome, again: an input
+    /// that makes the process trap must not take it down at every restart), and returns how many of each.
     public func quarantineExhausted(
         pendingAge: Duration, now: Instant, retry: StoredInputRetry = StoredInputRetry()
     ) async throws -> (receipts: Int, notifications: Int) {
@@ -198,13 +201,23 @@ public struct PollQueue: Sendable {
                     UPDATE \(table) SET status = 'quarantined', next_attempt_at = NULL,
                         last_error = coalesce(last_error, 'no outcome was recorded')
                             || ' (quarantined after ' || attempts || ' attempts)'
-                    WHERE \(Self.dueCondition(age: "received_at")) AND attempts >= $3
+                    WHERE \(Self.dueCondition(age: "received_at"))
+                      AND (attempts >= $3 OR (leased_by IS NOT NULL AND last_error = $4))
                     RETURNING 1
-                    """, [timestamp(now), pendingAge.milliseconds, retry.maximumAttempts])
+                    """, [timestamp(now), pendingAge.milliseconds, retry.maximumAttempts, Self.abandonedMessage])
                 counts.append(rows.count)
             }
             return (counts[0], counts[1])
         }
+    }
+
+    /// What a claim records on an input whose previous attempt left its lease to run out (the job died or
+    /// was killed while working on it), so that a second such attempt quarantines it.
+    static let abandonedMessage = "the job stopped while working on it (its lease ran out without an outcome)"
+
+    /// SQL: the abandoned message when the row's lease ran out unreleased, else its last error.
+    private static func abandonedError(_ alias: String) -> String {
+        "CASE WHEN \(alias).leased_by IS NOT NULL THEN '\(abandonedMessage)' ELSE \(alias).last_error END"
     }
 
     /// Due stored inputs: not leased, and `retry` whose time has come or `pending` older than `$2` ms at `$1`.
