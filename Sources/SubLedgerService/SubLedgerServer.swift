@@ -22,14 +22,17 @@ public enum SubLedgerServer {
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
-            // The database may be down at start: serve anyway (/health/ready answers 503) and keep trying.
+            // The schema is settled before serving when the database answers; when it is down, serve anyway
+            // (/health/ready answers 503) and keep trying in the background.
             let schema = StartupSchemaCheck(
                 pool: opened.pool, migrator: migrator, migrate: configuration.migrateOnStart ?? opened.isEmbedded,
                 logger: logger)
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app)]
+            if try await !schema.attempt(firstFailure: true) {
+                services.append(.init(service: schema, successTerminationBehavior: .ignore))
+            }
             let group = ServiceGroup(
-                configuration: .init(
-                    services: [.init(service: app), .init(service: schema, successTerminationBehavior: .ignore)],
-                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch {
             await opened.close()
@@ -49,27 +52,35 @@ struct StartupSchemaCheck: Service {
     let logger: Logger
     var retryInterval: Duration = .seconds(5)
 
+    /// Retries `attempt` (after a first one failed) until the database answers.
     func run() async throws {
-        var warned = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                if migrate {
-                    try await migrator.migrate(pool)
-                } else if try await !migrator.isCurrent(pool) {
-                    logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
-                }
-                if warned { logger.notice("the database answers again") }
-                return
-            } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout {
-                // An expected outage: a warning, once; /health/ready says 503 meanwhile.
-                if !warned {
-                    logger.warning(
-                        "the database is unavailable; serving with /health/ready at 503 and retrying",
-                        metadata: ["error": "\(error)"])
-                    warned = true
-                }
-            }
             try? await Task.sleep(for: retryInterval)
+            if try await attempt(firstFailure: false) {
+                logger.notice("the database answers again")
+                return
+            }
+        }
+    }
+
+    /// Migrates (or checks the schema) once: `true` when done, `false` when the database is unreachable
+    /// (an expected outage: a warning on the first failure only; /health/ready says 503 meanwhile). Other
+    /// failures (a migration that does not apply) are thrown.
+    func attempt(firstFailure: Bool) async throws -> Bool {
+        do {
+            if migrate {
+                try await migrator.migrate(pool)
+            } else if try await !migrator.isCurrent(pool) {
+                logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
+            }
+            return true
+        } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout {
+            if firstFailure {
+                logger.warning(
+                    "the database is unavailable; serving with /health/ready at 503 and retrying",
+                    metadata: ["error": "\(error)"])
+            }
+            return false
         }
     }
 }
