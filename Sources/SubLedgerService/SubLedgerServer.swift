@@ -4,6 +4,7 @@ import Logging
 import SubLedgerCore
 import SubLedgerStore
 import AppStore
+import PostgresLibPQ
 
 /// Runs the whole service: database (embedded or configured), schema, HTTP, graceful shutdown.
 public enum SubLedgerServer {
@@ -18,25 +19,75 @@ public enum SubLedgerServer {
             logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
-            if configuration.migrateOnStart ?? opened.isEmbedded {
-                try await migrator.migrate(opened.pool)
-            } else if try await !migrator.isCurrent(opened.pool) {
-                logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
-            }
-            // Secrets at rest: refuse to start without the keys the stored secrets are sealed with.
-            if try await migrator.isCurrent(opened.pool) {
-                try await LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
-                    .checkSecretKeys()
-            }
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
-            try await app.runService()
+            // The schema is settled before serving when the database answers; when it is down, serve anyway
+            // (/health/ready answers 503) and keep trying in the background.
+            let schema = StartupSchemaCheck(
+                pool: opened.pool, migrator: migrator, migrate: configuration.migrateOnStart ?? opened.isEmbedded,
+                secretKeys: configuration.secretKeys, logger: logger)
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app)]
+            if try await !schema.attempt(firstFailure: true) {
+                services.append(.init(service: schema, successTerminationBehavior: .ignore))
+            }
+            let group = ServiceGroup(
+                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
         } catch {
             await opened.close()
             throw error
         }
         await opened.close()
+    }
+}
+
+/// Brings the schema up to date (or checks that it is) once the database answers, retrying meanwhile, so
+/// that `serve` starts and reports itself not ready while PostgreSQL is unreachable instead of exiting.
+struct StartupSchemaCheck: Service {
+    let pool: PostgresPool
+    let migrator: Migrator
+    /// Apply `schema.sql` (else only warn when the schema is not current).
+    let migrate: Bool
+    /// The keys the stored secrets must open with: once the schema is current, a stored secret sealed under
+    /// a key this process lacks stops it (a configuration error, thrown), before it serves an app.
+    let secretKeys: SecretKeyring
+    let logger: Logger
+    var retryInterval: Duration = .seconds(5)
+
+    /// Retries `attempt` (after a first one failed) until the database answers.
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: retryInterval)
+            if try await attempt(firstFailure: false) {
+                logger.notice("the database answers again")
+                return
+            }
+        }
+    }
+
+    /// Migrates (or checks the schema) once: `true` when done, `false` when the database is unreachable
+    /// (an expected outage: a warning on the first failure only; /health/ready says 503 meanwhile). Other
+    /// failures (a migration that does not apply) are thrown.
+    func attempt(firstFailure: Bool) async throws -> Bool {
+        do {
+            if migrate {
+                try await migrator.migrate(pool)
+            } else if try await !migrator.isCurrent(pool) {
+                logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
+                return true
+            }
+            // Secrets at rest: refuse to go on without the keys the stored secrets are sealed with.
+            try await LedgerStore(pool: pool, logger: logger, secretKeys: secretKeys).checkSecretKeys()
+            return true
+        } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout {
+            if firstFailure {
+                logger.warning(
+                    "the database is unavailable; serving with /health/ready at 503 and retrying",
+                    metadata: ["error": "\(error)"])
+            }
+            return false
+        }
     }
 }
 

@@ -9,7 +9,7 @@ import Testing
         #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example","request_date_ms":"1700000000000","in_app":[{"product_id":"p","transaction_id":"1","original_transaction_id":"1","purchase_date_ms":"1699000000000"}]}}"#
 
     static func configuration(
-        _ server: StubHTTPServer, timeout: Duration = .seconds(5), first: AppStoreEnvironment = .production
+        _ server: StubHTTPServer, timeout: Duration = .seconds(30), first: AppStoreEnvironment = .production
     ) -> VerifyReceiptClient.Configuration {
         VerifyReceiptClient.Configuration(
             sharedSecret: "app-shared-secret",
@@ -22,7 +22,7 @@ import Testing
     }
 
     static func verify(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         first: AppStoreEnvironment = .production,
         handler: @escaping StubHTTPServer.Handler
     ) async throws -> (VerifyReceiptOutcome, [StubRequest]) {
@@ -233,5 +233,23 @@ import Testing
                 #expect(!failure.description.contains("app-shared-secret"))
             }
         }
+    }
+}
+
+/// Item 13: a sandbox receipt's two calls share one deadline; each used to get a fresh one, so a
+/// verification could take twice its timeout (and more, queued behind other calls).
+@Suite struct VerifyReceiptDeadlineTests {
+    @Test func aRedirectedReceiptGetsOneDeadlineForBothCalls() async throws {
+        // Each answer takes 1 s; the deadline is 1.5 s: production's 21007 fits, the sandbox call does not.
+        let (outcome, _) = try await VerifyReceiptClientTests.verify(timeout: .milliseconds(1_500)) { request in
+            try? await Task.sleep(for: .seconds(1))
+            return request.path.hasPrefix("/production")
+                ? .json(#"{"status":21007}"#) : .json(VerifyReceiptClientTests.validBody)
+        }
+        guard case .retryable(let failure) = outcome else {
+            Issue.record("expected the deadline to pass, got \(outcome)")
+            return
+        }
+        #expect(failure.code == .timeout)
     }
 }

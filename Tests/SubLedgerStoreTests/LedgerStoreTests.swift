@@ -308,7 +308,7 @@ import Testing
             #expect(try await store.receiptStatus(id) == "applied")
             let linked = try await pool.query("SELECT count(*) FROM ledger_entries WHERE receipt_id = $1", [id])
             #expect(try linked.single().decode(Int64.self, at: 0) == 1)
-            try await store.markReceipt(id, failed: "late failure", retryAt: nil)
+            try await store.markReceipt(id, failed: "late failure", retryable: false, now: F.day(1))
             #expect(try await store.receiptStatus(id) == "applied")
         }
     }

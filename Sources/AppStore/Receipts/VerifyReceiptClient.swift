@@ -21,7 +21,8 @@ public struct VerifyReceiptClient: Sendable {
         public var excludeOldTransactions: Bool
         /// The endpoint asked first. Default: `.production`, as Apple recommends.
         public var firstEnvironment: AppStoreEnvironment
-        /// Time allowed for each request, connection included. Default: 30 seconds.
+        /// Time allowed for the whole verification, both endpoints of a redirected receipt, time waiting for
+        /// a pooled connection and connecting included: one deadline, not one per request. Default: 30 seconds.
         public var timeout: Duration
         /// The largest answer accepted. Default: 16 MiB.
         public var maximumResponseBytes: Int
@@ -69,9 +70,12 @@ public struct VerifyReceiptClient: Sendable {
         self.now = now
     }
 
-    /// Verifies a base64 receipt, following Apple's 21007 / 21008 redirections at most once.
+    /// Verifies a base64 receipt, following Apple's 21007 / 21008 redirections at most once, within one
+    /// deadline (`configuration.timeout`) for everything.
     public func verify(receiptData: String) async -> VerifyReceiptOutcome {
         let requestedAt = now()
+        let clock = ContinuousClock()
+        let deadline = clock.now + configuration.timeout
         var environment = configuration.firstEnvironment == .sandbox ? AppStoreEnvironment.sandbox : .production
         var redirected = false
         let body: Data
@@ -90,7 +94,11 @@ public struct VerifyReceiptClient: Sendable {
         }
         while true {
             // The same bytes go to both endpoints when Apple redirects.
-            let answer = await post(body: body, to: environment)
+            let remaining = deadline - clock.now
+            guard remaining > .zero else {
+                return .retryable(VerifyReceiptFailure(code: .timeout, environment: environment))
+            }
+            let answer = await post(body: body, to: environment, timeout: remaining)
             let response: VerifyReceiptResponse
             switch answer {
             case .failed(let outcome):
@@ -169,7 +177,7 @@ public struct VerifyReceiptClient: Sendable {
         }
     }
 
-    private func post(body: Data, to environment: AppStoreEnvironment) async -> Answer {
+    private func post(body: Data, to environment: AppStoreEnvironment, timeout: Duration) async -> Answer {
         let url = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -182,7 +190,7 @@ public struct VerifyReceiptClient: Sendable {
             answer = try await HTTPExchange.perform(
                 request,
                 on: httpClient,
-                timeout: configuration.timeout,
+                timeout: timeout,
                 maximumBytes: configuration.maximumResponseBytes,
                 logger: logger
             )

@@ -16,6 +16,7 @@ public struct ReportRequest: Sendable, Hashable {
         case account(String)
         case original(String)
         case activeOverTime(days: Int, now: Date)
+        case quarantined(limit: Int)
     }
 
     public var scope: ReportScope
@@ -29,14 +30,14 @@ public struct ReportRequest: Sendable, Hashable {
     /// The report names, as the command and the HTTP routes spell them.
     public static let names = [
         "summary", "active", "expiring", "churn", "refunds", "transfers", "unclaimed", "account", "original",
-        "active-over-time",
+        "active-over-time", "quarantined",
     ]
 
     /// The options each report accepts besides `app` and `environment`.
     static let options: [String: Set<String>] = [
         "summary": ["at"], "active": ["at"], "expiring": ["at", "within", "limit"], "churn": ["from", "to"],
         "refunds": ["from", "to", "limit"], "transfers": ["from", "to", "limit"], "unclaimed": ["limit"],
-        "account": [], "original": [], "active-over-time": ["days"],
+        "account": [], "original": [], "active-over-time": ["days"], "quarantined": ["limit"],
     ]
 
     /// Default row limit of the list reports.
@@ -109,6 +110,7 @@ public struct ReportRequest: Sendable, Hashable {
         case "unclaimed": kind = .unclaimed(limit: try limit())
         case "account": kind = .account(try identifier())
         case "original": kind = .original(try identifier())
+        case "quarantined": kind = .quarantined(limit: try limit())
         default:
             let days = try options["days"].map { text in
                 guard let days = Int(text), (1...3_660).contains(days) else {

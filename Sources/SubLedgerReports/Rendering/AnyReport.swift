@@ -10,6 +10,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
     case account(AccountTimeline)
     case original(ChainAudit)
     case activeOverTime(ActiveOverTimeReport)
+    case quarantined(QuarantinedReport)
 
     /// Encodes as the wrapped report itself (no wrapper object).
     public func encode(to encoder: any Encoder) throws {
@@ -24,6 +25,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .account(let report): try report.encode(to: encoder)
         case .original(let report): try report.encode(to: encoder)
         case .activeOverTime(let report): try report.encode(to: encoder)
+        case .quarantined(let report): try report.encode(to: encoder)
         }
     }
 
@@ -40,6 +42,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .account(let report): report.table
         case .original(let report): report.table
         case .activeOverTime(let report): report.table
+        case .quarantined(let report): report.table
         }
     }
 }

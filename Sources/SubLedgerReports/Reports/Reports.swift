@@ -39,6 +39,8 @@ public enum Reports {
             return .original(try original(originalTransactionID, on: connection, scope: scope))
         case .activeOverTime(let days, let now):
             return .activeOverTime(try activeOverTime(on: connection, scope: scope, days: days, now: now))
+        case .quarantined(let limit):
+            return .quarantined(try quarantined(on: connection, scope: scope, limit: limit))
         }
     }
 }

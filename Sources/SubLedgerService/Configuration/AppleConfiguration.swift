@@ -1,3 +1,5 @@
+import SubLedgerStore
+
 /// Where Apple is and whom to trust: production values by default, appstore-sim's in tests and quick start.
 public struct AppleConfiguration: Sendable {
     /// verifyReceipt's production URL. Default Apple's.
@@ -10,8 +12,22 @@ public struct AppleConfiguration: Sendable {
     public var extraRootPaths: [String]
     /// Whether Apple Root CA G3 is trusted. Default true; tests against appstore-sim may turn it off.
     public var trustAppleRoot: Bool
-    /// How long one call to Apple may take. Default 30 s.
+    /// How long one verification with Apple may take in all: time waiting for a connection, connecting, and
+    /// both calls of a sandbox receipt (production, then sandbox) included. Default 30 s.
     public var timeout: Duration
+    /// How long connecting to Apple may take before the call fails (fail fast when Apple refuses
+    /// connections). Default 3 s.
+    public var connectTimeout: Duration
+    /// Connections kept open to each of Apple's hosts: as many calls run at once, the rest wait within
+    /// their `timeout`. Default 64.
+    public var maximumConnections: Int
+    /// Consecutive failures to reach Apple after which calls are refused at once (503 with `Retry-After`)
+    /// for `circuitBreakerCooldown`; 0 turns the circuit breaker off. Default 5.
+    public var circuitBreakerThreshold: Int
+    /// How long the open circuit breaker refuses calls before it lets one through. Default 30 s.
+    public var circuitBreakerCooldown: Duration
+    /// How stored inputs that could not be verified or applied are retried, and when they are quarantined.
+    public var retry: StoredInputRetry
     /// App Store Server API base URL for production; `nil`: Apple's.
     public var serverAPIProductionURL: String?
     /// App Store Server API base URL for the sandbox; `nil`: Apple's.
@@ -23,6 +39,11 @@ public struct AppleConfiguration: Sendable {
         extraRootPaths: [String] = [],
         trustAppleRoot: Bool = true,
         timeout: Duration = .seconds(30),
+        connectTimeout: Duration = .seconds(3),
+        maximumConnections: Int = 64,
+        circuitBreakerThreshold: Int = 5,
+        circuitBreakerCooldown: Duration = .seconds(30),
+        retry: StoredInputRetry = StoredInputRetry(),
         serverAPIProductionURL: String? = nil,
         serverAPISandboxURL: String? = nil
     ) {
@@ -31,6 +52,11 @@ public struct AppleConfiguration: Sendable {
         self.extraRootPaths = extraRootPaths
         self.trustAppleRoot = trustAppleRoot
         self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.maximumConnections = maximumConnections
+        self.circuitBreakerThreshold = circuitBreakerThreshold
+        self.circuitBreakerCooldown = circuitBreakerCooldown
+        self.retry = retry
         self.serverAPIProductionURL = serverAPIProductionURL
         self.serverAPISandboxURL = serverAPISandboxURL
     }

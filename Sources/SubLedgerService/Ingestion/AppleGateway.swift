@@ -7,19 +7,23 @@ import SubLedgerStore
 import Synchronization
 
 /// SubLedger's way to Apple: verifyReceipt clients and signed-data verifiers per app and environment, on one
-/// shared HTTP client and one set of trusted roots.
+/// HTTP client sized by the configuration, one circuit breaker and one set of trusted roots.
 public final class AppleGateway: Sendable {
     let configuration: AppleConfiguration
     let roots: [TrustedRoot]
     let httpClient: HTTPClient
     let logger: Logger
+    /// Refuses calls at once while Apple keeps failing (see `AppleCircuitBreaker`).
+    public let breaker: AppleCircuitBreaker
     private let verifiers = Mutex<[String: SignedDataVerifier]>([:])
     private let serverAPIClients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
     /// Reads the configured roots (plus `additionalRoots`, for callers that hold certificates in memory);
     /// fails with the file and reason when one cannot be read.
+    /// `httpClient` defaults to a process-wide client with `configuration`'s connection limit and connect
+    /// timeout (AsyncHTTPClient's shared one keeps 8 connections per host, too few under load).
     public init(
-        configuration: AppleConfiguration, additionalRoots: [TrustedRoot] = [], httpClient: HTTPClient = .shared,
+        configuration: AppleConfiguration, additionalRoots: [TrustedRoot] = [], httpClient: HTTPClient? = nil,
         logger: Logger
     ) throws {
         var roots: [TrustedRoot] = additionalRoots
@@ -37,18 +41,25 @@ public final class AppleGateway: Sendable {
         guard !roots.isEmpty else { throw ConfigurationError("no trusted roots for Apple's signed data") }
         self.configuration = configuration
         self.roots = roots
-        self.httpClient = httpClient
+        self.httpClient =
+            httpClient
+            ?? AppleHTTPClients.client(
+                maximumConnections: configuration.maximumConnections, connectTimeout: configuration.connectTimeout)
         self.logger = logger
+        self.breaker = AppleCircuitBreaker(
+            failureThreshold: configuration.circuitBreakerThreshold, cooldown: configuration.circuitBreakerCooldown)
     }
 
-    /// A verifyReceipt client for `app`, with its shared secret.
-    func verifyReceiptClient(for app: StoredApp) -> VerifyReceiptClient {
+    /// A verifyReceipt client for `app`, with its shared secret, asking `firstEnvironment` first (the
+    /// receipt's known environment; production when unknown, as Apple recommends).
+    func verifyReceiptClient(for app: StoredApp, firstEnvironment: AppStoreEnvironment? = nil) -> VerifyReceiptClient {
         VerifyReceiptClient(
             httpClient: httpClient,
             configuration: .init(
                 sharedSecret: app.sharedSecret ?? "",
                 productionURL: configuration.verifyReceiptProductionURL,
                 sandboxURL: configuration.verifyReceiptSandboxURL,
+                firstEnvironment: firstEnvironment == .sandbox ? .sandbox : .production,
                 timeout: configuration.timeout),
             logger: logger)
     }
@@ -120,6 +131,32 @@ public final class AppleGateway: Sendable {
         let bundleID = claims.bundleId ?? inner?.bundleId
         let environment = (claims.environment ?? inner?.environment).flatMap(AppStoreEnvironment.init(appleSpelling:))
         return (bundleID, environment)
+    }
+}
+
+/// The HTTP clients toward Apple, one per connection limit and connect timeout, kept for the life of the
+/// process (like AsyncHTTPClient's shared client, they are never shut down).
+enum AppleHTTPClients {
+    private struct Key: Hashable {
+        var maximumConnections: Int
+        var connectTimeout: Duration
+    }
+
+    private static let clients = Mutex<[Key: HTTPClient]>([:])
+
+    static func client(maximumConnections: Int, connectTimeout: Duration) -> HTTPClient {
+        let key = Key(maximumConnections: max(1, maximumConnections), connectTimeout: connectTimeout)
+        return clients.withLock { clients in
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration.singletonConfiguration
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = key.maximumConnections
+            configuration.timeout.connect = .nanoseconds(
+                Int64(connectTimeout.components.seconds) * 1_000_000_000
+                    + connectTimeout.components.attoseconds / 1_000_000_000)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[key] = client
+            return client
+        }
     }
 }
 

@@ -24,7 +24,9 @@ public struct Ingestion: Sendable {
         store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant,
         findApp: (@Sendable (String) async throws -> StoredApp?)? = nil
     ) {
-        self.store = store
+        var configured = store
+        configured.retry = apple.configuration.retry
+        self.store = configured
         self.apple = apple
         self.logger = logger
         self.now = now
@@ -55,13 +57,24 @@ public struct Ingestion: Sendable {
     }
 
     /// Verifies and applies a stored receipt: the second half of `submitReceipt`, also run by the renewal
-    /// job for receipts left `pending` or `retry`.
+    /// job for receipts left `pending` or `retry`. `knownEnvironment` (where the receipt was applied before)
+    /// is asked first; else the environment the receipt names, read offline.
     public func verifyStoredReceipt(
-        _ receiptID: Int64, receiptData: String, account: AccountID?, app: StoredApp
+        _ receiptID: Int64, receiptData: String, account: AccountID?, app: StoredApp,
+        knownEnvironment: AppStoreEnvironment? = nil
     ) async throws -> Result {
-        let client = apple.verifyReceiptClient(for: app)
-        let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
-            await client.verify(receiptData: receiptData)
+        let offline = Self.readOffline(receiptData)
+        if let bundleID = offline.bundleID, bundleID != app.bundleID {
+            // Apple would answer 21004 (wrong shared secret), which reads as our misconfiguration.
+            try await markReceipt(receiptID, failed: "foreign_receipt: issued to another app", retryable: false, now: now())
+            throw APIError.unprocessable("foreign_receipt", "the receipt was issued to another app than \(app.bundleID)")
+        }
+        let outcome: VerifyReceiptOutcome
+        do {
+            outcome = try await callVerifyReceipt(receiptData, app: app, firstEnvironment: knownEnvironment ?? offline.environment)
+        } catch let refusal as APIError {
+            try await markReceipt(receiptID, failed: "Apple unavailable (circuit breaker open)", retryable: true, now: now())
+            throw refusal
         }
         switch outcome {
         case .valid(let verified):
@@ -69,40 +82,39 @@ public struct Ingestion: Sendable {
             do {
                 normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.app]))
             } catch {
-                try await store.markReceipt(receiptID, failed: "\(error)", retryAt: nil)
+                try await markReceipt(receiptID, failed: "\(error)", retryable: false, now: now())
                 throw APIError.unprocessable("foreign_receipt", "the receipt belongs to another app or environment: \(error.code)")
             }
             let applied = try await applyInput(
                 LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now())
             return try await result(receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
         case .invalidReceipt(let failure):
-            try await store.markReceipt(receiptID, failed: failure.description, retryAt: nil)
+            try await markReceipt(receiptID, failed: failure.description, retryable: false, now: now())
             throw APIError.unprocessable("invalid_receipt", "Apple rejected the receipt (\(failure))")
         case .configurationError(let failure):
             // Our side is wrong (e.g. the shared secret): keep the receipt for a retry once it is fixed.
-            try await store.markReceipt(receiptID, failed: failure.description, retryAt: retryTime())
+            let marked = try await markReceipt(receiptID, failed: failure.description, retryable: true, now: now())
             logger.error("verifyReceipt configuration error", metadata: ["app": "\(app.bundleID)", "failure": "\(failure)"])
             throw APIError(
                 .badGateway, code: "apple_configuration_error",
                 message: "Apple refused SubLedger's credentials for this app; the receipt is stored and will be verified again",
-                retryAfterSeconds: Self.retryAfterSeconds)
+                retryAfterSeconds: marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds)
         case .retryable(let failure), .upstreamFailure(let failure):
-            try await store.markReceipt(receiptID, failed: failure.description, retryAt: retryTime())
+            let marked = try await markReceipt(receiptID, failed: failure.description, retryable: true, now: now())
             logger.warning("Apple unavailable; receipt kept for retry", metadata: ["receipt": "\(receiptID)", "failure": "\(failure)"])
             throw APIError.unavailable(
                 "apple_unavailable", "Apple is unavailable; the receipt is stored and will be credited when Apple answers",
-                retryAfter: Self.retryAfterSeconds)
+                retryAfter: min(marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds, Self.retryAfterSeconds))
         }
     }
 
     /// Re-verifies a stored receipt for the renewal job and applies Apple's current answer with no
     /// submitter: renewals and refunds go to each chain's owner. Throws `APIError` 503 when Apple is
     /// unavailable, so the job backs off.
-    public func pollReceipt(_ receiptData: String, app: StoredApp) async throws -> LedgerStore.Applied {
-        let client = apple.verifyReceiptClient(for: app)
-        let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
-            await client.verify(receiptData: receiptData)
-        }
+    public func pollReceipt(
+        _ receiptData: String, app: StoredApp, environment: AppStoreEnvironment? = nil
+    ) async throws -> LedgerStore.Applied {
+        let outcome = try await callVerifyReceipt(receiptData, app: app, firstEnvironment: environment)
         switch outcome {
         case .valid(let verified):
             let normalized: NormalizedReceipt
@@ -123,20 +135,63 @@ public struct Ingestion: Sendable {
         }
     }
 
+    /// Calls verifyReceipt through the circuit breaker: a 503 `APIError` at once while it is open.
+    private func callVerifyReceipt(
+        _ receiptData: String, app: StoredApp, firstEnvironment: AppStoreEnvironment?
+    ) async throws -> VerifyReceiptOutcome {
+        try admitAppleCall()
+        let client = apple.verifyReceiptClient(for: app, firstEnvironment: firstEnvironment)
+        let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
+            await client.verify(receiptData: receiptData)
+        }
+        switch outcome {
+        case .retryable, .upstreamFailure: apple.breaker.recordFailure()
+        case .valid, .invalidReceipt, .configurationError: apple.breaker.recordSuccess()
+        }
+        return outcome
+    }
+
+    /// Throws 503 `apple_unavailable` with the breaker's `Retry-After` while Apple is not to be called.
+    private func admitAppleCall() throws {
+        if let wait = apple.breaker.refusal() {
+            throw APIError.unavailable(
+                "apple_unavailable", "Apple keeps failing; the input is stored and will be verified when Apple answers",
+                retryAfter: wait.retryAfterSeconds)
+        }
+    }
+
+    /// What an app receipt says about itself, read without Apple (nothing is granted on it): its bundle id
+    /// and environment. Both `nil` when it cannot be read offline (it still goes to Apple then).
+    static func readOffline(_ receiptData: String) -> (bundleID: String?, environment: AppStoreEnvironment?) {
+        guard let receipt = try? AppReceiptReader().read(base64: receiptData) else { return (nil, nil) }
+        let environment: AppStoreEnvironment? =
+            switch receipt.receiptType {
+            case "Production": .production
+            case "ProductionSandbox", "Sandbox": .sandbox
+            default: nil
+            }
+        let bundleID = receipt.bundleID.flatMap { $0.isEmpty ? nil : $0 }
+        return (bundleID, environment)
+    }
+
     /// Asks the App Store Server API for the statuses of `chain`'s subscriptions (Get All Subscription
     /// Statuses) and applies them with no submitter. `nil` when the app has no Server API credentials.
     public func pollServerAPI(_ chain: ChainKey, app: StoredApp) async throws -> LedgerStore.Applied? {
         guard let client = try apple.serverAPIClient(for: app, environment: chain.environment) else { return nil }
+        try admitAppleCall()
         let statuses: SubscriptionStatuses
         do {
             statuses = try await AppleCallMetrics.measure(
                 .subscriptionStatuses,
                 classifyError: { ($0 as? AppStoreServerAPIError)?.isRetryable == true ? .retryable : .rejected }
             ) { try await client.allSubscriptionStatuses(transactionID: chain.originalTransactionID) }
+            apple.breaker.recordSuccess()
         } catch let error as AppStoreServerAPIError {
             if error.isRetryable {
+                apple.breaker.recordFailure()
                 throw APIError.unavailable("apple_unavailable", "\(error)", retryAfter: Self.retryAfterSeconds)
             }
+            apple.breaker.recordSuccess()
             throw APIError(.badGateway, code: "server_api_error", message: "\(error)")
         }
         var transactions: [Transaction] = []
@@ -168,7 +223,7 @@ public struct Ingestion: Sendable {
     ) async throws -> Result {
         let claims = AppleGateway.claims(ofJWS: token)
         guard let environment = claims.environment else {
-            try await store.markReceipt(inputID, failed: "malformed JWS", retryAt: nil)
+            try await markReceipt(inputID, failed: "malformed JWS", retryable: false, now: now())
             throw APIError.badRequest("malformed_jws", "signed_transaction is not a JWS transaction with an environment")
         }
         let transaction: Transaction
@@ -176,10 +231,10 @@ public struct Ingestion: Sendable {
             let verifier = try apple.verifier(for: app, environment: environment)
             transaction = try await verifier.verifyTransaction(token).coreTransaction(source: .signedTransaction)
         } catch let error as APIError {
-            try await store.markReceipt(inputID, failed: error.code, retryAt: nil)
+            try await markReceipt(inputID, failed: error.code, retryable: false, now: now())
             throw error
         } catch {
-            try await store.markReceipt(inputID, failed: "\(error)", retryAt: nil)
+            try await markReceipt(inputID, failed: "\(error)", retryable: false, now: now())
             throw APIError.unprocessable("invalid_signed_transaction", "the signed transaction did not verify: \(error)")
         }
         let input = LedgerInput(
@@ -201,46 +256,7 @@ public struct Ingestion: Sendable {
     /// Verifies, stores (deduplicated by notification id) and applies an App Store Server Notification body,
     /// V2 (`signedPayload`) or V1 (legacy JSON authenticated by the shared secret).
     public func receiveNotification(_ body: Data) async throws -> NotificationResult {
-        struct Shape: Decodable {
-            var signedPayload: String?
-            var bid: String?
-            var notification_type: String?
-        }
-        let shape: Shape
-        do {
-            shape = try JSONDecoder().decode(Shape.self, from: body)
-        } catch {
-            throw APIError.badRequest("malformed_json", "the notification body is not JSON")
-        }
-        let verified: ServerNotification
-        let app: StoredApp
-        if let signedPayload = shape.signedPayload {
-            let claims = AppleGateway.claims(ofJWS: signedPayload)
-            guard let bundleID = claims.bundleID, let environment = claims.environment else {
-                throw APIError.badRequest("malformed_jws", "signedPayload is not a JWS notification naming its app and environment")
-            }
-            app = try await knownApp(bundleID)
-            let decoder = ServerNotificationDecoder(
-                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
-            do {
-                verified = try await decoder.decodeV2(signedPayload: signedPayload).notification
-            } catch {
-                throw APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify: \(error.code)")
-            }
-        } else if shape.notification_type != nil, let bundleID = shape.bid {
-            app = try await knownApp(bundleID)
-            let environment = Self.v1Environment(body) ?? .production
-            let decoder = ServerNotificationDecoder(
-                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
-            do {
-                verified = try decoder.decodeV1(body: body, receivedAt: now()).notification
-            } catch {
-                throw APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused: \(error.code)")
-            }
-        } else {
-            throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
-        }
-
+        let (verified, app) = try await verifyNotification(body, receivedAt: now())
         // Secrets at rest: a V1 body is stored without the shared secret Apple echoes in `password`. Its
         // notification id stays the digest of the body as received (Apple's retries repeat it exactly).
         let storedBody = verified.version == .v1 ? NotificationV1Redaction.removingPassword(from: body) : body
@@ -253,6 +269,87 @@ public struct Ingestion: Sendable {
         case .applied(_, let applied):
             LedgerMetrics.record(applied)
             return .applied(notificationType: verified.notificationType)
+        }
+    }
+
+    /// Applies a stored notification that was not applied when it arrived (the renewal job's work). It was
+    /// authenticated before it was stored; it is verified again from its stored body, a V1 body with the
+    /// app's shared secret as its password (stored bodies may not keep it). A failure is recorded on the
+    /// row with its error: retried with backoff, quarantined in the end; an unverifiable body is `invalid`.
+    public func applyStoredNotification(_ pending: PollQueue.PendingNotification, app: StoredApp) async throws
+        -> NotificationResult
+    {
+        var body = Data(pending.body.utf8)
+        if pending.version == "v1", let secret = app.sharedSecret,
+            var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+        {
+            object["password"] = secret
+            body = (try? JSONSerialization.data(withJSONObject: object)) ?? body
+        }
+        let verified: ServerNotification
+        do {
+            verified = try await verifyNotification(body, receivedAt: pending.receivedAt).notification
+        } catch let error as APIError {
+            // A 4xx: the stored body can never verify (invalid); a 5xx (our configuration): try again later.
+            try await markNotification(pending.rowID, failed: error.code, retryable: error.status.code >= 500, now: now())
+            throw error
+        }
+        do {
+            switch try await store.applyStoredNotification(
+                pending.rowID, LedgerInput(notification: verified), app: app, now: now())
+            {
+            case .duplicate:
+                return .duplicate
+            case .applied(_, let applied):
+                LedgerMetrics.record(applied)
+                return .applied(notificationType: verified.notificationType)
+            }
+        } catch {
+            try await markNotification(pending.rowID, failed: "\(error)", retryable: true, now: now())
+            throw error
+        }
+    }
+
+    /// Authenticates a notification body and finds its app.
+    private func verifyNotification(_ body: Data, receivedAt: Instant) async throws -> (
+        notification: ServerNotification, app: StoredApp
+    ) {
+        struct Shape: Decodable {
+            var signedPayload: String?
+            var bid: String?
+            var notification_type: String?
+        }
+        let shape: Shape
+        do {
+            shape = try JSONDecoder().decode(Shape.self, from: body)
+        } catch {
+            throw APIError.badRequest("malformed_json", "the notification body is not JSON")
+        }
+        if let signedPayload = shape.signedPayload {
+            let claims = AppleGateway.claims(ofJWS: signedPayload)
+            guard let bundleID = claims.bundleID, let environment = claims.environment else {
+                throw APIError.badRequest("malformed_jws", "signedPayload is not a JWS notification naming its app and environment")
+            }
+            let app = try await knownApp(bundleID)
+            let decoder = ServerNotificationDecoder(
+                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
+            do {
+                return (try await decoder.decodeV2(signedPayload: signedPayload).notification, app)
+            } catch {
+                throw APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify: \(error.code)")
+            }
+        } else if shape.notification_type != nil, let bundleID = shape.bid {
+            let app = try await knownApp(bundleID)
+            let environment = Self.v1Environment(body) ?? .production
+            let decoder = ServerNotificationDecoder(
+                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
+            do {
+                return (try decoder.decodeV1(body: body, receivedAt: receivedAt).notification, app)
+            } catch {
+                throw APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused: \(error.code)")
+            }
+        } else {
+            throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
         }
     }
 
@@ -270,6 +367,26 @@ public struct Ingestion: Sendable {
 
     // MARK: - Answers
 
+    /// Records a failed attempt on a stored receipt (see `LedgerStore.markReceipt`), counting quarantines.
+    @discardableResult
+    private func markReceipt(_ id: Int64, failed reason: String, retryable: Bool, now instant: Instant) async throws
+        -> LedgerStore.StoredInputFailure
+    {
+        let marked = try await store.markReceipt(id, failed: reason, retryable: retryable, now: instant)
+        if marked.status == "quarantined" { StoredInputMetrics.quarantined("receipt") }
+        return marked
+    }
+
+    /// Records a failed attempt on a stored notification, counting quarantines.
+    @discardableResult
+    private func markNotification(_ id: Int64, failed reason: String, retryable: Bool, now instant: Instant) async throws
+        -> LedgerStore.StoredInputFailure
+    {
+        let marked = try await store.markNotification(id, failed: reason, retryable: retryable, now: instant)
+        if marked.status == "quarantined" { StoredInputMetrics.quarantined("notification") }
+        return marked
+    }
+
     /// Applies through the ledger and counts the effects (`subledger_ledger_*` metrics).
     @discardableResult
     private func applyInput(
@@ -278,10 +395,6 @@ public struct Ingestion: Sendable {
         let applied = try await store.apply(input, app: app, reference: reference, now: instant)
         LedgerMetrics.record(applied)
         return applied
-    }
-
-    private func retryTime() -> Instant {
-        now().adding(milliseconds: Int64(Self.retryAfterSeconds) * 1000)
     }
 
     private func result(

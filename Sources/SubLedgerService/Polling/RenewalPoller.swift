@@ -26,7 +26,8 @@ public struct RenewalPoller: Service {
         public var interval: Duration = .seconds(60)
         /// Calls to Apple per second, across this poller's workers. Default 20.
         public var requestsPerSecond: Double = 20
-        /// A `pending` input younger than this may still be in its request; left alone. Default 2 minutes.
+        /// A `pending` input (receipt or notification) younger than this may still be in its request; the job
+        /// leaves it alone. Default 2 minutes.
         public var pendingAge: Duration = .seconds(120)
         /// A chain checked and still not renewed is checked again after this. Default 1 hour.
         public var recheck: Duration = .seconds(3_600)
@@ -49,17 +50,23 @@ public struct RenewalPoller: Service {
         public var credited = 0
         public var skipped = 0
         public var errors = 0
+        /// Stored notifications applied by the job.
+        public var notifications = 0
+        /// Stored inputs given up on (see `StoredInputRetry`).
+        public var quarantined = 0
 
         public var description: String {
             "checked \(checked), renewed \(renewed), expired \(expired), revoked \(revoked), "
-                + "stored inputs credited \(credited), skipped \(skipped), errors \(errors)"
+                + "stored inputs credited \(credited), notifications applied \(notifications), skipped \(skipped), "
+                + "errors \(errors), quarantined \(quarantined)"
         }
 
         /// Adds this cycle's counts to the `subledger_poll_items_total{result=...}` counters.
         func recordMetrics() {
             let counts = [
                 ("checked", checked), ("renewed", renewed), ("expired", expired), ("revoked", revoked),
-                ("credited", credited), ("skipped", skipped), ("errors", errors),
+                ("credited", credited), ("skipped", skipped), ("errors", errors), ("notifications", notifications),
+                ("quarantined", quarantined),
             ]
             for (result, count) in counts where count > 0 {
                 Counter(label: "subledger_poll_items_total", dimensions: [("result", result)]).increment(by: count)
@@ -75,6 +82,8 @@ public struct RenewalPoller: Service {
             credited += other.credited
             skipped += other.skipped
             errors += other.errors
+            notifications += other.notifications
+            quarantined += other.quarantined
         }
     }
 
@@ -128,15 +137,34 @@ public struct RenewalPoller: Service {
         try await queue.releaseAll(worker: configuration.worker)
     }
 
-    /// One pass over everything due now: stored inputs first (a purchase waiting to be credited), then chains.
+    /// One pass over everything due now: stored inputs first (a purchase waiting to be credited, a
+    /// notification not applied), then chains. Each claimed input's next attempt is set when it is claimed,
+    /// so no input is claimed twice in a cycle, whatever happens to it.
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
+        let retry = ingestion.store.retry
+        let exhausted = try await queue.quarantineExhausted(pendingAge: configuration.pendingAge, now: now(), retry: retry)
+        if exhausted.receipts + exhausted.notifications > 0 {
+            logger.warning(
+                "stored inputs quarantined after their last attempt",
+                metadata: ["receipts": "\(exhausted.receipts)", "notifications": "\(exhausted.notifications)"])
+        }
+        StoredInputMetrics.quarantined("receipt", count: exhausted.receipts)
+        StoredInputMetrics.quarantined("notification", count: exhausted.notifications)
+        report.quarantined = exhausted.receipts + exhausted.notifications
         while !Task.isShuttingDownGracefully {
             let inputs = try await queue.claimPendingInputs(
                 limit: configuration.batchSize, pendingAge: configuration.pendingAge, lease: configuration.lease,
-                worker: configuration.worker, now: now())
+                worker: configuration.worker, now: now(), retry: retry)
             if inputs.isEmpty { break }
             report.add(await forEach(inputs) { try await verify($0) })
+        }
+        while !Task.isShuttingDownGracefully {
+            let notifications = try await queue.claimPendingNotifications(
+                limit: configuration.batchSize, pendingAge: configuration.pendingAge, lease: configuration.lease,
+                worker: configuration.worker, now: now(), retry: retry)
+            if notifications.isEmpty { break }
+            report.add(await forEach(notifications) { try await apply($0) })
         }
         while !Task.isShuttingDownGracefully {
             let chains = try await queue.claimDueChains(
@@ -178,16 +206,31 @@ public struct RenewalPoller: Service {
         }
     }
 
+    /// Verifies one claimed input, then gives its lease back (awaited: a lease still held when the input is
+    /// next due would read as a job that died while working on it).
     private func verify(_ input: PollQueue.PendingInput) async throws -> CycleReport {
+        let report: CycleReport
+        do {
+            report = try await verifyLeased(input)
+        } catch {
+            try? await queue.finishInput(input, worker: configuration.worker)
+            throw error
+        }
+        try? await queue.finishInput(input, worker: configuration.worker)
+        return report
+    }
+
+    private func verifyLeased(_ input: PollQueue.PendingInput) async throws -> CycleReport {
         var report = CycleReport()
         report.checked = 1
-        defer { let queue = self.queue, worker = configuration.worker; Task { try? await queue.finishInput(input, worker: worker) } }
         guard let app = try await store.app(bundleID: input.bundleID) else { return report }
         try await limiter.acquire()
         do {
             switch input.kind {
             case .appReceipt:
-                _ = try await ingestion.verifyStoredReceipt(input.receiptID, receiptData: input.body, account: input.account, app: app)
+                _ = try await ingestion.verifyStoredReceipt(
+                    input.receiptID, receiptData: input.body, account: input.account, app: app,
+                    knownEnvironment: input.environment)
             case .signedTransaction:
                 _ = try await ingestion.verifyStoredSignedTransaction(input.receiptID, token: input.body, account: input.account, app: app)
             }
@@ -196,8 +239,46 @@ public struct RenewalPoller: Service {
             // Final: Apple or the signature said no; the input is marked invalid by the ingestion path.
             report.errors = 1
         } catch let error as APIError {
-            // Apple still unavailable: the ingestion path has set the next attempt.
+            // Apple still unavailable: the ingestion path has recorded the failure and the next attempt.
             logger.info("stored input still waits for Apple", metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code)"])
+            report.errors = 1
+        } catch {
+            // Applying it failed (a poison input, the database): recorded with its error, retried with backoff
+            // until it is quarantined. The job goes on with the next input.
+            logger.warning("stored input failed to apply", metadata: ["receipt": "\(input.receiptID)", "error": "\(error)"])
+            let marked = try? await ingestion.store.markReceipt(input.receiptID, failed: "\(error)", retryable: true, now: now())
+            if marked?.status == "quarantined" {
+                StoredInputMetrics.quarantined("receipt")
+                report.quarantined = 1
+            }
+            report.errors = 1
+        }
+        return report
+    }
+
+    /// Applies one claimed notification, then gives its lease back (awaited, as `verify` does).
+    private func apply(_ notification: PollQueue.PendingNotification) async throws -> CycleReport {
+        let report: CycleReport
+        do {
+            report = try await applyLeased(notification)
+        } catch {
+            try? await queue.finishNotification(notification, worker: configuration.worker)
+            throw error
+        }
+        try? await queue.finishNotification(notification, worker: configuration.worker)
+        return report
+    }
+
+    private func applyLeased(_ notification: PollQueue.PendingNotification) async throws -> CycleReport {
+        var report = CycleReport()
+        report.checked = 1
+        guard let app = try await store.app(bundleID: notification.bundleID) else { return report }
+        do {
+            if case .applied = try await ingestion.applyStoredNotification(notification, app: app) { report.notifications = 1 }
+        } catch {
+            // Recorded on the row by the ingestion path (backoff, then quarantine).
+            logger.warning(
+                "stored notification failed to apply", metadata: ["notification": "\(notification.rowID)", "error": "\(error)"])
             report.errors = 1
         }
         return report
@@ -252,7 +333,7 @@ extension RenewalPoller.ChainRefresher {
     public static func apple(_ ingestion: Ingestion) -> Self {
         Self { chain, app in
             if chain.refreshVia == "verify_receipt", let receipt = chain.receiptBody {
-                return try await ingestion.pollReceipt(receipt, app: app)
+                return try await ingestion.pollReceipt(receipt, app: app, environment: chain.key.environment)
             }
             return try await ingestion.pollServerAPI(chain.key, app: app)
         }

@@ -13,6 +13,10 @@ extension LedgerStore {
 
     /// Stores a submitted receipt or signed transaction as received, before anything else happens to it, and
     /// returns its id. Nothing later can lose it: it stays `pending` until applied or judged invalid.
+    ///
+    /// A replay (the same body from the same account, order and client transaction) finds the stored row
+    /// instead of storing a second copy; it counts as a new attempt, and a row not yet applied is `pending`
+    /// again while it is verified. Storing counts the first attempt (see `StoredInputRetry`).
     public func storeReceipt(
         kind: ReceiptKind,
         body: String,
@@ -22,30 +26,112 @@ extension LedgerStore {
         app: StoredApp
     ) async throws -> Int64 {
         try await pool.transaction { connection in
+            // Serializes identical submissions, so two concurrent replays cannot both insert.
+            try connection.query(
+                """
+                SELECT pg_advisory_xact_lock(
+                    hashtextextended('receipt:' || $1::text || ':' || encode(sha256(convert_to($2, 'UTF8')), 'hex'), 0))
+                """, [app.appID, body])
             if let account { try AccountRows.ensure([account], appID: app.appID, on: connection) }
+            let existing = try connection.query(
+                """
+                UPDATE receipts SET attempts = attempts + 1, next_attempt_at = NULL,
+                    status = CASE WHEN status = 'applied' THEN status ELSE 'pending' END
+                WHERE receipt_id = (
+                    SELECT receipt_id FROM receipts
+                    WHERE app_id = $1 AND body_sha256 = sha256(convert_to($2, 'UTF8')) AND body = $2 AND kind = $3
+                      AND account_id IS NOT DISTINCT FROM $4 AND order_id IS NOT DISTINCT FROM $5::uuid
+                      AND client_transaction_id IS NOT DISTINCT FROM $6
+                    ORDER BY receipt_id DESC LIMIT 1)
+                RETURNING receipt_id
+                """, [app.appID, body, kind.rawValue, account?.rawValue, orderID?.rawValue, clientTransactionID])
+            if let row = existing.first { return try row.decode(Int64.self, at: 0) }
             let rows = try connection.query(
                 """
-                INSERT INTO receipts (app_id, account_id, order_id, kind, body, body_sha256, client_transaction_id)
-                VALUES ($1, $2, $3::uuid, $4, $5, sha256(convert_to($5, 'UTF8')), $6)
+                INSERT INTO receipts (app_id, account_id, order_id, kind, body, body_sha256, client_transaction_id, attempts)
+                VALUES ($1, $2, $3::uuid, $4, $5, sha256(convert_to($5, 'UTF8')), $6, 1)
                 RETURNING receipt_id
                 """, [app.appID, account?.rawValue, orderID?.rawValue, kind.rawValue, body, clientTransactionID])
             return try rows.single().decode(Int64.self, at: 0)
         }
     }
 
-    /// Records that a stored receipt could not be verified: `invalid` (final) or `retry` at `retryAt`.
-    public func markReceipt(_ id: Int64, failed reason: String, retryAt: Instant?) async throws {
-        try await pool.query(
-            """
-            UPDATE receipts SET status = CASE WHEN $3::timestamptz IS NULL THEN 'invalid' ELSE 'retry' END,
-                attempts = attempts + 1, last_error = $2, next_attempt_at = $3
-            WHERE receipt_id = $1 AND status <> 'applied'
-            """, [id, reason, timestamp(retryAt)])
+    /// What recording a failed attempt did to a stored input.
+    public struct StoredInputFailure: Sendable, Hashable {
+        /// `invalid` (final), `retry` (tried again after `retryAfter`), `quarantined` (gave up), or
+        /// `applied` when the input had been applied meanwhile (nothing was changed).
+        public var status: String
+        /// When the next attempt is due, for `retry`.
+        public var retryAfter: Duration?
     }
 
-    /// The status of a stored receipt (`pending`, `applied`, `invalid`, `retry`), if it exists.
+    /// Records that a stored receipt could not be verified or applied: `invalid` when the failure is final
+    /// (`retryable` false), else `retry` after the backoff of its attempts, or `quarantined` once it has had
+    /// `retry.maximumAttempts`. An applied receipt is left as it is.
+    @discardableResult
+    public func markReceipt(_ id: Int64, failed reason: String, retryable: Bool, now: Instant) async throws
+        -> StoredInputFailure
+    {
+        try await markInput(table: "receipts", key: "receipt_id", id: id, reason: reason, retryable: retryable, now: now)
+    }
+
+    /// Records that a stored notification could not be applied (as `markReceipt` does for receipts).
+    @discardableResult
+    public func markNotification(_ id: Int64, failed reason: String, retryable: Bool, now: Instant) async throws
+        -> StoredInputFailure
+    {
+        try await markInput(
+            table: "notifications", key: "notification_row_id", id: id, reason: reason, retryable: retryable, now: now)
+    }
+
+    private func markInput(
+        table: String, key: String, id: Int64, reason: String, retryable: Bool, now: Instant
+    ) async throws -> StoredInputFailure {
+        let retry = self.retry
+        return try await pool.withConnection { connection in
+            try Self.markInput(
+                table: table, key: key, id: id, reason: reason, retryable: retryable, now: now, retry: retry,
+                on: connection)
+        }
+    }
+
+    static func markInput(
+        table: String, key: String, id: Int64, reason: String, retryable: Bool, now: Instant, retry: StoredInputRetry,
+        on connection: PostgresConnection
+    ) throws -> StoredInputFailure {
+        let (base, maximum) = retry.parameters
+        let next = StoredInputRetry.nextAttemptSQL(now: "$4::timestamptz", attempts: "attempts", base: "$6", maximum: "$7")
+        let rows = try connection.query(
+            """
+            UPDATE \(table) SET
+                status = CASE WHEN NOT $3 THEN 'invalid' WHEN attempts >= $5 THEN 'quarantined' ELSE 'retry' END,
+                last_error = $2,
+                next_attempt_at = CASE WHEN NOT $3 OR attempts >= $5 THEN NULL ELSE \(next) END
+            WHERE \(key) = $1 AND status <> 'applied'
+            RETURNING status, attempts
+            """,
+            [id, storableError(reason), retryable, timestamp(now), retry.maximumAttempts, base, maximum])
+        guard let row = rows.first else { return StoredInputFailure(status: "applied", retryAfter: nil) }
+        let status = try row.decode(String.self, at: 0)
+        let attempts = Int(try row.decode(Int32.self, at: 1))
+        return StoredInputFailure(status: status, retryAfter: status == "retry" ? retry.delay(afterAttempts: attempts) : nil)
+    }
+
+    /// An error as it can be stored: no NUL (libpq refuses it), bounded length.
+    static func storableError(_ reason: String) -> String {
+        let cleaned = String(String.UnicodeScalarView(reason.unicodeScalars.filter { $0 != "\0" }))
+        return cleaned.count > 1_000 ? String(cleaned.prefix(1_000)) + "…" : cleaned
+    }
+
+    /// The status of a stored receipt (`pending`, `applied`, `invalid`, `retry`, `quarantined`), if it exists.
     public func receiptStatus(_ id: Int64) async throws -> String? {
         try await pool.query("SELECT status FROM receipts WHERE receipt_id = $1", [id]).first?.decode(String.self, at: 0)
+    }
+
+    /// The status of a stored notification, if it exists.
+    public func notificationStatus(_ id: Int64) async throws -> String? {
+        try await pool.query("SELECT status FROM notifications WHERE notification_row_id = $1", [id]).first?
+            .decode(String.self, at: 0)
     }
 }
 
@@ -83,20 +169,47 @@ extension LedgerStore {
             let stored = try Self.storeNotification(notification, body: body, app: app, on: connection)
             if stored.alreadyApplied { return .done(.duplicate(id: stored.id)) }
             do {
-                let applied = try connection.transaction { connection in
-                    try Self.apply(input, app: app, reference: .notification(stored.id), now: now, on: connection)
-                }
-                return .done(.applied(id: stored.id, applied))
+                return .done(
+                    try connection.transaction { connection in
+                        try Self.applyNotification(stored.id, input, app: app, now: now, on: connection)
+                    })
             } catch let error as PostgresError where error.isRetryableTransactionFailure {
                 return .retry(id: stored.id)
+            } catch {
+                // Kept with its error, backing off, until the job or Apple's next delivery applies it (or it
+                // is quarantined); the caller still learns it failed.
+                _ = try? Self.markInput(
+                    table: "notifications", key: "notification_row_id", id: stored.id, reason: "\(error)",
+                    retryable: true, now: now, retry: retry, on: connection)
+                throw error
             }
         }
         switch first {
         case .done(let receipt):
             return receipt
         case .retry(let id):
-            return .applied(id: id, try await apply(input, app: app, reference: .notification(id), now: now))
+            return try await applyStoredNotification(id, input, app: app, now: now)
         }
+    }
+
+    /// Applies a stored notification unless it was applied already (by a concurrent delivery to another
+    /// instance, or by the renewal job): `.duplicate` then.
+    public func applyStoredNotification(
+        _ id: Int64, _ input: LedgerInput, app: StoredApp, now: Instant
+    ) async throws -> NotificationReceipt {
+        try await pool.transaction { connection in
+            try Self.applyNotification(id, input, app: app, now: now, on: connection)
+        }
+    }
+
+    /// The row is locked before its status is read, so of two deliveries of one notification racing here
+    /// the second waits for the first to commit, then sees `applied`: exactly one of them says applied.
+    static func applyNotification(
+        _ id: Int64, _ input: LedgerInput, app: StoredApp, now: Instant, on connection: PostgresConnection
+    ) throws -> NotificationReceipt {
+        let status = try connection.query(lockNotificationStatement, [id]).single().decode(String.self, at: 0)
+        if status == "applied" { return .duplicate(id: id) }
+        return .applied(id: id, try Self.apply(input, app: app, reference: .notification(id), now: now, on: connection))
     }
 
     static func storeNotification(
@@ -111,17 +224,25 @@ extension LedgerStore {
         if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
         let existing = try connection.query(
             notificationStatusStatement, [notification.notificationID]).single()
-        return (try existing.decode(Int64.self, at: 0), try existing.decode(String.self, at: 1) == "applied")
+        let id = try existing.decode(Int64.self, at: 0)
+        let applied = try existing.decode(String.self, at: 1) == "applied"
+        // A redelivery of one not applied yet is another attempt (counted before it starts; see `StoredInputRetry`).
+        if !applied { try connection.query(countNotificationAttemptStatement, [id]) }
+        return (id, applied)
     }
 
     static let insertNotificationStatement = PostgresStatement(
         """
         INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
-            body, signed_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            body, signed_at, attempts)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1)
         ON CONFLICT (notification_id) DO NOTHING
         RETURNING notification_row_id
         """)
+    static let countNotificationAttemptStatement = PostgresStatement(
+        "UPDATE notifications SET attempts = attempts + 1 WHERE notification_row_id = $1 AND status <> 'applied'")
+    static let lockNotificationStatement = PostgresStatement(
+        "SELECT status FROM notifications WHERE notification_row_id = $1 FOR UPDATE")
     static let notificationStatusStatement = PostgresStatement(
         "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1")
 }

@@ -16,11 +16,17 @@ public struct LedgerStore: Sendable {
     let logger: Logger
     /// The keys that seal and open the apps' secrets at rest (see `LedgerStore+Catalog`); empty: none.
     public let secretKeys: SecretKeyring
+    /// How stored inputs that could not be applied are retried and when they are quarantined.
+    public var retry: StoredInputRetry
 
-    public init(pool: PostgresPool, logger: Logger, secretKeys: SecretKeyring = SecretKeyring()) {
+    public init(
+        pool: PostgresPool, logger: Logger, secretKeys: SecretKeyring = SecretKeyring(),
+        retry: StoredInputRetry = StoredInputRetry()
+    ) {
         self.pool = pool
         self.logger = logger
         self.secretKeys = secretKeys
+        self.retry = retry
     }
 
     /// Which stored raw input an application came from; it is marked applied in the same transaction.

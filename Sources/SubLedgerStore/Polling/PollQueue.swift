@@ -34,6 +34,8 @@ public struct PollQueue: Sendable {
         public var body: String
         public var account: AccountID?
         public var attempts: Int
+        /// The environment it was applied in before, if any (verifyReceipt is asked there first).
+        public var environment: AppStoreEnvironment?
     }
 
     /// Claims up to `limit` auto-renewable chains that are due at `now`: expiring within `window`, past
@@ -83,27 +85,37 @@ public struct PollQueue: Sendable {
 
     /// Claims up to `limit` stored receipts and signed transactions waiting for verification: `retry` ones
     /// whose time has come, and `pending` ones older than `pendingAge` (their request died mid-way).
+    ///
+    /// Claiming counts the attempt and already sets the next one by `retry`'s backoff, so an input whose
+    /// application fails in any way, even by ending the process, is not claimed again before then: it can
+    /// neither stall a cycle nor crash every restart. Inputs that used up their attempts are quarantined
+    /// (`quarantineExhausted`) instead of claimed.
     public func claimPendingInputs(
-        limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant
+        limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant,
+        retry: StoredInputRetry = StoredInputRetry()
     ) async throws -> [PendingInput] {
-        try await pool.transaction { connection in
+        let (base, maximum) = retry.parameters
+        let next = StoredInputRetry.nextAttemptSQL(now: "$1", attempts: "(r.attempts + 1)", base: "$7", maximum: "$8")
+        return try await pool.transaction { connection in
             let rows = try connection.query(
                 """
                 WITH due AS (
                     SELECT receipt_id FROM receipts
-                    WHERE (leased_until IS NULL OR leased_until < $1)
-                      AND ((status = 'retry' AND (next_attempt_at IS NULL OR next_attempt_at <= $1))
-                           OR (status = 'pending' AND received_at <= $1 - $2 * interval '1 millisecond'))
+                    WHERE \(Self.dueCondition(age: "received_at"))
+                      AND attempts < $6
                     ORDER BY next_attempt_at NULLS FIRST, receipt_id
                     LIMIT $3
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE receipts r SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5
+                UPDATE receipts r SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5,
+                    attempts = r.attempts + 1, status = 'retry', next_attempt_at = \(next),
+                    last_error = \(Self.abandonedError("r"))
                 FROM due WHERE r.receipt_id = due.receipt_id
                 RETURNING r.receipt_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id), r.kind,
-                          r.body, r.account_id, r.attempts
+                          r.body, r.account_id, r.attempts, r.environment
                 """,
-                [timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker])
+                [timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
+                 base, maximum])
             return try rows.map { row in
                 let rawKind = try row.decode(String.self, at: 3)
                 guard let kind = LedgerStore.ReceiptKind(rawValue: rawKind) else {
@@ -116,9 +128,105 @@ public struct PollQueue: Sendable {
                     kind: kind,
                     body: try row.decode(String.self, at: 4),
                     account: try row.decode(String?.self, at: 5).map(storedAccount),
+                    attempts: Int(try row.decode(Int32.self, at: 6)),
+                    environment: try row.decode(String?.self, at: 7).flatMap(AppStoreEnvironment.init(rawValue:)))
+            }
+        }
+    }
+
+    /// A stored notification not yet applied (the process died before applying it, or applying it failed).
+    public struct PendingNotification: Sendable, Hashable {
+        public var rowID: Int64
+        public var appID: Int64
+        public var bundleID: String
+        /// `v1` or `v2`.
+        public var version: String
+        public var body: String
+        /// When it arrived (a V1 notification is an observation made then).
+        public var receivedAt: Instant
+        public var attempts: Int
+    }
+
+    /// Claims up to `limit` stored notifications to apply, as `claimPendingInputs` claims receipts.
+    public func claimPendingNotifications(
+        limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant,
+        retry: StoredInputRetry = StoredInputRetry()
+    ) async throws -> [PendingNotification] {
+        let (base, maximum) = retry.parameters
+        let next = StoredInputRetry.nextAttemptSQL(now: "$1", attempts: "(n.attempts + 1)", base: "$7", maximum: "$8")
+        return try await pool.transaction { connection in
+            let rows = try connection.query(
+                """
+                WITH due AS (
+                    SELECT notification_row_id FROM notifications
+                    WHERE app_id IS NOT NULL AND \(Self.dueCondition(age: "received_at"))
+                      AND attempts < $6
+                    ORDER BY next_attempt_at NULLS FIRST, notification_row_id
+                    LIMIT $3
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE notifications n SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5,
+                    attempts = n.attempts + 1, status = 'retry', next_attempt_at = \(next),
+                    last_error = \(Self.abandonedError("n"))
+                FROM due WHERE n.notification_row_id = due.notification_row_id
+                RETURNING n.notification_row_id, n.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = n.app_id),
+                          n.version, n.body, \(millisecondsSQL("n.received_at")), n.attempts
+                """,
+                [timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
+                 base, maximum])
+            return try rows.map { row in
+                PendingNotification(
+                    rowID: try row.decode(Int64.self, at: 0),
+                    appID: try row.decode(Int64.self, at: 1),
+                    bundleID: try row.decode(String.self, at: 2),
+                    version: try row.decode(String.self, at: 3),
+                    body: try row.decode(String.self, at: 4),
+                    receivedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 5)),
                     attempts: Int(try row.decode(Int32.self, at: 6)))
             }
         }
+    }
+
+    /// Quarantines the due receipts and notifications that have used up `retry.maximumAttempts`, or whose
+    /// application ended the job twice in a row (a lease that ran out without an outcome, again: an input
+    /// that makes the process trap must not take it down at every restart), and returns how many of each.
+    public func quarantineExhausted(
+        pendingAge: Duration, now: Instant, retry: StoredInputRetry = StoredInputRetry()
+    ) async throws -> (receipts: Int, notifications: Int) {
+        try await pool.transaction { connection in
+            var counts: [Int] = []
+            for table in ["receipts", "notifications"] {
+                let rows = try connection.query(
+                    """
+                    UPDATE \(table) SET status = 'quarantined', next_attempt_at = NULL,
+                        last_error = coalesce(last_error, 'no outcome was recorded')
+                            || ' (quarantined after ' || attempts || ' attempts)'
+                    WHERE \(Self.dueCondition(age: "received_at"))
+                      AND (attempts >= $3 OR (leased_by IS NOT NULL AND last_error = $4))
+                    RETURNING 1
+                    """, [timestamp(now), pendingAge.milliseconds, retry.maximumAttempts, Self.abandonedMessage])
+                counts.append(rows.count)
+            }
+            return (counts[0], counts[1])
+        }
+    }
+
+    /// What a claim records on an input whose previous attempt left its lease to run out (the job died or
+    /// was killed while working on it), so that a second such attempt quarantines it.
+    static let abandonedMessage = "the job stopped while working on it (its lease ran out without an outcome)"
+
+    /// SQL: the abandoned message when the row's lease ran out unreleased, else its last error.
+    private static func abandonedError(_ alias: String) -> String {
+        "CASE WHEN \(alias).leased_by IS NOT NULL THEN '\(abandonedMessage)' ELSE \(alias).last_error END"
+    }
+
+    /// Due stored inputs: not leased, and `retry` whose time has come or `pending` older than `$2` ms at `$1`.
+    private static func dueCondition(age column: String) -> String {
+        """
+        (leased_until IS NULL OR leased_until < $1)
+        AND ((status = 'retry' AND (next_attempt_at IS NULL OR next_attempt_at <= $1))
+             OR (status = 'pending' AND \(column) <= $1 - $2 * interval '1 millisecond'))
+        """
     }
 
     /// Ends a chain's lease after a check: `nextPollAt` is when it is next due (`nil`: decided by its state
@@ -141,11 +249,20 @@ public struct PollQueue: Sendable {
             [input.receiptID, worker])
     }
 
+    /// Ends a stored notification's lease (its status was set by whatever applied it).
+    public func finishNotification(_ notification: PendingNotification, worker: String) async throws {
+        try await pool.query(
+            "UPDATE notifications SET leased_until = NULL, leased_by = NULL WHERE notification_row_id = $1 AND leased_by = $2",
+            [notification.rowID, worker])
+    }
+
     /// Gives back every lease `worker` holds (graceful shutdown), so other pollers need not wait them out.
     public func releaseAll(worker: String) async throws {
         try await pool.transaction { connection in
             try connection.query("UPDATE chains SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
             try connection.query("UPDATE receipts SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+            try connection.query(
+                "UPDATE notifications SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
         }
     }
 }

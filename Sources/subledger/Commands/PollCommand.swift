@@ -35,6 +35,9 @@ struct PollCommand: AsyncParsableCommand {
     @Option(help: "Seconds a claimed item stays leased (default 300).")
     var leaseSeconds = 300
 
+    @Option(help: "Seconds a pending stored receipt or notification is left to its request before the job takes it (env SUBLEDGER_PENDING_AGE_SECONDS, default 120).")
+    var pendingAgeSeconds: Double?
+
     @Option(help: "Serve Prometheus metrics (/metrics) on this port while polling (host: env SUBLEDGER_HOST, default 127.0.0.1).")
     var metricsPort: Int?
 
@@ -60,6 +63,7 @@ struct PollCommand: AsyncParsableCommand {
         poller.window = .seconds(windowHours * 3_600)
         poller.interval = .seconds(intervalSeconds)
         poller.lease = .seconds(leaseSeconds)
+        if let age = try seconds(pendingAgeSeconds, EnvironmentVariable.pendingAge, environment) { poller.pendingAge = age }
         if let host = environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
         try await SubLedgerServer.poll(configuration: configuration, poller: poller, metricsPort: metricsPort, logger: logger)
     }
@@ -85,6 +89,30 @@ struct AppleOptions: ParsableArguments {
     @Option(name: .customLong("server-api-sandbox-url"), help: "App Store Server API sandbox base URL (env SUBLEDGER_SERVER_API_SANDBOX_URL, default Apple's).")
     var serverAPISandboxURL: String?
 
+    @Option(name: .customLong("apple-timeout"), help: "Seconds one verification with Apple may take in all, queueing and a sandbox receipt's second call included (env SUBLEDGER_APPLE_TIMEOUT_SECONDS, default 30).")
+    var appleTimeout: Double?
+
+    @Option(name: .customLong("apple-connect-timeout"), help: "Seconds connecting to Apple may take (env SUBLEDGER_APPLE_CONNECT_TIMEOUT_SECONDS, default 3).")
+    var appleConnectTimeout: Double?
+
+    @Option(name: .customLong("apple-max-connections"), help: "Connections per Apple host (env SUBLEDGER_APPLE_MAX_CONNECTIONS, default 64).")
+    var appleMaximumConnections: Int?
+
+    @Option(name: .customLong("apple-breaker-failures"), help: "Consecutive Apple failures after which calls are refused at once with 503; 0 turns the circuit breaker off (env SUBLEDGER_APPLE_BREAKER_FAILURES, default 5).")
+    var appleBreakerFailures: Int?
+
+    @Option(name: .customLong("apple-breaker-cooldown"), help: "Seconds the open circuit breaker refuses calls (env SUBLEDGER_APPLE_BREAKER_COOLDOWN_SECONDS, default 30).")
+    var appleBreakerCooldown: Double?
+
+    @Option(name: .customLong("retry-base"), help: "Seconds before a failed stored input is retried; doubles per attempt (env SUBLEDGER_RETRY_BASE_SECONDS, default 30).")
+    var retryBase: Double?
+
+    @Option(name: .customLong("retry-max"), help: "Longest wait in seconds between retries of a stored input (env SUBLEDGER_RETRY_MAX_SECONDS, default 21600).")
+    var retryMaximum: Double?
+
+    @Option(name: .customLong("retry-max-attempts"), help: "Attempts before a stored input is quarantined (env SUBLEDGER_RETRY_MAX_ATTEMPTS, default 16).")
+    var retryMaximumAttempts: Int?
+
     func apply(to configuration: inout AppleConfiguration, environment: [String: String]) throws {
         if let url = verifyReceiptURL ?? environment[EnvironmentVariable.verifyReceiptURL], !url.isEmpty {
             configuration.verifyReceiptProductionURL = url
@@ -101,6 +129,37 @@ struct AppleOptions: ParsableArguments {
         if let url = serverAPISandboxURL ?? environment[EnvironmentVariable.serverAPISandboxURL], !url.isEmpty {
             configuration.serverAPISandboxURL = url
         }
+        if let timeout = try seconds(appleTimeout, EnvironmentVariable.appleTimeout, environment) {
+            configuration.timeout = timeout
+        }
+        if let timeout = try seconds(appleConnectTimeout, EnvironmentVariable.appleConnectTimeout, environment) {
+            configuration.connectTimeout = timeout
+        }
+        if let count = try appleMaximumConnections
+            ?? environment[EnvironmentVariable.appleMaximumConnections].map({ try parseInt($0, EnvironmentVariable.appleMaximumConnections) })
+        {
+            guard (1...10_000).contains(count) else { throw ValidationError("--apple-max-connections must be 1...10000") }
+            configuration.maximumConnections = count
+        }
+        if let count = try appleBreakerFailures
+            ?? environment[EnvironmentVariable.appleBreakerThreshold].map({ try parseInt($0, EnvironmentVariable.appleBreakerThreshold) })
+        {
+            guard count >= 0 else { throw ValidationError("--apple-breaker-failures must not be negative") }
+            configuration.circuitBreakerThreshold = count
+        }
+        if let cooldown = try seconds(appleBreakerCooldown, EnvironmentVariable.appleBreakerCooldown, environment) {
+            configuration.circuitBreakerCooldown = cooldown
+        }
+        if let base = try seconds(retryBase, EnvironmentVariable.retryBase, environment) { configuration.retry.base = base }
+        if let maximum = try seconds(retryMaximum, EnvironmentVariable.retryMaximum, environment) {
+            configuration.retry.maximum = maximum
+        }
+        if let attempts = try retryMaximumAttempts
+            ?? environment[EnvironmentVariable.retryMaximumAttempts].map({ try parseInt($0, EnvironmentVariable.retryMaximumAttempts) })
+        {
+            guard (1...1_000).contains(attempts) else { throw ValidationError("--retry-max-attempts must be 1...1000") }
+            configuration.retry.maximumAttempts = attempts
+        }
         if let trust = trustAppleRoot {
             configuration.trustAppleRoot = trust
         } else if let raw = environment[EnvironmentVariable.trustAppleRoot] {
@@ -108,4 +167,16 @@ struct AppleOptions: ParsableArguments {
             configuration.trustAppleRoot = trust
         }
     }
+}
+
+/// A positive number of seconds from a flag, else from the environment variable `name`, as a `Duration`.
+func seconds(_ flag: Double?, _ name: String, _ environment: [String: String]) throws -> Duration? {
+    guard let value = try flag ?? environment[name].map({ text -> Double in
+        guard let value = Double(text) else { throw ValidationError("\(name) must be a number of seconds, not '\(text)'") }
+        return value
+    }) else { return nil }
+    guard value.isFinite, value > 0, value <= 31_536_000 else {
+        throw ValidationError("\(name) must be a positive number of seconds, at most a year")
+    }
+    return .milliseconds(Int64((value * 1000).rounded()))
 }

@@ -20,6 +20,7 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report account ID                an account's timeline
             subledger report original ID               an original transaction's audit trail
             subledger report active-over-time [--days N]
+            subledger report quarantined               stored inputs given up on, with their last error
             Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/reports.md.
             """)
 

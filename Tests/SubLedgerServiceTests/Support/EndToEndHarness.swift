@@ -21,7 +21,11 @@ struct EndToEndHarness: Sendable {
     var control: SimulatorControl { sim.control }
     var key: String { service.keyOne }
 
-    static func run(_ body: @Sendable (EndToEndHarness) async throws -> Void) async throws {
+    /// `configureApple` adjusts SubLedger's Apple configuration (timeouts, connections, circuit breaker).
+    static func run(
+        configureApple: (inout AppleConfiguration) -> Void = { _ in },
+        _ body: @Sendable (EndToEndHarness) async throws -> Void
+    ) async throws {
         let sim = try await AppStoreSimulator.start(
             .init(
                 seed: 7,
@@ -37,10 +41,11 @@ struct EndToEndHarness: Sendable {
                         ])
                 ]))
         do {
-            let apple = AppleConfiguration(
+            var apple = AppleConfiguration(
                 verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
                 verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL,
                 trustAppleRoot: false, timeout: .seconds(5))
+            configureApple(&apple)
             try await ServiceHarness.run(
                 apple: apple, additionalRoots: [sim.trustedRoot],
                 now: { Instant(millisecondsSince1970: sim.control.clock().now) }

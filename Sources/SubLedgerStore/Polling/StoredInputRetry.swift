@@ -1,0 +1,39 @@
+/// How stored inputs (receipts, signed transactions, notifications) that could not be applied are retried.
+///
+/// Every attempt is counted when it starts (at submission, or when the renewal job claims the input), so an
+/// input whose application ends the process still counts towards `maximumAttempts`. After a failed attempt
+/// the next one waits `base × 2^(attempts − 1)`, at most `maximum`; an input that failed `maximumAttempts`
+/// times is `quarantined`: kept with its last error, listed by the `quarantined` report, never retried.
+public struct StoredInputRetry: Sendable, Hashable {
+    /// The wait after the first failure. Default 30 s.
+    public var base: Duration
+    /// The longest wait between attempts. Default 6 hours.
+    public var maximum: Duration
+    /// Attempts before an input is quarantined. Default 16 (about two days with the defaults).
+    public var maximumAttempts: Int
+
+    public init(base: Duration = .seconds(30), maximum: Duration = .seconds(6 * 3_600), maximumAttempts: Int = 16) {
+        self.base = base
+        self.maximum = maximum
+        self.maximumAttempts = maximumAttempts
+    }
+
+    /// The wait after `attempts` attempts failed (without overflow for any count).
+    public func delay(afterAttempts attempts: Int) -> Duration {
+        let doublings = min(max(attempts - 1, 0), 40)
+        let base = max(self.base.milliseconds, 1)
+        let (product, overflow) = base.multipliedReportingOverflow(by: Int64(1) << doublings)
+        let capped = overflow ? maximum.milliseconds : min(product, maximum.milliseconds)
+        return .milliseconds(capped)
+    }
+
+    /// SQL parameters for `StoredInputRetry.nextAttemptSQL`: base and maximum in milliseconds.
+    var parameters: (base: Int64, maximum: Int64) { (max(base.milliseconds, 1), max(maximum.milliseconds, 1)) }
+
+    /// The next attempt's time after `attempts` failed attempts, in SQL: `now` + the capped exponential wait.
+    /// `now`, `base` and `maximum` are the placeholders of the instant and the two millisecond parameters.
+    static func nextAttemptSQL(now: String, attempts: String, base: String, maximum: String) -> String {
+        "\(now) + least(\(maximum)::float8, \(base)::float8 * power(2::float8, least(greatest(\(attempts) - 1, 0), 40)))"
+            + " * interval '1 millisecond'"
+    }
+}
