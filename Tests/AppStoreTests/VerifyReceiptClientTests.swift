@@ -164,6 +164,31 @@ import Testing
         #expect(failure.code == .malformedResponse)
     }
 
+    /// A status-0 answer holding an impossible date or id is refused, not retried: the stored receipt would
+    /// otherwise be verified again and again (issue 11, items 1 and 4).
+    @Test(arguments: [
+        #""expires_date_ms":"9223372036854775807""#, #""expires_date_ms":"-5""#,
+        #""expires_date_ms":"1700000000000","cancellation_reason":"99999999999""#,
+    ])
+    func answerWithAnImpossibleValueIsInvalidNotRetryable(field: String) async throws {
+        let body = Self.validBody.replacingOccurrences(
+            of: #""purchase_date_ms":"1699000000000""#, with: #""purchase_date_ms":"1699000000000","# + field)
+        let (outcome, _) = try await Self.verify { _ in .json(body) }
+        guard case .invalidReceipt(let failure) = outcome else {
+            Issue.record("expected invalidReceipt, got \(outcome)")
+            return
+        }
+        #expect(failure.code == .impossibleValue)
+        let (longID, _) = try await Self.verify { _ in
+            .json(Self.validBody.replacingOccurrences(
+                of: #""transaction_id":"1""#, with: #""transaction_id":""# + String(repeating: "7", count: 10_000) + #"""#))
+        }
+        guard case .invalidReceipt = longID else {
+            Issue.record("expected invalidReceipt for a 10 KB id, got \(longID)")
+            return
+        }
+    }
+
     @Test func http503IsRetryable() async throws {
         let (outcome, _) = try await Self.verify { _ in StubResponse(status: 503, body: Data("busy".utf8)) }
         guard case .retryable(let failure) = outcome else {

@@ -146,6 +146,12 @@ public struct VerifyReceiptClient: Sendable {
         let snapshot: ReceiptSnapshot
         do {
             snapshot = try response.receiptSnapshot(answeredBy: environment, requestedAt: requestedAt)
+        } catch where [.dateOutOfRange, .valueOutOfRange, .invalidIdentifier].contains(error.code) {
+            // A value no real answer holds: asking again gives the same answer, so the receipt is refused
+            // (and its stored row ends `invalid`) instead of being retried forever.
+            return .invalidReceipt(
+                VerifyReceiptFailure(code: .impossibleValue, appleStatus: response.status, environment: environment)
+            )
         } catch {
             // Status 0 without a usable receipt body is Apple misbehaving, not a bad receipt.
             return .retryable(

@@ -53,6 +53,9 @@ public struct VerifyReceiptFailure: Hashable, Sendable, CustomStringConvertible 
         public static let bundleMismatch = Code("bundleMismatch")
         /// The verified receipt lacks what the core requires.
         public static let unmappableReceipt = Code("unmappableReceipt")
+        /// The answer carries a value Apple never sends (a date outside 1970-9999, an id breaking
+        /// `IdentifierRule`, an out-of-range code): the same answer will come again, so retrying is futile.
+        public static let impossibleValue = Code("impossibleValue")
         /// Production and sandbox each pointed to the other.
         public static let environmentLoop = Code("environmentLoop")
 

@@ -20,7 +20,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as DecodingError {
             throw APIError.badRequest("malformed_json", Self.describe(error))
         } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed {
-            context.logger.error("database unavailable", metadata: ["error": "\(error)"])
+            context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             throw APIError.unavailable("database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
         } catch let error as PostgresError where Self.isRefusedValue(error) {
             // The edge validates text before it gets here; this is the net under it. A value the database
