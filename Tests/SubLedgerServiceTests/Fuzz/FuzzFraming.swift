@@ -89,8 +89,10 @@ extension FuzzTarget {
             guard canContinue else { return }
             let request = framing.request
             let logStart = server.logOffset
+            let started = ContinuousClock.now
             let outcome = await RawHTTPConnection.exchange(
                 port: server.port, request: framing.bytes, timeout: framing.timeout, closeAfterSending: framing.closeAfterSending)
+            time(request, started.duration(to: .now))
             if let required = framing.requiredStatus {
                 if case .answered(let response) = outcome, response.status != required {
                     record(request, "answered \(response.status) where \(required) is required")

@@ -16,8 +16,8 @@ import SubLedgerTestSupport
 /// request leaves the ledger as it was (only the raw-input tables `receipts` and `notifications` may grow).
 final class FuzzTarget {
     static let requestTimeout: Double = 10
-    static let healthEvery = 25
-    static let maxRestarts = 8
+    /// How many crashes a campaign survives (restarting the child) before it stops; `SUBLEDGER_FUZZ_MAX_RESTARTS`.
+    static let maxRestarts = ProcessInfo.processInfo.environment["SUBLEDGER_FUZZ_MAX_RESTARTS"].flatMap { Int($0) } ?? 25
 
     let settings: FuzzSettings
     let pool: PostgresPool
@@ -199,12 +199,13 @@ final class FuzzTarget {
         case .refused(let reason):
             finding("connection refused: \(reason)")
         }
-        if sent % Self.healthEvery == 0 || !rejected || framing { try await checkHealth(after: request) }
+        try await checkHealth(after: request)
         let now = try await ledgerDigest()
-        if rejected {
+        if rejected || request.method == "GET" {
             let changed = Self.changes(from: ledger, to: now)
             if !changed.isEmpty {
-                finding("ledger changed by a rejected request (\(outcome.summary)): \(changed.joined(separator: ", "))")
+                let what = rejected ? "a rejected request" : "a read"
+                finding("ledger changed by \(what) (\(outcome.summary)): \(changed.joined(separator: ", "))")
             }
         }
         ledger = now
@@ -212,14 +213,21 @@ final class FuzzTarget {
 
     /// Whether the child died (recorded as a finding, and the child restarted).
     func crashed(after request: FuzzRequest, _ outcome: RawHTTPOutcome) async -> Bool {
-        // Without an answer the child may be dying: give it time to be seen dead.
-        let grace: Duration = outcome.response == nil ? .seconds(2) : .milliseconds(5)
-        let deadline = ContinuousClock.now.advanced(by: grace)
-        while server.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if outcome.response == nil, server.isRunning {
+            // Without an answer the child may be dying (Swift's backtracer holds a trapped process for a few
+            // seconds before it exits). A child that still answers /health/live is alive.
+            let probe = await RawHTTPConnection.exchange(
+                port: server.port, request: Array("GET /health/live HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".utf8),
+                timeout: 2)
+            if probe.response?.status != 200 {
+                let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+                while server.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+            }
+        }
         guard !server.isRunning else { return false }
         // Let the child finish dying so its exit status and last words are in.
         try? await Task.sleep(for: .milliseconds(200))
-        let tail = server.logTail(lines: 400)
+        let tail = server.logTail(lines: 5_000)
         let reason = Self.crashReason(tail)
         print("subledger serve died after [\(request.route)] \(request.inputClass); its log:\n\(Self.crashExcerpt(tail))")
         findings.record(
@@ -245,8 +253,9 @@ final class FuzzTarget {
     static func crashReason(_ log: String) -> String {
         let lines = log.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let fatal = lines.last { $0.contains("Fatal error") }
-        let crashedIndex = lines.lastIndex { $0.contains("Program crashed") || $0.hasSuffix("crashed:") }
-        let message = fatal ?? crashedIndex.map { lines[$0] }
+        let crashed = lines.last { $0.contains("Program crashed") }
+        let crashedIndex = lines.lastIndex { $0.hasSuffix("crashed:") }
+        let message = fatal ?? crashed ?? crashedIndex.map { lines[$0] }
         // The first frame of the crashed thread that is SubLedger's own code, not a dependency's.
         let frame = lines[(crashedIndex ?? 0)...].first { line in
             line.contains(" in subledger at ") && line.contains("/Sources/") && !line.contains("/.build/")
@@ -279,6 +288,11 @@ final class FuzzTarget {
         }
     }
 
+    /// Counts time spent waiting for an answer the caller received itself.
+    func time(_ request: FuzzRequest, _ duration: Duration) {
+        findings.time(route: request.route, duration)
+    }
+
     /// Records a finding the caller observed itself.
     func record(_ request: FuzzRequest, _ observed: String) {
         findings.record(FuzzFinding(route: request.route, inputClass: request.inputClass, observed: observed, example: request.excerpt))
@@ -309,6 +323,7 @@ final class FuzzTarget {
     /// Every finding as one readable block (for `Issue.record` and the console).
     func report(title: String) -> String {
         var lines = ["\(title): \(findings.all.count) distinct finding(s) with \(settings) (\(sent) requests, \(restarts) restart(s))"]
+        if restarts > Self.maxRestarts { lines.append("the campaign stopped early: the server crashed more than \(Self.maxRestarts) times") }
         for finding in findings.all {
             lines.append("- [\(finding.route)] \(finding.inputClass) → \(finding.observed) (×\(finding.count))")
             lines.append("    e.g. \(finding.example)")

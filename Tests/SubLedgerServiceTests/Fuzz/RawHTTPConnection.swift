@@ -121,8 +121,10 @@ enum RawHTTPConnection {
     /// A complete response in `bytes`, or `nil`. With `complete`, the peer has closed: a body without a
     /// length ends there.
     static func parse(_ bytes: [UInt8], complete: Bool) -> RawHTTPResponse? {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard bytes.count >= 4, let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<($0 + 4)]) == separator })
+        guard bytes.count >= 4,
+            let end = (0...(bytes.count - 4)).first(where: {
+                bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
+            })
         else { return nil }
         let head = String(decoding: bytes[0..<end], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")

@@ -17,6 +17,8 @@ final class ServedSubLedger {
     let arguments: [String]
     let logURL: URL
     private(set) var port: Int = 0
+    /// Where this child's part of the (shared, appended) log starts.
+    private(set) var startOffset: UInt64 = 0
     private var process: Process?
     private var logHandle: FileHandle?
 
@@ -55,6 +57,24 @@ final class ServedSubLedger {
                 + "build it with `swift build --build-tests` or set \(binaryVariable)")
     }
 
+    /// Fails when a source file of the package is newer than `binary`: `swift test` alone does not rebuild
+    /// the executable, and a campaign against an old build would prove nothing.
+    static func checkFresh(_ binary: URL) throws {
+        let fileManager = FileManager.default
+        guard let built = (try? fileManager.attributesOfItem(atPath: binary.path)[.modificationDate]) as? Date else { return }
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        guard let files = fileManager.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey]) else { return }
+        for case let file as URL in files where file.pathExtension == "swift" || file.lastPathComponent == "schema.sql" {
+            if let changed = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
+                changed > built.addingTimeInterval(1)
+            {
+                throw FuzzSetupError(
+                    "\(binary.path) is older than \(file.path): build it first (`swift build --build-tests`, as scripts/test does)")
+            }
+        }
+    }
+
     /// A free loopback port (the kernel's choice, released for the child to take).
     static func freePort() throws -> Int {
         #if canImport(Glibc)
@@ -82,7 +102,9 @@ final class ServedSubLedger {
     func start() async throws {
         let port = try Self.freePort()
         let process = Process()
-        process.executableURL = try Self.binary()
+        let binary = try Self.binary()
+        try Self.checkFresh(binary)
+        process.executableURL = binary
         process.arguments = arguments + ["--host", "127.0.0.1", "--port", String(port)]
         var environment = ProcessInfo.processInfo.environment
         for name in environment.keys where name.hasPrefix("SUBLEDGER_") || name == "DATABASE_URL" {
@@ -95,7 +117,7 @@ final class ServedSubLedger {
             _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         }
         let handle = try FileHandle(forWritingTo: logURL)
-        handle.seekToEndOfFile()
+        startOffset = handle.seekToEndOfFile()
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
@@ -125,16 +147,17 @@ final class ServedSubLedger {
     /// How the child ended, for a finding (`nil` while it runs).
     var exitDescription: String? {
         guard let process, !process.isRunning else { return nil }
-        let reason = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
-        return "\(reason) \(process.terminationStatus)"
+        if process.terminationReason == .uncaughtSignal { return "signal \(process.terminationStatus)" }
+        return "exit status \(process.terminationStatus)"
     }
 
-    /// Stops the child (SIGTERM, then SIGKILL after 5 s).
+    /// Stops the child: SIGTERM, then SIGKILL after 3 s (a child still draining a stalled request would
+    /// otherwise hold its database connections, and the test's schema, for minutes).
     func stop() {
         guard let process else { return }
         if process.isRunning {
             process.terminate()
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(3)
             while process.isRunning, Date() < deadline { usleep(20_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
@@ -157,9 +180,9 @@ final class ServedSubLedger {
         return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    /// The last lines of the child's log.
+    /// The last lines this child logged.
     func logTail(lines: Int = 25) -> String {
-        let text = log(since: 0)
+        let text = log(since: startOffset)
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }
 }

@@ -23,17 +23,29 @@ import Testing
     /// extreme numbers and dates, NUL and invalid UTF-8 in every string, huge and deep JSON, type confusion,
     /// corrupted and re-signed JWS.
     @Test func everyInputRouteSurvivesRandomAndMutatedBodies() async throws {
-        let settings = FuzzSettings.fromEnvironment(defaultIterations: 120)
+        let settings = FuzzSettings.fromEnvironment(defaultIterations: 80)
         try await FuzzTarget.run(settings: settings) { target in
             try await target.campaign(FuzzRoute.bodyRoutes)
             Self.expectNoFindings(target, "input routes")
         }
     }
 
+    /// NUL, invalid UTF-8 and a very long value in every string member of every input, the limits of Int64
+    /// and beyond in every number (dates included), in payloads signed by the trusted chain and in claims
+    /// whose signature does not verify; NUL and invalid UTF-8 in every path id and query option.
+    @Test func everyFieldSurvivesNULInvalidUTF8AndNumericLimits() async throws {
+        let settings = FuzzSettings.fromEnvironment(defaultIterations: 1)
+        try await FuzzTarget.run(settings: settings) { target in
+            try await target.sendAll(FuzzSystematic.bodyRequests(target.corpus, seed: settings.seed))
+            try await target.sendAll(FuzzSystematic.readRequests(target.corpus))
+            Self.expectNoFindings(target, "every field")
+        }
+    }
+
     /// Account, report and admin page reads with odd ids, dates and options, over a ledger seeded with
     /// ordinary and very long transaction ids (every report in every format first).
     @Test func readRoutesSurviveOddIdentifiersDatesAndOptions() async throws {
-        let settings = FuzzSettings.fromEnvironment(defaultIterations: 120)
+        let settings = FuzzSettings.fromEnvironment(defaultIterations: 80)
         try await FuzzTarget.run(settings: settings) { target in
             try await target.seedLedger()
             try await target.reportSweep()
@@ -45,7 +57,7 @@ import Testing
     /// Broken HTTP over a raw socket: malformed chunked bodies, lengths above the limit, disconnects mid-body,
     /// garbage request lines and headers.
     @Test func framingErrorsAreRefusedWithoutHarm() async throws {
-        let settings = FuzzSettings.fromEnvironment(defaultIterations: 60)
+        let settings = FuzzSettings.fromEnvironment(defaultIterations: 40)
         try await FuzzTarget.run(settings: settings) { target in
             let cases = FramingCase.all(corpus: target.corpus, seed: settings.seed, randomCount: settings.iterations)
             try await target.framingCampaign(cases)
