@@ -64,7 +64,12 @@ final class FuzzTarget {
             try await TestDatabase.withSchema(maxConnections: 2) { schema, _, pool in
                 let migrator = try Migrator.bundled(logger: TestDatabase.logger)
                 try await migrator.migrate(pool)
-                let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+                // Secrets at rest: the catalog's secrets are sealed with a key the served process reads from a file.
+                let secretKey = SecretKey.generate()
+                let keyFile = directory.appendingPathComponent("secret.key")
+                try Data((secretKey.base64 + "\n").utf8).write(to: keyFile)
+                let store = LedgerStore(
+                    pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [secretKey]))
                 let (catalog, secrets) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
                 try await store.applyCatalog(catalog, secrets: secrets)
                 let keys = APIKeys(pool: pool)
@@ -91,7 +96,7 @@ final class FuzzTarget {
                 let server = ServedSubLedger(
                     arguments: [
                         "serve", "--database-url", try databaseURL(schema: schema), "--no-migrate", "--pool-size", "6",
-                        "--log-level", "warning",
+                        "--log-level", "warning", "--secret-key-file", keyFile.path,
                         "--verify-receipt-url", sim.productionVerifyReceiptURL,
                         "--verify-receipt-sandbox-url", sim.sandboxVerifyReceiptURL,
                         "--server-api-url", sim.serverAPIBaseURL(.production),
