@@ -32,7 +32,7 @@ import Testing
     static func get(_ fixture: SimulatorFixture, _ path: String, token: String) async throws -> (Int, [String: Any]) {
         var request = HTTPClientRequest(url: fixture.simulator.serverAPIBaseURL(.sandbox) + path)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await fixture.http.execute(request, timeout: .seconds(5))
+        let response = try await fixture.http.execute(request, timeout: .seconds(20))
         let bytes = try await response.body.collect(upTo: 1 << 22)
         let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any]
         return (Int(response.status.code), object ?? [:])

@@ -34,7 +34,7 @@ import Testing
             var request = HTTPClientRequestBuilder.get(
                 fixture.simulator.baseURL + "/control/root-certificate?format=pem")
             request.method = .GET
-            let response = try await fixture.http.execute(request, timeout: .seconds(5))
+            let response = try await fixture.http.execute(request, timeout: .seconds(20))
             let pem = String(buffer: try await response.body.collect(upTo: 1 << 20))
             #expect(pem.contains("BEGIN CERTIFICATE"))
             let again = try AppStoreSimulator.rootCertificate(seed: 42)

@@ -33,7 +33,9 @@ import Testing
         {
             AppStoreServerAPIClient(
                 httpClient: http,
-                configuration: .init(environment: environment, baseURL: baseURL, timeout: .seconds(5)),
+                // A production-sized deadline: these tests are about answers, not speed, and the whole suite
+                // runs in parallel on two shared cores (the timeout itself is tested below with 300 ms).
+                configuration: .init(environment: environment, baseURL: baseURL, timeout: .seconds(30)),
                 tokenIssuer: try issuer(),
                 verifier: try TestChains.verifier(roots: [chain.trustedRoot], environment: environment),
                 now: { TestChains.now }

@@ -149,7 +149,7 @@ import Testing
         let gateway = try AppleGateway(
             configuration: AppleConfiguration(
                 verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
-                verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(5),
+                verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
                 serverAPIProductionURL: e.sim.serverAPIBaseURL(.production),
                 serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)

@@ -106,7 +106,7 @@ struct SimulatorFixture: Sendable {
             httpClient: http,
             configuration: .init(
                 sharedSecret: secret, productionURL: simulator.productionVerifyReceiptURL,
-                sandboxURL: simulator.sandboxVerifyReceiptURL, excludeOldTransactions: excludeOld, timeout: .seconds(5))
+                sandboxURL: simulator.sandboxVerifyReceiptURL, excludeOldTransactions: excludeOld, timeout: .seconds(20))
         )
     }
 
@@ -127,7 +127,7 @@ struct SimulatorFixture: Sendable {
         AppStoreServerAPIClient(
             httpClient: http,
             configuration: .init(
-                environment: environment, baseURL: simulator.serverAPIBaseURL(environment), timeout: .seconds(5)),
+                environment: environment, baseURL: simulator.serverAPIBaseURL(environment), timeout: .seconds(20)),
             tokenIssuer: try ServerAPITokenIssuer(
                 issuerID: app.serverAPI.issuerID, keyID: app.serverAPI.keyID, bundleID: Self.bundleID,
                 privateKeyPEM: app.serverAPI.privateKeyPEM ?? "", now: now),
@@ -140,7 +140,7 @@ struct SimulatorFixture: Sendable {
             url: sandbox ? simulator.sandboxVerifyReceiptURL : simulator.productionVerifyReceiptURL)
         request.method = .POST
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await http.execute(request, timeout: .seconds(5))
+        let response = try await http.execute(request, timeout: .seconds(20))
         let bytes = try await response.body.collect(upTo: 1 << 24)
         return (Int(response.status.code), String(buffer: bytes))
     }

@@ -44,7 +44,7 @@ struct EndToEndHarness: Sendable {
             var apple = AppleConfiguration(
                 verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
                 verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL,
-                trustAppleRoot: false, timeout: .seconds(5))
+                trustAppleRoot: false, timeout: .seconds(20))
             configureApple(&apple)
             try await ServiceHarness.run(
                 apple: apple, additionalRoots: [sim.trustedRoot],
