@@ -167,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubLedgerCoreTests",
-            dependencies: ["SubLedgerCore"],
+            dependencies: ["SubLedgerCore", "SubLedgerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -175,6 +175,7 @@ let package = Package(
             dependencies: [
                 "AppStore",
                 "SubLedgerCore",
+                "SubLedgerTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,4 +1,5 @@
 import SubLedgerCore
+import SubLedgerTestSupport
 import Testing
 
 /// The ledger's order-independence, stated as precisely as it holds.

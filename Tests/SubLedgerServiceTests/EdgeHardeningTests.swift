@@ -73,9 +73,7 @@ import Testing
             let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
                 for _ in 0..<reports {
                     group.addTask {
-                        let connection = try await RawConnection.open(port: port)
-                        try await connection.send(request)
-                        return try await connection.readResponse(timeout: .seconds(120)).status
+                        await RawHTTPConnection.exchange(port: port, request: request, timeout: 120).response?.status
                     }
                 }
                 var statuses: [Int?] = []
@@ -238,13 +236,17 @@ import Testing
     /// A `Content-Length` above the limit is refused with 413 at once, not after the idle timeout.
     @Test func oversizedContentLengthIsRefusedAtOnce() async throws {
         try await H.run { _, client in
-            let connection = try await RawConnection.open(port: try #require(client.port))
-            try await connection.send(
-                "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: 10000000\r\n\r\n{")
-            let answer = try await connection.readResponse(timeout: .seconds(10))
+            let sent = ContinuousClock.now
+            let outcome = await RawHTTPConnection.exchange(
+                port: try #require(client.port),
+                request: "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 10000000\r\n\r\n{",
+                timeout: 10)
+            let waited = ContinuousClock.now - sent
+            let answer = try #require(outcome.response, "\(outcome.summary)")
             #expect(answer.status == 413)
-            #expect(answer.waited < .seconds(5))
+            // Before the fix the answer came only when the 30 s idle timeout closed the connection.
+            #expect(waited < .seconds(5))
             #expect(answer.text.contains("body_too_large"))
         }
     }
@@ -253,19 +255,20 @@ import Testing
     @Test func brokenFramingAnswers400() async throws {
         try await H.run { _, client in
             let port = try #require(client.port)
-            let chunked = try await RawConnection.open(port: port)
-            try await chunked.send(
-                "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + "5\r\n{\"a\":\r\nzz-not-a-size\r\n\r\n")
-            let framing = try await chunked.readResponse(timeout: .seconds(10))
+            let chunked = await RawHTTPConnection.exchange(
+                port: port,
+                request: "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\n{\"a\":\r\nzz-not-a-size\r\n\r\n",
+                timeout: 10)
+            let framing = try #require(chunked.response, "\(chunked.summary)")
             #expect(framing.status == 400, "\(framing.text)")
             #expect(framing.text.contains("\"malformed_body\""))
 
-            let cut = try await RawConnection.open(port: port)
-            try await cut.send(
-                "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"signed")
-            cut.finishSending()
-            let early = try await cut.readResponse(timeout: .seconds(10))
+            let cut = await RawHTTPConnection.exchange(
+                port: port,
+                request: "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"signed",
+                timeout: 10, finishSending: true)
+            let early = try #require(cut.response, "\(cut.summary)")
             #expect(early.status == 400, "\(early.text)")
             #expect(early.text.contains("\"malformed_body\""))
 

@@ -1,16 +1,12 @@
-/// A deterministic random number generator (SplitMix64), so fuzz-style tests repeat exactly.
+import SubLedgerTestSupport
+
+/// The suites' seeded generator (`SplitMix64`) with byte-level mutations, so fuzz-style tests repeat exactly.
 struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+    private var base: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { base = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { base.next() }
 
     mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }

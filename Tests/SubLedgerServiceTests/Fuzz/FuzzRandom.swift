@@ -1,12 +1,13 @@
 import Foundation
+import SubLedgerTestSupport
 
 /// A deterministic random source (SplitMix64): the same seed gives the same campaign on every machine,
 /// so a failure printed with its seed can be replayed exactly.
 struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var base: SplitMix64
 
     init(seed: UInt64) {
-        state = seed
+        base = SplitMix64(seed: seed)
     }
 
     /// A generator for one case of a campaign, independent of how many draws the earlier cases made.
@@ -14,17 +15,11 @@ struct FuzzRandom: RandomNumberGenerator {
         var mixed = seed ^ 0x5DEE_CE66_D1CE_4E5B
         for byte in stream.utf8 { mixed = (mixed ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         mixed ^= UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15
-        state = mixed
+        base = SplitMix64(seed: mixed)
         _ = next()
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { base.next() }
 
     /// `true` with probability `probability`.
     mutating func chance(_ probability: Double) -> Bool {

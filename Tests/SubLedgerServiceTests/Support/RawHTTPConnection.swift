@@ -29,28 +29,38 @@ enum RawHTTPOutcome: Sendable {
     case refused(String)
 }
 
-/// HTTP/1.1 over a plain loopback socket: bytes go out exactly as given, so the campaign can send what no
-/// HTTP client library would (raw NUL in a path, broken chunked framing, a body shorter than its length).
+/// HTTP/1.1 over a plain loopback socket: bytes go out exactly as given, so tests and the fuzz campaign can
+/// send what no HTTP client library would (raw NUL in a path, broken chunked framing, a body shorter than its
+/// length, a `Content-Length` the body never fills).
 ///
 /// Calls block; they run on a Dispatch thread, never on the cooperative pool.
 enum RawHTTPConnection {
     /// Sends `request` on a new connection, then (unless `closeAfterSending`) reads one answer within
-    /// `timeout` seconds.
+    /// `timeout` seconds. With `finishSending`, the sending side is shut after the request: the server sees
+    /// the stream end (a client gone mid-body) but can still answer.
     static func exchange(
-        port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool = false
+        port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool = false, finishSending: Bool = false
     ) async -> RawHTTPOutcome {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     returning: exchangeBlocking(
-                        port: port, request: request, timeout: timeout, closeAfterSending: closeAfterSending))
+                        port: port, request: request, timeout: timeout, closeAfterSending: closeAfterSending,
+                        finishSending: finishSending))
             }
         }
     }
 
-    private static func exchangeBlocking(port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool)
-        -> RawHTTPOutcome
-    {
+    /// `exchange` of a request written as text (use `\r\n` line ends).
+    static func exchange(
+        port: Int, request: String, timeout: Double, finishSending: Bool = false
+    ) async -> RawHTTPOutcome {
+        await exchange(port: port, request: Array(request.utf8), timeout: timeout, finishSending: finishSending)
+    }
+
+    private static func exchangeBlocking(
+        port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool, finishSending: Bool
+    ) -> RawHTTPOutcome {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -88,6 +98,7 @@ enum RawHTTPConnection {
             offset += sent
         }
         if closeAfterSending { return .closed(received: []) }
+        if finishSending { shutdown(descriptor, Int32(SHUT_WR)) }
 
         let deadline = Date().addingTimeInterval(timeout)
         var received: [UInt8] = []
@@ -166,6 +177,11 @@ enum RawHTTPConnection {
             index += size + 2
         }
     }
+}
+
+extension RawHTTPResponse {
+    /// The body as text.
+    var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 extension RawHTTPOutcome {
