@@ -26,6 +26,15 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
     }
 
+    /// Issue 11, item 11: an iOS 6 style transaction receipt is recognized and its id read offline.
+    @Test func legacyTransactionReceiptsShowTheirTransactionID() async throws {
+        let report = try await Self.inspector().inspect(Data(try TestResources.signedData("legacyTransaction").utf8))
+        #expect(report.kind == .transactionReceipt)
+        #expect(!report.verified)
+        let fields = try json(report)["fields"] as? [String: Any]
+        #expect(fields?["transaction_id"] as? String == "33993399")
+    }
+
     @Test(arguments: [
         ("testNotification", ArtifactKind.notificationV2), ("transactionInfo", .signedTransaction),
         ("renewalInfo", .signedRenewalInfo),

@@ -259,7 +259,22 @@ public struct ArtifactInspector: Sendable {
                 fields: AppReceiptFields(receipt: receipt, transactionIDs: receipt.transactionIDs)
             )
         } catch {
+            // Not PKCS#7: perhaps an iOS 6 style transaction receipt, whose id is all that can be read offline.
+            if let transactionID = TransactionReceipt.transactionID(base64: base64) {
+                return InspectionReport(
+                    kind: .transactionReceipt, verified: false, reason: "ArtifactInspector.receiptSignatureNotChecked",
+                    checks: ["structure"], fields: TransactionReceiptFields(transactionID: transactionID))
+            }
             return failure(.appReceipt, error, checks: ["structure"], fields: nil)
+        }
+    }
+
+    /// What an iOS 6 style transaction receipt says offline: the id to look up with the Server API.
+    private struct TransactionReceiptFields: Encodable, Sendable {
+        var transactionID: String
+
+        enum CodingKeys: String, CodingKey {
+            case transactionID = "transaction_id"
         }
     }
 

@@ -12,6 +12,9 @@ public enum ArtifactKind: String, Hashable, Sendable, Codable, CaseIterable {
     case notificationV1
     /// A base64 PKCS#7 app receipt.
     case appReceipt
+    /// An iOS 6 style transaction receipt (`SKPaymentTransaction.transactionReceipt`), whose transaction id
+    /// is read offline as Apple's `ReceiptUtility` does; only verifyReceipt can verify it.
+    case transactionReceipt
     /// Nothing this tool knows.
     case unrecognized
 }
