@@ -60,7 +60,7 @@ struct StartupSchemaCheck: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: retryInterval)
             if try await attempt(firstFailure: false) {
-                logger.notice("the database answers again")
+                logger.notice("the database answers and its schema is current")
                 return
             }
         }
@@ -74,8 +74,11 @@ struct StartupSchemaCheck: Service {
             if migrate {
                 try await migrator.migrate(pool)
             } else if try await !migrator.isCurrent(pool) {
-                logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
-                return true
+                // Keep checking: the secret-key check below must run once someone migrates.
+                if firstFailure {
+                    logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
+                }
+                return false
             }
             // Secrets at rest: refuse to go on without the keys the stored secrets are sealed with.
             try await LedgerStore(pool: pool, logger: logger, secretKeys: secretKeys).checkSecretKeys()

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerStore
 import Synchronization
 import Testing
 
@@ -299,6 +300,17 @@ import Testing
     /// signature answer exactly alike, and so do a V1 `bid` that is unknown and one with a wrong shared secret.
     @Test func notificationRefusalsDoNotRevealTheConfiguration() async throws {
         try await H.run { harness, client in
+            // A configured Production app without `apple_app_id` cannot verify Production data (500
+            // `app_misconfigured` inside); its notifications must be answered like an unknown app's.
+            let (extra, extraSecrets) = try LedgerStore.readCatalog(
+                """
+                apps:
+                  - bundle_id: com.example.three
+                    environments: [production]
+                    products:
+                      - { product_id: three.monthly, type: auto_renewable, subscription_group_id: "g3", entitlements: [pro] }
+                """)
+            try await harness.store.applyCatalog(extra, secrets: extraSecrets)
             let forger = JWSSigner(
                 chain: try SigningChain.generate(
                     notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),
@@ -307,6 +319,7 @@ import Testing
                 try Self.signedNotification(harness, bundleID: "com.example.unknown", environment: "Production"),
                 try Self.signedNotification(harness, bundleID: H.appOne, environment: "Xcode"),
                 try Self.signedNotification(harness, bundleID: H.appOne, environment: "Production", signer: forger),
+                try Self.signedNotification(harness, bundleID: "com.example.three", environment: "Production"),
             ]
             var answers: [String] = []
             for body in bodies {

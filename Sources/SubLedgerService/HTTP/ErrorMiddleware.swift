@@ -17,6 +17,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {
             throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+        } catch is CancellationError {
+            // The client went away (mid-body or mid-request): its mistake or its network, not a server fault.
+            context.logger.debug("request cancelled")
+            throw APIError.badRequest("malformed_body", "the request was cancelled before it was complete")
         } catch let error as DecodingError {
             throw APIError.badRequest("malformed_json", Self.describe(error))
         } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed {

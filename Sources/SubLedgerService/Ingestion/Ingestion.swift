@@ -231,7 +231,9 @@ public struct Ingestion: Sendable {
             let verifier = try apple.verifier(for: app, environment: environment)
             transaction = try await verifier.verifyTransaction(token).coreTransaction(source: .signedTransaction)
         } catch let error as APIError {
-            try await markReceipt(inputID, failed: error.code, retryable: false, now: now())
+            // A 5xx is our side (e.g. an app that cannot verify this environment yet): the stored transaction
+            // is retried once that is fixed, never given up.
+            try await markReceipt(inputID, failed: error.code, retryable: error.status.code >= 500, now: now())
             throw error
         } catch {
             try await markReceipt(inputID, failed: "\(error)", retryable: false, now: now())
@@ -335,6 +337,8 @@ public struct Ingestion: Sendable {
                 verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
             do {
                 return (try await decoder.decodeV2(signedPayload: signedPayload).notification, app)
+            } catch let error where error.code == .unmappable {
+                throw Self.unmappableNotification(error)
             } catch {
                 throw APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify: \(error.code)")
             }
@@ -345,12 +349,23 @@ public struct Ingestion: Sendable {
                 verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
             do {
                 return (try decoder.decodeV1(body: body, receivedAt: receivedAt).notification, app)
+            } catch let error where error.code == .unmappable {
+                throw Self.unmappableNotification(error)
             } catch {
                 throw APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused: \(error.code)")
             }
         } else {
             throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
         }
+    }
+
+    /// A notification that authenticated (signature or shared secret) but holds what no real one does: a
+    /// date outside 1970-9999, an impossible id, a missing field. Only an authenticated sender sees this
+    /// answer, so it may name the field (never the value).
+    private static func unmappableNotification(_ error: NotificationDecodingError) -> APIError {
+        let field = error.mappingError.map { " (\($0.code): \($0.field))" } ?? ""
+        return APIError.unprocessable(
+            "invalid_notification_payload", "the notification is authentic but cannot be applied\(field)")
     }
 
     private static func v1Environment(_ body: Data) -> AppStoreEnvironment? {

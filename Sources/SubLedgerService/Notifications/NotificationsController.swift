@@ -29,6 +29,10 @@ struct NotificationsController: Sendable {
     /// The codes under which the ingestion refuses a notification for a reason tied to the configuration.
     static let refusalCodes: Set<String> = [
         "unknown_app", "environment_not_allowed", "invalid_signature", "invalid_notification",
+        // A configured app that cannot verify the claimed environment (no `apple_app_id` for Production):
+        // our fault, logged as an error below, but answered like the rest so the answer reveals nothing.
+        // Apple retries any non-2xx, so nothing is lost once the catalog is fixed.
+        "app_misconfigured",
     ]
 
     func receive(_ request: Request, _ context: SubLedgerRequestContext) async throws -> ReceivedBody {
@@ -39,7 +43,11 @@ struct NotificationsController: Sendable {
         do {
             result = try await ingestion.receiveNotification(body)
         } catch let error as APIError where Self.refusalCodes.contains(error.code) {
-            context.logger.info("notification refused", metadata: ["reason": "\(error.code): \(error.message)"])
+            if error.status.code >= 500 {
+                context.logger.error("notification refused: the app is misconfigured", metadata: ["reason": "\(error.code): \(error.message)"])
+            } else {
+                context.logger.info("notification refused", metadata: ["reason": "\(error.code): \(error.message)"])
+            }
             throw Self.refusal(isV2: Self.isV2(body))
         }
         switch result {
