@@ -116,6 +116,14 @@ import Testing
             expected: [CatalogError(code: .emptyProductID, subject: ""),
                        CatalogError(code: .emptyEntitlementID, subject: "")]),
         ValidationCase(
+            name: "ids the API could never accept (IdentifierRule)",
+            catalog: Catalog(apps: [
+                App(bundleID: "com.example app", environments: [.production],
+                    products: [Product(productID: "pro monthly", type: .nonConsumable, entitlementIDs: ["pro"])])
+            ]),
+            expected: [CatalogError(code: .invalidBundleID, subject: "com.example app"),
+                       CatalogError(code: .invalidProductID, subject: "pro monthly")]),
+        ValidationCase(
             name: "duplicate bundle id, no environments",
             catalog: Catalog(apps: [app([]), app([], environments: [])]),
             expected: [CatalogError(code: .duplicateBundleID, subject: "a"),

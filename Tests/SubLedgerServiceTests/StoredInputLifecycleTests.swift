@@ -208,6 +208,41 @@ import Testing
         }
     }
 
+    /// Items 17 and 6 together: a V1 notification is stored without its password, so the job verifies the
+    /// stored body with the app's current shared secret; it is applied like any other stranded input.
+    @Test func theJobAppliesAStoredV1NotificationWithoutItsPassword() async throws {
+        try await H.run { harness, _ in
+            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let redacted = """
+                {"notification_type": "INITIAL_BUY", "environment": "PROD", "bid": "\(H.appOne)", "bvrs": "1",
+                 "unified_receipt": {"status": 0, "environment": "Production", "latest_receipt": "BASE64",
+                   "latest_receipt_info": [{"product_id": "pro.monthly", "transaction_id": "6101",
+                     "original_transaction_id": "6101", "purchase_date_ms": "\(H.day(0).millisecondsSince1970)",
+                     "expires_date_ms": "\(H.day(30).millisecondsSince1970)"}],
+                   "pending_renewal_info": []}}
+                """
+            let rowID = try await harness.pool.query(
+                """
+                INSERT INTO notifications (app_id, notification_id, version, notification_type, environment, body, received_at)
+                VALUES ($1, 'stranded-v1', 'v1', 'INITIAL_BUY', 'Production', $2, $3) RETURNING notification_row_id
+                """,
+                [app.appID, redacted, PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970)]
+            ).single().decode(Int64.self, at: 0)
+            let poller = try Self.poller(harness, retry: StoredInputRetry(), pendingAge: .seconds(120))
+            harness.clock.set(H.start.adding(milliseconds: 121_000))
+            #expect(try await poller.runCycle().notifications == 1)
+            #expect(try await harness.store.notificationStatus(rowID) == "applied")
+            let chain = try await harness.store.chain(
+                ChainKey(environment: .production, originalTransactionID: "6101"), app: app)
+            #expect(chain != nil)
+            // The stored body still holds no password after the job verified it.
+            let stored = try await harness.pool.query(
+                "SELECT body FROM notifications WHERE notification_row_id = $1", [rowID]
+            ).single().decode(String.self, at: 0)
+            #expect(!stored.contains("password"))
+        }
+    }
+
     /// Item 17: a replayed submission finds the stored row instead of storing a second copy.
     @Test func aReplayedSubmissionIsStoredOnce() async throws {
         try await H.run { harness, _ in

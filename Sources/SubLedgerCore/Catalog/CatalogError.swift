@@ -4,12 +4,14 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String {
             case emptyBundleID = "empty_bundle_id"
+            case invalidBundleID = "invalid_bundle_id"
             case duplicateBundleID = "duplicate_bundle_id"
             case noEnvironments = "no_environments"
             case unknownEnvironment = "unknown_environment"
             case unverifiableEnvironmentWithProduction = "unverifiable_environment_with_production"
             case unknownOwnershipPolicy = "unknown_ownership_policy"
             case emptyProductID = "empty_product_id"
+            case invalidProductID = "invalid_product_id"
             case duplicateProductID = "duplicate_product_id"
             case unknownProductType = "unknown_product_type"
             case consumableWithoutCredits = "consumable_without_credits"
@@ -26,6 +28,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         private init(_ value: Value) { self.value = value }
 
         public static let emptyBundleID = Code(.emptyBundleID)
+        /// A bundle id breaking `IdentifierRule.bundleID` (over 255 characters, or outside `A-Z a-z 0-9 . _ -`):
+        /// the API refuses such ids at its edge, so the app could never be reached.
+        public static let invalidBundleID = Code(.invalidBundleID)
         /// Two apps share a bundle id.
         public static let duplicateBundleID = Code(.duplicateBundleID)
         /// An app accepts no environment at all.
@@ -36,6 +41,8 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unverifiableEnvironmentWithProduction = Code(.unverifiableEnvironmentWithProduction)
         public static let unknownOwnershipPolicy = Code(.unknownOwnershipPolicy)
         public static let emptyProductID = Code(.emptyProductID)
+        /// A product id breaking `IdentifierRule.productID` (over 255 characters, or outside `A-Z a-z 0-9 . _ -`).
+        public static let invalidProductID = Code(.invalidProductID)
         /// Two products of one app share a product id.
         public static let duplicateProductID = Code(.duplicateProductID)
         public static let unknownProductType = Code(.unknownProductType)

@@ -22,7 +22,12 @@ extension App {
     /// Every defect of this app's configuration, in file order.
     public var validationErrors: [CatalogError] {
         var errors: [CatalogError] = []
-        if bundleID.isEmpty { errors.append(CatalogError(code: .emptyBundleID, subject: bundleID)) }
+        if bundleID.isEmpty {
+            errors.append(CatalogError(code: .emptyBundleID, subject: bundleID))
+        } else if !IdentifierRule.bundleID.accepts(bundleID) {
+            // The API refuses such ids at its edge, so an app named so could never be reached.
+            errors.append(CatalogError(code: .invalidBundleID, subject: String(bundleID.prefix(64))))
+        }
         if environments.isEmpty { errors.append(CatalogError(code: .noEnvironments, subject: bundleID)) }
         // Xcode and local-testing data carries no App Store signature, so it is accepted unverified (as Apple's
         // library does) only by apps that opt in, and never by an app that also serves real customers.
@@ -49,7 +54,11 @@ extension Product {
     public var validationErrors: [CatalogError] {
         var errors: [CatalogError] = []
         func fail(_ code: CatalogError.Code) { errors.append(CatalogError(code: code, subject: productID)) }
-        if productID.isEmpty { fail(.emptyProductID) }
+        if productID.isEmpty {
+            fail(.emptyProductID)
+        } else if !IdentifierRule.productID.accepts(productID) {
+            errors.append(CatalogError(code: .invalidProductID, subject: String(productID.prefix(64))))
+        }
         if entitlementIDs.contains(where: \.isEmpty) { fail(.emptyEntitlementID) }
         switch type {
         case .consumable:
