@@ -137,7 +137,7 @@ import FoundationNetworking
 
     /// Item 16: `serve` with PostgreSQL unreachable starts anyway and answers `/health/ready` with 503.
     @Test func serveStartsWithoutTheDatabaseAndIsNotReady() async throws {
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         var configuration = ServiceConfiguration(
             host: "127.0.0.1", port: port, databaseURL: "postgresql://subledger@127.0.0.1:9/subledger?connect_timeout=1")
         configuration.logLevel = .critical
@@ -161,25 +161,4 @@ import FoundationNetworking
         server.cancel()
         _ = await server.result
     }
-
-    /// A TCP port nothing listens on right now.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw PortError() }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw PortError() }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    struct PortError: Error {}
 }

@@ -75,32 +75,9 @@ final class ServedSubLedger {
         }
     }
 
-    /// A free loopback port (the kernel's choice, released for the child to take).
-    static func freePort() throws -> Int {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw FuzzSetupError("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw FuzzSetupError("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Starts the child and waits until `/health/live` answers 200.
     func start() async throws {
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let process = Process()
         let binary = try Self.binary()
         try Self.checkFresh(binary)
