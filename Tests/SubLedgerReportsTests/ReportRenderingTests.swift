@@ -27,7 +27,8 @@ import Testing
         let start = ContinuousClock.now
         let text = ReportFormat.table.render(.unclaimed(report))
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(2), "rendering took \(elapsed)")
+        // Over 30 s before the fix; milliseconds now. The bound leaves room for a loaded machine.
+        #expect(elapsed < .seconds(10), "rendering took \(elapsed)")
         #expect(text.contains(id))
         #expect(text.split(separator: "\n").allSatisfy { $0.last?.isWhitespace != true }, "no line ends in a space")
         #expect(ReportFormat.droppingTrailingWhitespace("a b \t ") == "a b")
