@@ -50,7 +50,7 @@ import Testing
         let reference = try Scenario.run(Scenario.singleClaimantInputs + Scenario.contestedChainInputs)
         let expected = Scenario.Outcome(reference)
         let key = ChainKey(environment: .production, originalTransactionID: "s1")
-        #expect(reference.chains[key]?.chain.owner == Fixtures.bob)
+        #expect(reference.chains[key]?.header.owner == Fixtures.bob)
         #expect(reference.chains[key]?.bindingChanges.map(\.to) == [Fixtures.alice, Fixtures.bob])
 
         var rng = SplitMix64(seed: 0x5EED_0002)

@@ -22,7 +22,7 @@ import Testing
         let decision = try state.apply(
             F.receipt(by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30)], observedOn: 1), now: F.day(1))
         #expect(decision.outcome("o1") == .applied(to: bob))
-        #expect(state.chain("o1")?.chain.owner == bob)
+        #expect(state.chain("o1")?.header.owner == bob)
         #expect(decision.bindingChanges.map(\.reason) == [.firstClaim])
         #expect(state.entry("grant:Production:o1")?.account == bob)
         #expect(state.entitlementIDs(of: bob, at: F.day(2)) == ["pro"])
@@ -71,7 +71,7 @@ import Testing
         let decision = try state.apply(F.receipt(by: bob, [rule.arriving], observedOn: 30), now: rule.now)
         #expect(decision.outcome(rule.arriving.transactionID) == .belongsToAnotherAccount)
         #expect(decision.bindingChanges.isEmpty)
-        #expect(state.chain("o1")?.chain.owner == alice)
+        #expect(state.chain("o1")?.header.owner == alice)
         #expect(state.chain("o1")?.transaction(rule.arriving.transactionID)?.account == alice)
         #expect(state.entitlementIDs(of: bob, at: rule.now).isEmpty)
         #expect(state.entitlementIDs(of: alice, at: rule.now) == (rule.aliceEntitled ? ["pro"] : []))
@@ -118,7 +118,7 @@ import Testing
         #expect(change.from == alice && change.to == bob)
         #expect(change.reason == .ownerNotActivelyAutoRenewing)
         #expect(change.at == rule.now)
-        #expect(state.chain("o1")?.chain.owner == bob)
+        #expect(state.chain("o1")?.header.owner == bob)
         let transferKeys = decision.entries.filter { $0.kind == .transferOut || $0.kind == .transferIn }
             .map(\.idempotencyKey).sorted()
         let trigger = rule.arriving.transactionID
@@ -149,7 +149,7 @@ import Testing
             now: F.day(0))
         #expect(notified.outcome("o1") == .unclaimed)
         #expect(notified.entries.isEmpty)
-        #expect(state.chain("o1")?.chain.owner == nil)
+        #expect(state.chain("o1")?.header.owner == nil)
 
         let renewed = try state.apply(
             F.notification([F.subscription("r2", chain: "o1", from: 30, to: 60, signedOn: 30)], observedOn: 30),
@@ -175,7 +175,7 @@ import Testing
                 observedOn: 0),
             now: F.day(0))
         #expect(decision.outcome("o1") == .applied(to: alice))
-        #expect(state.chain("o1")?.chain.owner == alice)
+        #expect(state.chain("o1")?.header.owner == alice)
     }
 
     @Test func tokenWinsOverTheSubmitterAndTheSubmitterIsNotToldWho() throws {
@@ -186,7 +186,7 @@ import Testing
                       observedOn: 1),
             now: F.day(1))
         #expect(decision.outcome("o1") == .belongsToAnotherAccount)
-        #expect(state.chain("o1")?.chain.owner == alice)
+        #expect(state.chain("o1")?.header.owner == alice)
     }
 
     @Test func tokenOfAnotherAppIsIgnoredInFavourOfTheSubmitter() throws {
@@ -302,7 +302,7 @@ import Testing
         let decision = try state.apply(
             F.receipt(by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30)], observedOn: 2), now: F.day(2))
         #expect(decision.outcome("o1") == rule.expectedOutcome)
-        #expect(state.chain("o1")?.chain.owner == rule.expectedOwner)
+        #expect(state.chain("o1")?.header.owner == rule.expectedOwner)
         #expect(state.entitlementIDs(of: rule.expectedOwner, at: F.day(2)) == ["pro"])
     }
 

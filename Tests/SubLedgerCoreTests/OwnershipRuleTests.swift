@@ -110,7 +110,7 @@ import Testing
     func stillActivelyAutoRenewingFollowsItsDefinition(_ rule: RenewingCase) {
         let key = ChainKey(environment: .production, originalTransactionID: "o1")
         let before = ChainSnapshot(
-            chain: SubscriptionChain(
+            header: SubscriptionChain(
                 key: key, bundleID: Fixtures.bundleID, productType: .autoRenewable, owner: Fixtures.alice,
                 productID: Fixtures.proMonthly, renewalInfo: rule.stored),
             transactions: rule.transactions.map {

@@ -16,8 +16,8 @@ import Testing
             F.notification([], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 5)], observedOn: 5),
             now: F.day(11))
         #expect(decision.renewalInfoOutcomes.map(\.result) == [.stale])
-        #expect(state.chain("s1")?.chain.renewalInfo?.willAutoRenew == false)
-        #expect(state.chain("s1")?.chain.renewalInfo?.observedAt == F.day(10))
+        #expect(state.chain("s1")?.header.renewalInfo?.willAutoRenew == false)
+        #expect(state.chain("s1")?.header.renewalInfo?.observedAt == F.day(10))
     }
 
     @Test func newerRenewalInfoReplacesTheStoredOne() throws {
@@ -31,7 +31,7 @@ import Testing
                            observedOn: 2),
             now: F.day(2))
         #expect(decision.renewalInfoOutcomes.map(\.result) == [.applied, .stale])
-        #expect(state.chain("s1")?.chain.renewalInfo?.willAutoRenew == false)
+        #expect(state.chain("s1")?.header.renewalInfo?.willAutoRenew == false)
     }
 
     @Test func olderTransactionVersionDoesNotReplaceANewerOne() throws {

@@ -84,7 +84,7 @@ import Testing
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
             let token = try harness.signedTransaction(id: "5001", purchasedOnDay: 0, expiresOnDay: 30)
-            let id = try await harness.store.storeReceipt(
+            let id = try await harness.store.storeSubmission(
                 kind: .signedTransaction, body: token, account: try AccountID("paula"), app: app)
             try await Self.receivedLongAgo(harness.pool, id)
             try await Self.poisonTheLedger(harness.pool)
@@ -117,7 +117,7 @@ import Testing
     @Test func anInputThatKillsTheJobTwiceIsQuarantined() async throws {
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
-            let id = try await harness.store.storeReceipt(
+            let id = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "cG9pc29u", account: try AccountID("trap"), app: app)
             try await Self.receivedLongAgo(harness.pool, id)
             let queue = PollQueue(pool: harness.pool)
@@ -144,7 +144,7 @@ import Testing
     @Test func retriesOfAStoredReceiptBackOffExponentiallyAndEndQuarantined() async throws {
         try await H.run { harness, client in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
-            let id = try await harness.store.storeReceipt(
+            let id = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "bm90IGEgcmVjZWlwdA==", account: try AccountID("rick"), app: app)
             try await Self.receivedLongAgo(harness.pool, id)
             let retry = StoredInputRetry(base: .seconds(30), maximum: .seconds(3_600), maximumAttempts: 4)
@@ -248,10 +248,10 @@ import Testing
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
             let account = try AccountID("rosa")
-            let first = try await harness.store.storeReceipt(kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
-            let second = try await harness.store.storeReceipt(kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
+            let first = try await harness.store.storeSubmission(kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
+            let second = try await harness.store.storeSubmission(kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
             #expect(first == second)
-            let other = try await harness.store.storeReceipt(
+            let other = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "cmVjZWlwdA==", account: try AccountID("sam"), app: app)
             #expect(other != first)
             let count = try await harness.pool.query("SELECT count(*) FROM receipts").single().decode(Int64.self, at: 0)

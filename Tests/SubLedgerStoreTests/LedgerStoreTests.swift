@@ -23,8 +23,8 @@ import Testing
     @Test func catalogIsStoredAndReadBack() async throws {
         try await withLedger { store, app, pool in
             #expect(app.sharedSecret == "s3cret")
-            #expect(app.app.appAppleID == 1_234_567_890)
-            #expect(app.app.product("premium.monthly")?.groupLevel == 1)
+            #expect(app.definition.appAppleID == 1_234_567_890)
+            #expect(app.definition.product("premium.monthly")?.groupLevel == 1)
             let entitlements = try await pool.query(
                 "SELECT entitlement_id FROM product_entitlements WHERE app_id = $1 AND product_id = 'premium.monthly' ORDER BY 1",
                 [app.appID])
@@ -300,7 +300,7 @@ import Testing
     /// A stored receipt stays `pending` until the input it became is applied, in the same transaction.
     @Test func aStoredReceiptIsMarkedAppliedWithItsEffects() async throws {
         try await withLedger { store, app, pool in
-            let id = try await store.storeReceipt(kind: .appReceipt, body: "MIIT...base64", account: alice, app: app)
+            let id = try await store.storeSubmission(kind: .appReceipt, body: "MIIT...base64", account: alice, app: app)
             #expect(try await store.receiptStatus(id) == "pending")
             try await store.apply(
                 F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 0),
@@ -329,7 +329,7 @@ import Testing
         for _ in 0..<3 {
             let order = (inputs + inputs.prefix(2)).shuffled(using: &generator)
             try await withLedger { store, app, _ in
-                var oracle = LedgerState(catalog: Catalog(apps: [app.app]))
+                var oracle = LedgerState(catalog: Catalog(apps: [app.definition]))
                 for input in order {
                     try await store.apply(input, app: app, now: F.day(45))
                     try oracle.apply(input, now: F.day(45))

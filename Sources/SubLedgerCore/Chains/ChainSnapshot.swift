@@ -3,19 +3,26 @@
 /// Three tables' worth of rows: the chain row, its transactions (with their assigned accounts and
 /// revocation facts) and its ownership history.
 public struct ChainSnapshot: Hashable, Sendable, Codable {
-    public var chain: SubscriptionChain
+    /// The chain row: its key, owner, product and latest renewal info.
+    public var header: SubscriptionChain
     /// Sorted by (`purchaseDate`, `transactionID`).
     public var transactions: [KnownTransaction]
     /// The chain's ownership history, by `sequence`; the first entry (if any) is the first claim.
     public var bindingChanges: [BindingChange]
 
-    public init(chain: SubscriptionChain, transactions: [KnownTransaction] = [], bindingChanges: [BindingChange] = []) {
-        self.chain = chain
+    // The chain row is encoded under its earlier name, so JSON written before the rename still decodes.
+    private enum CodingKeys: String, CodingKey {
+        case header = "chain"
+        case transactions, bindingChanges
+    }
+
+    public init(header: SubscriptionChain, transactions: [KnownTransaction] = [], bindingChanges: [BindingChange] = []) {
+        self.header = header
         self.transactions = transactions
         self.bindingChanges = bindingChanges
     }
 
-    public var key: ChainKey { chain.key }
+    public var key: ChainKey { header.key }
 
     /// The owner at `instant`: the first claimant from the start of the chain, then each transfer's new owner
     /// from its `at` on.

@@ -4,10 +4,10 @@ extension ChainSnapshot {
     /// `app` supplies the duration of non-renewing products (Apple states none).
     public func state(at instant: Instant, in app: App) -> ChainState {
         guard let latest = latestTransaction(at: instant) else {
-            return .expired(ExpirationReason(expirationIntent: chain.renewalInfo?.expirationIntent))
+            return .expired(ExpirationReason(expirationIntent: header.renewalInfo?.expirationIntent))
         }
         if latest.revocation(inForceAt: instant) != nil { return .revoked }
-        switch chain.productType {
+        switch header.productType {
         case .nonConsumable, .consumable:
             return .active
         case .nonRenewing:
@@ -24,7 +24,7 @@ extension ChainSnapshot {
             guard let moment = latest.upgradeMoment, moment > instant else { return .upgradedAway }
         }
         if let expiry = latest.transaction.expiresDate, instant < expiry { return .active }
-        let renewal = chain.renewalInfo
+        let renewal = header.renewalInfo
         if let renewal, renewal.isInBillingRetryPeriod {
             if let grace = renewal.gracePeriodExpiresDate, instant < grace { return .gracePeriod }
             return .billingRetry
@@ -35,7 +35,7 @@ extension ChainSnapshot {
     /// When `known`'s paid period ends: its expiry, cut short by an upgrade; for a non-renewing purchase,
     /// its purchase date plus the catalog duration; `nil` for products that do not expire.
     func periodEnd(of known: KnownTransaction, in app: App) -> Instant? {
-        guard chain.productType == .autoRenewable, let moment = known.upgradeMoment else {
+        guard header.productType == .autoRenewable, let moment = known.upgradeMoment else {
             return statedPeriodEnd(of: known, in: app)
         }
         return known.transaction.expiresDate.map { min($0, moment) } ?? moment
@@ -43,7 +43,7 @@ extension ChainSnapshot {
 
     /// The period end as stated: Apple's `expiresDate`, or the catalog duration for non-renewing purchases.
     func statedPeriodEnd(of known: KnownTransaction, in app: App) -> Instant? {
-        switch chain.productType {
+        switch header.productType {
         case .autoRenewable:
             return known.transaction.expiresDate
         case .nonRenewing:

@@ -20,7 +20,7 @@ extension Ledger {
     ) -> [Entitlement] {
         var best: [String: Entitlement] = [:]
         for chain in chains
-        where chain.chain.bundleID == app.bundleID && chain.chain.productType != .consumable
+        where chain.header.bundleID == app.bundleID && chain.header.productType != .consumable
             && (environment == nil || chain.key.environment == environment)
             && chain.owner(at: instant) == account
         {
@@ -38,13 +38,13 @@ extension Ledger {
         guard state.grantsAccess, let latest = chain.latestTransaction(at: instant),
             let product = app.product(latest.transaction.productID)
         else { return [] }
-        let renewal = chain.chain.productType == .autoRenewable ? chain.chain.renewalInfo : nil
+        let renewal = chain.header.productType == .autoRenewable ? chain.header.renewalInfo : nil
         return product.entitlementIDs.map {
             Entitlement(
                 entitlementID: $0,
                 productID: product.productID,
                 productType: product.type,
-                bundleID: chain.chain.bundleID,
+                bundleID: chain.header.bundleID,
                 environment: chain.key.environment,
                 originalTransactionID: chain.key.originalTransactionID,
                 transactionID: latest.transactionID,

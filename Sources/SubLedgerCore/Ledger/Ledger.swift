@@ -26,13 +26,13 @@ public enum Ledger {
         guard input.transactions.count + input.renewalInfo.count <= LedgerInput.maximumItems else {
             throw LedgerError(code: .inputTooLarge, subject: input.bundleID)
         }
-        var application = Application(input: input, snapshot: snapshot, app: app, now: now)
+        var application = InputApplication(input: input, snapshot: snapshot, app: app, now: now)
         return application.run()
     }
 }
 
 /// The working state of one `Ledger.apply` call.
-private struct Application {
+private struct InputApplication {
     let input: LedgerInput
     let app: App
     let now: Instant
@@ -106,7 +106,7 @@ private struct Application {
         let before =
             chains[key]
             ?? ChainSnapshot(
-                chain: SubscriptionChain(
+                header: SubscriptionChain(
                     key: key, bundleID: app.bundleID, productType: product.type, productID: productID))
         var chain = before
 
@@ -134,9 +134,9 @@ private struct Application {
                 latest, submitter: input.submitter, accountsByToken: accountsByToken, ordersByID: orders, app: app)
             let merged = chain
             resolution = OwnershipRule.resolve(
-                owner: chain.chain.owner,
+                owner: chain.header.owner,
                 claimant: attribution.account,
-                productType: chain.chain.productType,
+                productType: chain.header.productType,
                 policy: app.ownershipPolicy
             ) {
                 OwnershipRule.ownerIsActivelyAutoRenewing(
@@ -146,12 +146,12 @@ private struct Application {
 
         // 4. Store renewal info, move ownership, hand unclaimed transactions to the owner.
         for info in renewals {
-            let applies = info == incomingRenewal && RenewalInfoVersion.isNewer(info, than: chain.chain.renewalInfo)
+            let applies = info == incomingRenewal && RenewalInfoVersion.isNewer(info, than: chain.header.renewalInfo)
             decision.renewalInfoOutcomes.append(
                 RenewalInfoOutcome(chain: key, observedAt: info.observedAt, result: applies ? .applied : .stale))
         }
-        if let incomingRenewal, RenewalInfoVersion.isNewer(incomingRenewal, than: chain.chain.renewalInfo) {
-            chain.chain.renewalInfo = incomingRenewal
+        if let incomingRenewal, RenewalInfoVersion.isNewer(incomingRenewal, than: chain.header.renewalInfo) {
+            chain.header.renewalInfo = incomingRenewal
         }
         refreshChainRow(&chain)
         var transferEntries: [LedgerEntry] = []
@@ -173,7 +173,7 @@ private struct Application {
             break
         }
         var newlyAssigned: [Transaction] = []
-        if let owner = chain.chain.owner {
+        if let owner = chain.header.owner {
             for index in chain.transactions.indices where chain.transactions[index].account == nil {
                 chain.transactions[index].account = owner
                 newlyAssigned.append(chain.transactions[index].transaction)
@@ -206,22 +206,22 @@ private struct Application {
 
     private mutating func record(_ change: BindingChange, on chain: inout ChainSnapshot) {
         chain.bindingChanges.append(change)
-        chain.chain.owner = change.to
+        chain.header.owner = change.to
         decision.bindingChanges.append(change)
     }
 
     /// Recomputes the chain row's derived columns from its transactions.
     private func refreshChainRow(_ chain: inout ChainSnapshot) {
         if let latest = chain.transactions.last?.transaction {
-            chain.chain.productID = latest.productID
-        } else if let renewal = chain.chain.renewalInfo {
-            chain.chain.productID = renewal.productID
+            chain.header.productID = latest.productID
+        } else if let renewal = chain.header.renewalInfo {
+            chain.header.productID = renewal.productID
         }
-        let product = app.product(chain.chain.productID)
-        chain.chain.subscriptionGroupID =
+        let product = app.product(chain.header.productID)
+        chain.header.subscriptionGroupID =
             product?.subscriptionGroupID ?? chain.transactions.last?.transaction.subscriptionGroupID
-        chain.chain.latestExpiry = chain.transactions.compactMap { known -> Instant? in
-            switch chain.chain.productType {
+        chain.header.latestExpiry = chain.transactions.compactMap { known -> Instant? in
+            switch chain.header.productType {
             case .autoRenewable: known.transaction.expiresDate
             case .nonRenewing, .nonConsumable, .consumable: chain.periodEnd(of: known, in: app)
             }
@@ -229,7 +229,7 @@ private struct Application {
     }
 
     private mutating func fulfilOrders(for transactions: [Transaction], on chain: ChainSnapshot) {
-        guard let owner = chain.chain.owner else { return }
+        guard let owner = chain.header.owner else { return }
         for transaction in transactions {
             guard
                 let id = OrderMatching.orderFulfilled(

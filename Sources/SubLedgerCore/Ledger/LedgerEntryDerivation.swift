@@ -11,7 +11,7 @@ enum LedgerEntryDerivation {
         let environment = transaction.environment
         let id = transaction.transactionID
         let product = app.product(transaction.productID)
-        let isConsumable = chain.chain.productType == .consumable
+        let isConsumable = chain.header.productType == .consumable
         let credits =
             product?.creditsPerUnit.map { $0.saturatingMultiplied(by: Int64(max(transaction.quantity, 1))) } ?? 0
         // The period as Apple stated it, not cut short by an upgrade: an entry's content must not depend on
@@ -29,7 +29,7 @@ enum LedgerEntryDerivation {
                 idempotencyKey: key,
                 kind: kind,
                 account: account,
-                bundleID: chain.chain.bundleID,
+                bundleID: chain.header.bundleID,
                 environment: environment,
                 originalTransactionID: transaction.originalTransactionID,
                 transactionID: id,
@@ -47,7 +47,7 @@ enum LedgerEntryDerivation {
             entries.append(
                 entry(.credit, key: IdempotencyKey.credit(environment, transactionID: id),
                       at: transaction.purchaseDate, reason: .purchase))
-        } else if chain.chain.productType == .autoRenewable, id != transaction.originalTransactionID {
+        } else if chain.header.productType == .autoRenewable, id != transaction.originalTransactionID {
             entries.append(
                 entry(.extend, key: IdempotencyKey.extend(environment, transactionID: id),
                       at: transaction.purchaseDate, periodEnd: periodEnd, reason: .renewal))
@@ -110,18 +110,18 @@ enum LedgerEntryDerivation {
     ) -> [LedgerEntry] {
         let reason: LedgerEntry.Reason =
             change.reason == .latestSubmitterTakes ? .latestSubmitterTakes : .ownerNotActivelyAutoRenewing
-        return [(LedgerEntry.Kind.transferOut, from, nil), (.transferIn, change.to, chain.chain.latestExpiry)].map {
+        return [(LedgerEntry.Kind.transferOut, from, nil), (.transferIn, change.to, chain.header.latestExpiry)].map {
             kind, account, periodEnd in
             LedgerEntry(
                 idempotencyKey: IdempotencyKey.transfer(kind, change: change, from: from, transactionID: transactionID),
                 kind: kind,
                 account: account,
-                bundleID: chain.chain.bundleID,
+                bundleID: chain.header.bundleID,
                 environment: change.chain.environment,
                 originalTransactionID: change.chain.originalTransactionID,
                 transactionID: transactionID,
-                productID: chain.chain.productID,
-                entitlementIDs: app.product(chain.chain.productID)?.entitlementIDs ?? [],
+                productID: chain.header.productID,
+                entitlementIDs: app.product(chain.header.productID)?.entitlementIDs ?? [],
                 effectiveAt: change.at,
                 periodEnd: periodEnd,
                 reason: reason

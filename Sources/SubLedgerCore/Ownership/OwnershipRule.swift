@@ -81,13 +81,13 @@ public enum OwnershipRule {
         at now: Instant,
         in app: App
     ) -> Bool {
-        guard before.chain.productType == .autoRenewable,
-            let stored = before.chain.renewalInfo, stored.willAutoRenew
+        guard before.header.productType == .autoRenewable,
+            let stored = before.header.renewalInfo, stored.willAutoRenew
         else { return false }
         var evaluated = before
         if let incoming = incomingRenewalInfo, RenewalInfoVersion.isNewer(incoming, than: stored) {
             guard incoming.willAutoRenew else { return false }
-            evaluated.chain.renewalInfo = incoming
+            evaluated.header.renewalInfo = incoming
         }
         let storedIDs = Set(before.transactions.map(\.transactionID))
         evaluated.transactions = merged.transactions.filter { storedIDs.contains($0.transactionID) }

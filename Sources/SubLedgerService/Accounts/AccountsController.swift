@@ -34,7 +34,7 @@ struct AccountsController: Sendable {
             instant = parsed
         }
         let holdings = try await store.holdings(of: account, app: app)
-        let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.app)
+        let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.definition)
         return EntitlementsBody(
             account_id: account.rawValue, at: Representation.time(instant),
             entitlements: entitlements.map(Representation.EntitlementBody.init), credits: holdings.credits)
@@ -65,20 +65,20 @@ struct AccountsController: Sendable {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
         let instant = now()
-        let chains = try await store.chains(for: account, app: app).filter { $0.chain.owner == account }
+        let chains = try await store.chains(for: account, app: app).filter { $0.header.owner == account }
         return SubscriptionsBody(
             account_id: account.rawValue,
             subscriptions: chains.map { chain in
-                let state = chain.state(at: instant, in: app.app)
-                let renewal = chain.chain.renewalInfo
+                let state = chain.state(at: instant, in: app.definition)
+                let renewal = chain.header.renewalInfo
                 return SubscriptionBody(
                     original_transaction_id: chain.key.originalTransactionID,
                     environment: chain.key.environment.rawValue,
-                    product_id: chain.chain.productID,
-                    product_type: chain.chain.productType.rawValue,
+                    product_id: chain.header.productID,
+                    product_type: chain.header.productType.rawValue,
                     state: state.name,
                     expiration_reason: state.expirationReason?.name,
-                    expires_at: Representation.time(chain.chain.latestExpiry),
+                    expires_at: Representation.time(chain.header.latestExpiry),
                     grace_period_expires_at: Representation.time(renewal?.gracePeriodExpiresDate),
                     will_auto_renew: renewal?.willAutoRenew,
                     auto_renew_product_id: renewal?.autoRenewProductID,

@@ -110,7 +110,7 @@ enum Representation {
             var result: String?
         }
 
-        init(_ result: Ingestion.Result, account: AccountID, clientTransactionID: String?) {
+        init(_ result: SubmissionOutcome, account: AccountID, clientTransactionID: String?) {
             account_id = account.rawValue
             environment = result.environment.rawValue
             transactions = result.outcomes.map { OutcomeBody($0, submitter: account, owner: result.accounts[$0.transactionID]) }

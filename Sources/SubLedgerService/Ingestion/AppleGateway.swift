@@ -66,9 +66,9 @@ public final class AppleGateway: Sendable {
 
     /// The signed-data verifier of `app` in `environment` (cached: it keeps the verified-chain cache).
     func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws -> SignedDataVerifier {
-        let key = "\(app.bundleID)|\(environment.rawValue)|\(app.app.appAppleID.map(String.init) ?? "")"
+        let key = "\(app.bundleID)|\(environment.rawValue)|\(app.definition.appAppleID.map(String.init) ?? "")"
         if let cached = verifiers.withLock({ $0[key] }) { return cached }
-        guard app.app.environments.contains(environment) else {
+        guard app.definition.environments.contains(environment) else {
             throw APIError.unprocessable(
                 "environment_not_allowed", "\(environment.rawValue) is not an accepted environment of \(app.bundleID)")
         }
@@ -76,7 +76,7 @@ public final class AppleGateway: Sendable {
         do {
             verifier = try SignedDataVerifier(
                 configuration: .init(
-                    bundleID: app.bundleID, appAppleID: app.app.appAppleID, environment: environment,
+                    bundleID: app.bundleID, appAppleID: app.definition.appAppleID, environment: environment,
                     signature: .init(roots: roots)))
         } catch {
             throw APIError(

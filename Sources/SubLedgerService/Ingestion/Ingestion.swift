@@ -33,24 +33,13 @@ public struct Ingestion: Sendable {
         self.findApp = findApp ?? { bundleID in try await store.app(bundleID: bundleID) }
     }
 
-    /// What one submission did, told from the submitting account's side.
-    public struct Result: Sendable {
-        public var inputID: Int64
-        public var environment: AppStoreEnvironment
-        public var outcomes: [TransactionOutcome]
-        /// Whose each transaction is after the application (see `LedgerStore.Applied.accounts`).
-        public var accounts: [String: AccountID]
-        public var ignored: [IgnoredTransaction]
-        public var entitlements: [Entitlement]
-    }
-
     // MARK: - Receipts (StoreKit 1)
 
     /// Stores `receiptData` for `account`, verifies it with Apple and applies it.
     public func submitReceipt(
         _ receiptData: String, account: AccountID, orderID: OrderID?, clientTransactionID: String?, app: StoredApp
-    ) async throws -> Result {
-        let receiptID = try await store.storeReceipt(
+    ) async throws -> SubmissionOutcome {
+        let receiptID = try await store.storeSubmission(
             kind: .appReceipt, body: receiptData, account: account, orderID: orderID,
             clientTransactionID: clientTransactionID, app: app)
         return try await verifyStoredReceipt(receiptID, receiptData: receiptData, account: account, app: app)
@@ -62,7 +51,7 @@ public struct Ingestion: Sendable {
     public func verifyStoredReceipt(
         _ receiptID: Int64, receiptData: String, account: AccountID?, app: StoredApp,
         knownEnvironment: AppStoreEnvironment? = nil
-    ) async throws -> Result {
+    ) async throws -> SubmissionOutcome {
         let offline = Self.readOffline(receiptData)
         if let bundleID = offline.bundleID, bundleID != app.bundleID {
             // Apple would answer 21004 (wrong shared secret), which reads as our misconfiguration.
@@ -80,7 +69,7 @@ public struct Ingestion: Sendable {
         case .valid(let verified):
             let normalized: NormalizedReceipt
             do {
-                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.app]))
+                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.definition]))
             } catch {
                 try await markReceipt(receiptID, failed: "\(error)", retryable: false, now: now())
                 throw APIError.unprocessable("foreign_receipt", "the receipt belongs to another app or environment: \(error.code)")
@@ -119,7 +108,7 @@ public struct Ingestion: Sendable {
         case .valid(let verified):
             let normalized: NormalizedReceipt
             do {
-                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.app]))
+                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.definition]))
             } catch {
                 throw APIError.unprocessable("foreign_receipt", "the stored receipt belongs to another app: \(error.code)")
             }
@@ -211,8 +200,8 @@ public struct Ingestion: Sendable {
     /// Stores a StoreKit 2 signed transaction for `account`, verifies its signature and applies it.
     public func submitSignedTransaction(
         _ token: String, account: AccountID, orderID: OrderID?, app: StoredApp
-    ) async throws -> Result {
-        let inputID = try await store.storeReceipt(
+    ) async throws -> SubmissionOutcome {
+        let inputID = try await store.storeSubmission(
             kind: .signedTransaction, body: token, account: account, orderID: orderID, app: app)
         return try await verifyStoredSignedTransaction(inputID, token: token, account: account, app: app)
     }
@@ -220,7 +209,7 @@ public struct Ingestion: Sendable {
     /// Verifies and applies a stored signed transaction (also run by the renewal job).
     public func verifyStoredSignedTransaction(
         _ inputID: Int64, token: String, account: AccountID?, app: StoredApp
-    ) async throws -> Result {
+    ) async throws -> SubmissionOutcome {
         let claims = AppleGateway.claims(ofJWS: token)
         guard let environment = claims.environment else {
             try await markReceipt(inputID, failed: "malformed JWS", retryable: false, now: now())
@@ -415,10 +404,10 @@ public struct Ingestion: Sendable {
     private func result(
         _ inputID: Int64, _ environment: AppStoreEnvironment, _ applied: LedgerStore.Applied,
         ignored: [IgnoredTransaction], account: AccountID?, app: StoredApp
-    ) async throws -> Result {
+    ) async throws -> SubmissionOutcome {
         var entitlements: [Entitlement] = []
         if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
-        return Result(
+        return SubmissionOutcome(
             inputID: inputID, environment: environment, outcomes: applied.decision.transactionOutcomes,
             accounts: applied.accounts, ignored: ignored, entitlements: entitlements)
     }

@@ -299,7 +299,7 @@ public struct RenewalPoller: Service {
             }
             report.renewed = applied.decision.entries.filter { $0.kind == .extend }.count
             report.revoked = applied.decision.entries.filter { $0.kind == .revoke }.count
-            let state = applied.decision.updatedChains.first { $0.key == chain.key }?.state(at: instant, in: app.app)
+            let state = applied.decision.updatedChains.first { $0.key == chain.key }?.state(at: instant, in: app.definition)
             if case .expired = state { report.expired = 1 }
             try await queue.finishChain(
                 chain, worker: configuration.worker, failed: false,
@@ -318,7 +318,7 @@ public struct RenewalPoller: Service {
     private func nextCheck(after applied: LedgerStore.Applied, chain: PollQueue.DueChain, app: StoredApp, at instant: Instant) -> Instant {
         let recheck = instant.adding(duration: configuration.recheck)
         guard let updated = applied.decision.updatedChains.first(where: { $0.key == chain.key }),
-            let expiry = updated.chain.latestExpiry
+            let expiry = updated.header.latestExpiry
         else { return recheck }
         let beforeExpiry = expiry.adding(duration: .zero - configuration.window)
         return beforeExpiry > recheck ? beforeExpiry : recheck

@@ -52,7 +52,7 @@ enum ChainRows {
     /// One chain from the three `chainColumns` starting at column `column` of `row`.
     static func chain(from row: PostgresRow, at column: Int) throws -> ChainSnapshot {
         let stored = try StoreJSON.decode(SubscriptionChain.self, from: row.decode(String.self, at: column), what: "chain")
-        var chain = ChainSnapshot(chain: stored)
+        var chain = ChainSnapshot(header: stored)
         if let transactions = try row.decode(String?.self, at: column + 1) {
             chain.transactions = try StoreJSON.decode([KnownTransaction].self, from: transactions, what: "transaction")
             chain.transactions.sort {
@@ -101,13 +101,13 @@ enum ChainRows {
         _ chain: ChainSnapshot, previous: ChainSnapshot?, app: StoredApp, receiptID: Int64?, now: Instant,
         on connection: PostgresConnection
     ) throws {
-        let state = chain.state(at: now, in: app.app)
+        let state = chain.state(at: now, in: app.definition)
         // The state as last stored (not re-evaluated now): a change is recorded only when what the table
         // said changes, so a lapse first noticed now is one change, not two.
         let storedState = try previous == nil ? nil : connection.query(
             storedStateStatement, [app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID]
         ).first.map { (try $0.decode(String.self, at: 0), try $0.decode(String?.self, at: 1)) }
-        let renewal = chain.chain.renewalInfo
+        let renewal = chain.header.renewalInfo
         let latest = chain.transactions.last
         let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
         let refreshVia = chain.transactions.contains { $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1 }
@@ -116,12 +116,12 @@ enum ChainRows {
             upsertChainStatement,
             [
                 app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
-                chain.chain.owner?.rawValue, chain.chain.productID, chain.chain.productType.rawValue,
-                chain.chain.subscriptionGroupID, state.name, state.expirationReason?.name,
-                timestamp(chain.chain.latestExpiry), timestamp(renewal?.gracePeriodExpiresDate), timestamp(revokedAt),
+                chain.header.owner?.rawValue, chain.header.productID, chain.header.productType.rawValue,
+                chain.header.subscriptionGroupID, state.name, state.expirationReason?.name,
+                timestamp(chain.header.latestExpiry), timestamp(renewal?.gracePeriodExpiresDate), timestamp(revokedAt),
                 renewal?.willAutoRenew, renewal?.autoRenewProductID, renewal?.isInBillingRetryPeriod ?? false,
                 try renewal.map { PostgresValue.jsonb(try StoreJSON.encode($0)) } ?? .null,
-                timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(try StoreJSON.encode(chain.chain)),
+                timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(try StoreJSON.encode(chain.header)),
                 receiptID,
             ])
 
@@ -130,7 +130,7 @@ enum ChainRows {
                 insertStateChangeStatement,
                 [
                     app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, storedState?.0,
-                    state.name, state.expirationReason?.name, chain.chain.productID, timestamp(now),
+                    state.name, state.expirationReason?.name, chain.header.productID, timestamp(now),
                 ])
         }
 

@@ -227,7 +227,7 @@ extension LedgerStore {
         }
         return StoredApp(
             appID: try row.decode(Int64.self, at: 0),
-            app: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
+            definition: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
             sharedSecret: sharedSecret,
             serverAPI: serverAPI)
     }

@@ -4,7 +4,7 @@ import SubLedgerCore
 
 extension LedgerStore {
     /// The kind of a stored receipt.
-    public enum ReceiptKind: String, Sendable, Hashable {
+    public enum SubmissionKind: String, Sendable, Hashable {
         /// A base64 PKCS#7 app receipt, verified through verifyReceipt.
         case appReceipt = "app_receipt"
         /// A StoreKit 2 JWS signed transaction.
@@ -17,8 +17,8 @@ extension LedgerStore {
     /// A replay (the same body from the same account, order and client transaction) finds the stored row
     /// instead of storing a second copy; it counts as a new attempt, and a row not yet applied is `pending`
     /// again while it is verified. Storing counts the first attempt (see `StoredInputRetry`).
-    public func storeReceipt(
-        kind: ReceiptKind,
+    public func storeSubmission(
+        kind: SubmissionKind,
         body: String,
         account: AccountID?,
         orderID: OrderID? = nil,
@@ -147,7 +147,7 @@ extension LedgerStore {
     }
 
     /// What `receive(_:body:app:now:)` did with a notification.
-    public enum NotificationReceipt: Sendable {
+    public enum NotificationOutcome: Sendable {
         /// A replay of a notification applied before: nothing changed.
         case duplicate(id: Int64)
         /// Stored (or found stored and not yet applied) and applied now.
@@ -160,9 +160,9 @@ extension LedgerStore {
     /// `apply` retries it.
     public func receive(
         _ notification: ServerNotification, body: String, input: LedgerInput, app: StoredApp, now: Instant
-    ) async throws -> NotificationReceipt {
+    ) async throws -> NotificationOutcome {
         enum FirstAttempt: Sendable {
-            case done(NotificationReceipt)
+            case done(NotificationOutcome)
             case retry(id: Int64)
         }
         let first = try await pool.withConnection { connection -> FirstAttempt in
@@ -196,7 +196,7 @@ extension LedgerStore {
     /// instance, or by the renewal job): `.duplicate` then.
     public func applyStoredNotification(
         _ id: Int64, _ input: LedgerInput, app: StoredApp, now: Instant
-    ) async throws -> NotificationReceipt {
+    ) async throws -> NotificationOutcome {
         try await pool.transaction { connection in
             try Self.applyNotification(id, input, app: app, now: now, on: connection)
         }
@@ -206,7 +206,7 @@ extension LedgerStore {
     /// the second waits for the first to commit, then sees `applied`: exactly one of them says applied.
     static func applyNotification(
         _ id: Int64, _ input: LedgerInput, app: StoredApp, now: Instant, on connection: PostgresConnection
-    ) throws -> NotificationReceipt {
+    ) throws -> NotificationOutcome {
         let status = try connection.query(lockNotificationStatement, [id]).single().decode(String.self, at: 0)
         if status == "applied" { return .duplicate(id: id) }
         return .applied(id: id, try Self.apply(input, app: app, reference: .notification(id), now: now, on: connection))

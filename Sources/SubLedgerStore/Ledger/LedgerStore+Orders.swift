@@ -6,7 +6,7 @@ extension LedgerStore {
     /// Creates a pending order for `account` to buy `productID`. Its id (a random UUID, unguessable) is the
     /// app account token the app passes to StoreKit, which is how the purchase finds its way back.
     public func createOrder(account: AccountID, productID: String, app: StoredApp, now: Instant) async throws -> Order {
-        guard app.app.product(productID) != nil else {
+        guard app.definition.product(productID) != nil else {
             throw StoreError(code: .unknownProduct, message: "product '\(productID)' is not in the catalog of \(app.bundleID)")
         }
         let id = try OrderID(UUID().uuidString.lowercased())

@@ -73,9 +73,9 @@ public struct LedgerStore: Sendable {
         snapshot.chains = try ChainRows.load(keys, appID: app.appID, forUpdate: true, on: connection)
         snapshot.accountsByToken = try AccountRows.accounts(named: input.accountTokens, appID: app.appID, on: connection)
         snapshot.orders = try OrderRows.candidates(
-            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.app, on: connection)
+            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, on: connection)
 
-        let decision = try Ledger.apply(input, to: snapshot, app: app.app, now: now)
+        let decision = try Ledger.apply(input, to: snapshot, app: app.definition, now: now)
 
         try AccountRows.ensure(Self.accounts(in: decision, submitter: input.submitter), appID: app.appID, on: connection)
         let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -103,7 +103,7 @@ public struct LedgerStore: Sendable {
         var accounts = Set<AccountID>()
         if let submitter { accounts.insert(submitter) }
         for chain in decision.updatedChains {
-            if let owner = chain.chain.owner { accounts.insert(owner) }
+            if let owner = chain.header.owner { accounts.insert(owner) }
             for known in chain.transactions { if let account = known.account { accounts.insert(account) } }
             for change in chain.bindingChanges {
                 accounts.insert(change.to)
@@ -122,7 +122,7 @@ public struct LedgerStore: Sendable {
         environment: AppStoreEnvironment? = nil
     ) async throws -> [Entitlement] {
         let chains = try await holdings(of: account, app: app).chains
-        return Ledger.entitlements(for: account, at: instant, chains: chains, app: app.app, environment: environment)
+        return Ledger.entitlements(for: account, at: instant, chains: chains, app: app.definition, environment: environment)
     }
 
     /// The chains `account` owns or has owned, fully loaded (transactions and ownership history).

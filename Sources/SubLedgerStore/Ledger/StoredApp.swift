@@ -3,20 +3,21 @@ import SubLedgerCore
 /// An app as stored: its database id, the core's view of it, and its secrets.
 public struct StoredApp: Sendable, Hashable {
     public var appID: Int64
-    public var app: App
+    /// The app as the catalog defines it (bundle id, environments, products).
+    public var definition: App
     /// The app-specific shared secret for verifyReceipt and V1 notifications, if configured.
     public var sharedSecret: String?
     /// App Store Server API credentials, if configured.
     public var serverAPI: ServerAPICredentials?
 
-    public init(appID: Int64, app: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil) {
+    public init(appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil) {
         self.appID = appID
-        self.app = app
+        self.definition = definition
         self.sharedSecret = sharedSecret
         self.serverAPI = serverAPI
     }
 
-    public var bundleID: String { app.bundleID }
+    public var bundleID: String { definition.bundleID }
 }
 
 /// An App Store Connect API key for the App Store Server API.

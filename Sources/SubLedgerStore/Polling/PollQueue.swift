@@ -30,7 +30,7 @@ public struct PollQueue: Sendable {
         public var receiptID: Int64
         public var appID: Int64
         public var bundleID: String
-        public var kind: LedgerStore.ReceiptKind
+        public var kind: LedgerStore.SubmissionKind
         public var body: String
         public var account: AccountID?
         public var attempts: Int
@@ -118,7 +118,7 @@ public struct PollQueue: Sendable {
                  base, maximum])
             return try rows.map { row in
                 let rawKind = try row.decode(String.self, at: 3)
-                guard let kind = LedgerStore.ReceiptKind(rawValue: rawKind) else {
+                guard let kind = LedgerStore.SubmissionKind(rawValue: rawKind) else {
                     throw StoreError(code: .corruptRow, message: "unknown receipt kind '\(rawKind)'")
                 }
                 return PendingInput(

@@ -97,7 +97,7 @@ enum ReportFixtures {
                         renewals: [renewal(chain: "c6", product: "premium.monthly", willAutoRenew: true, on: 39)], on: 39)),
         ]
         // Erin's receipt and the notification of c1's renewal are stored as raw inputs first, so the audit trail shows them.
-        let erinsReceipt = try await store.storeReceipt(
+        let erinsReceipt = try await store.storeSubmission(
             kind: .signedTransaction, body: "erin-receipt", account: account("erin"), app: app)
         let notification = try await pool.query(
             """

@@ -1,0 +1,13 @@
+import SubLedgerCore
+
+/// What one submission (an app receipt or a signed transaction) did, told from the submitting account's side.
+public struct SubmissionOutcome: Sendable {
+    /// The stored submission's row id.
+    public var inputID: Int64
+    public var environment: AppStoreEnvironment
+    public var outcomes: [TransactionOutcome]
+    /// Whose each transaction is after the application (see `LedgerStore.Applied.accounts`).
+    public var accounts: [String: AccountID]
+    public var ignored: [IgnoredTransaction]
+    public var entitlements: [Entitlement]
+}
