@@ -117,11 +117,3 @@ public struct Migrator: Sendable {
         return try rows.first?.decode(String.self, at: 0) ?? ""
     }
 }
-
-/// The `schema.sql` compiled into this build (embedded at build time, so the binary needs no files beside it).
-public enum BundledSchema {
-    /// The file's text.
-    public static func text() throws -> String {
-        String(decoding: PackageResources.schema_sql, as: UTF8.self)
-    }
-}
