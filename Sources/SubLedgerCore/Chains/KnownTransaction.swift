@@ -27,23 +27,6 @@ public struct KnownTransaction: Hashable, Sendable, Codable {
 
     public var transactionID: String { transaction.transactionID }
 
-    /// Whether `revocation` was reversed by a later observation without a revocation date.
-    public func isReversed(_ revocation: ObservedRevocation) -> Bool {
-        guard let clean = lastUnrevokedObservationAt, let seen = revocation.lastObservedAt else { return false }
-        return clean > seen
-    }
-
-    /// The latest revocation still in force (not reversed), if any.
-    public var activeRevocation: ObservedRevocation? {
-        revocations.last { !isReversed($0) }
-    }
-
-    /// The revocation in force at `instant`: not reversed and dated at or before `instant`.
-    public func revocation(inForceAt instant: Instant) -> ObservedRevocation? {
-        guard let revocation = activeRevocation, revocation.revocationDate <= instant else { return nil }
-        return revocation
-    }
-
     /// When an upgrade within the group ended this transaction's period, if Apple marked it upgraded.
     public var upgradeMoment: Instant? {
         transaction.isUpgraded ? transaction.revocationDate : nil

@@ -3,17 +3,6 @@
 /// The merge is a maximum over a total order, so it is commutative, associative and idempotent: the stored
 /// result does not depend on the order inputs arrive in or on how often they repeat.
 enum TransactionVersion {
-    /// Whether `version`'s revocation date marks an upgrade rather than a refund: Apple sets the date on the
-    /// upgraded transaction and gives no revocation reason.
-    static func isUpgradeMarker(_ version: Transaction) -> Bool {
-        version.isUpgraded && version.revocationReason == nil
-    }
-
-    /// Whether `version` carries a refund or Family Sharing revocation.
-    static func refundRevocationDate(_ version: Transaction) -> Instant? {
-        isUpgradeMarker(version) ? nil : version.revocationDate
-    }
-
     /// True when `lhs` is less recent or, at equal observation time, less informative than `rhs`.
     static func precedes(_ lhs: (Transaction, Instant?), _ rhs: (Transaction, Instant?)) -> Bool {
         let left = rank(lhs.0, observedAt: lhs.1)
@@ -44,7 +33,7 @@ extension KnownTransaction {
     /// A transaction first seen as `version`, observed at `observedAt`.
     init(first version: Transaction, observedAt: Instant?) {
         self.init(transaction: version, observedAt: observedAt, account: nil)
-        record(version, observedAt: observedAt)
+        recordRevocationFacts(of: version, observedAt: observedAt)
     }
 
     /// Merges another observed version; returns whether it told anything new: a different current version,
@@ -55,44 +44,7 @@ extension KnownTransaction {
         let newest = TransactionVersion.newer((transaction, self.observedAt), (version, observedAt))
         transaction = newest.0
         self.observedAt = newest.1
-        record(version, observedAt: observedAt)
+        recordRevocationFacts(of: version, observedAt: observedAt)
         return before != (transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate)
-    }
-
-    /// Adds what `version` says about revocation to the facts.
-    private mutating func record(_ version: Transaction, observedAt: Instant?) {
-        guard let date = TransactionVersion.refundRevocationDate(version) else {
-            if let observedAt, lastUnrevokedObservationAt.map({ observedAt > $0 }) ?? true {
-                lastUnrevokedObservationAt = observedAt
-            }
-            return
-        }
-        let seen = ObservedRevocation(
-            revocationDate: date,
-            revocationReason: version.revocationReason,
-            isFamilySharing: version.ownershipType == .familyShared,
-            lastObservedAt: observedAt
-        )
-        if let index = revocations.firstIndex(where: { $0.revocationDate == date }) {
-            let stored = revocations[index]
-            // Keep the latest observation's details; on a tie keep a deterministic choice.
-            if Self.isLater(seen.lastObservedAt, than: stored.lastObservedAt)
-                || (seen.lastObservedAt == stored.lastObservedAt
-                    && String(describing: seen) > String(describing: stored))
-            {
-                revocations[index] = seen
-            }
-        } else {
-            revocations.append(seen)
-            revocations.sort { $0.revocationDate < $1.revocationDate }
-        }
-    }
-
-    private static func isLater(_ lhs: Instant?, than rhs: Instant?) -> Bool {
-        switch (lhs, rhs) {
-        case (let lhs?, let rhs?): lhs > rhs
-        case (.some, nil): true
-        case (nil, _): false
-        }
     }
 }

@@ -56,7 +56,7 @@ enum LedgerEntryDerivation {
                 entry(.grant, key: IdempotencyKey.grant(environment, transactionID: id),
                       at: transaction.purchaseDate, periodEnd: periodEnd, reason: .purchase))
         }
-        if TransactionVersion.isUpgradeMarker(transaction), let moment = transaction.revocationDate {
+        if Revocation.isUpgradeMarker(transaction), let moment = transaction.revocationDate {
             entries.append(
                 entry(.revoke, key: IdempotencyKey.revoke(environment, transactionID: id, revokedAt: moment),
                       at: moment, reason: .upgrade))
