@@ -50,13 +50,19 @@ import Testing
         #expect(notAllowed.message == "Sandbox is not an accepted environment of com.example")
     }
 
-    @Test func keyRefusalsAreClientMistakes() {
+    @Test func keyRefusalsAreAnsweredAsTheClientsMistake() {
         #expect(APIError(APIKeyError.invalidKeyName).status == .badRequest)
         #expect(APIError(APIKeyError.invalidKeyID).status == .badRequest)
         let unknown = APIError(APIKeyError.unknownApp(bundleID: "com.example.none"))
         #expect(unknown.status == .notFound)
         #expect(unknown.code == "unknown_app")
         #expect(unknown.message == "no app with bundle id 'com.example.none'; run `subledger catalog apply` first")
+        let adminKey = APIError(APIKeyError.appKeyRequired)
+        #expect(adminKey.status == .forbidden)
+        #expect(adminKey.code == "wrong_key_scope")
+        let removed = APIError(APIKeyError.keyAppRemoved)
+        #expect(removed.status == .notFound)
+        #expect(removed.code == "unknown_app")
     }
 
     /// One reading of a verifyReceipt answer serves a submitted receipt and the renewal job alike.

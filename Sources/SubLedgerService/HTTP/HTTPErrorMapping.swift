@@ -27,12 +27,13 @@ extension APIError {
         self.init(IngestionError(error))
     }
 
-    /// How a request to create or revoke a key is refused.
+    /// How a key, or a request to create or revoke one, is refused.
     init(_ error: APIKeyError) {
         let status: HTTPResponse.Status =
             switch error {
             case .invalidKeyName, .invalidKeyID: .badRequest
-            case .unknownApp: .notFound
+            case .unknownApp, .keyAppRemoved: .notFound
+            case .appKeyRequired: .forbidden
             }
         self.init(status, code: error.code, message: error.message)
     }
