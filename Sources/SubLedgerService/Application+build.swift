@@ -5,22 +5,6 @@ import Prometheus
 import SubLedgerCore
 import SubLedgerStore
 
-/// Everything the HTTP application is built from.
-public struct ServiceDependencies: Sendable {
-    public var pool: PostgresPool
-    public var migrator: Migrator
-    public var apple: AppleGateway
-    /// The clock (tests pin it; the service uses the system clock).
-    public var now: @Sendable () -> Instant
-
-    public init(pool: PostgresPool, migrator: Migrator, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
-        self.pool = pool
-        self.migrator = migrator
-        self.apple = apple
-        self.now = now
-    }
-}
-
 /// Builds the SubLedger HTTP application.
 ///
 /// Tests call this with their own database and clock and drive the result over a real socket.

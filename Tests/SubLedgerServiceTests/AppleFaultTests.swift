@@ -70,7 +70,7 @@ import FoundationNetworking
                                 receipt, account: try AccountID("tester\(index)"), orderID: nil, clientTransactionID: nil,
                                 app: app)
                             return true
-                        } catch is APIError {
+                        } catch is IngestionError {
                             return false
                         }
                     }

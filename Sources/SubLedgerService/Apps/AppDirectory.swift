@@ -25,11 +25,11 @@ public final class AppDirectory: Sendable {
     /// The app an app-scoped key belongs to.
     func app(for key: AuthenticatedKey) async throws -> StoredApp {
         guard let appID = key.appID, let bundleID = key.bundleID else {
-            throw APIError(.forbidden, code: "wrong_key_scope", message: "this route needs an app key")
+            throw APIKeyError.appKeyRequired
         }
         if let cached = byAppID.withLock({ $0[appID] }) { return cached }
         guard let app = try await self.app(bundleID: bundleID) else {
-            throw APIError.notFound("unknown_app", "the key's app is no longer configured")
+            throw APIKeyError.keyAppRemoved
         }
         return app
     }

@@ -4,15 +4,21 @@ import Logging
 import NIOCore
 import PostgresLibPQ
 
-/// Turns every error into the `{"error": {...}}` shape: client mistakes into 4xx with a code (a value the
-/// database refuses included), a database that is down into 503 (so callers, and Apple, retry), and anything
-/// else into a logged 500.
+/// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
+/// client mistakes into 4xx with a code (a value the database refuses included), a database that is down into
+/// 503 (so callers, and Apple, retry), and anything else into a logged 500.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let error as IngestionError {
+            throw APIError(error)
+        } catch let error as AppleGatewayError {
+            throw APIError(error)
+        } catch let error as APIKeyError {
+            throw APIError(error)
         } catch let error as HTTPError {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {

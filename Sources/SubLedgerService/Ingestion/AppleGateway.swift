@@ -65,12 +65,11 @@ public final class AppleGateway: Sendable {
     }
 
     /// The signed-data verifier of `app` in `environment` (cached: it keeps the verified-chain cache).
-    func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws -> SignedDataVerifier {
+    func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier {
         let key = "\(app.bundleID)|\(environment.rawValue)|\(app.definition.appAppleID.map(String.init) ?? "")"
         if let cached = verifiers.withLock({ $0[key] }) { return cached }
         guard app.definition.environments.contains(environment) else {
-            throw APIError.unprocessable(
-                "environment_not_allowed", "\(environment.rawValue) is not an accepted environment of \(app.bundleID)")
+            throw AppleGatewayError.environmentNotAllowed(environment, bundleID: app.bundleID)
         }
         let verifier: SignedDataVerifier
         do {
@@ -79,12 +78,17 @@ public final class AppleGateway: Sendable {
                     bundleID: app.bundleID, appAppleID: app.definition.appAppleID, environment: environment,
                     signature: .init(roots: roots)))
         } catch {
-            throw APIError(
-                .internalServerError, code: "app_misconfigured",
-                message: "\(app.bundleID) cannot verify \(environment.rawValue) data: \(error)")
+            throw AppleGatewayError.appMisconfigured(bundleID: app.bundleID, environment: environment, reason: "\(error)")
         }
         verifiers.withLock { $0[key] = verifier }
         return verifier
+    }
+
+    /// Refuses at once while the circuit breaker is open (Apple keeps failing), with the breaker's wait.
+    func admitCall() throws(AppleGatewayError) {
+        if let wait = breaker.refusal() {
+            throw AppleGatewayError.circuitOpen(retryAfter: wait)
+        }
     }
 
     /// The App Store Server API client of `app` in `environment`, or `nil` when the app has no credentials.
@@ -158,10 +162,4 @@ enum AppleHTTPClients {
             return client
         }
     }
-}
-
-/// A configuration that cannot work (a missing file, a bad value).
-public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

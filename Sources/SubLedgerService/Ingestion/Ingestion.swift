@@ -7,7 +7,7 @@ import SubLedgerStore
 /// Turns what clients and Apple send into ledger inputs: store first, verify with Apple, apply once.
 ///
 /// The order is what keeps purchases from being lost: the raw input is stored before Apple is called, so
-/// when Apple is unavailable the answer is 503 with `Retry-After` and the stored input stays `retry` for the
+/// when Apple is unavailable the refusal is transient (`apple_unavailable`, with a retry delay) and the stored input stays `retry` for the
 /// renewal job to verify again, whether or not the client comes back.
 public struct Ingestion: Sendable {
     let store: LedgerStore
@@ -55,76 +55,101 @@ public struct Ingestion: Sendable {
         let offline = Self.readOffline(receiptData)
         if let bundleID = offline.bundleID, bundleID != app.bundleID {
             // Apple would answer 21004 (wrong shared secret), which reads as our misconfiguration.
-            try await markReceipt(receiptID, failed: "foreign_receipt: issued to another app", retryable: false, now: now())
-            throw APIError.unprocessable("foreign_receipt", "the receipt was issued to another app than \(app.bundleID)")
+            try await mark(.receipt, receiptID, failed: "foreign_receipt: issued to another app", retryable: false)
+            throw IngestionError(.foreignReceipt, "the receipt was issued to another app than \(app.bundleID)")
         }
         let outcome: VerifyReceiptOutcome
         do {
             outcome = try await callVerifyReceipt(receiptData, app: app, firstEnvironment: knownEnvironment ?? offline.environment)
-        } catch let refusal as APIError {
-            try await markReceipt(receiptID, failed: "Apple unavailable (circuit breaker open)", retryable: true, now: now())
+        } catch let refusal as IngestionError {
+            try await mark(.receipt, receiptID, failed: "Apple unavailable (circuit breaker open)", retryable: true)
             throw refusal
         }
-        switch outcome {
-        case .valid(let verified):
-            let normalized: NormalizedReceipt
-            do {
-                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.definition]))
-            } catch {
-                try await markReceipt(receiptID, failed: "\(error)", retryable: false, now: now())
-                throw APIError.unprocessable("foreign_receipt", "the receipt belongs to another app or environment: \(error.code)")
+        let normalized: NormalizedReceipt
+        do {
+            normalized = try Self.normalizedReceipt(outcome, app: app)
+        } catch {
+            let marked = try await mark(.receipt, receiptID, failed: error.failure, retryable: error.refusal.isTransient)
+            // The client is asked to come back when the job will have tried again (at most 30 s for Apple).
+            let retryAfter = marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds
+            switch error.refusal.code {
+            case .appleConfigurationError:
+                logger.error(
+                    "verifyReceipt configuration error", metadata: ["app": "\(app.bundleID)", "failure": "\(error.failure)"])
+                throw IngestionError(error.refusal.code, error.refusal.message, retryAfter: .seconds(retryAfter))
+            case .appleUnavailable:
+                logger.warning(
+                    "Apple unavailable; receipt kept for retry", metadata: ["receipt": "\(receiptID)", "failure": "\(error.failure)"])
+                throw IngestionError(
+                    error.refusal.code, error.refusal.message, retryAfter: .seconds(min(retryAfter, Self.retryAfterSeconds)))
+            default:
+                throw error.refusal
             }
-            let applied = try await applyInput(
-                LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now())
-            return try await result(receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
-        case .invalidReceipt(let failure):
-            try await markReceipt(receiptID, failed: failure.description, retryable: false, now: now())
-            throw APIError.unprocessable("invalid_receipt", "Apple rejected the receipt (\(failure))")
-        case .configurationError(let failure):
-            // Our side is wrong (e.g. the shared secret): keep the receipt for a retry once it is fixed.
-            let marked = try await markReceipt(receiptID, failed: failure.description, retryable: true, now: now())
-            logger.error("verifyReceipt configuration error", metadata: ["app": "\(app.bundleID)", "failure": "\(failure)"])
-            throw APIError(
-                .badGateway, code: "apple_configuration_error",
-                message: "Apple refused SubLedger's credentials for this app; the receipt is stored and will be verified again",
-                retryAfterSeconds: marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds)
-        case .retryable(let failure), .upstreamFailure(let failure):
-            let marked = try await markReceipt(receiptID, failed: failure.description, retryable: true, now: now())
-            logger.warning("Apple unavailable; receipt kept for retry", metadata: ["receipt": "\(receiptID)", "failure": "\(failure)"])
-            throw APIError.unavailable(
-                "apple_unavailable", "Apple is unavailable; the receipt is stored and will be credited when Apple answers",
-                retryAfter: min(marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds, Self.retryAfterSeconds))
         }
+        let applied = try await applyInput(
+            LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now())
+        return try await result(receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
     }
 
     /// Re-verifies a stored receipt for the renewal job and applies Apple's current answer with no
-    /// submitter: renewals and refunds go to each chain's owner. Throws `APIError` 503 when Apple is
-    /// unavailable, so the job backs off.
+    /// submitter: renewals and refunds go to each chain's owner. Throws a transient `IngestionError`
+    /// (`apple_unavailable`) when Apple is unavailable, so the job backs off.
     public func pollReceipt(
         _ receiptData: String, app: StoredApp, environment: AppStoreEnvironment? = nil
     ) async throws -> LedgerStore.Applied {
         let outcome = try await callVerifyReceipt(receiptData, app: app, firstEnvironment: environment)
+        let normalized: NormalizedReceipt
+        do {
+            normalized = try Self.normalizedReceipt(outcome, app: app)
+        } catch {
+            throw error.refusal
+        }
+        var input = LedgerInput(receipt: normalized, submittedBy: nil)
+        input.kind = .poll
+        return try await applyInput(input, app: app, now: now())
+    }
+
+    /// A verifyReceipt answer that credits nothing: the refusal to throw, and the failure to record on the
+    /// stored receipt (Apple's words; never shown to a client).
+    struct ReceiptRefusal: Error {
+        var refusal: IngestionError
+        var failure: String
+    }
+
+    /// The one reading of a verifyReceipt answer, for a submitted receipt and for the renewal job alike: the
+    /// receipt normalized in `app`'s catalog, or why it credits nothing now.
+    static func normalizedReceipt(_ outcome: VerifyReceiptOutcome, app: StoredApp) throws(ReceiptRefusal) -> NormalizedReceipt {
         switch outcome {
         case .valid(let verified):
-            let normalized: NormalizedReceipt
             do {
-                normalized = try verified.snapshot.normalized(in: Catalog(apps: [app.definition]))
+                return try verified.snapshot.normalized(in: Catalog(apps: [app.definition]))
             } catch {
-                throw APIError.unprocessable("foreign_receipt", "the stored receipt belongs to another app: \(error.code)")
+                throw ReceiptRefusal(
+                    refusal: IngestionError(
+                        .foreignReceipt, "the receipt belongs to another app or environment: \(error.code)"),
+                    failure: "\(error)")
             }
-            var input = LedgerInput(receipt: normalized, submittedBy: nil)
-            input.kind = .poll
-            return try await applyInput(input, app: app, now: now())
         case .invalidReceipt(let failure):
-            throw APIError.unprocessable("invalid_receipt", "Apple rejected the stored receipt (\(failure))")
+            throw ReceiptRefusal(
+                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt (\(failure))"), failure: failure.description)
         case .configurationError(let failure):
-            throw APIError(.badGateway, code: "apple_configuration_error", message: "\(failure)")
+            // Our side is wrong (e.g. the shared secret): the receipt is kept for a retry once it is fixed.
+            throw ReceiptRefusal(
+                refusal: IngestionError(
+                    .appleConfigurationError,
+                    "Apple refused SubLedger's credentials for this app; the receipt is stored and will be verified again",
+                    retryAfter: .seconds(retryAfterSeconds)),
+                failure: failure.description)
         case .retryable(let failure), .upstreamFailure(let failure):
-            throw APIError.unavailable("apple_unavailable", "\(failure)", retryAfter: Self.retryAfterSeconds)
+            throw ReceiptRefusal(
+                refusal: IngestionError(
+                    .appleUnavailable, "Apple is unavailable; the receipt is stored and will be credited when Apple answers",
+                    retryAfter: .seconds(retryAfterSeconds)),
+                failure: failure.description)
         }
     }
 
-    /// Calls verifyReceipt through the circuit breaker: a 503 `APIError` at once while it is open.
+    /// Calls verifyReceipt through the circuit breaker: a transient `apple_unavailable` at once while it is open.
     private func callVerifyReceipt(
         _ receiptData: String, app: StoredApp, firstEnvironment: AppStoreEnvironment?
     ) async throws -> VerifyReceiptOutcome {
@@ -140,12 +165,21 @@ public struct Ingestion: Sendable {
         return outcome
     }
 
-    /// Throws 503 `apple_unavailable` with the breaker's `Retry-After` while Apple is not to be called.
-    private func admitAppleCall() throws {
-        if let wait = apple.breaker.refusal() {
-            throw APIError.unavailable(
-                "apple_unavailable", "Apple keeps failing; the input is stored and will be verified when Apple answers",
-                retryAfter: wait.retryAfterSeconds)
+    /// Throws `apple_unavailable` with the breaker's wait while Apple is not to be called.
+    private func admitAppleCall() throws(IngestionError) {
+        do {
+            try apple.admitCall()
+        } catch {
+            throw IngestionError(error)
+        }
+    }
+
+    /// The signed-data verifier of `app` in `environment`, or the ingestion's refusal.
+    private func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(IngestionError) -> SignedDataVerifier {
+        do {
+            return try apple.verifier(for: app, environment: environment)
+        } catch {
+            throw IngestionError(error)
         }
     }
 
@@ -166,7 +200,13 @@ public struct Ingestion: Sendable {
     /// Asks the App Store Server API for the statuses of `chain`'s subscriptions (Get All Subscription
     /// Statuses) and applies them with no submitter. `nil` when the app has no Server API credentials.
     public func pollServerAPI(_ chain: ChainKey, app: StoredApp) async throws -> LedgerStore.Applied? {
-        guard let client = try apple.serverAPIClient(for: app, environment: chain.environment) else { return nil }
+        let serverAPIClient: AppStoreServerAPIClient?
+        do {
+            serverAPIClient = try apple.serverAPIClient(for: app, environment: chain.environment)
+        } catch let error as AppleGatewayError {
+            throw IngestionError(error)
+        }
+        guard let client = serverAPIClient else { return nil }
         try admitAppleCall()
         let statuses: SubscriptionStatuses
         do {
@@ -178,10 +218,10 @@ public struct Ingestion: Sendable {
         } catch let error as AppStoreServerAPIError {
             if error.isRetryable {
                 apple.breaker.recordFailure()
-                throw APIError.unavailable("apple_unavailable", "\(error)", retryAfter: Self.retryAfterSeconds)
+                throw IngestionError(.appleUnavailable, "\(error)", retryAfter: .seconds(Self.retryAfterSeconds))
             }
             apple.breaker.recordSuccess()
-            throw APIError(.badGateway, code: "server_api_error", message: "\(error)")
+            throw IngestionError(.serverAPIRefused, "\(error)")
         }
         var transactions: [Transaction] = []
         var renewals: [RenewalInfo] = []
@@ -212,21 +252,21 @@ public struct Ingestion: Sendable {
     ) async throws -> SubmissionOutcome {
         let claims = AppleGateway.claims(ofJWS: token)
         guard let environment = claims.environment else {
-            try await markReceipt(inputID, failed: "malformed JWS", retryable: false, now: now())
-            throw APIError.badRequest("malformed_jws", "signed_transaction is not a JWS transaction with an environment")
+            try await mark(.receipt, inputID, failed: "malformed JWS", retryable: false)
+            throw IngestionError(.malformedJWS, "signed_transaction is not a JWS transaction with an environment")
         }
         let transaction: Transaction
         do {
-            let verifier = try apple.verifier(for: app, environment: environment)
+            let verifier = try verifier(for: app, environment: environment)
             transaction = try await verifier.verifyTransaction(token).coreTransaction(source: .signedTransaction)
-        } catch let error as APIError {
-            // A 5xx is our side (e.g. an app that cannot verify this environment yet): the stored transaction
-            // is retried once that is fixed, never given up.
-            try await markReceipt(inputID, failed: error.code, retryable: error.status.code >= 500, now: now())
+        } catch let error as IngestionError {
+            // A transient refusal is our side (e.g. an app that cannot verify this environment yet): the stored
+            // transaction is retried once that is fixed, never given up.
+            try await mark(.receipt, inputID, failed: error.code.rawValue, retryable: error.isTransient)
             throw error
         } catch {
-            try await markReceipt(inputID, failed: "\(error)", retryable: false, now: now())
-            throw APIError.unprocessable("invalid_signed_transaction", "the signed transaction did not verify: \(error)")
+            try await mark(.receipt, inputID, failed: "\(error)", retryable: false)
+            throw IngestionError(.invalidSignedTransaction, "the signed transaction did not verify: \(error)")
         }
         let input = LedgerInput(
             kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
@@ -280,9 +320,10 @@ public struct Ingestion: Sendable {
         let verified: ServerNotification
         do {
             verified = try await verifyNotification(body, receivedAt: pending.receivedAt).notification
-        } catch let error as APIError {
-            // A 4xx: the stored body can never verify (invalid); a 5xx (our configuration): try again later.
-            try await markNotification(pending.rowID, failed: error.code, retryable: error.status.code >= 500, now: now())
+        } catch let error as IngestionError {
+            // A final refusal: the stored body can never verify (invalid); a transient one (our configuration):
+            // try again later.
+            try await mark(.notification, pending.rowID, failed: error.code.rawValue, retryable: error.isTransient)
             throw error
         }
         do {
@@ -296,7 +337,7 @@ public struct Ingestion: Sendable {
                 return .applied(notificationType: verified.notificationType)
             }
         } catch {
-            try await markNotification(pending.rowID, failed: "\(error)", retryable: true, now: now())
+            try await mark(.notification, pending.rowID, failed: "\(error)", retryable: true)
             throw error
         }
     }
@@ -314,47 +355,46 @@ public struct Ingestion: Sendable {
         do {
             shape = try JSONDecoder().decode(Shape.self, from: body)
         } catch {
-            throw APIError.badRequest("malformed_json", "the notification body is not JSON")
+            throw IngestionError(.malformedNotification, "the notification body is not JSON")
         }
         if let signedPayload = shape.signedPayload {
             let claims = AppleGateway.claims(ofJWS: signedPayload)
             guard let bundleID = claims.bundleID, let environment = claims.environment else {
-                throw APIError.badRequest("malformed_jws", "signedPayload is not a JWS notification naming its app and environment")
+                throw IngestionError(.malformedJWS, "signedPayload is not a JWS notification naming its app and environment")
             }
             let app = try await knownApp(bundleID)
             let decoder = ServerNotificationDecoder(
-                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
+                verifier: try verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
             do {
                 return (try await decoder.decodeV2(signedPayload: signedPayload).notification, app)
             } catch let error where error.code == .unmappable {
                 throw Self.unmappableNotification(error)
             } catch {
-                throw APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify: \(error.code)")
+                throw IngestionError(.invalidSignature, "the notification did not verify: \(error.code)")
             }
         } else if shape.notification_type != nil, let bundleID = shape.bid {
             let app = try await knownApp(bundleID)
             let environment = Self.v1Environment(body) ?? .production
             let decoder = ServerNotificationDecoder(
-                verifier: try apple.verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
+                verifier: try verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
             do {
                 return (try decoder.decodeV1(body: body, receivedAt: receivedAt).notification, app)
             } catch let error where error.code == .unmappable {
                 throw Self.unmappableNotification(error)
             } catch {
-                throw APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused: \(error.code)")
+                throw IngestionError(.invalidNotification, "the V1 notification was refused: \(error.code)")
             }
         } else {
-            throw APIError.badRequest("unknown_notification", "expected a V2 {\"signedPayload\"} or a V1 notification")
+            throw IngestionError(.unknownNotification, "expected a V2 {\"signedPayload\"} or a V1 notification")
         }
     }
 
     /// A notification that authenticated (signature or shared secret) but holds what no real one does: a
     /// date outside 1970-9999, an impossible id, a missing field. Only an authenticated sender sees this
     /// answer, so it may name the field (never the value).
-    private static func unmappableNotification(_ error: NotificationDecodingError) -> APIError {
+    private static func unmappableNotification(_ error: NotificationDecodingError) -> IngestionError {
         let field = error.mappingError.map { " (\($0.code): \($0.field))" } ?? ""
-        return APIError.unprocessable(
-            "invalid_notification_payload", "the notification is authentic but cannot be applied\(field)")
+        return IngestionError(.invalidNotificationPayload, "the notification is authentic but cannot be applied\(field)")
     }
 
     private static func v1Environment(_ body: Data) -> AppStoreEnvironment? {
@@ -364,30 +404,29 @@ public struct Ingestion: Sendable {
 
     private func knownApp(_ bundleID: String) async throws -> StoredApp {
         guard let app = try await findApp(bundleID) else {
-            throw APIError.unprocessable("unknown_app", "no app with bundle id '\(bundleID)' is configured")
+            throw IngestionError(.unknownApp, "no app with bundle id '\(bundleID)' is configured")
         }
         return app
     }
 
     // MARK: - Answers
 
-    /// Records a failed attempt on a stored receipt (see `LedgerStore.markReceipt`), counting quarantines.
-    @discardableResult
-    private func markReceipt(_ id: Int64, failed reason: String, retryable: Bool, now instant: Instant) async throws
-        -> LedgerStore.StoredInputFailure
-    {
-        let marked = try await store.markReceipt(id, failed: reason, retryable: retryable, now: instant)
-        if marked.status == "quarantined" { StoredInputMetrics.quarantined("receipt") }
-        return marked
+    /// The two kinds of stored input whose failed attempts are recorded (and named so in the metrics).
+    private enum StoredInput: String {
+        case receipt, notification
     }
 
-    /// Records a failed attempt on a stored notification, counting quarantines.
+    /// Records a failed attempt on a stored input (see `LedgerStore.markReceipt`), counting quarantines.
     @discardableResult
-    private func markNotification(_ id: Int64, failed reason: String, retryable: Bool, now instant: Instant) async throws
+    private func mark(_ input: StoredInput, _ id: Int64, failed reason: String, retryable: Bool) async throws
         -> LedgerStore.StoredInputFailure
     {
-        let marked = try await store.markNotification(id, failed: reason, retryable: retryable, now: instant)
-        if marked.status == "quarantined" { StoredInputMetrics.quarantined("notification") }
+        let marked =
+            switch input {
+            case .receipt: try await store.markReceipt(id, failed: reason, retryable: retryable, now: now())
+            case .notification: try await store.markNotification(id, failed: reason, retryable: retryable, now: now())
+            }
+        if marked.status == "quarantined" { StoredInputMetrics.quarantined(input.rawValue) }
         return marked
     }
 

@@ -26,13 +26,13 @@ struct NotificationsController: Sendable {
     /// The challenge of the route's 401 answers: the credential is the body's signature, not a header.
     static let challenge = "Signature realm=\"App Store Server Notifications\""
 
-    /// The codes under which the ingestion refuses a notification for a reason tied to the configuration.
-    static let refusalCodes: Set<String> = [
-        "unknown_app", "environment_not_allowed", "invalid_signature", "invalid_notification",
+    /// The ingestion's refusals of a notification for a reason tied to the configuration.
+    static let refusalCodes: Set<IngestionError.Code> = [
+        .unknownApp, .environmentNotAllowed, .invalidSignature, .invalidNotification,
         // A configured app that cannot verify the claimed environment (no `apple_app_id` for Production):
         // our fault, logged as an error below, but answered like the rest so the answer reveals nothing.
         // Apple retries any non-2xx, so nothing is lost once the catalog is fixed.
-        "app_misconfigured",
+        .appMisconfigured,
     ]
 
     func receive(_ request: Request, _ context: SubLedgerRequestContext) async throws -> ReceivedBody {
@@ -42,11 +42,11 @@ struct NotificationsController: Sendable {
         let result: Ingestion.NotificationResult
         do {
             result = try await ingestion.receiveNotification(body)
-        } catch let error as APIError where Self.refusalCodes.contains(error.code) {
-            if error.status.code >= 500 {
-                context.logger.error("notification refused: the app is misconfigured", metadata: ["reason": "\(error.code): \(error.message)"])
+        } catch let error as IngestionError where Self.refusalCodes.contains(error.code) {
+            if error.code == .appMisconfigured {
+                context.logger.error("notification refused: the app is misconfigured", metadata: ["reason": "\(error)"])
             } else {
-                context.logger.info("notification refused", metadata: ["reason": "\(error.code): \(error.message)"])
+                context.logger.info("notification refused", metadata: ["reason": "\(error)"])
             }
             throw Self.refusal(isV2: Self.isV2(body))
         }

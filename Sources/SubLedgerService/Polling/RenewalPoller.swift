@@ -235,12 +235,13 @@ public struct RenewalPoller: Service {
                 _ = try await ingestion.verifyStoredSignedTransaction(input.receiptID, token: input.body, account: input.account, app: app)
             }
             report.credited = 1
-        } catch let error as APIError where error.status.code < 500 {
+        } catch let error as IngestionError where !error.isTransient {
             // Final: Apple or the signature said no; the input is marked invalid by the ingestion path.
             report.errors = 1
-        } catch let error as APIError {
+        } catch let error as IngestionError {
             // Apple still unavailable: the ingestion path has recorded the failure and the next attempt.
-            logger.info("stored input still waits for Apple", metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code)"])
+            logger.info(
+                "stored input still waits for Apple", metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code.rawValue)"])
             report.errors = 1
         } catch {
             // Applying it failed (a poison input, the database): recorded with its error, retried with backoff

@@ -93,7 +93,7 @@ struct ReportCommand: AsyncParsableCommand {
         let report: AnyReport
         do {
             // Connect first, so --timing measures the report's queries only.
-            try await opened.pool.query("SELECT 1")
+            try await opened.checkConnection()
             let clock = ContinuousClock()
             let started = clock.now
             report = try await Reports.run(request, on: opened.pool)

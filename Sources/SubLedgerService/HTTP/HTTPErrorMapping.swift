@@ -1,0 +1,40 @@
+import HTTPTypes
+
+/// The one place where the service's typed errors become HTTP answers: a status, the error shape's code and
+/// message, and `Retry-After` for the transient ones. `ErrorMiddleware` applies it to whatever a route
+/// throws; nothing below the HTTP edge knows a status.
+extension APIError {
+    /// How a client is answered when the ingestion refuses or defers its input.
+    init(_ error: IngestionError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .foreignReceipt, .invalidReceipt, .invalidSignedTransaction, .invalidNotificationPayload, .unknownApp,
+                .environmentNotAllowed:
+                .unprocessableContent
+            case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
+            case .invalidSignature, .invalidNotification: .unauthorized
+            case .appleUnavailable: .serviceUnavailable
+            case .appleConfigurationError, .serverAPIRefused: .badGateway
+            case .appMisconfigured: .internalServerError
+            }
+        self.init(
+            status, code: error.code.rawValue, message: error.message,
+            retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
+    }
+
+    /// How a client is answered when the way to Apple cannot be used (normally told by the ingestion first).
+    init(_ error: AppleGatewayError) {
+        self.init(IngestionError(error))
+    }
+
+    /// How a key, or a request to create or revoke one, is refused.
+    init(_ error: APIKeyError) {
+        let status: HTTPResponse.Status =
+            switch error {
+            case .invalidKeyName, .invalidKeyID: .badRequest
+            case .unknownApp, .keyAppRemoved: .notFound
+            case .appKeyRequired: .forbidden
+            }
+        self.init(status, code: error.code, message: error.message)
+    }
+}
