@@ -48,6 +48,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One seeded generator (SplitMix64) for the simulator's identifiers and the tests' seeds. No dependencies.
+        .target(
+            name: "SeededRandom",
+            swiftSettings: swiftSettings
+        ),
         // The pure domain: transactions, chains, the ownership rule, entitlements, ledger effects. No I/O.
         .target(
             name: "SubLedgerCore",
@@ -117,7 +122,7 @@ let package = Package(
         .target(
             name: "AppStoreSimulator",
             dependencies: [
-                "AppStore", "SubLedgerCore",
+                "AppStore", "SubLedgerCore", "SeededRandom",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -177,6 +182,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SeededRandomTests",
+            dependencies: ["SeededRandom"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SubLedgerCoreTests",
             dependencies: ["SubLedgerCore", "SubLedgerTestSupport"],
             swiftSettings: swiftSettings
@@ -201,7 +211,7 @@ let package = Package(
         // Helpers shared by the database test suites (a schema per test on the test database).
         .target(
             name: "SubLedgerTestSupport",
-            dependencies: ["PostgresLibPQ", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PostgresLibPQ", "SeededRandom", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SubLedgerTestSupport",
             swiftSettings: swiftSettings
         ),
