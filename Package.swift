@@ -197,6 +197,7 @@ let package = Package(
                 "AppStore",
                 "SubLedgerCore",
                 "SubLedgerTestSupport",
+                "HTTPTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -215,6 +216,18 @@ let package = Package(
             path: "Tests/SubLedgerTestSupport",
             swiftSettings: swiftSettings
         ),
+        // The loopback HTTP stub server shared by the HTTP client and simulator tests (kept out of
+        // SubLedgerTestSupport so the core tests do not link NIO).
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/HTTPTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SubLedgerStoreTests",
             dependencies: ["SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport"],
@@ -223,7 +236,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreSimulatorTests",
             dependencies: [
-                "AppStoreSimulator", "AppStore", "SubLedgerCore",
+                "AppStoreSimulator", "AppStore", "SubLedgerCore", "HTTPTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
