@@ -178,7 +178,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresLibPQTests",
-            dependencies: ["PostgresLibPQ"],
+            dependencies: ["PostgresLibPQ", "SubLedgerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
