@@ -45,6 +45,7 @@ let package = Package(
             dependencies: [
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -178,7 +179,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresLibPQTests",
-            dependencies: ["PostgresLibPQ", "SubLedgerTestSupport"],
+            dependencies: [
+                "PostgresLibPQ", "SubLedgerTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
