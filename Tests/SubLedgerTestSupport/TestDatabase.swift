@@ -72,8 +72,3 @@ public enum TestDatabase {
         return logger
     }()
 }
-
-/// Thrown when `SUBLEDGER_TEST_DATABASE_URL` is missing (after recording the test's failure).
-public struct MissingTestDatabase: Error {
-    public init() {}
-}
