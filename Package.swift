@@ -45,7 +45,13 @@ let package = Package(
             dependencies: [
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // One seeded generator (SplitMix64) for the simulator's identifiers and the tests' seeds. No dependencies.
+        .target(
+            name: "SeededRandom",
             swiftSettings: swiftSettings
         ),
         // The pure domain: transactions, chains, the ownership rule, entitlements, ledger effects. No I/O.
@@ -117,7 +123,7 @@ let package = Package(
         .target(
             name: "AppStoreSimulator",
             dependencies: [
-                "AppStore", "SubLedgerCore",
+                "AppStore", "SubLedgerCore", "SeededRandom",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -173,7 +179,15 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresLibPQTests",
-            dependencies: ["PostgresLibPQ"],
+            dependencies: [
+                "PostgresLibPQ", "SubLedgerTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SeededRandomTests",
+            dependencies: ["SeededRandom"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -187,6 +201,7 @@ let package = Package(
                 "AppStore",
                 "SubLedgerCore",
                 "SubLedgerTestSupport",
+                "HTTPTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -201,8 +216,20 @@ let package = Package(
         // Helpers shared by the database test suites (a schema per test on the test database).
         .target(
             name: "SubLedgerTestSupport",
-            dependencies: ["PostgresLibPQ", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PostgresLibPQ", "SeededRandom", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SubLedgerTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The loopback HTTP stub server shared by the HTTP client and simulator tests (kept out of
+        // SubLedgerTestSupport so the core tests do not link NIO).
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/HTTPTestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -213,12 +240,11 @@ let package = Package(
         .testTarget(
             name: "AppStoreSimulatorTests",
             dependencies: [
-                "AppStoreSimulator", "AppStore", "SubLedgerCore",
+                "AppStoreSimulator", "AppStore", "SubLedgerCore", "HTTPTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -400,20 +400,6 @@ public final class PostgresConnection {
 @available(*, unavailable)
 extension PostgresConnection: Sendable {}
 
-/// The transaction state of a connection, as the server last reported it.
-public enum PostgresTransactionStatus: Sendable, Hashable {
-    /// Not in a transaction block.
-    case idle
-    /// A command is running.
-    case active
-    /// Inside a healthy transaction block.
-    case inTransaction
-    /// Inside a transaction block that failed; only ROLLBACK is accepted.
-    case inFailedTransaction
-    /// The connection is broken or closed.
-    case unknown
-}
-
 /// Server notices (`RAISE NOTICE`, "… skipping") routed to the logger instead of libpq's stderr printer.
 private final class NoticeSink {
     let logger: Logger

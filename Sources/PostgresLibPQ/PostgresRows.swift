@@ -1,11 +1,3 @@
-/// A result column: its name and type.
-public struct PostgresColumn: Sendable, Hashable {
-    /// The column name as the server reported it (an alias if the query gave one).
-    public let name: String
-    /// The column's type.
-    public let dataType: PostgresDataType
-}
-
 /// A fully materialized query result: rows, columns, and how many rows the command affected.
 ///
 /// All values are copied out of libpq before its result is cleared, so this can cross tasks freely.
@@ -42,94 +34,6 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
             throw PostgresError(.decoding, message: "expected exactly one row, got \(storage.rowCount)")
         }
         return PostgresRow(storage: storage, rowIndex: 0)
-    }
-}
-
-/// One row of a `PostgresRows`, decoded by column index or name.
-public struct PostgresRow: Sendable {
-    let storage: ResultStorage
-    let rowIndex: Int
-
-    /// The result columns, in order.
-    public var columns: [PostgresColumn] { storage.columns }
-
-    /// Number of columns.
-    public var count: Int { storage.columns.count }
-
-    /// The raw cell at a column index; throws if the index is out of range.
-    public func cell(at index: Int) throws -> PostgresCell {
-        guard index >= 0, index < storage.columns.count else {
-            throw PostgresError(
-                .decoding, message: "column index \(index) out of range (row has \(storage.columns.count) columns)")
-        }
-        return storage.cell(row: rowIndex, column: index)
-    }
-
-    /// The raw cell of a named column; throws if no column has that name.
-    public func cell(named name: String) throws -> PostgresCell {
-        guard let index = storage.columnIndexByName[name] else {
-            var error = PostgresError(.decoding, message: "no column named \"\(name)\"")
-            error.columnName = name
-            throw error
-        }
-        return storage.cell(row: rowIndex, column: index)
-    }
-
-    /// Whether the value at a column index is NULL.
-    public func isNull(at index: Int) throws -> Bool {
-        try cell(at: index).bytes == nil
-    }
-
-    /// Decodes the value at a column index; NULL decodes only into an Optional.
-    public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        try T.decode(from: cell(at: index))
-    }
-
-    /// Decodes the value of a named column; NULL decodes only into an Optional.
-    public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, column name: String) throws -> T {
-        try T.decode(from: cell(named: name))
-    }
-
-    /// Decodes the leading columns into a tuple: `let (id, name) = try row.decode((Int64, String).self)`.
-    public func decode<each T: PostgresDecodable>(_ types: (repeat each T).Type) throws -> (repeat each T) {
-        var index = 0
-        func next<U: PostgresDecodable>(_: U.Type) throws -> U {
-            defer { index += 1 }
-            return try decode(U.self, at: index)
-        }
-        return (repeat try next((each T).self))
-    }
-}
-
-/// One raw column value of a row, in PostgreSQL's text format; `bytes` is nil for NULL.
-public struct PostgresCell: Sendable {
-    /// The column's name.
-    public let columnName: String
-    /// The column's position in the row.
-    public let columnIndex: Int
-    /// The column's type.
-    public let dataType: PostgresDataType
-    /// The value's text-format bytes, or nil for SQL NULL.
-    public let bytes: ArraySlice<UInt8>?
-
-    /// A decoding error that names this cell's column.
-    public func decodingError(_ problem: String) -> PostgresError {
-        .decoding(column: columnName, index: columnIndex, problem)
-    }
-
-    /// The bytes of a non-NULL value; throws a decoding error naming the column for NULL.
-    public func requireBytes<T>(decoding type: T.Type) throws -> ArraySlice<UInt8> {
-        guard let bytes else {
-            throw decodingError("is NULL; decode \(T.self)? to accept NULL")
-        }
-        return bytes
-    }
-
-    /// Throws unless the column's type is one of `accepted`.
-    public func requireType<T>(_ accepted: PostgresDataType..., decoding type: T.Type) throws {
-        guard accepted.contains(dataType) else {
-            throw decodingError("cannot decode \(dataType) as \(T.self)")
-        }
     }
 }
 

@@ -27,7 +27,10 @@ public enum SubLedgerServer {
             let schema = StartupSchemaCheck(
                 pool: opened.pool, migrator: migrator, migrate: configuration.migrateOnStart ?? opened.isEmbedded,
                 secretKeys: configuration.secretKeys, logger: logger)
-            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app)]
+            // The pool first: the group stops services in reverse order, so it closes after HTTP has drained.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: opened.pool), .init(service: app),
+            ]
             if try await !schema.attempt(firstFailure: true) {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
@@ -118,8 +121,10 @@ extension SubLedgerServer {
                 configuration: poller, queue: PollQueue(pool: opened.pool), store: store, ingestion: ingestion,
                 logger: logger, now: { Instant.systemNow() })
             // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
+            // The pool first, so it closes last, after the job has given its leases back.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup)
+                .init(service: opened.pool),
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup),
             ]
             if let metricsPort {
                 ServiceMetrics.bootstrap()

@@ -2,6 +2,7 @@ import AppStore
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import HTTPTestSupport
 import SubLedgerCore
 import Testing
 

@@ -1,6 +1,7 @@
 import AppStore
 import AsyncHTTPClient
 import Foundation
+import HTTPTestSupport
 import SubLedgerCore
 import Testing
 

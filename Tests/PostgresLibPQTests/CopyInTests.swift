@@ -1,10 +1,11 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @Suite struct CopyInTests {
     @Test func copyLoadsRowsWithEscapesNullsAndBytes() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(
                 script: "CREATE TABLE events (id int8 PRIMARY KEY, note text, at timestamptz, blob bytea)")
             let tricky = "tab\there, newline\nhere, cr\rhere, backslash \\ here, \\N literal, \\. end, 掉单 🧾"
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func failedCopyLoadsNothingAndLeavesConnectionUsable() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await pool.execute(script: "CREATE TABLE events (id int8 PRIMARY KEY)")
             do {
                 try await pool.withConnection { connection in
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func copyThroughQueryIsRefusedWithoutBreakingTheConnection() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await pool.execute(script: "CREATE TABLE events (id int8)")
             await #expect(throws: PostgresError.self) { try await pool.query("COPY events FROM STDIN") }
             await #expect(throws: PostgresError.self) { try await pool.query("COPY events TO STDOUT") }

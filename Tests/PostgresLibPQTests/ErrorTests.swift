@@ -1,10 +1,11 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @Suite struct ErrorTests {
     @Test func uniqueViolationCarriesSQLStateAndConstraintName() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(
                 script: """
                     CREATE TABLE subscribers (
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func otherConstraintViolationsMapToTheirSQLStates() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(
                 script: """
                     CREATE TABLE products (id int8 PRIMARY KEY);
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func descriptionNeverContainsParameterValues() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             let secret = "receipt-token-s3cr3t"
             do {
                 // The server's primary message quotes the bad input: "invalid input syntax for type integer".

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @Suite struct NotificationTests {

@@ -1,10 +1,11 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @Suite struct PostgresPoolTests {
     @Test func twoHundredConcurrentTasksShareFourConnectionsWithoutDeadlock() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 4) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 4) { _, _, pool in
             let total = try await withThrowingTaskGroup(of: Int64.self) { group in
                 for index in 0..<200 {
                     group.addTask {
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func acquireTimesOutWhenEveryConnectionIsHeld() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1, acquireTimeout: .milliseconds(300)) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1, acquireTimeout: .milliseconds(300)) { _, _, pool in
             let holder = Task {
                 try await pool.withConnection { connection in
                     try connection.query("SELECT pg_sleep(4)")
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func terminatedBackendIsReplacedOnNextAcquire() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let firstPID = try await pool.withConnection { $0.backendPID }
             let admin = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1))
             // The timeout form waits until the backend has exited, so its socket is closed.
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func connectionBrokenDuringUseIsDiscardedAndReplaced() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let firstPID = try await pool.withConnection { $0.backendPID }
             do {
                 // The backend terminates itself mid-query: a connection-level failure.
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func leftOpenTransactionIsRolledBackBeforeReuse() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await pool.execute(script: "CREATE TABLE notes (body text NOT NULL)")
             try await pool.withConnection { connection in
                 try connection.query("BEGIN")
@@ -118,7 +119,7 @@ import Testing
     }
 
     @Test func cachedStatementsArePreparedOncePerConnection() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let statement = PostgresStatement("SELECT $1::int8 + 1 AS next")
             for value in [Int64(1), 41, -5] {
                 let rows = try await pool.query(statement, [value])
@@ -131,7 +132,7 @@ import Testing
     }
 
     @Test func cachedStatementSurvivesRolledBackTransaction() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             struct Abort: Error {}
             let statement = PostgresStatement("SELECT $1::text || '!' AS shout")
             await #expect(throws: Abort.self) {
@@ -148,7 +149,7 @@ import Testing
     }
 
     @Test func cancelledWaiterLeavesTheQueue() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let holder = Task {
                 try await pool.withConnection { connection in try connection.query("SELECT pg_sleep(0.5)") }
             }

@@ -1,12 +1,13 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @Suite struct TransactionTests {
     struct DeliberateFailure: Error {}
 
     @Test func thrownErrorRollsBackTheTransaction() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(script: "CREATE TABLE ledger_entries (id int8 PRIMARY KEY, note text)")
             await #expect(throws: DeliberateFailure.self) {
                 try await pool.transaction { connection in
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test func committedTransactionIsVisible() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(script: "CREATE TABLE ledger_entries (id int8 PRIMARY KEY, note text)")
             let inserted = try await pool.transaction(isolation: .repeatableRead) { connection in
                 try connection.query("INSERT INTO ledger_entries VALUES ($1, $2), ($3, $4)", [1, "a", 2, "b"])
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func serializationFailureIsRetriedUntilBothTransactionsCommit() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 2) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 2) { _, _, pool in
             try await pool.execute(
                 script: """
                     CREATE TABLE counters (id int PRIMARY KEY, value int NOT NULL);
@@ -70,7 +71,7 @@ import Testing
     }
 
     @Test func retriesStopAfterMaxAttempts() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             let attempts = Counter()
             do {
                 try await pool.transaction(maxAttempts: 3) { connection in
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func swallowedStatementErrorStillFailsTheCommit() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(script: "CREATE TABLE accounts (id int PRIMARY KEY)")
             do {
                 try await pool.transaction { connection in

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @Suite struct ValueRoundTripTests {
@@ -10,7 +11,7 @@ import Testing
     }
 
     @Test func everySupportedTypeRoundTripsThroughATable() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(
                 script: """
                     CREATE TABLE samples (
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func tupleDecodingReadsLeadingColumns() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             let rows = try await pool.query("SELECT $1::int8, $2::text, $3::bool", [Int64(7), "seven", nil as Bool?])
             let (number, name, flag) = try rows.single().decode((Int64, String, Bool?).self)
             #expect(number == 7)
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func nullOrMismatchedTypeThrowsDecodingErrorNamingTheColumn() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             let rows = try await pool.query("SELECT NULL::int8 AS missing, 'abc'::text AS word, 99999::int8 AS big")
             let row = try rows.single()
             #expect(throws: PostgresError.self) { try row.decode(Int64.self, column: "missing") }
@@ -101,7 +102,7 @@ import Testing
     }
 
     @Test func timestampsDecodeWhateverTheSessionTimeZone() async throws {
-        try await TestDatabase.withIsolatedPool(maxConnections: 1) { pool, _ in
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let instants = [
                 PostgresTimestamp(millisecondsSince1970: 1_704_164_645_123),  // 2024-01-02 03:04:05.123 UTC
                 PostgresTimestamp(microsecondsSince1970: -3_786_825_599_999_999),  // 1850: local mean time offsets
@@ -123,7 +124,7 @@ import Testing
     }
 
     @Test func integerAndFloatExtremesRoundTrip() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             let rows = try await pool.query(
                 "SELECT $1::int8, $2::int8, $3::int4, $4::int4, $5::float8, $6::float8, $7::float8",
                 [
@@ -142,7 +143,7 @@ import Testing
     }
 
     @Test func textWithNulByteIsRefusedBeforeSending() async throws {
-        try await TestDatabase.withIsolatedPool { pool, _ in
+        try await TestDatabase.withSchema { _, _, pool in
             do {
                 try await pool.query("SELECT $1::text", ["before\u{0}after"])
                 Issue.record("a NUL byte must not be silently truncated")

@@ -1,17 +1,5 @@
-/// The one seeded pseudo-random generator of the test suites (SplitMix64): property tests, fuzz tests and
-/// the service fuzz campaign repeat exactly from their printed seed.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import SeededRandom
 
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The suites' seeded generator is the simulator's (`SeededRandom.SplitMix64`), so test files that import
+/// only `SubLedgerTestSupport` keep naming it `SplitMix64`.
+public typealias SplitMix64 = SeededRandom.SplitMix64

@@ -62,22 +62,10 @@ struct ControlRoutes: Sendable {
                 try await control.purchase(body)
             }
         }
-        group.post("ask-to-buy/:requestID/approve") { _, context in
-            try await Self.run { () async throws(SimulatorError) in
-                try await control.approveAskToBuy(try Self.parameter(context, "requestID"))
-            }
-        }
-        group.post("ask-to-buy/:requestID/decline") { _, context in
-            try await Self.run { () async throws(SimulatorError) in
-                try await control.declineAskToBuy(try Self.parameter(context, "requestID"))
-            }
-        }
+        Self.post(on: group, "ask-to-buy/:requestID/approve", parameter: "requestID", control.approveAskToBuy)
+        Self.post(on: group, "ask-to-buy/:requestID/decline", parameter: "requestID", control.declineAskToBuy)
         // Subscriptions (by original transaction id or any transaction id of the chain)
-        group.post("subscriptions/:id/renew") { _, context in
-            try await Self.run { () async throws(SimulatorError) in
-                try await control.renew(try Self.parameter(context, "id"))
-            }
-        }
+        Self.post(on: group, "subscriptions/:id/renew", control.renew)
         group.post("subscriptions/:id/auto-renew") { request, context in
             try await Self.run(request, AutoRenewRequest.self) { body async throws(SimulatorError) in
                 try await control.setAutoRenew(try Self.parameter(context, "id"), enabled: body.enabled)
@@ -89,11 +77,7 @@ struct ControlRoutes: Sendable {
                 try await control.failBilling(try Self.parameter(context, "id"), immediately: body.immediately ?? false)
             }
         }
-        group.post("subscriptions/:id/billing-recovery") { _, context in
-            try await Self.run { () async throws(SimulatorError) in
-                try await control.recoverBilling(try Self.parameter(context, "id"))
-            }
-        }
+        Self.post(on: group, "subscriptions/:id/billing-recovery", control.recoverBilling)
         group.post("subscriptions/:id/change-product") { request, context in
             try await Self.run(request, ChangeProductRequest.self) { body async throws(SimulatorError) in
                 try await control.changeProduct(try Self.parameter(context, "id"), to: body.productID)
@@ -110,16 +94,8 @@ struct ControlRoutes: Sendable {
                 try await control.refund(try Self.parameter(context, "id"), body)
             }
         }
-        group.post("transactions/:id/refund-reversal") { _, context in
-            try await Self.run { () async throws(SimulatorError) in
-                try await control.reverseRefund(try Self.parameter(context, "id"))
-            }
-        }
-        group.post("transactions/:id/finish") { _, context in
-            try await Self.run { () async throws(SimulatorError) in
-                try await control.finishTransaction(try Self.parameter(context, "id"))
-            }
-        }
+        Self.post(on: group, "transactions/:id/refund-reversal", control.reverseRefund)
+        Self.post(on: group, "transactions/:id/finish", control.finishTransaction)
         group.post("transactions/:id/family-share") { request, context in
             try await Self.run(request, FamilyShareRequest.self) { body async throws(SimulatorError) in
                 try await control.shareWithFamily(try Self.parameter(context, "id"), with: body.appleID)
@@ -175,6 +151,18 @@ struct ControlRoutes: Sendable {
     }
 
     // MARK: Plumbing
+
+    /// `POST path` with no body that acts on the path's `parameter` (an id) and answers with the result.
+    static func post(
+        on group: RouterGroup<BasicRequestContext>, _ path: RouterPath, parameter: String = "id",
+        _ action: @escaping @Sendable (String) async throws(SimulatorError) -> ActionResult
+    ) {
+        group.post(path) { _, context in
+            try await run { () async throws(SimulatorError) in
+                try await action(try Self.parameter(context, parameter))
+            }
+        }
+    }
 
     static func parameter(_ context: BasicRequestContext, _ name: String) throws(SimulatorError) -> String {
         guard let value = context.parameters.get(name), let decoded = value.removingPercentEncoding else {

@@ -1,16 +1,17 @@
+import SeededRandom
 import Synchronization
 
 /// Decides, per request and with the seeded generator, whether an endpoint's configured fault applies.
 final class FaultInjector: Sendable {
     private struct State {
         var rules: [FaultEndpoint: FaultRule] = [:]
-        var random: SeededRandom
+        var random: SplitMix64
     }
 
     private let state: Mutex<State>
 
     init(seed: UInt64) {
-        state = Mutex(State(random: SeededRandom(seed: seed ^ 0xFA17_FA17_FA17_FA17)))
+        state = Mutex(State(random: SplitMix64(seed: seed ^ 0xFA17_FA17_FA17_FA17)))
     }
 
     func set(_ rule: FaultRule?, for endpoint: FaultEndpoint) {

@@ -46,39 +46,3 @@ public struct AppDefinition: Sendable, Codable, Hashable {
         self.products = products
     }
 }
-
-/// What the simulator holds for an app, including the credentials a Server API client needs.
-public struct AppDescription: Sendable, Codable, Hashable {
-    /// The bundle id.
-    public var bundleID: String
-    /// Apple's numeric app id.
-    public var appAppleID: Int64
-    /// The shared secret for `verifyReceipt` and V1 notifications.
-    public var sharedSecret: String
-    /// The app version receipts state.
-    public var applicationVersion: String
-    /// Where notifications go, if anywhere.
-    public var notificationURL: String?
-    /// `V1` or `V2`.
-    public var notificationVersion: String
-    /// Billing grace period in days.
-    public var gracePeriodDays: Int
-    /// Billing retry length in days.
-    public var billingRetryDays: Int
-    /// Server API credentials.
-    public var serverAPI: ServerAPICredentials
-    /// The app's products.
-    public var products: [ProductDefinition]
-}
-
-/// The App Store Server API key registered for an app.
-public struct ServerAPICredentials: Sendable, Codable, Hashable {
-    /// The issuer id (`iss`).
-    public var issuerID: String
-    /// The key id (`kid`).
-    public var keyID: String
-    /// The `.p8` private key (PKCS#8 PEM) when the simulator generated the pair; `nil` for a registered key.
-    public var privateKeyPEM: String?
-    /// The public key the simulator checks signatures with (PEM).
-    public var publicKeyPEM: String
-}

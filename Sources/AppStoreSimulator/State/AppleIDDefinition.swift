@@ -16,13 +16,3 @@ public struct AppleIDDefinition: Sendable, Codable, Hashable {
         self.storefront = storefront
     }
 }
-
-/// A simulated Apple ID as stored.
-public struct AppleIDDescription: Sendable, Codable, Hashable {
-    /// The account name.
-    public var appleID: String
-    /// Its environment.
-    public var environment: AppStoreEnvironment
-    /// Its storefront.
-    public var storefront: String
-}

@@ -1,15 +1,16 @@
+import SeededRandom
 import SubLedgerCore
 
 /// Apple-shaped identifiers, deterministic for a seed: numeric transaction and web order line item ids
 /// (sandbox ids start with 2000000, production ids with 3000000, as in real answers), order ids, UUIDs.
 struct IdentifierFactory: Sendable {
-    private var random: SeededRandom
+    private var random: SplitMix64
     private var transactionCounter: Int64
     private var webOrderCounter: Int64
     private var appCounter: Int64
 
     init(seed: UInt64) {
-        var random = SeededRandom(seed: seed ^ 0xA5A5_5A5A_0F0F_F0F0)
+        var random = SplitMix64(seed: seed ^ 0xA5A5_5A5A_0F0F_F0F0)
         transactionCounter = Int64(random.next() % 400_000_000) + 100_000_000
         webOrderCounter = Int64(random.next() % 400_000_000) + 500_000_000
         appCounter = Int64(random.next() % 900_000_000) + 1_000_000_000

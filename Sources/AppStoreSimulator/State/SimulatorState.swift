@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import SeededRandom
 import SubLedgerCore
 
 /// Everything the simulated App Store knows; mutated only under `SimulatorEngine`'s lock.
@@ -166,7 +167,7 @@ struct SimulatorState: Sendable {
         let derived = SeedDerivation.bytes(seed: seed, label: label)
         let secret = definition.sharedSecret ?? derived.prefix(16).map { String(format: "%02x", $0) }.joined()
         let issuerBytes = SeedDerivation.bytes(seed: seed, label: label + ":issuer")
-        var random = SeededRandom(seed: issuerBytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+        var random = SplitMix64(seed: issuerBytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
         let issuerID = definition.issuerID ?? random.uuid()
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         let keyID = definition.keyID ?? String(derived.suffix(10).map { alphabet[Int($0) % alphabet.count] })

@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import HTTPTestSupport
 import SubLedgerCore
 import Synchronization
 

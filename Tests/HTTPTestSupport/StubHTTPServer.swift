@@ -2,48 +2,24 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
-/// What the stub server received.
-struct StubRequest: Sendable {
-    var method: String
-    var path: String
-    var query: [String: [String]]
-    var headers: [String: String]
-    var body: Data
-
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
-}
-
-/// What the stub server answers; `delay` holds the whole answer back (for timeout tests).
-struct StubResponse: Sendable {
-    var status: Int = 200
-    var headers: [(String, String)] = [("Content-Type", "application/json")]
-    var body: Data = Data()
-    var delay: Duration?
-    /// Holds the body back after the head was sent (a peer that trickles its answer).
-    var bodyDelay: Duration?
-
-    static func json(_ text: String, status: Int = 200) -> StubResponse {
-        StubResponse(status: status, body: Data(text.utf8))
-    }
-}
-
-/// A local HTTP/1.1 server on 127.0.0.1 and an ephemeral port, answering with a handler closure.
-final class StubHTTPServer: Sendable {
-    typealias Handler = @Sendable (StubRequest) async -> StubResponse
+/// A local HTTP/1.1 server on 127.0.0.1 and an ephemeral port, answering with a handler closure: the one
+/// loopback HTTP stub of the test suites (Apple's endpoints for the clients, a notification receiver for
+/// the simulator). It records every request it receives.
+public final class StubHTTPServer: Sendable {
+    public typealias Handler = @Sendable (StubRequest) async -> StubResponse
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
-    let port: Int
+    public let port: Int
     private let serverChannel: any Channel
     private let task: Task<Void, Never>
     private let log: RequestLog
 
     /// The base URL of the server, e.g. `http://127.0.0.1:54321`.
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Every request received so far, in order.
-    var requests: [StubRequest] { log.all }
+    public var requests: [StubRequest] { log.all }
 
     private init(port: Int, serverChannel: any Channel, task: Task<Void, Never>, log: RequestLog) {
         self.port = port
@@ -53,7 +29,7 @@ final class StubHTTPServer: Sendable {
     }
 
     /// Starts a server; call `shutdown()` when done.
-    static func start(handler: @escaping Handler) async throws -> StubHTTPServer {
+    public static func start(handler: @escaping Handler) async throws -> StubHTTPServer {
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
@@ -79,14 +55,14 @@ final class StubHTTPServer: Sendable {
     }
 
     /// Stops listening and ends every connection.
-    func shutdown() async {
+    public func shutdown() async {
         try? await serverChannel.close()
         task.cancel()
         await task.value
     }
 
     /// Runs `body` with a started server and always shuts it down.
-    static func with<Result>(
+    public static func with<Result>(
         handler: @escaping Handler,
         _ body: (StubHTTPServer) async throws -> Result
     ) async throws -> Result {
@@ -151,13 +127,4 @@ final class StubHTTPServer: Sendable {
             body: Data(body.readableBytesView)
         )
     }
-}
-
-/// The requests a stub server received, shared with its connection tasks.
-final class RequestLog: Sendable {
-    private let storage = Mutex<[StubRequest]>([])
-
-    func append(_ request: StubRequest) { storage.withLock { $0.append(request) } }
-
-    var all: [StubRequest] { storage.withLock { $0 } }
 }

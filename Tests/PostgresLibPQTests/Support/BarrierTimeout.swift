@@ -1,0 +1,2 @@
+/// A `ThreadBarrier` whose parties did not all arrive in time.
+struct BarrierTimeout: Error {}
