@@ -42,51 +42,11 @@ extension Reports {
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int
     ) throws -> TransfersReport {
         guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
-        try scope.validate(on: connection)
-        let parameters = scope.parameters + [from, to] as [any PostgresEncodable]
-        let rows = try connection.query(transferRowsSQL, parameters + [limit] as [any PostgresEncodable]).map { row in
-            TransfersReport.Row(
-                at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
-                environment: try row.decode(String.self, at: 2), originalTransactionID: try row.decode(String.self, at: 3),
-                productID: try row.decode(String?.self, at: 4), sequence: Int(try row.decode(Int32.self, at: 5)),
-                fromAccountID: try row.decode(String?.self, at: 6), toAccountID: try row.decode(String.self, at: 7),
-                reason: try row.decode(String.self, at: 8), previousOwnerSince: try row.decode(Date?.self, at: 9),
-                transactionID: try row.decode(String?.self, at: 10))
-        }
-        let totals = try connection.query(transferTotalsSQL, parameters).map { row in
-            TransfersReport.ReasonCount(reason: try row.decode(String.self, at: 0), transfers: try row.decode(Int.self, at: 1))
-        }
+        let store = try ReportStore(on: connection, scope: scope)
+        let rows = try store.transfers(from: from, to: to, limit: limit)
+        let totals = try store.transferCounts(from: from, to: to)
         return TransfersReport(
             from: from, to: to, rows: rows, totals: totals,
             truncated: totals.reduce(0) { $0 + $1.transfers } > rows.count)
     }
-
-    static let transfersCondition = """
-        b.sequence > 0 AND \(ReportScope.environmentCondition("b.environment"))
-          AND b.started_at >= $3::timestamptz AND b.started_at < $4::timestamptz
-        """
-
-    static let transferRowsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT b.started_at, s.bundle_id, b.environment, b.original_transaction_id, c.product_id, b.sequence,
-               coalesce(b.from_account_id, p.account_id), b.account_id, b.started_reason, p.started_at, b.transaction_id
-        FROM ownership_bindings b JOIN scope s ON s.app_id = b.app_id
-        LEFT JOIN ownership_bindings p
-               ON p.app_id = b.app_id AND p.environment = b.environment
-              AND p.original_transaction_id = b.original_transaction_id AND p.sequence = b.sequence - 1
-        LEFT JOIN chains c
-               ON c.app_id = b.app_id AND c.environment = b.environment
-              AND c.original_transaction_id = b.original_transaction_id
-        WHERE \(transfersCondition)
-        ORDER BY b.started_at DESC, b.binding_id DESC
-        LIMIT $5
-        """
-
-    static let transferTotalsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT b.started_reason, count(*)
-        FROM ownership_bindings b JOIN scope s ON s.app_id = b.app_id
-        WHERE \(transfersCondition)
-        GROUP BY 1 ORDER BY 1
-        """
 }
