@@ -49,7 +49,7 @@ extension Reports {
     public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date) throws
         -> ChurnReport
     {
-        guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
+        try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
         let granularity: ChurnReport.Granularity = to.timeIntervalSince(from) < 62 * 86_400 ? .day : .month
         let starts = ChurnBuckets.starts(from: from, to: to, granularity: granularity)

@@ -30,7 +30,9 @@ public struct QuarantinedReport: Sendable, Hashable, Codable {
 
     /// The newest `limit` quarantined inputs.
     public var rows: [Row]
+    /// Every quarantined input counted, per app and input.
     public var totals: [Count]
+    /// Whether more inputs are quarantined than `rows` holds.
     public var truncated: Bool
 }
 
@@ -40,9 +42,9 @@ extension Reports {
     public static func quarantined(on connection: PostgresConnection, scope: ReportScope, limit: Int) throws
         -> QuarantinedReport
     {
-        let store = try ReportStore(on: connection, scope: scope)
-        let rows = try store.quarantinedInputs(limit: limit)
-        let totals = try store.quarantinedCounts()
-        return QuarantinedReport(rows: rows, totals: totals, truncated: totals.reduce(0) { $0 + $1.count } > rows.count)
+        let listing = try ReportListing(
+            on: connection, scope: scope, rows: { try $0.quarantinedInputs(limit: limit) },
+            totals: { try $0.quarantinedCounts() }, count: \.count)
+        return QuarantinedReport(rows: listing.rows, totals: listing.totals, truncated: listing.truncated)
     }
 }

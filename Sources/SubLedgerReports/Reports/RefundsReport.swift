@@ -44,7 +44,9 @@ public struct RefundsReport: Sendable, Hashable, Codable {
     public var to: Date
     /// The latest `limit` revocations of the range, newest first.
     public var rows: [Row]
+    /// Every revocation of the range, by kind, reason and currency.
     public var totals: Totals
+    /// Whether the range holds more revocations than `rows`.
     public var truncated: Bool
 }
 
@@ -55,7 +57,7 @@ extension Reports {
     public static func refunds(
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int
     ) throws -> RefundsReport {
-        guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
+        try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
         let rows = try store.revocations(from: from, to: to, limit: limit)
         var totals = RefundsReport.Totals(refunds: 0, familySharingRevocations: 0, debits: 0, withoutAmount: 0, amounts: [])

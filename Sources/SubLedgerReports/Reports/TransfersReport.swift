@@ -31,7 +31,9 @@ public struct TransfersReport: Sendable, Hashable, Codable {
     public var to: Date
     /// The latest `limit` transfers of the range, newest first.
     public var rows: [Row]
+    /// Every transfer of the range, counted by reason.
     public var totals: [ReasonCount]
+    /// Whether the range holds more transfers than `rows`.
     public var truncated: Bool
 }
 
@@ -41,12 +43,11 @@ extension Reports {
     public static func transfers(
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int
     ) throws -> TransfersReport {
-        guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
-        let store = try ReportStore(on: connection, scope: scope)
-        let rows = try store.transfers(from: from, to: to, limit: limit)
-        let totals = try store.transferCounts(from: from, to: to)
+        try ReportError.checkRange(from: from, to: to)
+        let listing = try ReportListing(
+            on: connection, scope: scope, rows: { try $0.transfers(from: from, to: to, limit: limit) },
+            totals: { try $0.transferCounts(from: from, to: to) }, count: \.transfers)
         return TransfersReport(
-            from: from, to: to, rows: rows, totals: totals,
-            truncated: totals.reduce(0) { $0 + $1.transfers } > rows.count)
+            from: from, to: to, rows: listing.rows, totals: listing.totals, truncated: listing.truncated)
     }
 }

@@ -23,7 +23,9 @@ public struct UnclaimedReport: Sendable, Hashable, Codable {
 
     /// The newest `limit` unclaimed transactions.
     public var rows: [Row]
+    /// Every unclaimed transaction counted, per app and environment.
     public var totals: [EnvironmentCount]
+    /// Whether more transactions are unclaimed than `rows` holds.
     public var truncated: Bool
 }
 
@@ -33,10 +35,9 @@ extension Reports {
     public static func unclaimed(on connection: PostgresConnection, scope: ReportScope, limit: Int) throws
         -> UnclaimedReport
     {
-        let store = try ReportStore(on: connection, scope: scope)
-        let rows = try store.unclaimedTransactions(limit: limit)
-        let totals = try store.unclaimedCounts()
-        return UnclaimedReport(
-            rows: rows, totals: totals, truncated: totals.reduce(0) { $0 + $1.transactions } > rows.count)
+        let listing = try ReportListing(
+            on: connection, scope: scope, rows: { try $0.unclaimedTransactions(limit: limit) },
+            totals: { try $0.unclaimedCounts() }, count: \.transactions)
+        return UnclaimedReport(rows: listing.rows, totals: listing.totals, truncated: listing.truncated)
     }
 }
