@@ -49,11 +49,3 @@ extension Reports {
         return ExpiringReport(from: at, to: to, rows: rows, totals: totals, truncated: totals.chains > rows.count)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as Foundation measures intervals.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}
