@@ -49,7 +49,8 @@ import Testing
         // Known, reported to the lead: `chains.expires_at` is the greatest expiry Apple states on any of the chain's
         // transactions (`SubscriptionChain.latestExpiry`), so after an upgrade from a longer period (yearly to
         // monthly) the SQL keeps the chain active until the old period would have ended, while the core lapses
-        // it when the successor's period ends. The fix belongs to how the store fills `expires_at`.
+        // it when the successor's period ends. The fix belongs to the core/store: `Ledger.refreshChainRow` taking
+        // `periodEnd(of:in:)` (cut at the upgrade moment) for auto-renewable chains makes every seed tried agree.
         withKnownIssue("expires_at keeps an upgraded transaction's stated expiry", isIntermittent: true) {
             if !comparison.upgradeOverhangs.isEmpty {
                 Issue.record(
@@ -62,6 +63,39 @@ import Testing
         print(
             "EffectiveStateAgreementTests: \(replay), \(Self.chainCount) chains, \(comparison.checked) instants, "
                 + "\(comparison.upgradeOverhangs.count) known upgrade disagreements, \(clock.now - started)")
+    }
+
+    /// Regression: the SQL lapsed only auto-renewable chains, so a non-renewing pass stored `active` stayed
+    /// active in the reports after its period, where the core says `expired(period_ended)`.
+    @Test func nonRenewingPassLapsesInTheReportsAtItsPeriodEnd() async throws {
+        try await ReportsDatabase.withMigratedSchema { pool in
+            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+            try await store.applyCatalog(catalog, secrets: secrets)
+            guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError(code: .unknownApp, message: "") }
+            let t0 = RandomChain.t0
+            let pass = Transaction(
+                transactionID: "pass-1", originalTransactionID: "pass-1", productID: "pass.30d", bundleID: Self.bundleID,
+                purchaseDate: t0, environment: .production, source: .verifyReceipt)
+            let input = LedgerInput(
+                kind: .receipt, bundleID: Self.bundleID, environment: .production, submitter: try AccountID("buyer"),
+                transactions: [pass], observedAt: t0)
+            try await store.apply(input, app: app, reference: .none, now: t0)
+            let now = Date(timeIntervalSince1970: Double(t0.millisecondsSince1970) / 1000)
+            let scope = ReportScope(bundleID: Self.bundleID)
+            // The reports run on the connection's own thread; the expectations are checked back in the test.
+            let (during, after, active) = try await pool.withConnection { connection in
+                (
+                    try Reports.summary(on: connection, scope: scope, at: now.addingTimeInterval(29 * 86_400), now: now),
+                    try Reports.summary(on: connection, scope: scope, at: now.addingTimeInterval(30 * 86_400), now: now),
+                    try Reports.active(on: connection, scope: scope, at: now.addingTimeInterval(31 * 86_400))
+                )
+            }
+            #expect(during.totals.active == 1)
+            #expect(after.totals.active == 0)
+            #expect(after.totals.expired == 1)
+            #expect(active.totals.total == 0)
+        }
     }
 
     struct Comparison {
