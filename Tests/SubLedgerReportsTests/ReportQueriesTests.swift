@@ -8,16 +8,27 @@ import Testing
     typealias F = ReportFixtures
     let scope = ReportScope(bundleID: F.bundleID)
 
-    func withStory(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
-        try await ReportsDatabase.withMigratedSchema { pool in
-            try await F.load(pool)
+    /// The story's ledger, for reading reports.
+    struct Story {
+        let pool: PostgresPool
+
+        /// Runs `body` on a pooled connection (its own thread) and hands back what it read, so that the test's
+        /// expectations run in the test itself, where a failure is reported against it.
+        func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
             try await pool.withConnection { connection in try body(connection) }
         }
     }
 
+    func withStory(_ body: (Story) async throws -> Void) async throws {
+        try await ReportsDatabase.withMigratedSchema { pool in
+            try await F.load(pool)
+            try await body(Story(pool: pool))
+        }
+    }
+
     @Test func summaryCountsStatesWithLapsesAppliedAtTheInstant() async throws {
-        try await withStory { connection in
-            let report = try Reports.summary(on: connection, scope: scope, now: F.now)
+        try await withStory { story in
+            let report = try await story.read { try Reports.summary(on: $0, scope: scope, now: F.now) }
             #expect(report.basis == .chainColumns)
             let products = Dictionary(uniqueKeysWithValues: report.products.map { ($0.productID, $0.counts) })
             #expect(products.keys.sorted() == ["coins.100", "premium.monthly", "pro.monthly"])
@@ -41,7 +52,7 @@ import Testing
             #expect(report.totals.revoked == 2)
 
             // A week on, c1 is still active but c4's period (day 15-45) has run out.
-            let later = try Reports.summary(on: connection, scope: scope, at: F.date(47), now: F.now)
+            let later = try await story.read { try Reports.summary(on: $0, scope: scope, at: F.date(47), now: F.now) }
             #expect(later.basis == .chainColumns)
             #expect(later.totals.active == 2)
             #expect(later.totals.expired == 3)
@@ -49,9 +60,9 @@ import Testing
     }
 
     @Test func summaryInThePastReadsTheStateHistory() async throws {
-        try await withStory { connection in
+        try await withStory { story in
             // Day 30: c1, c5, c2, c4 recorded active; k1 and c3 recorded revoked (on days 13 and 26); c6 unknown yet.
-            let report = try Reports.summary(on: connection, scope: scope, at: F.date(30), now: F.now)
+            let report = try await story.read { try Reports.summary(on: $0, scope: scope, at: F.date(30), now: F.now) }
             #expect(report.basis == .stateHistory)
             #expect(report.totals.active == 4)
             #expect(report.totals.revoked == 2)
@@ -60,22 +71,24 @@ import Testing
     }
 
     @Test func activeSplitsTrialIntroAndPaidFromTheLatestTransaction() async throws {
-        try await withStory { connection in
-            let report = try Reports.active(on: connection, scope: scope, at: F.now)
+        try await withStory { story in
+            let report = try await story.read { try Reports.active(on: $0, scope: scope, at: F.now) }
             #expect(report.rows.map(\.productID) == ["premium.monthly", "pro.monthly"])
             // gina's c6 is in its intro period; alice's c1 trial is over (its renewal is paid); c4 has no owner.
             #expect(report.rows[0].intro == 1 && report.rows[0].total == 1)
             #expect(report.rows[1].paid == 1 && report.rows[1].trial == 0 && report.rows[1].total == 1)
             #expect(report.totals.total == 2)
             // On day 10 alice was still in her trial.
-            let early = try Reports.active(on: connection, scope: scope, at: F.date(10))
+            let early = try await story.read { try Reports.active(on: $0, scope: scope, at: F.date(10)) }
             #expect(early.rows.first { $0.productID == "pro.monthly" }?.trial == 1)
         }
     }
 
     @Test func expiringListsChainsEndingInTheWindowEarliestFirst() async throws {
-        try await withStory { connection in
-            let report = try Reports.expiring(on: connection, scope: scope, at: F.now, within: .seconds(30 * 86_400), limit: 2)
+        try await withStory { story in
+            let report = try await story.read {
+                try Reports.expiring(on: $0, scope: scope, at: F.now, within: .seconds(30 * 86_400), limit: 2)
+            }
             #expect(report.rows.map(\.originalTransactionID) == ["c4", "c1"])
             #expect(report.rows[0].ownerAccountID == nil)
             #expect(report.rows[0].willAutoRenew == nil)
@@ -86,14 +99,18 @@ import Testing
             #expect(report.totals.willAutoRenew == 2)
             #expect(report.totals.autoRenewUnknown == 1)
             #expect(report.truncated)
-            let week = try Reports.expiring(on: connection, scope: scope, at: F.now, within: .seconds(7 * 86_400), limit: 100)
+            let week = try await story.read {
+                try Reports.expiring(on: $0, scope: scope, at: F.now, within: .seconds(7 * 86_400), limit: 100)
+            }
             #expect(week.rows.map(\.originalTransactionID) == ["c4"])
         }
     }
 
     @Test func churnCountsStartsRenewalsAndExpiriesPerDay() async throws {
-        try await withStory { connection in
-            let report = try Reports.churn(on: connection, scope: scope, from: F.date(0), to: F.date(40))
+        try await withStory { story in
+            let report = try await story.read {
+                try Reports.churn(on: $0, scope: scope, from: F.date(0), to: F.date(40))
+            }
             #expect(report.granularity == .day)
             #expect(report.periods.count == 40)
             #expect(report.totals.started == 5)
@@ -106,7 +123,9 @@ import Testing
             #expect(report.periods[30].counts.renewed == 1)
             #expect(report.periods[36].counts.expired == 1)
 
-            let monthly = try Reports.churn(on: connection, scope: scope, from: F.date(0), to: F.date(365))
+            let monthly = try await story.read {
+                try Reports.churn(on: $0, scope: scope, from: F.date(0), to: F.date(365))
+            }
             #expect(monthly.granularity == .month)
             #expect(monthly.periods.count == 12)
             #expect(monthly.periods[0].counts.started == 4)
@@ -116,8 +135,10 @@ import Testing
     }
 
     @Test func refundsCarryReasonCodesAndAmounts() async throws {
-        try await withStory { connection in
-            let report = try Reports.refunds(on: connection, scope: scope, from: F.date(0), to: F.now, limit: 10)
+        try await withStory { story in
+            let report = try await story.read {
+                try Reports.refunds(on: $0, scope: scope, from: F.date(0), to: F.now, limit: 10)
+            }
             #expect(report.rows.count == 2)
             let subscription = try #require(report.rows.first)
             #expect(subscription.originalTransactionID == "c3")
@@ -141,8 +162,10 @@ import Testing
     }
 
     @Test func transfersJoinThePreviousBinding() async throws {
-        try await withStory { connection in
-            let report = try Reports.transfers(on: connection, scope: scope, from: F.date(0), to: F.now, limit: 10)
+        try await withStory { story in
+            let report = try await story.read {
+                try Reports.transfers(on: $0, scope: scope, from: F.date(0), to: F.now, limit: 10)
+            }
             #expect(report.rows.count == 1)
             let transfer = try #require(report.rows.first)
             #expect(transfer.originalTransactionID == "c5")
@@ -158,8 +181,8 @@ import Testing
     }
 
     @Test func unclaimedListsTransactionsWithoutAccount() async throws {
-        try await withStory { connection in
-            let report = try Reports.unclaimed(on: connection, scope: scope, limit: 10)
+        try await withStory { story in
+            let report = try await story.read { try Reports.unclaimed(on: $0, scope: scope, limit: 10) }
             #expect(report.rows.map(\.transactionID) == ["c4"])
             #expect(report.rows.first?.purchaseDate == F.date(15))
             #expect(report.totals.map(\.transactions) == [1])
@@ -167,8 +190,8 @@ import Testing
     }
 
     @Test func accountTimelineIsTimeOrdered() async throws {
-        try await withStory { connection in
-            let timeline = try Reports.account("alice", on: connection, scope: scope)
+        try await withStory { story in
+            let timeline = try await story.read { try Reports.account("alice", on: $0, scope: scope) }
             #expect(timeline.bundleIDs == [F.bundleID])
             #expect(timeline.events.map(\.category) == [
                 .ledgerEntry, .entitlementGained, .bindingStarted, .ledgerEntry, .entitlementGained,
@@ -178,18 +201,20 @@ import Testing
             #expect(timeline.events[1].note == "pro")
             #expect(timeline.events[4].until == F.date(60))
 
-            let erin = try Reports.account("erin", on: connection, scope: scope)
+            let erin = try await story.read { try Reports.account("erin", on: $0, scope: scope) }
             #expect(erin.events.map(\.category) == [
                 .ledgerEntry, .entitlementGained, .bindingStarted, .bindingEnded, .ledgerEntry, .entitlementLost,
             ])
             #expect(erin.events.last?.at == F.date(8))
-            #expect(throws: ReportError.self) { try Reports.account("nobody", on: connection, scope: scope) }
+            await #expect(throws: ReportError.self) {
+                try await story.read { try Reports.account("nobody", on: $0, scope: scope) }
+            }
         }
     }
 
     @Test func chainAuditShowsInputsAndEffects() async throws {
-        try await withStory { connection in
-            let audit = try Reports.original("c5", on: connection, scope: scope)
+        try await withStory { story in
+            let audit = try await story.read { try Reports.original("c5", on: $0, scope: scope) }
             #expect(audit.chains.count == 1)
             #expect(audit.chains[0].ownerAccountID == "frank")
             let categories = audit.events.map(\.category)
@@ -201,26 +226,28 @@ import Testing
             #expect(categories.filter { $0 == .receipt }.count == 1)
             #expect(audit.events.map(\.at) == audit.events.map(\.at).sorted())
 
-            let c1 = try Reports.original("c1", on: connection, scope: scope)
+            let c1 = try await story.read { try Reports.original("c1", on: $0, scope: scope) }
             let notification = try #require(c1.events.first { $0.category == .notification })
             #expect(notification.kind == "DID_RENEW")
             #expect(notification.note == "n-c1")
             #expect(c1.events.filter { $0.category == .transaction }.map(\.transactionID) == ["c1", "c1-2"])
 
-            let c2 = try Reports.original("c2", on: connection, scope: scope)
+            let c2 = try await story.read { try Reports.original("c2", on: $0, scope: scope) }
             let expiry = try #require(c2.events.last { $0.category == .stateChange })
             #expect(expiry.kind == "expired")
             #expect(expiry.reason == "voluntary")
             // The store records the change from the state the table last held (active, written at the
             // purchase) to the state at this write: one change into `expired`, with Apple's reason.
             #expect(expiry.note == "active")
-            #expect(throws: ReportError.self) { try Reports.original("nope", on: connection, scope: scope) }
+            await #expect(throws: ReportError.self) {
+                try await story.read { try Reports.original("nope", on: $0, scope: scope) }
+            }
         }
     }
 
     @Test func activeOverTimeCountsSubscriptionsInForceAtEachDayEnd() async throws {
-        try await withStory { connection in
-            let report = try Reports.activeOverTime(on: connection, scope: scope, days: 12, now: F.now)
+        try await withStory { story in
+            let report = try await story.read { try Reports.activeOverTime(on: $0, scope: scope, days: 12, now: F.now) }
             #expect(report.days.map(\.day) == (29...40).map(F.date))
             // Day 29 ends: c1 (0-30), c5 (2-32), c2 (5-35), c4 (15-45); c3 was refunded on day 25.
             #expect(report.days.map(\.active) == [4, 4, 3, 3, 3, 2, 2, 2, 3, 3, 3, 3])
@@ -228,14 +255,18 @@ import Testing
     }
 
     @Test func unknownAppIsAnError() async throws {
-        try await withStory { connection in
-            let error = #expect(throws: ReportError.self) {
-                try Reports.summary(on: connection, scope: ReportScope(bundleID: "com.example.missing"), now: F.now)
+        try await withStory { story in
+            let error = await #expect(throws: ReportError.self) {
+                try await story.read {
+                    try Reports.summary(on: $0, scope: ReportScope(bundleID: "com.example.missing"), now: F.now)
+                }
             }
             #expect(error?.code == .unknownApp)
-            let everything = try Reports.summary(on: connection, scope: .everything, now: F.now)
+            let everything = try await story.read { try Reports.summary(on: $0, scope: .everything, now: F.now) }
             #expect(everything.totals.total == 7)
-            let sandbox = try Reports.summary(on: connection, scope: ReportScope(environment: "Sandbox"), now: F.now)
+            let sandbox = try await story.read {
+                try Reports.summary(on: $0, scope: ReportScope(environment: "Sandbox"), now: F.now)
+            }
             #expect(sandbox.totals.total == 0)
         }
     }

@@ -74,7 +74,7 @@ public struct ReportRequest: Sendable, Hashable {
         func range(defaultDays: Int) throws -> (Date, Date) {
             let to = try instant("to") ?? now
             let from = try instant("from") ?? to.addingTimeInterval(-Double(defaultDays) * 86_400)
-            guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
+            try ReportError.checkRange(from: from, to: to)
             return (from, to)
         }
         func identifier() throws -> String {

@@ -134,6 +134,21 @@ extension UnclaimedReport {
     }
 }
 
+extension QuarantinedReport {
+    public var table: ReportTable {
+        ReportTable(
+            title: "Quarantined stored inputs (gave up after every attempt failed)",
+            columns: ["received_at", "input", "id", "app", "kind", "environment", "account", "attempts", "last_error"],
+            rows: rows.map {
+                [
+                    ReportFormat.timestamp($0.receivedAt), $0.input, String($0.id), $0.bundleID, $0.kind,
+                    $0.environment ?? "", $0.accountID ?? "", String($0.attempts), $0.lastError ?? "",
+                ]
+            },
+            notes: totals.map { "\($0.bundleID) \($0.input)s: \($0.count)" } + (truncated ? ["(more rows than shown)"] : []))
+    }
+}
+
 private func timelineRows(_ events: [TimelineEvent]) -> [[String]] {
     events.map {
         [

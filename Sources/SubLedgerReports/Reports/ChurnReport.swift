@@ -49,56 +49,22 @@ extension Reports {
     public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date) throws
         -> ChurnReport
     {
-        guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
-        try scope.validate(on: connection)
+        try ReportError.checkRange(from: from, to: to)
+        let store = try ReportStore(on: connection, scope: scope)
         let granularity: ChurnReport.Granularity = to.timeIntervalSince(from) < 62 * 86_400 ? .day : .month
         let starts = ChurnBuckets.starts(from: from, to: to, granularity: granularity)
         var periods = starts.map { ChurnReport.Period(start: $0, counts: .init()) }
         let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
         var totals = ChurnReport.Counts()
 
-        let parameters = scope.parameters + [from, to, granularity.rawValue] as [any PostgresEncodable]
-        for row in try connection.query(churnSQL, parameters) {
-            let metric = try row.decode(String.self, at: 0)
-            let reason = try row.decode(String?.self, at: 1) ?? "unknown"
-            let start = try row.decode(Date.self, at: 2)
-            let count = try row.decode(Int.self, at: 3)
-            guard let index = position[start] else { continue }
-            periods[index].counts.record(metric, reason: reason, count: count)
-            totals.record(metric, reason: reason, count: count)
+        for count in try store.churnCounts(from: from, to: to, granularity: granularity) {
+            guard let index = position[count.periodStart] else { continue }
+            let reason = count.reason ?? "unknown"
+            periods[index].counts.record(count.metric, reason: reason, count: count.count)
+            totals.record(count.metric, reason: reason, count: count.count)
         }
         return ChurnReport(from: from, to: to, granularity: granularity, periods: periods, totals: totals)
     }
-
-    static let churnSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT 'started', NULL::text, date_trunc($5::text, e.effective_at, 'UTC'), count(*)
-        FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
-        JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id AND p.product_type = 'auto_renewable'
-        WHERE e.kind = 'grant' AND \(ReportScope.environmentCondition("e.environment"))
-          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
-        GROUP BY 3
-        UNION ALL
-        SELECT 'renewed', NULL, date_trunc($5::text, e.effective_at, 'UTC'), count(*)
-        FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
-        WHERE e.kind = 'extend' AND \(ReportScope.environmentCondition("e.environment"))
-          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
-        GROUP BY 3
-        UNION ALL
-        SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), date_trunc($5::text, x.changed_at, 'UTC'), count(*)
-        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-        WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
-          AND \(ReportScope.environmentCondition("x.environment"))
-          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
-        GROUP BY 2, 3
-        UNION ALL
-        SELECT 'recovered', NULL, date_trunc($5::text, x.changed_at, 'UTC'), count(*)
-        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-        WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
-          AND \(ReportScope.environmentCondition("x.environment"))
-          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
-        GROUP BY 3
-        """
 }
 
 extension ChurnReport.Counts {
@@ -112,27 +78,5 @@ extension ChurnReport.Counts {
         case "recovered": recovered += count
         default: break
         }
-    }
-}
-
-/// The UTC day or month boundaries that cover a range.
-enum ChurnBuckets {
-    static let calendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
-    /// The start of every period that overlaps [`from`, `to`), the first one truncated down to its boundary.
-    static func starts(from: Date, to: Date, granularity: ChurnReport.Granularity) -> [Date] {
-        let components: Set<Calendar.Component> = granularity == .day ? [.year, .month, .day] : [.year, .month]
-        guard var start = calendar.date(from: calendar.dateComponents(components, from: from)) else { return [] }
-        var starts: [Date] = []
-        while start < to {
-            starts.append(start)
-            guard let next = calendar.date(byAdding: granularity == .day ? .day : .month, value: 1, to: start) else { break }
-            start = next
-        }
-        return starts
     }
 }

@@ -42,54 +42,10 @@ extension Reports {
     public static func expiring(
         on connection: PostgresConnection, scope: ReportScope, at: Date, within: Duration, limit: Int
     ) throws -> ExpiringReport {
-        try scope.validate(on: connection)
+        let store = try ReportStore(on: connection, scope: scope)
         let to = at.addingTimeInterval(within.timeInterval)
-        let parameters = scope.parameters + [at, to] as [any PostgresEncodable]
-        let rows = try connection.query(expiringSQL, parameters + [limit] as [any PostgresEncodable]).map { row in
-            ExpiringReport.Row(
-                bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
-                originalTransactionID: try row.decode(String.self, at: 2), productID: try row.decode(String.self, at: 3),
-                ownerAccountID: try row.decode(String?.self, at: 4), expiresAt: try row.decode(Date.self, at: 5),
-                state: try row.decode(String.self, at: 6), willAutoRenew: try row.decode(Bool?.self, at: 7),
-                inBillingRetry: try row.decode(Bool.self, at: 8), graceExpiresAt: try row.decode(Date?.self, at: 9))
-        }
-        let totalsRow = try connection.query(expiringTotalsSQL, parameters).single()
-        let totals = ExpiringReport.Totals(
-            chains: try totalsRow.decode(Int.self, at: 0), willAutoRenew: try totalsRow.decode(Int.self, at: 1),
-            willNotAutoRenew: try totalsRow.decode(Int.self, at: 2), autoRenewUnknown: try totalsRow.decode(Int.self, at: 3),
-            inBillingRetry: try totalsRow.decode(Int.self, at: 4))
+        let rows = try store.expiringChains(from: at, to: to, limit: limit)
+        let totals = try store.expiringTotals(from: at, to: to)
         return ExpiringReport(from: at, to: to, rows: rows, totals: totals, truncated: totals.chains > rows.count)
-    }
-
-    static let expiringCondition = """
-        \(ReportScope.environmentCondition("c.environment"))
-          AND c.expires_at >= $3::timestamptz AND c.expires_at < $4::timestamptz
-          AND c.state IN ('active', 'grace_period', 'billing_retry')
-        """
-
-    static let expiringSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT s.bundle_id, c.environment, c.original_transaction_id, c.product_id, c.owner_account_id, c.expires_at,
-               c.state, c.will_auto_renew, c.in_billing_retry, c.grace_expires_at
-        FROM chains c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(expiringCondition)
-        ORDER BY c.expires_at, s.bundle_id, c.environment, c.original_transaction_id
-        LIMIT $5
-        """
-
-    static let expiringTotalsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT count(*), count(*) FILTER (WHERE c.will_auto_renew), count(*) FILTER (WHERE NOT c.will_auto_renew),
-               count(*) FILTER (WHERE c.will_auto_renew IS NULL), count(*) FILTER (WHERE c.in_billing_retry)
-        FROM chains c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(expiringCondition)
-        """
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation measures intervals.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -30,7 +30,9 @@ public struct QuarantinedReport: Sendable, Hashable, Codable {
 
     /// The newest `limit` quarantined inputs.
     public var rows: [Row]
+    /// Every quarantined input counted, per app and input.
     public var totals: [Count]
+    /// Whether more inputs are quarantined than `rows` holds.
     public var truncated: Bool
 }
 
@@ -40,61 +42,9 @@ extension Reports {
     public static func quarantined(on connection: PostgresConnection, scope: ReportScope, limit: Int) throws
         -> QuarantinedReport
     {
-        try scope.validate(on: connection)
-        let rows = try connection.query(quarantinedRowsSQL, scope.parameters + [limit] as [any PostgresEncodable]).map { row in
-            QuarantinedReport.Row(
-                input: try row.decode(String.self, at: 0), id: try row.decode(Int64.self, at: 1),
-                bundleID: try row.decode(String.self, at: 2), kind: try row.decode(String.self, at: 3),
-                environment: try row.decode(String?.self, at: 4), accountID: try row.decode(String?.self, at: 5),
-                attempts: Int(try row.decode(Int32.self, at: 6)), lastError: try row.decode(String?.self, at: 7),
-                receivedAt: try row.decode(Date.self, at: 8))
-        }
-        let totals = try connection.query(quarantinedTotalsSQL, scope.parameters).map { row in
-            QuarantinedReport.Count(
-                bundleID: try row.decode(String.self, at: 0), input: try row.decode(String.self, at: 1),
-                count: try row.decode(Int.self, at: 2))
-        }
-        return QuarantinedReport(rows: rows, totals: totals, truncated: totals.reduce(0) { $0 + $1.count } > rows.count)
-    }
-
-    static let quarantinedInputsCTE = """
-        WITH \(ReportScope.appsCTE),
-        inputs AS (
-            SELECT 'receipt' AS input, r.receipt_id AS id, s.bundle_id, r.kind, r.environment, r.account_id, r.attempts,
-                   r.last_error, r.received_at
-            FROM receipts r JOIN scope s ON s.app_id = r.app_id
-            WHERE r.status = 'quarantined' AND \(ReportScope.environmentCondition("r.environment"))
-            UNION ALL
-            SELECT 'notification', n.notification_row_id, s.bundle_id, n.version, n.environment, NULL, n.attempts,
-                   n.last_error, n.received_at
-            FROM notifications n JOIN scope s ON s.app_id = n.app_id
-            WHERE n.status = 'quarantined' AND \(ReportScope.environmentCondition("n.environment"))
-        )
-        """
-
-    static let quarantinedRowsSQL = """
-        \(quarantinedInputsCTE)
-        SELECT input, id, bundle_id, kind, environment, account_id, attempts, last_error, received_at
-        FROM inputs ORDER BY received_at DESC, id DESC LIMIT $3
-        """
-
-    static let quarantinedTotalsSQL = """
-        \(quarantinedInputsCTE)
-        SELECT bundle_id, input, count(*) FROM inputs GROUP BY 1, 2 ORDER BY 1, 2
-        """
-}
-
-extension QuarantinedReport {
-    public var table: ReportTable {
-        ReportTable(
-            title: "Quarantined stored inputs (gave up after every attempt failed)",
-            columns: ["received_at", "input", "id", "app", "kind", "environment", "account", "attempts", "last_error"],
-            rows: rows.map {
-                [
-                    ReportFormat.timestamp($0.receivedAt), $0.input, String($0.id), $0.bundleID, $0.kind,
-                    $0.environment ?? "", $0.accountID ?? "", String($0.attempts), $0.lastError ?? "",
-                ]
-            },
-            notes: totals.map { "\($0.bundleID) \($0.input)s: \($0.count)" } + (truncated ? ["(more rows than shown)"] : []))
+        let listing = try ReportListing(
+            on: connection, scope: scope, rows: { try $0.quarantinedInputs(limit: limit) },
+            totals: { try $0.quarantinedCounts() }, count: \.count)
+        return QuarantinedReport(rows: listing.rows, totals: listing.totals, truncated: listing.truncated)
     }
 }

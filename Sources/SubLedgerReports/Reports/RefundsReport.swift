@@ -44,7 +44,9 @@ public struct RefundsReport: Sendable, Hashable, Codable {
     public var to: Date
     /// The latest `limit` revocations of the range, newest first.
     public var rows: [Row]
+    /// Every revocation of the range, by kind, reason and currency.
     public var totals: Totals
+    /// Whether the range holds more revocations than `rows`.
     public var truncated: Bool
 }
 
@@ -55,34 +57,20 @@ extension Reports {
     public static func refunds(
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int
     ) throws -> RefundsReport {
-        guard from < to else { throw ReportError.invalidArgument("--from must be before --to") }
-        try scope.validate(on: connection)
-        let parameters = scope.parameters + [from, to] as [any PostgresEncodable]
-        let rows = try connection.query(refundRowsSQL, parameters + [limit] as [any PostgresEncodable]).map { row in
-            RefundsReport.Row(
-                at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
-                environment: try row.decode(String.self, at: 2), accountID: try row.decode(String?.self, at: 3),
-                productID: try row.decode(String.self, at: 4), originalTransactionID: try row.decode(String.self, at: 5),
-                transactionID: try row.decode(String?.self, at: 6), kind: try row.decode(String.self, at: 7),
-                reason: try row.decode(String?.self, at: 8), revocationReasonCode: try row.decode(Int32?.self, at: 9).map(Int.init),
-                credits: try row.decode(Int64?.self, at: 10), priceMilli: try row.decode(Int64?.self, at: 11),
-                currency: try row.decode(String?.self, at: 12))
-        }
+        try ReportError.checkRange(from: from, to: to)
+        let store = try ReportStore(on: connection, scope: scope)
+        let rows = try store.revocations(from: from, to: to, limit: limit)
         var totals = RefundsReport.Totals(refunds: 0, familySharingRevocations: 0, debits: 0, withoutAmount: 0, amounts: [])
-        for row in try connection.query(refundTotalsSQL, parameters) {
-            let kind = try row.decode(String.self, at: 0)
-            let reason = try row.decode(String?.self, at: 1)
-            let currency = try row.decode(String?.self, at: 2)
-            let count = try row.decode(Int.self, at: 3)
-            let amount = try row.decode(Int64?.self, at: 4)
-            if kind == "debit" {
+        for revocations in try store.revocationCounts(from: from, to: to) {
+            let count = revocations.count
+            if revocations.kind == "debit" {
                 totals.debits += count
-            } else if reason == "family_sharing_revoked" {
+            } else if revocations.reason == "family_sharing_revoked" {
                 totals.familySharingRevocations += count
             } else {
                 totals.refunds += count
             }
-            if let currency, let amount {
+            if let currency = revocations.currency, let amount = revocations.amountMilli {
                 if let index = totals.amounts.firstIndex(where: { $0.currency == currency }) {
                     totals.amounts[index].refunds += count
                     totals.amounts[index].amountMilli += amount
@@ -97,33 +85,4 @@ extension Reports {
         let count = totals.refunds + totals.familySharingRevocations + totals.debits
         return RefundsReport(from: from, to: to, rows: rows, totals: totals, truncated: count > rows.count)
     }
-
-    static let refundsFrom = """
-        FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
-        LEFT JOIN transactions t
-               ON t.app_id = e.app_id AND t.environment = e.environment AND t.transaction_id = e.transaction_id
-        WHERE e.kind IN ('revoke', 'debit')
-          AND (e.kind = 'debit' OR e.reason IN ('refund', 'family_sharing_revoked'))
-          AND \(ReportScope.environmentCondition("e.environment"))
-          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
-        """
-
-    static let priceSQL = "(t.payload -> 'transaction' ->> 'price')::bigint"
-    static let currencySQL = "(t.payload -> 'transaction' ->> 'currency')"
-
-    static let refundRowsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT e.effective_at, s.bundle_id, e.environment, e.account_id, e.product_id, e.original_transaction_id,
-               e.transaction_id, e.kind, e.reason, t.revocation_reason, e.credits, \(priceSQL), \(currencySQL)
-        \(refundsFrom)
-        ORDER BY e.effective_at DESC, e.entry_id DESC
-        LIMIT $5
-        """
-
-    static let refundTotalsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT e.kind, e.reason, \(currencySQL), count(*), sum(\(priceSQL))::bigint
-        \(refundsFrom)
-        GROUP BY 1, 2, 3
-        """
 }

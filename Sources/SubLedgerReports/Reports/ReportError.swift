@@ -1,3 +1,5 @@
+import Foundation
+
 /// A report that cannot be produced: bad arguments, or nothing to report on.
 ///
 /// Its `description` is meant for the person who asked (the command prints it, the HTTP layer answers
@@ -30,6 +32,11 @@ public struct ReportError: Error, CustomStringConvertible, Sendable, Hashable {
 
     static func invalidArgument(_ message: String) -> ReportError {
         ReportError(code: .invalidArgument, message: message)
+    }
+
+    /// Throws `invalidArgument` unless `from` is before `to`.
+    static func checkRange(from: Date, to: Date) throws {
+        guard from < to else { throw invalidArgument("--from must be before --to") }
     }
 
     static func unknownApp(_ bundleID: String) -> ReportError {

@@ -43,32 +43,30 @@ extension Reports {
     public static func summary(
         on connection: PostgresConnection, scope: ReportScope, at: Date? = nil, now: Date
     ) throws -> SummaryReport {
-        try scope.validate(on: connection)
+        let store = try ReportStore(on: connection, scope: scope)
         let instant = at ?? now
         let basis: SummaryReport.Basis = instant >= now ? .chainColumns : .stateHistory
-        let sql = basis == .chainColumns ? currentSummarySQL : historicalSummarySQL
+        let counts = basis == .chainColumns
+            ? try store.chainStateCounts(at: instant) : try store.recordedStateCounts(at: instant)
         var products: [SummaryReport.ProductRow] = []
         var index: [String: Int] = [:]
-        for row in try connection.query(sql, scope.parameters + [instant] as [any PostgresEncodable]) {
-            let bundleID = try row.decode(String.self, at: 0)
-            let productID = try row.decode(String.self, at: 1)
-            let key = bundleID + "\u{0}" + productID
+        for count in counts {
+            let key = count.bundleID + "\u{0}" + count.productID
             if index[key] == nil {
                 index[key] = products.count
                 products.append(.init(
-                    bundleID: bundleID, productID: productID, productType: try row.decode(String?.self, at: 2),
+                    bundleID: count.bundleID, productID: count.productID, productType: count.productType,
                     counts: StateCounts()))
             }
-            products[index[key]!].counts.add(try row.decode(Int.self, at: 4), in: try row.decode(String.self, at: 3))
+            products[index[key]!].counts.add(count.chains, in: count.state)
         }
 
         var entitlements: [String: SummaryReport.EntitlementRow] = [:]
-        for row in try connection.query(entitlementsSQL, [scope.bundleID]) {
-            let bundleID = try row.decode(String.self, at: 0)
-            let entitlementID = try row.decode(String.self, at: 2)
-            let key = bundleID + "\u{0}" + entitlementID
-            var entry = entitlements[key] ?? .init(bundleID: bundleID, entitlementID: entitlementID, counts: StateCounts())
-            if let product = index[bundleID + "\u{0}" + (try row.decode(String.self, at: 1))] {
+        for grant in try store.productEntitlements() {
+            let key = grant.bundleID + "\u{0}" + grant.entitlementID
+            var entry = entitlements[key]
+                ?? .init(bundleID: grant.bundleID, entitlementID: grant.entitlementID, counts: StateCounts())
+            if let product = index[grant.bundleID + "\u{0}" + grant.productID] {
                 entry.counts.add(products[product].counts)
             }
             entitlements[key] = entry
@@ -81,38 +79,4 @@ extension Reports {
             entitlements: entitlements.values.sorted { ($0.bundleID, $0.entitlementID) < ($1.bundleID, $1.entitlementID) },
             totals: totals)
     }
-
-    static let currentSummarySQL = """
-        WITH \(ReportScope.appsCTE),
-        counted AS (
-            SELECT c.app_id, c.product_id, c.product_type, \(EffectiveState.sql(at: "$3::timestamptz")) AS state,
-                   count(*) AS chains
-            FROM chains c JOIN scope s ON s.app_id = c.app_id
-            WHERE \(ReportScope.environmentCondition("c.environment"))
-            GROUP BY 1, 2, 3, 4)
-        SELECT s.bundle_id, k.product_id, k.product_type, k.state, k.chains
-        FROM counted k JOIN scope s ON s.app_id = k.app_id
-        ORDER BY s.bundle_id, k.product_id, k.state
-        """
-
-    static let historicalSummarySQL = """
-        WITH \(ReportScope.appsCTE),
-        latest AS (
-            SELECT DISTINCT ON (x.app_id, x.environment, x.original_transaction_id) x.app_id, x.product_id, x.state
-            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-            WHERE \(ReportScope.environmentCondition("x.environment")) AND x.changed_at <= $3::timestamptz
-            ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC)
-        SELECT s.bundle_id, l.product_id, p.product_type, l.state, count(*)
-        FROM latest l JOIN scope s ON s.app_id = l.app_id
-        LEFT JOIN products p ON p.app_id = l.app_id AND p.product_id = l.product_id
-        GROUP BY 1, 2, 3, 4
-        ORDER BY 1, 2, 4
-        """
-
-    static let entitlementsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT s.bundle_id, e.product_id, e.entitlement_id
-        FROM product_entitlements e JOIN scope s ON s.app_id = e.app_id
-        ORDER BY 1, 3, 2
-        """
 }

@@ -1,5 +1,4 @@
 import Foundation
-import PostgresLibPQ
 
 /// One dated fact in an account's timeline or a chain's audit trail.
 public struct TimelineEvent: Sendable, Hashable, Codable {
@@ -66,24 +65,6 @@ public struct TimelineEvent: Sendable, Hashable, Codable {
 }
 
 extension TimelineEvent {
-    /// The columns every timeline statement selects, in this order.
-    static let columns =
-        "at, category, bundle_id, environment, original_transaction_id, transaction_id, product_id, account_id, kind, reason, until, note, row_id"
-
-    init(row: PostgresRow) throws {
-        let rawCategory = try row.decode(String.self, at: 1)
-        guard let category = Category(rawValue: rawCategory) else {
-            throw ReportError.invalidArgument("unknown timeline category '\(rawCategory)'")
-        }
-        self.init(
-            at: try row.decode(Date.self, at: 0), category: category, bundleID: try row.decode(String.self, at: 2),
-            environment: try row.decode(String?.self, at: 3), originalTransactionID: try row.decode(String?.self, at: 4),
-            transactionID: try row.decode(String?.self, at: 5), productID: try row.decode(String?.self, at: 6),
-            accountID: try row.decode(String?.self, at: 7), kind: try row.decode(String?.self, at: 8),
-            reason: try row.decode(String?.self, at: 9), until: try row.decode(Date?.self, at: 10),
-            note: try row.decode(String?.self, at: 11), rowID: try row.decode(Int64?.self, at: 12))
-    }
-
     /// Time order; facts of one instant in category order, then by row id.
     static func chronological(_ events: [TimelineEvent]) -> [TimelineEvent] {
         events.sorted {

@@ -23,7 +23,9 @@ public struct UnclaimedReport: Sendable, Hashable, Codable {
 
     /// The newest `limit` unclaimed transactions.
     public var rows: [Row]
+    /// Every unclaimed transaction counted, per app and environment.
     public var totals: [EnvironmentCount]
+    /// Whether more transactions are unclaimed than `rows` holds.
     public var truncated: Bool
 }
 
@@ -33,38 +35,9 @@ extension Reports {
     public static func unclaimed(on connection: PostgresConnection, scope: ReportScope, limit: Int) throws
         -> UnclaimedReport
     {
-        try scope.validate(on: connection)
-        let rows = try connection.query(unclaimedRowsSQL, scope.parameters + [limit] as [any PostgresEncodable]).map { row in
-            UnclaimedReport.Row(
-                bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
-                transactionID: try row.decode(String.self, at: 2), originalTransactionID: try row.decode(String.self, at: 3),
-                productID: try row.decode(String.self, at: 4), purchaseDate: try row.decode(Date.self, at: 5),
-                expiresDate: try row.decode(Date?.self, at: 6), source: try row.decode(String.self, at: 7))
-        }
-        let totals = try connection.query(unclaimedTotalsSQL, scope.parameters).map { row in
-            UnclaimedReport.EnvironmentCount(
-                bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
-                transactions: try row.decode(Int.self, at: 2))
-        }
-        return UnclaimedReport(
-            rows: rows, totals: totals, truncated: totals.reduce(0) { $0 + $1.transactions } > rows.count)
+        let listing = try ReportListing(
+            on: connection, scope: scope, rows: { try $0.unclaimedTransactions(limit: limit) },
+            totals: { try $0.unclaimedCounts() }, count: \.transactions)
+        return UnclaimedReport(rows: listing.rows, totals: listing.totals, truncated: listing.truncated)
     }
-
-    static let unclaimedRowsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT s.bundle_id, t.environment, t.transaction_id, t.original_transaction_id, t.product_id, t.purchase_date,
-               t.expires_date, t.source
-        FROM transactions t JOIN scope s ON s.app_id = t.app_id
-        WHERE t.account_id IS NULL AND \(ReportScope.environmentCondition("t.environment"))
-        ORDER BY t.purchase_date DESC, t.transaction_id DESC
-        LIMIT $3
-        """
-
-    static let unclaimedTotalsSQL = """
-        WITH \(ReportScope.appsCTE)
-        SELECT s.bundle_id, t.environment, count(*)
-        FROM transactions t JOIN scope s ON s.app_id = t.app_id
-        WHERE t.account_id IS NULL AND \(ReportScope.environmentCondition("t.environment"))
-        GROUP BY 1, 2 ORDER BY 1, 2
-        """
 }

@@ -1,0 +1,90 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// Subscription periods starting or ending on one day of a range.
+    struct SubscriptionEdgeCount {
+        enum Edge: String {
+            case start
+            case end
+        }
+
+        var edge: Edge
+        /// The day's index in the range: the first sample at or after the edge.
+        var day: Int
+        var count: Int
+    }
+
+    /// Owned chains that grant access at `instant` (effective state `active` or `grace_period`, see
+    /// `EffectiveState`), counted per product and split trial / intro / paid by the flags of the chain's
+    /// latest transaction purchased at or before `instant` (greatest purchase date, then transaction id).
+    /// Ordered by bundle id and product.
+    func grantingChainsByOffer(at instant: Date) throws -> [ActiveReport.Row] {
+        try scoped(Self.grantingChainsByOfferSQL, [instant]).map { row in
+            ActiveReport.Row(
+                bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
+                trial: try row.decode(Int.self, at: 2), intro: try row.decode(Int.self, at: 3),
+                paid: try row.decode(Int.self, at: 4), total: try row.decode(Int.self, at: 5))
+        }
+    }
+
+    /// Subscription transactions in force for some time between `firstSample` and `now`
+    /// (`purchase_date <= t < least(expires_date, revocation_date)`), their starts and ends counted per day
+    /// of the range that begins at the midnight `firstDay`.
+    ///
+    /// A start or end at `x` counts on the first sample at or after it, day `ceil((x - firstDay) / 1 day) - 1`;
+    /// starts before the range count on day 0 and ends after `now` are left out. One pass over the
+    /// transactions that end after the first sample (an index range scan on `expires_date`).
+    func subscriptionEdgeCounts(firstDay: Date, firstSample: Date, now: Date) throws -> [SubscriptionEdgeCount] {
+        try scoped(Self.subscriptionEdgeCountsSQL, [firstDay, firstSample, now]).map { row in
+            SubscriptionEdgeCount(
+                edge: try row.decode(String.self, at: 0) == "start" ? .start : .end,
+                day: try row.decode(Int.self, at: 1), count: try row.decode(Int.self, at: 2))
+        }
+    }
+
+    static let grantingChainsByOfferSQL = """
+        WITH \(appsCTE),
+        granting AS (
+            SELECT c.app_id, c.environment, c.original_transaction_id, c.product_id
+            FROM chains c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(environmentCondition("c.environment")) AND c.owner_account_id IS NOT NULL
+              AND c.state IN ('active', 'grace_period')
+              AND \(EffectiveState.sql(at: "$3::timestamptz")) IN ('active', 'grace_period')),
+        offers AS (
+            SELECT g.app_id, g.product_id,
+                   coalesce((t.payload -> 'transaction' ->> 'isTrialPeriod')::boolean, false) AS trial,
+                   coalesce((t.payload -> 'transaction' ->> 'isInIntroOfferPeriod')::boolean, false) AS intro
+            FROM granting g
+            LEFT JOIN LATERAL (
+                SELECT x.payload FROM transactions x
+                WHERE x.app_id = g.app_id AND x.environment = g.environment
+                  AND x.original_transaction_id = g.original_transaction_id AND x.purchase_date <= $3::timestamptz
+                ORDER BY x.purchase_date DESC, x.transaction_id DESC LIMIT 1) t ON true)
+        SELECT s.bundle_id, o.product_id,
+               count(*) FILTER (WHERE o.trial),
+               count(*) FILTER (WHERE o.intro AND NOT o.trial),
+               count(*) FILTER (WHERE NOT o.trial AND NOT o.intro),
+               count(*)
+        FROM offers o JOIN scope s ON s.app_id = o.app_id
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+        """
+
+    /// `$3` the first day's midnight, `$4` the first sample instant, `$5` now.
+    static let subscriptionEdgeCountsSQL = """
+        WITH \(appsCTE),
+        spans AS (
+            SELECT t.purchase_date AS starts_at,
+                   least(t.expires_date, coalesce(t.revocation_date, 'infinity')) AS ends_at
+            FROM transactions t JOIN scope s ON s.app_id = t.app_id
+            WHERE t.expires_date > $4::timestamptz AND t.purchase_date <= $5::timestamptz
+              AND \(environmentCondition("t.environment"))),
+        live AS (SELECT * FROM spans WHERE ends_at > $4::timestamptz AND ends_at > starts_at)
+        SELECT 'start', greatest(ceil(extract(epoch FROM starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint, count(*)
+        FROM live GROUP BY 2
+        UNION ALL
+        SELECT 'end', (ceil(extract(epoch FROM ends_at - $3::timestamptz) / 86400) - 1)::bigint, count(*)
+        FROM live WHERE ends_at <= $5::timestamptz GROUP BY 2
+        """
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// Chains stored `active`, `grace_period` or `billing_retry` whose `expires_at` lies in [`from`, `to`),
+    /// earliest first, at most `limit`.
+    func expiringChains(from: Date, to: Date, limit: Int) throws -> [ExpiringReport.Row] {
+        try scoped(Self.expiringChainsSQL, [from, to, limit]).map { row in
+            ExpiringReport.Row(
+                bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
+                originalTransactionID: try row.decode(String.self, at: 2), productID: try row.decode(String.self, at: 3),
+                ownerAccountID: try row.decode(String?.self, at: 4), expiresAt: try row.decode(Date.self, at: 5),
+                state: try row.decode(String.self, at: 6), willAutoRenew: try row.decode(Bool?.self, at: 7),
+                inBillingRetry: try row.decode(Bool.self, at: 8), graceExpiresAt: try row.decode(Date?.self, at: 9))
+        }
+    }
+
+    /// The same chains as `expiringChains`, all of them counted by what is known of their renewal.
+    func expiringTotals(from: Date, to: Date) throws -> ExpiringReport.Totals {
+        let row = try scoped(Self.expiringTotalsSQL, [from, to]).single()
+        return ExpiringReport.Totals(
+            chains: try row.decode(Int.self, at: 0), willAutoRenew: try row.decode(Int.self, at: 1),
+            willNotAutoRenew: try row.decode(Int.self, at: 2), autoRenewUnknown: try row.decode(Int.self, at: 3),
+            inBillingRetry: try row.decode(Int.self, at: 4))
+    }
+
+    static let expiringCondition = """
+        \(environmentCondition("c.environment"))
+          AND c.expires_at >= $3::timestamptz AND c.expires_at < $4::timestamptz
+          AND c.state IN ('active', 'grace_period', 'billing_retry')
+        """
+
+    static let expiringChainsSQL = """
+        WITH \(appsCTE)
+        SELECT s.bundle_id, c.environment, c.original_transaction_id, c.product_id, c.owner_account_id, c.expires_at,
+               c.state, c.will_auto_renew, c.in_billing_retry, c.grace_expires_at
+        FROM chains c JOIN scope s ON s.app_id = c.app_id
+        WHERE \(expiringCondition)
+        ORDER BY c.expires_at, s.bundle_id, c.environment, c.original_transaction_id
+        LIMIT $5
+        """
+
+    static let expiringTotalsSQL = """
+        WITH \(appsCTE)
+        SELECT count(*), count(*) FILTER (WHERE c.will_auto_renew), count(*) FILTER (WHERE NOT c.will_auto_renew),
+               count(*) FILTER (WHERE c.will_auto_renew IS NULL), count(*) FILTER (WHERE c.in_billing_retry)
+        FROM chains c JOIN scope s ON s.app_id = c.app_id
+        WHERE \(expiringCondition)
+        """
+}

@@ -1,0 +1,72 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// Revocations of one kind, reason and currency, with the amount Apple stated for them.
+    struct RevocationCount {
+        /// `revoke` or `debit`.
+        var kind: String
+        /// `refund` or `family_sharing_revoked` for a `revoke`.
+        var reason: String?
+        var currency: String?
+        var count: Int
+        /// The sum of the transactions' prices in milli-units; nil when none states one.
+        var amountMilli: Int64?
+    }
+
+    /// `ledger_entries` of kind `revoke` with reason `refund` or `family_sharing_revoked`, and of kind `debit`,
+    /// whose `effective_at` lies in [`from`, `to`), joined to their transaction for Apple's revocation reason,
+    /// price and currency; newest first, at most `limit`.
+    func revocations(from: Date, to: Date, limit: Int) throws -> [RefundsReport.Row] {
+        try scoped(Self.revocationsSQL, [from, to, limit]).map { row in
+            RefundsReport.Row(
+                at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                environment: try row.decode(String.self, at: 2), accountID: try row.decode(String?.self, at: 3),
+                productID: try row.decode(String.self, at: 4), originalTransactionID: try row.decode(String.self, at: 5),
+                transactionID: try row.decode(String?.self, at: 6), kind: try row.decode(String.self, at: 7),
+                reason: try row.decode(String?.self, at: 8),
+                revocationReasonCode: try row.decode(Int32?.self, at: 9).map(Int.init),
+                credits: try row.decode(Int64?.self, at: 10), priceMilli: try row.decode(Int64?.self, at: 11),
+                currency: try row.decode(String?.self, at: 12))
+        }
+    }
+
+    /// The same entries as `revocations`, all of them counted by kind, reason and currency.
+    func revocationCounts(from: Date, to: Date) throws -> [RevocationCount] {
+        try scoped(Self.revocationCountsSQL, [from, to]).map { row in
+            RevocationCount(
+                kind: try row.decode(String.self, at: 0), reason: try row.decode(String?.self, at: 1),
+                currency: try row.decode(String?.self, at: 2), count: try row.decode(Int.self, at: 3),
+                amountMilli: try row.decode(Int64?.self, at: 4))
+        }
+    }
+
+    static let revocationsFrom = """
+        FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
+        LEFT JOIN transactions t
+               ON t.app_id = e.app_id AND t.environment = e.environment AND t.transaction_id = e.transaction_id
+        WHERE e.kind IN ('revoke', 'debit')
+          AND (e.kind = 'debit' OR e.reason IN ('refund', 'family_sharing_revoked'))
+          AND \(environmentCondition("e.environment"))
+          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+        """
+
+    static let priceSQL = "(t.payload -> 'transaction' ->> 'price')::bigint"
+    static let currencySQL = "(t.payload -> 'transaction' ->> 'currency')"
+
+    static let revocationsSQL = """
+        WITH \(appsCTE)
+        SELECT e.effective_at, s.bundle_id, e.environment, e.account_id, e.product_id, e.original_transaction_id,
+               e.transaction_id, e.kind, e.reason, t.revocation_reason, e.credits, \(priceSQL), \(currencySQL)
+        \(revocationsFrom)
+        ORDER BY e.effective_at DESC, e.entry_id DESC
+        LIMIT $5
+        """
+
+    static let revocationCountsSQL = """
+        WITH \(appsCTE)
+        SELECT e.kind, e.reason, \(currencySQL), count(*), sum(\(priceSQL))::bigint
+        \(revocationsFrom)
+        GROUP BY 1, 2, 3
+        """
+}

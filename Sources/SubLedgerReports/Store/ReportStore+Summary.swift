@@ -1,0 +1,85 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// A number of chains of one product in one state.
+    struct ChainStateCount {
+        var bundleID: String
+        var productID: String
+        /// The catalog's product type; nil if the product is no longer in the catalog.
+        var productType: String?
+        var state: String
+        var chains: Int
+    }
+
+    /// One entitlement a product grants.
+    struct ProductEntitlement {
+        var bundleID: String
+        var productID: String
+        var entitlementID: String
+    }
+
+    /// The `chains` rows counted per product and state at `instant`, lapses applied (see `EffectiveState`);
+    /// ordered by bundle id, product and state.
+    func chainStateCounts(at instant: Date) throws -> [ChainStateCount] {
+        try scoped(Self.chainStateCountsSQL, [instant]).map(ChainStateCount.init(row:))
+    }
+
+    /// Each chain's last `chain_state_changes` row at or before `instant`, counted per product and state
+    /// (chains with no change recorded by then are left out); ordered by bundle id, product and state.
+    func recordedStateCounts(at instant: Date) throws -> [ChainStateCount] {
+        try scoped(Self.recordedStateCountsSQL, [instant]).map(ChainStateCount.init(row:))
+    }
+
+    /// The catalog's `product_entitlements` of the scope's apps, by bundle id, entitlement and product.
+    func productEntitlements() throws -> [ProductEntitlement] {
+        try connection.query(Self.productEntitlementsSQL, [scope.bundleID]).map { row in
+            ProductEntitlement(
+                bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
+                entitlementID: try row.decode(String.self, at: 2))
+        }
+    }
+
+    static let chainStateCountsSQL = """
+        WITH \(appsCTE),
+        counted AS (
+            SELECT c.app_id, c.product_id, c.product_type, \(EffectiveState.sql(at: "$3::timestamptz")) AS state,
+                   count(*) AS chains
+            FROM chains c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(environmentCondition("c.environment"))
+            GROUP BY 1, 2, 3, 4)
+        SELECT s.bundle_id, k.product_id, k.product_type, k.state, k.chains
+        FROM counted k JOIN scope s ON s.app_id = k.app_id
+        ORDER BY s.bundle_id, k.product_id, k.state
+        """
+
+    static let recordedStateCountsSQL = """
+        WITH \(appsCTE),
+        latest AS (
+            SELECT DISTINCT ON (x.app_id, x.environment, x.original_transaction_id) x.app_id, x.product_id, x.state
+            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+            WHERE \(environmentCondition("x.environment")) AND x.changed_at <= $3::timestamptz
+            ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC)
+        SELECT s.bundle_id, l.product_id, p.product_type, l.state, count(*)
+        FROM latest l JOIN scope s ON s.app_id = l.app_id
+        LEFT JOIN products p ON p.app_id = l.app_id AND p.product_id = l.product_id
+        GROUP BY 1, 2, 3, 4
+        ORDER BY 1, 2, 4
+        """
+
+    static let productEntitlementsSQL = """
+        WITH \(appsCTE)
+        SELECT s.bundle_id, e.product_id, e.entitlement_id
+        FROM product_entitlements e JOIN scope s ON s.app_id = e.app_id
+        ORDER BY 1, 3, 2
+        """
+}
+
+extension ReportStore.ChainStateCount {
+    init(row: PostgresRow) throws {
+        self.init(
+            bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
+            productType: try row.decode(String?.self, at: 2), state: try row.decode(String.self, at: 3),
+            chains: try row.decode(Int.self, at: 4))
+    }
+}
