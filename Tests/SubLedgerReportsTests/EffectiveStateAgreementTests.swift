@@ -46,23 +46,9 @@ import Testing
                 \(comparison.disagreements.prefix(8).joined(separator: "\n"))
                 """)
         }
-        // Known, reported to the lead: `chains.expires_at` is the greatest expiry Apple states on any of the chain's
-        // transactions (`SubscriptionChain.latestExpiry`), so after an upgrade from a longer period (yearly to
-        // monthly) the SQL keeps the chain active until the old period would have ended, while the core lapses
-        // it when the successor's period ends. The fix belongs to the core/store: `Ledger.refreshChainRow` taking
-        // `periodEnd(of:in:)` (cut at the upgrade moment) for auto-renewable chains makes every seed tried agree.
-        withKnownIssue("expires_at keeps an upgraded transaction's stated expiry", isIntermittent: true) {
-            if !comparison.upgradeOverhangs.isEmpty {
-                Issue.record(
-                    """
-                    \(replay): \(comparison.upgradeOverhangs.count) comparisons disagree after an upgrade; first ones:
-                    \(comparison.upgradeOverhangs.prefix(4).joined(separator: "\n"))
-                    """)
-            }
-        }
         print(
             "EffectiveStateAgreementTests: \(replay), \(Self.chainCount) chains, \(comparison.checked) instants, "
-                + "\(comparison.upgradeOverhangs.count) known upgrade disagreements, \(clock.now - started)")
+                + "\(clock.now - started)")
     }
 
     /// Regression: the SQL lapsed only auto-renewable chains, so a non-renewing pass stored `active` stayed
@@ -102,8 +88,6 @@ import Testing
         var checked = 0
         /// Disagreements nothing explains: each one fails the test.
         var disagreements: [String] = []
-        /// Disagreements on chains whose latest transaction expires before an upgraded one's stated expiry.
-        var upgradeOverhangs: [String] = []
     }
 
     /// Writes `chains` random chains and compares every chain at its instants; returns the number of
@@ -135,11 +119,7 @@ import Testing
                 let sql = sqlStates[instant.millisecondsSince1970] ?? "none"
                 guard core != sql else { continue }
                 let description = "\(chain.description) at t0\(offset(instant, from: chain.t0)): SQL says \(sql), core says \(core)"
-                if chain.hasUpgradeOverhang {
-                    comparison.upgradeOverhangs.append(description)
-                } else {
-                    comparison.disagreements.append(description)
-                }
+                comparison.disagreements.append(description)
             }
         }
         return comparison
@@ -288,12 +268,6 @@ struct RandomChain: CustomStringConvertible {
             milliseconds.formUnion([date - 1, date, date + 1])
         }
         return milliseconds.filter { $0 >= t0.millisecondsSince1970 }.sorted().map { Instant(millisecondsSince1970: $0) }
-    }
-
-    /// Whether an upgraded transaction states a later expiry than the chain's latest transaction.
-    var hasUpgradeOverhang: Bool {
-        guard let latest = transactions.last?.expiresDate else { return false }
-        return transactions.contains { $0.isUpgraded && ($0.expiresDate.map { $0 > latest } ?? false) }
     }
 
     var description: String {

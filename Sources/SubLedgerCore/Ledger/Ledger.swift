@@ -220,12 +220,9 @@ private struct InputApplication {
         let product = app.product(chain.header.productID)
         chain.header.subscriptionGroupID =
             product?.subscriptionGroupID ?? chain.transactions.last?.transaction.subscriptionGroupID
-        chain.header.latestExpiry = chain.transactions.compactMap { known -> Instant? in
-            switch chain.header.productType {
-            case .autoRenewable: known.transaction.expiresDate
-            case .nonRenewing, .nonConsumable, .consumable: chain.periodEnd(of: known, in: app)
-            }
-        }.max()
+        // Each transaction's period as it really ends: an upgraded one's is cut at the upgrade, so a yearly
+        // period left for a monthly one does not keep the chain row active past the successor's expiry.
+        chain.header.latestExpiry = chain.transactions.compactMap { chain.periodEnd(of: $0, in: app) }.max()
     }
 
     private mutating func fulfilOrders(for transactions: [Transaction], on chain: ChainSnapshot) {
