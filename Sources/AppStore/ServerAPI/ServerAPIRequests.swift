@@ -40,7 +40,7 @@ public struct TransactionHistoryRequest: Hashable, Sendable {
     }
 
     /// The query items in Apple's names, repeated keys for lists.
-    var queryItems: [(String, String)] {
+    public var queryItems: [(String, String)] {
         var items: [(String, String)] = []
         if let startDate { items.append(("startDate", String(startDate))) }
         if let endDate { items.append(("endDate", String(endDate))) }

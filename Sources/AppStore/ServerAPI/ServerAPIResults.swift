@@ -10,6 +10,13 @@ public struct TransactionHistoryPage: Sendable {
     public var hasMore: Bool
     /// The verified transactions of this page.
     public var transactions: [JWSTransactionDecodedPayload]
+
+    /// Creates a page.
+    public init(revision: String?, hasMore: Bool, transactions: [JWSTransactionDecodedPayload]) {
+        self.revision = revision
+        self.hasMore = hasMore
+        self.transactions = transactions
+    }
 }
 
 /// The statuses of every subscription of the customer, every signed item verified.
@@ -20,6 +27,12 @@ public struct SubscriptionStatuses: Sendable {
         public var subscriptionGroupIdentifier: String?
         /// The latest state of each chain in the group.
         public var lastTransactions: [ChainStatus]
+
+        /// Creates a group.
+        public init(subscriptionGroupIdentifier: String?, lastTransactions: [ChainStatus]) {
+            self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+            self.lastTransactions = lastTransactions
+        }
     }
 
     /// One chain's status with its verified latest transaction and renewal info.
@@ -34,12 +47,29 @@ public struct SubscriptionStatuses: Sendable {
         public var renewalInfo: JWSRenewalInfoDecodedPayload?
         /// The typed status, when known.
         public var status: SubscriptionStatus? { rawStatus.flatMap(SubscriptionStatus.init(rawValue:)) }
+
+        /// Creates a chain status.
+        public init(
+            rawStatus: Int?, originalTransactionID: String?, transaction: JWSTransactionDecodedPayload?,
+            renewalInfo: JWSRenewalInfoDecodedPayload?
+        ) {
+            self.rawStatus = rawStatus
+            self.originalTransactionID = originalTransactionID
+            self.transaction = transaction
+            self.renewalInfo = renewalInfo
+        }
     }
 
     /// Raw environment of the answer.
     public var rawEnvironment: String?
     /// The groups.
     public var groups: [Group]
+
+    /// Creates the statuses.
+    public init(rawEnvironment: String?, groups: [Group]) {
+        self.rawEnvironment = rawEnvironment
+        self.groups = groups
+    }
 }
 
 /// The result of Look Up Order ID.
@@ -48,6 +78,12 @@ public struct OrderLookup: Sendable {
     public var status: Int?
     /// The verified transactions of the order.
     public var transactions: [JWSTransactionDecodedPayload]
+
+    /// Creates a lookup result.
+    public init(status: Int?, transactions: [JWSTransactionDecodedPayload]) {
+        self.status = status
+        self.transactions = transactions
+    }
 }
 
 /// One page of notification history, every notification verified.
@@ -58,6 +94,12 @@ public struct NotificationHistoryPage: Sendable {
         public var notification: ResponseBodyV2DecodedPayload
         /// Apple's delivery attempts.
         public var sendAttempts: [SendAttemptItem]
+
+        /// Creates an item.
+        public init(notification: ResponseBodyV2DecodedPayload, sendAttempts: [SendAttemptItem]) {
+            self.notification = notification
+            self.sendAttempts = sendAttempts
+        }
     }
 
     /// The token for the next page.
@@ -66,4 +108,11 @@ public struct NotificationHistoryPage: Sendable {
     public var hasMore: Bool
     /// The notifications of this page.
     public var items: [Item]
+
+    /// Creates a page.
+    public init(paginationToken: String?, hasMore: Bool, items: [Item]) {
+        self.paginationToken = paginationToken
+        self.hasMore = hasMore
+        self.items = items
+    }
 }

@@ -28,6 +28,13 @@ public struct VerifiedReceipt: Sendable {
     public var snapshot: ReceiptSnapshot
     /// The endpoint that gave the answer.
     public var answeredBy: AppStoreEnvironment
+
+    /// Creates a verified receipt.
+    public init(response: VerifyReceiptResponse, snapshot: ReceiptSnapshot, answeredBy: AppStoreEnvironment) {
+        self.response = response
+        self.snapshot = snapshot
+        self.answeredBy = answeredBy
+    }
 }
 
 /// Why a receipt verification did not produce a verified receipt; never contains the receipt or secret.

@@ -1,7 +1,8 @@
+import AppStore
 import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 import Logging
-import NIOCore
 import SubLedgerCore
 
 /// Apple's legacy `verifyReceipt` endpoint: production first, the sandbox when Apple answers 21007.
@@ -53,8 +54,8 @@ public struct VerifyReceiptClient: Sendable {
 
     /// The configuration this client was made with.
     public let configuration: Configuration
-    private let httpClient: HTTPClient
-    private let logger: Logger
+    private let exchange: HTTPExchange
+    private var logger: Logger { exchange.logger }
     private let now: @Sendable () -> Instant
 
     /// Creates a client on a shared `HTTPClient`; `now` stamps answers that carry no request date.
@@ -64,9 +65,8 @@ public struct VerifyReceiptClient: Sendable {
         logger: Logger = Logger(label: "subledger.appstore.verify-receipt"),
         now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
-        self.httpClient = httpClient
+        self.exchange = HTTPExchange(client: httpClient, logger: logger)
         self.configuration = configuration
-        self.logger = logger
         self.now = now
     }
 
@@ -185,20 +185,15 @@ public struct VerifyReceiptClient: Sendable {
 
     private func post(body: Data, to environment: AppStoreEnvironment, timeout: Duration) async -> Answer {
         let url = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
-
         let answer: HTTPExchange.Answer
         do {
-            answer = try await HTTPExchange.perform(
-                request,
-                on: httpClient,
+            answer = try await exchange.perform(
+                .POST,
+                url: url,
+                headers: [("Accept", "application/json")],
+                jsonBody: body,
                 timeout: timeout,
-                maximumBytes: configuration.maximumResponseBytes,
-                logger: logger
+                maximumBytes: configuration.maximumResponseBytes
             )
         } catch {
             let code: VerifyReceiptFailure.Code = error == .timeout ? .timeout : .connectionError
