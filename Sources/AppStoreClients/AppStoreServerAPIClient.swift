@@ -48,7 +48,6 @@ public struct AppStoreServerAPIClient: Sendable {
     /// The configuration this client was made with.
     public let configuration: Configuration
     private let exchange: HTTPExchange
-    private var logger: Logger { exchange.logger }
     private let tokenIssuer: ServerAPITokenIssuer
     private let verifier: SignedDataVerifier
     private let now: @Sendable () -> Instant
@@ -62,7 +61,8 @@ public struct AppStoreServerAPIClient: Sendable {
         logger: Logger = Logger(label: "subledger.appstore.server-api"),
         now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
-        self.exchange = HTTPExchange(client: httpClient, logger: logger)
+        self.exchange = HTTPExchange(
+            client: httpClient, logger: logger, maximumBytes: configuration.maximumResponseBytes)
         self.configuration = configuration
         self.tokenIssuer = tokenIssuer
         self.verifier = verifier
@@ -303,16 +303,15 @@ public struct AppStoreServerAPIClient: Sendable {
                 url: url,
                 headers: requestHeaders,
                 jsonBody: body,
-                timeout: configuration.timeout,
-                maximumBytes: configuration.maximumResponseBytes
+                timeout: configuration.timeout
             )
         } catch {
             let code: AppStoreServerAPIError.Code = error == .timeout ? .timeout : .connectionError
-            logger.debug("App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
+            exchange.logger.debug("App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
             throw AppStoreServerAPIError(code)
         }
         let (status, headers, bytes) = (answer.status, answer.headers, answer.body)
-        logger.debug("App Store Server API answered", metadata: ["status": "\(status)"])
+        exchange.logger.debug("App Store Server API answered", metadata: ["status": "\(status)"])
         guard (200..<300).contains(status) else {
             throw Self.error(status: status, headers: headers, body: bytes, now: now())
         }

@@ -33,6 +33,8 @@ struct HTTPExchange: Sendable {
     let client: HTTPClient
     /// Where request failures are logged (at debug level, never with bodies or credentials).
     let logger: Logger
+    /// The largest answer accepted; a longer body fails the exchange.
+    let maximumBytes: Int
 
     /// Sends one request and reads the whole answer; a JSON `body` is sent with `Content-Type: application/json`.
     func perform(
@@ -40,11 +42,10 @@ struct HTTPExchange: Sendable {
         url: String,
         headers: [(String, String)],
         jsonBody body: Data? = nil,
-        timeout: Duration,
-        maximumBytes: Int
+        timeout: Duration
     ) async throws(Failure) -> Answer {
         let request = Self.request(method, url: url, headers: headers, jsonBody: body)
-        let (client, logger) = (client, logger)
+        let (client, logger, maximumBytes) = (client, logger, maximumBytes)
         do {
             return try await withThrowingTaskGroup(of: Answer.self) { group in
                 group.addTask {

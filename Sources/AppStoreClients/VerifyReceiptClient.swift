@@ -55,7 +55,6 @@ public struct VerifyReceiptClient: Sendable {
     /// The configuration this client was made with.
     public let configuration: Configuration
     private let exchange: HTTPExchange
-    private var logger: Logger { exchange.logger }
     private let now: @Sendable () -> Instant
 
     /// Creates a client on a shared `HTTPClient`; `now` stamps answers that carry no request date.
@@ -65,7 +64,8 @@ public struct VerifyReceiptClient: Sendable {
         logger: Logger = Logger(label: "subledger.appstore.verify-receipt"),
         now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
-        self.exchange = HTTPExchange(client: httpClient, logger: logger)
+        self.exchange = HTTPExchange(
+            client: httpClient, logger: logger, maximumBytes: configuration.maximumResponseBytes)
         self.configuration = configuration
         self.now = now
     }
@@ -107,7 +107,7 @@ public struct VerifyReceiptClient: Sendable {
                 response = decoded
             }
             let status = VerifyReceiptStatus(status: response.status, isRetryable: response.isRetryable)
-            logger.debug(
+            exchange.logger.debug(
                 "verifyReceipt answered",
                 metadata: ["status": "\(response.status)", "environment": "\(environment.rawValue)"]
             )
@@ -192,12 +192,11 @@ public struct VerifyReceiptClient: Sendable {
                 url: url,
                 headers: [("Accept", "application/json")],
                 jsonBody: body,
-                timeout: timeout,
-                maximumBytes: configuration.maximumResponseBytes
+                timeout: timeout
             )
         } catch {
             let code: VerifyReceiptFailure.Code = error == .timeout ? .timeout : .connectionError
-            logger.debug(
+            exchange.logger.debug(
                 "verifyReceipt request failed",
                 metadata: ["code": "\(code)", "environment": "\(environment.rawValue)"]
             )

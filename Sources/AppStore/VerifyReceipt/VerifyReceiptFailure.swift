@@ -37,7 +37,8 @@ public struct VerifyReceiptFailure: Hashable, Sendable, CustomStringConvertible 
     public var code: Code
     /// Apple's `status`, when the failure is Apple's answer.
     public var appleStatus: Int?
-    /// The HTTP status, when one was received.
+    /// The HTTP status Apple's endpoint answered with, when one was received: the wire protocol's, never one
+    /// SubLedger's own API answers with (the service decides those at its HTTP edge).
     public var httpStatus: Int?
     /// The environment whose endpoint was asked last.
     public var environment: AppStoreEnvironment
