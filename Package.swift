@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
         .library(name: "SubLedgerCore", targets: ["SubLedgerCore"]),
         .library(name: "AppStore", targets: ["AppStore"]),
+        .library(name: "AppStoreClients", targets: ["AppStoreClients"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -59,21 +60,30 @@ let package = Package(
             name: "SubLedgerCore",
             swiftSettings: swiftSettings
         ),
-        // Apple's wire protocols: verifyReceipt, JWS, notifications, App Store Server API, app receipts.
+        // Apple's wire protocols as values, with no I/O: verifyReceipt and Server API bodies, outcomes and
+        // errors, JWS and x509 verification, notifications, the Server API token, app receipts.
         .target(
             name: "AppStore",
             dependencies: [
                 "SubLedgerCore",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
+            ],
+            resources: [.copy("Resources/AppleRootCA-G3.der")],
+            swiftSettings: swiftSettings
+        ),
+        // Apple's HTTP endpoints: the verifyReceipt and App Store Server API clients, on AsyncHTTPClient.
+        .target(
+            name: "AppStoreClients",
+            dependencies: [
+                "AppStore",
+                "SubLedgerCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources/AppleRootCA-G3.der")],
             swiftSettings: swiftSettings
         ),
         // The database side: schema migrations, the embedded cluster, the ledger's PostgreSQL store.
@@ -102,6 +112,7 @@ let package = Package(
                 "SubLedgerStore",
                 "SubLedgerReports",
                 "AppStore",
+                "AppStoreClients",
                 "SubLedgerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -199,6 +210,7 @@ let package = Package(
             name: "AppStoreTests",
             dependencies: [
                 "AppStore",
+                "AppStoreClients",
                 "SubLedgerCore",
                 "SubLedgerTestSupport",
                 "HTTPTestSupport",
@@ -240,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreSimulatorTests",
             dependencies: [
-                "AppStoreSimulator", "AppStore", "SubLedgerCore", "HTTPTestSupport",
+                "AppStoreSimulator", "AppStore", "AppStoreClients", "SubLedgerCore", "HTTPTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreClients
 import AsyncHTTPClient
 import Crypto
 import Foundation

@@ -66,6 +66,27 @@ import Testing
         }
     }
 
+    @Test func anAlreadyParsedTokenVerifiesAsItsTextAndStillHasItsHeaderChecked() async throws {
+        let chain = try TestChains.chain()
+        let signer = JWSSigner(chain: chain)
+        let verifier = try TestChains.verifier(roots: [chain.trustedRoot])
+        let token = try signer.sign(TestChains.transaction())
+        let parsed = try JWSSignatureVerifier.decode(token)
+        #expect(try await verifier.verifyTransaction(parsed) == verifier.verifyTransaction(token))
+        // A token parsed without `decode` still has its `crit` refused, signed by the App Store or not.
+        for (environment, verifier) in [
+            ("Sandbox", verifier), ("Xcode", try TestResources.vectorVerifier(environment: .xcode)),
+        ] {
+            let critical = try CompactJWS(
+                signer.sign(
+                    payloadBytes: try JSONEncoder().encode(TestChains.transaction(environment: environment)),
+                    header: JWSHeader(algorithm: "ES256", certificateChain: try chain.x5c(), critical: ["b64"])))
+            await #expect(throws: JWSVerificationError(.unsupportedCriticalHeader)) {
+                try await verifier.verifyTransaction(critical)
+            }
+        }
+    }
+
     @Test func inspectorReportsXcodeDataWithoutChainAndSignatureChecks() async throws {
         let token = try Self.xcodeSigner().sign(TestChains.transaction(environment: "Xcode"))
         let inspector = ArtifactInspector(

@@ -73,6 +73,30 @@ import Testing
         }
     }
 
+    @Test func signingDateIsReadFromTheTopLevelMemberHoweverItIsWritten() async throws {
+        // Valid 2020-09 .. 2023-11; "now" is after it, so only a date read from the payload verifies.
+        let chain = try SigningChain.generate(
+            notValidBefore: TestChains.notBefore,
+            notValidAfter: Instant(millisecondsSince1970: 1_700_000_000_000)
+        )
+        let layer = try TestChains.verifier(
+            roots: [chain.trustedRoot], validationTime: .signedDate,
+            now: Instant(millisecondsSince1970: 1_800_000_000_000)
+        ).signatureVerifier
+        let signer = JWSSigner(chain: chain)
+        // An escaped key and spaces around the value still name `signedDate`.
+        let escapedJSON = #"{"a":{"signedDate":1},"\u0073ignedDate" : 1650000000000 }"#
+        let escaped = try signer.sign(payloadBytes: Data(escapedJSON.utf8))
+        #expect(
+            try await layer.verify(escaped).certificatesCheckedAt == Instant(millisecondsSince1970: 1_650_000_000_000))
+        // A nested `signedDate` is not the payload's: the clock decides, and the chain has expired by then.
+        let nestedOnly = try signer.sign(payloadBytes: Data(#"{"data":{"signedDate":1650000000000}}"#.utf8))
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) { try await layer.verify(nestedOnly) }
+        // A date that is not a number reads as absent (the payload decoder reports it), as before.
+        let text = try signer.sign(payloadBytes: Data(#"{"signedDate":"1650000000000"}"#.utf8))
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) { try await layer.verify(text) }
+    }
+
     @Test func onlyES256IsAccepted() async throws {
         let chain = try TestChains.chain()
         let header = JWSHeader(algorithm: "HS256", certificateChain: try chain.x5c())

@@ -39,8 +39,22 @@ public struct ServerNotificationDecoder: Sendable {
 
     /// Verifies a V2 `signedPayload` and every signed item inside it, then maps it to the core.
     public func decodeV2(signedPayload: String) async throws(NotificationDecodingError) -> VerifiedNotificationV2 {
+        let jws: CompactJWS
         do {
-            let payload = try await verifier.verifyNotification(signedPayload)
+            jws = try JWSSignatureVerifier.decode(signedPayload)
+        } catch {
+            throw NotificationDecodingError(.verificationFailed, verificationError: error)
+        }
+        return try await decodeV2(signedPayload: jws)
+    }
+
+    /// `decodeV2(signedPayload:)` for a `signedPayload` already parsed with `JWSSignatureVerifier.decode(_:)`
+    /// (to read the app it claims, say), so it is not parsed again.
+    public func decodeV2(signedPayload jws: CompactJWS) async throws(NotificationDecodingError)
+        -> VerifiedNotificationV2
+    {
+        do {
+            let payload = try await verifier.verifyNotification(jws)
             var transaction: JWSTransactionDecodedPayload?
             var renewalInfo: JWSRenewalInfoDecodedPayload?
             var appTransaction: AppTransaction?

@@ -36,7 +36,8 @@ public struct AppStoreServerAPIError: Error, Hashable, Sendable, CustomStringCon
     public var code: Code
     /// Apple's `errorCode`, when the body had one.
     public var apiErrorCode: Int?
-    /// The HTTP status, when one was received.
+    /// The HTTP status Apple's endpoint answered with, when one was received: the wire protocol's, never one
+    /// SubLedger's own API answers with (the service decides those at its HTTP edge).
     public var httpStatus: Int?
     /// For `rateLimited`: the moment after which a retry is allowed, from `Retry-After`.
     public var retryAfter: Instant?

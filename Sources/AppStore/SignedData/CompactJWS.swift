@@ -16,21 +16,32 @@ public struct CompactJWS: Sendable {
     public var signature: Data
     /// `base64url(header) "." base64url(payload)`, the bytes the signature covers.
     public var signingInput: Data
+    /// The raw JSON text of the payload's top-level signing-date members (see `PayloadSigningDate`), taken
+    /// from the same pass that checks the payload for repeated keys, so the payload is parsed only once
+    /// before verification.
+    let signingDateMembers: [String: [UInt8]]
 
     /// Splits and decodes a compact JWS; exactly three non-empty base64url segments are required, and header
     /// and payload must be JSON in which no object repeats a key. Surrounding ASCII whitespace is ignored.
     public init(_ token: String) throws(JWSVerificationError) {
         var token = token
-        let (header, payload, signature, signingInput) = try token.withUTF8 { buffer in Self.split(buffer) }.get()
-        self.header = header
-        self.payload = payload
-        self.signature = signature
-        self.signingInput = signingInput
+        let parts = try token.withUTF8 { buffer in Self.split(buffer) }.get()
+        self.header = parts.header
+        self.payload = parts.payload
+        self.signature = parts.signature
+        self.signingInput = parts.signingInput
+        self.signingDateMembers = parts.signingDateMembers
     }
 
-    private static func split(
-        _ buffer: UnsafeBufferPointer<UInt8>
-    ) -> Result<(JWSHeader, Data, Data, Data), JWSVerificationError> {
+    private struct Parts {
+        var header: JWSHeader
+        var payload: Data
+        var signature: Data
+        var signingInput: Data
+        var signingDateMembers: [String: [UInt8]]
+    }
+
+    private static func split(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Parts, JWSVerificationError> {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
         var start = buffer.startIndex
         var end = buffer.endIndex
@@ -73,8 +84,9 @@ public struct CompactJWS: Sendable {
         case .failure(.malformed):
             return .failure(JWSVerificationError(.malformedJWS, detail: "header is not JSON"))
         }
-        switch UniqueKeyJSON.check(decoded[1]) {
-        case .success: break
+        let signingDateMembers: [String: [UInt8]]
+        switch UniqueKeyJSON.check(decoded[1], capturing: PayloadSigningDate.memberNames) {
+        case .success(let members): signingDateMembers = members
         case .failure(.duplicateKey):
             return .failure(JWSVerificationError(.malformedPayload, detail: "payload repeats a key"))
         case .failure(.malformed):
@@ -86,6 +98,14 @@ public struct CompactJWS: Sendable {
         } catch {
             return .failure(JWSVerificationError(.malformedJWS, detail: "header is not a JSON object"))
         }
-        return .success((header, decoded[1], decoded[2], Data(bytes[bytes.startIndex..<dots[1]])))
+        return .success(
+            Parts(
+                header: header,
+                payload: decoded[1],
+                signature: decoded[2],
+                signingInput: Data(bytes[bytes.startIndex..<dots[1]]),
+                signingDateMembers: signingDateMembers
+            )
+        )
     }
 }

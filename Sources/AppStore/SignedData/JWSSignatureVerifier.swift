@@ -54,14 +54,22 @@ public struct JWSSignatureVerifier: Sendable {
     public func verify(
         _ token: String, signingDate: PayloadSigningDate = .signedDate
     ) async throws(JWSVerificationError) -> VerifiedJWS {
-        let jws = try Self.decode(token)
+        try await verify(Self.decode(token), signingDate: signingDate)
+    }
+
+    /// `verify(_:signingDate:)` for a token the caller has already parsed with `decode(_:)` (to read the app
+    /// it claims, say), so its parts are not parsed again.
+    public func verify(
+        _ jws: CompactJWS, signingDate: PayloadSigningDate = .signedDate
+    ) async throws(JWSVerificationError) -> VerifiedJWS {
+        try Self.checkCritical(jws)
         guard jws.header.algorithm == "ES256" else {
             throw JWSVerificationError(.unsupportedAlgorithm, detail: "alg is not ES256")
         }
         guard let chain = jws.header.certificateChain, !chain.isEmpty else {
             throw JWSVerificationError(.missingCertificateChain, detail: "header has no x5c")
         }
-        let signedDate = try signingDate.read(from: jws.payload)
+        let signedDate = try signingDate.read(from: jws.signingDateMembers)
         let checkTime: Instant
         switch configuration.validationTime {
         case .signedDate: checkTime = signedDate ?? now()
@@ -86,10 +94,15 @@ public struct JWSSignatureVerifier: Sendable {
     /// (`Xcode`, `LocalTesting`; see `SignedDataVerifier`) and verification, which goes on from here.
     public static func decode(_ token: String) throws(JWSVerificationError) -> CompactJWS {
         let jws = try CompactJWS(token)
+        try checkCritical(jws)
+        return jws
+    }
+
+    /// Refuses a header that lists critical extensions (see `decode(_:)`).
+    static func checkCritical(_ jws: CompactJWS) throws(JWSVerificationError) {
         guard jws.header.critical == nil else {
             throw JWSVerificationError(.unsupportedCriticalHeader, detail: "header lists critical extensions")
         }
-        return jws
     }
 
     /// The number of chain verdicts currently cached.

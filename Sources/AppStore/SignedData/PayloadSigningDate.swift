@@ -13,28 +13,30 @@ public enum PayloadSigningDate: Sendable, Hashable {
     /// `receiptCreationDate`, else `signedDate`.
     case receiptCreationDate
 
-    /// The signing moment read from the payload; `nil` when the payload has none (the caller then uses its
-    /// clock, as Apple's library does).
+    /// The payload members a signing date may be read from; `CompactJWS` keeps their raw text.
+    static let memberNames: Set<String> = ["signedDate", "receiptCreationDate"]
+
+    /// The signing moment read from the payload's members (`CompactJWS.signingDateMembers`); `nil` when the
+    /// payload has none (the caller then uses its clock, as Apple's library does).
     ///
     /// Read before the signature is checked: the value only selects the certificate-validity time, and a
     /// forged value fails the signature check that follows. A value that is present but not a number of
     /// milliseconds in range refuses the payload; a fraction (Xcode writes them) is cut to the millisecond.
-    func read(from payload: Data) throws(JWSVerificationError) -> Instant? {
-        struct Dates: Decodable {
-            var signedDate: Milliseconds?
-            var receiptCreationDate: Milliseconds?
-        }
-        let dates: Dates
-        do {
-            dates = try JSONDecoder().decode(Dates.self, from: payload)
-        } catch {
-            // Not an object, or a date that is not a number: the payload decoder that follows reports it.
-            return nil
+    /// Only the members' own text is decoded here, never the whole payload again.
+    func read(from members: [String: [UInt8]]) throws(JWSVerificationError) -> Instant? {
+        var dates: [String: Milliseconds] = [:]
+        for (name, text) in members where text != Array("null".utf8) {
+            do {
+                dates[name] = try JSONDecoder().decode(Milliseconds.self, from: Data(text))
+            } catch {
+                // A date that is not a number: the payload decoder that follows reports it.
+                return nil
+            }
         }
         let chosen: Milliseconds?
         switch self {
-        case .signedDate: chosen = dates.signedDate
-        case .receiptCreationDate: chosen = dates.receiptCreationDate ?? dates.signedDate
+        case .signedDate: chosen = dates["signedDate"]
+        case .receiptCreationDate: chosen = dates["receiptCreationDate"] ?? dates["signedDate"]
         }
         guard let chosen else { return nil }
         // `Instant.acceptedRange` ends on a whole second: swift-certificates rounds the validation time to

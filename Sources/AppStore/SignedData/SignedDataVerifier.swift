@@ -58,7 +58,12 @@ public struct SignedDataVerifier: Sendable {
 
     /// Verifies a `signedTransactionInfo` / signed transaction and checks it is this app's, in this environment.
     public func verifyTransaction(_ token: String) async throws(JWSVerificationError) -> JWSTransactionDecodedPayload {
-        let payload = try await verifiedPayload(token, as: JWSTransactionDecodedPayload.self)
+        try await verifyTransaction(JWSSignatureVerifier.decode(token))
+    }
+
+    /// `verifyTransaction(_:)` for a token already parsed with `JWSSignatureVerifier.decode(_:)`.
+    public func verifyTransaction(_ jws: CompactJWS) async throws(JWSVerificationError) -> JWSTransactionDecodedPayload {
+        let payload = try await verifiedPayload(jws, as: JWSTransactionDecodedPayload.self)
         try checkApp(bundleID: payload.bundleID, appAppleID: nil, checkAppAppleID: false)
         try checkEnvironment(payload.rawEnvironment)
         return payload
@@ -76,7 +81,14 @@ public struct SignedDataVerifier: Sendable {
     /// The nested `signedTransactionInfo` / `signedRenewalInfo` are not verified here; see
     /// `ServerNotificationDecoder`, which verifies all three.
     public func verifyNotification(_ token: String) async throws(JWSVerificationError) -> ResponseBodyV2DecodedPayload {
-        let payload = try await verifiedPayload(token, as: ResponseBodyV2DecodedPayload.self)
+        try await verifyNotification(JWSSignatureVerifier.decode(token))
+    }
+
+    /// `verifyNotification(_:)` for a token already parsed with `JWSSignatureVerifier.decode(_:)`.
+    public func verifyNotification(_ jws: CompactJWS) async throws(JWSVerificationError)
+        -> ResponseBodyV2DecodedPayload
+    {
+        let payload = try await verifiedPayload(jws, as: ResponseBodyV2DecodedPayload.self)
         let bundleID: String?
         let appAppleID: Int64?
         let environment: String?
@@ -113,11 +125,22 @@ public struct SignedDataVerifier: Sendable {
         as type: Payload.Type,
         signingDate: PayloadSigningDate = .signedDate
     ) async throws(JWSVerificationError) -> Payload {
+        try await verifiedPayload(JWSSignatureVerifier.decode(token), as: type, signingDate: signingDate)
+    }
+
+    /// `verifiedPayload(_:as:signingDate:)` for a token already parsed with `JWSSignatureVerifier.decode(_:)`.
+    public func verifiedPayload<Payload: Decodable>(
+        _ jws: CompactJWS,
+        as type: Payload.Type,
+        signingDate: PayloadSigningDate = .signedDate
+    ) async throws(JWSVerificationError) -> Payload {
         let payload: Data
         if configuration.environment.isSignedByTheAppStore {
-            payload = try await signatureVerifier.verify(token, signingDate: signingDate).payload
+            payload = try await signatureVerifier.verify(jws, signingDate: signingDate).payload
         } else {
-            payload = try JWSSignatureVerifier.decode(token).payload
+            // A `CompactJWS` made directly (not by `decode`) has not had its header's `crit` checked yet.
+            try JWSSignatureVerifier.checkCritical(jws)
+            payload = jws.payload
         }
         do {
             return try JSONDecoder().decode(Payload.self, from: payload)

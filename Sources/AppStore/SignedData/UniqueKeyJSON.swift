@@ -8,7 +8,8 @@
 /// a little more than byte equality would, never less.
 ///
 /// One pass over the bytes with an explicit stack (no recursion), so hostile nesting cannot exhaust the
-/// thread's stack.
+/// thread's stack. The same pass hands back the raw text of chosen top-level members, so a caller that
+/// needs one field before the full decode (a JWS's signing date) does not parse the text again.
 enum UniqueKeyJSON {
     /// Nesting deeper than this is refused (Apple's payloads nest three levels).
     static let maximumDepth = 512
@@ -21,18 +22,28 @@ enum UniqueKeyJSON {
         case duplicateKey
     }
 
-    /// Succeeds when `bytes` is one JSON value whose objects all have distinct keys.
-    static func check(_ bytes: some Collection<UInt8>) -> Result<Void, Failure> {
+    /// Succeeds when `bytes` is one JSON value whose objects all have distinct keys, with the raw text of
+    /// each member of the top-level object named in `capturing` (absent when the value is not an object or
+    /// has no such member).
+    static func check(
+        _ bytes: some Collection<UInt8>, capturing: Set<String> = []
+    ) -> Result<[String: [UInt8]], Failure> {
         let bytes = Array(bytes)
         // Validated once here, so that string values need not be decoded one by one (only keys are).
         guard String(validating: bytes, as: UTF8.self) != nil else { return .failure(.malformed) }
-        var scanner = Scanner(bytes: bytes)
-        return scanner.run()
+        var scanner = Scanner(bytes: bytes, capturing: capturing)
+        return scanner.run().map { scanner.captured }
     }
 
     private struct Scanner {
         let bytes: [UInt8]
         var index = 0
+        /// Top-level member names whose values are wanted.
+        let capturing: Set<String>
+        /// The wanted values found so far, as raw JSON text.
+        var captured: [String: [UInt8]] = [:]
+        /// A wanted member whose value is being read: its name and where the value starts.
+        var pending: (key: String, start: Int)?
 
         /// One open container: an object with the keys seen so far, or an array.
         enum Frame {
@@ -40,7 +51,10 @@ enum UniqueKeyJSON {
             case array
         }
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        init(bytes: [UInt8], capturing: Set<String>) {
+            self.bytes = bytes
+            self.capturing = capturing
+        }
 
         mutating func run() -> Result<Void, Failure> {
             var stack: [Frame] = []
@@ -86,6 +100,13 @@ enum UniqueKeyJSON {
                 guard let top = stack.last else {
                     return index == bytes.count ? .success(()) : .failure(.malformed)
                 }
+                if stack.count == 1, let member = pending {
+                    // A whole member value of the top-level object has just been read.
+                    var end = index
+                    while end > member.start, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[end - 1]) { end -= 1 }
+                    captured[member.key] = Array(bytes[member.start..<end])
+                    pending = nil
+                }
                 guard index < bytes.count else { return .failure(.malformed) }
                 let byte = bytes[index]
                 index += 1
@@ -114,6 +135,7 @@ enum UniqueKeyJSON {
             guard peek(UInt8(ascii: ":")) else { return .failure(.malformed) }
             index += 1
             skipSpace()
+            if stack.count == 1, capturing.contains(key) { pending = (key, index) }
             return .success(())
         }
 

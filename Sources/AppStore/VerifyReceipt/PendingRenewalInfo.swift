@@ -87,29 +87,17 @@ extension PendingRenewalInfo {
         environment: AppStoreEnvironment,
         observedAt: Instant
     ) throws(PayloadMappingError) -> RenewalInfo {
-        let originalTransactionID = try PayloadMappingError.identifier(
-            originalTransactionID, .transactionID, field: "original_transaction_id")
-        let productID = try PayloadMappingError.identifier(productID, .productID, field: "product_id")
-        let autoRenewProductID = try PayloadMappingError.optionalIdentifier(
-            autoRenewProductID, .productID, field: "auto_renew_product_id")
-        let offerType: Int? =
-            promotionalOfferID != nil
-            ? OfferType.promotionalOffer.rawValue
-            : (offerCodeRefName != nil ? OfferType.subscriptionOfferCode.rawValue : nil)
-        return RenewalInfo(
-            originalTransactionID: originalTransactionID,
-            productID: productID,
-            autoRenewProductID: autoRenewProductID,
-            willAutoRenew: autoRenewStatus == .on,
-            expirationIntent: rawExpirationIntent,
-            isInBillingRetryPeriod: isInBillingRetryPeriod ?? false,
-            gracePeriodExpiresDate: try .appleIfPresent(
-                gracePeriodExpiresDateMS, field: "grace_period_expires_date_ms"),
+        try RenewalFields(
+            names: .receipt,
+            gracePeriodExpiresDate: gracePeriodExpiresDateMS,
             priceIncreaseStatus: rawPriceConsentStatus ?? rawPriceIncreaseStatus,
-            offerType: offerType,
+            offerType: OfferType.legacy(promotionalOfferID: promotionalOfferID, offerCodeRefName: offerCodeRefName)?
+                .rawValue,
             offerIdentifier: promotionalOfferID ?? offerCodeRefName,
             environment: environment,
-            observedAt: observedAt
-        )
+            observation: .at(observedAt)
+        ).coreRenewalInfo(of: self)
     }
 }
+
+extension PendingRenewalInfo: RenewalPayload {}

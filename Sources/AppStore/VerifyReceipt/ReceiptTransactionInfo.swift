@@ -143,43 +143,24 @@ extension ReceiptTransactionInfo {
         environment: AppStoreEnvironment,
         source: TransactionSource
     ) throws(PayloadMappingError) -> Transaction {
-        let transactionID = try PayloadMappingError.identifier(transactionID, .transactionID, field: "transaction_id")
-        let originalTransactionID = try PayloadMappingError.optionalIdentifier(
-            originalTransactionID, .transactionID, field: "original_transaction_id")
-        let productID = try PayloadMappingError.identifier(productID, .productID, field: "product_id")
-        guard let purchaseDateMS else { throw PayloadMappingError(.missingField, field: "purchase_date_ms") }
-        let offerType: Int?
-        if promotionalOfferID != nil {
-            offerType = OfferType.promotionalOffer.rawValue
-        } else if offerCodeRefName != nil {
-            offerType = OfferType.subscriptionOfferCode.rawValue
-        } else if isInIntroOfferPeriod == true || isTrialPeriod == true {
-            offerType = OfferType.introductoryOffer.rawValue
-        } else {
-            offerType = nil
-        }
-        return Transaction(
-            transactionID: transactionID,
-            originalTransactionID: originalTransactionID ?? transactionID,
-            productID: productID,
+        let isIntroductory = isInIntroOfferPeriod == true || isTrialPeriod == true
+        return try TransactionFields(
+            names: .receipt,
             bundleID: bundleID,
-            quantity: quantity ?? 1,
-            purchaseDate: try .apple(purchaseDateMS, field: "purchase_date_ms"),
-            originalPurchaseDate: try .appleIfPresent(originalPurchaseDateMS, field: "original_purchase_date_ms"),
-            expiresDate: try .appleIfPresent(expiresDateMS, field: "expires_date_ms"),
-            revocationDate: try .appleIfPresent(cancellationDateMS, field: "cancellation_date_ms"),
-            revocationReason: try PayloadMappingError.code(rawCancellationReason, field: "cancellation_reason"),
-            webOrderLineItemID: webOrderLineItemID,
-            subscriptionGroupID: subscriptionGroupIdentifier,
+            purchaseDate: purchaseDateMS,
+            originalPurchaseDate: originalPurchaseDateMS,
+            expiresDate: expiresDateMS,
+            revocationDate: cancellationDateMS,
+            revocationReason: rawCancellationReason,
             isTrialPeriod: isTrialPeriod ?? false,
             isInIntroOfferPeriod: isInIntroOfferPeriod ?? false,
-            offerType: offerType,
+            offerType: OfferType.legacy(
+                promotionalOfferID: promotionalOfferID, offerCodeRefName: offerCodeRefName,
+                isIntroductory: isIntroductory)?.rawValue,
             offerIdentifier: promotionalOfferID ?? offerCodeRefName,
-            isUpgraded: isUpgraded ?? false,
-            ownershipType: inAppOwnershipType == .familyShared ? .familyShared : .purchased,
-            appAccountToken: appAccountToken,
-            environment: environment,
-            source: source
-        )
+            environment: environment
+        ).coreTransaction(of: self, source: source)
     }
 }
+
+extension ReceiptTransactionInfo: TransactionPayload {}

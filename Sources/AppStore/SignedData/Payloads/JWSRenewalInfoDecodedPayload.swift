@@ -119,27 +119,17 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
 extension JWSRenewalInfoDecodedPayload {
     /// The core's renewal state, observed at the payload's `signedDate`.
     public func coreRenewalInfo() throws(PayloadMappingError) -> RenewalInfo {
-        let originalTransactionID = try PayloadMappingError.identifier(
-            originalTransactionID, .transactionID, field: "originalTransactionId")
-        let productID = try PayloadMappingError.identifier(productID, .productID, field: "productId")
-        let autoRenewProductID = try PayloadMappingError.optionalIdentifier(
-            autoRenewProductID, .productID, field: "autoRenewProductId")
-        guard let signedDate else { throw PayloadMappingError(.missingField, field: "signedDate") }
-        guard let environment else { throw PayloadMappingError(.unknownEnvironment, field: "environment") }
-        return RenewalInfo(
-            originalTransactionID: originalTransactionID,
-            productID: productID,
-            autoRenewProductID: autoRenewProductID,
-            willAutoRenew: autoRenewStatus == .on,
-            expirationIntent: rawExpirationIntent,
-            isInBillingRetryPeriod: isInBillingRetryPeriod ?? false,
-            gracePeriodExpiresDate: try .appleIfPresent(gracePeriodExpiresDate, field: "gracePeriodExpiresDate"),
+        try RenewalFields(
+            names: .signed,
+            gracePeriodExpiresDate: gracePeriodExpiresDate,
             priceIncreaseStatus: rawPriceIncreaseStatus,
             offerType: rawOfferType,
             offerIdentifier: offerIdentifier,
-            renewalDate: try .appleIfPresent(renewalDate, field: "renewalDate"),
+            renewalDate: renewalDate,
             environment: environment,
-            observedAt: try .apple(signedDate, field: "signedDate")
-        )
+            observation: .signedDate(signedDate)
+        ).coreRenewalInfo(of: self)
     }
 }
+
+extension JWSRenewalInfoDecodedPayload: RenewalPayload {}

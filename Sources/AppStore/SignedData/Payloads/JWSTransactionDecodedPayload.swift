@@ -170,41 +170,27 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
 extension JWSTransactionDecodedPayload {
     /// The core's normalized transaction; `source` says which Apple artifact carried this payload.
     public func coreTransaction(source: TransactionSource) throws(PayloadMappingError) -> Transaction {
-        let transactionID = try PayloadMappingError.identifier(transactionID, .transactionID, field: "transactionId")
-        let originalTransactionID = try PayloadMappingError.optionalIdentifier(
-            originalTransactionID, .transactionID, field: "originalTransactionId")
-        let productID = try PayloadMappingError.identifier(productID, .productID, field: "productId")
-        guard let purchaseDate else { throw PayloadMappingError(.missingField, field: "purchaseDate") }
-        guard let environment else { throw PayloadMappingError(.unknownEnvironment, field: "environment") }
-        return Transaction(
-            transactionID: transactionID,
-            // A first purchase is its own original; Apple always sends both, but never fail for that.
-            originalTransactionID: originalTransactionID ?? transactionID,
-            productID: productID,
+        try TransactionFields(
+            names: .signed,
             bundleID: bundleID,
-            quantity: quantity ?? 1,
-            purchaseDate: try .apple(purchaseDate, field: "purchaseDate"),
-            originalPurchaseDate: try .appleIfPresent(originalPurchaseDate, field: "originalPurchaseDate"),
-            expiresDate: try .appleIfPresent(expiresDate, field: "expiresDate"),
-            revocationDate: try .appleIfPresent(revocationDate, field: "revocationDate"),
-            revocationReason: try PayloadMappingError.code(rawRevocationReason, field: "revocationReason"),
-            webOrderLineItemID: webOrderLineItemID,
-            subscriptionGroupID: subscriptionGroupIdentifier,
+            purchaseDate: purchaseDate,
+            originalPurchaseDate: originalPurchaseDate,
+            expiresDate: expiresDate,
+            revocationDate: revocationDate,
+            revocationReason: rawRevocationReason,
             isTrialPeriod: offerType == .introductoryOffer && offerDiscountType == .freeTrial,
             isInIntroOfferPeriod: offerType == .introductoryOffer,
             offerType: rawOfferType,
             offerIdentifier: offerIdentifier,
             offerDiscountType: rawOfferDiscountType,
-            isUpgraded: isUpgraded ?? false,
-            ownershipType: inAppOwnershipType == .familyShared ? .familyShared : .purchased,
-            appAccountToken: appAccountToken,
             environment: environment,
-            source: source,
             rawProductType: rawType,
             price: price,
             currency: currency,
             storefront: storefront,
-            signedDate: try .appleIfPresent(signedDate, field: "signedDate")
-        )
+            signedDate: signedDate
+        ).coreTransaction(of: self, source: source)
     }
 }
+
+extension JWSTransactionDecodedPayload: TransactionPayload {}

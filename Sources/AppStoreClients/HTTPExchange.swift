@@ -4,12 +4,13 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// One HTTP request and its whole answer, bounded in time and size.
+/// The HTTP side both Apple clients share: one pooled `HTTPClient`, a logger, and exchanges bounded in
+/// time and size.
 ///
 /// AsyncHTTPClient's deadline stops applying once the response head arrives, so a peer that sends
 /// headers and then trickles the body would hold a caller indefinitely; here the time limit covers
 /// connecting, sending, the head and the full body.
-enum HTTPExchange {
+struct HTTPExchange: Sendable {
     /// The answer: status, headers and the complete body.
     struct Answer: Sendable {
         var status: Int
@@ -28,13 +29,23 @@ enum HTTPExchange {
     /// How long past `timeout` the whole exchange may take before it is abandoned.
     static let grace: Duration = .milliseconds(500)
 
-    static func perform(
-        _ request: HTTPClientRequest,
-        on client: HTTPClient,
-        timeout: Duration,
-        maximumBytes: Int,
-        logger: Logger
+    /// The shared client; its connection pool serves every request.
+    let client: HTTPClient
+    /// Where request failures are logged (at debug level, never with bodies or credentials).
+    let logger: Logger
+    /// The largest answer accepted; a longer body fails the exchange.
+    let maximumBytes: Int
+
+    /// Sends one request and reads the whole answer; a JSON `body` is sent with `Content-Type: application/json`.
+    func perform(
+        _ method: HTTPMethod,
+        url: String,
+        headers: [(String, String)],
+        jsonBody body: Data? = nil,
+        timeout: Duration
     ) async throws(Failure) -> Answer {
+        let request = Self.request(method, url: url, headers: headers, jsonBody: body)
+        let (client, logger, maximumBytes) = (client, logger, maximumBytes)
         do {
             return try await withThrowingTaskGroup(of: Answer.self) { group in
                 group.addTask {
@@ -61,5 +72,18 @@ enum HTTPExchange {
         } catch {
             throw HTTPFailureClassifier.isTimeout(error) ? .timeout : .connection
         }
+    }
+
+    private static func request(
+        _ method: HTTPMethod, url: String, headers: [(String, String)], jsonBody body: Data?
+    ) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        return request
     }
 }

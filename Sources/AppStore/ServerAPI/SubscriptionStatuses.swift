@@ -2,16 +2,6 @@ import SubLedgerCore
 
 // What the client returns: Apple's answers with every signed item verified and decoded.
 
-/// One page of transaction history (or refund history), every transaction verified.
-public struct TransactionHistoryPage: Sendable {
-    /// The token for the next page.
-    public var revision: String?
-    /// Whether another page follows.
-    public var hasMore: Bool
-    /// The verified transactions of this page.
-    public var transactions: [JWSTransactionDecodedPayload]
-}
-
 /// The statuses of every subscription of the customer, every signed item verified.
 public struct SubscriptionStatuses: Sendable {
     /// One subscription group's chains.
@@ -20,6 +10,12 @@ public struct SubscriptionStatuses: Sendable {
         public var subscriptionGroupIdentifier: String?
         /// The latest state of each chain in the group.
         public var lastTransactions: [ChainStatus]
+
+        /// Creates a group.
+        public init(subscriptionGroupIdentifier: String?, lastTransactions: [ChainStatus]) {
+            self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+            self.lastTransactions = lastTransactions
+        }
     }
 
     /// One chain's status with its verified latest transaction and renewal info.
@@ -34,36 +30,27 @@ public struct SubscriptionStatuses: Sendable {
         public var renewalInfo: JWSRenewalInfoDecodedPayload?
         /// The typed status, when known.
         public var status: SubscriptionStatus? { rawStatus.flatMap(SubscriptionStatus.init(rawValue:)) }
+
+        /// Creates a chain status.
+        public init(
+            rawStatus: Int?, originalTransactionID: String?, transaction: JWSTransactionDecodedPayload?,
+            renewalInfo: JWSRenewalInfoDecodedPayload?
+        ) {
+            self.rawStatus = rawStatus
+            self.originalTransactionID = originalTransactionID
+            self.transaction = transaction
+            self.renewalInfo = renewalInfo
+        }
     }
 
     /// Raw environment of the answer.
     public var rawEnvironment: String?
     /// The groups.
     public var groups: [Group]
-}
 
-/// The result of Look Up Order ID.
-public struct OrderLookup: Sendable {
-    /// Raw status: 0 valid order, 1 invalid.
-    public var status: Int?
-    /// The verified transactions of the order.
-    public var transactions: [JWSTransactionDecodedPayload]
-}
-
-/// One page of notification history, every notification verified.
-public struct NotificationHistoryPage: Sendable {
-    /// One notification and how its delivery went.
-    public struct Item: Sendable {
-        /// The verified notification payload.
-        public var notification: ResponseBodyV2DecodedPayload
-        /// Apple's delivery attempts.
-        public var sendAttempts: [SendAttemptItem]
+    /// Creates the statuses.
+    public init(rawEnvironment: String?, groups: [Group]) {
+        self.rawEnvironment = rawEnvironment
+        self.groups = groups
     }
-
-    /// The token for the next page.
-    public var paginationToken: String?
-    /// Whether another page follows.
-    public var hasMore: Bool
-    /// The notifications of this page.
-    public var items: [Item]
 }

@@ -1,3 +1,5 @@
+import AppStore
+
 /// A production and a sandbox Server API client for one app, trying production first.
 ///
 /// Apple keeps sandbox and production transactions apart: a transaction id unknown in one environment

@@ -1,7 +1,8 @@
+import AppStore
 import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 import Logging
-import NIOCore
 import SubLedgerCore
 
 /// Apple's legacy `verifyReceipt` endpoint: production first, the sandbox when Apple answers 21007.
@@ -53,8 +54,7 @@ public struct VerifyReceiptClient: Sendable {
 
     /// The configuration this client was made with.
     public let configuration: Configuration
-    private let httpClient: HTTPClient
-    private let logger: Logger
+    private let exchange: HTTPExchange
     private let now: @Sendable () -> Instant
 
     /// Creates a client on a shared `HTTPClient`; `now` stamps answers that carry no request date.
@@ -64,9 +64,9 @@ public struct VerifyReceiptClient: Sendable {
         logger: Logger = Logger(label: "subledger.appstore.verify-receipt"),
         now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
-        self.httpClient = httpClient
+        self.exchange = HTTPExchange(
+            client: httpClient, logger: logger, maximumBytes: configuration.maximumResponseBytes)
         self.configuration = configuration
-        self.logger = logger
         self.now = now
     }
 
@@ -107,7 +107,7 @@ public struct VerifyReceiptClient: Sendable {
                 response = decoded
             }
             let status = VerifyReceiptStatus(status: response.status, isRetryable: response.isRetryable)
-            logger.debug(
+            exchange.logger.debug(
                 "verifyReceipt answered",
                 metadata: ["status": "\(response.status)", "environment": "\(environment.rawValue)"]
             )
@@ -185,24 +185,18 @@ public struct VerifyReceiptClient: Sendable {
 
     private func post(body: Data, to environment: AppStoreEnvironment, timeout: Duration) async -> Answer {
         let url = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
-
         let answer: HTTPExchange.Answer
         do {
-            answer = try await HTTPExchange.perform(
-                request,
-                on: httpClient,
-                timeout: timeout,
-                maximumBytes: configuration.maximumResponseBytes,
-                logger: logger
+            answer = try await exchange.perform(
+                .POST,
+                url: url,
+                headers: [("Accept", "application/json")],
+                jsonBody: body,
+                timeout: timeout
             )
         } catch {
             let code: VerifyReceiptFailure.Code = error == .timeout ? .timeout : .connectionError
-            logger.debug(
+            exchange.logger.debug(
                 "verifyReceipt request failed",
                 metadata: ["code": "\(code)", "environment": "\(environment.rawValue)"]
             )

@@ -40,7 +40,7 @@ public struct TransactionHistoryRequest: Hashable, Sendable {
     }
 
     /// The query items in Apple's names, repeated keys for lists.
-    var queryItems: [(String, String)] {
+    public var queryItems: [(String, String)] {
         var items: [(String, String)] = []
         if let startDate { items.append(("startDate", String(startDate))) }
         if let endDate { items.append(("endDate", String(endDate))) }
@@ -51,40 +51,5 @@ public struct TransactionHistoryRequest: Hashable, Sendable {
         if let inAppOwnershipType { items.append(("inAppOwnershipType", inAppOwnershipType)) }
         if let revoked { items.append(("revoked", revoked ? "true" : "false")) }
         return items
-    }
-}
-
-/// The body of Get Notification History.
-public struct NotificationHistoryRequest: Codable, Hashable, Sendable {
-    /// Start of the period, milliseconds since 1970 (Apple keeps 180 days).
-    public var startDate: Int64
-    /// End of the period, milliseconds since 1970.
-    public var endDate: Int64
-    /// Raw notification type filter.
-    public var notificationType: String?
-    /// Raw notification subtype filter.
-    public var notificationSubtype: String?
-    /// Only notifications about this transaction's chain.
-    public var transactionID: String?
-    /// Only notifications that were never delivered successfully.
-    public var onlyFailures: Bool?
-
-    /// Creates a request.
-    public init(
-        startDate: Int64, endDate: Int64, notificationType: String? = nil, notificationSubtype: String? = nil,
-        transactionID: String? = nil, onlyFailures: Bool? = nil
-    ) {
-        self.startDate = startDate
-        self.endDate = endDate
-        self.notificationType = notificationType
-        self.notificationSubtype = notificationSubtype
-        self.transactionID = transactionID
-        self.onlyFailures = onlyFailures
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case startDate, endDate, notificationType, notificationSubtype
-        case transactionID = "transactionId"
-        case onlyFailures
     }
 }

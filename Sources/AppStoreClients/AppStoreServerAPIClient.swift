@@ -1,7 +1,7 @@
+import AppStore
 import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOCore
 import NIOHTTP1
 import SubLedgerCore
 
@@ -47,10 +47,9 @@ public struct AppStoreServerAPIClient: Sendable {
 
     /// The configuration this client was made with.
     public let configuration: Configuration
-    private let httpClient: HTTPClient
+    private let exchange: HTTPExchange
     private let tokenIssuer: ServerAPITokenIssuer
     private let verifier: SignedDataVerifier
-    private let logger: Logger
     private let now: @Sendable () -> Instant
 
     /// Creates a client.
@@ -62,11 +61,11 @@ public struct AppStoreServerAPIClient: Sendable {
         logger: Logger = Logger(label: "subledger.appstore.server-api"),
         now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
-        self.httpClient = httpClient
+        self.exchange = HTTPExchange(
+            client: httpClient, logger: logger, maximumBytes: configuration.maximumResponseBytes)
         self.configuration = configuration
         self.tokenIssuer = tokenIssuer
         self.verifier = verifier
-        self.logger = logger
         self.now = now
     }
 
@@ -292,32 +291,27 @@ public struct AppStoreServerAPIClient: Sendable {
             configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
         url += path
         if !query.isEmpty { url += "?" + Self.queryString(query) }
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(try tokenIssuer.token())")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "SubLedger")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-
+        let requestHeaders = [
+            ("Authorization", "Bearer \(try tokenIssuer.token())"),
+            ("Accept", "application/json"),
+            ("User-Agent", "SubLedger"),
+        ]
         let answer: HTTPExchange.Answer
         do {
-            answer = try await HTTPExchange.perform(
-                request,
-                on: httpClient,
-                timeout: configuration.timeout,
-                maximumBytes: configuration.maximumResponseBytes,
-                logger: logger
+            answer = try await exchange.perform(
+                method,
+                url: url,
+                headers: requestHeaders,
+                jsonBody: body,
+                timeout: configuration.timeout
             )
         } catch {
             let code: AppStoreServerAPIError.Code = error == .timeout ? .timeout : .connectionError
-            logger.debug("App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
+            exchange.logger.debug("App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
             throw AppStoreServerAPIError(code)
         }
         let (status, headers, bytes) = (answer.status, answer.headers, answer.body)
-        logger.debug("App Store Server API answered", metadata: ["status": "\(status)"])
+        exchange.logger.debug("App Store Server API answered", metadata: ["status": "\(status)"])
         guard (200..<300).contains(status) else {
             throw Self.error(status: status, headers: headers, body: bytes, now: now())
         }

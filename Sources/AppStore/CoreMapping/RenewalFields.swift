@@ -1,0 +1,89 @@
+import SubLedgerCore
+
+/// The fields both of Apple's renewal formats (a `pending_renewal_info` entry, a signed StoreKit 2 renewal
+/// info) hold under the same names; the one mapping to the core reads them through this.
+protocol RenewalPayload {
+    var originalTransactionID: String? { get }
+    var productID: String? { get }
+    var autoRenewProductID: String? { get }
+    var autoRenewStatus: AutoRenewStatus? { get }
+    var rawExpirationIntent: Int? { get }
+    var isInBillingRetryPeriod: Bool? { get }
+}
+
+/// What a renewal format says that the other does not say the same way: with a `RenewalPayload`, the
+/// input of the one mapping to the core's `RenewalInfo` (see `TransactionFields` for the idea).
+struct RenewalFields {
+    /// A format's names for the fields an error may name.
+    struct Names {
+        var originalTransactionID: String
+        var productID: String
+        var autoRenewProductID: String
+        var gracePeriodExpiresDate: String
+
+        /// `verifyReceipt`'s names.
+        static let receipt = Names(
+            originalTransactionID: "original_transaction_id", productID: "product_id",
+            autoRenewProductID: "auto_renew_product_id", gracePeriodExpiresDate: "grace_period_expires_date_ms"
+        )
+        /// StoreKit 2's names (`JWSRenewalInfoDecodedPayload`).
+        static let signed = Names(
+            originalTransactionID: "originalTransactionId", productID: "productId",
+            autoRenewProductID: "autoRenewProductId", gracePeriodExpiresDate: "gracePeriodExpiresDate"
+        )
+    }
+
+    /// When the renewal state was observed.
+    enum Observation {
+        /// At a moment the caller knows (a receipt's request time).
+        case at(Instant)
+        /// At the payload's own `signedDate` (milliseconds since 1970), which must be present.
+        case signedDate(Int64?)
+    }
+
+    var names: Names
+    /// Milliseconds since 1970, as `renewalDate`.
+    var gracePeriodExpiresDate: Int64?
+    var priceIncreaseStatus: Int?
+    var offerType: Int?
+    var offerIdentifier: String?
+    var renewalDate: Int64?
+    /// `nil` when the format states an environment this code does not know.
+    var environment: AppStoreEnvironment?
+    var observation: Observation
+
+    /// The core's renewal state, after checking identifiers and dates.
+    func coreRenewalInfo(of payload: some RenewalPayload) throws(PayloadMappingError) -> RenewalInfo {
+        let originalTransactionID = try PayloadMappingError.identifier(
+            payload.originalTransactionID, .transactionID, field: names.originalTransactionID)
+        let productID = try PayloadMappingError.identifier(payload.productID, .productID, field: names.productID)
+        let autoRenewProductID = try PayloadMappingError.optionalIdentifier(
+            payload.autoRenewProductID, .productID, field: names.autoRenewProductID)
+        if case .signedDate(nil) = observation { throw PayloadMappingError(.missingField, field: "signedDate") }
+        guard let environment else { throw PayloadMappingError(.unknownEnvironment, field: "environment") }
+        let gracePeriodExpiresDate = try Instant.appleIfPresent(
+            gracePeriodExpiresDate, field: names.gracePeriodExpiresDate)
+        let renewalDate = try Instant.appleIfPresent(renewalDate, field: "renewalDate")
+        let observedAt: Instant
+        switch observation {
+        case .at(let instant): observedAt = instant
+        case .signedDate(let milliseconds?): observedAt = try .apple(milliseconds, field: "signedDate")
+        case .signedDate(nil): throw PayloadMappingError(.missingField, field: "signedDate")
+        }
+        return RenewalInfo(
+            originalTransactionID: originalTransactionID,
+            productID: productID,
+            autoRenewProductID: autoRenewProductID,
+            willAutoRenew: payload.autoRenewStatus == .on,
+            expirationIntent: payload.rawExpirationIntent,
+            isInBillingRetryPeriod: payload.isInBillingRetryPeriod ?? false,
+            gracePeriodExpiresDate: gracePeriodExpiresDate,
+            priceIncreaseStatus: priceIncreaseStatus,
+            offerType: offerType,
+            offerIdentifier: offerIdentifier,
+            renewalDate: renewalDate,
+            environment: environment,
+            observedAt: observedAt
+        )
+    }
+}

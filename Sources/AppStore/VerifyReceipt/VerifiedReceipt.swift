@@ -1,0 +1,18 @@
+import SubLedgerCore
+
+/// A receipt Apple verified, with the raw answer and its mapping into the core.
+public struct VerifiedReceipt: Sendable {
+    /// Apple's answer as decoded.
+    public var response: VerifyReceiptResponse
+    /// The answer mapped to the core's snapshot.
+    public var snapshot: ReceiptSnapshot
+    /// The endpoint that gave the answer.
+    public var answeredBy: AppStoreEnvironment
+
+    /// Creates a verified receipt.
+    public init(response: VerifyReceiptResponse, snapshot: ReceiptSnapshot, answeredBy: AppStoreEnvironment) {
+        self.response = response
+        self.snapshot = snapshot
+        self.answeredBy = answeredBy
+    }
+}
