@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreClients
 import Foundation
 import Logging
 import SubLedgerCore
