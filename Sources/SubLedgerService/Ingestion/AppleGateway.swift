@@ -114,28 +114,44 @@ public final class AppleGateway: Sendable {
         return client
     }
 
-    /// The environment and bundle id a JWS claims, read before verification to pick the verifier (the
-    /// verifier then checks both).
-    static func claims(ofJWS token: String) -> (bundleID: String?, environment: AppStoreEnvironment?) {
-        struct Claims: Decodable {
-            struct Inner: Decodable {
+    /// A token parsed once, with the bundle id and environment its payload claims, read before verification
+    /// to pick the verifier (the verifier then checks both). The parsed `jws` goes to the verifier as is, so
+    /// the token is split, base64-decoded and scanned only here. `nil` when the token is not a compact JWS
+    /// (the claims are `nil` when its payload names no app or environment).
+    static func claimedJWS(_ token: String) -> ClaimedJWS? {
+        guard let jws = try? CompactJWS(token) else { return nil }
+        return ClaimedJWS(jws: jws)
+    }
+
+    /// A parsed JWS and what its (not yet verified) payload says it is for.
+    struct ClaimedJWS {
+        /// The parsed token, its header's `crit` not checked yet: every verifier checks it first.
+        var jws: CompactJWS
+        var bundleID: String?
+        var environment: AppStoreEnvironment?
+
+        init(jws: CompactJWS) {
+            // A pass over the payload of its own (JSONDecoder scans it all), but into six optional strings
+            // only; the verifier's typed decode after verification is the only other. Reading the claims in
+            // `CompactJWS`'s own scan, as it reads the signing date, would save this one too.
+            struct Claims: Decodable {
+                struct Inner: Decodable {
+                    var bundleId: String?
+                    var environment: String?
+                }
                 var bundleId: String?
                 var environment: String?
+                var data: Inner?
+                var summary: Inner?
+                var appData: Inner?
+                var externalPurchaseToken: Inner?
             }
-            var bundleId: String?
-            var environment: String?
-            var data: Inner?
-            var summary: Inner?
-            var appData: Inner?
-            var externalPurchaseToken: Inner?
+            self.jws = jws
+            guard let claims = try? JSONDecoder().decode(Claims.self, from: jws.payload) else { return }
+            let inner = claims.data ?? claims.summary ?? claims.appData ?? claims.externalPurchaseToken
+            bundleID = claims.bundleId ?? inner?.bundleId
+            environment = (claims.environment ?? inner?.environment).flatMap(AppStoreEnvironment.init(appleSpelling:))
         }
-        guard let jws = try? CompactJWS(token), let claims = try? JSONDecoder().decode(Claims.self, from: jws.payload) else {
-            return (nil, nil)
-        }
-        let inner = claims.data ?? claims.summary ?? claims.appData ?? claims.externalPurchaseToken
-        let bundleID = claims.bundleId ?? inner?.bundleId
-        let environment = (claims.environment ?? inner?.environment).flatMap(AppStoreEnvironment.init(appleSpelling:))
-        return (bundleID, environment)
     }
 }
 

@@ -251,15 +251,15 @@ public struct Ingestion: Sendable {
     public func verifyStoredSignedTransaction(
         _ inputID: Int64, token: String, account: AccountID?, app: StoredApp
     ) async throws -> SubmissionOutcome {
-        let claims = AppleGateway.claims(ofJWS: token)
-        guard let environment = claims.environment else {
+        // Parsed once: the claimed environment picks the verifier, which verifies this same parse.
+        guard let claimed = AppleGateway.claimedJWS(token), let environment = claimed.environment else {
             try await mark(.receipt, inputID, failed: "malformed JWS", retryable: false)
             throw IngestionError(.malformedJWS, "signed_transaction is not a JWS transaction with an environment")
         }
         let transaction: Transaction
         do {
             let verifier = try verifier(for: app, environment: environment)
-            transaction = try await verifier.verifyTransaction(token).coreTransaction(source: .signedTransaction)
+            transaction = try await verifier.verifyTransaction(claimed.jws).coreTransaction(source: .signedTransaction)
         } catch let error as IngestionError {
             // A transient refusal is our side (e.g. an app that cannot verify this environment yet): the stored
             // transaction is retried once that is fixed, never given up.
@@ -359,15 +359,17 @@ public struct Ingestion: Sendable {
             throw IngestionError(.malformedNotification, "the notification body is not JSON")
         }
         if let signedPayload = shape.signedPayload {
-            let claims = AppleGateway.claims(ofJWS: signedPayload)
-            guard let bundleID = claims.bundleID, let environment = claims.environment else {
+            // Parsed once: the claimed app and environment pick the verifier, which verifies this same parse.
+            guard let claimed = AppleGateway.claimedJWS(signedPayload), let bundleID = claimed.bundleID,
+                let environment = claimed.environment
+            else {
                 throw IngestionError(.malformedJWS, "signedPayload is not a JWS notification naming its app and environment")
             }
             let app = try await knownApp(bundleID)
             let decoder = ServerNotificationDecoder(
                 verifier: try verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
             do {
-                return (try await decoder.decodeV2(signedPayload: signedPayload).notification, app)
+                return (try await decoder.decodeV2(signedPayload: claimed.jws).notification, app)
             } catch let error where error.code == .unmappable {
                 throw Self.unmappableNotification(error)
             } catch {
