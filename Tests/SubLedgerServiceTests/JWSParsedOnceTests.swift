@@ -22,7 +22,8 @@ import Testing
         #expect(transaction.jws.header.algorithm == "ES256")
 
         for inner in ["data", "summary", "appData", "externalPurchaseToken"] {
-            let payload = #"{"notificationType":"TEST","\#(inner)":{"bundleId":"com.example.two","environment":"Production"}}"#
+            let claims = #"{"bundleId":"com.example.two","environment":"Production"}"#
+            let payload = #"{"notificationType":"TEST","\#(inner)":\#(claims)}"#
             let notification = try #require(AppleGateway.claimedJWS(Self.token(payload: payload)))
             #expect(notification.bundleID == "com.example.two", "\(inner)")
             #expect(notification.environment == .production, "\(inner)")
@@ -32,7 +33,8 @@ import Testing
     @Test func aTokenThatIsNotACompactJWSHasNoParseAndAPayloadThatIsNoObjectHasNoClaims() throws {
         #expect(AppleGateway.claimedJWS("a.b") == nil)
         #expect(AppleGateway.claimedJWS("a.b.c") == nil)
-        #expect(AppleGateway.claimedJWS(Self.token(payload: #"{"environment":"Sandbox","environment":"Sandbox"}"#)) == nil)
+        let repeatedKey = #"{"environment":"Sandbox","environment":"Sandbox"}"#
+        #expect(AppleGateway.claimedJWS(Self.token(payload: repeatedKey)) == nil)
         let array = try #require(AppleGateway.claimedJWS(Self.token(payload: #"["Sandbox"]"#)))
         #expect(array.bundleID == nil && array.environment == nil)
         let unknown = try #require(AppleGateway.claimedJWS(Self.token(payload: #"{"environment":"Staging"}"#)))
@@ -49,7 +51,8 @@ import Testing
             let payload = try #require(Base64URL.decode(String(plain.split(separator: ".")[1])))
             let signed = try harness.signer.sign(payloadBytes: payload, header: critical)
             let transaction = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne, json: ["account_id": "alice", "signed_transaction": signed])
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: ["account_id": "alice", "signed_transaction": signed])
             #expect(transaction.status == .unprocessableContent)
             #expect(transaction.json.errorCode == "invalid_signed_transaction")
             #expect(
