@@ -16,9 +16,9 @@
 /// chain whose grace has ended is `billing_retry`. Every other stored state stands (revocations and upgrades
 /// are already stored).
 ///
-/// Known difference, left to the store: `expires_at` is the greatest expiry Apple states on any of the
-/// chain's transactions, so a chain upgraded from a longer period lapses here only when the upgraded
-/// transaction's period would have ended (the test records it as a known issue).
+/// `expires_at` is the latest period end of the chain's transactions, an upgraded transaction's period cut
+/// at the upgrade (`Ledger.refreshChainRow`), so an upgrade from a longer period lapses here when the
+/// successor's period ends, as in the core.
 enum EffectiveState {
     /// The state expression on the `chains` alias `c`, at the instant in the SQL expression `instant`.
     static func sql(at instant: String) -> String {
