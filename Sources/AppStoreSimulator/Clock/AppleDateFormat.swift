@@ -28,7 +28,7 @@ enum AppleDateFormat {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civilDate(days: days)
+        let (year, month, day) = CivilDate.date(days: days)
         var out = ""
         out.reserveCapacity(19)
         append(&out, year, width: 4)
@@ -51,35 +51,12 @@ enum AppleDateFormat {
         out += digits
     }
 
-    /// (year, month, day) of days since 1970-01-01 (Howard Hinnant's algorithm).
-    static func civilDate(days: Int64) -> (Int64, Int64, Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPrime = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
-        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// Days since 1970-01-01 of a civil date.
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
     /// US daylight saving: from the second Sunday of March 02:00 PST to the first Sunday of November 02:00 PDT.
     private static func isPacificDaylightTime(_ milliseconds: Int64) -> Bool {
         let standardSeconds = (milliseconds - 8 * 3_600_000) / 1000
-        let (year, _, _) = civilDate(days: standardSeconds / 86_400)
+        let (year, _, _) = CivilDate.date(days: standardSeconds / 86_400)
         func nthSunday(month: Int64, n: Int64) -> Int64 {
-            let first = days(year: year, month: month, day: 1)
+            let first = CivilDate.days(year: year, month: month, day: 1)
             // 1970-01-01 was a Thursday; weekday 0 = Sunday.
             let weekday = ((first % 7) + 7 + 4) % 7
             return first + (7 - weekday) % 7 + (n - 1) * 7
