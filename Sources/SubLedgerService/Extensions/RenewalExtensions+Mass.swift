@@ -57,7 +57,7 @@ extension RenewalExtensions {
     ) async throws -> MassExtensionRecord {
         let record = try await massRecord(requestIdentifier, productID: productID, app: app)
         if record.status == .complete || record.status == .refused {
-            try await settleMembers(record, app: app)
+            try await settleMembers(requestIdentifier, app: app)
             return try await massRecord(requestIdentifier, productID: productID, app: app)
         }
         let client = try serverAPIClient(app, record.environment)
@@ -78,7 +78,7 @@ extension RenewalExtensions {
             requestIdentifier, appID: app.appID, status: .complete,
             completeDate: status.completeDate.map(Instant.init(millisecondsSince1970:)),
             succeededCount: status.succeededCount, failedCount: status.failedCount, at: now())
-        try await settleMembers(record, app: app)
+        try await settleMembers(requestIdentifier, app: app)
         return try await massRecord(requestIdentifier, productID: productID, app: app)
     }
 
@@ -96,13 +96,13 @@ extension RenewalExtensions {
         }
     }
 
-    /// Applies each member chain's state from Apple, then settles whether its expiry moved.
-    func settleMembers(_ record: MassExtensionRecord, app: StoredApp) async throws {
-        guard record.status == .complete || record.status == .refused else { return }
-        for chain in try await records.unsettledMassMembers(record.requestIdentifier, appID: app.appID) {
+    /// Once Apple has finished a mass request: applies each unsettled member chain's state from Apple, then
+    /// settles whether its expiry moved. (Run again after an interruption, it picks up the rest.)
+    func settleMembers(_ requestIdentifier: String, app: StoredApp) async throws {
+        for chain in try await records.unsettledMassMembers(requestIdentifier, appID: app.appID) {
             _ = await refresh(chain, app: app)
         }
-        _ = try await records.settleMassMembers(record.requestIdentifier, appID: app.appID, at: now())
+        _ = try await records.settleMassMembers(requestIdentifier, appID: app.appID, at: now())
     }
 
     func massRecord(_ requestIdentifier: String, productID: String, app: StoredApp) async throws

@@ -15,8 +15,9 @@ extension RenewalExtensionStore {
                 """
                 INSERT INTO renewal_extension_requests (app_id, request_identifier, environment, product_id,
                     storefront_country_codes, days, reason_code, requested_by, requested_at, status, updated_at)
-                VALUES ($1, $2, $3, $4, ARRAY(SELECT jsonb_array_elements_text($5::jsonb)), $6, $7, $8, $9,
-                    'requested', $9)
+                VALUES ($1, $2, $3, $4,
+                    CASE WHEN $5::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,
+                    $6, $7, $8, $9, 'requested', $9)
                 ON CONFLICT (app_id, request_identifier) DO NOTHING
                 RETURNING 1
                 """,
