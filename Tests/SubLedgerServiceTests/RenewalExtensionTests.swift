@@ -146,6 +146,14 @@ import Testing
             let resumed = try await extensions.refreshMassStatus(
                 requestIdentifier: submitted.requestIdentifier, productID: "pro.monthly", app: app)
             #expect(resumed == done)
+
+            // The mass extension counts toward Apple's two per 365 days: one more single, then no more.
+            _ = try await extensions.extend(
+                originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+            #expect(await Self.refusal {
+                _ = try await extensions.extend(
+                    originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+            } == .extensionLimitReached)
         }
     }
 

@@ -25,10 +25,16 @@ public struct RenewalExtensionStore: Sendable {
                 SELECT 1 FROM chains WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
                 FOR UPDATE
                 """, key)
+            var retried = false
             if let existing = try connection.query(
                 Self.selectExtensions + " AND request_identifier = $4", key + [requestIdentifier]
             ).first {
-                return .alreadyRecorded(try Self.record(existing))
+                let record = try Self.record(existing)
+                // Succeeded, or asked with no answer yet: the caller may ask Apple again with the same
+                // identifier (Apple answers a repeated identifier once). Refused or failed: asking again
+                // is a new attempt, counted like one.
+                guard record.status == .refused || record.status == .failed else { return .alreadyRecorded(record) }
+                retried = true
             }
             let count = try connection.query(
                 """
@@ -38,6 +44,17 @@ public struct RenewalExtensionStore: Sendable {
                 """, key + [timestamp(windowStart)]
             ).single().decode(Int64.self, at: 0)
             guard count < Int64(maximum) else { return .limitReached(count: Int(count)) }
+            if retried {
+                try connection.query(
+                    """
+                    UPDATE renewal_extensions
+                    SET days = $5, reason_code = $6, requested_by = $7, requested_at = $8, status = 'requested',
+                        apple_error = NULL, effective_date = NULL, web_order_line_item_id = NULL, answered_at = NULL
+                    WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
+                      AND request_identifier = $4
+                    """, key + [requestIdentifier, days, reasonCode, requestedBy, timestamp(now)])
+                return .reserved
+            }
             try connection.query(
                 """
                 INSERT INTO renewal_extensions (app_id, environment, original_transaction_id, request_identifier,
