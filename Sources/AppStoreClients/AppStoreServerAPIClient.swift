@@ -280,7 +280,7 @@ public struct AppStoreServerAPIClient: Sendable {
         }.joined(separator: "&")
     }
 
-    private func send<Response: Decodable>(
+    func send<Response: Decodable>(
         _ type: Response.Type,
         method: HTTPMethod,
         path: String,

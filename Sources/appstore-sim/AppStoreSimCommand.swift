@@ -23,6 +23,9 @@ struct AppStoreSimCommand: AsyncParsableCommand {
               POST /inApps/v1/notifications/history
               POST /inApps/v1/notifications/test
               GET  /inApps/v1/notifications/test/{testNotificationToken}
+              PUT  /inApps/v1/subscriptions/extend/{originalTransactionId}
+              POST /inApps/v1/subscriptions/extend/mass
+              GET  /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}
               (sandbox: /sandbox/inApps/...; JWTs are checked as Apple checks them)
 
             Control API (JSON, snake_case; docs/appstore-sim.md has bodies and curl examples):

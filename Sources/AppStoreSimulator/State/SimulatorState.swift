@@ -35,6 +35,8 @@ struct SimulatorState: Sendable {
     var events: [SimulatorEvent] = []
     var receipts = ReceiptBook()
     var notifications = NotificationLog()
+    /// Renewal-date extensions (`Subscriptions/Extensions.swift`).
+    var extensions = ExtensionsBook()
     private var sequence = 0
     private var accountCounter = 0
 
