@@ -76,6 +76,19 @@ import Testing
         }
     }
 
+    /// `subledger poll`'s service runs one recovery when it starts (`--once`: only that one) and returns.
+    @Test func theRecoveryServiceRecoversWhenItStarts() async throws {
+        try await E.run { e in
+            try await e.giveServerAPICredentials()
+            _ = try await e.subscribeEveryone()
+            let service = NotificationRecoveryService(recovery: try e.recovery(), once: true, logger: TestDatabase.logger)
+            try await service.run()
+            let cursors = try await NotificationHistoryCursors(pool: e.service.pool).all()
+            #expect(cursors.map(\.environment) == [.production, .sandbox])
+            #expect(cursors.allSatisfy { $0.lastResult == "complete" && $0.completeUntil != nil })
+        }
+    }
+
     /// The lease: while one process holds an app's cursor, another is told it is busy and fetches nothing.
     @Test func aCursorLeasedByAnotherProcessIsBusy() async throws {
         try await E.run { e in

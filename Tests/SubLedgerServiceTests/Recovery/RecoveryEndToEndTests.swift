@@ -68,6 +68,20 @@ import Testing
             #expect(after.stored == Int64(e.control.notifications().count))
             #expect(after.applied == after.stored)
 
+            // The metrics count them (the registry is process-wide: other tests add to it too).
+            if drop {
+                let scraped = try await MetricsTests.scrape(e.client).text
+                let applied = MetricsTests.sample(scraped, "subledger_recovery_notifications_total{", ["result=\"applied\""])
+                #expect((applied ?? 0) >= Double(dropped.count))
+                #expect(MetricsTests.sample(scraped, "subledger_recovery_notifications_total{", ["result=\"already_had\""]) != nil)
+                #expect(MetricsTests.sample(scraped, "subledger_recovery_runs_total{", ["result=\"complete\""]) != nil)
+                #expect(MetricsTests.sample(scraped, "subledger_recovery_runs_total{", ["result=\"skipped\""]) != nil)
+                #expect(
+                    MetricsTests.sample(
+                        scraped, "subledger_recovery_cursor_lag_seconds{",
+                        ["app=\"\(E.bundleID)\"", "environment=\"Production\""]) != nil)
+            }
+
             // A second run finds nothing new.
             let second = try await recovery.run()
             #expect(second.applied == 0)
