@@ -236,6 +236,19 @@ public struct NotificationRecovery: Sendable {
             logger.error(
                 "a recovered notification cannot be applied",
                 metadata: ["notification_uuid": "\(item.notification.notificationUUID ?? "")", "error": "\(error.code.rawValue)"])
+        } catch {
+            // Applying it failed after it was stored: it is SubLedger's now, and the renewal job applies it with
+            // backoff (or quarantines it), so the window need not wait for it. Not stored: the window is not
+            // complete, and the error stops the run with the cursor where it was.
+            guard let uuid = item.notification.notificationUUID,
+                let status = try? await ingestion.store.notificationStatus(notificationID: uuid),
+                ["pending", "retry", "quarantined"].contains(status)
+            else { throw error }
+            unit.deferred += 1
+            RecoveryMetrics.notifications("deferred", count: 1)
+            logger.warning(
+                "a recovered notification is stored but could not be applied yet; the renewal job retries it",
+                metadata: ["notification_uuid": "\(uuid)", "error": "\(error)"])
         }
     }
 

@@ -3,8 +3,8 @@ import SubLedgerCore
 
 /// The recovery's metrics:
 /// - `subledger_recovery_notifications_total{result}`: notifications read back from Apple's history,
-///   `applied` (newly applied: they had been missed), `already_had` (a no-op) or `rejected` (authentic JSON
-///   that can never apply; logged with its UUID);
+///   `applied` (newly applied: they had been missed), `already_had` (a no-op), `rejected` (authentic but can
+///   never apply; logged with its UUID) or `deferred` (stored, applying failed: the renewal job retries it);
 /// - `subledger_recovery_runs_total{result}`: runs per app and environment, `complete`, `partial`, `failed`,
 ///   `skipped` (no Server API credentials) or `busy` (another process holds the cursor);
 /// - `subledger_recovery_cursor_lag_seconds{app,environment}`: how far behind now the complete history ends.

@@ -27,6 +27,8 @@ public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
         public var alreadyHad = 0
         /// Authentic notifications that can never apply (logged with their UUIDs).
         public var rejected = 0
+        /// Notifications stored but not applied yet (applying failed): the renewal job retries them.
+        public var deferred = 0
         /// The span asked of Apple (`from` nil when nothing was asked).
         public var from: Instant?
         public var to: Instant?
@@ -45,6 +47,7 @@ public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
             if result != .skipped && result != .busy {
                 text += ", recovered \(applied), already had \(alreadyHad)"
                 if rejected > 0 { text += ", rejected \(rejected)" }
+                if deferred > 0 { text += ", stored for the renewal job \(deferred)" }
             }
             if let clampedFrom {
                 text += "; the start \(Representation.time(clampedFrom) ?? "") was beyond Apple's 180 days and was clamped"
