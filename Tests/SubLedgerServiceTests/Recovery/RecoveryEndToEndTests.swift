@@ -107,6 +107,41 @@ import Testing
         }
     }
 
+    /// A recovered notification that is stored but fails to apply (here: the database refuses revocations for
+    /// a while) does not hold the cursor back: the window completes, and the renewal job applies it later.
+    @Test func aRecoveredNotificationThatFailsToApplyIsLeftToTheRenewalJob() async throws {
+        try await E.run { e in
+            try await e.giveServerAPICredentials()
+            let originals = try await e.subscribeEveryone()
+            let recovery = try e.recovery()
+            _ = try await recovery.run()
+            try await e.threeDaysAroundTheRenewal(originals, drop: true)
+            try await e.service.pool.execute(
+                script: """
+                    CREATE FUNCTION refuse_revocations() RETURNS trigger LANGUAGE plpgsql
+                        AS $$ BEGIN RAISE EXCEPTION 'revocations refused by the test'; END $$;
+                    CREATE TRIGGER refuse_revocations BEFORE INSERT ON ledger_entries
+                        FOR EACH ROW WHEN (NEW.kind = 'revoke') EXECUTE FUNCTION refuse_revocations();
+                    """)
+
+            let run = try await recovery.run()
+            let production = try #require(run.ours.first { $0.environment == .production })
+            #expect(production.result == .complete)
+            #expect(production.deferred == 1)
+            #expect(production.applied == e.dropped.count - 1)
+            #expect(production.completeUntil == Instant(millisecondsSince1970: e.control.clock().now))
+            #expect(try await e.entitlements("bob").entitlementIDs == ["pro"])  // the refund is not applied yet
+
+            try await e.service.pool.execute(script: "DROP TRIGGER refuse_revocations ON ledger_entries")
+            _ = await e.control.advanceClock(.init(minutes: 3))
+            let cycle = try await EndToEndTests.poller(e).runCycle()
+            #expect(cycle.notifications == 1)
+            #expect(try await e.entitlements("bob").entitlementIDs.isEmpty)
+            let stored = try await e.storedNotifications()
+            #expect(stored.applied == stored.stored)
+        }
+    }
+
     /// An app without App Store Server API credentials is skipped (and said so), not failed; so is app two
     /// (which never has them in these tests) in every run above.
     @Test func appsWithoutServerAPICredentialsAreSkipped() async throws {
