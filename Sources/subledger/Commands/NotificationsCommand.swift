@@ -56,7 +56,7 @@ struct NotificationsCommand: AsyncParsableCommand {
             let logger = makeLogger("subledger.recovery", level: configuration.logLevel)
             let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
             let recoveryConfiguration =
-                try recovery.configuration(worker: worker, environment: variables)
+                try recovery.configuration(worker: worker, polling: false, environment: variables)
                 ?? NotificationRecovery.Configuration(worker: worker)
             let report: RecoveryReport
             do {
