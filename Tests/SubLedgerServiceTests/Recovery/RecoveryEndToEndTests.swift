@@ -142,6 +142,31 @@ import Testing
         }
     }
 
+    /// More dropped notifications than Apple's page holds (20) in one window: the recovery pages through
+    /// `paginationToken` and applies all of them.
+    @Test func moreNotificationsThanOnePageAreAllRecovered() async throws {
+        try await E.run { e in
+            try await e.giveServerAPICredentials()
+            _ = try await e.subscribeEveryone()
+            let recovery = try e.recovery()
+            _ = try await recovery.run()
+            _ = await e.control.updateNotificationSettings(.init(drop: true))
+            let buyer = try e.appleID()
+            for _ in 0..<45 {
+                _ = try await e.control.purchase(
+                    PurchaseRequest(appleID: buyer, bundleID: E.bundleID, productID: "coins.100"))
+            }
+            _ = await e.control.advanceClock(.init(hours: 2))
+            #expect(e.dropped.count == 45)
+            let run = try await recovery.run()
+            let production = try #require(run.ours.first { $0.environment == .production })
+            #expect(production.result == .complete)
+            #expect(production.applied == 45)
+            let stored = try await e.storedNotifications()
+            #expect(stored.stored == Int64(e.control.notifications().count))
+        }
+    }
+
     /// An app without App Store Server API credentials is skipped (and said so), not failed; so is app two
     /// (which never has them in these tests) in every run above.
     @Test func appsWithoutServerAPICredentialsAreSkipped() async throws {
