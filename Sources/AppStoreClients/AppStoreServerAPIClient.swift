@@ -222,7 +222,7 @@ public struct AppStoreServerAPIClient: Sendable {
                 items.append(
                     .init(
                         notification: try await verifier.verifyNotification(token),
-                        sendAttempts: item.sendAttempts ?? []))
+                        sendAttempts: item.sendAttempts ?? [], signedPayload: token))
             } catch {
                 throw AppStoreServerAPIError(.verificationFailed, verificationError: error)
             }

@@ -102,7 +102,7 @@ extension SubLedgerServer {
     /// With `metricsPort`, `/metrics` (Prometheus) is served on `configuration.host` at that port meanwhile.
     public static func poll(
         configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
-        logger: Logger
+        recovery: NotificationRecovery.Configuration? = nil, logger: Logger
     ) async throws {
         let opened = try await DatabaseBootstrap.open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
@@ -126,6 +126,13 @@ extension SubLedgerServer {
                 .init(service: opened.pool),
                 .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup),
             ]
+            // Missed-notification recovery belongs with the job: background work toward Apple, not per request.
+            if let recovery {
+                services.append(.init(
+                    service: NotificationRecoveryService(
+                        configuration: recovery, pool: opened.pool, ingestion: ingestion, once: poller.once, logger: logger),
+                    successTerminationBehavior: .ignore))
+            }
             if let metricsPort {
                 ServiceMetrics.bootstrap()
                 let router = Router(context: SubLedgerRequestContext.self)

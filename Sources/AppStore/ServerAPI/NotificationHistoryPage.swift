@@ -10,11 +10,16 @@ public struct NotificationHistoryPage: Sendable {
         public var notification: ResponseBodyV2DecodedPayload
         /// Apple's delivery attempts.
         public var sendAttempts: [SendAttemptItem]
+        /// The notification as Apple signed it, to be fed through the same ingestion as a delivered one.
+        public var signedPayload: String
 
         /// Creates an item.
-        public init(notification: ResponseBodyV2DecodedPayload, sendAttempts: [SendAttemptItem]) {
+        public init(
+            notification: ResponseBodyV2DecodedPayload, sendAttempts: [SendAttemptItem], signedPayload: String = ""
+        ) {
             self.notification = notification
             self.sendAttempts = sendAttempts
+            self.signedPayload = signedPayload
         }
     }
 

@@ -225,6 +225,7 @@ public struct SimulatorControl: Sendable {
         let settings = engine.state.withLock { state in
             if let url = update.defaultURL { state.notifications.settings.defaultURL = url.isEmpty ? nil : url }
             if let duplicate = update.duplicate { state.notifications.settings.duplicate = duplicate }
+            if let drop = update.drop { state.notifications.settings.drop = drop }
             if let outOfOrder = update.outOfOrder {
                 state.notifications.settings.outOfOrder = outOfOrder
                 if !outOfOrder { state.notifications.releaseHeld() }

@@ -11,6 +11,11 @@ struct NotificationLog: Sendable {
         var record = record
         nextDispatchOrder += 1
         record.dispatchOrder = nextDispatchOrder
+        if settings.drop {
+            // Never attempted, never retried; Get Notification History still lists it.
+            record.dropped = true
+            record.nextAttemptAt = nil
+        }
         if settings.outOfOrder, record.nextAttemptAt != nil {
             if let heldIndex = records.lastIndex(where: { $0.held }) {
                 // The newer notification goes first; the held one follows it.

@@ -23,6 +23,8 @@ struct NotificationRecord: Sendable {
     var nextAttemptAt: Instant?
     var retriesUsed = 0
     var delivered = false
+    /// Dropped by the drop fault: never posted.
+    var dropped = false
     /// Held back by out-of-order delivery until the next notification has gone.
     var held = false
     /// Delivery order among due notifications.
@@ -47,6 +49,6 @@ extension NotificationRecord {
                 .init(
                     attemptDate: $0.date.millisecondsSince1970, sendAttemptResult: $0.result, httpStatus: $0.httpStatus)
             },
-            nextAttemptAt: nextAttemptAt?.millisecondsSince1970, delivered: delivered)
+            nextAttemptAt: nextAttemptAt?.millisecondsSince1970, delivered: delivered, dropped: dropped ? true : nil)
     }
 }

@@ -6,11 +6,14 @@ public struct NotificationSettingsUpdate: Sendable, Codable, Hashable {
     public var duplicate: Bool?
     /// New out-of-order switch (turning it off releases held notifications).
     public var outOfOrder: Bool?
+    /// New drop switch: notifications created while it is on are never delivered (but are in the history).
+    public var drop: Bool?
 
     /// Creates an update.
-    public init(defaultURL: String? = nil, duplicate: Bool? = nil, outOfOrder: Bool? = nil) {
+    public init(defaultURL: String? = nil, duplicate: Bool? = nil, outOfOrder: Bool? = nil, drop: Bool? = nil) {
         self.defaultURL = defaultURL
         self.duplicate = duplicate
         self.outOfOrder = outOfOrder
+        self.drop = drop
     }
 }

@@ -24,6 +24,8 @@ public struct NotificationSummary: Sendable, Codable, Hashable {
     public var nextAttemptAt: Int64?
     /// Whether an attempt succeeded.
     public var delivered: Bool
+    /// `true` when the drop fault dropped it (never posted); absent otherwise.
+    public var dropped: Bool?
 
     /// One delivery attempt.
     public struct AttemptSummary: Sendable, Codable, Hashable {

@@ -157,6 +157,11 @@ extension SimulatorState {
         guard let filter = try? JSONDecoder().decode(NotificationHistoryRequest.self, from: request.body) else {
             return ServerAPIError.invalidRequest
         }
+        // Apple keeps 180 days: an older start is refused, so nothing older is ever listed.
+        if filter.startDate < request.now.millisecondsSince1970 - NotificationRetention.milliseconds {
+            return ServerAPIError.startDateTooFarInPast
+        }
+        if filter.endDate <= filter.startDate { return ServerAPIError.startDateAfterEndDate }
         var chainID: String?
         if let transactionID = filter.transactionID {
             switch ownTransaction(transactionID, request) {
@@ -175,7 +180,7 @@ extension SimulatorState {
         }
         guard let offset = ServerAPIResponder.offset(token: request.first("paginationToken")) ?? nil,
             offset <= matching.count
-        else { return ServerAPIError.invalidPaginationToken }
+        else { return ServerAPIError.invalidNotificationPaginationToken }
         let end = min(offset + ServerAPIResponder.pageSize, matching.count)
         let items = matching[offset..<end].map { record in
             HistoryItemBody(

@@ -10,6 +10,12 @@ enum ServerAPIError {
     static let invalidRevision = body(4_000_005, "Invalid revision.", status: 400)
     static let invalidPaginationToken = body(4_000_011, "Invalid pagination token.", status: 400)
     static let invalidRequest = body(4_000_000, "Invalid request.", status: 400)
+    // Get Notification History's own refusals.
+    static let startDateTooFarInPast = body(
+        4_000_012, "Invalid request. The start date is earlier than the earliest allowed date (180 days).", status: 400)
+    static let startDateAfterEndDate = body(
+        4_000_013, "Invalid request. The end date precedes the start date, or the two dates are equal.", status: 400)
+    static let invalidNotificationPaginationToken = body(4_000_014, "Invalid pagination token.", status: 400)
     static let testNotificationNotFound = body(4_040_008, "Test notification not found.", status: 404)
     static let general = body(5_000_000, "An unknown error occurred.", status: 500)
     static let generalRetryable = body(

@@ -41,6 +41,7 @@ struct PollCommand: AsyncParsableCommand {
     @Option(help: "Serve Prometheus metrics (/metrics) on this port while polling (host: env SUBLEDGER_HOST, default 127.0.0.1).")
     var metricsPort: Int?
 
+    @OptionGroup var recovery: RecoveryOptions
     @OptionGroup var apple: AppleOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -65,6 +66,8 @@ struct PollCommand: AsyncParsableCommand {
         poller.lease = .seconds(leaseSeconds)
         if let age = try seconds(pendingAgeSeconds, EnvironmentVariable.pendingAge, environment) { poller.pendingAge = age }
         if let host = environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
-        try await SubLedgerServer.poll(configuration: configuration, poller: poller, metricsPort: metricsPort, logger: logger)
+        try await SubLedgerServer.poll(
+            configuration: configuration, poller: poller, metricsPort: metricsPort,
+            recovery: try recovery.configuration(worker: poller.worker, environment: environment), logger: logger)
     }
 }

@@ -1,0 +1,139 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// How far each app's notification history is known complete, per environment, and who is completing it.
+///
+/// A recovery claims an app and environment (a lease on its row, the way `PollQueue` leases its work), fetches
+/// windows of Apple's notification history, and moves `completeUntil` forward only over a window it fetched
+/// and applied entirely. The lease keeps two processes from fetching the same history at once; were it to
+/// run out mid-way, the second fetch would still be harmless (notifications are deduplicated by UUID), and
+/// `advance` refuses a process that no longer holds the lease.
+public struct NotificationHistoryCursors: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// One app and environment's cursor.
+    public struct Cursor: Sendable, Hashable {
+        public var appID: Int64
+        public var bundleID: String
+        public var environment: AppStoreEnvironment
+        /// Every notification created before this instant has been fetched and applied; `nil`: never.
+        public var completeUntil: Instant?
+        public var lastRunAt: Instant?
+        /// `complete`, `partial` or `failed`.
+        public var lastResult: String?
+        public var lastError: String?
+    }
+
+    /// Claims the cursor of `appID` in `environment` for `worker` until `now + lease`, creating the row on
+    /// first use. `nil` when another worker holds an unexpired lease on it.
+    public func claim(
+        appID: Int64, environment: AppStoreEnvironment, worker: String, lease: Duration, now: Instant
+    ) async throws -> Cursor? {
+        try await pool.transaction { connection in
+            let rows = try connection.query(
+                """
+                INSERT INTO notification_history_cursors AS c (app_id, environment, leased_until, leased_by)
+                VALUES ($1, $2, $3 + $4 * interval '1 millisecond', $5)
+                ON CONFLICT (app_id, environment) DO UPDATE
+                    SET leased_until = EXCLUDED.leased_until, leased_by = EXCLUDED.leased_by, updated_at = now()
+                    WHERE c.leased_until IS NULL OR c.leased_until < $3 OR c.leased_by = $5
+                RETURNING \(Self.columns("c"))
+                """,
+                [appID, environment.rawValue, timestamp(now), lease.milliseconds, worker])
+            return try rows.first.map(Self.cursor)
+        }
+    }
+
+    /// Moves the cursor to `end` after the window `[start, end)` was fetched and applied, and renews the lease.
+    /// The cursor moves only forward and only when the window joins what is already complete (`start` at or
+    /// before the cursor, or no cursor yet), so a window fetched on its own never hides an older gap. Throws
+    /// `StoreError.leaseLost` when `worker` no longer holds the lease. Returns the cursor afterwards.
+    @discardableResult
+    public func advance(
+        appID: Int64, environment: AppStoreEnvironment, from start: Instant, to end: Instant, worker: String,
+        lease: Duration, now: Instant
+    ) async throws -> Instant? {
+        try await pool.transaction { connection in
+            let rows = try connection.query(
+                """
+                UPDATE notification_history_cursors
+                SET complete_until = CASE
+                        WHEN complete_until IS NULL OR (complete_until >= $3 AND complete_until < $4) THEN $4
+                        ELSE complete_until END,
+                    leased_until = $5 + $6 * interval '1 millisecond', updated_at = now()
+                WHERE app_id = $1 AND environment = $2 AND leased_by = $7
+                RETURNING \(millisecondsSQL("complete_until"))
+                """,
+                [appID, environment.rawValue, timestamp(start), timestamp(end), timestamp(now), lease.milliseconds,
+                 worker])
+            guard let row = rows.first else {
+                throw StoreError(code: .leaseLost, message: "another process took over the notification history of app \(appID) in \(environment.rawValue)")
+            }
+            return try row.decode(Int64?.self, at: 0).map(Instant.init(millisecondsSince1970:))
+        }
+    }
+
+    /// Renews `worker`'s lease (between pages of a long window). Throws `StoreError.leaseLost` when it is gone.
+    public func renewLease(
+        appID: Int64, environment: AppStoreEnvironment, worker: String, lease: Duration, now: Instant
+    ) async throws {
+        let rows = try await pool.query(
+            """
+            UPDATE notification_history_cursors SET leased_until = $3 + $4 * interval '1 millisecond'
+            WHERE app_id = $1 AND environment = $2 AND leased_by = $5
+            RETURNING 1
+            """,
+            [appID, environment.rawValue, timestamp(now), lease.milliseconds, worker])
+        if rows.isEmpty {
+            throw StoreError(code: .leaseLost, message: "another process took over the notification history of app \(appID) in \(environment.rawValue)")
+        }
+    }
+
+    /// Gives the lease back and records how the run ended (`complete`, `partial`, `failed`; `error` is a
+    /// message without secrets).
+    public func release(
+        appID: Int64, environment: AppStoreEnvironment, worker: String, result: String, error: String?, now: Instant
+    ) async throws {
+        _ = try await pool.query(
+            """
+            UPDATE notification_history_cursors
+            SET leased_until = NULL, leased_by = NULL, last_run_at = $3, last_result = $4, last_error = $5,
+                updated_at = now()
+            WHERE app_id = $1 AND environment = $2 AND leased_by = $6
+            """,
+            [appID, environment.rawValue, timestamp(now), result, error, worker])
+    }
+
+    /// Every cursor, by bundle id and environment.
+    public func all() async throws -> [Cursor] {
+        try await pool.query(
+            """
+            SELECT \(Self.columns("c")) FROM notification_history_cursors c
+            ORDER BY (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment
+            """
+        ).map(Self.cursor)
+    }
+
+    private static func columns(_ table: String) -> String {
+        """
+        \(table).app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = \(table).app_id), \(table).environment,
+        \(millisecondsSQL("\(table).complete_until")), \(millisecondsSQL("\(table).last_run_at")),
+        \(table).last_result, \(table).last_error
+        """
+    }
+
+    private static func cursor(_ row: PostgresRow) throws -> Cursor {
+        Cursor(
+            appID: try row.decode(Int64.self, at: 0),
+            bundleID: try row.decode(String.self, at: 1),
+            environment: try .stored(row.decode(String.self, at: 2)),
+            completeUntil: try row.decode(Int64?.self, at: 3).map(Instant.init(millisecondsSince1970:)),
+            lastRunAt: try row.decode(Int64?.self, at: 4).map(Instant.init(millisecondsSince1970:)),
+            lastResult: try row.decode(String?.self, at: 5),
+            lastError: try row.decode(String?.self, at: 6))
+    }
+}
