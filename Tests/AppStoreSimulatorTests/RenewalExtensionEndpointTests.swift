@@ -115,7 +115,7 @@ import Testing
             let pending = try await client.massExtensionStatus(productID: "pro.monthly", requestIdentifier: "mass-1")
             #expect(pending.complete == false)
             var status = pending
-            for _ in 0..<50 where status.complete != true {
+            for _ in 0..<200 where status.complete != true {
                 try await Task.sleep(for: .milliseconds(100))
                 status = try await client.massExtensionStatus(productID: "pro.monthly", requestIdentifier: "mass-1")
             }

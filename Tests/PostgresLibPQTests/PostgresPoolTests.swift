@@ -87,8 +87,13 @@ import Testing
 
     @Test func closeFailsWaitersAndLaterAcquires() async throws {
         let pool = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1))
+        // The holder keeps the only connection until the test releases it, however slow the machine is.
+        let release = DispatchSemaphore(value: 0)
         let holder = Task {
-            try await pool.withConnection { connection in try connection.query("SELECT pg_sleep(0.5)") }
+            try await pool.withConnection { connection in
+                try connection.query("SELECT 1")
+                release.wait()
+            }
         }
         try await waitUntil { pool.statistics.inUse == 1 }
         let waiter = Task { try await pool.query("SELECT 1") }
@@ -100,6 +105,7 @@ import Testing
         } catch let error as PostgresError {
             #expect(error.kind == .poolClosed)
         }
+        release.signal()
         _ = try await holder.value
         await pool.shutdown()
         #expect(pool.statistics.openConnections == 0)

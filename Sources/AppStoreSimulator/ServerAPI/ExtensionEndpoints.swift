@@ -8,7 +8,7 @@ import SubLedgerCore
 /// `massCompletionDelay` later (real time), so that callers poll Get Status as they must with Apple.
 extension ServerAPIResponder {
     /// How long a mass extension takes to complete.
-    static let massCompletionDelay: Duration = .milliseconds(300)
+    static let massCompletionDelay: Duration = .seconds(2)
 
     /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`.
     func extendRenewalDate(
