@@ -57,6 +57,7 @@ extension AppStoreSimulator {
             }
             router.get("\(prefix)/inApps/**", use: handler)
             router.post("\(prefix)/inApps/**", use: handler)
+            router.put("\(prefix)/inApps/**", use: handler)  // Send Consumption Information
         }
         return router
     }

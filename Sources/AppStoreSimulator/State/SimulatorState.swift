@@ -35,6 +35,8 @@ struct SimulatorState: Sendable {
     var events: [SimulatorEvent] = []
     var receipts = ReceiptBook()
     var notifications = NotificationLog()
+    /// Send Consumption Information calls received (Consumption/ConsumptionEndpoint.swift).
+    var consumptionReceived: [ReceivedConsumptionInformation] = []
     private var sequence = 0
     private var accountCounter = 0
 
