@@ -45,6 +45,9 @@ public struct ConsumptionResponder: Service {
         public var retrying = 0
         public var failed = 0
 
+        /// Nothing done.
+        public init() {}
+
         public var description: String {
             "consumption requests sent \(sent), skipped \(skipped), retrying \(retrying), failed \(failed)"
         }
