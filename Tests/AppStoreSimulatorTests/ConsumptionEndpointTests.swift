@@ -30,7 +30,7 @@ import Testing
             // The customer asks Apple for a refund: Apple sends CONSUMPTION_REQUEST.
             let asked = try await fixture.controlClient.call(
                 "POST", "/control/transactions/\(id)/consumption-request", body: [String: String](),
-                as: SimulatorControl.ConsumptionRequestResult.self)
+                as: ConsumptionRequestResult.self)
             #expect(asked.notificationUUIDs.count == 1)
 
             try await client.sendConsumptionInformation(transactionID: id, Self.valid)

@@ -260,4 +260,32 @@ import Testing
             }
         }
     }
+
+    /// Several pollers: each due request is leased to one of them only, and only its holder can finish it.
+    @Test func concurrentPollersClaimEachRequestOnce() async throws {
+        try await E.run { e in
+            var asked: [String] = []
+            for account in ["pia", "pam", "pat", "pel"] {
+                let id = try await Self.buy(e, account)
+                _ = try await e.control.requestConsumption(id)
+                asked.append(id)
+            }
+            let store = ConsumptionStore(pool: e.service.pool)
+            let now = Instant(millisecondsSince1970: e.control.clock().now)
+            async let first = store.claimDue(limit: 3, lease: .seconds(300), worker: "a", now: now)
+            async let second = store.claimDue(limit: 3, lease: .seconds(300), worker: "b", now: now)
+            let (a, b) = try await (first, second)
+            #expect(Set(a.map(\.requestID)).isDisjoint(with: b.map(\.requestID)))
+            #expect(Set((a + b).map(\.transactionID)) == Set(asked))
+            #expect(try await store.claimDue(limit: 10, lease: .seconds(300), worker: "c", now: now).isEmpty)
+            let claimed = try #require(a.first)
+            let record = ConsumptionAttemptRecord(outcome: .skippedDisabled)
+            #expect(try await !store.finish(claimed, record, worker: "b", now: now))
+            #expect(try await store.finish(claimed, record, worker: "a", now: now))
+            // A lease that ran out is claimed again by another poller.
+            let later = now.adding(milliseconds: 301_000)
+            let reclaimed = try await store.claimDue(limit: 10, lease: .seconds(300), worker: "c", now: later)
+            #expect(reclaimed.count == 3)
+        }
+    }
 }

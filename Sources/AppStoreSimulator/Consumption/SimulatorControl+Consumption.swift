@@ -2,12 +2,6 @@ import AppStore
 import SubLedgerCore
 
 extension SimulatorControl {
-    /// What a consumption request action did: the transaction asked about and the notification's UUIDs.
-    public struct ConsumptionRequestResult: Sendable, Codable, Hashable {
-        public var transactionID: String
-        public var notificationUUIDs: [String]
-    }
-
     /// A customer asks Apple for a refund of `transactionID`: Apple sends `CONSUMPTION_REQUEST` (V2 only; V1
     /// notifications never carried it) and waits up to 12 hours for Send Consumption Information.
     public func requestConsumption(_ transactionID: String) async throws(SimulatorError) -> ConsumptionRequestResult {
