@@ -29,7 +29,9 @@ extension SimulatorState {
         guard let object = try? JSONDecoder().decode([String: ReceivedJSONValue].self, from: request.body) else {
             return record(ServerAPIError.invalidRequest)
         }
-        if let refusal = version == "v2" ? ConsumptionInformationValidation.v2(object) : ConsumptionInformationValidation.v1(object) {
+        let refusal =
+            version == "v2" ? ConsumptionInformationValidation.v2(object) : ConsumptionInformationValidation.v1(object)
+        if let refusal {
             return record(ServerAPIError.body(refusal.code, refusal.message, status: 400), refusal)
         }
         return record(SimpleResponse(status: 202, body: ""))

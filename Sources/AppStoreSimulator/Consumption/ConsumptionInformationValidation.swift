@@ -26,7 +26,8 @@ enum ConsumptionInformationValidation {
                 return Refusal(code: 4_000_000, message: "Invalid consumption percentage.")
             }
             if delivery != "DELIVERED", percentage != 0 {
-                return Refusal(code: 4_000_000, message: "The consumption percentage must be 0 when the purchase was not delivered.")
+                return Refusal(
+                    code: 4_000_000, message: "The consumption percentage must be 0 when the purchase was not delivered.")
             }
         }
         if let raw = object["refundPreference"] {

@@ -40,7 +40,8 @@ extension ConsumptionUsage {
     /// Checks an App Store transaction id as an app server reports it: 1 to 64 ASCII digits.
     public static func validatedTransactionID(_ raw: String) throws(ConsumptionInputError) -> String {
         guard (1...64).contains(raw.utf8.count), raw.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            throw ConsumptionInputError(.invalidTransactionID, "transaction_id must be an App Store transaction id (1 to 64 digits)")
+            throw ConsumptionInputError(
+                .invalidTransactionID, "transaction_id must be an App Store transaction id (1 to 64 digits)")
         }
         return raw
     }

@@ -4,7 +4,10 @@ import PostgresLibPQ
 extension ReportStore {
     /// Consumption requests received in `[from, to)`, newest first, at most `limit`.
     func consumptionRequests(from: Date, to: Date, limit: Int, now: Date) throws -> [ConsumptionReport.Row] {
-        try scoped(Self.consumptionRequestsSQL, [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to), limit, PostgresValue.timestamptz(now)]).map { row in
+        let parameters: [any PostgresEncodable] = [
+            PostgresValue.timestamptz(from), PostgresValue.timestamptz(to), limit, PostgresValue.timestamptz(now),
+        ]
+        return try scoped(Self.consumptionRequestsSQL, parameters).map { row in
             ConsumptionReport.Row(
                 requestID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2), transactionID: try row.decode(String.self, at: 3),
@@ -17,7 +20,8 @@ extension ReportStore {
 
     /// The period's requests counted per app and state.
     func consumptionCounts(from: Date, to: Date) throws -> [ConsumptionReport.Count] {
-        try scoped(Self.consumptionCountsSQL, [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to)]).map { row in
+        let parameters: [any PostgresEncodable] = [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to)]
+        return try scoped(Self.consumptionCountsSQL, parameters).map { row in
             ConsumptionReport.Count(
                 bundleID: try row.decode(String.self, at: 0), state: try row.decode(String.self, at: 1),
                 count: try row.decode(Int.self, at: 2))

@@ -47,7 +47,8 @@ struct ConsumptionController: Sendable {
             }
             instant = parsed
         }
-        let id = try await store.recordConsent(ConsumptionConsent(consented: consented, at: instant), account: account, app: app)
+        let id = try await store.recordConsent(
+            ConsumptionConsent(consented: consented, at: instant), account: account, app: app)
         return EditedResponse(
             status: .created,
             response: ConsentBody(

@@ -129,7 +129,8 @@ public struct ConsumptionResponder: Service {
         let facts: ConsumptionFacts
         do {
             guard let found = try await ledger.app(bundleID: request.bundleID) else {
-                return ConsumptionAttemptRecord(outcome: .finalFailure, detail: "unknown_app: the app is no longer configured")
+                return ConsumptionAttemptRecord(
+                    outcome: .finalFailure, detail: "unknown_app: the app is no longer configured")
             }
             app = found
             facts = try await store.facts(for: request, app: app, now: instant)
@@ -139,9 +140,11 @@ public struct ConsumptionResponder: Service {
         let information: ConsumptionInformation
         switch ConsumptionAnswer.decide(facts, policy: app.definition.consumption, now: instant) {
         case .skip(.disabled):
-            return ConsumptionAttemptRecord(outcome: .skippedDisabled, detail: "the app's catalog does not enable consumption answers")
+            return ConsumptionAttemptRecord(
+                outcome: .skippedDisabled, detail: "the app's catalog does not enable consumption answers")
         case .skip(.noConsent):
-            return ConsumptionAttemptRecord(outcome: .skippedNoConsent, detail: "no consent in force for the purchase's account")
+            return ConsumptionAttemptRecord(
+                outcome: .skippedNoConsent, detail: "no consent in force for the purchase's account")
         case .send(let computed):
             information = computed
         }
@@ -163,7 +166,9 @@ public struct ConsumptionResponder: Service {
         do {
             guard let configured = try apple.serverAPIClient(for: app, environment: request.environment) else {
                 // A configuration the operator can still fix before the deadline.
-                return retry(request, at: instant, endpoint: version.rawValue, body: body, detail: "no_server_api_key: the app has no App Store Server API key")
+                return retry(
+                    request, at: instant, endpoint: version.rawValue, body: body,
+                    detail: "no_server_api_key: the app has no App Store Server API key")
             }
             client = configured
         } catch {

@@ -158,13 +158,16 @@ public struct ConsumptionStore: Sendable {
                 ORDER BY purchase_date
                 """, [app.appID, account.rawValue])
             for row in purchases {
-                let known = try StoreJSON.decode(KnownTransaction.self, from: row.decode(String.self, at: 0), what: "transaction")
+                let known = try StoreJSON.decode(
+                    KnownTransaction.self, from: row.decode(String.self, at: 0), what: "transaction")
                 let transaction = known.transaction
                 if facts.customerSince == nil || transaction.purchaseDate < facts.customerSince! {
                     facts.customerSince = transaction.purchaseDate
                 }
                 facts.purchases.append(
-                    .init(price: transaction.price, currency: transaction.currency, refunded: transaction.revocationDate != nil))
+                    .init(
+                        price: transaction.price, currency: transaction.currency,
+                        refunded: transaction.revocationDate != nil))
             }
             return facts
         }
