@@ -83,14 +83,19 @@ public struct ConsumptionResponder: Service {
 
     public func run() async throws {
         repeat {
-            let report = try await runCycle()
-            if report != CycleReport() { logger.info("consumption cycle: \(report)") }
+            do {
+                let report = try await runCycle()
+                if report != CycleReport() { logger.info("consumption cycle: \(report)") }
+            } catch where !configuration.once {
+                // The database went away mid-cycle: leases run out, the next cycle takes the requests again.
+                logger.warning("consumption cycle failed", metadata: ["error": "\(error)"])
+            }
             // With --once the group is already shutting down when the renewal job returns; the one cycle above
             // still runs to its end.
             if configuration.once || Task.isShuttingDownGracefully { break }
             try? await Task.sleep(for: configuration.interval)
         } while !Task.isCancelled && !Task.isShuttingDownGracefully
-        try await store.releaseAll(worker: configuration.worker)
+        try? await store.releaseAll(worker: configuration.worker)
     }
 
     /// Answers every request due now, one at a time (there are few, and each is one call to Apple).
