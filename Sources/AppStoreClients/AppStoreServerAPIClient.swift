@@ -47,10 +47,11 @@ public struct AppStoreServerAPIClient: Sendable {
 
     /// The configuration this client was made with.
     public let configuration: Configuration
-    private let exchange: HTTPExchange
-    private let tokenIssuer: ServerAPITokenIssuer
+    // Internal, not private: the endpoint extensions (`AppStoreServerAPIClient+*.swift`) send through them.
+    let exchange: HTTPExchange
+    let tokenIssuer: ServerAPITokenIssuer
     private let verifier: SignedDataVerifier
-    private let now: @Sendable () -> Instant
+    let now: @Sendable () -> Instant
 
     /// Creates a client.
     public init(

@@ -57,6 +57,9 @@ func buildRouter(
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
     AccountsController(apps: apps, store: store, now: dependencies.now).register(on: v1)
+    // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
+    ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
+        .register(on: v1)
 
     let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
     let adminPage = router.group("admin").add(

@@ -145,6 +145,15 @@ extension SubLedgerServer {
                     configuration: .init(address: .hostname(configuration.host, port: metricsPort), serverName: "SubLedger poll"),
                     logger: logger)))
             }
+            // Refund requests: answers Apple's CONSUMPTION_REQUESTs within its 12 hours (ignored when it returns:
+            // with --once the renewal job ends the run, after this one's cycle).
+            var consumption = ConsumptionResponder.Configuration(worker: poller.worker)
+            consumption.once = poller.once
+            services.append(.init(
+                service: ConsumptionResponder(
+                    configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store, apple: apple,
+                    logger: logger, now: { Instant.systemNow() }),
+                successTerminationBehavior: .ignore))
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

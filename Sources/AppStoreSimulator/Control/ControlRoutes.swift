@@ -96,6 +96,7 @@ struct ControlRoutes: Sendable {
         }
         Self.post(on: group, "transactions/:id/refund-reversal", control.reverseRefund)
         Self.post(on: group, "transactions/:id/finish", control.finishTransaction)
+        ConsumptionControlRoutes(control: control).register(on: group)
         group.post("transactions/:id/family-share") { request, context in
             try await Self.run(request, FamilyShareRequest.self) { body async throws(SimulatorError) in
                 try await control.shareWithFamily(try Self.parameter(context, "id"), with: body.appleID)

@@ -44,6 +44,8 @@ struct ServerAPIResponder: Sendable {
                     return try state.refundHistory(segments[4], request)
                 case ("POST", ["inApps", "v1", "notifications"]) where segments.count == 4 && segments[3] == "history":
                     return try state.notificationHistory(request)
+                case ("PUT", _) where segments.count == 5 && segments[2...3] == ["transactions", "consumption"]:
+                    return state.receiveConsumptionInformation(segments[4], version: segments[1], request)
                 case ("GET", ["inApps", "v1", "notifications"]) where segments.count == 5 && segments[3] == "test":
                     return try state.testNotificationStatus(segments[4], request)
                 case ("PUT", ["inApps", "v1", "subscriptions"]) where segments.count == 5 && segments[3] == "extend":

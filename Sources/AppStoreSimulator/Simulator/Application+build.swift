@@ -57,7 +57,7 @@ extension AppStoreSimulator {
             }
             router.get("\(prefix)/inApps/**", use: handler)
             router.post("\(prefix)/inApps/**", use: handler)
-            router.put("\(prefix)/inApps/**", use: handler)  // renewal-date extensions
+            router.put("\(prefix)/inApps/**", use: handler)  // renewal-date extensions, Send Consumption Information
         }
         return router
     }

@@ -37,6 +37,8 @@ struct SimulatorState: Sendable {
     var notifications = NotificationLog()
     /// Renewal-date extensions (`Subscriptions/Extensions.swift`).
     var extensions = ExtensionsBook()
+    /// Send Consumption Information calls received (Consumption/ConsumptionEndpoint.swift).
+    var consumptionReceived: [ReceivedConsumptionInformation] = []
     private var sequence = 0
     private var accountCounter = 0
 

@@ -8,19 +8,23 @@ public struct App: Hashable, Sendable, Codable {
     /// Who keeps a subscription chain when another account submits it; default `.activeAutoRenewerKeeps`.
     public var ownershipPolicy: OwnershipPolicy
     public var products: [Product]
+    /// How Apple's consumption requests (refund requests) are answered; default `.disabled`.
+    public var consumption: ConsumptionPolicy
 
     public init(
         bundleID: String,
         appAppleID: Int64? = nil,
         environments: [AppStoreEnvironment] = [.production],
         ownershipPolicy: OwnershipPolicy = .activeAutoRenewerKeeps,
-        products: [Product]
+        products: [Product],
+        consumption: ConsumptionPolicy = .disabled
     ) {
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environments = environments
         self.ownershipPolicy = ownershipPolicy
         self.products = products
+        self.consumption = consumption
     }
 
     /// The product with id `productID`, if the app sells it.
@@ -34,6 +38,7 @@ public struct App: Hashable, Sendable, Codable {
         case environments
         case ownershipPolicy = "ownership_policy"
         case products
+        case consumption
     }
 
     /// Decodes the file format. Environment names match case-insensitively and without underscores
@@ -61,5 +66,6 @@ public struct App: Hashable, Sendable, Codable {
             ownershipPolicy = .activeAutoRenewerKeeps
         }
         products = try container.decodeIfPresent([Product].self, forKey: .products) ?? []
+        consumption = try container.decodeIfPresent(ConsumptionPolicy.self, forKey: .consumption) ?? .disabled
     }
 }

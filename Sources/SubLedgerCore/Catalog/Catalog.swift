@@ -12,6 +12,7 @@
 ///       - { product_id: coins.100, type: consumable, credits: 100 }
 ///       - { product_id: pass.30d, type: non_renewing, duration_days: 30, entitlements: [pro] }
 ///       - { product_id: lifetime, type: non_consumable, entitlements: [pro] }
+///     consumption: { enabled: true, refund_preference: decline, endpoint: v2 }   # optional; see ConsumptionPolicy
 /// ```
 /// Decoding checks names (product type, environment, policy); `validate()` checks the rest.
 public struct Catalog: Hashable, Sendable, Codable {

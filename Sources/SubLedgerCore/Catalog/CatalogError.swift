@@ -21,6 +21,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case subscriptionWithoutGroup = "subscription_without_group"
             case nonRenewingWithoutDuration = "non_renewing_without_duration"
             case durationOnRenewableOrOneTime = "duration_on_wrong_type"
+            case invalidConsumptionPolicy = "invalid_consumption_policy"
         }
 
         private let value: Value
@@ -59,6 +60,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let nonRenewingWithoutDuration = Code(.nonRenewingWithoutDuration)
         /// `duration_days` on a product that is not a non-renewing subscription.
         public static let durationOnRenewableOrOneTime = Code(.durationOnRenewableOrOneTime)
+        /// An app's `consumption` names an unknown `refund_preference` (decline, grant, no_preference) or
+        /// `endpoint` (v2, v1); the subject is the key, the detail the value.
+        public static let invalidConsumptionPolicy = Code(.invalidConsumptionPolicy)
 
         public var description: String { value.rawValue }
     }

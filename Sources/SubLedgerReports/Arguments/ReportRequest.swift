@@ -17,6 +17,7 @@ public struct ReportRequest: Sendable, Hashable {
         case original(String)
         case activeOverTime(days: Int, now: Date)
         case quarantined(limit: Int)
+        case consumption(from: Date, to: Date, limit: Int, now: Date)
     }
 
     public var scope: ReportScope
@@ -31,6 +32,7 @@ public struct ReportRequest: Sendable, Hashable {
     public static let names = [
         "summary", "active", "expiring", "churn", "refunds", "transfers", "unclaimed", "account", "original",
         "active-over-time", "quarantined",
+        "consumption",
     ]
 
     /// The options each report accepts besides `app` and `environment`.
@@ -38,6 +40,7 @@ public struct ReportRequest: Sendable, Hashable {
         "summary": ["at"], "active": ["at"], "expiring": ["at", "within", "limit"], "churn": ["from", "to"],
         "refunds": ["from", "to", "limit"], "transfers": ["from", "to", "limit"], "unclaimed": ["limit"],
         "account": [], "original": [], "active-over-time": ["days"], "quarantined": ["limit"],
+        "consumption": ["from", "to", "limit"],
     ]
 
     /// Default row limit of the list reports.
@@ -111,6 +114,9 @@ public struct ReportRequest: Sendable, Hashable {
         case "account": kind = .account(try identifier())
         case "original": kind = .original(try identifier())
         case "quarantined": kind = .quarantined(limit: try limit())
+        case "consumption":
+            let (from, to) = try range(defaultDays: 30)
+            kind = .consumption(from: from, to: to, limit: try limit(), now: now)
         default:
             let days = try options["days"].map { text in
                 guard let days = Int(text), (1...3_660).contains(days) else {

@@ -11,6 +11,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
     case original(ChainAudit)
     case activeOverTime(ActiveOverTimeReport)
     case quarantined(QuarantinedReport)
+    case consumption(ConsumptionReport)
 
     /// Encodes as the wrapped report itself (no wrapper object).
     public func encode(to encoder: any Encoder) throws {
@@ -26,6 +27,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .original(let report): try report.encode(to: encoder)
         case .activeOverTime(let report): try report.encode(to: encoder)
         case .quarantined(let report): try report.encode(to: encoder)
+        case .consumption(let report): try report.encode(to: encoder)
         }
     }
 
@@ -43,6 +45,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .original(let report): report.table
         case .activeOverTime(let report): report.table
         case .quarantined(let report): report.table
+        case .consumption(let report): report.table
         }
     }
 }

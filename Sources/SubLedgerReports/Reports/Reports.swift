@@ -41,6 +41,8 @@ public enum Reports {
             return .activeOverTime(try activeOverTime(on: connection, scope: scope, days: days, now: now))
         case .quarantined(let limit):
             return .quarantined(try quarantined(on: connection, scope: scope, limit: limit))
+        case .consumption(let from, let to, let limit, let now):
+            return .consumption(try consumption(on: connection, scope: scope, from: from, to: to, limit: limit, now: now))
         }
     }
 }

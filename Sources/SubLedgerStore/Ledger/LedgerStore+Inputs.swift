@@ -209,7 +209,10 @@ extension LedgerStore {
     ) throws -> NotificationOutcome {
         let status = try connection.query(lockNotificationStatement, [id]).single().decode(String.self, at: 0)
         if status == "applied" { return .duplicate(id: id) }
-        return .applied(id: id, try Self.apply(input, app: app, reference: .notification(id), now: now, on: connection))
+        let applied = try Self.apply(input, app: app, reference: .notification(id), now: now, on: connection)
+        // Apple asks about a refund: the request is recorded with the notification's effects (docs/operations.md).
+        try ConsumptionRequestRows.recordIfRequested(notificationRowID: id, input: input, app: app, on: connection)
+        return .applied(id: id, applied)
     }
 
     static func storeNotification(

@@ -21,6 +21,7 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report original ID               an original transaction's audit trail
             subledger report active-over-time [--days N]
             subledger report quarantined               stored inputs given up on, with their last error
+            subledger report consumption [--from --to] Apple's refund questions: answers by state, deadline misses
             Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/reports.md.
             """)
 

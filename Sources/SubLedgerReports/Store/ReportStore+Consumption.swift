@@ -1,0 +1,77 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// Consumption requests received in `[from, to)`, newest first, at most `limit`.
+    func consumptionRequests(from: Date, to: Date, limit: Int, now: Date) throws -> [ConsumptionReport.Row] {
+        let parameters: [any PostgresEncodable] = [
+            PostgresValue.timestamptz(from), PostgresValue.timestamptz(to), limit, PostgresValue.timestamptz(now),
+        ]
+        return try scoped(Self.consumptionRequestsSQL, parameters).map { row in
+            ConsumptionReport.Row(
+                requestID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                environment: try row.decode(String.self, at: 2), transactionID: try row.decode(String.self, at: 3),
+                requestedAt: try row.decode(Date.self, at: 4), deadlineAt: try row.decode(Date.self, at: 5),
+                state: try row.decode(String.self, at: 6), attempts: Int(try row.decode(Int32.self, at: 7)),
+                answeredAt: try row.decode(Date?.self, at: 8), lastError: try row.decode(String?.self, at: 9),
+                missedDeadline: try row.decode(Bool.self, at: 10))
+        }
+    }
+
+    /// The period's requests counted per app and state.
+    func consumptionCounts(from: Date, to: Date) throws -> [ConsumptionReport.Count] {
+        let parameters: [any PostgresEncodable] = [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to)]
+        return try scoped(Self.consumptionCountsSQL, parameters).map { row in
+            ConsumptionReport.Count(
+                bundleID: try row.decode(String.self, at: 0), state: try row.decode(String.self, at: 1),
+                count: try row.decode(Int.self, at: 2))
+        }
+    }
+
+    /// How many of the period's requests missed their deadline as of `now`.
+    func consumptionDeadlineMisses(from: Date, to: Date, now: Date) throws -> Int {
+        try scoped(
+            Self.consumptionMissesSQL,
+            [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to), PostgresValue.timestamptz(now)]
+        ).single().decode(Int.self, at: 0)
+    }
+
+    /// Missed: still unanswered past the deadline, sent after it, or given up on because of it (`$` is the
+    /// parameter holding now).
+    static func consumptionMissedCondition(now parameter: String) -> String {
+        """
+        ((c.state IN ('pending', 'retry') AND c.deadline_at <= \(parameter))
+            OR (c.state = 'sent' AND c.answered_at > c.deadline_at)
+            OR (c.state = 'failed' AND c.last_error LIKE 'deadline_passed%'))
+        """
+    }
+
+    static let consumptionScopedCTE = """
+        WITH \(appsCTE)
+        """
+
+    static let consumptionRequestsSQL = """
+        \(consumptionScopedCTE)
+        SELECT c.request_id, s.bundle_id, c.environment, c.transaction_id, c.requested_at, c.deadline_at, c.state,
+               c.attempts, c.answered_at, c.last_error, \(consumptionMissedCondition(now: "$6"))
+        FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
+        WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
+        ORDER BY c.requested_at DESC, c.request_id DESC LIMIT $5
+        """
+
+    static let consumptionCountsSQL = """
+        \(consumptionScopedCTE)
+        SELECT s.bundle_id, c.state, count(*)
+        FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
+        WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
+        GROUP BY 1, 2 ORDER BY 1, 2
+        """
+
+    static let consumptionMissesSQL = """
+        \(consumptionScopedCTE)
+        SELECT count(*)
+        FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
+        WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
+          AND \(consumptionMissedCondition(now: "$5"))
+        """
+}

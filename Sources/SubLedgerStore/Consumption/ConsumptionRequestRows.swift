@@ -1,0 +1,35 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// Records Apple's `CONSUMPTION_REQUEST` notifications as consumption requests for the renewal job to answer.
+enum ConsumptionRequestRows {
+    /// Apple waits this long for an answer after it sent the notification.
+    static let answerWindowMilliseconds: Int64 = 12 * 3_600_000
+
+    /// Called in the transaction that applies a stored notification: when the notification is a
+    /// `CONSUMPTION_REQUEST`, records its request (once: a replay of the notification finds its row). The
+    /// request is then as durable as the notification's own effects.
+    static func recordIfRequested(
+        notificationRowID: Int64, input: LedgerInput, app: StoredApp, on connection: PostgresConnection
+    ) throws {
+        guard input.kind == .notification, let transaction = input.transactions.first else { return }
+        let requestedAt = input.observedAt ?? transaction.signedDate ?? transaction.purchaseDate
+        try connection.query(
+            recordStatement,
+            [
+                app.appID, notificationRowID, input.environment.rawValue, transaction.transactionID,
+                transaction.originalTransactionID, timestamp(requestedAt),
+                timestamp(requestedAt.adding(milliseconds: answerWindowMilliseconds)),
+            ])
+    }
+
+    static let recordStatement = PostgresStatement(
+        """
+        INSERT INTO consumption_requests (app_id, notification_row_id, environment, transaction_id,
+            original_transaction_id, requested_at, deadline_at)
+        SELECT $1, n.notification_row_id, $3, $4, $5, $6, $7
+        FROM notifications n
+        WHERE n.notification_row_id = $2 AND n.notification_type = 'CONSUMPTION_REQUEST'
+        ON CONFLICT (notification_row_id) DO NOTHING
+        """)
+}

@@ -1,0 +1,216 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// Every SQL statement of consumption requests: the app servers' consent and usage reports (append-only),
+/// the requests Apple sent, the job's leases on them, and the audit trail of each answer.
+///
+/// Requests are claimed with `SELECT … FOR UPDATE SKIP LOCKED` and leased, like `PollQueue`'s work, so any
+/// number of `subledger poll` processes can answer them without answering one twice.
+public struct ConsumptionStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    // MARK: - What the app server reports
+
+    /// Appends a consent record (granted or withdrawn) of `account`; returns its id.
+    @discardableResult
+    public func recordConsent(_ consent: ConsumptionConsent, account: AccountID, app: StoredApp) async throws -> Int64 {
+        try await pool.transaction { connection in
+            try AccountRows.ensure([account], appID: app.appID, on: connection)
+            return try connection.query(
+                """
+                INSERT INTO consumption_consents (app_id, account_id, consented, consented_at)
+                VALUES ($1, $2, $3, $4) RETURNING consent_id
+                """, [app.appID, account.rawValue, consent.consented, timestamp(consent.at)]
+            ).single().decode(Int64.self, at: 0)
+        }
+    }
+
+    /// Appends a usage report of `account` about `transactionID`; returns its id.
+    @discardableResult
+    public func recordUsage(
+        _ usage: ConsumptionUsage, transactionID: String, account: AccountID, app: StoredApp
+    ) async throws -> Int64 {
+        try await pool.transaction { connection in
+            try AccountRows.ensure([account], appID: app.appID, on: connection)
+            return try connection.query(
+                """
+                INSERT INTO consumption_usage_reports (app_id, account_id, transaction_id, consumed_milliunits,
+                    play_time_minutes, sample_content_provided, delivery_status)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING usage_id
+                """,
+                [
+                    app.appID, account.rawValue, transactionID, usage.consumedMilliunits, usage.playTimeMinutes,
+                    usage.sampleContentProvided, usage.deliveryStatus?.rawValue,
+                ]
+            ).single().decode(Int64.self, at: 0)
+        }
+    }
+
+    /// The consent record of `account` in force at `instant` (the latest given by then), if any.
+    public func consent(of account: AccountID, app: StoredApp, at instant: Instant) async throws -> ConsumptionConsent? {
+        try await pool.withConnection { connection in
+            try Self.consent(appID: app.appID, account: account.rawValue, at: instant, on: connection)
+        }
+    }
+
+    static func consent(appID: Int64, account: String, at instant: Instant, on connection: PostgresConnection) throws
+        -> ConsumptionConsent?
+    {
+        guard
+            let row = try connection.query(
+                """
+                SELECT consented, \(millisecondsSQL("consented_at")) FROM consumption_consents
+                WHERE app_id = $1 AND account_id = $2 AND consented_at <= $3
+                ORDER BY consented_at DESC, consent_id DESC LIMIT 1
+                """, [appID, account, timestamp(instant)]
+            ).first
+        else { return nil }
+        return ConsumptionConsent(
+            consented: try row.decode(Bool.self, at: 0),
+            at: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 1)))
+    }
+
+    // MARK: - The job's work
+
+    /// Claims up to `limit` requests due at `now` (pending, or retry whose time has come) that no other
+    /// process holds, leasing them to `worker` for `lease`.
+    public func claimDue(limit: Int, lease: Duration, worker: String, now: Instant) async throws
+        -> [DueConsumptionRequest]
+    {
+        try await pool.transaction { connection in
+            let rows = try connection.query(
+                """
+                WITH due AS (
+                    SELECT request_id FROM consumption_requests
+                    WHERE state IN ('pending', 'retry')
+                      AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
+                      AND (leased_until IS NULL OR leased_until < $1)
+                    ORDER BY deadline_at
+                    LIMIT $2
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE consumption_requests r SET leased_until = $1 + $3 * interval '1 millisecond', leased_by = $4
+                FROM due WHERE r.request_id = due.request_id
+                RETURNING r.request_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id),
+                    r.environment, r.transaction_id, r.original_transaction_id,
+                    \(millisecondsSQL("r.requested_at")), \(millisecondsSQL("r.deadline_at")), r.attempts
+                """, [timestamp(now), limit, lease.milliseconds, worker])
+            return try rows.map { row in
+                DueConsumptionRequest(
+                    requestID: try row.decode(Int64.self, at: 0),
+                    appID: try row.decode(Int64.self, at: 1),
+                    bundleID: try row.decode(String.self, at: 2),
+                    environment: try .stored(row.decode(String.self, at: 3)),
+                    transactionID: try row.decode(String.self, at: 4),
+                    originalTransactionID: try row.decode(String.self, at: 5),
+                    requestedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)),
+                    deadline: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 7)),
+                    attempts: Int(try row.decode(Int32.self, at: 8)))
+            }
+        }
+    }
+
+    /// What the ledger and the app server know about the purchase `request` asks about, at `now`: the chain's
+    /// owner, the owner's consent, the usage reported, the owner's first purchase and every purchase's price.
+    public func facts(for request: DueConsumptionRequest, app: StoredApp, now: Instant) async throws -> ConsumptionFacts {
+        try await pool.withConnection { connection in
+            let chain = try connection.query(
+                """
+                SELECT owner_account_id, product_id FROM chains
+                WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
+                """, [app.appID, request.environment.rawValue, request.originalTransactionID]
+            ).first
+            let owner = try chain?.decode(String?.self, at: 0)
+            let productID = try chain?.decode(String.self, at: 1)
+            let account = owner.flatMap { try? AccountID($0) }
+            var facts = ConsumptionFacts(
+                productType: productID.flatMap { app.definition.product($0)?.type }, account: account, consent: nil)
+            for row in try connection.query(
+                """
+                SELECT consumed_milliunits, play_time_minutes, sample_content_provided, delivery_status
+                FROM consumption_usage_reports WHERE app_id = $1 AND transaction_id = $2 ORDER BY usage_id
+                """, [app.appID, request.transactionID])
+            {
+                facts.usage = facts.usage.updated(
+                    with: ConsumptionUsage(
+                        consumedMilliunits: try row.decode(Int32?.self, at: 0).map(Int.init),
+                        playTimeMinutes: try row.decode(Int64?.self, at: 1),
+                        sampleContentProvided: try row.decode(Bool?.self, at: 2),
+                        deliveryStatus: try row.decode(String?.self, at: 3).flatMap(ConsumptionDeliveryStatus.init)))
+            }
+            if let token = try connection.query(
+                """
+                SELECT app_account_token FROM transactions
+                WHERE app_id = $1 AND environment = $2 AND transaction_id = $3
+                """, [app.appID, request.environment.rawValue, request.transactionID]
+            ).first {
+                facts.appAccountToken = try token.decode(String?.self, at: 0)
+            }
+            guard let account else { return facts }
+            facts.consent = try Self.consent(appID: app.appID, account: account.rawValue, at: now, on: connection)
+            let purchases = try connection.query(
+                """
+                SELECT payload::text FROM transactions WHERE app_id = $1 AND account_id = $2
+                ORDER BY purchase_date
+                """, [app.appID, account.rawValue])
+            for row in purchases {
+                let known = try StoreJSON.decode(
+                    KnownTransaction.self, from: row.decode(String.self, at: 0), what: "transaction")
+                let transaction = known.transaction
+                if facts.customerSince == nil || transaction.purchaseDate < facts.customerSince! {
+                    facts.customerSince = transaction.purchaseDate
+                }
+                facts.purchases.append(
+                    .init(
+                        price: transaction.price, currency: transaction.currency,
+                        refunded: transaction.revocationDate != nil))
+            }
+            return facts
+        }
+    }
+
+    /// Records `record` in the audit trail and moves the request to the state it leads to, giving the
+    /// lease back, in one transaction. Only a request still leased by `worker` changes: `false` when another
+    /// process took it over meanwhile (the record is kept either way).
+    @discardableResult
+    public func finish(
+        _ request: DueConsumptionRequest, _ record: ConsumptionAttemptRecord, worker: String, now: Instant
+    ) async throws -> Bool {
+        try await pool.transaction { connection in
+            try connection.query(
+                """
+                INSERT INTO consumption_request_attempts (request_id, outcome, endpoint, body, http_status,
+                    apple_error_code, detail, attempted_at)
+                VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)
+                """,
+                [
+                    request.requestID, record.outcome.rawValue, record.endpoint, record.body, record.httpStatus,
+                    record.appleErrorCode.map(Int64.init), record.detail.map(LedgerStore.storableError), timestamp(now),
+                ])
+            let updated = try connection.query(
+                """
+                UPDATE consumption_requests SET state = $2, attempts = attempts + $3, next_attempt_at = $4,
+                    last_error = $5, answered_at = CASE WHEN $2 = 'sent' THEN $6 ELSE answered_at END,
+                    leased_until = NULL, leased_by = NULL
+                WHERE request_id = $1 AND state IN ('pending', 'retry') AND leased_by = $7
+                RETURNING request_id
+                """,
+                [
+                    request.requestID, record.outcome.state, record.calledApple ? 1 : 0, timestamp(record.nextAttemptAt),
+                    record.outcome == .accepted ? nil : record.detail.map(LedgerStore.storableError), timestamp(now),
+                    worker,
+                ])
+            return !updated.isEmpty
+        }
+    }
+
+    /// Gives back every lease `worker` holds (on shutdown), so other processes need not wait them out.
+    public func releaseAll(worker: String) async throws {
+        try await pool.query(
+            "UPDATE consumption_requests SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+    }
+}

@@ -1,0 +1,16 @@
+import SubLedgerCore
+
+/// A consumption request the renewal job has claimed (leased) to answer.
+public struct DueConsumptionRequest: Sendable, Hashable {
+    public var requestID: Int64
+    public var appID: Int64
+    public var bundleID: String
+    public var environment: AppStoreEnvironment
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var requestedAt: Instant
+    /// Apple's deadline: 12 hours after it sent the notification.
+    public var deadline: Instant
+    /// Calls to Apple made so far.
+    public var attempts: Int
+}
