@@ -150,6 +150,9 @@ public struct MigrationImporter: Sendable {
                     progress.rowsOK += 1
                     progress.chains += done.chains
                     progress.transactions += done.transactions
+                case .failure where Task.isCancelled:
+                    // Cut short by the interruption, not failed: the next run does it again.
+                    interrupted = true
                 case .failure(let error):
                     try await checkpoints.record(
                         runID: runID, lineNumber: row.lineNumber, status: .failed, accountID: row.account.rawValue,
