@@ -28,7 +28,9 @@ import Testing
                 let retryAfter = try #require(error.retryAfter)
                 #expect(retryAfter > before)
                 #expect(retryAfter.millisecondsSince1970 - before.millisecondsSince1970 <= 1_000)
-                try await Task.sleep(for: .milliseconds(retryAfter.millisecondsSince1970 - Instant.systemNow().millisecondsSince1970 + 20))
+                try await Task.sleep(
+                    for: .milliseconds(
+                        retryAfter.millisecondsSince1970 - Instant.systemNow().millisecondsSince1970 + 20))
             }
             _ = try await client.transactionInfo(transactionID: id)
             #expect(fixture.simulator.control.rateLimits().refused == 1)
@@ -56,7 +58,8 @@ import Testing
         try await SimulatorFixture.with { fixture in
             let control = fixture.simulator.control
             let before = control.notifications().count
-            let seeded = try control.seedChains(BulkSeedRequest(bundleID: SimulatorFixture.bundleID, count: 40, seed: 9))
+            let seeded = try control.seedChains(
+                BulkSeedRequest(bundleID: SimulatorFixture.bundleID, count: 40, seed: 9))
             #expect(seeded.chains.count == 40)
             #expect(Set(seeded.chains.map(\.kind)) == ["active", "expired", "refunded", "upgraded"])
             #expect(control.notifications().count == before)

@@ -42,7 +42,10 @@ import Testing
             ([good, "--app", "com.example.one", "--concurrency", "0"], "--concurrency must be 1 to 64"),
             ([good, "--app", "com.example.one", "--rate", "0"], "--rate must be above 0"),
             ([good], "Missing expected argument '--app <app>'"),
-            ([headerless, "--app", "com.example.one"], "the header must name the columns account_id,original_transaction_id,receipt_data,environment"),
+            (
+                [headerless, "--app", "com.example.one"],
+                "the header must name the columns account_id,original_transaction_id,receipt_data,environment"
+            ),
             ([good, "--app", "com.example.nope"], "no app com.example.nope is configured"),
         ]
         for (arguments, message) in cases {

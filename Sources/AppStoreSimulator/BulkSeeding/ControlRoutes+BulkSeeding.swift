@@ -22,7 +22,8 @@ extension ControlRoutes {
                 let result = try control.seedChains(body)
                 guard format == "csv" else { return Self.json(result) }
                 return Response(
-                    status: .ok, headers: [.contentType: "text/csv"], body: .init(byteBuffer: ByteBuffer(string: result.csv)))
+                    status: .ok, headers: [.contentType: "text/csv"],
+                    body: .init(byteBuffer: ByteBuffer(string: result.csv)))
             } catch {
                 return Self.error(error)
             }

@@ -8,6 +8,8 @@ extension SimulatorControl {
 extension SimulatorControl {
     /// The transaction ids of a subscription chain, oldest first (for comparing an import with the live path).
     public func transactionIDs(ofChain originalTransactionID: String) throws(SimulatorError) -> [String] {
-        try engine.read { state throws(SimulatorError) in try state.chain(containing: originalTransactionID).transactionIDs }
+        try engine.read { state throws(SimulatorError) in
+            try state.chain(containing: originalTransactionID).transactionIDs
+        }
     }
 }

@@ -16,7 +16,9 @@ extension SimulatorState {
         let base: ProductDefinition
         if let productID = request.productID {
             base = try app.product(productID)
-            guard base.type == .autoRenewable else { throw SimulatorError(.badRequest, "\(productID) is not a subscription") }
+            guard base.type == .autoRenewable else {
+                throw SimulatorError(.badRequest, "\(productID) is not a subscription")
+            }
         } else {
             guard let first = subscriptions.first else {
                 throw SimulatorError(.badRequest, "\(app.bundleID) has no auto-renewable subscription")
@@ -41,14 +43,16 @@ extension SimulatorState {
         let seed = request.seed ?? 1
         var random = SplitMix64(seed: seed)
         let now = context.now
-        let period = (base.duration ?? .oneMonth).end(from: now, sandbox: context.sandboxDurations)
+        let period =
+            (base.duration ?? .oneMonth).end(from: now, sandbox: context.sandboxDurations)
             .millisecondsSince1970 - now.millisecondsSince1970
         var seeded: [BulkSeedResult.Chain] = []
         seeded.reserveCapacity(request.count)
         var total = 0
         for index in 0..<request.count {
             let accountID = "bulk-\(seed)-\(index)"
-            let account = try createAppleID(AppleIDDefinition(appleID: "\(accountID)@example.com", environment: environment))
+            let account = try createAppleID(
+                AppleIDDefinition(appleID: "\(accountID)@example.com", environment: environment))
             var kind = ["active", "expired", "refunded", "upgraded"][Int(random.next() % 4)]
             if kind == "upgraded", upgrade == nil { kind = "active" }
             let periods = Int64(1 + random.next() % 6)

@@ -38,7 +38,8 @@ public struct ImportFile: Sendable {
             guard ImportRow.columns.contains(column), order[column] == nil else {
                 throw ImportError(
                     .invalidFile,
-                    "the header must name the columns \(ImportRow.columns.joined(separator: ",")) once each (in any order)")
+                    "the header must name the columns \(ImportRow.columns.joined(separator: ",")) once each (in any order)"
+                )
             }
             order[column] = index
         }

@@ -65,7 +65,8 @@ public final class ImportProgressPrinter: Sendable {
     /// `import: 3500/10000 rows (35%), 812.4 rows/s, ETA 0:08, 3400 ok, 98 skipped, 2 failed`
     static func line(_ progress: ImportProgress) -> String {
         let fraction = progress.totalRows == 0 ? 1 : Double(progress.rowsDone) / Double(progress.totalRows)
-        return "import: \(progress.rowsDone)/\(progress.totalRows) rows (\(percent(fraction).trimmingCharacters(in: .whitespaces))), "
+        return
+            "import: \(progress.rowsDone)/\(progress.totalRows) rows (\(percent(fraction).trimmingCharacters(in: .whitespaces))), "
             + "\(rate(progress.rate)) rows/s, ETA \(clock(progress.etaSeconds)), \(progress.rowsOK) ok, "
             + "\(progress.rowsSkipped) skipped, \(progress.rowsFailed) failed"
     }

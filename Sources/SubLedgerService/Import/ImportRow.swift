@@ -71,7 +71,8 @@ public struct ImportRow: Sendable, Hashable {
                 environment: environment)
         case (true, false):
             guard receipt.utf8.allSatisfy(Self.isBase64) else { throw ImportRowError(lineNumber, .invalidReceipt) }
-            return ImportRow(lineNumber: lineNumber, account: account, source: .receipt(receipt), environment: environment)
+            return ImportRow(
+                lineNumber: lineNumber, account: account, source: .receipt(receipt), environment: environment)
         }
     }
 

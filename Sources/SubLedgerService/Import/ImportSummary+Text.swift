@@ -17,7 +17,8 @@ extension ImportSummary {
         }
         let p = progress
         lines.append(
-            "rows: \(p.totalRows) in file, \(p.rowsOK) ok, \(p.rowsSkipped) skipped (done before), \(p.rowsFailed) failed")
+            "rows: \(p.totalRows) in file, \(p.rowsOK) ok, \(p.rowsSkipped) skipped (done before), \(p.rowsFailed) failed"
+        )
         if !dryRun {
             lines.append("chains: \(p.chains), transactions: \(p.transactions)")
             lines.append(

@@ -119,7 +119,9 @@ public struct MigrationImporter: Sendable {
             }
         }
         if configuration.dryRun {
-            var plan = failures.sorted { $0.lineNumber < $1.lineNumber }.map { "line \($0.lineNumber): refused: \($0.reason.code): \($0.reason.message)" }
+            var plan = failures.sorted { $0.lineNumber < $1.lineNumber }.map {
+                "line \($0.lineNumber): refused: \($0.reason.code): \($0.reason.message)"
+            }
             for row in file.rows {
                 plan.append(Self.describe(row, done: recorded[row.lineNumber]?.status == .done, app: app))
             }
@@ -188,11 +190,14 @@ public struct MigrationImporter: Sendable {
         } catch let error as ImportRowError {
             return .failure(error)
         } catch let error as IngestionError {
-            return .failure(ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
         } catch let error as AppStoreServerAPIError {
-            return .failure(ImportRowError(row.lineNumber, .importFailed(code: "server_api_\(error.code)", message: "\(error)")))
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: "server_api_\(error.code)", message: "\(error)")))
         } catch is CancellationError {
-            return .failure(ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
         } catch {
             return .failure(ImportRowError(row.lineNumber, .importFailed(code: "import_failed", message: "\(error)")))
         }
@@ -205,8 +210,10 @@ public struct MigrationImporter: Sendable {
         do {
             _ = try ingestion.apple.verifier(for: app, environment: environment)
             guard let configured = try ingestion.apple.serverAPIClient(for: app, environment: environment) else {
-                throw ImportRowError(row.lineNumber, .importFailed(
-                    code: "no_server_api_key", message: "the app \(app.bundleID) has no App Store Server API key"))
+                throw ImportRowError(
+                    row.lineNumber,
+                    .importFailed(
+                        code: "no_server_api_key", message: "the app \(app.bundleID) has no App Store Server API key"))
             }
             client = configured
         } catch let error as AppleGatewayError {
@@ -230,19 +237,27 @@ public struct MigrationImporter: Sendable {
         let transactions = try history.filter { $0.originalTransactionID == original }
             .map { try $0.coreTransaction(source: .serverAPI) }
         guard !transactions.isEmpty else {
-            throw ImportRowError(row.lineNumber, .importFailed(
-                code: "transaction_id_not_found", message: "Apple knows no transactions of \(id) in \(environment.rawValue)"))
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "transaction_id_not_found",
+                    message: "Apple knows no transactions of \(id) in \(environment.rawValue)"))
         }
         var renewals: [RenewalInfo] = []
         var latest: [Transaction] = []
         for status in statuses.groups.flatMap(\.lastTransactions) where status.originalTransactionID == original {
             if let renewal = try status.renewalInfo?.coreRenewalInfo() { renewals.append(renewal) }
-            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) { latest.append(transaction) }
+            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) {
+                latest.append(transaction)
+            }
         }
         let all = transactions + latest
         guard all.count + renewals.count <= LedgerInput.maximumItems else {
-            throw ImportRowError(row.lineNumber, .importFailed(
-                code: "chain_too_long", message: "the chain has more than \(LedgerInput.maximumItems) transactions"))
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "chain_too_long", message: "the chain has more than \(LedgerInput.maximumItems) transactions")
+            )
         }
         let input = LedgerInput(
             kind: .import, bundleID: app.bundleID, environment: environment, submitter: row.account,
@@ -250,11 +265,14 @@ public struct MigrationImporter: Sendable {
         let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
         LedgerMetrics.record(applied)
         if let owner = applied.accounts.values.first(where: { $0 != row.account }) {
-            throw ImportRowError(row.lineNumber, .importFailed(
-                code: "owned_by_another_account",
-                message: "the chain \(original) is owned by account \(owner.rawValue); the ownership rule kept it"))
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "owned_by_another_account",
+                    message: "the chain \(original) is owned by account \(owner.rawValue); the ownership rule kept it"))
         }
-        return RowResult(chains: 1, transactions: Set(transactions.map(\.transactionID)).count, originalTransactionID: original)
+        return RowResult(
+            chains: 1, transactions: Set(transactions.map(\.transactionID)).count, originalTransactionID: original)
     }
 
     /// Submits the row's receipt for its account through the normal verifyReceipt path.
@@ -267,10 +285,13 @@ public struct MigrationImporter: Sendable {
                 let outcome = try await ingestion.submitReceipt(
                     receiptData, account: row.account, orderID: nil, clientTransactionID: nil, app: app)
                 let chains = Set(outcome.outcomes.map(\.originalTransactionID))
-                return RowResult(chains: chains.count, transactions: outcome.outcomes.count, originalTransactionID: chains.sorted().first)
+                return RowResult(
+                    chains: chains.count, transactions: outcome.outcomes.count,
+                    originalTransactionID: chains.sorted().first)
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
                 let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
-                logger.debug("verifyReceipt unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
+                logger.debug(
+                    "verifyReceipt unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
                 gate.pause(for: delay)
             }
         }
@@ -298,7 +319,8 @@ public struct MigrationImporter: Sendable {
             }
             let wait = min(delay, configuration.maximumBackoff)
             logger.debug(
-                "Apple asked to wait", metadata: ["line": "\(row.lineNumber)", "code": "\(failure.code)", "delay": "\(wait)"])
+                "Apple asked to wait",
+                metadata: ["line": "\(row.lineNumber)", "code": "\(failure.code)", "delay": "\(wait)"])
             ImportMetrics.recordBackoff(rateLimited: failure.code == .rateLimited)
             gate.pause(for: wait)
         }
@@ -313,12 +335,16 @@ public struct MigrationImporter: Sendable {
         let what: String
         switch row.source {
         case .originalTransactionID(let id):
-            what = "fetch the history of chain \(id) (\(row.environment?.rawValue ?? "?")) from the App Store Server API"
+            what =
+                "fetch the history of chain \(id) (\(row.environment?.rawValue ?? "?")) from the App Store Server API"
         case .receipt:
             what = "verify an app receipt with verifyReceipt"
         }
-        if done { return "line \(row.lineNumber): skip (done by an earlier run): \(what) for account \(row.account.rawValue)" }
-        return "line \(row.lineNumber): would \(what) and apply it to \(app.bundleID) as a first claim by account \(row.account.rawValue)"
+        if done {
+            return "line \(row.lineNumber): skip (done by an earlier run): \(what) for account \(row.account.rawValue)"
+        }
+        return
+            "line \(row.lineNumber): would \(what) and apply it to \(app.bundleID) as a first claim by account \(row.account.rawValue)"
     }
 
     static func seconds(_ duration: Duration) -> Double {

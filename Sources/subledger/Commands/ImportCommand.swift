@@ -32,7 +32,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "Rows imported at the same time (1-64, default 4).")
     var concurrency = 4
 
-    @Option(name: .customLong("rate"), help: "At most this many calls to Apple per second (default: no pacing, back off on 429).")
+    @Option(
+        name: .customLong("rate"),
+        help: "At most this many calls to Apple per second (default: no pacing, back off on 429).")
     var requestsPerSecond: Double?
 
     @Option(help: "Tries of one call to Apple before its row fails (default 12).")
@@ -49,7 +51,9 @@ struct ImportCommand: AsyncParsableCommand {
         if let requestsPerSecond, !(requestsPerSecond > 0 && requestsPerSecond <= 10_000) {
             throw ValidationError("--rate must be above 0 and at most 10000")
         }
-        guard (1...1000).contains(maximumAttempts) else { throw ValidationError("--maximum-attempts must be 1 to 1000") }
+        guard (1...1000).contains(maximumAttempts) else {
+            throw ValidationError("--maximum-attempts must be 1 to 1000")
+        }
         guard !bundleID.isEmpty else { throw ValidationError("--app must name a bundle id") }
     }
 

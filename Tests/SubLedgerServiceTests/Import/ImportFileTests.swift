@@ -73,10 +73,11 @@ import Testing
     }
 
     @Test func aFileWithoutTheHeaderIsRefusedAsAWhole() {
-        for text in ["", "alice,1,,Sandbox\n", "account_id,original_transaction_id,environment\n",
+        for text in [
+            "", "alice,1,,Sandbox\n", "account_id,original_transaction_id,environment\n",
             "account_id,original_transaction_id,receipt_data,environment,extra\n",
-            "account_id,account_id,receipt_data,environment\n"]
-        {
+            "account_id,account_id,receipt_data,environment\n",
+        ] {
             #expect(throws: ImportError.self) { try Self.read(text) }
         }
     }
@@ -91,8 +92,9 @@ import Testing
         #expect(progress.etaSeconds == 10)
         let bar = ImportProgressPrinter.bar(progress, width: 10)
         #expect(bar.hasPrefix("[#####.....]  50% 100/200 rows  10.0 rows/s  ETA 0:10"))
-        #expect(ImportProgressPrinter.line(progress)
-            == "import: 100/200 rows (50%), 10.0 rows/s, ETA 0:10, 50 ok, 40 skipped, 10 failed")
+        #expect(
+            ImportProgressPrinter.line(progress)
+                == "import: 100/200 rows (50%), 10.0 rows/s, ETA 0:10, 50 ok, 40 skipped, 10 failed")
         #expect(ImportProgressPrinter.clock(3_725) == "1:02:05")
         #expect(ImportProgressPrinter.clock(nil) == "--:--")
     }

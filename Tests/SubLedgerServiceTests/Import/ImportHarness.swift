@@ -147,7 +147,9 @@ struct ImportHarness: Sendable {
         let accounts = try await lines("SELECT account_id FROM accounts")
         for account in accounts {
             let held = try await ledger.store.entitlements(for: try AccountID(account), app: ledger.app, at: now)
-            entitlements += held.map { "\(account) \($0.entitlementID) until \($0.expiresAt.map { "\($0.millisecondsSince1970)" } ?? "-")" }
+            entitlements += held.map {
+                "\(account) \($0.entitlementID) until \($0.expiresAt.map { "\($0.millisecondsSince1970)" } ?? "-")"
+            }
         }
         return LedgerSnapshotText(
             chains: chains, transactions: transactions, entries: entries, entitlements: entitlements.sorted())

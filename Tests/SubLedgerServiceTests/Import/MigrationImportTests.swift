@@ -32,7 +32,10 @@ import Testing
             #expect(!imported.entitlements.isEmpty)
             // Each chain was claimed by its row's account.
             for chain in chains.chains {
-                #expect(imported.chains.contains { $0.hasPrefix(chain.originalTransactionID + " ") && $0.contains("owner=\(chain.accountID) ") })
+                #expect(
+                    imported.chains.contains {
+                        $0.hasPrefix(chain.originalTransactionID + " ") && $0.contains("owner=\(chain.accountID) ")
+                    })
             }
         }
     }
@@ -47,8 +50,10 @@ import Testing
             let again = try await h.importer(h.imported).run(file, fileName: "chains.csv")
             #expect(again.progress.rowsSkipped == 6)
             #expect(again.progress.rowsOK == 0)
-            let reordered = "account_id,original_transaction_id,receipt_data,environment\n"
-                + chains.chains.reversed().map { "\($0.accountID),\($0.originalTransactionID),,Sandbox" }.joined(separator: "\r\n")
+            let reordered =
+                "account_id,original_transaction_id,receipt_data,environment\n"
+                + chains.chains.reversed().map { "\($0.accountID),\($0.originalTransactionID),,Sandbox" }.joined(
+                    separator: "\r\n")
             let second = try await h.importer(h.imported).run(
                 try ImportFile(bytes: Array(reordered.utf8)), fileName: "reordered.csv")
             #expect(second.progress.rowsOK == 6)
@@ -62,8 +67,10 @@ import Testing
     @Test func anInterruptedImportResumesWithoutDuplicates() async throws {
         try await H.run { h in
             let (chains, file) = try h.seed(10)
-            let first = try await h.importer(h.imported) { $0.stopAfterRows = 4; $0.concurrency = 2 }
-                .run(file, fileName: "chains.csv")
+            let first = try await h.importer(h.imported) {
+                $0.stopAfterRows = 4; $0.concurrency = 2
+            }
+            .run(file, fileName: "chains.csv")
             #expect(first.interrupted)
             #expect(first.progress.rowsOK == 4)
             let resumed = try await h.importer(h.imported).run(file, fileName: "chains.csv")
@@ -72,7 +79,8 @@ import Testing
             #expect(resumed.progress.rowsOK == 6)
             #expect(try await h.count("chains", in: h.imported) == 10)
             #expect(try await h.count("transactions", in: h.imported) == Int64(chains.transactions))
-            let finished = try await h.imported.pool.query("SELECT count(*) FROM import_runs WHERE finished_at IS NOT NULL")
+            let finished = try await h.imported.pool.query(
+                "SELECT count(*) FROM import_runs WHERE finished_at IS NOT NULL")
             #expect(try finished.single().decode(Int64.self, at: 0) == 1)
             // The same chains imported in one go give the same ledger.
             _ = try await h.importer(h.live).run(file, fileName: "chains.csv")
@@ -109,8 +117,10 @@ import Testing
         try await H.run { h in
             let (chains, file) = try h.seed(8)
             try h.control.setRateLimits(RateLimitSettings(requestsPerSecond: 8, burst: 2))
-            let summary = try await h.importer(h.imported) { $0.concurrency = 4; $0.maximumAttempts = 50 }
-                .run(file, fileName: "chains.csv")
+            let summary = try await h.importer(h.imported) {
+                $0.concurrency = 4; $0.maximumAttempts = 50
+            }
+            .run(file, fileName: "chains.csv")
             #expect(summary.failures.isEmpty, "\(summary.failures)")
             #expect(summary.progress.rowsOK == 8)
             #expect(h.control.rateLimits().refused > 0)
@@ -130,13 +140,15 @@ import Testing
                 ghost,2000000999999999,,Sandbox
                 \(chains.chains[1].accountID),\(chains.chains[1].originalTransactionID),,Sandbox
                 """
-            let summary = try await h.importer(h.imported).run(try ImportFile(bytes: Array(text.utf8)), fileName: "x.csv")
+            let summary = try await h.importer(h.imported).run(
+                try ImportFile(bytes: Array(text.utf8)), fileName: "x.csv")
             #expect(summary.progress.rowsOK == 2)
             #expect(summary.progress.rowsFailed == 2)
             #expect(summary.failures.map(\.lineNumber) == [3, 4])
             #expect(summary.failures[0].reason.code == "invalid_account_id")
             #expect(summary.text.contains("line 4: "))
-            let failed = try await h.imported.pool.query("SELECT line_number FROM import_rows WHERE status = 'failed' ORDER BY 1")
+            let failed = try await h.imported.pool.query(
+                "SELECT line_number FROM import_rows WHERE status = 'failed' ORDER BY 1")
             #expect(try failed.map { try $0.decode(Int64.self, at: 0) } == [3, 4])
         }
     }
@@ -148,10 +160,12 @@ import Testing
             let bought = try await h.control.purchase(
                 PurchaseRequest(appleID: appleID, bundleID: H.bundleID, productID: "pro.monthly"))
             let text = "account_id,original_transaction_id,receipt_data,environment\nrita,,\(bought.receiptData),\n"
-            let summary = try await h.importer(h.imported).run(try ImportFile(bytes: Array(text.utf8)), fileName: "r.csv")
+            let summary = try await h.importer(h.imported).run(
+                try ImportFile(bytes: Array(text.utf8)), fileName: "r.csv")
             #expect(summary.failures.isEmpty, "\(summary.failures)")
             #expect(summary.progress.chains == 1)
-            let held = try await h.imported.store.entitlements(for: try AccountID("rita"), app: h.imported.app, at: h.now)
+            let held = try await h.imported.store.entitlements(
+                for: try AccountID("rita"), app: h.imported.app, at: h.now)
             #expect(held.map(\.entitlementID) == ["pro"])
         }
     }
