@@ -12,6 +12,8 @@ struct ControlRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("control")
         group.get("health") { _, _ in Self.json(["status": "ok"]) }
+        registerRateLimits(on: group)
+        registerBulkSeeding(on: group)
         group.get("root-certificate") { request, _ in
             if request.uri.queryParameters.get("format") == "pem" {
                 return Response(

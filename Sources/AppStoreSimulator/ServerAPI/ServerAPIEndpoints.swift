@@ -89,7 +89,10 @@ extension SimulatorState {
         case .failure(let box): return box.response
         }
         let wanted = Set(request.all("status").compactMap(Int.init))
-        let owned = chains.values
+        // The Apple ID's chains in the app, found through its transactions rather than a scan of every chain:
+        // with 100,000 seeded chains a scan made each call, and so an import, quadratic.
+        let key = AccountAppKey(appleID: record.appleID, bundleID: record.bundleID)
+        let owned = Set(transactions(of: key).map(\.originalTransactionID)).compactMap { chains[$0] }
             .filter { $0.appleID == record.appleID && $0.bundleID == record.bundleID }
             .filter { wanted.isEmpty || wanted.contains($0.status.rawValue) }
             .sorted { $0.originalTransactionID < $1.originalTransactionID }

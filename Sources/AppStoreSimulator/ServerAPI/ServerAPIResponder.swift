@@ -23,6 +23,7 @@ struct ServerAPIResponder: Sendable {
         guard let app = authenticator.authenticate(authorization: authorization, apps: apps) else {
             return ServerAPIError.unauthorized
         }
+        if let limited = engine.rateLimits.admit(bundleID: app.bundleID) { return limited }
         let now = engine.clock.now()
         let signer = engine.signer
         let request = Request(

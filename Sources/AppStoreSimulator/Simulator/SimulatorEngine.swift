@@ -13,6 +13,8 @@ final class SimulatorEngine: Sendable {
     let seed: UInt64
     let logger: Logger
     let delivery: NotificationDelivery
+    /// The Server API's per-app rate limits (off until configured).
+    let rateLimits = ServerAPIRateLimits()
 
     init(configuration: AppStoreSimulator.Configuration, delivery: NotificationDelivery, logger: Logger) throws {
         let start =

@@ -10,6 +10,9 @@ public struct LedgerInput: Hashable, Sendable, Codable {
         case notification
         /// The server's own fetch from the App Store Server API: no submitter.
         case poll
+        /// A chain's history moved onto SubLedger by `subledger import`: the row's account is the submitter,
+        /// so the chain is claimed by it under the ownership rule.
+        case `import`
     }
 
     /// The most transactions plus renewal infos one input may carry; larger inputs are refused.

@@ -1,0 +1,97 @@
+import SubLedgerCore
+
+/// One line of the import file: an account and the chain it owns, named by an original transaction id
+/// (fetched from the App Store Server API) or by a base64 app receipt (verified through verifyReceipt).
+public struct ImportRow: Sendable, Hashable {
+    /// Where the chain comes from.
+    public enum Source: Sendable, Hashable {
+        case originalTransactionID(String)
+        case receipt(String)
+    }
+
+    /// The longest base64 app receipt accepted, in bytes.
+    public static let maximumReceiptBytes = 1024 * 1024
+    /// The columns of the header row, in any order.
+    public static let columns = ["account_id", "original_transaction_id", "receipt_data", "environment"]
+
+    /// The line of the file the row starts on (1-based; the header is line 1).
+    public var lineNumber: Int
+    public var account: AccountID
+    public var source: Source
+    /// The environment; for a receipt row it may be left empty (read from the receipt).
+    public var environment: AppStoreEnvironment?
+
+    public init(lineNumber: Int, account: AccountID, source: Source, environment: AppStoreEnvironment?) {
+        self.lineNumber = lineNumber
+        self.account = account
+        self.source = source
+        self.environment = environment
+    }
+
+    /// The original transaction id, when the row names one.
+    public var originalTransactionID: String? {
+        if case .originalTransactionID(let id) = source { return id }
+        return nil
+    }
+
+    /// A row from its fields (`order` maps a column name to its index), or why it is refused.
+    static func parse(fields: [String], order: [String: Int], lineNumber: Int) throws(ImportRowError) -> ImportRow {
+        func field(_ name: String) -> String {
+            guard let index = order[name], index < fields.count else { return "" }
+            return fields[index].trimmingASCIIWhitespace
+        }
+        guard fields.count == order.count else { throw ImportRowError(lineNumber, .wrongColumnCount) }
+        let account: AccountID
+        do {
+            account = try AccountID(field("account_id"))
+        } catch {
+            throw ImportRowError(lineNumber, .invalidAccount(IdentifierRule.accountID.summary))
+        }
+        let environmentText = field("environment")
+        var environment: AppStoreEnvironment?
+        if !environmentText.isEmpty {
+            switch environmentText.lowercased() {
+            case "production": environment = .production
+            case "sandbox": environment = .sandbox
+            default: throw ImportRowError(lineNumber, .invalidEnvironment)
+            }
+        }
+        let originalID = field("original_transaction_id")
+        let receipt = field("receipt_data")
+        switch (originalID.isEmpty, receipt.isEmpty) {
+        case (false, false), (true, true):
+            throw ImportRowError(lineNumber, .needsOneSource)
+        case (false, true):
+            guard originalID.utf8.count <= 64, originalID.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                throw ImportRowError(lineNumber, .invalidOriginalTransactionID)
+            }
+            guard let environment else { throw ImportRowError(lineNumber, .invalidEnvironment) }
+            return ImportRow(
+                lineNumber: lineNumber, account: account, source: .originalTransactionID(originalID),
+                environment: environment)
+        case (true, false):
+            guard receipt.utf8.allSatisfy(Self.isBase64) else { throw ImportRowError(lineNumber, .invalidReceipt) }
+            return ImportRow(
+                lineNumber: lineNumber, account: account, source: .receipt(receipt), environment: environment)
+        }
+    }
+
+    private static func isBase64(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
+}
+
+extension String {
+    var trimmingASCIIWhitespace: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

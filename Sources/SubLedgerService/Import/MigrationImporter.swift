@@ -1,0 +1,353 @@
+import AppStore
+import AppStoreClients
+import Foundation
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+import Synchronization
+
+/// Moves existing subscribers onto SubLedger: for each row of an `ImportFile`, fetches the chain's whole
+/// history from the App Store Server API (or verifies the row's receipt) and applies it through the ledger
+/// with the row's account as submitter, so the ownership rule records it as that account's first claim.
+///
+/// Every finished row is checkpointed in `import_rows`, so a run that crashed or was cancelled resumes
+/// where it stopped; applying a chain again changes nothing, because the ledger is idempotent.
+public struct MigrationImporter: Sendable {
+    /// How the import runs.
+    public struct Configuration: Sendable {
+        /// Rows imported at the same time. Default 4; 1 to 64.
+        public var concurrency: Int
+        /// Print what would happen; write nothing and call nothing.
+        public var dryRun: Bool
+        /// Pace Apple calls to at most this many per second; `nil` (default): only back off on 429.
+        public var requestsPerSecond: Double?
+        /// Tries of one Apple call before the row fails (429s, 5xx, timeouts). Default 12.
+        public var maximumAttempts: Int
+        /// The longest single wait, whatever `Retry-After` says. Default 60 seconds.
+        public var maximumBackoff: Duration
+        /// Stop after handling this many rows (as if interrupted); for tests of resuming. Default nil.
+        public var stopAfterRows: Int?
+
+        public init(
+            concurrency: Int = 4, dryRun: Bool = false, requestsPerSecond: Double? = nil, maximumAttempts: Int = 12,
+            maximumBackoff: Duration = .seconds(60), stopAfterRows: Int? = nil
+        ) {
+            self.concurrency = concurrency
+            self.dryRun = dryRun
+            self.requestsPerSecond = requestsPerSecond
+            self.maximumAttempts = maximumAttempts
+            self.maximumBackoff = maximumBackoff
+            self.stopAfterRows = stopAfterRows
+        }
+
+        /// Refuses options out of range.
+        public func validate() throws(ImportError) {
+            guard (1...64).contains(concurrency) else {
+                throw ImportError(.invalidOption, "concurrency must be 1 to 64")
+            }
+            if let requestsPerSecond, !(requestsPerSecond > 0 && requestsPerSecond <= 10_000) {
+                throw ImportError(.invalidOption, "requests per second must be above 0 and at most 10000")
+            }
+            guard (1...1000).contains(maximumAttempts) else {
+                throw ImportError(.invalidOption, "maximum attempts must be 1 to 1000")
+            }
+            if let stopAfterRows, stopAfterRows < 0 {
+                throw ImportError(.invalidOption, "stop after must not be negative")
+            }
+        }
+    }
+
+    let ingestion: Ingestion
+    let checkpoints: ImportCheckpointStore
+    let app: StoredApp
+    let configuration: Configuration
+    let logger: Logger
+
+    public init(
+        ingestion: Ingestion, app: StoredApp, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "subledger.import")
+    ) throws(ImportError) {
+        try configuration.validate()
+        self.ingestion = ingestion
+        self.checkpoints = ImportCheckpointStore(pool: ingestion.store.pool)
+        self.app = app
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// What importing one row did.
+    struct RowResult: Sendable {
+        var chains: Int
+        var transactions: Int
+        var originalTransactionID: String?
+    }
+
+    /// Imports `file`, calling `progress` after every row; returns the summary. Cancelling the task stops
+    /// it between rows (rows in flight finish or are redone on the next run).
+    public func run(
+        _ file: ImportFile, fileName: String, progress report: @escaping @Sendable (ImportProgress) -> Void = { _ in }
+    ) async throws -> ImportSummary {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var progress = ImportProgress(totalRows: file.totalRows)
+        var failures = file.refused
+        let existingRun = try await checkpoints.run(fileDigest: file.digest)
+        let runID: Int64?
+        var recorded: [Int: ImportCheckpointStore.RowRecord] = [:]
+        if configuration.dryRun {
+            runID = existingRun?.runID
+        } else {
+            runID = try await checkpoints.startRun(
+                fileDigest: file.digest, fileName: fileName, totalRows: file.totalRows
+            ).runID
+        }
+        if let runID { recorded = try await checkpoints.rows(of: runID) }
+        progress.rowsFailed = file.refused.count
+        if !configuration.dryRun, let runID {
+            for refusal in file.refused {
+                try await checkpoints.record(
+                    runID: runID, lineNumber: refusal.lineNumber, status: .failed, accountID: "",
+                    originalTransactionID: nil, transactions: 0, reason: refusal.description)
+            }
+        }
+        var pending: [ImportRow] = []
+        for row in file.rows {
+            if recorded[row.lineNumber]?.status == .done {
+                progress.rowsSkipped += 1
+            } else {
+                pending.append(row)
+            }
+        }
+        if configuration.dryRun {
+            var plan = failures.sorted { $0.lineNumber < $1.lineNumber }.map {
+                "line \($0.lineNumber): refused: \($0.reason.code): \($0.reason.message)"
+            }
+            for row in file.rows {
+                plan.append(Self.describe(row, done: recorded[row.lineNumber]?.status == .done, app: app))
+            }
+            progress.elapsedSeconds = Self.seconds(started.duration(to: clock.now))
+            return ImportSummary(progress: progress, failures: failures, plan: plan, interrupted: false, dryRun: true)
+        }
+        guard let runID else { throw ImportError(.invalidFile, "the import run could not be recorded") }
+        report(progress)
+
+        let gate = AppleRateGate(requestsPerSecond: configuration.requestsPerSecond)
+        let limit = configuration.stopAfterRows.map { min($0, pending.count) } ?? pending.count
+        var interrupted = limit < pending.count
+        var next = 0
+        try await withThrowingTaskGroup(of: (ImportRow, Result<RowResult, ImportRowError>).self) { group in
+            func launch() {
+                let row = pending[next]
+                next += 1
+                group.addTask { (row, await importRow(row, gate: gate)) }
+            }
+            while next < limit, next < configuration.concurrency { launch() }
+            while let (row, result) = try await group.next() {
+                switch result {
+                case .success(let done):
+                    try await checkpoints.record(
+                        runID: runID, lineNumber: row.lineNumber, status: .done, accountID: row.account.rawValue,
+                        originalTransactionID: done.originalTransactionID, transactions: done.transactions,
+                        reason: nil)
+                    progress.rowsOK += 1
+                    progress.chains += done.chains
+                    progress.transactions += done.transactions
+                case .failure where Task.isCancelled:
+                    // Cut short by the interruption, not failed: the next run does it again.
+                    interrupted = true
+                case .failure(let error):
+                    try await checkpoints.record(
+                        runID: runID, lineNumber: row.lineNumber, status: .failed, accountID: row.account.rawValue,
+                        originalTransactionID: row.originalTransactionID, transactions: 0, reason: error.description)
+                    progress.rowsFailed += 1
+                    failures.append(error)
+                }
+                progress.elapsedSeconds = Self.seconds(started.duration(to: clock.now))
+                report(progress)
+                if Task.isCancelled {
+                    interrupted = true
+                } else if next < limit {
+                    launch()
+                }
+            }
+        }
+        if !interrupted, progress.rowsDone == progress.totalRows { try await checkpoints.finish(runID: runID) }
+        progress.elapsedSeconds = Self.seconds(started.duration(to: clock.now))
+        failures.sort { $0.lineNumber < $1.lineNumber }
+        return ImportSummary(progress: progress, failures: failures, plan: [], interrupted: interrupted, dryRun: false)
+    }
+
+    // MARK: One row
+
+    func importRow(_ row: ImportRow, gate: AppleRateGate) async -> Result<RowResult, ImportRowError> {
+        do {
+            switch row.source {
+            case .originalTransactionID(let id):
+                return .success(try await importChain(id, row: row, gate: gate))
+            case .receipt(let receiptData):
+                return .success(try await importReceipt(receiptData, row: row, gate: gate))
+            }
+        } catch let error as ImportRowError {
+            return .failure(error)
+        } catch let error as IngestionError {
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
+        } catch let error as AppStoreServerAPIError {
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: "server_api_\(error.code)", message: "\(error)")))
+        } catch is CancellationError {
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
+        } catch {
+            return .failure(ImportRowError(row.lineNumber, .importFailed(code: "import_failed", message: "\(error)")))
+        }
+    }
+
+    /// Fetches the chain's history (every page) and statuses, and applies them as a first claim by the row's account.
+    private func importChain(_ id: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
+        let environment = row.environment ?? .production
+        let client: AppStoreServerAPIClient
+        do {
+            _ = try ingestion.apple.verifier(for: app, environment: environment)
+            guard let configured = try ingestion.apple.serverAPIClient(for: app, environment: environment) else {
+                throw ImportRowError(
+                    row.lineNumber,
+                    .importFailed(
+                        code: "no_server_api_key", message: "the app \(app.bundleID) has no App Store Server API key"))
+            }
+            client = configured
+        } catch let error as AppleGatewayError {
+            throw IngestionError(error)
+        }
+        var history: [JWSTransactionDecodedPayload] = []
+        var revision: String?
+        for _ in 0..<client.configuration.maximumPages {
+            let page = try await calling(gate, row) { () async throws(AppStoreServerAPIError) in
+                try await client.transactionHistory(transactionID: id, revision: revision)
+            }
+            history += page.transactions
+            guard page.hasMore, let nextRevision = page.revision, nextRevision != revision else { break }
+            revision = nextRevision
+        }
+        let statuses = try await calling(gate, row) { () async throws(AppStoreServerAPIError) in
+            try await client.allSubscriptionStatuses(transactionID: id)
+        }
+        // Apple's history is the customer's whole history in the app; the row names one chain.
+        let original = history.first { $0.transactionID == id }?.originalTransactionID ?? id
+        let transactions = try history.filter { $0.originalTransactionID == original }
+            .map { try $0.coreTransaction(source: .serverAPI) }
+        guard !transactions.isEmpty else {
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "transaction_id_not_found",
+                    message: "Apple knows no transactions of \(id) in \(environment.rawValue)"))
+        }
+        var renewals: [RenewalInfo] = []
+        var latest: [Transaction] = []
+        for status in statuses.groups.flatMap(\.lastTransactions) where status.originalTransactionID == original {
+            if let renewal = try status.renewalInfo?.coreRenewalInfo() { renewals.append(renewal) }
+            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) {
+                latest.append(transaction)
+            }
+        }
+        let all = transactions + latest
+        guard all.count + renewals.count <= LedgerInput.maximumItems else {
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "chain_too_long", message: "the chain has more than \(LedgerInput.maximumItems) transactions")
+            )
+        }
+        let input = LedgerInput(
+            kind: .import, bundleID: app.bundleID, environment: environment, submitter: row.account,
+            transactions: all, renewalInfo: renewals, observedAt: ingestion.now())
+        let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
+        LedgerMetrics.record(applied)
+        if let owner = applied.accounts.values.first(where: { $0 != row.account }) {
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "owned_by_another_account",
+                    message: "the chain \(original) is owned by account \(owner.rawValue); the ownership rule kept it"))
+        }
+        return RowResult(
+            chains: 1, transactions: Set(transactions.map(\.transactionID)).count, originalTransactionID: original)
+    }
+
+    /// Submits the row's receipt for its account through the normal verifyReceipt path.
+    private func importReceipt(_ receiptData: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await gate.admit()
+            do {
+                let outcome = try await ingestion.submitReceipt(
+                    receiptData, account: row.account, orderID: nil, clientTransactionID: nil, app: app)
+                let chains = Set(outcome.outcomes.map(\.originalTransactionID))
+                return RowResult(
+                    chains: chains.count, transactions: outcome.outcomes.count,
+                    originalTransactionID: chains.sorted().first)
+            } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
+                let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
+                logger.debug(
+                    "verifyReceipt unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
+                gate.pause(for: delay)
+            }
+        }
+    }
+
+    /// Calls Apple, waiting on 429 for `Retry-After` (all workers pause) and backing off on other retryable failures.
+    private func calling<Value: Sendable>(
+        _ gate: AppleRateGate, _ row: ImportRow, _ call: () async throws(AppStoreServerAPIError) -> Value
+    ) async throws -> Value {
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await gate.admit()
+            let failure: AppStoreServerAPIError
+            do {
+                return try await call()
+            } catch {
+                failure = error
+            }
+            guard failure.isRetryable, attempt < configuration.maximumAttempts else { throw failure }
+            var delay = backoff(attempt)
+            if failure.code == .rateLimited, let retryAfter = failure.retryAfter {
+                let milliseconds = retryAfter.millisecondsSince1970 - Instant.systemNow().millisecondsSince1970
+                delay = .milliseconds(max(50, milliseconds))
+            }
+            let wait = min(delay, configuration.maximumBackoff)
+            logger.debug(
+                "Apple asked to wait",
+                metadata: ["line": "\(row.lineNumber)", "code": "\(failure.code)", "delay": "\(wait)"])
+            ImportMetrics.recordBackoff(rateLimited: failure.code == .rateLimited)
+            gate.pause(for: wait)
+        }
+    }
+
+    /// 0.5 s, 1 s, 2 s, ... (capped by `maximumBackoff`).
+    private func backoff(_ attempt: Int) -> Duration {
+        .milliseconds(500 * (1 << min(attempt - 1, 10)))
+    }
+
+    static func describe(_ row: ImportRow, done: Bool, app: StoredApp) -> String {
+        let what: String
+        switch row.source {
+        case .originalTransactionID(let id):
+            what =
+                "fetch the history of chain \(id) (\(row.environment?.rawValue ?? "?")) from the App Store Server API"
+        case .receipt:
+            what = "verify an app receipt with verifyReceipt"
+        }
+        if done {
+            return "line \(row.lineNumber): skip (done by an earlier run): \(what) for account \(row.account.rawValue)"
+        }
+        return
+            "line \(row.lineNumber): would \(what) and apply it to \(app.bundleID) as a first claim by account \(row.account.rawValue)"
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
