@@ -381,3 +381,10 @@ CREATE INDEX index_notifications_on_next_attempt_at
 CREATE INDEX index_receipts_on_received_at_quarantined ON receipts (received_at) WHERE status = 'quarantined';
 CREATE INDEX index_notifications_on_received_at_quarantined
     ON notifications (received_at) WHERE status = 'quarantined';
+
+-- step 5: support lookups by app account token
+
+-- `subledger support token UUID` and `/v1/admin/lookup/token/{uuid}` find the transactions that carry an
+-- app account token, whatever case Apple sent it in.
+CREATE INDEX index_transactions_on_app_id_and_lower_app_account_token
+    ON transactions (app_id, lower(app_account_token)) WHERE app_account_token IS NOT NULL;
