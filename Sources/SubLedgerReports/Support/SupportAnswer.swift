@@ -112,6 +112,13 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         /// Whether the unrecorded transactions were applied now (`--apply`, `?apply=true`).
         public var applied: Bool
 
+        // `convertToSnakeCase` would write `transactionIDs` as `transaction_i_ds`.
+        enum CodingKeys: String, CodingKey {
+            case environment, applied
+            case transactionIDs = "transactionIds"
+            case unrecordedTransactionIDs = "unrecordedTransactionIds"
+        }
+
         public init(environment: String, transactionIDs: [String], unrecordedTransactionIDs: [String], applied: Bool) {
             self.environment = environment
             self.transactionIDs = transactionIDs

@@ -350,7 +350,8 @@ public struct SupportLookup: Sendable {
                     retryAfter: .seconds(wait ?? Int64(Ingestion.retryAfterSeconds)))
             }
             apple.breaker.recordSuccess()
-            if error.code == .transactionIDNotFound || error.httpStatus == 404 {
+            // 4000006 (invalid transaction id) from Apple means no transaction can have that id: not found either.
+            if error.code == .transactionIDNotFound || error.httpStatus == 404 || error.apiErrorCode == 4_000_006 {
                 throw SupportError(.transactionNotFound, "Apple knows no such transaction in this environment")
             }
             throw SupportError(.appleRefused, "Apple refused the request: \(error)")
