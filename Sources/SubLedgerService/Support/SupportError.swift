@@ -42,5 +42,7 @@ public struct SupportError: Error, Sendable, Hashable, CustomStringConvertible {
         self.retryAfter = retryAfter
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    public var description: String {
+        "\(code.rawValue): \(message)" + (retryAfter.map { " (retry in \($0.components.seconds) s)" } ?? "")
+    }
 }

@@ -9,15 +9,18 @@ struct SupportCommand: AsyncParsableCommand {
         commandName: "support",
         abstract: "Look up a customer's purchase: owner, state now, ledger timeline, what to tell them.",
         discussion: """
-            subledger support order MK5TTTVWJH       Apple's order id from the customer's receipt e-mail
-            subledger support transaction 2000...    a transaction id or an original transaction id
-            subledger support token UUID             SubLedger's order token (the StoreKit appAccountToken)
-            subledger support account ID             the app's account id
-            An order id, and a transaction id the ledger does not hold, are asked of Apple (the app's App Store
-            Server API key from the catalog). When Apple knows a purchase the ledger does not, the answer says so;
-            --apply then applies Apple's transactions with no submitter (ownership follows their app account
-            token; without one the purchase stays unclaimed until the customer restores purchases).
-            See docs/operations.md, "A customer says they paid and got nothing".
+            subledger support order MK5TTTVWJH     the order id of Apple's receipt e-mail
+            subledger support transaction ID       a transaction or original transaction id
+            subledger support token UUID           SubLedger's order token (appAccountToken)
+            subledger support account ID           the app's account id
+
+            An order id, and a transaction id the ledger does not hold, are asked of
+            Apple with the app's App Store Server API key from the catalog. When Apple
+            knows a purchase the ledger does not, the answer says so; --apply then
+            applies Apple's transactions with no submitter: ownership follows their
+            app account token, and without one the purchase stays unclaimed until the
+            customer restores purchases. See docs/operations.md, "A customer says they
+            paid and got nothing".
             """,
         subcommands: [Order.self, TransactionLookup.self, Token.self, Account.self])
 
@@ -114,15 +117,9 @@ struct SupportCommand: AsyncParsableCommand {
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
         let logger = makeLogger("subledger.support", level: configuration.logLevel)
-        let answer: SupportAnswer
-        do {
-            answer = try await SupportLookup.answer(
-                query, bundleID: options.app, apply: apply, configuration: configuration, logger: logger)
-        } catch let error as SupportError {
-            var message = "\(error.code.rawValue): \(error.message)"
-            if let retryAfter = error.retryAfter { message += " (retry in \(retryAfter.components.seconds) s)" }
-            throw ValidationError(message)
-        }
+        // A refusal (SupportError: not found, Apple unavailable, ...) is printed as `Error: code: message`, exit 1.
+        let answer = try await SupportLookup.answer(
+            query, bundleID: options.app, apply: apply, configuration: configuration, logger: logger)
         print(options.format == "json" ? answer.json : answer.text, terminator: "")
     }
 }
