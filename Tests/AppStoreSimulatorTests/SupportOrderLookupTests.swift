@@ -40,7 +40,8 @@ import Testing
             #expect(unknown.status == 1)
             #expect(unknown.transactions.isEmpty)
             // The purchase is a sandbox one: production's Look Up Order ID does not know it.
-            let production = try await fixture.serverAPIClient(.production).lookUpOrder(orderID: try #require(bought.orderID))
+            let production = try await fixture.serverAPIClient(.production).lookUpOrder(
+                orderID: try #require(bought.orderID))
             #expect(production.status == 1)
             #expect(production.transactions.isEmpty)
         }

@@ -17,18 +17,23 @@ import Testing
             expiresAt: day.addingTimeInterval(31 * 86_400), willAutoRenew: true, revokedAt: nil,
             submittedBy: ["ann", account],
             ownership: [
-                .init(accountID: "ann", fromAccountID: nil, reason: "first_claim", startedAt: day, endedAt: day.addingTimeInterval(60)),
-                .init(accountID: account, fromAccountID: "ann", reason: "owner_not_actively_auto_renewing",
-                      startedAt: day.addingTimeInterval(60), endedAt: nil),
+                .init(
+                    accountID: "ann", fromAccountID: nil, reason: "first_claim", startedAt: day,
+                    endedAt: day.addingTimeInterval(60)),
+                .init(
+                    accountID: account, fromAccountID: "ann", reason: "owner_not_actively_auto_renewing",
+                    startedAt: day.addingTimeInterval(60), endedAt: nil),
             ],
             advice: advice)
         let event = TimelineEvent(
             at: day, category: .ledgerEntry, bundleID: "com.example.app", environment: "Production",
-            originalTransactionID: "2000000001", transactionID: "2000000001", productID: "pro.monthly", accountID: account,
+            originalTransactionID: "2000000001", transactionID: "2000000001", productID: "pro.monthly",
+            accountID: account,
             kind: "grant", reason: "purchase", until: day.addingTimeInterval(31 * 86_400), note: "pro", rowID: 1)
         return SupportAnswer(
             kind: .order, query: "MK5TTTVWJH", bundleID: "com.example.app", at: day, accountID: account, order: nil,
-            apple: .init(environment: "Production", transactionIDs: ["2000000001"], unrecordedTransactionIDs: [], applied: false),
+            apple: .init(
+                environment: "Production", transactionIDs: ["2000000001"], unrecordedTransactionIDs: [], applied: false),
             chains: [chain], advice: advice, timeline: [event])
     }
 
@@ -58,7 +63,8 @@ import Testing
 
     @Test func theAdminPageShowsTheAnswerEscaped() {
         let page = AdminPage.render(
-            summary: SummaryReport(at: Self.day, basis: .chainColumns, products: [], entitlements: [], totals: StateCounts()),
+            summary: SummaryReport(
+                at: Self.day, basis: .chainColumns, products: [], entitlements: [], totals: StateCounts()),
             activeOverTime: [], statesByProduct: [],
             churnByMonth: ChurnReport(from: Self.day, to: Self.day, granularity: .month, periods: [], totals: .init()),
             search: "MK5TTTVWJH", timeline: .support(Self.answer(account: Self.hostile, advice: Self.hostile)))
@@ -69,7 +75,8 @@ import Testing
         #expect(page.contains("placeholder=\"order id, transaction id, app account token or account id\""))
 
         let refused = AdminPage.render(
-            summary: SummaryReport(at: Self.day, basis: .chainColumns, products: [], entitlements: [], totals: StateCounts()),
+            summary: SummaryReport(
+                at: Self.day, basis: .chainColumns, products: [], entitlements: [], totals: StateCounts()),
             activeOverTime: [], statesByProduct: [],
             churnByMonth: ChurnReport(from: Self.day, to: Self.day, granularity: .month, periods: [], totals: .init()),
             search: Self.hostile, timeline: .refused(query: Self.hostile, reason: "Apple is unavailable"))

@@ -24,8 +24,11 @@ import Testing
         let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
         try await e.service.store.applyCatalog(
             catalog,
-            secrets: [E.bundleID: AppSecrets(serverAPI: .init(
-                issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))])
+            secrets: [
+                E.bundleID: AppSecrets(
+                    serverAPI: .init(
+                        issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
+            ])
     }
 
     /// The lookup `subledger support` builds, with its own gateway to the simulator.
@@ -78,12 +81,15 @@ import Testing
             #expect(answer.apple?.unrecordedTransactionIDs == [])
             #expect(answer.advice.hasPrefix("Active until "))
             #expect(answer.advice.hasSuffix("renews automatically."))
-            #expect(answer.timeline.contains { $0.category == .ledgerEntry && $0.kind == "grant" && $0.accountID == "olga" })
+            #expect(
+                answer.timeline.contains { $0.category == .ledgerEntry && $0.kind == "grant" && $0.accountID == "olga" }
+            )
             #expect(answer.text.contains("Tell the customer: Active until"))
             #expect(answer.text.contains("olga"))
 
             let admin = try await Self.admin(e)
-            let route = try await e.client.call(.get, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: admin)
+            let route = try await e.client.call(
+                .get, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: admin)
             #expect(route.status == .ok)
             #expect(route.json["account_id"] as? String == "olga")
             #expect(route.json["kind"] as? String == "order")
@@ -94,7 +100,8 @@ import Testing
             #expect((route.json["timeline"] as? [[String: Any]])?.isEmpty == false)
 
             // An app key is not enough.
-            let appKey = try await e.client.call(.get, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: e.key)
+            let appKey = try await e.client.call(
+                .get, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: e.key)
             #expect(appKey.status == .forbidden)
 
             // The search box: the order id, the transaction id, the original transaction id and the account.
@@ -127,7 +134,8 @@ import Testing
             _ = try await e.submitReceipt(resubscribed.receiptData, account: "ben")
 
             let lookup = try Self.lookup(e)
-            let byOrder = try await lookup.lookUp(try SupportQuery.order(parsing: try #require(bought.orderID)), bundleID: E.bundleID)
+            let byOrder = try await lookup.lookUp(
+                try SupportQuery.order(parsing: try #require(bought.orderID)), bundleID: E.bundleID)
             let chain = try #require(byOrder.chains.first)
             #expect(chain.ownerAccountID == "ben")
             #expect(chain.ownership.map(\.accountID) == ["ann", "ben"])
@@ -141,11 +149,14 @@ import Testing
             let byAccount = try await lookup.lookUp(try SupportQuery.account(parsing: "ann"), bundleID: E.bundleID)
             #expect(byAccount.accountID == "ann")
             #expect(byAccount.chains.first?.ownerAccountID == "ben")
-            #expect(byAccount.advice.contains("Purchase made or restored while signed in as another account: owned by account ben"))
+            #expect(
+                byAccount.advice.contains(
+                    "Purchase made or restored while signed in as another account: owned by account ben"))
             #expect(byAccount.timeline.contains { $0.category == .bindingEnded && $0.accountID == "ann" })
 
             let admin = try await Self.admin(e)
-            let route = try await e.client.call(.get, "/v1/admin/lookup/account/ann?bundle_id=\(E.bundleID)", key: admin)
+            let route = try await e.client.call(
+                .get, "/v1/admin/lookup/account/ann?bundle_id=\(E.bundleID)", key: admin)
             #expect(route.status == .ok)
             #expect((route.json["advice"] as? String)?.contains("owned by account ben") == true)
             let html = try await Self.adminSearch(e, "ann", admin: admin)
@@ -164,7 +175,8 @@ import Testing
             _ = try await e.control.refund(transactionID)
             await e.deliverNotifications()
 
-            let answer = try await Self.lookup(e).lookUp(try SupportQuery.transaction(parsing: transactionID), bundleID: E.bundleID)
+            let answer = try await Self.lookup(e).lookUp(
+                try SupportQuery.transaction(parsing: transactionID), bundleID: E.bundleID)
             #expect(answer.chains.first?.state == "revoked")
             #expect(answer.chains.first?.revokedAt != nil)
             #expect(answer.advice.hasPrefix("Refunded on "))
@@ -194,20 +206,27 @@ import Testing
                     appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly", appAccountToken: token))
             let orderID = try #require(bought.orderID)
 
-            let byToken = try await e.client.call(.get, "/v1/admin/lookup/token/\(token.uppercased())?bundle_id=\(E.bundleID)", key: admin)
+            let byToken = try await e.client.call(
+                .get, "/v1/admin/lookup/token/\(token.uppercased())?bundle_id=\(E.bundleID)", key: admin)
             #expect(byToken.status == .ok)
             #expect((byToken.json["order"] as? [String: Any])?["state"] as? String == "pending")
-            #expect((byToken.json["advice"] as? String)?.contains("no purchase with this token has reached SubLedger") == true)
+            #expect(
+                (byToken.json["advice"] as? String)?.contains("no purchase with this token has reached SubLedger")
+                    == true)
 
-            let offered = try await e.client.call(.get, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: admin)
+            let offered = try await e.client.call(
+                .get, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: admin)
             #expect(offered.status == .ok)
             let apple = offered.json["apple"] as? [String: Any] ?? [:]
             #expect(apple["unrecorded_transaction_ids"] as? [String] == [bought.transactionID!])
             #expect(apple["applied"] as? Bool == false)
-            #expect((offered.json["advice"] as? String)?.hasPrefix("Apple knows this purchase but SubLedger has no record of it") == true)
+            #expect(
+                (offered.json["advice"] as? String)?.hasPrefix(
+                    "Apple knows this purchase but SubLedger has no record of it") == true)
             #expect(try await e.entitlements("tia").entitlementIDs.isEmpty)  // a GET changed nothing
 
-            let applied = try await e.client.call(.post, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: admin)
+            let applied = try await e.client.call(
+                .post, "/v1/admin/lookup/order/\(orderID)?bundle_id=\(E.bundleID)", key: admin)
             #expect(applied.status == .ok)
             #expect((applied.json["apple"] as? [String: Any])?["applied"] as? Bool == true)
             // No submitter: the app account token names Tia's order, so Tia owns it.
@@ -215,11 +234,13 @@ import Testing
             #expect(try await e.entitlements("tia").entitlementIDs == ["pro"])
 
             // Applying again is a no-op: the ledger now knows it.
-            let again = try await Self.lookup(e).lookUp(try SupportQuery.order(parsing: orderID), bundleID: E.bundleID, apply: true)
+            let again = try await Self.lookup(e).lookUp(
+                try SupportQuery.order(parsing: orderID), bundleID: E.bundleID, apply: true)
             #expect(again.apple?.unrecordedTransactionIDs == [])
             #expect(again.apple?.applied == false)
 
-            let byTokenNow = try await Self.lookup(e).lookUp(try SupportQuery.appAccountToken(parsing: token), bundleID: E.bundleID)
+            let byTokenNow = try await Self.lookup(e).lookUp(
+                try SupportQuery.appAccountToken(parsing: token), bundleID: E.bundleID)
             #expect(byTokenNow.order?.accountID == "tia")
             #expect(byTokenNow.chains.first?.ownerAccountID == "tia")
             let html = try await Self.adminSearch(e, token, admin: admin)
@@ -250,7 +271,10 @@ import Testing
                 ("/v1/admin/lookup/transaction/9999999999?\(app)", .notFound, "transaction_not_found"),
                 ("/v1/admin/lookup/transaction/12%2034?\(app)", .badRequest, "invalid_transaction_id"),
                 ("/v1/admin/lookup/token/not-a-uuid?\(app)", .badRequest, "invalid_app_account_token"),
-                ("/v1/admin/lookup/token/6f1c2a4e-0000-4000-8000-000000000000?\(app)", .notFound, "app_account_token_not_found"),
+                (
+                    "/v1/admin/lookup/token/6f1c2a4e-0000-4000-8000-000000000000?\(app)", .notFound,
+                    "app_account_token_not_found"
+                ),
                 ("/v1/admin/lookup/account/nobody?\(app)", .notFound, "account_not_found"),
                 ("/v1/admin/lookup/account/a%20b?\(app)", .badRequest, "invalid_account_id"),
                 ("/v1/admin/lookup/account/nobody", .badRequest, "bundle_id_required"),
@@ -285,7 +309,8 @@ import Testing
             try await Self.configureServerAPI(e)
             let admin = try await Self.admin(e)
             e.control.setFault(FaultRule(kind: .http503, rate: 1), for: .serverAPI)
-            let answer = try await e.client.call(.get, "/v1/admin/lookup/order/MK5TTTVWJH?bundle_id=\(E.bundleID)", key: admin)
+            let answer = try await e.client.call(
+                .get, "/v1/admin/lookup/order/MK5TTTVWJH?bundle_id=\(E.bundleID)", key: admin)
             #expect(answer.status == .serviceUnavailable)
             #expect(answer.json.errorCode == "apple_unavailable")
             #expect(answer.headers[.retryAfter].flatMap { Int($0) }.map { $0 > 0 } == true)

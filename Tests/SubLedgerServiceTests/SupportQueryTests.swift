@@ -17,10 +17,16 @@ import Testing
         let refusals: [(() throws(SupportError) -> SupportQuery, SupportError.Code)] = [
             ({ () throws(SupportError) in try SupportQuery.order(parsing: "MK5") }, .invalidOrderID),
             ({ () throws(SupportError) in try SupportQuery.order(parsing: "MK5T/TVWJH") }, .invalidOrderID),
-            ({ () throws(SupportError) in try SupportQuery.order(parsing: String(repeating: "A", count: 33)) }, .invalidOrderID),
+            (
+                { () throws(SupportError) in try SupportQuery.order(parsing: String(repeating: "A", count: 33)) },
+                .invalidOrderID
+            ),
             ({ () throws(SupportError) in try SupportQuery.transaction(parsing: "12 34") }, .invalidTransactionID),
             ({ () throws(SupportError) in try SupportQuery.transaction(parsing: "") }, .invalidTransactionID),
-            ({ () throws(SupportError) in try SupportQuery.appAccountToken(parsing: "not-a-uuid") }, .invalidAppAccountToken),
+            (
+                { () throws(SupportError) in try SupportQuery.appAccountToken(parsing: "not-a-uuid") },
+                .invalidAppAccountToken
+            ),
             ({ () throws(SupportError) in try SupportQuery.account(parsing: "a b") }, .invalidAccountID),
         ]
         for (parse, code) in refusals {
@@ -49,7 +55,9 @@ import Testing
     static let day: Int64 = 86_400_000
     static let key = ChainKey(environment: .production, originalTransactionID: "1000")
 
-    static func chain(owner: String?, willAutoRenew: Bool = true, revokedOnDay: Int64? = nil, bindings: [BindingChange] = [])
+    static func chain(
+        owner: String?, willAutoRenew: Bool = true, revokedOnDay: Int64? = nil, bindings: [BindingChange] = []
+    )
         throws -> ChainSnapshot
     {
         let transaction = Transaction(
@@ -58,7 +66,8 @@ import Testing
             revocationDate: revokedOnDay.map { start.adding(milliseconds: $0 * day) },
             revocationReason: revokedOnDay == nil ? nil : 0, environment: .production, source: .serverAPI)
         var known = KnownTransaction(
-            transaction: transaction, observedAt: start.adding(milliseconds: 20 * day), account: try owner.map { try AccountID($0) })
+            transaction: transaction, observedAt: start.adding(milliseconds: 20 * day),
+            account: try owner.map { try AccountID($0) })
         if let revokedOnDay {
             known.revocations = [
                 ObservedRevocation(
@@ -67,7 +76,8 @@ import Testing
             ]
         }
         let renewal = RenewalInfo(
-            originalTransactionID: "1000", productID: "pro.monthly", willAutoRenew: willAutoRenew, environment: .production,
+            originalTransactionID: "1000", productID: "pro.monthly", willAutoRenew: willAutoRenew,
+            environment: .production,
             observedAt: start)
         return ChainSnapshot(
             header: SubscriptionChain(
@@ -104,7 +114,9 @@ import Testing
         let ann = try AccountID("ann")
         let ben = try AccountID("ben")
         let bindings = [
-            BindingChange(chain: Self.key, sequence: 0, from: nil, to: ann, reason: .firstClaim, at: Self.start, transactionID: nil),
+            BindingChange(
+                chain: Self.key, sequence: 0, from: nil, to: ann, reason: .firstClaim, at: Self.start,
+                transactionID: nil),
             BindingChange(
                 chain: Self.key, sequence: 1, from: ann, to: ben, reason: .ownerNotActivelyAutoRenewing,
                 at: Self.start.adding(milliseconds: 3 * Self.day), transactionID: "1000"),

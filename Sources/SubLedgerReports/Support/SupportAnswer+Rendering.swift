@@ -31,10 +31,13 @@ extension SupportAnswer {
     var chainTable: ReportTable {
         ReportTable(
             title: "Chains",
-            columns: ["environment", "original transaction", "product", "owner", "state", "expires", "auto-renew", "owners"],
+            columns: [
+                "environment", "original transaction", "product", "owner", "state", "expires", "auto-renew", "owners",
+            ],
             rows: chains.map { chain in
                 [
-                    chain.environment, chain.originalTransactionID, chain.productID, chain.ownerAccountID ?? "(unclaimed)",
+                    chain.environment, chain.originalTransactionID, chain.productID,
+                    chain.ownerAccountID ?? "(unclaimed)",
                     chain.state + (chain.expirationReason.map { " (\($0))" } ?? ""),
                     chain.expiresAt.map(ReportFormat.timestamp) ?? "",
                     chain.willAutoRenew.map { $0 ? "on" : "off" } ?? "", chain.ownershipSummary,

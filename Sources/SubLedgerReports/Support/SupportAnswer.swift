@@ -92,7 +92,9 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         public var state: String
         public var fulfilledTransactionID: String?
 
-        public init(orderID: String, accountID: String, productID: String, state: String, fulfilledTransactionID: String?) {
+        public init(
+            orderID: String, accountID: String, productID: String, state: String, fulfilledTransactionID: String?
+        ) {
             self.orderID = orderID
             self.accountID = accountID
             self.productID = productID

@@ -21,7 +21,8 @@ enum CustomerAdvice {
                     + "not \(expectedAccount). Ask the customer to sign in as \(owner).")
         }
         if let transfer = chain.bindingChanges.last, let from = transfer.from {
-            sentences.append("It moved from account \(from) to \(owner) on \(day(transfer.at)) (\(transfer.reason.rawValue)).")
+            sentences.append(
+                "It moved from account \(from) to \(owner) on \(day(transfer.at)) (\(transfer.reason.rawValue)).")
         }
         sentences.append(stateSentence(chain, state: state, now: now))
         return sentences.joined(separator: " ")
@@ -67,7 +68,8 @@ enum CustomerAdvice {
                 }
                 return "Active until \(until), renews automatically."
             case .nonRenewing:
-                return "Active until \(chain.header.latestExpiry.map(day) ?? "the end of its period"); it does not renew."
+                return
+                    "Active until \(chain.header.latestExpiry.map(day) ?? "the end of its period"); it does not renew."
             case .consumable:
                 return "Purchased on \(latest.map { day($0.transaction.purchaseDate) } ?? "?"); "
                     + "its credits went to account \(chain.header.owner?.rawValue ?? "?")."

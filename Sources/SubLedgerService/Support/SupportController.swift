@@ -10,7 +10,9 @@ struct SupportController: Sendable {
     let lookup: SupportLookup
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
-        group.get("lookup/order/:id") { request, context in try await answer(request, context, SupportQuery.order(parsing:)) }
+        group.get("lookup/order/:id") { request, context in
+            try await answer(request, context, SupportQuery.order(parsing:))
+        }
         group.post("lookup/order/:id") { request, context in
             try await answer(request, context, SupportQuery.order(parsing:), apply: true)
         }

@@ -42,8 +42,9 @@ public struct SupportLookup: Sendable {
     }
 
     /// The admin page's search: detects what `text` is (`SupportQuery.candidates`) and answers the first
-    /// candidate that any app knows. Apple is asked (without applying) only for text shaped like an order id
-    /// that no account has, and only for apps with a Server API key.
+    /// candidate that any app knows. Every app's ledger is asked first; then Apple, for a transaction id no
+    /// ledger holds and for text shaped like an order id that no account has, and only for apps with a Server
+    /// API key. Nothing is applied.
     public func search(_ text: String) async throws -> AdminSearchResult {
         let candidates = SupportQuery.candidates(text)
         guard !candidates.isEmpty else {
@@ -52,17 +53,26 @@ public struct SupportLookup: Sendable {
         }
         let apps = try await store.apps().sorted { $0.bundleID < $1.bundleID }
         var appleFailure: SupportError?
-        for candidate in candidates {
-            for app in apps {
-                if case .order = candidate, app.serverAPI == nil { continue }
-                do {
-                    return .support(try await lookUp(candidate, app: app, apply: false))
-                } catch let error as SupportError where Self.notFoundCodes.contains(error.code) {
-                    continue
-                } catch let error as SupportError
-                    where [.appleUnavailable, .appleRefused, .serverAPINotConfigured].contains(error.code)
-                {
-                    appleFailure = error
+        for askingApple in [false, true] {
+            for candidate in candidates {
+                let needsApple: Bool
+                switch candidate {
+                case .order: needsApple = true
+                case .transaction: needsApple = askingApple
+                case .appAccountToken, .account: needsApple = false
+                }
+                guard needsApple == askingApple else { continue }
+                for app in apps where !askingApple || app.serverAPI != nil {
+                    do {
+                        return .support(
+                            try await lookUp(candidate, app: app, apply: false, consultingApple: askingApple))
+                    } catch let error as SupportError where Self.notFoundCodes.contains(error.code) {
+                        continue
+                    } catch let error as SupportError
+                        where [.appleUnavailable, .appleRefused, .serverAPINotConfigured].contains(error.code)
+                    {
+                        appleFailure = error
+                    }
                 }
             }
         }
@@ -74,10 +84,12 @@ public struct SupportLookup: Sendable {
         .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
     ]
 
-    func lookUp(_ query: SupportQuery, app: StoredApp, apply: Bool) async throws -> SupportAnswer {
+    func lookUp(
+        _ query: SupportQuery, app: StoredApp, apply: Bool, consultingApple: Bool = true
+    ) async throws -> SupportAnswer {
         switch query {
         case .order(let orderID): try await order(orderID, app: app, apply: apply)
-        case .transaction(let id): try await transaction(id, app: app, apply: apply)
+        case .transaction(let id): try await transaction(id, app: app, apply: apply, consultingApple: consultingApple)
         case .appAccountToken(let value): try await token(value, app: app)
         case .account(let value): try await account(value, app: app)
         }
@@ -98,20 +110,28 @@ public struct SupportLookup: Sendable {
         throw SupportError(.orderNotFound, "Apple knows no order \(orderID) for \(app.bundleID)")
     }
 
-    private func transaction(_ id: String, app: StoredApp, apply: Bool) async throws -> SupportAnswer {
+    private func transaction(
+        _ id: String, app: StoredApp, apply: Bool, consultingApple: Bool
+    ) async throws -> SupportAnswer {
         let keys = try await store.supportChainKeys(transactionID: id, app: app)
         if !keys.isEmpty {
             return try await answer(.transaction(id), keys: keys, app: app, expectedAccount: nil)
         }
+        guard consultingApple else {
+            throw SupportError(.transactionNotFound, "no transaction \(id) in the ledger of \(app.bundleID)")
+        }
         guard app.serverAPI != nil else {
             throw SupportError(
                 .transactionNotFound,
-                "no transaction \(id) in the ledger of \(app.bundleID); Apple was not asked (the app has no Server API key)")
+                "no transaction \(id) in the ledger of \(app.bundleID); Apple was not asked (the app has no Server API key)"
+            )
         }
         for environment in try serverAPIEnvironments(of: app) {
             let client = try serverAPIClient(app, environment)
             do {
-                let payload = try await askApple(.transactionInfo) { try await client.transactionInfo(transactionID: id) }
+                let payload = try await askApple(.transactionInfo) {
+                    try await client.transactionInfo(transactionID: id)
+                }
                 return try await answerFromApple(
                     .transaction(id), transactions: [try Self.coreTransaction(payload)], environment: environment,
                     app: app, apply: apply)
@@ -119,7 +139,8 @@ public struct SupportLookup: Sendable {
                 continue
             }
         }
-        throw SupportError(.transactionNotFound, "neither the ledger nor Apple knows transaction \(id) of \(app.bundleID)")
+        throw SupportError(
+            .transactionNotFound, "neither the ledger nor Apple knows transaction \(id) of \(app.bundleID)")
     }
 
     private func token(_ token: OrderID, app: StoredApp) async throws -> SupportAnswer {
@@ -130,7 +151,8 @@ public struct SupportLookup: Sendable {
         }
         guard order != nil || !keys.isEmpty else {
             throw SupportError(
-                .appAccountTokenNotFound, "no order and no transaction of \(app.bundleID) carries that app account token")
+                .appAccountTokenNotFound,
+                "no order and no transaction of \(app.bundleID) carries that app account token")
         }
         var answer = try await answer(
             .appAccountToken(token), keys: Array(Set(keys)).sorted(), app: app, expectedAccount: order?.account)
@@ -192,7 +214,8 @@ public struct SupportLookup: Sendable {
                 + "or apply Apple's transactions now (subledger support ... --apply)."
                 + (answer.chains.isEmpty ? "" : " " + answer.advice)
         } else if applying {
-            answer.advice = "SubLedger had no record of this purchase; Apple's transactions were applied now. " + answer.advice
+            answer.advice =
+                "SubLedger had no record of this purchase; Apple's transactions were applied now. " + answer.advice
         }
         return answer
     }
@@ -210,7 +233,10 @@ public struct SupportLookup: Sendable {
         LedgerMetrics.record(applied)
         logger.notice(
             "support lookup applied Apple's transactions",
-            metadata: ["bundle_id": "\(app.bundleID)", "transactions": "\(transactions.count)", "entries": "\(applied.newEntries)"])
+            metadata: [
+                "bundle_id": "\(app.bundleID)", "transactions": "\(transactions.count)",
+                "entries": "\(applied.newEntries)",
+            ])
         for key in keys {
             guard let chain = try await store.chain(key, app: app), chain.header.productType == .autoRenewable else {
                 continue
@@ -295,7 +321,8 @@ public struct SupportLookup: Sendable {
         let apps = try await store.apps()
         guard apps.count == 1 else {
             throw SupportError(
-                .appRequired, apps.isEmpty ? "no app is configured" : "several apps are configured: name one (bundle_id)")
+                .appRequired,
+                apps.isEmpty ? "no app is configured" : "several apps are configured: name one (bundle_id)")
         }
         return apps[0]
     }
@@ -310,15 +337,18 @@ public struct SupportLookup: Sendable {
         return [.production, .sandbox].filter(app.definition.environments.contains)
     }
 
-    private func serverAPIClient(_ app: StoredApp, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient {
+    private func serverAPIClient(_ app: StoredApp, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient
+    {
         let client: AppStoreServerAPIClient?
         do {
             client = try apple.serverAPIClient(for: app, environment: environment)
         } catch {
-            throw SupportError(.serverAPINotConfigured, "the Server API client of \(app.bundleID) cannot be built: \(error)")
+            throw SupportError(
+                .serverAPINotConfigured, "the Server API client of \(app.bundleID) cannot be built: \(error)")
         }
         guard let client else {
-            throw SupportError(.serverAPINotConfigured, "\(app.bundleID) has no App Store Server API key in the catalog")
+            throw SupportError(
+                .serverAPINotConfigured, "\(app.bundleID) has no App Store Server API key in the catalog")
         }
         return client
     }
@@ -331,7 +361,9 @@ public struct SupportLookup: Sendable {
             try apple.admitCall()
         } catch {
             let wait: Duration =
-                if case .circuitOpen(let retryAfter) = error { retryAfter } else { .seconds(Ingestion.retryAfterSeconds) }
+                if case .circuitOpen(let retryAfter) = error { retryAfter } else {
+                    .seconds(Ingestion.retryAfterSeconds)
+                }
             throw SupportError(.appleUnavailable, "Apple keeps failing; try again later", retryAfter: wait)
         }
         do {
@@ -344,7 +376,9 @@ public struct SupportLookup: Sendable {
         } catch let error as AppStoreServerAPIError {
             if error.isRetryable {
                 apple.breaker.recordFailure()
-                let wait = error.retryAfter.map { max(1, ($0.millisecondsSince1970 - now().millisecondsSince1970) / 1000) }
+                let wait = error.retryAfter.map {
+                    max(1, ($0.millisecondsSince1970 - now().millisecondsSince1970) / 1000)
+                }
                 throw SupportError(
                     .appleUnavailable, "Apple is unavailable (\(error.code)); try again later",
                     retryAfter: .seconds(wait ?? Int64(Ingestion.retryAfterSeconds)))

@@ -39,7 +39,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         do {
             return .appAccountToken(try OrderID(raw.trimmingWhitespace))
         } catch {
-            throw SupportError(.invalidAppAccountToken, "an app account token is a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
+            throw SupportError(
+                .invalidAppAccountToken, "an app account token is a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
         }
     }
 
@@ -58,17 +59,14 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     /// be none of them.
     public static func candidates(_ text: String) -> [SupportQuery] {
         let trimmed = text.trimmingWhitespace
+        // Apple's order ids mix letters and digits; all-digit text is taken for a transaction id or an account id.
+        let isDigits =
+            !trimmed.isEmpty && trimmed.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         var candidates: [SupportQuery] = []
         if let token = try? appAccountToken(parsing: trimmed) { candidates.append(token) }
-        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let transaction = try? transaction(parsing: trimmed)
-        {
-            candidates.append(transaction)
-        }
+        if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
         if let account = try? account(parsing: trimmed) { candidates.append(account) }
-        if case .transaction = candidates.first {} else if let order = try? order(parsing: trimmed) {
-            candidates.append(order)
-        }
+        if !isDigits, let order = try? order(parsing: trimmed) { candidates.append(order) }
         return candidates
     }
 
@@ -95,7 +93,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
 
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default: false
         }

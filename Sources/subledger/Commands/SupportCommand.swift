@@ -33,12 +33,15 @@ struct SupportCommand: AsyncParsableCommand {
         var format: String = "table"
 
         func validate() throws {
-            guard ["table", "json"].contains(format) else { throw ValidationError("unknown format '\(format)': use table or json") }
+            guard ["table", "json"].contains(format) else {
+                throw ValidationError("unknown format '\(format)': use table or json")
+            }
         }
     }
 
     struct Order: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "order", abstract: "Look up Apple's order id (Look Up Order ID).")
+        static let configuration = CommandConfiguration(
+            commandName: "order", abstract: "Look up Apple's order id (Look Up Order ID).")
         @Argument(help: "The order id from Apple's receipt e-mail, like MK5TTTVWJH.") var id: String
         @Flag(help: "Apply the transactions Apple knows and the ledger does not.") var apply = false
         @OptionGroup var options: Options
@@ -55,7 +58,8 @@ struct SupportCommand: AsyncParsableCommand {
 
     struct TransactionLookup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "transaction", abstract: "Look up a transaction id or original transaction id (ledger, then Apple).")
+            commandName: "transaction",
+            abstract: "Look up a transaction id or original transaction id (ledger, then Apple).")
         @Argument(help: "The transaction id or original transaction id.") var id: String
         @Flag(help: "Apply the transaction if Apple knows it and the ledger does not.") var apply = false
         @OptionGroup var options: Options
