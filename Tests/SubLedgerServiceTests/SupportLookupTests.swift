@@ -308,12 +308,21 @@ import Testing
         try await E.run { e in
             try await Self.configureServerAPI(e)
             let admin = try await Self.admin(e)
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
+            _ = try await e.submitReceipt(bought.receiptData, account: "MK5ACCOUNT")
             e.control.setFault(FaultRule(kind: .http503, rate: 1), for: .serverAPI)
             let answer = try await e.client.call(
                 .get, "/v1/admin/lookup/order/MK5TTTVWJH?bundle_id=\(E.bundleID)", key: admin)
             #expect(answer.status == .serviceUnavailable)
             #expect(answer.json.errorCode == "apple_unavailable")
             #expect(answer.headers[.retryAfter].flatMap { Int($0) }.map { $0 > 0 } == true)
+            // The ledger answers without Apple: a transaction it holds, an account id shaped like an order id.
+            for query in [try #require(bought.transactionID), "MK5ACCOUNT"] {
+                let found = try await Self.adminSearch(e, query, admin: admin)
+                #expect(found.contains("Tell the customer:"), "\(query)")
+                #expect(found.contains("<code>MK5ACCOUNT</code>"), "\(query)")
+            }
             let html = try await Self.adminSearch(e, "MK5TTTVWJH", admin: admin)
             #expect(html.contains("Apple is unavailable"))
         }

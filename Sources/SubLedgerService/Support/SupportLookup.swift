@@ -266,7 +266,12 @@ public struct SupportLookup: Sendable {
             if let account { return try Reports.account(account, on: connection, scope: scope).events }
             return try originals.flatMap { try Reports.original($0, on: connection, scope: scope).events }
         }
-        let timeline = events.sorted { ($0.at, $0.rowID ?? 0) < ($1.at, $1.rowID ?? 0) }
+        // Several chains' trails merged in the reports' order: time, then inputs before what they caused, then row.
+        let rank = { (event: TimelineEvent) in TimelineEvent.Category.allCases.firstIndex(of: event.category) ?? 0 }
+        let timeline = events.sorted { left, right in
+            (left.at, rank(left), left.rowID ?? 0, left.transactionID ?? "")
+                < (right.at, rank(right), right.rowID ?? 0, right.transactionID ?? "")
+        }
         let chains = snapshots.map { snapshot in
             Self.chain(snapshot, app: app, expectedAccount: expectedAccount, events: timeline, now: instant)
         }
