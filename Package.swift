@@ -273,6 +273,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ", "SubLedgerTestSupport",
                 "AppStoreSimulator",
+                "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),

@@ -64,6 +64,10 @@ func buildRouter(
     let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
     let adminPage = router.group("admin").add(
         middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true))
-    AdminController(pool: dependencies.pool, now: dependencies.now).register(reportsOn: adminReports, pageOn: adminPage)
+    // Support lookups (/v1/admin/lookup/...) and the admin page's search box.
+    let support = SupportLookup(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
+    SupportController(lookup: support).register(on: adminReports)
+    AdminController(pool: dependencies.pool, now: dependencies.now, support: support)
+        .register(reportsOn: adminReports, pageOn: adminPage)
     return router
 }

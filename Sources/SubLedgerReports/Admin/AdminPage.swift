@@ -33,7 +33,7 @@ public enum AdminPage {
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>SubLedger admin</title><style>\(css)</style></head><body>
             <header><h1>SubLedger</h1><form method="get" action="/admin" role="search">
-            <input type="search" name="q" placeholder="account id or original transaction id" value="\(HTML.escape(search ?? ""))">
+            <input type="search" name="q" placeholder="order id, transaction id, app account token or account id" value="\(HTML.escape(search ?? ""))">
             <button type="submit">Search</button></form></header><main>
             """
         html += headline(summary)
@@ -77,10 +77,14 @@ public enum AdminPage {
     private static func searchSection(_ result: AdminSearchResult) -> String {
         switch result {
         case .notFound(let query):
-            return "<section><h2>Search</h2><p>No account or original transaction <code>\(HTML.escape(query))</code>.</p></section>"
+            return "<section><h2>Search</h2><p>Nothing has the id <code>\(HTML.escape(query))</code>: no order, transaction, app account token or account.</p></section>"
         case .account(let timeline):
             return "<section><h2>Account <code>\(HTML.escape(timeline.accountID))</code></h2>"
                 + eventTable(timeline.events) + "</section>"
+        case .support(let answer):
+            return supportSection(answer)
+        case .refused(let query, let reason):
+            return "<section><h2>Search</h2><p><code>\(HTML.escape(query))</code>: \(HTML.escape(reason))</p></section>"
         case .chain(let audit):
             let chains = audit.chains.map { chain in
                 "<li>\(HTML.escape(chain.bundleID)) \(HTML.escape(chain.environment)): \(HTML.escape(chain.productID)), "
@@ -90,6 +94,38 @@ public enum AdminPage {
             return "<section><h2>Original transaction <code>\(HTML.escape(audit.originalTransactionID))</code></h2>"
                 + "<ul>\(chains)</ul>" + eventTable(audit.events) + "</section>"
         }
+    }
+
+    private static func supportSection(_ answer: SupportAnswer) -> String {
+        var html = "<section class=\"support\"><h2>\(HTML.escape(answer.kind.rawValue.replacingOccurrences(of: "_", with: " "))) "
+            + "<code>\(HTML.escape(answer.query))</code> <span class=\"muted\">\(HTML.escape(answer.bundleID))</span></h2>"
+        html += "<p class=\"advice\"><strong>Tell the customer:</strong> \(HTML.escape(answer.advice))</p>"
+        if let accountID = answer.accountID {
+            html += "<p>Account <code>\(HTML.escape(accountID))</code></p>"
+        }
+        if let order = answer.order {
+            html += "<p>Order token <code>\(HTML.escape(order.orderID))</code>: created by <code>\(HTML.escape(order.accountID))</code> "
+                + "for \(HTML.escape(order.productID)), \(HTML.escape(order.state))</p>"
+        }
+        if let apple = answer.apple {
+            html += "<p>Apple (\(HTML.escape(apple.environment))): \(HTML.escape(apple.transactionIDs.joined(separator: ", ")))"
+                + (apple.unrecordedTransactionIDs.isEmpty
+                    ? "" : "; not in the ledger: \(HTML.escape(apple.unrecordedTransactionIDs.joined(separator: ", ")))")
+                + (apple.applied ? "; applied now" : "") + "</p>"
+        }
+        if !answer.chains.isEmpty {
+            let header = ["environment", "original transaction", "product", "owner", "state", "expires", "owners", "advice"]
+                .map { "<th>\($0)</th>" }.joined()
+            let rows = answer.chains.map { chain in
+                let cells = [
+                    chain.environment, chain.originalTransactionID, chain.productID, chain.ownerAccountID ?? "(unclaimed)",
+                    chain.state, chain.expiresAt.map(ReportFormat.timestamp) ?? "", chain.ownershipSummary, chain.advice,
+                ]
+                return "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+            }.joined(separator: "\n")
+            html += "<table class=\"chains\"><thead><tr>\(header)</tr></thead><tbody>\n\(rows)\n</tbody></table>"
+        }
+        return html + "<h2>Timeline</h2>" + eventTable(answer.timeline) + "</section>"
     }
 
     private static func eventTable(_ events: [TimelineEvent]) -> String {
@@ -115,6 +151,6 @@ public enum AdminPage {
         .figures div{display:flex;flex-direction:column}.figures strong{font-size:22px}.muted{color:#757575}
         table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:4px 6px;text-align:left}
         svg{max-width:100%;height:auto}svg .line{fill:none;stroke:#1565c0;stroke-width:2}svg .area{fill:#bbdefb}
-        svg .axis{stroke:#9e9e9e}svg text{fill:#424242}
+        svg .axis{stroke:#9e9e9e}svg text{fill:#424242}.advice{font-size:15px;background:#e8f5e9;padding:6px 8px}
         """
 }

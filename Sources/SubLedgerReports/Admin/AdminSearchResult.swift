@@ -9,6 +9,10 @@ public enum AdminSearchResult: Sendable, Hashable {
     case chain(ChainAudit)
     /// Neither an account nor an original transaction has that id.
     case notFound(String)
+    /// A support lookup's answer (an order id, a transaction id, an app account token or an account id).
+    case support(SupportAnswer)
+    /// The query could not be answered: the text is the reason (an id of no known shape, Apple unavailable).
+    case refused(query: String, reason: String)
 }
 
 extension Reports {

@@ -7,12 +7,15 @@ import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerReports
 
-/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table) and the `/admin` page.
+/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table) and the `/admin` page,
+/// whose search box takes an order id, a transaction id, an app account token or an account id (`SupportLookup`).
 /// Both need an admin key (`subledger keys create --admin`); the page also accepts it as the password of HTTP
 /// Basic authentication, so a browser can open it.
 struct AdminController: Sendable {
     let pool: PostgresPool
     let now: @Sendable () -> Instant
+    /// Answers the page's search box.
+    let support: SupportLookup
 
     func register(reportsOn group: RouterGroup<SubLedgerRequestContext>, pageOn page: RouterGroup<SubLedgerRequestContext>) {
         group.get("reports/:name") { request, context in try await report(request, context) }
@@ -57,15 +60,16 @@ struct AdminController: Sendable {
         let query = try request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }
             .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: "invalid_query") }
         let instant = date(now())
+        let found: AdminSearchResult?
+        if let query { found = try await support.search(query) } else { found = nil }
         let html = try await pool.withConnection { connection in
             let summary = try Reports.summary(on: connection, scope: .everything, now: instant)
             let active = try Reports.activeOverTime(on: connection, scope: .everything, days: 90, now: instant)
             let churn = try Reports.churn(
                 on: connection, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
-            let timeline = try query.map { try Reports.search($0, on: connection, scope: .everything) }
             return AdminPage.render(
                 summary: summary, activeOverTime: active.days, statesByProduct: summary.products, churnByMonth: churn,
-                search: query, timeline: timeline)
+                search: query, timeline: found)
         }
         return Response(
             status: .ok,

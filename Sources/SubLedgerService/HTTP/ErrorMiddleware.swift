@@ -19,6 +19,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as APIKeyError {
             throw APIError(error)
+        } catch let error as SupportError {
+            throw APIError(error)
         } catch let error as HTTPError {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {

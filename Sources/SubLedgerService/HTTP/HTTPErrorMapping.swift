@@ -37,4 +37,21 @@ extension APIError {
             }
         self.init(status, code: error.code, message: error.message)
     }
+
+    /// How a support lookup (`/v1/admin/lookup/...`) is refused.
+    init(_ error: SupportError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID, .appRequired:
+                .badRequest
+            case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound:
+                .notFound
+            case .serverAPINotConfigured: .conflict
+            case .appleUnavailable: .serviceUnavailable
+            case .appleRefused: .badGateway
+            }
+        self.init(
+            status, code: error.code.rawValue, message: error.message,
+            retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
+    }
 }

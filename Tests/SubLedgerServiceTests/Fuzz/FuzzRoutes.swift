@@ -8,7 +8,7 @@ struct FuzzRoute: Sendable {
     /// Every route that takes input: bodies (orders, receipts, transactions, notifications V2 and V1) and
     /// read routes (accounts, admin reports, the admin page).
     static let bodyRoutes: [FuzzRoute] = [orders, receipts, transactions, notificationsV2, notificationsV1]
-    static let readRoutes: [FuzzRoute] = [accounts, adminReports, adminPage]
+    static let readRoutes: [FuzzRoute] = [accounts, adminReports, adminPage, adminLookups]
 
     // MARK: Bodies
 

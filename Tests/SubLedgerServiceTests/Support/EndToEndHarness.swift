@@ -44,7 +44,9 @@ struct EndToEndHarness: Sendable {
             var apple = AppleConfiguration(
                 verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
                 verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL,
-                trustAppleRoot: false, timeout: .seconds(20))
+                trustAppleRoot: false, timeout: .seconds(20),
+                serverAPIProductionURL: sim.serverAPIBaseURL(.production),
+                serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox))
             configureApple(&apple)
             try await ServiceHarness.run(
                 apple: apple, additionalRoots: [sim.trustedRoot],

@@ -1,0 +1,163 @@
+import Foundation
+
+/// The answer to a customer support lookup (`subledger support ...`, `/v1/admin/lookup/...`, the admin page's
+/// search): who owns what the customer names, where it stands now, what happened to it, and what to tell the
+/// customer.
+///
+/// A plain value (strings and dates), so the service builds it from the ledger and Apple, and the reports
+/// module renders it as a table, JSON or HTML without knowing either.
+public struct SupportAnswer: Sendable, Hashable, Codable {
+    /// What the query named.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Apple's order id from the customer's invoice e-mail (`MK5TTTVWJH`), through Look Up Order ID.
+        case order
+        /// A transaction id or an original transaction id.
+        case transaction
+        /// SubLedger's order token, the UUID the app passed to StoreKit as `appAccountToken`.
+        case appAccountToken = "app_account_token"
+        /// The app's own account id.
+        case account
+    }
+
+    /// One period during which an account owned a chain.
+    public struct Ownership: Sendable, Hashable, Codable {
+        public var accountID: String
+        /// The previous owner, for a transfer.
+        public var fromAccountID: String?
+        /// `first_claim` or the transfer rule that moved it.
+        public var reason: String
+        public var startedAt: Date
+        public var endedAt: Date?
+
+        public init(accountID: String, fromAccountID: String?, reason: String, startedAt: Date, endedAt: Date?) {
+            self.accountID = accountID
+            self.fromAccountID = fromAccountID
+            self.reason = reason
+            self.startedAt = startedAt
+            self.endedAt = endedAt
+        }
+    }
+
+    /// One chain the query leads to, as it stands now.
+    public struct Chain: Sendable, Hashable, Codable {
+        public var environment: String
+        public var originalTransactionID: String
+        public var productID: String
+        public var productType: String
+        /// The current owner; `nil` while unclaimed.
+        public var ownerAccountID: String?
+        /// `active`, `grace_period`, `billing_retry`, `expired`, `revoked` or `upgraded_away`, now.
+        public var state: String
+        public var expirationReason: String?
+        /// The end of the current (or last) period.
+        public var expiresAt: Date?
+        public var willAutoRenew: Bool?
+        /// When the latest transaction's refund or revocation took effect, if it is in force.
+        public var revokedAt: Date?
+        /// The accounts whose submissions carried the chain, in order of first submission.
+        public var submittedBy: [String]
+        /// Every owner it had, oldest first (claim, then transfers).
+        public var ownership: [Ownership]
+        /// What to tell the customer about this chain.
+        public var advice: String
+
+        public init(
+            environment: String, originalTransactionID: String, productID: String, productType: String,
+            ownerAccountID: String?, state: String, expirationReason: String?, expiresAt: Date?, willAutoRenew: Bool?,
+            revokedAt: Date?, submittedBy: [String], ownership: [Ownership], advice: String
+        ) {
+            self.environment = environment
+            self.originalTransactionID = originalTransactionID
+            self.productID = productID
+            self.productType = productType
+            self.ownerAccountID = ownerAccountID
+            self.state = state
+            self.expirationReason = expirationReason
+            self.expiresAt = expiresAt
+            self.willAutoRenew = willAutoRenew
+            self.revokedAt = revokedAt
+            self.submittedBy = submittedBy
+            self.ownership = ownership
+            self.advice = advice
+        }
+    }
+
+    /// SubLedger's order behind an app account token.
+    public struct Order: Sendable, Hashable, Codable {
+        public var orderID: String
+        /// The account that created the order (who was signed in when buying).
+        public var accountID: String
+        public var productID: String
+        /// `pending` or `fulfilled`.
+        public var state: String
+        public var fulfilledTransactionID: String?
+
+        public init(
+            orderID: String, accountID: String, productID: String, state: String, fulfilledTransactionID: String?
+        ) {
+            self.orderID = orderID
+            self.accountID = accountID
+            self.productID = productID
+            self.state = state
+            self.fulfilledTransactionID = fulfilledTransactionID
+        }
+    }
+
+    /// What Apple said, when Apple was asked (order ids always; transaction ids unknown to the ledger).
+    public struct AppleRecord: Sendable, Hashable, Codable {
+        /// The environment in which Apple knew the id.
+        public var environment: String
+        /// The transactions Apple returned.
+        public var transactionIDs: [String]
+        /// Those the ledger did not hold when asked.
+        public var unrecordedTransactionIDs: [String]
+        /// Whether the unrecorded transactions were applied now (`--apply`, `?apply=true`).
+        public var applied: Bool
+
+        // `convertToSnakeCase` would write `transactionIDs` as `transaction_i_ds`.
+        enum CodingKeys: String, CodingKey {
+            case environment, applied
+            case transactionIDs = "transactionIds"
+            case unrecordedTransactionIDs = "unrecordedTransactionIds"
+        }
+
+        public init(environment: String, transactionIDs: [String], unrecordedTransactionIDs: [String], applied: Bool) {
+            self.environment = environment
+            self.transactionIDs = transactionIDs
+            self.unrecordedTransactionIDs = unrecordedTransactionIDs
+            self.applied = applied
+        }
+    }
+
+    public var kind: Kind
+    /// The id as looked up (normalized: an order id upper-cased, a token lower-cased).
+    public var query: String
+    public var bundleID: String
+    /// The instant the states are evaluated at.
+    public var at: Date
+    /// The account the answer is about: the one looked up, the order's, or the owner of the first chain.
+    public var accountID: String?
+    public var order: Order?
+    public var apple: AppleRecord?
+    public var chains: [Chain]
+    /// What the customer should be told, in one or two plain sentences.
+    public var advice: String
+    /// The ledger timeline of the chains (or of the account), oldest first.
+    public var timeline: [TimelineEvent]
+
+    public init(
+        kind: Kind, query: String, bundleID: String, at: Date, accountID: String?, order: Order?, apple: AppleRecord?,
+        chains: [Chain], advice: String, timeline: [TimelineEvent]
+    ) {
+        self.kind = kind
+        self.query = query
+        self.bundleID = bundleID
+        self.at = at
+        self.accountID = accountID
+        self.order = order
+        self.apple = apple
+        self.chains = chains
+        self.advice = advice
+        self.timeline = timeline
+    }
+}

@@ -1,0 +1,31 @@
+import Logging
+import SubLedgerCore
+import SubLedgerReports
+import SubLedgerStore
+
+extension SupportLookup {
+    /// What `subledger support` runs: opens the configured database, checks the schema is current, answers
+    /// `query` with the configured Apple endpoints, and closes the database.
+    public static func answer(
+        _ query: SupportQuery, bundleID: String?, apply: Bool, configuration: ServiceConfiguration, logger: Logger
+    ) async throws -> SupportAnswer {
+        let opened = try await DatabaseBootstrap.open(
+            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
+        do {
+            let migrator = try Migrator.bundled(logger: logger)
+            if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+            guard try await migrator.isCurrent(opened.pool) else {
+                throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
+            }
+            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let lookup = SupportLookup(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let answer = try await lookup.lookUp(query, bundleID: bundleID, apply: apply)
+            await opened.close()
+            return answer
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,411 @@
+import AppStore
+import AppStoreClients
+import Foundation
+import Logging
+import SubLedgerCore
+import SubLedgerReports
+import SubLedgerStore
+
+/// Customer support lookups: from an Apple order id, a transaction id, an app account token or an account id
+/// to the account that owns the purchase, the chain's state now, its ledger timeline and what to tell the
+/// customer. Used by `subledger support`, `/v1/admin/lookup/...` and the admin page's search box.
+///
+/// The ledger is asked first; Apple only for an order id (Look Up Order ID) and for a transaction id the ledger
+/// does not hold (Get Transaction Info). What Apple returns is applied only when asked (`apply`), as an input
+/// with no submitter, through the same `LedgerStore.apply` as every other input: ownership then follows the
+/// app account token, and without one the chain stays unclaimed until the customer restores purchases.
+public struct SupportLookup: Sendable {
+    let store: LedgerStore
+    let apple: AppleGateway
+    let ingestion: Ingestion
+    let logger: Logger
+    let now: @Sendable () -> Instant
+
+    public init(store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant) {
+        self.store = store
+        self.apple = apple
+        self.ingestion = Ingestion(store: store, apple: apple, logger: logger, now: now)
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Metrics name of Look Up Order ID in `subledger_apple_calls_total`.
+    static let orderLookupEndpoint = AppleCallMetrics.Endpoint("order_lookup")
+
+    // MARK: - Entry points
+
+    /// Answers `query` for the app `bundleID` (which may be left out when exactly one app is configured).
+    /// With `apply`, transactions Apple knows and the ledger does not are applied before answering.
+    public func lookUp(_ query: SupportQuery, bundleID: String?, apply: Bool = false) async throws -> SupportAnswer {
+        let app = try await resolveApp(bundleID)
+        return try await lookUp(query, app: app, apply: apply)
+    }
+
+    /// The admin page's search: detects what `text` is (`SupportQuery.candidates`) and answers the first
+    /// candidate that any app knows. Every app's ledger is asked first; then Apple, for a transaction id no
+    /// ledger holds and for text shaped like an order id that no account has, and only for apps with a Server
+    /// API key. Nothing is applied.
+    public func search(_ text: String) async throws -> AdminSearchResult {
+        let candidates = SupportQuery.candidates(text)
+        guard !candidates.isEmpty else {
+            return .refused(
+                query: text, reason: "not an order id, a transaction id, an app account token or an account id")
+        }
+        let apps = try await store.apps().sorted { $0.bundleID < $1.bundleID }
+        var appleFailure: SupportError?
+        for askingApple in [false, true] {
+            for candidate in candidates {
+                let needsApple: Bool
+                switch candidate {
+                case .order: needsApple = true
+                case .transaction: needsApple = askingApple
+                case .appAccountToken, .account: needsApple = false
+                }
+                guard needsApple == askingApple else { continue }
+                for app in apps where !askingApple || app.serverAPI != nil {
+                    do {
+                        return .support(
+                            try await lookUp(candidate, app: app, apply: false, consultingApple: askingApple))
+                    } catch let error as SupportError where Self.notFoundCodes.contains(error.code) {
+                        continue
+                    } catch let error as SupportError
+                        where [.appleUnavailable, .appleRefused, .serverAPINotConfigured].contains(error.code)
+                    {
+                        appleFailure = error
+                    }
+                }
+            }
+        }
+        if let appleFailure { return .refused(query: text, reason: appleFailure.message) }
+        return .notFound(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static let notFoundCodes: Set<SupportError.Code> = [
+        .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
+    ]
+
+    func lookUp(
+        _ query: SupportQuery, app: StoredApp, apply: Bool, consultingApple: Bool = true
+    ) async throws -> SupportAnswer {
+        switch query {
+        case .order(let orderID): try await order(orderID, app: app, apply: apply)
+        case .transaction(let id): try await transaction(id, app: app, apply: apply, consultingApple: consultingApple)
+        case .appAccountToken(let value): try await token(value, app: app)
+        case .account(let value): try await account(value, app: app)
+        }
+    }
+
+    // MARK: - Each kind
+
+    private func order(_ orderID: String, app: StoredApp, apply: Bool) async throws -> SupportAnswer {
+        for environment in try serverAPIEnvironments(of: app) {
+            let client = try serverAPIClient(app, environment)
+            let lookup = try await askApple(Self.orderLookupEndpoint) { try await client.lookUpOrder(orderID: orderID) }
+            // Status 1 is Apple's "invalid order id" for this environment; a customer's order is in one only.
+            guard lookup.status == 0, !lookup.transactions.isEmpty else { continue }
+            let transactions = try lookup.transactions.map(Self.coreTransaction)
+            return try await answerFromApple(
+                .order(orderID), transactions: transactions, environment: environment, app: app, apply: apply)
+        }
+        throw SupportError(.orderNotFound, "Apple knows no order \(orderID) for \(app.bundleID)")
+    }
+
+    private func transaction(
+        _ id: String, app: StoredApp, apply: Bool, consultingApple: Bool
+    ) async throws -> SupportAnswer {
+        let keys = try await store.supportChainKeys(transactionID: id, app: app)
+        if !keys.isEmpty {
+            return try await answer(.transaction(id), keys: keys, app: app, expectedAccount: nil)
+        }
+        guard consultingApple else {
+            throw SupportError(.transactionNotFound, "no transaction \(id) in the ledger of \(app.bundleID)")
+        }
+        guard app.serverAPI != nil else {
+            throw SupportError(
+                .transactionNotFound,
+                "no transaction \(id) in the ledger of \(app.bundleID); Apple was not asked (the app has no Server API key)"
+            )
+        }
+        for environment in try serverAPIEnvironments(of: app) {
+            let client = try serverAPIClient(app, environment)
+            do {
+                let payload = try await askApple(.transactionInfo) {
+                    try await client.transactionInfo(transactionID: id)
+                }
+                return try await answerFromApple(
+                    .transaction(id), transactions: [try Self.coreTransaction(payload)], environment: environment,
+                    app: app, apply: apply)
+            } catch let error as SupportError where error.code == .transactionNotFound {
+                continue
+            }
+        }
+        throw SupportError(
+            .transactionNotFound, "neither the ledger nor Apple knows transaction \(id) of \(app.bundleID)")
+    }
+
+    private func token(_ token: OrderID, app: StoredApp) async throws -> SupportAnswer {
+        let order = try await store.order(token, app: app)
+        var keys = try await store.supportChainKeys(appAccountToken: token, app: app)
+        if let fulfilledBy = order?.fulfilledBy {
+            keys += try await store.supportChainKeys(transactionID: fulfilledBy, app: app)
+        }
+        guard order != nil || !keys.isEmpty else {
+            throw SupportError(
+                .appAccountTokenNotFound,
+                "no order and no transaction of \(app.bundleID) carries that app account token")
+        }
+        var answer = try await answer(
+            .appAccountToken(token), keys: Array(Set(keys)).sorted(), app: app, expectedAccount: order?.account)
+        if let order {
+            answer.order = SupportAnswer.Order(
+                orderID: order.id.rawValue, accountID: order.account.rawValue, productID: order.productID,
+                state: order.state.rawValue, fulfilledTransactionID: order.fulfilledBy)
+            answer.accountID = order.account.rawValue
+            if answer.chains.isEmpty {
+                answer.advice =
+                    "Account \(order.account) started a purchase of \(order.productID), but no purchase with this token "
+                    + "has reached SubLedger. If the customer was charged, ask for the order id from Apple's receipt "
+                    + "e-mail and look it up, or ask them to restore purchases in the app."
+            }
+        }
+        return answer
+    }
+
+    private func account(_ account: AccountID, app: StoredApp) async throws -> SupportAnswer {
+        guard try await store.supportAccountExists(account, app: app) else {
+            throw SupportError(.accountNotFound, "\(app.bundleID) has no account \(account)")
+        }
+        let chains = try await store.chains(for: account, app: app)
+        var answer = try await answer(
+            .account(account), keys: chains.map(\.key), app: app, expectedAccount: account, accountTimeline: true)
+        answer.accountID = account.rawValue
+        if chains.isEmpty {
+            answer.advice =
+                "Account \(account) has no purchase in the ledger. If the customer was charged, ask for the order id "
+                + "from Apple's receipt e-mail and look it up, or ask them to restore purchases in the app."
+        }
+        return answer
+    }
+
+    // MARK: - Building the answer
+
+    /// The answer for transactions Apple returned: which of them the ledger lacks, applied first when asked.
+    private func answerFromApple(
+        _ query: SupportQuery, transactions: [Transaction], environment: AppStoreEnvironment, app: StoredApp,
+        apply: Bool
+    ) async throws -> SupportAnswer {
+        var unrecorded: [String] = []
+        for transaction in transactions {
+            let chain = try await store.chain(transaction.chainKey, app: app)
+            if chain?.transaction(transaction.transactionID) == nil { unrecorded.append(transaction.transactionID) }
+        }
+        let keys = Array(Set(transactions.map(\.chainKey))).sorted()
+        let applying = apply && !unrecorded.isEmpty
+        if applying { try await applyFromApple(transactions, keys: keys, environment: environment, app: app) }
+        var answer = try await answer(query, keys: keys, app: app, expectedAccount: nil)
+        answer.apple = SupportAnswer.AppleRecord(
+            environment: environment.rawValue, transactionIDs: transactions.map(\.transactionID),
+            unrecordedTransactionIDs: unrecorded, applied: applying)
+        if !unrecorded.isEmpty && !applying {
+            answer.advice =
+                "Apple knows this purchase but SubLedger has no record of "
+                + (unrecorded.count == transactions.count ? "it" : "part of it")
+                + ". Ask the customer to open the app signed in to their account and restore purchases, "
+                + "or apply Apple's transactions now (subledger support ... --apply)."
+                + (answer.chains.isEmpty ? "" : " " + answer.advice)
+        } else if applying {
+            answer.advice =
+                "SubLedger had no record of this purchase; Apple's transactions were applied now. " + answer.advice
+        }
+        return answer
+    }
+
+    /// Applies Apple's transactions with no submitter (a `poll` input: SubLedger's own question to Apple), then
+    /// brings each subscription up to date with Get All Subscription Statuses, as the renewal job would.
+    private func applyFromApple(
+        _ transactions: [Transaction], keys: [ChainKey], environment: AppStoreEnvironment, app: StoredApp
+    ) async throws {
+        let instant = now()
+        let input = LedgerInput(
+            kind: .poll, bundleID: app.bundleID, environment: environment, submitter: nil,
+            transactions: transactions, observedAt: instant)
+        let applied = try await store.apply(input, app: app, reference: .none, now: instant)
+        LedgerMetrics.record(applied)
+        logger.notice(
+            "support lookup applied Apple's transactions",
+            metadata: [
+                "bundle_id": "\(app.bundleID)", "transactions": "\(transactions.count)",
+                "entries": "\(applied.newEntries)",
+            ])
+        for key in keys {
+            guard let chain = try await store.chain(key, app: app), chain.header.productType == .autoRenewable else {
+                continue
+            }
+            do {
+                _ = try await ingestion.pollServerAPI(key, app: app)
+            } catch {
+                // The order's own transactions are applied; the renewal job will bring the chain up to date.
+                logger.warning("support lookup could not refresh a chain", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func answer(
+        _ query: SupportQuery, keys: [ChainKey], app: StoredApp, expectedAccount: AccountID?,
+        accountTimeline: Bool = false
+    ) async throws -> SupportAnswer {
+        let instant = now()
+        var snapshots: [ChainSnapshot] = []
+        for key in keys {
+            if let chain = try await store.chain(key, app: app) { snapshots.append(chain) }
+        }
+        let scope = ReportScope(bundleID: app.bundleID)
+        let originals = Array(Set(snapshots.map(\.key.originalTransactionID))).sorted()
+        let account = accountTimeline ? query.id : nil
+        let events: [TimelineEvent] = try await store.pool.withConnection { connection in
+            if let account { return try Reports.account(account, on: connection, scope: scope).events }
+            return try originals.flatMap { try Reports.original($0, on: connection, scope: scope).events }
+        }
+        // Several chains' trails merged in the reports' order: time, then inputs before what they caused, then row.
+        let rank = { (event: TimelineEvent) in TimelineEvent.Category.allCases.firstIndex(of: event.category) ?? 0 }
+        let timeline = events.sorted { left, right in
+            (left.at, rank(left), left.rowID ?? 0, left.transactionID ?? "")
+                < (right.at, rank(right), right.rowID ?? 0, right.transactionID ?? "")
+        }
+        let chains = snapshots.map { snapshot in
+            Self.chain(snapshot, app: app, expectedAccount: expectedAccount, events: timeline, now: instant)
+        }
+        let advice: String =
+            switch chains.count {
+            case 0: "SubLedger has no purchase for this \(query.kindName.replacingOccurrences(of: "_", with: " "))."
+            case 1: chains[0].advice
+            default: chains.map { "\($0.productID) (\($0.originalTransactionID)): \($0.advice)" }.joined(separator: " ")
+            }
+        return SupportAnswer(
+            kind: SupportAnswer.Kind(rawValue: query.kindName) ?? .transaction, query: query.id,
+            bundleID: app.bundleID, at: Self.date(instant), accountID: chains.first?.ownerAccountID, order: nil,
+            apple: nil, chains: chains, advice: advice, timeline: timeline)
+    }
+
+    static func chain(
+        _ snapshot: ChainSnapshot, app: StoredApp, expectedAccount: AccountID?, events: [TimelineEvent], now: Instant
+    ) -> SupportAnswer.Chain {
+        let state = snapshot.state(at: now, in: app.definition)
+        let changes = snapshot.bindingChanges.sorted { $0.sequence < $1.sequence }
+        let ownership = changes.enumerated().map { index, change in
+            SupportAnswer.Ownership(
+                accountID: change.to.rawValue, fromAccountID: change.from?.rawValue, reason: change.reason.rawValue,
+                startedAt: date(change.at), endedAt: index + 1 < changes.count ? date(changes[index + 1].at) : nil)
+        }
+        var submitters: [String] = []
+        for event in events
+        where event.category == .receipt && event.environment == snapshot.key.environment.rawValue {
+            if let account = event.accountID, !submitters.contains(account) { submitters.append(account) }
+        }
+        let latest = snapshot.latestTransaction(at: now)
+        return SupportAnswer.Chain(
+            environment: snapshot.key.environment.rawValue, originalTransactionID: snapshot.key.originalTransactionID,
+            productID: snapshot.header.productID, productType: snapshot.header.productType.rawValue,
+            ownerAccountID: snapshot.header.owner?.rawValue, state: state.name,
+            expirationReason: state.expirationReason?.name, expiresAt: snapshot.header.latestExpiry.map(date),
+            willAutoRenew: snapshot.header.renewalInfo?.willAutoRenew,
+            revokedAt: latest?.revocation(inForceAt: now).map { date($0.revocationDate) }, submittedBy: submitters,
+            ownership: ownership,
+            advice: CustomerAdvice.advice(for: snapshot, state: state, expectedAccount: expectedAccount, now: now))
+    }
+
+    // MARK: - Apps and Apple
+
+    private func resolveApp(_ bundleID: String?) async throws -> StoredApp {
+        if let bundleID {
+            guard IdentifierRule.bundleID.accepts(bundleID), let app = try await store.app(bundleID: bundleID) else {
+                throw SupportError(.unknownApp, "no app is configured under that bundle id")
+            }
+            return app
+        }
+        let apps = try await store.apps()
+        guard apps.count == 1 else {
+            throw SupportError(
+                .appRequired,
+                apps.isEmpty ? "no app is configured" : "several apps are configured: name one (bundle_id)")
+        }
+        return apps[0]
+    }
+
+    /// The environments Apple's Server API serves for `app`, production first (as Apple recommends).
+    private func serverAPIEnvironments(of app: StoredApp) throws(SupportError) -> [AppStoreEnvironment] {
+        guard app.serverAPI != nil else {
+            throw SupportError(
+                .serverAPINotConfigured,
+                "\(app.bundleID) has no App Store Server API key in the catalog; Apple cannot be asked")
+        }
+        return [.production, .sandbox].filter(app.definition.environments.contains)
+    }
+
+    private func serverAPIClient(_ app: StoredApp, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient
+    {
+        let client: AppStoreServerAPIClient?
+        do {
+            client = try apple.serverAPIClient(for: app, environment: environment)
+        } catch {
+            throw SupportError(
+                .serverAPINotConfigured, "the Server API client of \(app.bundleID) cannot be built: \(error)")
+        }
+        guard let client else {
+            throw SupportError(
+                .serverAPINotConfigured, "\(app.bundleID) has no App Store Server API key in the catalog")
+        }
+        return client
+    }
+
+    /// Calls Apple through the circuit breaker, with metrics, turning its failures into `SupportError`s.
+    private func askApple<T: Sendable>(
+        _ endpoint: AppleCallMetrics.Endpoint, _ call: () async throws -> T
+    ) async throws -> T {
+        do {
+            try apple.admitCall()
+        } catch {
+            let wait: Duration =
+                if case .circuitOpen(let retryAfter) = error { retryAfter } else {
+                    .seconds(Ingestion.retryAfterSeconds)
+                }
+            throw SupportError(.appleUnavailable, "Apple keeps failing; try again later", retryAfter: wait)
+        }
+        do {
+            let result = try await AppleCallMetrics.measure(
+                endpoint,
+                classifyError: { ($0 as? AppStoreServerAPIError)?.isRetryable == true ? .retryable : .rejected }
+            ) { try await call() }
+            apple.breaker.recordSuccess()
+            return result
+        } catch let error as AppStoreServerAPIError {
+            if error.isRetryable {
+                apple.breaker.recordFailure()
+                let wait = error.retryAfter.map {
+                    max(1, ($0.millisecondsSince1970 - now().millisecondsSince1970) / 1000)
+                }
+                throw SupportError(
+                    .appleUnavailable, "Apple is unavailable (\(error.code)); try again later",
+                    retryAfter: .seconds(wait ?? Int64(Ingestion.retryAfterSeconds)))
+            }
+            apple.breaker.recordSuccess()
+            // 4000006 (invalid transaction id) from Apple means no transaction can have that id: not found either.
+            if error.code == .transactionIDNotFound || error.httpStatus == 404 || error.apiErrorCode == 4_000_006 {
+                throw SupportError(.transactionNotFound, "Apple knows no such transaction in this environment")
+            }
+            throw SupportError(.appleRefused, "Apple refused the request: \(error)")
+        }
+    }
+
+    private static func coreTransaction(_ payload: JWSTransactionDecodedPayload) throws -> Transaction {
+        do {
+            return try payload.coreTransaction(source: .serverAPI)
+        } catch {
+            throw SupportError(.appleRefused, "Apple returned a transaction that cannot be applied: \(error)")
+        }
+    }
+
+    static func date(_ instant: Instant) -> Date {
+        Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
+    }
+}

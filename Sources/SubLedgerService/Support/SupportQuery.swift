@@ -1,0 +1,112 @@
+import SubLedgerCore
+
+/// What a support lookup is asked about, validated: an Apple order id, a transaction id, an app account token
+/// or an account id.
+public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
+    /// Apple's order id from the invoice e-mail, upper-cased (`MK5TTTVWJH`).
+    case order(String)
+    /// A transaction id or an original transaction id.
+    case transaction(String)
+    /// SubLedger's order token (the StoreKit `appAccountToken`), lower-cased.
+    case appAccountToken(OrderID)
+    /// The app's account id.
+    case account(AccountID)
+
+    /// The longest Apple order id accepted; Apple's are about ten characters.
+    static let orderIDLength = 5...32
+
+    /// `raw` as an Apple order id: 5 to 32 ASCII letters and digits, compared upper-cased (Apple's order ids are
+    /// upper-case; customers retype them from the e-mail).
+    public static func order(parsing raw: String) throws(SupportError) -> SupportQuery {
+        let trimmed = raw.trimmingWhitespace
+        guard orderIDLength.contains(trimmed.utf8.count), trimmed.utf8.allSatisfy(Self.isLetterOrDigit) else {
+            throw SupportError(.invalidOrderID, "an Apple order id has 5 to 32 letters and digits, like MK5TTTVWJH")
+        }
+        return .order(trimmed.uppercased())
+    }
+
+    /// `raw` as a transaction id or an original transaction id.
+    public static func transaction(parsing raw: String) throws(SupportError) -> SupportQuery {
+        let trimmed = raw.trimmingWhitespace
+        guard IdentifierRule.transactionID.accepts(trimmed) else {
+            throw SupportError(.invalidTransactionID, IdentifierRule.transactionID.summary)
+        }
+        return .transaction(trimmed)
+    }
+
+    /// `raw` as an app account token (a UUID, either case).
+    public static func appAccountToken(parsing raw: String) throws(SupportError) -> SupportQuery {
+        do {
+            return .appAccountToken(try OrderID(raw.trimmingWhitespace))
+        } catch {
+            throw SupportError(
+                .invalidAppAccountToken, "an app account token is a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
+        }
+    }
+
+    /// `raw` as an account id.
+    public static func account(parsing raw: String) throws(SupportError) -> SupportQuery {
+        do {
+            return .account(try AccountID(raw.trimmingWhitespace))
+        } catch {
+            throw SupportError(.invalidAccountID, IdentifierRule.accountID.summary)
+        }
+    }
+
+    /// What free text (the admin page's search box) could name, in the order to try: a UUID is a token;
+    /// digits are a transaction id; anything an account id can be is tried as an account before it is sent to
+    /// Apple as an order id, so a lookup that the ledger can answer never calls Apple. Empty when the text can
+    /// be none of them.
+    public static func candidates(_ text: String) -> [SupportQuery] {
+        let trimmed = text.trimmingWhitespace
+        // Apple's order ids mix letters and digits; all-digit text is taken for a transaction id or an account id.
+        let isDigits =
+            !trimmed.isEmpty && trimmed.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        var candidates: [SupportQuery] = []
+        if let token = try? appAccountToken(parsing: trimmed) { candidates.append(token) }
+        if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
+        if let account = try? account(parsing: trimmed) { candidates.append(account) }
+        if !isDigits, let order = try? order(parsing: trimmed) { candidates.append(order) }
+        return candidates
+    }
+
+    /// The kind, as the answer names it.
+    public var kindName: String {
+        switch self {
+        case .order: "order"
+        case .transaction: "transaction"
+        case .appAccountToken: "app_account_token"
+        case .account: "account"
+        }
+    }
+
+    /// The normalized id.
+    public var id: String {
+        switch self {
+        case .order(let id), .transaction(let id): id
+        case .appAccountToken(let token): token.rawValue
+        case .account(let account): account.rawValue
+        }
+    }
+
+    public var description: String { "\(kindName) \(id)" }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: false
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+}
