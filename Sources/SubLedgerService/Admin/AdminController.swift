@@ -33,18 +33,9 @@ struct AdminController: Sendable {
             return format
         } ?? .json
         let name = context.parameters.get("name") ?? ""
-        let reportRequest: ReportRequest
-        do {
-            reportRequest = try ReportRequest(name: name, id: context.parameters.get("id"), options: options, now: date(now()))
-        } catch let error as ReportError {
-            throw Self.map(error)
-        }
-        let report: AnyReport
-        do {
-            report = try await Reports.run(reportRequest, on: pool)
-        } catch let error as ReportError {
-            throw Self.map(error)
-        }
+        // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
+        let reportRequest = try ReportRequest(name: name, id: context.parameters.get("id"), options: options, now: date(now()))
+        let report = try await Reports.run(reportRequest, on: pool)
         let text = try await Self.offRequestThreads { format.render(report) }
         return Response(status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
@@ -79,12 +70,5 @@ struct AdminController: Sendable {
 
     private func date(_ instant: Instant) -> Date {
         Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
-    }
-
-    static func map(_ error: ReportError) -> APIError {
-        switch error.code {
-        case .invalidArgument: APIError.badRequest(error.code.rawValue, error.message)
-        default: APIError.notFound(error.code.rawValue, error.message)
-        }
     }
 }

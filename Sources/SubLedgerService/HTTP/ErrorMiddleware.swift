@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PostgresLibPQ
+import SubLedgerReports
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
 /// client mistakes into 4xx with a code (a value the database refuses included), a database that is down into
@@ -20,6 +21,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIKeyError {
             throw APIError(error)
         } catch let error as SupportError {
+            throw APIError(error)
+        } catch let error as ReportError {
             throw APIError(error)
         } catch let error as HTTPError {
             throw Self.map(error)

@@ -1,4 +1,5 @@
 import HTTPTypes
+import SubLedgerReports
 
 /// The one place where the service's typed errors become HTTP answers: a status, the error shape's code and
 /// message, and `Retry-After` for the transient ones. `ErrorMiddleware` applies it to whatever a route
@@ -25,6 +26,12 @@ extension APIError {
     /// How a client is answered when the way to Apple cannot be used (normally told by the ingestion first).
     init(_ error: AppleGatewayError) {
         self.init(IngestionError(error))
+    }
+
+    /// How a report that cannot be produced is answered: bad arguments 400, nothing to report on 404.
+    init(_ error: ReportError) {
+        let status: HTTPResponse.Status = error.code == .invalidArgument ? .badRequest : .notFound
+        self.init(status, code: error.code.rawValue, message: error.message)
     }
 
     /// How a key, or a request to create or revoke one, is refused.
