@@ -88,14 +88,11 @@ struct ConsumptionController: Sendable {
         }
         let transactionID: String
         let usage: ConsumptionUsage
-        do {
-            transactionID = try ConsumptionUsage.validatedTransactionID(rawTransactionID)
-            usage = try ConsumptionUsage.validated(
-                consumptionPercentage: body.consumption_percentage, playTimeMinutes: body.play_time_minutes,
-                sampleContentProvided: body.sample_content_provided, deliveryStatus: body.delivery_status)
-        } catch {
-            throw APIError.badRequest(error.code.description, error.message)
-        }
+        // A ConsumptionInputError is answered 400 with its code by ErrorMiddleware (HTTPErrorMapping).
+        transactionID = try ConsumptionUsage.validatedTransactionID(rawTransactionID)
+        usage = try ConsumptionUsage.validated(
+            consumptionPercentage: body.consumption_percentage, playTimeMinutes: body.play_time_minutes,
+            sampleContentProvided: body.sample_content_provided, deliveryStatus: body.delivery_status)
         let id = try await store.recordUsage(usage, transactionID: transactionID, account: account, app: app)
         return EditedResponse(
             status: .created,

@@ -93,7 +93,8 @@ public struct ConsumptionResponder: Service {
             // With --once the group is already shutting down when the renewal job returns; the one cycle above
             // still runs to its end.
             if configuration.once || Task.isShuttingDownGracefully { break }
-            try? await Task.sleep(for: configuration.interval)
+            // Woken by graceful shutdown, so `poll` stops at once instead of after the interval.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
         } while !Task.isCancelled && !Task.isShuttingDownGracefully
         try? await store.releaseAll(worker: configuration.worker)
     }

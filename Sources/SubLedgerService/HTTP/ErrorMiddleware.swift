@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PostgresLibPQ
+import SubLedgerCore
 import SubLedgerReports
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
@@ -23,6 +24,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as SupportError {
             throw APIError(error)
         } catch let error as ReportError {
+            throw APIError(error)
+        } catch let error as ConsumptionInputError {
             throw APIError(error)
         } catch let error as HTTPError {
             throw Self.map(error)

@@ -1,4 +1,5 @@
 import HTTPTypes
+import SubLedgerCore
 import SubLedgerReports
 
 /// The one place where the service's typed errors become HTTP answers: a status, the error shape's code and
@@ -32,6 +33,11 @@ extension APIError {
     init(_ error: ReportError) {
         let status: HTTPResponse.Status = error.code == .invalidArgument ? .badRequest : .notFound
         self.init(status, code: error.code.rawValue, message: error.message)
+    }
+
+    /// How an app server's consumption report that breaks Apple's rules is refused.
+    init(_ error: ConsumptionInputError) {
+        self.init(.badRequest, code: error.code.description, message: error.message)
     }
 
     /// How a key, or a request to create or revoke one, is refused.
