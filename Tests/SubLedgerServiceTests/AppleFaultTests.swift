@@ -100,10 +100,12 @@ import FoundationNetworking
                 #expect(answer.status == .serviceUnavailable)
                 #expect(answer.json.errorCode == "apple_unavailable")
                 let retryAfter = try #require(answer.headers[.retryAfter].flatMap { Int($0) })
+                // Bounds far above what an idle machine needs (milliseconds), so a loaded one passes too, and
+                // far below the 20 s deadline the failures being guarded against would wait for.
                 if attempt < 2 {
-                    #expect(took < .seconds(5))  // not the 20 s deadline
+                    #expect(took < .seconds(12))  // not the 20 s deadline
                 } else {
-                    #expect(took < .seconds(5))  // the breaker is open: answered at once, not after the deadline
+                    #expect(took < .seconds(12))  // the breaker is open: answered at once, not after the deadline
                     #expect(retryAfter > 500)
                 }
             }
