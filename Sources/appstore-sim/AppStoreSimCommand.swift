@@ -26,6 +26,8 @@ struct AppStoreSimCommand: AsyncParsableCommand {
               PUT  /inApps/v1/subscriptions/extend/{originalTransactionId}
               POST /inApps/v1/subscriptions/extend/mass
               GET  /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}
+              PUT  /inApps/v2/transactions/consumption/{transactionId}
+              PUT  /inApps/v1/transactions/consumption/{transactionId}
               (sandbox: /sandbox/inApps/...; JWTs are checked as Apple checks them)
 
             Control API (JSON, snake_case; docs/appstore-sim.md has bodies and curl examples):
@@ -63,6 +65,11 @@ struct AppStoreSimCommand: AsyncParsableCommand {
               PATCH  /control/notifications/settings
               POST   /control/notifications/flush
               POST   /control/notifications/test
+              POST   /control/transactions/{id}/consumption-request
+              GET    /control/consumption
+              GET    /control/rate-limits
+              PUT    /control/rate-limits
+              POST   /control/bulk-chains
 
             Clock: manual (default; time moves only via /control/clock/advance; calendar
             durations) or accelerated (time flows --acceleration times wall speed; sandbox

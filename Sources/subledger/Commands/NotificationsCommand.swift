@@ -40,7 +40,7 @@ struct NotificationsCommand: AsyncParsableCommand {
             do {
                 _ = try request()
             } catch {
-                throw ValidationError(error.message)
+                throw ValidationError(error.description)
             }
         }
 
@@ -63,7 +63,7 @@ struct NotificationsCommand: AsyncParsableCommand {
                 report = try await SubLedgerServer.recoverNotifications(
                     configuration: configuration, recovery: recoveryConfiguration, request: try request(), logger: logger)
             } catch let error as RecoveryError {
-                throw ValidationError(error.message)
+                throw ValidationError(error.description)
             }
             print(report)
             if report.hasFailures { throw ExitCode(1) }
