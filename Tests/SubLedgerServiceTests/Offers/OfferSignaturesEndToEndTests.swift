@@ -85,6 +85,37 @@ import Testing
         }
     }
 
+    /// The documents' second ownership story with a free trial: cleo's chain lapses and moves to dan, who
+    /// resubscribes on the same Apple ID. Both accounts have had the group's introductory offer.
+    @Test func aChainTransferredAwayStillCountsForItsFormerOwner() async throws {
+        try await O.run { e in
+            await e.loseNotifications()
+            let phone = try e.appleID()
+            let first = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
+            let trialID = try #require(first.transactionID)
+            _ = try await e.submitReceipt(first.receiptData, account: "cleo")
+            let chain = try #require(first.originalTransactionID)
+            _ = try await e.control.setAutoRenew(chain, enabled: false)
+            _ = await e.control.advanceClock(.init(days: 35))
+            let resubscribed = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly", useFreeTrial: false))
+            #expect(resubscribed.originalTransactionID == chain)
+            let byDan = try await e.submitReceipt(resubscribed.receiptData, account: "dan")
+            #expect(byDan.json.entitlementIDs == ["pro"])
+            #expect(try await e.entitlements("cleo").entitlementIDs.isEmpty)
+
+            for account in ["cleo", "dan"] {
+                let answer = try await O.sign(e, ["account_id": account, "product_id": "pro.monthly"])
+                #expect(answer.status == .ok)
+                #expect(answer.json.introductoryOffer["eligible"] as? Bool == false, "\(account)")
+                #expect(
+                    (answer.json.introductoryOffer["used_by"] as? [String: Any])?["transaction_id"] as? String
+                        == trialID, "\(account)")
+            }
+        }
+    }
+
     @Test func promotionalOfferSignaturesVerifyWithTheAppsPublicKey() async throws {
         try await O.run { e in
             let token = "5E3B0E5C-0E42-4F0C-9C4A-1D2E3F405060"
