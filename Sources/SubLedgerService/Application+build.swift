@@ -60,6 +60,8 @@ func buildRouter(
     // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
         .register(on: v1)
+    // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key (docs/offers.md).
+    OffersController(apps: apps, signatures: OfferSignatures(store: store, now: dependencies.now)).register(on: v1)
 
     let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
     let adminPage = router.group("admin").add(

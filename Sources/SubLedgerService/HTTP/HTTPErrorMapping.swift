@@ -67,4 +67,19 @@ extension APIError {
             status, code: error.code.rawValue, message: error.message,
             retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
     }
+
+    /// How a request for offer signatures is refused: a bad field 400, a product that cannot have offers 422,
+    /// an app whose catalog gives no usable In-App Purchase key 409 (the client cannot fix it by retrying).
+    init(_ error: OfferError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .missingAccountID, .invalidAccountID, .missingProductID, .invalidProductID, .invalidOfferIdentifier,
+                .invalidAppAccountToken, .invalidTransactionID:
+                .badRequest
+            case .unknownProduct, .productNotAutoRenewable: .unprocessableContent
+            case .keyNotConfigured, .keyUnusable: .conflict
+            case .signingFailed: .internalServerError
+            }
+        self.init(status, code: error.code.rawValue, message: error.message)
+    }
 }

@@ -1,0 +1,72 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The ledger's reads behind offer signatures (`POST /v1/offers/signatures`): has this account had an
+/// introductory offer in a subscription group?
+extension LedgerStore {
+    /// The facts that decide `account`'s offers in `subscriptionGroupID` of `app`, in every environment.
+    ///
+    /// The chains considered are those the account owns or has owned (`ownership_bindings`) and those whose
+    /// transactions were credited to it, so a chain transferred away still counts: the account had the offer.
+    /// A chain belongs to the group when its stored group is `subscriptionGroupID` or its transaction's product
+    /// is one the catalog places in the group. A transaction used an introductory offer when the core value
+    /// kept in `transactions.payload` says so: legacy `is_trial_period` / `is_in_intro_offer_period`
+    /// (`isTrialPeriod`, `isInIntroOfferPeriod`) or StoreKit 2 `offerType` 1.
+    public func offerEligibilityFacts(
+        of account: AccountID, subscriptionGroupID: String, app: StoredApp
+    ) async throws -> OfferEligibilityFacts {
+        let groupProducts = app.definition.products
+            .filter { $0.subscriptionGroupID == subscriptionGroupID }
+            .map(\.productID).joined(separator: ",")
+        return try await pool.withConnection { connection in
+            let used = try connection.query(
+                Self.introductoryOfferStatement, [app.appID, account.rawValue, subscriptionGroupID, groupProducts]
+            ).first.map { row -> IntroductoryOfferUse in
+                let rawEnvironment = try row.decode(String.self, at: 0)
+                guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
+                    throw StoreError(
+                        code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a transaction row")
+                }
+                return IntroductoryOfferUse(
+                    environment: environment, transactionID: try row.decode(String.self, at: 1),
+                    originalTransactionID: try row.decode(String.self, at: 2),
+                    productID: try row.decode(String.self, at: 3),
+                    purchaseDate: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 4)))
+            }
+            let latest = try connection.query(Self.latestTransactionStatement, [app.appID, account.rawValue])
+                .first.map { try $0.decode(String.self, at: 0) }
+            return OfferEligibilityFacts(introductoryOffer: used, latestTransactionID: latest)
+        }
+    }
+
+    // Uses index_ownership_bindings_on_account and index_transactions_on_app_id_and_account_id for the chains,
+    // then the chain's transactions by index_transactions_on_app_id_and_original_transaction_id.
+    static let introductoryOfferStatement = PostgresStatement(
+        """
+        WITH held AS (
+            SELECT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2
+            UNION
+            SELECT environment, original_transaction_id FROM transactions WHERE app_id = $1 AND account_id = $2
+        )
+        SELECT t.environment, t.transaction_id, t.original_transaction_id, t.product_id,
+            \(millisecondsSQL("t.purchase_date"))
+        FROM held h
+        JOIN chains c ON c.app_id = $1 AND c.environment = h.environment
+            AND c.original_transaction_id = h.original_transaction_id
+        JOIN transactions t ON t.app_id = $1 AND t.environment = h.environment
+            AND t.original_transaction_id = h.original_transaction_id
+        WHERE (c.subscription_group = $3 OR t.product_id = ANY (string_to_array($4::text, ','))
+                OR t.payload -> 'transaction' ->> 'subscriptionGroupID' = $3)
+            AND (t.payload -> 'transaction' ->> 'isTrialPeriod' = 'true'
+                OR t.payload -> 'transaction' ->> 'isInIntroOfferPeriod' = 'true'
+                OR t.payload -> 'transaction' ->> 'offerType' = '1')
+        ORDER BY t.purchase_date, t.transaction_id
+        LIMIT 1
+        """)
+
+    static let latestTransactionStatement = PostgresStatement(
+        """
+        SELECT transaction_id FROM transactions WHERE app_id = $1 AND account_id = $2
+        ORDER BY purchase_date DESC, transaction_id DESC LIMIT 1
+        """)
+}
