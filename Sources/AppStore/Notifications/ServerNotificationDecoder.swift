@@ -29,10 +29,14 @@ public struct ServerNotificationDecoder: Sendable {
         }
         guard body.count <= Self.maximumBodyBytes else { throw NotificationDecodingError(.bodyTooLarge) }
         let signedPayload: String
-        do {
-            signedPayload = try JSONDecoder().decode(Body.self, from: body).signedPayload
-        } catch {
-            throw NotificationDecodingError(.malformedBody)
+        if let plain = NotificationBodyV2.plainSignedPayload(body) {
+            signedPayload = plain
+        } else {
+            do {
+                signedPayload = try JSONDecoder().decode(Body.self, from: body).signedPayload
+            } catch {
+                throw NotificationDecodingError(.malformedBody)
+            }
         }
         return try await decodeV2(signedPayload: signedPayload)
     }
@@ -53,8 +57,34 @@ public struct ServerNotificationDecoder: Sendable {
     public func decodeV2(signedPayload jws: CompactJWS) async throws(NotificationDecodingError)
         -> VerifiedNotificationV2
     {
+        let payload: ResponseBodyV2DecodedPayload
         do {
-            let payload = try await verifier.verifyNotification(jws)
+            payload = try await verifier.verifyNotification(jws)
+        } catch {
+            throw NotificationDecodingError(.verificationFailed, verificationError: error)
+        }
+        return try await decodeNested(payload)
+    }
+
+    /// `decodeV2(signedPayload:)` for a `signedPayload` whose payload was decoded before verification (to read
+    /// the app it claims), so it is neither parsed nor decoded again.
+    public func decodeV2(_ notification: UnverifiedNotificationV2) async throws(NotificationDecodingError)
+        -> VerifiedNotificationV2
+    {
+        let payload: ResponseBodyV2DecodedPayload
+        do {
+            payload = try await verifier.verifyNotification(notification)
+        } catch {
+            throw NotificationDecodingError(.verificationFailed, verificationError: error)
+        }
+        return try await decodeNested(payload)
+    }
+
+    /// Verifies the signed items inside an authentic notification payload, then maps it to the core.
+    private func decodeNested(_ payload: ResponseBodyV2DecodedPayload) async throws(NotificationDecodingError)
+        -> VerifiedNotificationV2
+    {
+        do {
             var transaction: JWSTransactionDecodedPayload?
             var renewalInfo: JWSRenewalInfoDecodedPayload?
             var appTransaction: AppTransaction?

@@ -36,6 +36,78 @@ public struct JWSHeader: Codable, Hashable, Sendable {
             container.contains(.critical) ? try container.decodeIfPresent([String].self, forKey: .critical) ?? [] : nil
     }
 
+    /// The members a header is read from (their raw text is captured by `CompactJWS`'s scan).
+    static let memberNames: Set<String> = ["alg", "x5c", "typ", "kid", "crit"]
+
+    /// The header read from the raw text of its members, when each is in the plain form Apple writes: a
+    /// string without escapes (but `\/`), `null`, or (`x5c`) an array of such strings. `nil` otherwise, and whenever
+    /// `crit` is present, so that the JSON decoder reads it instead; for the plain form both read the same.
+    /// The caller has checked that the header is one JSON object without repeated keys.
+    init?(plainMembers members: [String: [UInt8]]) {
+        guard members["crit"] == nil else { return nil }
+        guard let algorithm = Self.plainMember(members["alg"]), let type = Self.plainMember(members["typ"]),
+            let keyID = Self.plainMember(members["kid"]), let chain = Self.plainStrings(members["x5c"])
+        else { return nil }
+        self.init(algorithm: algorithm, certificateChain: chain, type: type, keyID: keyID)
+    }
+
+    /// `.some(nil)` for an absent or `null` member, `.some(value)` for a plain string, `nil` for anything else.
+    private static func plainMember(_ text: [UInt8]?) -> String?? {
+        guard let text, text != Array("null".utf8) else { return .some(nil) }
+        return plainString(text[...]).map { .some($0) }
+    }
+
+    /// A quoted string whose only escape is `\/` (encoders that escape slashes write base64 so), or `nil`.
+    private static func plainString(_ text: ArraySlice<UInt8>) -> String? {
+        guard text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else { return nil }
+        let inner = text.dropFirst().dropLast()
+        // The scan that captured the text validated it as JSON and UTF-8, so an unescaped quote cannot be inside.
+        guard inner.contains(UInt8(ascii: "\\")) else { return String(decoding: inner, as: UTF8.self) }
+        var unescaped: [UInt8] = []
+        unescaped.reserveCapacity(inner.count)
+        var index = inner.startIndex
+        while index < inner.endIndex {
+            if inner[index] == UInt8(ascii: "\\") {
+                guard index + 1 < inner.endIndex, inner[index + 1] == UInt8(ascii: "/") else { return nil }
+                index += 1
+            }
+            unescaped.append(inner[index])
+            index += 1
+        }
+        return String(decoding: unescaped, as: UTF8.self)
+    }
+
+    /// Like `plainMember`, for an array of plain strings.
+    private static func plainStrings(_ text: [UInt8]?) -> [String]?? {
+        guard let text, text != Array("null".utf8) else { return .some(nil) }
+        guard text.first == UInt8(ascii: "["), text.last == UInt8(ascii: "]") else { return nil }
+        var strings: [String] = []
+        var index = text.startIndex + 1
+        let end = text.endIndex - 1
+        func skipSpace() {
+            while index < end, text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D {
+                index += 1
+            }
+        }
+        skipSpace()
+        while index < end {
+            guard text[index] == UInt8(ascii: "\"") else { return nil }
+            guard let close = text[(index + 1)..<end].firstIndex(of: UInt8(ascii: "\"")),
+                let string = plainString(text[index...close])
+            else { return nil }
+            strings.append(string)
+            index = close + 1
+            skipSpace()
+            if index < end {
+                guard text[index] == UInt8(ascii: ",") else { return nil }
+                index += 1
+                skipSpace()
+                guard index < end else { return nil }
+            }
+        }
+        return .some(strings)
+    }
+
     enum CodingKeys: String, CodingKey {
         case algorithm = "alg"
         case certificateChain = "x5c"

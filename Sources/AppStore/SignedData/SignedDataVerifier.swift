@@ -89,6 +89,23 @@ public struct SignedDataVerifier: Sendable {
         -> ResponseBodyV2DecodedPayload
     {
         let payload = try await verifiedPayload(jws, as: ResponseBodyV2DecodedPayload.self)
+        try checkNotification(payload)
+        return payload
+    }
+
+    /// `verifyNotification(_:)` for a notification whose payload was decoded before verification (to read the
+    /// app it claims): the chain and signature are checked over the very bytes it was decoded from, and the
+    /// payload is not decoded a second time.
+    public func verifyNotification(_ notification: UnverifiedNotificationV2) async throws(JWSVerificationError)
+        -> ResponseBodyV2DecodedPayload
+    {
+        try await authenticate(notification.jws, signingDate: .signedDate)
+        try checkNotification(notification.payload)
+        return notification.payload
+    }
+
+    /// The app and environment checks of a notification's payload.
+    private func checkNotification(_ payload: ResponseBodyV2DecodedPayload) throws(JWSVerificationError) {
         let bundleID: String?
         let appAppleID: Int64?
         let environment: String?
@@ -105,7 +122,6 @@ public struct SignedDataVerifier: Sendable {
         }
         try checkApp(bundleID: bundleID, appAppleID: appAppleID, checkAppAppleID: true)
         try checkEnvironment(environment)
-        return payload
     }
 
     /// Verifies a signed `AppTransaction` and checks its app and environment (`receiptType`).
@@ -134,18 +150,23 @@ public struct SignedDataVerifier: Sendable {
         as type: Payload.Type,
         signingDate: PayloadSigningDate = .signedDate
     ) async throws(JWSVerificationError) -> Payload {
-        let payload: Data
+        try await authenticate(jws, signingDate: signingDate)
+        do {
+            return try JSONDecoder().decode(Payload.self, from: jws.payload)
+        } catch {
+            throw JWSVerificationError(.malformedPayload, detail: "payload is not a \(Payload.self)")
+        }
+    }
+
+    /// Checks chain and signature of `jws.payload`; for `Xcode` and `LocalTesting` only the header's `crit`
+    /// (see the type's discussion).
+    private func authenticate(_ jws: CompactJWS, signingDate: PayloadSigningDate) async throws(JWSVerificationError) {
         if configuration.environment.isSignedByTheAppStore {
-            payload = try await signatureVerifier.verify(jws, signingDate: signingDate).payload
+            // The verified bytes are `jws.payload` itself, which the caller decodes.
+            _ = try await signatureVerifier.verify(jws, signingDate: signingDate)
         } else {
             // A `CompactJWS` made directly (not by `decode`) has not had its header's `crit` checked yet.
             try JWSSignatureVerifier.checkCritical(jws)
-            payload = jws.payload
-        }
-        do {
-            return try JSONDecoder().decode(Payload.self, from: payload)
-        } catch {
-            throw JWSVerificationError(.malformedPayload, detail: "payload is not a \(Payload.self)")
         }
     }
 

@@ -37,36 +37,41 @@ public enum Base64URL: Sendable {
         let count = text.count
         guard count % 4 != 1 else { return nil }
         var output = Data(count: count / 4 * 3 + max(0, count % 4 - 1))
-        let valid = output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
-            var accumulator: UInt32 = 0
-            var held = 0
-            var written = 0
-            for byte in text {
-                let value = sextets[Int(byte)]
-                guard value != 0xFF else { return false }
-                accumulator = accumulator << 6 | UInt32(value)
-                held += 1
-                if held == 4 {
-                    out[written] = UInt8(truncatingIfNeeded: accumulator >> 16)
-                    out[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
-                    out[written + 2] = UInt8(truncatingIfNeeded: accumulator)
-                    written += 3
-                    accumulator = 0
-                    held = 0
+        // The table is fetched once, not per byte: the lazy global's access check in the loop cost as much as
+        // the decoding itself.
+        let table = sextets
+        let valid = table.withUnsafeBufferPointer { sextets in
+            output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
+                var accumulator: UInt32 = 0
+                var held = 0
+                var written = 0
+                for byte in text {
+                    let value = sextets[Int(byte)]
+                    guard value != 0xFF else { return false }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    held += 1
+                    if held == 4 {
+                        out[written] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                        out[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                        out[written + 2] = UInt8(truncatingIfNeeded: accumulator)
+                        written += 3
+                        accumulator = 0
+                        held = 0
+                    }
                 }
+                switch held {
+                case 2:  // 12 bits: one byte and 4 unused bits
+                    guard accumulator & 0x0F == 0 else { return false }
+                    out[written] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                case 3:  // 18 bits: two bytes and 2 unused bits
+                    guard accumulator & 0x03 == 0 else { return false }
+                    out[written] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                    out[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                default:
+                    break
+                }
+                return true
             }
-            switch held {
-            case 2:  // 12 bits: one byte and 4 unused bits
-                guard accumulator & 0x0F == 0 else { return false }
-                out[written] = UInt8(truncatingIfNeeded: accumulator >> 4)
-            case 3:  // 18 bits: two bytes and 2 unused bits
-                guard accumulator & 0x03 == 0 else { return false }
-                out[written] = UInt8(truncatingIfNeeded: accumulator >> 10)
-                out[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
-            default:
-                break
-            }
-            return true
         }
         return valid ? output : nil
     }

@@ -123,17 +123,36 @@ public final class AppleGateway: Sendable {
         return ClaimedJWS(jws: jws)
     }
 
+    /// `claimedJWS(_:)` for a notification's `signedPayload`: the payload is decoded once, here, with its
+    /// claims (`UnverifiedNotificationV2`), and that decoded payload is what the verifier checks, so the
+    /// payload is not decoded a second time after verification. A payload that does not decode so is
+    /// claimed as `claimedJWS` claims it, and the verifier then decodes it itself (and refuses it).
+    static func claimedNotification(_ token: String) -> ClaimedJWS? {
+        guard let jws = try? CompactJWS(token) else { return nil }
+        guard let notification = try? UnverifiedNotificationV2(jws) else { return ClaimedJWS(jws: jws) }
+        return ClaimedJWS(notification: notification)
+    }
+
     /// A parsed JWS and what its (not yet verified) payload says it is for.
     struct ClaimedJWS {
         /// The parsed token, its header's `crit` not checked yet: every verifier checks it first.
         var jws: CompactJWS
         var bundleID: String?
         var environment: AppStoreEnvironment?
+        /// The notification decoded with its claims, when the token came through `claimedNotification(_:)`.
+        var notification: UnverifiedNotificationV2?
+
+        init(notification: UnverifiedNotificationV2) {
+            self.jws = notification.jws
+            self.notification = notification
+            bundleID = notification.claimedBundleID
+            environment = notification.claimedEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:))
+        }
 
         init(jws: CompactJWS) {
             // A pass over the payload of its own (JSONDecoder scans it all), but into six optional strings
-            // only; the verifier's typed decode after verification is the only other. Reading the claims in
-            // `CompactJWS`'s own scan, as it reads the signing date, would save this one too.
+            // only; the verifier's typed decode after verification is the only other. (Notifications, the
+            // hot path, avoid the second through `claimedNotification`.)
             struct Claims: Decodable {
                 struct Inner: Decodable {
                     var bundleId: String?

@@ -349,18 +349,24 @@ public struct Ingestion: Sendable {
     ) {
         struct Shape: Decodable {
             var signedPayload: String?
-            var bid: String?
-            var notification_type: String?
+            var bid: String? = nil
+            var notification_type: String? = nil
         }
         let shape: Shape
-        do {
-            shape = try JSONDecoder().decode(Shape.self, from: body)
-        } catch {
-            throw IngestionError(.malformedNotification, "the notification body is not JSON")
+        if let signedPayload = NotificationBodyV2.plainSignedPayload(body) {
+            // Apple's exact form, read without a JSON decoder (it reads the same string).
+            shape = Shape(signedPayload: signedPayload)
+        } else {
+            do {
+                shape = try JSONDecoder().decode(Shape.self, from: body)
+            } catch {
+                throw IngestionError(.malformedNotification, "the notification body is not JSON")
+            }
         }
         if let signedPayload = shape.signedPayload {
-            // Parsed once: the claimed app and environment pick the verifier, which verifies this same parse.
-            guard let claimed = AppleGateway.claimedJWS(signedPayload), let bundleID = claimed.bundleID,
+            // Parsed and decoded once: the claimed app and environment pick the verifier, which verifies this
+            // same parse and checks this same decoded payload.
+            guard let claimed = AppleGateway.claimedNotification(signedPayload), let bundleID = claimed.bundleID,
                 let environment = claimed.environment
             else {
                 throw IngestionError(.malformedJWS, "signedPayload is not a JWS notification naming its app and environment")
@@ -369,6 +375,9 @@ public struct Ingestion: Sendable {
             let decoder = ServerNotificationDecoder(
                 verifier: try verifier(for: app, environment: environment), sharedSecret: app.sharedSecret)
             do {
+                if let notification = claimed.notification {
+                    return (try await decoder.decodeV2(notification).notification, app)
+                }
                 return (try await decoder.decodeV2(signedPayload: claimed.jws).notification, app)
             } catch let error where error.code == .unmappable {
                 throw Self.unmappableNotification(error)

@@ -16,11 +16,22 @@ enum InputRows {
                 WHERE receipt_id = $1
                 """, [id, environment.rawValue])
         case .notification(let id):
-            try connection.query(
-                "UPDATE notifications SET status = 'applied', applied_at = now(), environment = $2 WHERE notification_row_id = $1",
-                [id, environment.rawValue])
+            let marked = try connection.query(markNotificationAppliedStatement, [id, environment.rawValue])
+            // The row lock this takes is what two deliveries of one notification serialize on: the second one
+            // waits here for the first to commit, then finds it applied, and its transaction is rolled back.
+            if marked.rowsAffected == 0 { throw NotificationAlreadyApplied() }
         case .none:
             break
         }
     }
+
+    static let markNotificationAppliedStatement = PostgresStatement(
+        """
+        UPDATE notifications SET status = 'applied', applied_at = now(), environment = $2
+        WHERE notification_row_id = $1 AND status <> 'applied'
+        """)
+
+    /// Thrown inside an apply transaction when its notification was applied meanwhile (by another delivery or
+    /// the renewal job); the caller rolls back and answers `.duplicate`. It never leaves the store.
+    struct NotificationAlreadyApplied: Error {}
 }

@@ -70,19 +70,26 @@ public struct LedgerStore: Sendable {
         let keys = input.chainKeys
         try ChainRows.lock(keys, appID: app.appID, on: connection)
         var snapshot = LedgerSnapshot()
-        snapshot.chains = try ChainRows.load(keys, appID: app.appID, forUpdate: true, on: connection)
+        let stored = try ChainRows.loadForUpdate(keys, appID: app.appID, on: connection)
+        snapshot.chains = stored.chains
         snapshot.accountsByToken = try AccountRows.accounts(named: input.accountTokens, appID: app.appID, on: connection)
         snapshot.orders = try OrderRows.candidates(
             tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, on: connection)
 
         let decision = try Ledger.apply(input, to: snapshot, app: app.definition, now: now)
 
-        try AccountRows.ensure(Self.accounts(in: decision, submitter: input.submitter), appID: app.appID, on: connection)
+        // Accounts the loaded rows already refer to exist (foreign keys; accounts are never deleted), so only
+        // the others cost a statement: a renewal of an owned chain creates none.
+        let unknownAccounts = Self.accounts(in: decision, submitter: input.submitter)
+            .subtracting(Self.accounts(in: snapshot))
+        try AccountRows.ensure(unknownAccounts, appID: app.appID, on: connection)
         let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         var receiptID: Int64?
         if case .receipt(let id) = reference { receiptID = id }
         for chain in decision.updatedChains {
-            try ChainRows.write(chain, previous: loaded[chain.key], app: app, receiptID: receiptID, now: now, on: connection)
+            try ChainRows.write(
+                chain, previous: loaded[chain.key], storedState: stored.states[chain.key], app: app,
+                receiptID: receiptID, now: now, on: connection)
         }
         let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
         try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
@@ -111,6 +118,19 @@ public struct LedgerStore: Sendable {
             }
         }
         for entry in decision.entries { accounts.insert(entry.account) }
+        return accounts
+    }
+
+    /// Accounts that a loaded snapshot shows to be rows of `accounts` already: those found by name, and those
+    /// the loaded rows hold in a column with a foreign key to `accounts` (`chains.owner_account_id`,
+    /// `transactions.account_id`, `ownership_bindings.account_id`, each written with the JSON it was read from).
+    private static func accounts(in snapshot: LedgerSnapshot) -> Set<AccountID> {
+        var accounts = Set(snapshot.accountsByToken.values)
+        for chain in snapshot.chains {
+            if let owner = chain.header.owner { accounts.insert(owner) }
+            for known in chain.transactions { if let account = known.account { accounts.insert(account) } }
+            for change in chain.bindingChanges { accounts.insert(change.to) }
+        }
         return accounts
     }
 
