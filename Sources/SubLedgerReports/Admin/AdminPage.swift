@@ -158,6 +158,6 @@ public enum AdminPage {
         table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:4px 6px;text-align:left}
         svg{max-width:100%;height:auto}svg .line{fill:none;stroke:#1565c0;stroke-width:2}svg .area{fill:#bbdefb}
         svg .axis{stroke:#9e9e9e}svg text{fill:#424242}.advice{font-size:15px;background:#e8f5e9;padding:6px 8px}
-        .ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}
+        .ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.webhooks h2+table+h2,.webhooks p+h2{margin-top:16px}
         """
 }

@@ -5,6 +5,7 @@ import NIOCore
 import PostgresLibPQ
 import SubLedgerService
 import SubLedgerStore
+import SubLedgerTestSupport
 import Testing
 
 /// `/v1/admin/webhooks` over HTTP: managing endpoints, sealed secrets shown once, rotation, pause and resume,
@@ -254,6 +255,34 @@ import Testing
             #expect(limit.json.errorCode == "invalid_limit")
             let parameter = try await Self.send(client, .get, "/v1/admin/webhooks?colour=red", key: admin)
             #expect(parameter.json.errorCode == "unknown_parameter")
+        }
+    }
+
+    @Test func secretsRotateKeyResealsEndpointSecretsStoredInPlaintextOrWithAnOlderKey() async throws {
+        try await H.run { harness, _ in
+            // No key configured: stored in plaintext, counted as such.
+            let plain = WebhookAdmin(store: WebhookEndpointStore(pool: harness.pool, secretKeys: SecretKeyring()))
+            let added = try await plain.add(
+                bundleID: H.appOne, url: "https://example.com/hook", description: nil, eventTypes: [], environments: [],
+                allowPrivateNetwork: false)
+            #expect(added.endpoint.secretKeyID == nil)
+            let before = try await harness.store.secretsStatus()
+            #expect(before.plaintext == 1)
+            let rotated = try await WebhookAdmin(store: Self.endpointStore(harness)).rotateSecret(
+                added.endpoint.endpointID, expirePreviousAfter: "1h")
+
+            let newKeys = try SecretKeyring(keys: [SecretKey.generate()] + harness.store.secretKeys.keys)
+            let store = LedgerStore(pool: harness.pool, logger: TestDatabase.logger, secretKeys: newKeys)
+            let resealing = try await store.resealSecrets()
+            // The app's shared secret and the endpoint's current secret moved keys; its previous one was plaintext.
+            #expect(resealing.resealed == 2)
+            #expect(resealing.sealedPlaintext == 1)
+            let after = try await store.secretsStatus()
+            #expect(after.plaintext == 0)
+            #expect(after.sealedByKeyID == [newKeys.current!.id: 3])
+            let secrets = try await WebhookEndpointStore(pool: harness.pool, secretKeys: newKeys)
+                .signingSecrets(endpointID: added.endpoint.endpointID, now: Date())
+            #expect(secrets == [rotated.secret, added.secret])
         }
     }
 }
