@@ -71,5 +71,8 @@ func buildRouter(
     SupportController(lookup: support).register(on: adminReports)
     AdminController(pool: dependencies.pool, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
+    // Webhook endpoints (/v1/admin/webhooks, docs/webhooks.md "Endpoints").
+    WebhooksController(admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: store.secretKeys)))
+        .register(on: adminReports)
     return router
 }

@@ -20,13 +20,17 @@ public enum AdminPage {
     ///   - churnByMonth: `Reports.churn` over the last months, drawn as grouped bars.
     ///   - search: the `q` query parameter, shown back in the search box.
     ///   - timeline: the search's result, shown as a table under the charts.
+    ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
+    ///   - now: the page's moment, for the age of the oldest waiting delivery.
     public static func render(
         summary: SummaryReport,
         activeOverTime: [ActiveOverTimeReport.Day],
         statesByProduct: [SummaryReport.ProductRow],
         churnByMonth: ChurnReport,
         search: String?,
-        timeline: AdminSearchResult?
+        timeline: AdminSearchResult?,
+        webhooks: WebhooksPanel? = nil,
+        now: Date = Date(timeIntervalSince1970: 0)
     ) -> String {
         var html = """
             <!DOCTYPE html>
@@ -59,7 +63,9 @@ public enum AdminPage {
             },
             series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
             title: "Started, renewed, expired and recovered subscriptions")
-        html += "</section></main></body></html>\n"
+        html += "</section>"
+        if let webhooks { html += webhooksSection(webhooks, now: now) }
+        html += "</main></body></html>\n"
         return html
     }
 
@@ -152,5 +158,6 @@ public enum AdminPage {
         table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:4px 6px;text-align:left}
         svg{max-width:100%;height:auto}svg .line{fill:none;stroke:#1565c0;stroke-width:2}svg .area{fill:#bbdefb}
         svg .axis{stroke:#9e9e9e}svg text{fill:#424242}.advice{font-size:15px;background:#e8f5e9;padding:6px 8px}
+        .ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.webhooks h2+table+h2,.webhooks p+h2{margin-top:16px}
         """
 }

@@ -58,9 +58,10 @@ struct AdminController: Sendable {
             let active = try Reports.activeOverTime(on: connection, scope: .everything, days: 90, now: instant)
             let churn = try Reports.churn(
                 on: connection, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
+            let webhooks = try WebhooksPanel.load(on: connection)
             return AdminPage.render(
                 summary: summary, activeOverTime: active.days, statesByProduct: summary.products, churnByMonth: churn,
-                search: query, timeline: found)
+                search: query, timeline: found, webhooks: webhooks, now: instant)
         }
         return Response(
             status: .ok,

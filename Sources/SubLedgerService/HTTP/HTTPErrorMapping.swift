@@ -82,4 +82,15 @@ extension APIError {
             }
         self.init(status, code: error.code.rawValue, message: error.message)
     }
+
+    /// How a webhook management request is refused: an unknown app or endpoint 404, anything else 400.
+    init(_ error: WebhookAdminError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .unknownApp, .unknownEndpoint: .notFound
+            case .replayTooLarge: .unprocessableContent
+            default: .badRequest
+            }
+        self.init(status, code: error.code.rawValue, message: error.message)
+    }
 }

@@ -21,6 +21,8 @@ extension LedgerStore {
                 SELECT shared_secret_key_id AS key_id FROM apps WHERE shared_secret_sealed IS NOT NULL
                 UNION ALL
                 SELECT server_api_private_key_key_id FROM apps WHERE server_api_private_key_sealed IS NOT NULL
+                UNION ALL
+                \(WebhookEndpointSecrets.sealedKeyIDsSQL)
             ) sealed GROUP BY key_id
             """)
         var byKeyID: [String: Int] = [:]
@@ -32,6 +34,7 @@ extension LedgerStore {
             FROM apps
             """
         ).single().decode(Int64.self, at: 0)
+            + (try await pool.query(WebhookEndpointSecrets.plaintextCountSQL).single().decode(Int64.self, at: 0))
         return SecretsStatus(
             sealedByKeyID: byKeyID, plaintext: Int(plaintext),
             missingKeyIDs: byKeyID.keys.filter { secretKeys.key(id: $0) == nil }.sorted())
@@ -103,6 +106,9 @@ extension LedgerStore {
                     if stored.plaintext != nil { result.sealedPlaintext += 1 } else { result.resealed += 1 }
                 }
             }
+            let webhooks = try WebhookEndpointSecrets.reseal(on: connection, with: keys)
+            result.resealed += webhooks.resealed
+            result.sealedPlaintext += webhooks.sealed
             if result.resealed + result.sealedPlaintext > 0 {
                 try connection.query("SELECT pg_notify('subledger_catalog', '')")
             }
