@@ -207,9 +207,11 @@ extension LedgerStore {
     static func applyNotification(
         _ id: Int64, _ input: LedgerInput, app: StoredApp, now: Instant, on connection: PostgresConnection
     ) throws -> NotificationOutcome {
-        let status = try connection.query(lockNotificationStatement, [id]).single().decode(String.self, at: 0)
-        if status == "applied" { return .duplicate(id: id) }
-        let applied = try Self.apply(input, app: app, reference: .notification(id), now: now, on: connection)
+        let row = try connection.query(lockNotificationStatement, [id]).single()
+        if try row.decode(String.self, at: 0) == "applied" { return .duplicate(id: id) }
+        let cause = WebhookEventCause(
+            kind: .notification, id: try row.decode(String.self, at: 1), notificationType: try row.decode(String?.self, at: 2))
+        let applied = try Self.apply(input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
         // Apple asks about a refund: the request is recorded with the notification's effects (docs/operations.md).
         try ConsumptionRequestRows.recordIfRequested(notificationRowID: id, input: input, app: app, on: connection)
         return .applied(id: id, applied)
@@ -245,7 +247,7 @@ extension LedgerStore {
     static let countNotificationAttemptStatement = PostgresStatement(
         "UPDATE notifications SET attempts = attempts + 1 WHERE notification_row_id = $1 AND status <> 'applied'")
     static let lockNotificationStatement = PostgresStatement(
-        "SELECT status FROM notifications WHERE notification_row_id = $1 FOR UPDATE")
+        "SELECT status, notification_id, notification_type FROM notifications WHERE notification_row_id = $1 FOR UPDATE")
     static let notificationStatusStatement = PostgresStatement(
         "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1")
 }
