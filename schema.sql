@@ -737,3 +737,11 @@ CREATE TABLE webhook_clock_moments (
     PRIMARY KEY (app_id, environment, original_transaction_id)
 );
 CREATE INDEX index_webhook_clock_moments_on_due_at ON webhook_clock_moments (due_at);
+-- Chains that already grant access when this step runs get their moment, so their expiries are told too;
+-- ends already past are left alone (no burst of old expiries at the upgrade).
+INSERT INTO webhook_clock_moments (app_id, environment, original_transaction_id, due_at)
+SELECT app_id, environment, original_transaction_id,
+       CASE WHEN state = 'grace_period' THEN grace_expires_at ELSE expires_at END
+FROM chains
+WHERE owner_account_id IS NOT NULL AND state IN ('active', 'grace_period')
+  AND CASE WHEN state = 'grace_period' THEN grace_expires_at ELSE expires_at END > now();
