@@ -413,6 +413,37 @@ import Testing
         }
     }
 
+    /// Family Sharing: the member's account is granted the shared subscription, and revoked with the
+    /// reason when the purchaser stops sharing.
+    @Test func familySharingRevokedIsARevocationWithItsReason() async throws {
+        try await E.run { e in
+            let member = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
+            _ = try await e.submitReceipt(bought.receiptData, account: "olga")
+            let purchaseID = try #require(bought.transactionID)
+            _ = try await e.control.shareWithFamily(purchaseID, with: member)
+            let memberReceipt = try await e.control.receipt(appleID: member, bundleID: E.bundleID)
+            _ = try await e.submitReceipt(memberReceipt.receiptData, account: "fay")
+            var fay = try await Self.timeline(e, "fay")
+            #expect(fay.contains { $0.type == "entitlement.granted" })
+            #expect(fay.last?.entitlements.first?["ownership_type"] as? String == "FAMILY_SHARED")
+
+            _ = await e.control.advanceClock(.init(seconds: 5))
+            _ = try await e.control.revokeFamilySharing(purchaseID, from: member)
+            await e.deliverNotifications()
+            fay = try await Self.timeline(e, "fay")
+            // Apple's REVOKE also says the member's copy no longer renews (renewal_status_changed follows).
+            let revoked = try #require(fay.first { $0.type == "entitlement.revoked" })
+            #expect(revoked.data["reason"] as? String == "family_sharing_revoked")
+            #expect(revoked.entitlements.isEmpty)
+            try await Self.expectEntitlementsMatchGET(e, "fay")
+            try await Self.expectSequencesCount(e, "fay")
+            // The purchaser keeps what they bought, and was told nothing about the member.
+            #expect(try await Self.timeline(e, "olga").map(\.type) == ["entitlement.granted", "transaction.claimed"])
+        }
+    }
+
     /// A failure after the outbox insert (at commit) rolls back the event and the effect together; applied
     /// again, both are there once.
     @Test func anEventAndItsEffectCommitOrRollBackTogether() async throws {
