@@ -154,6 +154,12 @@ extension SubLedgerServer {
                     configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store, apple: apple,
                     logger: logger, now: { Instant.systemNow() }),
                 successTerminationBehavior: .ignore))
+            // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
+            var webhookClock = WebhookClock.Configuration()
+            webhookClock.once = poller.once
+            services.append(.init(
+                service: WebhookClock(configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
+                successTerminationBehavior: .ignore))
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

@@ -171,7 +171,12 @@ extension LedgerStore {
             do {
                 return .done(
                     try connection.transaction { connection in
-                        try Self.applyNotification(stored.id, input, app: app, now: now, on: connection)
+                        try Self.applyNotification(
+                            stored.id, input, app: app,
+                            cause: WebhookEventCause(
+                                kind: .notification, id: notification.notificationID,
+                                notificationType: notification.notificationType),
+                            now: now, on: connection)
                     })
             } catch is InputRows.NotificationAlreadyApplied {
                 return .done(.duplicate(id: stored.id))
@@ -215,9 +220,20 @@ extension LedgerStore {
     /// Marking the row at the end rather than locking it first saves the apply a statement; a race costs the
     /// loser an apply that is rolled back.
     static func applyNotification(
-        _ id: Int64, _ input: LedgerInput, app: StoredApp, now: Instant, on connection: PostgresConnection
+        _ id: Int64, _ input: LedgerInput, app: StoredApp, cause cause0: WebhookEventCause? = nil, now: Instant,
+        on connection: PostgresConnection
     ) throws -> NotificationOutcome {
-        let applied = try Self.apply(input, app: app, reference: .notification(id), now: now, on: connection)
+        // The webhook events' cause: Apple's notification UUID (and its type, for refund.requested). `receive`
+        // knows it from the notification it just stored; a stored notification applied later reads it back.
+        let cause: WebhookEventCause
+        if let known = cause0 {
+            cause = known
+        } else {
+            let row = try connection.query(notificationCauseStatement, [id]).single()
+            cause = WebhookEventCause(
+                kind: .notification, id: try row.decode(String.self, at: 0), notificationType: try row.decode(String?.self, at: 1))
+        }
+        let applied = try Self.apply(input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
         // Apple asks about a refund: the request is recorded with the notification's effects (docs/operations.md).
         try ConsumptionRequestRows.recordIfRequested(notificationRowID: id, input: input, app: app, on: connection)
         return .applied(id: id, applied)
@@ -252,6 +268,8 @@ extension LedgerStore {
         """)
     static let countNotificationAttemptStatement = PostgresStatement(
         "UPDATE notifications SET attempts = attempts + 1 WHERE notification_row_id = $1 AND status <> 'applied'")
+    static let notificationCauseStatement = PostgresStatement(
+        "SELECT notification_id, notification_type FROM notifications WHERE notification_row_id = $1")
     static let notificationStatusStatement = PostgresStatement(
         "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1")
 }

@@ -64,6 +64,7 @@ public struct LedgerStore: Sendable {
         _ input: LedgerInput,
         app: StoredApp,
         reference: InputReference,
+        cause: WebhookEventCause? = nil,
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
@@ -94,6 +95,10 @@ public struct LedgerStore: Sendable {
         let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
         try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
         try InputRows.markApplied(reference, environment: input.environment, on: connection)
+        // The webhook events of this decision, in its transaction (docs/webhooks.md).
+        try WebhookOutbox.record(
+            input, cause: cause ?? WebhookOutbox.cause(of: input, reference: reference), before: snapshot.chains,
+            decision: decision, app: app, now: now, on: connection)
         var accounts: [String: AccountID] = [:]
         let wanted = Set(input.transactions.map(\.transactionID))
         let final = decision.updatedChains + snapshot.chains

@@ -1,0 +1,213 @@
+/// From what one apply decided to the events it causes (docs/webhooks.md, "Event catalog").
+///
+/// A pure function of the chains before the input, the decision, the cause and `now`. A replayed input
+/// decides nothing new (no new entry, no renewal state change, no binding change), so it derives nothing;
+/// the idempotency keys catch whatever else repeats.
+public enum WebhookEventDerivation {
+    /// The events of one apply, in a stable order, each once.
+    public static func drafts(
+        input: LedgerInput, cause: WebhookEventCause, before: [ChainSnapshot], decision: LedgerDecision, app: App,
+        now: Instant
+    ) -> [WebhookEventDraft] {
+        let previous = Dictionary(before.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        var drafts: [WebhookEventDraft] = []
+        for entry in decision.entries {
+            drafts += entryDrafts(entry, bindingChanges: decision.bindingChanges)
+        }
+        for chain in decision.updatedChains {
+            drafts += chainDrafts(chain, before: previous[chain.key], decision: decision, app: app, now: now)
+        }
+        drafts += unclaimedDrafts(decision: decision, previous: previous)
+        if let request = refundRequest(input: input, cause: cause, decision: decision, previous: previous) {
+            drafts.append(request)
+        }
+        var seen = Set<String>()
+        return drafts.filter { seen.insert($0.idempotencyKey).inserted }
+    }
+
+    // MARK: Ledger entries
+
+    private static func entryDrafts(_ entry: LedgerEntry, bindingChanges: [BindingChange]) -> [WebhookEventDraft] {
+        func draft(_ type: WebhookEventType, _ members: [EventJSON.Member]) -> WebhookEventDraft {
+            WebhookEventDraft(
+                type: type, environment: entry.environment, account: entry.account, occurredAt: entry.effectiveAt,
+                subject: entry.idempotencyKey,
+                data: members + [
+                    .init("product_id", .string(entry.productID)),
+                    .init("entitlement_ids", .array(entry.entitlementIDs.map(EventJSON.string))),
+                    .init("original_transaction_id", .string(entry.originalTransactionID)),
+                    .init("transaction_id", .string(entry.transactionID)),
+                ])
+        }
+        let reason = EventJSON.string(entry.reason.rawValue)
+        switch entry.kind {
+        case .grant:
+            return [draft(.entitlementGranted, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
+        case .extend:
+            return [draft(.entitlementExtended, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
+        case .revoke:
+            // An upgrade ends the old product: `subscription.product_changed` tells it, not a revocation.
+            guard entry.reason != .upgrade else { return [] }
+            return [draft(.entitlementRevoked, [.init("reason", reason), .init("revoked_at", .time(entry.effectiveAt))])]
+        case .restore:
+            return [draft(.entitlementRestored, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
+        case .transferOut:
+            // The losing account learns that the chain left it and by which rule, never who has it now.
+            return [
+                draft(.entitlementRevoked, [.init("reason", .string("transferred")), .init("revoked_at", .time(entry.effectiveAt))]),
+                draft(.ownershipTransferred, [.init("direction", .string("out")), .init("rule", reason)]),
+            ]
+        case .transferIn:
+            let change = bindingChanges.first {
+                $0.chain.originalTransactionID == entry.originalTransactionID && $0.chain.environment == entry.environment
+                    && $0.to == entry.account && $0.from != nil
+            }
+            return [
+                draft(.entitlementGranted, [.init("reason", .string("transferred")), .init("expires_at", .time(entry.periodEnd))]),
+                draft(.ownershipTransferred, [
+                    .init("direction", .string("in")), .init("rule", reason),
+                    .init("previous_account_id", .optional(change?.from?.rawValue)),
+                ]),
+            ]
+        case .credit, .debit:
+            let amount = entry.credits ?? 0
+            return [draft(.creditsChanged, [.init("reason", reason), .init("delta", .integer(entry.kind == .credit ? amount : -amount))])]
+        }
+    }
+
+    // MARK: Chain state (renewal info, product, claims)
+
+    private static func chainDrafts(
+        _ chain: ChainSnapshot, before: ChainSnapshot?, decision: LedgerDecision, app: App, now: Instant
+    ) -> [WebhookEventDraft] {
+        guard let owner = chain.header.owner else { return [] }
+        let key = chain.key
+        var drafts: [WebhookEventDraft] = []
+        func draft(_ type: WebhookEventType, at instant: Instant, subject: String, _ members: [EventJSON.Member])
+            -> WebhookEventDraft
+        {
+            WebhookEventDraft(
+                type: type, environment: key.environment, account: owner, occurredAt: instant,
+                subject: "\(key.originalTransactionID)|\(subject)",
+                data: members + [
+                    .init("product_id", .string(chain.header.productID)),
+                    .init("original_transaction_id", .string(key.originalTransactionID)),
+                ])
+        }
+
+        if chain.header.productType == .autoRenewable, let renewal = chain.header.renewalInfo,
+            renewal != before?.header.renewalInfo
+        {
+            let old = before?.header.renewalInfo
+            if let old, old.willAutoRenew != renewal.willAutoRenew || old.autoRenewProductID != renewal.autoRenewProductID {
+                drafts.append(
+                    draft(.renewalStatusChanged, at: renewal.observedAt, subject: "\(renewal.observedAt.millisecondsSince1970)", [
+                        .init("will_auto_renew", .bool(renewal.willAutoRenew)),
+                        .init("auto_renew_product_id", .optional(renewal.autoRenewProductID)),
+                        .init("expiration_intent", renewal.expirationIntent.map { .integer(Int64($0)) } ?? .null),
+                        .init("expiration_reason", renewal.expirationIntent.map {
+                            .string(ExpirationReason(expirationIntent: $0).name)
+                        } ?? .null),
+                    ]))
+            }
+            let wasRetrying = old?.isInBillingRetryPeriod ?? false
+            var status: String?
+            if !wasRetrying && renewal.isInBillingRetryPeriod {
+                status = (renewal.gracePeriodExpiresDate.map { now < $0 } ?? false) ? "grace_period" : "billing_retry"
+            } else if wasRetrying && !renewal.isInBillingRetryPeriod {
+                status = chain.state(at: now, in: app).grantsAccess ? "recovered" : "ended"
+            }
+            if let status {
+                drafts.append(
+                    draft(.billingIssue, at: renewal.observedAt, subject: "\(status)|\(renewal.observedAt.millisecondsSince1970)", [
+                        .init("status", .string(status)),
+                        .init("grace_period_expires_at", .time(status == "grace_period" ? renewal.gracePeriodExpiresDate : nil)),
+                    ]))
+            }
+        }
+
+        if chain.header.productType == .autoRenewable, let before, !before.transactions.isEmpty,
+            before.header.productID != chain.header.productID, let latest = chain.transactions.last
+        {
+            let from = app.product(before.header.productID)?.groupLevel
+            let to = app.product(chain.header.productID)?.groupLevel
+            var kind = "crossgrade"
+            if let from, let to, from != to { kind = to < from ? "upgrade" : "downgrade" }
+            drafts.append(
+                draft(.productChanged, at: latest.transaction.purchaseDate, subject: latest.transactionID, [
+                    .init("kind", .string(kind)),
+                    .init("from_product_id", .string(before.header.productID)),
+                    .init("to_product_id", .string(chain.header.productID)),
+                    .init("transaction_id", .string(latest.transactionID)),
+                ]))
+        }
+
+        for change in decision.bindingChanges
+        where change.chain == key && change.reason == .firstClaim && before?.header.owner == nil
+            && before?.transactions.isEmpty == false
+        {
+            drafts.append(
+                WebhookEventDraft(
+                    type: .transactionClaimed, environment: key.environment, account: change.to, occurredAt: change.at,
+                    subject: "\(key.originalTransactionID)|\(change.sequence)",
+                    data: [
+                        .init("original_transaction_id", .string(key.originalTransactionID)),
+                        .init("product_id", .string(chain.header.productID)),
+                        .init("transaction_ids", .array((before?.transactions ?? []).map { .string($0.transactionID) })),
+                    ]))
+        }
+        return drafts
+    }
+
+    // MARK: Transactions nobody can be given yet, refund requests
+
+    private static func unclaimedDrafts(
+        decision: LedgerDecision, previous: [ChainKey: ChainSnapshot]
+    ) -> [WebhookEventDraft] {
+        var drafts: [WebhookEventDraft] = []
+        for outcome in decision.transactionOutcomes {
+            let deferred: Bool
+            switch outcome.result {
+            case .unclaimed: deferred = false
+            case .deferred: deferred = true
+            default: continue
+            }
+            let key = ChainKey(environment: outcome.environment, originalTransactionID: outcome.originalTransactionID)
+            guard previous[key]?.transaction(outcome.transactionID) == nil else { continue }
+            let stored = decision.updatedChains.first { $0.key == key }?.transaction(outcome.transactionID)
+            guard let stored, stored.account == nil else { continue }
+            drafts.append(
+                WebhookEventDraft(
+                    type: .transactionUnclaimed, environment: outcome.environment, account: nil,
+                    occurredAt: stored.transaction.purchaseDate, subject: outcome.transactionID,
+                    data: [
+                        .init("transaction_id", .string(outcome.transactionID)),
+                        .init("original_transaction_id", .string(outcome.originalTransactionID)),
+                        .init("product_id", .string(outcome.productID)),
+                        .init("deferred", .bool(deferred)),
+                    ]))
+        }
+        return drafts
+    }
+
+    private static func refundRequest(
+        input: LedgerInput, cause: WebhookEventCause, decision: LedgerDecision, previous: [ChainKey: ChainSnapshot]
+    ) -> WebhookEventDraft? {
+        guard cause.kind == .notification, cause.notificationType == "CONSUMPTION_REQUEST",
+            let transaction = input.transactions.first
+        else { return nil }
+        let key = transaction.chainKey
+        let chain = decision.updatedChains.first { $0.key == key } ?? previous[key]
+        let account = chain?.transaction(transaction.transactionID)?.account ?? chain?.header.owner
+        let requestedAt = input.observedAt ?? transaction.purchaseDate
+        return WebhookEventDraft(
+            type: .refundRequested, environment: transaction.environment, account: account, occurredAt: requestedAt,
+            subject: cause.id ?? transaction.transactionID,
+            data: [
+                .init("transaction_id", .string(transaction.transactionID)),
+                .init("original_transaction_id", .string(transaction.originalTransactionID)),
+                .init("product_id", .string(transaction.productID)),
+                .init("requested_at", .time(requestedAt)),
+            ])
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The transactional outbox (`webhook_events`, schema step 10): the events of one apply are written in the
+/// apply's own transaction, so there is no event without its ledger effect and no effect without its event.
+///
+/// Cost on the ingestion path: nothing more than deriving (pure, in memory) when an apply decides nothing
+/// to tell; otherwise two statements: one read of the affected accounts' chains (for the entitlements
+/// after the events) and one statement that inserts every event, takes the accounts' sequence numbers
+/// and moves the clock's moments.
+enum WebhookOutbox {
+    /// Derives and writes the events of one apply; called once by `LedgerStore.apply`, after the decision's
+    /// rows are written (the entitlements after are read back from them).
+    static func record(
+        _ input: LedgerInput, cause: WebhookEventCause, before: [ChainSnapshot], decision: LedgerDecision,
+        app: StoredApp, now: Instant, on connection: PostgresConnection
+    ) throws {
+        let drafts = WebhookEventDerivation.drafts(
+            input: input, cause: cause, before: before, decision: decision, app: app.definition, now: now)
+        let moments = WebhookClockDerivation.moments(before: before, decision: decision, app: app.definition, now: now)
+        try write(drafts, cause: cause, moments: moments, app: app, now: now, on: connection)
+    }
+
+    /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
+    static func cause(of input: LedgerInput, reference: LedgerStore.InputReference) -> WebhookEventCause {
+        switch (input.kind, reference) {
+        case (.signedTransaction, _): WebhookEventCause(kind: .transaction, id: input.transactions.first?.transactionID)
+        case (_, .receipt(let id)): WebhookEventCause(kind: .receipt, id: String(id))
+        case (.receipt, .none): WebhookEventCause(kind: .receipt)
+        case (.notification, _), (_, .notification): WebhookEventCause(kind: .notification)
+        case (.poll, .none): WebhookEventCause(kind: .poll)
+        case (.import, .none): WebhookEventCause(kind: .admin, id: "import")
+        }
+    }
+
+    /// Inserts `drafts` (those whose idempotency key is new) with the accounts' entitlements after them and
+    /// their sequence numbers, and upserts `moments`; one statement, none when there is nothing to write.
+    static func write(
+        _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
+        now: Instant, on connection: PostgresConnection
+    ) throws {
+        guard !drafts.isEmpty || !moments.isEmpty else { return }
+        let accounts = Set(drafts.compactMap(\.account))
+        let holdings = accounts.isEmpty ? [:] : try self.holdings(of: accounts, appID: app.appID, on: connection)
+        var events: [EventRow] = []
+        for (index, draft) in drafts.enumerated() {
+            let id = UUID().uuidString.lowercased()
+            var entitlements: [Entitlement] = []
+            var credits: Int64?
+            if let account = draft.account, let held = holdings[account] {
+                entitlements = Ledger.entitlements(
+                    for: account, at: now, chains: held.chains, app: app.definition, environment: draft.environment)
+                credits = held.credits
+            }
+            let parts = WebhookEventBody.parts(
+                of: draft, id: id, bundleID: app.definition.bundleID, cause: cause, entitlements: entitlements,
+                creditBalance: credits)
+            events.append(
+                EventRow(
+                    n: index, event_id: id, environment: draft.environment.rawValue, account_id: draft.account?.rawValue,
+                    event_type: draft.type.rawValue, occurred_ms: draft.occurredAt.millisecondsSince1970,
+                    cause_kind: cause.kind.rawValue, cause_id: cause.id, idempotency_key: draft.idempotencyKey,
+                    head: parts.head, tail: parts.tail))
+        }
+        let momentRows = moments.map {
+            MomentRow(environment: $0.chain.environment.rawValue, original_transaction_id: $0.chain.originalTransactionID,
+                      due_ms: $0.dueAt.millisecondsSince1970)
+        }
+        try connection.query(
+            insertStatement, [app.appID, try StoreJSON.encode(events), try StoreJSON.encode(momentRows)])
+    }
+
+    /// One event as the insert statement reads it (`jsonb_to_recordset`).
+    private struct EventRow: Encodable {
+        var n: Int
+        var event_id: String
+        var environment: String
+        var account_id: String?
+        var event_type: String
+        var occurred_ms: Int64
+        var cause_kind: String
+        var cause_id: String?
+        var idempotency_key: String
+        var head: String
+        var tail: String
+    }
+
+    private struct MomentRow: Encodable {
+        var environment: String
+        var original_transaction_id: String
+        var due_ms: Int64
+    }
+
+    /// The chains (fully loaded) and credit balance of each of `accounts`, in one statement.
+    static func holdings(
+        of accounts: Set<AccountID>, appID: Int64, on connection: PostgresConnection
+    ) throws -> [AccountID: (chains: [ChainSnapshot], credits: Int64)] {
+        let names = try StoreJSON.encode(accounts.map(\.rawValue).sorted())
+        var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
+        for row in try connection.query(holdingsStatement, [appID, names]) {
+            let account = try storedAccount(row.decode(String.self, at: 0))
+            var held: (chains: [ChainSnapshot], credits: Int64)
+            if let known = result[account] { held = known } else { held = ([], try row.decode(Int64.self, at: 1)) }
+            if try row.decode(String?.self, at: 2) != nil { held.chains.append(try ChainRows.chain(from: row, at: 2)) }
+            result[account] = held
+        }
+        return result
+    }
+
+    static let holdingsStatement = PostgresStatement(
+        """
+        SELECT a.account_id,
+          (SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+             FROM ledger_entries WHERE app_id = $1 AND account_id = a.account_id),
+          owned.*
+        FROM jsonb_array_elements_text($2::jsonb) AS a(account_id)
+        LEFT JOIN LATERAL (
+          SELECT \(ChainRows.chainColumns) FROM chains t
+          WHERE t.app_id = $1 AND (t.environment, t.original_transaction_id) IN (
+            SELECT environment, original_transaction_id FROM ownership_bindings
+            WHERE app_id = $1 AND account_id = a.account_id)
+        ) AS owned ON true
+        """)
+
+    /// Every event whose key is new gets the next numbers of its account (`webhook_account_sequences`,
+    /// upserted with RETURNING: writers of one account wait for each other there, so numbers follow commit
+    /// order); a key already recorded consumes no number. Callers hold the chain locks of their events'
+    /// subjects, so no other transaction can be inserting the same key meanwhile (the ON CONFLICT is a
+    /// safety net that at worst leaves a gap, never a repeat). The clock's moments ride along.
+    static let insertStatement = PostgresStatement(
+        """
+        WITH input AS (
+          SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(n int, event_id uuid, environment text, account_id text,
+              event_type text, occurred_ms bigint, cause_kind text, cause_id text, idempotency_key text, head text,
+              tail text)
+        ), fresh AS (
+          SELECT i.* FROM input i
+          WHERE NOT EXISTS (SELECT 1 FROM webhook_events w WHERE w.app_id = $1 AND w.idempotency_key = i.idempotency_key)
+        ), counted AS (
+          SELECT environment, account_id, count(*) AS taken FROM fresh WHERE account_id IS NOT NULL
+          GROUP BY environment, account_id
+        ), numbers AS (
+          INSERT INTO webhook_account_sequences AS s (app_id, environment, account_id, last_sequence)
+          SELECT $1, environment, account_id, taken FROM counted
+          ON CONFLICT (app_id, environment, account_id) DO UPDATE SET last_sequence = s.last_sequence + EXCLUDED.last_sequence
+          RETURNING environment, account_id, last_sequence
+        ), numbered AS (
+          SELECT f.*, CASE WHEN f.account_id IS NULL THEN NULL ELSE
+              q.last_sequence - count(*) OVER (PARTITION BY f.environment, f.account_id)
+                + row_number() OVER (PARTITION BY f.environment, f.account_id ORDER BY f.n) END AS sequence
+          FROM fresh f LEFT JOIN numbers q ON q.environment = f.environment AND q.account_id = f.account_id
+        ), moments AS (
+          INSERT INTO webhook_clock_moments AS m (app_id, environment, original_transaction_id, due_at)
+          SELECT $1, environment, original_transaction_id, timestamptz 'epoch' + due_ms * interval '1 millisecond'
+          FROM jsonb_to_recordset($3::jsonb) AS d(environment text, original_transaction_id text, due_ms bigint)
+          ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET due_at = EXCLUDED.due_at
+        )
+        INSERT INTO webhook_events (event_id, app_id, environment, account_id, account_sequence, event_type,
+            occurred_at, cause_kind, cause_id, idempotency_key, body)
+        SELECT event_id, $1, environment, account_id, sequence, event_type,
+            timestamptz 'epoch' + occurred_ms * interval '1 millisecond', cause_kind, cause_id, idempotency_key,
+            head || coalesce(sequence::text, 'null') || tail
+        FROM numbered ORDER BY n
+        ON CONFLICT (app_id, idempotency_key) DO NOTHING
+        """)
+}
