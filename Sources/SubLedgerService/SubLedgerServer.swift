@@ -34,6 +34,11 @@ public enum SubLedgerServer {
             if try await !schema.attempt(firstFailure: true) {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
+            // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            if let delivery = configuration.webhookDelivery {
+                services.append(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                                      successTerminationBehavior: .ignore))
+            }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
@@ -106,7 +111,7 @@ extension SubLedgerServer {
     ) async throws {
         let opened = try await DatabaseBootstrap.open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
-            poolSize: max(2, poller.concurrency + 1), logger: logger)
+            poolSize: max(2, poller.concurrency + 2), logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
@@ -154,6 +159,11 @@ extension SubLedgerServer {
                     configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store, apple: apple,
                     logger: logger, now: { Instant.systemNow() }),
                 successTerminationBehavior: .ignore))
+            // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            if let delivery = configuration.webhookDelivery {
+                services.append(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                                      successTerminationBehavior: .ignore))
+            }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
