@@ -35,9 +35,11 @@ public enum SubLedgerServer {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
             // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
+            // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
-                services.append(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
-                                      successTerminationBehavior: .ignore))
+                services.insert(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                                      successTerminationBehavior: .ignore), at: 1)
             }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -160,9 +162,11 @@ extension SubLedgerServer {
                     logger: logger, now: { Instant.systemNow() }),
                 successTerminationBehavior: .ignore))
             // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
+            // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
-                services.append(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
-                                      successTerminationBehavior: .ignore))
+                services.insert(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                                      successTerminationBehavior: .ignore), at: 1)
             }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -41,8 +41,17 @@ public struct WebhookDeliverer: Service {
         public var sender = WebhookSender.Configuration()
 
         /// `worker` defaults to `host:pid`.
-        public init(worker: String = "\(ProcessInfo.processInfo.hostName):\(getpid())") {
+        public init(worker: String = Configuration.defaultWorker()) {
             self.worker = worker
+        }
+
+        /// `host:pid`, from gethostname(2) (a system call: no name lookup, unlike `ProcessInfo.hostName`, since
+        /// every `ServiceConfiguration` makes one).
+        public static func defaultWorker() -> String {
+            var buffer = [CChar](repeating: 0, count: 256)
+            let host = gethostname(&buffer, buffer.count - 1) == 0
+                ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
+            return "\(host):\(getpid())"
         }
     }
 

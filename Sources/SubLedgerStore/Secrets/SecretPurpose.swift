@@ -14,19 +14,41 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
         public static let sharedSecret = Field(rawValue: "shared_secret")
         /// `apps.server_api_private_key`: the App Store Server API `.p8` key (PEM).
         public static let serverAPIPrivateKey = Field(rawValue: "server_api_private_key")
+        /// `webhook_endpoints.secret` (and `previous_secret`): the key that signs an endpoint's requests.
+        public static let webhookSecret = Field(rawValue: "webhook_secret")
     }
 
     public var field: Field
     /// The app's bundle id (stable across restores, unlike `app_id`).
     public var bundleID: String
 
+    /// The webhook endpoint the secret signs for; `nil` for the apps' own secrets.
+    public var endpointID: String?
+
     public init(_ field: Field, bundleID: String) {
         self.field = field
         self.bundleID = bundleID
+        self.endpointID = nil
     }
 
-    /// Format version, field and bundle id; the field never contains a newline, so the split is unique.
-    var associatedData: Data { Data("subledger secret v1\napps.\(field.rawValue)\n\(bundleID)".utf8) }
+    /// The signing secret of the webhook endpoint `endpointID` of the app `bundleID`. The current and the
+    /// previous secret share it: rotation moves a sealed secret between the two columns of one endpoint.
+    public static func webhookSecret(endpointID: String, bundleID: String) -> SecretPurpose {
+        var purpose = SecretPurpose(.webhookSecret, bundleID: bundleID)
+        purpose.endpointID = endpointID
+        return purpose
+    }
 
-    public var description: String { "\(field.rawValue) of \(bundleID)" }
+    /// Format version, field and bundle id (and the endpoint for a webhook secret); none of them contains a
+    /// newline, so the split is unique. The apps' secrets keep the text they were first sealed with.
+    var associatedData: Data {
+        if let endpointID {
+            return Data("subledger secret v1\nwebhook_endpoints.\(field.rawValue)\n\(bundleID)\n\(endpointID)".utf8)
+        }
+        return Data("subledger secret v1\napps.\(field.rawValue)\n\(bundleID)".utf8)
+    }
+
+    public var description: String {
+        endpointID.map { "\(field.rawValue) of webhook endpoint \($0)" } ?? "\(field.rawValue) of \(bundleID)"
+    }
 }

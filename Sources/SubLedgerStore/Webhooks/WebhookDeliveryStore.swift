@@ -51,7 +51,9 @@ public struct WebhookDeliveryStore: Sendable {
     }
 
     private func decodeDue(_ row: PostgresRow, now: Instant) throws -> DueDelivery {
-        let purpose = SecretPurpose(.webhookSecret, bundleID: try row.decode(String.self, at: 10))
+        // Sealed for this endpoint of this app (whadmin's WebhookEndpointStore seals them).
+        let purpose = SecretPurpose.webhookSecret(
+            endpointID: try row.decode(UUID.self, at: 5).uuidString.lowercased(), bundleID: try row.decode(String.self, at: 10))
         var secrets: [String] = []
         var secretError: String?
         do {
@@ -261,7 +263,8 @@ public struct WebhookDeliveryStore: Sendable {
         RETURNING w.delivery_id, w.state
         """)
 
-    // Only rows that change are written: a healthy endpoint's row is not touched by every batch.
+    // Only rows that change are written: a healthy endpoint's row is not touched by every batch. A run starts
+    // again when the count is 0 (a success, or `webhooks resume`, which resets the count but not the time).
     private static let endpointRunStatement = PostgresStatement(
         """
         WITH u AS (
@@ -271,6 +274,7 @@ public struct WebhookDeliveryStore: Sendable {
             consecutive_failures = CASE WHEN u.ok THEN u.n ELSE e.consecutive_failures + u.n END,
             failing_since = CASE WHEN u.n = 0 THEN NULL
                                  WHEN u.ok THEN to_timestamp(u.first / 1000.0)
+                                 WHEN e.consecutive_failures = 0 THEN to_timestamp(u.first / 1000.0)
                                  ELSE coalesce(e.failing_since, to_timestamp(u.first / 1000.0)) END
         FROM u
         WHERE e.endpoint_id = u.id

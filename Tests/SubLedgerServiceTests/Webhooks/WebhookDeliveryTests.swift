@@ -4,6 +4,7 @@ import HTTPTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 @testable import SubLedgerStore
+import SubLedgerTestSupport
 import Synchronization
 import Testing
 
@@ -245,6 +246,41 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test func aSealedSecretIsOpenedToSignAndOneThatCannotBeOpenedSendsNothing() async throws {
+        try await WebhookDeliveryHarness.with { harness in
+            let keys = try SecretKeyring(keys: [SecretKey.generate()])
+            let received = ReceivedEvents()
+            try await StubHTTPServer.with(handler: { request in
+                received.accept(request) == nil ? .empty(status: 401) : .empty(status: 200)
+            }) { receiver in
+                let endpoint = UUID()
+                let sealed = try keys.seal(
+                    WebhookDeliveryHarness.secret,
+                    for: .webhookSecret(endpointID: endpoint.uuidString.lowercased(), bundleID: "com.example.webhooks"))
+                try await harness.pool.query(
+                    """
+                    INSERT INTO webhook_endpoints (endpoint_id, app_id, url, secret_sealed, secret_key_id)
+                    VALUES ($1, $2, $3, $4, $5)
+                    """, [endpoint, harness.appID, receiver.baseURL, sealed.combined, sealed.keyID])
+                try await harness.insertEvents(1)
+                var configuration = WebhookDeliverer.Configuration(worker: "sealed")
+                configuration.retry = WebhookDeliveryHarness.quickRetry
+                // Without the key: a failed attempt, and no request goes out unsigned.
+                let keyless = WebhookDeliverer(
+                    configuration: configuration, store: WebhookDeliveryStore(pool: harness.pool, secretKeys: SecretKeyring()),
+                    logger: TestDatabase.logger)
+                #expect(try await keyless.deliverDue().retrying == 1)
+                #expect(receiver.requests.isEmpty)
+                try await Task.sleep(for: .milliseconds(50))
+                let keyed = WebhookDeliverer(
+                    configuration: configuration, store: WebhookDeliveryStore(pool: harness.pool, secretKeys: keys),
+                    logger: TestDatabase.logger)
+                #expect(try await harness.deliverUntil(keyed, timeout: .seconds(10)) { received.ids.count == 1 })
+                #expect(received.badSignatures == 0)
+            }
+        }
+    }
+
     @Test func anEndpointThatKeepsFailingIsPausedAndResumingDeliversTheBacklog() async throws {
         try await WebhookDeliveryHarness.with { harness in
             let failing = Mutex(true)
@@ -277,7 +313,8 @@ struct WebhookDeliveryTests {
                 failing.withLock { $0 = false }
                 try await harness.pool.query(
                     """
-                    UPDATE webhook_endpoints SET state = 'active', paused_reason = NULL, paused_at = NULL
+                    UPDATE webhook_endpoints SET state = 'active', paused_reason = NULL, paused_at = NULL,
+                        consecutive_failures = 0
                     WHERE endpoint_id = $1
                     """, [endpoint])
                 let all = Set((first + later).map { $0.uuidString.lowercased() })
