@@ -68,8 +68,8 @@ public struct WebhookDeliverer: Service {
         public var attempts: Int { delivered + retrying + failed + leaseLost }
 
         public var description: String {
-            "webhook deliveries: delivered \(delivered), retrying \(retrying), failed \(failed), lease lost \(leaseLost), "
-                + "endpoints paused \(pausedEndpoints)"
+            "webhook deliveries: delivered \(delivered), retrying \(retrying), failed \(failed), "
+                + "lease lost \(leaseLost), endpoints paused \(pausedEndpoints)"
         }
     }
 
@@ -189,7 +189,8 @@ public struct WebhookDeliverer: Service {
         for delivery in batch {
             let destination = Destination(url: delivery.url, allowPrivateNetwork: delivery.allowPrivateNetwork)
             guard checked.insert(destination).inserted else { continue }
-            refusals[destination] = await sender.refusal(url: delivery.url, allowPrivateNetwork: delivery.allowPrivateNetwork)
+            refusals[destination] = await sender.refusal(
+                url: delivery.url, allowPrivateNetwork: delivery.allowPrivateNetwork)
         }
         return await withTaskGroup(of: WebhookDeliveryStore.Attempt.self) { group in
             var attempts: [WebhookDeliveryStore.Attempt] = []
@@ -199,7 +200,8 @@ public struct WebhookDeliverer: Service {
             while next < batch.endIndex || running > 0 {
                 while running < max(1, configuration.concurrency), next < batch.endIndex {
                     let delivery = batch[next]
-                    let refusal = refusals[Destination(url: delivery.url, allowPrivateNetwork: delivery.allowPrivateNetwork)]
+                    let destination = Destination(url: delivery.url, allowPrivateNetwork: delivery.allowPrivateNetwork)
+                    let refusal = refusals[destination]
                     group.addTask { await attempt(delivery, refusal: refusal ?? delivery.secretError) }
                     next += 1
                     running += 1
@@ -213,7 +215,9 @@ public struct WebhookDeliverer: Service {
         }
     }
 
-    private func attempt(_ delivery: WebhookDeliveryStore.DueDelivery, refusal: String?) async -> WebhookDeliveryStore.Attempt {
+    private func attempt(
+        _ delivery: WebhookDeliveryStore.DueDelivery, refusal: String?
+    ) async -> WebhookDeliveryStore.Attempt {
         let startedAt = now()
         let clock = ContinuousClock()
         let started = clock.now
@@ -227,7 +231,8 @@ public struct WebhookDeliverer: Service {
         }
         return WebhookDeliveryStore.Attempt(
             deliveryID: delivery.deliveryID, endpointID: delivery.endpointID, attemptedAt: startedAt,
-            duration: started.duration(to: clock.now), status: status, error: error, previousAttempts: delivery.attempts)
+            duration: started.duration(to: clock.now), status: status, error: error,
+            previousAttempts: delivery.attempts)
     }
 }
 

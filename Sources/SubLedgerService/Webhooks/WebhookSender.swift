@@ -76,7 +76,8 @@ public struct WebhookSender: Sendable {
             // Plain http is allowed to a loopback host only (development): it must then resolve to loopback.
             if checked.scheme == "http" {
                 guard address.isLoopback else {
-                    return "\(WebhookURLError.Code.privateAddress): \(checked.host) resolved to \(address), not a loopback address"
+                    return "\(WebhookURLError.Code.privateAddress): \(checked.host) resolved to \(address), "
+                        + "not a loopback address"
                 }
                 continue
             }

@@ -53,7 +53,8 @@ public struct WebhookDeliveryStore: Sendable {
     private func decodeDue(_ row: PostgresRow, now: Instant) throws -> DueDelivery {
         // Sealed for this endpoint of this app (whadmin's WebhookEndpointStore seals them).
         let purpose = SecretPurpose.webhookSecret(
-            endpointID: try row.decode(UUID.self, at: 5).uuidString.lowercased(), bundleID: try row.decode(String.self, at: 10))
+            endpointID: try row.decode(UUID.self, at: 5).uuidString.lowercased(),
+            bundleID: try row.decode(String.self, at: 10))
         var secrets: [String] = []
         var secretError: String?
         do {
@@ -171,7 +172,9 @@ public struct WebhookDeliveryStore: Sendable {
                 ms: Int(clamping: attempt.duration.milliseconds), s: attempt.status,
                 e: attempt.error.map { String($0.prefix(2_000)) }, ok: attempt.succeeded,
                 next: now.adding(
-                    milliseconds: policy.delay(afterAttempts: attempt.previousAttempts + 1, random: random()).milliseconds
+                    milliseconds: policy.delay(
+                        afterAttempts: attempt.previousAttempts + 1, random: random()
+                    ).milliseconds
                 ).millisecondsSince1970)
         }
         let endpointRows = Self.endpointRuns(attempts)
@@ -293,7 +296,10 @@ public struct WebhookDeliveryStore: Sendable {
     /// Gives back every lease `worker` holds on a delivery not sent yet (graceful shutdown).
     public func releaseAll(worker: String) async throws {
         try await pool.query(
-            "UPDATE webhook_deliveries SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1 AND state = 'pending'",
+            """
+            UPDATE webhook_deliveries SET leased_until = NULL, leased_by = NULL
+            WHERE leased_by = $1 AND state = 'pending'
+            """,
             [worker])
     }
 

@@ -24,8 +24,9 @@ public struct WebhookRetryPolicy: Sendable, Hashable {
     public var pauseAfter: Duration
 
     public init(
-        base: Duration = .seconds(10), maximum: Duration = .seconds(3_600), giveUpAfter: Duration = .seconds(72 * 3_600),
-        minimumAttempts: Int = 10, pauseAfterFailures: Int = 10, pauseAfter: Duration = .seconds(3_600)
+        base: Duration = .seconds(10), maximum: Duration = .seconds(3_600),
+        giveUpAfter: Duration = .seconds(72 * 3_600), minimumAttempts: Int = 10,
+        pauseAfterFailures: Int = 10, pauseAfter: Duration = .seconds(3_600)
     ) {
         self.base = base
         self.maximum = maximum

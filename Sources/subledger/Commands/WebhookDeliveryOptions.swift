@@ -10,7 +10,10 @@ struct WebhookDeliveryOptions: ParsableArguments {
 
     @Option(
         name: .customLong("webhook-lease-seconds"),
-        help: "Seconds a claimed webhook delivery stays leased to this process (env SUBLEDGER_WEBHOOK_LEASE_SECONDS, default 120).")
+        help: """
+            Seconds a claimed webhook delivery stays leased to this process \
+            (env SUBLEDGER_WEBHOOK_LEASE_SECONDS, default 120).
+            """)
     var webhookLeaseSeconds: Int?
 
     /// Applies the flag, then the environment, over `configuration`.
