@@ -274,6 +274,7 @@ let package = Package(
                 "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ", "SubLedgerTestSupport",
                 "AppStoreSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
+                "HTTPTestSupport",  // webhook delivery tests: the receiver
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),

@@ -745,3 +745,8 @@ SELECT app_id, environment, original_transaction_id,
 FROM chains
 WHERE owner_account_id IS NOT NULL AND state IN ('active', 'grace_period')
   AND CASE WHEN state = 'grace_period' THEN grace_expires_at ELSE expires_at END > now();
+
+-- step 12: webhook delivery: when an endpoint's current run of failures began (automatic pausing)
+-- Set by the first failure after a success, cleared by a success; an endpoint whose failures have run for
+-- an hour and number at least ten is paused as 'failing' (docs/webhooks.md, "Delivery").
+ALTER TABLE webhook_endpoints ADD COLUMN failing_since timestamptz;

@@ -34,6 +34,13 @@ public enum SubLedgerServer {
             if try await !schema.attempt(firstFailure: true) {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
+            // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
+            // reverse order and calls one that returns while another is stopping a failure.
+            if let delivery = configuration.webhookDelivery {
+                services.insert(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                                      successTerminationBehavior: .ignore), at: 1)
+            }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
@@ -106,7 +113,7 @@ extension SubLedgerServer {
     ) async throws {
         let opened = try await DatabaseBootstrap.open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
-            poolSize: max(2, poller.concurrency + 1), logger: logger)
+            poolSize: max(2, poller.concurrency + 2), logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
@@ -160,6 +167,14 @@ extension SubLedgerServer {
             services.append(.init(
                 service: WebhookClock(configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
                 successTerminationBehavior: .ignore))
+
+            // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
+            // reverse order and calls one that returns while another is stopping a failure.
+            if let delivery = configuration.webhookDelivery {
+                services.insert(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                                      successTerminationBehavior: .ignore), at: 1)
+            }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

@@ -41,4 +41,8 @@ public enum EnvironmentVariable {
     public static let retryMaximumAttempts = "SUBLEDGER_RETRY_MAX_ATTEMPTS"
     /// Seconds a `pending` stored input is left to its request before the renewal job takes it (default 120).
     public static let pendingAge = "SUBLEDGER_PENDING_AGE_SECONDS"
+    /// `on` (default) or `off`: whether this `serve`/`poll` process delivers webhooks.
+    public static let webhookDelivery = "SUBLEDGER_WEBHOOK_DELIVERY"
+    /// Seconds a claimed webhook delivery stays leased (default 120).
+    public static let webhookLeaseSeconds = "SUBLEDGER_WEBHOOK_LEASE_SECONDS"
 }

@@ -23,6 +23,8 @@ public struct ServiceConfiguration: Sendable {
     /// The keys that seal the apps' secrets at rest, newest first (docs/operations.md, "Secrets at rest").
     /// Default none: secrets stored unsealed can be read, sealed ones cannot.
     public var secretKeys: SecretKeyring = SecretKeyring()
+    /// How this process delivers webhooks; `nil`: it does not (`--webhook-delivery off`). Default on.
+    public var webhookDelivery: WebhookDeliverer.Configuration? = WebhookDeliverer.Configuration()
 
     public init(
         host: String = "127.0.0.1",

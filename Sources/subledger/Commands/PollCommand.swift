@@ -44,6 +44,7 @@ struct PollCommand: AsyncParsableCommand {
     @OptionGroup var recovery: RecoveryOptions
     @OptionGroup var apple: AppleOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var webhooks: WebhookDeliveryOptions
 
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1...256") }
@@ -56,6 +57,7 @@ struct PollCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
+        try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
         var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")
         poller.once = once

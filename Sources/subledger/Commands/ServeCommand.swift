@@ -19,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var apple: AppleOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var webhooks: WebhookDeliveryOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -31,6 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.migrateOnStart = migrate
         try apple.apply(to: &configuration.apple, environment: environment)
+        try webhooks.apply(to: &configuration, environment: environment)
         try await SubLedgerServer.run(configuration: configuration)
     }
 }
