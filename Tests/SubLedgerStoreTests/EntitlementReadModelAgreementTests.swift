@@ -66,6 +66,10 @@ import Testing
         #expect(totals.withoutPassesFromPeriods == totals.withoutPasses, "\(replay): reads of accounts without passes went to the chains")
         #expect(totals.nonEmpty * 5 > totals.checked, "\(replay): only \(totals.nonEmpty) reads found an entitlement")
         #expect(totals.transferred > 0, "\(replay): no history moved a chain between accounts")
+        print(
+            "EntitlementReadModelAgreementTests: \(replay), \(Self.histories) histories, \(totals.checked) reads compared, "
+                + "\(totals.fromPeriods) from the read model, \(totals.nonEmpty) with entitlements, "
+                + "\(totals.disagreements.count) disagreements")
         if !totals.disagreements.isEmpty {
             Issue.record(
                 """
