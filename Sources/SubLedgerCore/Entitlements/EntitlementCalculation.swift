@@ -57,6 +57,38 @@ extension Ledger {
         }
     }
 
+    /// The same answer as `entitlements(for:at:chains:app:)`, from the read model: the periods of the
+    /// account's chains (those not containing `instant` or of another account are skipped). `nil` when a
+    /// period at `instant` needs the chains (`EntitlementPeriod.needsChains`).
+    public static func entitlements(
+        from periods: [EntitlementPeriod], for account: AccountID, at instant: Instant, app: App
+    ) -> [Entitlement]? {
+        var best: [String: Entitlement] = [:]
+        for period in periods where period.account == account && period.contains(instant) {
+            guard let grant = period.grant else { return nil }
+            guard let product = app.product(grant.productID) else { continue }
+            for entitlementID in product.entitlementIDs {
+                let candidate = Entitlement(
+                    entitlementID: entitlementID,
+                    productID: product.productID,
+                    productType: product.type,
+                    bundleID: app.bundleID,
+                    environment: period.chain.environment,
+                    originalTransactionID: period.chain.originalTransactionID,
+                    transactionID: grant.transactionID,
+                    state: grant.state,
+                    expiresAt: grant.expiresAt,
+                    gracePeriodExpiresAt: grant.gracePeriodExpiresAt,
+                    willAutoRenew: grant.willAutoRenew,
+                    ownershipType: grant.ownershipType)
+                if best[entitlementID].map({ isBetter(candidate, than: $0, app: app) }) ?? true {
+                    best[entitlementID] = candidate
+                }
+            }
+        }
+        return best.keys.sorted().compactMap { best[$0] }
+    }
+
     private static func isBetter(_ candidate: Entitlement, than current: Entitlement, app: App) -> Bool {
         func stateRank(_ entitlement: Entitlement) -> Int { entitlement.state == .active ? 1 : 0 }
         func endRank(_ entitlement: Entitlement) -> Int64 { entitlement.accessEndsAt?.millisecondsSince1970 ?? .max }

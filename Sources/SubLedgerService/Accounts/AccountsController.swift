@@ -15,14 +15,7 @@ struct AccountsController: Sendable {
         group.get("accounts/:account_id/transactions") { request, context in try await transactions(request, context) }
     }
 
-    struct EntitlementsBody: ResponseEncodable {
-        var account_id: String
-        var at: String?
-        var entitlements: [Representation.EntitlementBody]
-        var credits: Int64
-    }
-
-    func entitlements(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EntitlementsBody {
+    func entitlements(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.EntitlementsResponse {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
         var instant = now()
@@ -33,11 +26,9 @@ struct AccountsController: Sendable {
             }
             instant = parsed
         }
-        let holdings = try await store.holdings(of: account, app: app)
-        let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.definition)
-        return EntitlementsBody(
-            account_id: account.rawValue, at: Representation.time(instant),
-            entitlements: entitlements.map(Representation.EntitlementBody.init), credits: holdings.credits)
+        let read = try await store.entitlementRead(of: account, app: app, at: instant)
+        return Representation.EntitlementsResponse(
+            account: account, at: instant, entitlements: read.entitlements, credits: read.credits)
     }
 
     struct SubscriptionBody: Codable {

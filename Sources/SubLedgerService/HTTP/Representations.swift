@@ -6,10 +6,18 @@ import SubLedgerCore
 enum Representation {
     static func time(_ instant: Instant?) -> String? {
         instant.map { instant in
-            let date = Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
-            return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-                .replacingOccurrences(of: "+0000", with: "Z")
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(24)
+            return appendTime(instant, to: &bytes) ? String(decoding: bytes, as: UTF8.self) : foundationTime(instant)
         }
+    }
+
+    /// `time` through Foundation's ISO 8601 style: the reference for `appendTime`, and the form of instants
+    /// outside years 1970 to 9999.
+    static func foundationTime(_ instant: Instant) -> String {
+        let date = Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
+        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+            .replacingOccurrences(of: "+0000", with: "Z")
     }
 
     /// Parses `2026-11-22T07:03:26Z`, `...26.123Z` or an offset, or whole milliseconds since 1970; `nil` for

@@ -92,6 +92,7 @@ public struct LedgerStore: Sendable {
                 chain, previous: loaded[chain.key], storedState: stored.states[chain.key], app: app,
                 receiptID: receiptID, now: now, on: connection)
         }
+        try EntitlementPeriodRows.refresh(decision.updatedChains, app: app, on: connection)
         let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
         try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
         try InputRows.markApplied(reference, environment: input.environment, on: connection)
@@ -159,17 +160,24 @@ public struct LedgerStore: Sendable {
     /// read in one statement (one round trip: this is the entitlement read path).
     public func holdings(of account: AccountID, app: StoredApp) async throws -> (chains: [ChainSnapshot], credits: Int64) {
         try await pool.withConnection { connection in
-            let rows = try connection.query(ChainRows.accountStatement, [app.appID, account.rawValue])
-            var credits: Int64 = 0
-            var chains: [ChainSnapshot] = []
-            for row in rows {
-                credits = try row.decode(Int64.self, at: 0)
-                if try row.decode(String?.self, at: 1) != nil {
-                    chains.append(try ChainRows.chain(from: row, at: 1))
-                }
-            }
-            return (chains.sorted { $0.key < $1.key }, credits)
+            try Self.holdings(of: account, appID: app.appID, on: connection)
         }
+    }
+
+    /// `holdings(of:app:)` on a connection.
+    static func holdings(
+        of account: AccountID, appID: Int64, on connection: PostgresConnection
+    ) throws -> (chains: [ChainSnapshot], credits: Int64) {
+        let rows = try connection.query(ChainRows.accountStatement, [appID, account.rawValue])
+        var credits: Int64 = 0
+        var chains: [ChainSnapshot] = []
+        for row in rows {
+            credits = try row.decode(Int64.self, at: 0)
+            if try row.decode(String?.self, at: 1) != nil {
+                chains.append(try ChainRows.chain(from: row, at: 1))
+            }
+        }
+        return (chains.sorted { $0.key < $1.key }, credits)
     }
 
     /// The chain stored under `key`, fully loaded, if any.

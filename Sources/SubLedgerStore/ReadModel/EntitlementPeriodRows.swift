@@ -1,0 +1,133 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The `account_entitlement_periods` table: the entitlement read model (`EntitlementPeriod`), and the
+/// `account_entitlement_backfill` list of accounts whose periods may be incomplete.
+enum EntitlementPeriodRows {
+    /// Rewrites the periods of each of `chains` as derived from the chain now: called by `LedgerStore.apply`
+    /// in the transaction that writes the chains, with the chains locked. One statement per chain.
+    static func refresh(_ chains: [ChainSnapshot], app: StoredApp, on connection: PostgresConnection) throws {
+        for chain in chains {
+            let periods = chain.entitlementPeriods(in: app.definition)
+            let grants = periods.map(\.grant)
+            try connection.query(
+                replaceStatement,
+                [
+                    app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
+                    PostgresArrayText.strings(periods.map(\.account.rawValue)),
+                    PostgresArrayText.integers(periods.map(\.from.millisecondsSince1970)),
+                    PostgresArrayText.integers(periods.map { $0.until?.millisecondsSince1970 }),
+                    PostgresArrayText.strings(grants.map { $0?.transactionID }),
+                    PostgresArrayText.strings(grants.map { $0?.productID }),
+                    PostgresArrayText.strings(grants.map { $0?.state.name }),
+                    PostgresArrayText.integers(grants.map { $0?.expiresAt?.millisecondsSince1970 }),
+                    PostgresArrayText.integers(grants.map { $0?.gracePeriodExpiresAt?.millisecondsSince1970 }),
+                    PostgresArrayText.booleans(grants.map { $0?.willAutoRenew }),
+                    PostgresArrayText.strings(grants.map { $0?.ownershipType.rawValue }),
+                ])
+        }
+    }
+
+    static let replaceStatement = PostgresStatement(
+        """
+        WITH gone AS (
+            DELETE FROM account_entitlement_periods
+            WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3)
+        INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id, valid_from,
+            valid_until, transaction_id, product_id, state, expires_at, grace_expires_at, will_auto_renew, ownership_type)
+        SELECT $1, $2, $3, p.* FROM unnest($4::text::text[], $5::text::bigint[], $6::text::bigint[], $7::text::text[],
+            $8::text::text[], $9::text::text[], $10::text::bigint[], $11::text::bigint[], $12::text::boolean[],
+            $13::text::text[]) AS p
+        """)
+
+    /// An entitlement read from the read model (`LedgerStore.entitlements(of:app:at:)`): the account's credit
+    /// balance (column 0), whether its periods may be incomplete (1), and each period containing `$3`
+    /// (milliseconds since 1970) from column 2: environment, original transaction id, transaction id, product
+    /// id, state, expiry, grace expiry, will auto-renew, ownership type. One row with nulls from column 2 when
+    /// none contains it.
+    static let readStatement = PostgresStatement(
+        """
+        SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
+            p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew, p.ownership_type
+        FROM (SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+                AS balance FROM ledger_entries WHERE app_id = $1 AND account_id = $2) AS credit
+          LEFT JOIN account_entitlement_backfill pending ON pending.app_id = $1 AND pending.account_id = $2
+          LEFT JOIN account_entitlement_periods p ON p.app_id = $1 AND p.account_id = $2
+            AND p.valid_from <= $3 AND (p.valid_until IS NULL OR p.valid_until > $3)
+        """)
+
+    /// What `readStatement` found: the balance, and the periods at the instant unless the read must go to the
+    /// chains (`nil`: the account is not backfilled yet, or a period needs the chains).
+    static func read(
+        _ account: AccountID, appID: Int64, at instant: Instant, on connection: PostgresConnection
+    ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
+        let rows = try connection.query(readStatement, [appID, account.rawValue, instant.millisecondsSince1970])
+        var credits: Int64 = 0
+        var pending = false
+        var periods: [EntitlementPeriod]? = []
+        for row in rows {
+            credits = try row.decode(Int64.self, at: 0)
+            pending = try row.decode(Bool.self, at: 1)
+            guard let environment = try row.decode(String?.self, at: 2) else { continue }
+            let key = ChainKey(
+                environment: try AppStoreEnvironment.stored(environment),
+                originalTransactionID: try row.decode(String.self, at: 3))
+            guard let state = try row.decode(String?.self, at: 6) else {
+                periods = nil
+                continue
+            }
+            let grant = EntitlementPeriod.Grant(
+                transactionID: try row.decode(String.self, at: 4),
+                productID: try row.decode(String.self, at: 5),
+                state: try storedGrantState(state),
+                expiresAt: try row.decode(Int64?.self, at: 7).map(Instant.init(millisecondsSince1970:)),
+                gracePeriodExpiresAt: try row.decode(Int64?.self, at: 8).map(Instant.init(millisecondsSince1970:)),
+                willAutoRenew: try row.decode(Bool?.self, at: 9),
+                ownershipType: try storedOwnershipType(row.decode(String.self, at: 10)))
+            periods?.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: grant))
+        }
+        return (credits, pending ? nil : periods, pending)
+    }
+
+    private static func storedGrantState(_ name: String) throws -> ChainState {
+        switch name {
+        case "active": return .active
+        case "grace_period": return .gracePeriod
+        default: throw StoreError(code: .corruptRow, message: "unknown entitlement period state '\(name)'")
+        }
+    }
+
+    private static func storedOwnershipType(_ raw: String) throws -> OwnershipType {
+        guard let type = OwnershipType(rawValue: raw) else {
+            throw StoreError(code: .corruptRow, message: "unknown ownership type '\(raw)'")
+        }
+        return type
+    }
+
+    // MARK: - Backfill
+
+    /// The chains (keys) account `$2` owns or has owned.
+    static let accountChainsStatement = PostgresStatement(
+        "SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2")
+
+    static let backfilledStatement = PostgresStatement(
+        "DELETE FROM account_entitlement_backfill WHERE app_id = $1 AND account_id = $2")
+
+    static let pendingAccountsStatement = PostgresStatement(
+        "SELECT account_id FROM account_entitlement_backfill WHERE app_id = $1 ORDER BY account_id LIMIT $2")
+
+    /// Writes the periods of every chain `account` owns or has owned and takes it off the backfill list, in
+    /// the caller's transaction: the chains are locked as `LedgerStore.apply` locks them, so a concurrent
+    /// apply runs before or after, never in between.
+    static func backfill(_ account: AccountID, app: StoredApp, on connection: PostgresConnection) throws {
+        let keys = try connection.query(accountChainsStatement, [app.appID, account.rawValue]).map { row in
+            ChainKey(
+                environment: try AppStoreEnvironment.stored(row.decode(String.self, at: 0)),
+                originalTransactionID: try row.decode(String.self, at: 1))
+        }
+        try ChainRows.lock(keys, appID: app.appID, on: connection)
+        let chains = try ChainRows.load(keys, appID: app.appID, forUpdate: true, on: connection)
+        try refresh(chains, app: app, on: connection)
+        try connection.query(backfilledStatement, [app.appID, account.rawValue])
+    }
+}

@@ -1,0 +1,59 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+extension LedgerStore {
+    /// An entitlement read: what `account` holds at `instant` and its credit balance, in one round trip.
+    ///
+    /// Answered from the read model (`account_entitlement_periods`: no chain snapshot is decoded) when it
+    /// covers the account; otherwise (an account from before the read model that is not backfilled yet, or a
+    /// non-renewing purchase) from the chains, on the same connection, exactly as `holdings(of:app:)` and
+    /// `Ledger.entitlements(for:at:chains:app:)` do. An account found not backfilled is backfilled afterwards.
+    public func entitlementRead(
+        of account: AccountID, app: StoredApp, at instant: Instant
+    ) async throws -> (entitlements: [Entitlement], credits: Int64) {
+        let (answer, pending) = try await pool.withConnection { connection in
+            let read = try EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: connection)
+            if let periods = read.periods,
+                let entitlements = Ledger.entitlements(from: periods, for: account, at: instant, app: app.definition)
+            {
+                return ((entitlements, read.credits), false)
+            }
+            let holdings = try Self.holdings(of: account, appID: app.appID, on: connection)
+            let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.definition)
+            return ((entitlements, holdings.credits), read.pending)
+        }
+        if pending {
+            do {
+                try await backfillEntitlementPeriods(of: account, app: app)
+            } catch {
+                // The answer stands (it came from the chains); the next read tries again.
+                logger.warning(
+                    "could not backfill an account's entitlement periods",
+                    metadata: ["app_id": "\(app.appID)", "error": "\(error)"])
+            }
+        }
+        return answer
+    }
+
+    /// Writes the entitlement periods of every chain `account` owns or has owned, and takes the account off
+    /// the backfill list (`account_entitlement_backfill`).
+    public func backfillEntitlementPeriods(of account: AccountID, app: StoredApp) async throws {
+        try await pool.transaction { connection in
+            try EntitlementPeriodRows.backfill(account, app: app, on: connection)
+        }
+    }
+
+    /// Backfills up to `limit` accounts of `app` still on the backfill list, one transaction each; returns
+    /// how many. Run until it returns 0 to complete the read model of a database migrated to it; reads work
+    /// meanwhile (an account not backfilled is answered from the chains).
+    @discardableResult
+    public func backfillEntitlementPeriods(app: StoredApp, limit: Int = 1_000) async throws -> Int {
+        let pending = try await pool.query(EntitlementPeriodRows.pendingAccountsStatement, [app.appID, Int64(max(0, limit))])
+        var done = 0
+        for row in pending {
+            try await backfillEntitlementPeriods(of: try storedAccount(row.decode(String.self, at: 0)), app: app)
+            done += 1
+        }
+        return done
+    }
+}
