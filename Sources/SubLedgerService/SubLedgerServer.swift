@@ -12,9 +12,6 @@ public enum SubLedgerServer {
     public static func run(configuration: ServiceConfiguration) async throws {
         var logger = Logger(label: "subledger")
         logger.logLevel = configuration.logLevel
-        // Issue 13 (read path): run Swift concurrency's jobs on the NIO event loops, so a request does not hop
-        // to the cooperative pool and back (docs/operations.md, "Performance: the read path").
-        ConcurrencyOnEventLoops.install(logger: logger)
         let opened = try await DatabaseBootstrap.open(
             url: configuration.databaseURL,
             dataDirectory: configuration.dataDirectory,

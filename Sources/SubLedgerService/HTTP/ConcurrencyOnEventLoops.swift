@@ -10,11 +10,13 @@ import Synchronization
 ///
 /// On by default; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` keeps the default cooperative pool (to compare).
 /// Nothing here blocks an event loop that did not before: blocking libpq calls stay on the pool's threads.
-enum ConcurrencyOnEventLoops {
+public enum ConcurrencyOnEventLoops {
     static let variable = "SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS"
     private static let installed = Mutex(false)
 
-    static func install(logger: Logger) {
+    /// Called by `subledger serve` before anything else runs, never by the library: installed in a process
+    /// that already runs tasks (a test runner hosting servers), blocking test code would stall event loops.
+    public static func install(logger: Logger) {
         guard ProcessInfo.processInfo.environment[variable] != "0" else { return }
         let first = installed.withLock { installed in
             defer { installed = true }

@@ -132,7 +132,8 @@ public struct RenewalPoller: Service {
             logger.info("poll cycle \(cycle): \(report)")
             report.recordMetrics()
             if configuration.once || Task.isShuttingDownGracefully { break }
-            try await Task.sleep(for: configuration.interval)
+            // Woken by graceful shutdown, so SIGTERM stops `poll` at once instead of after the interval.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
         } while !Task.isCancelled && !Task.isShuttingDownGracefully
         try await queue.releaseAll(worker: configuration.worker)
     }

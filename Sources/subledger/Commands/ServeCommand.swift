@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SubLedgerService
 
 /// `subledger serve`: runs the HTTP service until SIGTERM or SIGINT, then drains and stops.
@@ -22,6 +23,10 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var webhooks: WebhookDeliveryOptions
 
     func run() async throws {
+        // Issue 13 (read path): Swift concurrency's jobs run on the NIO event loops, so a request does not hop to
+        // the cooperative pool and back (docs/operations.md, "Performance: the read path"). First, before any
+        // other task exists; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
+        ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
         let environment = ProcessInfo.processInfo.environment
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)

@@ -80,8 +80,32 @@ struct WebhookDeliveryProcessTests {
         #expect(text.contains("--webhook-delivery must be on or off"), "\(text)")
     }
 
+    /// SIGTERM stops `poll` at once, even when its renewal job would next run in an hour: every service's
+    /// sleep is woken by graceful shutdown (it used to wait out the renewal job's interval).
+    @Test func sigtermStopsAPollWithAnHourLongIntervalAtOnce() async throws {
+        try await WebhookDeliveryHarness.with { harness in
+            let log = URL(fileURLWithPath: NSTemporaryDirectory() + "subledger-poll-term-\(harness.schema).log")
+            defer { try? FileManager.default.removeItem(at: log) }
+            let process = try Self.poll(schema: harness.schema, log: log, interval: 3600)
+            let started = Date().addingTimeInterval(60)
+            while !Self.tail(log).contains("poll cycle 1"), Date() < started, process.isRunning {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(Self.tail(log).contains("poll cycle 1"), "\(Self.tail(log))")
+            process.terminate()
+            let sent = Date()
+            let stopBy = sent.addingTimeInterval(30)
+            while process.isRunning, Date() < stopBy { try await Task.sleep(for: .milliseconds(20)) }
+            let stillRunning = process.isRunning
+            if stillRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            #expect(!stillRunning, "poll was still running 30 s after SIGTERM")
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(Self.tail(log))")
+        }
+    }
+
     /// `subledger poll` on the test schema, delivering with 2-second leases.
-    static func poll(schema: String, log: URL) throws -> Process {
+    static func poll(schema: String, log: URL, interval: Int = 1) throws -> Process {
         let binary = try ServedSubLedger.binary()
         try ServedSubLedger.checkFresh(binary)
         var url = try TestDatabase.connectionString()
@@ -99,8 +123,8 @@ struct WebhookDeliveryProcessTests {
         let process = Process()
         process.executableURL = binary
         process.arguments = [
-            "poll", "--webhook-delivery", "on", "--webhook-lease-seconds", "2", "--interval-seconds", "1",
-            "--log-level", "notice",
+            "poll", "--webhook-delivery", "on", "--webhook-lease-seconds", "2", "--interval-seconds", "\(interval)",
+            "--log-level", interval == 1 ? "notice" : "info",
         ]
         process.environment = environment
         process.standardOutput = handle
