@@ -107,6 +107,14 @@ struct StartupSchemaCheck: Service {
 extension SubLedgerServer {
     /// Runs the renewal job until it is done (`--once`) or SIGTERM/SIGINT, then gives its leases back.
     /// With `metricsPort`, `/metrics` (Prometheus) is served on `configuration.host` at that port meanwhile.
+    /// A side service of `poll`: ignored when it returns; under `--once` it returns only when the group stops it
+    /// (`ReturnsOnShutdown`), so it never ends while another service is being stopped.
+    static func onceAware(_ service: some Service, once: Bool) -> ServiceGroupConfiguration.ServiceConfiguration {
+        once
+            ? .init(service: ReturnsOnShutdown(service), successTerminationBehavior: .ignore)
+            : .init(service: service, successTerminationBehavior: .ignore)
+    }
+
     public static func poll(
         configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
         recovery: NotificationRecovery.Configuration? = nil, logger: Logger
@@ -135,10 +143,10 @@ extension SubLedgerServer {
             ]
             // Missed-notification recovery belongs with the job: background work toward Apple, not per request.
             if let recovery {
-                services.append(.init(
-                    service: NotificationRecoveryService(
+                services.append(onceAware(
+                    NotificationRecoveryService(
                         configuration: recovery, pool: opened.pool, ingestion: ingestion, once: poller.once, logger: logger),
-                    successTerminationBehavior: .ignore))
+                    once: poller.once))
             }
             if let metricsPort {
                 ServiceMetrics.bootstrap()
@@ -156,17 +164,17 @@ extension SubLedgerServer {
             // with --once the renewal job ends the run, after this one's cycle).
             var consumption = ConsumptionResponder.Configuration(worker: poller.worker)
             consumption.once = poller.once
-            services.append(.init(
-                service: ConsumptionResponder(
+            services.append(onceAware(
+                ConsumptionResponder(
                     configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store, apple: apple,
                     logger: logger, now: { Instant.systemNow() }),
-                successTerminationBehavior: .ignore))
+                once: poller.once))
             // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
             var webhookClock = WebhookClock.Configuration()
             webhookClock.once = poller.once
-            services.append(.init(
-                service: WebhookClock(configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
-                successTerminationBehavior: .ignore))
+            services.append(onceAware(
+                WebhookClock(configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
+                once: poller.once))
 
             // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
