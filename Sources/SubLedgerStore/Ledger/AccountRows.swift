@@ -13,6 +13,9 @@ enum AccountRows {
         }
     }
 
+    static let namedStatement = PostgresStatement(
+        "SELECT account_id FROM accounts WHERE app_id = $1 AND account_id = ANY ($2::text::text[])")
+
     /// The accounts of the app whose id equals one of `tokens` (an app account token or username that is
     /// an account id).
     static func accounts(
@@ -21,9 +24,7 @@ enum AccountRows {
         guard !tokens.isEmpty else { return [:] }
         var byRaw: [String: AccountToken] = [:]
         for token in tokens { byRaw[token.rawValue] = token }
-        let rows = try connection.query(
-            "SELECT account_id FROM accounts WHERE app_id = $1 AND account_id IN (SELECT jsonb_array_elements_text($2::jsonb))",
-            [appID, try StoreJSON.encode(Array(byRaw.keys))])
+        let rows = try connection.query(namedStatement, [appID, PostgresArrayText.strings(byRaw.keys.sorted())])
         var found: [AccountToken: AccountID] = [:]
         for row in rows {
             let raw = try row.decode(String.self, at: 0)

@@ -33,12 +33,17 @@ enum ChainRows {
           WHERE b.app_id = t.app_id AND b.environment = t.environment
             AND b.original_transaction_id = t.original_transaction_id)
         """
+    /// `$3` repeats the original transaction ids as an array: the join finds the rows, the array lets the planner
+    /// (and Citus, which distributes chains by `original_transaction_id`) go only where they are.
     static let loadStatement = PostgresStatement(
-        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1")
+        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($3::text::text[])")
     /// `loadStatement` row-locked, with the state and expiration reason as stored (columns 3 and 4), which
     /// `write` compares with the new state: read here, the apply needs no statement of its own for them.
     static let loadForUpdateStatement = PostgresStatement(
-        "SELECT \(chainColumns), t.state, t.expiration_reason FROM chains t \(keyJoin) WHERE t.app_id = $1 FOR UPDATE OF t")
+        """
+        SELECT \(chainColumns), t.state, t.expiration_reason FROM chains t \(keyJoin)
+        WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($3::text::text[]) FOR UPDATE OF t
+        """)
 
     /// The state and expiration reason a chain row holds (not re-evaluated now).
     struct StoredState: Sendable, Equatable {
@@ -52,7 +57,7 @@ enum ChainRows {
     ) throws -> [ChainSnapshot] {
         guard !keys.isEmpty else { return [] }
         if forUpdate { return try loadForUpdate(keys, appID: appID, on: connection).chains }
-        let rows = try connection.query(loadStatement, [appID, keyJSON(keys)])
+        let rows = try connection.query(loadStatement, [appID, keyJSON(keys), originalTransactionIDs(keys)])
         return try rows.map { row in try chain(from: row, at: 0) }.sorted { $0.key < $1.key }
     }
 
@@ -61,7 +66,7 @@ enum ChainRows {
         _ keys: [ChainKey], appID: Int64, on connection: PostgresConnection
     ) throws -> (chains: [ChainSnapshot], states: [ChainKey: StoredState]) {
         guard !keys.isEmpty else { return ([], [:]) }
-        let rows = try connection.query(loadForUpdateStatement, [appID, keyJSON(keys)])
+        let rows = try connection.query(loadForUpdateStatement, [appID, keyJSON(keys), originalTransactionIDs(keys)])
         var chains: [ChainSnapshot] = []
         var states: [ChainKey: StoredState] = [:]
         for row in rows {
@@ -71,6 +76,11 @@ enum ChainRows {
                 state: try row.decode(String.self, at: 3), expirationReason: try row.decode(String?.self, at: 4))
         }
         return (chains.sorted { $0.key < $1.key }, states)
+    }
+
+    /// The keys' original transaction ids as a PostgreSQL array (text syntax), for `= ANY ($3::text::text[])`.
+    static func originalTransactionIDs(_ keys: [ChainKey]) -> String {
+        PostgresArrayText.strings(keys.map(\.originalTransactionID))
     }
 
     /// `[{"e": environment, "o": original transaction id}, ...]`, written directly: a JSON encoder for these
@@ -242,7 +252,7 @@ enum ChainRows {
             purchase_date, expires_date, revocation_date, revocation_reason, ownership_type, web_order_line_item_id,
             app_account_token, source, payload)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-        ON CONFLICT (app_id, environment, transaction_id) DO UPDATE SET
+        ON CONFLICT (app_id, environment, original_transaction_id, transaction_id) DO UPDATE SET
             account_id = EXCLUDED.account_id, product_id = EXCLUDED.product_id, purchase_date = EXCLUDED.purchase_date,
             expires_date = EXCLUDED.expires_date, revocation_date = EXCLUDED.revocation_date,
             revocation_reason = EXCLUDED.revocation_reason, ownership_type = EXCLUDED.ownership_type,

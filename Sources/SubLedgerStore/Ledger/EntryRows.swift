@@ -36,7 +36,7 @@ enum EntryRows {
             notification_row_id)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11, $12,
             $13, $14, $15)
-        ON CONFLICT (app_id, idempotency_key) DO NOTHING
+        ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
         """)
 
     /// The entries of `account`, in the order they were recorded.

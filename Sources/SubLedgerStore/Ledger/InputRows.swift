@@ -9,12 +9,7 @@ enum InputRows {
     ) throws {
         switch reference {
         case .receipt(let id):
-            try connection.query(
-                """
-                UPDATE receipts SET status = 'applied', applied_at = now(), environment = $2, last_error = NULL,
-                    next_attempt_at = NULL
-                WHERE receipt_id = $1
-                """, [id, environment.rawValue])
+            try connection.query(markReceiptAppliedStatement, [id, environment.rawValue])
         case .notification(let id):
             let marked = try connection.query(markNotificationAppliedStatement, [id, environment.rawValue])
             // The row lock this takes is what two deliveries of one notification serialize on: the second one
@@ -24,6 +19,13 @@ enum InputRows {
             break
         }
     }
+
+    static let markReceiptAppliedStatement = PostgresStatement(
+        """
+        UPDATE receipts SET status = 'applied', applied_at = now(), environment = $2, last_error = NULL,
+            next_attempt_at = NULL
+        WHERE receipt_id = $1
+        """)
 
     static let markNotificationAppliedStatement = PostgresStatement(
         """

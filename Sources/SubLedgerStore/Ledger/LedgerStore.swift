@@ -79,8 +79,10 @@ public struct LedgerStore: Sendable {
 
         let decision = try Ledger.apply(input, to: snapshot, app: app.definition, now: now)
 
-        // Accounts the loaded rows already refer to exist (foreign keys; accounts are never deleted), so only
-        // the others cost a statement: a renewal of an owned chain creates none.
+        // Accounts the loaded rows already refer to exist (the apply that wrote those rows created them, here;
+        // accounts are never deleted), so only the others cost a statement: a renewal of an owned chain creates
+        // none. No foreign key checks this since the schema is ready for Citus (accounts and chains are
+        // distributed by different columns): this statement is what keeps every account a chain names a row.
         let unknownAccounts = Self.accounts(in: decision, submitter: input.submitter)
             .subtracting(Self.accounts(in: snapshot))
         try AccountRows.ensure(unknownAccounts, appID: app.appID, on: connection)
@@ -128,8 +130,9 @@ public struct LedgerStore: Sendable {
     }
 
     /// Accounts that a loaded snapshot shows to be rows of `accounts` already: those found by name, and those
-    /// the loaded rows hold in a column with a foreign key to `accounts` (`chains.owner_account_id`,
-    /// `transactions.account_id`, `ownership_bindings.account_id`, each written with the JSON it was read from).
+    /// the loaded rows hold in a column that names an account (`chains.owner_account_id`,
+    /// `transactions.account_id`, `ownership_bindings.account_id`, each written with the JSON it was read from,
+    /// by an apply that created the account first).
     private static func accounts(in snapshot: LedgerSnapshot) -> Set<AccountID> {
         var accounts = Set(snapshot.accountsByToken.values)
         for chain in snapshot.chains {

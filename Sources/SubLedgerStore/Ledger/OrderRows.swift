@@ -11,15 +11,26 @@ enum OrderRows {
         let orderIDs = tokens.compactMap { try? OrderID($0.rawValue) }.map(\.rawValue)
         guard !orderIDs.isEmpty || submitter != nil else { return [] }
         let rows = try connection.query(
-            """
-            SELECT order_id::text, account_id, product_id, \(millisecondsSQL("created_at")), state, fulfilled_transaction_id
-            FROM orders
-            WHERE app_id = $1 AND (order_id::text IN (SELECT jsonb_array_elements_text($2::jsonb))
-                                   OR (state = 'pending' AND account_id = $3))
-            ORDER BY order_id FOR UPDATE
-            """, [appID, try StoreJSON.encode(orderIDs), submitter?.rawValue])
+            candidatesStatement, [appID, try StoreJSON.encode(orderIDs), submitter?.rawValue])
         return try rows.map { try order(from: $0, bundleID: app.bundleID) }
     }
+
+    static let candidatesStatement = PostgresStatement(
+        """
+        SELECT order_id::text, account_id, product_id, \(millisecondsSQL("created_at")), state, fulfilled_transaction_id
+        FROM orders
+        WHERE app_id = $1 AND (order_id::text IN (SELECT jsonb_array_elements_text($2::jsonb))
+                               OR (state = 'pending' AND account_id = $3))
+        ORDER BY order_id FOR UPDATE
+        """)
+
+    static let fulfilStatement = PostgresStatement(
+        """
+        UPDATE orders SET state = 'fulfilled', fulfilled_transaction_id = $3, environment = $4,
+            fulfilled_at = coalesce(fulfilled_at, $5)
+        WHERE app_id = $1 AND order_id = $2::uuid
+          AND fulfilled_transaction_id IS DISTINCT FROM $3
+        """)
 
     static func order(from row: PostgresRow, bundleID: String) throws -> Order {
         let rawState = try row.decode(String.self, at: 4)
@@ -39,13 +50,7 @@ enum OrderRows {
     ) throws {
         for order in orders where order.state == .fulfilled {
             try connection.query(
-                """
-                UPDATE orders SET state = 'fulfilled', fulfilled_transaction_id = $3, environment = $4,
-                    fulfilled_at = coalesce(fulfilled_at, $5)
-                WHERE app_id = $1 AND order_id = $2::uuid
-                  AND fulfilled_transaction_id IS DISTINCT FROM $3
-                """,
-                [appID, order.id.rawValue, order.fulfilledBy, environment.rawValue, timestamp(now)])
+                fulfilStatement, [appID, order.id.rawValue, order.fulfilledBy, environment.rawValue, timestamp(now)])
         }
     }
 }

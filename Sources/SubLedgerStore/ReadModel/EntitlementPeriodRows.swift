@@ -24,15 +24,32 @@ enum EntitlementPeriodRows {
                     PostgresArrayText.integers(grants.map { $0?.gracePeriodExpiresAt?.millisecondsSince1970 }),
                     PostgresArrayText.booleans(grants.map { $0?.willAutoRenew }),
                     PostgresArrayText.strings(grants.map { $0?.ownershipType.rawValue }),
+                    PostgresArrayText.strings(accounts(of: chain).union(periods.map(\.account.rawValue)).sorted()),
                 ])
         }
+    }
+
+    /// Every account that holds or ever held `chain` (its ownership history, its owner, the accounts of its
+    /// transactions): the only accounts that can have periods of it. The replace statement deletes the chain's old
+    /// periods among these accounts' rows, so with the periods distributed by account (Citus) it goes only to
+    /// their shards instead of every one.
+    static func accounts(of chain: ChainSnapshot) -> Set<String> {
+        var accounts = Set<String>()
+        if let owner = chain.header.owner { accounts.insert(owner.rawValue) }
+        for change in chain.bindingChanges {
+            accounts.insert(change.to.rawValue)
+            if let from = change.from { accounts.insert(from.rawValue) }
+        }
+        for known in chain.transactions { if let account = known.account { accounts.insert(account.rawValue) } }
+        return accounts
     }
 
     static let replaceStatement = PostgresStatement(
         """
         WITH gone AS (
             DELETE FROM account_entitlement_periods
-            WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3)
+            WHERE app_id = $1 AND account_id = ANY ($14::text::text[]) AND environment = $2
+              AND original_transaction_id = $3)
         INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id, valid_from,
             valid_until, transaction_id, product_id, state, expires_at, grace_expires_at, will_auto_renew, ownership_type)
         SELECT $1, $2, $3, p.* FROM unnest($4::text::text[], $5::text::bigint[], $6::text::bigint[], $7::text::text[],
