@@ -61,4 +61,50 @@ import Testing
             await standbyLike.shutdown()
         }
     }
+
+    /// A database that cannot be reached (the primary died, the standby is not promoted yet) is a 503 with
+    /// `Retry-After`, and the same process answers 200 once the database is reachable again: the pool opens
+    /// a new connection on the next request, with no restart.
+    @Test func anUnreachableDatabaseIsA503AndTheServiceRecoversByItself() async throws {
+        try await TestDatabase.withSchema(maxConnections: 4) { _, writable, pool in
+            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+            try await migrator.migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let (catalog, _) = try LedgerStore.readCatalog(H.catalogYAML)
+            try await store.applyCatalog(catalog, secrets: [:])
+            let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
+
+            // The service reaches PostgreSQL through a socket directory that is empty at first (the outage) and
+            // later gets a link to the real socket (the new primary answers).
+            let socketDirectory = try #require(writable.host, "the test database must be reached over a Unix socket")
+            let socketName = ".s.PGSQL.\(writable.port ?? "5432")"
+            let outage = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("outage")).path
+            try FileManager.default.createDirectory(atPath: outage, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: outage) }
+            var configuration = writable
+            configuration.parameters["host"] = outage
+            configuration.parameters["connect_timeout"] = "2"
+            configuration.acquireTimeout = .seconds(3)
+            let failingOver = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+            let gateway = try AppleGateway(
+                configuration: AppleConfiguration(trustAppleRoot: true, timeout: .seconds(2)), logger: TestDatabase.logger)
+            let dependencies = ServiceDependencies(pool: failingOver, migrator: migrator, apple: gateway, now: { H.start })
+            let app = buildApplication(
+                configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
+                logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let down = try await client.call(.get, "/v1/accounts/erin/entitlements", key: key)
+                #expect(down.status == .serviceUnavailable)
+                #expect(down.json.errorCode == "database_unavailable")
+                #expect(down.headers[.retryAfter] == "5")
+
+                try FileManager.default.createSymbolicLink(
+                    atPath: outage + "/" + socketName, withDestinationPath: socketDirectory + "/" + socketName)
+                let back = try await client.call(.get, "/v1/accounts/erin/entitlements", key: key)
+                #expect(back.status == .ok)
+                #expect(back.json.entitlementIDs.isEmpty)
+            }
+            await failingOver.shutdown()
+        }
+    }
 }
