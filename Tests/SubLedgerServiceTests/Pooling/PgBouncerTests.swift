@@ -165,6 +165,17 @@ import Testing
         }
     }
 
+    /// The setting's values, in any case; anything else is refused (the command names the known values).
+    @Test func thePoolerSettingKnowsItsValuesAndNothingElse() {
+        #expect(DatabasePooler(setting: "pgbouncer-transaction") == .pgbouncerTransaction)
+        #expect(DatabasePooler(setting: "PgBouncer-Transaction") == .pgbouncerTransaction)
+        #expect(DatabasePooler(setting: "none") == DatabasePooler.none)
+        #expect(DatabasePooler(setting: "session") == nil)
+        #expect(DatabasePooler(setting: "pgbouncer") == nil)
+        #expect(DatabasePooler.pgbouncerTransaction.isTransactionPooled)
+        #expect(!DatabasePooler.none.isTransactionPooled)
+    }
+
     static func currentDatabase(_ pool: PostgresPool) async throws -> String {
         try await pool.query("SELECT current_database()").single().decode(String.self, at: 0)
     }
