@@ -22,6 +22,13 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var acquireTimeout: Duration = .seconds(10)
     /// Longest pause between a LISTEN connection's reconnect attempts (they back off up to this). Default 30 s.
     public var listenerMaxReconnectDelay: Duration = .seconds(30)
+    /// Whether the connection string leads to a pooler that hands out server connections per transaction
+    /// (PgBouncer's `pool_mode = transaction`). Then every statement runs unnamed, since a named prepared
+    /// statement lives on one server connection and the next transaction may get another (PgBouncer before
+    /// 1.21 does not track them), and the session settings are not sent as the startup `options`, which
+    /// PgBouncer refuses: the server's own defaults must then be ISO dates and hex bytea (its defaults).
+    /// Default false.
+    public var transactionPooled: Bool = false
 
     private static let secretKeywords: Set<String> = ["password", "sslpassword"]
 
@@ -83,7 +90,7 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
             return "\(keyword)=\(value)"
         }
         return "PostgresConfiguration(\(keywords.joined(separator: " ")), maxConnections: \(maxConnections), "
-            + "acquireTimeout: \(acquireTimeout))"
+            + "acquireTimeout: \(acquireTimeout)\(transactionPooled ? ", transactionPooled" : ""))"
     }
 
     /// Secrets to scrub from any libpq message about this configuration.
@@ -96,6 +103,8 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         var effective = parameters
         // Decoding relies on UTF-8 text, ISO dates and hex bytea; pin them whatever the server's defaults.
         effective["client_encoding"] = "UTF8"
+        // A transaction pooler refuses `options` (and would not keep them per server connection anyway).
+        if transactionPooled { return effective.keys.sorted().map { ($0, effective[$0] ?? "") } }
         let pinned = "-c DateStyle=ISO,MDY -c bytea_output=hex"
         if let options = effective["options"], !options.isEmpty {
             effective["options"] = options + " " + pinned

@@ -140,11 +140,14 @@ public final class PostgresConnection {
     /// Runs one statement through this connection's prepared-statement cache (prepared on first use).
     ///
     /// Saves the server re-planning hot statements. Falls back to an unnamed statement when the cache is
-    /// full; a cached statement that the server lost or invalidated is prepared again on the next call.
+    /// full, and always unnamed when `configuration.transactionPooled`; a cached statement that the server lost
+    /// or invalidated is prepared again on the next call.
     @discardableResult
     public func query(_ statement: PostgresStatement, _ parameters: [any PostgresEncodable] = []) throws
         -> PostgresRows
     {
+        // Behind a transaction pooler a named statement may be missing from the next server connection.
+        if configuration.transactionPooled { return try query(statement.sql, parameters) }
         let values = parameters.map(\.postgresValue)
         let key = StatementCache.Key(sql: statement.sql, parameterTypes: values.map(\.dataType))
         do {

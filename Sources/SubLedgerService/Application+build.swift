@@ -22,7 +22,7 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: .init(idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
-        services: [CacheInvalidationService(pool: dependencies.pool, apps: apps, keys: keys, logger: logger)],
+        services: [CacheInvalidationService(pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)],
         logger: logger
     )
 }

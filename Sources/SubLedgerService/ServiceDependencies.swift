@@ -5,6 +5,9 @@ import SubLedgerStore
 /// Everything the HTTP application is built from.
 public struct ServiceDependencies: Sendable {
     public var pool: PostgresPool
+    /// Where LISTEN connections go: `pool` unless a transaction pooler stands in front of it (then the direct
+    /// connection, `DatabaseBootstrap.Opened.sessionPool(for:)`). Default nil: `pool`.
+    public var listenPool: PostgresPool?
     public var migrator: Migrator
     public var apple: AppleGateway
     /// The clock (tests pin it; the service uses the system clock).

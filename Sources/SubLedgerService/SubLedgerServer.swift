@@ -13,20 +13,22 @@ public enum SubLedgerServer {
         var logger = Logger(label: "subledger")
         logger.logLevel = configuration.logLevel
         let opened = try await DatabaseBootstrap.open(
-            url: configuration.databaseURL,
-            dataDirectory: configuration.dataDirectory,
-            poolSize: configuration.databasePoolSize,
-            logger: logger)
+            configuration, poolSize: configuration.databasePoolSize, logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            var dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
+            let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
+            dependencies.listenPool = listenPool
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
             // The schema is settled before serving when the database answers; when it is down, serve anyway
             // (/health/ready answers 503) and keep trying in the background.
+            let migrate = configuration.migrateOnStart ?? opened.isEmbedded
             let schema = StartupSchemaCheck(
-                pool: opened.pool, migrator: migrator, migrate: configuration.migrateOnStart ?? opened.isEmbedded,
-                secretKeys: configuration.secretKeys, logger: logger)
+                pool: opened.pool, migrator: migrator, migrate: migrate,
+                migrationPool: migrate ? try opened.sessionPool(for: "migrating on start") : opened.pool,
+                pooler: opened.pooler, secretKeys: configuration.secretKeys, logger: logger)
             // The pool first: the group stops services in reverse order, so it closes after HTTP has drained.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: opened.pool), .init(service: app),
@@ -38,7 +40,8 @@ public enum SubLedgerServer {
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
-                services.insert(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                services.insert(.init(service: WebhookDeliverer.live(
+                                          delivery, configuration, opened.pool, logger, listenPool: listenPool),
                                       successTerminationBehavior: .ignore), at: 1)
             }
             let group = ServiceGroup(
@@ -59,6 +62,10 @@ struct StartupSchemaCheck: Service {
     let migrator: Migrator
     /// Apply `schema.sql` (else only warn when the schema is not current).
     let migrate: Bool
+    /// Where the migrator takes its session lock: `pool`, or the direct connection behind a transaction pooler.
+    let migrationPool: PostgresPool
+    /// What stands between `pool` and PostgreSQL, checked before anything else (a mismatch stops the process).
+    let pooler: DatabasePooler
     /// The keys the stored secrets must open with: once the schema is current, a stored secret sealed under
     /// a key this process lacks stops it (a configuration error, thrown), before it serves an app.
     let secretKeys: SecretKeyring
@@ -81,8 +88,9 @@ struct StartupSchemaCheck: Service {
     /// failures (a migration that does not apply) are thrown.
     func attempt(firstFailure: Bool) async throws -> Bool {
         do {
+            try await pooler.check(pool)
             if migrate {
-                try await migrator.migrate(pool)
+                try await migrator.migrate(migrationPool)
             } else if try await !migrator.isCurrent(pool) {
                 // Keep checking: the secret-key check below must run once someone migrates.
                 if firstFailure {
@@ -120,11 +128,13 @@ extension SubLedgerServer {
         recovery: NotificationRecovery.Configuration? = nil, logger: Logger
     ) async throws {
         let opened = try await DatabaseBootstrap.open(
-            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
-            poolSize: max(2, poller.concurrency + 2), logger: logger)
+            configuration, poolSize: max(2, poller.concurrency + 2), logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+            try await opened.pooler.check(opened.pool)
+            let listenPool = configuration.webhookDelivery == nil
+                ? opened.pool : try opened.sessionPool(for: "LISTEN (webhook delivery)")
             guard try await migrator.isCurrent(opened.pool) else {
                 throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
             }
@@ -180,7 +190,8 @@ extension SubLedgerServer {
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
-                services.insert(.init(service: WebhookDeliverer.live(delivery, configuration, opened.pool, logger),
+                services.insert(.init(service: WebhookDeliverer.live(
+                                          delivery, configuration, opened.pool, logger, listenPool: listenPool),
                                       successTerminationBehavior: .ignore), at: 1)
             }
             let group = ServiceGroup(

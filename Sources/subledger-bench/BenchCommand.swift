@@ -9,7 +9,9 @@ import SubLedgerStore
 ///
 ///     subledger-bench catalog                         # the benchmark app's catalog, for `subledger catalog apply`
 ///     subledger-bench load ACCOUNTS RENEWALS          # DATABASE_URL; every account gets one chain
-///     subledger-bench notifications COUNT DIRECTORY   # signed DID_RENEW bodies + the root certificate
+///     subledger-bench notifications COUNT DIRECTORY [PURCHASES]
+///                                                     # signed DID_RENEW bodies + the root certificate, and
+///                                                     # PURCHASES signed new purchases (scripts/ha-test)
 @main
 enum BenchCommand {
     static func main() async {
@@ -24,12 +26,15 @@ enum BenchCommand {
                 print(BenchShape.catalogYAML)
             case "notifications":
                 guard arguments.count >= 3 else {
-                    throw BenchError("usage: subledger-bench notifications COUNT DIRECTORY")
+                    throw BenchError("usage: subledger-bench notifications COUNT DIRECTORY [PURCHASES]")
                 }
-                try BenchNotifications.write(count: try number(arguments, 1, default: 0), to: arguments[2])
+                try BenchNotifications.write(
+                    count: try number(arguments, 1, default: 0), to: arguments[2],
+                    purchases: try number(arguments, 3, default: 0))
             default:
                 throw BenchError(
-                    "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | notifications COUNT DIRECTORY")
+                    "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | "
+                        + "notifications COUNT DIRECTORY [PURCHASES]")
             }
         } catch {
             FileHandle.standardError.write(Data("subledger-bench: \(error)\n".utf8))

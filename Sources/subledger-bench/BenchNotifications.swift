@@ -3,9 +3,10 @@ import Foundation
 import SubLedgerCore
 
 /// Writes `COUNT` distinct signed V2 `DID_RENEW` notifications, one JSON body per line, for chains 0..<COUNT
-/// as `load` stored them, and the DER root certificate that signs them (`subledger serve --apple-root`).
+/// as `load` stored them, and the DER root certificate that signs them (`subledger serve --apple-root`);
+/// with `purchases` > 0 also that many signed purchases of new chains (`BenchPurchases`), by the same signer.
 enum BenchNotifications {
-    static func write(count: Int, to directory: String, renewals: Int = 2) throws {
+    static func write(count: Int, to directory: String, renewals: Int = 2, purchases: Int = 0) throws {
         let now = Instant.systemNow()
         let chain = try SigningChain.generate(
             notValidBefore: now.adding(milliseconds: -400 * BenchShape.day),
@@ -50,6 +51,9 @@ enum BenchNotifications {
             bodies.append(UInt8(ascii: "\n"))
         }
         try bodies.write(to: URL(fileURLWithPath: directory + "/notifications.jsonl"))
+        if purchases > 0 {
+            try BenchPurchases.write(count: purchases, signer: signer, now: now, to: directory)
+        }
         print("wrote \(count) notifications (\(bodies.count / max(count, 1)) bytes each) to \(directory)")
     }
 }

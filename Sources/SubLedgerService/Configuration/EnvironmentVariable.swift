@@ -2,6 +2,10 @@
 public enum EnvironmentVariable {
     /// libpq URL or conninfo of the database; unset means the embedded cluster.
     public static let databaseURL = "DATABASE_URL"
+    /// `none` (default) or `pgbouncer-transaction`: what stands between DATABASE_URL and PostgreSQL.
+    public static let databasePooler = "SUBLEDGER_DATABASE_POOLER"
+    /// A connection string that reaches PostgreSQL directly, for LISTEN and migrations behind a transaction pooler.
+    public static let directDatabaseURL = "SUBLEDGER_DIRECT_DATABASE_URL"
     public static let host = "SUBLEDGER_HOST"
     public static let port = "SUBLEDGER_PORT"
     public static let dataDirectory = "SUBLEDGER_DATA_DIR"

@@ -13,6 +13,11 @@ public struct ServiceConfiguration: Sendable {
     public var dataDirectory: String
     /// The most database connections this process opens. Default 10.
     public var databasePoolSize: Int
+    /// What stands between `databaseURL` and PostgreSQL (docs/operations.md, "Connection poolers"). Default none.
+    public var databasePooler: DatabasePooler = .none
+    /// A connection string that reaches PostgreSQL directly, used behind a transaction pooler for LISTEN and
+    /// migrations only. Default nil.
+    public var directDatabaseURL: String?
     /// Apply `schema.sql` on start. Default: on for the embedded database, off for a configured one
     /// (run `subledger migrate` as a deployment step there).
     public var migrateOnStart: Bool?

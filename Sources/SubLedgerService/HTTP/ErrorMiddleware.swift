@@ -7,8 +7,8 @@ import SubLedgerCore
 import SubLedgerReports
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
-/// client mistakes into 4xx with a code (a value the database refuses included), a database that is down into
-/// 503 (so callers, and Apple, retry), and anything else into a logged 500.
+/// client mistakes into 4xx with a code (a value the database refuses included), a database that is down or
+/// read-only (a failover) into 503 (so callers, and Apple, retry), and anything else into a logged 500.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -44,6 +44,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed {
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             throw APIError.unavailable("database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
+        } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
+            // A write reached a server that takes none: a standby, or a primary on its way down in a failover.
+            // `target_session_attrs=read-write` keeps new connections off standbys; this covers the moment in
+            // between, and a URL without it. The write did not happen, so a retry is right.
+            context.logger.warning("the database refused a write as read-only", metadata: ["error": "\(error)"])
+            throw APIError.unavailable("database_unavailable", "the database accepts no writes right now; retry later", retryAfter: 5)
         } catch let error as PostgresError where Self.isRefusedValue(error) {
             // The edge validates text before it gets here; this is the net under it. A value the database
             // refuses came from the request, so retrying (what a 5xx asks Apple to do) cannot help.

@@ -13,9 +13,7 @@ public enum ImportRunner {
     ) async throws -> ImportSummary {
         try importer.validate()
         let file = try ImportFile(bytes: try readFile(path))
-        let opened = try await DatabaseBootstrap.open(
-            url: service.databaseURL, dataDirectory: service.dataDirectory, poolSize: importer.concurrency + 2,
-            logger: logger)
+        let opened = try await DatabaseBootstrap.open(service, poolSize: importer.concurrency + 2, logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }

@@ -126,16 +126,31 @@ public struct RenewalPoller: Service {
             let queue = self.queue, worker = configuration.worker, logger = self.logger
             Task { do { try await queue.releaseAll(worker: worker) } catch { logger.warning("could not release leases: \(error)") } }
         }
+        var failing = false
         repeat {
             cycle += 1
-            let report = try await runCycle()
-            logger.info("poll cycle \(cycle): \(report)")
-            report.recordMetrics()
+            do {
+                let report = try await runCycle()
+                logger.info("poll cycle \(cycle): \(report)")
+                report.recordMetrics()
+                if failing { logger.notice("poll cycles work again") }
+                failing = false
+            } catch where !configuration.once {
+                // The database went away (a failover, a restart): the leases taken run out by themselves and the
+                // next cycle claims the work again, so the job waits instead of taking `poll` down with it.
+                // Said once per outage.
+                if !failing { logger.warning("poll cycle \(cycle) failed; retrying", metadata: ["error": "\(error)"]) }
+                failing = true
+            }
             if configuration.once || Task.isShuttingDownGracefully { break }
             // Woken by graceful shutdown, so SIGTERM stops `poll` at once instead of after the interval.
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
         } while !Task.isCancelled && !Task.isShuttingDownGracefully
-        try await queue.releaseAll(worker: configuration.worker)
+        do {
+            try await queue.releaseAll(worker: configuration.worker)
+        } catch where !configuration.once {
+            logger.warning("could not release leases; they run out by themselves", metadata: ["error": "\(error)"])
+        }
     }
 
     /// One pass over everything due now: stored inputs first (a purchase waiting to be credited, a

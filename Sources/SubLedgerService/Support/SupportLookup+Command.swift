@@ -9,8 +9,7 @@ extension SupportLookup {
     public static func answer(
         _ query: SupportQuery, bundleID: String?, apply: Bool, configuration: ServiceConfiguration, logger: Logger
     ) async throws -> SupportAnswer {
-        let opened = try await DatabaseBootstrap.open(
-            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
+        let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }

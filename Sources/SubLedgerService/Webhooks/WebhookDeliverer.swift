@@ -78,6 +78,8 @@ public struct WebhookDeliverer: Service {
     let sender: WebhookSender
     let logger: Logger
     let now: @Sendable () -> Instant
+    /// Where the doorbell's LISTEN connection goes when not `store.pool` (behind a transaction pooler).
+    var listenPool: PostgresPool?
 
     public init(
         configuration: Configuration, store: WebhookDeliveryStore, resolver: WebhookAddressResolver = .system,
@@ -130,7 +132,7 @@ public struct WebhookDeliverer: Service {
     private func listen(_ doorbell: AsyncStream<Void>.Continuation) async {
         while !Task.isCancelled {
             do {
-                let notifications = try await store.pool.listen(channel: Self.channel)
+                let notifications = try await (listenPool ?? store.pool).listen(channel: Self.channel)
                 // Events written while not listening are found by this first pass.
                 doorbell.yield(())
                 for try await _ in notifications { doorbell.yield(()) }
@@ -239,10 +241,13 @@ public struct WebhookDeliverer: Service {
 extension WebhookDeliverer {
     /// The deliverer of a `serve` or `poll` process on `pool`, opening sealed secrets with the configured keys.
     static func live(
-        _ delivery: Configuration, _ configuration: ServiceConfiguration, _ pool: PostgresPool, _ logger: Logger
+        _ delivery: Configuration, _ configuration: ServiceConfiguration, _ pool: PostgresPool, _ logger: Logger,
+        listenPool: PostgresPool? = nil
     ) -> WebhookDeliverer {
-        WebhookDeliverer(
+        var deliverer = WebhookDeliverer(
             configuration: delivery, store: WebhookDeliveryStore(pool: pool, secretKeys: configuration.secretKeys),
             logger: logger)
+        deliverer.listenPool = listenPool
+        return deliverer
     }
 }

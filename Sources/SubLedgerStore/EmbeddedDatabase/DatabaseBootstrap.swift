@@ -9,21 +9,59 @@ public enum DatabaseBootstrap {
         public let pool: PostgresPool
         public let embedded: RunningEmbeddedPostgres?
         public var isEmbedded: Bool { embedded != nil }
+        /// What stands between `pool` and PostgreSQL.
+        public var pooler: DatabasePooler = .none
+        /// A pool on the direct connection (`SUBLEDGER_DIRECT_DATABASE_URL`), when one is configured.
+        public var direct: PostgresPool?
 
-        /// Closes the pool, then stops the embedded cluster if this process started it.
+        init(pool: PostgresPool, embedded: RunningEmbeddedPostgres?) {
+            self.pool = pool
+            self.embedded = embedded
+        }
+
+        /// The pool for `work` that needs a session of its own (LISTEN, the migrator's advisory lock): the
+        /// direct connection when there is one, else `pool` unless a transaction pooler is in between, where
+        /// such work cannot run and is refused with what to configure.
+        public func sessionPool(for work: String) throws -> PostgresPool {
+            if let direct { return direct }
+            guard !pooler.isTransactionPooled else {
+                throw DatabasePoolerError(
+                    .directConnectionRequired,
+                    "\(work) needs a database session of its own, which a transaction pooler cannot keep: set "
+                        + "SUBLEDGER_DIRECT_DATABASE_URL to a connection string that reaches PostgreSQL directly "
+                        + "(docs/operations.md, \"Connection poolers\")")
+            }
+            return pool
+        }
+
+        /// Closes the pools, then stops the embedded cluster if this process started it.
         public func close() async {
             await pool.shutdown()
+            if let direct { await direct.shutdown() }
             if let embedded { await runBlocking { embedded.stop() } }
         }
     }
 
     /// Opens a pool of `poolSize` connections on `url`, or on the embedded cluster under `dataDirectory`
-    /// (creating and starting it, and creating its database, as needed) when `url` is `nil`.
-    public static func open(url: String?, dataDirectory: String, poolSize: Int, logger: Logger) async throws -> Opened {
+    /// (creating and starting it, and creating its database, as needed) when `url` is `nil`. `pooler` says
+    /// what stands between `url` and PostgreSQL; `directURL`, when given, reaches PostgreSQL directly for the
+    /// work a transaction pooler cannot carry (`Opened.sessionPool(for:)`).
+    public static func open(
+        url: String?, dataDirectory: String, poolSize: Int, pooler: DatabasePooler = .none, directURL: String? = nil,
+        logger: Logger
+    ) async throws -> Opened {
         if let url {
             var configuration = try PostgresConfiguration(connectionString: url)
             configuration.maxConnections = poolSize
-            return Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: nil)
+            configuration.transactionPooled = pooler.isTransactionPooled
+            var opened = Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: nil)
+            opened.pooler = pooler
+            if let directURL {
+                var direct = try PostgresConfiguration(connectionString: directURL)
+                direct.maxConnections = 1
+                opened.direct = PostgresPool(configuration: direct, logger: logger)
+            }
+            return opened
         }
         let cluster = EmbeddedPostgres(
             configuration: .init(rootDirectory: dataDirectory + "/postgres"), logger: logger)

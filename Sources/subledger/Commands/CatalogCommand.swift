@@ -40,8 +40,7 @@ struct CatalogCommand: AsyncParsableCommand {
             var configuration = ServiceConfiguration()
             try database.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
             let logger = makeLogger("subledger.catalog", level: configuration.logLevel)
-            let opened = try await DatabaseBootstrap.open(
-                url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
+            let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
             do {
                 let migrator = try Migrator.bundled(logger: logger)
                 if opened.isEmbedded { try await migrator.migrate(opened.pool) }

@@ -18,6 +18,16 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("pool-size"), help: "Most database connections (env SUBLEDGER_DB_POOL_SIZE, default 10).")
     var poolSize: Int?
 
+    @Option(
+        name: .customLong("database-pooler"),
+        help: "none|pgbouncer-transaction: what stands between the database URL and PostgreSQL (env SUBLEDGER_DATABASE_POOLER, default none).")
+    var databasePooler: String?
+
+    @Option(
+        name: .customLong("direct-database-url"),
+        help: "libpq URL reaching PostgreSQL directly, for LISTEN and migrations behind a transaction pooler (env SUBLEDGER_DIRECT_DATABASE_URL).")
+    var directDatabaseURL: String?
+
     @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (env SUBLEDGER_LOG_LEVEL, default info).")
     var logLevel: String?
 
@@ -34,6 +44,16 @@ struct DatabaseOptions: ParsableArguments {
     func apply(to configuration: inout ServiceConfiguration, environment: [String: String]) throws {
         if let url = databaseURL ?? environment[EnvironmentVariable.databaseURL], !url.isEmpty {
             configuration.databaseURL = url
+        }
+        if let text = databasePooler ?? environment[EnvironmentVariable.databasePooler], !text.isEmpty {
+            guard let pooler = DatabasePooler(setting: text) else {
+                let known = DatabasePooler.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("unknown database pooler '\(text)' (\(EnvironmentVariable.databasePooler)): use one of \(known)")
+            }
+            configuration.databasePooler = pooler
+        }
+        if let url = directDatabaseURL ?? environment[EnvironmentVariable.directDatabaseURL], !url.isEmpty {
+            configuration.directDatabaseURL = url
         }
         if let directory = dataDirectory ?? environment[EnvironmentVariable.dataDirectory], !directory.isEmpty {
             configuration.dataDirectory = directory
@@ -111,8 +131,7 @@ func withStore<T: Sendable>(
     var configuration = ServiceConfiguration()
     try options.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
     let logger = makeLogger("subledger", level: configuration.logLevel)
-    let opened = try await DatabaseBootstrap.open(
-        url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
+    let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
     do {
         if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
         let result = try await body(LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))

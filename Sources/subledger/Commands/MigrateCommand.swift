@@ -15,11 +15,10 @@ struct MigrateCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
         let logger = makeLogger("subledger.migrate", level: configuration.logLevel)
-        let opened = try await DatabaseBootstrap.open(
-            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory,
-            poolSize: 2, logger: logger)
+        let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
         do {
-            let report = try await Migrator.bundled(logger: logger).migrate(opened.pool)
+            // The migrator's advisory lock is a session's: behind a transaction pooler, the direct connection.
+            let report = try await Migrator.bundled(logger: logger).migrate(try opened.sessionPool(for: "migrate"))
             if report.applied.isEmpty {
                 print("schema is current (version \(report.version))")
             } else {

@@ -89,8 +89,7 @@ struct ReportCommand: AsyncParsableCommand {
         let logger = makeLogger("subledger.report", level: configuration.logLevel)
         let format = ReportFormat(rawValue: format) ?? .table
         let request = try request(now: Date())
-        let opened = try await DatabaseBootstrap.open(
-            url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 1, logger: logger)
+        let opened = try await DatabaseBootstrap.open(configuration, poolSize: 1, logger: logger)
         let report: AnyReport
         do {
             // Connect first, so --timing measures the report's queries only.
