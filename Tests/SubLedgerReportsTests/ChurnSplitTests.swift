@@ -29,23 +29,26 @@ import Testing
             throw ReportError(code: .unknownApp, message: "")
         }
         func started(_ chain: String, product: String = "pro.monthly", from: Int, on day: Int) -> (Int, LedgerInput) {
-            (day, F.receipt(by: "owner-" + chain, [F.subscription(chain, chain: chain, product: product, from: from, to: from + 30)],
-                            renewals: [F.renewal(chain: chain, product: product, willAutoRenew: true, on: day)], on: day))
+            let transaction = F.subscription(chain, chain: chain, product: product, from: from, to: from + 30)
+            let renewal = F.renewal(chain: chain, product: product, willAutoRenew: true, on: day)
+            return (day, F.receipt(by: "owner-" + chain, [transaction], renewals: [renewal], on: day))
         }
         func lapsed(_ chain: String, product: String = "pro.monthly", from: Int, intent: Int) -> (Int, LedgerInput) {
             let day = from + 31
-            return (day, F.receipt(by: nil, [F.subscription(chain, chain: chain, product: product, from: from, to: from + 30)],
-                                   renewals: [F.renewal(chain: chain, product: product, willAutoRenew: false, on: day, intent: intent)],
-                                   on: day))
+            let transaction = F.subscription(chain, chain: chain, product: product, from: from, to: from + 30)
+            let renewal = F.renewal(chain: chain, product: product, willAutoRenew: false, on: day, intent: intent)
+            return (day, F.receipt(by: nil, [transaction], renewals: [renewal], on: day))
         }
         let inputs: [(Int, LedgerInput)] = [
             started("v1", from: 0, on: 0), started("b1", from: 1, on: 1),
             started("p1", product: "premium.monthly", from: 2, on: 2), started("u1", from: 3, on: 3),
             started("o1", from: 4, on: 4), started("a1", from: 5, on: 5),
             (6, F.receipt(by: "owner-k1", [F.consumable("k1", on: 6, price: 990, currency: "USD")], on: 6)),
-            (9, F.receipt(by: "owner-k1", [F.consumable("k1", on: 6, refundedOn: 8, price: 990, currency: "USD")], on: 9)),
+            (9, F.receipt(
+                by: "owner-k1", [F.consumable("k1", on: 6, refundedOn: 8, price: 990, currency: "USD")], on: 9)),
             started("r1", from: 10, on: 10),
-            (16, F.receipt(by: "owner-r1", [F.subscription("r1", chain: "r1", from: 10, to: 40, refundedOn: 15)], on: 16)),
+            (16, F.receipt(
+                by: "owner-r1", [F.subscription("r1", chain: "r1", from: 10, to: 40, refundedOn: 15)], on: 16)),
             lapsed("v1", from: 0, intent: 1), lapsed("b1", from: 1, intent: 2),
             lapsed("p1", product: "premium.monthly", from: 2, intent: 3), lapsed("u1", from: 3, intent: 4),
             lapsed("o1", from: 4, intent: 5),
@@ -62,7 +65,8 @@ import Testing
         try await ReportsDatabase.withMigratedSchema { pool in
             try await Self.load(pool)
             return try await pool.withConnection { connection in
-                try Reports.churn(on: connection, scope: ReportScope(bundleID: F.bundleID), from: F.date(from), to: F.date(to))
+                try Reports.churn(
+                    on: connection, scope: ReportScope(bundleID: F.bundleID), from: F.date(from), to: F.date(to))
             }
         }
     }
@@ -111,7 +115,8 @@ import Testing
         #expect(json.contains(#""refunded" : 1"#))
         #expect(json.contains(#""voluntary" : 1"#))
         let csv = ReportFormat.csv.render(.churn(report)).split(whereSeparator: \.isNewline)
-        #expect(csv.first?.hasSuffix("recovered,voluntary,involuntary,price_increase_declined,product_unavailable,refunded") == true)
+        let splitColumns = "recovered,voluntary,involuntary,price_increase_declined,product_unavailable,refunded"
+        #expect(csv.first?.hasSuffix(splitColumns) == true)
         #expect(csv.last?.hasPrefix("total,7,1,5,") == true)
         #expect(csv.last?.hasSuffix(",0,1,1,1,1,1") == true)
         let table = ReportFormat.table.render(.churn(report))
