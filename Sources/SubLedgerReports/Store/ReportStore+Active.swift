@@ -36,12 +36,20 @@ extension ReportStore {
     /// starts before the range count on day 0 and ends after `now` are left out. One pass over the
     /// transactions that end after the first sample (an index-only range scan on `expires_date`); the day numbers
     /// in float arithmetic (`date_part`; `extract` answers a numeric, about 20 % slower over millions of rows).
+    ///
+    /// The query counts the transactions per (start day, end day) pair in one aggregate (at most the range's
+    /// days squared rows), and the pairs are split into starts and ends here: one pass, with no intermediate
+    /// result written and read twice.
     func subscriptionEdgeCounts(firstDay: Date, firstSample: Date, now: Date) throws -> [SubscriptionEdgeCount] {
-        try scoped(Self.subscriptionEdgeCountsSQL, [firstDay, firstSample, now]).map { row in
-            SubscriptionEdgeCount(
-                edge: try row.decode(String.self, at: 0) == "start" ? .start : .end,
-                day: try row.decode(Int.self, at: 1), count: try row.decode(Int.self, at: 2))
+        var edges: [SubscriptionEdgeCount] = []
+        for row in try scoped(Self.subscriptionEdgeCountsSQL, [firstDay, firstSample, now]) {
+            let count = try row.decode(Int.self, at: 2)
+            edges.append(SubscriptionEdgeCount(edge: .start, day: try row.decode(Int.self, at: 0), count: count))
+            if let end = try row.decode(Int?.self, at: 1) {
+                edges.append(SubscriptionEdgeCount(edge: .end, day: end, count: count))
+            }
         }
+        return edges
     }
 
     /// The granting chains come from the `chains` index alone; the offer split from the few transactions bought
@@ -84,7 +92,8 @@ extension ReportStore {
         ORDER BY 1, 2
         """
 
-    /// `$3` the first day's midnight, `$4` the first sample instant, `$5` now.
+    /// `$3` the first day's midnight, `$4` the first sample instant, `$5` now. Per transaction in force: its start
+    /// day and its end day (NULL when it ends after now).
     static let subscriptionEdgeCountsSQL = """
         WITH \(appsCTE),
         spans AS (
@@ -92,12 +101,13 @@ extension ReportStore {
                    least(t.expires_date, coalesce(t.revocation_date, 'infinity')) AS ends_at
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
             WHERE t.expires_date > $4::timestamptz AND t.purchase_date <= $5::timestamptz
-              AND \(environmentCondition("t.environment"))),
-        live AS (SELECT * FROM spans WHERE ends_at > $4::timestamptz AND ends_at > starts_at)
-        SELECT 'start', greatest(ceil(date_part('epoch', starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint, count(*)
-        FROM live GROUP BY 2
-        UNION ALL
-        SELECT 'end', (ceil(date_part('epoch', ends_at - $3::timestamptz) / 86400) - 1)::bigint, count(*)
-        FROM live WHERE ends_at <= $5::timestamptz GROUP BY 2
+              AND \(environmentCondition("t.environment")))
+        SELECT greatest(ceil(date_part('epoch', starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint,
+               CASE WHEN ends_at <= $5::timestamptz
+                    THEN (ceil(date_part('epoch', ends_at - $3::timestamptz) / 86400) - 1)::bigint END,
+               count(*)
+        FROM spans
+        WHERE ends_at > $4::timestamptz AND ends_at > starts_at
+        GROUP BY 1, 2
         """
 }
