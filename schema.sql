@@ -914,3 +914,8 @@ CREATE INDEX index_ledger_entries_on_kind_and_effective_at
     ON ledger_entries (app_id, kind, effective_at)
     INCLUDE (environment, product_id, reason);
 DROP INDEX index_ledger_entries_on_app_id_and_kind_and_effective_at;
+-- unclaimed: the newest transactions without an account read backwards in order (the list stops after its
+-- limit instead of sorting every unclaimed transaction), and counted per app and environment index-only.
+CREATE INDEX index_transactions_on_unclaimed_and_purchase_date
+    ON transactions (purchase_date, transaction_id) INCLUDE (app_id, environment)
+    WHERE account_id IS NULL;
