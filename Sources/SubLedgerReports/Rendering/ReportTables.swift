@@ -59,10 +59,13 @@ extension ChurnReport {
         let cells = { (counts: Counts) in
             [String(counts.started), String(counts.renewed), String(counts.expired)]
                 + reasons.map { String(counts.expiredByReason[$0] ?? 0) } + [String(counts.recovered)]
+                + [counts.voluntary, counts.involuntary, counts.priceIncreaseDeclined, counts.productUnavailable,
+                   counts.refunded].map(String.init)
         }
         return ReportTable(
             title: "Churn from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to)) per \(granularity.rawValue)",
-            columns: ["period", "started", "renewed", "expired"] + reasons.map { "expired_" + $0 } + ["recovered"],
+            columns: ["period", "started", "renewed", "expired"] + reasons.map { "expired_" + $0 } + ["recovered"]
+                + ["voluntary", "involuntary", "price_increase_declined", "product_unavailable", "refunded"],
             rows: periods.map { period in
                 [granularity == .day ? ReportFormat.day(period.start) : String(ReportFormat.day(period.start).prefix(7))]
                     + cells(period.counts)

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresLibPQ
 
-/// Subscriptions started, renewed, expired and recovered, per day or per month.
+/// Subscriptions started, renewed, expired, recovered and refunded, per day or per month, with churn split by
+/// cause (voluntary, involuntary, price increase declined, product unavailable, refunded).
 public struct ChurnReport: Sendable, Hashable, Codable {
     /// The length of one period: a UTC day for ranges shorter than 62 days, else a UTC calendar month.
     public enum Granularity: String, Sendable, Hashable, Codable {
@@ -21,6 +22,17 @@ public struct ChurnReport: Sendable, Hashable, Codable {
         public var expiredByReason: [String: Int] = [:]
         /// Recorded state changes from `billing_retry` or `grace_period` back to `active`.
         public var recovered = 0
+        /// Expiries with reason `voluntary` (Apple's `expirationIntent` 1: the customer turned auto-renew off).
+        public var voluntary = 0
+        /// Expiries with reason `billing_error` (intent 2: the payment failed and billing retry gave up).
+        public var involuntary = 0
+        /// Expiries with reason `price_increase_declined` (intent 3).
+        public var priceIncreaseDeclined = 0
+        /// Expiries with reason `product_unavailable` (intent 4).
+        public var productUnavailable = 0
+        /// `revoke` ledger entries with reason `refund` of auto-renewable products: subscription periods Apple
+        /// refunded (by the revocation date). Not part of `expired`: a refunded chain is revoked, not expired.
+        public var refunded = 0
 
         public init() {}
     }
@@ -45,7 +57,8 @@ public struct ChurnReport: Sendable, Hashable, Codable {
 
 extension Reports {
     /// Churn over [`from`, `to`): ledger entries by `effective_at`, state changes by `changed_at` (when the
-    /// ledger observed the change), bucketed by UTC day or month (see `ChurnReport.Granularity`).
+    /// ledger observed the change), bucketed by UTC day or month (see `ChurnReport.Granularity`). Expiries are
+    /// split by reason (`voluntary`, `involuntary`, ...) and subscription refunds counted beside them.
     public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date) throws
         -> ChurnReport
     {
@@ -76,6 +89,15 @@ extension ChurnReport.Counts {
             expired += count
             expiredByReason[reason, default: 0] += count
         case "recovered": recovered += count
+        case "refunded": refunded += count
+        default: break
+        }
+        guard metric == "expired" else { return }
+        switch reason {
+        case "voluntary": voluntary += count
+        case "billing_error": involuntary += count
+        case "price_increase_declined": priceIncreaseDeclined += count
+        case "product_unavailable": productUnavailable += count
         default: break
         }
     }

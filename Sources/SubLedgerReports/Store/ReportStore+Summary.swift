@@ -27,6 +27,9 @@ extension ReportStore {
 
     /// Each chain's last `chain_state_changes` row at or before `instant`, counted per product and state
     /// (chains with no change recorded by then are left out); ordered by bundle id, product and state.
+    /// The latest rows come in index order (`index_chain_state_changes_on_chain_and_changed_at`, no sort) and
+    /// are counted per app id before the few groups are joined to their names (a hash aggregate, not a sort of
+    /// every chain).
     func recordedStateCounts(at instant: Date) throws -> [ChainStateCount] {
         try scoped(Self.recordedStateCountsSQL, [instant]).map(ChainStateCount.init(row:))
     }
@@ -59,11 +62,11 @@ extension ReportStore {
             SELECT DISTINCT ON (x.app_id, x.environment, x.original_transaction_id) x.app_id, x.product_id, x.state
             FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
             WHERE \(environmentCondition("x.environment")) AND x.changed_at <= $3::timestamptz
-            ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC)
-        SELECT s.bundle_id, l.product_id, p.product_type, l.state, count(*)
-        FROM latest l JOIN scope s ON s.app_id = l.app_id
-        LEFT JOIN products p ON p.app_id = l.app_id AND p.product_id = l.product_id
-        GROUP BY 1, 2, 3, 4
+            ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC),
+        counted AS (SELECT app_id, product_id, state, count(*) AS chains FROM latest GROUP BY 1, 2, 3)
+        SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
+        FROM counted k JOIN scope s ON s.app_id = k.app_id
+        LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
         ORDER BY 1, 2, 4
         """
 

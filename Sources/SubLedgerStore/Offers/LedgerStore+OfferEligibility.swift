@@ -40,7 +40,7 @@ extension LedgerStore {
     }
 
     // Uses index_ownership_bindings_on_account and index_transactions_on_app_id_and_account_id for the chains,
-    // then the chain's transactions by index_transactions_on_app_id_and_original_transaction_id.
+    // then the chain's transactions by index_transactions_on_chain_and_purchase_date.
     static let introductoryOfferStatement = PostgresStatement(
         """
         WITH held AS (
