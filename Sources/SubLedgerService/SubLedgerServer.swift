@@ -20,7 +20,14 @@ public enum SubLedgerServer {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            var dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            // Read replicas (docs/operations.md, "Read replicas"): run by the application, beside its server.
+            if let replicas = configuration.readReplicas {
+                dependencies.readReplicas = try ReadReplicas(
+                    configuration: replicas,
+                    primary: LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys),
+                    logger: logger)
+            }
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
             // The schema is settled before serving when the database answers; when it is down, serve anyway
             // (/health/ready answers 503) and keep trying in the background.
