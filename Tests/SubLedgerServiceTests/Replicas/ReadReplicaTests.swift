@@ -34,20 +34,40 @@ import Testing
         return configuration
     }
 
-    /// Runs `body` with a pool on the standby itself (no schema), resuming replay afterwards whatever happens.
+    /// Runs `body` with a pool on the standby itself (no schema), resuming replay afterwards whatever happens, and
+    /// waiting until the standby has replayed what the primary wrote meanwhile: other suites write all along, and
+    /// the next test must not start with the backlog of this one's pause.
     static func withStandby(_ body: (PostgresPool) async throws -> Void) async throws {
         var configuration = try PostgresConfiguration(connectionString: try standbyURL())
         configuration.maxConnections = 1
         let standby = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
         do {
             try await body(standby)
-            _ = try await standby.query("SELECT pg_wal_replay_resume()")
+            try await resumeAndCatchUp(standby)
             await standby.shutdown()
         } catch {
-            _ = try? await standby.query("SELECT pg_wal_replay_resume()")
+            try? await resumeAndCatchUp(standby)
             await standby.shutdown()
             throw error
         }
+    }
+
+    /// Resumes replay and waits until the standby has replayed the primary's position of now; `client`, when
+    /// given, is kept busy meanwhile (the server closes a connection idle for 30 s).
+    static func resumeAndCatchUp(_ standby: PostgresPool, client: (any TestClientProtocol)? = nil) async throws {
+        _ = try await standby.query("SELECT pg_wal_replay_resume()")
+        let primary = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
+        defer { primary.close() }
+        let target = try await primary.query("SELECT pg_current_wal_insert_lsn()::text").single().decode(String.self, at: 0)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            let caughtUp = try await standby.query("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [target])
+                .single().decode(Bool.self, at: 0)
+            if caughtUp { return }
+            if let client { _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the standby did not replay up to \(target) within two minutes of its resume")
     }
 
     /// Waits until the service measures its standby within `bound` (it has replayed the schema the test made).
@@ -131,8 +151,8 @@ import Testing
                 #expect(own.json.entitlementIDs == ["pro"])
                 #expect(try await Self.reads(client, "token_not_replayed") == fallbackBefore + 1)
 
-                // Resumed: the standby replays the token within the wait and answers again.
-                _ = try await standby.query("SELECT pg_wal_replay_resume()")
+                // Resumed and caught up: the standby has replayed the token and answers again.
+                try await Self.resumeAndCatchUp(standby, client: client)
                 let replayedBefore = try await Self.reads(client, "token_replayed")
                 var served = false
                 for _ in 0..<20 where !served {
@@ -175,7 +195,7 @@ import Testing
                 #expect(try await Self.reads(client, "replica_lagging") == lagging + 2)
 
                 // Resumed: it catches up, is measured current again, and answers again.
-                _ = try await standby.query("SELECT pg_wal_replay_resume()")
+                try await Self.resumeAndCatchUp(standby, client: client)
                 try await Self.waitUntilCurrent(harness, within: bound)
                 let again = try await Self.readFromStandby(client, "/v1/accounts/iris/subscriptions", key: harness.keyOne)
                 #expect(again.served, "the resumed standby answers again")
