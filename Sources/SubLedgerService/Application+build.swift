@@ -22,7 +22,9 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: .init(idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
-        services: [CacheInvalidationService(pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)],
+        services: [CacheInvalidationService(pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)]
+            // Read replicas: measures their lag while serving, closes their pools after HTTP has drained.
+            + (dependencies.readReplicas.map { [$0] } ?? []),
         logger: logger
     )
 }
@@ -38,6 +40,9 @@ func buildRouter(
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: BodyLimitMiddleware())
+    // Read replicas: write responses carry a consistency token, reads may present one (docs/operations.md).
+    router.add(middleware: ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger))
+    let reads = Reads(primary: store, replicas: dependencies.readReplicas)
     HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
     let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
     MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: router)
@@ -56,7 +61,7 @@ func buildRouter(
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
-    AccountsController(apps: apps, store: store, now: dependencies.now).register(on: v1)
+    AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
     // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
         .register(on: v1)
@@ -69,7 +74,7 @@ func buildRouter(
     // Support lookups (/v1/admin/lookup/...) and the admin page's search box.
     let support = SupportLookup(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
     SupportController(lookup: support).register(on: adminReports)
-    AdminController(pool: dependencies.pool, now: dependencies.now, support: support)
+    AdminController(reads: reads, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
     // Webhook endpoints (/v1/admin/webhooks, docs/webhooks.md "Endpoints").
     WebhooksController(admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: store.secretKeys)))

@@ -12,6 +12,8 @@ public struct ServiceDependencies: Sendable {
     public var apple: AppleGateway
     /// The clock (tests pin it; the service uses the system clock).
     public var now: @Sendable () -> Instant
+    /// The hot standbys that answer reads (docs/operations.md, "Read replicas"); `nil`: the primary answers all.
+    public var readReplicas: ReadReplicas? = nil
 
     public init(pool: PostgresPool, migrator: Migrator, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
         self.pool = pool

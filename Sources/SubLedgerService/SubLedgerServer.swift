@@ -21,6 +21,13 @@ public enum SubLedgerServer {
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool
+            // Read replicas (docs/operations.md, "Read replicas"): run by the application, beside its server.
+            if let replicas = configuration.readReplicas {
+                dependencies.readReplicas = try ReadReplicas(
+                    configuration: replicas,
+                    primary: LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys),
+                    logger: logger)
+            }
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
             // The schema is settled before serving when the database answers; when it is down, serve anyway
             // (/health/ready answers 503) and keep trying in the background.

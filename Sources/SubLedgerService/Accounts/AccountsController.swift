@@ -6,7 +6,8 @@ import SubLedgerStore
 /// Reads of one account of the key's app: entitlements (optionally at a time), subscriptions, transactions.
 struct AccountsController: Sendable {
     let apps: AppDirectory
-    let store: LedgerStore
+    /// Served by a read replica when one is current enough (docs/operations.md, "Read replicas").
+    let reads: Reads
     let now: @Sendable () -> Instant
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
@@ -26,7 +27,11 @@ struct AccountsController: Sendable {
             }
             instant = parsed
         }
-        let read = try await store.entitlementRead(of: account, app: app, at: instant)
+        let primary = reads.primary
+        let at = instant
+        let read = try await reads.read(context) { store in
+            try await store.entitlementRead(of: account, app: app, at: at, backfillingWith: primary)
+        }
         return Representation.EntitlementsResponse(
             account: account, at: instant, entitlements: read.entitlements, credits: read.credits)
     }
@@ -56,7 +61,7 @@ struct AccountsController: Sendable {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
         let instant = now()
-        let chains = try await store.chains(for: account, app: app).filter { $0.header.owner == account }
+        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }.filter { $0.header.owner == account }
         return SubscriptionsBody(
             account_id: account.rawValue,
             subscriptions: chains.map { chain in
@@ -103,7 +108,7 @@ struct AccountsController: Sendable {
     func transactions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> TransactionsBody {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
-        let chains = try await store.chains(for: account, app: app)
+        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }
         let known = chains.flatMap(\.transactions).filter { $0.account == account }
             .sorted { ($0.transaction.purchaseDate, $0.transactionID) > ($1.transaction.purchaseDate, $1.transactionID) }
         return TransactionsBody(

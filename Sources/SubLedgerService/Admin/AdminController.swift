@@ -12,7 +12,9 @@ import SubLedgerReports
 /// Both need an admin key (`subledger keys create --admin`); the page also accepts it as the password of HTTP
 /// Basic authentication, so a browser can open it.
 struct AdminController: Sendable {
-    let pool: PostgresPool
+    /// The reports and the page's panels are served by a read replica when one is current enough; the search
+    /// box (`SupportLookup`) always by the primary.
+    let reads: Reads
     let now: @Sendable () -> Instant
     /// Answers the page's search box.
     let support: SupportLookup
@@ -20,7 +22,7 @@ struct AdminController: Sendable {
     func register(reportsOn group: RouterGroup<SubLedgerRequestContext>, pageOn page: RouterGroup<SubLedgerRequestContext>) {
         group.get("reports/:name") { request, context in try await report(request, context) }
         group.get("reports/:name/:id") { request, context in try await report(request, context) }
-        page.get("") { request, _ in try await adminPage(request) }
+        page.get("") { request, context in try await adminPage(request, context) }
     }
 
     func report(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
@@ -35,7 +37,7 @@ struct AdminController: Sendable {
         let name = context.parameters.get("name") ?? ""
         // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
         let reportRequest = try ReportRequest(name: name, id: context.parameters.get("id"), options: options, now: date(now()))
-        let report = try await Reports.run(reportRequest, on: pool)
+        let report = try await reads.read(context) { store in try await Reports.run(reportRequest, on: store.pool) }
         let text = try await Self.offRequestThreads { format.render(report) }
         return Response(status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
@@ -47,26 +49,29 @@ struct AdminController: Sendable {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
 
-    func adminPage(_ request: Request) async throws -> Response {
+    func adminPage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
         let query = try request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }
             .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: "invalid_query") }
         let instant = date(now())
         let found: AdminSearchResult?
         if let query { found = try await support.search(query) } else { found = nil }
-        // The page's reports are independent reads: each runs on its own pooled connection (its own thread and
-        // PostgreSQL backend) at the same time, so the page takes as long as the slowest, not their sum.
-        async let summary = pool.withConnection { try Reports.summary(on: $0, scope: .everything, now: instant) }
-        async let active = pool.withConnection {
-            try Reports.activeOverTime(on: $0, scope: .everything, days: 90, now: instant)
+        let html = try await reads.read(context) { store in
+            let pool = store.pool
+            // The page's reports are independent reads: each runs on its own pooled connection (its own thread and
+            // PostgreSQL backend) at the same time, so the page takes as long as the slowest, not their sum.
+            async let summary = pool.withConnection { try Reports.summary(on: $0, scope: .everything, now: instant) }
+            async let active = pool.withConnection {
+                try Reports.activeOverTime(on: $0, scope: .everything, days: 90, now: instant)
+            }
+            async let churn = pool.withConnection {
+                try Reports.churn(on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
+            }
+            async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
+            let (summaryReport, activeReport, churnReport, webhooksPanel) = try await (summary, active, churn, webhooks)
+            return AdminPage.render(
+                summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
+                churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel, now: instant)
         }
-        async let churn = pool.withConnection {
-            try Reports.churn(on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
-        }
-        async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-        let (summaryReport, activeReport, churnReport, webhooksPanel) = try await (summary, active, churn, webhooks)
-        let html = AdminPage.render(
-            summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
-            churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel, now: instant)
         return Response(
             status: .ok,
             headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'"],

@@ -30,6 +30,8 @@ public struct ServiceConfiguration: Sendable {
     public var secretKeys: SecretKeyring = SecretKeyring()
     /// How this process delivers webhooks; `nil`: it does not (`--webhook-delivery off`). Default on.
     public var webhookDelivery: WebhookDeliverer.Configuration? = WebhookDeliverer.Configuration()
+    /// Hot standbys that answer reads (docs/operations.md, "Read replicas"); `nil` (the default): none.
+    public var readReplicas: ReadReplicaConfiguration? = nil
 
     public init(
         host: String = "127.0.0.1",

@@ -1,11 +1,14 @@
 import Hummingbird
 import Logging
+import SubLedgerStore
 
 /// The request context of every route: Hummingbird's core storage plus the authenticated API key.
 public struct SubLedgerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by the API-key middleware on authenticated routes.
     var apiKey: AuthenticatedKey?
+    /// The request's `SubLedger-Consistency-Token`, checked (`ConsistencyTokenMiddleware`).
+    var consistencyToken: WALPosition?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

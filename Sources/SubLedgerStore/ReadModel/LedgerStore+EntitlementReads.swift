@@ -7,9 +7,10 @@ extension LedgerStore {
     /// Answered from the read model (`account_entitlement_periods`: no chain snapshot is decoded) when it
     /// covers the account; otherwise (an account from before the read model that is not backfilled yet, or a
     /// non-renewing purchase) from the chains, on the same connection, exactly as `holdings(of:app:)` and
-    /// `Ledger.entitlements(for:at:chains:app:)` do. An account found not backfilled is backfilled afterwards.
+    /// `Ledger.entitlements(for:at:chains:app:)` do. An account found not backfilled is backfilled afterwards,
+    /// through `primary` when given (this store then reads from a hot standby, which refuses writes).
     public func entitlementRead(
-        of account: AccountID, app: StoredApp, at instant: Instant
+        of account: AccountID, app: StoredApp, at instant: Instant, backfillingWith primary: LedgerStore? = nil
     ) async throws -> (entitlements: [Entitlement], credits: Int64) {
         let (answer, pending) = try await pool.withConnection { connection in
             let read = try EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: connection)
@@ -24,7 +25,7 @@ extension LedgerStore {
         }
         if pending {
             do {
-                try await backfillEntitlementPeriods(of: account, app: app)
+                try await (primary ?? self).backfillEntitlementPeriods(of: account, app: app)
             } catch {
                 // The answer stands (it came from the chains); the next read tries again.
                 logger.warning(

@@ -21,6 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var apple: AppleOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
+    @OptionGroup var readReplicas: ReadReplicaOptions
 
     func run() async throws {
         // Issue 13 (read path): Swift concurrency's jobs run on the NIO event loops, so a request does not hop to
@@ -38,6 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.migrateOnStart = migrate
         try apple.apply(to: &configuration.apple, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
+        try readReplicas.apply(to: &configuration, environment: environment)
         try await SubLedgerServer.run(configuration: configuration)
     }
 }

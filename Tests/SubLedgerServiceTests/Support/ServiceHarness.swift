@@ -51,6 +51,8 @@ struct ServiceHarness: Sendable {
     let keyOne: String
     let keyTwo: String
     let keys: APIKeys
+    /// The read replicas the service routes reads to, when the test asked for them (`ReadReplicaTests`).
+    var readReplicas: ReadReplicas? = nil
 
     static func day(_ number: Int) -> Instant { start.adding(milliseconds: Int64(number) * day) }
 
@@ -62,9 +64,10 @@ struct ServiceHarness: Sendable {
             timeout: .seconds(2)),
         additionalRoots: [TrustedRoot] = [],
         now: (@Sendable () -> Instant)? = nil,
+        readReplicas: ReadReplicaConfiguration? = nil,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await TestDatabase.withSchema(maxConnections: 8) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 8) { schema, _, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             // Secrets at rest: the catalog's shared secret is sealed with this key, which the service is given too.
@@ -81,13 +84,18 @@ struct ServiceHarness: Sendable {
             let clock = TestClock(start)
             let gateway = try AppleGateway(
                 configuration: apple, additionalRoots: [chain.trustedRoot] + additionalRoots, logger: TestDatabase.logger)
-            let dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
+            var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
+            if var replicas = readReplicas {
+                // The standby's connections read the test's schema too.
+                replicas.url += (replicas.url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
+                dependencies.readReplicas = try ReadReplicas(configuration: replicas, primary: store, logger: TestDatabase.logger)
+            }
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
             configuration.secretKeys = secretKeys
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
             let harness = ServiceHarness(
                 pool: pool, store: store, clock: clock, signer: JWSSigner(chain: chain), keyOne: keyOne, keyTwo: keyTwo,
-                keys: keys)
+                keys: keys, readReplicas: dependencies.readReplicas)
             try await app.test(.live) { client in try await body(harness, client) }
         }
     }
