@@ -887,3 +887,11 @@ LEFT JOIN LATERAL (
     ORDER BY (p.storefront IS NULL), p.effective_from DESC
     LIMIT 1
 ) catalog ON true;
+
+-- step 15: cohort reports: offer transactions (free trials, intro offers) by purchase date
+
+-- The `trials` report starts from the offer transactions bought in its range; this keeps that a range scan of
+-- the few offer rows instead of a scan of every transaction.
+CREATE INDEX index_transactions_on_app_id_and_offer_purchase_date
+    ON transactions (app_id, purchase_date)
+    WHERE is_trial_period OR offer_discount_type = 'FREE_TRIAL' OR is_in_intro_offer_period OR offer_type = 1;

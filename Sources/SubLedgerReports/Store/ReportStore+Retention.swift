@@ -1,0 +1,125 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// How many chains of one cohort were paying in exactly the months of `mask`.
+    struct RetentionPattern {
+        /// The cohort's month (UTC).
+        var cohort: Date
+        /// Bit k set: the chain paid for part of month k since its first payment (k below the report's months).
+        var mask: Int64
+        var chains: Int
+    }
+
+    /// The money of one cohort's transactions bought in one month since the first payment, in one currency.
+    struct RetentionMoney {
+        var cohort: Date
+        /// Months since the chain's first payment at the purchase (can exceed the report's months).
+        var month: Int
+        /// nil for transactions without a known amount (`unpriced` counts them).
+        var currency: String?
+        var grossMilli: Int64
+        var refundedMilli: Int64
+        var estimated: Int
+        var unpriced: Int
+        /// Net (gross less refunds) in the reporting currency, of the transactions whose rate is known.
+        var reportingNetMilli: Int64?
+        /// Transactions with an amount whose currency has no rate on or before their purchase day.
+        var missingRate: Int
+    }
+
+    /// The retention patterns and money of the chains whose first payment lies in [`from`, `to`), with months
+    /// `0 ..< months` tracked, converted to `reportingCurrency` when one is given.
+    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?) throws
+        -> (patterns: [RetentionPattern], money: [RetentionMoney])
+    {
+        var patterns: [RetentionPattern] = []
+        var money: [RetentionMoney] = []
+        for row in try scoped(Self.retentionSQL, [from, to, months, reportingCurrency]) {
+            let cohort = try row.decode(Date.self, at: 1)
+            if try row.decode(String.self, at: 0) == "paying" {
+                patterns.append(
+                    RetentionPattern(cohort: cohort, mask: try row.decode(Int64.self, at: 2), chains: try row.decode(Int.self, at: 4)))
+            } else {
+                money.append(
+                    RetentionMoney(
+                        cohort: cohort, month: try row.decode(Int.self, at: 2), currency: try row.decode(String?.self, at: 3),
+                        grossMilli: try row.decode(Int64.self, at: 5), refundedMilli: try row.decode(Int64.self, at: 6),
+                        estimated: try row.decode(Int.self, at: 7), unpriced: try row.decode(Int.self, at: 8),
+                        reportingNetMilli: try row.decode(Int64?.self, at: 9), missingRate: try row.decode(Int.self, at: 10)))
+            }
+        }
+        return (patterns, money)
+    }
+
+    /// The reporting currency of the loaded exchange rates when there is exactly one; nil for none or several.
+    func onlyReportingCurrency() throws -> String? {
+        let loaded = try connection.query("SELECT DISTINCT reporting_currency FROM exchange_rates LIMIT 2")
+            .map { try $0.decode(String.self, at: 0) }
+        return loaded.count == 1 ? loaded[0] : nil
+    }
+
+    /// One pass over the scope's paid transactions of auto-renewable products. Each chain's anchor is its first
+    /// payment (refunded or not); a transaction that was not refunded covers the months since the anchor that
+    /// its paid period overlaps, `[monthsSince(purchase), monthsBefore(paid until)]`, as a bit mask; a chain's
+    /// masks are OR-ed, and chains are counted per cohort and mask (few distinct masks per cohort: this keeps
+    /// the answer small however many chains there are). Money is summed per cohort, month since the anchor at
+    /// the purchase, and currency; each purchase day's sum is converted at the nearest earlier rate.
+    static let retentionSQL = """
+        WITH \(appsCTE),
+        paid AS (
+            SELECT t.app_id, t.environment, t.original_transaction_id,
+                   t.purchase_date AT TIME ZONE 'UTC' AS bought,
+                   (\(CohortSQL.paidUntil("t"))) AT TIME ZONE 'UTC' AS paid_until,
+                   \(CohortSQL.isRefunded("t")) AS refunded,
+                   \(CohortSQL.amount("t")) AS amount, \(CohortSQL.currency("t")) AS currency, \(CohortSQL.estimated("t")) AS estimated,
+                   min(t.purchase_date) OVER (PARTITION BY t.app_id, t.environment, t.original_transaction_id) AT TIME ZONE 'UTC' AS anchor
+            FROM transactions t JOIN scope s ON s.app_id = t.app_id
+            JOIN products p ON p.app_id = t.app_id AND p.product_id = t.product_id AND p.product_type = 'auto_renewable'
+            \(CohortSQL.catalogPrice("t"))
+            WHERE \(environmentCondition("t.environment")) AND \(CohortSQL.isPaid("t"))
+        ),
+        members AS (
+            SELECT paid.*, date_trunc('month', anchor) AS cohort, \(CohortSQL.monthsSince("anchor", "bought")) AS month,
+                   CASE WHEN refunded OR paid_until IS NULL THEN NULL ELSE \(CohortSQL.monthsBefore("anchor", "paid_until")) END AS last_month
+            FROM paid
+            WHERE anchor >= $3::timestamptz AT TIME ZONE 'UTC' AND anchor < $4::timestamptz AT TIME ZONE 'UTC'
+        ),
+        chain_masks AS (
+            SELECT cohort, bit_or(CASE WHEN last_month IS NULL OR month > least(last_month, $5::int - 1) THEN 0::bigint
+                                       ELSE (1::bigint << (least(last_month, $5::int - 1) + 1)) - (1::bigint << month) END) AS mask
+            FROM members
+            GROUP BY app_id, environment, original_transaction_id, cohort
+        ),
+        money_days AS (
+            SELECT cohort, month, currency, bought::date AS day,
+                   coalesce(sum(amount), 0)::bigint AS gross, coalesce(sum(amount) FILTER (WHERE refunded), 0)::bigint AS refunded,
+                   count(*) FILTER (WHERE estimated) AS estimated, count(*) FILTER (WHERE amount IS NULL) AS unpriced,
+                   count(*) FILTER (WHERE amount IS NOT NULL) AS priced
+            FROM members
+            GROUP BY 1, 2, 3, 4
+        ),
+        money AS (
+            SELECT d.cohort, d.month, d.currency, sum(d.gross)::bigint AS gross, sum(d.refunded)::bigint AS refunded,
+                   sum(d.estimated)::bigint AS estimated, sum(d.unpriced)::bigint AS unpriced,
+                   CASE WHEN $6::text IS NULL THEN NULL
+                        ELSE round(coalesce(sum((d.gross - d.refunded) * r.rate), 0))::bigint END AS reporting_net,
+                   CASE WHEN $6::text IS NULL THEN 0
+                        ELSE coalesce(sum(d.priced) FILTER (WHERE d.currency IS NOT NULL AND r.rate IS NULL), 0) END::bigint AS missing_rate
+            FROM money_days d
+            LEFT JOIN LATERAL (
+                SELECT CASE WHEN d.currency = $6::text THEN 1::numeric ELSE (
+                    SELECT x.rate FROM exchange_rates x
+                    WHERE x.reporting_currency = $6::text AND x.currency = d.currency AND x.rate_date <= d.day
+                    ORDER BY x.rate_date DESC LIMIT 1) END AS rate
+            ) r ON $6::text IS NOT NULL
+            GROUP BY 1, 2, 3
+        )
+        SELECT 'paying', cohort AT TIME ZONE 'UTC', mask, NULL::text, count(*), 0::bigint, 0::bigint, 0::bigint, 0::bigint,
+               NULL::bigint, 0::bigint
+        FROM chain_masks GROUP BY cohort, mask
+        UNION ALL
+        SELECT 'money', cohort AT TIME ZONE 'UTC', month, currency, 0, gross, refunded, estimated, unpriced, reporting_net, missing_rate
+        FROM money
+        """
+}
