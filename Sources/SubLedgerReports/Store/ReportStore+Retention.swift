@@ -63,26 +63,29 @@ extension ReportStore {
     /// payment (refunded or not); a transaction that was not refunded covers the months since the anchor that
     /// its paid period overlaps, `[monthsSince(purchase), monthsBefore(paid until)]`, as a bit mask; a chain's
     /// masks are OR-ed, and chains are counted per cohort and mask (few distinct masks per cohort: this keeps
-    /// the answer small however many chains there are). Money is summed per cohort, month since the anchor at
+    /// the answer small however many chains there are). `paid` is materialized so that the window's sort carries
+    /// its few narrow columns, not the payload the refund test reads. Money is summed per cohort, month since the anchor at
     /// the purchase, and currency; each purchase day's sum is converted at the nearest earlier rate.
     static let retentionSQL = """
         WITH \(appsCTE),
-        paid AS (
+        paid AS MATERIALIZED (
             SELECT t.app_id, t.environment, t.original_transaction_id,
                    t.purchase_date AT TIME ZONE 'UTC' AS bought,
                    (\(CohortSQL.paidUntil("t"))) AT TIME ZONE 'UTC' AS paid_until,
                    \(CohortSQL.isRefunded("t")) AS refunded,
-                   \(CohortSQL.amount("t")) AS amount, \(CohortSQL.currency("t")) AS currency, \(CohortSQL.estimated("t")) AS estimated,
-                   min(t.purchase_date) OVER (PARTITION BY t.app_id, t.environment, t.original_transaction_id) AT TIME ZONE 'UTC' AS anchor
+                   \(CohortSQL.amount("t")) AS amount, \(CohortSQL.currency("t")) AS currency, \(CohortSQL.estimated("t")) AS estimated
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
             JOIN products p ON p.app_id = t.app_id AND p.product_id = t.product_id AND p.product_type = 'auto_renewable'
             \(CohortSQL.catalogPrice("t"))
             WHERE \(environmentCondition("t.environment")) AND \(CohortSQL.isPaid("t"))
         ),
+        anchored AS (
+            SELECT paid.*, min(bought) OVER (PARTITION BY app_id, environment, original_transaction_id) AS anchor FROM paid
+        ),
         members AS (
-            SELECT paid.*, date_trunc('month', anchor) AS cohort, \(CohortSQL.monthsSince("anchor", "bought")) AS month,
+            SELECT anchored.*, date_trunc('month', anchor) AS cohort, \(CohortSQL.monthsSince("anchor", "bought")) AS month,
                    CASE WHEN refunded OR paid_until IS NULL THEN NULL ELSE \(CohortSQL.monthsBefore("anchor", "paid_until")) END AS last_month
-            FROM paid
+            FROM anchored
             WHERE anchor >= $3::timestamptz AT TIME ZONE 'UTC' AND anchor < $4::timestamptz AT TIME ZONE 'UTC'
         ),
         chain_masks AS (

@@ -29,7 +29,8 @@ extension ReportStore {
     }
 
     /// Offer starts come from the partial index on offer transactions by purchase date (schema step 15); each
-    /// start's earlier offers, conversion and running offer are index probes on its chain.
+    /// start's earlier offers, conversion and running offer are index probes on its chain; `outcomes` is materialized
+    /// so that each probe runs once per start (inlined, the two counts that read `converted` would each run it).
     static let trialCountsSQL = """
         WITH \(appsCTE),
         starts AS (
@@ -46,7 +47,7 @@ extension ReportStore {
                     AND (e.purchase_date < t.purchase_date OR (e.purchase_date = t.purchase_date AND e.transaction_id < t.transaction_id))
                     AND \(CohortSQL.isOffer("e")))
         ),
-        outcomes AS (
+        outcomes AS MATERIALIZED (
             SELECT st.*,
                    EXISTS (
                        SELECT 1 FROM transactions x
