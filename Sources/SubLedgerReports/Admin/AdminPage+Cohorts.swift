@@ -60,7 +60,8 @@ extension AdminPage {
                 svg += "<g class=\"cell\" data-cohort=\"\(HTML.escape(label))\" data-month=\"\(month)\">"
                     + "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(cell - 1)\" height=\"\(rowHeight - 1)\" fill=\"hsl(125,45%,\(lightness)%)\">"
                     + "<title>\(HTML.escape(label)) m\(month): \(text) % of \(cohort.subscribers)</title></rect>"
-                    + "<text x=\"\(x + cell / 2)\" y=\"\(y + 14)\" text-anchor=\"middle\" font-size=\"9\" fill=\"\(lightness < 55 ? "#fff" : "#212121")\">"
+                    // A style attribute: the page's `svg text` rule would win over a `fill` attribute.
+                    + "<text x=\"\(x + cell / 2)\" y=\"\(y + 14)\" text-anchor=\"middle\" font-size=\"9\" style=\"fill:\(lightness < 55 ? "#fff" : "#212121")\">"
                     + "\(text)</text></g>"
             }
         }
