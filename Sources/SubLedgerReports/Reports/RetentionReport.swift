@@ -70,6 +70,16 @@ extension Reports {
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, months: Int,
         reportingCurrency: String?, now: Date
     ) throws -> RetentionReport {
+        try retention(
+            on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: reportingCurrency,
+            now: now, source: .facts)
+    }
+
+    /// `retention` from the given source (the tests compare the aggregate with the ledger).
+    static func retention(
+        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, months: Int,
+        reportingCurrency: String?, now: Date, source: CohortSource
+    ) throws -> RetentionReport {
         try ReportError.checkRange(from: from, to: to)
         guard (1...retentionMonthsLimit).contains(months) else {
             throw ReportError.invalidArgument("months must be between 1 and \(retentionMonthsLimit)")
@@ -77,7 +87,8 @@ extension Reports {
         let store = try ReportStore(on: connection, scope: scope)
         // Without a requested currency, the only one rates are loaded for (none when none or several are).
         let reportingCurrency = try reportingCurrency ?? store.onlyReportingCurrency()
-        let (patterns, money) = try store.retention(from: from, to: to, months: months, reportingCurrency: reportingCurrency)
+        let (patterns, money) = try store.retention(
+            from: from, to: to, months: months, reportingCurrency: reportingCurrency, source: source)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         // A cohort's month k is complete when it has ended for its latest member: k + 1 months after the cohort's

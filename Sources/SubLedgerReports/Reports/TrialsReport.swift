@@ -76,9 +76,17 @@ extension Reports {
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
         granularity: TrialsReport.Granularity, now: Date
     ) throws -> TrialsReport {
+        try trials(on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now, source: .facts)
+    }
+
+    /// `trials` from the given source (the tests compare the aggregate with the ledger).
+    static func trials(
+        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
+        granularity: TrialsReport.Granularity, now: Date, source: CohortSource
+    ) throws -> TrialsReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
-        let rows = try store.trialCounts(from: from, to: to, granularity: granularity.rawValue, now: now).map { count in
+        let rows = try store.trialCounts(from: from, to: to, granularity: granularity.rawValue, now: now, source: source).map { count in
             var counts = TrialsReport.Counts()
             counts.starts = count.starts
             counts.converted = count.converted

@@ -30,12 +30,15 @@ extension ReportStore {
 
     /// The retention patterns and money of the chains whose first payment lies in [`from`, `to`), with months
     /// `0 ..< months` tracked, converted to `reportingCurrency` when one is given.
-    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?) throws
+    /// Read from the per-chain aggregate `chain_cohort_facts` (schema step 16), or, for `.ledger`, computed from
+    /// the transactions (the reference the aggregate is tested against).
+    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?, source: CohortSource = .facts) throws
         -> (patterns: [RetentionPattern], money: [RetentionMoney])
     {
         var patterns: [RetentionPattern] = []
         var money: [RetentionMoney] = []
-        for row in try scoped(Self.retentionSQL, [from, to, months, reportingCurrency]) {
+        let sql = source == .facts ? Self.retentionSQL : Self.retentionFromLedgerSQL
+        for row in try scoped(sql, [from, to, months, reportingCurrency]) {
             let cohort = try row.decode(Date.self, at: 1)
             if try row.decode(String.self, at: 0) == "paying" {
                 patterns.append(
@@ -59,14 +62,46 @@ extension ReportStore {
         return loaded.count == 1 ? loaded[0] : nil
     }
 
-    /// One pass over the scope's paid transactions of auto-renewable products. Each chain's anchor is its first
-    /// payment (refunded or not); a transaction that was not refunded covers the months since the anchor that
+    /// The scope's chains whose first payment lies in [`$3`, `$4`), from `chain_cohort_facts`: each chain's mask
+    /// of paid months cut to the report's `$5` months, counted per cohort and mask; its money per month since the
+    /// first payment, currency and purchase day (the arrays) summed per cohort, and each purchase day's sum
+    /// converted at the nearest earlier rate. The same answer as `retentionFromLedgerSQL` (a property test holds
+    /// them to it); no transaction is read.
+    static let retentionSQL = """
+        WITH \(appsCTE),
+        members AS MATERIALIZED (
+            SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
+                   f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
+                   f.money_unpriced, f.money_priced
+            FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
+            WHERE \(environmentCondition("f.environment"))
+              AND f.first_paid_at >= $3::timestamptz AND f.first_paid_at < $4::timestamptz
+        ),
+        chain_masks AS (
+            SELECT cohort, paid_mask & ((1::bigint << $5::int) - 1) AS mask FROM members
+        ),
+        money_days AS (
+            SELECT m.cohort, u.month, u.currency, u.day,
+                   sum(u.gross)::bigint AS gross, sum(u.refunded)::bigint AS refunded, sum(u.estimated) AS estimated,
+                   sum(u.unpriced) AS unpriced, sum(u.priced) AS priced
+            FROM members m
+            CROSS JOIN LATERAL unnest(m.money_months, m.money_currencies, m.money_days, m.money_gross, m.money_refunded,
+                                      m.money_estimated, m.money_unpriced, m.money_priced)
+                AS u(month, currency, day, gross, refunded, estimated, unpriced, priced)
+            GROUP BY 1, 2, 3, 4
+        ),
+        \(retentionMoneyAndAnswer)
+        """
+
+    /// The reference computation from the ledger's transactions, which the tests hold the aggregate to (the
+    /// reports read `retentionSQL`). One pass over the scope's paid transactions of auto-renewable products. Each
+    /// chain's anchor is its first payment (refunded or not); a transaction that was not refunded covers the months since the anchor that
     /// its paid period overlaps, `[monthsSince(purchase), monthsBefore(paid until)]`, as a bit mask; a chain's
     /// masks are OR-ed, and chains are counted per cohort and mask (few distinct masks per cohort: this keeps
     /// the answer small however many chains there are). `paid` is materialized so that the window's sort carries
     /// its few narrow columns, not the payload the refund test reads. Money is summed per cohort, month since the anchor at
     /// the purchase, and currency; each purchase day's sum is converted at the nearest earlier rate.
-    static let retentionSQL = """
+    static let retentionFromLedgerSQL = """
         WITH \(appsCTE),
         paid AS MATERIALIZED (
             SELECT t.app_id, t.environment, t.original_transaction_id,
@@ -102,6 +137,12 @@ extension ReportStore {
             FROM members
             GROUP BY 1, 2, 3, 4
         ),
+        \(retentionMoneyAndAnswer)
+        """
+
+    /// The money per cohort, month and currency from `money_days`, converted to the reporting currency `$6`, and
+    /// the answer's rows: shared by both sources.
+    static let retentionMoneyAndAnswer = """
         money AS (
             SELECT d.cohort, d.month, d.currency, sum(d.gross)::bigint AS gross, sum(d.refunded)::bigint AS refunded,
                    sum(d.estimated)::bigint AS estimated, sum(d.unpriced)::bigint AS unpriced,

@@ -18,8 +18,12 @@ extension ReportStore {
     /// [`from`, `to`), by the UTC `week` or `month` of that purchase, its app and product and the offer's kind:
     /// how many converted (a later payment that was not refunded, and for an intro offer not itself in the offer)
     /// and how many are still in the offer at `now` without having converted.
-    func trialCounts(from: Date, to: Date, granularity: String, now: Date) throws -> [TrialCount] {
-        try scoped(Self.trialCountsSQL, [from, to, granularity, now]).map { row in
+    /// Read from `chain_cohort_facts` (schema step 16), or, for `.ledger`, computed from the transactions.
+    func trialCounts(from: Date, to: Date, granularity: String, now: Date, source: CohortSource = .facts) throws
+        -> [TrialCount]
+    {
+        let sql = source == .facts ? Self.trialCountsSQL : Self.trialCountsFromLedgerSQL
+        return try scoped(sql, [from, to, granularity, now]).map { row in
             TrialCount(
                 cohort: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 productID: try row.decode(String.self, at: 2), offer: try row.decode(String.self, at: 3),
@@ -28,10 +32,27 @@ extension ReportStore {
         }
     }
 
+    /// Each chain's first offer, its conversion and until when an offer runs are kept in `chain_cohort_facts`;
+    /// the starts in range come from its partial index on `offer_started_at`. The same answer as
+    /// `trialCountsFromLedgerSQL` (a property test holds them to it).
+    static let trialCountsSQL = """
+        WITH \(appsCTE)
+        SELECT date_trunc($5::text, f.offer_started_at, 'UTC'), s.bundle_id, f.offer_product_id,
+               CASE WHEN f.offer_is_trial THEN 'trial' ELSE 'intro' END,
+               count(*), count(*) FILTER (WHERE f.offer_converted),
+               count(*) FILTER (WHERE f.offer_running_until > $6::timestamptz AND NOT f.offer_converted)
+        FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
+        WHERE \(environmentCondition("f.environment"))
+          AND f.offer_started_at >= $3::timestamptz AND f.offer_started_at < $4::timestamptz
+        GROUP BY 1, 2, 3, 4
+        ORDER BY 1, 4 DESC, 2, 3
+        """
+
+    /// The reference computation from the ledger's transactions, which the tests hold the aggregate to.
     /// Offer starts come from the partial index on offer transactions by purchase date (schema step 15); each
     /// start's earlier offers, conversion and running offer are index probes on its chain; `outcomes` is materialized
     /// so that each probe runs once per start (inlined, the two counts that read `converted` would each run it).
-    static let trialCountsSQL = """
+    static let trialCountsFromLedgerSQL = """
         WITH \(appsCTE),
         starts AS (
             SELECT t.app_id, s.bundle_id, t.environment, t.original_transaction_id, t.product_id, t.purchase_date,

@@ -103,6 +103,8 @@ enum CohortFixtures {
             }
         }
         try await fillRevenueColumns(pool)
+        // The columns were filled behind the ledger's back: the cohort facts are recomputed from them.
+        try await store.refreshCohortFacts(app: app)
     }
 
     static func apply(_ store: LedgerStore, app: StoredApp, account: String, _ transactions: [Transaction], at moment: Instant)
