@@ -64,9 +64,10 @@ extension ReportStore {
 
     /// The scope's chains whose first payment lies in [`$3`, `$4`), from `chain_cohort_facts`: each chain's mask
     /// of paid months cut to the report's `$5` months, counted per cohort and mask; its money per month since the
-    /// first payment, currency and purchase day (the arrays) summed per cohort, and each purchase day's sum
-    /// converted at the nearest earlier rate. The same answer as `retentionFromLedgerSQL` (a property test holds
-    /// them to it); no transaction is read.
+    /// first payment, currency and purchase day (the arrays, unnested in the select list, which streams them)
+    /// summed per cohort, and each purchase day's sum converted at the nearest earlier rate (without a reporting
+    /// currency the day is not needed and not grouped by). The same answer as `retentionFromLedgerSQL` (a
+    /// property test holds them to it); no transaction is read.
     static let retentionSQL = """
         WITH \(appsCTE),
         members AS MATERIALIZED (
@@ -80,14 +81,18 @@ extension ReportStore {
         chain_masks AS (
             SELECT cohort, paid_mask & ((1::bigint << $5::int) - 1) AS mask FROM members
         ),
-        money_days AS (
-            SELECT m.cohort, u.month, u.currency, u.day,
-                   sum(u.gross)::bigint AS gross, sum(u.refunded)::bigint AS refunded, sum(u.estimated) AS estimated,
-                   sum(u.unpriced) AS unpriced, sum(u.priced) AS priced
+        elements AS (
+            SELECT m.cohort, unnest(m.money_months) AS month, unnest(m.money_currencies) AS currency,
+                   unnest(m.money_days) AS day, unnest(m.money_gross) AS gross, unnest(m.money_refunded) AS refunded,
+                   unnest(m.money_estimated) AS estimated, unnest(m.money_unpriced) AS unpriced,
+                   unnest(m.money_priced) AS priced
             FROM members m
-            CROSS JOIN LATERAL unnest(m.money_months, m.money_currencies, m.money_days, m.money_gross, m.money_refunded,
-                                      m.money_estimated, m.money_unpriced, m.money_priced)
-                AS u(month, currency, day, gross, refunded, estimated, unpriced, priced)
+        ),
+        money_days AS (
+            SELECT cohort, month, currency, CASE WHEN $6::text IS NULL THEN NULL ELSE day END AS day,
+                   sum(gross)::bigint AS gross, sum(refunded)::bigint AS refunded, sum(estimated) AS estimated,
+                   sum(unpriced) AS unpriced, sum(priced) AS priced
+            FROM elements
             GROUP BY 1, 2, 3, 4
         ),
         \(retentionMoneyAndAnswer)
