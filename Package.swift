@@ -264,6 +264,7 @@ let package = Package(
             name: "SubLedgerReportsTests",
             dependencies: [
                 "SubLedgerReports", "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport",
+                "SeededRandom",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -20,6 +20,7 @@ public enum AdminPage {
     ///   - churnByMonth: `Reports.churn` over the last months, drawn as grouped bars.
     ///   - search: the `q` query parameter, shown back in the search box.
     ///   - timeline: the search's result, shown as a table under the charts.
+    ///   - cohorts: the retention heatmap and trial conversion (`CohortsPanel.load`), shown under the charts.
     ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
     ///   - now: the page's moment, for the age of the oldest waiting delivery.
     public static func render(
@@ -29,6 +30,7 @@ public enum AdminPage {
         churnByMonth: ChurnReport,
         search: String?,
         timeline: AdminSearchResult?,
+        cohorts: CohortsPanel? = nil,
         webhooks: WebhooksPanel? = nil,
         now: Date = Date(timeIntervalSince1970: 0)
     ) -> String {
@@ -64,6 +66,7 @@ public enum AdminPage {
             series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
             title: "Started, renewed, expired and recovered subscriptions")
         html += "</section>"
+        if let cohorts { html += cohortsSection(cohorts) }
         if let webhooks { html += webhooksSection(webhooks, now: now) }
         html += "</main></body></html>\n"
         return html

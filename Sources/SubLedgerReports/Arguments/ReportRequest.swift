@@ -18,6 +18,8 @@ public struct ReportRequest: Sendable, Hashable {
         case activeOverTime(days: Int, now: Date)
         case quarantined(limit: Int)
         case consumption(from: Date, to: Date, limit: Int, now: Date)
+        case trials(from: Date, to: Date, granularity: TrialsReport.Granularity, now: Date)
+        case retention(from: Date, to: Date, months: Int, currency: String?, now: Date)
     }
 
     public var scope: ReportScope
@@ -33,6 +35,7 @@ public struct ReportRequest: Sendable, Hashable {
         "summary", "active", "expiring", "churn", "refunds", "transfers", "unclaimed", "account", "original",
         "active-over-time", "quarantined",
         "consumption",
+        "trials", "retention",
     ]
 
     /// The options each report accepts besides `app` and `environment`.
@@ -41,6 +44,7 @@ public struct ReportRequest: Sendable, Hashable {
         "refunds": ["from", "to", "limit"], "transfers": ["from", "to", "limit"], "unclaimed": ["limit"],
         "account": [], "original": [], "active-over-time": ["days"], "quarantined": ["limit"],
         "consumption": ["from", "to", "limit"],
+        "trials": ["from", "to", "cohort"], "retention": ["from", "to", "months", "currency"],
     ]
 
     /// Default row limit of the list reports.
@@ -117,6 +121,8 @@ public struct ReportRequest: Sendable, Hashable {
         case "consumption":
             let (from, to) = try range(defaultDays: 30)
             kind = .consumption(from: from, to: to, limit: try limit(), now: now)
+        case "trials", "retention":
+            kind = try Self.cohortKind(name, options: options, instant: instant, now: now)
         default:
             let days = try options["days"].map { text in
                 guard let days = Int(text), (1...3_660).contains(days) else {
@@ -127,5 +133,50 @@ public struct ReportRequest: Sendable, Hashable {
             kind = .activeOverTime(days: days ?? 30, now: now)
         }
         self.init(scope: scope, kind: kind)
+    }
+}
+
+extension ReportRequest {
+    /// The `trials` and `retention` requests. Defaults: `to` now; `from` the start of the UTC month (trials by
+    /// week: the Monday) 11 cohorts before `to`'s for trials, 23 for retention, so the default is 12 monthly trial
+    /// cohorts and 24 retention cohorts; `cohort` month; `months` 24; `currency` the only one rates are loaded for.
+    static func cohortKind(
+        _ name: String, options: [String: String], instant: (String) throws -> Date?, now: Date
+    ) throws -> Kind {
+        let to = try instant("to") ?? now
+        let granularity: TrialsReport.Granularity = try options["cohort"].map { text in
+            guard let value = TrialsReport.Granularity(rawValue: text) else {
+                throw ReportError.invalidArgument("cohort must be week or month, not '\(text)'")
+            }
+            return value
+        } ?? .month
+        let back = name == "trials" ? 11 : 23
+        let defaultFrom = Reports.cohortStarts(
+            from: Self.shifted(to, by: -back, granularity), to: to.addingTimeInterval(1), granularity: granularity
+        ).first ?? to
+        let from = try instant("from") ?? defaultFrom
+        try ReportError.checkRange(from: from, to: to)
+        if name == "trials" { return .trials(from: from, to: to, granularity: granularity, now: now) }
+        let months = try options["months"].map { text in
+            guard let months = Int(text), (1...Reports.retentionMonthsLimit).contains(months) else {
+                throw ReportError.invalidArgument(
+                    "months must be a whole number between 1 and \(Reports.retentionMonthsLimit), not '\(text)'")
+            }
+            return months
+        } ?? 24
+        let currency = try options["currency"].flatMap { $0.isEmpty ? nil : $0 }.map { text in
+            guard text.count == 3, text.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw ReportError.invalidArgument("currency must be an ISO 4217 code like USD, not '\(text)'")
+            }
+            return text
+        }
+        return .retention(from: from, to: to, months: months, currency: currency, now: now)
+    }
+
+    /// `date` moved by `count` weeks or months in UTC.
+    private static func shifted(_ date: Date, by count: Int, _ granularity: TrialsReport.Granularity) -> Date {
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(byAdding: granularity == .week ? .weekOfYear : .month, value: count, to: date) ?? date
     }
 }

@@ -43,6 +43,11 @@ public enum Reports {
             return .quarantined(try quarantined(on: connection, scope: scope, limit: limit))
         case .consumption(let from, let to, let limit, let now):
             return .consumption(try consumption(on: connection, scope: scope, from: from, to: to, limit: limit, now: now))
+        case .trials(let from, let to, let granularity, let now):
+            return .trials(try trials(on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now))
+        case .retention(let from, let to, let months, let currency, let now):
+            return .retention(
+                try retention(on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency, now: now))
         }
     }
 }

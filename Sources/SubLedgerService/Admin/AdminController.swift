@@ -67,10 +67,12 @@ struct AdminController: Sendable {
                 try Reports.churn(on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-            let (summaryReport, activeReport, churnReport, webhooksPanel) = try await (summary, active, churn, webhooks)
+            async let cohorts = pool.withConnection { try CohortsPanel.load(on: $0, now: instant) }
+            let (summaryReport, activeReport, churnReport, webhooksPanel, cohortsPanel) =
+                try await (summary, active, churn, webhooks, cohorts)
             return AdminPage.render(
                 summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
-                churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel, now: instant)
+                churnByMonth: churnReport, search: query, timeline: found, cohorts: cohortsPanel, webhooks: webhooksPanel, now: instant)
         }
         return Response(
             status: .ok,

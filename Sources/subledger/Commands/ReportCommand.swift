@@ -22,6 +22,8 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report active-over-time [--days N]
             subledger report quarantined               stored inputs given up on, with their last error
             subledger report consumption [--from --to] Apple's refund questions: answers by state, deadline misses
+            subledger report trials [--cohort week|month] [--from --to]   trial and intro starts, conversion
+            subledger report retention [--months 24] [--currency USD]    cohorts by first payment, LTV
             Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/reports.md.
             """)
 
@@ -58,6 +60,15 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Days of the active-over-time report. Default: 30.")
     var days: String?
 
+    @Option(help: "Cohorts of the trials report: week or month. Default: month.")
+    var cohort: String?
+
+    @Option(help: "Months since the first payment that the retention report tracks (1-60). Default: 24.")
+    var months: String?
+
+    @Option(help: "Reporting currency of the retention report (exchange rates loaded with fx apply).")
+    var currency: String?
+
     @Flag(help: "Print how long the report's queries took to standard error.")
     var timing = false
 
@@ -78,6 +89,7 @@ struct ReportCommand: AsyncParsableCommand {
         let pairs: [(String, String?)] = [
             ("app", app), ("environment", environment), ("at", at), ("from", from), ("to", to), ("within", within),
             ("limit", limit), ("days", days),
+            ("cohort", cohort), ("months", months), ("currency", currency),
         ]
         let options = Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
         return try ReportRequest(name: name, id: id, options: options, now: now)

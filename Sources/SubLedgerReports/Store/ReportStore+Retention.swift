@@ -1,0 +1,174 @@
+import Foundation
+import PostgresLibPQ
+
+extension ReportStore {
+    /// How many chains of one cohort were paying in exactly the months of `mask`.
+    struct RetentionPattern {
+        /// The cohort's month (UTC).
+        var cohort: Date
+        /// Bit k set: the chain paid for part of month k since its first payment (k below the report's months).
+        var mask: Int64
+        var chains: Int
+    }
+
+    /// The money of one cohort's transactions bought in one month since the first payment, in one currency.
+    struct RetentionMoney {
+        var cohort: Date
+        /// Months since the chain's first payment at the purchase (can exceed the report's months).
+        var month: Int
+        /// nil for transactions without a known amount (`unpriced` counts them).
+        var currency: String?
+        var grossMilli: Int64
+        var refundedMilli: Int64
+        var estimated: Int
+        var unpriced: Int
+        /// Net (gross less refunds) in the reporting currency, of the transactions whose rate is known.
+        var reportingNetMilli: Int64?
+        /// Transactions with an amount whose currency has no rate on or before their purchase day.
+        var missingRate: Int
+    }
+
+    /// The retention patterns and money of the chains whose first payment lies in [`from`, `to`), with months
+    /// `0 ..< months` tracked, converted to `reportingCurrency` when one is given.
+    /// Read from the per-chain aggregate `chain_cohort_facts` (schema step 17), or, for `.ledger`, computed from
+    /// the transactions (the reference the aggregate is tested against).
+    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?, source: CohortSource = .facts) throws
+        -> (patterns: [RetentionPattern], money: [RetentionMoney])
+    {
+        var patterns: [RetentionPattern] = []
+        var money: [RetentionMoney] = []
+        let sql = source == .facts ? Self.retentionSQL : Self.retentionFromLedgerSQL
+        for row in try scoped(sql, [from, to, months, reportingCurrency]) {
+            let cohort = try row.decode(Date.self, at: 1)
+            if try row.decode(String.self, at: 0) == "paying" {
+                patterns.append(
+                    RetentionPattern(cohort: cohort, mask: try row.decode(Int64.self, at: 2), chains: try row.decode(Int.self, at: 4)))
+            } else {
+                money.append(
+                    RetentionMoney(
+                        cohort: cohort, month: try row.decode(Int.self, at: 2), currency: try row.decode(String?.self, at: 3),
+                        grossMilli: try row.decode(Int64.self, at: 5), refundedMilli: try row.decode(Int64.self, at: 6),
+                        estimated: try row.decode(Int.self, at: 7), unpriced: try row.decode(Int.self, at: 8),
+                        reportingNetMilli: try row.decode(Int64?.self, at: 9), missingRate: try row.decode(Int.self, at: 10)))
+            }
+        }
+        return (patterns, money)
+    }
+
+    /// The reporting currency of the loaded exchange rates when there is exactly one; nil for none or several.
+    func onlyReportingCurrency() throws -> String? {
+        let loaded = try connection.query("SELECT DISTINCT reporting_currency FROM exchange_rates LIMIT 2")
+            .map { try $0.decode(String.self, at: 0) }
+        return loaded.count == 1 ? loaded[0] : nil
+    }
+
+    /// The scope's chains whose first payment lies in [`$3`, `$4`), from `chain_cohort_facts`: each chain's mask
+    /// of paid months cut to the report's `$5` months, counted per cohort and mask; its money per month since the
+    /// first payment, currency and purchase day (the arrays, unnested in the select list, which streams them)
+    /// summed per cohort, and each purchase day's sum converted at the nearest earlier rate (without a reporting
+    /// currency the day is not needed and not grouped by). The same answer as `retentionFromLedgerSQL` (a
+    /// property test holds them to it); no transaction is read.
+    static let retentionSQL = """
+        WITH \(appsCTE),
+        members AS MATERIALIZED (
+            SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
+                   f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
+                   f.money_unpriced, f.money_priced
+            FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
+            WHERE \(environmentCondition("f.environment"))
+              AND f.first_paid_at >= $3::timestamptz AND f.first_paid_at < $4::timestamptz
+        ),
+        chain_masks AS (
+            SELECT cohort, paid_mask & ((1::bigint << $5::int) - 1) AS mask FROM members
+        ),
+        elements AS (
+            SELECT m.cohort, unnest(m.money_months) AS month, unnest(m.money_currencies) AS currency,
+                   unnest(m.money_days) AS day, unnest(m.money_gross) AS gross, unnest(m.money_refunded) AS refunded,
+                   unnest(m.money_estimated) AS estimated, unnest(m.money_unpriced) AS unpriced,
+                   unnest(m.money_priced) AS priced
+            FROM members m
+        ),
+        money_days AS (
+            SELECT cohort, month, currency, CASE WHEN $6::text IS NULL THEN NULL ELSE day END AS day,
+                   sum(gross)::bigint AS gross, sum(refunded)::bigint AS refunded, sum(estimated) AS estimated,
+                   sum(unpriced) AS unpriced, sum(priced) AS priced
+            FROM elements
+            GROUP BY 1, 2, 3, 4
+        ),
+        \(retentionMoneyAndAnswer)
+        """
+
+    /// The reference computation from the ledger's transactions, which the tests hold the aggregate to (the
+    /// reports read `retentionSQL`). One pass over the scope's paid transactions of auto-renewable products. Each
+    /// chain's anchor is its first payment (refunded or not); a transaction that was not refunded covers the months since the anchor that
+    /// its paid period overlaps, `[monthsSince(purchase), monthsBefore(paid until)]`, as a bit mask; a chain's
+    /// masks are OR-ed, and chains are counted per cohort and mask (few distinct masks per cohort: this keeps
+    /// the answer small however many chains there are). `paid` is materialized so that the window's sort carries
+    /// its few narrow columns, not the payload the refund test reads. Money is summed per cohort, month since the anchor at
+    /// the purchase, and currency; each purchase day's sum is converted at the nearest earlier rate.
+    static let retentionFromLedgerSQL = """
+        WITH \(appsCTE),
+        paid AS MATERIALIZED (
+            SELECT t.app_id, t.environment, t.original_transaction_id,
+                   t.purchase_date AT TIME ZONE 'UTC' AS bought,
+                   (\(CohortSQL.paidUntil("t"))) AT TIME ZONE 'UTC' AS paid_until,
+                   \(CohortSQL.isRefunded("t")) AS refunded,
+                   \(CohortSQL.amount("t")) AS amount, \(CohortSQL.currency("t")) AS currency, \(CohortSQL.estimated("t")) AS estimated
+            FROM transactions t JOIN scope s ON s.app_id = t.app_id
+            JOIN products p ON p.app_id = t.app_id AND p.product_id = t.product_id AND p.product_type = 'auto_renewable'
+            \(CohortSQL.catalogPrice("t"))
+            WHERE \(environmentCondition("t.environment")) AND \(CohortSQL.isPaid("t"))
+        ),
+        anchored AS (
+            SELECT paid.*, min(bought) OVER (PARTITION BY app_id, environment, original_transaction_id) AS anchor FROM paid
+        ),
+        members AS (
+            SELECT anchored.*, date_trunc('month', anchor) AS cohort, \(CohortSQL.monthsSince("anchor", "bought")) AS month,
+                   CASE WHEN refunded OR paid_until IS NULL THEN NULL ELSE \(CohortSQL.monthsBefore("anchor", "paid_until")) END AS last_month
+            FROM anchored
+            WHERE anchor >= $3::timestamptz AT TIME ZONE 'UTC' AND anchor < $4::timestamptz AT TIME ZONE 'UTC'
+        ),
+        chain_masks AS (
+            SELECT cohort, bit_or(CASE WHEN last_month IS NULL OR month > least(last_month, $5::int - 1) THEN 0::bigint
+                                       ELSE (1::bigint << (least(last_month, $5::int - 1) + 1)) - (1::bigint << month) END) AS mask
+            FROM members
+            GROUP BY app_id, environment, original_transaction_id, cohort
+        ),
+        money_days AS (
+            SELECT cohort, month, currency, bought::date AS day,
+                   coalesce(sum(amount), 0)::bigint AS gross, coalesce(sum(amount) FILTER (WHERE refunded), 0)::bigint AS refunded,
+                   count(*) FILTER (WHERE estimated) AS estimated, count(*) FILTER (WHERE amount IS NULL) AS unpriced,
+                   count(*) FILTER (WHERE amount IS NOT NULL) AS priced
+            FROM members
+            GROUP BY 1, 2, 3, 4
+        ),
+        \(retentionMoneyAndAnswer)
+        """
+
+    /// The money per cohort, month and currency from `money_days`, converted to the reporting currency `$6`, and
+    /// the answer's rows: shared by both sources.
+    static let retentionMoneyAndAnswer = """
+        money AS (
+            SELECT d.cohort, d.month, d.currency, sum(d.gross)::bigint AS gross, sum(d.refunded)::bigint AS refunded,
+                   sum(d.estimated)::bigint AS estimated, sum(d.unpriced)::bigint AS unpriced,
+                   CASE WHEN $6::text IS NULL THEN NULL
+                        ELSE round(coalesce(sum((d.gross - d.refunded) * r.rate), 0))::bigint END AS reporting_net,
+                   CASE WHEN $6::text IS NULL THEN 0
+                        ELSE coalesce(sum(d.priced) FILTER (WHERE d.currency IS NOT NULL AND r.rate IS NULL), 0) END::bigint AS missing_rate
+            FROM money_days d
+            LEFT JOIN LATERAL (
+                SELECT CASE WHEN d.currency = $6::text THEN 1::numeric ELSE (
+                    SELECT x.rate FROM exchange_rates x
+                    WHERE x.reporting_currency = $6::text AND x.currency = d.currency AND x.rate_date <= d.day
+                    ORDER BY x.rate_date DESC LIMIT 1) END AS rate
+            ) r ON $6::text IS NOT NULL
+            GROUP BY 1, 2, 3
+        )
+        SELECT 'paying', cohort AT TIME ZONE 'UTC', mask, NULL::text, count(*), 0::bigint, 0::bigint, 0::bigint, 0::bigint,
+               NULL::bigint, 0::bigint
+        FROM chain_masks GROUP BY cohort, mask
+        UNION ALL
+        SELECT 'money', cohort AT TIME ZONE 'UTC', month, currency, 0, gross, refunded, estimated, unpriced, reporting_net, missing_rate
+        FROM money
+        """
+}

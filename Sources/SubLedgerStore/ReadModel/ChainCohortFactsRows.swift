@@ -1,0 +1,83 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The `chain_cohort_facts` table (schema step 17): per chain, what the cohort reports (`trials`, `retention`)
+/// read, computed from the chain's transactions by the SQL function `chain_cohort_facts_of`.
+enum ChainCohortFactsRows {
+    /// Recomputes the rows of `chains` from their transactions as they are now: called by `LedgerStore.apply`
+    /// after it wrote them, in its transaction, with the chains locked. One statement per environment (an
+    /// input has one); none when no chain changed.
+    static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
+        let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
+        for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
+            try connection.query(
+                refreshStatement, [appID, environment, PostgresArrayText.strings(keys.map(\.originalTransactionID))])
+        }
+    }
+
+    /// The rows of chains `$3` (a text array) of app `$1` in environment `$2`: written where the chain has a
+    /// payment or an offer, deleted where it has neither.
+    static let refreshStatement = PostgresStatement(
+        """
+        WITH fresh AS MATERIALIZED (
+            SELECT f.* FROM unnest($3::text::text[]) AS c(chain)
+            CROSS JOIN LATERAL chain_cohort_facts_of($1, $2, c.chain) f
+        ),
+        gone AS (
+            DELETE FROM chain_cohort_facts g
+            WHERE g.app_id = $1 AND g.environment = $2 AND g.original_transaction_id = ANY ($3::text::text[])
+              AND NOT EXISTS (
+                  SELECT 1 FROM fresh
+                  WHERE fresh.original_transaction_id = g.original_transaction_id
+                    AND (fresh.first_paid_at IS NOT NULL OR fresh.offer_started_at IS NOT NULL))
+        )
+        INSERT INTO chain_cohort_facts
+        SELECT * FROM fresh WHERE first_paid_at IS NOT NULL OR offer_started_at IS NOT NULL
+        \(upsertTail)
+        """)
+
+    /// Every chain of app `$1`: rows recomputed, and rows of chains with neither a payment nor an offer deleted.
+    static let refreshAppStatement = PostgresStatement(
+        """
+        WITH fresh AS MATERIALIZED (
+            SELECT f.* FROM chains c
+            CROSS JOIN LATERAL chain_cohort_facts_of(c.app_id, c.environment, c.original_transaction_id) f
+            WHERE c.app_id = $1
+        ),
+        gone AS (
+            DELETE FROM chain_cohort_facts g
+            WHERE g.app_id = $1
+              AND NOT EXISTS (
+                  SELECT 1 FROM fresh
+                  WHERE fresh.environment = g.environment AND fresh.original_transaction_id = g.original_transaction_id
+                    AND (fresh.first_paid_at IS NOT NULL OR fresh.offer_started_at IS NOT NULL))
+        )
+        INSERT INTO chain_cohort_facts
+        SELECT * FROM fresh WHERE first_paid_at IS NOT NULL OR offer_started_at IS NOT NULL
+        \(upsertTail)
+        """)
+
+    private static let upsertTail = """
+        ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
+            first_paid_at = EXCLUDED.first_paid_at, paid_mask = EXCLUDED.paid_mask,
+            money_months = EXCLUDED.money_months, money_currencies = EXCLUDED.money_currencies,
+            money_days = EXCLUDED.money_days, money_gross = EXCLUDED.money_gross,
+            money_refunded = EXCLUDED.money_refunded, money_estimated = EXCLUDED.money_estimated,
+            money_unpriced = EXCLUDED.money_unpriced, money_priced = EXCLUDED.money_priced,
+            offer_started_at = EXCLUDED.offer_started_at, offer_product_id = EXCLUDED.offer_product_id,
+            offer_is_trial = EXCLUDED.offer_is_trial, offer_converted = EXCLUDED.offer_converted,
+            offer_running_until = EXCLUDED.offer_running_until
+        """
+}
+
+extension LedgerStore {
+    /// Recomputes the cohort facts of every chain of `app` (schema step 17), in one transaction. The amounts of
+    /// transactions without Apple's price come from `catalog_prices`, and only auto-renewable products count:
+    /// whatever writes catalog price points or changes a product's type must call this for the app afterwards
+    /// (an apply keeps the chains it changes up to date by itself).
+    public func refreshCohortFacts(app: StoredApp) async throws {
+        try await pool.transaction { connection in
+            _ = try connection.query(ChainCohortFactsRows.refreshAppStatement, [app.appID])
+        }
+    }
+}

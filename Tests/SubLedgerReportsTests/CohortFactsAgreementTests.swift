@@ -1,0 +1,286 @@
+import Foundation
+import PostgresLibPQ
+import SeededRandom
+import SubLedgerCore
+import SubLedgerStore
+import Testing
+
+@testable import SubLedgerReports
+
+/// The cohort reports read `chain_cohort_facts`, which `LedgerStore.apply` keeps per chain (schema step 17). On
+/// randomized histories applied through `LedgerStore.apply` — payments with and without Apple's price (catalog
+/// priced, unpriced), several currencies, free trials and paid intro offers, refunds and their reversals, upgrades,
+/// Family Sharing, transfers to another account, month ends, and inputs arriving late and out of order — the
+/// `retention` and `trials` reports from the aggregate equal the reference computation from the ledger's
+/// transactions, for several ranges, month counts, reporting currencies and report dates. A recompute of the
+/// whole app (`refreshCohortFacts`) leaves the aggregate unchanged.
+@Suite struct CohortFactsAgreementTests {
+    /// The seed of the generator; `SUBLEDGER_COHORT_FACTS_SEED` replays another one.
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["SUBLEDGER_COHORT_FACTS_SEED"].flatMap { UInt64($0) } ?? 0xC0_4025
+    static let histories = 3
+    static let chainsPerHistory = 40
+
+    static let bundleID = "com.example.cohortfacts"
+    static let catalogYAML = """
+        apps:
+          - bundle_id: com.example.cohortfacts
+            environments: [production, sandbox]
+            products:
+              - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 2, entitlements: [pro] }
+              - { product_id: pro.yearly, type: auto_renewable, subscription_group_id: "g1", group_level: 3, entitlements: [pro] }
+              - { product_id: premium.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 1, entitlements: [pro] }
+              - { product_id: pass.30d, type: non_renewing, duration_days: 30, entitlements: [pro] }
+        """
+
+    /// Stands in for ingestion that fills schema step 14's price columns from what Apple sent (as the revenue
+    /// work does when it writes a transaction), so that the aggregate written by `apply` sees them.
+    static let fillRevenueColumnsTrigger = """
+        CREATE FUNCTION test_fill_revenue_columns() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            NEW.price_milliunits := (NEW.payload->'transaction'->>'price')::bigint;
+            NEW.currency := NEW.payload->'transaction'->>'currency';
+            NEW.offer_type := (NEW.payload->'transaction'->>'offerType')::integer;
+            NEW.offer_discount_type := NEW.payload->'transaction'->>'offerDiscountType';
+            NEW.is_trial_period := coalesce((NEW.payload->'transaction'->>'isTrialPeriod')::boolean, false);
+            NEW.is_in_intro_offer_period := coalesce((NEW.payload->'transaction'->>'isInIntroOfferPeriod')::boolean, false);
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER test_fill_revenue_columns BEFORE INSERT OR UPDATE ON transactions
+            FOR EACH ROW EXECUTE FUNCTION test_fill_revenue_columns();
+        """
+
+    @Test func cohortReportsFromTheAggregateEqualTheLedgerOnRandomHistories() async throws {
+        var rng = SplitMix64(seed: Self.seed)
+        let replay = "seed \(Self.seed) (replay with SUBLEDGER_COHORT_FACTS_SEED=\(Self.seed))"
+        var compared = 0
+        var cohorts = 0
+        var starts = 0
+        var disagreements: [String] = []
+        for history in 0..<Self.histories {
+            let inputs = try Self.randomInputs(history: history, using: &rng)
+            try await ReportsDatabase.withMigratedSchema { pool in
+                let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+                let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+                try await store.applyCatalog(catalog, secrets: secrets)
+                guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError.unknownApp(Self.bundleID) }
+                try await pool.withConnection { try $0.execute(script: Self.fillRevenueColumnsTrigger) }
+                try await pool.query(
+                    """
+                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
+                        ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
+                        ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01');
+                    """, [app.appID])
+                try await pool.query(
+                    """
+                    INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate) VALUES
+                        ('USD', 'EUR', '2024-01-01', 1.1), ('USD', 'EUR', '2024-10-01', 1.05), ('USD', 'JPY', '2024-06-01', 0.0067);
+                    """)
+                for (moment, input) in inputs {
+                    try await store.apply(input, app: app, reference: .none, now: moment)
+                }
+                let outcome = try await pool.withConnection { connection in
+                    try Self.compareReports(on: connection, history: history)
+                }
+                compared += outcome.compared
+                cohorts += outcome.cohorts
+                starts += outcome.starts
+                disagreements += outcome.disagreements
+                let maintained = try await Self.aggregate(pool)
+                try await store.refreshCohortFacts(app: app)
+                let recomputed = try await Self.aggregate(pool)
+                if maintained != recomputed {
+                    disagreements.append("history \(history): the aggregate kept by apply differs from a recompute (\(maintained.count) vs \(recomputed.count) rows)")
+                }
+            }
+        }
+        print(
+            "CohortFactsAgreementTests: \(replay), \(Self.histories) histories, \(compared) reports compared, "
+                + "\(cohorts) retention cohorts, \(starts) offer starts, \(disagreements.count) disagreements")
+        #expect(cohorts > 20, "\(replay): too few cohorts compared (\(cohorts))")
+        #expect(starts > 10, "\(replay): too few offer starts compared (\(starts))")
+        #expect(disagreements.isEmpty, "\(replay): \(disagreements.prefix(3).joined(separator: "\n"))")
+    }
+
+    struct Outcome: Sendable {
+        var compared = 0
+        var cohorts = 0
+        var starts = 0
+        var disagreements: [String] = []
+    }
+
+    /// Every case of `retentionCases` and `trialsCases`, from the aggregate and from the ledger.
+    static func compareReports(on connection: PostgresConnection, history: Int) throws -> Outcome {
+        let scope = ReportScope(bundleID: bundleID)
+        var outcome = Outcome()
+        for (from, to, months, currency, now) in retentionCases {
+            let facts = try Reports.retention(
+                on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
+                now: now, source: .facts)
+            let ledger = try Reports.retention(
+                on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
+                now: now, source: .ledger)
+            outcome.compared += 1
+            outcome.cohorts += ledger.cohorts.count
+            if facts != ledger {
+                outcome.disagreements.append(
+                    "history \(history) retention \(from)..<\(to) months \(months) \(currency ?? "-"):\n  facts  \(facts)\n  ledger \(ledger)")
+            }
+        }
+        for (from, to, granularity, now) in trialsCases {
+            let facts = try Reports.trials(
+                on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now, source: .facts)
+            let ledger = try Reports.trials(
+                on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now, source: .ledger)
+            outcome.compared += 1
+            outcome.starts += ledger.totalTrial.starts + ledger.totalIntro.starts
+            if facts != ledger {
+                outcome.disagreements.append(
+                    "history \(history) trials \(from)..<\(to) \(granularity):\n  facts  \(facts.rows)\n  ledger \(ledger.rows)")
+            }
+        }
+        return outcome
+    }
+
+    /// The aggregate's rows as text, in key order.
+    static func aggregate(_ pool: PostgresPool) async throws -> [String] {
+        try await pool.query("SELECT f::text FROM chain_cohort_facts f ORDER BY app_id, environment, original_transaction_id")
+            .map { try $0.decode(String.self, at: 0) }
+    }
+
+    static func date(_ year: Int, _ month: Int, _ day: Int) -> Date {
+        CohortFixtures.date(month, day, year: year)
+    }
+
+    static let retentionCases: [(Date, Date, Int, String?, Date)] = [
+        (date(2024, 1, 1), date(2026, 1, 1), 24, nil, date(2025, 9, 1)),
+        (date(2024, 1, 1), date(2026, 1, 1), 24, "USD", date(2025, 9, 1)),
+        (date(2024, 3, 10), date(2025, 2, 20), 6, "EUR", date(2025, 4, 17)),
+        (date(2024, 1, 1), date(2025, 1, 1), 60, "USD", date(2030, 1, 1)),
+        (date(2024, 6, 1), date(2024, 9, 1), 1, nil, date(2024, 8, 1)),
+    ]
+
+    static let trialsCases: [(Date, Date, TrialsReport.Granularity, Date)] = [
+        (date(2024, 1, 1), date(2026, 1, 1), .month, date(2025, 9, 1)),
+        (date(2024, 1, 1), date(2026, 1, 1), .week, date(2024, 11, 3)),
+        (date(2024, 5, 1), date(2024, 12, 1), .month, date(2024, 7, 2)),
+    ]
+
+    // MARK: - Random histories
+
+    /// One history: each chain's transactions as receipts (one per version of a transaction, or the whole chain in
+    /// one receipt), some delivered late, some out of order; each applied at its observation time.
+    static func randomInputs(history: Int, using rng: inout SplitMix64) throws -> [(Instant, LedgerInput)] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var inputs: [(Instant, LedgerInput)] = []
+        let currencies: [String?] = ["USD", "USD", "EUR", "JPY", nil]
+        for index in 0..<chainsPerHistory {
+            let chain = "h\(history)c\(index)"
+            var account = "acct\(index % 29)"
+            let family = Int.random(in: 0..<12, using: &rng) == 0
+            let currency = currencies.randomElement(using: &rng)!
+            var product = ["pro.monthly", "pro.monthly", "pro.yearly", "premium.monthly"].randomElement(using: &rng)!
+            if Int.random(in: 0..<15, using: &rng) == 0 { product = "pass.30d" }
+            var start = date(2024, Int.random(in: 1...12, using: &rng), Int.random(in: 1...28, using: &rng))
+            if Bool.random(using: &rng) { start = calendar.date(byAdding: .day, value: Int.random(in: 0...3, using: &rng), to: calendar.date(byAdding: .day, value: -1, to: calendar.date(byAdding: .month, value: 1, to: calendar.dateInterval(of: .month, for: start)!.start)!)!)! }
+            start = start.addingTimeInterval(Double(Int.random(in: 0..<86_400, using: &rng)))
+            var transactions: [Transaction] = []
+            var sequence = 0
+            func add(_ product: String, _ from: Date, _ to: Date, price: Int64?, trial: Bool = false, intro: Bool = false) {
+                sequence += 1
+                transactions.append(
+                    Transaction(
+                        transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product, bundleID: bundleID,
+                        purchaseDate: CohortFixtures.instant(from), originalPurchaseDate: CohortFixtures.instant(start),
+                        expiresDate: product == "pass.30d" ? nil : CohortFixtures.instant(to),
+                        webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1", isTrialPeriod: trial,
+                        isInIntroOfferPeriod: intro, offerType: trial || intro ? [1, 2, 3].randomElement(using: &rng)! : nil,
+                        offerDiscountType: trial ? (Bool.random(using: &rng) ? "FREE_TRIAL" : nil) : intro ? "PAY_AS_YOU_GO" : nil,
+                        ownershipType: family ? .familyShared : .purchased, environment: .production, source: .verifyReceipt,
+                        price: trial ? 0 : price, currency: price == nil ? nil : currency))
+            }
+            var moment = start
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0, 1, 2:
+                let end = calendar.date(byAdding: .day, value: 7, to: moment)!
+                add(product, moment, end, price: nil, trial: true)
+                moment = end
+            case 3:
+                let end = calendar.date(byAdding: .month, value: 1, to: moment)!
+                add(product, moment, end, price: 990, intro: true)
+                moment = end
+            default: break
+            }
+            let renewals = Int.random(in: 0...16, using: &rng)
+            let price: Int64? = [nil, 9_990, 14_990, 4_990].randomElement(using: &rng)!
+            for _ in 0..<renewals {
+                let length: Calendar.Component = product == "pro.yearly" ? .year : .month
+                let end = calendar.date(byAdding: length, value: 1, to: moment)!
+                add(product, moment, end, price: price)
+                moment = end
+                if Int.random(in: 0..<8, using: &rng) == 0 {
+                    // Lapsed, then resubscribed later.
+                    moment = moment.addingTimeInterval(Double(Int.random(in: 1...90, using: &rng)) * 86_400)
+                }
+                if product != "premium.monthly", Int.random(in: 0..<12, using: &rng) == 0 {
+                    // Upgrade half-way: Apple revokes the current transaction with isUpgraded.
+                    let at = moment.addingTimeInterval(-Double(Int.random(in: 1...10, using: &rng)) * 86_400)
+                    transactions[transactions.count - 1].revocationDate = CohortFixtures.instant(at)
+                    transactions[transactions.count - 1].isUpgraded = true
+                    product = "premium.monthly"
+                    moment = at
+                }
+            }
+            // Deliveries: each transaction as first seen, and its later revocation (refund) or reversal.
+            var deliveries: [(Date, [Transaction])] = []
+            for transaction in transactions {
+                let bought = Date(timeIntervalSince1970: Double(transaction.purchaseDate.millisecondsSince1970) / 1000)
+                var first = transaction
+                first.revocationDate = nil
+                first.isUpgraded = false
+                deliveries.append((bought, [first]))
+                if let revoked = transaction.revocationDate {
+                    deliveries.append((Date(timeIntervalSince1970: Double(revoked.millisecondsSince1970) / 1000), [transaction]))
+                } else if Int.random(in: 0..<10, using: &rng) == 0 {
+                    let refundedAt = bought.addingTimeInterval(Double(Int.random(in: 1...20, using: &rng)) * 86_400)
+                    var refunded = transaction
+                    refunded.revocationDate = CohortFixtures.instant(refundedAt)
+                    refunded.revocationReason = 0
+                    deliveries.append((refundedAt, [refunded]))
+                    if Int.random(in: 0..<3, using: &rng) == 0 {
+                        // The refund reversed: the transaction as it was.
+                        deliveries.append((refundedAt.addingTimeInterval(86_400 * 3), [transaction]))
+                    }
+                }
+            }
+            if !transactions.isEmpty, Int.random(in: 0..<4, using: &rng) == 0 {
+                // The whole chain in one late receipt instead.
+                let last = deliveries.map(\.0).max()!.addingTimeInterval(86_400 * Double(Int.random(in: 1...60, using: &rng)))
+                var latest: [String: Transaction] = [:]
+                for (_, batch) in deliveries { for transaction in batch { latest[transaction.transactionID] = transaction } }
+                deliveries = [(last, latest.values.sorted { $0.transactionID < $1.transactionID })]
+            }
+            for (at, batch) in deliveries {
+                if Int.random(in: 0..<15, using: &rng) == 0 { account = "acct\(Int.random(in: 0..<29, using: &rng))" }
+                // Some arrive late.
+                let observed = at.addingTimeInterval(Int.random(in: 0..<6, using: &rng) == 0 ? Double(Int.random(in: 1...40, using: &rng)) * 86_400 : 0)
+                let moment = CohortFixtures.instant(observed)
+                inputs.append(
+                    (moment,
+                     LedgerInput(
+                        kind: .receipt, bundleID: bundleID, environment: .production, submitter: try AccountID(account),
+                        transactions: batch, renewalInfo: [], observedAt: moment)))
+            }
+        }
+        // Out of order: mostly by observation time, with neighbours swapped.
+        inputs.sort { $0.0.millisecondsSince1970 < $1.0.millisecondsSince1970 }
+        if inputs.count > 2 {
+            for _ in 0..<(inputs.count / 5) {
+                let i = Int.random(in: 0..<(inputs.count - 1), using: &rng)
+                inputs.swapAt(i, i + 1)
+            }
+        }
+        return inputs
+    }
+}
