@@ -21,6 +21,7 @@ public enum AdminPage {
     ///   - search: the `q` query parameter, shown back in the search box.
     ///   - timeline: the search's result, shown as a table under the charts.
     ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
+    ///   - revenue: MRR and revenue over the last 12 months (`RevenuePanel.load`), drawn as bars.
     ///   - now: the page's moment, for the age of the oldest waiting delivery.
     public static func render(
         summary: SummaryReport,
@@ -30,6 +31,7 @@ public enum AdminPage {
         search: String?,
         timeline: AdminSearchResult?,
         webhooks: WebhooksPanel? = nil,
+        revenue: RevenuePanel? = nil,
         now: Date = Date(timeIntervalSince1970: 0)
     ) -> String {
         var html = """
@@ -64,6 +66,7 @@ public enum AdminPage {
             series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
             title: "Started, renewed, expired and recovered subscriptions")
         html += "</section>"
+        if let revenue { html += revenueSection(revenue) }
         if let webhooks { html += webhooksSection(webhooks, now: now) }
         html += "</main></body></html>\n"
         return html

@@ -18,6 +18,8 @@ public struct ReportRequest: Sendable, Hashable {
         case activeOverTime(days: Int, now: Date)
         case quarantined(limit: Int)
         case consumption(from: Date, to: Date, limit: Int, now: Date)
+        case mrr(from: Date, to: Date, now: Date, currency: String?)
+        case revenue(from: Date, to: Date, by: RevenueReport.Granularity, currency: String?)
     }
 
     public var scope: ReportScope
@@ -33,6 +35,7 @@ public struct ReportRequest: Sendable, Hashable {
         "summary", "active", "expiring", "churn", "refunds", "transfers", "unclaimed", "account", "original",
         "active-over-time", "quarantined",
         "consumption",
+        "mrr", "revenue",
     ]
 
     /// The options each report accepts besides `app` and `environment`.
@@ -41,6 +44,7 @@ public struct ReportRequest: Sendable, Hashable {
         "refunds": ["from", "to", "limit"], "transfers": ["from", "to", "limit"], "unclaimed": ["limit"],
         "account": [], "original": [], "active-over-time": ["days"], "quarantined": ["limit"],
         "consumption": ["from", "to", "limit"],
+        "mrr": ["from", "to", "currency"], "revenue": ["from", "to", "by", "currency"],
     ]
 
     /// Default row limit of the list reports.
@@ -117,6 +121,8 @@ public struct ReportRequest: Sendable, Hashable {
         case "consumption":
             let (from, to) = try range(defaultDays: 30)
             kind = .consumption(from: from, to: to, limit: try limit(), now: now)
+        case "mrr", "revenue":
+            kind = try Self.revenueKind(name, options: options, now: now, range: range)
         default:
             let days = try options["days"].map { text in
                 guard let days = Int(text), (1...3_660).contains(days) else {

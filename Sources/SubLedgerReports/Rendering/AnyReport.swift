@@ -12,6 +12,8 @@ public enum AnyReport: Sendable, Hashable, Encodable {
     case activeOverTime(ActiveOverTimeReport)
     case quarantined(QuarantinedReport)
     case consumption(ConsumptionReport)
+    case mrr(MRRReport)
+    case revenue(RevenueReport)
 
     /// Encodes as the wrapped report itself (no wrapper object).
     public func encode(to encoder: any Encoder) throws {
@@ -28,6 +30,8 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .activeOverTime(let report): try report.encode(to: encoder)
         case .quarantined(let report): try report.encode(to: encoder)
         case .consumption(let report): try report.encode(to: encoder)
+        case .mrr(let report): try report.encode(to: encoder)
+        case .revenue(let report): try report.encode(to: encoder)
         }
     }
 
@@ -46,6 +50,8 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .activeOverTime(let report): report.table
         case .quarantined(let report): report.table
         case .consumption(let report): report.table
+        case .mrr(let report): report.table
+        case .revenue(let report): report.table
         }
     }
 }

@@ -43,6 +43,11 @@ public enum Reports {
             return .quarantined(try quarantined(on: connection, scope: scope, limit: limit))
         case .consumption(let from, let to, let limit, let now):
             return .consumption(try consumption(on: connection, scope: scope, from: from, to: to, limit: limit, now: now))
+        case .mrr(let from, let to, let now, let currency):
+            return .mrr(try mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency))
+        case .revenue(let from, let to, let by, let currency):
+            return .revenue(
+                try revenue(on: connection, scope: scope, from: from, to: to, granularity: by, reportingCurrency: currency))
         }
     }
 }

@@ -59,9 +59,10 @@ struct AdminController: Sendable {
             let churn = try Reports.churn(
                 on: connection, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             let webhooks = try WebhooksPanel.load(on: connection)
+            let revenue = try RevenuePanel.load(on: connection, now: instant)
             return AdminPage.render(
                 summary: summary, activeOverTime: active.days, statesByProduct: summary.products, churnByMonth: churn,
-                search: query, timeline: found, webhooks: webhooks, now: instant)
+                search: query, timeline: found, webhooks: webhooks, revenue: revenue, now: instant)
         }
         return Response(
             status: .ok,

@@ -185,6 +185,9 @@ extension LedgerStore {
                             "INSERT INTO product_entitlements (app_id, product_id, entitlement_id) VALUES ($1, $2, $3)",
                             [appID, product.productID, entitlement])
                     }
+                    if let prices = product.prices {
+                        try CatalogPriceRows.replace(prices, of: product.productID, appID: appID, on: connection)
+                    }
                     products += 1
                 }
             }

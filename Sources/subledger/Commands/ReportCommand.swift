@@ -22,6 +22,8 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report active-over-time [--days N]
             subledger report quarantined               stored inputs given up on, with their last error
             subledger report consumption [--from --to] Apple's refund questions: answers by state, deadline misses
+            subledger report mrr [--from --to --currency C]   MRR, ARR and their movement per month (docs/revenue.md)
+            subledger report revenue [--by day|week|month --currency C]   gross, refunds, net, proceeds
             Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/reports.md.
             """)
 
@@ -58,6 +60,12 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Days of the active-over-time report. Default: 30.")
     var days: String?
 
+    @Option(help: "The revenue report's period: day, week or month. Default: day.")
+    var by: String?
+
+    @Option(help: "A reporting currency (mrr, revenue), converted with `subledger fx apply`'s rates.")
+    var currency: String?
+
     @Flag(help: "Print how long the report's queries took to standard error.")
     var timing = false
 
@@ -77,7 +85,7 @@ struct ReportCommand: AsyncParsableCommand {
     private func request(now: Date) throws -> ReportRequest {
         let pairs: [(String, String?)] = [
             ("app", app), ("environment", environment), ("at", at), ("from", from), ("to", to), ("within", within),
-            ("limit", limit), ("days", days),
+            ("limit", limit), ("days", days), ("by", by), ("currency", currency),
         ]
         let options = Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
         return try ReportRequest(name: name, id: id, options: options, now: now)
