@@ -195,3 +195,20 @@ import Testing
         }
     }
 }
+
+/// How an upgrade is recognized from the transactions alone.
+@Suite struct UpgradeDerivationTests {
+    @Test func aPeriodCutShortByTheNextPurchaseIsAnUpgradeUnlessRefunded() {
+        let marked = RevenueTransaction.markingUpgrades([
+            RevenueRulesTests.paid("b", from: 40, to: 70), RevenueRulesTests.paid("a", from: 10, to: 40),
+            RevenueRulesTests.paid("c", from: 50, to: 80, price: 14_990),
+            RevenueRulesTests.paid("d", from: 80, to: 110, price: 14_990, refundedOn: 81),
+            RevenueRulesTests.paid("e", from: 90, to: 120, price: 14_990),
+        ])
+        #expect(marked.map(\.transactionID) == ["a", "b", "c", "d", "e"])
+        #expect(marked[0].upgradeDate == nil)
+        #expect(marked[1].upgradeDate == RevenueRulesTests.at(50))
+        #expect(marked[2].upgradeDate == nil)
+        #expect(marked[3].upgradeDate == nil)
+    }
+}

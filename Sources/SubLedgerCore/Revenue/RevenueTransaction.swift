@@ -44,4 +44,22 @@ public struct RevenueTransaction: Hashable, Sendable {
         if let upgradeDate, upgradeDate < expiresDate { return max(upgradeDate, purchaseDate) }
         return expiresDate
     }
+
+    /// `chain` in purchase order, each transaction that a later one of the chain started before it expired
+    /// marked as upgraded at that start (`upgradeDate`), unless it was refunded.
+    ///
+    /// Why derived and not read: an upgrade within a group takes effect at once, so Apple's new transaction
+    /// starts inside the old one's period, which is what Apple's `isUpgraded` + `revocationDate` say. Downgrades
+    /// and crossgrades to a shorter or same-length plan take effect at the next renewal and overlap nothing.
+    /// Reading Apple's flag would cost a jsonb read per transaction in every report.
+    public static func markingUpgrades(_ chain: [RevenueTransaction]) -> [RevenueTransaction] {
+        var ordered = chain.sorted { ($0.purchaseDate, $0.transactionID) < ($1.purchaseDate, $1.transactionID) }
+        guard ordered.count > 1 else { return ordered }
+        for index in 0..<(ordered.count - 1) where ordered[index].refundDate == nil {
+            guard let expires = ordered[index].expiresDate else { continue }
+            let next = ordered[index + 1].purchaseDate
+            if next > ordered[index].purchaseDate, next < expires { ordered[index].upgradeDate = next }
+        }
+        return ordered
+    }
 }

@@ -11,29 +11,35 @@ extension ReportStore {
 
     /// Every transaction of each chain in scope that has a transaction in force, purchased or refunded during
     /// [`from`, `to`), its whole history (paid service accrues over it), from the `transaction_amounts` view.
-    /// The upgrade moment is read from the kept payload (`transactions.revocation_date` holds refunds only).
+    ///
+    /// No ORDER BY (sorting the whole result spilled to disk at 20,000 chains): rows are grouped by chain here
+    /// and each chain's few transactions sorted. The upgrade moment is not read from the kept payload (a
+    /// jsonb read and a join per row) but derived: `RevenueTransaction.markingUpgrades`.
     func revenueChains(from: Date, to: Date) throws -> [RevenueChain] {
-        var chains: [RevenueChain] = []
-        var key: (Int64, String, String)?
+        struct Key: Hashable {
+            var appID: Int64
+            var environment: String
+            var originalTransactionID: String
+        }
+        var chains: [Key: RevenueChain] = [:]
         for row in try scoped(Self.revenueChainsSQL, [from, to]) {
-            let rowKey = (try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
+            let key = Key(
+                appID: try row.decode(Int64.self, at: 0), environment: try row.decode(String.self, at: 1),
+                originalTransactionID: try row.decode(String.self, at: 2))
             func instant(_ column: Int) throws -> Instant? {
                 try row.decode(Int64?.self, at: column).map { Instant(millisecondsSince1970: $0) }
             }
             let transaction = RevenueTransaction(
                 transactionID: try row.decode(String.self, at: 3), productID: try row.decode(String.self, at: 4),
                 purchaseDate: try instant(5) ?? Instant(millisecondsSince1970: 0), expiresDate: try instant(6),
-                refundDate: try instant(7), upgradeDate: try instant(8),
-                amountMilliunits: try row.decode(Int64?.self, at: 9), currency: try row.decode(String?.self, at: 10),
-                storefront: try row.decode(String?.self, at: 11), isEstimated: try row.decode(Bool.self, at: 12))
-            if let key, key == rowKey {
-                chains[chains.count - 1].transactions.append(transaction)
-            } else {
-                chains.append(RevenueChain(appID: rowKey.0, transactions: [transaction]))
-                key = rowKey
-            }
+                refundDate: try instant(7), amountMilliunits: try row.decode(Int64?.self, at: 8),
+                currency: try row.decode(String?.self, at: 9), storefront: try row.decode(String?.self, at: 10),
+                isEstimated: try row.decode(Bool.self, at: 11))
+            chains[key, default: RevenueChain(appID: key.appID, transactions: [])].transactions.append(transaction)
         }
-        return chains
+        return chains.values.map { chain in
+            RevenueChain(appID: chain.appID, transactions: RevenueTransaction.markingUpgrades(chain.transactions))
+        }
     }
 
     static let revenueChainsSQL = """
@@ -48,15 +54,10 @@ extension ReportStore {
         SELECT a.app_id, a.environment, a.original_transaction_id, a.transaction_id, a.product_id,
             (extract(epoch FROM a.purchase_date) * 1000)::bigint, (extract(epoch FROM a.expires_date) * 1000)::bigint,
             (extract(epoch FROM a.revocation_date) * 1000)::bigint,
-            CASE WHEN t.payload->'transaction'->>'isUpgraded' = 'true'
-                AND jsonb_typeof(t.payload->'transaction'->'revocationDate') = 'number'
-                THEN (t.payload->'transaction'->>'revocationDate')::numeric::bigint END,
             a.amount_milliunits, a.currency, a.storefront, coalesce(a.estimated, false)
         FROM touched k
         JOIN transaction_amounts a ON a.app_id = k.app_id AND a.environment = k.environment
             AND a.original_transaction_id = k.original_transaction_id
-        JOIN transactions t ON t.app_id = a.app_id AND t.environment = a.environment AND t.transaction_id = a.transaction_id
-        ORDER BY a.app_id, a.environment, a.original_transaction_id, a.purchase_date, a.transaction_id
         """
 
     /// The Small Business Program periods of the scope's apps, by app id.
