@@ -212,3 +212,27 @@ import Testing
         #expect(marked[3].upgradeDate == nil)
     }
 }
+
+/// The sweep MRR uses agrees with asking each instant on its own.
+@Suite struct InForceSweepTests {
+    @Test func theSweepAnswersLikeTheSingleInstantRuleOnRandomChains() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            var chain: [RevenueTransaction] = []
+            var day: Int64 = Int64.random(in: 0...20, using: &random)
+            for number in 0..<Int.random(in: 0...8, using: &random) {
+                let length: Int64 = [7, 30, 30, 91, 365].randomElement(using: &random)!
+                chain.append(RevenueRulesTests.paid(
+                    "t\(number)", from: day, to: day + length, price: Int64.random(in: 0...20_000, using: &random),
+                    refundedOn: Bool.random(using: &random) && Bool.random(using: &random) ? day + 2 : nil))
+                day += Int64.random(in: -10...(length + 90), using: &random)
+            }
+            let marked = RevenueTransaction.markingUpgrades(chain)
+            let instants = stride(from: Int64(-5), to: 900, by: 17).map(RevenueRulesTests.at)
+            let swept = MonthlyRecurring.inForce(sorted: marked, at: instants)
+            for (index, instant) in instants.enumerated() {
+                #expect(swept[index]?.transactionID == MonthlyRecurring.inForce(marked, at: instant)?.transactionID)
+            }
+        }
+    }
+}

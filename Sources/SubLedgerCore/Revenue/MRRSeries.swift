@@ -16,17 +16,19 @@ public enum MRRSeries {
         public init(currency: String) { self.currency = currency }
     }
 
-    /// For each instant of `instants` after the first, each currency's point: MRR at that instant and the
+    /// For each instant of `instants` (ascending) after the first, each currency's point: MRR at that instant and the
     /// movement since the instant before (the first instant is the baseline). Every chain is one subscriber;
     /// a chain that changed currency churns in the old one and starts (or reactivates) in the new one.
     public static func compute(chains: [[RevenueTransaction]], at instants: [Instant]) -> [[String: Point]] {
         guard instants.count > 1 else { return [] }
         var result = Array(repeating: [String: Point](), count: instants.count - 1)
-        for chain in chains {
-            let firstPaid = chain.filter(\.isPaid).map(\.purchaseDate).min()
-            var previous = value(chain, at: instants[0])
+        for unsorted in chains {
+            let chain = unsorted.sorted { ($0.purchaseDate, $0.transactionID) < ($1.purchaseDate, $1.transactionID) }
+            let firstPaid = chain.first(where: \.isPaid)?.purchaseDate
+            let values = MonthlyRecurring.inForce(sorted: chain, at: instants).map(value)
+            var previous = values[0]
             for index in 1..<instants.count {
-                let current = value(chain, at: instants[index])
+                let current = values[index]
                 let paidBefore = firstPaid.map { $0 < instants[index - 1] } ?? false
                 if let current, current.amount > 0 {
                     var point = result[index - 1][current.currency] ?? Point(currency: current.currency)
@@ -56,11 +58,8 @@ public enum MRRSeries {
         return result
     }
 
-    private static func value(_ chain: [RevenueTransaction], at instant: Instant)
-        -> (amount: Int64, currency: String, estimated: Bool)?
-    {
-        guard let transaction = MonthlyRecurring.inForce(chain, at: instant),
-            let amount = MonthlyRecurring.monthlyAmount(of: transaction), let currency = transaction.currency
+    private static func value(_ transaction: RevenueTransaction?) -> (amount: Int64, currency: String, estimated: Bool)? {
+        guard let transaction, let amount = MonthlyRecurring.monthlyAmount(of: transaction), let currency = transaction.currency
         else { return nil }
         return (amount, currency, transaction.isEstimated)
     }

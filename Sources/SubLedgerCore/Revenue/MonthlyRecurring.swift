@@ -32,6 +32,33 @@ public enum MonthlyRecurring {
         return best
     }
 
+    /// `inForce(chain, at:)` at each of `instants` (ascending), in one sweep over `chain` sorted in purchase
+    /// order: the same answers, without rescanning the whole chain per instant.
+    public static func inForce(sorted chain: [RevenueTransaction], at instants: [Instant]) -> [RevenueTransaction?] {
+        var longest: Int64 = 0
+        for transaction in chain {
+            guard let end = transaction.servedUntil else { continue }
+            longest = max(longest, end.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970)
+        }
+        var upper = 0
+        return instants.map { instant in
+            while upper < chain.count, chain[upper].purchaseDate <= instant { upper += 1 }
+            var index = upper - 1
+            while index >= 0 {
+                let transaction = chain[index]
+                // Nothing purchased longer ago than the longest period can still be in force.
+                if instant.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970 >= longest { break }
+                if let end = transaction.servedUntil, end > instant,
+                    !(transaction.refundDate.map { $0 <= instant } ?? false)
+                {
+                    return transaction
+                }
+                index -= 1
+            }
+            return nil
+        }
+    }
+
     /// A subscription transaction's monthly amount (its price over its whole period, purchase to expiry);
     /// `nil` when it is unpriced or not a subscription.
     public static func monthlyAmount(of transaction: RevenueTransaction) -> Int64? {
