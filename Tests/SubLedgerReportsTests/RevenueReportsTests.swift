@@ -216,4 +216,22 @@ import Testing
             }
         }
     }
+
+    @Test func mrrAndRevenueRenderAsJSONCSVAndTable() async throws {
+        try await withFixture { connection in
+            let mrr = AnyReport.mrr(try Reports.mrr(
+                on: connection, scope: .everything, from: F.date(0), to: F.date(59), now: F.date(200)))
+            let csv = ReportFormat.csv.render(mrr)
+            #expect(csv.hasPrefix("month,currency,mrr,arr,subscribers,new,expansion,contraction,churned,reactivation,net,estimated"))
+            #expect(csv.contains("2025-02,USD,43.303,519.636,4,0.000,5.000,0.000,0.000,0.000,5.000,yes"))
+            let json = ReportFormat.json.render(mrr)
+            #expect(json.contains("\"mrr_milli\" : 43303") || json.contains("\"mrr_milli\":43303"))
+            let revenue = AnyReport.revenue(try Reports.revenue(
+                on: connection, scope: ReportScope(bundleID: F.small), from: F.date(0), to: F.date(31), granularity: .month))
+            let table = ReportFormat.table.render(revenue)
+            #expect(table.contains("Revenue per month"))
+            #expect(table.contains("small.monthly"))
+            #expect(table.contains("3.393"))
+        }
+    }
 }
