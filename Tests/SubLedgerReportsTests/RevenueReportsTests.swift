@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test func theCLIsRequestAndTheAdminPanelShowTheSameNumbers() async throws {
+    @Test func theCLIsRequestAndTheRevenuePageShowTheSameNumbers() async throws {
         try await withFixture { connection in
             let now = F.date(119)
             let panel = try RevenuePanel.load(on: connection, now: now)
@@ -164,10 +164,16 @@ import Testing
                 return
             }
             #expect(cli == panel.mrr)
-            let html = AdminPage.render(
-                summary: try Reports.summary(on: connection, scope: .everything, now: now), activeOverTime: [],
-                statesByProduct: [], churnByMonth: try Reports.churn(on: connection, scope: .everything, from: F.date(0), to: now),
-                search: nil, timeline: nil, revenue: panel, now: now)
+            let revenueRequest = try ReportRequest(
+                name: "revenue",
+                options: ["from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to), "by": "month"],
+                now: now)
+            guard case .revenue(let cliRevenue) = try Reports.run(revenueRequest, on: connection) else {
+                Issue.record("not a revenue report")
+                return
+            }
+            #expect(cliRevenue == panel.revenue)
+            let html = AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: panel, now: now)
             #expect(html.contains("MRR (USD)"))
             #expect(html.contains("<strong>33.313</strong><span>MRR 2025-04</span>"))
             #expect(html.contains("2025-02 expansion: 5.000"))
@@ -175,6 +181,15 @@ import Testing
             #expect(html.contains("2025-01 new: 38.303"))
             #expect(html.contains("Also in GBP"))
             #expect(html.contains("gross 234.870"))
+            #expect(html.contains("<a href=\"/admin\">"))
+
+            var gbp = panel
+            gbp.chartedCurrency = "GBP"
+            #expect(AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: gbp, now: now).contains("MRR (GBP)"))
+            var eur = panel
+            eur.chartedCurrency = "EUR"
+            #expect(AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: eur, now: now)
+                .contains("No priced transactions in EUR in this range."))
         }
     }
 

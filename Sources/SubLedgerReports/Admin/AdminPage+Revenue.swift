@@ -8,13 +8,16 @@ extension AdminPage {
         ("churned", "#c62828"),
     ]
 
-    /// The revenue section: MRR and ARR now, the MRR movement per month as stacked bars, and gross, refunds
+    /// The revenue section of `/admin/revenue`: MRR and ARR at the range's end, the MRR movement per month as stacked bars, and gross, refunds
     /// and proceeds per month, in the currency with the most MRR (every currency is in the reports).
     static func revenueSection(_ panel: RevenuePanel) -> String {
         guard let currency = panel.currency else {
-            return "<section class=\"revenue\"><h2>Revenue</h2><p>No priced transactions in the last 12 months.</p></section>"
+            return "<section class=\"revenue\"><h2>Revenue</h2><p>No priced transactions in this range.</p></section>"
         }
         let rows = panel.mrr.rows.filter { $0.currency == currency }
+        guard !rows.isEmpty || panel.revenue.periods.contains(where: { $0.currency == currency }) else {
+            return "<section class=\"revenue\"><h2>Revenue</h2><p>No priced transactions in \(HTML.escape(currency)) in this range.</p></section>"
+        }
         var html = "<section class=\"revenue\"><h2>MRR (\(HTML.escape(currency)))</h2>"
         if let last = rows.last {
             html += "<div class=\"figures\"><div><strong>\(DecimalText.milliunits(last.mrrMilli))</strong><span>MRR \(HTML.escape(last.month))</span></div>"
@@ -41,7 +44,7 @@ extension AdminPage {
             series: [("gross", "#1565c0"), ("refunds", "#c62828"), ("proceeds", "#2e7d32")],
             title: "Gross, refunds and proceeds per month (\(currency), whole units)")
         if let total = panel.revenue.totals.first(where: { $0.currency == currency }) {
-            html += "<p>12 months: gross \(DecimalText.milliunits(total.amounts.grossMilli)), refunds "
+            html += "<p>Whole range: gross \(DecimalText.milliunits(total.amounts.grossMilli)), refunds "
                 + "\(DecimalText.milliunits(total.amounts.refundsMilli)), proceeds \(DecimalText.milliunits(total.amounts.proceedsMilli))"
                 + (total.amounts.estimatedMilli > 0
                     ? " (estimated: \(DecimalText.milliunits(total.amounts.estimatedMilli)))" : "") + "</p>"

@@ -7,10 +7,11 @@ import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerReports
 
-/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table) and the `/admin` page,
-/// whose search box takes an order id, a transaction id, an app account token or an account id (`SupportLookup`).
-/// Both need an admin key (`subledger keys create --admin`); the page also accepts it as the password of HTTP
-/// Basic authentication, so a browser can open it.
+/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table), the `/admin` page,
+/// whose search box takes an order id, a transaction id, an app account token or an account id (`SupportLookup`),
+/// and the revenue page `/admin/revenue` (MRR and revenue charts, kept off `/admin` so that it stays fast).
+/// All need an admin key (`subledger keys create --admin`); the pages also accept it as the password of HTTP
+/// Basic authentication, so a browser can open them.
 struct AdminController: Sendable {
     let pool: PostgresPool
     let now: @Sendable () -> Instant
@@ -21,6 +22,7 @@ struct AdminController: Sendable {
         group.get("reports/:name") { request, context in try await report(request, context) }
         group.get("reports/:name/:id") { request, context in try await report(request, context) }
         page.get("") { request, _ in try await adminPage(request) }
+        page.get("revenue") { request, _ in try await adminRevenuePage(request) }
     }
 
     func report(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
@@ -59,12 +61,31 @@ struct AdminController: Sendable {
             let churn = try Reports.churn(
                 on: connection, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             let webhooks = try WebhooksPanel.load(on: connection)
-            let revenue = try RevenuePanel.load(on: connection, now: instant)
             return AdminPage.render(
                 summary: summary, activeOverTime: active.days, statesByProduct: summary.products, churnByMonth: churn,
-                search: query, timeline: found, webhooks: webhooks, revenue: revenue, now: instant)
+                search: query, timeline: found, webhooks: webhooks, now: instant)
         }
-        return Response(
+        return htmlResponse(html)
+    }
+
+    /// `/admin/revenue`: the money charts, apart from `/admin` because their reports take seconds on a large
+    /// ledger. `from`, `to` and `currency` are read by `RevenuePageQuery` (a bad one is a 400).
+    func adminRevenuePage(_ request: Request) async throws -> Response {
+        var options: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { options[String(key)] = String(value) }
+        let instant = date(now())
+        let query = try RevenuePageQuery(options: options, now: instant)
+        let html = try await pool.withConnection { connection in
+            let revenue = try RevenuePanel.load(on: connection, query: query, now: instant)
+            // MERGE HOOK (CohortsPanel, branch revcohort): load `CohortsPanel.load(on: connection, now: instant)`
+            // here and pass it as `cohorts:` (see AdminRevenuePage.render).
+            return AdminRevenuePage.render(query: query, revenue: revenue, now: instant)
+        }
+        return htmlResponse(html)
+    }
+
+    private func htmlResponse(_ html: String) -> Response {
+        Response(
             status: .ok,
             headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'"],
             body: .init(byteBuffer: ByteBuffer(string: html)))
