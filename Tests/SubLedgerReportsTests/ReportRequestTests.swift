@@ -58,3 +58,27 @@ import Testing
         #expect(error?.code == code)
     }
 }
+
+/// The revenue reports' arguments.
+@Suite struct RevenueReportRequestTests {
+    let now = Date(timeIntervalSince1970: 1_735_689_600)
+
+    @Test func revenueAndMRRResolveTheirDefaultsAndOptions() throws {
+        let revenue = try ReportRequest(name: "revenue", options: ["by": "week", "currency": "EUR"], now: now)
+        #expect(revenue.kind == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .week, currency: "EUR"))
+        #expect(try ReportRequest(name: "revenue", options: [:], now: now).kind
+            == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .day, currency: nil))
+        let mrr = try ReportRequest(name: "mrr", options: ["from": "2024-01-01"], now: now)
+        #expect(mrr.kind == .mrr(from: try ReportArguments.instant("2024-01-01", now: now), to: now, now: now, currency: nil))
+    }
+
+    @Test(arguments: [
+        ("revenue", ["by": "year"]), ("revenue", ["currency": "usd"]), ("revenue", ["currency": "DOLLARS"]),
+        ("mrr", ["by": "day"]), ("mrr", ["currency": "€"]), ("mrr", ["limit": "3"]),
+        ("revenue", ["from": "2025-02-01", "to": "2025-01-01"]),
+    ])
+    func badArgumentsAreRefused(name: String, options: [String: String]) {
+        let error = #expect(throws: ReportError.self) { try ReportRequest(name: name, options: options, now: now) }
+        #expect(error?.code == .invalidArgument)
+    }
+}

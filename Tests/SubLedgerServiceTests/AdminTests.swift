@@ -62,4 +62,37 @@ import Testing
             #expect(html.contains("&lt;script&gt;"))
         }
     }
+
+    @Test func revenueChartsLiveOnTheirOwnPageBehindTheSameAuthentication() async throws {
+        try await H.run { harness, client in
+            let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
+            let anonymous = try await client.executeRequest(uri: "/admin/revenue", method: .get, headers: [:], body: nil)
+            #expect(anonymous.status == .unauthorized)
+            #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+            let appKey = try await client.executeRequest(
+                uri: "/admin/revenue", method: .get, headers: [.authorization: "Bearer \(harness.keyOne)"], body: nil)
+            #expect(appKey.status == .forbidden)
+
+            let basic: HTTPFields = [.authorization: "Basic " + Data("ops:\(admin)".utf8).base64EncodedString()]
+            let dashboard = String(buffer: try await client.executeRequest(uri: "/admin", method: .get, headers: basic, body: nil).body)
+            #expect(dashboard.contains("href=\"/admin/revenue\""))
+            #expect(!dashboard.contains("class=\"revenue\""))
+            #expect(!dashboard.contains("MRR"))
+
+            let page = try await client.executeRequest(uri: "/admin/revenue", method: .get, headers: basic, body: nil)
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(String(buffer: page.body).contains("class=\"revenue\""))
+            let ranged = try await client.executeRequest(
+                uri: "/admin/revenue?from=2025-01-01&to=2025-07-01&currency=USD", method: .get, headers: basic, body: nil)
+            #expect(ranged.status == .ok)
+            #expect(String(buffer: ranged.body).contains("value=\"2025-01-01\""))
+
+            for garbage in ["from=yesterday", "to=2025-13-45", "from=2025-07-01&to=2025-01-01", "currency=usd", "currency=%3Cb%3E", "bogus=1"] {
+                let refused = try await client.call(.get, "/admin/revenue?\(garbage)", key: admin)
+                #expect(refused.status == .badRequest, "\(garbage)")
+                #expect(refused.json.errorCode == "invalid_argument", "\(garbage)")
+            }
+        }
+    }
 }

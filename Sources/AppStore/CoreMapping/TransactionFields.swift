@@ -103,9 +103,11 @@ struct TransactionFields {
             environment: environment,
             source: source,
             rawProductType: rawProductType,
-            price: price,
-            currency: currency,
-            storefront: storefront,
+            // A price, currency or storefront outside `RevenueFieldRules` is dropped, not refused: the
+            // transaction still grants what it paid for, and reports show it unpriced (docs/revenue.md).
+            price: RevenueFieldRules.price(price),
+            currency: RevenueFieldRules.code(currency),
+            storefront: RevenueFieldRules.code(storefront),
             signedDate: try .appleIfPresent(signedDate, field: "signedDate")
         )
     }

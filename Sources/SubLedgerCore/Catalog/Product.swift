@@ -12,6 +12,9 @@ public struct Product: Hashable, Sendable, Codable {
     public var creditsPerUnit: Int64?
     /// How long one purchase of a non-renewing subscription lasts, in days of 86 400 000 ms.
     public var durationDays: Int?
+    /// Catalog price points (`PricePoint`), for transactions Apple sent without a price; `nil` when the file
+    /// states none, which keeps the stored ones.
+    public var prices: [PricePoint]?
 
     public init(
         productID: String,
@@ -20,7 +23,8 @@ public struct Product: Hashable, Sendable, Codable {
         groupLevel: Int? = nil,
         entitlementIDs: [String] = [],
         creditsPerUnit: Int64? = nil,
-        durationDays: Int? = nil
+        durationDays: Int? = nil,
+        prices: [PricePoint]? = nil
     ) {
         self.productID = productID
         self.type = type
@@ -29,6 +33,7 @@ public struct Product: Hashable, Sendable, Codable {
         self.entitlementIDs = entitlementIDs
         self.creditsPerUnit = creditsPerUnit
         self.durationDays = durationDays
+        self.prices = prices
     }
 
     /// A non-renewing purchase's length in milliseconds, when the catalog states it.
@@ -44,6 +49,7 @@ public struct Product: Hashable, Sendable, Codable {
         case entitlementIDs = "entitlements"
         case creditsPerUnit = "credits"
         case durationDays = "duration_days"
+        case prices
     }
 
     /// Decodes the file format; an unknown `type` throws `CatalogError.unknownProductType`.
@@ -60,5 +66,6 @@ public struct Product: Hashable, Sendable, Codable {
         entitlementIDs = try container.decodeIfPresent([String].self, forKey: .entitlementIDs) ?? []
         creditsPerUnit = try container.decodeIfPresent(Int64.self, forKey: .creditsPerUnit)
         durationDays = try container.decodeIfPresent(Int.self, forKey: .durationDays)
+        prices = try container.decodeIfPresent([PricePoint].self, forKey: .prices)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
 /// The admin page, `GET /admin`: server-rendered HTML with inline CSS and inline SVG charts, no script.
+/// The money charts are on their own page, `AdminRevenuePage` (`/admin/revenue`), linked from the header.
 ///
 /// Pure: it only formats report values, so the HTTP layer runs the reports and passes them in. Every string
 /// that comes from the database or the request is escaped.
@@ -20,7 +21,6 @@ public enum AdminPage {
     ///   - churnByMonth: `Reports.churn` over the last months, drawn as grouped bars.
     ///   - search: the `q` query parameter, shown back in the search box.
     ///   - timeline: the search's result, shown as a table under the charts.
-    ///   - cohorts: the retention heatmap and trial conversion (`CohortsPanel.load`), shown under the charts.
     ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
     ///   - now: the page's moment, for the age of the oldest waiting delivery.
     public static func render(
@@ -30,7 +30,6 @@ public enum AdminPage {
         churnByMonth: ChurnReport,
         search: String?,
         timeline: AdminSearchResult?,
-        cohorts: CohortsPanel? = nil,
         webhooks: WebhooksPanel? = nil,
         now: Date = Date(timeIntervalSince1970: 0)
     ) -> String {
@@ -38,7 +37,7 @@ public enum AdminPage {
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>SubLedger admin</title><style>\(css)</style></head><body>
-            <header><h1>SubLedger</h1><form method="get" action="/admin" role="search">
+            <header><h1>SubLedger</h1><nav><a href="/admin/revenue">Revenue</a></nav><form method="get" action="/admin" role="search">
             <input type="search" name="q" placeholder="order id, transaction id, app account token or account id" value="\(HTML.escape(search ?? ""))">
             <button type="submit">Search</button></form></header><main>
             """
@@ -66,7 +65,6 @@ public enum AdminPage {
             series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
             title: "Started, renewed, expired and recovered subscriptions")
         html += "</section>"
-        if let cohorts { html += cohortsSection(cohorts) }
         if let webhooks { html += webhooksSection(webhooks, now: now) }
         html += "</main></body></html>\n"
         return html
@@ -154,7 +152,7 @@ public enum AdminPage {
     static let css = """
         body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#212121;background:#fafafa}
         header{display:flex;gap:24px;align-items:center;padding:12px 24px;background:#263238;color:#fff}
-        header h1{font-size:18px;margin:0}header input{width:360px;padding:6px}
+        header h1{font-size:18px;margin:0}header a{color:#fff}header input{width:360px;padding:6px}
         main{padding:16px 24px}section{background:#fff;border:1px solid #e0e0e0;border-radius:6px;padding:12px 16px;margin-bottom:16px}
         h2{font-size:16px;margin:0 0 8px}.figures{display:flex;gap:24px;flex-wrap:wrap;align-items:baseline}
         .figures div{display:flex;flex-direction:column}.figures strong{font-size:22px}.muted{color:#757575}

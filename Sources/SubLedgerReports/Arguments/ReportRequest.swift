@@ -20,6 +20,8 @@ public struct ReportRequest: Sendable, Hashable {
         case consumption(from: Date, to: Date, limit: Int, now: Date)
         case trials(from: Date, to: Date, granularity: TrialsReport.Granularity, now: Date)
         case retention(from: Date, to: Date, months: Int, currency: String?, now: Date)
+        case mrr(from: Date, to: Date, now: Date, currency: String?)
+        case revenue(from: Date, to: Date, by: RevenueReport.Granularity, currency: String?)
     }
 
     public var scope: ReportScope
@@ -36,6 +38,7 @@ public struct ReportRequest: Sendable, Hashable {
         "active-over-time", "quarantined",
         "consumption",
         "trials", "retention",
+        "mrr", "revenue",
     ]
 
     /// The options each report accepts besides `app` and `environment`.
@@ -45,6 +48,7 @@ public struct ReportRequest: Sendable, Hashable {
         "account": [], "original": [], "active-over-time": ["days"], "quarantined": ["limit"],
         "consumption": ["from", "to", "limit"],
         "trials": ["from", "to", "cohort"], "retention": ["from", "to", "months", "currency"],
+        "mrr": ["from", "to", "currency"], "revenue": ["from", "to", "by", "currency"],
     ]
 
     /// Default row limit of the list reports.
@@ -123,6 +127,8 @@ public struct ReportRequest: Sendable, Hashable {
             kind = .consumption(from: from, to: to, limit: try limit(), now: now)
         case "trials", "retention":
             kind = try Self.cohortKind(name, options: options, instant: instant, now: now)
+        case "mrr", "revenue":
+            kind = try Self.revenueKind(name, options: options, now: now, range: range)
         default:
             let days = try options["days"].map { text in
                 guard let days = Int(text), (1...3_660).contains(days) else {

@@ -14,6 +14,8 @@ public enum AnyReport: Sendable, Hashable, Encodable {
     case consumption(ConsumptionReport)
     case trials(TrialsReport)
     case retention(RetentionReport)
+    case mrr(MRRReport)
+    case revenue(RevenueReport)
 
     /// Encodes as the wrapped report itself (no wrapper object).
     public func encode(to encoder: any Encoder) throws {
@@ -32,6 +34,8 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .consumption(let report): try report.encode(to: encoder)
         case .trials(let report): try report.encode(to: encoder)
         case .retention(let report): try report.encode(to: encoder)
+        case .mrr(let report): try report.encode(to: encoder)
+        case .revenue(let report): try report.encode(to: encoder)
         }
     }
 
@@ -52,6 +56,8 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .consumption(let report): report.table
         case .trials(let report): report.table
         case .retention(let report): report.table
+        case .mrr(let report): report.table
+        case .revenue(let report): report.table
         }
     }
 }

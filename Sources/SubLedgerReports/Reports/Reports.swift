@@ -48,6 +48,11 @@ public enum Reports {
         case .retention(let from, let to, let months, let currency, let now):
             return .retention(
                 try retention(on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency, now: now))
+        case .mrr(let from, let to, let now, let currency):
+            return .mrr(try mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency))
+        case .revenue(let from, let to, let by, let currency):
+            return .revenue(
+                try revenue(on: connection, scope: scope, from: from, to: to, granularity: by, reportingCurrency: currency))
         }
     }
 }

@@ -7,10 +7,11 @@ import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerReports
 
-/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table) and the `/admin` page,
-/// whose search box takes an order id, a transaction id, an app account token or an account id (`SupportLookup`).
-/// Both need an admin key (`subledger keys create --admin`); the page also accepts it as the password of HTTP
-/// Basic authentication, so a browser can open it.
+/// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table), the `/admin` page,
+/// whose search box takes an order id, a transaction id, an app account token or an account id (`SupportLookup`),
+/// and the revenue page `/admin/revenue` (MRR and revenue charts, kept off `/admin` so that it stays fast).
+/// All need an admin key (`subledger keys create --admin`); the pages also accept it as the password of HTTP
+/// Basic authentication, so a browser can open them.
 struct AdminController: Sendable {
     /// The reports and the page's panels are served by a read replica when one is current enough; the search
     /// box (`SupportLookup`) always by the primary.
@@ -23,6 +24,7 @@ struct AdminController: Sendable {
         group.get("reports/:name") { request, context in try await report(request, context) }
         group.get("reports/:name/:id") { request, context in try await report(request, context) }
         page.get("") { request, context in try await adminPage(request, context) }
+        page.get("revenue") { request, context in try await adminRevenuePage(request, context) }
     }
 
     func report(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
@@ -67,14 +69,34 @@ struct AdminController: Sendable {
                 try Reports.churn(on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-            async let cohorts = pool.withConnection { try CohortsPanel.load(on: $0, now: instant) }
-            let (summaryReport, activeReport, churnReport, webhooksPanel, cohortsPanel) =
-                try await (summary, active, churn, webhooks, cohorts)
+            let (summaryReport, activeReport, churnReport, webhooksPanel) = try await (summary, active, churn, webhooks)
             return AdminPage.render(
                 summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
-                churnByMonth: churnReport, search: query, timeline: found, cohorts: cohortsPanel, webhooks: webhooksPanel, now: instant)
+                churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel, now: instant)
         }
-        return Response(
+        return htmlResponse(html)
+    }
+
+    /// `/admin/revenue`: the money charts, apart from `/admin` because their reports take seconds on a large
+    /// ledger. `from`, `to` and `currency` are read by `RevenuePageQuery` (a bad one is a 400).
+    func adminRevenuePage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
+        var options: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { options[String(key)] = String(value) }
+        let instant = date(now())
+        let query = try RevenuePageQuery(options: options, now: instant)
+        let html = try await reads.read(context) { store in
+            let pool = store.pool
+            // Independent reads, each on its own pooled connection at the same time (see `adminPage`).
+            async let revenue = pool.withConnection { try RevenuePanel.load(on: $0, query: query, now: instant) }
+            async let cohorts = pool.withConnection { try CohortsPanel.load(on: $0, now: instant) }
+            let (revenuePanel, cohortsPanel) = try await (revenue, cohorts)
+            return AdminRevenuePage.render(query: query, revenue: revenuePanel, cohorts: cohortsPanel, now: instant)
+        }
+        return htmlResponse(html)
+    }
+
+    private func htmlResponse(_ html: String) -> Response {
+        Response(
             status: .ok,
             headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'"],
             body: .init(byteBuffer: ByteBuffer(string: html)))

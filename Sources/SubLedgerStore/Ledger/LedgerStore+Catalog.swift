@@ -185,8 +185,14 @@ extension LedgerStore {
                             "INSERT INTO product_entitlements (app_id, product_id, entitlement_id) VALUES ($1, $2, $3)",
                             [appID, product.productID, entitlement])
                     }
+                    if let prices = product.prices {
+                        try CatalogPriceRows.replace(prices, of: product.productID, appID: appID, on: connection)
+                    }
                     products += 1
                 }
+                // The cohort reports' per-chain aggregate prices transactions from the catalog's price points and counts
+                // auto-renewable products only: recomputed for the app's chains in this transaction (schema step 17).
+                try connection.query(ChainCohortFactsRows.refreshAppStatement, [appID])
             }
             try connection.query("SELECT pg_notify('subledger_catalog', '')")
             return CatalogReport(apps: catalog.apps.map(\.bundleID), products: products)

@@ -16,6 +16,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Hashable {
         public static let corruptRow = Code(rawValue: "corrupt_row")
         /// The catalog file could not be read.
         public static let invalidCatalog = Code(rawValue: "invalid_catalog")
+        /// A revenue setting (reporting currency, Small Business Program period) is not valid.
+        public static let invalidRevenueSetting = Code(rawValue: "invalid_revenue_setting")
     }
 
     public var code: Code

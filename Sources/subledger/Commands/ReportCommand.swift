@@ -24,6 +24,8 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report consumption [--from --to] Apple's refund questions: answers by state, deadline misses
             subledger report trials [--cohort week|month] [--from --to]   trial and intro starts, conversion
             subledger report retention [--months 24] [--currency USD]    cohorts by first payment, LTV
+            subledger report mrr [--from --to --currency C]   MRR, ARR and their movement per month (docs/revenue.md)
+            subledger report revenue [--by day|week|month --currency C]   gross, refunds, net, proceeds
             Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/reports.md.
             """)
 
@@ -66,7 +68,10 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Months since the first payment that the retention report tracks (1-60). Default: 24.")
     var months: String?
 
-    @Option(help: "Reporting currency of the retention report (exchange rates loaded with fx apply).")
+    @Option(help: "The revenue report's period: day, week or month. Default: day.")
+    var by: String?
+
+    @Option(help: "A reporting currency (mrr, revenue, retention), converted with `subledger fx apply`'s rates.")
     var currency: String?
 
     @Flag(help: "Print how long the report's queries took to standard error.")
@@ -88,7 +93,7 @@ struct ReportCommand: AsyncParsableCommand {
     private func request(now: Date) throws -> ReportRequest {
         let pairs: [(String, String?)] = [
             ("app", app), ("environment", environment), ("at", at), ("from", from), ("to", to), ("within", within),
-            ("limit", limit), ("days", days),
+            ("limit", limit), ("days", days), ("by", by),
             ("cohort", cohort), ("months", months), ("currency", currency),
         ]
         let options = Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })

@@ -1,0 +1,25 @@
+/// Apple's commission on a sale, in parts per million of the price after tax.
+public enum Commission {
+    /// 30 %: the standard rate.
+    public static let standardPPM: Int64 = 300_000
+    /// 15 %: the Small Business Program, and subscription renewals after a year of paid service.
+    public static let reducedPPM: Int64 = 150_000
+
+    /// Why a sale's commission is what it is.
+    public enum Basis: String, Sendable, Hashable, Codable {
+        case standard
+        case smallBusiness = "small_business"
+        case secondYear = "second_year"
+    }
+
+    /// The rate of a sale: 15 % when the app is in the Small Business Program on the purchase day, or when
+    /// the subscriber had a year of paid service in the group before it (`PaidServiceDays`); else 30 %.
+    public static func basis(smallBusiness: Bool, accruedPaidMilliseconds: Int64) -> Basis {
+        if smallBusiness { return .smallBusiness }
+        if accruedPaidMilliseconds >= PaidServiceDays.oneYearMilliseconds { return .secondYear }
+        return .standard
+    }
+
+    /// The rate for `basis`, in parts per million.
+    public static func ppm(_ basis: Basis) -> Int64 { basis == .standard ? standardPPM : reducedPPM }
+}

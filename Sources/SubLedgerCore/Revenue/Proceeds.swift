@@ -1,0 +1,38 @@
+/// A sale split into what the customer paid, the tax in it, Apple's commission and the developer's proceeds,
+/// all in milli-units of the sale's currency.
+///
+/// tax = round(price × taxRate); commission = round((price − tax) × commissionRate);
+/// proceeds = price − tax − commission. Rounding is half away from zero, to the milli-unit, so the parts
+/// always add up to the price.
+public struct Proceeds: Hashable, Sendable, Codable {
+    public var price: Int64
+    public var tax: Int64
+    public var commission: Int64
+    public var proceeds: Int64
+
+    public init(price: Int64, tax: Int64, commission: Int64, proceeds: Int64) {
+        self.price = price
+        self.tax = tax
+        self.commission = commission
+        self.proceeds = proceeds
+    }
+
+    /// The split of `price` with `taxPPM` (the share of the price that is tax) and `commissionPPM`.
+    public static func of(price: Int64, taxPPM: Int64, commissionPPM: Int64) -> Proceeds {
+        let tax = share(price, ppm: taxPPM)
+        let commission = share(price - tax, ppm: commissionPPM)
+        return Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
+    }
+
+    /// round(`amount` × `ppm` / 10^6), half away from zero, without overflow for prices up to 10^15.
+    static func share(_ amount: Int64, ppm: Int64) -> Int64 {
+        let product = amount.multipliedFullWidth(by: ppm)
+        let (quotient, remainder) = Int64.million.dividingFullWidth(product)
+        if remainder.magnitude * 2 >= 1_000_000 { return quotient + (remainder < 0 ? -1 : 1) }
+        return quotient
+    }
+}
+
+extension Int64 {
+    fileprivate static let million: Int64 = 1_000_000
+}

@@ -1,0 +1,60 @@
+/// One transaction's money: the sale at its purchase and, if any, the refund that gave (part of) it back.
+public struct RevenueSale: Hashable, Sendable {
+    public var transaction: RevenueTransaction
+    /// Why the commission is what it is.
+    public var basis: Commission.Basis
+    /// The tax rate applied, in parts per million (0 when no rate is loaded for the storefront).
+    public var taxPPM: Int64
+    /// The sale's split; `nil` when the transaction is unpriced.
+    public var sale: Proceeds?
+    /// The refund's split (the same rates, on the refunded amount), when refunded or upgraded away.
+    public var refund: Proceeds?
+    /// When the refund happened: the refund date, or the upgrade moment.
+    public var refundDate: Instant?
+    /// The refund is Apple's prorated credit for an upgrade, computed here, not stated by Apple.
+    public var refundIsEstimated: Bool
+
+    /// Every transaction of one chain (one subscriber in one subscription group) as sales.
+    ///
+    /// - the commission basis follows `Commission.basis` with `PaidServiceDays` over the whole chain;
+    /// - a refund gives back the whole price at the refund date;
+    /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
+    ///   purchase), at the upgrade moment, marked estimated (Apple does not state it);
+    /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day.
+    public static func sales(
+        of chain: [RevenueTransaction], smallBusiness: [SmallBusinessPeriod],
+        taxPPM: (_ storefront: String?, _ day: Int64) -> Int64
+    ) -> [RevenueSale] {
+        let accrued = PaidServiceDays.accruedBefore(chain)
+        return chain.map { transaction in
+            let day = CalendarDay.of(transaction.purchaseDate)
+            let basis = Commission.basis(
+                smallBusiness: smallBusiness.contains { $0.contains(day) },
+                accruedPaidMilliseconds: accrued[transaction.transactionID] ?? 0)
+            let tax = transaction.amountMilliunits == nil ? 0 : taxPPM(transaction.storefront, day)
+            let rate = Commission.ppm(basis)
+            var result = RevenueSale(
+                transaction: transaction, basis: basis, taxPPM: tax,
+                sale: transaction.amountMilliunits.map { Proceeds.of(price: $0, taxPPM: tax, commissionPPM: rate) },
+                refund: nil, refundDate: nil, refundIsEstimated: false)
+            guard let amount = transaction.amountMilliunits, amount > 0 else { return result }
+            if let refundDate = transaction.refundDate {
+                result.refund = Proceeds.of(price: amount, taxPPM: tax, commissionPPM: rate)
+                result.refundDate = refundDate
+            } else if let upgrade = transaction.upgradeDate, let expires = transaction.expiresDate,
+                upgrade < expires
+            {
+                let whole = expires.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970
+                let unused = expires.millisecondsSince1970 - max(upgrade, transaction.purchaseDate).millisecondsSince1970
+                guard whole > 0 else { return result }
+                let (high, low) = amount.multipliedFullWidth(by: unused)
+                let (quotient, remainder) = whole.dividingFullWidth((high, low))
+                let credit = quotient + (remainder * 2 >= whole ? 1 : 0)
+                result.refund = Proceeds.of(price: credit, taxPPM: tax, commissionPPM: rate)
+                result.refundDate = max(upgrade, transaction.purchaseDate)
+                result.refundIsEstimated = true
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// One transaction as revenue sees it: what it cost, for which period, and whether it was taken back.
+///
+/// Built by the reports from the `transaction_amounts` view; every revenue rule reads only this.
+public struct RevenueTransaction: Hashable, Sendable {
+    public var transactionID: String
+    public var productID: String
+    public var purchaseDate: Instant
+    /// The end of the paid period; `nil` for purchases that are not subscriptions.
+    public var expiresDate: Instant?
+    /// A refund or revocation in force (not an upgrade): the whole price is given back at this instant.
+    public var refundDate: Instant?
+    /// When an upgrade within the group ended this period early (Apple refunds the unused part).
+    public var upgradeDate: Instant?
+    /// The customer price in milli-units of `currency` (0 for free trials); `nil` when nothing prices it.
+    public var amountMilliunits: Int64?
+    public var currency: String?
+    public var storefront: String?
+    /// The amount came from the catalog, not from Apple.
+    public var isEstimated: Bool
+
+    public init(
+        transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
+        refundDate: Instant? = nil, upgradeDate: Instant? = nil, amountMilliunits: Int64?, currency: String?,
+        storefront: String? = nil, isEstimated: Bool = false
+    ) {
+        self.transactionID = transactionID
+        self.productID = productID
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.refundDate = refundDate
+        self.upgradeDate = upgradeDate
+        self.amountMilliunits = amountMilliunits
+        self.currency = currency
+        self.storefront = storefront
+        self.isEstimated = isEstimated
+    }
+
+    /// Whether the customer paid anything for it (free trials and free offers did not).
+    public var isPaid: Bool { (amountMilliunits ?? 0) > 0 }
+
+    /// The end of the period actually served: the upgrade moment when earlier than the expiry.
+    public var servedUntil: Instant? {
+        guard let expiresDate else { return nil }
+        if let upgradeDate, upgradeDate < expiresDate { return max(upgradeDate, purchaseDate) }
+        return expiresDate
+    }
+
+    /// `chain` in purchase order, each transaction that a later one of the chain started before it expired
+    /// marked as upgraded at that start (`upgradeDate`), unless it was refunded.
+    ///
+    /// Why derived and not read: an upgrade within a group takes effect at once, so Apple's new transaction
+    /// starts inside the old one's period, which is what Apple's `isUpgraded` + `revocationDate` say. Downgrades
+    /// and crossgrades to a shorter or same-length plan take effect at the next renewal and overlap nothing.
+    /// Reading Apple's flag would cost a jsonb read per transaction in every report.
+    public static func markingUpgrades(_ chain: [RevenueTransaction]) -> [RevenueTransaction] {
+        var ordered = chain.sorted { ($0.purchaseDate, $0.transactionID) < ($1.purchaseDate, $1.transactionID) }
+        guard ordered.count > 1 else { return ordered }
+        for index in 0..<(ordered.count - 1) where ordered[index].refundDate == nil {
+            guard let expires = ordered[index].expiresDate else { continue }
+            let next = ordered[index + 1].purchaseDate
+            if next > ordered[index].purchaseDate, next < expires { ordered[index].upgradeDate = next }
+        }
+        return ordered
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerCore
+
+/// Gross sales, refunds, net revenue, tax, Apple's commission and proceeds per day, week or month, by app,
+/// product, storefront and currency (docs/revenue.md). Amounts are milli-units of the row's currency (`…Milli`).
+public struct RevenueReport: Sendable, Hashable, Codable {
+    /// The length of one period (UTC): a day, an ISO week from Monday, or a calendar month.
+    public enum Granularity: String, Sendable, Hashable, Codable, CaseIterable {
+        case day
+        case week
+        case month
+    }
+
+    /// Money amounts, milli-units; refunds and their tax, commission and proceeds are subtracted in the net ones.
+    public struct Amounts: Sendable, Hashable, Codable {
+        /// Customer prices of the sales (purchases and renewals) in the period.
+        public var grossMilli: Int64 = 0
+        /// Amounts given back in the period: refunds, and the prorated credit of upgrades (estimated).
+        public var refundsMilli: Int64 = 0
+        /// gross − refunds.
+        public var netMilli: Int64 = 0
+        /// Tax in net (the storefront's tax rate, when loaded).
+        public var taxMilli: Int64 = 0
+        /// Apple's commission on net after tax.
+        public var commissionMilli: Int64 = 0
+        /// What the developer receives: net − tax − commission.
+        public var proceedsMilli: Int64 = 0
+        /// The part of gross and refunds priced from the catalog or prorated here (not stated by Apple).
+        public var estimatedMilli: Int64 = 0
+        /// Sales counted in gross (free trials included, at 0).
+        public var sales = 0
+        /// Refunds and upgrade credits counted in refunds.
+        public var refunds = 0
+
+        public init() {}
+
+        mutating func add(sale: Proceeds, estimated: Bool) {
+            grossMilli += sale.price
+            netMilli += sale.price
+            taxMilli += sale.tax
+            commissionMilli += sale.commission
+            proceedsMilli += sale.proceeds
+            if estimated { estimatedMilli += sale.price }
+            sales += 1
+        }
+
+        mutating func add(refund: Proceeds, estimated: Bool) {
+            refundsMilli += refund.price
+            netMilli -= refund.price
+            taxMilli -= refund.tax
+            commissionMilli -= refund.commission
+            proceedsMilli -= refund.proceeds
+            if estimated { estimatedMilli += refund.price }
+            refunds += 1
+        }
+
+        mutating func add(_ other: Amounts) {
+            grossMilli += other.grossMilli
+            refundsMilli += other.refundsMilli
+            netMilli += other.netMilli
+            taxMilli += other.taxMilli
+            commissionMilli += other.commissionMilli
+            proceedsMilli += other.proceedsMilli
+            estimatedMilli += other.estimatedMilli
+            sales += other.sales
+            refunds += other.refunds
+        }
+    }
+
+    /// One period, app, product, storefront and currency.
+    public struct Row: Sendable, Hashable, Codable {
+        /// The period's first day, `YYYY-MM-DD`.
+        public var period: String
+        public var bundleID: String
+        public var productID: String
+        /// Empty when Apple stated none (verifyReceipt).
+        public var storefront: String
+        public var currency: String
+        public var amounts: Amounts
+    }
+
+    /// One currency's amounts over one period, or over the whole range.
+    public struct CurrencyAmounts: Sendable, Hashable, Codable {
+        /// The period's first day, or empty for the whole range.
+        public var period: String
+        public var currency: String
+        public var amounts: Amounts
+    }
+
+    public var from: Date
+    public var to: Date
+    public var granularity: Granularity
+    public var rows: [Row]
+    /// Per period and currency: the charts' series.
+    public var periods: [CurrencyAmounts]
+    /// Per currency over the range.
+    public var totals: [CurrencyAmounts]
+    public var reportingCurrency: String?
+    /// Per period in the reporting currency (each amount at the rate of its own day), when asked for.
+    public var reportingPeriods: [CurrencyAmounts]?
+    /// The whole range in the reporting currency.
+    public var reportingTotal: Amounts?
+    /// Currencies without a rate on some day (those amounts are left out of the reporting figures).
+    public var missingRates: [MissingRate]
+    /// Sales in the range that nothing prices (no Apple price, no catalog price point): not in any amount.
+    public var unpricedSales: Int
+}
+
+extension Reports {
+    /// The most periods one revenue report covers.
+    public static let maximumRevenuePeriods = 3_700
+
+    /// Revenue over [`from`, `to`): sales by purchase date, refunds by refund date (upgrade credits by the
+    /// upgrade moment), per `granularity` period. Commission follows `RevenueSale.sales` (Small Business
+    /// Program, a year of paid service); tax the storefront's rate on the purchase day.
+    public static func revenue(
+        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
+        granularity: RevenueReport.Granularity, reportingCurrency: String? = nil
+    ) throws -> RevenueReport {
+        try ReportError.checkRange(from: from, to: to)
+        let store = try ReportStore(on: connection, scope: scope)
+        let start = RevenueCalendar.instant(from)
+        let end = RevenueCalendar.instant(to)
+        let periodCount = (end.millisecondsSince1970 - start.millisecondsSince1970) / 86_400_000
+            / (granularity == .day ? 1 : granularity == .week ? 7 : 28)
+        if periodCount > maximumRevenuePeriods {
+            throw ReportError.invalidArgument(
+                "the range holds more than \(maximumRevenuePeriods) \(granularity.rawValue)s: use a longer period (--by)")
+        }
+        let chains = try store.revenueChains(from: from, to: to)
+        let smallBusiness = try store.smallBusinessPeriods()
+        let taxes = try store.taxSchedules()
+        let bundleIDs = try store.bundleIDs()
+        var converter = try reportingCurrency.map {
+            CurrencyConverter(reportingCurrency: $0, schedules: try store.exchangeSchedules(into: $0))
+        }
+
+        func period(_ day: Int64) -> Int64 {
+            switch granularity {
+            case .day: day
+            case .week: RevenueCalendar.weekStart(day)
+            case .month: RevenueCalendar.monthStart(day)
+            }
+        }
+        struct Key: Hashable { var period: Int64, appID: Int64, productID: String, storefront: String, currency: String }
+        var rows: [Key: RevenueReport.Amounts] = [:]
+        var reportingPeriods: [Int64: RevenueReport.Amounts] = [:]
+        var unpriced = 0
+        for chain in chains {
+            let sales = RevenueSale.sales(
+                of: chain.transactions, smallBusiness: smallBusiness[chain.appID] ?? [],
+                taxPPM: { storefront, day in storefront.flatMap { taxes[$0]?.value(on: day) } ?? 0 })
+            for sale in sales {
+                let transaction = sale.transaction
+                let inRange = { (instant: Instant) in instant >= start && instant < end }
+                if inRange(transaction.purchaseDate), sale.sale == nil { unpriced += 1 }
+                guard let currency = transaction.currency else { continue }
+                func record(_ proceeds: Proceeds, at instant: Instant, refund: Bool, estimated: Bool) {
+                    let day = CalendarDay.of(instant)
+                    let key = Key(
+                        period: period(day), appID: chain.appID, productID: transaction.productID,
+                        storefront: transaction.storefront ?? "", currency: currency)
+                    if refund {
+                        rows[key, default: .init()].add(refund: proceeds, estimated: estimated)
+                    } else {
+                        rows[key, default: .init()].add(sale: proceeds, estimated: estimated)
+                    }
+                    guard converter != nil else { return }
+                    func convert(_ amount: Int64) -> Int64? { converter?.convert(amount, from: currency, on: day) }
+                    guard let price = convert(proceeds.price), let tax = convert(proceeds.tax),
+                        let commission = convert(proceeds.commission)
+                    else { return }
+                    let converted = Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
+                    if refund {
+                        reportingPeriods[key.period, default: .init()].add(refund: converted, estimated: estimated)
+                    } else {
+                        reportingPeriods[key.period, default: .init()].add(sale: converted, estimated: estimated)
+                    }
+                }
+                if let proceeds = sale.sale, inRange(transaction.purchaseDate) {
+                    record(proceeds, at: transaction.purchaseDate, refund: false, estimated: transaction.isEstimated)
+                }
+                if let refund = sale.refund, let date = sale.refundDate, inRange(date) {
+                    record(refund, at: date, refund: true, estimated: transaction.isEstimated || sale.refundIsEstimated)
+                }
+            }
+        }
+
+        let ordered = rows.sorted {
+            ($0.key.period, bundleIDs[$0.key.appID] ?? "", $0.key.productID, $0.key.storefront, $0.key.currency)
+                < ($1.key.period, bundleIDs[$1.key.appID] ?? "", $1.key.productID, $1.key.storefront, $1.key.currency)
+        }
+        var periods: [String: RevenueReport.CurrencyAmounts] = [:]
+        var totals: [String: RevenueReport.Amounts] = [:]
+        for (key, amounts) in ordered {
+            let name = CalendarDay.text(key.period)
+            periods["\(name) \(key.currency)", default: .init(period: name, currency: key.currency, amounts: .init())]
+                .amounts.add(amounts)
+            totals[key.currency, default: .init()].add(amounts)
+        }
+        var reportingTotal = RevenueReport.Amounts()
+        for amounts in reportingPeriods.values { reportingTotal.add(amounts) }
+        return RevenueReport(
+            from: from, to: to, granularity: granularity,
+            rows: ordered.map { key, amounts in
+                RevenueReport.Row(
+                    period: CalendarDay.text(key.period), bundleID: bundleIDs[key.appID] ?? "", productID: key.productID,
+                    storefront: key.storefront, currency: key.currency, amounts: amounts)
+            },
+            periods: periods.values.sorted { ($0.period, $0.currency) < ($1.period, $1.currency) },
+            totals: totals.map { RevenueReport.CurrencyAmounts(period: "", currency: $0.key, amounts: $0.value) }
+                .sorted { $0.currency < $1.currency },
+            reportingCurrency: reportingCurrency,
+            reportingPeriods: reportingCurrency.map { currency in
+                reportingPeriods.sorted { $0.key < $1.key }.map {
+                    RevenueReport.CurrencyAmounts(period: CalendarDay.text($0.key), currency: currency, amounts: $0.value)
+                }
+            },
+            reportingTotal: reportingCurrency == nil ? nil : reportingTotal,
+            missingRates: converter?.missingRates ?? [],
+            unpricedSales: unpriced)
+    }
+}

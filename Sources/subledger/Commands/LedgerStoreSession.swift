@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import SubLedgerService
+import SubLedgerStore
+
+/// Opens the configured database (migrating an embedded one), runs `body` with a `LedgerStore`, and closes it:
+/// the shared shape of the revenue settings commands (`fx`, `tax`, `apps`).
+func withLedgerStore<T: Sendable>(
+    _ database: DatabaseOptions, label: String, _ body: (LedgerStore) async throws -> T
+) async throws -> T {
+    var configuration = ServiceConfiguration()
+    try database.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
+    let logger = makeLogger(label, level: configuration.logLevel)
+    let opened = try await DatabaseBootstrap.open(
+        url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
+    do {
+        if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
+        let result = try await body(LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
+        await opened.close()
+        return result
+    } catch let error as StoreError {
+        await opened.close()
+        throw ValidationError(error.message)
+    } catch {
+        await opened.close()
+        throw error
+    }
+}
+
+/// The text of `file`, or standard input for `-`.
+func readInputFile(_ file: String) throws -> String {
+    if file == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+    guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
+    return String(decoding: data, as: UTF8.self)
+}

@@ -1,0 +1,39 @@
+import AppStore
+import SubLedgerCore
+import Testing
+
+/// Apple's price fields reach the core only when they are sane: a hostile price, currency or storefront is
+/// dropped (the transaction is kept), never stored and never a reason to refuse the purchase.
+@Suite struct PriceMappingTests {
+    @Test func aSignedTransactionKeepsApplesPriceFields() throws {
+        var payload = TestChains.transaction()
+        payload.price = 9_990
+        payload.currency = "USD"
+        payload.storefront = "USA"
+        let transaction = try payload.coreTransaction(source: .signedTransaction)
+        #expect(transaction.price == 9_990)
+        #expect(transaction.currency == "USD")
+        #expect(transaction.storefront == "USA")
+    }
+
+    @Test(arguments: [
+        (Int64(-1), "USD", "USA"), (Int64.max, "USD", "USA"), (Int64(1_000_000_000_000_001), "USD", "USA"),
+        (Int64(9_990), "usd", "USA"), (Int64(9_990), "USDOLLAR", "USA"), (Int64(9_990), "USD", "US"),
+        (Int64(9_990), "US\u{0}", "<b>"),
+    ])
+    func hostilePriceFieldsAreDroppedAndTheTransactionKept(price: Int64, currency: String, storefront: String) throws {
+        var payload = TestChains.transaction()
+        payload.price = price
+        payload.currency = currency
+        payload.storefront = storefront
+        let transaction = try payload.coreTransaction(source: .signedTransaction)
+        #expect(transaction.transactionID == payload.transactionID)
+        let kept = [
+            RevenueFieldRules.price(price) != nil, RevenueFieldRules.isCode(currency), RevenueFieldRules.isCode(storefront),
+        ]
+        #expect((transaction.price != nil) == kept[0])
+        #expect((transaction.currency != nil) == kept[1])
+        #expect((transaction.storefront != nil) == kept[2])
+        #expect(kept.contains(false))
+    }
+}
