@@ -22,6 +22,8 @@ echo "== unpack ($(elapsed) s)"
 if command -v xz >/dev/null; then xz -dc "$HERE/bundle.tar.xz"
 else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$HERE/bundle.tar.xz"
 fi | tar -x --no-overwrite-dir -C / || { echo "unpack failed"; exit 1; }
+# Binaries packed apart from the bundle (package.sh BINARIES_ONLY=1): SET.tar.xz beside it replaces /opt/sl/SET.
+for f in "$HERE"/*.bin.tar.xz; do [[ -e "$f" ]] && xz -dc "$f" | tar -x -C /opt/sl && echo "unpacked $(basename "$f")"; done
 [[ -e /usr/share/zoneinfo/UTC ]] || { mkdir -p /usr/share/zoneinfo && cp -a /opt/sl/zoneinfo/. /usr/share/zoneinfo/; }
 # A packaged library only where the machine has none of that soname.
 mkdir -p /opt/sl/libuse

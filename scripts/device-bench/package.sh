@@ -18,6 +18,18 @@ PG=/usr/lib/postgresql/15
 STAGE="$(mktemp -d /tmp/slpkg.XXXXXX)"
 trap 'rm -rf "$STAGE"' EXIT
 
+# BINARIES_ONLY=1: only the sets' binaries, as OUTDIR/SET.bin.tar.xz each (device.sh unpacks them over the
+# bundle's), for a rebuilt binary without packing PostgreSQL again.
+if [[ -n "${BINARIES_ONLY:-}" ]]; then
+    for set in $SETS; do
+        name="${set%%=*}" dir="${set#*=}"
+        mkdir -p "$STAGE/$name"
+        for b in subledger subledger-bench; do cp "$dir/$b" "$STAGE/$name/" && strip "$STAGE/$name/$b"; done
+        tar -C "$STAGE" -cf - "$name" | xz -6 -T2 >"$OUTDIR/$name.bin.tar.xz"
+    done
+    ls -l "$OUTDIR"
+    exit 0
+fi
 mkdir -p "$STAGE/opt/sl/bin" "$STAGE/opt/sl/extra" "$STAGE/opt/sl/lib" "$STAGE/opt/sl/project/scripts" \
     "$STAGE$PG/bin" "$STAGE$PG/lib" "$STAGE/usr/share/postgresql" "$STAGE/opt/sl/zoneinfo"
 for set in $SETS; do
