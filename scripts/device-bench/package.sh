@@ -60,6 +60,8 @@ done | sort -u | while read -r name path; do
     cp -L "$path" "$STAGE/opt/sl/lib/$name"
 done
 strip --strip-unneeded "$STAGE/opt/sl/lib/"*.so* 2>/dev/null || true
+# LIBRARIES_ONLY=1: the sets' binaries only chose the libraries; they travel apart (BINARIES_ONLY).
+if [[ -n "${LIBRARIES_ONLY:-}" ]]; then for set in $SETS; do rm -rf "$STAGE/opt/sl/${set%%=*}"; done; fi
 du -sh "$STAGE"/opt/sl/* "$STAGE$PG"
 mkdir -p "$OUTDIR"
 tar -C "$STAGE" -cf - opt usr | xz -6 -T2 >"$OUTDIR/bundle.tar.xz"
