@@ -25,4 +25,36 @@ static const int SL_PG_DIAG_SOURCE_FILE = PG_DIAG_SOURCE_FILE;
 static const int SL_PG_DIAG_SOURCE_LINE = PG_DIAG_SOURCE_LINE;
 static const int SL_PG_DIAG_SOURCE_FUNCTION = PG_DIAG_SOURCE_FUNCTION;
 
+#ifdef __linux__
+#include <errno.h>
+#include <sys/epoll.h>
+
+// Readiness of libpq sockets, for PostgresLibPQ's SocketReadiness (one epoll set for the process).
+// epoll_event is a packed struct on x86-64; these helpers keep it out of Swift.
+
+/// Arms `fd` once for readability (EPOLLONESHOT): modifies its entry, or adds it when the set has none.
+static inline int sl_epoll_arm_readable(int epoll_fd, int fd) {
+    struct epoll_event event;
+    event.events = EPOLLIN | EPOLLONESHOT;
+    event.data.u64 = 0;
+    event.data.fd = fd;
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    if (errno == EEXIST) return epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event);
+    return -1;
+}
+
+/// Waits for armed descriptors; writes up to `capacity` ready ones to `fds` and returns how many (or -1).
+static inline int sl_epoll_wait_fds(int epoll_fd, int *fds, int capacity, int timeout_ms) {
+    struct epoll_event events[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epoll_fd, events, capacity, timeout_ms);
+    for (int index = 0; index < count; index++) fds[index] = events[index].data.fd;
+    return count;
+}
+
+static inline int sl_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+#endif
+
 #endif

@@ -9,10 +9,11 @@ final class PooledConnection: @unchecked Sendable {
     private let configuration: PostgresConfiguration
     private let logger: Logger
     private let counters: PoolCounters
-    // Confined to `worker`'s thread.
+    // Used by one holder of the slot's lease at a time: on `worker`'s thread, or by the leasing task in
+    // `queryWithoutHandOff` (the pool's lock orders one lease after the previous one).
     private var connection: PostgresConnection?
-    // Written on the worker inside a job; read by the pool after that job's result was delivered
-    // (the continuation's resume orders the two).
+    // Written on the worker inside a job (or by the leasing task); read by the pool after that job's result
+    // was delivered (the continuation's resume orders the two).
     private(set) var isBroken = false
 
     init(id: Int, configuration: PostgresConfiguration, logger: Logger, counters: PoolCounters) {
@@ -37,6 +38,36 @@ final class PooledConnection: @unchecked Sendable {
             }
         }
     }
+
+    #if os(Linux)
+        /// Runs one statement from the calling task, with no hop to this slot's thread, when the slot can:
+        /// its connection is open and alive and has `key` prepared (`SocketReadiness` waits for the reply).
+        /// Returns nil when it cannot (no connection yet, statement not prepared here, connection found dead,
+        /// or the server lost the statement): the caller then uses `run`, which opens, replaces or prepares.
+        ///
+        /// The caller holds the slot's lease, so nothing runs on the slot's thread meanwhile.
+        func queryWithoutHandOff(_ key: StatementCache.Key, values: [PostgresValue]) async throws -> PostgresRows? {
+            guard let connection, let name = connection.statementCache.name(for: key), connection.probeIsAlive()
+            else { return nil }
+            do {
+                let rows = try await connection.executeAwaitingReadiness(prepared: name, values: values, sql: key.sql)
+                tidyAfterUse(connection, error: nil)
+                return rows
+            } catch let error as PostgresError
+                where error.sqlState == .featureNotSupported || error.sqlState == .invalidSQLStatementName
+            {
+                // As `PostgresConnection.query(_:_:)` does: forget the statement; one that the server lost is
+                // prepared again at once (outside a transaction) by the caller's `run`.
+                connection.statementCache.remove(key)
+                tidyAfterUse(connection, error: error)
+                if error.sqlState == .invalidSQLStatementName, !isBroken { return nil }
+                throw error
+            } catch {
+                tidyAfterUse(connection, error: error)
+                throw error
+            }
+        }
+    #endif
 
     /// Closes the connection on its thread, then ends the thread; `completion` runs on that thread.
     func retire(completion: (@Sendable () -> Void)?) {

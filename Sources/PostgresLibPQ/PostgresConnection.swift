@@ -435,10 +435,15 @@ enum ParameterArrays {
             throw PostgresError.invalidParameter("\(values.count) parameters; PostgreSQL accepts at most 65535")
         }
         var buffer = [UInt8]()
+        buffer.reserveCapacity(256)
         var offsets = [Int]()
+        offsets.reserveCapacity(values.count)
         var lengths = [Int32]()
+        lengths.reserveCapacity(values.count)
         var formats = [Int32]()
+        formats.reserveCapacity(values.count)
         var types = [Oid]()
+        types.reserveCapacity(values.count)
         for (position, value) in values.enumerated() {
             types.append(value.dataType.rawValue)
             switch value.storage {
@@ -448,13 +453,18 @@ enum ParameterArrays {
                 formats.append(0)
             case .text(let text):
                 // Text parameters are NUL-terminated C strings: an inner NUL would silently cut the value.
-                guard !text.utf8.contains(0) else {
+                let start = buffer.count
+                buffer.append(contentsOf: text.utf8)
+                let length = buffer.count - start
+                let hasNUL =
+                    length > 0
+                    && buffer.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0 + start, 0, length) != nil } ?? false }
+                guard !hasNUL else {
                     throw PostgresError.invalidParameter("parameter $\(position + 1) contains a NUL byte")
                 }
-                offsets.append(buffer.count)
-                buffer.append(contentsOf: text.utf8)
                 buffer.append(0)
-                lengths.append(Int32(clamping: text.utf8.count))
+                offsets.append(start)
+                lengths.append(Int32(clamping: length))
                 formats.append(0)
             case .binary(let bytes):
                 guard bytes.count < Int(Int32.max) else {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import Synchronization
 
@@ -15,6 +16,9 @@ public final class PostgresPool: Sendable {
     private let maxConnections: Int
     private let state = Mutex(State())
     private let counters = PoolCounters()
+    /// Whether `query(_:_:)` with a `PostgresStatement` may skip the connection's thread (Linux; see there).
+    /// `SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1` in the environment turns it off, to compare the two.
+    private let awaitsReadiness: Bool
 
     private struct State {
         var idle: [PooledConnection] = []
@@ -43,6 +47,13 @@ public final class PostgresPool: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.maxConnections = max(1, configuration.maxConnections)
+        #if os(Linux)
+            self.awaitsReadiness =
+                ProcessInfo.processInfo.environment["SUBLEDGER_POSTGRES_THREAD_PER_QUERY"] != "1"
+                && SocketReadiness.shared.isAvailable
+        #else
+            self.awaitsReadiness = false
+        #endif
     }
 
     deinit {
@@ -112,11 +123,27 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs one statement through the connection's prepared-statement cache.
+    ///
+    /// On Linux, once a connection has the statement prepared, the statement is sent from the calling task
+    /// and its reply awaited on the process's readiness thread (`SocketReadiness`), with no hop to the
+    /// connection's thread; the first use on a connection (open, prepare) goes through that thread.
     @discardableResult
     public func query(_ statement: PostgresStatement, _ parameters: [any PostgresEncodable] = []) async throws
         -> PostgresRows
     {
         let values = parameters.map(\.postgresValue)
+        #if os(Linux)
+            if awaitsReadiness {
+                let slot = try await acquire()
+                defer { release(slot) }
+                try Task.checkCancellation()
+                let key = StatementCache.Key(sql: statement.sql, parameterTypes: values.map(\.dataType))
+                if let rows = try await slot.queryWithoutHandOff(key, values: values) {
+                    return rows
+                }
+                return try await slot.run { connection in try connection.query(statement, values) }
+            }
+        #endif
         return try await withConnection { connection in try connection.query(statement, values) }
     }
 

@@ -4,15 +4,21 @@ import SubLedgerCore
 
 /// JSON for jsonb columns holding the core's values, and small conversions shared by the row types.
 enum StoreJSON {
-    static func encode(_ value: some Encodable) throws -> String {
+    // One configured coder each, shared: they hold only options, and every apply encodes and decodes chains.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
+
+    static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from text: String, what: String) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(text.utf8))
+            return try decoder.decode(type, from: Data(text.utf8))
         } catch {
             throw StoreError(code: .corruptRow, message: "a stored \(what) does not decode: \(error)")
         }

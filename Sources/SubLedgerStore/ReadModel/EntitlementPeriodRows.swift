@@ -78,7 +78,24 @@ enum EntitlementPeriodRows {
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on connection: PostgresConnection
     ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
-        let rows = try connection.query(readStatement, [appID, account.rawValue, instant.millisecondsSince1970])
+        try parseRead(connection.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
+    }
+
+    /// `read` through the pool: one statement, no connection thread in between (`PostgresPool.query`).
+    static func read(
+        _ account: AccountID, appID: Int64, at instant: Instant, on pool: PostgresPool
+    ) async throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
+        try parseRead(
+            await pool.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
+    }
+
+    private static func readParameters(_ account: AccountID, appID: Int64, at instant: Instant) -> [any PostgresEncodable] {
+        [appID, account.rawValue, instant.millisecondsSince1970]
+    }
+
+    private static func parseRead(
+        _ rows: PostgresRows, _ account: AccountID, at instant: Instant
+    ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
         var credits: Int64 = 0
         var pending = false
         var periods: [EntitlementPeriod]? = []

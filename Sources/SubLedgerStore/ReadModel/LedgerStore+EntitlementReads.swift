@@ -6,23 +6,25 @@ extension LedgerStore {
     ///
     /// Answered from the read model (`account_entitlement_periods`: no chain snapshot is decoded) when it
     /// covers the account; otherwise (an account from before the read model that is not backfilled yet, or a
-    /// non-renewing purchase) from the chains, on the same connection, exactly as `holdings(of:app:)` and
+    /// non-renewing purchase) from the chains, in a second round trip, exactly as `holdings(of:app:)` and
     /// `Ledger.entitlements(for:at:chains:app:)` do. An account found not backfilled is backfilled afterwards,
     /// through `primary` when given (this store then reads from a hot standby, which refuses writes).
     public func entitlementRead(
         of account: AccountID, app: StoredApp, at instant: Instant, backfillingWith primary: LedgerStore? = nil
     ) async throws -> (entitlements: [Entitlement], credits: Int64) {
-        let (answer, pending) = try await pool.withConnection { connection in
-            let read = try EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: connection)
-            if let periods = read.periods,
-                let entitlements = Ledger.entitlements(from: periods, for: account, at: instant, app: app.definition)
-            {
-                return ((entitlements, read.credits), false)
-            }
+        // The read model's statement alone first: most reads end here, with no hop to a connection's thread.
+        let read = try await EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: pool)
+        if let periods = read.periods,
+            let entitlements = Ledger.entitlements(from: periods, for: account, at: instant, app: app.definition)
+        {
+            return (entitlements, read.credits)
+        }
+        let answer = try await pool.withConnection { connection in
             let holdings = try Self.holdings(of: account, appID: app.appID, on: connection)
             let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.definition)
-            return ((entitlements, holdings.credits), read.pending)
+            return (entitlements, holdings.credits)
         }
+        let pending = read.pending
         if pending {
             do {
                 try await (primary ?? self).backfillEntitlementPeriods(of: account, app: app)
