@@ -182,11 +182,8 @@ import Testing
                 let trials = try Reports.run(ReportRequest(name: "trials", options: [:], now: F.now), on: connection)
                 return (panel, (retention.table, trials))
             }
-            let html = AdminPage.render(
-                summary: SummaryReport(at: F.now, basis: .chainColumns, products: [], entitlements: [], totals: StateCounts()),
-                activeOverTime: [], statesByProduct: [],
-                churnByMonth: ChurnReport(from: F.now, to: F.now, granularity: .month, periods: [], totals: .init()),
-                search: nil, timeline: nil, cohorts: panel)
+            // The section `/admin/revenue` shows (`AdminRevenuePage.render(query:revenue:cohorts:now:)`).
+            let html = AdminPage.cohortsSection(panel)
             // Every heatmap cell: cohort, month and the text it shows.
             let cell = /<g class="cell" data-cohort="([0-9-]+)" data-month="([0-9]+)">.*?<text[^>]*>([^<]*)<\/text><\/g>/
             var shown: [String: String] = [:]
