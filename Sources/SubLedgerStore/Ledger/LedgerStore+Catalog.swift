@@ -190,9 +190,9 @@ extension LedgerStore {
                     }
                     products += 1
                 }
-                // The cohort reports' per-chain aggregate prices transactions from the catalog's price points and counts
-                // auto-renewable products only: recomputed for the app's chains in this transaction (schema step 17).
-                try connection.query(ChainCohortFactsRows.refreshAppStatement, [appID])
+                // The reports' per-chain aggregates price transactions from the catalog's price points and count
+                // auto-renewable products only: recomputed for the app's chains in this transaction.
+                try ChainAggregates.refreshApp(appID, on: connection)
             }
             try connection.query("SELECT pg_notify('subledger_catalog', '')")
             return CatalogReport(apps: catalog.apps.map(\.bundleID), products: products)

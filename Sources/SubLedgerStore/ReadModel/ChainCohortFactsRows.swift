@@ -77,7 +77,7 @@ extension LedgerStore {
     /// (an apply keeps the chains it changes up to date by itself).
     public func refreshCohortFacts(app: StoredApp) async throws {
         try await pool.transaction { connection in
-            _ = try connection.query(ChainCohortFactsRows.refreshAppStatement, [app.appID])
+            try ChainAggregates.refreshApp(app.appID, on: connection)
         }
     }
 }
