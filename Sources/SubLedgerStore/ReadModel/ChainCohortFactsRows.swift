@@ -16,25 +16,11 @@ enum ChainCohortFactsRows {
     }
 
     /// The rows of chains `$3` (a text array) of app `$1` in environment `$2`: written where the chain has a
-    /// payment or an offer, deleted where it has neither.
+    /// payment or an offer, deleted where it has neither, untouched where they did not change. The SQL function
+    /// (schema step 18) runs `chain_cohort_facts_of` per chain with the plans its connection keeps: inlined into
+    /// this statement, that query was planned afresh on every apply, at several times the cost of running it.
     static let refreshStatement = PostgresStatement(
-        """
-        WITH fresh AS MATERIALIZED (
-            SELECT f.* FROM unnest($3::text::text[]) AS c(chain)
-            CROSS JOIN LATERAL chain_cohort_facts_of($1, $2, c.chain) f
-        ),
-        gone AS (
-            DELETE FROM chain_cohort_facts g
-            WHERE g.app_id = $1 AND g.environment = $2 AND g.original_transaction_id = ANY ($3::text::text[])
-              AND NOT EXISTS (
-                  SELECT 1 FROM fresh
-                  WHERE fresh.original_transaction_id = g.original_transaction_id
-                    AND (fresh.first_paid_at IS NOT NULL OR fresh.offer_started_at IS NOT NULL))
-        )
-        INSERT INTO chain_cohort_facts
-        SELECT * FROM fresh WHERE first_paid_at IS NOT NULL OR offer_started_at IS NOT NULL
-        \(upsertTail)
-        """)
+        "SELECT chain_cohort_facts_refresh($1, $2, $3::text::text[])")
 
     /// Every chain of app `$1`: rows recomputed, and rows of chains with neither a payment nor an offer deleted.
     static let refreshAppStatement = PostgresStatement(
