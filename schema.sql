@@ -1364,6 +1364,68 @@ CROSS JOIN LATERAL mrr_move_rows(
 WHERE m.mrr_delta <> 0 OR m.subscribers_delta <> 0 OR m.estimated_delta <> 0
 $$;
 
+-- Per chain, each instant at which its MRR changes (a transaction starts or stops being the one in force, by the
+-- rule above) and the change, per currency: MRR at any instant is the sum of the steps up to it. What `mrr` reads
+-- for a month measured before its end (the current month, at now): only the chains with a step since the
+-- previous month's end, not every transaction in force. `first_paid_ms`: the chain's first paid purchase.
+CREATE TABLE chain_mrr_steps (
+    app_id                  bigint NOT NULL,
+    environment             text NOT NULL,
+    original_transaction_id text NOT NULL,
+    at_ms                   bigint NOT NULL,
+    currency                text NOT NULL,
+    mrr_delta               bigint NOT NULL,
+    subscribers_delta       integer NOT NULL,
+    estimated_delta         integer NOT NULL,
+    first_paid_ms           bigint,
+    PRIMARY KEY (app_id, environment, original_transaction_id, at_ms, currency)
+);
+COMMENT ON TABLE chain_mrr_steps IS 'citus: distributed by original_transaction_id';
+CREATE INDEX index_chain_mrr_steps_on_app_id_and_at_ms ON chain_mrr_steps (app_id, at_ms) INCLUDE (environment);
+
+-- A chain's `chain_mrr_steps` rows from its `chain_money_facts` rows: its value (monthly amount when more than 0
+-- and priced, currency, estimated) at every instant a transaction starts or ends, and the change from the value
+-- before.
+CREATE FUNCTION chain_mrr_steps_from(facts chain_money_facts[])
+RETURNS SETOF chain_mrr_steps LANGUAGE sql IMMUTABLE AS $$
+WITH f AS (SELECT * FROM unnest(facts) WHERE served_until_ms IS NOT NULL),
+bounds AS (
+    SELECT DISTINCT v.at FROM f
+    CROSS JOIN LATERAL (VALUES (f.purchase_ms), (least(f.served_until_ms, coalesce(f.refund_ms, f.served_until_ms)))) AS v(at)
+),
+valued AS (
+    SELECT b.at, CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.monthly_milli END AS amount,
+           CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.currency END AS currency,
+           CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.estimated END AS estimated
+    FROM bounds b
+    LEFT JOIN LATERAL (
+        SELECT f.monthly_milli, f.currency, f.estimated FROM f
+        WHERE f.purchase_ms <= b.at AND f.served_until_ms > b.at AND (f.refund_ms IS NULL OR f.refund_ms > b.at)
+        ORDER BY f.purchase_ms DESC, f.transaction_id COLLATE "C" DESC
+        LIMIT 1
+    ) p ON true
+),
+changes AS (
+    SELECT v.at, v.amount AS n_amount, v.currency AS n_currency, v.estimated AS n_estimated,
+           lag(v.amount) OVER w AS b_amount, lag(v.currency) OVER w AS b_currency, lag(v.estimated) OVER w AS b_estimated
+    FROM valued v WINDOW w AS (ORDER BY v.at)
+)
+SELECT (facts[1]).app_id, (facts[1]).environment, (facts[1]).original_transaction_id, c.at, d.currency,
+       d.mrr_delta, d.subscribers_delta, d.estimated_delta, (facts[1]).first_paid_ms
+FROM changes c
+CROSS JOIN LATERAL (
+    SELECT c.b_currency, c.n_amount - c.b_amount, 0, c.n_estimated::integer - c.b_estimated::integer
+    WHERE c.b_amount IS NOT NULL AND c.n_amount IS NOT NULL AND c.b_currency = c.n_currency
+    UNION ALL
+    SELECT c.b_currency, -c.b_amount, -1, -c.b_estimated::integer
+    WHERE c.b_amount IS NOT NULL AND NOT (c.n_amount IS NOT NULL AND c.b_currency = c.n_currency)
+    UNION ALL
+    SELECT c.n_currency, c.n_amount, 1, c.n_estimated::integer
+    WHERE c.n_amount IS NOT NULL AND NOT (c.b_amount IS NOT NULL AND c.b_currency = c.n_currency)
+) AS d(currency, mrr_delta, subscribers_delta, estimated_delta)
+WHERE (c.b_amount, c.b_currency, c.b_estimated) IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated)
+$$;
+
 -- The rows of the chains that exist when this step runs.
 INSERT INTO chain_money_facts
 SELECT f.* FROM chains c
@@ -1375,3 +1437,10 @@ SELECT m.* FROM (
     GROUP BY f.app_id, f.environment, f.original_transaction_id
 ) c
 CROSS JOIN LATERAL chain_mrr_moves_from(c.facts) m;
+
+INSERT INTO chain_mrr_steps
+SELECT m.* FROM (
+    SELECT array_agg(f ORDER BY f.transaction_id) AS facts FROM chain_money_facts f
+    GROUP BY f.app_id, f.environment, f.original_transaction_id
+) c
+CROSS JOIN LATERAL chain_mrr_steps_from(c.facts) m;

@@ -59,7 +59,7 @@ import Testing
         #expect(outcome.disagreements.isEmpty, "\(replay): \(outcome.disagreements.prefix(3).joined(separator: "\n"))")
     }
 
-    /// The comparison is not vacuous: one wrong row in either aggregate makes the reports disagree.
+    /// The comparison is not vacuous: one wrong row in any of the aggregates makes the reports disagree.
     @Test func aBrokenAggregateMakesTheReportsDisagree() async throws {
         var rng = SplitMix64(seed: Self.seed)
         try await Self.withHistory(0, using: &rng) { pool, _, _ in
@@ -72,6 +72,10 @@ import Testing
                     + "ORDER BY transaction_id LIMIT 1)",
                 "UPDATE chain_mrr_moves SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, month) = "
                     + "(SELECT original_transaction_id, month FROM chain_mrr_moves WHERE month >= '2024-06-01' ORDER BY 1, 2 LIMIT 1)",
+                // A step of the current month of an MRR case measured at now (2025-09-17).
+                "UPDATE chain_mrr_steps SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, at_ms) = "
+                    + "(SELECT original_transaction_id, at_ms FROM chain_mrr_steps "
+                    + "WHERE at_ms > 1756684799999 AND at_ms <= 1758114000000 ORDER BY 1, 2 LIMIT 1)",
             ]
             for breakage in breakages {
                 let broken = try await pool.withConnection { connection in

@@ -4,7 +4,7 @@ import SubLedgerCore
 /// from the ledger: `chain_mrr_moves` holds, per chain and month, how its MRR changed since the previous month's
 /// end, so MRR at a month's end is the sum of every change up to that month, and a month's movement the sum of
 /// its rows. A month measured before its end (the current month, measured at now) is measured from
-/// `chain_money_facts`: each chain's transaction in force at the previous month's end and at now.
+/// `chain_mrr_steps`: the chains whose MRR changed since the previous month's end, each valued at both instants.
 enum MRRFromFacts {
     /// One currency's running figures.
     private struct Level {

@@ -90,45 +90,50 @@ extension ReportStore {
         """
 
     /// How the scope's MRR moved from instant `previous` to instant `now` (milliseconds; not month ends), per
-    /// currency, from each chain's transaction in force at both (`chain_money_facts`); chains whose value did
-    /// not change are left out.
+    /// currency: the chains with a step (`chain_mrr_steps`) between the two, each valued at both instants by the
+    /// sum of its steps up to them; chains whose value did not change are left out.
     func mrrMoves(fromMilliseconds previous: Int64, toMilliseconds now: Int64) throws -> [MRRMoves] {
         try scoped(Self.mrrMovesBetweenSQL, [previous, now]).map(Self.moves)
     }
 
     static let mrrMovesBetweenSQL = """
         WITH \(appsCTE),
-        candidates AS (
-            SELECT f.app_id, f.environment, f.original_transaction_id, f.transaction_id, f.purchase_ms, f.served_until_ms,
-                f.refund_ms, f.monthly_milli, f.currency, f.estimated, f.first_paid_ms
-            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-            WHERE \(environmentCondition("f.environment")) AND f.served_until_ms > least($3::bigint, $4::bigint)
-              AND f.purchase_ms <= greatest($3::bigint, $4::bigint)
+        changed AS (
+            SELECT DISTINCT s.app_id, s.environment, s.original_transaction_id
+            FROM chain_mrr_steps s JOIN scope ON scope.app_id = s.app_id
+            WHERE \(environmentCondition("s.environment"))
+              AND s.at_ms > least($3::bigint, $4::bigint) AND s.at_ms <= greatest($3::bigint, $4::bigint)
         ),
-        before AS (
-            SELECT DISTINCT ON (app_id, environment, original_transaction_id)
-                app_id, environment, original_transaction_id, monthly_milli, currency, estimated, first_paid_ms
-            FROM candidates
-            WHERE purchase_ms <= $3 AND served_until_ms > $3 AND (refund_ms IS NULL OR refund_ms > $3)
-            ORDER BY app_id, environment, original_transaction_id, purchase_ms DESC, transaction_id COLLATE "C" DESC
+        levels AS (
+            SELECT s.app_id, s.environment, s.original_transaction_id, s.currency, max(s.first_paid_ms) AS first_paid_ms,
+                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $3) AS b_amount,
+                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $3) AS b_present,
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $3) AS b_estimated,
+                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $4) AS n_amount,
+                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $4) AS n_present,
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $4) AS n_estimated
+            FROM changed c
+            JOIN chain_mrr_steps s USING (app_id, environment, original_transaction_id)
+            WHERE s.at_ms <= greatest($3::bigint, $4::bigint)
+            GROUP BY 1, 2, 3, 4
         ),
-        after AS (
-            SELECT DISTINCT ON (app_id, environment, original_transaction_id)
-                app_id, environment, original_transaction_id, monthly_milli, currency, estimated, first_paid_ms
-            FROM candidates
-            WHERE purchase_ms <= $4 AND served_until_ms > $4 AND (refund_ms IS NULL OR refund_ms > $4)
-            ORDER BY app_id, environment, original_transaction_id, purchase_ms DESC, transaction_id COLLATE "C" DESC
-        ),
-        b AS (SELECT * FROM before WHERE monthly_milli > 0 AND currency IS NOT NULL),
-        n AS (SELECT * FROM after WHERE monthly_milli > 0 AND currency IS NOT NULL)
+        chains AS (
+            SELECT max(first_paid_ms) AS first_paid_ms,
+                max(b_amount) FILTER (WHERE b_present > 0) AS b_amount, max(currency) FILTER (WHERE b_present > 0) AS b_currency,
+                bool_or(b_estimated > 0) FILTER (WHERE b_present > 0) AS b_estimated,
+                max(n_amount) FILTER (WHERE n_present > 0) AS n_amount, max(currency) FILTER (WHERE n_present > 0) AS n_currency,
+                bool_or(n_estimated > 0) FILTER (WHERE n_present > 0) AS n_estimated
+            FROM levels
+            GROUP BY app_id, environment, original_transaction_id
+        )
         SELECT 0::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint, sum(m.estimated_delta)::bigint,
             sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint, sum(m.contraction_milli)::bigint,
             sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint
-        FROM b FULL JOIN n USING (app_id, environment, original_transaction_id)
+        FROM chains c
         CROSS JOIN LATERAL mrr_move_rows(
-            b.monthly_milli, b.currency, b.estimated, n.monthly_milli, n.currency, n.estimated,
-            coalesce(coalesce(b.first_paid_ms, n.first_paid_ms) < $3::bigint, false)) m
-        WHERE (b.monthly_milli, b.currency, b.estimated) IS DISTINCT FROM (n.monthly_milli, n.currency, n.estimated)
+            c.b_amount::bigint, c.b_currency, c.b_estimated, c.n_amount::bigint, c.n_currency, c.n_estimated,
+            coalesce(c.first_paid_ms < $3::bigint, false)) m
+        WHERE (c.b_amount, c.b_currency, c.b_estimated) IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated)
         GROUP BY m.currency
         """
 

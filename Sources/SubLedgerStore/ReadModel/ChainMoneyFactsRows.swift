@@ -2,10 +2,11 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// The money aggregates (schema step 18): `chain_money_facts`, per transaction of a chain what the `revenue` and
-/// `mrr` reports read (computed by the SQL function `chain_money_facts_of`), and `chain_mrr_moves`, per chain and
-/// month how its MRR moved (computed from those rows by `chain_mrr_moves_from`). Both are rewritten together.
+/// `mrr` reports read (computed by the SQL function `chain_money_facts_of`), `chain_mrr_moves`, per chain and
+/// month how its MRR moved, and `chain_mrr_steps`, per chain each instant its MRR changes (both computed from
+/// those rows, by `chain_mrr_moves_from` and `chain_mrr_steps_from`). All three are rewritten together.
 enum ChainMoneyFactsRows {
-    /// Recomputes both tables' rows of `chains` from their transactions as they are now: called by
+    /// Recomputes the three tables' rows of `chains` from their transactions as they are now: called by
     /// `LedgerStore.apply` after it wrote them, in its transaction, with the chains locked. One statement per
     /// environment (an input has one); none when no chain changed.
     static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
@@ -39,15 +40,33 @@ enum ChainMoneyFactsRows {
         """)
 
     /// The rest of both statements after `fresh` (the chains' new `chain_money_facts` rows): their MRR moves, and
-    /// the writes of both tables for the chains `chainCondition` selects (on the alias `g`).
+    /// the writes of the three tables for the chains `chainCondition` selects (on the alias `g`).
     private static func movesAndWrites(chainCondition: String) -> String {
         """
+        per_chain AS MATERIALIZED (
+            SELECT array_agg(ROW(f.*)::chain_money_facts ORDER BY f.transaction_id) AS facts FROM fresh f
+            GROUP BY f.app_id, f.environment, f.original_transaction_id
+        ),
         moves AS MATERIALIZED (
-            SELECT m.* FROM (
-                SELECT array_agg(ROW(f.*)::chain_money_facts ORDER BY f.transaction_id) AS facts FROM fresh f
-                GROUP BY f.app_id, f.environment, f.original_transaction_id
-            ) c
-            CROSS JOIN LATERAL chain_mrr_moves_from(c.facts) m
+            SELECT m.* FROM per_chain c CROSS JOIN LATERAL chain_mrr_moves_from(c.facts) m
+        ),
+        steps AS MATERIALIZED (
+            SELECT m.* FROM per_chain c CROSS JOIN LATERAL chain_mrr_steps_from(c.facts) m
+        ),
+        steps_gone AS (
+            DELETE FROM chain_mrr_steps g
+            WHERE \(chainCondition)
+              AND NOT EXISTS (
+                  SELECT 1 FROM steps
+                  WHERE steps.environment = g.environment AND steps.original_transaction_id = g.original_transaction_id
+                    AND steps.at_ms = g.at_ms AND steps.currency = g.currency)
+        ),
+        steps_written AS (
+            INSERT INTO chain_mrr_steps SELECT * FROM steps
+            ON CONFLICT (app_id, environment, original_transaction_id, at_ms, currency) DO UPDATE SET
+                mrr_delta = EXCLUDED.mrr_delta, subscribers_delta = EXCLUDED.subscribers_delta,
+                estimated_delta = EXCLUDED.estimated_delta, first_paid_ms = EXCLUDED.first_paid_ms
+            WHERE (chain_mrr_steps.*) IS DISTINCT FROM (EXCLUDED.*)
         ),
         facts_gone AS (
             DELETE FROM chain_money_facts g
