@@ -72,15 +72,17 @@ import Testing
                     + "ORDER BY transaction_id LIMIT 1)",
                 "UPDATE chain_mrr_moves SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, month) = "
                     + "(SELECT original_transaction_id, month FROM chain_mrr_moves WHERE month >= '2024-06-01' ORDER BY 1, 2 LIMIT 1)",
-                // A step of the current month of an MRR case measured at now (2025-09-17).
-                "UPDATE chain_mrr_steps SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, at_ms) = "
-                    + "(SELECT original_transaction_id, at_ms FROM chain_mrr_steps "
-                    + "WHERE at_ms > 1756684799999 AND at_ms <= 1758114000000 ORDER BY 1, 2 LIMIT 1)",
+                // A step (a start or a change, not a stop) of the current month of an MRR case measured at now
+                // (2025-09-17T13:00Z).
+                "UPDATE chain_mrr_steps SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, at_ms, currency) = "
+                    + "(SELECT original_transaction_id, at_ms, currency FROM chain_mrr_steps WHERE subscribers_delta >= 0 "
+                    + "AND at_ms > 1756684799999 AND at_ms <= 1758114000000 ORDER BY 1, 2, 3 LIMIT 1)",
             ]
             for breakage in breakages {
                 let broken = try await pool.withConnection { connection in
                     try connection.query("BEGIN")
-                    try connection.query(breakage)
+                    let changed = try connection.query(breakage + " RETURNING 1").count
+                    #expect(changed == 1, "nothing to break: \(breakage)")
                     defer { _ = try? connection.query("ROLLBACK") }
                     return try Self.compareReports(on: connection, label: "broken")
                 }
