@@ -57,6 +57,14 @@ extension Reports {
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, now: Date,
         reportingCurrency: String? = nil
     ) throws -> MRRReport {
+        try mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: reportingCurrency, source: .facts)
+    }
+
+    /// `mrr` from the given source (the tests compare the aggregates with the ledger).
+    static func mrr(
+        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, now: Date,
+        reportingCurrency: String?, source: MoneySource
+    ) throws -> MRRReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
         let first = RevenueCalendar.monthStart(CalendarDay.of(RevenueCalendar.instant(from)))
@@ -73,11 +81,18 @@ extension Reports {
         let measured = monthStarts.map { start -> Instant in
             min(CalendarDay.start(of: RevenueCalendar.nextMonthStart(start)).adding(milliseconds: -1), nowInstant)
         }
-        let baseline = CalendarDay.start(of: first).adding(milliseconds: -1)
+        // The previous month's end, or now when the range starts later: the instants measured never go back.
+        let baseline = min(CalendarDay.start(of: first).adding(milliseconds: -1), nowInstant)
         let lastEnd = CalendarDay.start(of: day)
-        let chains = try store.revenueChains(
-            from: RevenueCalendar.date(baseline), to: RevenueCalendar.date(max(lastEnd, baseline.adding(milliseconds: 1))))
-        let series = MRRSeries.compute(chains: chains.map(\.transactions), at: [baseline] + measured)
+        let series: [[String: MRRSeries.Point]]
+        switch source {
+        case .facts:
+            series = try MRRFromFacts.series(store: store, monthStarts: monthStarts, measured: measured, now: nowInstant)
+        case .ledger:
+            let chains = try store.revenueChains(
+                from: RevenueCalendar.date(baseline), to: RevenueCalendar.date(max(lastEnd, baseline.adding(milliseconds: 1))))
+            series = MRRSeries.compute(chains: chains.map(\.transactions), at: [baseline] + measured)
+        }
 
         var rows: [MRRReport.Row] = []
         var converter = try reportingCurrency.map {

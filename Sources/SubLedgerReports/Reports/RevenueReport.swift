@@ -55,6 +55,21 @@ public struct RevenueReport: Sendable, Hashable, Codable {
             refunds += 1
         }
 
+        /// Adds `count` sales (or refunds) of the same split.
+        mutating func add(_ split: Proceeds, refund: Bool, estimated: Bool, count: Int) {
+            let times = Int64(count)
+            let scaled = Proceeds(
+                price: split.price * times, tax: split.tax * times, commission: split.commission * times,
+                proceeds: split.proceeds * times)
+            if refund {
+                add(refund: scaled, estimated: estimated)
+                refunds += count - 1
+            } else {
+                add(sale: scaled, estimated: estimated)
+                sales += count - 1
+            }
+        }
+
         mutating func add(_ other: Amounts) {
             grossMilli += other.grossMilli
             refundsMilli += other.refundsMilli
@@ -118,6 +133,16 @@ extension Reports {
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
         granularity: RevenueReport.Granularity, reportingCurrency: String? = nil
     ) throws -> RevenueReport {
+        try revenue(
+            on: connection, scope: scope, from: from, to: to, granularity: granularity,
+            reportingCurrency: reportingCurrency, source: .facts)
+    }
+
+    /// `revenue` from the given source (the tests compare the aggregates with the ledger).
+    static func revenue(
+        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
+        granularity: RevenueReport.Granularity, reportingCurrency: String?, source: MoneySource
+    ) throws -> RevenueReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
         let start = RevenueCalendar.instant(from)
@@ -128,7 +153,6 @@ extension Reports {
             throw ReportError.invalidArgument(
                 "the range holds more than \(maximumRevenuePeriods) \(granularity.rawValue)s: use a longer period (--by)")
         }
-        let chains = try store.revenueChains(from: from, to: to)
         let smallBusiness = try store.smallBusinessPeriods()
         let taxes = try store.taxSchedules()
         let bundleIDs = try store.bundleIDs()
@@ -147,42 +171,65 @@ extension Reports {
         var rows: [Key: RevenueReport.Amounts] = [:]
         var reportingPeriods: [Int64: RevenueReport.Amounts] = [:]
         var unpriced = 0
-        for chain in chains {
-            let sales = RevenueSale.sales(
-                of: chain.transactions, smallBusiness: smallBusiness[chain.appID] ?? [],
-                taxPPM: { storefront, day in storefront.flatMap { taxes[$0]?.value(on: day) } ?? 0 })
-            for sale in sales {
-                let transaction = sale.transaction
-                let inRange = { (instant: Instant) in instant >= start && instant < end }
-                if inRange(transaction.purchaseDate), sale.sale == nil { unpriced += 1 }
-                guard let currency = transaction.currency else { continue }
-                func record(_ proceeds: Proceeds, at instant: Instant, refund: Bool, estimated: Bool) {
-                    let day = CalendarDay.of(instant)
-                    let key = Key(
-                        period: period(day), appID: chain.appID, productID: transaction.productID,
-                        storefront: transaction.storefront ?? "", currency: currency)
-                    if refund {
-                        rows[key, default: .init()].add(refund: proceeds, estimated: estimated)
-                    } else {
-                        rows[key, default: .init()].add(sale: proceeds, estimated: estimated)
-                    }
-                    guard converter != nil else { return }
-                    func convert(_ amount: Int64) -> Int64? { converter?.convert(amount, from: currency, on: day) }
-                    guard let price = convert(proceeds.price), let tax = convert(proceeds.tax),
-                        let commission = convert(proceeds.commission)
-                    else { return }
-                    let converted = Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
-                    if refund {
-                        reportingPeriods[key.period, default: .init()].add(refund: converted, estimated: estimated)
-                    } else {
-                        reportingPeriods[key.period, default: .init()].add(sale: converted, estimated: estimated)
-                    }
+        /// Records `count` equal splits on `day` (each converted on its own, as each sale would be).
+        func record(
+            _ proceeds: Proceeds, day: Int64, appID: Int64, productID: String, storefront: String?, currency: String,
+            refund: Bool, estimated: Bool, count: Int = 1
+        ) {
+            let key = Key(
+                period: period(day), appID: appID, productID: productID, storefront: storefront ?? "", currency: currency)
+            rows[key, default: .init()].add(proceeds, refund: refund, estimated: estimated, count: count)
+            guard converter != nil else { return }
+            func convert(_ amount: Int64) -> Int64? { converter?.convert(amount, from: currency, on: day) }
+            guard let price = convert(proceeds.price), let tax = convert(proceeds.tax),
+                let commission = convert(proceeds.commission)
+            else { return }
+            let converted = Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
+            reportingPeriods[key.period, default: .init()].add(converted, refund: refund, estimated: estimated, count: count)
+        }
+
+        switch source {
+        case .facts:
+            // Sales, refunds and credits grouped by everything their split depends on: one split per group.
+            for group in try store.revenueGroups(
+                fromMilliseconds: start.millisecondsSince1970, toMilliseconds: end.millisecondsSince1970)
+            {
+                guard let amount = group.amount else {
+                    if group.kind == .sale { unpriced += group.count }
+                    continue
                 }
-                if let proceeds = sale.sale, inRange(transaction.purchaseDate) {
-                    record(proceeds, at: transaction.purchaseDate, refund: false, estimated: transaction.isEstimated)
-                }
-                if let refund = sale.refund, let date = sale.refundDate, inRange(date) {
-                    record(refund, at: date, refund: true, estimated: transaction.isEstimated || sale.refundIsEstimated)
+                guard let currency = group.currency else { continue }
+                let basis = Commission.basis(
+                    smallBusiness: (smallBusiness[group.appID] ?? []).contains { $0.contains(group.boughtDay) },
+                    accruedPaidMilliseconds: group.secondYear ? PaidServiceDays.oneYearMilliseconds : 0)
+                let tax = group.storefront.flatMap { taxes[$0]?.value(on: group.boughtDay) } ?? 0
+                record(
+                    Proceeds.of(price: amount, taxPPM: tax, commissionPPM: Commission.ppm(basis)), day: group.day,
+                    appID: group.appID, productID: group.productID, storefront: group.storefront, currency: currency,
+                    refund: group.kind != .sale, estimated: group.estimated, count: group.count)
+            }
+        case .ledger:
+            for chain in try store.revenueChains(from: from, to: to) {
+                let sales = RevenueSale.sales(
+                    of: chain.transactions, smallBusiness: smallBusiness[chain.appID] ?? [],
+                    taxPPM: { storefront, day in storefront.flatMap { taxes[$0]?.value(on: day) } ?? 0 })
+                for sale in sales {
+                    let transaction = sale.transaction
+                    let inRange = { (instant: Instant) in instant >= start && instant < end }
+                    if inRange(transaction.purchaseDate), sale.sale == nil { unpriced += 1 }
+                    guard let currency = transaction.currency else { continue }
+                    if let proceeds = sale.sale, inRange(transaction.purchaseDate) {
+                        record(
+                            proceeds, day: CalendarDay.of(transaction.purchaseDate), appID: chain.appID,
+                            productID: transaction.productID, storefront: transaction.storefront, currency: currency,
+                            refund: false, estimated: transaction.isEstimated)
+                    }
+                    if let refund = sale.refund, let date = sale.refundDate, inRange(date) {
+                        record(
+                            refund, day: CalendarDay.of(date), appID: chain.appID, productID: transaction.productID,
+                            storefront: transaction.storefront, currency: currency, refund: true,
+                            estimated: transaction.isEstimated || sale.refundIsEstimated)
+                    }
                 }
             }
         }

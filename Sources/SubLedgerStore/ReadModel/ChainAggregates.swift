@@ -12,11 +12,14 @@ enum ChainAggregates {
         guard !chains.isEmpty else { return }
         // Cohort facts (schema step 17): what `trials` and `retention` read.
         try ChainCohortFactsRows.refresh(chains, appID: appID, on: connection)
+        // Money facts and MRR moves (schema step 19): what `revenue` and `mrr` read.
+        try ChainMoneyFactsRows.refresh(chains, appID: appID, on: connection)
     }
 
     /// Recomputes every aggregate's rows of all of `appID`'s chains: called in the transaction of a change to
     /// what the aggregates derive from besides the transactions (the catalog's price points and product types).
     static func refreshApp(_ appID: Int64, on connection: PostgresConnection) throws {
         try connection.query(ChainCohortFactsRows.refreshAppStatement, [appID])
+        try connection.query(ChainMoneyFactsRows.refreshAppStatement, [appID])
     }
 }

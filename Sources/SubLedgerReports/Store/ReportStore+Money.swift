@@ -1,0 +1,150 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The money reports' reads of the maintained aggregates (schema step 19): sales, refunds and upgrade credits
+/// grouped so that every member of a group has the same split, and MRR moves summed per month.
+extension ReportStore {
+    /// Sales (`sale`), refunds (`refund`) or upgrade credits (`credit`) that share everything their split and
+    /// their row of the report depend on.
+    struct RevenueGroup {
+        enum Kind: Int { case sale = 0, refund = 1, credit = 2 }
+        var kind: Kind
+        /// The day the amount counts on: the purchase, the refund or the upgrade.
+        var day: Int64
+        /// The purchase day (tax and the Small Business Program are read on it).
+        var boughtDay: Int64
+        var appID: Int64
+        var productID: String
+        var storefront: String?
+        var currency: String?
+        /// Each member's amount (the price, or the credit); `nil`: unpriced.
+        var amount: Int64?
+        /// A year of paid service preceded the sale (`PaidServiceDays`).
+        var secondYear: Bool
+        var estimated: Bool
+        var count: Int
+    }
+
+    /// The groups of [`from`, `to`) (milliseconds since 1970) of the scope, from `chain_money_facts`: sales by
+    /// purchase instant, refunds of priced sales by refund instant, upgrade credits by the upgrade.
+    func revenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
+        try scoped(Self.revenueGroupsSQL, [from, to]).map { row in
+            RevenueGroup(
+                kind: RevenueGroup.Kind(rawValue: try row.decode(Int.self, at: 0)) ?? .sale,
+                day: try row.decode(Int64.self, at: 1), boughtDay: try row.decode(Int64.self, at: 2),
+                appID: try row.decode(Int64.self, at: 3), productID: try row.decode(String.self, at: 4),
+                storefront: try row.decode(String?.self, at: 5), currency: try row.decode(String?.self, at: 6),
+                amount: try row.decode(Int64?.self, at: 7), secondYear: try row.decode(Bool.self, at: 8),
+                estimated: try row.decode(Bool.self, at: 9), count: Int(try row.decode(Int64.self, at: 10)))
+        }
+    }
+
+    static let revenueGroupsSQL = """
+        WITH \(appsCTE)
+        SELECT 0, f.purchase_ms / 86400000, f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency,
+            f.amount_milli, f.second_year, f.estimated, count(*)
+        FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+        WHERE \(environmentCondition("f.environment")) AND f.purchase_ms >= $3 AND f.purchase_ms < $4
+        GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10
+        UNION ALL
+        SELECT 1, f.refund_ms / 86400000, f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency,
+            f.amount_milli, f.second_year, f.estimated, count(*)
+        FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+        WHERE \(environmentCondition("f.environment")) AND f.refund_ms >= $3 AND f.refund_ms < $4
+          AND f.refund_ms IS NOT NULL AND f.amount_milli > 0
+        GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10
+        UNION ALL
+        SELECT 2, f.credit_ms / 86400000, f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency,
+            f.credit_milli, f.second_year, true, count(*)
+        FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+        WHERE \(environmentCondition("f.environment")) AND f.credit_ms >= $3 AND f.credit_ms < $4
+          AND f.credit_ms IS NOT NULL
+        GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10
+        """
+
+    /// One month's (or one interval's) MRR changes in one currency, summed over the scope's chains.
+    struct MRRMoves {
+        /// The month's first day (CalendarDay); unused for an interval.
+        var monthDay: Int64
+        var currency: String
+        var mrrDelta: Int64
+        var subscribersDelta: Int
+        var estimatedDelta: Int
+        var movement: MRRMovement
+    }
+
+    /// The scope's `chain_mrr_moves` summed per month and currency, for the months before `beforeDay` (all of
+    /// them: MRR at a month end is the sum of the changes up to it).
+    func mrrMonthMoves(beforeDay: Int64) throws -> [MRRMoves] {
+        try scoped(Self.mrrMonthMovesSQL, [beforeDay]).map(Self.moves)
+    }
+
+    static let mrrMonthMovesSQL = """
+        WITH \(appsCTE)
+        SELECT (m.month - DATE '1970-01-01')::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint,
+            sum(m.estimated_delta)::bigint, sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint,
+            sum(m.contraction_milli)::bigint, sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint
+        FROM chain_mrr_moves m JOIN scope s ON s.app_id = m.app_id
+        WHERE \(environmentCondition("m.environment")) AND m.month < DATE '1970-01-01' + $3::integer
+        GROUP BY 1, 2
+        """
+
+    /// How the scope's MRR moved from instant `previous` to instant `now` (milliseconds; not month ends), per
+    /// currency: the chains with a step (`chain_mrr_steps`) between the two, each valued at both instants by the
+    /// sum of its steps up to them; chains whose value did not change are left out.
+    func mrrMoves(fromMilliseconds previous: Int64, toMilliseconds now: Int64) throws -> [MRRMoves] {
+        try scoped(Self.mrrMovesBetweenSQL, [previous, now]).map(Self.moves)
+    }
+
+    static let mrrMovesBetweenSQL = """
+        WITH \(appsCTE),
+        changed AS (
+            SELECT DISTINCT s.app_id, s.environment, s.original_transaction_id
+            FROM chain_mrr_steps s JOIN scope ON scope.app_id = s.app_id
+            WHERE \(environmentCondition("s.environment"))
+              AND s.at_ms > least($3::bigint, $4::bigint) AND s.at_ms <= greatest($3::bigint, $4::bigint)
+        ),
+        levels AS (
+            SELECT s.app_id, s.environment, s.original_transaction_id, s.currency, max(s.first_paid_ms) AS first_paid_ms,
+                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $3) AS b_amount,
+                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $3) AS b_present,
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $3) AS b_estimated,
+                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $4) AS n_amount,
+                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $4) AS n_present,
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $4) AS n_estimated
+            FROM changed c
+            JOIN chain_mrr_steps s USING (app_id, environment, original_transaction_id)
+            WHERE s.at_ms <= greatest($3::bigint, $4::bigint)
+            GROUP BY 1, 2, 3, 4
+        ),
+        chains AS (
+            SELECT max(first_paid_ms) AS first_paid_ms,
+                max(b_amount) FILTER (WHERE b_present > 0) AS b_amount, max(currency) FILTER (WHERE b_present > 0) AS b_currency,
+                bool_or(b_estimated > 0) FILTER (WHERE b_present > 0) AS b_estimated,
+                max(n_amount) FILTER (WHERE n_present > 0) AS n_amount, max(currency) FILTER (WHERE n_present > 0) AS n_currency,
+                bool_or(n_estimated > 0) FILTER (WHERE n_present > 0) AS n_estimated
+            FROM levels
+            GROUP BY app_id, environment, original_transaction_id
+        )
+        SELECT 0::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint, sum(m.estimated_delta)::bigint,
+            sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint, sum(m.contraction_milli)::bigint,
+            sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint
+        FROM chains c
+        CROSS JOIN LATERAL mrr_move_rows(
+            c.b_amount::bigint, c.b_currency, c.b_estimated, c.n_amount::bigint, c.n_currency, c.n_estimated,
+            coalesce(c.first_paid_ms < $3::bigint, false)) m
+        WHERE (c.b_amount, c.b_currency, c.b_estimated) IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated)
+        GROUP BY m.currency
+        """
+
+    private static func moves(_ row: PostgresRow) throws -> MRRMoves {
+        MRRMoves(
+            monthDay: try row.decode(Int64.self, at: 0), currency: try row.decode(String.self, at: 1),
+            mrrDelta: try row.decode(Int64.self, at: 2), subscribersDelta: Int(try row.decode(Int64.self, at: 3)),
+            estimatedDelta: Int(try row.decode(Int64.self, at: 4)),
+            movement: MRRMovement(
+                new: try row.decode(Int64.self, at: 5), expansion: try row.decode(Int64.self, at: 6),
+                contraction: try row.decode(Int64.self, at: 7), churned: try row.decode(Int64.self, at: 8),
+                reactivation: try row.decode(Int64.self, at: 9)))
+    }
+}

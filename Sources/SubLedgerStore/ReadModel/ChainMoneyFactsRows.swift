@@ -1,0 +1,106 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The money aggregates (schema step 19): `chain_money_facts`, per transaction of a chain what the `revenue` and
+/// `mrr` reports read (computed by the SQL function `chain_money_facts_of`), `chain_mrr_moves`, per chain and
+/// month how its MRR moved, and `chain_mrr_steps`, per chain each instant its MRR changes (both computed from
+/// those rows, by `chain_mrr_moves_from` and `chain_mrr_steps_from`). All three are rewritten together.
+enum ChainMoneyFactsRows {
+    /// Recomputes the three tables' rows of `chains` from their transactions as they are now: called by
+    /// `LedgerStore.apply` after it wrote them, in its transaction, with the chains locked. One statement per
+    /// environment (an input has one); none when no chain changed.
+    static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
+        let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
+        for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
+            try connection.query(
+                refreshStatement, [appID, environment, PostgresArrayText.strings(keys.map(\.originalTransactionID))])
+        }
+    }
+
+    /// The rows of chains `$3` (a text array) of app `$1` in environment `$2`: rows that changed are written,
+    /// rows no longer computed deleted, unchanged rows left alone (no dead tuples for a chain that only renewed).
+    static let refreshStatement = PostgresStatement(
+        """
+        WITH fresh AS MATERIALIZED (
+            SELECT f.* FROM unnest($3::text::text[]) AS c(chain)
+            CROSS JOIN LATERAL chain_money_facts_of($1, $2, c.chain) f
+        ),
+        \(movesAndWrites(chainCondition: "g.app_id = $1 AND g.environment = $2 AND g.original_transaction_id = ANY ($3::text::text[])"))
+        """)
+
+    /// Every chain of app `$1`, recomputed the same way.
+    static let refreshAppStatement = PostgresStatement(
+        """
+        WITH fresh AS MATERIALIZED (
+            SELECT f.* FROM chains c
+            CROSS JOIN LATERAL chain_money_facts_of(c.app_id, c.environment, c.original_transaction_id) f
+            WHERE c.app_id = $1
+        ),
+        \(movesAndWrites(chainCondition: "g.app_id = $1"))
+        """)
+
+    /// The rest of both statements after `fresh` (the chains' new `chain_money_facts` rows): their MRR moves, and
+    /// the writes of the three tables for the chains `chainCondition` selects (on the alias `g`).
+    private static func movesAndWrites(chainCondition: String) -> String {
+        """
+        per_chain AS MATERIALIZED (
+            SELECT array_agg(ROW(f.*)::chain_money_facts ORDER BY f.transaction_id) AS facts FROM fresh f
+            GROUP BY f.app_id, f.environment, f.original_transaction_id
+        ),
+        moves AS MATERIALIZED (
+            SELECT m.* FROM per_chain c CROSS JOIN LATERAL chain_mrr_moves_from(c.facts) m
+        ),
+        steps AS MATERIALIZED (
+            SELECT m.* FROM per_chain c CROSS JOIN LATERAL chain_mrr_steps_from(c.facts) m
+        ),
+        steps_gone AS (
+            DELETE FROM chain_mrr_steps g
+            WHERE \(chainCondition)
+              AND NOT EXISTS (
+                  SELECT 1 FROM steps
+                  WHERE steps.environment = g.environment AND steps.original_transaction_id = g.original_transaction_id
+                    AND steps.at_ms = g.at_ms AND steps.currency = g.currency)
+        ),
+        steps_written AS (
+            INSERT INTO chain_mrr_steps SELECT * FROM steps
+            ON CONFLICT (app_id, environment, original_transaction_id, at_ms, currency) DO UPDATE SET
+                mrr_delta = EXCLUDED.mrr_delta, subscribers_delta = EXCLUDED.subscribers_delta,
+                estimated_delta = EXCLUDED.estimated_delta, first_paid_ms = EXCLUDED.first_paid_ms
+            WHERE (chain_mrr_steps.*) IS DISTINCT FROM (EXCLUDED.*)
+        ),
+        facts_gone AS (
+            DELETE FROM chain_money_facts g
+            WHERE \(chainCondition)
+              AND NOT EXISTS (
+                  SELECT 1 FROM fresh
+                  WHERE fresh.environment = g.environment AND fresh.original_transaction_id = g.original_transaction_id
+                    AND fresh.transaction_id = g.transaction_id)
+        ),
+        facts_written AS (
+            INSERT INTO chain_money_facts SELECT * FROM fresh
+            ON CONFLICT (app_id, environment, original_transaction_id, transaction_id) DO UPDATE SET
+                product_id = EXCLUDED.product_id, purchase_ms = EXCLUDED.purchase_ms, expires_ms = EXCLUDED.expires_ms,
+                served_until_ms = EXCLUDED.served_until_ms, refund_ms = EXCLUDED.refund_ms, credit_ms = EXCLUDED.credit_ms,
+                credit_milli = EXCLUDED.credit_milli, amount_milli = EXCLUDED.amount_milli, currency = EXCLUDED.currency,
+                storefront = EXCLUDED.storefront, estimated = EXCLUDED.estimated, second_year = EXCLUDED.second_year,
+                monthly_milli = EXCLUDED.monthly_milli, first_paid_ms = EXCLUDED.first_paid_ms
+            WHERE (chain_money_facts.*) IS DISTINCT FROM (EXCLUDED.*)
+        ),
+        moves_gone AS (
+            DELETE FROM chain_mrr_moves g
+            WHERE \(chainCondition)
+              AND NOT EXISTS (
+                  SELECT 1 FROM moves
+                  WHERE moves.environment = g.environment AND moves.original_transaction_id = g.original_transaction_id
+                    AND moves.month = g.month AND moves.currency = g.currency)
+        )
+        INSERT INTO chain_mrr_moves SELECT * FROM moves
+        ON CONFLICT (app_id, environment, original_transaction_id, month, currency) DO UPDATE SET
+            mrr_delta = EXCLUDED.mrr_delta, subscribers_delta = EXCLUDED.subscribers_delta,
+            estimated_delta = EXCLUDED.estimated_delta, new_milli = EXCLUDED.new_milli,
+            expansion_milli = EXCLUDED.expansion_milli, contraction_milli = EXCLUDED.contraction_milli,
+            churned_milli = EXCLUDED.churned_milli, reactivation_milli = EXCLUDED.reactivation_milli
+        WHERE (chain_mrr_moves.*) IS DISTINCT FROM (EXCLUDED.*)
+        """
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import PostgresLibPQ
+import SeededRandom
+import SubLedgerCore
+import SubLedgerStore
+import Testing
+
+@testable import SubLedgerReports
+
+/// The money reports read `chain_money_facts` and `chain_mrr_moves`, which `LedgerStore.apply` keeps per chain
+/// (schema step 19). On randomized histories applied through `LedgerStore.apply` — the cohort test's histories
+/// (catalog-priced and unpriced payments, several currencies, free trials and intro offers, refunds and their
+/// reversals, upgrades revoked by Apple, Family Sharing, transfers, late and out-of-order inputs) plus chains of
+/// this suite's own: immediate upgrades whose revocation Apple has not sent (a prorated credit), more than a year
+/// of paid service (15 %), lapses shorter and longer than 60 days, weekly and yearly plans, a currency change, tax
+/// rates per storefront and a Small Business Program period — `mrr` and `revenue` from the aggregates equal the
+/// reference computation from the ledger's transactions (`transaction_amounts` and the rules in Swift), for
+/// several ranges, granularities, reporting currencies and report dates (months measured at their end and at
+/// now), again after a catalog price change recomputes the app. A recompute of the whole app leaves the aggregates
+/// unchanged.
+@Suite struct MoneyFactsAgreementTests {
+    /// The seed of the generator; `SUBLEDGER_MONEY_FACTS_SEED` replays another one.
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["SUBLEDGER_MONEY_FACTS_SEED"].flatMap { UInt64($0) } ?? 0x4D0_4E59
+    static let histories = 3
+    static let ownChainsPerHistory = 30
+    static let bundleID = CohortFactsAgreementTests.bundleID
+
+    @Test func moneyReportsFromTheAggregatesEqualTheLedgerOnRandomHistories() async throws {
+        var rng = SplitMix64(seed: Self.seed)
+        let replay = "seed \(Self.seed) (replay with SUBLEDGER_MONEY_FACTS_SEED=\(Self.seed))"
+        var outcome = Outcome()
+        for history in 0..<Self.histories {
+            try await Self.withHistory(history, using: &rng) { pool, store, app in
+                outcome.add(try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history)") })
+                let maintained = try await Self.aggregates(pool)
+                try await store.refreshCohortFacts(app: app)
+                if try await Self.aggregates(pool) != maintained {
+                    outcome.disagreements.append("history \(history): the aggregates kept by apply differ from a recompute")
+                }
+                // A catalog price change: the app is recomputed (`refreshApp`), and the reports still agree.
+                try await pool.query(
+                    """
+                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
+                    VALUES ($1, 'pro.monthly', NULL, 'EUR', 10990, '2025-02-01')
+                    """, [app.appID])
+                try await store.refreshCohortFacts(app: app)
+                outcome.add(
+                    try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history) after a price change") })
+            }
+        }
+        print(
+            "MoneyFactsAgreementTests: \(replay), \(Self.histories) histories, \(outcome.compared) reports compared, "
+                + "\(outcome.mrrRows) MRR rows, \(outcome.revenueRows) revenue rows, \(outcome.credits) upgrade credits, "
+                + "\(outcome.secondYear) second-year sales, \(outcome.disagreements.count) disagreements")
+        #expect(outcome.mrrRows > 100, "\(replay): too few MRR rows compared (\(outcome.mrrRows))")
+        #expect(outcome.revenueRows > 100, "\(replay): too few revenue rows compared (\(outcome.revenueRows))")
+        #expect(outcome.credits > 0 && outcome.secondYear > 0, "\(replay): no upgrade credit or second-year sale")
+        #expect(outcome.disagreements.isEmpty, "\(replay): \(outcome.disagreements.prefix(3).joined(separator: "\n"))")
+    }
+
+    /// The comparison is not vacuous: one wrong row in any of the aggregates makes the reports disagree.
+    @Test func aBrokenAggregateMakesTheReportsDisagree() async throws {
+        var rng = SplitMix64(seed: Self.seed)
+        try await Self.withHistory(0, using: &rng) { pool, _, _ in
+            let clean = try await pool.withConnection { try Self.compareReports(on: $0, label: "clean") }
+            #expect(clean.disagreements.isEmpty)
+            let breakages = [
+                "UPDATE chain_money_facts SET second_year = NOT second_year WHERE (original_transaction_id, transaction_id) = "
+                    + "(SELECT original_transaction_id, transaction_id FROM chain_money_facts WHERE amount_milli > 0 "
+                    + "AND currency IS NOT NULL AND purchase_ms BETWEEN 1740787200000 AND 1767225600000 "  // after the program
+                    + "ORDER BY transaction_id LIMIT 1)",
+                "UPDATE chain_mrr_moves SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, month) = "
+                    + "(SELECT original_transaction_id, month FROM chain_mrr_moves WHERE month >= '2024-06-01' ORDER BY 1, 2 LIMIT 1)",
+                // A step (a start or a change, not a stop) of the current month of an MRR case measured at now
+                // (2025-09-17T13:00Z).
+                "UPDATE chain_mrr_steps SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, at_ms, currency) = "
+                    + "(SELECT original_transaction_id, at_ms, currency FROM chain_mrr_steps WHERE subscribers_delta >= 0 "
+                    + "AND at_ms > 1756684799999 AND at_ms <= 1758114000000 ORDER BY 1, 2, 3 LIMIT 1)",
+            ]
+            for breakage in breakages {
+                let broken = try await pool.withConnection { connection in
+                    try connection.query("BEGIN")
+                    let changed = try connection.query(breakage + " RETURNING 1").count
+                    #expect(changed == 1, "nothing to break: \(breakage)")
+                    defer { _ = try? connection.query("ROLLBACK") }
+                    return try Self.compareReports(on: connection, label: "broken")
+                }
+                #expect(!broken.disagreements.isEmpty, "not caught: \(breakage)")
+            }
+        }
+    }
+
+    // MARK: - Setup
+
+    /// A fresh schema with the catalog, prices, rates, a Small Business Program period and one random history
+    /// applied through `LedgerStore.apply`.
+    static func withHistory(
+        _ history: Int, using rng: inout SplitMix64,
+        _ body: (PostgresPool, LedgerStore, StoredApp) async throws -> Void
+    ) async throws {
+        var inputs = try CohortFactsAgreementTests.randomInputs(history: history, using: &rng)
+        inputs += try ownInputs(history: history, using: &rng)
+        inputs.sort { $0.0.millisecondsSince1970 < $1.0.millisecondsSince1970 }
+        if inputs.count > 2 {
+            for _ in 0..<(inputs.count / 6) {
+                let i = Int.random(in: 0..<(inputs.count - 1), using: &rng)
+                inputs.swapAt(i, i + 1)
+            }
+        }
+        try await ReportsDatabase.withMigratedSchema { pool in
+            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+            let (catalog, secrets) = try LedgerStore.readCatalog(CohortFactsAgreementTests.catalogYAML)
+            try await store.applyCatalog(catalog, secrets: secrets)
+            guard let app = try await store.app(bundleID: bundleID) else { throw ReportError.unknownApp(bundleID) }
+            try await pool.query(
+                """
+                INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
+                    ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
+                    ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01'), ($1, 'pro.monthly', 'GBR', 'GBP', 7990, '2024-01-01');
+                """, [app.appID])
+            _ = try await store.applyExchangeRates(
+                try RateFile.exchangeRates("2024-01-01,EUR,1.1\n2024-10-01,EUR,1.05\n2024-06-01,JPY,0.0067\n2024-03-01,GBP,1.27"),
+                reportingCurrency: "USD")
+            _ = try await store.applyTaxRates(try RateFile.taxRates("GBR,2024-01-01,0.166667\nDEU,2024-07-01,0.159664"))
+            try await store.setSmallBusinessPeriod(
+                SmallBusinessPeriod(fromDay: CalendarDay.parse("2024-09-01")!, untilDay: CalendarDay.parse("2025-03-01")!),
+                bundleID: bundleID)
+            for (moment, input) in inputs {
+                try await store.apply(input, app: app, reference: .none, now: moment)
+            }
+            try await body(pool, store, app)
+        }
+    }
+
+    /// This suite's own chains (`m…`): immediate upgrades with no revocation yet, long paid service, lapses,
+    /// weekly and yearly plans, currency changes, storefronts with tax.
+    static func ownInputs(history: Int, using rng: inout SplitMix64) throws -> [(Instant, LedgerInput)] {
+        let day: Int64 = 86_400_000
+        let base = Int64(1_704_067_200_000)  // 2024-01-01
+        var inputs: [(Instant, LedgerInput)] = []
+        let places: [(String?, String?)] = [("USD", "USA"), ("GBP", "GBR"), ("EUR", "DEU"), ("EUR", "FRA"), (nil, "GBR")]
+        for index in 0..<ownChainsPerHistory {
+            let chain = "h\(history)m\(index)"
+            var (currency, storefront) = places.randomElement(using: &rng)!
+            var product = ["pro.monthly", "pro.yearly", "premium.monthly"].randomElement(using: &rng)!
+            let weekly = Int.random(in: 0..<6, using: &rng) == 0
+            var moment = base + Int64.random(in: 0..<400, using: &rng) * day + Int64.random(in: 0..<day, using: &rng)
+            var transactions: [Transaction] = []
+            let periods = Int.random(in: 1...30, using: &rng)
+            for sequence in 0..<periods {
+                let length: Int64 = weekly ? 7 * day : product == "pro.yearly" ? 365 * day : [30, 31, 28].randomElement(using: &rng)! * day
+                let price: Int64? = currency == nil ? nil : weekly ? 2_990 : product == "pro.yearly" ? 99_990 : [9_990, 14_990].randomElement(using: &rng)!
+                var transaction = Transaction(
+                    transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product, bundleID: bundleID,
+                    purchaseDate: Instant(millisecondsSince1970: moment),
+                    originalPurchaseDate: Instant(millisecondsSince1970: base), expiresDate: Instant(millisecondsSince1970: moment + length),
+                    webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1", environment: .production,
+                    source: .verifyReceipt, price: price, currency: price == nil ? nil : currency, storefront: storefront)
+                if Int.random(in: 0..<25, using: &rng) == 0 {
+                    transaction.revocationDate = Instant(millisecondsSince1970: moment + Int64.random(in: 1...10, using: &rng) * day)
+                    transaction.revocationReason = 1
+                }
+                transactions.append(transaction)
+                moment += length
+                switch Int.random(in: 0..<14, using: &rng) {
+                case 0: moment += Int64.random(in: 1...50, using: &rng) * day  // a short lapse: the count resumes
+                case 1: moment += Int64.random(in: 61...120, using: &rng) * day  // a long one: it restarts
+                case 2 where transaction.revocationDate == nil:
+                    // An immediate upgrade: the next period starts inside this one; Apple's revocation not seen.
+                    moment -= Int64.random(in: 1...(length / day - 1), using: &rng) * day + Int64.random(in: 0..<day, using: &rng)
+                    product = product == "pro.monthly" ? "premium.monthly" : "pro.monthly"
+                case 3:
+                    (currency, storefront) = places.randomElement(using: &rng)!
+                default: break
+                }
+            }
+            // One receipt per transaction, or all in one late receipt.
+            var batches: [(Int64, [Transaction])] = transactions.map { ($0.purchaseDate.millisecondsSince1970 + 1_000, [$0]) }
+            if Bool.random(using: &rng) {
+                batches = [(moment + Int64.random(in: 1...30, using: &rng) * day, transactions)]
+            }
+            for (at, batch) in batches {
+                let observed = Instant(millisecondsSince1970: at)
+                inputs.append(
+                    (observed,
+                     LedgerInput(
+                        kind: .receipt, bundleID: bundleID, environment: .production,
+                        submitter: try AccountID("acct\(index % 17)"), transactions: batch, renewalInfo: [], observedAt: observed)))
+            }
+        }
+        return inputs
+    }
+
+    // MARK: - Comparison
+
+    struct Outcome: Sendable {
+        var compared = 0
+        var mrrRows = 0
+        var revenueRows = 0
+        var credits = 0
+        var secondYear = 0
+        var disagreements: [String] = []
+
+        mutating func add(_ other: Outcome) {
+            compared += other.compared
+            mrrRows += other.mrrRows
+            revenueRows += other.revenueRows
+            credits += other.credits
+            secondYear += other.secondYear
+            disagreements += other.disagreements
+        }
+    }
+
+    static func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
+        CohortFixtures.date(month, day, year: year).addingTimeInterval(Double(hour) * 3_600)
+    }
+
+    /// (from, to, now, reporting currency): months measured at their end, and at a `now` inside a month.
+    static let mrrCases: [(Date, Date, Date, String?)] = [
+        (date(2024, 1, 1), date(2027, 1, 1), date(2030, 1, 1), nil),
+        (date(2024, 1, 1), date(2026, 1, 1), date(2025, 9, 17, 13), "USD"),
+        (date(2024, 5, 20), date(2025, 3, 1), date(2024, 11, 1), "EUR"),
+        (date(2025, 2, 1), date(2025, 6, 1), date(2025, 1, 15), nil),
+        (date(2024, 3, 1), date(2024, 4, 1), date(2024, 3, 31, 23), "USD"),
+    ]
+
+    /// (from, to, granularity, reporting currency).
+    static let revenueCases: [(Date, Date, RevenueReport.Granularity, String?)] = [
+        (date(2024, 1, 1), date(2026, 1, 1), .day, nil),
+        (date(2024, 1, 1), date(2027, 1, 1), .week, "USD"),
+        (date(2024, 2, 10, 7), date(2025, 8, 3, 19), .month, "EUR"),
+        (date(2024, 9, 1), date(2025, 3, 1), .day, "USD"),
+    ]
+
+    /// Every case, from the aggregates and from the ledger.
+    static func compareReports(on connection: PostgresConnection, label: String) throws -> Outcome {
+        let scope = ReportScope(bundleID: bundleID)
+        var outcome = Outcome()
+        for (from, to, now, currency) in mrrCases {
+            let facts = try Reports.mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency, source: .facts)
+            let ledger = try Reports.mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency, source: .ledger)
+            outcome.compared += 1
+            outcome.mrrRows += ledger.rows.count
+            if facts != ledger {
+                let differing = zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  facts  \($0.0)\n  ledger \($0.1)" } ?? ""
+                outcome.disagreements.append(
+                    "\(label) mrr \(from)..<\(to) at \(now) \(currency ?? "-"): \(facts.rows.count) vs \(ledger.rows.count) rows\(differing)")
+            }
+        }
+        for (from, to, granularity, currency) in revenueCases {
+            let facts = try Reports.revenue(
+                on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency, source: .facts)
+            let ledger = try Reports.revenue(
+                on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency, source: .ledger)
+            outcome.compared += 1
+            outcome.revenueRows += ledger.rows.count
+            if facts != ledger {
+                let differing = zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  facts  \($0.0)\n  ledger \($0.1)" } ?? ""
+                outcome.disagreements.append(
+                    "\(label) revenue \(from)..<\(to) \(granularity) \(currency ?? "-"): \(facts.rows.count) vs \(ledger.rows.count) rows\(differing)")
+            }
+        }
+        outcome.credits = try connection.query("SELECT count(*) FROM chain_money_facts WHERE credit_ms IS NOT NULL")
+            .first.map { Int(try $0.decode(Int64.self, at: 0)) } ?? 0
+        outcome.secondYear = try connection.query("SELECT count(*) FROM chain_money_facts WHERE second_year AND amount_milli > 0")
+            .first.map { Int(try $0.decode(Int64.self, at: 0)) } ?? 0
+        return outcome
+    }
+
+    /// Both aggregates' rows as text, in key order.
+    static func aggregates(_ pool: PostgresPool) async throws -> [String] {
+        try await pool.query(
+            """
+            SELECT f::text FROM (SELECT * FROM chain_money_facts ORDER BY app_id, environment, original_transaction_id, transaction_id) f
+            UNION ALL
+            SELECT m::text FROM (SELECT * FROM chain_mrr_moves ORDER BY app_id, environment, original_transaction_id, month, currency) m
+            """
+        ).map { try $0.decode(String.self, at: 0) }
+    }
+}
