@@ -12,6 +12,8 @@ enum ChainAggregates {
         guard !chains.isEmpty else { return }
         // Cohort facts (schema step 17): what `trials` and `retention` read.
         try ChainCohortFactsRows.refresh(chains, appID: appID, on: connection)
+        // Operational report spans and day counts (schema step 18; no catalog input): `active`, `summary --at`, `churn`.
+        try OperationalReportRows.refresh(chains, appID: appID, on: connection)
     }
 
     /// Recomputes every aggregate's rows of all of `appID`'s chains: called in the transaction of a change to
