@@ -1172,7 +1172,7 @@ SELECT f.* FROM chains c
 CROSS JOIN LATERAL chain_cohort_facts_of(c.app_id, c.environment, c.original_transaction_id) f
 WHERE f.first_paid_at IS NOT NULL OR f.offer_started_at IS NOT NULL;
 
--- step 18: operational reports: a per-chain aggregate of time spans (granting, in force, recorded state), kept by every apply
+-- step 18: operational reports: per-chain time spans (granting, in force, recorded state) and churn's day counts, kept by every apply
 
 -- Per chain, the spans of time the operational reports count at an instant (docs/reports.md, "Report spans"). Each
 -- row is a half-open span [starts_at, ends_at) ('-infinity' and 'infinity' are allowed) of one kind:
@@ -1309,6 +1309,12 @@ $$;
 INSERT INTO chain_report_spans
 SELECT f.* FROM chains c
 CROSS JOIN LATERAL chain_report_spans_of(c.app_id, c.environment, c.original_transaction_id) f;
+
+-- `churn`: recoveries (a change from billing retry or grace back to active) over a time range, index-only, instead of
+-- every change to `active` (about one per chain).
+CREATE INDEX index_chain_state_changes_on_recoveries
+    ON chain_state_changes (app_id, changed_at) INCLUDE (environment)
+    WHERE state = 'active' AND previous_state IN ('billing_retry', 'grace_period');
 
 -- `churn`: the ledger entries it counts (`grant` and `extend`, and `revoke` with reason `refund`), counted per app,
 -- environment, kind, product (empty for `extend`, which the report does not filter by product) and UTC day (the
