@@ -118,6 +118,27 @@ import Testing
         }
     }
 
+    /// The comparison catches a wrong rule in the function that computes the spans, kept by every apply: here the
+    /// grace period after an expiry in billing retry is left out of a chain's granting span.
+    @Test func aSpanFunctionThatForgetsTheGracePeriodDisagreesWithTheLedger() async throws {
+        var rng = SplitMix64(seed: Self.seed)
+        try await ReportsDatabase.withMigratedSchema { pool in
+            let definition = try await pool.query(
+                "SELECT pg_get_functiondef('chain_report_spans_of(bigint, text, text)'::regprocedure)"
+            ).map { try $0.decode(String.self, at: 0) }.first ?? ""
+            let rule = "WHEN c.in_billing_retry AND c.grace_expires_at > c.expires_at THEN c.grace_expires_at"
+            #expect(definition.contains(rule))
+            let broken = definition.replacingOccurrences(
+                of: rule, with: "WHEN c.in_billing_retry AND c.grace_expires_at > c.expires_at THEN c.expires_at")
+            try await pool.withConnection { try $0.execute(script: broken) }
+            let instants = try await Self.applyRandomHistory(0, on: pool, using: &rng)
+            let outcome = try await pool.withConnection { connection in
+                try Self.compareReports(on: connection, at: instants, history: 0, scopes: [.everything])
+            }
+            #expect(outcome.disagreements.contains { $0.contains(" active ") }, "a forgotten grace period was not caught")
+        }
+    }
+
     struct Outcome: Sendable {
         var compared = 0
         var granting = 0
