@@ -30,6 +30,13 @@ extension Reports {
     public static func activeOverTime(
         on connection: PostgresConnection, scope: ReportScope, days: Int, now: Date
     ) throws -> ActiveOverTimeReport {
+        try activeOverTime(on: connection, scope: scope, days: days, now: now, source: .aggregate)
+    }
+
+    /// `activeOverTime` from the given source (the tests compare the aggregate with the ledger).
+    static func activeOverTime(
+        on connection: PostgresConnection, scope: ReportScope, days: Int, now: Date, source: AggregateSource
+    ) throws -> ActiveOverTimeReport {
         guard (1...3_660).contains(days) else { throw ReportError.invalidArgument("days must be between 1 and 3660") }
         let store = try ReportStore(on: connection, scope: scope)
         let today = ChurnBuckets.starts(from: now, to: now.addingTimeInterval(1), granularity: .day).first ?? now
@@ -37,7 +44,8 @@ extension Reports {
         let firstSample = min(firstDay.addingTimeInterval(86_400), now)
         var starts = [Int](repeating: 0, count: days)
         var ends = [Int](repeating: 0, count: days)
-        for edges in try store.subscriptionEdgeCounts(firstDay: firstDay, firstSample: firstSample, now: now) {
+        for edges in try store.subscriptionEdgeCounts(
+            firstDay: firstDay, firstSample: firstSample, now: now, source: source) {
             let index = min(max(edges.day, 0), days - 1)
             switch edges.edge {
             case .start: starts[index] += edges.count

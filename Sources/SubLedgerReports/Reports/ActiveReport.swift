@@ -26,7 +26,14 @@ extension Reports {
     /// have an owner, per product, split trial / intro / paid by the flags of the chain's latest transaction
     /// purchased at or before `at` (greatest purchase date, then transaction id).
     public static func active(on connection: PostgresConnection, scope: ReportScope, at: Date) throws -> ActiveReport {
-        let rows = try ReportStore(on: connection, scope: scope).grantingChainsByOffer(at: at)
+        try active(on: connection, scope: scope, at: at, source: .aggregate)
+    }
+
+    /// `active` from the given source (the tests compare the aggregate with the ledger).
+    static func active(
+        on connection: PostgresConnection, scope: ReportScope, at: Date, source: AggregateSource
+    ) throws -> ActiveReport {
+        let rows = try ReportStore(on: connection, scope: scope).grantingChainsByOffer(at: at, source: source)
         var totals = ActiveReport.Row(bundleID: "", productID: "", trial: 0, intro: 0, paid: 0, total: 0)
         for row in rows {
             totals.trial += row.trial

@@ -62,6 +62,13 @@ extension Reports {
     public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date) throws
         -> ChurnReport
     {
+        try churn(on: connection, scope: scope, from: from, to: to, source: .aggregate)
+    }
+
+    /// `churn` from the given source (the tests compare the aggregate with the ledger).
+    static func churn(
+        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, source: AggregateSource
+    ) throws -> ChurnReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
         let granularity: ChurnReport.Granularity = to.timeIntervalSince(from) < 62 * 86_400 ? .day : .month
@@ -70,7 +77,7 @@ extension Reports {
         let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
         var totals = ChurnReport.Counts()
 
-        for count in try store.churnCounts(from: from, to: to, granularity: granularity) {
+        for count in try store.churnCounts(from: from, to: to, granularity: granularity, source: source) {
             guard let index = position[count.periodStart] else { continue }
             let reason = count.reason ?? "unknown"
             periods[index].counts.record(count.metric, reason: reason, count: count.count)

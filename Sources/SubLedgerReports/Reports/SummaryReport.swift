@@ -43,11 +43,19 @@ extension Reports {
     public static func summary(
         on connection: PostgresConnection, scope: ReportScope, at: Date? = nil, now: Date
     ) throws -> SummaryReport {
+        try summary(on: connection, scope: scope, at: at, now: now, source: .aggregate)
+    }
+
+    /// `summary` from the given source for an instant in the past (the tests compare the aggregate with the
+    /// ledger).
+    static func summary(
+        on connection: PostgresConnection, scope: ReportScope, at: Date?, now: Date, source: AggregateSource
+    ) throws -> SummaryReport {
         let store = try ReportStore(on: connection, scope: scope)
         let instant = at ?? now
         let basis: SummaryReport.Basis = instant >= now ? .chainColumns : .stateHistory
         let counts = basis == .chainColumns
-            ? try store.chainStateCounts(at: instant) : try store.recordedStateCounts(at: instant)
+            ? try store.chainStateCounts(at: instant) : try store.recordedStateCounts(at: instant, source: source)
         var products: [SummaryReport.ProductRow] = []
         var index: [String: Int] = [:]
         for count in counts {

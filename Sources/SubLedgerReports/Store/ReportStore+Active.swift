@@ -19,8 +19,11 @@ extension ReportStore {
     /// `EffectiveState`), counted per product and split trial / intro / paid by the flags of the chain's
     /// latest transaction purchased at or before `instant` (greatest purchase date, then transaction id).
     /// Ordered by bundle id and product.
-    func grantingChainsByOffer(at instant: Date) throws -> [ActiveReport.Row] {
-        try scoped(Self.grantingChainsByOfferSQL, [instant]).map { row in
+    /// From `.aggregate` (the default), the `granting` rows of `chain_report_spans` around `instant`; from `.ledger`,
+    /// the reference query over `chains` and `transactions`.
+    func grantingChainsByOffer(at instant: Date, source: AggregateSource = .aggregate) throws -> [ActiveReport.Row] {
+        let sql = source == .aggregate ? Self.grantingSpansByOfferSQL : Self.grantingChainsByOfferSQL
+        return try scoped(sql, [instant]).map { row in
             ActiveReport.Row(
                 bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
                 trial: try row.decode(Int.self, at: 2), intro: try row.decode(Int.self, at: 3),
@@ -40,9 +43,15 @@ extension ReportStore {
     /// The query counts the transactions per (start day, end day) pair in one aggregate (at most the range's
     /// days squared rows), and the pairs are split into starts and ends here: one pass, with no intermediate
     /// result written and read twice.
-    func subscriptionEdgeCounts(firstDay: Date, firstSample: Date, now: Date) throws -> [SubscriptionEdgeCount] {
+    ///
+    /// From `.aggregate` (the default) the same counts come from the `in_force` rows of `chain_report_spans`: a chain's
+    /// transactions merged where they touch (the counts at every sample are the same, see docs/reports.md).
+    func subscriptionEdgeCounts(
+        firstDay: Date, firstSample: Date, now: Date, source: AggregateSource = .aggregate
+    ) throws -> [SubscriptionEdgeCount] {
         var edges: [SubscriptionEdgeCount] = []
-        for row in try scoped(Self.subscriptionEdgeCountsSQL, [firstDay, firstSample, now]) {
+        let sql = source == .aggregate ? Self.inForceSpanEdgeCountsSQL : Self.subscriptionEdgeCountsSQL
+        for row in try scoped(sql, [firstDay, firstSample, now]) {
             let count = try row.decode(Int.self, at: 2)
             edges.append(SubscriptionEdgeCount(edge: .start, day: try row.decode(Int.self, at: 0), count: count))
             if let end = try row.decode(Int?.self, at: 1) {
@@ -102,6 +111,42 @@ extension ReportStore {
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
             WHERE t.expires_date > $4::timestamptz AND t.purchase_date <= $5::timestamptz
               AND \(environmentCondition("t.environment")))
+        SELECT greatest(ceil(date_part('epoch', starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint,
+               CASE WHEN ends_at <= $5::timestamptz
+                    THEN (ceil(date_part('epoch', ends_at - $3::timestamptz) / 86400) - 1)::bigint END,
+               count(*)
+        FROM spans
+        WHERE ends_at > $4::timestamptz AND ends_at > starts_at
+        GROUP BY 1, 2
+        """
+
+    /// `active` from the aggregate: the owned chains' granting spans that contain the instant (an index-only range
+    /// scan of `index_chain_report_spans_granting` over the spans ending after it), counted per product and offer.
+    static let grantingSpansByOfferSQL = """
+        WITH \(appsCTE),
+        counted AS (
+            SELECT r.app_id, r.product_id,
+                   count(*) FILTER (WHERE r.detail = 'trial') AS trial,
+                   count(*) FILTER (WHERE r.detail = 'intro') AS intro,
+                   count(*) FILTER (WHERE r.detail = 'paid') AS paid,
+                   count(*) AS total
+            FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
+            WHERE r.kind = 'granting' AND r.ends_at > $3::timestamptz AND r.starts_at <= $3::timestamptz
+              AND \(environmentCondition("r.environment"))
+            GROUP BY 1, 2)
+        SELECT s.bundle_id, k.product_id, k.trial, k.intro, k.paid, k.total
+        FROM counted k JOIN scope s ON s.app_id = k.app_id
+        ORDER BY 1, 2
+        """
+
+    /// `subscriptionEdgeCountsSQL` on the chains' `in_force` spans instead of their transactions.
+    static let inForceSpanEdgeCountsSQL = """
+        WITH \(appsCTE),
+        spans AS (
+            SELECT r.starts_at, r.ends_at
+            FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
+            WHERE r.kind = 'in_force' AND r.ends_at > $4::timestamptz AND r.starts_at <= $5::timestamptz
+              AND \(environmentCondition("r.environment")))
         SELECT greatest(ceil(date_part('epoch', starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint,
                CASE WHEN ends_at <= $5::timestamptz
                     THEN (ceil(date_part('epoch', ends_at - $3::timestamptz) / 86400) - 1)::bigint END,

@@ -18,8 +18,32 @@ extension ReportStore {
     /// state, by reason (`expired`), and from `billing_retry` or `grace_period` back to `active` (`recovered`),
     /// by `changed_at`; `revoke` entries with reason `refund` of auto-renewable products (`refunded`) by
     /// `effective_at`.
-    func churnCounts(from: Date, to: Date, granularity: ChurnReport.Granularity) throws -> [ChurnCount] {
-        try scoped(Self.churnCountsSQL, [from, to, granularity.rawValue]).map { row in
+    ///
+    /// From `.aggregate` (the default), the entries of the whole UTC days in the range come from
+    /// `ledger_entry_day_counts` (schema step 20) and only those of the partial days at its edges from
+    /// `ledger_entries`; from `.ledger`, every entry from `ledger_entries` (the reference).
+    func churnCounts(
+        from: Date, to: Date, granularity: ChurnReport.Granularity, source: AggregateSource = .aggregate
+    ) throws -> [ChurnCount] {
+        let rows: PostgresRows
+        switch source {
+        case .ledger:
+            rows = try scoped(Self.churnCountsSQL, [from, to, granularity.rawValue])
+        case .aggregate:
+            // The whole days [firstDay, endDay) by day number; none when the range holds no whole day, and then
+            // its edges are the whole range.
+            var firstDay = Int64((from.timeIntervalSince1970 / 86_400).rounded(.up))
+            var endDay = Int64((to.timeIntervalSince1970 / 86_400).rounded(.down))
+            var wholeFrom = Date(timeIntervalSince1970: Double(firstDay) * 86_400)
+            var wholeTo = Date(timeIntervalSince1970: Double(endDay) * 86_400)
+            if firstDay >= endDay {
+                (firstDay, endDay, wholeFrom, wholeTo) = (0, 0, to, to)
+            }
+            rows = try scoped(
+                Self.churnCountsFromDaysSQL,
+                [from, to, granularity.rawValue, wholeFrom, wholeTo, Int(firstDay), Int(endDay)])
+        }
+        return try rows.map { row in
             ChurnCount(
                 metric: try row.decode(String.self, at: 0), reason: try row.decode(String?.self, at: 1),
                 periodStart: try row.decode(Date.self, at: 2), count: try row.decode(Int.self, at: 3))
@@ -64,6 +88,55 @@ extension ReportStore {
             JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id AND p.product_type = 'auto_renewable'
             WHERE e.kind = 'revoke' AND e.reason = 'refund' AND \(environmentCondition("e.environment"))
               AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+            GROUP BY 3)
+        SELECT metric, reason, date_trunc($5::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
+        FROM daily
+        GROUP BY 1, 2, 3
+        """
+
+    /// `churnCountsSQL` with the entries of the whole days `[$8, $9)` (day numbers; `$6`, `$7` their midnights)
+    /// summed from `ledger_entry_day_counts`, and those of `[$3, $6)` and `[$7, $4)` read from `ledger_entries`.
+    static let churnCountsFromDaysSQL = """
+        WITH \(appsCTE),
+        edges AS (
+            SELECT e.app_id, e.kind, e.product_id, e.reason, e.effective_at
+            FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
+            WHERE e.kind IN ('grant', 'extend', 'revoke') AND \(environmentCondition("e.environment"))
+              AND e.effective_at >= $3::timestamptz AND e.effective_at < $6::timestamptz
+            UNION ALL
+            SELECT e.app_id, e.kind, e.product_id, e.reason, e.effective_at
+            FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
+            WHERE e.kind IN ('grant', 'extend', 'revoke') AND \(environmentCondition("e.environment"))
+              AND e.effective_at >= $7::timestamptz AND e.effective_at < $4::timestamptz),
+        daily AS (
+            SELECT CASE e.kind WHEN 'grant' THEN 'started' WHEN 'extend' THEN 'renewed' ELSE 'refunded' END AS metric,
+                   NULL::text AS reason, \(utcDay("e.effective_at")) AS day, count(*) AS n
+            FROM edges e LEFT JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id
+            WHERE e.kind = 'extend'
+               OR (p.product_type = 'auto_renewable' AND (e.kind = 'grant' OR (e.kind = 'revoke' AND e.reason = 'refund')))
+            GROUP BY 1, 3
+            UNION ALL
+            SELECT CASE k.kind WHEN 'grant' THEN 'started' WHEN 'extend' THEN 'renewed' ELSE 'refunded' END,
+                   NULL, k.day, sum(k.entries)
+            FROM ledger_entry_day_counts k JOIN scope s ON s.app_id = k.app_id
+            LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
+            WHERE k.kind IN ('grant', 'extend', 'revoke') AND k.day >= $8::integer AND k.day < $9::integer
+              AND \(environmentCondition("k.environment"))
+              AND (k.kind = 'extend' OR p.product_type = 'auto_renewable')
+            GROUP BY 1, 3
+            UNION ALL
+            SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(utcDay("x.changed_at")), count(*)
+            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+            WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
+              AND \(environmentCondition("x.environment"))
+              AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+            GROUP BY 2, 3
+            UNION ALL
+            SELECT 'recovered', NULL, \(utcDay("x.changed_at")), count(*)
+            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+            WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
+              AND \(environmentCondition("x.environment"))
+              AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
             GROUP BY 3)
         SELECT metric, reason, date_trunc($5::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
         FROM daily

@@ -30,8 +30,12 @@ extension ReportStore {
     /// The latest rows come in index order (`index_chain_state_changes_on_chain_and_changed_at`, no sort) and
     /// are counted per app id before the few groups are joined to their names (a hash aggregate, not a sort of
     /// every chain).
-    func recordedStateCounts(at instant: Date) throws -> [ChainStateCount] {
-        try scoped(Self.recordedStateCountsSQL, [instant]).map(ChainStateCount.init(row:))
+    ///
+    /// From `.aggregate` (the default) the same counts come from the `recorded` rows of `chain_report_spans` that
+    /// contain the instant (an index-only range scan over the spans ending after it).
+    func recordedStateCounts(at instant: Date, source: AggregateSource = .aggregate) throws -> [ChainStateCount] {
+        let sql = source == .aggregate ? Self.recordedSpanStateCountsSQL : Self.recordedStateCountsSQL
+        return try scoped(sql, [instant]).map(ChainStateCount.init(row:))
     }
 
     /// The catalog's `product_entitlements` of the scope's apps, by bundle id, entitlement and product.
@@ -64,6 +68,20 @@ extension ReportStore {
             WHERE \(environmentCondition("x.environment")) AND x.changed_at <= $3::timestamptz
             ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC),
         counted AS (SELECT app_id, product_id, state, count(*) AS chains FROM latest GROUP BY 1, 2, 3)
+        SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
+        FROM counted k JOIN scope s ON s.app_id = k.app_id
+        LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
+        ORDER BY 1, 2, 4
+        """
+
+    static let recordedSpanStateCountsSQL = """
+        WITH \(appsCTE),
+        counted AS (
+            SELECT r.app_id, r.product_id, r.detail AS state, count(*) AS chains
+            FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
+            WHERE r.kind = 'recorded' AND r.ends_at > $3::timestamptz AND r.starts_at <= $3::timestamptz
+              AND \(environmentCondition("r.environment"))
+            GROUP BY 1, 2, 3)
         SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
         FROM counted k JOIN scope s ON s.app_id = k.app_id
         LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id

@@ -95,9 +95,9 @@ public struct LedgerStore: Sendable {
                 receiptID: receiptID, now: now, on: connection)
         }
         try EntitlementPeriodRows.refresh(decision.updatedChains, app: app, on: connection)
-        // The reports' per-chain aggregates, from the transactions just written.
-        try ChainAggregates.refresh(decision.updatedChains.map(\.key), appID: app.appID, on: connection)
         let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
+        // The reports' per-chain aggregates, from the transactions, state changes and entries just written.
+        try ChainAggregates.refresh(decision.updatedChains.map(\.key), appID: app.appID, on: connection)
         try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
         try InputRows.markApplied(reference, environment: input.environment, on: connection)
         // The webhook events of this decision, in its transaction (docs/webhooks.md).

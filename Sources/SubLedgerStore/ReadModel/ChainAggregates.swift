@@ -14,6 +14,8 @@ enum ChainAggregates {
         try ChainCohortFactsRows.refresh(chains, appID: appID, on: connection)
         // Money facts and MRR moves (schema step 19): what `revenue` and `mrr` read.
         try ChainMoneyFactsRows.refresh(chains, appID: appID, on: connection)
+        // Operational report spans and day counts (schema step 20; no catalog input): `active`, `summary --at`, `churn`.
+        try OperationalReportRows.refresh(chains, appID: appID, on: connection)
     }
 
     /// Recomputes every aggregate's rows of all of `appID`'s chains: called in the transaction of a change to
