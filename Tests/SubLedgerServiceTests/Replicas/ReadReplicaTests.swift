@@ -242,7 +242,10 @@ import Testing
             try await Self.waitUntilCurrent(harness, within: .seconds(2))
             try await Task.sleep(for: .milliseconds(200))
             let text = try await MetricsTests.scrape(client).text
-            let lag = try #require(MetricsTests.sample(text, "subledger_replica_lag_seconds{"))
+            // Metrics are process-wide: an earlier test's unreachable standby keeps its own sample (-1), so read
+            // this standby's by its label.
+            let label = try #require(harness.readReplicas?.lags().first?.label)
+            let lag = try #require(MetricsTests.sample(text, "subledger_replica_lag_seconds{", [label]))
             #expect(lag >= 0 && lag < 5)
             #expect(text.contains("subledger_reads_total{"))
         }
