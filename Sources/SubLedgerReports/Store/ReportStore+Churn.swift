@@ -50,6 +50,25 @@ extension ReportStore {
         }
     }
 
+    /// The metrics both churn queries read from `chain_state_changes` (no aggregate keeps them): per UTC day of
+    /// `[$3, $4)`, changes to `expired` from another state by reason, and back to `active` from `billing_retry` or
+    /// `grace_period`. Two branches of a `UNION ALL` over (metric, reason, day, count).
+    static let churnStateChangesSQL = """
+        SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(utcDay("x.changed_at")), count(*)
+        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+        WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
+          AND \(environmentCondition("x.environment"))
+          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+        GROUP BY 2, 3
+        UNION ALL
+        SELECT 'recovered', NULL, \(utcDay("x.changed_at")), count(*)
+        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+        WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
+          AND \(environmentCondition("x.environment"))
+          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+        GROUP BY 3
+        """
+
     /// Each source is counted per UTC day first, on the day number `floor(epoch / 86400)` (float arithmetic), and
     /// only the few hundred day rows are truncated to the period: `date_trunc` with a time zone costs about a
     /// microsecond a row, which over millions of renewals was most of the report's time.
@@ -69,19 +88,7 @@ extension ReportStore {
               AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
             GROUP BY 3
             UNION ALL
-            SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(utcDay("x.changed_at")), count(*)
-            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-            WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
-              AND \(environmentCondition("x.environment"))
-              AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
-            GROUP BY 2, 3
-            UNION ALL
-            SELECT 'recovered', NULL, \(utcDay("x.changed_at")), count(*)
-            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-            WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
-              AND \(environmentCondition("x.environment"))
-              AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
-            GROUP BY 3
+            \(churnStateChangesSQL)
             UNION ALL
             SELECT 'refunded', NULL, \(utcDay("e.effective_at")), count(*)
             FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
@@ -125,19 +132,7 @@ extension ReportStore {
               AND (k.kind = 'extend' OR p.product_type = 'auto_renewable')
             GROUP BY 1, 3
             UNION ALL
-            SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(utcDay("x.changed_at")), count(*)
-            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-            WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
-              AND \(environmentCondition("x.environment"))
-              AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
-            GROUP BY 2, 3
-            UNION ALL
-            SELECT 'recovered', NULL, \(utcDay("x.changed_at")), count(*)
-            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-            WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
-              AND \(environmentCondition("x.environment"))
-              AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
-            GROUP BY 3)
+            \(churnStateChangesSQL))
         SELECT metric, reason, date_trunc($5::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
         FROM daily
         GROUP BY 1, 2, 3
