@@ -47,6 +47,7 @@ final class FuzzTarget {
         let sim = try await AppStoreSimulator.start(
             .init(
                 seed: settings.seed,
+                notificationTimeout: EndToEndHarness.notificationTimeout,
                 apps: [
                     AppDefinition(
                         bundleID: FuzzCorpus.bundleID, appAppleID: FuzzCorpus.appAppleID,

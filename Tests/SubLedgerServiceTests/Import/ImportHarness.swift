@@ -41,6 +41,7 @@ struct ImportHarness: Sendable {
         let sim = try await AppStoreSimulator.start(
             .init(
                 seed: 15,
+                notificationTimeout: EndToEndHarness.notificationTimeout,
                 apps: [
                     AppDefinition(
                         bundleID: bundleID, appAppleID: 1_111_111_111, sharedSecret: "one-secret",

@@ -17,6 +17,7 @@ enum OfferHarness {
         let sim = try await AppStoreSimulator.start(
             .init(
                 seed: 11,
+                notificationTimeout: EndToEndHarness.notificationTimeout,
                 apps: [
                     AppDefinition(
                         bundleID: E.bundleID, appAppleID: ServiceHarness.appleAppIDOne, sharedSecret: "one-secret",

@@ -13,6 +13,12 @@ import SubLedgerTestSupport
 /// and notifications all come from the simulator; SubLedger's clock is the simulator's manual clock.
 struct EndToEndHarness: Sendable {
     static let bundleID = ServiceHarness.appOne
+    /// How long appstore-sim waits for SubLedger to answer one notification. Apple gives up after seconds and
+    /// retries hours later, which the simulator's manual clock only reaches when a test advances it; with 5 s,
+    /// a test whose notification took longer on a machine busy with hundreds of parallel tests lost it (CI:
+    /// `billingIssueGraceEndAndRecovery`). These tests check what SubLedger does with a notification, not how
+    /// fast; the simulator's own tests cover time-outs.
+    static let notificationTimeout: Duration = .seconds(60)
 
     let sim: AppStoreSimulator
     let service: ServiceHarness
@@ -29,6 +35,7 @@ struct EndToEndHarness: Sendable {
         let sim = try await AppStoreSimulator.start(
             .init(
                 seed: 7,
+                notificationTimeout: EndToEndHarness.notificationTimeout,
                 apps: [
                     AppDefinition(
                         bundleID: bundleID, appAppleID: ServiceHarness.appleAppIDOne, sharedSecret: "one-secret",
