@@ -72,6 +72,26 @@ import Testing
         #expect(try renewal.coreRenewalInfo().observedAt == Instant(millisecondsSince1970: 1_700_000_000_000))
     }
 
+    /// A renewal price, currency or discount type out of bounds is dropped, as a transaction's is: the renewal state
+    /// itself (auto-renew, billing retry) still applies.
+    @Test func anOutOfRangeRenewalPriceOrCurrencyIsDroppedAndTheRenewalStateKept() throws {
+        var renewal = JWSRenewalInfoDecodedPayload(
+            originalTransactionID: "1", productID: "pro.monthly", rawAutoRenewStatus: 1, signedDate: 1_700_000_000_000,
+            rawEnvironment: "Sandbox", currency: "USD", renewalPrice: 4_990, rawOfferDiscountType: "FREE_TRIAL")
+        var mapped = try renewal.coreRenewalInfo()
+        #expect(mapped.renewalPrice == 4_990 && mapped.currency == "USD" && mapped.offerDiscountType == "FREE_TRIAL")
+        for (price, currency) in [(-1, "USD"), (Int64.max, "USD"), (4_990, "usd"), (4_990, "US\u{0}"), (4_990, "DOLLARS")] as [(Int64, String)] {
+            renewal.renewalPrice = price
+            renewal.currency = currency
+            mapped = try renewal.coreRenewalInfo()
+            #expect(mapped.willAutoRenew)
+            #expect(price == 4_990 ? mapped.renewalPrice == 4_990 : mapped.renewalPrice == nil)
+            #expect(currency == "USD" ? mapped.currency == "USD" : mapped.currency == nil)
+        }
+        renewal.rawOfferDiscountType = String(repeating: "X", count: 65)
+        #expect(try renewal.coreRenewalInfo().offerDiscountType == nil)
+    }
+
     @Test func pendingRenewalInfoNamesItsOwnFieldsAndIsObservedWhenTheReceiptWasRequested() throws {
         let requestedAt = Instant(millisecondsSince1970: 1_700_000_000_000)
         var renewal = PendingRenewalInfo(

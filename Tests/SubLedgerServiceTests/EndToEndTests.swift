@@ -74,6 +74,27 @@ import Testing
         }
     }
 
+    /// Apple's StoreKit 2 renewal info states what the next renewal costs; the subscription shows it, and a later
+    /// receipt (whose `pending_renewal_info` has no price) does not erase it.
+    @Test func theNextRenewalsPriceFromTheSignedRenewalInfoIsShownOnTheSubscription() async throws {
+        try await E.run { e in
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            _ = try await e.submitReceipt(bought.receiptData, account: "rhea")
+            let answer = try await e.client.call(.get, "/v1/accounts/rhea/subscriptions", key: e.key)
+            #expect(answer.status == .ok)
+            let subscription = try #require((answer.json["subscriptions"] as? [[String: Any]])?.first)
+            #expect(subscription["renewal_price"] as? String == "9.990")
+            #expect(subscription["renewal_currency"] as? String == "USD")
+            let stored = try await e.service.pool.query(
+                "SELECT renewal_info->>'renewalPrice', renewal_info->>'currency' FROM chains WHERE original_transaction_id = $1",
+                [try #require(bought.originalTransactionID)]).single()
+            #expect(try stored.decode(String?.self, at: 0) == "9990")
+            #expect(try stored.decode(String?.self, at: 1) == "USD")
+        }
+    }
+
     /// Story 1: A's renewal uploaded while B is signed in, A still auto-renewing → A. Story 2: A turned
     /// auto-renew off and lapsed, B bought on the same Apple ID → B; A's later upload of B's renewal → B.
     @Test func bothOwnershipStoriesFromTheDocuments() async throws {

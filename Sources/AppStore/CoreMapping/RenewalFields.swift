@@ -48,6 +48,10 @@ struct RenewalFields {
     var offerType: Int?
     var offerIdentifier: String?
     var renewalDate: Int64?
+    /// StoreKit 2 only: the next renewal's price (milli-units), its currency and offer discount type.
+    var renewalPrice: Int64? = nil
+    var currency: String? = nil
+    var offerDiscountType: String? = nil
     /// `nil` when the format states an environment this code does not know.
     var environment: AppStoreEnvironment?
     var observation: Observation
@@ -82,6 +86,11 @@ struct RenewalFields {
             offerType: offerType,
             offerIdentifier: offerIdentifier,
             renewalDate: renewalDate,
+            // As for a transaction's price: a price or code outside `RevenueFieldRules` is dropped, not refused,
+            // so the renewal state it came with is still applied.
+            renewalPrice: RevenueFieldRules.price(renewalPrice),
+            currency: RevenueFieldRules.code(currency),
+            offerDiscountType: RevenueFieldRules.offerDiscountType(offerDiscountType),
             environment: environment,
             observedAt: observedAt
         )

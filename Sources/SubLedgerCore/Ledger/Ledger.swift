@@ -151,7 +151,7 @@ private struct InputApplication {
                 RenewalInfoOutcome(chain: key, observedAt: info.observedAt, result: applies ? .applied : .stale))
         }
         if let incomingRenewal, RenewalInfoVersion.isNewer(incomingRenewal, than: chain.header.renewalInfo) {
-            chain.header.renewalInfo = incomingRenewal
+            chain.header.renewalInfo = incomingRenewal.keepingPrice(of: chain.header.renewalInfo)
         }
         refreshChainRow(&chain)
         var transferEntries: [LedgerEntry] = []

@@ -22,6 +22,14 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
     public var offerIdentifier: String?
     /// StoreKit 2 `renewalDate`: when the next renewal is due, if Apple states it.
     public var renewalDate: Instant?
+    /// StoreKit 2 `renewalPrice`: what the next renewal will cost, in milli-units of `currency` (after a price
+    /// increase the customer accepted, or an offer's price). Legacy renewal info has no price.
+    public var renewalPrice: Int64?
+    /// StoreKit 2 `currency` of `renewalPrice`: ISO 4217.
+    public var currency: String?
+    /// StoreKit 2 `offerDiscountType` of the offer the next renewal uses (`FREE_TRIAL`, `PAY_AS_YOU_GO`,
+    /// `PAY_UP_FRONT`), raw.
+    public var offerDiscountType: String?
     public var environment: AppStoreEnvironment
     /// When Apple produced this renewal state (JWS `signedDate`, or the receipt's request time); used so
     /// an older renewal state never overwrites a newer one.
@@ -39,6 +47,9 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         offerType: Int? = nil,
         offerIdentifier: String? = nil,
         renewalDate: Instant? = nil,
+        renewalPrice: Int64? = nil,
+        currency: String? = nil,
+        offerDiscountType: String? = nil,
         environment: AppStoreEnvironment,
         observedAt: Instant
     ) {
@@ -53,7 +64,29 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
         self.renewalDate = renewalDate
+        self.renewalPrice = renewalPrice
+        self.currency = currency
+        self.offerDiscountType = offerDiscountType
         self.environment = environment
         self.observedAt = observedAt
     }
+}
+
+extension RenewalInfo {
+    /// This renewal state as stored over `previous`: a renewal state that states no price (every legacy
+    /// `pending_renewal_info`, and StoreKit 2 payloads older than Apple's `renewalPrice`) says nothing about it, so
+    /// the price `previous` stated for the same next product and offer stays. A different next product or offer
+    /// drops it: its price is unknown.
+    public func keepingPrice(of previous: RenewalInfo?) -> RenewalInfo {
+        guard renewalPrice == nil, currency == nil, let previous, previous.renewalPrice != nil,
+            previous.nextProductID == nextProductID, previous.offerIdentifier == offerIdentifier
+        else { return self }
+        var kept = self
+        kept.renewalPrice = previous.renewalPrice
+        kept.currency = previous.currency
+        return kept
+    }
+
+    /// The product the chain renews into: `autoRenewProductID`, else the current product.
+    var nextProductID: String { autoRenewProductID ?? productID }
 }

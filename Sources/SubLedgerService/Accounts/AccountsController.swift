@@ -49,6 +49,9 @@ struct AccountsController: Sendable {
         var auto_renew_product_id: String?
         var in_billing_retry: Bool
         var owned_since: String?
+        /// What the next renewal costs as Apple last said (StoreKit 2 renewal info): a decimal in `renewal_currency`.
+        var renewal_price: String?
+        var renewal_currency: String?
     }
 
     struct SubscriptionsBody: ResponseEncodable {
@@ -79,7 +82,9 @@ struct AccountsController: Sendable {
                     will_auto_renew: renewal?.willAutoRenew,
                     auto_renew_product_id: renewal?.autoRenewProductID,
                     in_billing_retry: renewal?.isInBillingRetryPeriod ?? false,
-                    owned_since: Representation.time(chain.bindingChanges.last { $0.to == account }?.at))
+                    owned_since: Representation.time(chain.bindingChanges.last { $0.to == account }?.at),
+                    renewal_price: renewal?.renewalPrice.map(DecimalText.milliunits),
+                    renewal_currency: renewal?.renewalPrice == nil ? nil : renewal?.currency)
             })
     }
 

@@ -126,6 +126,9 @@ extension JWSRenewalInfoDecodedPayload {
             offerType: rawOfferType,
             offerIdentifier: offerIdentifier,
             renewalDate: renewalDate,
+            renewalPrice: renewalPrice,
+            currency: currency,
+            offerDiscountType: rawOfferDiscountType,
             environment: environment,
             observation: .signedDate(signedDate)
         ).coreRenewalInfo(of: self)
