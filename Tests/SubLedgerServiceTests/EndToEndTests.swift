@@ -81,6 +81,8 @@ import Testing
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
             await e.deliverNotifications()
+            // The receipt's renewal state is observed when it is verified: a minute after the notification's.
+            _ = await e.control.advanceClock(.init(seconds: 60))
             _ = try await e.submitReceipt(bought.receiptData, account: "rhea")
             let answer = try await e.client.call(.get, "/v1/accounts/rhea/subscriptions", key: e.key)
             #expect(answer.status == .ok)
