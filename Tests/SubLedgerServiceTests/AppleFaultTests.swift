@@ -146,7 +146,7 @@ import FoundationNetworking
         let server = Task { try await SubLedgerServer.run(configuration: configuration) }
         defer { server.cancel() }
         var status: Int?
-        for _ in 0..<100 where status == nil {
+        for _ in 0..<300 where status == nil {
             try await Task.sleep(for: .milliseconds(100))
             if let url = URL(string: "http://127.0.0.1:\(port)/health/ready"),
                 let (_, response) = try? await URLSession.shared.data(from: url)

@@ -35,7 +35,7 @@ import Testing
 
             // Hummingbird counts a request once its body is written, which may be just after the client read it.
             var scraped = try await Self.scrape(client)
-            for _ in 0..<20 where !scraped.text.contains("http_route=\"/v1/accounts/{account_id}/entitlements\"") {
+            for _ in 0..<200 where !scraped.text.contains("http_route=\"/v1/accounts/{account_id}/entitlements\"") {
                 try await Task.sleep(for: .milliseconds(50))
                 scraped = try await Self.scrape(client)
             }

@@ -67,7 +67,7 @@ import Testing
 
             try FileManager.default.createSymbolicLink(
                 atPath: outage + "/" + socketName, withDestinationPath: socketDirectory + "/" + socketName)
-            for _ in 0..<100 where checked.withLock({ $0.count }) < 3 {
+            for _ in 0..<300 where checked.withLock({ $0.count }) < 3 {
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(checked.withLock { $0 } == ["90", "91", "92"])

@@ -83,9 +83,11 @@ import Testing
         try await e.service.pool.query(sql).single().decode(Int64.self, at: 0)
     }
 
-    /// Waits until every notification of `type` the simulator made has been delivered (and applied).
+    /// Waits until every notification of `type` the simulator made has been delivered (and applied). The
+    /// simulator may be delivering it from a background task (an extension's answer), so a flush can find it in
+    /// flight; the wait allows 30 s for that delivery on a machine busy with the whole suite.
     static func waitForDelivery(_ e: E, of type: String, count: Int) async throws {
-        for _ in 0..<100 {
+        for _ in 0..<600 {
             let matching = e.control.notifications().filter { $0.notificationType == type }
             if matching.count >= count, matching.allSatisfy(\.delivered) { return }
             await e.deliverNotifications()

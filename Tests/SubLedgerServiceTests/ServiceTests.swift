@@ -119,7 +119,7 @@ import Testing
             #expect(try await harness.keys.revoke(keyID: one.keyID))
             // Every process drops its cached keys on NOTIFY; wait for this one's listener to do so.
             var status = HTTPResponse.Status.ok
-            for _ in 0..<50 where status != .unauthorized {
+            for _ in 0..<300 where status != .unauthorized {
                 status = try await client.call(.get, "/v1/accounts/carol/entitlements", key: harness.keyOne).status
                 if status != .unauthorized { try await Task.sleep(for: .milliseconds(100)) }
             }
