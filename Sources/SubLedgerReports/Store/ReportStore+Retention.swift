@@ -137,11 +137,11 @@ extension ReportStore {
     static func retentionMembers(from: String, to: String) -> String {
         """
         SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
-                   f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
-                   f.money_unpriced, f.money_priced
-            FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
-            WHERE \(environmentCondition("f.environment"))
-              AND f.first_paid_at >= \(from)::timestamptz AND f.first_paid_at < \(to)::timestamptz
+               f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
+               f.money_unpriced, f.money_priced
+        FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
+        WHERE \(environmentCondition("f.environment"))
+          AND f.first_paid_at >= \(from)::timestamptz AND f.first_paid_at < \(to)::timestamptz
         """
     }
 
