@@ -12,8 +12,10 @@ import Testing
 /// priced, unpriced), several currencies, free trials and paid intro offers, refunds and their reversals, upgrades,
 /// Family Sharing, transfers to another account, month ends, and inputs arriving late and out of order — the
 /// `retention` and `trials` reports from the aggregate equal the reference computation from the ledger's
-/// transactions, for several ranges, month counts, reporting currencies and report dates. A recompute of the
-/// whole app (`refreshCohortFacts`) leaves the aggregate unchanged.
+/// transactions, for several ranges, month counts, reporting currencies and report dates; so does `retention` from
+/// the per-cohort totals (schema step 21) for ranges on and off UTC month boundaries, and the totals equal the
+/// facts summed per cohort. A recompute of the whole app (`refreshCohortFacts`) leaves the aggregate unchanged, and
+/// after a catalog change and a recompute the reports from both aggregates still equal the ledger.
 @Suite struct CohortFactsAgreementTests {
     /// The seed of the generator; `SUBLEDGER_COHORT_FACTS_SEED` replays another one.
     static let seed: UInt64 =
@@ -60,22 +62,7 @@ import Testing
         for history in 0..<Self.histories {
             let inputs = try Self.randomInputs(history: history, using: &rng)
             try await ReportsDatabase.withMigratedSchema { pool in
-                let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-                let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
-                try await store.applyCatalog(catalog, secrets: secrets)
-                guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError.unknownApp(Self.bundleID) }
-                try await pool.withConnection { try $0.execute(script: Self.fillRevenueColumnsTrigger) }
-                try await pool.query(
-                    """
-                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
-                        ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
-                        ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01');
-                    """, [app.appID])
-                try await pool.query(
-                    """
-                    INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate) VALUES
-                        ('USD', 'EUR', '2024-01-01', 1.1), ('USD', 'EUR', '2024-10-01', 1.05), ('USD', 'JPY', '2024-06-01', 0.0067);
-                    """)
+                let (store, app) = try await Self.setUp(pool)
                 for (moment, input) in inputs {
                     try await store.apply(input, app: app, reference: .none, now: moment)
                 }
@@ -86,12 +73,30 @@ import Testing
                 cohorts += outcome.cohorts
                 starts += outcome.starts
                 disagreements += outcome.disagreements
+                disagreements += try await Self.totalsDisagreements(pool, history: history, when: "after the applies")
                 let maintained = try await Self.aggregate(pool)
+                let maintainedTotals = try await Self.totals(pool)
                 try await store.refreshCohortFacts(app: app)
                 let recomputed = try await Self.aggregate(pool)
                 if maintained != recomputed {
                     disagreements.append("history \(history): the aggregate kept by apply differs from a recompute (\(maintained.count) vs \(recomputed.count) rows)")
                 }
+                if try await Self.totals(pool) != maintainedTotals {
+                    disagreements.append("history \(history): the totals kept by apply differ from those of a recompute")
+                }
+                // A catalog change: the unpriced monthly payments get a price point, then the app is recomputed.
+                try await pool.query(
+                    """
+                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
+                    VALUES ($1, 'premium.monthly', NULL, 'JPY', 1500000, '2024-01-01'), ($1, 'pro.yearly', NULL, 'EUR', 64990, '2024-06-01')
+                    """, [app.appID])
+                try await store.refreshCohortFacts(app: app)
+                let afterCatalog = try await pool.withConnection { connection in
+                    try Self.compareRetention(on: connection, history: history)
+                }
+                compared += afterCatalog.compared
+                disagreements += afterCatalog.disagreements.map { "after a catalog change: \($0)" }
+                disagreements += try await Self.totalsDisagreements(pool, history: history, when: "after a catalog change")
             }
         }
         print(
@@ -102,6 +107,129 @@ import Testing
         #expect(disagreements.isEmpty, "\(replay): \(disagreements.prefix(3).joined(separator: "\n"))")
     }
 
+    /// The comparison catches a wrong total: one cohort's count of chains with one mask, or one money total, off by
+    /// one makes `retention` from the totals differ from the ledger, and the totals differ from the facts summed.
+    @Test func aDamagedTotalDisagreesWithTheLedger() async throws {
+        var rng = SplitMix64(seed: Self.seed)
+        let damages = [
+            "UPDATE cohort_chain_totals SET chains = chains + 1 WHERE ctid = (SELECT ctid FROM cohort_chain_totals WHERE chains > 0 AND cohort < '2025-01-01' ORDER BY cohort, paid_mask DESC, shard LIMIT 1)",
+            "UPDATE cohort_money_totals SET gross = gross + 1 WHERE ctid = (SELECT ctid FROM cohort_money_totals WHERE priced > 0 AND cohort < '2025-01-01' ORDER BY cohort, month, day, shard LIMIT 1)",
+        ]
+        let inputs = try Self.randomInputs(history: 0, using: &rng)
+        try await ReportsDatabase.withMigratedSchema { pool in
+            let (store, app) = try await Self.setUp(pool)
+            for (moment, input) in inputs {
+                try await store.apply(input, app: app, reference: .none, now: moment)
+            }
+            let clean = try await pool.withConnection { connection in try Self.compareRetention(on: connection, history: 0) }
+            #expect(clean.disagreements.isEmpty, "\(clean.disagreements.prefix(1))")
+            #expect(try await Self.totalsDisagreements(pool, history: 0, when: "clean").isEmpty)
+            for damage in damages {
+                let damaged = try await pool.withConnection { connection in
+                    try connection.execute(script: "BEGIN; \(damage);")
+                    defer { _ = try? connection.execute(script: "ROLLBACK") }
+                    let totals = try connection.query(Self.totalsSQL).map { try $0.decode(String.self, at: 0) }
+                    let summed = try connection.query(Self.totalsFromFactsSQL).map { try $0.decode(String.self, at: 0) }
+                    return (try Self.compareRetention(on: connection, history: 0), totals == summed)
+                }
+                // Only the reports from the totals disagree; those from the facts alone do not.
+                #expect(!damaged.0.disagreements.isEmpty, "not caught by the reports: \(damage)")
+                #expect(damaged.0.disagreements.allSatisfy { $0.contains("from totals") }, "\(damaged.0.disagreements.prefix(1))")
+                #expect(!damaged.1, "not caught by the totals check: \(damage)")
+            }
+        }
+    }
+
+    /// Four connections apply chains of one cohort at once: the same months since the first payment, the same
+    /// currencies and purchase days, so their applies add to the same totals, each renewal taking back the chain's
+    /// previous row and adding its new one, some refunded later. The totals still equal the facts summed, and
+    /// `retention` from them equals the ledger.
+    @Test func concurrentAppliesOfOneCohortKeepTheTotalsExact() async throws {
+        try await ReportsDatabase.withMigratedSchema { pool in
+            let (store, app) = try await Self.setUp(pool)
+            let chains = 32
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        for index in stride(from: worker, to: chains, by: 4) {
+                            for (moment, input) in Self.sameCohortInputs(chain: index) {
+                                try await store.apply(input, app: app, reference: .none, now: moment)
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let outcome = try await pool.withConnection { connection in try Self.compareRetention(on: connection, history: 0) }
+            let totals = try await Self.totals(pool)
+            #expect(totals.count > 10, "too few totals (\(totals.count))")
+            #expect(try await Self.totalsDisagreements(pool, history: 0, when: "after concurrent applies").isEmpty)
+            #expect(outcome.disagreements.isEmpty, "\(outcome.disagreements.prefix(1))")
+        }
+    }
+
+    /// Chain `index` of the concurrent test: first paid on 2024-05-10 or 11, four to six monthly payments in USD or
+    /// EUR, one receipt per payment in purchase order; every fifth chain's second payment refunded afterwards.
+    static func sameCohortInputs(chain index: Int) -> [(Instant, LedgerInput)] {
+        let chain = "same\(index)"
+        let start = date(2024, 5, 10 + index % 2).addingTimeInterval(3_600)
+        let currency = index % 3 == 0 ? "EUR" : "USD"
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var inputs: [(Instant, LedgerInput)] = []
+        var refund: (Instant, LedgerInput)?
+        for sequence in 0..<(4 + index % 3) {
+            let from = calendar.date(byAdding: .month, value: sequence, to: start)!
+            let to = calendar.date(byAdding: .month, value: sequence + 1, to: start)!
+            var transaction = Transaction(
+                transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: "pro.monthly", bundleID: bundleID,
+                purchaseDate: CohortFixtures.instant(from), originalPurchaseDate: CohortFixtures.instant(start),
+                expiresDate: CohortFixtures.instant(to), webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1",
+                ownershipType: .purchased, environment: .production, source: .verifyReceipt, price: 9_990, currency: currency)
+            inputs.append(Self.receipt(account: "acct\(index)", [transaction], at: from))
+            if sequence == 1, index % 5 == 0 {
+                let refundedAt = from.addingTimeInterval(5 * 86_400)
+                transaction.revocationDate = CohortFixtures.instant(refundedAt)
+                transaction.revocationReason = 0
+                refund = Self.receipt(account: "acct\(index)", [transaction], at: refundedAt)
+            }
+        }
+        if let refund { inputs.append(refund) }
+        return inputs
+    }
+
+    static func receipt(account: String, _ transactions: [Transaction], at moment: Date) -> (Instant, LedgerInput) {
+        let instant = CohortFixtures.instant(moment)
+        return (
+            instant,
+            LedgerInput(
+                kind: .receipt, bundleID: bundleID, environment: .production, submitter: try! AccountID(account),
+                transactions: transactions, renewalInfo: [], observedAt: instant)
+        )
+    }
+
+    /// A migrated schema with this suite's catalog, the revenue-columns trigger, catalog price points and exchange
+    /// rates: the store and the app to apply histories to.
+    static func setUp(_ pool: PostgresPool) async throws -> (LedgerStore, StoredApp) {
+        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+        try await store.applyCatalog(catalog, secrets: secrets)
+        guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError.unknownApp(Self.bundleID) }
+        try await pool.withConnection { try $0.execute(script: Self.fillRevenueColumnsTrigger) }
+        try await pool.query(
+            """
+            INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
+                ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
+                ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01');
+            """, [app.appID])
+        try await pool.query(
+            """
+            INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate) VALUES
+                ('USD', 'EUR', '2024-01-01', 1.1), ('USD', 'EUR', '2024-10-01', 1.05), ('USD', 'JPY', '2024-06-01', 0.0067);
+            """)
+        return (store, app)
+    }
+
     struct Outcome: Sendable {
         var compared = 0
         var cohorts = 0
@@ -109,24 +237,11 @@ import Testing
         var disagreements: [String] = []
     }
 
-    /// Every case of `retentionCases` and `trialsCases`, from the aggregate and from the ledger.
+    /// Every case of `retentionCases` (from the totals, from the facts alone, and from the ledger) and `trialsCases`
+    /// (from the facts and from the ledger).
     static func compareReports(on connection: PostgresConnection, history: Int) throws -> Outcome {
         let scope = ReportScope(bundleID: bundleID)
-        var outcome = Outcome()
-        for (from, to, months, currency, now) in retentionCases {
-            let facts = try Reports.retention(
-                on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
-                now: now, source: .facts)
-            let ledger = try Reports.retention(
-                on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
-                now: now, source: .ledger)
-            outcome.compared += 1
-            outcome.cohorts += ledger.cohorts.count
-            if facts != ledger {
-                outcome.disagreements.append(
-                    "history \(history) retention \(from)..<\(to) months \(months) \(currency ?? "-"):\n  facts  \(facts)\n  ledger \(ledger)")
-            }
-        }
+        var outcome = try compareRetention(on: connection, history: history)
         for (from, to, granularity, now) in trialsCases {
             let facts = try Reports.trials(
                 on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now, source: .facts)
@@ -141,6 +256,83 @@ import Testing
         }
         return outcome
     }
+
+    /// Every case of `retentionCases`, from the totals and from the facts alone, each compared with the ledger.
+    static func compareRetention(on connection: PostgresConnection, history: Int, scope: ReportScope = ReportScope(bundleID: bundleID))
+        throws -> Outcome
+    {
+        var outcome = Outcome()
+        for (from, to, months, currency, now) in retentionCases {
+            let ledger = try Reports.retention(
+                on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
+                now: now, source: .ledger)
+            outcome.cohorts += ledger.cohorts.count
+            for source in [CohortSource.totals, .facts] {
+                let aggregate = try Reports.retention(
+                    on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
+                    now: now, source: source)
+                outcome.compared += 1
+                if aggregate != ledger {
+                    outcome.disagreements.append(
+                        "history \(history) retention from \(source) \(from)..<\(to) months \(months) \(currency ?? "-"):\n  \(source)  \(aggregate)\n  ledger \(ledger)")
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// The per-cohort totals (schema step 21) summed over their shards, without the totals that are zero, as text in
+    /// key order: `chains` then `money` rows.
+    static func totals(_ pool: PostgresPool) async throws -> [String] {
+        try await pool.query(Self.totalsSQL).map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// The same sums computed from `chain_cohort_facts`.
+    static func totalsFromFacts(_ pool: PostgresPool) async throws -> [String] {
+        try await pool.query(Self.totalsFromFactsSQL).map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// A disagreement when the totals differ from the facts summed per cohort; none when they agree.
+    static func totalsDisagreements(_ pool: PostgresPool, history: Int, when: String) async throws -> [String] {
+        let kept = try await totals(pool)
+        let summed = try await totalsFromFacts(pool)
+        guard kept != summed else { return [] }
+        let missing = Set(summed).subtracting(kept).sorted().prefix(2)
+        let extra = Set(kept).subtracting(summed).sorted().prefix(2)
+        return ["history \(history) \(when): the totals differ from the facts summed (\(kept.count) vs \(summed.count) rows; facts only: \(missing); totals only: \(extra))"]
+    }
+
+    static let totalsSQL = """
+        SELECT line FROM (
+            SELECT 0 AS part, concat_ws(' ', app_id, cohort, environment, paid_mask, sum(chains)) AS line
+            FROM cohort_chain_totals GROUP BY app_id, cohort, environment, paid_mask HAVING sum(chains) <> 0
+            UNION ALL
+            SELECT 1, concat_ws(' ', app_id, cohort, environment, month, currency, day, sum(gross), sum(refunded),
+                                sum(estimated), sum(unpriced), sum(priced))
+            FROM cohort_money_totals GROUP BY app_id, cohort, environment, month, currency, day
+            HAVING sum(unpriced) + sum(priced) <> 0 OR sum(gross) <> 0 OR sum(refunded) <> 0 OR sum(estimated) <> 0
+        ) t ORDER BY part, line
+        """
+
+    static let totalsFromFactsSQL = """
+        SELECT line FROM (
+            SELECT 0 AS part, concat_ws(' ', app_id, date_trunc('month', first_paid_at AT TIME ZONE 'UTC')::date, environment,
+                                        paid_mask, count(*)) AS line
+            FROM chain_cohort_facts WHERE first_paid_at IS NOT NULL
+            GROUP BY app_id, date_trunc('month', first_paid_at AT TIME ZONE 'UTC')::date, environment, paid_mask
+            UNION ALL
+            SELECT 1, concat_ws(' ', f.app_id, date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC')::date, f.environment,
+                                x.month, coalesce(x.currency, ''), x.day, sum(x.gross), sum(x.refunded), sum(x.estimated),
+                                sum(x.unpriced), sum(x.priced))
+            FROM chain_cohort_facts f,
+                 LATERAL unnest(f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded,
+                                f.money_estimated, f.money_unpriced, f.money_priced)
+                     AS x(month, currency, day, gross, refunded, estimated, unpriced, priced)
+            WHERE f.first_paid_at IS NOT NULL
+            GROUP BY f.app_id, date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC')::date, f.environment, x.month,
+                     coalesce(x.currency, ''), x.day
+        ) t ORDER BY part, line
+        """
 
     /// The aggregate's rows as text, in key order.
     static func aggregate(_ pool: PostgresPool) async throws -> [String] {
@@ -158,6 +350,10 @@ import Testing
         (date(2024, 3, 10), date(2025, 2, 20), 6, "EUR", date(2025, 4, 17)),
         (date(2024, 1, 1), date(2025, 1, 1), 60, "USD", date(2030, 1, 1)),
         (date(2024, 6, 1), date(2024, 9, 1), 1, nil, date(2024, 8, 1)),
+        // Cut at one end only, and within one month (no whole month: every chain from the facts).
+        (date(2024, 2, 1), date(2024, 11, 15).addingTimeInterval(3_600), 12, "USD", date(2025, 6, 1)),
+        (date(2024, 4, 30).addingTimeInterval(7_200), date(2024, 10, 1), 24, nil, date(2025, 6, 1)),
+        (date(2024, 5, 3), date(2024, 5, 27), 3, "USD", date(2025, 1, 1)),
     ]
 
     static let trialsCases: [(Date, Date, TrialsReport.Granularity, Date)] = [

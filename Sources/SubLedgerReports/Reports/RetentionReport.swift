@@ -72,10 +72,10 @@ extension Reports {
     ) throws -> RetentionReport {
         try retention(
             on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: reportingCurrency,
-            now: now, source: .facts)
+            now: now, source: .totals)
     }
 
-    /// `retention` from the given source (the tests compare the aggregate with the ledger).
+    /// `retention` from the given source (the tests compare the aggregates with the ledger).
     static func retention(
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, months: Int,
         reportingCurrency: String?, now: Date, source: CohortSource

@@ -30,15 +30,27 @@ extension ReportStore {
 
     /// The retention patterns and money of the chains whose first payment lies in [`from`, `to`), with months
     /// `0 ..< months` tracked, converted to `reportingCurrency` when one is given.
-    /// Read from the per-chain aggregate `chain_cohort_facts` (schema step 17), or, for `.ledger`, computed from
-    /// the transactions (the reference the aggregate is tested against).
-    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?, source: CohortSource = .facts) throws
+    /// From `.totals` (the default), the cohorts whose whole UTC month lies in the range are read from the
+    /// per-cohort totals (schema step 21) and only the chains of the months the range cuts from the per-chain
+    /// aggregate `chain_cohort_facts` (schema step 17); from `.facts`, every chain from `chain_cohort_facts`; from
+    /// `.ledger`, computed from the transactions (the reference both aggregates are tested against).
+    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?, source: CohortSource = .totals) throws
         -> (patterns: [RetentionPattern], money: [RetentionMoney])
     {
         var patterns: [RetentionPattern] = []
         var money: [RetentionMoney] = []
-        let sql = source == .facts ? Self.retentionSQL : Self.retentionFromLedgerSQL
-        for row in try scoped(sql, [from, to, months, reportingCurrency]) {
+        let rows: PostgresRows
+        switch source {
+        case .ledger:
+            rows = try scoped(Self.retentionFromLedgerSQL, [from, to, months, reportingCurrency])
+        case .facts:
+            // No whole months from the totals: [to, to) is empty.
+            rows = try scoped(Self.retentionSQL, [from, to, months, reportingCurrency, to, to])
+        case .totals:
+            let (wholeFrom, wholeTo) = Self.wholeMonths(from: from, to: to)
+            rows = try scoped(Self.retentionSQL, [from, to, months, reportingCurrency, wholeFrom, wholeTo])
+        }
+        for row in rows {
             let cohort = try row.decode(Date.self, at: 1)
             if try row.decode(String.self, at: 0) == "paying" {
                 patterns.append(
@@ -55,6 +67,18 @@ extension ReportStore {
         return (patterns, money)
     }
 
+    /// The UTC months that lie wholly in [`from`, `to`), as [first month's start, end of the last): from the first
+    /// month start at or after `from` to the last at or before `to`; (`to`, `to`), empty, when there is none.
+    static func wholeMonths(from: Date, to: Date) -> (from: Date, to: Date) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let fromMonth = calendar.dateInterval(of: .month, for: from), let toMonth = calendar.dateInterval(of: .month, for: to)
+        else { return (to, to) }
+        let wholeFrom = fromMonth.start == from ? from : fromMonth.end
+        let wholeTo = toMonth.start
+        return wholeFrom < wholeTo ? (wholeFrom, wholeTo) : (to, to)
+    }
+
     /// The reporting currency of the loaded exchange rates when there is exactly one; nil for none or several.
     func onlyReportingCurrency() throws -> String? {
         let loaded = try connection.query("SELECT DISTINCT reporting_currency FROM exchange_rates LIMIT 2")
@@ -62,31 +86,40 @@ extension ReportStore {
         return loaded.count == 1 ? loaded[0] : nil
     }
 
-    /// The scope's chains whose first payment lies in [`$3`, `$4`), from `chain_cohort_facts`: each chain's mask
-    /// of paid months cut to the report's `$5` months, counted per cohort and mask; its money per month since the
-    /// first payment, currency and purchase day (the arrays, unnested in the select list, which streams them)
-    /// summed per cohort, and each purchase day's sum converted at the nearest earlier rate (without a reporting
-    /// currency the day is not needed and not grouped by). The same answer as `retentionFromLedgerSQL` (a
-    /// property test holds them to it); no transaction is read.
+    /// The scope's chains whose first payment lies in [`$3`, `$4`): those of the whole UTC months [`$7`, `$8`) from
+    /// the per-cohort totals (schema step 21; the cohort is a month's first day there), the others (first payment
+    /// in [`$3`, `$7`) or [`$8`, `$4`)) from `chain_cohort_facts`. Chains are counted per cohort and mask of paid
+    /// months cut to the report's `$5` months; the facts' money arrays (unnested in the select list, which streams
+    /// them) and the totals' money rows are summed per cohort, month since the first payment, currency and
+    /// purchase day (without a reporting currency the day is not needed and not grouped by), and each purchase
+    /// day's sum is converted at the nearest earlier rate. A total that returned to zero counts nothing. With
+    /// `$7` = `$8` = `$4` every chain is read from `chain_cohort_facts`. The same answer as
+    /// `retentionFromLedgerSQL` (a property test holds them to it); no transaction is read.
     static let retentionSQL = """
         WITH \(appsCTE),
         members AS MATERIALIZED (
-            SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
-                   f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
-                   f.money_unpriced, f.money_priced
-            FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
-            WHERE \(environmentCondition("f.environment"))
-              AND f.first_paid_at >= $3::timestamptz AND f.first_paid_at < $4::timestamptz
+            \(retentionMembers(from: "$3", to: "$7"))
+            UNION ALL
+            \(retentionMembers(from: "$8", to: "$4"))
         ),
         chain_masks AS (
-            SELECT cohort, paid_mask & ((1::bigint << $5::int) - 1) AS mask FROM members
+            SELECT cohort, paid_mask & ((1::bigint << $5::int) - 1) AS mask, 1::bigint AS chains FROM members
+            UNION ALL
+            SELECT t.cohort::timestamp, t.paid_mask & ((1::bigint << $5::int) - 1), t.chains
+            FROM cohort_chain_totals t JOIN scope s ON s.app_id = t.app_id
+            WHERE \(environmentCondition("t.environment")) AND \(wholeCohorts("t.cohort"))
         ),
         elements AS (
             SELECT m.cohort, unnest(m.money_months) AS month, unnest(m.money_currencies) AS currency,
                    unnest(m.money_days) AS day, unnest(m.money_gross) AS gross, unnest(m.money_refunded) AS refunded,
-                   unnest(m.money_estimated) AS estimated, unnest(m.money_unpriced) AS unpriced,
-                   unnest(m.money_priced) AS priced
+                   unnest(m.money_estimated)::bigint AS estimated, unnest(m.money_unpriced)::bigint AS unpriced,
+                   unnest(m.money_priced)::bigint AS priced
             FROM members m
+            UNION ALL
+            SELECT t.cohort::timestamp, t.month, nullif(t.currency, ''), t.day, t.gross, t.refunded, t.estimated,
+                   t.unpriced, t.priced
+            FROM cohort_money_totals t JOIN scope s ON s.app_id = t.app_id
+            WHERE \(environmentCondition("t.environment")) AND \(wholeCohorts("t.cohort"))
         ),
         money_days AS (
             SELECT cohort, month, currency, CASE WHEN $6::text IS NULL THEN NULL ELSE day END AS day,
@@ -94,9 +127,28 @@ extension ReportStore {
                    sum(unpriced) AS unpriced, sum(priced) AS priced
             FROM elements
             GROUP BY 1, 2, 3, 4
+            HAVING sum(unpriced) + sum(priced) <> 0
         ),
         \(retentionMoneyAndAnswer)
         """
+
+    /// The scope's rows of `chain_cohort_facts` with a first payment in [`from`, `to`) (parameters), with their
+    /// cohort: one range of the index on (app_id, first_paid_at).
+    static func retentionMembers(from: String, to: String) -> String {
+        """
+        SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
+               f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
+               f.money_unpriced, f.money_priced
+        FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
+        WHERE \(environmentCondition("f.environment"))
+          AND f.first_paid_at >= \(from)::timestamptz AND f.first_paid_at < \(to)::timestamptz
+        """
+    }
+
+    /// The totals' cohorts (a month's first day, on `column`) that lie in the whole months [`$7`, `$8`).
+    static func wholeCohorts(_ column: String) -> String {
+        "\(column) >= ($7::timestamptz AT TIME ZONE 'UTC')::date AND \(column) < ($8::timestamptz AT TIME ZONE 'UTC')::date"
+    }
 
     /// The reference computation from the ledger's transactions, which the tests hold the aggregate to (the
     /// reports read `retentionSQL`). One pass over the scope's paid transactions of auto-renewable products. Each
@@ -130,7 +182,8 @@ extension ReportStore {
         ),
         chain_masks AS (
             SELECT cohort, bit_or(CASE WHEN last_month IS NULL OR month > least(last_month, $5::int - 1) THEN 0::bigint
-                                       ELSE (1::bigint << (least(last_month, $5::int - 1) + 1)) - (1::bigint << month) END) AS mask
+                                       ELSE (1::bigint << (least(last_month, $5::int - 1) + 1)) - (1::bigint << month) END) AS mask,
+                   1::bigint AS chains
             FROM members
             GROUP BY app_id, environment, original_transaction_id, cohort
         ),
@@ -145,9 +198,17 @@ extension ReportStore {
         \(retentionMoneyAndAnswer)
         """
 
-    /// The money per cohort, month and currency from `money_days`, converted to the reporting currency `$6`, and
-    /// the answer's rows: shared by both sources.
+    /// The money per cohort, month and currency from `money_days`, converted to the reporting currency `$6` (each
+    /// currency and purchase day's rate looked up once: the nearest earlier, 1 for the reporting currency itself),
+    /// and the answer's rows from `money` and `chain_masks` (chains per cohort and mask): shared by both sources.
     static let retentionMoneyAndAnswer = """
+        day_rates AS (
+            SELECT k.currency, k.day, CASE WHEN k.currency = $6::text THEN 1::numeric ELSE (
+                SELECT x.rate FROM exchange_rates x
+                WHERE x.reporting_currency = $6::text AND x.currency = k.currency AND x.rate_date <= k.day
+                ORDER BY x.rate_date DESC LIMIT 1) END AS rate
+            FROM (SELECT DISTINCT currency, day FROM money_days WHERE $6::text IS NOT NULL AND currency IS NOT NULL) k
+        ),
         money AS (
             SELECT d.cohort, d.month, d.currency, sum(d.gross)::bigint AS gross, sum(d.refunded)::bigint AS refunded,
                    sum(d.estimated)::bigint AS estimated, sum(d.unpriced)::bigint AS unpriced,
@@ -156,17 +217,12 @@ extension ReportStore {
                    CASE WHEN $6::text IS NULL THEN 0
                         ELSE coalesce(sum(d.priced) FILTER (WHERE d.currency IS NOT NULL AND r.rate IS NULL), 0) END::bigint AS missing_rate
             FROM money_days d
-            LEFT JOIN LATERAL (
-                SELECT CASE WHEN d.currency = $6::text THEN 1::numeric ELSE (
-                    SELECT x.rate FROM exchange_rates x
-                    WHERE x.reporting_currency = $6::text AND x.currency = d.currency AND x.rate_date <= d.day
-                    ORDER BY x.rate_date DESC LIMIT 1) END AS rate
-            ) r ON $6::text IS NOT NULL
+            LEFT JOIN day_rates r ON r.currency = d.currency AND r.day = d.day
             GROUP BY 1, 2, 3
         )
-        SELECT 'paying', cohort AT TIME ZONE 'UTC', mask, NULL::text, count(*), 0::bigint, 0::bigint, 0::bigint, 0::bigint,
-               NULL::bigint, 0::bigint
-        FROM chain_masks GROUP BY cohort, mask
+        SELECT 'paying', cohort AT TIME ZONE 'UTC', mask, NULL::text, sum(chains)::bigint, 0::bigint, 0::bigint, 0::bigint,
+               0::bigint, NULL::bigint, 0::bigint
+        FROM chain_masks GROUP BY cohort, mask HAVING sum(chains) <> 0
         UNION ALL
         SELECT 'money', cohort AT TIME ZONE 'UTC', month, currency, 0, gross, refunded, estimated, unpriced, reporting_net, missing_rate
         FROM money

@@ -22,7 +22,7 @@ extension ReportStore {
     func trialCounts(from: Date, to: Date, granularity: String, now: Date, source: CohortSource = .facts) throws
         -> [TrialCount]
     {
-        let sql = source == .facts ? Self.trialCountsSQL : Self.trialCountsFromLedgerSQL
+        let sql = source == .ledger ? Self.trialCountsFromLedgerSQL : Self.trialCountsSQL
         return try scoped(sql, [from, to, granularity, now]).map { row in
             TrialCount(
                 cohort: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
