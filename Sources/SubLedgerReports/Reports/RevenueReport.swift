@@ -283,8 +283,8 @@ extension Reports {
         let day: Int64 = 86_400_000
         // The whole days [firstDay, endDay): the first midnight at or after `from` (not before 1970), the last at
         // or before `to`.
-        let firstDay = max(0, from >= 0 ? (from + day - 1) / day : 0)
-        let endDay = to >= 0 ? to / day : 0
+        let firstDay = from <= 0 ? 0 : (from + day - 1) / day
+        let endDay = max(0, to) / day
         guard source == .dayTotals, firstDay < endDay else {
             return try store.revenueGroups(fromMilliseconds: from, toMilliseconds: to)
         }
