@@ -17,7 +17,9 @@ import Testing
 /// reference computation from the ledger's transactions (`transaction_amounts` and the rules in Swift), for
 /// several ranges, granularities, reporting currencies and report dates (months measured at their end and at
 /// now), again after a catalog price change recomputes the app. A recompute of the whole app leaves the aggregates
-/// unchanged.
+/// unchanged. `revenue` is compared twice: from `chain_money_facts` alone, and as it runs (the whole days from the
+/// per-day totals `revenue_day_totals`, schema step 22, the partial days at the edges from the facts), and the
+/// totals equal the facts grouped by their key, shard by shard.
 @Suite struct MoneyFactsAgreementTests {
     /// The seed of the generator; `SUBLEDGER_MONEY_FACTS_SEED` replays another one.
     static let seed: UInt64 =
@@ -33,6 +35,7 @@ import Testing
         for history in 0..<Self.histories {
             try await Self.withHistory(history, using: &rng) { pool, store, app in
                 outcome.add(try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history)") })
+                outcome.disagreements += try await Self.totalsDisagreements(pool).map { "history \(history): \($0)" }
                 let maintained = try await Self.aggregates(pool)
                 try await store.refreshCohortFacts(app: app)
                 if try await Self.aggregates(pool) != maintained {
@@ -47,6 +50,9 @@ import Testing
                 try await store.refreshCohortFacts(app: app)
                 outcome.add(
                     try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history) after a price change") })
+                outcome.disagreements += try await Self.totalsDisagreements(pool).map {
+                    "history \(history) after a price change: \($0)"
+                }
             }
         }
         print(
@@ -77,6 +83,10 @@ import Testing
                 "UPDATE chain_mrr_steps SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, at_ms, currency) = "
                     + "(SELECT original_transaction_id, at_ms, currency FROM chain_mrr_steps WHERE subscribers_delta >= 0 "
                     + "AND at_ms > 1756684799999 AND at_ms <= 1758114000000 ORDER BY 1, 2, 3 LIMIT 1)",
+                // One more sale in one shard's count of a whole day (2024-03-11 to 2024-06-30) of a priced sale.
+                "UPDATE revenue_day_totals SET sales = sales + 1 WHERE ctid = "
+                    + "(SELECT ctid FROM revenue_day_totals WHERE kind = 0 AND sales > 0 AND amount_milli > 0 "
+                    + "AND currency IS NOT NULL AND day BETWEEN 19793 AND 19904 ORDER BY day, product_id, shard LIMIT 1)",
             ]
             for breakage in breakages {
                 let broken = try await pool.withConnection { connection in
@@ -84,9 +94,13 @@ import Testing
                     let changed = try connection.query(breakage + " RETURNING 1").count
                     #expect(changed == 1, "nothing to break: \(breakage)")
                     defer { _ = try? connection.query("ROLLBACK") }
-                    return try Self.compareReports(on: connection, label: "broken")
+                    return (try Self.compareReports(on: connection, label: "broken"), try Self.totalsDisagreements(on: connection))
                 }
-                #expect(!broken.disagreements.isEmpty, "not caught: \(breakage)")
+                #expect(!broken.0.disagreements.isEmpty, "not caught: \(breakage)")
+                // The totals check catches a damaged totals row, and a facts row changed without its totals.
+                if breakage.contains("revenue_day_totals") || breakage.contains("chain_money_facts") {
+                    #expect(!broken.1.isEmpty, "not caught by the totals check: \(breakage)")
+                }
             }
         }
     }
@@ -231,6 +245,12 @@ import Testing
         (date(2024, 1, 1), date(2027, 1, 1), .week, "USD"),
         (date(2024, 2, 10, 7), date(2025, 8, 3, 19), .month, "EUR"),
         (date(2024, 9, 1), date(2025, 3, 1), .day, "USD"),
+        // Partial days at both edges, at every granularity; one range inside a day, one across a single midnight.
+        (date(2024, 3, 5, 13), date(2025, 1, 20, 6), .day, "USD"),
+        (date(2024, 4, 30, 23), date(2025, 6, 2, 1), .week, nil),
+        (date(2024, 12, 31, 5), date(2025, 11, 1, 17), .month, "EUR"),
+        (date(2024, 10, 2, 3), date(2024, 10, 2, 21), .day, nil),
+        (date(2024, 10, 2, 3), date(2024, 10, 3, 21), .day, "USD"),
     ]
 
     /// Every case, from the aggregates and from the ledger.
@@ -249,16 +269,20 @@ import Testing
             }
         }
         for (from, to, granularity, currency) in revenueCases {
-            let facts = try Reports.revenue(
-                on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency, source: .facts)
             let ledger = try Reports.revenue(
                 on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency, source: .ledger)
-            outcome.compared += 1
             outcome.revenueRows += ledger.rows.count
-            if facts != ledger {
-                let differing = zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  facts  \($0.0)\n  ledger \($0.1)" } ?? ""
-                outcome.disagreements.append(
-                    "\(label) revenue \(from)..<\(to) \(granularity) \(currency ?? "-"): \(facts.rows.count) vs \(ledger.rows.count) rows\(differing)")
+            for source in [MoneySource.facts, .dayTotals] {
+                let facts = try Reports.revenue(
+                    on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency,
+                    source: source)
+                outcome.compared += 1
+                if facts != ledger {
+                    let differing = zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  \(source)  \($0.0)\n  ledger \($0.1)" } ?? ""
+                    outcome.disagreements.append(
+                        "\(label) revenue from \(source) \(from)..<\(to) \(granularity) \(currency ?? "-"): "
+                            + "\(facts.rows.count) vs \(ledger.rows.count) rows\(differing)")
+                }
             }
         }
         outcome.credits = try connection.query("SELECT count(*) FROM chain_money_facts WHERE credit_ms IS NOT NULL")
@@ -275,7 +299,55 @@ import Testing
             SELECT f::text FROM (SELECT * FROM chain_money_facts ORDER BY app_id, environment, original_transaction_id, transaction_id) f
             UNION ALL
             SELECT m::text FROM (SELECT * FROM chain_mrr_moves ORDER BY app_id, environment, original_transaction_id, month, currency) m
+            UNION ALL
+            SELECT t::text FROM (
+                SELECT * FROM revenue_day_totals WHERE sales <> 0
+                ORDER BY app_id, day, environment, kind, bought_day, product_id, storefront, currency, amount_milli,
+                    second_year, estimated, shard
+            ) t
             """
         ).map { try $0.decode(String.self, at: 0) }
     }
+
+    /// Where `revenue_day_totals` differs from `chain_money_facts` counted by the totals' key (a sale on its
+    /// purchase day, the refund of a priced sale on its refund day, an upgrade credit on its day), shard by shard
+    /// (`hashtext(original_transaction_id) & 15`): each differing key, with its count in the facts and in the totals.
+    static func totalsDisagreements(_ pool: PostgresPool) async throws -> [String] {
+        try await pool.query(totalsDisagreementsSQL).map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// `totalsDisagreements` on one connection (inside a transaction).
+    static func totalsDisagreements(on connection: PostgresConnection) throws -> [String] {
+        try connection.query(totalsDisagreementsSQL).map { try $0.decode(String.self, at: 0) }
+    }
+
+    static let totalsDisagreementsSQL = """
+            WITH facts AS (
+                SELECT f.app_id, d.day, f.environment, d.kind, d.bought_day, f.product_id, f.storefront, f.currency,
+                    d.amount_milli, f.second_year, d.estimated, (hashtext(f.original_transaction_id) & 15)::smallint AS shard,
+                    count(*)::bigint AS sales
+                FROM chain_money_facts f
+                CROSS JOIN LATERAL (VALUES
+                    (0::smallint, f.purchase_ms, f.amount_milli, f.estimated, true),
+                    (1::smallint, f.refund_ms, f.amount_milli, f.estimated, f.refund_ms IS NOT NULL AND f.amount_milli > 0),
+                    (2::smallint, f.credit_ms, f.credit_milli, true, f.credit_ms IS NOT NULL)
+                ) AS e(kind, at_ms, amount_milli, estimated, counts)
+                CROSS JOIN LATERAL (
+                    SELECT e.kind, floor(e.at_ms / 86400000.0)::integer AS day,
+                        floor(f.purchase_ms / 86400000.0)::integer AS bought_day, e.amount_milli, e.estimated
+                ) d
+                WHERE e.counts
+                GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+            ),
+            totals AS (SELECT * FROM revenue_day_totals WHERE sales <> 0)
+            SELECT coalesce(f::text, t::text) || ': ' || coalesce(f.sales, 0) || ' in the facts, '
+                || coalesce(t.sales, 0) || ' in the totals'
+            FROM facts f FULL JOIN totals t
+              ON (f.app_id, f.day, f.environment, f.kind, f.bought_day, f.product_id, f.second_year, f.estimated, f.shard)
+                 = (t.app_id, t.day, t.environment, t.kind, t.bought_day, t.product_id, t.second_year, t.estimated, t.shard)
+                AND f.storefront IS NOT DISTINCT FROM t.storefront AND f.currency IS NOT DISTINCT FROM t.currency
+                AND f.amount_milli IS NOT DISTINCT FROM t.amount_milli
+            WHERE f.sales IS DISTINCT FROM t.sales
+            ORDER BY 1
+            """
 }

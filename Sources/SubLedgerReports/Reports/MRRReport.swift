@@ -86,7 +86,7 @@ extension Reports {
         let lastEnd = CalendarDay.start(of: day)
         let series: [[String: MRRSeries.Point]]
         switch source {
-        case .facts:
+        case .dayTotals, .facts:
             series = try MRRFromFacts.series(store: store, monthStarts: monthStarts, measured: measured, now: nowInstant)
         case .ledger:
             let chains = try store.revenueChains(

@@ -1,8 +1,8 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// The money reports' reads of the maintained aggregates (schema step 19): sales, refunds and upgrade credits
-/// grouped so that every member of a group has the same split, and MRR moves summed per month.
+/// The money reports' reads of the maintained aggregates (schema steps 19 and 21): sales, refunds and upgrade
+/// credits grouped so that every member of a group has the same split, and MRR moves summed per month.
 extension ReportStore {
     /// Sales (`sale`), refunds (`refund`) or upgrade credits (`credit`) that share everything their split and
     /// their row of the report depend on.
@@ -28,38 +28,70 @@ extension ReportStore {
     /// The groups of [`from`, `to`) (milliseconds since 1970) of the scope, from `chain_money_facts`: sales by
     /// purchase instant, refunds of priced sales by refund instant, upgrade credits by the upgrade.
     func revenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
-        try scoped(Self.revenueGroupsSQL, [from, to]).map { row in
-            RevenueGroup(
-                kind: RevenueGroup.Kind(rawValue: try row.decode(Int.self, at: 0)) ?? .sale,
-                day: try row.decode(Int64.self, at: 1), boughtDay: try row.decode(Int64.self, at: 2),
-                appID: try row.decode(Int64.self, at: 3), productID: try row.decode(String.self, at: 4),
-                storefront: try row.decode(String?.self, at: 5), currency: try row.decode(String?.self, at: 6),
-                amount: try row.decode(Int64?.self, at: 7), secondYear: try row.decode(Bool.self, at: 8),
-                estimated: try row.decode(Bool.self, at: 9), count: Int(try row.decode(Int64.self, at: 10)))
-        }
+        try scoped(Self.revenueGroupsSQL, [from, to]).map(Self.revenueGroup)
+    }
+
+    /// One group from a row of `revenueGroupsSQL` or `revenueDayTotalsSQL`. A year by day is some 56,000 groups, so
+    /// the small fields come packed in the first column (fewer cells to decode): the purchase day's distance
+    /// before the day (× 16), the kind (× 4), `second_year` (× 2) and `estimated`.
+    private static func revenueGroup(_ row: PostgresRow) throws -> RevenueGroup {
+        let packed = try row.decode(Int64.self, at: 0)
+        let day = try row.decode(Int64.self, at: 1)
+        return RevenueGroup(
+            kind: RevenueGroup.Kind(rawValue: Int((packed >> 2) & 3)) ?? .sale, day: day, boughtDay: day - (packed >> 4),
+            appID: try row.decode(Int64.self, at: 2), productID: try row.decode(String.self, at: 3),
+            storefront: try row.decode(String?.self, at: 4), currency: try row.decode(String?.self, at: 5),
+            amount: try row.decode(Int64?.self, at: 6), secondYear: packed & 2 != 0, estimated: packed & 1 != 0,
+            count: Int(try row.decode(Int64.self, at: 7)))
+    }
+
+    /// The packed first column of a group (see `revenueGroup`), from the day, purchase day, kind and flags.
+    private static func packed(day: String, boughtDay: String, kind: Int, secondYear: String, estimated: String) -> String {
+        "(\(day) - \(boughtDay))::bigint * 16 + \(kind * 4) + \(secondYear)::integer * 2 + \(estimated)::integer"
     }
 
     static let revenueGroupsSQL = """
         WITH \(appsCTE)
-        SELECT 0, f.purchase_ms / 86400000, f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency,
-            f.amount_milli, f.second_year, f.estimated, count(*)
+        SELECT \(packed(day: "f.purchase_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 0,
+                         secondYear: "f.second_year", estimated: "f.estimated")),
+            f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.amount_milli, count(*)
         FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
         WHERE \(environmentCondition("f.environment")) AND f.purchase_ms >= $3 AND f.purchase_ms < $4
-        GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10
+        GROUP BY 1, 2, 3, 4, 5, 6, 7
         UNION ALL
-        SELECT 1, f.refund_ms / 86400000, f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency,
-            f.amount_milli, f.second_year, f.estimated, count(*)
+        SELECT \(packed(day: "f.refund_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 1,
+                         secondYear: "f.second_year", estimated: "f.estimated")),
+            f.refund_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.amount_milli, count(*)
         FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
         WHERE \(environmentCondition("f.environment")) AND f.refund_ms >= $3 AND f.refund_ms < $4
           AND f.refund_ms IS NOT NULL AND f.amount_milli > 0
-        GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10
+        GROUP BY 1, 2, 3, 4, 5, 6, 7
         UNION ALL
-        SELECT 2, f.credit_ms / 86400000, f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency,
-            f.credit_milli, f.second_year, true, count(*)
+        SELECT \(packed(day: "f.credit_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 2,
+                         secondYear: "f.second_year", estimated: "true")),
+            f.credit_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.credit_milli, count(*)
         FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
         WHERE \(environmentCondition("f.environment")) AND f.credit_ms >= $3 AND f.credit_ms < $4
           AND f.credit_ms IS NOT NULL
-        GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10
+        GROUP BY 1, 2, 3, 4, 5, 6, 7
+        """
+
+    /// The groups of the whole UTC days [`fromDay`, `toDay`) (day numbers) of the scope, from the per-day totals
+    /// `revenue_day_totals` (schema step 22): the same groups as `revenueGroups` over those days' milliseconds,
+    /// their counts summed over the shards (a key whose count came back to 0 is left out).
+    func revenueGroups(fromDay: Int64, toDay: Int64) throws -> [RevenueGroup] {
+        try scoped(Self.revenueDayTotalsSQL, [Int(fromDay), Int(toDay)]).map(Self.revenueGroup)
+    }
+
+    static let revenueDayTotalsSQL = """
+        WITH \(appsCTE)
+        SELECT \(packed(day: "t.day", boughtDay: "t.bought_day", kind: 0, secondYear: "t.second_year", estimated: "t.estimated"))
+                + t.kind * 4,
+            t.day::bigint, t.app_id, t.product_id, t.storefront, t.currency, t.amount_milli, sum(t.sales)::bigint
+        FROM revenue_day_totals t JOIN scope s ON s.app_id = t.app_id
+        WHERE \(environmentCondition("t.environment")) AND t.day >= $3::integer AND t.day < $4::integer
+        GROUP BY 1, 2, 3, 4, 5, 6, 7
+        HAVING sum(t.sales) <> 0
         """
 
     /// One month's (or one interval's) MRR changes in one currency, summed over the scope's chains.

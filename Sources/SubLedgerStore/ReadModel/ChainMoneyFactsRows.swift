@@ -4,7 +4,9 @@ import SubLedgerCore
 /// The money aggregates (schema step 19): `chain_money_facts`, per transaction of a chain what the `revenue` and
 /// `mrr` reports read (computed by the SQL function `chain_money_facts_of`), `chain_mrr_moves`, per chain and
 /// month how its MRR moved, and `chain_mrr_steps`, per chain each instant its MRR changes (both computed from
-/// those rows, by `chain_mrr_moves_from` and `chain_mrr_steps_from`). All three are rewritten together.
+/// those rows, by `chain_mrr_moves_from` and `chain_mrr_steps_from`). All three are rewritten together, and the
+/// per-day totals `revenue_day_totals` (schema step 22) changed by the difference between the chains' old and new
+/// `chain_money_facts` rows, in the same statement.
 enum ChainMoneyFactsRows {
     /// Recomputes the three tables' rows of `chains` from their transactions as they are now: called by
     /// `LedgerStore.apply` after it wrote them, in its transaction, with the chains locked. One statement per
@@ -40,7 +42,11 @@ enum ChainMoneyFactsRows {
         """)
 
     /// The rest of both statements after `fresh` (the chains' new `chain_money_facts` rows): their MRR moves, and
-    /// the writes of the three tables for the chains `chainCondition` selects (on the alias `g`).
+    /// the writes of the three tables for the chains `chainCondition` selects (on the alias `g`). `revenue_day_totals`
+    /// changes by the new rows counted once and the old ones (`old_facts`: every part of a statement reads the
+    /// snapshot it started with, before its own writes) taken away, per key of the totals; keys whose count does
+    /// not change are not written, the others in key order, so that concurrent applies that share rows lock them
+    /// in the same order.
     private static func movesAndWrites(chainCondition: String) -> String {
         """
         per_chain AS MATERIALIZED (
@@ -67,6 +73,32 @@ enum ChainMoneyFactsRows {
                 mrr_delta = EXCLUDED.mrr_delta, subscribers_delta = EXCLUDED.subscribers_delta,
                 estimated_delta = EXCLUDED.estimated_delta, first_paid_ms = EXCLUDED.first_paid_ms
             WHERE (chain_mrr_steps.*) IS DISTINCT FROM (EXCLUDED.*)
+        ),
+        old_facts AS MATERIALIZED (
+            SELECT g.* FROM chain_money_facts g WHERE \(chainCondition)
+        ),
+        revenue_changes AS (
+            SELECT x.app_id, d.day, x.environment, d.kind, d.bought_day, x.product_id, x.storefront, x.currency,
+                d.amount_milli, x.second_year, d.estimated, (hashtext(x.original_transaction_id) & 15)::smallint AS shard,
+                sum(x.sign)::bigint AS sales
+            FROM (
+                SELECT 1 AS sign, f.* FROM fresh f
+                UNION ALL
+                SELECT -1, o.* FROM old_facts o
+            ) x
+            CROSS JOIN LATERAL revenue_day_rows_of(
+                x.purchase_ms, x.refund_ms, x.credit_ms, x.credit_milli, x.amount_milli, x.estimated) d
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+            HAVING sum(x.sign) <> 0
+        ),
+        revenue_written AS (
+            INSERT INTO revenue_day_totals AS t
+            SELECT * FROM revenue_changes
+            ORDER BY app_id, day, environment, kind, bought_day, product_id, storefront, currency, amount_milli,
+                second_year, estimated, shard
+            ON CONFLICT (app_id, day, environment, kind, bought_day, product_id, storefront, currency, amount_milli,
+                second_year, estimated, shard)
+            DO UPDATE SET sales = t.sales + EXCLUDED.sales
         ),
         facts_gone AS (
             DELETE FROM chain_money_facts g
