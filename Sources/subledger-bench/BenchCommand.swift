@@ -12,6 +12,8 @@ import SubLedgerStore
 ///     subledger-bench notifications COUNT DIRECTORY [PURCHASES]
 ///                                                     # signed DID_RENEW bodies + the root certificate, and
 ///                                                     # PURCHASES signed new purchases (scripts/ha-test)
+///     subledger-bench refresh-sql                     # the apply's aggregate refreshes for one bench chain,
+///                                                     # as pgbench script lines (scripts/bench, write.sql)
 @main
 enum BenchCommand {
     static func main() async {
@@ -24,6 +26,8 @@ enum BenchCommand {
                 )
             case "catalog":
                 print(BenchShape.catalogYAML)
+            case "refresh-sql":
+                print(try BenchShape.refreshScript())
             case "notifications":
                 guard arguments.count >= 3 else {
                     throw BenchError("usage: subledger-bench notifications COUNT DIRECTORY [PURCHASES]")
@@ -34,7 +38,7 @@ enum BenchCommand {
             default:
                 throw BenchError(
                     "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | "
-                        + "notifications COUNT DIRECTORY [PURCHASES]")
+                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql")
             }
         } catch {
             FileHandle.standardError.write(Data("subledger-bench: \(error)\n".utf8))
@@ -75,6 +79,22 @@ enum BenchShape {
             products:
               - { product_id: \(productID), type: auto_renewable, subscription_group_id: "\(groupID)", entitlements: [pro] }
         """
+
+    /// `ChainAggregates.refresh`'s statements for the chain of pgbench's account `:n` of app `:app_id` in
+    /// Production, one per line group, each ending with `;`: what `write.sql` runs where an apply refreshes them.
+    static func refreshScript() throws -> String {
+        let chains = "('{' || (2000000000000 + :n::bigint)::text || '}')"
+        return try ChainAggregateStatements.refreshSQL.map { sql in
+            // pgbench reads `:word` as a variable; the statements' own colons are casts (`::`) only.
+            let stripped = sql.replacingOccurrences(of: "::", with: "")
+            guard !stripped.contains(":"), !sql.contains("$4") else {
+                throw BenchError("a refresh statement has a lone ':' or a fourth parameter: \(sql)")
+            }
+            return sql.replacingOccurrences(of: "$1", with: ":app_id")
+                .replacingOccurrences(of: "$2", with: "'Production'")
+                .replacingOccurrences(of: "$3", with: chains) + ";"
+        }.joined(separator: "\n")
+    }
 
     static func account(_ index: Int) -> String { "acct-\(index)" }
     static func originalTransactionID(_ index: Int) -> String { String(2_000_000_000_000 + index) }

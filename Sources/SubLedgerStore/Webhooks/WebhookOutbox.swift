@@ -7,7 +7,8 @@ import SubLedgerCore
 ///
 /// Cost on the ingestion path: nothing more than deriving (pure, in memory) when an apply decides nothing
 /// to tell; otherwise two statements: one read of the affected accounts' chains (for the entitlements
-/// after the events) and one statement that inserts every event, takes the accounts' sequence numbers
+/// after the events; the apply's own chains are in memory, so only the accounts' other chains and their credit
+/// balances are read) and one statement that inserts every event, takes the accounts' sequence numbers
 /// and moves the clock's moments.
 enum WebhookOutbox {
     /// Derives and writes the events of one apply; called once by `LedgerStore.apply`, after the decision's
@@ -19,7 +20,11 @@ enum WebhookOutbox {
         let drafts = WebhookEventDerivation.drafts(
             input: input, cause: cause, before: before, decision: decision, app: app.definition, now: now)
         let moments = WebhookClockDerivation.moments(before: before, decision: decision, app: app.definition, now: now)
-        try write(drafts, cause: cause, moments: moments, app: app, now: now, on: connection)
+        // The chains this apply loaded and wrote are in memory as they now are in the database (the updated
+        // ones as written, the others as loaded under their locks): the accounts' holdings read skips them.
+        let updated = Set(decision.updatedChains.map(\.key))
+        let known = decision.updatedChains + before.filter { !updated.contains($0.key) }
+        try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, on: connection)
     }
 
     /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
@@ -36,13 +41,15 @@ enum WebhookOutbox {
 
     /// Inserts `drafts` (those whose idempotency key is new) with the accounts' entitlements after them and
     /// their sequence numbers, and upserts `moments`; one statement, none when there is nothing to write.
+    /// `known`: chains whose current rows the caller holds in memory (see `holdings`).
     static func write(
         _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
-        now: Instant, on connection: PostgresConnection
+        now: Instant, known: [ChainSnapshot] = [], on connection: PostgresConnection
     ) throws {
         guard !drafts.isEmpty || !moments.isEmpty else { return }
         let accounts = Set(drafts.compactMap(\.account))
-        let holdings = accounts.isEmpty ? [:] : try self.holdings(of: accounts, appID: app.appID, on: connection)
+        let holdings =
+            accounts.isEmpty ? [:] : try self.holdings(of: accounts, appID: app.appID, known: known, on: connection)
         var events: [EventRow] = []
         for (index, draft) in drafts.enumerated() {
             let id = UUID().uuidString.lowercased()
@@ -92,18 +99,31 @@ enum WebhookOutbox {
         var due_ms: Int64
     }
 
-    /// The chains (fully loaded) and credit balance of each of `accounts`, in one statement.
+    /// The chains (fully loaded, in key order) and credit balance of each of `accounts`, in one statement. The
+    /// chains of `known`, whose current rows the caller holds (an apply's own chains, loaded under their locks
+    /// and written by it), are taken from there rather than read and decoded again: an account has one of them
+    /// when it has a binding to it (`ownership_bindings.account_id`, one row per binding change).
     static func holdings(
-        of accounts: Set<AccountID>, appID: Int64, on connection: PostgresConnection
+        of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], on connection: PostgresConnection
     ) throws -> [AccountID: (chains: [ChainSnapshot], credits: Int64)] {
         let names = try StoreJSON.encode(accounts.map(\.rawValue).sorted())
         var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
-        for row in try connection.query(holdingsStatement, [appID, names]) {
+        let rows = try connection.query(
+            holdingsStatement,
+            [
+                appID, names, PostgresArrayText.strings(known.map(\.key.environment.rawValue)),
+                PostgresArrayText.strings(known.map(\.key.originalTransactionID)),
+            ])
+        for row in rows {
             let account = try storedAccount(row.decode(String.self, at: 0))
             var held: (chains: [ChainSnapshot], credits: Int64)
             if let known = result[account] { held = known } else { held = ([], try row.decode(Int64.self, at: 1)) }
             if try row.decode(String?.self, at: 2) != nil { held.chains.append(try ChainRows.chain(from: row, at: 2)) }
             result[account] = held
+        }
+        for (account, held) in result {
+            let mine = known.filter { chain in chain.bindingChanges.contains { $0.to == account } }
+            result[account] = ((held.chains + mine).sorted { $0.key < $1.key }, held.credits)
         }
         return result
     }
@@ -120,6 +140,8 @@ enum WebhookOutbox {
           WHERE t.app_id = $1 AND (t.environment, t.original_transaction_id) IN (
             SELECT environment, original_transaction_id FROM ownership_bindings
             WHERE app_id = $1 AND account_id = a.account_id)
+            AND (t.environment, t.original_transaction_id) NOT IN (
+              SELECT * FROM unnest($3::text::text[], $4::text::text[]))
         ) AS owned ON true
         """)
 
