@@ -52,6 +52,48 @@ import Testing
         }
     }
 
+    /// Waiters share one scheduled sweep, due at the earliest deadline: each must still give up at its own
+    /// deadline (not the first waiter's), and a waiter arriving after everyone else timed out must still time out.
+    @Test func eachWaiterTimesOutAtItsOwnDeadline() async throws {
+        try await TestDatabase.withSchema(maxConnections: 1, acquireTimeout: .milliseconds(600)) { _, _, pool in
+            let holder = Task {
+                try await pool.withConnection { connection in
+                    try connection.query("SELECT pg_sleep(5)")
+                }
+            }
+            try await waitUntil { pool.statistics.inUse == 1 }
+            let clock = ContinuousClock()
+            func waitForTimeout() async -> Duration? {
+                let start = clock.now
+                do {
+                    try await pool.query("SELECT 1")
+                    return nil
+                } catch let error as PostgresError where error.kind == .poolTimeout {
+                    return clock.now - start
+                } catch {
+                    return nil
+                }
+            }
+            let first = Task { await waitForTimeout() }
+            try await Task.sleep(for: .milliseconds(300))
+            let second = Task { await waitForTimeout() }
+            let firstWaited = try #require(await first.value)
+            #expect(firstWaited >= .milliseconds(550))
+            // The first waiter's sweep left the second one waiting: its deadline is 300 ms later.
+            #expect(pool.statistics.waiters == 1)
+            let secondWaited = try #require(await second.value)
+            #expect(secondWaited >= .milliseconds(550))
+            #expect(pool.statistics.waiters == 0)
+            // Nobody waits now, so no sweep is scheduled: the next waiter schedules its own.
+            let third = try #require(await waitForTimeout())
+            #expect(third >= .milliseconds(550))
+            #expect(pool.statistics.inUse == 1)
+            _ = try await holder.value
+            let rows = try await pool.query("SELECT 1 AS one")
+            #expect(try rows.single().decode(Int.self, at: 0) == 1)
+        }
+    }
+
     @Test func terminatedBackendIsReplacedOnNextAcquire() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let firstPID = try await pool.withConnection { $0.backendPID }

@@ -16,6 +16,9 @@ import Testing
         try await H.run { _, client in
             let live = try await client.call(.get, "/health/live", key: nil)
             #expect(live.status == .ok)
+            #expect(live.json["status"] as? String == "ok")
+            #expect((live.json["checks"] as? [String: String])?.isEmpty == true)
+            #expect(live.headers[.contentType] == "application/json; charset=utf-8")
             let ready = try await client.call(.get, "/health/ready", key: nil)
             #expect(ready.status == .ok)
             #expect((ready.json["checks"] as? [String: String])?["schema"] == "ok")
