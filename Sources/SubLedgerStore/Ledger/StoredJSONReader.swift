@@ -5,7 +5,8 @@
 /// name, a raw control character in a string, an invalid escape, a lone UTF-16 surrogate (`\uD800`),
 /// invalid UTF-8, a number with a leading zero, text after the value. Integers are read exactly into
 /// `Int64` with overflow checks (no trapping arithmetic); a fraction or an exponent where an integer is
-/// expected is refused (neither the old encoder nor jsonb's output writes one for an integer).
+/// expected is refused (jsonb prints `1e3` as `1000` and keeps a fraction only where one was written, and neither
+/// encoder ever wrote one for an integer).
 /// Values of unknown names are checked and skipped, nested at most `maximumDepth` deep.
 ///
 /// Only valid inside `read(_:_:)`, which owns the bytes for the reader's lifetime.
