@@ -158,8 +158,7 @@ public struct ConsumptionStore: Sendable {
                 ORDER BY purchase_date
                 """, [app.appID, account.rawValue])
             for row in purchases {
-                let known = try StoreJSON.decode(
-                    KnownTransaction.self, from: row.decode(String.self, at: 0), what: "transaction")
+                let known = try StoredChainJSON.transaction(from: row.decode(String.self, at: 0))
                 let transaction = known.transaction
                 if facts.customerSince == nil || transaction.purchaseDate < facts.customerSince! {
                     facts.customerSince = transaction.purchaseDate

@@ -115,48 +115,19 @@ enum ChainRows {
 
     /// One chain from the three `chainColumns` starting at column `column` of `row`.
     static func chain(from row: PostgresRow, at column: Int) throws -> ChainSnapshot {
-        let stored = try StoreJSON.decode(SubscriptionChain.self, from: row.decode(String.self, at: column), what: "chain")
+        let stored = try StoredChainJSON.chain(from: row.decode(String.self, at: column))
         var chain = ChainSnapshot(header: stored)
         if let transactions = try row.decode(String?.self, at: column + 1) {
-            chain.transactions = try StoreJSON.decode([KnownTransaction].self, from: transactions, what: "transaction")
+            chain.transactions = try StoredChainJSON.transactions(from: transactions)
             chain.transactions.sort {
                 ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
             }
         }
         if let bindings = try row.decode(String?.self, at: column + 2) {
-            chain.bindingChanges = try StoreJSON.decode([StoredBinding].self, from: bindings, what: "ownership binding")
+            chain.bindingChanges = try StoredChainJSON.bindings(from: bindings)
                 .map { try $0.change(of: chain.key) }
         }
         return chain
-    }
-
-    /// One ownership binding as `chainColumns` aggregates it.
-    private struct StoredBinding: Decodable {
-        var sequence: Int
-        var from: String?
-        var to: String
-        var reason: String
-        var at: Int64
-        var transactionID: String?
-
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
-            sequence = try container.decode(Int.self)
-            from = try container.decodeIfPresent(String.self)
-            to = try container.decode(String.self)
-            reason = try container.decode(String.self)
-            at = try container.decode(Int64.self)
-            transactionID = try container.decodeIfPresent(String.self)
-        }
-
-        func change(of key: ChainKey) throws -> BindingChange {
-            guard let reason = BindingChange.Reason(rawValue: reason) else {
-                throw StoreError(code: .corruptRow, message: "unknown binding reason '\(reason)'")
-            }
-            return BindingChange(
-                chain: key, sequence: sequence, from: try from.map { try storedAccount($0) }, to: try storedAccount(to),
-                reason: reason, at: Instant(millisecondsSince1970: at), transactionID: transactionID)
-        }
     }
 
     /// Writes `chain` as the decision left it: the chain row with its queryable columns recomputed at `now`,
@@ -183,8 +154,8 @@ enum ChainRows {
                 chain.header.subscriptionGroupID, state.name, state.expirationReason?.name,
                 timestamp(chain.header.latestExpiry), timestamp(renewal?.gracePeriodExpiresDate), timestamp(revokedAt),
                 renewal?.willAutoRenew, renewal?.autoRenewProductID, renewal?.isInBillingRetryPeriod ?? false,
-                try renewal.map { PostgresValue.jsonb(try StoreJSON.encode($0)) } ?? .null,
-                timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(try StoreJSON.encode(chain.header)),
+                renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null,
+                timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(StoredChainJSON.json(of: chain.header)),
                 receiptID,
             ])
 
@@ -207,7 +178,7 @@ enum ChainRows {
                     timestamp(transaction.purchaseDate), timestamp(transaction.expiresDate),
                     timestamp(known.activeRevocation?.revocationDate), known.activeRevocation?.revocationReason,
                     transaction.ownershipType.rawValue, transaction.webOrderLineItemID, transaction.appAccountToken,
-                    transaction.source.rawValue, PostgresValue.jsonb(try StoreJSON.encode(known)),
+                    transaction.source.rawValue, PostgresValue.jsonb(StoredChainJSON.json(of: known)),
                     // Revenue (schema step 14), through the same rules as the mapping: a bad value is NULL.
                     RevenueFieldRules.price(transaction.price), RevenueFieldRules.code(transaction.currency),
                     RevenueFieldRules.code(transaction.storefront), RevenueFieldRules.offerType(transaction.offerType),

@@ -1,0 +1,368 @@
+import SubLedgerCore
+
+/// Reading the stored chain's types as their synthesized `Codable` conformances wrote them: one member per
+/// stored property, named as the property; an optional property absent or `null` is `nil`; every other
+/// property is required; members of unknown names are skipped (a newer schema's rows stay readable).
+extension StoredJSONReader {
+    // The member names of each type, in the order of its stored properties (the case names are the names).
+    private enum ChainField: Int, CaseIterable {
+        case key, bundleID, productType, owner, productID, subscriptionGroupID, latestExpiry, renewalInfo
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum ChainKeyField: Int, CaseIterable {
+        case environment, originalTransactionID
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum RenewalField: Int, CaseIterable {
+        case originalTransactionID, productID, autoRenewProductID, willAutoRenew, expirationIntent
+        case isInBillingRetryPeriod, gracePeriodExpiresDate, priceIncreaseStatus, offerType, offerIdentifier
+        case renewalDate, renewalPrice, currency, offerDiscountType, environment, observedAt
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum KnownTransactionField: Int, CaseIterable {
+        case transaction, observedAt, account, revocations, lastUnrevokedObservationAt
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum RevocationField: Int, CaseIterable {
+        case revocationDate, revocationReason, isFamilySharing, lastObservedAt
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum TransactionField: Int, CaseIterable {
+        case transactionID, originalTransactionID, productID, bundleID, quantity, purchaseDate, originalPurchaseDate
+        case expiresDate, revocationDate, revocationReason, webOrderLineItemID, subscriptionGroupID, isTrialPeriod
+        case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
+        case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
+        case signedDate
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    // MARK: Types
+
+    mutating func readSubscriptionChain() throws -> SubscriptionChain {
+        var key: ChainKey?
+        var bundleID: String?
+        var productType: ProductType?
+        var owner: AccountID?
+        var productID: String?
+        var subscriptionGroupID: String?
+        var latestExpiry: Instant?
+        var renewalInfo: RenewalInfo?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: ChainField.keys, &cursor) {
+            case .end:
+                return SubscriptionChain(
+                    key: try required(key, "key"), bundleID: try required(bundleID, "bundleID"),
+                    productType: try required(productType, "productType"), owner: owner,
+                    productID: try required(productID, "productID"), subscriptionGroupID: subscriptionGroupID,
+                    latestExpiry: latestExpiry, renewalInfo: renewalInfo)
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch ChainField(rawValue: index)! {
+                case .key: key = try readChainKey()
+                case .bundleID: bundleID = try readString()
+                case .productType: productType = try readEnum(ProductType.self)
+                case .owner: owner = try readNull() ? nil : try readAccountID()
+                case .productID: productID = try readString()
+                case .subscriptionGroupID: subscriptionGroupID = try readOptionalString()
+                case .latestExpiry: latestExpiry = try readOptionalInstant()
+                case .renewalInfo: renewalInfo = try readNull() ? nil : try readRenewalInfo()
+                }
+            }
+        }
+    }
+
+    mutating func readChainKey() throws -> ChainKey {
+        var environment: AppStoreEnvironment?
+        var originalTransactionID: String?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: ChainKeyField.keys, &cursor) {
+            case .end:
+                return ChainKey(
+                    environment: try required(environment, "environment"),
+                    originalTransactionID: try required(originalTransactionID, "originalTransactionID"))
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch ChainKeyField(rawValue: index)! {
+                case .environment: environment = try readEnum(AppStoreEnvironment.self)
+                case .originalTransactionID: originalTransactionID = try readString()
+                }
+            }
+        }
+    }
+
+    mutating func readRenewalInfo() throws -> RenewalInfo {
+        var originalTransactionID: String?
+        var productID: String?
+        var autoRenewProductID: String?
+        var willAutoRenew: Bool?
+        var expirationIntent: Int?
+        var isInBillingRetryPeriod: Bool?
+        var gracePeriodExpiresDate: Instant?
+        var priceIncreaseStatus: Int?
+        var offerType: Int?
+        var offerIdentifier: String?
+        var renewalDate: Instant?
+        var renewalPrice: Int64?
+        var currency: String?
+        var offerDiscountType: String?
+        var environment: AppStoreEnvironment?
+        var observedAt: Instant?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: RenewalField.keys, &cursor) {
+            case .end:
+                return RenewalInfo(
+                    originalTransactionID: try required(originalTransactionID, "originalTransactionID"),
+                    productID: try required(productID, "productID"), autoRenewProductID: autoRenewProductID,
+                    willAutoRenew: try required(willAutoRenew, "willAutoRenew"), expirationIntent: expirationIntent,
+                    isInBillingRetryPeriod: try required(isInBillingRetryPeriod, "isInBillingRetryPeriod"),
+                    gracePeriodExpiresDate: gracePeriodExpiresDate, priceIncreaseStatus: priceIncreaseStatus,
+                    offerType: offerType, offerIdentifier: offerIdentifier, renewalDate: renewalDate,
+                    renewalPrice: renewalPrice, currency: currency, offerDiscountType: offerDiscountType,
+                    environment: try required(environment, "environment"),
+                    observedAt: try required(observedAt, "observedAt"))
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch RenewalField(rawValue: index)! {
+                case .originalTransactionID: originalTransactionID = try readString()
+                case .productID: productID = try readString()
+                case .autoRenewProductID: autoRenewProductID = try readOptionalString()
+                case .willAutoRenew: willAutoRenew = try readBool()
+                case .expirationIntent: expirationIntent = try readOptionalInt()
+                case .isInBillingRetryPeriod: isInBillingRetryPeriod = try readBool()
+                case .gracePeriodExpiresDate: gracePeriodExpiresDate = try readOptionalInstant()
+                case .priceIncreaseStatus: priceIncreaseStatus = try readOptionalInt()
+                case .offerType: offerType = try readOptionalInt()
+                case .offerIdentifier: offerIdentifier = try readOptionalString()
+                case .renewalDate: renewalDate = try readOptionalInstant()
+                case .renewalPrice: renewalPrice = try readNull() ? nil : try readInt64()
+                case .currency: currency = try readOptionalString()
+                case .offerDiscountType: offerDiscountType = try readOptionalString()
+                case .environment: environment = try readEnum(AppStoreEnvironment.self)
+                case .observedAt: observedAt = try readInstant()
+                }
+            }
+        }
+    }
+
+    mutating func readKnownTransaction() throws -> KnownTransaction {
+        var transaction: Transaction?
+        var observedAt: Instant?
+        var account: AccountID?
+        var revocations: [ObservedRevocation]?
+        var lastUnrevokedObservationAt: Instant?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: KnownTransactionField.keys, &cursor) {
+            case .end:
+                return KnownTransaction(
+                    transaction: try required(transaction, "transaction"), observedAt: observedAt, account: account,
+                    revocations: try required(revocations, "revocations"),
+                    lastUnrevokedObservationAt: lastUnrevokedObservationAt)
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch KnownTransactionField(rawValue: index)! {
+                case .transaction: transaction = try readTransaction()
+                case .observedAt: observedAt = try readOptionalInstant()
+                case .account: account = try readNull() ? nil : try readAccountID()
+                case .revocations:
+                    var list: [ObservedRevocation] = []
+                    try beginArray()
+                    var isFirst = true
+                    while try nextElement(&isFirst) { list.append(try readObservedRevocation()) }
+                    revocations = list
+                case .lastUnrevokedObservationAt: lastUnrevokedObservationAt = try readOptionalInstant()
+                }
+            }
+        }
+    }
+
+    mutating func readObservedRevocation() throws -> ObservedRevocation {
+        var revocationDate: Instant?
+        var revocationReason: Int?
+        var isFamilySharing: Bool?
+        var lastObservedAt: Instant?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: RevocationField.keys, &cursor) {
+            case .end:
+                return ObservedRevocation(
+                    revocationDate: try required(revocationDate, "revocationDate"), revocationReason: revocationReason,
+                    isFamilySharing: try required(isFamilySharing, "isFamilySharing"), lastObservedAt: lastObservedAt)
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch RevocationField(rawValue: index)! {
+                case .revocationDate: revocationDate = try readInstant()
+                case .revocationReason: revocationReason = try readOptionalInt()
+                case .isFamilySharing: isFamilySharing = try readBool()
+                case .lastObservedAt: lastObservedAt = try readOptionalInstant()
+                }
+            }
+        }
+    }
+
+    mutating func readTransaction() throws -> Transaction {
+        var transactionID: String?
+        var originalTransactionID: String?
+        var productID: String?
+        var bundleID: String?
+        var quantity: Int?
+        var purchaseDate: Instant?
+        var originalPurchaseDate: Instant?
+        var expiresDate: Instant?
+        var revocationDate: Instant?
+        var revocationReason: Int?
+        var webOrderLineItemID: String?
+        var subscriptionGroupID: String?
+        var isTrialPeriod: Bool?
+        var isInIntroOfferPeriod: Bool?
+        var offerType: Int?
+        var offerIdentifier: String?
+        var offerDiscountType: String?
+        var isUpgraded: Bool?
+        var ownershipType: OwnershipType?
+        var appAccountToken: String?
+        var applicationUsername: String?
+        var environment: AppStoreEnvironment?
+        var source: TransactionSource?
+        var rawProductType: String?
+        var price: Int64?
+        var currency: String?
+        var storefront: String?
+        var signedDate: Instant?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: TransactionField.keys, &cursor) {
+            case .end:
+                return Transaction(
+                    transactionID: try required(transactionID, "transactionID"),
+                    originalTransactionID: try required(originalTransactionID, "originalTransactionID"),
+                    productID: try required(productID, "productID"), bundleID: bundleID,
+                    quantity: try required(quantity, "quantity"), purchaseDate: try required(purchaseDate, "purchaseDate"),
+                    originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate,
+                    revocationDate: revocationDate, revocationReason: revocationReason,
+                    webOrderLineItemID: webOrderLineItemID, subscriptionGroupID: subscriptionGroupID,
+                    isTrialPeriod: try required(isTrialPeriod, "isTrialPeriod"),
+                    isInIntroOfferPeriod: try required(isInIntroOfferPeriod, "isInIntroOfferPeriod"),
+                    offerType: offerType, offerIdentifier: offerIdentifier, offerDiscountType: offerDiscountType,
+                    isUpgraded: try required(isUpgraded, "isUpgraded"),
+                    ownershipType: try required(ownershipType, "ownershipType"), appAccountToken: appAccountToken,
+                    applicationUsername: applicationUsername, environment: try required(environment, "environment"),
+                    source: try required(source, "source"), rawProductType: rawProductType, price: price,
+                    currency: currency, storefront: storefront, signedDate: signedDate)
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch TransactionField(rawValue: index)! {
+                case .transactionID: transactionID = try readString()
+                case .originalTransactionID: originalTransactionID = try readString()
+                case .productID: productID = try readString()
+                case .bundleID: bundleID = try readOptionalString()
+                case .quantity: quantity = try readInt()
+                case .purchaseDate: purchaseDate = try readInstant()
+                case .originalPurchaseDate: originalPurchaseDate = try readOptionalInstant()
+                case .expiresDate: expiresDate = try readOptionalInstant()
+                case .revocationDate: revocationDate = try readOptionalInstant()
+                case .revocationReason: revocationReason = try readOptionalInt()
+                case .webOrderLineItemID: webOrderLineItemID = try readOptionalString()
+                case .subscriptionGroupID: subscriptionGroupID = try readOptionalString()
+                case .isTrialPeriod: isTrialPeriod = try readBool()
+                case .isInIntroOfferPeriod: isInIntroOfferPeriod = try readBool()
+                case .offerType: offerType = try readOptionalInt()
+                case .offerIdentifier: offerIdentifier = try readOptionalString()
+                case .offerDiscountType: offerDiscountType = try readOptionalString()
+                case .isUpgraded: isUpgraded = try readBool()
+                case .ownershipType: ownershipType = try readEnum(OwnershipType.self)
+                case .appAccountToken: appAccountToken = try readOptionalString()
+                case .applicationUsername: applicationUsername = try readOptionalString()
+                case .environment: environment = try readEnum(AppStoreEnvironment.self)
+                case .source: source = try readEnum(TransactionSource.self)
+                case .rawProductType: rawProductType = try readOptionalString()
+                case .price: price = try readNull() ? nil : try readInt64()
+                case .currency: currency = try readOptionalString()
+                case .storefront: storefront = try readOptionalString()
+                case .signedDate: signedDate = try readOptionalInstant()
+                }
+            }
+        }
+    }
+
+    /// One ownership binding as `ChainRows.chainColumns` aggregates it: `[sequence, from, to, reason, ms,
+    /// transaction]`. As the unkeyed decoding it replaces, optional elements may be missing at the end and
+    /// elements after the sixth are skipped.
+    mutating func readStoredBinding() throws -> StoredBinding {
+        try beginArray()
+        var isFirst = true
+        guard try nextElement(&isFirst) else { throw malformed("a binding without its sequence") }
+        let sequence = try readInt()
+        var from: String?
+        var hasMore = try nextElement(&isFirst)
+        if hasMore { from = try readOptionalString() }
+        guard hasMore, try nextElement(&isFirst) else { throw malformed("a binding without its account") }
+        let to = try readString()
+        guard try nextElement(&isFirst) else { throw malformed("a binding without its reason") }
+        let reason = try readString()
+        guard try nextElement(&isFirst) else { throw malformed("a binding without its time") }
+        let at = try readInt64()
+        var transactionID: String?
+        hasMore = try nextElement(&isFirst)
+        if hasMore {
+            transactionID = try readOptionalString()
+            while try nextElement(&isFirst) { try skipValue() }
+        }
+        return StoredBinding(sequence: sequence, from: from, to: to, reason: reason, at: at, transactionID: transactionID)
+    }
+
+    // MARK: Values
+
+    private func required<T>(_ value: T?, _ name: String) throws -> T {
+        guard let value else { throw malformed("the member '\(name)' is missing") }
+        return value
+    }
+
+    private mutating func readOptionalString() throws -> String? {
+        try readNull() ? nil : try readString()
+    }
+
+    private mutating func readOptionalInt() throws -> Int? {
+        try readNull() ? nil : try readInt()
+    }
+
+    private mutating func readInstant() throws -> Instant {
+        Instant(millisecondsSince1970: try readInt64())
+    }
+
+    private mutating func readOptionalInstant() throws -> Instant? {
+        try readNull() ? nil : try readInstant()
+    }
+
+    private mutating func readAccountID() throws -> AccountID {
+        let raw = try readString()
+        guard let account = try? AccountID(raw) else { throw malformed("an account id that is not valid") }
+        return account
+    }
+
+    private mutating func readEnum<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue == String {
+        let raw = try readString()
+        guard let value = T(rawValue: raw) else { throw malformed("an unknown \(T.self) value") }
+        return value
+    }
+}

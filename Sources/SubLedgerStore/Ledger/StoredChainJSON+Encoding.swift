@@ -1,0 +1,166 @@
+import SubLedgerCore
+
+/// Writing the stored chain's types exactly as their synthesized `Codable` conformances did through
+/// `JSONEncoder` with `.sortedKeys`: one member per stored property, in sorted order, an optional that is
+/// `nil` left out, an `Instant` as its milliseconds, an enum as its raw value, an account id as its string.
+extension StoredJSONWriter {
+    mutating func write(_ chain: SubscriptionChain) {
+        beginObject()
+        key("bundleID")
+        string(chain.bundleID)
+        key("key")
+        write(chain.key)
+        if let latestExpiry = chain.latestExpiry {
+            key("latestExpiry")
+            int(latestExpiry.millisecondsSince1970)
+        }
+        if let owner = chain.owner {
+            key("owner")
+            string(owner.rawValue)
+        }
+        key("productID")
+        string(chain.productID)
+        key("productType")
+        string(chain.productType.rawValue)
+        if let renewalInfo = chain.renewalInfo {
+            key("renewalInfo")
+            write(renewalInfo)
+        }
+        optional("subscriptionGroupID", chain.subscriptionGroupID)
+        endObject()
+    }
+
+    mutating func write(_ key: ChainKey) {
+        beginObject()
+        self.key("environment")
+        string(key.environment.rawValue)
+        self.key("originalTransactionID")
+        string(key.originalTransactionID)
+        endObject()
+    }
+
+    mutating func write(_ renewal: RenewalInfo) {
+        beginObject()
+        optional("autoRenewProductID", renewal.autoRenewProductID)
+        optional("currency", renewal.currency)
+        key("environment")
+        string(renewal.environment.rawValue)
+        optional("expirationIntent", renewal.expirationIntent)
+        optional("gracePeriodExpiresDate", renewal.gracePeriodExpiresDate)
+        key("isInBillingRetryPeriod")
+        bool(renewal.isInBillingRetryPeriod)
+        key("observedAt")
+        int(renewal.observedAt.millisecondsSince1970)
+        optional("offerDiscountType", renewal.offerDiscountType)
+        optional("offerIdentifier", renewal.offerIdentifier)
+        optional("offerType", renewal.offerType)
+        key("originalTransactionID")
+        string(renewal.originalTransactionID)
+        optional("priceIncreaseStatus", renewal.priceIncreaseStatus)
+        key("productID")
+        string(renewal.productID)
+        optional("renewalDate", renewal.renewalDate)
+        if let renewalPrice = renewal.renewalPrice {
+            key("renewalPrice")
+            int(renewalPrice)
+        }
+        key("willAutoRenew")
+        bool(renewal.willAutoRenew)
+        endObject()
+    }
+
+    mutating func write(_ known: KnownTransaction) {
+        beginObject()
+        if let account = known.account {
+            key("account")
+            string(account.rawValue)
+        }
+        optional("lastUnrevokedObservationAt", known.lastUnrevokedObservationAt)
+        optional("observedAt", known.observedAt)
+        key("revocations")
+        beginArray()
+        for revocation in known.revocations { write(revocation) }
+        endArray()
+        key("transaction")
+        write(known.transaction)
+        endObject()
+    }
+
+    mutating func write(_ revocation: ObservedRevocation) {
+        beginObject()
+        key("isFamilySharing")
+        bool(revocation.isFamilySharing)
+        optional("lastObservedAt", revocation.lastObservedAt)
+        key("revocationDate")
+        int(revocation.revocationDate.millisecondsSince1970)
+        optional("revocationReason", revocation.revocationReason)
+        endObject()
+    }
+
+    mutating func write(_ transaction: Transaction) {
+        beginObject()
+        optional("appAccountToken", transaction.appAccountToken)
+        optional("applicationUsername", transaction.applicationUsername)
+        optional("bundleID", transaction.bundleID)
+        optional("currency", transaction.currency)
+        key("environment")
+        string(transaction.environment.rawValue)
+        optional("expiresDate", transaction.expiresDate)
+        key("isInIntroOfferPeriod")
+        bool(transaction.isInIntroOfferPeriod)
+        key("isTrialPeriod")
+        bool(transaction.isTrialPeriod)
+        key("isUpgraded")
+        bool(transaction.isUpgraded)
+        optional("offerDiscountType", transaction.offerDiscountType)
+        optional("offerIdentifier", transaction.offerIdentifier)
+        optional("offerType", transaction.offerType)
+        optional("originalPurchaseDate", transaction.originalPurchaseDate)
+        key("originalTransactionID")
+        string(transaction.originalTransactionID)
+        key("ownershipType")
+        string(transaction.ownershipType.rawValue)
+        if let price = transaction.price {
+            key("price")
+            int(price)
+        }
+        key("productID")
+        string(transaction.productID)
+        key("purchaseDate")
+        int(transaction.purchaseDate.millisecondsSince1970)
+        key("quantity")
+        int(Int64(transaction.quantity))
+        optional("rawProductType", transaction.rawProductType)
+        optional("revocationDate", transaction.revocationDate)
+        optional("revocationReason", transaction.revocationReason)
+        optional("signedDate", transaction.signedDate)
+        key("source")
+        string(transaction.source.rawValue)
+        optional("storefront", transaction.storefront)
+        optional("subscriptionGroupID", transaction.subscriptionGroupID)
+        key("transactionID")
+        string(transaction.transactionID)
+        optional("webOrderLineItemID", transaction.webOrderLineItemID)
+        endObject()
+    }
+
+    // MARK: Optional members, left out when nil
+
+    private mutating func optional(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+    }
+
+    private mutating func optional(_ name: StaticString, _ value: Int?) {
+        guard let value else { return }
+        key(name)
+        int(Int64(value))
+    }
+
+    private mutating func optional(_ name: StaticString, _ value: Instant?) {
+        guard let value else { return }
+        key(name)
+        int(value.millisecondsSince1970)
+    }
+}
