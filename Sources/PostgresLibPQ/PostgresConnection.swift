@@ -22,6 +22,9 @@ public final class PostgresConnection {
     var statementCache = StatementCache()
     /// The first error seen since BEGIN that put the transaction into the failed state.
     var errorThatAbortedTransaction: PostgresError?
+    /// How many times this connection has waited for the server: one per statement (`query`, `prepare`,
+    /// `execute(script:)`), one per `pipeline` however many statements it holds. For tests and profiles.
+    public internal(set) var roundTrips = 0
 
     private init(handle: OpaquePointer, configuration: PostgresConfiguration, logger: Logger) {
         self.handle = handle
@@ -131,6 +134,7 @@ public final class PostgresConnection {
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
         let handle = try openHandle()
         let values = parameters.map(\.postgresValue)
+        roundTrips += 1
         let result = try ParameterArrays.with(values) { count, types, pointers, lengths, formats in
             PQexecParams(handle, sql, count, types, pointers, lengths, formats, 0)
         }
@@ -187,6 +191,7 @@ public final class PostgresConnection {
     public func prepare(name: String, sql: String, parameterTypes: [PostgresDataType] = []) throws {
         let handle = try openHandle()
         let oids = parameterTypes.map(\.rawValue)
+        roundTrips += 1
         let result = oids.withUnsafeBufferPointer { types in
             PQprepare(handle, name, sql, Int32(oids.count), types.baseAddress)
         }
@@ -204,6 +209,7 @@ public final class PostgresConnection {
     /// Without explicit BEGIN/COMMIT the whole script runs as one implicit transaction.
     public func execute(script: String) throws {
         let handle = try openHandle()
+        roundTrips += 1
         _ = try consume(PQexec(handle, script), sql: script, values: [])
     }
 
@@ -226,6 +232,7 @@ public final class PostgresConnection {
 
     private func execute(prepared name: String, values: [PostgresValue], sql: String) throws -> PostgresRows {
         let handle = try openHandle()
+        roundTrips += 1
         let result = try ParameterArrays.with(values) { count, _, pointers, lengths, formats in
             PQexecPrepared(handle, name, count, pointers, lengths, formats, 0)
         }
