@@ -24,7 +24,8 @@ extension PostgresConnection {
     public func pipeline(_ batch: PostgresBatch) throws -> [PostgresRows] {
         switch batch.count {
         case 0: return []
-        case 1: return [try query(batch.items[0].statement, batch.items[0].values)]
+        // A pending BEGIN makes two statements of one: they share the round trip.
+        case 1 where pendingBegin == nil: return [try query(batch.items[0].statement, batch.items[0].values)]
         default: break
         }
         let startedIdle = transactionStatus == .idle
@@ -39,7 +40,7 @@ extension PostgresConnection {
 
     private func runPipeline(_ batch: PostgresBatch) throws -> [PostgresRows] {
         for item in batch.items { try ParameterArrays.validate(item.values) }
-        let handle = try openHandle()
+        let handle = try openHandle(sendingPendingBegin: false)
         guard PQpipelineStatus(handle) == PQ_PIPELINE_OFF, PQisBusy(handle) == 0 else {
             throw PostgresError(.unexpectedResult, message: "pipeline() called while a statement is in flight")
         }
@@ -48,8 +49,14 @@ extension PostgresConnection {
         roundTrips += 1
         let wasNonBlocking = PQisnonblocking(handle) == 1
         if !wasNonBlocking { _ = PQsetnonblocking(handle, 1) }
+        // The transaction's BEGIN, if the batch is its first statement: sent first, its result read first.
+        let begin = pendingBegin
+        pendingBegin = nil
 
         do {
+            if let begin, PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) != 1 {
+                throw connectionLevelError(sql: begin)
+            }
             try send(batch, plan: plan, on: handle)
         } catch {
             // libpq could not queue or write: the connection is broken (its state is unknown mid-pipeline).
@@ -64,6 +71,15 @@ extension PostgresConnection {
 
         var rows = [PostgresRows?](repeating: nil, count: batch.count)
         var firstError: PostgresError?
+        if let begin {
+            while let result = try nextPipelineResult(handle, sql: begin) {
+                if PQresultStatus(result) != PGRES_COMMAND_OK, firstError == nil {
+                    firstError = makeError(from: result, sql: begin, values: [])
+                }
+                PQclear(result)
+                if PQstatus(handle) != CONNECTION_OK { throw lostConnection(firstError) }
+            }
+        }
         for step in plan.steps {
             let item = batch.items[step.item]
             var outcome: OpaquePointer?

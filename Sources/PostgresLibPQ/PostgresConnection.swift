@@ -25,6 +25,9 @@ public final class PostgresConnection {
     /// How many times this connection has waited for the server: one per statement (`query`, `prepare`,
     /// `execute(script:)`), one per `pipeline` however many statements it holds. For tests and profiles.
     public internal(set) var roundTrips = 0
+    /// The BEGIN of a transaction whose body has sent nothing yet (`transaction`): it goes with the first
+    /// statement, in the pipeline's round trip when that is a pipeline, else just before it.
+    var pendingBegin: String?
 
     private init(handle: OpaquePointer, configuration: PostgresConfiguration, logger: Logger) {
         self.handle = handle
@@ -120,6 +123,7 @@ public final class PostgresConnection {
     /// The connection's transaction state as the server last reported it.
     public var transactionStatus: PostgresTransactionStatus {
         guard let handle else { return .unknown }
+        if pendingBegin != nil { return .inTransaction }
         switch PQtransactionStatus(handle) {
         case PQTRANS_IDLE: return .idle
         case PQTRANS_ACTIVE: return .active
@@ -223,9 +227,16 @@ public final class PostgresConnection {
 
     // MARK: - Internals shared with COPY, LISTEN and the pool
 
-    func openHandle() throws -> OpaquePointer {
+    /// The libpq connection, with a transaction's pending BEGIN sent first (unless `sendingPendingBegin` is
+    /// false: the caller sends it).
+    func openHandle(sendingPendingBegin: Bool = true) throws -> OpaquePointer {
         guard let handle else {
             throw PostgresError(.connectionLost, message: "connection is closed")
+        }
+        if sendingPendingBegin, let begin = pendingBegin {
+            pendingBegin = nil
+            roundTrips += 1
+            _ = try consume(PQexec(handle, begin), sql: begin, values: [])
         }
         return handle
     }

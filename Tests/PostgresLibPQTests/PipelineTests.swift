@@ -245,6 +245,40 @@ import Testing
         }
     }
 
+    @Test func aTransactionsBeginGoesWithItsFirstBatchAndAnEmptyBodySendsNothing() async throws {
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
+            try await Self.createNotes(pool)
+            let (isolation, inTransaction, roundTrips) = try await pool.withConnection { connection in
+                let before = connection.roundTrips
+                let isolation = try connection.transaction(isolation: .repeatableRead) { connection in
+                    var batch = PostgresBatch()
+                    batch.append(Self.insert, [Int64(1), "one"])
+                    let shown = batch.append(PostgresStatement("SELECT current_setting('transaction_isolation')"))
+                    return try connection.pipeline(batch)[shown].single().decode(String.self, at: 0)
+                }
+                let inTransaction = try connection.transaction { connection in connection.transactionStatus }
+                let empty = try connection.transaction { _ in 42 }
+                #expect(empty == 42)
+                return (isolation, inTransaction, connection.roundTrips - before)
+            }
+            #expect(isolation == "repeatable read")
+            #expect(inTransaction == .inTransaction)
+            // BEGIN with the batch, then COMMIT; the bodies that sent nothing cost nothing.
+            #expect(roundTrips == 2)
+            #expect(try await pool.query(Self.count).single().decode(Int.self, at: 0) == 1)
+            // A single statement after a pending BEGIN shares its round trip too, and a failure rolls back.
+            await #expect(throws: PostgresError.self) {
+                try await pool.transaction { connection in
+                    var batch = PostgresBatch()
+                    batch.append(Self.insert, [Int64(2), "two"])
+                    _ = try connection.pipeline(batch)
+                    try connection.query(Self.insert, [Int64(1), "a duplicate key"])
+                }
+            }
+            #expect(try await pool.query(Self.count).single().decode(Int.self, at: 0) == 1)
+        }
+    }
+
     @Test func emptyAndSingleStatementBatches() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await Self.createNotes(pool)

@@ -41,7 +41,7 @@ import Testing
                 counts.append(try await pool.withConnection { $0.roundTrips } - before)
             }
             print("apply round trips per renewal notification: \(counts)")
-            #expect(counts.last == 6)
+            #expect(counts.last == 5)
             #expect(try await store.entitlements(for: alice, app: app, at: F.day(100)).first?.expiresAt == F.day(120))
         }
     }
