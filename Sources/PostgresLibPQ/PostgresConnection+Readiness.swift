@@ -11,6 +11,7 @@
             -> PostgresRows
         {
             let handle = try openHandle()
+            roundTrips += 1
             let sent = try ParameterArrays.with(values) { count, _, pointers, lengths, formats in
                 // The socket is writable almost always; libpq's blocking flush covers the rare full buffer.
                 PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, 0)

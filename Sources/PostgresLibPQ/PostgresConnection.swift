@@ -22,6 +22,12 @@ public final class PostgresConnection {
     var statementCache = StatementCache()
     /// The first error seen since BEGIN that put the transaction into the failed state.
     var errorThatAbortedTransaction: PostgresError?
+    /// How many times this connection has waited for the server: one per statement (`query`, `prepare`,
+    /// `execute(script:)`), one per `pipeline` however many statements it holds. For tests and profiles.
+    public internal(set) var roundTrips = 0
+    /// The BEGIN of a transaction whose body has sent nothing yet (`transaction`): it goes with the first
+    /// statement, in the pipeline's round trip when that is a pipeline, else just before it.
+    var pendingBegin: String?
 
     private init(handle: OpaquePointer, configuration: PostgresConfiguration, logger: Logger) {
         self.handle = handle
@@ -117,6 +123,7 @@ public final class PostgresConnection {
     /// The connection's transaction state as the server last reported it.
     public var transactionStatus: PostgresTransactionStatus {
         guard let handle else { return .unknown }
+        if pendingBegin != nil { return .inTransaction }
         switch PQtransactionStatus(handle) {
         case PQTRANS_IDLE: return .idle
         case PQTRANS_ACTIVE: return .active
@@ -131,6 +138,7 @@ public final class PostgresConnection {
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
         let handle = try openHandle()
         let values = parameters.map(\.postgresValue)
+        roundTrips += 1
         let result = try ParameterArrays.with(values) { count, types, pointers, lengths, formats in
             PQexecParams(handle, sql, count, types, pointers, lengths, formats, 0)
         }
@@ -187,6 +195,7 @@ public final class PostgresConnection {
     public func prepare(name: String, sql: String, parameterTypes: [PostgresDataType] = []) throws {
         let handle = try openHandle()
         let oids = parameterTypes.map(\.rawValue)
+        roundTrips += 1
         let result = oids.withUnsafeBufferPointer { types in
             PQprepare(handle, name, sql, Int32(oids.count), types.baseAddress)
         }
@@ -204,6 +213,7 @@ public final class PostgresConnection {
     /// Without explicit BEGIN/COMMIT the whole script runs as one implicit transaction.
     public func execute(script: String) throws {
         let handle = try openHandle()
+        roundTrips += 1
         _ = try consume(PQexec(handle, script), sql: script, values: [])
     }
 
@@ -217,15 +227,23 @@ public final class PostgresConnection {
 
     // MARK: - Internals shared with COPY, LISTEN and the pool
 
-    func openHandle() throws -> OpaquePointer {
+    /// The libpq connection, with a transaction's pending BEGIN sent first (unless `sendingPendingBegin` is
+    /// false: the caller sends it).
+    func openHandle(sendingPendingBegin: Bool = true) throws -> OpaquePointer {
         guard let handle else {
             throw PostgresError(.connectionLost, message: "connection is closed")
+        }
+        if sendingPendingBegin, let begin = pendingBegin {
+            pendingBegin = nil
+            roundTrips += 1
+            _ = try consume(PQexec(handle, begin), sql: begin, values: [])
         }
         return handle
     }
 
     private func execute(prepared name: String, values: [PostgresValue], sql: String) throws -> PostgresRows {
         let handle = try openHandle()
+        roundTrips += 1
         let result = try ParameterArrays.with(values) { count, _, pointers, lengths, formats in
             PQexecPrepared(handle, name, count, pointers, lengths, formats, 0)
         }

@@ -1,7 +1,9 @@
 extension PostgresConnection {
     /// Runs `body` in one transaction attempt: BEGIN, body, COMMIT; ROLLBACK and rethrow if anything throws.
     ///
-    /// No retry here: `PostgresPool.transaction` retries serialization failures and deadlocks.
+    /// BEGIN is sent with the body's first statement (in the same round trip when that is a `pipeline`), and
+    /// not at all when the body sends none. No retry here: `PostgresPool.transaction` retries serialization
+    /// failures and deadlocks.
     public func transaction<T>(
         isolation: IsolationLevel = .readCommitted,
         _ body: (PostgresConnection) throws -> T
@@ -9,7 +11,7 @@ extension PostgresConnection {
         guard transactionStatus == .idle else {
             throw PostgresError(.unexpectedResult, message: "transaction() called inside an open transaction")
         }
-        try query("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+        pendingBegin = "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
         errorThatAbortedTransaction = nil
         let value: T
         do {
@@ -17,6 +19,11 @@ extension PostgresConnection {
         } catch {
             rollbackQuietly()
             throw error
+        }
+        if pendingBegin != nil {
+            // The body sent nothing: there is no transaction to commit.
+            pendingBegin = nil
+            return value
         }
         let commit: PostgresRows
         do {
@@ -44,6 +51,12 @@ extension PostgresConnection {
     /// Rolls back if a transaction is open; errors are ignored because the connection's health is
     /// judged separately (a broken connection is discarded by the pool).
     func rollbackQuietly() {
+        if pendingBegin != nil {
+            // BEGIN was never sent.
+            pendingBegin = nil
+            errorThatAbortedTransaction = nil
+            return
+        }
         switch transactionStatus {
         case .inTransaction, .inFailedTransaction, .active:
             _ = try? query("ROLLBACK")

@@ -8,9 +8,15 @@ enum AccountRows {
 
     /// Creates the accounts that do not exist yet (sorted, so concurrent callers lock in one order).
     static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, on connection: PostgresConnection) throws {
+        try connection.run { ensure(accounts, appID: appID, into: &$0) }
+    }
+
+    /// `ensure`'s statements, appended to `batch`.
+    static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, into batch: inout PostgresBatch) -> Batched<Void> {
         for account in accounts.sorted(by: { $0.rawValue < $1.rawValue }) {
-            try connection.query(ensureStatement, [appID, account.rawValue])
+            batch.append(ensureStatement, [appID, account.rawValue])
         }
+        return .none
     }
 
     static let namedStatement = PostgresStatement(
@@ -21,15 +27,24 @@ enum AccountRows {
     static func accounts(
         named tokens: [AccountToken], appID: Int64, on connection: PostgresConnection
     ) throws -> [AccountToken: AccountID] {
-        guard !tokens.isEmpty else { return [:] }
+        try connection.run { accounts(named: tokens, appID: appID, into: &$0) }
+    }
+
+    /// `accounts(named:appID:on:)`'s statement, appended to `batch`.
+    static func accounts(
+        named tokens: [AccountToken], appID: Int64, into batch: inout PostgresBatch
+    ) -> Batched<[AccountToken: AccountID]> {
+        guard !tokens.isEmpty else { return .constant([:]) }
         var byRaw: [String: AccountToken] = [:]
         for token in tokens { byRaw[token.rawValue] = token }
-        let rows = try connection.query(namedStatement, [appID, PostgresArrayText.strings(byRaw.keys.sorted())])
-        var found: [AccountToken: AccountID] = [:]
-        for row in rows {
-            let raw = try row.decode(String.self, at: 0)
-            if let token = byRaw[raw], let account = try? AccountID(raw) { found[token] = account }
+        let index = batch.append(namedStatement, [appID, PostgresArrayText.strings(byRaw.keys.sorted())])
+        return Batched { rows in
+            var found: [AccountToken: AccountID] = [:]
+            for row in rows[index] {
+                let raw = try row.decode(String.self, at: 0)
+                if let token = byRaw[raw], let account = try? AccountID(raw) { found[token] = account }
+            }
+            return found
         }
-        return found
     }
 }

@@ -6,9 +6,16 @@ enum ChainRows {
     /// Serializes every writer of the chains `keys`, even those not stored yet: one advisory transaction lock
     /// per chain, taken in key order so two inputs sharing chains cannot deadlock.
     static func lock(_ keys: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
+        try connection.run { lock(keys, appID: appID, into: &$0) }
+    }
+
+    /// `lock`'s statements, appended to `batch`: the locks are taken when the batch runs, before its later
+    /// statements (a load `FOR UPDATE` after them in the same batch runs under them).
+    static func lock(_ keys: [ChainKey], appID: Int64, into batch: inout PostgresBatch) -> Batched<Void> {
         for key in keys.sorted() {
-            try connection.query(lockStatement, ["\(appID):\(key.environment.rawValue):\(key.originalTransactionID)"])
+            batch.append(lockStatement, ["\(appID):\(key.environment.rawValue):\(key.originalTransactionID)"])
         }
+        return .none
     }
 
     static let lockStatement = PostgresStatement("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
@@ -65,17 +72,26 @@ enum ChainRows {
     static func loadForUpdate(
         _ keys: [ChainKey], appID: Int64, on connection: PostgresConnection
     ) throws -> (chains: [ChainSnapshot], states: [ChainKey: StoredState]) {
-        guard !keys.isEmpty else { return ([], [:]) }
-        let rows = try connection.query(loadForUpdateStatement, [appID, keyJSON(keys), originalTransactionIDs(keys)])
-        var chains: [ChainSnapshot] = []
-        var states: [ChainKey: StoredState] = [:]
-        for row in rows {
-            let chain = try chain(from: row, at: 0)
-            chains.append(chain)
-            states[chain.key] = StoredState(
-                state: try row.decode(String.self, at: 3), expirationReason: try row.decode(String?.self, at: 4))
+        try connection.run { loadForUpdate(keys, appID: appID, into: &$0) }
+    }
+
+    /// `loadForUpdate`'s statement, appended to `batch`.
+    static func loadForUpdate(
+        _ keys: [ChainKey], appID: Int64, into batch: inout PostgresBatch
+    ) -> Batched<(chains: [ChainSnapshot], states: [ChainKey: StoredState])> {
+        guard !keys.isEmpty else { return .constant(([], [:])) }
+        let index = batch.append(loadForUpdateStatement, [appID, keyJSON(keys), originalTransactionIDs(keys)])
+        return Batched { rows in
+            var chains: [ChainSnapshot] = []
+            var states: [ChainKey: StoredState] = [:]
+            for row in rows[index] {
+                let chain = try chain(from: row, at: 0)
+                chains.append(chain)
+                states[chain.key] = StoredState(
+                    state: try row.decode(String.self, at: 3), expirationReason: try row.decode(String?.self, at: 4))
+            }
+            return (chains.sorted { $0.key < $1.key }, states)
         }
-        return (chains.sorted { $0.key < $1.key }, states)
     }
 
     /// The keys' original transaction ids as a PostgreSQL array (text syntax), for `= ANY ($3::text::text[])`.
@@ -139,6 +155,18 @@ enum ChainRows {
         _ chain: ChainSnapshot, previous: ChainSnapshot?, storedState: StoredState?, app: StoredApp,
         receiptID: Int64?, now: Instant, on connection: PostgresConnection
     ) throws {
+        try connection.run {
+            try write(
+                chain, previous: previous, storedState: storedState, app: app, receiptID: receiptID, now: now,
+                into: &$0)
+        }
+    }
+
+    /// `write`'s statements, appended to `batch`.
+    static func write(
+        _ chain: ChainSnapshot, previous: ChainSnapshot?, storedState: StoredState?, app: StoredApp,
+        receiptID: Int64?, now: Instant, into batch: inout PostgresBatch
+    ) throws -> Batched<Void> {
         let state = chain.state(at: now, in: app.definition)
         let storedState = previous == nil ? nil : storedState.map { ($0.state, $0.expirationReason) }
         let renewal = chain.header.renewalInfo
@@ -146,7 +174,7 @@ enum ChainRows {
         let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
         let refreshVia = chain.transactions.contains { $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1 }
             ? "server_api" : "verify_receipt"
-        try connection.query(
+        batch.append(
             upsertChainStatement,
             [
                 app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
@@ -160,7 +188,7 @@ enum ChainRows {
             ])
 
         if storedState?.0 != state.name || storedState?.1 != state.expirationReason?.name {
-            try connection.query(
+            batch.append(
                 insertStateChangeStatement,
                 [
                     app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, storedState?.0,
@@ -170,7 +198,7 @@ enum ChainRows {
 
         for known in chain.transactions where previous?.transaction(known.transactionID) != known {
             let transaction = known.transaction
-            try connection.query(
+            batch.append(
                 upsertTransactionStatement,
                 [
                     app.appID, transaction.environment.rawValue, transaction.transactionID,
@@ -189,11 +217,11 @@ enum ChainRows {
 
         let lastStored = previous?.bindingChanges.last?.sequence ?? -1
         for change in chain.bindingChanges where change.sequence > lastStored {
-            try connection.query(
+            batch.append(
                 endBindingStatement,
                 [app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID,
                  timestamp(change.at), change.reason.rawValue])
-            try connection.query(
+            batch.append(
                 insertBindingStatement,
                 [
                     app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID, change.sequence,
@@ -201,6 +229,7 @@ enum ChainRows {
                     change.reason.rawValue,
                 ])
         }
+        return .none
     }
 
     static let upsertChainStatement = PostgresStatement(

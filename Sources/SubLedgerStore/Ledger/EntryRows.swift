@@ -7,6 +7,13 @@ enum EntryRows {
     static func insert(
         _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, on connection: PostgresConnection
     ) throws -> Int {
+        try connection.run { try insert(entries, appID: appID, reference: reference, into: &$0) }
+    }
+
+    /// `insert`'s statements, appended to `batch`; tells how many entries were new.
+    static func insert(
+        _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, into batch: inout PostgresBatch
+    ) throws -> Batched<Int> {
         var receiptID: Int64?
         var notificationID: Int64?
         switch reference {
@@ -14,19 +21,18 @@ enum EntryRows {
         case .notification(let id): notificationID = id
         case .none: break
         }
-        var inserted = 0
+        var indices: [Int] = []
         for entry in entries {
-            let rows = try connection.query(
+            indices.append(batch.append(
                 insertStatement,
                 [
                     appID, entry.idempotencyKey, entry.kind.storedName, entry.account.rawValue,
                     entry.environment.rawValue, entry.originalTransactionID, entry.transactionID, entry.productID,
                     try StoreJSON.encode(entry.entitlementIDs), entry.credits, timestamp(entry.effectiveAt),
                     timestamp(entry.periodEnd), entry.reason.rawValue, receiptID, notificationID,
-                ])
-            inserted += rows.rowsAffected
+                ]))
         }
-        return inserted
+        return Batched { rows in indices.reduce(0) { $0 + rows[$1].rowsAffected } }
     }
 
     static let insertStatement = PostgresStatement(

@@ -7,16 +7,27 @@ enum InputRows {
     static func markApplied(
         _ reference: LedgerStore.InputReference, environment: AppStoreEnvironment, on connection: PostgresConnection
     ) throws {
+        try connection.run { markApplied(reference, environment: environment, into: &$0) }
+    }
+
+    /// `markApplied`'s statement, appended to `batch`; reading its outcome throws `NotificationAlreadyApplied`
+    /// when the notification was applied already.
+    static func markApplied(
+        _ reference: LedgerStore.InputReference, environment: AppStoreEnvironment, into batch: inout PostgresBatch
+    ) -> Batched<Void> {
         switch reference {
         case .receipt(let id):
-            try connection.query(markReceiptAppliedStatement, [id, environment.rawValue])
+            batch.append(markReceiptAppliedStatement, [id, environment.rawValue])
+            return .none
         case .notification(let id):
-            let marked = try connection.query(markNotificationAppliedStatement, [id, environment.rawValue])
+            let index = batch.append(markNotificationAppliedStatement, [id, environment.rawValue])
             // The row lock this takes is what two deliveries of one notification serialize on: the second one
             // waits here for the first to commit, then finds it applied, and its transaction is rolled back.
-            if marked.rowsAffected == 0 { throw NotificationAlreadyApplied() }
+            return Batched { rows in
+                if rows[index].rowsAffected == 0 { throw NotificationAlreadyApplied() }
+            }
         case .none:
-            break
+            return .none
         }
     }
 

@@ -68,42 +68,64 @@ public struct LedgerStore: Sendable {
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
+        // Three round trips (docs/operations.md, "Performance: pipelined apply"): what the decision needs, read
+        // under the chains' locks; the decision's rows with the reads the webhook events need; the events and the
+        // reports' aggregates. Each batch's statements run in the order appended, each seeing the earlier ones.
         let keys = input.chainKeys
-        try ChainRows.lock(keys, appID: app.appID, on: connection)
+        var reads = PostgresBatch()
+        _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
+        let loading = ChainRows.loadForUpdate(keys, appID: app.appID, into: &reads)
+        let naming = AccountRows.accounts(named: input.accountTokens, appID: app.appID, into: &reads)
+        let ordering = try OrderRows.candidates(
+            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, into: &reads)
+        let read = try connection.pipeline(reads)
         var snapshot = LedgerSnapshot()
-        let stored = try ChainRows.loadForUpdate(keys, appID: app.appID, on: connection)
+        let stored = try loading.value(in: read)
         snapshot.chains = stored.chains
-        snapshot.accountsByToken = try AccountRows.accounts(named: input.accountTokens, appID: app.appID, on: connection)
-        snapshot.orders = try OrderRows.candidates(
-            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, on: connection)
+        snapshot.accountsByToken = try naming.value(in: read)
+        snapshot.orders = try ordering.value(in: read)
 
         let decision = try Ledger.apply(input, to: snapshot, app: app.definition, now: now)
 
+        var writes = PostgresBatch()
         // Accounts the loaded rows already refer to exist (the apply that wrote those rows created them, here;
         // accounts are never deleted), so only the others cost a statement: a renewal of an owned chain creates
         // none. No foreign key checks this since the schema is ready for Citus (accounts and chains are
         // distributed by different columns): this statement is what keeps every account a chain names a row.
         let unknownAccounts = Self.accounts(in: decision, submitter: input.submitter)
             .subtracting(Self.accounts(in: snapshot))
-        try AccountRows.ensure(unknownAccounts, appID: app.appID, on: connection)
+        _ = AccountRows.ensure(unknownAccounts, appID: app.appID, into: &writes)
         let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         var receiptID: Int64?
         if case .receipt(let id) = reference { receiptID = id }
         for chain in decision.updatedChains {
-            try ChainRows.write(
+            _ = try ChainRows.write(
                 chain, previous: loaded[chain.key], storedState: stored.states[chain.key], app: app,
-                receiptID: receiptID, now: now, on: connection)
+                receiptID: receiptID, now: now, into: &writes)
         }
-        try EntitlementPeriodRows.refresh(decision.updatedChains, app: app, on: connection)
-        let newEntries = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, on: connection)
-        // The reports' per-chain aggregates, from the transactions, state changes and entries just written.
-        try ChainAggregates.refresh(decision.updatedChains.map(\.key), appID: app.appID, on: connection)
-        try OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, on: connection)
-        try InputRows.markApplied(reference, environment: input.environment, on: connection)
-        // The webhook events of this decision, in its transaction (docs/webhooks.md).
-        try WebhookOutbox.record(
+        _ = EntitlementPeriodRows.refresh(decision.updatedChains, app: app, into: &writes)
+        let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
+        // The aggregate refreshes' plan settings, where they always were (the statements from here on run under
+        // them, as before), though the refreshes themselves run last.
+        let refreshed = decision.updatedChains.map(\.key)
+        if !refreshed.isEmpty { writes.append(ChainAggregates.plansForThisTransaction) }
+        _ = OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
+        let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
+        // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
+        // are read here, after the entries (the credit balance), and the events inserted in the last batch.
+        let recording = try WebhookOutbox.record(
             input, cause: cause ?? WebhookOutbox.cause(of: input, reference: reference), before: snapshot.chains,
-            decision: decision, app: app, now: now, on: connection)
+            decision: decision, app: app, now: now, into: &writes)
+        let written = try connection.pipeline(writes)
+        try marking.value(in: written)
+        let newEntries = try inserting.value(in: written)
+
+        var last = try recording.value(in: written)
+        // The reports' per-chain aggregates, from the transactions, state changes and entries written above (they
+        // read none of the outbox's or the inputs' rows). Last before COMMIT: the operational refresh's day counts
+        // are rows shared by every apply of a day, locked until the transaction ends.
+        _ = ChainAggregates.refresh(refreshed, appID: app.appID, into: &last)
+        _ = try connection.pipeline(last)
         var accounts: [String: AccountID] = [:]
         let wanted = Set(input.transactions.map(\.transactionID))
         let final = decision.updatedChains + snapshot.chains

@@ -8,11 +8,18 @@ enum OrderRows {
     static func candidates(
         tokens: [AccountToken], submitter: AccountID?, appID: Int64, app: App, on connection: PostgresConnection
     ) throws -> [Order] {
+        try connection.run { try candidates(tokens: tokens, submitter: submitter, appID: appID, app: app, into: &$0) }
+    }
+
+    /// `candidates`'s statement, appended to `batch`.
+    static func candidates(
+        tokens: [AccountToken], submitter: AccountID?, appID: Int64, app: App, into batch: inout PostgresBatch
+    ) throws -> Batched<[Order]> {
         let orderIDs = tokens.compactMap { try? OrderID($0.rawValue) }.map(\.rawValue)
-        guard !orderIDs.isEmpty || submitter != nil else { return [] }
-        let rows = try connection.query(
+        guard !orderIDs.isEmpty || submitter != nil else { return .constant([]) }
+        let index = batch.append(
             candidatesStatement, [appID, try StoreJSON.encode(orderIDs), submitter?.rawValue])
-        return try rows.map { try order(from: $0, bundleID: app.bundleID) }
+        return Batched { rows in try rows[index].map { try order(from: $0, bundleID: app.bundleID) } }
     }
 
     static let candidatesStatement = PostgresStatement(
@@ -48,10 +55,18 @@ enum OrderRows {
     static func fulfil(
         _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant, on connection: PostgresConnection
     ) throws {
+        try connection.run { fulfil(orders, appID: appID, environment: environment, now: now, into: &$0) }
+    }
+
+    /// `fulfil`'s statements, appended to `batch`.
+    static func fulfil(
+        _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant, into batch: inout PostgresBatch
+    ) -> Batched<Void> {
         for order in orders where order.state == .fulfilled {
-            try connection.query(
+            batch.append(
                 fulfilStatement, [appID, order.id.rawValue, order.fulfilledBy, environment.rawValue, timestamp(now)])
         }
+        return .none
     }
 }
 

@@ -10,13 +10,24 @@ enum ChainAggregates {
     /// `LedgerStore.apply` after it wrote them, in its transaction, with the chains locked.
     static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
         guard !chains.isEmpty else { return }
-        try connection.query(plansForThisTransaction)
+        try connection.run { batch in
+            batch.append(plansForThisTransaction)
+            return refresh(chains, appID: appID, into: &batch)
+        }
+    }
+
+    /// `refresh`'s statements but the plan settings (`plansForThisTransaction`, which the caller sends earlier
+    /// in its transaction), appended to `batch`. `LedgerStore.apply` sends them last, after the outbox: the
+    /// operational refresh's day counts are rows every apply of a day shares, locked until COMMIT.
+    static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) -> Batched<Void> {
+        guard !chains.isEmpty else { return .none }
         // Cohort facts (schema step 17): what `trials` and `retention` read.
-        try ChainCohortFactsRows.refresh(chains, appID: appID, on: connection)
+        ChainCohortFactsRows.refresh(chains, appID: appID, into: &batch)
         // Money facts and MRR moves (schema step 19): what `revenue` and `mrr` read.
-        try ChainMoneyFactsRows.refresh(chains, appID: appID, on: connection)
+        ChainMoneyFactsRows.refresh(chains, appID: appID, into: &batch)
         // Operational report spans and day counts (schema step 20; no catalog input): `active`, `summary --at`, `churn`.
-        try OperationalReportRows.refresh(chains, appID: appID, on: connection)
+        OperationalReportRows.refresh(chains, appID: appID, into: &batch)
+        return .none
     }
 
     /// Each refresh statement inlines a per-chain SQL function over an array of chains. PostgreSQL keeps

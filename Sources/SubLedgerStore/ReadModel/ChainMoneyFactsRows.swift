@@ -12,9 +12,16 @@ enum ChainMoneyFactsRows {
     /// `LedgerStore.apply` after it wrote them, in its transaction, with the chains locked. One statement per
     /// environment (an input has one); none when no chain changed.
     static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
+        var batch = PostgresBatch()
+        refresh(chains, appID: appID, into: &batch)
+        _ = try connection.pipeline(batch)
+    }
+
+    /// `refresh`'s statements, appended to `batch`.
+    static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            try connection.query(
+            batch.append(
                 refreshStatement, [appID, environment, PostgresArrayText.strings(keys.map(\.originalTransactionID))])
         }
     }

@@ -7,10 +7,15 @@ enum EntitlementPeriodRows {
     /// Rewrites the periods of each of `chains` as derived from the chain now: called by `LedgerStore.apply`
     /// in the transaction that writes the chains, with the chains locked. One statement per chain.
     static func refresh(_ chains: [ChainSnapshot], app: StoredApp, on connection: PostgresConnection) throws {
+        try connection.run { refresh(chains, app: app, into: &$0) }
+    }
+
+    /// `refresh`'s statements, appended to `batch`.
+    static func refresh(_ chains: [ChainSnapshot], app: StoredApp, into batch: inout PostgresBatch) -> Batched<Void> {
         for chain in chains {
             let periods = chain.entitlementPeriods(in: app.definition)
             let grants = periods.map(\.grant)
-            try connection.query(
+            batch.append(
                 replaceStatement,
                 [
                     app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
@@ -27,6 +32,7 @@ enum EntitlementPeriodRows {
                     PostgresArrayText.strings(accounts(of: chain).union(periods.map(\.account.rawValue)).sorted()),
                 ])
         }
+        return .none
     }
 
     /// Every account that holds or ever held `chain` (its ownership history, its owner, the accounts of its

@@ -17,6 +17,18 @@ enum WebhookOutbox {
         _ input: LedgerInput, cause: WebhookEventCause, before: [ChainSnapshot], decision: LedgerDecision,
         app: StoredApp, now: Instant, on connection: PostgresConnection
     ) throws {
+        let insert = try connection.run {
+            try record(input, cause: cause, before: before, decision: decision, app: app, now: now, into: &$0)
+        }
+        _ = try connection.pipeline(insert)
+    }
+
+    /// `record` in two steps: appends to `batch` the read the events need (none when no event names an account),
+    /// and tells, from what it read, the batch that inserts the events (empty when there is nothing to write).
+    static func record(
+        _ input: LedgerInput, cause: WebhookEventCause, before: [ChainSnapshot], decision: LedgerDecision,
+        app: StoredApp, now: Instant, into batch: inout PostgresBatch
+    ) throws -> Batched<PostgresBatch> {
         let drafts = WebhookEventDerivation.drafts(
             input: input, cause: cause, before: before, decision: decision, app: app.definition, now: now)
         let moments = WebhookClockDerivation.moments(before: before, decision: decision, app: app.definition, now: now)
@@ -24,7 +36,7 @@ enum WebhookOutbox {
         // ones as written, the others as loaded under their locks): the accounts' holdings read skips them.
         let updated = Set(decision.updatedChains.map(\.key))
         let known = decision.updatedChains + before.filter { !updated.contains($0.key) }
-        try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, on: connection)
+        return try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, into: &batch)
     }
 
     /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
@@ -46,10 +58,32 @@ enum WebhookOutbox {
         _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
         now: Instant, known: [ChainSnapshot] = [], on connection: PostgresConnection
     ) throws {
-        guard !drafts.isEmpty || !moments.isEmpty else { return }
+        let insert = try connection.run {
+            try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, into: &$0)
+        }
+        _ = try connection.pipeline(insert)
+    }
+
+    /// `write` in two steps: appends the holdings read to `batch` (when an event names an account), and tells,
+    /// from what it read, the batch that inserts the events.
+    static func write(
+        _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
+        now: Instant, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
+    ) throws -> Batched<PostgresBatch> {
+        guard !drafts.isEmpty || !moments.isEmpty else { return .constant(PostgresBatch()) }
         let accounts = Set(drafts.compactMap(\.account))
-        let holdings =
-            accounts.isEmpty ? [:] : try self.holdings(of: accounts, appID: app.appID, known: known, on: connection)
+        let holdings: Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> =
+            accounts.isEmpty ? .constant([:]) : try self.holdings(of: accounts, appID: app.appID, known: known, into: &batch)
+        return Batched { rows in
+            try insert(drafts, cause: cause, moments: moments, app: app, now: now, holdings: holdings.value(in: rows))
+        }
+    }
+
+    /// The statement that inserts `drafts` with the entitlements `holdings` give their accounts, and `moments`.
+    private static func insert(
+        _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
+        now: Instant, holdings: [AccountID: (chains: [ChainSnapshot], credits: Int64)]
+    ) throws -> PostgresBatch {
         var events: [EventRow] = []
         for (index, draft) in drafts.enumerated() {
             let id = UUID().uuidString.lowercased()
@@ -74,8 +108,9 @@ enum WebhookOutbox {
             MomentRow(environment: $0.chain.environment.rawValue, original_transaction_id: $0.chain.originalTransactionID,
                       due_ms: $0.dueAt.millisecondsSince1970)
         }
-        try connection.query(
-            insertStatement, [app.appID, try StoreJSON.encode(events), try StoreJSON.encode(momentRows)])
+        var batch = PostgresBatch()
+        batch.append(insertStatement, [app.appID, try StoreJSON.encode(events), try StoreJSON.encode(momentRows)])
+        return batch
     }
 
     /// One event as the insert statement reads it (`jsonb_to_recordset`).
@@ -106,26 +141,35 @@ enum WebhookOutbox {
     static func holdings(
         of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], on connection: PostgresConnection
     ) throws -> [AccountID: (chains: [ChainSnapshot], credits: Int64)] {
+        try connection.run { try holdings(of: accounts, appID: appID, known: known, into: &$0) }
+    }
+
+    /// `holdings`'s statement, appended to `batch`.
+    static func holdings(
+        of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
+    ) throws -> Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> {
         let names = try StoreJSON.encode(accounts.map(\.rawValue).sorted())
-        var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
-        let rows = try connection.query(
+        let index = batch.append(
             holdingsStatement,
             [
                 appID, names, PostgresArrayText.strings(known.map(\.key.environment.rawValue)),
                 PostgresArrayText.strings(known.map(\.key.originalTransactionID)),
             ])
-        for row in rows {
-            let account = try storedAccount(row.decode(String.self, at: 0))
-            var held: (chains: [ChainSnapshot], credits: Int64)
-            if let known = result[account] { held = known } else { held = ([], try row.decode(Int64.self, at: 1)) }
-            if try row.decode(String?.self, at: 2) != nil { held.chains.append(try ChainRows.chain(from: row, at: 2)) }
-            result[account] = held
+        return Batched { rows in
+            var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
+            for row in rows[index] {
+                let account = try storedAccount(row.decode(String.self, at: 0))
+                var held: (chains: [ChainSnapshot], credits: Int64)
+                if let known = result[account] { held = known } else { held = ([], try row.decode(Int64.self, at: 1)) }
+                if try row.decode(String?.self, at: 2) != nil { held.chains.append(try ChainRows.chain(from: row, at: 2)) }
+                result[account] = held
+            }
+            for (account, held) in result {
+                let mine = known.filter { chain in chain.bindingChanges.contains { $0.to == account } }
+                result[account] = ((held.chains + mine).sorted { $0.key < $1.key }, held.credits)
+            }
+            return result
         }
-        for (account, held) in result {
-            let mine = known.filter { chain in chain.bindingChanges.contains { $0.to == account } }
-            result[account] = ((held.chains + mine).sorted { $0.key < $1.key }, held.credits)
-        }
-        return result
     }
 
     static let holdingsStatement = PostgresStatement(
