@@ -8,6 +8,7 @@ public enum ChainAggregateStatements {
     public static var refreshSQL: [String] {
         [
             ChainAggregates.plansForThisTransaction.sql,
+            ChainAggregates.applyLockStatement.sql,
             ChainCohortFactsRows.refreshStatement.sql,
             ChainMoneyFactsRows.refreshStatement.sql,
             OperationalReportRows.refreshStatement.sql,
