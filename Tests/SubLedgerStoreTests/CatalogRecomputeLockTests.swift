@@ -28,9 +28,16 @@ import Testing
                     return clock.now
                 }
             }
+            // This lock granted (advisory locks are the whole database's: other suites' applies take theirs).
             try await waitUntil {
                 try await pool.query(
-                    "SELECT count(*)::bigint FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ExclusiveLock' AND granted"
+                    """
+                    WITH k AS (SELECT hashtextextended('aggregates/' || $1::bigint::text, 0) AS key)
+                    SELECT count(*)::bigint FROM pg_locks l, k
+                    WHERE l.locktype = 'advisory' AND l.mode = 'ExclusiveLock' AND l.granted AND l.objsubid = 1
+                      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                      AND l.classid::bigint = (k.key >> 32) & 4294967295 AND l.objid::bigint = k.key & 4294967295
+                    """, [app.appID]
                 ).single().decode(Int64.self, at: 0) == 1
             }
             try await store.apply(
