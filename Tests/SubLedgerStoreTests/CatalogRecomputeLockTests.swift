@@ -2,6 +2,7 @@ import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
+import Synchronization
 import Testing
 
 @testable import SubLedgerStore
@@ -21,23 +22,28 @@ import Testing
             let app = try await F.app(store)
             let clock = ContinuousClock()
             // A recompute in progress: the exclusive lock, held for a second.
+            let holder = Mutex<Int32?>(nil)
             let recompute = Task {
                 try await pool.transaction { connection in
+                    holder.withLock { $0 = connection.backendPID }
                     try connection.query(ChainAggregates.recomputeLockStatement, [app.appID])
                     Thread.sleep(forTimeInterval: 1)
                     return clock.now
                 }
             }
-            // This lock granted (advisory locks are the whole database's: other suites' applies take theirs).
+            // The lock granted to this holder. Advisory locks are the whole database's, and other suites' apps (in
+            // their own schemas) can have the same app id, so their catalog applies take the same key: only the
+            // holder's own backend shows that the recompute here is under way.
             try await waitUntil {
-                try await pool.query(
+                guard let pid = holder.withLock({ $0 }) else { return false }
+                return try await pool.query(
                     """
                     WITH k AS (SELECT hashtextextended('aggregates/' || $1::bigint::text, 0) AS key)
                     SELECT count(*)::bigint FROM pg_locks l, k
-                    WHERE l.locktype = 'advisory' AND l.mode = 'ExclusiveLock' AND l.granted AND l.objsubid = 1
-                      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    WHERE l.pid = $2 AND l.locktype = 'advisory' AND l.mode = 'ExclusiveLock' AND l.granted
+                      AND l.objsubid = 1
                       AND l.classid::bigint = (k.key >> 32) & 4294967295 AND l.objid::bigint = k.key & 4294967295
-                    """, [app.appID]
+                    """, [app.appID, pid]
                 ).single().decode(Int64.self, at: 0) == 1
             }
             try await store.apply(
