@@ -2,7 +2,7 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -272,7 +272,8 @@ let package = Package(
         .testTarget(
             name: "SubLedgerServiceTests",
             dependencies: [
-                "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ", "SubLedgerTestSupport",
+                "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
+                "SubLedgerTestSupport",
                 "AppStoreSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

@@ -29,7 +29,8 @@ extension AppStoreServerAPIClient {
         } catch {
             throw AppStoreServerAPIError(.invalidConfiguration)
         }
-        let base = configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
+        let base =
+            configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
         let headers = [
             ("Authorization", "Bearer \(try tokenIssuer.token())"),
             ("Accept", "application/json"),
@@ -41,7 +42,8 @@ extension AppStoreServerAPIClient {
                 .PUT, url: base + path, headers: headers, jsonBody: data, timeout: configuration.timeout)
         } catch {
             let code: AppStoreServerAPIError.Code = error == .timeout ? .timeout : .connectionError
-            exchange.logger.debug("App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
+            exchange.logger.debug(
+                "App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
             throw AppStoreServerAPIError(code)
         }
         exchange.logger.debug("App Store Server API answered", metadata: ["status": "\(answer.status)"])

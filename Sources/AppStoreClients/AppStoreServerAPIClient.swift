@@ -308,7 +308,8 @@ public struct AppStoreServerAPIClient: Sendable {
             )
         } catch {
             let code: AppStoreServerAPIError.Code = error == .timeout ? .timeout : .connectionError
-            exchange.logger.debug("App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
+            exchange.logger.debug(
+                "App Store Server API request failed", metadata: ["code": "\(code)", "path": "\(path)"])
             throw AppStoreServerAPIError(code)
         }
         let (status, headers, bytes) = (answer.status, answer.headers, answer.body)

@@ -1,8 +1,8 @@
 import AppStore
 import AsyncHTTPClient
 import Foundation
-import NIOHTTP1
 import Logging
+import NIOHTTP1
 import SubLedgerCore
 
 /// Apple's legacy `verifyReceipt` endpoint: production first, the sandbox when Apple answers 21007.
@@ -146,7 +146,7 @@ public struct VerifyReceiptClient: Sendable {
         let snapshot: ReceiptSnapshot
         do {
             snapshot = try response.receiptSnapshot(answeredBy: environment, requestedAt: requestedAt)
-        } catch where [.dateOutOfRange, .valueOutOfRange, .invalidIdentifier].contains(error.code) {
+        } catch  where [.dateOutOfRange, .valueOutOfRange, .invalidIdentifier].contains(error.code) {
             // A value no real answer holds: asking again gives the same answer, so the receipt is refused
             // (and its stored row ends `invalid`) instead of being retried forever.
             return .invalidReceipt(

@@ -476,7 +476,9 @@ enum ParameterArrays {
                 let length = buffer.count - start
                 let hasNUL =
                     length > 0
-                    && buffer.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0 + start, 0, length) != nil } ?? false }
+                    && buffer.withUnsafeBytes { raw in
+                        raw.baseAddress.map { memchr($0 + start, 0, length) != nil } ?? false
+                    }
                 guard !hasNUL else {
                     throw PostgresError.invalidParameter("parameter $\(position + 1) contains a NUL byte")
                 }

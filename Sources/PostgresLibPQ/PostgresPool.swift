@@ -299,7 +299,8 @@ public final class PostgresPool: Sendable {
         let (seconds, attoseconds) = timeout.components
         let (whole, overflow) = UInt64(clamping: max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
         let fraction = UInt64(clamping: max(0, attoseconds) / 1_000_000_000)
-        return saturatingSum(DispatchTime.now().uptimeNanoseconds, overflow ? UInt64.max : saturatingSum(whole, fraction))
+        return saturatingSum(
+            DispatchTime.now().uptimeNanoseconds, overflow ? UInt64.max : saturatingSum(whole, fraction))
     }
 
     private static func saturatingSum(_ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -337,7 +338,8 @@ public final class PostgresPool: Sendable {
         guard !expired.isEmpty else { return }
         let error = PostgresError(
             .poolTimeout,
-            message: "no connection became free within \(configuration.acquireTimeout) (maxConnections: \(maxConnections))")
+            message:
+                "no connection became free within \(configuration.acquireTimeout) (maxConnections: \(maxConnections))")
         for continuation in expired {
             continuation.resume(throwing: error)
         }

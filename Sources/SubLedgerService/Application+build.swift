@@ -22,7 +22,10 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: .init(idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
-        services: [CacheInvalidationService(pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)]
+        services: [
+            CacheInvalidationService(
+                pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)
+        ]
             // Read replicas: measures their lag while serving, closes their pools after HTTP has drained.
             + (dependencies.readReplicas.map { [$0] } ?? []),
         logger: logger
@@ -77,7 +80,9 @@ func buildRouter(
     AdminController(reads: reads, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
     // Webhook endpoints (/v1/admin/webhooks, docs/webhooks.md "Endpoints").
-    WebhooksController(admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: store.secretKeys)))
-        .register(on: adminReports)
+    WebhooksController(
+        admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: store.secretKeys))
+    )
+    .register(on: adminReports)
     return router
 }

@@ -1,10 +1,10 @@
+import AppStore
 import Hummingbird
-import ServiceLifecycle
 import Logging
+import PostgresLibPQ
+import ServiceLifecycle
 import SubLedgerCore
 import SubLedgerStore
-import AppStore
-import PostgresLibPQ
 
 /// Runs the whole service: database (embedded or configured), schema, HTTP, graceful shutdown.
 public enum SubLedgerServer {
@@ -17,7 +17,8 @@ public enum SubLedgerServer {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            var dependencies = ServiceDependencies(pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            var dependencies = ServiceDependencies(
+                pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool
@@ -47,9 +48,11 @@ public enum SubLedgerServer {
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
-                services.insert(.init(service: WebhookDeliverer.live(
-                                          delivery, configuration, opened.pool, logger, listenPool: listenPool),
-                                      successTerminationBehavior: .ignore), at: 1)
+                services.insert(
+                    .init(
+                        service: WebhookDeliverer.live(
+                            delivery, configuration, opened.pool, logger, listenPool: listenPool),
+                        successTerminationBehavior: .ignore), at: 1)
             }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -101,7 +104,9 @@ struct StartupSchemaCheck: Service {
             } else if try await !migrator.isCurrent(pool) {
                 // Keep checking: the secret-key check below must run once someone migrates.
                 if firstFailure {
-                    logger.warning("the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then")
+                    logger.warning(
+                        "the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then"
+                    )
                 }
                 return false
             }
@@ -140,7 +145,8 @@ extension SubLedgerServer {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
             try await opened.pooler.check(opened.pool)
-            let listenPool = configuration.webhookDelivery == nil
+            let listenPool =
+                configuration.webhookDelivery == nil
                 ? opened.pool : try opened.sessionPool(for: "LISTEN (webhook delivery)")
             guard try await migrator.isCurrent(opened.pool) else {
                 throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
@@ -160,10 +166,12 @@ extension SubLedgerServer {
             ]
             // Missed-notification recovery belongs with the job: background work toward Apple, not per request.
             if let recovery {
-                services.append(onceAware(
-                    NotificationRecoveryService(
-                        configuration: recovery, pool: opened.pool, ingestion: ingestion, once: poller.once, logger: logger),
-                    once: poller.once))
+                services.append(
+                    onceAware(
+                        NotificationRecoveryService(
+                            configuration: recovery, pool: opened.pool, ingestion: ingestion, once: poller.once,
+                            logger: logger),
+                        once: poller.once))
             }
             if let metricsPort {
                 ServiceMetrics.bootstrap()
@@ -172,34 +180,43 @@ extension SubLedgerServer {
                     registry: ServiceMetrics.registry,
                     poolMetrics: PoolMetrics(pool: opened.pool, registry: ServiceMetrics.registry)
                 ).register(on: router)
-                services.append(.init(service: Application(
-                    router: router,
-                    configuration: .init(address: .hostname(configuration.host, port: metricsPort), serverName: "SubLedger poll"),
-                    logger: logger)))
+                services.append(
+                    .init(
+                        service: Application(
+                            router: router,
+                            configuration: .init(
+                                address: .hostname(configuration.host, port: metricsPort), serverName: "SubLedger poll"),
+                            logger: logger)))
             }
             // Refund requests: answers Apple's CONSUMPTION_REQUESTs within its 12 hours (ignored when it returns:
             // with --once the renewal job ends the run, after this one's cycle).
             var consumption = ConsumptionResponder.Configuration(worker: poller.worker)
             consumption.once = poller.once
-            services.append(onceAware(
-                ConsumptionResponder(
-                    configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store, apple: apple,
-                    logger: logger, now: { Instant.systemNow() }),
-                once: poller.once))
+            services.append(
+                onceAware(
+                    ConsumptionResponder(
+                        configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store,
+                        apple: apple,
+                        logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
             // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
             var webhookClock = WebhookClock.Configuration()
             webhookClock.once = poller.once
-            services.append(onceAware(
-                WebhookClock(configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
-                once: poller.once))
+            services.append(
+                onceAware(
+                    WebhookClock(
+                        configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
 
             // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
-                services.insert(.init(service: WebhookDeliverer.live(
-                                          delivery, configuration, opened.pool, logger, listenPool: listenPool),
-                                      successTerminationBehavior: .ignore), at: 1)
+                services.insert(
+                    .init(
+                        service: WebhookDeliverer.live(
+                            delivery, configuration, opened.pool, logger, listenPool: listenPool),
+                        successTerminationBehavior: .ignore), at: 1)
             }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -6,6 +6,11 @@ struct SubLedgerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subledger",
         abstract: "A self-hosted App Store subscription ledger and entitlement engine.",
-        subcommands: [ServeCommand.self, PollCommand.self, MigrateCommand.self, CatalogCommand.self, KeysCommand.self, SecretsCommand.self, ReportCommand.self, InspectCommand.self, NotificationsCommand.self, SubscriptionsCommand.self, ImportCommand.self, SupportCommand.self, WebhooksCommand.self, FxCommand.self, TaxCommand.self, AppsCommand.self]
+        subcommands: [
+            ServeCommand.self, PollCommand.self, MigrateCommand.self, CatalogCommand.self, KeysCommand.self,
+            SecretsCommand.self, ReportCommand.self, InspectCommand.self, NotificationsCommand.self,
+            SubscriptionsCommand.self, ImportCommand.self, SupportCommand.self, WebhooksCommand.self, FxCommand.self,
+            TaxCommand.self, AppsCommand.self,
+        ]
     )
 }

@@ -8,7 +8,8 @@ import Testing
 /// The simulator's Send Consumption Information checks bodies as Apple documents them and records every call.
 @Suite struct ConsumptionEndpointTests {
     static let valid = ConsumptionRequest(
-        customerConsented: true, sampleContentProvided: false, deliveryStatus: "DELIVERED", consumptionPercentage: 30_000,
+        customerConsented: true, sampleContentProvided: false, deliveryStatus: "DELIVERED",
+        consumptionPercentage: 30_000,
         refundPreference: "DECLINE")
 
     static func refusal(_ body: () async throws(AppStoreServerAPIError) -> Void) async -> AppStoreServerAPIError? {
@@ -37,33 +38,38 @@ import Testing
 
             var unconsented = Self.valid
             unconsented.customerConsented = false
-            #expect(await Self.refusal { () throws(AppStoreServerAPIError) in
-                try await client.sendConsumptionInformation(transactionID: id, unconsented)
-            }?.apiErrorCode == 4_000_035)
+            #expect(
+                await Self.refusal { () throws(AppStoreServerAPIError) in
+                    try await client.sendConsumptionInformation(transactionID: id, unconsented)
+                }?.apiErrorCode == 4_000_035)
 
             var undelivered = Self.valid
             undelivered.deliveryStatus = "UNDELIVERED_OTHER"
-            #expect(await Self.refusal { () throws(AppStoreServerAPIError) in
-                try await client.sendConsumptionInformation(transactionID: id, undelivered)
-            }?.httpStatus == 400)
+            #expect(
+                await Self.refusal { () throws(AppStoreServerAPIError) in
+                    try await client.sendConsumptionInformation(transactionID: id, undelivered)
+                }?.httpStatus == 400)
 
             var unknownStatus = Self.valid
             unknownStatus.deliveryStatus = "LOST"
-            #expect(await Self.refusal { () throws(AppStoreServerAPIError) in
-                try await client.sendConsumptionInformation(transactionID: id, unknownStatus)
-            }?.apiErrorCode == 4_000_036)
+            #expect(
+                await Self.refusal { () throws(AppStoreServerAPIError) in
+                    try await client.sendConsumptionInformation(transactionID: id, unknownStatus)
+                }?.apiErrorCode == 4_000_036)
 
-            #expect(await Self.refusal { () throws(AppStoreServerAPIError) in
-                try await client.sendConsumptionInformation(transactionID: "9999999999", Self.valid)
-            }?.code == .transactionIDNotFound)
+            #expect(
+                await Self.refusal { () throws(AppStoreServerAPIError) in
+                    try await client.sendConsumptionInformation(transactionID: "9999999999", Self.valid)
+                }?.code == .transactionIDNotFound)
 
             let badTenure = ConsumptionRequestV1(
                 accountTenure: 9, appAccountToken: "", consumptionStatus: 0, customerConsented: true, deliveryStatus: 0,
                 lifetimeDollarsPurchased: 0, lifetimeDollarsRefunded: 0, platform: 1, playTime: 0, refundPreference: 3,
                 sampleContentProvided: false, userStatus: 1)
-            #expect(await Self.refusal { () throws(AppStoreServerAPIError) in
-                try await client.sendConsumptionInformationV1(transactionID: id, badTenure)
-            }?.apiErrorCode == 4_000_032)
+            #expect(
+                await Self.refusal { () throws(AppStoreServerAPIError) in
+                    try await client.sendConsumptionInformationV1(transactionID: id, badTenure)
+                }?.apiErrorCode == 4_000_032)
 
             // The control route tests read back (through HTTP, as a team's suite would).
             let listed = try await fixture.controlClient.call(

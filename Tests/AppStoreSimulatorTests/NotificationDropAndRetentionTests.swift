@@ -82,7 +82,8 @@ import Testing
             #expect(recent.items.isEmpty)
             do {
                 _ = try await client.notificationHistory(
-                    NotificationHistoryRequest(startDate: clock.now - day, endDate: clock.now), paginationToken: "nonsense")
+                    NotificationHistoryRequest(startDate: clock.now - day, endDate: clock.now),
+                    paginationToken: "nonsense")
                 Issue.record("a made-up pagination token was accepted")
             } catch let error as AppStoreServerAPIError {
                 #expect(error.apiErrorCode == 4_000_014)

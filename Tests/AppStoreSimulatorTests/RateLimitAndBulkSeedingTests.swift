@@ -1,9 +1,10 @@
 import AppStore
 import AppStoreClients
-@testable import AppStoreSimulator
 import Foundation
 import SubLedgerCore
 import Testing
+
+@testable import AppStoreSimulator
 
 /// The Server API's per-app rate limits (Apple's 429) and the bulk seeding route for benchmarks.
 @Suite struct RateLimitAndBulkSeedingTests {
@@ -50,8 +51,10 @@ import Testing
         let retryAt = try #require(refusal.retryAfter.flatMap { Int64($0) })
         let waitMilliseconds = retryAt - 1_800_000_000_000
         #expect(waitMilliseconds == 500)
-        #expect(limits.admit(bundleID: "b", now: start + .milliseconds(waitMilliseconds - 10), wallClock: wallClock) != nil)
-        #expect(limits.admit(bundleID: "b", now: start + .milliseconds(waitMilliseconds + 1), wallClock: wallClock) == nil)
+        #expect(
+            limits.admit(bundleID: "b", now: start + .milliseconds(waitMilliseconds - 10), wallClock: wallClock) != nil)
+        #expect(
+            limits.admit(bundleID: "b", now: start + .milliseconds(waitMilliseconds + 1), wallClock: wallClock) == nil)
         #expect(limits.refusedCount == 2)
     }
 

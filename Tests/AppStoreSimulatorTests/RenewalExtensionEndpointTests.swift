@@ -12,7 +12,8 @@ import Testing
     ) async throws -> ExtendRenewalDateResponse {
         try await client.extendRenewalDate(
             originalTransactionID: original,
-            ExtendRenewalDateRequest(extendByDays: days, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: id))
+            ExtendRenewalDateRequest(extendByDays: days, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: id)
+        )
     }
 
     private static func apiErrorCode(_ body: () async throws -> Void) async -> Int? {
@@ -64,20 +65,27 @@ import Testing
             let bought = try await fixture.buy("bad@example.com", "pro.monthly")
             let original = try #require(bought.originalTransactionID)
             let client = try fixture.serverAPIClient()
-            #expect(await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 0, id: "a") } == 4_000_009)
-            #expect(await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 91, id: "b") } == 4_000_009)
+            #expect(
+                await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 0, id: "a") } == 4_000_009)
+            #expect(
+                await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 91, id: "b") } == 4_000_009)
             let longID = String(repeating: "x", count: 129)
-            #expect(await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 5, id: longID) } == 4_000_011)
+            #expect(
+                await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 5, id: longID) }
+                    == 4_000_011)
             #expect(await Self.apiErrorCode { _ = try await Self.extend(client, "abc", days: 5, id: "c") } == 4_000_008)
-            #expect(await Self.apiErrorCode { _ = try await Self.extend(client, "1999", days: 5, id: "d") } == 4_040_005)
+            #expect(
+                await Self.apiErrorCode { _ = try await Self.extend(client, "1999", days: 5, id: "d") } == 4_040_005)
             let lifetime = try await fixture.buy("bad@example.com", "lifetime")
             #expect(
                 await Self.apiErrorCode {
                     _ = try await Self.extend(client, try #require(lifetime.originalTransactionID), days: 5, id: "e")
                 } == 4_040_005)
-            _ = try await fixture.action("/control/subscriptions/\(original)/auto-renew", body: AutoRenewRequest(enabled: false))
+            _ = try await fixture.action(
+                "/control/subscriptions/\(original)/auto-renew", body: AutoRenewRequest(enabled: false))
             _ = try await fixture.advance(days: 40)
-            #expect(await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 5, id: "f") } == 4_030_004)
+            #expect(
+                await Self.apiErrorCode { _ = try await Self.extend(client, original, days: 5, id: "f") } == 4_030_004)
             #expect(
                 await Self.apiErrorCode {
                     _ = try await client.massExtendRenewalDate(
@@ -106,7 +114,8 @@ import Testing
             let one = try await fixture.buy("m1@example.com", "pro.monthly")
             _ = try await fixture.buy("m2@example.com", "pro.monthly")
             let client = try fixture.serverAPIClient()
-            let before = try #require(try await client.transactionInfo(transactionID: one.originalTransactionID!).expiresDate)
+            let before = try #require(
+                try await client.transactionInfo(transactionID: one.originalTransactionID!).expiresDate)
             let accepted = try await client.massExtendRenewalDate(
                 MassExtendRenewalDateRequest(
                     extendByDays: 3, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "mass-1",
@@ -123,7 +132,8 @@ import Testing
             #expect(status.succeededCount == 2)
             #expect(status.failedCount == 0)
             #expect(status.completeDate != nil)
-            let after = try #require(try await client.transactionInfo(transactionID: one.originalTransactionID!).expiresDate)
+            let after = try #require(
+                try await client.transactionInfo(transactionID: one.originalTransactionID!).expiresDate)
             #expect(after > before)
             let summaries = fixture.simulator.control.notifications().filter {
                 $0.notificationType == "RENEWAL_EXTENSION" && $0.subtype == "SUMMARY"

@@ -61,7 +61,8 @@ import Testing
         #expect(transaction.productID == "com.example.monthly")
         var firstPurchase = TestChains.transaction()
         firstPurchase.originalTransactionID = ""
-        #expect(try firstPurchase.coreTransaction(source: .signedTransaction).originalTransactionID == "2000000000000001")
+        #expect(
+            try firstPurchase.coreTransaction(source: .signedTransaction).originalTransactionID == "2000000000000001")
         let renewal = try TestChains.renewal().coreRenewalInfo()
         #expect(renewal.autoRenewProductID == "com.example.monthly")
     }

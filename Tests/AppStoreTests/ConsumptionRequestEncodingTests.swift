@@ -20,7 +20,8 @@ import Testing
         #expect(body["deliveryStatus"] as? String == "UNDELIVERED_OTHER")
         #expect(body["consumptionPercentage"] as? Int == 0)
         #expect(body["refundPreference"] == nil)
-        #expect(Set(body.keys) == ["customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage"])
+        #expect(
+            Set(body.keys) == ["customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage"])
         var grant = Self.information
         grant.refundPreference = .grant
         grant.consumptionMilliunits = nil

@@ -80,7 +80,9 @@ import Testing
             rawEnvironment: "Sandbox", currency: "USD", renewalPrice: 4_990, rawOfferDiscountType: "FREE_TRIAL")
         var mapped = try renewal.coreRenewalInfo()
         #expect(mapped.renewalPrice == 4_990 && mapped.currency == "USD" && mapped.offerDiscountType == "FREE_TRIAL")
-        for (price, currency) in [(-1, "USD"), (Int64.max, "USD"), (4_990, "usd"), (4_990, "US\u{0}"), (4_990, "DOLLARS")] as [(Int64, String)] {
+        for (price, currency) in [
+            (-1, "USD"), (Int64.max, "USD"), (4_990, "usd"), (4_990, "US\u{0}"), (4_990, "DOLLARS"),
+        ] as [(Int64, String)] {
             renewal.renewalPrice = price
             renewal.currency = currency
             mapped = try renewal.coreRenewalInfo()

@@ -72,7 +72,9 @@ import Testing
         }
         #expect(try header(#"{"alg":"\u0045S256","x5c":["a\nb"]}"#).algorithm == "ES256")
         #expect(try header(#"{"alg":"\u0045S256","x5c":["a\nb"]}"#).certificateChain == ["a\nb"])
-        #expect(try header(#"{"alg":null,"x5c":null,"kid":"k"}"#) == JWSHeader(algorithm: nil, certificateChain: nil, keyID: "k"))
+        #expect(
+            try header(#"{"alg":null,"x5c":null,"kid":"k"}"#)
+                == JWSHeader(algorithm: nil, certificateChain: nil, keyID: "k"))
         #expect(try header(#"{"alg":"ES256","crit":null}"#).critical == [])
         #expect(throws: JWSVerificationError(.malformedJWS)) { try header(#"{"alg":1}"#) }
         #expect(throws: JWSVerificationError(.malformedJWS)) { try header(#"{"x5c":["a",2]}"#) }
@@ -90,7 +92,8 @@ import Testing
         #expect(try await verifier.verifyNotification(unverified) == (try await verifier.verifyNotification(token)))
 
         // Another chain's signature over the same payload: refused although the payload decoded.
-        let forged = try JWSSigner(chain: TestChains.chain()).sign(ServerNotificationDecoderTests.notification(signer: signer))
+        let forged = try JWSSigner(chain: TestChains.chain()).sign(
+            ServerNotificationDecoderTests.notification(signer: signer))
         await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
             try await verifier.verifyNotification(UnverifiedNotificationV2(CompactJWS(forged)))
         }
@@ -98,7 +101,8 @@ import Testing
         let parts = token.split(separator: ".")
         let otherSignature = try signer.sign(payloadBytes: Data("{}".utf8)).split(separator: ".")[2]
         await #expect(throws: JWSVerificationError(.invalidSignature)) {
-            try await verifier.verifyNotification(UnverifiedNotificationV2(CompactJWS("\(parts[0]).\(parts[1]).\(otherSignature)")))
+            try await verifier.verifyNotification(
+                UnverifiedNotificationV2(CompactJWS("\(parts[0]).\(parts[1]).\(otherSignature)")))
         }
         // Another app's notification, properly signed.
         var otherApp = try ServerNotificationDecoderTests.notification(signer: signer)
@@ -114,13 +118,15 @@ import Testing
     }
 
     @Test func claimsAreReadAsBeforeFromTheTopLevelFirst() throws {
-        let payload = #"{"bundleId":"top","environment":"Production","summary":{"bundleId":"s","environment":"Sandbox"}}"#
+        let payload =
+            #"{"bundleId":"top","environment":"Production","summary":{"bundleId":"s","environment":"Sandbox"}}"#
         let token = "\(Base64URL.encode(Data(#"{"alg":"ES256"}"#.utf8))).\(Base64URL.encode(Data(payload.utf8))).c2ln"
         let unverified = try UnverifiedNotificationV2(CompactJWS(token))
         #expect(unverified.claimedBundleID == "top")
         #expect(unverified.claimedEnvironment == "Production")
         let notString = #"{"data":{"bundleId":7}}"#
-        let refused = "\(Base64URL.encode(Data(#"{"alg":"ES256"}"#.utf8))).\(Base64URL.encode(Data(notString.utf8))).c2ln"
+        let refused =
+            "\(Base64URL.encode(Data(#"{"alg":"ES256"}"#.utf8))).\(Base64URL.encode(Data(notString.utf8))).c2ln"
         #expect(throws: JWSVerificationError(.malformedPayload)) { try UnverifiedNotificationV2(CompactJWS(refused)) }
     }
 }

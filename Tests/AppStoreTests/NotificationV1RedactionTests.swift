@@ -29,7 +29,10 @@ import Testing
         (#"{"password":"s"}"#, #"{}"#),
         (#" {"pass\u0077ord":"s","a":"x"} "#, #" {"a":"x"} "#),
         (#"{"password":"s","a":1,"password":"t"}"#, #"{"a":1}"#),
-        (#"{"a":{"password":"nested is not Apple's"},"password":"s\"q"}"#, #"{"a":{"password":"nested is not Apple's"}}"#),
+        (
+            #"{"a":{"password":"nested is not Apple's"},"password":"s\"q"}"#,
+            #"{"a":{"password":"nested is not Apple's"}}"#
+        ),
         (#"{"passwords":"x","Password":"y"}"#, #"{"passwords":"x","Password":"y"}"#),
         (#"{"a":"é","password":null,"n":-1.5e3,"t":true}"#, #"{"a":"é","n":-1.5e3,"t":true}"#),
     ])

@@ -29,7 +29,8 @@ import Testing
         let transaction = try payload.coreTransaction(source: .signedTransaction)
         #expect(transaction.transactionID == payload.transactionID)
         let kept = [
-            RevenueFieldRules.price(price) != nil, RevenueFieldRules.isCode(currency), RevenueFieldRules.isCode(storefront),
+            RevenueFieldRules.price(price) != nil, RevenueFieldRules.isCode(currency),
+            RevenueFieldRules.isCode(storefront),
         ]
         #expect((transaction.price != nil) == kept[0])
         #expect((transaction.currency != nil) == kept[1])

@@ -182,8 +182,10 @@ import Testing
         }
         #expect(failure.code == .impossibleValue)
         let (longID, _) = try await Self.verify { _ in
-            .json(Self.validBody.replacingOccurrences(
-                of: #""transaction_id":"1""#, with: #""transaction_id":""# + String(repeating: "7", count: 10_000) + #"""#))
+            .json(
+                Self.validBody.replacingOccurrences(
+                    of: #""transaction_id":"1""#,
+                    with: #""transaction_id":""# + String(repeating: "7", count: 10_000) + #"""#))
         }
         guard case .invalidReceipt = longID else {
             Issue.record("expected invalidReceipt for a 10 KB id, got \(longID)")

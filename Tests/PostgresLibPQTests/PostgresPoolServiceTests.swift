@@ -41,7 +41,8 @@ import Testing
     }
 
     @Test func cancellingTheGroupAlsoClosesThePool() async throws {
-        let pool = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
+        let pool = PostgresPool(
+            configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
         let group = ServiceGroup(
             configuration: .init(services: [.init(service: pool)], logger: TestDatabase.logger))
         let running = Task { try await group.run() }

@@ -15,7 +15,9 @@ import Testing
                         // Some replies span many socket reads (up to 200 kB), most fit in one.
                         let width = index % 10 == 0 ? 200_000 : 10
                         let row = try await pool.query(statement, [Int64(index), Int64(width)]).single()
-                        return (Int64(index), try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1).count)
+                        return (
+                            Int64(index), try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1).count
+                        )
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -72,7 +74,8 @@ import Testing
 
     @Test func backendTerminatedMidStatementIsAConnectionErrorAndTheSlotIsReplaced() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT CASE WHEN $1::bool THEN pg_terminate_backend(pg_backend_pid()) END")
+            let statement = PostgresStatement(
+                "SELECT CASE WHEN $1::bool THEN pg_terminate_backend(pg_backend_pid()) END")
             _ = try await pool.query(statement, [false])
             do {
                 try await pool.query(statement, [true])

@@ -81,8 +81,12 @@ import Testing
     static let validationCases: [ValidationCase] = [
         ValidationCase(
             name: "duplicate product id",
-            catalog: Catalog(apps: [app([Product(productID: "p", type: .nonConsumable),
-                                         Product(productID: "p", type: .nonConsumable)])]),
+            catalog: Catalog(apps: [
+                app([
+                    Product(productID: "p", type: .nonConsumable),
+                    Product(productID: "p", type: .nonConsumable),
+                ])
+            ]),
             expected: [CatalogError(code: .duplicateProductID, subject: "p")]),
         ValidationCase(
             name: "consumable without credits",
@@ -90,13 +94,23 @@ import Testing
             expected: [CatalogError(code: .consumableWithoutCredits, subject: "c")]),
         ValidationCase(
             name: "consumable with entitlements",
-            catalog: Catalog(apps: [app([Product(productID: "c", type: .consumable, entitlementIDs: ["x"],
-                                                 creditsPerUnit: 1)])]),
+            catalog: Catalog(apps: [
+                app([
+                    Product(
+                        productID: "c", type: .consumable, entitlementIDs: ["x"],
+                        creditsPerUnit: 1)
+                ])
+            ]),
             expected: [CatalogError(code: .entitlementsOnConsumable, subject: "c")]),
         ValidationCase(
             name: "credits on a subscription",
-            catalog: Catalog(apps: [app([Product(productID: "s", type: .autoRenewable, subscriptionGroupID: "g",
-                                                 creditsPerUnit: 5)])]),
+            catalog: Catalog(apps: [
+                app([
+                    Product(
+                        productID: "s", type: .autoRenewable, subscriptionGroupID: "g",
+                        creditsPerUnit: 5)
+                ])
+            ]),
             expected: [CatalogError(code: .creditsOnNonConsumable, subject: "s")]),
         ValidationCase(
             name: "subscription without group",
@@ -113,21 +127,28 @@ import Testing
         ValidationCase(
             name: "empty entitlement id and empty product id",
             catalog: Catalog(apps: [app([Product(productID: "", type: .nonConsumable, entitlementIDs: [""])])]),
-            expected: [CatalogError(code: .emptyProductID, subject: ""),
-                       CatalogError(code: .emptyEntitlementID, subject: "")]),
+            expected: [
+                CatalogError(code: .emptyProductID, subject: ""),
+                CatalogError(code: .emptyEntitlementID, subject: ""),
+            ]),
         ValidationCase(
             name: "ids the API could never accept (IdentifierRule)",
             catalog: Catalog(apps: [
-                App(bundleID: "com.example app", environments: [.production],
+                App(
+                    bundleID: "com.example app", environments: [.production],
                     products: [Product(productID: "pro monthly", type: .nonConsumable, entitlementIDs: ["pro"])])
             ]),
-            expected: [CatalogError(code: .invalidBundleID, subject: "com.example app"),
-                       CatalogError(code: .invalidProductID, subject: "pro monthly")]),
+            expected: [
+                CatalogError(code: .invalidBundleID, subject: "com.example app"),
+                CatalogError(code: .invalidProductID, subject: "pro monthly"),
+            ]),
         ValidationCase(
             name: "duplicate bundle id, no environments",
             catalog: Catalog(apps: [app([]), app([], environments: [])]),
-            expected: [CatalogError(code: .duplicateBundleID, subject: "a"),
-                       CatalogError(code: .noEnvironments, subject: "a")]),
+            expected: [
+                CatalogError(code: .duplicateBundleID, subject: "a"),
+                CatalogError(code: .noEnvironments, subject: "a"),
+            ]),
     ]
 
     @Test(arguments: validationCases)

@@ -22,9 +22,13 @@ import Testing
             #expect(CivilDate.days(year: date.year, month: date.month, day: date.day) == days)
             if let previous {
                 // Consecutive day numbers are consecutive dates.
-                let next = previous.day + 1 == date.day && previous.month == date.month
+                let next =
+                    previous.day + 1 == date.day && previous.month == date.month
                     || date.day == 1 && (previous.month + 1 == date.month || previous.month == 12 && date.month == 1)
-                if !next { Issue.record("\(previous) then \(date)"); return }
+                if !next {
+                    Issue.record("\(previous) then \(date)")
+                    return
+                }
             }
             previous = date
         }

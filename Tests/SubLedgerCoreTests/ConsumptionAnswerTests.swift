@@ -25,7 +25,9 @@ import Testing
         let withdrawn = ConsumptionConsent(consented: false, at: Self.now)
         let future = ConsumptionConsent(consented: true, at: Self.now.adding(milliseconds: 1))
         for consent in [nil, withdrawn, future] {
-            #expect(ConsumptionAnswer.decide(Self.facts(consent: consent), policy: Self.on, now: Self.now) == .skip(.noConsent))
+            #expect(
+                ConsumptionAnswer.decide(Self.facts(consent: consent), policy: Self.on, now: Self.now)
+                    == .skip(.noConsent))
         }
         // Consent without an account owning the purchase cannot be the customer's.
         #expect(ConsumptionAnswer.decide(Self.facts(account: nil), policy: Self.on, now: Self.now) == .skip(.noConsent))
@@ -37,7 +39,8 @@ import Testing
 
     @Test func reportedConsumptionIsSentForOneTimePurchases() throws {
         let usage = ConsumptionUsage(consumedMilliunits: 42_000, sampleContentProvided: true)
-        let sent = try #require(Self.sent(ConsumptionAnswer.decide(Self.facts(usage: usage), policy: Self.on, now: Self.now)))
+        let sent = try #require(
+            Self.sent(ConsumptionAnswer.decide(Self.facts(usage: usage), policy: Self.on, now: Self.now)))
         #expect(sent.customerConsented)
         #expect(sent.deliveryStatus == .delivered)
         #expect(sent.consumptionMilliunits == 42_000)
@@ -48,7 +51,8 @@ import Testing
 
     @Test func undeliveredPurchasesReportZeroConsumption() throws {
         let usage = ConsumptionUsage(consumedMilliunits: 42_000, deliveryStatus: .undeliveredServerOutage)
-        let sent = try #require(Self.sent(ConsumptionAnswer.decide(Self.facts(usage: usage), policy: Self.on, now: Self.now)))
+        let sent = try #require(
+            Self.sent(ConsumptionAnswer.decide(Self.facts(usage: usage), policy: Self.on, now: Self.now)))
         #expect(sent.deliveryStatus == .undeliveredServerOutage)
         #expect(sent.consumptionMilliunits == 0)
         #expect(sent.consumptionStatus == 1)
@@ -57,7 +61,9 @@ import Testing
     @Test func autoRenewablesLeaveThePercentageToApple() throws {
         let usage = ConsumptionUsage(consumedMilliunits: 42_000)
         let sent = try #require(
-            Self.sent(ConsumptionAnswer.decide(Self.facts(type: .autoRenewable, usage: usage), policy: Self.on, now: Self.now)))
+            Self.sent(
+                ConsumptionAnswer.decide(Self.facts(type: .autoRenewable, usage: usage), policy: Self.on, now: Self.now)
+            ))
         #expect(sent.consumptionMilliunits == nil)
     }
 
@@ -92,7 +98,10 @@ import Testing
 
     @Test func lifetimeDollarsNeedEveryPriceInUSD() throws {
         var facts = Self.facts()
-        facts.purchases = [.init(price: 9_990, currency: "USD", refunded: false), .init(price: 49_990, currency: "USD", refunded: true)]
+        facts.purchases = [
+            .init(price: 9_990, currency: "USD", refunded: false),
+            .init(price: 49_990, currency: "USD", refunded: true),
+        ]
         let sent = try #require(Self.sent(ConsumptionAnswer.decide(facts, policy: Self.on, now: Self.now)))
         #expect(sent.lifetimeDollarsPurchased == 3)  // 59.98 USD
         #expect(sent.lifetimeDollarsRefunded == 2)  // 49.99 USD
@@ -103,14 +112,17 @@ import Testing
 
     @Test func usageReportsAreValidatedFieldByField() throws {
         let usage = try ConsumptionUsage.validated(
-            consumptionPercentage: 12.345, playTimeMinutes: 3, sampleContentProvided: nil, deliveryStatus: "undelivered_wrong_item")
+            consumptionPercentage: 12.345, playTimeMinutes: 3, sampleContentProvided: nil,
+            deliveryStatus: "undelivered_wrong_item")
         #expect(usage.consumedMilliunits == 12_345)
         #expect(usage.deliveryStatus == .undeliveredWrongItem)
         #expect(throws: ConsumptionInputError.self) {
-            try ConsumptionUsage.validated(consumptionPercentage: nil, playTimeMinutes: nil, sampleContentProvided: nil, deliveryStatus: nil)
+            try ConsumptionUsage.validated(
+                consumptionPercentage: nil, playTimeMinutes: nil, sampleContentProvided: nil, deliveryStatus: nil)
         }
         #expect(throws: ConsumptionInputError.self) {
-            try ConsumptionUsage.validated(consumptionPercentage: .nan, playTimeMinutes: nil, sampleContentProvided: nil, deliveryStatus: nil)
+            try ConsumptionUsage.validated(
+                consumptionPercentage: .nan, playTimeMinutes: nil, sampleContentProvided: nil, deliveryStatus: nil)
         }
         #expect(throws: ConsumptionInputError.self) { try ConsumptionUsage.validatedTransactionID("12a") }
         #expect(try ConsumptionUsage.validatedTransactionID("2000000123") == "2000000123")
@@ -131,7 +143,9 @@ import Testing
         #expect(policy == ConsumptionPolicy(enabled: true, refundPreference: .grant, endpoint: .v1))
         let absent = try JSONDecoder().decode(App.self, from: Data(#"{"bundle_id": "com.example.app"}"#.utf8))
         #expect(absent.consumption == .disabled)
-        #expect(try JSONDecoder().decode(App.self, from: JSONEncoder().encode(try app(#"{"enabled": true}"#))).consumption.enabled)
+        #expect(
+            try JSONDecoder().decode(App.self, from: JSONEncoder().encode(try app(#"{"enabled": true}"#))).consumption
+                .enabled)
         for bad in [#"{"refund_preference": "maybe"}"#, #"{"endpoint": "v3"}"#] {
             #expect {
                 try app(bad)

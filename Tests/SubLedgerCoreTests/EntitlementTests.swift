@@ -7,8 +7,11 @@ import Testing
 
     @Test func activeSubscriptionReportsItsSourceAndRenewal() throws {
         let state = try F.state(applying: [
-            (F.receipt(by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)],
-                       renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)], observedOn: 0), F.day(0))
+            (
+                F.receipt(
+                    by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)], observedOn: 0), F.day(0)
+            )
         ])
         let entitlement = try #require(state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(3)).first)
         #expect(entitlement.entitlementID == "pro")
@@ -32,29 +35,45 @@ import Testing
     }
 
     static let retryCases: [RetryCase] = [
-        RetryCase(name: "in grace period", renewal: F.renewal(chain: "s1", willAutoRenew: true, observedOn: 30,
-                                                              billingRetry: true, graceUntil: 46),
-                  at: F.day(40), expectedState: .gracePeriod, entitled: true),
-        RetryCase(name: "billing retry after grace", renewal: F.renewal(chain: "s1", willAutoRenew: true,
-                                                                        observedOn: 30, billingRetry: true,
-                                                                        graceUntil: 36),
-                  at: F.day(40), expectedState: .billingRetry, entitled: false),
-        RetryCase(name: "billing retry without grace", renewal: F.renewal(chain: "s1", willAutoRenew: true,
-                                                                          observedOn: 30, billingRetry: true),
-                  at: F.day(31), expectedState: .billingRetry, entitled: false),
-        RetryCase(name: "expired after billing error", renewal: F.renewal(chain: "s1", willAutoRenew: false,
-                                                                          observedOn: 90, expirationIntent: 2),
-                  at: F.day(91), expectedState: .expired(.billingError), entitled: false),
-        RetryCase(name: "expired with an intent Apple added later",
-                  renewal: F.renewal(chain: "s1", willAutoRenew: false, observedOn: 31, expirationIntent: 9),
-                  at: F.day(31), expectedState: .expired(.unknown(9)), entitled: false),
+        RetryCase(
+            name: "in grace period",
+            renewal: F.renewal(
+                chain: "s1", willAutoRenew: true, observedOn: 30,
+                billingRetry: true, graceUntil: 46),
+            at: F.day(40), expectedState: .gracePeriod, entitled: true),
+        RetryCase(
+            name: "billing retry after grace",
+            renewal: F.renewal(
+                chain: "s1", willAutoRenew: true,
+                observedOn: 30, billingRetry: true,
+                graceUntil: 36),
+            at: F.day(40), expectedState: .billingRetry, entitled: false),
+        RetryCase(
+            name: "billing retry without grace",
+            renewal: F.renewal(
+                chain: "s1", willAutoRenew: true,
+                observedOn: 30, billingRetry: true),
+            at: F.day(31), expectedState: .billingRetry, entitled: false),
+        RetryCase(
+            name: "expired after billing error",
+            renewal: F.renewal(
+                chain: "s1", willAutoRenew: false,
+                observedOn: 90, expirationIntent: 2),
+            at: F.day(91), expectedState: .expired(.billingError), entitled: false),
+        RetryCase(
+            name: "expired with an intent Apple added later",
+            renewal: F.renewal(chain: "s1", willAutoRenew: false, observedOn: 31, expirationIntent: 9),
+            at: F.day(31), expectedState: .expired(.unknown(9)), entitled: false),
     ]
 
     @Test(arguments: retryCases)
     func gracePeriodEntitlesButBillingRetryAloneDoesNot(_ rule: RetryCase) throws {
         let state = try F.state(applying: [
-            (F.receipt(by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)], renewals: [rule.renewal],
-                       observedOn: 30), F.day(30))
+            (
+                F.receipt(
+                    by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)], renewals: [rule.renewal],
+                    observedOn: 30), F.day(30)
+            )
         ])
         #expect(state.chain("s1")?.state(at: rule.at, in: F.app()) == rule.expectedState)
         let entitlements = state.entitlements(for: alice, bundleID: F.bundleID, at: rule.at)
@@ -81,9 +100,10 @@ import Testing
         let ownPass = F.purchase("n1", product: F.pass, on: 0)
         for inputs in [[shared, ownPremium, ownPass], [ownPass, ownPremium, shared]] {
             let state = try F.state(applying: [(F.receipt(by: alice, inputs, observedOn: 0), F.day(0))])
-            let pro = try #require(state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(5)).first {
-                $0.entitlementID == "pro"
-            })
+            let pro = try #require(
+                state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(5)).first {
+                    $0.entitlementID == "pro"
+                })
             #expect(pro.originalTransactionID == "p1")
             #expect(pro.expiresAt == F.day(40))
         }
@@ -121,8 +141,14 @@ import Testing
 
     @Test func consumableCreditsSumPerUnitAndGrantNoEntitlement() throws {
         let state = try F.state(applying: [
-            (F.receipt(by: alice, [F.purchase("c1", product: F.coins, on: 0),
-                                   F.purchase("c2", product: F.coins, on: 2, quantity: 2)], observedOn: 2), F.day(2))
+            (
+                F.receipt(
+                    by: alice,
+                    [
+                        F.purchase("c1", product: F.coins, on: 0),
+                        F.purchase("c2", product: F.coins, on: 2, quantity: 2),
+                    ], observedOn: 2), F.day(2)
+            )
         ])
         #expect(state.creditBalance(for: alice, bundleID: F.bundleID, at: F.day(1)) == 100)
         #expect(state.creditBalance(for: alice, bundleID: F.bundleID, at: F.day(2)) == 300)
@@ -133,8 +159,9 @@ import Testing
         let sandbox = F.subscription("x1", chain: "x1", from: 0, to: 30, environment: .sandbox)
         var state = LedgerState(catalog: F.catalog())
         try state.apply(
-            LedgerInput(kind: .receipt, bundleID: F.bundleID, environment: .sandbox, submitter: alice,
-                        transactions: [sandbox], observedAt: F.day(0)),
+            LedgerInput(
+                kind: .receipt, bundleID: F.bundleID, environment: .sandbox, submitter: alice,
+                transactions: [sandbox], observedAt: F.day(0)),
             now: F.day(0))
         #expect(state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(1), environment: .production).isEmpty)
         #expect(state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(1), environment: .sandbox).count == 1)

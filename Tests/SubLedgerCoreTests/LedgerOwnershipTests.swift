@@ -122,9 +122,10 @@ import Testing
         let transferKeys = decision.entries.filter { $0.kind == .transferOut || $0.kind == .transferIn }
             .map(\.idempotencyKey).sorted()
         let trigger = rule.arriving.transactionID
-        #expect(transferKeys == [
-            "transferIn:Production:o1:1:alice->bob:\(trigger)", "transferOut:Production:o1:1:alice->bob:\(trigger)",
-        ])
+        #expect(
+            transferKeys == [
+                "transferIn:Production:o1:1:alice->bob:\(trigger)", "transferOut:Production:o1:1:alice->bob:\(trigger)",
+            ])
         #expect(decision.entries.first { $0.kind == .transferOut }?.account == alice)
         // Alice's entitlement from the chain ends exactly at the transfer; what she had before is kept.
         #expect(state.entitlementIDs(of: alice, at: rule.now).isEmpty)
@@ -182,8 +183,9 @@ import Testing
         var state = LedgerState(catalog: F.catalog())
         state.register(try #require(AccountToken("alice-token")), for: alice, bundleID: F.bundleID)
         let decision = try state.apply(
-            F.receipt(by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30, applicationUsername: "alice-token")],
-                      observedOn: 1),
+            F.receipt(
+                by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30, applicationUsername: "alice-token")],
+                observedOn: 1),
             now: F.day(1))
         #expect(decision.outcome("o1") == .belongsToAnotherAccount)
         #expect(state.chain("o1")?.header.owner == alice)
@@ -195,8 +197,13 @@ import Testing
             id: F.orderID(9), account: alice, productID: F.proMonthly, bundleID: "com.other.app", createdAt: F.day(0))
         state.place(foreignOrder)
         let decision = try state.apply(
-            F.receipt(by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30,
-                                               appAccountToken: foreignOrder.id.rawValue)], observedOn: 1),
+            F.receipt(
+                by: bob,
+                [
+                    F.subscription(
+                        "o1", chain: "o1", from: 0, to: 30,
+                        appAccountToken: foreignOrder.id.rawValue)
+                ], observedOn: 1),
             now: F.day(1))
         #expect(decision.outcome("o1") == .applied(to: bob))
         #expect(decision.fulfilledOrders.isEmpty)
@@ -219,12 +226,15 @@ import Testing
 
     @Test func emptyApplicationUsernameFallsBackToTheSubmittersPendingOrder() throws {
         var state = LedgerState(catalog: F.catalog())
-        let older = Order(id: F.orderID(1), account: alice, productID: F.coins, bundleID: F.bundleID,
-                          createdAt: F.day(0, hours: 1))
-        let newer = Order(id: F.orderID(2), account: alice, productID: F.coins, bundleID: F.bundleID,
-                          createdAt: F.day(0, hours: 2))
-        let otherProduct = Order(id: F.orderID(3), account: alice, productID: F.lifetime, bundleID: F.bundleID,
-                                 createdAt: F.day(0))
+        let older = Order(
+            id: F.orderID(1), account: alice, productID: F.coins, bundleID: F.bundleID,
+            createdAt: F.day(0, hours: 1))
+        let newer = Order(
+            id: F.orderID(2), account: alice, productID: F.coins, bundleID: F.bundleID,
+            createdAt: F.day(0, hours: 2))
+        let otherProduct = Order(
+            id: F.orderID(3), account: alice, productID: F.lifetime, bundleID: F.bundleID,
+            createdAt: F.day(0))
         for order in [older, newer, otherProduct] { state.place(order) }
         let decision = try state.apply(
             F.receipt(by: alice, [F.purchase("c1", product: F.coins, on: 1, applicationUsername: "")], observedOn: 1),
@@ -240,8 +250,9 @@ import Testing
         var state = LedgerState(catalog: F.catalog())
         let order = Order(id: F.orderID(4), account: bob, productID: F.coins, bundleID: F.bundleID, createdAt: F.day(0))
         state.place(order)
-        let purchase = F.purchase("c1", product: F.coins, on: 0, quantity: 2,
-                                  appAccountToken: order.id.rawValue.uppercased(), signedOn: 0)
+        let purchase = F.purchase(
+            "c1", product: F.coins, on: 0, quantity: 2,
+            appAccountToken: order.id.rawValue.uppercased(), signedOn: 0)
         let first = try state.apply(F.notification([purchase], observedOn: 0), now: F.day(0))
         #expect(first.outcome("c1") == .applied(to: bob))
         #expect(first.fulfilledOrders == [order.fulfilled(by: "c1")])
@@ -256,18 +267,21 @@ import Testing
 
     @Test func orderRenewalArrivingFirstIsRepointedToThePurchase() throws {
         var state = LedgerState(catalog: F.catalog())
-        let order = Order(id: F.orderID(5), account: bob, productID: F.proMonthly, bundleID: F.bundleID,
-                          createdAt: F.day(0))
+        let order = Order(
+            id: F.orderID(5), account: bob, productID: F.proMonthly, bundleID: F.bundleID,
+            createdAt: F.day(0))
         state.place(order)
         let token = order.id.rawValue
         try state.apply(
-            F.notification([F.subscription("r2", chain: "o1", from: 30, to: 60, appAccountToken: token, signedOn: 30)],
-                           observedOn: 30),
+            F.notification(
+                [F.subscription("r2", chain: "o1", from: 30, to: 60, appAccountToken: token, signedOn: 30)],
+                observedOn: 30),
             now: F.day(30))
         #expect(state.orders[order.id]?.fulfilledBy == "r2")
         try state.apply(
-            F.receipt(by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30, appAccountToken: token)],
-                      observedOn: 31),
+            F.receipt(
+                by: bob, [F.subscription("o1", chain: "o1", from: 0, to: 30, appAccountToken: token)],
+                observedOn: 31),
             now: F.day(31))
         #expect(state.orders[order.id]?.fulfilledBy == "o1")
     }
@@ -281,18 +295,24 @@ import Testing
     }
 
     static let policyCases: [PolicyCase] = [
-        PolicyCase(policy: .activeAutoRenewerKeeps, willAutoRenew: true, expectedOutcome: .belongsToAnotherAccount,
-                   expectedOwner: Fixtures.alice),
-        PolicyCase(policy: .activeAutoRenewerKeeps, willAutoRenew: false, expectedOutcome: .applied(to: Fixtures.bob),
-                   expectedOwner: Fixtures.bob),
-        PolicyCase(policy: .originalAccountKeeps, willAutoRenew: true, expectedOutcome: .belongsToAnotherAccount,
-                   expectedOwner: Fixtures.alice),
-        PolicyCase(policy: .originalAccountKeeps, willAutoRenew: false, expectedOutcome: .belongsToAnotherAccount,
-                   expectedOwner: Fixtures.alice),
-        PolicyCase(policy: .latestSubmitterTakes, willAutoRenew: true, expectedOutcome: .applied(to: Fixtures.bob),
-                   expectedOwner: Fixtures.bob),
-        PolicyCase(policy: .latestSubmitterTakes, willAutoRenew: false, expectedOutcome: .applied(to: Fixtures.bob),
-                   expectedOwner: Fixtures.bob),
+        PolicyCase(
+            policy: .activeAutoRenewerKeeps, willAutoRenew: true, expectedOutcome: .belongsToAnotherAccount,
+            expectedOwner: Fixtures.alice),
+        PolicyCase(
+            policy: .activeAutoRenewerKeeps, willAutoRenew: false, expectedOutcome: .applied(to: Fixtures.bob),
+            expectedOwner: Fixtures.bob),
+        PolicyCase(
+            policy: .originalAccountKeeps, willAutoRenew: true, expectedOutcome: .belongsToAnotherAccount,
+            expectedOwner: Fixtures.alice),
+        PolicyCase(
+            policy: .originalAccountKeeps, willAutoRenew: false, expectedOutcome: .belongsToAnotherAccount,
+            expectedOwner: Fixtures.alice),
+        PolicyCase(
+            policy: .latestSubmitterTakes, willAutoRenew: true, expectedOutcome: .applied(to: Fixtures.bob),
+            expectedOwner: Fixtures.bob),
+        PolicyCase(
+            policy: .latestSubmitterTakes, willAutoRenew: false, expectedOutcome: .applied(to: Fixtures.bob),
+            expectedOwner: Fixtures.bob),
     ]
 
     @Test(arguments: policyCases)
@@ -307,9 +327,11 @@ import Testing
     }
 
     @Test func consumableCreditsStayWithTheFirstAccount() throws {
-        var state = try F.state(policy: .latestSubmitterTakes, applying: [
-            (F.receipt(by: alice, [F.purchase("c1", product: F.coins, on: 0)], observedOn: 0), F.day(0))
-        ])
+        var state = try F.state(
+            policy: .latestSubmitterTakes,
+            applying: [
+                (F.receipt(by: alice, [F.purchase("c1", product: F.coins, on: 0)], observedOn: 0), F.day(0))
+            ])
         let decision = try state.apply(
             F.receipt(by: bob, [F.purchase("c1", product: F.coins, on: 0)], observedOn: 1), now: F.day(1))
         #expect(decision.outcome("c1") == .belongsToAnotherAccount)

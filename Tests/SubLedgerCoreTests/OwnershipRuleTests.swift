@@ -17,30 +17,41 @@ import Testing
     static let bob = Fixtures.bob
 
     static let ruleCases: [RuleCase] = [
-        RuleCase(name: "no owner: the claimant becomes owner", owner: nil, claimant: bob, ownerAutoRenewing: false,
-                 expected: .firstClaim(bob)),
-        RuleCase(name: "owner is the claimant", owner: alice, claimant: alice, ownerAutoRenewing: true,
-                 expected: .sameOwner(alice)),
-        RuleCase(name: "owner still auto-renewing keeps", owner: alice, claimant: bob, ownerAutoRenewing: true,
-                 expected: .ownerKeeps(alice)),
-        RuleCase(name: "owner not auto-renewing: transfer", owner: alice, claimant: bob, ownerAutoRenewing: false,
-                 expected: .transfer(from: alice, to: bob, reason: .ownerNotActivelyAutoRenewing)),
-        RuleCase(name: "no claimant goes to owner", owner: alice, claimant: nil, ownerAutoRenewing: false,
-                 expected: .toOwner(alice)),
-        RuleCase(name: "no claimant, no owner: unattributed", owner: nil, claimant: nil, ownerAutoRenewing: false,
-                 expected: .unattributed),
-        RuleCase(name: "original account keeps even when not renewing", owner: alice, claimant: bob,
-                 policy: .originalAccountKeeps, ownerAutoRenewing: false, expected: .ownerKeeps(alice)),
-        RuleCase(name: "original account policy still lets the first claim happen", owner: nil, claimant: bob,
-                 policy: .originalAccountKeeps, ownerAutoRenewing: false, expected: .firstClaim(bob)),
-        RuleCase(name: "latest submitter takes even from a renewing owner", owner: alice, claimant: bob,
-                 policy: .latestSubmitterTakes, ownerAutoRenewing: true,
-                 expected: .transfer(from: alice, to: bob, reason: .latestSubmitterTakes)),
-        RuleCase(name: "a consumable never moves", owner: alice, claimant: bob, productType: .consumable,
-                 policy: .latestSubmitterTakes, ownerAutoRenewing: false, expected: .ownerKeeps(alice)),
-        RuleCase(name: "a non-consumable moves when its owner cannot be renewing", owner: alice, claimant: bob,
-                 productType: .nonConsumable, ownerAutoRenewing: false,
-                 expected: .transfer(from: alice, to: bob, reason: .ownerNotActivelyAutoRenewing)),
+        RuleCase(
+            name: "no owner: the claimant becomes owner", owner: nil, claimant: bob, ownerAutoRenewing: false,
+            expected: .firstClaim(bob)),
+        RuleCase(
+            name: "owner is the claimant", owner: alice, claimant: alice, ownerAutoRenewing: true,
+            expected: .sameOwner(alice)),
+        RuleCase(
+            name: "owner still auto-renewing keeps", owner: alice, claimant: bob, ownerAutoRenewing: true,
+            expected: .ownerKeeps(alice)),
+        RuleCase(
+            name: "owner not auto-renewing: transfer", owner: alice, claimant: bob, ownerAutoRenewing: false,
+            expected: .transfer(from: alice, to: bob, reason: .ownerNotActivelyAutoRenewing)),
+        RuleCase(
+            name: "no claimant goes to owner", owner: alice, claimant: nil, ownerAutoRenewing: false,
+            expected: .toOwner(alice)),
+        RuleCase(
+            name: "no claimant, no owner: unattributed", owner: nil, claimant: nil, ownerAutoRenewing: false,
+            expected: .unattributed),
+        RuleCase(
+            name: "original account keeps even when not renewing", owner: alice, claimant: bob,
+            policy: .originalAccountKeeps, ownerAutoRenewing: false, expected: .ownerKeeps(alice)),
+        RuleCase(
+            name: "original account policy still lets the first claim happen", owner: nil, claimant: bob,
+            policy: .originalAccountKeeps, ownerAutoRenewing: false, expected: .firstClaim(bob)),
+        RuleCase(
+            name: "latest submitter takes even from a renewing owner", owner: alice, claimant: bob,
+            policy: .latestSubmitterTakes, ownerAutoRenewing: true,
+            expected: .transfer(from: alice, to: bob, reason: .latestSubmitterTakes)),
+        RuleCase(
+            name: "a consumable never moves", owner: alice, claimant: bob, productType: .consumable,
+            policy: .latestSubmitterTakes, ownerAutoRenewing: false, expected: .ownerKeeps(alice)),
+        RuleCase(
+            name: "a non-consumable moves when its owner cannot be renewing", owner: alice, claimant: bob,
+            productType: .nonConsumable, ownerAutoRenewing: false,
+            expected: .transfer(from: alice, to: bob, reason: .ownerNotActivelyAutoRenewing)),
     ]
 
     @Test(arguments: ruleCases)
@@ -64,46 +75,59 @@ import Testing
     static let period = Fixtures.subscription("o1", chain: "o1", from: 0, to: 30)
 
     static let renewingCases: [RenewingCase] = [
-        RenewingCase(name: "active and auto-renew on", transactions: [period],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1), expected: true),
-        RenewingCase(name: "grace period and auto-renew on",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: -30, to: 0)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1, billingRetry: true,
-                                              graceUntil: 16),
-                     expected: true),
-        RenewingCase(name: "billing retry and auto-renew on",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: -40, to: -10)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1, billingRetry: true),
-                     expected: true),
-        RenewingCase(name: "active but auto-renew off", transactions: [period],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 1), expected: false),
-        RenewingCase(name: "expired although auto-renew on",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: -40, to: -10)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: -20), expected: false),
-        RenewingCase(name: "latest period refunded",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: 0, to: 30, revokedOn: 2)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1), expected: false),
-        RenewingCase(name: "upgraded away",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: 0, to: 30, upgradedOn: 3)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1), expected: false),
+        RenewingCase(
+            name: "active and auto-renew on", transactions: [period],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1), expected: true),
+        RenewingCase(
+            name: "grace period and auto-renew on",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: -30, to: 0)],
+            stored: Fixtures.renewal(
+                chain: "o1", willAutoRenew: true, observedOn: 1, billingRetry: true,
+                graceUntil: 16),
+            expected: true),
+        RenewingCase(
+            name: "billing retry and auto-renew on",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: -40, to: -10)],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1, billingRetry: true),
+            expected: true),
+        RenewingCase(
+            name: "active but auto-renew off", transactions: [period],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 1), expected: false),
+        RenewingCase(
+            name: "expired although auto-renew on",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: -40, to: -10)],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: -20), expected: false),
+        RenewingCase(
+            name: "latest period refunded",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: 0, to: 30, revokedOn: 2)],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1), expected: false),
+        RenewingCase(
+            name: "upgraded away",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: 0, to: 30, upgradedOn: 3)],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1), expected: false),
         RenewingCase(name: "no renewal info known", transactions: [period], stored: nil, expected: false),
-        RenewingCase(name: "owner's own renewal arriving now continues the chain",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: -30, to: 0)],
-                     arriving: [Fixtures.subscription("r2", chain: "o1", from: 0, to: 30)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: -29), expected: true),
-        RenewingCase(name: "a purchase after the owner's lapse does not continue the chain",
-                     transactions: [Fixtures.subscription("o1", chain: "o1", from: -40, to: -10)],
-                     arriving: [Fixtures.subscription("n1", chain: "o1", from: 4, to: 34)],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: -39), expected: false),
-        RenewingCase(name: "newer incoming renewal info turns auto-renew off", transactions: [period],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1),
-                     incoming: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 4), expected: false),
-        RenewingCase(name: "incoming renewal info cannot prove renewal the stored one denies", transactions: [period],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 1),
-                     incoming: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 4), expected: false),
-        RenewingCase(name: "older incoming renewal info is disregarded", transactions: [period],
-                     stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 4),
-                     incoming: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 1), expected: true),
+        RenewingCase(
+            name: "owner's own renewal arriving now continues the chain",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: -30, to: 0)],
+            arriving: [Fixtures.subscription("r2", chain: "o1", from: 0, to: 30)],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: -29), expected: true),
+        RenewingCase(
+            name: "a purchase after the owner's lapse does not continue the chain",
+            transactions: [Fixtures.subscription("o1", chain: "o1", from: -40, to: -10)],
+            arriving: [Fixtures.subscription("n1", chain: "o1", from: 4, to: 34)],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: -39), expected: false),
+        RenewingCase(
+            name: "newer incoming renewal info turns auto-renew off", transactions: [period],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 1),
+            incoming: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 4), expected: false),
+        RenewingCase(
+            name: "incoming renewal info cannot prove renewal the stored one denies", transactions: [period],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 1),
+            incoming: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 4), expected: false),
+        RenewingCase(
+            name: "older incoming renewal info is disregarded", transactions: [period],
+            stored: Fixtures.renewal(chain: "o1", willAutoRenew: true, observedOn: 4),
+            incoming: Fixtures.renewal(chain: "o1", willAutoRenew: false, observedOn: 1), expected: true),
     ]
 
     @Test(arguments: renewingCases)
@@ -117,8 +141,9 @@ import Testing
                 var known = KnownTransaction(transaction: $0, observedAt: Fixtures.day(0), account: Fixtures.alice)
                 if let date = $0.revocationDate, !$0.isUpgraded {
                     known.revocations = [
-                        ObservedRevocation(revocationDate: date, revocationReason: 0, isFamilySharing: false,
-                                           lastObservedAt: Fixtures.day(2))
+                        ObservedRevocation(
+                            revocationDate: date, revocationReason: 0, isFamilySharing: false,
+                            lastObservedAt: Fixtures.day(2))
                     ]
                 }
                 return known

@@ -14,17 +14,19 @@ import Testing
         var state = LedgerState(catalog: F.catalog())
         let purchase = F.subscription("s1", chain: "s1", from: 0, to: 30)
         try state.apply(
-            F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)],
-                      observedOn: 0),
+            F.receipt(
+                by: alice, [purchase], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)],
+                observedOn: 0),
             now: F.day(0))
 
         // The renewal is charged at the end of the period (Apple may charge a little early); the device's
         // receipt, now carrying it, is uploaded by bob before or after alice's first period ends.
         let renewal = F.subscription("s2", chain: "s1", from: 30, to: 60)
         let decision = try state.apply(
-            F.receipt(by: bob, [purchase, renewal],
-                      renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: submittedOnDay)],
-                      observedOn: submittedOnDay),
+            F.receipt(
+                by: bob, [purchase, renewal],
+                renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: submittedOnDay)],
+                observedOn: submittedOnDay),
             now: F.day(submittedOnDay))
 
         #expect(decision.outcome("s2") == .belongsToAnotherAccount)
@@ -42,21 +44,28 @@ import Testing
         var state = LedgerState(catalog: F.catalog())
         let purchase = F.subscription("s1", chain: "s1", from: 0, to: 30)
         try state.apply(
-            F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)],
-                      observedOn: 0),
+            F.receipt(
+                by: alice, [purchase], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)],
+                observedOn: 0),
             now: F.day(0))
         // DID_CHANGE_RENEWAL_STATUS: alice turns auto-renew off on day 10.
         try state.apply(
-            F.notification([], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10,
-                                                    expirationIntent: 1)], observedOn: 10),
+            F.notification(
+                [],
+                renewals: [
+                    F.renewal(
+                        chain: "s1", willAutoRenew: false, observedOn: 10,
+                        expirationIntent: 1)
+                ], observedOn: 10),
             now: F.day(10))
         #expect(state.chain("s1")?.state(at: F.day(35), in: F.app()) == .expired(.voluntary))
 
         // Bob, signed in on the same Apple ID, subscribes on day 40: Apple files it under the same chain.
         let bobsPurchase = F.subscription("s3", chain: "s1", from: 40, to: 70)
         let bought = try state.apply(
-            F.receipt(by: bob, [purchase, bobsPurchase],
-                      renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40)], observedOn: 40),
+            F.receipt(
+                by: bob, [purchase, bobsPurchase],
+                renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40)], observedOn: 40),
             now: F.day(40))
         #expect(bought.outcome("s3") == .applied(to: bob))
         #expect(bought.bindingChanges.map(\.reason) == [.ownerNotActivelyAutoRenewing])
@@ -67,8 +76,9 @@ import Testing
         // Bob's renewal on day 70, uploaded by alice (signed in again on the same device).
         let bobsRenewal = F.subscription("s4", chain: "s1", from: 70, to: 100)
         let uploaded = try state.apply(
-            F.receipt(by: alice, [purchase, bobsPurchase, bobsRenewal],
-                      renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 71)], observedOn: 71),
+            F.receipt(
+                by: alice, [purchase, bobsPurchase, bobsRenewal],
+                renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 71)], observedOn: 71),
             now: F.day(71))
         #expect(uploaded.outcome("s4") == .belongsToAnotherAccount)
         #expect(uploaded.bindingChanges.isEmpty)

@@ -75,11 +75,15 @@ import Testing
 
     @Test func renewalInfoIsAttachedToItsChainNewestFirst() throws {
         let normalized = try receipt(
-            [F.subscription("s1", chain: "s1", from: 0, to: 30), F.subscription("s2", chain: "s1", from: 30, to: 60),
-             F.purchase("l1", product: F.lifetime, on: 3)],
-            renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10),
-                       F.renewal(chain: "s1", willAutoRenew: true, observedOn: 9),
-                       F.renewal(chain: "r9", willAutoRenew: true, observedOn: 10)]
+            [
+                F.subscription("s1", chain: "s1", from: 0, to: 30), F.subscription("s2", chain: "s1", from: 30, to: 60),
+                F.purchase("l1", product: F.lifetime, on: 3),
+            ],
+            renewals: [
+                F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10),
+                F.renewal(chain: "s1", willAutoRenew: true, observedOn: 9),
+                F.renewal(chain: "r9", willAutoRenew: true, observedOn: 10),
+            ]
         ).normalized(in: F.catalog())
         let chains = normalized.chains
         #expect(chains.map(\.key.originalTransactionID) == ["l1", "r9", "s1"])

@@ -13,7 +13,8 @@ import Testing
     ) -> RevenueTransaction {
         RevenueTransaction(
             transactionID: id, productID: "pro", purchaseDate: at(from), expiresDate: at(to),
-            refundDate: refundedOn.map(at), upgradeDate: upgradedOn.map(at), amountMilliunits: price, currency: currency)
+            refundDate: refundedOn.map(at), upgradeDate: upgradedOn.map(at), amountMilliunits: price, currency: currency
+        )
     }
 
     @Test func decimalTextReadsExactMilliunitsAndRefusesTheRest() {
@@ -36,7 +37,9 @@ import Testing
         #expect(RevenueFieldRules.price(RevenueFieldRules.maximumPriceMilliunits + 1) == nil)
         #expect(RevenueFieldRules.price(Int64.max) == nil)
         #expect(RevenueFieldRules.code("USD") == "USD")
-        for bad in ["usd", "US", "USDX", "U$D", "ÜSD", "", "US\u{0}"] { #expect(RevenueFieldRules.code(bad) == nil, "\(bad)") }
+        for bad in ["usd", "US", "USDX", "U$D", "ÜSD", "", "US\u{0}"] {
+            #expect(RevenueFieldRules.code(bad) == nil, "\(bad)")
+        }
         #expect(RevenueFieldRules.offerType(1) == 1)
         #expect(RevenueFieldRules.offerType(100) == nil)
         #expect(RevenueFieldRules.offerType(-3) == nil)
@@ -46,23 +49,30 @@ import Testing
 
     @Test func proceedsDeductTaxBeforeCommissionAndAddUp() {
         // 9.99 at 30 %, no tax: commission 2.997, proceeds 6.993.
-        #expect(Proceeds.of(price: 9_990, taxPPM: 0, commissionPPM: Commission.standardPPM)
-            == Proceeds(price: 9_990, tax: 0, commission: 2_997, proceeds: 6_993))
+        #expect(
+            Proceeds.of(price: 9_990, taxPPM: 0, commissionPPM: Commission.standardPPM)
+                == Proceeds(price: 9_990, tax: 0, commission: 2_997, proceeds: 6_993))
         // 4.99 with a 20 % tax share at 15 %: tax 0.998, commission 15 % of 3.992 = 0.5988 → 0.599, proceeds 3.393.
-        #expect(Proceeds.of(price: 4_990, taxPPM: 200_000, commissionPPM: Commission.reducedPPM)
-            == Proceeds(price: 4_990, tax: 998, commission: 599, proceeds: 3_393))
+        #expect(
+            Proceeds.of(price: 4_990, taxPPM: 200_000, commissionPPM: Commission.reducedPPM)
+                == Proceeds(price: 4_990, tax: 998, commission: 599, proceeds: 3_393))
         // Half a milli-unit rounds away from zero: 99.99 at 15 % is 14.9985 → 14.999.
         #expect(Proceeds.of(price: 99_990, taxPPM: 0, commissionPPM: Commission.reducedPPM).commission == 14_999)
-        let large = Proceeds.of(price: RevenueFieldRules.maximumPriceMilliunits, taxPPM: 999_999, commissionPPM: 300_000)
+        let large = Proceeds.of(
+            price: RevenueFieldRules.maximumPriceMilliunits, taxPPM: 999_999, commissionPPM: 300_000)
         #expect(large.tax + large.commission + large.proceeds == large.price)
     }
 
     @Test func aYearOfPaidServiceCountsPaidDaysNotCalendarDays() {
         // Twelve 30-day paid months after a free week: 360 paid days before the 13th renewal, 390 before the 14th.
-        var chain = [RevenueTransaction(
-            transactionID: "trial", productID: "pro", purchaseDate: Self.at(0), expiresDate: Self.at(7),
-            amountMilliunits: 0, currency: "USD")]
-        for month in 0..<14 { chain.append(Self.paid("p\(month)", from: 7 + Int64(month) * 30, to: 37 + Int64(month) * 30)) }
+        var chain = [
+            RevenueTransaction(
+                transactionID: "trial", productID: "pro", purchaseDate: Self.at(0), expiresDate: Self.at(7),
+                amountMilliunits: 0, currency: "USD")
+        ]
+        for month in 0..<14 {
+            chain.append(Self.paid("p\(month)", from: 7 + Int64(month) * 30, to: 37 + Int64(month) * 30))
+        }
         let accrued = PaidServiceDays.accruedBefore(chain)
         #expect(accrued["trial"] == 0)
         #expect(accrued["p0"] == 0)
@@ -128,7 +138,9 @@ import Testing
         movement.record(previous: 9_990, current: 14_990, paidBefore: true)
         movement.record(previous: 9_990, current: 8_333, paidBefore: true)
         movement.record(previous: 9_990, current: 0, paidBefore: true)
-        #expect(movement == MRRMovement(new: 9_990, expansion: 5_000, contraction: 1_657, churned: 9_990, reactivation: 4_990))
+        #expect(
+            movement
+                == MRRMovement(new: 9_990, expansion: 5_000, contraction: 1_657, churned: 9_990, reactivation: 4_990))
         #expect(movement.net == (9_990 + 4_990 + 14_990 + 8_333) - (9_990 * 3))
     }
 
@@ -159,13 +171,16 @@ import Testing
     }
 
     @Test func rateFilesParseWithAHeaderAndNameTheBadLine() throws {
-        let rates = try RateFile.exchangeRates("date,currency,rate\n2025-01-01,EUR,1.08\n\n# note\n2025-02-01, GBP ,1.25\r\n")
+        let rates = try RateFile.exchangeRates(
+            "date,currency,rate\n2025-01-01,EUR,1.08\n\n# note\n2025-02-01, GBP ,1.25\r\n")
         #expect(rates.map(\.currency) == ["EUR", "GBP"])
         #expect(rates[1].day == CalendarDay.parse("2025-02-01"))
         #expect(rates[1].rateText == "1.25")
         for (text, code, line) in [
-            ("2025-01-01,EUR,0", RevenueInputError.Code.invalidRate, 1), ("2025-01-01,EUR,1.08\n2025-13-01,EUR,1", .invalidDate, 2),
-            ("2025-01-01,eur,1", .invalidCode, 1), ("2025-01-01,EUR", .malformedFile, 1), ("2025-01-01,EUR,-1", .invalidRate, 1),
+            ("2025-01-01,EUR,0", RevenueInputError.Code.invalidRate, 1),
+            ("2025-01-01,EUR,1.08\n2025-13-01,EUR,1", .invalidDate, 2),
+            ("2025-01-01,eur,1", .invalidCode, 1), ("2025-01-01,EUR", .malformedFile, 1),
+            ("2025-01-01,EUR,-1", .invalidRate, 1),
         ] {
             #expect(throws: RevenueInputError.self) { try RateFile.exchangeRates(text) }
             do {
@@ -184,12 +199,22 @@ import Testing
     @Test func pricePointsDecodeFromTheCatalogFileAndRefuseBadFields() throws {
         let decoder = JSONDecoder()
         let point = try decoder.decode(
-            PricePoint.self, from: Data(#"{"currency": "USD", "price": 99.99, "storefront": "USA", "effective_from": "2025-01-01"}"#.utf8))
-        #expect(point == PricePoint(storefront: "USA", currency: "USD", priceMilliunits: 99_990, effectiveFromDay: CalendarDay.parse("2025-01-01")!))
-        #expect(try decoder.decode(PricePoint.self, from: Data(#"{"currency": "EUR", "price": "4.5"}"#.utf8)).priceMilliunits == 4_500)
+            PricePoint.self,
+            from: Data(
+                #"{"currency": "USD", "price": 99.99, "storefront": "USA", "effective_from": "2025-01-01"}"#.utf8))
+        #expect(
+            point
+                == PricePoint(
+                    storefront: "USA", currency: "USD", priceMilliunits: 99_990,
+                    effectiveFromDay: CalendarDay.parse("2025-01-01")!))
+        #expect(
+            try decoder.decode(PricePoint.self, from: Data(#"{"currency": "EUR", "price": "4.5"}"#.utf8))
+                .priceMilliunits == 4_500)
         for bad in [
-            #"{"currency": "usd", "price": 1}"#, #"{"currency": "USD", "price": -1}"#, #"{"currency": "USD", "price": "1.2345"}"#,
-            #"{"currency": "USD", "price": 1, "storefront": "US"}"#, #"{"currency": "USD", "price": 1, "effective_from": "2025-02-30"}"#,
+            #"{"currency": "usd", "price": 1}"#, #"{"currency": "USD", "price": -1}"#,
+            #"{"currency": "USD", "price": "1.2345"}"#,
+            #"{"currency": "USD", "price": 1, "storefront": "US"}"#,
+            #"{"currency": "USD", "price": 1, "effective_from": "2025-02-30"}"#,
         ] {
             #expect(throws: (any Error).self, "\(bad)") { try decoder.decode(PricePoint.self, from: Data(bad.utf8)) }
         }
@@ -222,9 +247,10 @@ import Testing
             var day: Int64 = Int64.random(in: 0...20, using: &random)
             for number in 0..<Int.random(in: 0...8, using: &random) {
                 let length: Int64 = [7, 30, 30, 91, 365].randomElement(using: &random)!
-                chain.append(RevenueRulesTests.paid(
-                    "t\(number)", from: day, to: day + length, price: Int64.random(in: 0...20_000, using: &random),
-                    refundedOn: Bool.random(using: &random) && Bool.random(using: &random) ? day + 2 : nil))
+                chain.append(
+                    RevenueRulesTests.paid(
+                        "t\(number)", from: day, to: day + length, price: Int64.random(in: 0...20_000, using: &random),
+                        refundedOn: Bool.random(using: &random) && Bool.random(using: &random) ? day + 2 : nil))
                 day += Int64.random(in: -10...(length + 90), using: &random)
             }
             let marked = RevenueTransaction.markingUpgrades(chain)

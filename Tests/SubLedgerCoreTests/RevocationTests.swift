@@ -108,8 +108,9 @@ import Testing
     @Test func familySharingRevocationEndsTheSharedEntitlement() throws {
         let shared = F.subscription("f1", chain: "f1", from: 0, to: 30, ownership: .familyShared)
         var state = try F.state(applying: [(F.receipt(by: alice, [shared], observedOn: 0), F.day(0))])
-        #expect(state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(1)).first?.ownershipType
-            == .familyShared)
+        #expect(
+            state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(1)).first?.ownershipType
+                == .familyShared)
 
         let stopped = F.subscription("f1", chain: "f1", from: 0, to: 30, revokedOn: 10, ownership: .familyShared)
         let decision = try state.apply(F.notification([stopped], observedOn: 10), now: F.day(10))

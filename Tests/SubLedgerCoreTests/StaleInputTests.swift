@@ -8,9 +8,12 @@ import Testing
 
     @Test func olderRenewalInfoIsIgnored() throws {
         var state = try F.state(applying: [
-            (F.receipt(by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)],
-                       renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10)], observedOn: 10),
-             F.day(10))
+            (
+                F.receipt(
+                    by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10)], observedOn: 10),
+                F.day(10)
+            )
         ])
         let decision = try state.apply(
             F.notification([], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 5)], observedOn: 5),
@@ -22,13 +25,20 @@ import Testing
 
     @Test func newerRenewalInfoReplacesTheStoredOne() throws {
         var state = try F.state(applying: [
-            (F.receipt(by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)],
-                       renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 1)], observedOn: 1), F.day(1))
+            (
+                F.receipt(
+                    by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 1)], observedOn: 1), F.day(1)
+            )
         ])
         let decision = try state.apply(
-            F.notification([], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 2),
-                                          F.renewal(chain: "s1", willAutoRenew: true, observedOn: 1, observedHours: 3)],
-                           observedOn: 2),
+            F.notification(
+                [],
+                renewals: [
+                    F.renewal(chain: "s1", willAutoRenew: false, observedOn: 2),
+                    F.renewal(chain: "s1", willAutoRenew: true, observedOn: 1, observedHours: 3),
+                ],
+                observedOn: 2),
             now: F.day(2))
         #expect(decision.renewalInfoOutcomes.map(\.result) == [.applied, .stale])
         #expect(state.chain("s1")?.header.renewalInfo?.willAutoRenew == false)
@@ -41,8 +51,11 @@ import Testing
         priced.renewalPrice = 9_990
         priced.currency = "EUR"
         var state = try F.state(applying: [
-            (F.receipt(by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)], renewals: [priced], observedOn: 1),
-             F.day(1))
+            (
+                F.receipt(
+                    by: alice, [F.subscription("s1", chain: "s1", from: 0, to: 30)], renewals: [priced], observedOn: 1),
+                F.day(1)
+            )
         ])
         _ = try state.apply(
             F.notification([], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 2)], observedOn: 2),
@@ -80,8 +93,13 @@ import Testing
         var sandbox = F.renewal(chain: "s1", willAutoRenew: true, observedOn: 1)
         sandbox.environment = .sandbox
         let decision = try state.apply(
-            F.notification([], renewals: [F.renewal(chain: "s9", product: "gone.product", willAutoRenew: true,
-                                                    observedOn: 1), sandbox], observedOn: 1),
+            F.notification(
+                [],
+                renewals: [
+                    F.renewal(
+                        chain: "s9", product: "gone.product", willAutoRenew: true,
+                        observedOn: 1), sandbox,
+                ], observedOn: 1),
             now: F.day(1))
         #expect(
             decision.renewalInfoOutcomes.map(\.result) == [.ignored(.unknownProduct), .ignored(.environmentMismatch)])

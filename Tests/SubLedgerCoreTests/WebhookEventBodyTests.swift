@@ -28,11 +28,12 @@ import Testing
         let parts = WebhookEventBody.parts(
             of: draft, id: "id-1", bundleID: "com.example.one", cause: WebhookEventCause(kind: .receipt, id: "7"),
             entitlements: [], creditBalance: nil)
-        #expect(parts.head + "3" + parts.tail == """
-            {"id":"id-1","type":"entitlement.granted","occurred_at":"1970-01-01T00:00:00.000Z","app":"com.example.one",\
-            "environment":"Production","account_id":"alice","sequence":3,"cause":{"kind":"receipt","id":"7"},\
-            "data":{"reason":"purchase"},"entitlements":[]}
-            """)
+        #expect(
+            parts.head + "3" + parts.tail == """
+                {"id":"id-1","type":"entitlement.granted","occurred_at":"1970-01-01T00:00:00.000Z","app":"com.example.one",\
+                "environment":"Production","account_id":"alice","sequence":3,"cause":{"kind":"receipt","id":"7"},\
+                "data":{"reason":"purchase"},"entitlements":[]}
+                """)
         #expect(draft.idempotencyKey == "entitlement.granted|Production|alice|grant:Production:1")
     }
 }

@@ -22,7 +22,9 @@ import Testing
         let churn = ChurnReport(
             from: Self.day, to: Self.day.addingTimeInterval(40 * 86_400), granularity: .month,
             periods: [.init(start: Self.day, counts: january)], totals: january)
-        let days = (0..<3).map { ActiveOverTimeReport.Day(day: Self.day.addingTimeInterval(Double($0) * 86_400), active: 4_000 + $0 * 150) }
+        let days = (0..<3).map {
+            ActiveOverTimeReport.Day(day: Self.day.addingTimeInterval(Double($0) * 86_400), active: 4_000 + $0 * 150)
+        }
         return AdminPage.render(
             summary: summary, activeOverTime: days, statesByProduct: summary.products, churnByMonth: churn,
             search: search, timeline: timeline)

@@ -1,9 +1,10 @@
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
-@testable import SubLedgerReports
 import SubLedgerStore
 import Testing
+
+@testable import SubLedgerReports
 
 /// The churn report's split by cause, on a story of its own applied through the real ledger.
 ///
@@ -44,17 +45,30 @@ import Testing
             started("p1", product: "premium.monthly", from: 2, on: 2), started("u1", from: 3, on: 3),
             started("o1", from: 4, on: 4), started("a1", from: 5, on: 5),
             (6, F.receipt(by: "owner-k1", [F.consumable("k1", on: 6, price: 990, currency: "USD")], on: 6)),
-            (9, F.receipt(
-                by: "owner-k1", [F.consumable("k1", on: 6, refundedOn: 8, price: 990, currency: "USD")], on: 9)),
+            (
+                9,
+                F.receipt(
+                    by: "owner-k1", [F.consumable("k1", on: 6, refundedOn: 8, price: 990, currency: "USD")], on: 9)
+            ),
             started("r1", from: 10, on: 10),
-            (16, F.receipt(
-                by: "owner-r1", [F.subscription("r1", chain: "r1", from: 10, to: 40, refundedOn: 15)], on: 16)),
+            (
+                16,
+                F.receipt(
+                    by: "owner-r1", [F.subscription("r1", chain: "r1", from: 10, to: 40, refundedOn: 15)], on: 16)
+            ),
             lapsed("v1", from: 0, intent: 1), lapsed("b1", from: 1, intent: 2),
             lapsed("p1", product: "premium.monthly", from: 2, intent: 3), lapsed("u1", from: 3, intent: 4),
             lapsed("o1", from: 4, intent: 5),
-            (36, F.receipt(by: nil, [F.subscription("a1", chain: "a1", from: 5, to: 35),
-                                     F.subscription("a1-2", chain: "a1", from: 35, to: 65)],
-                           renewals: [F.renewal(chain: "a1", willAutoRenew: true, on: 36)], on: 36)),
+            (
+                36,
+                F.receipt(
+                    by: nil,
+                    [
+                        F.subscription("a1", chain: "a1", from: 5, to: 35),
+                        F.subscription("a1-2", chain: "a1", from: 35, to: 65),
+                    ],
+                    renewals: [F.renewal(chain: "a1", willAutoRenew: true, on: 36)], on: 36)
+            ),
         ]
         for (day, input) in inputs.sorted(by: { $0.0 < $1.0 }) {
             try await store.apply(input, app: app, reference: .none, now: F.day(day))
@@ -82,9 +96,10 @@ import Testing
         #expect(totals.involuntary == 1)
         #expect(totals.priceIncreaseDeclined == 1)
         #expect(totals.productUnavailable == 1)
-        #expect(totals.expiredByReason == [
-            "voluntary": 1, "billing_error": 1, "price_increase_declined": 1, "product_unavailable": 1, "other": 1,
-        ])
+        #expect(
+            totals.expiredByReason == [
+                "voluntary": 1, "billing_error": 1, "price_increase_declined": 1, "product_unavailable": 1, "other": 1,
+            ])
         // r1's refund counts on its revocation date; k1's (a consumable) is not subscription churn.
         #expect(totals.refunded == 1)
         #expect(report.periods[15].counts.refunded == 1)

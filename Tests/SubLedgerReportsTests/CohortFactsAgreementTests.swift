@@ -79,10 +79,13 @@ import Testing
                 try await store.refreshCohortFacts(app: app)
                 let recomputed = try await Self.aggregate(pool)
                 if maintained != recomputed {
-                    disagreements.append("history \(history): the aggregate kept by apply differs from a recompute (\(maintained.count) vs \(recomputed.count) rows)")
+                    disagreements.append(
+                        "history \(history): the aggregate kept by apply differs from a recompute (\(maintained.count) vs \(recomputed.count) rows)"
+                    )
                 }
                 if try await Self.totals(pool) != maintainedTotals {
-                    disagreements.append("history \(history): the totals kept by apply differ from those of a recompute")
+                    disagreements.append(
+                        "history \(history): the totals kept by apply differ from those of a recompute")
                 }
                 // A catalog change: the unpriced monthly payments get a price point, then the app is recomputed.
                 try await pool.query(
@@ -96,7 +99,8 @@ import Testing
                 }
                 compared += afterCatalog.compared
                 disagreements += afterCatalog.disagreements.map { "after a catalog change: \($0)" }
-                disagreements += try await Self.totalsDisagreements(pool, history: history, when: "after a catalog change")
+                disagreements += try await Self.totalsDisagreements(
+                    pool, history: history, when: "after a catalog change")
             }
         }
         print(
@@ -121,7 +125,9 @@ import Testing
             for (moment, input) in inputs {
                 try await store.apply(input, app: app, reference: .none, now: moment)
             }
-            let clean = try await pool.withConnection { connection in try Self.compareRetention(on: connection, history: 0) }
+            let clean = try await pool.withConnection { connection in
+                try Self.compareRetention(on: connection, history: 0)
+            }
             #expect(clean.disagreements.isEmpty, "\(clean.disagreements.prefix(1))")
             #expect(try await Self.totalsDisagreements(pool, history: 0, when: "clean").isEmpty)
             for damage in damages {
@@ -134,7 +140,9 @@ import Testing
                 }
                 // Only the reports from the totals disagree; those from the facts alone do not.
                 #expect(!damaged.0.disagreements.isEmpty, "not caught by the reports: \(damage)")
-                #expect(damaged.0.disagreements.allSatisfy { $0.contains("from totals") }, "\(damaged.0.disagreements.prefix(1))")
+                #expect(
+                    damaged.0.disagreements.allSatisfy { $0.contains("from totals") },
+                    "\(damaged.0.disagreements.prefix(1))")
                 #expect(!damaged.1, "not caught by the totals check: \(damage)")
             }
         }
@@ -160,7 +168,9 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            let outcome = try await pool.withConnection { connection in try Self.compareRetention(on: connection, history: 0) }
+            let outcome = try await pool.withConnection { connection in
+                try Self.compareRetention(on: connection, history: 0)
+            }
             let totals = try await Self.totals(pool)
             #expect(totals.count > 10, "too few totals (\(totals.count))")
             #expect(try await Self.totalsDisagreements(pool, history: 0, when: "after concurrent applies").isEmpty)
@@ -182,10 +192,13 @@ import Testing
             let from = calendar.date(byAdding: .month, value: sequence, to: start)!
             let to = calendar.date(byAdding: .month, value: sequence + 1, to: start)!
             var transaction = Transaction(
-                transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: "pro.monthly", bundleID: bundleID,
+                transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: "pro.monthly",
+                bundleID: bundleID,
                 purchaseDate: CohortFixtures.instant(from), originalPurchaseDate: CohortFixtures.instant(start),
-                expiresDate: CohortFixtures.instant(to), webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1",
-                ownershipType: .purchased, environment: .production, source: .verifyReceipt, price: 9_990, currency: currency)
+                expiresDate: CohortFixtures.instant(to), webOrderLineItemID: "w\(chain)\(sequence)",
+                subscriptionGroupID: "g1",
+                ownershipType: .purchased, environment: .production, source: .verifyReceipt, price: 9_990,
+                currency: currency)
             inputs.append(Self.receipt(account: "acct\(index)", [transaction], at: from))
             if sequence == 1, index % 5 == 0 {
                 let refundedAt = from.addingTimeInterval(5 * 86_400)
@@ -214,7 +227,9 @@ import Testing
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
         let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError.unknownApp(Self.bundleID) }
+        guard let app = try await store.app(bundleID: Self.bundleID) else {
+            throw ReportError.unknownApp(Self.bundleID)
+        }
         try await pool.withConnection { try $0.execute(script: Self.fillRevenueColumnsTrigger) }
         try await pool.query(
             """
@@ -251,14 +266,17 @@ import Testing
             outcome.starts += ledger.totalTrial.starts + ledger.totalIntro.starts
             if facts != ledger {
                 outcome.disagreements.append(
-                    "history \(history) trials \(from)..<\(to) \(granularity):\n  facts  \(facts.rows)\n  ledger \(ledger.rows)")
+                    "history \(history) trials \(from)..<\(to) \(granularity):\n  facts  \(facts.rows)\n  ledger \(ledger.rows)"
+                )
             }
         }
         return outcome
     }
 
     /// Every case of `retentionCases`, from the totals and from the facts alone, each compared with the ledger.
-    static func compareRetention(on connection: PostgresConnection, history: Int, scope: ReportScope = ReportScope(bundleID: bundleID))
+    static func compareRetention(
+        on connection: PostgresConnection, history: Int, scope: ReportScope = ReportScope(bundleID: bundleID)
+    )
         throws -> Outcome
     {
         var outcome = Outcome()
@@ -274,7 +292,8 @@ import Testing
                 outcome.compared += 1
                 if aggregate != ledger {
                     outcome.disagreements.append(
-                        "history \(history) retention from \(source) \(from)..<\(to) months \(months) \(currency ?? "-"):\n  \(source)  \(aggregate)\n  ledger \(ledger)")
+                        "history \(history) retention from \(source) \(from)..<\(to) months \(months) \(currency ?? "-"):\n  \(source)  \(aggregate)\n  ledger \(ledger)"
+                    )
                 }
             }
         }
@@ -299,7 +318,9 @@ import Testing
         guard kept != summed else { return [] }
         let missing = Set(summed).subtracting(kept).sorted().prefix(2)
         let extra = Set(kept).subtracting(summed).sorted().prefix(2)
-        return ["history \(history) \(when): the totals differ from the facts summed (\(kept.count) vs \(summed.count) rows; facts only: \(missing); totals only: \(extra))"]
+        return [
+            "history \(history) \(when): the totals differ from the facts summed (\(kept.count) vs \(summed.count) rows; facts only: \(missing); totals only: \(extra))"
+        ]
     }
 
     static let totalsSQL = """
@@ -336,8 +357,10 @@ import Testing
 
     /// The aggregate's rows as text, in key order.
     static func aggregate(_ pool: PostgresPool) async throws -> [String] {
-        try await pool.query("SELECT f::text FROM chain_cohort_facts f ORDER BY app_id, environment, original_transaction_id")
-            .map { try $0.decode(String.self, at: 0) }
+        try await pool.query(
+            "SELECT f::text FROM chain_cohort_facts f ORDER BY app_id, environment, original_transaction_id"
+        )
+        .map { try $0.decode(String.self, at: 0) }
     }
 
     static func date(_ year: Int, _ month: Int, _ day: Int) -> Date {
@@ -379,21 +402,34 @@ import Testing
             var product = ["pro.monthly", "pro.monthly", "pro.yearly", "premium.monthly"].randomElement(using: &rng)!
             if Int.random(in: 0..<15, using: &rng) == 0 { product = "pass.30d" }
             var start = date(2024, Int.random(in: 1...12, using: &rng), Int.random(in: 1...28, using: &rng))
-            if Bool.random(using: &rng) { start = calendar.date(byAdding: .day, value: Int.random(in: 0...3, using: &rng), to: calendar.date(byAdding: .day, value: -1, to: calendar.date(byAdding: .month, value: 1, to: calendar.dateInterval(of: .month, for: start)!.start)!)!)! }
+            if Bool.random(using: &rng) {
+                start = calendar.date(
+                    byAdding: .day, value: Int.random(in: 0...3, using: &rng),
+                    to: calendar.date(
+                        byAdding: .day, value: -1,
+                        to: calendar.date(
+                            byAdding: .month, value: 1, to: calendar.dateInterval(of: .month, for: start)!.start)!)!)!
+            }
             start = start.addingTimeInterval(Double(Int.random(in: 0..<86_400, using: &rng)))
             var transactions: [Transaction] = []
             var sequence = 0
-            func add(_ product: String, _ from: Date, _ to: Date, price: Int64?, trial: Bool = false, intro: Bool = false) {
+            func add(
+                _ product: String, _ from: Date, _ to: Date, price: Int64?, trial: Bool = false, intro: Bool = false
+            ) {
                 sequence += 1
                 transactions.append(
                     Transaction(
-                        transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product, bundleID: bundleID,
+                        transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product,
+                        bundleID: bundleID,
                         purchaseDate: CohortFixtures.instant(from), originalPurchaseDate: CohortFixtures.instant(start),
                         expiresDate: product == "pass.30d" ? nil : CohortFixtures.instant(to),
                         webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1", isTrialPeriod: trial,
-                        isInIntroOfferPeriod: intro, offerType: trial || intro ? [1, 2, 3].randomElement(using: &rng)! : nil,
-                        offerDiscountType: trial ? (Bool.random(using: &rng) ? "FREE_TRIAL" : nil) : intro ? "PAY_AS_YOU_GO" : nil,
-                        ownershipType: family ? .familyShared : .purchased, environment: .production, source: .verifyReceipt,
+                        isInIntroOfferPeriod: intro,
+                        offerType: trial || intro ? [1, 2, 3].randomElement(using: &rng)! : nil,
+                        offerDiscountType: trial
+                            ? (Bool.random(using: &rng) ? "FREE_TRIAL" : nil) : intro ? "PAY_AS_YOU_GO" : nil,
+                        ownershipType: family ? .familyShared : .purchased, environment: .production,
+                        source: .verifyReceipt,
                         price: trial ? 0 : price, currency: price == nil ? nil : currency))
             }
             var moment = start
@@ -437,7 +473,8 @@ import Testing
                 first.isUpgraded = false
                 deliveries.append((bought, [first]))
                 if let revoked = transaction.revocationDate {
-                    deliveries.append((Date(timeIntervalSince1970: Double(revoked.millisecondsSince1970) / 1000), [transaction]))
+                    deliveries.append(
+                        (Date(timeIntervalSince1970: Double(revoked.millisecondsSince1970) / 1000), [transaction]))
                 } else if Int.random(in: 0..<10, using: &rng) == 0 {
                     let refundedAt = bought.addingTimeInterval(Double(Int.random(in: 1...20, using: &rng)) * 86_400)
                     var refunded = transaction
@@ -452,21 +489,28 @@ import Testing
             }
             if !transactions.isEmpty, Int.random(in: 0..<4, using: &rng) == 0 {
                 // The whole chain in one late receipt instead.
-                let last = deliveries.map(\.0).max()!.addingTimeInterval(86_400 * Double(Int.random(in: 1...60, using: &rng)))
+                let last = deliveries.map(\.0).max()!.addingTimeInterval(
+                    86_400 * Double(Int.random(in: 1...60, using: &rng)))
                 var latest: [String: Transaction] = [:]
-                for (_, batch) in deliveries { for transaction in batch { latest[transaction.transactionID] = transaction } }
+                for (_, batch) in deliveries {
+                    for transaction in batch { latest[transaction.transactionID] = transaction }
+                }
                 deliveries = [(last, latest.values.sorted { $0.transactionID < $1.transactionID })]
             }
             for (at, batch) in deliveries {
                 if Int.random(in: 0..<15, using: &rng) == 0 { account = "acct\(Int.random(in: 0..<29, using: &rng))" }
                 // Some arrive late.
-                let observed = at.addingTimeInterval(Int.random(in: 0..<6, using: &rng) == 0 ? Double(Int.random(in: 1...40, using: &rng)) * 86_400 : 0)
+                let observed = at.addingTimeInterval(
+                    Int.random(in: 0..<6, using: &rng) == 0 ? Double(Int.random(in: 1...40, using: &rng)) * 86_400 : 0)
                 let moment = CohortFixtures.instant(observed)
                 inputs.append(
-                    (moment,
-                     LedgerInput(
-                        kind: .receipt, bundleID: bundleID, environment: .production, submitter: try AccountID(account),
-                        transactions: batch, renewalInfo: [], observedAt: moment)))
+                    (
+                        moment,
+                        LedgerInput(
+                            kind: .receipt, bundleID: bundleID, environment: .production,
+                            submitter: try AccountID(account),
+                            transactions: batch, renewalInfo: [], observedAt: moment)
+                    ))
             }
         }
         // Out of order: mostly by observation time, with neighbours swapped.

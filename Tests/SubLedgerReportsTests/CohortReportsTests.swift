@@ -1,7 +1,8 @@
 import Foundation
 import PostgresLibPQ
-@testable import SubLedgerReports
 import Testing
+
+@testable import SubLedgerReports
 
 /// The `trials` and `retention` reports against `CohortFixtures`, whose answers are worked out here by hand.
 @Suite struct CohortReportsTests {
@@ -18,7 +19,8 @@ import Testing
     func retention(_ pool: PostgresPool, currency: String? = nil) async throws -> RetentionReport {
         try await pool.withConnection { connection in
             try Reports.retention(
-                on: connection, scope: scope, from: F.date(1, 1), to: F.date(3, 1), months: 6, reportingCurrency: currency,
+                on: connection, scope: scope, from: F.date(1, 1), to: F.date(3, 1), months: 6,
+                reportingCurrency: currency,
                 now: F.now)
         }
     }
@@ -49,13 +51,20 @@ import Testing
         try await withStory { pool in
             let report = try await retention(pool)
             #expect(report.cohorts.map(\.start) == [F.date(1, 1), F.date(2, 1)])
-            let january = report.cohorts[0], february = report.cohorts[1]
+            let january = report.cohorts[0]
+            let february = report.cohorts[1]
             #expect(january.subscribers == 3)
             #expect(january.paying == [2, 2, 1, 1, 0, 0])
             #expect(february.subscribers == 2)
             #expect(february.paying == [2, 2, 2, 1, 1, nil])
-            #expect(report.table.rows.first == ["2025-01", "paying_percent", "3", "", "66.7", "66.7", "33.3", "33.3", "0.0", "0.0"])
-            #expect(report.table.rows.contains(["2025-02", "paying_percent", "2", "", "100.0", "100.0", "100.0", "50.0", "50.0", ""]))
+            #expect(
+                report.table.rows.first == [
+                    "2025-01", "paying_percent", "3", "", "66.7", "66.7", "33.3", "33.3", "0.0", "0.0",
+                ])
+            #expect(
+                report.table.rows.contains([
+                    "2025-02", "paying_percent", "2", "", "100.0", "100.0", "100.0", "50.0", "50.0", "",
+                ]))
         }
     }
 
@@ -63,7 +72,8 @@ import Testing
         try await withStory { pool in
             let report = try await retention(pool)
             #expect(report.reportingCurrency == nil)
-            let january = report.cohorts[0], february = report.cohorts[1]
+            let january = report.cohorts[0]
+            let february = report.cohorts[1]
             #expect(january.money.map(\.currency) == ["USD"])
             let januaryUSD = try #require(january.money.first)
             #expect(januaryUSD.grossMilli == 69_930)
@@ -79,7 +89,10 @@ import Testing
             #expect(february.money[1].ltvMilli == 19_985)
             #expect(february.money[1].netByMonth == [24_980, 14_990, 0, 0, 0, nil])
             #expect(ReportFormat.percent(february.money[1].revenueRetention[1]) == "60.0")
-            #expect(report.table.rows.contains(["2025-01", "revenue_percent USD", "3", "19.98", "100.0", "100.0", "50.0", "50.0", "0.0", "0.0"]))
+            #expect(
+                report.table.rows.contains([
+                    "2025-01", "revenue_percent USD", "3", "19.98", "100.0", "100.0", "50.0", "50.0", "0.0", "0.0",
+                ]))
         }
     }
 
@@ -105,7 +118,8 @@ import Testing
     @Test func aMissingExchangeRateIsReportedNotGuessed() async throws {
         try await withStory { pool in
             try await pool.query(
-                "INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate) VALUES ('USD', 'EUR', '2025-03-01', 1.1)")
+                "INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate) VALUES ('USD', 'EUR', '2025-03-01', 1.1)"
+            )
             // D paid on Feb 3, before the first EUR rate: left out, and said so.
             let report = try await retention(pool, currency: "USD")
             let february = try #require(report.cohorts.last)
@@ -124,7 +138,8 @@ import Testing
     @Test func trialsCountStartsAndConversionsPerCohortAndOffer() async throws {
         try await withStory { pool in
             let report = try await pool.withConnection { connection in
-                try Reports.trials(on: connection, scope: scope, from: F.date(1, 1), to: F.now, granularity: .month, now: F.now)
+                try Reports.trials(
+                    on: connection, scope: scope, from: F.date(1, 1), to: F.now, granularity: .month, now: F.now)
             }
             #expect(report.cohorts.map(\.start) == (1...6).map { F.date($0, 1) })
             #expect(report.cohorts.map(\.trial.starts) == [1, 1, 0, 0, 0, 1])
@@ -144,7 +159,8 @@ import Testing
     @Test func weeklyTrialCohortsStartOnMonday() async throws {
         try await withStory { pool in
             let report = try await pool.withConnection { connection in
-                try Reports.trials(on: connection, scope: scope, from: F.date(1, 1), to: F.date(2, 1), granularity: .week, now: F.now)
+                try Reports.trials(
+                    on: connection, scope: scope, from: F.date(1, 1), to: F.date(2, 1), granularity: .week, now: F.now)
             }
             // 2025-01-01 is a Wednesday: the first cohort is the week of Monday 2024-12-30; B's trial (Friday Jan 10)
             // is in the week of Monday Jan 6.
@@ -156,10 +172,16 @@ import Testing
     @Test func requestsNameTheCohortReportsAndRefuseBadArguments() throws {
         let now = F.now
         let trials = try ReportRequest(name: "trials", options: ["cohort": "week"], now: now)
-        guard case .trials(let from, let to, let granularity, _) = trials.kind else { Issue.record("not trials"); return }
+        guard case .trials(let from, let to, let granularity, _) = trials.kind else {
+            Issue.record("not trials")
+            return
+        }
         #expect(granularity == .week && to == now && from < now)
         let retention = try ReportRequest(name: "retention", options: [:], now: now)
-        guard case .retention(let rfrom, _, let months, let currency, _) = retention.kind else { Issue.record("not retention"); return }
+        guard case .retention(let rfrom, _, let months, let currency, _) = retention.kind else {
+            Issue.record("not retention")
+            return
+        }
         #expect(rfrom == F.date(8, 1, year: 2023))
         #expect(months == 24 && currency == nil)
         let bad: [(String, [String: String])] = [
@@ -178,29 +200,38 @@ import Testing
             let (panel, cli) = try await pool.withConnection { connection in
                 let panel = try CohortsPanel.load(on: connection, now: F.now)
                 // What `subledger report retention` and `subledger report trials` print, with their defaults.
-                let retention = try Reports.run(ReportRequest(name: "retention", options: [:], now: F.now), on: connection)
+                let retention = try Reports.run(
+                    ReportRequest(name: "retention", options: [:], now: F.now), on: connection)
                 let trials = try Reports.run(ReportRequest(name: "trials", options: [:], now: F.now), on: connection)
                 return (panel, (retention.table, trials))
             }
             // The section `/admin/revenue` shows (`AdminRevenuePage.render(query:revenue:cohorts:now:)`).
             let html = AdminPage.cohortsSection(panel)
             // Every heatmap cell: cohort, month and the text it shows.
-            let cell = /<g class="cell" data-cohort="([0-9-]+)" data-month="([0-9]+)">.*?<text[^>]*>([^<]*)<\/text><\/g>/
+            let cell =
+                /<g class="cell" data-cohort="([0-9-]+)" data-month="([0-9]+)">.*?<text[^>]*>([^<]*)<\/text><\/g>/
             var shown: [String: String] = [:]
             for match in html.matches(of: cell) { shown["\(match.1) m\(match.2)"] = String(match.3) }
             var expected: [String: String] = [:]
             for row in cli.0.rows where row[1] == "paying_percent" {
-                for (month, text) in row.dropFirst(4).enumerated() where !text.isEmpty { expected["\(row[0]) m\(month)"] = text }
+                for (month, text) in row.dropFirst(4).enumerated() where !text.isEmpty {
+                    expected["\(row[0]) m\(month)"] = text
+                }
             }
             #expect(!expected.isEmpty)
             #expect(shown == expected)
             #expect(expected["2025-01 m2"] == "33.3")
             // Trial conversion: the table under the chart holds the CLI's per-cohort figures.
-            guard case .trials(let trials) = cli.1 else { Issue.record("not trials"); return }
+            guard case .trials(let trials) = cli.1 else {
+                Issue.record("not trials")
+                return
+            }
             for cohort in trials.cohorts where cohort.trial.starts > 0 {
                 let label = String(ReportFormat.day(cohort.start).prefix(7))
-                let cells = [label, String(cohort.trial.starts), String(cohort.trial.converted), String(cohort.trial.pending),
-                             ReportFormat.percent(cohort.trial.conversionPercent)]
+                let cells = [
+                    label, String(cohort.trial.starts), String(cohort.trial.converted), String(cohort.trial.pending),
+                    ReportFormat.percent(cohort.trial.conversionPercent),
+                ]
                 #expect(html.contains(cells.map { "<td>\($0)</td>" }.joined()))
             }
             #expect(html.contains("<td>2025-01</td><td>1</td><td>1</td><td>0</td><td>100.0</td>"))

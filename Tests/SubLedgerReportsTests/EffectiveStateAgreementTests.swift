@@ -1,10 +1,11 @@
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
-@testable import SubLedgerReports
 import SubLedgerStore
 import SubLedgerTestSupport
 import Testing
+
+@testable import SubLedgerReports
 
 /// The lapse rules have one definition, `ChainSnapshot.state(at:in:)` (`ChainStateDerivation`); the reports'
 /// `EffectiveState` restates them in SQL on the stored `chains` row. This suite holds the two together: it
@@ -38,7 +39,8 @@ import Testing
             try await Self.compare(pool, seed: Self.seed, chains: Self.chainCount)
         }
         let replay = "seed \(Self.seed) (replay with SUBLEDGER_EFFECTIVE_STATE_SEED=\(Self.seed))"
-        #expect(comparison.checked > Self.chainCount * 5, "\(replay): too few instants compared (\(comparison.checked))")
+        #expect(
+            comparison.checked > Self.chainCount * 5, "\(replay): too few instants compared (\(comparison.checked))")
         if !comparison.disagreements.isEmpty {
             Issue.record(
                 """
@@ -58,10 +60,13 @@ import Testing
             let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
-            guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError(code: .unknownApp, message: "") }
+            guard let app = try await store.app(bundleID: Self.bundleID) else {
+                throw ReportError(code: .unknownApp, message: "")
+            }
             let t0 = RandomChain.t0
             let pass = Transaction(
-                transactionID: "pass-1", originalTransactionID: "pass-1", productID: "pass.30d", bundleID: Self.bundleID,
+                transactionID: "pass-1", originalTransactionID: "pass-1", productID: "pass.30d",
+                bundleID: Self.bundleID,
                 purchaseDate: t0, environment: .production, source: .verifyReceipt)
             let input = LedgerInput(
                 kind: .receipt, bundleID: Self.bundleID, environment: .production, submitter: try AccountID("buyer"),
@@ -72,8 +77,10 @@ import Testing
             // The reports run on the connection's own thread; the expectations are checked back in the test.
             let (during, after, active) = try await pool.withConnection { connection in
                 (
-                    try Reports.summary(on: connection, scope: scope, at: now.addingTimeInterval(29 * 86_400), now: now),
-                    try Reports.summary(on: connection, scope: scope, at: now.addingTimeInterval(30 * 86_400), now: now),
+                    try Reports.summary(
+                        on: connection, scope: scope, at: now.addingTimeInterval(29 * 86_400), now: now),
+                    try Reports.summary(
+                        on: connection, scope: scope, at: now.addingTimeInterval(30 * 86_400), now: now),
                     try Reports.active(on: connection, scope: scope, at: now.addingTimeInterval(31 * 86_400))
                 )
             }
@@ -96,7 +103,9 @@ import Testing
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else { throw ReportError(code: .unknownApp, message: "") }
+        guard let app = try await store.app(bundleID: bundleID) else {
+            throw ReportError(code: .unknownApp, message: "")
+        }
         var rng = SplitMix64(seed: seed)
         var comparison = Comparison()
         for index in 0..<chains {
@@ -118,7 +127,8 @@ import Testing
                 let core = snapshot.state(at: instant, in: app.definition).name
                 let sql = sqlStates[instant.millisecondsSince1970] ?? "none"
                 guard core != sql else { continue }
-                let description = "\(chain.description) at t0\(offset(instant, from: chain.t0)): SQL says \(sql), core says \(core)"
+                let description =
+                    "\(chain.description) at t0\(offset(instant, from: chain.t0)): SQL says \(sql), core says \(core)"
                 comparison.disagreements.append(description)
             }
         }
@@ -126,7 +136,9 @@ import Testing
     }
 
     /// `EffectiveState.sql` on the stored row of one chain, at each of `instants` (by milliseconds).
-    static func sqlStates(of originalTransactionID: String, appID: Int64, at instants: [Instant], on connection: PostgresConnection)
+    static func sqlStates(
+        of originalTransactionID: String, appID: Int64, at instants: [Instant], on connection: PostgresConnection
+    )
         throws -> [Int64: String]
     {
         let milliseconds = "{" + instants.map { String($0.millisecondsSince1970) }.joined(separator: ",") + "}"
@@ -168,13 +180,16 @@ struct RandomChain: CustomStringConvertible {
         originalTransactionID = "o\(index)"
         let t0 = Self.t0.millisecondsSince1970
         func instant(_ milliseconds: Int64) -> Instant { Instant(millisecondsSince1970: milliseconds) }
-        func between(_ low: Int64, _ high: Int64) -> Int64 { high <= low ? low : Int64.random(in: low...high, using: &rng) }
+        func between(_ low: Int64, _ high: Int64) -> Int64 {
+            high <= low ? low : Int64.random(in: low...high, using: &rng)
+        }
         func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < probability }
         func transaction(_ id: String, _ product: String, purchase: Int64, expires: Int64?) -> Transaction {
             Transaction(
                 transactionID: id, originalTransactionID: originalTransactionID, productID: product,
                 bundleID: EffectiveStateAgreementTests.bundleID, purchaseDate: instant(purchase),
-                originalPurchaseDate: nil, expiresDate: expires.map(instant), webOrderLineItemID: expires.map { _ in "w" + id },
+                originalPurchaseDate: nil, expiresDate: expires.map(instant),
+                webOrderLineItemID: expires.map { _ in "w" + id },
                 subscriptionGroupID: expires.map { _ in "g1" }, environment: .production, source: .verifyReceipt)
         }
 
@@ -190,7 +205,9 @@ struct RandomChain: CustomStringConvertible {
             let count = Int.random(in: 1...4, using: &rng)
             for number in 0..<count {
                 let expires = lastExpiry - Int64(count - 1 - number) * period
-                transactions.append(transaction("\(originalTransactionID)-\(number)", product, purchase: expires - period, expires: expires))
+                transactions.append(
+                    transaction(
+                        "\(originalTransactionID)-\(number)", product, purchase: expires - period, expires: expires))
             }
             let last = transactions.count - 1
             if product != "premium.monthly", chance(0.25) {
@@ -201,7 +218,9 @@ struct RandomChain: CustomStringConvertible {
                 transactions[last].revocationDate = instant(moment)
                 if chance(0.8) {
                     transactions.append(
-                        transaction("\(originalTransactionID)-up", "premium.monthly", purchase: moment, expires: moment + 30 * Self.day))
+                        transaction(
+                            "\(originalTransactionID)-up", "premium.monthly", purchase: moment,
+                            expires: moment + 30 * Self.day))
                 }
             } else if chance(0.15) {
                 let purchase = transactions[last].purchaseDate.millisecondsSince1970
@@ -229,7 +248,9 @@ struct RandomChain: CustomStringConvertible {
             productType = kind == 8 ? .nonConsumable : .consumable
             let purchase = between(t0 - 400 * Self.day, t0)
             transactions.append(
-                transaction("\(originalTransactionID)-0", kind == 8 ? "lifetime" : "coins.100", purchase: purchase, expires: nil))
+                transaction(
+                    "\(originalTransactionID)-0", kind == 8 ? "lifetime" : "coins.100", purchase: purchase, expires: nil
+                ))
         }
         if productType != .autoRenewable, chance(0.15) {
             transactions[0].revocationDate = instant(between(transactions[0].purchaseDate.millisecondsSince1970, t0))
@@ -249,7 +270,10 @@ struct RandomChain: CustomStringConvertible {
             let observed = instant(between(first, t0 - 1))
             let seen = transactions.filter { $0.purchaseDate <= observed }.map { version -> Transaction in
                 var version = version
-                if let revoked = version.revocationDate, revoked > observed { version.revocationDate = nil; version.revocationReason = nil }
+                if let revoked = version.revocationDate, revoked > observed {
+                    version.revocationDate = nil
+                    version.revocationReason = nil
+                }
                 if version.isUpgraded, version.revocationDate == nil { version.isUpgraded = false }
                 return version
             }
@@ -261,13 +285,17 @@ struct RandomChain: CustomStringConvertible {
     /// `t0` and every date of the chain at or after it, each also a millisecond before and after, and some
     /// days, months and a year later.
     var instants: [Instant] {
-        var dates = transactions.flatMap { [$0.expiresDate, $0.revocationDate, $0.purchaseDate.adding(milliseconds: 30 * Self.day)] }
+        var dates = transactions.flatMap {
+            [$0.expiresDate, $0.revocationDate, $0.purchaseDate.adding(milliseconds: 30 * Self.day)]
+        }
         dates.append(renewal?.gracePeriodExpiresDate)
         var milliseconds = Set([0, 1, Self.day, 31 * Self.day, 400 * Self.day].map { t0.millisecondsSince1970 + $0 })
         for date in dates.compactMap({ $0?.millisecondsSince1970 }) {
             milliseconds.formUnion([date - 1, date, date + 1])
         }
-        return milliseconds.filter { $0 >= t0.millisecondsSince1970 }.sorted().map { Instant(millisecondsSince1970: $0) }
+        return milliseconds.filter { $0 >= t0.millisecondsSince1970 }.sorted().map {
+            Instant(millisecondsSince1970: $0)
+        }
     }
 
     var description: String {
@@ -278,13 +306,16 @@ struct RandomChain: CustomStringConvertible {
             return "t0\(offset < 0 ? "" : "+")\(offset)ms"
         }
         let parts = transactions.map { transaction in
-            let ended = transaction.revocationDate.map { (transaction.isUpgraded ? " upgraded " : " revoked ") + relative($0) }
+            let ended = transaction.revocationDate.map {
+                (transaction.isUpgraded ? " upgraded " : " revoked ") + relative($0)
+            }
             return "\(transaction.transactionID) \(transaction.productID) bought \(relative(transaction.purchaseDate)) "
                 + "expires \(relative(transaction.expiresDate))" + (ended ?? "")
         }
-        let renewalText = renewal.map {
-            "renewal(autoRenew \($0.willAutoRenew), retry \($0.isInBillingRetryPeriod), grace \(relative($0.gracePeriodExpiresDate)))"
-        } ?? "no renewal info"
+        let renewalText =
+            renewal.map {
+                "renewal(autoRenew \($0.willAutoRenew), retry \($0.isInBillingRetryPeriod), grace \(relative($0.gracePeriodExpiresDate)))"
+            } ?? "no renewal info"
         return "\(originalTransactionID) [\(productType.rawValue); \(parts.joined(separator: "; ")); \(renewalText)]"
     }
 }

@@ -34,12 +34,14 @@ import Testing
         var outcome = Outcome()
         for history in 0..<Self.histories {
             try await Self.withHistory(history, using: &rng) { pool, store, app in
-                outcome.add(try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history)") })
+                outcome.add(
+                    try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history)") })
                 outcome.disagreements += try await Self.totalsDisagreements(pool).map { "history \(history): \($0)" }
                 let maintained = try await Self.aggregates(pool)
                 try await store.refreshCohortFacts(app: app)
                 if try await Self.aggregates(pool) != maintained {
-                    outcome.disagreements.append("history \(history): the aggregates kept by apply differ from a recompute")
+                    outcome.disagreements.append(
+                        "history \(history): the aggregates kept by apply differ from a recompute")
                 }
                 // A catalog price change: the app is recomputed (`refreshApp`), and the reports still agree.
                 try await pool.query(
@@ -49,7 +51,9 @@ import Testing
                     """, [app.appID])
                 try await store.refreshCohortFacts(app: app)
                 outcome.add(
-                    try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history) after a price change") })
+                    try await pool.withConnection {
+                        try Self.compareReports(on: $0, label: "history \(history) after a price change")
+                    })
                 outcome.disagreements += try await Self.totalsDisagreements(pool).map {
                     "history \(history) after a price change: \($0)"
                 }
@@ -74,7 +78,8 @@ import Testing
             let breakages = [
                 "UPDATE chain_money_facts SET second_year = NOT second_year WHERE (original_transaction_id, transaction_id) = "
                     + "(SELECT original_transaction_id, transaction_id FROM chain_money_facts WHERE amount_milli > 0 "
-                    + "AND currency IS NOT NULL AND purchase_ms BETWEEN 1740787200000 AND 1767225600000 "  // after the program
+                    // after the program
+                    + "AND currency IS NOT NULL AND purchase_ms BETWEEN 1740787200000 AND 1767225600000 "
                     + "ORDER BY transaction_id LIMIT 1)",
                 "UPDATE chain_mrr_moves SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, month) = "
                     + "(SELECT original_transaction_id, month FROM chain_mrr_moves WHERE month >= '2024-06-01' ORDER BY 1, 2 LIMIT 1)",
@@ -94,7 +99,10 @@ import Testing
                     let changed = try connection.query(breakage + " RETURNING 1").count
                     #expect(changed == 1, "nothing to break: \(breakage)")
                     defer { _ = try? connection.query("ROLLBACK") }
-                    return (try Self.compareReports(on: connection, label: "broken"), try Self.totalsDisagreements(on: connection))
+                    return (
+                        try Self.compareReports(on: connection, label: "broken"),
+                        try Self.totalsDisagreements(on: connection)
+                    )
                 }
                 #expect(!broken.0.disagreements.isEmpty, "not caught: \(breakage)")
                 // The totals check catches a damaged totals row, and a facts row changed without its totals.
@@ -134,11 +142,13 @@ import Testing
                     ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01'), ($1, 'pro.monthly', 'GBR', 'GBP', 7990, '2024-01-01');
                 """, [app.appID])
             _ = try await store.applyExchangeRates(
-                try RateFile.exchangeRates("2024-01-01,EUR,1.1\n2024-10-01,EUR,1.05\n2024-06-01,JPY,0.0067\n2024-03-01,GBP,1.27"),
+                try RateFile.exchangeRates(
+                    "2024-01-01,EUR,1.1\n2024-10-01,EUR,1.05\n2024-06-01,JPY,0.0067\n2024-03-01,GBP,1.27"),
                 reportingCurrency: "USD")
             _ = try await store.applyTaxRates(try RateFile.taxRates("GBR,2024-01-01,0.166667\nDEU,2024-07-01,0.159664"))
             try await store.setSmallBusinessPeriod(
-                SmallBusinessPeriod(fromDay: CalendarDay.parse("2024-09-01")!, untilDay: CalendarDay.parse("2025-03-01")!),
+                SmallBusinessPeriod(
+                    fromDay: CalendarDay.parse("2024-09-01")!, untilDay: CalendarDay.parse("2025-03-01")!),
                 bundleID: bundleID)
             for (moment, input) in inputs {
                 try await store.apply(input, app: app, reference: .none, now: moment)
@@ -153,7 +163,9 @@ import Testing
         let day: Int64 = 86_400_000
         let base = Int64(1_704_067_200_000)  // 2024-01-01
         var inputs: [(Instant, LedgerInput)] = []
-        let places: [(String?, String?)] = [("USD", "USA"), ("GBP", "GBR"), ("EUR", "DEU"), ("EUR", "FRA"), (nil, "GBR")]
+        let places: [(String?, String?)] = [
+            ("USD", "USA"), ("GBP", "GBR"), ("EUR", "DEU"), ("EUR", "FRA"), (nil, "GBR"),
+        ]
         for index in 0..<ownChainsPerHistory {
             let chain = "h\(history)m\(index)"
             var (currency, storefront) = places.randomElement(using: &rng)!
@@ -163,16 +175,25 @@ import Testing
             var transactions: [Transaction] = []
             let periods = Int.random(in: 1...30, using: &rng)
             for sequence in 0..<periods {
-                let length: Int64 = weekly ? 7 * day : product == "pro.yearly" ? 365 * day : [30, 31, 28].randomElement(using: &rng)! * day
-                let price: Int64? = currency == nil ? nil : weekly ? 2_990 : product == "pro.yearly" ? 99_990 : [9_990, 14_990].randomElement(using: &rng)!
+                let length: Int64 =
+                    weekly
+                    ? 7 * day : product == "pro.yearly" ? 365 * day : [30, 31, 28].randomElement(using: &rng)! * day
+                let price: Int64? =
+                    currency == nil
+                    ? nil
+                    : weekly ? 2_990 : product == "pro.yearly" ? 99_990 : [9_990, 14_990].randomElement(using: &rng)!
                 var transaction = Transaction(
-                    transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product, bundleID: bundleID,
+                    transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product,
+                    bundleID: bundleID,
                     purchaseDate: Instant(millisecondsSince1970: moment),
-                    originalPurchaseDate: Instant(millisecondsSince1970: base), expiresDate: Instant(millisecondsSince1970: moment + length),
+                    originalPurchaseDate: Instant(millisecondsSince1970: base),
+                    expiresDate: Instant(millisecondsSince1970: moment + length),
                     webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1", environment: .production,
-                    source: .verifyReceipt, price: price, currency: price == nil ? nil : currency, storefront: storefront)
+                    source: .verifyReceipt, price: price, currency: price == nil ? nil : currency,
+                    storefront: storefront)
                 if Int.random(in: 0..<25, using: &rng) == 0 {
-                    transaction.revocationDate = Instant(millisecondsSince1970: moment + Int64.random(in: 1...10, using: &rng) * day)
+                    transaction.revocationDate = Instant(
+                        millisecondsSince1970: moment + Int64.random(in: 1...10, using: &rng) * day)
                     transaction.revocationReason = 1
                 }
                 transactions.append(transaction)
@@ -182,7 +203,9 @@ import Testing
                 case 1: moment += Int64.random(in: 61...120, using: &rng) * day  // a long one: it restarts
                 case 2 where transaction.revocationDate == nil:
                     // An immediate upgrade: the next period starts inside this one; Apple's revocation not seen.
-                    moment -= Int64.random(in: 1...(length / day - 1), using: &rng) * day + Int64.random(in: 0..<day, using: &rng)
+                    moment -=
+                        Int64.random(in: 1...(length / day - 1), using: &rng) * day
+                        + Int64.random(in: 0..<day, using: &rng)
                     product = product == "pro.monthly" ? "premium.monthly" : "pro.monthly"
                 case 3:
                     (currency, storefront) = places.randomElement(using: &rng)!
@@ -190,17 +213,22 @@ import Testing
                 }
             }
             // One receipt per transaction, or all in one late receipt.
-            var batches: [(Int64, [Transaction])] = transactions.map { ($0.purchaseDate.millisecondsSince1970 + 1_000, [$0]) }
+            var batches: [(Int64, [Transaction])] = transactions.map {
+                ($0.purchaseDate.millisecondsSince1970 + 1_000, [$0])
+            }
             if Bool.random(using: &rng) {
                 batches = [(moment + Int64.random(in: 1...30, using: &rng) * day, transactions)]
             }
             for (at, batch) in batches {
                 let observed = Instant(millisecondsSince1970: at)
                 inputs.append(
-                    (observed,
-                     LedgerInput(
-                        kind: .receipt, bundleID: bundleID, environment: .production,
-                        submitter: try AccountID("acct\(index % 17)"), transactions: batch, renewalInfo: [], observedAt: observed)))
+                    (
+                        observed,
+                        LedgerInput(
+                            kind: .receipt, bundleID: bundleID, environment: .production,
+                            submitter: try AccountID("acct\(index % 17)"), transactions: batch, renewalInfo: [],
+                            observedAt: observed)
+                    ))
             }
         }
         return inputs
@@ -258,36 +286,48 @@ import Testing
         let scope = ReportScope(bundleID: bundleID)
         var outcome = Outcome()
         for (from, to, now, currency) in mrrCases {
-            let facts = try Reports.mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency, source: .facts)
-            let ledger = try Reports.mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency, source: .ledger)
+            let facts = try Reports.mrr(
+                on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency, source: .facts)
+            let ledger = try Reports.mrr(
+                on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency, source: .ledger
+            )
             outcome.compared += 1
             outcome.mrrRows += ledger.rows.count
             if facts != ledger {
-                let differing = zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  facts  \($0.0)\n  ledger \($0.1)" } ?? ""
+                let differing =
+                    zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  facts  \($0.0)\n  ledger \($0.1)" } ?? ""
                 outcome.disagreements.append(
-                    "\(label) mrr \(from)..<\(to) at \(now) \(currency ?? "-"): \(facts.rows.count) vs \(ledger.rows.count) rows\(differing)")
+                    "\(label) mrr \(from)..<\(to) at \(now) \(currency ?? "-"): \(facts.rows.count) vs \(ledger.rows.count) rows\(differing)"
+                )
             }
         }
         for (from, to, granularity, currency) in revenueCases {
             let ledger = try Reports.revenue(
-                on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency, source: .ledger)
+                on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency,
+                source: .ledger)
             outcome.revenueRows += ledger.rows.count
             for source in [MoneySource.facts, .dayTotals] {
                 let facts = try Reports.revenue(
-                    on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: currency,
+                    on: connection, scope: scope, from: from, to: to, granularity: granularity,
+                    reportingCurrency: currency,
                     source: source)
                 outcome.compared += 1
                 if facts != ledger {
-                    let differing = zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  \(source)  \($0.0)\n  ledger \($0.1)" } ?? ""
+                    let differing =
+                        zip(facts.rows, ledger.rows).first { $0 != $1 }.map {
+                            "\n  \(source)  \($0.0)\n  ledger \($0.1)"
+                        } ?? ""
                     outcome.disagreements.append(
                         "\(label) revenue from \(source) \(from)..<\(to) \(granularity) \(currency ?? "-"): "
                             + "\(facts.rows.count) vs \(ledger.rows.count) rows\(differing)")
                 }
             }
         }
-        outcome.credits = try connection.query("SELECT count(*) FROM chain_money_facts WHERE credit_ms IS NOT NULL")
+        outcome.credits =
+            try connection.query("SELECT count(*) FROM chain_money_facts WHERE credit_ms IS NOT NULL")
             .first.map { Int(try $0.decode(Int64.self, at: 0)) } ?? 0
-        outcome.secondYear = try connection.query("SELECT count(*) FROM chain_money_facts WHERE second_year AND amount_milli > 0")
+        outcome.secondYear =
+            try connection.query("SELECT count(*) FROM chain_money_facts WHERE second_year AND amount_milli > 0")
             .first.map { Int(try $0.decode(Int64.self, at: 0)) } ?? 0
         return outcome
     }
@@ -322,32 +362,32 @@ import Testing
     }
 
     static let totalsDisagreementsSQL = """
-            WITH facts AS (
-                SELECT f.app_id, d.day, f.environment, d.kind, d.bought_day, f.product_id, f.storefront, f.currency,
-                    d.amount_milli, f.second_year, d.estimated, (hashtext(f.original_transaction_id) & 15)::smallint AS shard,
-                    count(*)::bigint AS sales
-                FROM chain_money_facts f
-                CROSS JOIN LATERAL (VALUES
-                    (0::smallint, f.purchase_ms, f.amount_milli, f.estimated, true),
-                    (1::smallint, f.refund_ms, f.amount_milli, f.estimated, f.refund_ms IS NOT NULL AND f.amount_milli > 0),
-                    (2::smallint, f.credit_ms, f.credit_milli, true, f.credit_ms IS NOT NULL)
-                ) AS e(kind, at_ms, amount_milli, estimated, counts)
-                CROSS JOIN LATERAL (
-                    SELECT e.kind, floor(e.at_ms / 86400000.0)::integer AS day,
-                        floor(f.purchase_ms / 86400000.0)::integer AS bought_day, e.amount_milli, e.estimated
-                ) d
-                WHERE e.counts
-                GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
-            ),
-            totals AS (SELECT * FROM revenue_day_totals WHERE sales <> 0)
-            SELECT coalesce(f::text, t::text) || ': ' || coalesce(f.sales, 0) || ' in the facts, '
-                || coalesce(t.sales, 0) || ' in the totals'
-            FROM facts f FULL JOIN totals t
-              ON (f.app_id, f.day, f.environment, f.kind, f.bought_day, f.product_id, f.second_year, f.estimated, f.shard)
-                 = (t.app_id, t.day, t.environment, t.kind, t.bought_day, t.product_id, t.second_year, t.estimated, t.shard)
-                AND f.storefront IS NOT DISTINCT FROM t.storefront AND f.currency IS NOT DISTINCT FROM t.currency
-                AND f.amount_milli IS NOT DISTINCT FROM t.amount_milli
-            WHERE f.sales IS DISTINCT FROM t.sales
-            ORDER BY 1
-            """
+        WITH facts AS (
+            SELECT f.app_id, d.day, f.environment, d.kind, d.bought_day, f.product_id, f.storefront, f.currency,
+                d.amount_milli, f.second_year, d.estimated, (hashtext(f.original_transaction_id) & 15)::smallint AS shard,
+                count(*)::bigint AS sales
+            FROM chain_money_facts f
+            CROSS JOIN LATERAL (VALUES
+                (0::smallint, f.purchase_ms, f.amount_milli, f.estimated, true),
+                (1::smallint, f.refund_ms, f.amount_milli, f.estimated, f.refund_ms IS NOT NULL AND f.amount_milli > 0),
+                (2::smallint, f.credit_ms, f.credit_milli, true, f.credit_ms IS NOT NULL)
+            ) AS e(kind, at_ms, amount_milli, estimated, counts)
+            CROSS JOIN LATERAL (
+                SELECT e.kind, floor(e.at_ms / 86400000.0)::integer AS day,
+                    floor(f.purchase_ms / 86400000.0)::integer AS bought_day, e.amount_milli, e.estimated
+            ) d
+            WHERE e.counts
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+        ),
+        totals AS (SELECT * FROM revenue_day_totals WHERE sales <> 0)
+        SELECT coalesce(f::text, t::text) || ': ' || coalesce(f.sales, 0) || ' in the facts, '
+            || coalesce(t.sales, 0) || ' in the totals'
+        FROM facts f FULL JOIN totals t
+          ON (f.app_id, f.day, f.environment, f.kind, f.bought_day, f.product_id, f.second_year, f.estimated, f.shard)
+             = (t.app_id, t.day, t.environment, t.kind, t.bought_day, t.product_id, t.second_year, t.estimated, t.shard)
+            AND f.storefront IS NOT DISTINCT FROM t.storefront AND f.currency IS NOT DISTINCT FROM t.currency
+            AND f.amount_milli IS NOT DISTINCT FROM t.amount_milli
+        WHERE f.sales IS DISTINCT FROM t.sales
+        ORDER BY 1
+        """
 }

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresLibPQ
-@testable import SubLedgerReports
 import Testing
+
+@testable import SubLedgerReports
 
 /// Every report against the known story of `ReportFixtures`, applied through the real ledger.
 @Suite struct ReportQueriesTests {
@@ -40,7 +41,8 @@ import Testing
             #expect(products["premium.monthly"]?.active == 1)
             #expect(products["premium.monthly"]?.expired == 1)
             #expect(products["coins.100"]?.revoked == 1)
-            let entitlements = Dictionary(uniqueKeysWithValues: report.entitlements.map { ($0.entitlementID, $0.counts) })
+            let entitlements = Dictionary(
+                uniqueKeysWithValues: report.entitlements.map { ($0.entitlementID, $0.counts) })
             #expect(entitlements["pro"]?.active == 3)
             #expect(entitlements["pro"]?.expired == 2)
             #expect(entitlements["pro"]?.revoked == 1)
@@ -193,18 +195,20 @@ import Testing
         try await withStory { story in
             let timeline = try await story.read { try Reports.account("alice", on: $0, scope: scope) }
             #expect(timeline.bundleIDs == [F.bundleID])
-            #expect(timeline.events.map(\.category) == [
-                .ledgerEntry, .entitlementGained, .bindingStarted, .ledgerEntry, .entitlementGained,
-            ])
+            #expect(
+                timeline.events.map(\.category) == [
+                    .ledgerEntry, .entitlementGained, .bindingStarted, .ledgerEntry, .entitlementGained,
+                ])
             #expect(timeline.events.map(\.kind) == ["grant", "grant", nil, "extend", "extend"])
             #expect(timeline.events.map(\.at) == [F.date(0), F.date(0), F.date(1), F.date(30), F.date(30)])
             #expect(timeline.events[1].note == "pro")
             #expect(timeline.events[4].until == F.date(60))
 
             let erin = try await story.read { try Reports.account("erin", on: $0, scope: scope) }
-            #expect(erin.events.map(\.category) == [
-                .ledgerEntry, .entitlementGained, .bindingStarted, .bindingEnded, .ledgerEntry, .entitlementLost,
-            ])
+            #expect(
+                erin.events.map(\.category) == [
+                    .ledgerEntry, .entitlementGained, .bindingStarted, .bindingEnded, .ledgerEntry, .entitlementLost,
+                ])
             #expect(erin.events.last?.at == F.date(8))
             await #expect(throws: ReportError.self) {
                 try await story.read { try Reports.account("nobody", on: $0, scope: scope) }
@@ -222,7 +226,10 @@ import Testing
             #expect(categories.filter { $0 == .bindingStarted }.count == 2)
             #expect(categories.filter { $0 == .bindingEnded }.count == 1)
             #expect(categories.filter { $0 == .stateChange }.count == 1)
-            #expect(audit.events.filter { $0.category == .ledgerEntry }.map(\.kind) == ["grant", "transfer_out", "transfer_in"])
+            #expect(
+                audit.events.filter { $0.category == .ledgerEntry }.map(\.kind) == [
+                    "grant", "transfer_out", "transfer_in",
+                ])
             #expect(categories.filter { $0 == .receipt }.count == 1)
             #expect(audit.events.map(\.at) == audit.events.map(\.at).sorted())
 

@@ -12,7 +12,7 @@ import Testing
             .init(
                 bundleID: "com.example.app", environment: "Production", transactionID: "t,1",
                 originalTransactionID: "say \"hi\"", productID: "=cmd|' /C calc'!A0", purchaseDate: day,
-                expiresDate: nil, source: "line\nbreak"),
+                expiresDate: nil, source: "line\nbreak")
         ],
         totals: [.init(bundleID: "com.example.app", environment: "Production", transactions: 1)],
         truncated: false)
@@ -38,7 +38,9 @@ import Testing
     @Test func csvQuotesCommasQuotesAndLineBreaks() {
         let csv = ReportFormat.csv.render(.unclaimed(Self.unclaimed))
         let lines = csv.components(separatedBy: "\r\n")
-        #expect(lines[0] == "purchase_date,app,environment,transaction_id,original_transaction_id,product,expires_date,source")
+        #expect(
+            lines[0]
+                == "purchase_date,app,environment,transaction_id,original_transaction_id,product,expires_date,source")
         #expect(csv.contains(",\"t,1\","))
         #expect(csv.contains(",\"say \"\"hi\"\"\","))
         #expect(csv.contains(",\"line\nbreak\""))
@@ -70,7 +72,11 @@ import Testing
         counts.add(1, in: "paused")
         let summary = SummaryReport(
             at: Self.day, basis: .chainColumns,
-            products: [.init(bundleID: "com.example.app", productID: "pro.monthly", productType: "auto_renewable", counts: counts)],
+            products: [
+                .init(
+                    bundleID: "com.example.app", productID: "pro.monthly", productType: "auto_renewable", counts: counts
+                )
+            ],
             entitlements: [], totals: counts)
         let text = ReportFormat.table.render(.summary(summary))
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -28,7 +28,8 @@ import Testing
     }
 
     @Test func requestsResolveDefaults() throws {
-        let expiring = try ReportRequest(name: "expiring", options: ["within": "12h", "app": "com.example.app"], now: now)
+        let expiring = try ReportRequest(
+            name: "expiring", options: ["within": "12h", "app": "com.example.app"], now: now)
         #expect(expiring.kind == .expiring(at: now, within: .seconds(43_200), limit: 100))
         #expect(expiring.scope == ReportScope(bundleID: "com.example.app"))
         let churn = try ReportRequest(name: "churn", options: ["from": "2024-01-01"], now: now)
@@ -36,25 +37,28 @@ import Testing
         #expect(try ReportRequest(name: "account", id: "alice", options: [:], now: now).kind == .account("alice"))
     }
 
-    @Test(arguments: [
-        ("nonsense", nil, [:], ReportError.Code.unknownReport),
-        ("summary", nil, ["within": "7d"], .invalidArgument),
-        ("account", nil, [:], .invalidArgument),
-        ("summary", "x", [:], .invalidArgument),
-        ("churn", nil, ["from": "2025-02-01", "to": "2025-01-01"], .invalidArgument),
-        ("refunds", nil, ["limit": "0"], .invalidArgument),
-        ("active", nil, ["environment": "Staging"], .invalidArgument),
-        ("active-over-time", nil, ["days": "0"], .invalidArgument),
-        // Ids and bundle ids the ledger could never hold are refused before any query (NUL, length, spaces).
-        ("account", "al\u{0}ice", [:], .invalidArgument),
-        ("account", String(repeating: "a", count: 129), [:], .invalidArgument),
-        ("original", "1000 0001", [:], .invalidArgument),
-        ("original", String(repeating: "1", count: 65), [:], .invalidArgument),
-        ("summary", nil, ["app": "com.example\u{0}"], .invalidArgument),
-        ("summary", nil, ["app": String(repeating: "a", count: 256)], .invalidArgument),
-    ] as [(String, String?, [String: String], ReportError.Code)])
+    @Test(
+        arguments: [
+            ("nonsense", nil, [:], ReportError.Code.unknownReport),
+            ("summary", nil, ["within": "7d"], .invalidArgument),
+            ("account", nil, [:], .invalidArgument),
+            ("summary", "x", [:], .invalidArgument),
+            ("churn", nil, ["from": "2025-02-01", "to": "2025-01-01"], .invalidArgument),
+            ("refunds", nil, ["limit": "0"], .invalidArgument),
+            ("active", nil, ["environment": "Staging"], .invalidArgument),
+            ("active-over-time", nil, ["days": "0"], .invalidArgument),
+            // Ids and bundle ids the ledger could never hold are refused before any query (NUL, length, spaces).
+            ("account", "al\u{0}ice", [:], .invalidArgument),
+            ("account", String(repeating: "a", count: 129), [:], .invalidArgument),
+            ("original", "1000 0001", [:], .invalidArgument),
+            ("original", String(repeating: "1", count: 65), [:], .invalidArgument),
+            ("summary", nil, ["app": "com.example\u{0}"], .invalidArgument),
+            ("summary", nil, ["app": String(repeating: "a", count: 256)], .invalidArgument),
+        ] as [(String, String?, [String: String], ReportError.Code)])
     func badRequests(name: String, id: String?, options: [String: String], code: ReportError.Code) {
-        let error = #expect(throws: ReportError.self) { try ReportRequest(name: name, id: id, options: options, now: now) }
+        let error = #expect(throws: ReportError.self) {
+            try ReportRequest(name: name, id: id, options: options, now: now)
+        }
         #expect(error?.code == code)
     }
 }
@@ -65,11 +69,15 @@ import Testing
 
     @Test func revenueAndMRRResolveTheirDefaultsAndOptions() throws {
         let revenue = try ReportRequest(name: "revenue", options: ["by": "week", "currency": "EUR"], now: now)
-        #expect(revenue.kind == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .week, currency: "EUR"))
-        #expect(try ReportRequest(name: "revenue", options: [:], now: now).kind
-            == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .day, currency: nil))
+        #expect(
+            revenue.kind == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .week, currency: "EUR"))
+        #expect(
+            try ReportRequest(name: "revenue", options: [:], now: now).kind
+                == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .day, currency: nil))
         let mrr = try ReportRequest(name: "mrr", options: ["from": "2024-01-01"], now: now)
-        #expect(mrr.kind == .mrr(from: try ReportArguments.instant("2024-01-01", now: now), to: now, now: now, currency: nil))
+        #expect(
+            mrr.kind
+                == .mrr(from: try ReportArguments.instant("2024-01-01", now: now), to: now, now: now, currency: nil))
     }
 
     @Test(arguments: [

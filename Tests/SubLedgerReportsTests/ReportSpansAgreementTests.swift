@@ -64,13 +64,15 @@ import Testing
                 let recomputed = try await Self.recomputed(pool)
                 if maintained != recomputed {
                     outcome.disagreements.append(
-                        "history \(history): the spans kept by apply differ from a recompute (\(maintained.count) vs \(recomputed.count) rows)")
+                        "history \(history): the spans kept by apply differ from a recompute (\(maintained.count) vs \(recomputed.count) rows)"
+                    )
                 }
                 outcome.spans = maintained.count
                 let counts = try await Self.dayCounts(pool)
                 if counts.maintained != counts.recounted || counts.behind != 0 {
                     outcome.disagreements.append(
-                        "history \(history): the day counts kept by apply differ from a recount (\(counts.maintained.count) vs \(counts.recounted.count) rows, \(counts.behind) chains behind)")
+                        "history \(history): the day counts kept by apply differ from a recount (\(counts.maintained.count) vs \(counts.recounted.count) rows, \(counts.behind) chains behind)"
+                    )
                 }
                 return outcome
             }
@@ -123,9 +125,10 @@ import Testing
     @Test func aSpanFunctionThatForgetsTheGracePeriodDisagreesWithTheLedger() async throws {
         var rng = SplitMix64(seed: Self.seed)
         try await ReportsDatabase.withMigratedSchema { pool in
-            let definition = try await pool.query(
-                "SELECT pg_get_functiondef('chain_report_spans_of(bigint, text, text)'::regprocedure)"
-            ).map { try $0.decode(String.self, at: 0) }.first ?? ""
+            let definition =
+                try await pool.query(
+                    "SELECT pg_get_functiondef('chain_report_spans_of(bigint, text, text)'::regprocedure)"
+                ).map { try $0.decode(String.self, at: 0) }.first ?? ""
             let rule = "WHEN c.in_billing_retry AND c.grace_expires_at > c.expires_at THEN c.grace_expires_at"
             #expect(definition.contains(rule))
             let broken = definition.replacingOccurrences(
@@ -135,7 +138,8 @@ import Testing
             let outcome = try await pool.withConnection { connection in
                 try Self.compareReports(on: connection, at: instants, history: 0, scopes: [.everything])
             }
-            #expect(outcome.disagreements.contains { $0.contains(" active ") }, "a forgotten grace period was not caught")
+            #expect(
+                outcome.disagreements.contains { $0.contains(" active ") }, "a forgotten grace period was not caught")
         }
     }
 
@@ -161,7 +165,9 @@ import Testing
 
     /// Applies one random history of both generators through `LedgerStore.apply`; returns the instants to compare
     /// the reports at: around every date the ledger holds, and some midnights.
-    static func applyRandomHistory(_ history: Int, on pool: PostgresPool, using rng: inout SplitMix64) async throws -> [Date] {
+    static func applyRandomHistory(_ history: Int, on pool: PostgresPool, using rng: inout SplitMix64) async throws
+        -> [Date]
+    {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
@@ -215,15 +221,19 @@ import Testing
                 outcome.granting += ledger.totals.total
                 if spans != ledger {
                     outcome.disagreements.append(
-                        "history \(history) active \(scopeName) at \(instant):\n  spans  \(spans.rows)\n  ledger \(ledger.rows)")
+                        "history \(history) active \(scopeName) at \(instant):\n  spans  \(spans.rows)\n  ledger \(ledger.rows)"
+                    )
                 }
-                let recordedSpans = try Reports.summary(on: connection, scope: scope, at: instant, now: future, source: .aggregate)
-                let recordedLedger = try Reports.summary(on: connection, scope: scope, at: instant, now: future, source: .ledger)
+                let recordedSpans = try Reports.summary(
+                    on: connection, scope: scope, at: instant, now: future, source: .aggregate)
+                let recordedLedger = try Reports.summary(
+                    on: connection, scope: scope, at: instant, now: future, source: .ledger)
                 outcome.compared += 1
                 outcome.recorded += recordedLedger.totals.total
                 if recordedSpans != recordedLedger {
                     outcome.disagreements.append(
-                        "history \(history) summary \(scopeName) at \(instant):\n  spans  \(recordedSpans.products)\n  ledger \(recordedLedger.products)")
+                        "history \(history) summary \(scopeName) at \(instant):\n  spans  \(recordedSpans.products)\n  ledger \(recordedLedger.products)"
+                    )
                 }
             }
             for (from, to) in churnRanges(instants) {
@@ -233,18 +243,22 @@ import Testing
                 outcome.churned += ledger.totals.started + ledger.totals.renewed + ledger.totals.refunded
                 if aggregate != ledger {
                     outcome.disagreements.append(
-                        "history \(history) churn \(scopeName) \(from)..<\(to):\n  aggregate \(aggregate.totals)\n  ledger    \(ledger.totals)")
+                        "history \(history) churn \(scopeName) \(from)..<\(to):\n  aggregate \(aggregate.totals)\n  ledger    \(ledger.totals)"
+                    )
                 }
             }
             for (index, now) in sampled.enumerated() where index % 15 == 0 {
                 for days in [1, 2, 31, 400] {
-                    let spans = try Reports.activeOverTime(on: connection, scope: scope, days: days, now: now, source: .aggregate)
-                    let ledger = try Reports.activeOverTime(on: connection, scope: scope, days: days, now: now, source: .ledger)
+                    let spans = try Reports.activeOverTime(
+                        on: connection, scope: scope, days: days, now: now, source: .aggregate)
+                    let ledger = try Reports.activeOverTime(
+                        on: connection, scope: scope, days: days, now: now, source: .ledger)
                     outcome.compared += 1
                     outcome.inForce += ledger.days.reduce(0) { $0 + $1.active }
                     if spans != ledger {
                         outcome.disagreements.append(
-                            "history \(history) active-over-time \(scopeName) \(days) days to \(now):\n  spans  \(spans.days.map(\.active))\n  ledger \(ledger.days.map(\.active))")
+                            "history \(history) active-over-time \(scopeName) \(days) days to \(now):\n  spans  \(spans.days.map(\.active))\n  ledger \(ledger.days.map(\.active))"
+                        )
                     }
                 }
             }
@@ -295,7 +309,8 @@ import Testing
 
     /// The day counts kept by apply and the day counts of every entry as schema step 20 fills them, as text; the
     /// chains whose counted mark is not their greatest entry id.
-    static func dayCounts(_ pool: PostgresPool) async throws -> (maintained: [String], recounted: [String], behind: Int) {
+    static func dayCounts(_ pool: PostgresPool) async throws -> (maintained: [String], recounted: [String], behind: Int)
+    {
         let maintained = try await pool.query(
             "SELECT k::text FROM ledger_entry_day_counts k WHERE entries <> 0 ORDER BY app_id, kind, day, environment, product_id, shard"
         ).map { try $0.decode(String.self, at: 0) }
@@ -311,13 +326,14 @@ import Testing
             ORDER BY app_id, kind, day, environment, product_id, shard
             """
         ).map { try $0.decode(String.self, at: 0) }
-        let behind = try await pool.query(
-            """
-            SELECT count(*) FROM (SELECT app_id, environment, original_transaction_id, max(entry_id) AS m FROM ledger_entries GROUP BY 1, 2, 3) e
-            LEFT JOIN chain_entries_counted w USING (app_id, environment, original_transaction_id)
-            WHERE w.counted_through IS DISTINCT FROM e.m
-            """
-        ).map { try $0.decode(Int.self, at: 0) }.first ?? 0
+        let behind =
+            try await pool.query(
+                """
+                SELECT count(*) FROM (SELECT app_id, environment, original_transaction_id, max(entry_id) AS m FROM ledger_entries GROUP BY 1, 2, 3) e
+                LEFT JOIN chain_entries_counted w USING (app_id, environment, original_transaction_id)
+                WHERE w.counted_through IS DISTINCT FROM e.m
+                """
+            ).map { try $0.decode(Int.self, at: 0) }.first ?? 0
         return (maintained, recounted, behind)
     }
 }

@@ -25,7 +25,9 @@ import Testing
             let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(CohortFactsAgreementTests.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
-            guard let app = try await store.app(bundleID: Self.bundleID) else { throw ReportError.unknownApp(Self.bundleID) }
+            guard let app = try await store.app(bundleID: Self.bundleID) else {
+                throw ReportError.unknownApp(Self.bundleID)
+            }
 
             // Round 1: every chain buys pro.monthly on 2024-05-01 and renews on the same days as the others.
             // Round 2: each chain's receipt again, with one more renewal and its second period refunded (old facts
@@ -62,10 +64,12 @@ import Testing
                 let to = from.addingTimeInterval(150 * 86_400)
                 for granularity in RevenueReport.Granularity.allCases {
                     let totals = try Reports.revenue(
-                        on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: nil,
+                        on: connection, scope: scope, from: from, to: to, granularity: granularity,
+                        reportingCurrency: nil,
                         source: .dayTotals)
                     let ledger = try Reports.revenue(
-                        on: connection, scope: scope, from: from, to: to, granularity: granularity, reportingCurrency: nil,
+                        on: connection, scope: scope, from: from, to: to, granularity: granularity,
+                        reportingCurrency: nil,
                         source: .ledger)
                     #expect(totals == ledger, "\(granularity)")
                     #expect(!totals.rows.isEmpty)
@@ -85,7 +89,8 @@ import Testing
             var transaction = Transaction(
                 transactionID: "\(chainID)t\(sequence)", originalTransactionID: chainID, productID: "pro.monthly",
                 bundleID: bundleID, purchaseDate: Instant(millisecondsSince1970: start),
-                originalPurchaseDate: Instant(millisecondsSince1970: base), expiresDate: Instant(millisecondsSince1970: start + 30 * day),
+                originalPurchaseDate: Instant(millisecondsSince1970: base),
+                expiresDate: Instant(millisecondsSince1970: start + 30 * day),
                 webOrderLineItemID: "w\(chainID)\(sequence)", subscriptionGroupID: "g1", environment: .production,
                 source: .verifyReceipt, price: 9_990, currency: "USD", storefront: "USA")
             if round == 2, sequence == 1 {

@@ -1,9 +1,10 @@
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
-@testable import SubLedgerReports
 import SubLedgerStore
 import Testing
+
+@testable import SubLedgerReports
 
 /// The `mrr` and `revenue` reports against `RevenueFixtures`, whose every figure is computed by hand below.
 @Suite struct RevenueReportsTests {
@@ -36,14 +37,18 @@ import Testing
             #expect(usd.map(\.mrrMilli) == [38_303, 43_303, 33_313, 33_313])
             #expect(usd.map(\.arrMilli) == [459_636, 519_636, 399_756, 399_756])
             #expect(usd.map(\.subscribers) == [4, 4, 3, 3])
-            #expect(usd.map(\.movementMilli) == [
-                MRRMovement(new: 38_303), MRRMovement(expansion: 5_000), MRRMovement(churned: 9_990), MRRMovement(),
-            ])
+            #expect(
+                usd.map(\.movementMilli) == [
+                    MRRMovement(new: 38_303), MRRMovement(expansion: 5_000), MRRMovement(churned: 9_990), MRRMovement(),
+                ])
             #expect(usd.allSatisfy { $0.estimated })
             let gbp = report.rows.filter { $0.currency == "GBP" }
             #expect(gbp.map(\.month) == ["2025-01", "2025-02", "2025-04"])
             #expect(gbp.map(\.mrrMilli) == [4_990, 0, 4_990])
-            #expect(gbp.map(\.movementMilli) == [MRRMovement(new: 4_990), MRRMovement(churned: 4_990), MRRMovement(reactivation: 4_990)])
+            #expect(
+                gbp.map(\.movementMilli) == [
+                    MRRMovement(new: 4_990), MRRMovement(churned: 4_990), MRRMovement(reactivation: 4_990),
+                ])
             #expect(gbp.allSatisfy { !$0.estimated })
             // In USD at 1.25 per GBP: 4.990 GBP is 6.2375 → 6.238 USD.
             #expect(report.reporting?.map(\.mrrMilli) == [38_303 + 6_238, 43_303, 33_313, 33_313 + 6_238])
@@ -100,7 +105,8 @@ import Testing
     @Test func renewalsAfterAYearOfPaidServicePayFifteenPercent() async throws {
         try await withFixture { connection in
             let report = try Reports.revenue(
-                on: connection, scope: ReportScope(bundleID: F.money), from: F.date(375), to: F.date(385), granularity: .day)
+                on: connection, scope: ReportScope(bundleID: F.money), from: F.date(375), to: F.date(385),
+                granularity: .day)
             #expect(report.rows.count == 1)
             #expect(report.rows.first?.period == "2026-01-16")
             #expect(report.rows.first?.amounts.commissionMilli == 14_999)
@@ -118,7 +124,8 @@ import Testing
             #expect(report.reportingTotal?.grossMilli == 0)
             #expect(report.periods.first?.period == "2024-12-30")
             let mrr = try Reports.mrr(
-                on: connection, scope: .everything, from: F.date(0), to: F.date(31), now: F.date(200), reportingCurrency: "EUR")
+                on: connection, scope: .everything, from: F.date(0), to: F.date(31), now: F.date(200),
+                reportingCurrency: "EUR")
             #expect(mrr.reporting?.first?.complete == false)
             #expect(mrr.missingRates.map(\.currency) == ["GBP", "USD"])
         }
@@ -133,18 +140,23 @@ import Testing
                 """)
             #expect(rows.count == 3)
             let values = try rows.map { row in
-                [try row.decode(String.self, at: 0), try row.decode(Int64?.self, at: 1).map(String.init) ?? "-",
-                 try row.decode(String?.self, at: 2) ?? "-", try row.decode(String?.self, at: 3) ?? "-",
-                 try row.decode(Int?.self, at: 4).map(String.init) ?? "-", try row.decode(String?.self, at: 5) ?? "-",
-                 String(try row.decode(Bool.self, at: 6))]
+                [
+                    try row.decode(String.self, at: 0), try row.decode(Int64?.self, at: 1).map(String.init) ?? "-",
+                    try row.decode(String?.self, at: 2) ?? "-", try row.decode(String?.self, at: 3) ?? "-",
+                    try row.decode(Int?.self, at: 4).map(String.init) ?? "-",
+                    try row.decode(String?.self, at: 5) ?? "-",
+                    String(try row.decode(Bool.self, at: 6)),
+                ]
             }
-            #expect(values == [
-                ["m1-1", "9990", "USD", "USA", "-", "-", "false"],
-                ["t1-0", "0", "USD", "USA", "1", "FREE_TRIAL", "true"],
-                ["y1-1", "-", "-", "-", "-", "-", "false"],
-            ])
+            #expect(
+                values == [
+                    ["m1-1", "9990", "USD", "USA", "-", "-", "false"],
+                    ["t1-0", "0", "USD", "USA", "1", "FREE_TRIAL", "true"],
+                    ["y1-1", "-", "-", "-", "-", "-", "false"],
+                ])
             let estimated = try connection.query(
-                "SELECT amount_milliunits, currency, estimated FROM transaction_amounts WHERE transaction_id = 'y1-1'").first
+                "SELECT amount_milliunits, currency, estimated FROM transaction_amounts WHERE transaction_id = 'y1-1'"
+            ).first
             #expect(try estimated?.decode(Int64.self, at: 0) == 99_990)
             #expect(try estimated?.decode(String.self, at: 1) == "USD")
             #expect(try estimated?.decode(Bool.self, at: 2) == true)
@@ -157,7 +169,10 @@ import Testing
             let panel = try RevenuePanel.load(on: connection, now: now)
             let (from, to) = RevenuePanel.range(now: now)
             let request = try ReportRequest(
-                name: "mrr", options: ["from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to)],
+                name: "mrr",
+                options: [
+                    "from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to),
+                ],
                 now: now)
             guard case .mrr(let cli) = try Reports.run(request, on: connection) else {
                 Issue.record("not an MRR report")
@@ -166,7 +181,10 @@ import Testing
             #expect(cli == panel.mrr)
             let revenueRequest = try ReportRequest(
                 name: "revenue",
-                options: ["from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to), "by": "month"],
+                options: [
+                    "from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to),
+                    "by": "month",
+                ],
                 now: now)
             guard case .revenue(let cliRevenue) = try Reports.run(revenueRequest, on: connection) else {
                 Issue.record("not a revenue report")
@@ -185,11 +203,14 @@ import Testing
 
             var gbp = panel
             gbp.chartedCurrency = "GBP"
-            #expect(AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: gbp, now: now).contains("MRR (GBP)"))
+            #expect(
+                AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: gbp, now: now).contains("MRR (GBP)")
+            )
             var eur = panel
             eur.chartedCurrency = "EUR"
-            #expect(AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: eur, now: now)
-                .contains("No priced transactions in EUR in this range."))
+            #expect(
+                AdminRevenuePage.render(query: RevenuePageQuery(now: now), revenue: eur, now: now)
+                    .contains("No priced transactions in EUR in this range."))
         }
     }
 
@@ -207,18 +228,21 @@ import Testing
             }
             #expect(unknown?.code == .unknownApp)
             let backwards = await #expect(throws: StoreError.self) {
-                try await store.setSmallBusinessPeriod(SmallBusinessPeriod(fromDay: 10, untilDay: 10), bundleID: F.money)
+                try await store.setSmallBusinessPeriod(
+                    SmallBusinessPeriod(fromDay: 10, untilDay: 10), bundleID: F.money)
             }
             #expect(backwards?.code == .invalidRevenueSetting)
             let currency = await #expect(throws: StoreError.self) {
                 try await store.applyExchangeRates([], reportingCurrency: "usd")
             }
             #expect(currency?.code == .invalidRevenueSetting)
-            #expect(try await store.removeSmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!, bundleID: F.small))
+            #expect(
+                try await store.removeSmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!, bundleID: F.small))
             #expect(try await store.smallBusinessPeriods(bundleID: F.small).isEmpty)
 
             let duplicate = F.catalogYAML.replacingOccurrences(
-                of: "storefront: FRA }", with: "storefront: FRA }\n          - { currency: EUR, price: \"1\", storefront: FRA }")
+                of: "storefront: FRA }",
+                with: "storefront: FRA }\n          - { currency: EUR, price: \"1\", storefront: FRA }")
             let (catalog, _) = try LedgerStore.readCatalog(duplicate)
             let refused = await #expect(throws: StoreError.self) { try await store.applyCatalog(catalog) }
             #expect(refused?.code == .invalidCatalog)
@@ -234,15 +258,20 @@ import Testing
 
     @Test func mrrAndRevenueRenderAsJSONCSVAndTable() async throws {
         try await withFixture { connection in
-            let mrr = AnyReport.mrr(try Reports.mrr(
-                on: connection, scope: .everything, from: F.date(0), to: F.date(59), now: F.date(200)))
+            let mrr = AnyReport.mrr(
+                try Reports.mrr(
+                    on: connection, scope: .everything, from: F.date(0), to: F.date(59), now: F.date(200)))
             let csv = ReportFormat.csv.render(mrr)
-            #expect(csv.hasPrefix("month,currency,mrr,arr,subscribers,new,expansion,contraction,churned,reactivation,net,estimated"))
+            #expect(
+                csv.hasPrefix(
+                    "month,currency,mrr,arr,subscribers,new,expansion,contraction,churned,reactivation,net,estimated"))
             #expect(csv.contains("2025-02,USD,43.303,519.636,4,0.000,5.000,0.000,0.000,0.000,5.000,yes"))
             let json = ReportFormat.json.render(mrr)
             #expect(json.contains("\"mrr_milli\" : 43303") || json.contains("\"mrr_milli\":43303"))
-            let revenue = AnyReport.revenue(try Reports.revenue(
-                on: connection, scope: ReportScope(bundleID: F.small), from: F.date(0), to: F.date(31), granularity: .month))
+            let revenue = AnyReport.revenue(
+                try Reports.revenue(
+                    on: connection, scope: ReportScope(bundleID: F.small), from: F.date(0), to: F.date(31),
+                    granularity: .month))
             let table = ReportFormat.table.render(revenue)
             #expect(table.contains("Revenue per month"))
             #expect(table.contains("small.monthly"))

@@ -14,7 +14,8 @@ import Testing
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             let signed = try harness.signedTransaction(id: "7000", purchasedOnDay: 0, expiresOnDay: 30)
             _ = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne, json: ["account_id": "erin", "signed_transaction": signed])
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: ["account_id": "erin", "signed_transaction": signed])
 
             let forbidden = try await client.call(.get, "/v1/admin/reports/summary", key: harness.keyOne)
             #expect(forbidden.status == .forbidden)
@@ -53,7 +54,8 @@ import Testing
 
             let basic = "Basic " + Data("ops:\(admin)".utf8).base64EncodedString()
             let page = try await client.executeRequest(
-                uri: "/admin?q=%3Cscript%3Ealert(1)%3C/script%3E", method: .get, headers: [.authorization: basic], body: nil)
+                uri: "/admin?q=%3Cscript%3Ealert(1)%3C/script%3E", method: .get, headers: [.authorization: basic],
+                body: nil)
             #expect(page.status == .ok)
             let html = String(buffer: page.body)
             #expect(html.contains("<svg"))
@@ -66,7 +68,8 @@ import Testing
     @Test func revenueChartsLiveOnTheirOwnPageBehindTheSameAuthentication() async throws {
         try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
-            let anonymous = try await client.executeRequest(uri: "/admin/revenue", method: .get, headers: [:], body: nil)
+            let anonymous = try await client.executeRequest(
+                uri: "/admin/revenue", method: .get, headers: [:], body: nil)
             #expect(anonymous.status == .unauthorized)
             #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
             let appKey = try await client.executeRequest(
@@ -74,7 +77,8 @@ import Testing
             #expect(appKey.status == .forbidden)
 
             let basic: HTTPFields = [.authorization: "Basic " + Data("ops:\(admin)".utf8).base64EncodedString()]
-            let dashboard = String(buffer: try await client.executeRequest(uri: "/admin", method: .get, headers: basic, body: nil).body)
+            let dashboard = String(
+                buffer: try await client.executeRequest(uri: "/admin", method: .get, headers: basic, body: nil).body)
             #expect(dashboard.contains("href=\"/admin/revenue\""))
             #expect(!dashboard.contains("class=\"revenue\""))
             #expect(!dashboard.contains("MRR"))
@@ -84,11 +88,15 @@ import Testing
             #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(String(buffer: page.body).contains("class=\"revenue\""))
             let ranged = try await client.executeRequest(
-                uri: "/admin/revenue?from=2025-01-01&to=2025-07-01&currency=USD", method: .get, headers: basic, body: nil)
+                uri: "/admin/revenue?from=2025-01-01&to=2025-07-01&currency=USD", method: .get, headers: basic,
+                body: nil)
             #expect(ranged.status == .ok)
             #expect(String(buffer: ranged.body).contains("value=\"2025-01-01\""))
 
-            for garbage in ["from=yesterday", "to=2025-13-45", "from=2025-07-01&to=2025-01-01", "currency=usd", "currency=%3Cb%3E", "bogus=1"] {
+            for garbage in [
+                "from=yesterday", "to=2025-13-45", "from=2025-07-01&to=2025-01-01", "currency=usd", "currency=%3Cb%3E",
+                "bogus=1",
+            ] {
                 let refused = try await client.call(.get, "/admin/revenue?\(garbage)", key: admin)
                 #expect(refused.status == .badRequest, "\(garbage)")
                 #expect(refused.json.errorCode == "invalid_argument", "\(garbage)")

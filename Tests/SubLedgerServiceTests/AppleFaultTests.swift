@@ -9,7 +9,7 @@ import SubLedgerTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Apple slow, refusing connections, or asked about another app's receipt; the database down at start.
@@ -26,7 +26,8 @@ import FoundationNetworking
                     bundleID: "com.example.other", sharedSecret: "other-secret",
                     products: [
                         ProductDefinition(
-                            productID: "other.monthly", type: .autoRenewable, subscriptionGroupID: "o1", duration: .oneMonth,
+                            productID: "other.monthly", type: .autoRenewable, subscriptionGroupID: "o1",
+                            duration: .oneMonth,
                             price: 1_990, currency: "USD")
                     ]))
             let bought = try await e.control.purchase(
@@ -34,7 +35,8 @@ import FoundationNetworking
             let answer = try await e.submitReceipt(bought.receiptData, account: "mallory")
             #expect(answer.status == .unprocessableContent)
             #expect(answer.json.errorCode == "foreign_receipt")
-            let status = try await e.service.pool.query("SELECT status FROM receipts").single().decode(String.self, at: 0)
+            let status = try await e.service.pool.query("SELECT status FROM receipts").single().decode(
+                String.self, at: 0)
             #expect(status == "invalid")
         }
     }
@@ -67,7 +69,8 @@ import FoundationNetworking
                     group.addTask {
                         do {
                             _ = try await ingestion.submitReceipt(
-                                receipt, account: try AccountID("tester\(index)"), orderID: nil, clientTransactionID: nil,
+                                receipt, account: try AccountID("tester\(index)"), orderID: nil,
+                                clientTransactionID: nil,
                                 app: app)
                             return true
                         } catch is IngestionError {
@@ -141,7 +144,8 @@ import FoundationNetworking
     @Test func serveStartsWithoutTheDatabaseAndIsNotReady() async throws {
         let port = try LoopbackPort.free()
         var configuration = ServiceConfiguration(
-            host: "127.0.0.1", port: port, databaseURL: "postgresql://subledger@127.0.0.1:9/subledger?connect_timeout=1")
+            host: "127.0.0.1", port: port, databaseURL: "postgresql://subledger@127.0.0.1:9/subledger?connect_timeout=1"
+        )
         configuration.logLevel = .critical
         let server = Task { try await SubLedgerServer.run(configuration: configuration) }
         defer { server.cancel() }

@@ -14,9 +14,11 @@ import Testing
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             let signed = try harness.signedTransaction(id: "7100", purchasedOnDay: 0, expiresOnDay: 30)
             _ = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne, json: ["account_id": "erin", "signed_transaction": signed])
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: ["account_id": "erin", "signed_transaction": signed])
 
-            let retention = try await client.call(.get, "/v1/admin/reports/retention?app=\(H.appOne)&months=12", key: admin)
+            let retention = try await client.call(
+                .get, "/v1/admin/reports/retention?app=\(H.appOne)&months=12", key: admin)
             #expect(retention.status == .ok)
             #expect(retention.json["months"] as? Int == 12)
             #expect(retention.json["cohorts"] is [Any])
@@ -26,7 +28,8 @@ import Testing
             #expect((trials.json["cohorts"] as? [Any])?.count == 12)
 
             let csv = try await client.executeRequest(
-                uri: "/v1/admin/reports/retention?format=csv", method: .get, headers: [.authorization: "Bearer \(admin)"], body: nil)
+                uri: "/v1/admin/reports/retention?format=csv", method: .get,
+                headers: [.authorization: "Bearer \(admin)"], body: nil)
             #expect(csv.status == .ok)
             #expect(csv.headers[.contentType]?.hasPrefix("text/csv") == true)
             #expect(String(buffer: csv.body).hasPrefix("cohort,metric,subscribers,ltv,m0,"))
@@ -55,7 +58,8 @@ import Testing
             #expect(html.contains("Retention by first-payment month"))
             #expect(html.contains("Trial conversion per month"))
             // The operations page stays fast: the cohort charts are not on it.
-            let operations = try await client.executeRequest(uri: "/admin", method: .get, headers: [.authorization: basic], body: nil)
+            let operations = try await client.executeRequest(
+                uri: "/admin", method: .get, headers: [.authorization: basic], body: nil)
             #expect(operations.status == .ok)
             #expect(!String(buffer: operations.body).contains("Retention by first-payment month"))
         }

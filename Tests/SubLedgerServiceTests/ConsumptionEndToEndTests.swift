@@ -15,7 +15,8 @@ import Testing
     typealias E = EndToEndHarness
 
     /// App one's catalog with consumption answers on, and the simulator's Server API key for app one.
-    static func enableConsumption(_ e: E, policy: String = "{ enabled: true, refund_preference: decline }") async throws {
+    static func enableConsumption(_ e: E, policy: String = "{ enabled: true, refund_preference: decline }") async throws
+    {
         let yaml = ServiceHarness.catalogYAML.replacingOccurrences(
             of: "    shared_secret: one-secret\n", with: "    shared_secret: one-secret\n    consumption: \(policy)\n")
         let (catalog, _) = try LedgerStore.readCatalog(yaml)
@@ -25,7 +26,8 @@ import Testing
             catalog,
             secrets: [
                 E.bundleID: AppSecrets(
-                    serverAPI: .init(issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
+                    serverAPI: .init(
+                        issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
             ])
     }
 
@@ -64,7 +66,8 @@ import Testing
     /// The consumption report through `/v1/admin/reports/consumption`, as JSON.
     static func report(_ e: E) async throws -> [String: Any] {
         let admin = try await e.service.keys.create(bundleID: nil, name: "ops").secret
-        let answer = try await e.client.call(.get, "/v1/admin/reports/consumption?format=json&from=2000-01-01&to=2100-01-01", key: admin)
+        let answer = try await e.client.call(
+            .get, "/v1/admin/reports/consumption?format=json&from=2000-01-01&to=2100-01-01", key: admin)
         #expect(answer.status == .ok)
         return answer.json
     }
@@ -95,7 +98,10 @@ import Testing
             #expect(usage.status == 201)
             #expect(usage.json["consumption_percentage"] as? Double == 25.5)
             // Nico consented once, then withdrew.
-            #expect(try await Self.post(e, "/v1/accounts/nico/consent", #"{"consented": true, "at": "2020-01-01T00:00:00Z"}"#).status == 201)
+            #expect(
+                try await Self.post(
+                    e, "/v1/accounts/nico/consent", #"{"consented": true, "at": "2020-01-01T00:00:00Z"}"#
+                ).status == 201)
             #expect(try await Self.post(e, "/v1/accounts/nico/consent", #"{"consented": false}"#).status == 201)
 
             let asked = try await e.control.requestConsumption(cora)
@@ -137,10 +143,14 @@ import Testing
             // The audit trail and the report say the same.
             let outcomes = try await e.service.pool.query(
                 "SELECT outcome, endpoint, http_status FROM consumption_request_attempts ORDER BY attempt_id")
-            #expect(try outcomes.map { try $0.decode(String.self, at: 0) }.sorted() == ["accepted", "skipped_no_consent"])
+            #expect(
+                try outcomes.map { try $0.decode(String.self, at: 0) }.sorted() == ["accepted", "skipped_no_consent"])
             let listed = try await Self.report(e)
             #expect((listed["rows"] as? [[String: Any]])?.count == 2)
-            #expect(Set((listed["totals"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }) == ["sent", "skipped_no_consent"])
+            #expect(
+                Set((listed["totals"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }) == [
+                    "sent", "skipped_no_consent",
+                ])
             #expect(listed["deadline_misses"] as? Int == 0)
         }
     }
@@ -171,7 +181,8 @@ import Testing
             #expect(try attempts.map { try $0.decode(String.self, at: 0) } == ["transient_failure", "accepted"])
             #expect(try attempts.map { try $0.decode(Int32?.self, at: 1) } == [503, 202])
             let calls = try await e.service.pool.query(
-                "SELECT attempts FROM consumption_requests").single().decode(Int32.self, at: 0)
+                "SELECT attempts FROM consumption_requests"
+            ).single().decode(Int32.self, at: 0)
             #expect(calls == 2)
 
             // A request nobody answers within 12 hours: the job gives up on it and the report counts the miss.
@@ -188,12 +199,16 @@ import Testing
     /// The older endpoint, when the catalog names it: Apple's V1 buckets, accepted by the simulator's checks.
     @Test func v1EndpointSendsTheOlderBuckets() async throws {
         try await E.run { e in
-            try await Self.enableConsumption(e, policy: "{ enabled: true, refund_preference: grant, endpoint: v1, sample_content_provided: true }")
+            try await Self.enableConsumption(
+                e, policy: "{ enabled: true, refund_preference: grant, endpoint: v1, sample_content_provided: true }")
             let vera = try await Self.buy(e, "vera")
             #expect(try await Self.post(e, "/v1/accounts/vera/consent", #"{"consented": true}"#).status == 201)
             #expect(
-                try await Self.post(e, "/v1/accounts/vera/usage", #"{"transaction_id": "\#(vera)", "consumption_percentage": 100, "play_time_minutes": 30}"#)
-                    .status == 201)
+                try await Self.post(
+                    e, "/v1/accounts/vera/usage",
+                    #"{"transaction_id": "\#(vera)", "consumption_percentage": 100, "play_time_minutes": 30}"#
+                )
+                .status == 201)
             _ = try await e.control.requestConsumption(vera)
             #expect(try await Self.responder(e).runCycle().sent == 1)
             let call = try #require(e.control.receivedConsumptionInformation().first)
@@ -240,12 +255,24 @@ import Testing
                 ("/v1/accounts/ann/consent", "not json", "malformed_json"),
                 ("/v1/accounts/a%20b/consent", #"{"consented": true}"#, "invalid_account_id"),
                 ("/v1/accounts/ann/usage", #"{"consumption_percentage": 10}"#, "missing_transaction_id"),
-                ("/v1/accounts/ann/usage", #"{"transaction_id": "abc", "play_time_minutes": 1}"#, "invalid_transaction_id"),
+                (
+                    "/v1/accounts/ann/usage", #"{"transaction_id": "abc", "play_time_minutes": 1}"#,
+                    "invalid_transaction_id"
+                ),
                 ("/v1/accounts/ann/usage", #"{"transaction_id": "1"}"#, "empty_usage_report"),
-                ("/v1/accounts/ann/usage", #"{"transaction_id": "1", "consumption_percentage": 150}"#, "invalid_consumption_percentage"),
-                ("/v1/accounts/ann/usage", #"{"transaction_id": "1", "consumption_percentage": 1.2345}"#, "invalid_consumption_percentage"),
+                (
+                    "/v1/accounts/ann/usage", #"{"transaction_id": "1", "consumption_percentage": 150}"#,
+                    "invalid_consumption_percentage"
+                ),
+                (
+                    "/v1/accounts/ann/usage", #"{"transaction_id": "1", "consumption_percentage": 1.2345}"#,
+                    "invalid_consumption_percentage"
+                ),
                 ("/v1/accounts/ann/usage", #"{"transaction_id": "1", "play_time_minutes": -1}"#, "invalid_play_time"),
-                ("/v1/accounts/ann/usage", #"{"transaction_id": "1", "delivery_status": "lost"}"#, "invalid_delivery_status"),
+                (
+                    "/v1/accounts/ann/usage", #"{"transaction_id": "1", "delivery_status": "lost"}"#,
+                    "invalid_delivery_status"
+                ),
                 ("/v1/accounts/ann/usage", #"{"transaction_id": "1", "percent": 5}"#, "unknown_field"),
             ]
             for (path, body, code) in cases {

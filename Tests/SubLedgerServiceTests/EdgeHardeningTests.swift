@@ -20,7 +20,9 @@ import Testing
 
     /// Submits one transaction (so a chain exists) and copies it `count` times as unclaimed rows whose ids are
     /// `prefix` followed by a number: the ledger as a crafted input could once leave it.
-    static func insertUnclaimedCopies(_ harness: H, client: some TestClientProtocol, prefix: String, count: Int) async throws {
+    static func insertUnclaimedCopies(_ harness: H, client: some TestClientProtocol, prefix: String, count: Int)
+        async throws
+    {
         let signed = try harness.signedTransaction(id: "9100", purchasedOnDay: 0, expiresOnDay: 30)
         let submitted = try await client.call(
             .post, "/v1/transactions", key: harness.keyOne, json: ["account_id": "seed", "signed_transaction": signed])
@@ -47,7 +49,8 @@ import Testing
             try await Self.insertUnclaimedCopies(harness, client: client, prefix: spaced, count: 6)
             let start = ContinuousClock.now
             let table = try await client.executeRequest(
-                uri: "/v1/admin/reports/unclaimed?format=table", method: .get, headers: Self.adminHeaders(admin), body: nil)
+                uri: "/v1/admin/reports/unclaimed?format=table", method: .get, headers: Self.adminHeaders(admin),
+                body: nil)
             let elapsed = ContinuousClock.now - start
             #expect(table.status == .ok)
             #expect(String(buffer: table.body).contains(spaced))
@@ -151,7 +154,9 @@ import Testing
                 raw: ByteBuffer? = nil, code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
             ) async throws {
                 let answer = try await client.call(method, uri, key: key, json: json, raw: raw)
-                #expect((400..<500).contains(answer.status.code), "\(uri): \(answer.status)", sourceLocation: sourceLocation)
+                #expect(
+                    (400..<500).contains(answer.status.code), "\(uri): \(answer.status)", sourceLocation: sourceLocation
+                )
                 #expect(answer.json.errorCode != nil, "\(uri) has the error shape", sourceLocation: sourceLocation)
                 if let code { #expect(answer.json.errorCode == code, sourceLocation: sourceLocation) }
             }
@@ -159,28 +164,37 @@ import Testing
             let receipt = Data("a receipt".utf8).base64EncodedString()
             // A client transaction id: NUL, too long.
             try await expect4xx(
-                .post, "/v1/receipts", key: key, json: ["account_id": "alice", "receipt_data": receipt, "transaction_id": "1\u{0}"],
+                .post, "/v1/receipts", key: key,
+                json: ["account_id": "alice", "receipt_data": receipt, "transaction_id": "1\u{0}"],
                 code: "invalid_text")
             try await expect4xx(
                 .post, "/v1/receipts", key: key,
-                json: ["account_id": "alice", "receipt_data": receipt, "transaction_id": String(repeating: "1", count: 10_000)],
+                json: [
+                    "account_id": "alice", "receipt_data": receipt,
+                    "transaction_id": String(repeating: "1", count: 10_000),
+                ],
                 code: "invalid_transaction_id")
             // Account ids in bodies and paths, product ids, JWS text.
-            try await expect4xx(.post, "/v1/orders", key: key, json: ["account_id": "al\u{0}ice", "product_id": "pro.monthly"])
+            try await expect4xx(
+                .post, "/v1/orders", key: key, json: ["account_id": "al\u{0}ice", "product_id": "pro.monthly"])
             try await expect4xx(.get, "/v1/accounts/al%00ice/entitlements", key: key, code: "invalid_account_id")
             try await expect4xx(
-                .post, "/v1/orders", key: key, json: ["account_id": "alice", "product_id": String(repeating: "p", count: 10_000)],
+                .post, "/v1/orders", key: key,
+                json: ["account_id": "alice", "product_id": String(repeating: "p", count: 10_000)],
                 code: "invalid_product_id")
             try await expect4xx(
                 .post, "/v1/transactions", key: key, json: ["account_id": "alice", "signed_transaction": "a.b c.d"],
                 code: "malformed_jws")
             // Instants no date arithmetic may see: Int64's limits, before 1970, after 9999.
-            for at in ["9223372036854775807", "-9223372036854775808", "-1", "253402300800000", "+10000-01-01T00:00:00Z"] {
+            for at in [
+                "9223372036854775807", "-9223372036854775808", "-1", "253402300800000", "+10000-01-01T00:00:00Z",
+            ] {
                 try await expect4xx(.get, "/v1/accounts/alice/entitlements?at=\(at)", key: key, code: "invalid_time")
             }
             // A body that is not UTF-8.
             try await expect4xx(
-                .post, "/v1/orders", key: key, raw: ByteBuffer(bytes: Array("{\"account_id\":\"a".utf8) + [0xFF, 0xFE] + Array("\"}".utf8)),
+                .post, "/v1/orders", key: key,
+                raw: ByteBuffer(bytes: Array("{\"account_id\":\"a".utf8) + [0xFF, 0xFE] + Array("\"}".utf8)),
                 code: "invalid_text")
             // The admin side: a search, an app, a report id.
             var headers: HTTPFields = [.authorization: "Bearer \(admin)"]
@@ -189,14 +203,16 @@ import Testing
                 let page = try await client.executeRequest(uri: uri, method: .get, headers: headers, body: nil)
                 #expect(page.status == .badRequest, "\(uri)")
             }
-            try await expect4xx(.get, "/v1/admin/reports/summary?app=com.example%00", key: admin, code: "invalid_argument")
+            try await expect4xx(
+                .get, "/v1/admin/reports/summary?app=com.example%00", key: admin, code: "invalid_argument")
             try await expect4xx(.get, "/v1/admin/reports/account/al%00ice", key: admin, code: "invalid_argument")
             try await expect4xx(.get, "/v1/admin/reports/original/1%002", key: admin, code: "invalid_argument")
             // The notification route, without authentication: a V1 `bid` with NUL, a V2 claim with NUL.
             try await expect4xx(
                 .post, "/v1/notifications/appstore", key: nil,
                 json: ["notification_type": "DID_RENEW", "bid": "com.example.one\u{0}", "password": "x"])
-            let claimed = try Self.signedNotification(harness, bundleID: "com.example.one\u{0}", environment: "Production")
+            let claimed = try Self.signedNotification(
+                harness, bundleID: "com.example.one\u{0}", environment: "Production")
             try await expect4xx(.post, "/v1/notifications/appstore", key: nil, raw: claimed)
             // Nothing was stored by any of it.
             let stored = try await harness.pool.query("SELECT count(*) FROM receipts").single()
@@ -219,7 +235,9 @@ import Testing
     @Test func databaseRefusalOfAValueIsA400() async throws {
         let router = Router(context: SubLedgerRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        router.get("nul") { _, _ -> String in throw PostgresError(.invalidParameter, message: "parameter $1 contains a NUL byte") }
+        router.get("nul") { _, _ -> String in
+            throw PostgresError(.invalidParameter, message: "parameter $1 contains a NUL byte")
+        }
         router.get("range") { _, _ -> String in
             throw PostgresError(.queryFailed, message: "timestamp out of range", sqlState: .datetimeFieldOverflow)
         }
@@ -227,7 +245,9 @@ import Testing
             throw PostgresError(.queryFailed, message: "relation does not exist", sqlState: SQLState(rawValue: "42P01"))
         }
         try await Application(router: router).test(.router) { client in
-            for (uri, status, code) in [("/nul", 400, "invalid_value"), ("/range", 400, "invalid_value"), ("/fault", 500, "internal_error")] {
+            for (uri, status, code) in [
+                ("/nul", 400, "invalid_value"), ("/range", 400, "invalid_value"), ("/fault", 500, "internal_error"),
+            ] {
                 let answer = try await client.call(.get, uri, key: nil)
                 #expect(Int(answer.status.code) == status, "\(uri)")
                 #expect(answer.json.errorCode == code, "\(uri)")
@@ -241,7 +261,8 @@ import Testing
             let sent = ContinuousClock.now
             let outcome = await RawHTTPConnection.exchange(
                 port: try #require(client.port),
-                request: "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                request:
+                    "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 10000000\r\n\r\n{",
                 timeout: 10)
             let waited = ContinuousClock.now - sent
@@ -259,7 +280,8 @@ import Testing
             let port = try #require(client.port)
             let chunked = await RawHTTPConnection.exchange(
                 port: port,
-                request: "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                request:
+                    "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "5\r\n{\"a\":\r\nzz-not-a-size\r\n\r\n",
                 timeout: 10)
             let framing = try #require(chunked.response, "\(chunked.summary)")
@@ -268,7 +290,8 @@ import Testing
 
             let cut = await RawHTTPConnection.exchange(
                 port: port,
-                request: "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"signed",
+                request:
+                    "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"signed",
                 timeout: 10, finishSending: true)
             let early = try #require(cut.response, "\(cut.summary)")
             #expect(early.status == 400, "\(early.text)")
@@ -286,7 +309,8 @@ import Testing
     @Test func unauthorizedAnswersCarryAChallenge() async throws {
         try await H.run { _, client in
             for (uri, key, scheme) in [
-                ("/v1/accounts/alice/entitlements", nil, "Bearer"), ("/v1/accounts/alice/entitlements", "sl_app_nope", "Bearer"),
+                ("/v1/accounts/alice/entitlements", nil, "Bearer"),
+                ("/v1/accounts/alice/entitlements", "sl_app_nope", "Bearer"),
                 ("/v1/admin/reports/summary", nil, "Bearer"), ("/v1/admin/reports/summary", "sl_admin_nope", "Bearer"),
                 ("/admin", nil, "Basic"), ("/admin", "sl_admin_nope", "Basic"),
             ] as [(String, String?, String)] {
@@ -337,7 +361,8 @@ import Testing
                     .post, "/v1/notifications/appstore", key: nil,
                     json: ["notification_type": "DID_RENEW", "bid": bid, "password": "wrong", "environment": "PROD"])
                 #expect(answer.status == .unauthorized)
-                v1Answers.append("\(answer.status.code) \(answer.json.errorCode ?? "") \(answer.json.errorMessage ?? "")")
+                v1Answers.append(
+                    "\(answer.status.code) \(answer.json.errorCode ?? "") \(answer.json.errorMessage ?? "")")
             }
             #expect(Set(v1Answers).count == 1, "\(v1Answers)")
         }

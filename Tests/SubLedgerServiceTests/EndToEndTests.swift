@@ -14,7 +14,9 @@ import Testing
     static func iso(_ milliseconds: Int64?) -> String? {
         milliseconds.map {
             Date(timeIntervalSince1970: Double($0) / 1000)
-                .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+                .formatted(
+                    .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
+                )
                 .replacingOccurrences(of: "+0000", with: "Z")
         }
     }
@@ -32,7 +34,8 @@ import Testing
                 .post, "/v1/orders", key: e.key, json: ["account_id": "alice", "product_id": "pro.monthly"])
             let token = try #require(order.json["app_account_token"] as? String)
             let bought = try await e.control.purchase(
-                PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly", appAccountToken: token))
+                PurchaseRequest(
+                    appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly", appAccountToken: token))
             let transactionID = try #require(bought.transactionID)
 
             let answer = try await e.submitReceipt(
@@ -63,9 +66,12 @@ import Testing
             #expect(afterRenewal.entitlementIDs == ["pro"])
             #expect(afterRenewal.firstExpiry == Self.iso(try Self.expiry(of: renewed)))
             // Every notification was delivered twice; each is stored and applied once.
-            let rows = try await e.service.pool.query("SELECT count(*), count(DISTINCT notification_id) FROM notifications").single()
+            let rows = try await e.service.pool.query(
+                "SELECT count(*), count(DISTINCT notification_id) FROM notifications"
+            ).single()
             #expect(try rows.decode(Int64.self, at: 0) == rows.decode(Int64.self, at: 1))
-            let extends = try await e.service.pool.query("SELECT count(*) FROM ledger_entries WHERE kind = 'extend'").single()
+            let extends = try await e.service.pool.query("SELECT count(*) FROM ledger_entries WHERE kind = 'extend'")
+                .single()
             #expect(try extends.decode(Int64.self, at: 0) == 1)
 
             _ = try await e.control.refund(try #require(renewed.transactionID))
@@ -91,7 +97,8 @@ import Testing
             #expect(subscription["renewal_currency"] as? String == "USD")
             let stored = try await e.service.pool.query(
                 "SELECT renewal_info->>'renewalPrice', renewal_info->>'currency' FROM chains WHERE original_transaction_id = $1",
-                [try #require(bought.originalTransactionID)]).single()
+                [try #require(bought.originalTransactionID)]
+            ).single()
             #expect(try stored.decode(String?.self, at: 0) == "9990")
             #expect(try stored.decode(String?.self, at: 1) == "USD")
         }
@@ -104,7 +111,8 @@ import Testing
             // Notifications would also bring these renewals to the owner; the stories are about uploads.
             await e.loseNotifications()
             let phone = try e.appleID()
-            let bought = try await e.control.purchase(PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
             _ = try await e.submitReceipt(bought.receiptData, account: "anna")
             let original = try #require(bought.originalTransactionID)
             let renewal = try await e.control.renew(original)
@@ -116,12 +124,14 @@ import Testing
 
             // Story 2 on a second phone.
             let second = try e.appleID()
-            let first = try await e.control.purchase(PurchaseRequest(appleID: second, bundleID: E.bundleID, productID: "pro.monthly"))
+            let first = try await e.control.purchase(
+                PurchaseRequest(appleID: second, bundleID: E.bundleID, productID: "pro.monthly"))
             _ = try await e.submitReceipt(first.receiptData, account: "cleo")
             let chain = try #require(first.originalTransactionID)
             _ = try await e.control.setAutoRenew(chain, enabled: false)
             _ = await e.control.advanceClock(.init(days: 35))
-            let resubscribed = try await e.control.purchase(PurchaseRequest(appleID: second, bundleID: E.bundleID, productID: "pro.monthly"))
+            let resubscribed = try await e.control.purchase(
+                PurchaseRequest(appleID: second, bundleID: E.bundleID, productID: "pro.monthly"))
             #expect(resubscribed.originalTransactionID == chain)
             let byDan = try await e.submitReceipt(resubscribed.receiptData, account: "dan")
             #expect(byDan.json.results[try #require(resubscribed.transactionID)] == "applied")
@@ -250,8 +260,11 @@ import Testing
             let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
             try await e.service.store.applyCatalog(
                 catalog,
-                secrets: [E.bundleID: AppSecrets(serverAPI: .init(
-                    issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))])
+                secrets: [
+                    E.bundleID: AppSecrets(
+                        serverAPI: .init(
+                            issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
+                ])
 
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
@@ -268,7 +281,8 @@ import Testing
             let entitlements = try await e.entitlements("sara")
             #expect(entitlements.entitlementIDs == ["pro"])
             let refreshed = try await e.service.pool.query(
-                "SELECT count(*) FROM transactions WHERE source = 'server_api'").single()
+                "SELECT count(*) FROM transactions WHERE source = 'server_api'"
+            ).single()
             #expect(try refreshed.decode(Int64.self, at: 0) == 1)
         }
     }

@@ -31,11 +31,14 @@ import Testing
             Entitlement(
                 entitlementID: "premium", productID: "premium.monthly", productType: .autoRenewable,
                 bundleID: "com.example.app", environment: .production, originalTransactionID: "1000\u{1}\"x\\/π",
-                transactionID: "t1", state: .gracePeriod, expiresAt: at, gracePeriodExpiresAt: at.adding(milliseconds: 5),
+                transactionID: "t1", state: .gracePeriod, expiresAt: at,
+                gracePeriodExpiresAt: at.adding(milliseconds: 5),
                 willAutoRenew: false, ownershipType: .familyShared),
             Entitlement(
-                entitlementID: "lifetime", productID: "lifetime", productType: .nonConsumable, bundleID: "com.example.app",
-                environment: .sandbox, originalTransactionID: "2000", transactionID: "t2", state: .active, expiresAt: nil,
+                entitlementID: "lifetime", productID: "lifetime", productType: .nonConsumable,
+                bundleID: "com.example.app",
+                environment: .sandbox, originalTransactionID: "2000", transactionID: "t2", state: .active,
+                expiresAt: nil,
                 gracePeriodExpiresAt: nil, willAutoRenew: nil, ownershipType: .purchased),
         ]
         struct Reference: Encodable {
@@ -48,7 +51,9 @@ import Testing
             account_id: account.rawValue, at: Representation.time(at),
             entitlements: entitlements.map(Representation.EntitlementBody.init), credits: -42)
         let expected = try JSONSerialization.jsonObject(with: JSONEncoder().encode(reference)) as? NSDictionary
-        let direct = Representation.EntitlementsResponse(account: account, at: at, entitlements: entitlements, credits: -42).json()
+        let direct = Representation.EntitlementsResponse(
+            account: account, at: at, entitlements: entitlements, credits: -42
+        ).json()
         let actual = try JSONSerialization.jsonObject(with: Data(direct)) as? NSDictionary
         #expect(expected != nil)
         #expect(actual == expected)

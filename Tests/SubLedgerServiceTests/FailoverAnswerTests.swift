@@ -78,7 +78,9 @@ import Testing
             // later gets a link to the real socket (the new primary answers).
             let socketDirectory = try #require(writable.host, "the test database must be reached over a Unix socket")
             let socketName = ".s.PGSQL.\(writable.port ?? "5432")"
-            let outage = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("outage")).path
+            let outage = FileManager.default.temporaryDirectory.appendingPathComponent(
+                TestDatabase.uniqueName("outage")
+            ).path
             try FileManager.default.createDirectory(atPath: outage, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: outage) }
             var configuration = writable
@@ -87,8 +89,10 @@ import Testing
             configuration.acquireTimeout = .seconds(3)
             let failingOver = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
             let gateway = try AppleGateway(
-                configuration: AppleConfiguration(trustAppleRoot: true, timeout: .seconds(2)), logger: TestDatabase.logger)
-            let dependencies = ServiceDependencies(pool: failingOver, migrator: migrator, apple: gateway, now: { H.start })
+                configuration: AppleConfiguration(trustAppleRoot: true, timeout: .seconds(2)),
+                logger: TestDatabase.logger)
+            let dependencies = ServiceDependencies(
+                pool: failingOver, migrator: migrator, apple: gateway, now: { H.start })
             let app = buildApplication(
                 configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
                 logger: TestDatabase.logger)

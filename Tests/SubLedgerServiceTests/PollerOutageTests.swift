@@ -24,7 +24,9 @@ import Testing
             let test = try TestDatabase.configuration()
             let socketDirectory = try #require(test.host, "the test database must be reached over a Unix socket")
             let socketName = ".s.PGSQL.\(test.port ?? "5432")"
-            let outage = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("outage")).path
+            let outage = FileManager.default.temporaryDirectory.appendingPathComponent(
+                TestDatabase.uniqueName("outage")
+            ).path
             try FileManager.default.createDirectory(atPath: outage, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: outage) }
             var configuration = test
@@ -43,7 +45,8 @@ import Testing
             let checked = Mutex<Set<String>>([])
             let job = RenewalPoller(
                 configuration: poller, queue: PollQueue(pool: pool), store: store,
-                ingestion: Ingestion(store: store, apple: gateway, logger: TestDatabase.logger, now: { harness.clock.now }),
+                ingestion: Ingestion(
+                    store: store, apple: gateway, logger: TestDatabase.logger, now: { harness.clock.now }),
                 refresher: .init { chain, _ in
                     _ = checked.withLock { $0.insert(chain.key.originalTransactionID) }
                     return nil

@@ -41,9 +41,11 @@ import Testing
         configuration.lease = lease
         configuration.once = true
         let gateway = try AppleGateway(configuration: .init(trustAppleRoot: true), logger: TestDatabase.logger)
-        let ingestion = Ingestion(store: harness.store, apple: gateway, logger: TestDatabase.logger, now: { harness.clock.now })
+        let ingestion = Ingestion(
+            store: harness.store, apple: gateway, logger: TestDatabase.logger, now: { harness.clock.now })
         return RenewalPoller(
-            configuration: configuration, queue: PollQueue(pool: harness.pool), store: harness.store, ingestion: ingestion,
+            configuration: configuration, queue: PollQueue(pool: harness.pool), store: harness.store,
+            ingestion: ingestion,
             refresher: .init { chain, _ in
                 try await refresh(chain)
                 return nil

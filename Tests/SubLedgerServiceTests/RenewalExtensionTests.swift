@@ -126,7 +126,8 @@ import Testing
             #expect(done.failedCount == 0)
 
             for original in [alice, bob] {
-                #expect(try await Self.expiry(e, original, app) == before[original]!.adding(milliseconds: 10 * Self.day))
+                #expect(
+                    try await Self.expiry(e, original, app) == before[original]!.adding(milliseconds: 10 * Self.day))
                 let records = try await RenewalExtensionStore(pool: e.service.pool).extensions(
                     of: ChainKey(environment: .production, originalTransactionID: original), appID: app.appID)
                 #expect(records.map(\.status) == [.succeeded])
@@ -152,10 +153,11 @@ import Testing
             // The mass extension counts toward Apple's two per 365 days: one more single, then no more.
             _ = try await extensions.extend(
                 originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
-            #expect(await Self.refusal {
-                _ = try await extensions.extend(
-                    originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
-            } == .extensionLimitReached)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.extend(
+                        originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+                } == .extensionLimitReached)
         }
     }
 
@@ -190,10 +192,11 @@ import Testing
             #expect(try await Self.expiry(e, alice, app) == extendedTwice)
             try await Self.waitForDelivery(e, of: "RENEWAL_EXTENDED", count: 2)
 
-            #expect(await Self.refusal {
-                _ = try await extensions.extend(
-                    originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
-            } == .extensionLimitReached)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.extend(
+                        originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+                } == .extensionLimitReached)
             // Refused before Apple was called: Apple made no third extension, the ledger recorded none.
             #expect(e.control.notifications().filter { $0.notificationType == "RENEWAL_EXTENDED" }.count == 2)
             #expect(try await Self.expiry(e, alice, app) == extendedTwice)
@@ -206,14 +209,16 @@ import Testing
             let (extensions, app) = try await Self.extensions(e)
             let alice = try await Self.subscribe(e, "alice")
             for days in [0, 91] {
-                #expect(await Self.refusal {
-                    _ = try await extensions.extend(
-                        originalTransactionID: alice, app: app, days: days, reason: .other, requestedBy: "t")
-                } == .invalidDays)
-                #expect(await Self.refusal {
-                    _ = try await extensions.extendAllActive(
-                        productID: "pro.monthly", app: app, days: days, reason: .other, requestedBy: "t")
-                } == .invalidDays)
+                #expect(
+                    await Self.refusal {
+                        _ = try await extensions.extend(
+                            originalTransactionID: alice, app: app, days: days, reason: .other, requestedBy: "t")
+                    } == .invalidDays)
+                #expect(
+                    await Self.refusal {
+                        _ = try await extensions.extendAllActive(
+                            productID: "pro.monthly", app: app, days: days, reason: .other, requestedBy: "t")
+                    } == .invalidDays)
             }
             do {
                 _ = try RenewalExtensions.reason(named: "outage")
@@ -225,29 +230,35 @@ import Testing
             #expect(try RenewalExtensions.reason(named: "service_issue_or_outage") == .serviceIssueOrOutage)
             #expect(try RenewalExtensions.reason(named: "Customer-Satisfaction") == .customerSatisfaction)
 
-            #expect(await Self.refusal {
-                _ = try await extensions.extend(
-                    originalTransactionID: "2999999999", app: app, days: 5, reason: .other, requestedBy: "t")
-            } == .unknownSubscription)
-            #expect(await Self.refusal {
-                _ = try await extensions.extendAllActive(
-                    productID: "pro.monthly", app: app, storefrontCountryCodes: ["US"], days: 5, reason: .other,
-                    requestedBy: "t")
-            } == .invalidStorefront)
-            #expect(await Self.refusal {
-                _ = try await extensions.extendAllActive(
-                    productID: "coins.100", app: app, days: 5, reason: .other, requestedBy: "t")
-            } == .notAutoRenewable)
-            #expect(await Self.refusal {
-                _ = try await extensions.refreshMassStatus(requestIdentifier: "nope", productID: "pro.monthly", app: app)
-            } == .unknownRequest)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.extend(
+                        originalTransactionID: "2999999999", app: app, days: 5, reason: .other, requestedBy: "t")
+                } == .unknownSubscription)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.extendAllActive(
+                        productID: "pro.monthly", app: app, storefrontCountryCodes: ["US"], days: 5, reason: .other,
+                        requestedBy: "t")
+                } == .invalidStorefront)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.extendAllActive(
+                        productID: "coins.100", app: app, days: 5, reason: .other, requestedBy: "t")
+                } == .notAutoRenewable)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.refreshMassStatus(
+                        requestIdentifier: "nope", productID: "pro.monthly", app: app)
+                } == .unknownRequest)
             _ = try await e.control.setAutoRenew(alice, enabled: false)
             _ = await e.control.advanceClock(.init(days: 40))
             try await Self.waitForDelivery(e, of: "EXPIRED", count: 1)
-            #expect(await Self.refusal {
-                _ = try await extensions.extend(
-                    originalTransactionID: alice, app: app, days: 5, reason: .other, requestedBy: "t")
-            } == .notActive)
+            #expect(
+                await Self.refusal {
+                    _ = try await extensions.extend(
+                        originalTransactionID: alice, app: app, days: 5, reason: .other, requestedBy: "t")
+                } == .notActive)
             #expect(try await Self.count(e, "SELECT count(*) FROM renewal_extensions") == 0)
             #expect(try await Self.count(e, "SELECT count(*) FROM renewal_extension_requests") == 0)
         }
@@ -276,7 +287,8 @@ import Testing
             #expect(try await Self.count(e, "SELECT count(*) FROM chain_state_changes") == changes)
             #expect(try await Self.expiry(e, alice, app) == before.adding(milliseconds: 7 * Self.day))
             #expect(
-                try await Self.count(e, "SELECT count(*) FROM notifications WHERE notification_type = 'RENEWAL_EXTENDED'")
+                try await Self.count(
+                    e, "SELECT count(*) FROM notifications WHERE notification_type = 'RENEWAL_EXTENDED'")
                     == 1)
         }
     }

@@ -17,7 +17,8 @@ import Testing
             JWSTransactionDecodedPayload(
                 originalTransactionID: id, transactionID: id, webOrderLineItemID: "w\(id)", bundleID: H.appOne,
                 productID: "pro.monthly", subscriptionGroupIdentifier: "g1",
-                purchaseDate: H.day(from).millisecondsSince1970, originalPurchaseDate: H.day(from).millisecondsSince1970,
+                purchaseDate: H.day(from).millisecondsSince1970,
+                originalPurchaseDate: H.day(from).millisecondsSince1970,
                 expiresDate: H.day(to).millisecondsSince1970, quantity: 1, rawType: "Auto-Renewable Subscription",
                 rawInAppOwnershipType: "PURCHASED", signedDate: H.day(from).millisecondsSince1970,
                 rawEnvironment: "Production", storefront: storefront, currency: currency, price: price))
@@ -27,11 +28,16 @@ import Testing
         try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             harness.clock.set(H.day(10))
-            for (id, account, price, currency) in [("8001", "erin", Int64(9_990), "USD"), ("8002", "finn", Int64(-5), "usd")] {
+            for (id, account, price, currency) in [
+                ("8001", "erin", Int64(9_990), "USD"), ("8002", "finn", Int64(-5), "usd"),
+            ] {
                 let response = try await client.call(
                     .post, "/v1/transactions", key: harness.keyOne,
-                    json: ["account_id": account, "signed_transaction": try signed(
-                        harness, id: id, from: 2, to: 32, price: price, currency: currency, storefront: "USA")])
+                    json: [
+                        "account_id": account,
+                        "signed_transaction": try signed(
+                            harness, id: id, from: 2, to: 32, price: price, currency: currency, storefront: "USA"),
+                    ])
                 #expect(response.status == .ok, "a hostile price (\(id)) must not refuse the purchase")
             }
             let revenue = try await client.call(

@@ -37,7 +37,8 @@ import Testing
 
     @Test func aV1NotificationIsStoredWithoutItsPasswordAndItsRetryIsStillADuplicate() async throws {
         try await H.run { harness, client in
-            let sent = try await client.call(.post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: Self.v1Body))
+            let sent = try await client.call(
+                .post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: Self.v1Body))
             #expect(sent.status == .ok)
             #expect(sent.json["status"] as? String == "applied")
 
@@ -50,10 +51,13 @@ import Testing
             #expect(body == Self.v1Body.replacingOccurrences(of: "\n  \"password\": \"one-secret\",", with: ""))
 
             // Apple's retry of the same notification is recognised: one row, answered as a duplicate.
-            let retry = try await client.call(.post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: Self.v1Body))
+            let retry = try await client.call(
+                .post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: Self.v1Body))
             #expect(retry.status == .ok)
             #expect(retry.json["status"] as? String == "duplicate")
-            #expect(try await harness.pool.query("SELECT count(*) FROM notifications").single().decode(Int64.self, at: 0) == 1)
+            #expect(
+                try await harness.pool.query("SELECT count(*) FROM notifications").single().decode(Int64.self, at: 0)
+                    == 1)
 
             // The shared secret that authenticated it is sealed in the apps table.
             let app = try await harness.pool.query(
@@ -68,9 +72,12 @@ import Testing
     @Test func aV1NotificationWithTheWrongPasswordIsRefusedAndNotStored() async throws {
         try await H.run { harness, client in
             let forged = Self.v1Body.replacingOccurrences(of: "one-secret", with: "guessed-secret")
-            let sent = try await client.call(.post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: forged))
+            let sent = try await client.call(
+                .post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: forged))
             #expect(sent.status == .unauthorized)
-            #expect(try await harness.pool.query("SELECT count(*) FROM notifications").single().decode(Int64.self, at: 0) == 0)
+            #expect(
+                try await harness.pool.query("SELECT count(*) FROM notifications").single().decode(Int64.self, at: 0)
+                    == 0)
         }
     }
 }

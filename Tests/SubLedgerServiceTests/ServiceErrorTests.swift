@@ -20,7 +20,8 @@ import Testing
     }
 
     @Test func appleUnavailableAsksTheClientToComeBackAfterTheDelay() {
-        let answer = APIError(IngestionError(.appleUnavailable, "Apple is unavailable", retryAfter: .milliseconds(1_500)))
+        let answer = APIError(
+            IngestionError(.appleUnavailable, "Apple is unavailable", retryAfter: .milliseconds(1_500)))
         #expect(answer.status == .serviceUnavailable)
         #expect(answer.retryAfterSeconds == 2)
         #expect(APIError(IngestionError(.invalidReceipt, "no")).retryAfterSeconds == nil)

@@ -43,7 +43,9 @@ import Testing
     }
 
     /// Runs `body`, failing the test (instead of hanging it) if it takes longer than `limit`.
-    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws
+        -> T
+    {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {
@@ -73,9 +75,13 @@ import Testing
         try await pool.query("UPDATE receipts SET received_at = to_timestamp(0) WHERE receipt_id = $1", [id])
     }
 
-    static func row(_ pool: PostgresPool, _ sql: String, _ id: Int64) async throws -> (status: String, attempts: Int32, error: String?) {
+    static func row(_ pool: PostgresPool, _ sql: String, _ id: Int64) async throws -> (
+        status: String, attempts: Int32, error: String?
+    ) {
         let row = try await pool.query(sql, [id]).single()
-        return (try row.decode(String.self, at: 0), try row.decode(Int32.self, at: 1), try row.decode(String?.self, at: 2))
+        return (
+            try row.decode(String.self, at: 0), try row.decode(Int32.self, at: 1), try row.decode(String?.self, at: 2)
+        )
     }
 
     /// Item 1: a stored input whose application fails is recorded with its error and backs off; the cycle
@@ -133,7 +139,8 @@ import Testing
             let report = try await poller.runCycle()
             #expect(report.quarantined == 1)
             #expect(report.checked == 0)
-            let stored = try await Self.row(harness.pool, "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = $1", id)
+            let stored = try await Self.row(
+                harness.pool, "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = $1", id)
             #expect(stored.status == "quarantined")
             #expect(stored.error?.contains("lease ran out") == true)
         }
@@ -155,8 +162,10 @@ import Testing
             for _ in 0..<2 {
                 #expect(try await poller.runCycle().checked == 1)
                 let due = try await harness.pool.query(
-                    "SELECT (extract(epoch FROM next_attempt_at) * 1000)::bigint FROM receipts WHERE receipt_id = $1", [id])
-                    .single().decode(Int64?.self, at: 0)
+                    "SELECT (extract(epoch FROM next_attempt_at) * 1000)::bigint FROM receipts WHERE receipt_id = $1",
+                    [id]
+                )
+                .single().decode(Int64?.self, at: 0)
                 let next = try #require(due)
                 waits.append(next - H.start.millisecondsSince1970 - elapsed)
                 elapsed = next - H.start.millisecondsSince1970
@@ -186,13 +195,17 @@ import Testing
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
             let transaction = try harness.signedTransaction(id: "6001", purchasedOnDay: 0, expiresOnDay: 30)
-            let body = try harness.notificationBody(type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: transaction, onDay: 0)
+            let body = try harness.notificationBody(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: transaction, onDay: 0)
             let rowID = try await harness.pool.query(
                 """
                 INSERT INTO notifications (app_id, notification_id, version, notification_type, environment, body, received_at)
                 VALUES ($1, 'stranded', 'v2', 'SUBSCRIBED', 'Production', $2, $3) RETURNING notification_row_id
                 """,
-                [app.appID, String(buffer: body), PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970)]
+                [
+                    app.appID, String(buffer: body),
+                    PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970),
+                ]
             ).single().decode(Int64.self, at: 0)
             let poller = try Self.poller(harness, retry: StoredInputRetry(), pendingAge: .seconds(120))
 
@@ -248,8 +261,10 @@ import Testing
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
             let account = try AccountID("rosa")
-            let first = try await harness.store.storeSubmission(kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
-            let second = try await harness.store.storeSubmission(kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
+            let first = try await harness.store.storeSubmission(
+                kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
+            let second = try await harness.store.storeSubmission(
+                kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
             #expect(first == second)
             let other = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "cmVjZWlwdA==", account: try AccountID("sam"), app: app)
@@ -264,12 +279,14 @@ import Testing
     @Test func concurrentDeliveriesOfOneNotificationSayAppliedOnce() async throws {
         try await H.run { harness, _ in
             let ingestion = Ingestion(
-                store: harness.store, apple: try Self.gateway(harness, retry: StoredInputRetry()), logger: TestDatabase.logger,
+                store: harness.store, apple: try Self.gateway(harness, retry: StoredInputRetry()),
+                logger: TestDatabase.logger,
                 now: { harness.clock.now })
             for round in 0..<3 {
                 let transaction = try harness.signedTransaction(id: "700\(round)", purchasedOnDay: 0, expiresOnDay: 30)
                 let body = Data(
-                    buffer: try harness.notificationBody(type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: transaction, onDay: 0))
+                    buffer: try harness.notificationBody(
+                        type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: transaction, onDay: 0))
                 let results = try await withThrowingTaskGroup(of: Ingestion.NotificationResult.self) { group in
                     for _ in 0..<16 { group.addTask { try await ingestion.receiveNotification(body) } }
                     return try await group.reduce(into: []) { $0.append($1) }

@@ -19,8 +19,9 @@ import Testing
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             let app = try await F.app(store)
             try await store.apply(
-                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
-                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                F.receipt(
+                    by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
                 app: app, now: F.day(0))
             var counts: [Int] = []
             for month in 1...3 {
@@ -30,9 +31,10 @@ import Testing
                     environment: .production, signedDate: F.day(month * 30), transaction: renewal,
                     renewalInfo: F.renewal(chain: "o1", willAutoRenew: true, on: month * 30))
                 let before = try await pool.withConnection { $0.roundTrips }
-                guard case .applied(_, let applied) = try await store.receive(
-                    notification, body: "{}", input: LedgerInput(notification: notification), app: app,
-                    now: F.day(month * 30))
+                guard
+                    case .applied(_, let applied) = try await store.receive(
+                        notification, body: "{}", input: LedgerInput(notification: notification), app: app,
+                        now: F.day(month * 30))
                 else {
                     Issue.record("renewal \(month) was not applied")
                     return

@@ -47,7 +47,8 @@ import Testing
                 ).single().decode(Int64.self, at: 0) == 1
             }
             try await store.apply(
-                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 1), app: app, now: F.day(1))
+                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 1), app: app,
+                now: F.day(1))
             let applied = clock.now
             let recomputeEnded = try await recompute.value
             #expect(applied > recomputeEnded)

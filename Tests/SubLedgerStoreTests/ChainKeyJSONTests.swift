@@ -8,9 +8,10 @@ import Testing
 @Suite struct ChainKeyJSONTests {
     @Test func keysWithAnyCharactersReadBackExactly() throws {
         let ids = ["2000000000000001", "quote\"back\\slash", "tab\tnew\nline\u{01}", "é ☃ 𝄞", ""]
-        let keys = ids.map { ChainKey(environment: .sandbox, originalTransactionID: $0) } + [
-            ChainKey(environment: .production, originalTransactionID: "1")
-        ]
+        let keys =
+            ids.map { ChainKey(environment: .sandbox, originalTransactionID: $0) } + [
+                ChainKey(environment: .production, originalTransactionID: "1")
+            ]
         let json = ChainRows.keyJSON(keys)
         let decoded = try JSONDecoder().decode([[String: String]].self, from: Data(json.utf8))
         #expect(decoded.map { $0["o"] } == keys.map(\.originalTransactionID))

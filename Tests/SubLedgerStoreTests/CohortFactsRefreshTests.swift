@@ -21,7 +21,9 @@ import Testing
     }
 
     /// The stored row of production chain `chain` as text, and its row version (`xmin`); nil when it has none.
-    private func stored(_ chain: String, app: StoredApp, on pool: PostgresPool) async throws -> (row: String, version: String)? {
+    private func stored(_ chain: String, app: StoredApp, on pool: PostgresPool) async throws -> (
+        row: String, version: String
+    )? {
         try await pool.query(
             """
             SELECT f::text, f.xmin::text FROM chain_cohort_facts f
@@ -102,14 +104,16 @@ import Testing
                 let before = try connection.query(settings).single()
                 let inside = try connection.transaction { connection in
                     try ChainAggregates.refresh(
-                        [ChainKey(environment: .production, originalTransactionID: "o1")], appID: app.appID, on: connection)
+                        [ChainKey(environment: .production, originalTransactionID: "o1")], appID: app.appID,
+                        on: connection)
                     return try connection.query(settings).single()
                 }
                 let after = try connection.query(settings).single()
                 return (
                     [try before.decode(String.self, at: 0), try before.decode(String.self, at: 1)],
                     [try inside.decode(String.self, at: 0), try inside.decode(String.self, at: 1)],
-                    [try after.decode(String.self, at: 0), try after.decode(String.self, at: 1)])
+                    [try after.decode(String.self, at: 0), try after.decode(String.self, at: 1)]
+                )
             }
             #expect(inside == ["off", "force_generic_plan"])
             #expect(after == before)

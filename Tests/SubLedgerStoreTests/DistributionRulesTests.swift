@@ -17,7 +17,7 @@ import Testing
     static let knownMultiShardStatements: [String: String] = [
         WebhookOutbox.holdingsStatement.sql:
             "the webhook events' entitlements-after read finds an account's chains through ownership_bindings by "
-            + "account: a read of every chain shard, only when an apply has events to write",
+            + "account: a read of every chain shard, only when an apply has events to write"
     ]
 
     @Test func theMigratedSchemaFollowsCitussRules() async throws {
@@ -100,7 +100,8 @@ import Testing
                 await recorded.shutdown()
                 let rules = try await DistributionRules.read(pool)
                 for expected in [
-                    ChainRows.loadForUpdateStatement, ChainRows.upsertChainStatement, ChainRows.upsertTransactionStatement,
+                    ChainRows.loadForUpdateStatement, ChainRows.upsertChainStatement,
+                    ChainRows.upsertTransactionStatement,
                     ChainRows.insertBindingStatement, ChainRows.endBindingStatement, EntryRows.insertStatement,
                     EntitlementPeriodRows.replaceStatement, WebhookOutbox.insertStatement, AccountRows.ensureStatement,
                     AccountRows.namedStatement, OrderRows.candidatesStatement, OrderRows.fulfilStatement,
@@ -131,14 +132,19 @@ import Testing
         try await TestDatabase.withSchema { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let rules = try await DistributionRules.read(pool)
-            #expect(rules.statementViolations("SELECT * FROM chains WHERE app_id = $1 AND environment = $2")
-                == ["touches chains without filtering by original_transaction_id"])
-            #expect(rules.statementViolations("UPDATE account_entitlement_periods SET state = NULL WHERE app_id = $1")
-                == ["touches account_entitlement_periods without filtering by account_id"])
-            #expect(rules.statementViolations("INSERT INTO ledger_entries (app_id, idempotency_key) VALUES ($1, $2)")
-                == ["touches ledger_entries without filtering by original_transaction_id"])
-            #expect(rules.statementViolations(
-                "SELECT * FROM chains t WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($2::text[])").isEmpty)
+            #expect(
+                rules.statementViolations("SELECT * FROM chains WHERE app_id = $1 AND environment = $2")
+                    == ["touches chains without filtering by original_transaction_id"])
+            #expect(
+                rules.statementViolations("UPDATE account_entitlement_periods SET state = NULL WHERE app_id = $1")
+                    == ["touches account_entitlement_periods without filtering by account_id"])
+            #expect(
+                rules.statementViolations("INSERT INTO ledger_entries (app_id, idempotency_key) VALUES ($1, $2)")
+                    == ["touches ledger_entries without filtering by original_transaction_id"])
+            #expect(
+                rules.statementViolations(
+                    "SELECT * FROM chains t WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($2::text[])"
+                ).isEmpty)
             #expect(rules.statementViolations("INSERT INTO accounts (app_id, account_id) VALUES ($1, $2)").isEmpty)
             #expect(rules.statementViolations("UPDATE receipts SET status = 'applied' WHERE receipt_id = $1").isEmpty)
         }
@@ -149,7 +155,8 @@ import Testing
     static func applyEveryKindOfInput(_ store: LedgerStore, app: StoredApp) async throws {
         let alice = F.account("alice")
         let bob = F.account("bob")
-        let receiptID = try await store.storeSubmission(kind: .appReceipt, body: "MIIT...base64", account: alice, app: app)
+        let receiptID = try await store.storeSubmission(
+            kind: .appReceipt, body: "MIIT...base64", account: alice, app: app)
         let purchase = F.subscription("t1", chain: "o1", from: 0, to: 30)
         try await store.apply(
             F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
@@ -158,15 +165,19 @@ import Testing
             notificationID: "n-stop", version: .v2, notificationType: "DID_CHANGE_RENEWAL_STATUS", bundleID: F.bundleID,
             environment: .production, signedDate: F.day(10), transaction: purchase,
             renewalInfo: F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1))
-        _ = try await store.receive(stopped, body: "{}", input: LedgerInput(notification: stopped), app: app, now: F.day(10))
+        _ = try await store.receive(
+            stopped, body: "{}", input: LedgerInput(notification: stopped), app: app, now: F.day(10))
         let bobsPurchase = F.subscription("t3", chain: "o1", from: 40, to: 70)
         try await store.apply(
-            F.receipt(by: bob, [purchase, bobsPurchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)], on: 40),
+            F.receipt(
+                by: bob, [purchase, bobsPurchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)],
+                on: 40),
             app: app, now: F.day(40))
         let order = try await store.createOrder(account: alice, productID: "coins.100", app: app, now: F.day(41))
         let coins = F.consumable("k1", on: 41, token: order.id.rawValue)
         try await store.apply(F.receipt(by: alice, [coins], on: 41), app: app, now: F.day(41))
-        try await store.apply(F.notification([F.consumable("k1", on: 41, refundedOn: 42)], on: 42), app: app, now: F.day(42))
+        try await store.apply(
+            F.notification([F.consumable("k1", on: 41, refundedOn: 42)], on: 42), app: app, now: F.day(42))
         try await store.apply(
             F.notification([F.subscription("t3", chain: "o1", from: 40, to: 70, refundedOn: 45)], on: 45),
             app: app, now: F.day(45))

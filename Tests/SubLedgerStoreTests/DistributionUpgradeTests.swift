@@ -164,14 +164,16 @@ import Testing
                 try EntryRows.insert(entries, appID: readModelApp.appID, reference: .none, on: connection)
             }
             #expect(reinserted == 0)
-            let lastInput = F.notification([F.subscription("t3", chain: "o1", from: 40, to: 70, refundedOn: 45)], on: 45)
+            let lastInput = F.notification(
+                [F.subscription("t3", chain: "o1", from: 40, to: 70, refundedOn: 45)], on: 45)
             #expect(try await store.apply(lastInput, app: ledgerApp, now: F.day(45)).newEntries == 0)
             let alice = F.account("alice")
             let renewal = try await store.apply(
                 F.receipt(by: alice, [F.subscription("u1", chain: "fresh", from: 100, to: 130)], on: 100),
                 app: ledgerApp, now: F.day(100))
             #expect(renewal.newEntries == 1)
-            #expect(try await store.entitlements(for: alice, app: ledgerApp, at: F.day(110)).first?.expiresAt == F.day(130))
+            #expect(
+                try await store.entitlements(for: alice, app: ledgerApp, at: F.day(110)).first?.expiresAt == F.day(130))
             let again = try await store.apply(
                 F.receipt(by: alice, [F.subscription("u1", chain: "fresh", from: 100, to: 130)], on: 101),
                 app: ledgerApp, now: F.day(101))
@@ -200,7 +202,8 @@ import Testing
         }
         try await DistributionRulesTests.applyEveryKindOfInput(store, app: ledgerApp)
         let consumption = ConsumptionStore(pool: pool)
-        _ = try await consumption.recordConsent(ConsumptionConsent(consented: true, at: F.day(43)), account: F.account("alice"), app: ledgerApp)
+        _ = try await consumption.recordConsent(
+            ConsumptionConsent(consented: true, at: F.day(43)), account: F.account("alice"), app: ledgerApp)
         _ = try await consumption.recordUsage(
             ConsumptionUsage(consumedMilliunits: 500),
             transactionID: "k1", account: F.account("alice"), app: ledgerApp)

@@ -1,6 +1,6 @@
-import SubLedgerTestSupport
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore
@@ -17,15 +17,18 @@ import Testing
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         }
 
-        let first = try await DatabaseBootstrap.open(url: nil, dataDirectory: root, poolSize: 2, logger: TestDatabase.logger)
+        let first = try await DatabaseBootstrap.open(
+            url: nil, dataDirectory: root, poolSize: 2, logger: TestDatabase.logger)
         #expect(first.embedded?.startedHere == true)
-        try await first.pool.execute(script: "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('掉单 never again')")
+        try await first.pool.execute(
+            script: "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('掉单 never again')")
         let database = try await first.pool.query("SELECT current_database()").single().decode(String.self, at: 0)
         #expect(database == "subledger")
         await first.close()
         #expect(FileManager.default.fileExists(atPath: root + "/postgres/data/postmaster.pid") == false)
 
-        let second = try await DatabaseBootstrap.open(url: nil, dataDirectory: root, poolSize: 2, logger: TestDatabase.logger)
+        let second = try await DatabaseBootstrap.open(
+            url: nil, dataDirectory: root, poolSize: 2, logger: TestDatabase.logger)
         let note = try await second.pool.query("SELECT note FROM kept").single().decode(String.self, at: 0)
         #expect(note == "掉单 never again")
         await second.close()

@@ -54,7 +54,8 @@ import Testing
                 for (at, input) in generated.inputs {
                     try await store.apply(input, app: app, now: at)
                 }
-                let comparison = try await Self.compare(store, app: app, accounts: generated.accounts, extraInstants: generated.instants)
+                let comparison = try await Self.compare(
+                    store, app: app, accounts: generated.accounts, extraInstants: generated.instants)
                 totals.merge(comparison)
             }
         }
@@ -62,8 +63,11 @@ import Testing
         #expect(totals.checked > 4_000, "\(replay): too few reads compared (\(totals.checked))")
         // The read model answers every read of an account without a non-renewing pass itself (a pass sends
         // the read to the chains), and the histories grant something often enough to mean something.
-        #expect(totals.withoutPasses > 1_000, "\(replay): only \(totals.withoutPasses) reads of accounts without passes")
-        #expect(totals.withoutPassesFromPeriods == totals.withoutPasses, "\(replay): reads of accounts without passes went to the chains")
+        #expect(
+            totals.withoutPasses > 1_000, "\(replay): only \(totals.withoutPasses) reads of accounts without passes")
+        #expect(
+            totals.withoutPassesFromPeriods == totals.withoutPasses,
+            "\(replay): reads of accounts without passes went to the chains")
         #expect(totals.nonEmpty * 5 > totals.checked, "\(replay): only \(totals.nonEmpty) reads found an entitlement")
         #expect(totals.transferred > 0, "\(replay): no history moved a chain between accounts")
         print(
@@ -97,13 +101,17 @@ import Testing
                     """)
             let report = try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             #expect(report.applied == [13])
-            let listed = try await pool.query("SELECT count(*) FROM account_entitlement_backfill WHERE app_id = $1", [app.appID])
-                .single().decode(Int64.self, at: 0)
+            let listed = try await pool.query(
+                "SELECT count(*) FROM account_entitlement_backfill WHERE app_id = $1", [app.appID]
+            )
+            .single().decode(Int64.self, at: 0)
             let owners = try await pool.query(
                 "SELECT count(DISTINCT account_id) FROM ownership_bindings WHERE app_id = $1", [app.appID]
             ).single().decode(Int64.self, at: 0)
             #expect(listed == owners && listed > 5)
-            #expect(try await pool.query("SELECT count(*) FROM account_entitlement_periods").single().decode(Int64.self, at: 0) == 0)
+            #expect(
+                try await pool.query("SELECT count(*) FROM account_entitlement_periods").single().decode(
+                    Int64.self, at: 0) == 0)
 
             // Before any backfill: answered from the chains, and the first read backfills its account.
             let first = generated.accounts[0]
@@ -116,9 +124,12 @@ import Testing
             #expect(stillListed == 0)
 
             var drained = 0
-            while case let done = try await store.backfillEntitlementPeriods(app: app, limit: 7), done > 0 { drained += done }
+            while case let done = try await store.backfillEntitlementPeriods(app: app, limit: 7), done > 0 {
+                drained += done
+            }
             #expect(drained == Int(listed) - 1 || drained == Int(listed))
-            let after = try await Self.compare(store, app: app, accounts: generated.accounts, extraInstants: generated.instants)
+            let after = try await Self.compare(
+                store, app: app, accounts: generated.accounts, extraInstants: generated.instants)
             #expect(after.disagreements.isEmpty, "\(after.disagreements.prefix(3))")
             #expect(after.withoutPassesFromPeriods == after.withoutPasses && after.withoutPasses > 100)
         }
@@ -158,7 +169,9 @@ import Testing
                 for change in chain.bindingChanges { dates.insert(change.at) }
                 for known in chain.transactions {
                     let transaction = known.transaction
-                    dates.formUnion([transaction.purchaseDate, transaction.purchaseDate.adding(milliseconds: 30 * RandomHistory.day)])
+                    dates.formUnion([
+                        transaction.purchaseDate, transaction.purchaseDate.adding(milliseconds: 30 * RandomHistory.day),
+                    ])
                     dates.formUnion([transaction.expiresDate, transaction.revocationDate].compactMap { $0 })
                     dates.formUnion(known.revocations.map(\.revocationDate))
                 }
@@ -166,7 +179,9 @@ import Testing
             }
             let hasPass = chains.contains { $0.header.productType == .nonRenewing }
             var instants = Set<Instant>()
-            for date in dates { instants.formUnion([date.adding(milliseconds: -1), date, date.adding(milliseconds: 1)]) }
+            for date in dates {
+                instants.formUnion([date.adding(milliseconds: -1), date, date.adding(milliseconds: 1)])
+            }
             for instant in instants.sorted() {
                 comparison.checked += 1
                 let general = Ledger.entitlements(for: account, at: instant, chains: chains, app: app.definition)
@@ -209,7 +224,9 @@ struct RandomHistory {
         accounts = (0..<6).map { try! AccountID("h\(index)-account\($0)") }
         instants = [0, 1, 45, 200, 500].map { Instant(millisecondsSince1970: t0 + $0 * day) }
         func instant(_ milliseconds: Int64) -> Instant { Instant(millisecondsSince1970: milliseconds) }
-        func between(_ low: Int64, _ high: Int64) -> Int64 { high <= low ? low : Int64.random(in: low...high, using: &rng) }
+        func between(_ low: Int64, _ high: Int64) -> Int64 {
+            high <= low ? low : Int64.random(in: low...high, using: &rng)
+        }
         func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < probability }
         func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &rng)] }
 
@@ -238,9 +255,14 @@ struct RandomHistory {
                 let count = Int.random(in: 1...5, using: &rng)
                 for renewalNumber in 0..<count {
                     // Renewals sometimes start a little late (a lapse), sometimes exactly at the expiry.
-                    let purchase = renewalNumber == 0
-                        ? start : transactions[renewalNumber - 1].expiresDate!.millisecondsSince1970 + (chance(0.2) ? between(1, 5 * day) : 0)
-                    transactions.append(transaction("\(original)-\(renewalNumber)", product, purchase: purchase, expires: purchase + period))
+                    let purchase =
+                        renewalNumber == 0
+                        ? start
+                        : transactions[renewalNumber - 1].expiresDate!.millisecondsSince1970
+                            + (chance(0.2) ? between(1, 5 * day) : 0)
+                    transactions.append(
+                        transaction(
+                            "\(original)-\(renewalNumber)", product, purchase: purchase, expires: purchase + period))
                 }
                 let last = transactions.count - 1
                 if product != "premium.monthly", chance(0.25) {
@@ -249,7 +271,9 @@ struct RandomHistory {
                     transactions[last].isUpgraded = true
                     transactions[last].revocationDate = instant(moment)
                     if chance(0.8) {
-                        transactions.append(transaction("\(original)-up", "premium.monthly", purchase: moment, expires: moment + 30 * day))
+                        transactions.append(
+                            transaction(
+                                "\(original)-up", "premium.monthly", purchase: moment, expires: moment + 30 * day))
                     }
                 } else if chance(0.25) {
                     let refunded = Int.random(in: 0...last, using: &rng)
@@ -266,7 +290,8 @@ struct RandomHistory {
                         autoRenewProductID: latest.productID, willAutoRenew: chance(0.5),
                         expirationIntent: pick([nil, 1, 2, 3, 4, 5]),
                         isInBillingRetryPeriod: retrying,
-                        gracePeriodExpiresDate: retrying && chance(0.6) ? instant(latestExpiry + between(3_600_000, 16 * day)) : nil,
+                        gracePeriodExpiresDate: retrying && chance(0.6)
+                            ? instant(latestExpiry + between(3_600_000, 16 * day)) : nil,
                         environment: environment, observedAt: instant(latestExpiry - day))
                 }
             case 12..<14:
@@ -286,11 +311,17 @@ struct RandomHistory {
             // notifications without a submitter.
             let claimant = pick(accounts)
             let environmentOf = environment
-            func input(_ versions: [Transaction], by submitter: AccountID?, renewals: [RenewalInfo], at observed: Int64) -> (Instant, LedgerInput) {
-                (instant(observed), LedgerInput(
-                    kind: submitter == nil ? .notification : .receipt, bundleID: EntitlementReadModelAgreementTests.bundleID,
-                    environment: environmentOf, submitter: submitter, transactions: versions, renewalInfo: renewals,
-                    observedAt: instant(observed)))
+            func input(_ versions: [Transaction], by submitter: AccountID?, renewals: [RenewalInfo], at observed: Int64)
+                -> (Instant, LedgerInput)
+            {
+                (
+                    instant(observed),
+                    LedgerInput(
+                        kind: submitter == nil ? .notification : .receipt,
+                        bundleID: EntitlementReadModelAgreementTests.bundleID,
+                        environment: environmentOf, submitter: submitter, transactions: versions, renewalInfo: renewals,
+                        observedAt: instant(observed))
+                )
             }
             /// The transactions as seen at `observed`: those bought by then, without a revocation not yet made.
             func seen(at observed: Int64) -> [Transaction] {
@@ -305,16 +336,22 @@ struct RandomHistory {
                 }
             }
             let first = transactions[0].purchaseDate.millisecondsSince1970
-            let end = transactions.map { ($0.expiresDate ?? $0.revocationDate ?? $0.purchaseDate).millisecondsSince1970 }.max()! + day
+            let end =
+                transactions.map { ($0.expiresDate ?? $0.revocationDate ?? $0.purchaseDate).millisecondsSince1970 }
+                .max()! + day
             // The first claim, right after the first purchase.
             timeline.append(input(seen(at: first + 60_000), by: claimant, renewals: [], at: first + 60_000))
             // Renewals and revocations as notifications, each when it happened.
             for version in transactions.dropFirst() {
                 let observed = version.purchaseDate.millisecondsSince1970 + 1_000
-                timeline.append(input(seen(at: observed).filter { $0.transactionID == version.transactionID }, by: nil, renewals: [], at: observed))
+                timeline.append(
+                    input(
+                        seen(at: observed).filter { $0.transactionID == version.transactionID }, by: nil, renewals: [],
+                        at: observed))
             }
             // The whole story, with the renewal info, from the claimant (or nobody) at the end.
-            timeline.append(input(seen(at: end), by: chance(0.5) ? claimant : nil, renewals: renewal.map { [$0] } ?? [], at: end))
+            timeline.append(
+                input(seen(at: end), by: chance(0.5) ? claimant : nil, renewals: renewal.map { [$0] } ?? [], at: end))
             // A refund reversed: a later observation of the refunded transaction without its revocation.
             if let refunded = transactions.first(where: { $0.revocationDate != nil && !$0.isUpgraded }), chance(0.4) {
                 var clean = refunded

@@ -1,6 +1,6 @@
-import SubLedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore
@@ -60,10 +60,14 @@ import Testing
                 app: app, now: F.day(0))
             let renewal = F.subscription("t2", chain: "o1", from: 30, to: 60)
             let applied = try await store.apply(
-                F.receipt(by: bob, [purchase, renewal], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 31)], on: 31),
+                F.receipt(
+                    by: bob, [purchase, renewal], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 31)],
+                    on: 31),
                 app: app, now: F.day(31))
 
-            #expect(applied.decision.transactionOutcomes.first { $0.transactionID == "t2" }?.result == .belongsToAnotherAccount)
+            #expect(
+                applied.decision.transactionOutcomes.first { $0.transactionID == "t2" }?.result
+                    == .belongsToAnotherAccount)
             #expect(try await store.ownerColumn(of: "o1", app: app) == "alice")
             #expect(try await store.entryAccounts(app: app)["extend:Production:t2"] == "alice")
             let aliceHas = try await store.entitlements(for: alice, app: app, at: F.day(45))
@@ -85,15 +89,20 @@ import Testing
                 app: app, now: F.day(10))
             let bobsPurchase = F.subscription("t3", chain: "o1", from: 40, to: 70)
             try await store.apply(
-                F.receipt(by: bob, [purchase, bobsPurchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)], on: 40),
+                F.receipt(
+                    by: bob, [purchase, bobsPurchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)],
+                    on: 40),
                 app: app, now: F.day(40))
             let bobsRenewal = F.subscription("t4", chain: "o1", from: 70, to: 100)
             let uploaded = try await store.apply(
-                F.receipt(by: alice, [purchase, bobsPurchase, bobsRenewal],
-                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 71)], on: 71),
+                F.receipt(
+                    by: alice, [purchase, bobsPurchase, bobsRenewal],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 71)], on: 71),
                 app: app, now: F.day(71))
 
-            #expect(uploaded.decision.transactionOutcomes.first { $0.transactionID == "t4" }?.result == .belongsToAnotherAccount)
+            #expect(
+                uploaded.decision.transactionOutcomes.first { $0.transactionID == "t4" }?.result
+                    == .belongsToAnotherAccount)
             #expect(try await store.ownerColumn(of: "o1", app: app) == "bob")
             #expect(try await store.entitlements(for: bob, app: app, at: F.day(80)).first?.expiresAt == F.day(100))
             #expect(try await store.entitlements(for: alice, app: app, at: F.day(80)).isEmpty)
@@ -104,7 +113,10 @@ import Testing
                 WHERE app_id = $1 ORDER BY sequence
                 """, [app.appID])
             #expect(try bindings.map { try $0.decode(String.self, at: 1) } == ["alice", "bob"])
-            #expect(try bindings.map { try $0.decode(String.self, at: 2) } == ["first_claim", "owner_not_actively_auto_renewing"])
+            #expect(
+                try bindings.map { try $0.decode(String.self, at: 2) } == [
+                    "first_claim", "owner_not_actively_auto_renewing",
+                ])
             #expect(try bindings.map { try $0.decode(Bool.self, at: 3) } == [false, true])
             let transfers = try await store.entryAccounts(app: app).filter { $0.key.hasPrefix("transfer") }
             #expect(Set(transfers.values) == ["alice", "bob"])
@@ -117,15 +129,19 @@ import Testing
         try await withLedger { store, app, _ in
             let purchase = F.subscription("t1", chain: "o1", from: 0, to: 30)
             try await store.apply(
-                F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 0)], on: 0),
+                F.receipt(
+                    by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 0)], on: 0),
                 app: app, now: F.day(0))
             try await store.apply(
-                F.receipt(by: bob, [F.subscription("t2", chain: "o1", from: 40, to: 70), purchase],
-                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)], on: 40),
+                F.receipt(
+                    by: bob, [F.subscription("t2", chain: "o1", from: 40, to: 70), purchase],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 40)], on: 40),
                 app: app, now: F.day(40))
             try await store.apply(
-                F.receipt(by: alice, [F.consumable("c2", on: 5), F.consumable("c1", on: 3, refundedOn: 4), F.consumable("c3", on: 6)],
-                          on: 6),
+                F.receipt(
+                    by: alice,
+                    [F.consumable("c2", on: 5), F.consumable("c1", on: 3, refundedOn: 4), F.consumable("c3", on: 6)],
+                    on: 6),
                 app: app, now: F.day(6))
 
             let alices = try await store.holdings(of: alice, app: app)
@@ -155,8 +171,9 @@ import Testing
     @Test func aReceivedNotificationIsStoredAppliedAndItsReplayChangesNothing() async throws {
         try await withLedger { store, app, pool in
             try await store.apply(
-                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
-                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                F.receipt(
+                    by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
                 app: app, now: F.day(0))
             let renewal = F.subscription("t2", chain: "o1", from: 30, to: 60)
             let notification = ServerNotification(
@@ -164,16 +181,18 @@ import Testing
                 environment: .production, signedDate: F.day(30), transaction: renewal,
                 renewalInfo: F.renewal(chain: "o1", willAutoRenew: true, on: 30))
             let input = LedgerInput(notification: notification)
-            guard case .applied(let id, let applied) = try await store.receive(
-                notification, body: "{}", input: input, app: app, now: F.day(30))
+            guard
+                case .applied(let id, let applied) = try await store.receive(
+                    notification, body: "{}", input: input, app: app, now: F.day(30))
             else {
                 Issue.record("the first delivery was not applied")
                 return
             }
             #expect(applied.newEntries == 1)
             #expect(applied.accounts["t2"] == alice)
-            guard case .duplicate(let again) = try await store.receive(
-                notification, body: "{}", input: input, app: app, now: F.day(31))
+            guard
+                case .duplicate(let again) = try await store.receive(
+                    notification, body: "{}", input: input, app: app, now: F.day(31))
             else {
                 Issue.record("the replay was applied again")
                 return
@@ -198,13 +217,15 @@ import Testing
             let submitters = [alice, bob]
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<50 {
-                    let input = F.receipt(by: submitters[index % 2], transactions.shuffled(), renewals: renewals, on: 31)
+                    let input = F.receipt(
+                        by: submitters[index % 2], transactions.shuffled(), renewals: renewals, on: 31)
                     group.addTask { try await store.apply(input, app: app, now: F.day(31)) }
                 }
                 try await group.waitForAll()
             }
             let owners = try await pool.query(
-                "SELECT DISTINCT account_id FROM transactions WHERE app_id = $1 AND original_transaction_id = 'oc'", [app.appID])
+                "SELECT DISTINCT account_id FROM transactions WHERE app_id = $1 AND original_transaction_id = 'oc'",
+                [app.appID])
             #expect(owners.count == 1)
             let current = try await pool.query(
                 "SELECT count(*) FROM ownership_bindings WHERE app_id = $1 AND ended_at IS NULL", [app.appID])
@@ -218,7 +239,9 @@ import Testing
             #expect(try perTransaction.allSatisfy { try $0.decode(Int64.self, at: 1) == 1 })
             let owner = try #require(try await store.ownerColumn(of: "oc", app: app))
             let ownerID = F.account(owner)
-            #expect(try await store.creditBalance(for: ownerID, app: app) + (try await store.creditBalance(for: ownerID == alice ? bob : alice, app: app)) == 100)
+            #expect(
+                try await store.creditBalance(for: ownerID, app: app)
+                    + (try await store.creditBalance(for: ownerID == alice ? bob : alice, app: app)) == 100)
         }
     }
 
@@ -226,15 +249,18 @@ import Testing
     @Test func replayingInputsAddsNothing() async throws {
         try await withLedger { store, app, pool in
             let inputs = [
-                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
-                          renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
-                F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60)],
-                               renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 30)], on: 30),
+                F.receipt(
+                    by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                F.notification(
+                    [F.subscription("t2", chain: "o1", from: 30, to: 60)],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 30)], on: 30),
                 F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60, refundedOn: 35)], on: 35),
             ]
             for input in inputs { try await store.apply(input, app: app, now: F.day(36)) }
             let entries = try await store.entryAccounts(app: app)
-            let chainRow = try await pool.query("SELECT snapshot::text, state FROM chains WHERE app_id = $1", [app.appID])
+            let chainRow = try await pool.query(
+                "SELECT snapshot::text, state FROM chains WHERE app_id = $1", [app.appID])
             #expect(try chainRow.single().decode(String.self, at: 1) == "revoked")
             for input in inputs.reversed() {
                 let applied = try await store.apply(input, app: app, now: F.day(36))
@@ -284,7 +310,8 @@ import Testing
             #expect(stored.state == .fulfilled)
             #expect(stored.fulfilledBy == "k1")
             // A refund takes the credits back with a negative entry.
-            try await store.apply(F.notification([F.consumable("k1", on: 1, refundedOn: 3)], on: 3), app: app, now: F.day(3))
+            try await store.apply(
+                F.notification([F.consumable("k1", on: 1, refundedOn: 3)], on: 3), app: app, now: F.day(3))
             #expect(try await store.creditBalance(for: alice, app: app) == 0)
         }
     }
@@ -318,10 +345,12 @@ import Testing
     @Test func thePostgreSQLLedgerAgreesWithThePureLedger() async throws {
         var generator = SystemRandomNumberGenerator()
         let inputs: [LedgerInput] = [
-            F.receipt(by: alice, [F.subscription("a1", chain: "oa", from: 0, to: 30)],
-                      renewals: [F.renewal(chain: "oa", willAutoRenew: true, on: 0)], on: 0),
-            F.notification([F.subscription("a2", chain: "oa", from: 30, to: 60)],
-                           renewals: [F.renewal(chain: "oa", willAutoRenew: true, on: 30)], on: 30),
+            F.receipt(
+                by: alice, [F.subscription("a1", chain: "oa", from: 0, to: 30)],
+                renewals: [F.renewal(chain: "oa", willAutoRenew: true, on: 0)], on: 0),
+            F.notification(
+                [F.subscription("a2", chain: "oa", from: 30, to: 60)],
+                renewals: [F.renewal(chain: "oa", willAutoRenew: true, on: 30)], on: 30),
             F.receipt(by: bob, [F.consumable("b1", on: 3), F.subscription("b2", chain: "ob", from: 2, to: 32)], on: 3),
             F.notification([F.subscription("b2", chain: "ob", from: 2, to: 32, refundedOn: 20)], on: 20),
             F.notification([], renewals: [F.renewal(chain: "oa", willAutoRenew: false, on: 40, intent: 1)], on: 40),
@@ -334,15 +363,17 @@ import Testing
                     try await store.apply(input, app: app, now: F.day(45))
                     try oracle.apply(input, now: F.day(45))
                 }
-                let expected = Dictionary(uniqueKeysWithValues: oracle.entries.values.map { ($0.idempotencyKey, $0.account.rawValue) })
+                let expected = Dictionary(
+                    uniqueKeysWithValues: oracle.entries.values.map { ($0.idempotencyKey, $0.account.rawValue) })
                 #expect(try await store.entryAccounts(app: app) == expected)
                 for account in [alice, bob] {
                     for day in [1, 10, 25, 35, 61] {
                         let stored = try await store.entitlements(for: account, app: app, at: F.day(day))
                         #expect(stored == oracle.entitlements(for: account, bundleID: F.bundleID, at: F.day(day)))
                     }
-                    #expect(try await store.creditBalance(for: account, app: app)
-                        == oracle.creditBalance(for: account, bundleID: F.bundleID, at: F.day(45)))
+                    #expect(
+                        try await store.creditBalance(for: account, app: app)
+                            == oracle.creditBalance(for: account, bundleID: F.bundleID, at: F.day(45)))
                 }
                 for (key, chain) in oracle.chains {
                     #expect(try await store.chain(key, app: app) == chain)

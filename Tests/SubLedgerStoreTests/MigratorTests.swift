@@ -1,6 +1,6 @@
-import SubLedgerTestSupport
 import Foundation
 import PostgresLibPQ
+import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore
@@ -60,13 +60,14 @@ import Testing
 
     @Test func aFailingStepLeavesNoTraceAndEarlierStepsStay() async throws {
         try await TestDatabase.withSchema { _, _, pool in
-            let script = try SchemaScript(parsing: """
-                -- step 1: good
-                CREATE TABLE good (x int);
-                -- step 2: bad
-                CREATE TABLE half (x int);
-                SELECT no_such_function();
-                """)
+            let script = try SchemaScript(
+                parsing: """
+                    -- step 1: good
+                    CREATE TABLE good (x int);
+                    -- step 2: bad
+                    CREATE TABLE half (x int);
+                    SELECT no_such_function();
+                    """)
             await #expect(throws: PostgresError.self) {
                 try await Migrator(script: script, logger: TestDatabase.logger).migrate(pool)
             }
@@ -109,24 +110,28 @@ import Testing
     @Test func ledgerEntriesCannotBeUpdatedOrDeleted() async throws {
         try await TestDatabase.withSchema { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            try await pool.execute(script: """
-                INSERT INTO apps (bundle_id, catalog) VALUES ('com.example', '{}');
-                INSERT INTO ledger_entries (app_id, idempotency_key, kind, environment, original_transaction_id,
-                    product_id, effective_at)
-                SELECT app_id, 'k1', 'grant', 'Production', '1000', 'pro.monthly', now() FROM apps;
-                """)
-            for statement in ["UPDATE ledger_entries SET reason = 'x'", "DELETE FROM ledger_entries",
-                              "TRUNCATE ledger_entries"] {
+            try await pool.execute(
+                script: """
+                    INSERT INTO apps (bundle_id, catalog) VALUES ('com.example', '{}');
+                    INSERT INTO ledger_entries (app_id, idempotency_key, kind, environment, original_transaction_id,
+                        product_id, effective_at)
+                    SELECT app_id, 'k1', 'grant', 'Production', '1000', 'pro.monthly', now() FROM apps;
+                    """)
+            for statement in [
+                "UPDATE ledger_entries SET reason = 'x'", "DELETE FROM ledger_entries",
+                "TRUNCATE ledger_entries",
+            ] {
                 await #expect {
                     try await pool.execute(script: statement)
                 } throws: { ($0 as? PostgresError)?.sqlState == .restrictViolation }
             }
             await #expect {
-                try await pool.execute(script: """
-                    INSERT INTO ledger_entries (app_id, idempotency_key, kind, environment, original_transaction_id,
-                        product_id, effective_at)
-                    SELECT app_id, 'k1', 'grant', 'Production', '1000', 'pro.monthly', now() FROM apps
-                    """)
+                try await pool.execute(
+                    script: """
+                        INSERT INTO ledger_entries (app_id, idempotency_key, kind, environment, original_transaction_id,
+                            product_id, effective_at)
+                        SELECT app_id, 'k1', 'grant', 'Production', '1000', 'pro.monthly', now() FROM apps
+                        """)
             } throws: { ($0 as? PostgresError)?.sqlState == .uniqueViolation }
         }
     }
@@ -134,20 +139,22 @@ import Testing
     @Test func aChainCannotHaveTwoCurrentOwners() async throws {
         try await TestDatabase.withSchema { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            try await pool.execute(script: """
-                INSERT INTO apps (bundle_id, catalog) VALUES ('com.example', '{}');
-                INSERT INTO accounts (app_id, account_id) SELECT app_id, 'A' FROM apps;
-                INSERT INTO accounts (app_id, account_id) SELECT app_id, 'B' FROM apps;
-                INSERT INTO chains (app_id, environment, original_transaction_id, product_id, product_type, state, snapshot)
-                SELECT app_id, 'Production', '1000', 'pro.monthly', 'auto_renewable', 'active', '{}' FROM apps;
-                INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id, started_at, started_reason)
-                SELECT app_id, 'Production', '1000', 0, 'A', now(), 'first_claim' FROM apps;
-                """)
-            await #expect {
-                try await pool.execute(script: """
+            try await pool.execute(
+                script: """
+                    INSERT INTO apps (bundle_id, catalog) VALUES ('com.example', '{}');
+                    INSERT INTO accounts (app_id, account_id) SELECT app_id, 'A' FROM apps;
+                    INSERT INTO accounts (app_id, account_id) SELECT app_id, 'B' FROM apps;
+                    INSERT INTO chains (app_id, environment, original_transaction_id, product_id, product_type, state, snapshot)
+                    SELECT app_id, 'Production', '1000', 'pro.monthly', 'auto_renewable', 'active', '{}' FROM apps;
                     INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id, started_at, started_reason)
-                    SELECT app_id, 'Production', '1000', 1, 'B', now(), 'first_claim' FROM apps
+                    SELECT app_id, 'Production', '1000', 0, 'A', now(), 'first_claim' FROM apps;
                     """)
+            await #expect {
+                try await pool.execute(
+                    script: """
+                        INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id, started_at, started_reason)
+                        SELECT app_id, 'Production', '1000', 1, 'B', now(), 'first_claim' FROM apps
+                        """)
             } throws: { ($0 as? PostgresError)?.sqlState == .uniqueViolation }
         }
     }
@@ -162,7 +169,8 @@ enum SubLedgerExecutable {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory.deleteLastPathComponent()
         }
-        Issue.record("the subledger executable was not found next to the test bundle; build with `swift build --build-tests`")
+        Issue.record(
+            "the subledger executable was not found next to the test bundle; build with `swift build --build-tests`")
         throw MissingTestDatabase()
     }
 }

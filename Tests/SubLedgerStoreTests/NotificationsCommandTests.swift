@@ -20,7 +20,10 @@ import Testing
             try ProgramRunner.spawnAndWait(
                 [executable.path, "notifications", "recover"] + arguments, outputPath: log,
                 // A database that does not exist: validation must refuse before any connection is tried.
-                environment: ["DATABASE_URL": "postgresql://127.0.0.1:9/none", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+                environment: [
+                    "DATABASE_URL": "postgresql://127.0.0.1:9/none",
+                    "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "",
+                ])
         }.value
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 64, "\(output)")

@@ -26,17 +26,29 @@ import Testing
 
     @Test func mistakesInTheReadReplicaOptionsStopServeWithAClearMessage() async throws {
         let cases: [(arguments: [String], environment: [String: String], message: String)] = [
-            (["--database-url", Self.primary, "--read-database-url", "host=a,b,c port=1,2"], [:], "names 3 hosts but 2 ports"),
+            (
+                ["--database-url", Self.primary, "--read-database-url", "host=a,b,c port=1,2"], [:],
+                "names 3 hosts but 2 ports"
+            ),
             (["--database-url", Self.primary, "--read-database-url", "postgresql://%zz"], [:], "--read-database-url"),
-            (["--database-url", Self.primary, "--read-database-url", "host=b", "--read-max-lag-ms", "0"], [:],
-             "--read-max-lag-ms must be between 1 and 3600000"),
-            (["--database-url", Self.primary, "--read-database-url", "host=b", "--read-token-wait-ms", "70000"], [:],
-             "--read-token-wait-ms must be between 0 and 60000"),
-            (["--database-url", Self.primary], ["SUBLEDGER_READ_DATABASE_URL": "host=b", "SUBLEDGER_READ_MAX_LAG_MS": "soon"],
-             "SUBLEDGER_READ_MAX_LAG_MS must be a whole number"),
+            (
+                ["--database-url", Self.primary, "--read-database-url", "host=b", "--read-max-lag-ms", "0"], [:],
+                "--read-max-lag-ms must be between 1 and 3600000"
+            ),
+            (
+                ["--database-url", Self.primary, "--read-database-url", "host=b", "--read-token-wait-ms", "70000"], [:],
+                "--read-token-wait-ms must be between 0 and 60000"
+            ),
+            (
+                ["--database-url", Self.primary],
+                ["SUBLEDGER_READ_DATABASE_URL": "host=b", "SUBLEDGER_READ_MAX_LAG_MS": "soon"],
+                "SUBLEDGER_READ_MAX_LAG_MS must be a whole number"
+            ),
             (["--database-url", Self.primary, "--read-max-lag-ms", "500"], [:], "need --read-database-url"),
-            (["--read-database-url", "host=b"], ["SUBLEDGER_DATA_DIR": NSTemporaryDirectory() + "unused-\(UUID())"],
-             "needs a configured primary"),
+            (
+                ["--read-database-url", "host=b"], ["SUBLEDGER_DATA_DIR": NSTemporaryDirectory() + "unused-\(UUID())"],
+                "needs a configured primary"
+            ),
         ]
         for (arguments, environment, message) in cases {
             let result = try await Self.serve(arguments, environment: environment)

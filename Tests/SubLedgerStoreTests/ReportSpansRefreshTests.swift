@@ -22,7 +22,9 @@ import Testing
     }
 
     /// The stored spans of production chain `chain` as text, in key order, and their row versions (`xmin`).
-    private func stored(_ chain: String, app: StoredApp, on pool: PostgresPool) async throws -> [(row: String, version: String)] {
+    private func stored(_ chain: String, app: StoredApp, on pool: PostgresPool) async throws -> [(
+        row: String, version: String
+    )] {
         try await pool.query(
             """
             SELECT s::text, s.xmin::text FROM chain_report_spans s
@@ -56,23 +58,29 @@ import Testing
             try await store.apply(
                 F.receipt(
                     by: alice,
-                    [F.subscription("t1", chain: "o1", from: 0, to: 30), F.subscription("t3", chain: "o1", from: 60, to: 90)],
+                    [
+                        F.subscription("t1", chain: "o1", from: 0, to: 30),
+                        F.subscription("t3", chain: "o1", from: 60, to: 90),
+                    ],
                     renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 61)], on: 61),
                 app: app, now: F.day(61))
-            #expect(try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
+            #expect(
+                try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(try await inForceSpans("o1", app: app, on: pool) == 2)
 
             // The month between arrives late: the first span now runs to day 90 and the second is gone.
             try await store.apply(
                 F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60)], on: 62), app: app, now: F.day(62))
-            #expect(try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
+            #expect(
+                try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(try await inForceSpans("o1", app: app, on: pool) == 1)
 
             // Refunded from day 45, the late month leaves a gap again.
             try await store.apply(
                 F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60, refundedOn: 45)], on: 63),
                 app: app, now: F.day(63))
-            #expect(try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
+            #expect(
+                try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(try await inForceSpans("o1", app: app, on: pool) == 2)
         }
     }

@@ -47,7 +47,8 @@ import Testing
             let taxes = try await run(["tax", "apply", try Self.file("GBR,2025-01-01,0.166667\nDEU,2025-01-01,1.19\n")])
             #expect(taxes.status != 0)
             #expect(taxes.output.contains("line 2"))
-            #expect(try await pool.query("SELECT count(*) FROM storefront_tax_rates").single().decode(Int.self, at: 0) == 0)
+            #expect(
+                try await pool.query("SELECT count(*) FROM storefront_tax_rates").single().decode(Int.self, at: 0) == 0)
 
             let set = try await run(["apps", "small-business", "set", "com.example.rates", "--from", "2025-01-01"])
             #expect(set.status == 0, "\(set.output)")

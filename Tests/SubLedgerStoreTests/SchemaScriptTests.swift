@@ -5,14 +5,15 @@ import Testing
 
 @Suite struct SchemaScriptTests {
     @Test func splitsNumberedStepsAndDropsTheHeader() throws {
-        let script = try SchemaScript(parsing: """
-            -- a header comment
-            -- step 1: first
-            CREATE TABLE a (x int);
+        let script = try SchemaScript(
+            parsing: """
+                -- a header comment
+                -- step 1: first
+                CREATE TABLE a (x int);
 
-            -- step 2: second
-            CREATE TABLE b (y int);
-            """)
+                -- step 2: second
+                CREATE TABLE b (y int);
+                """)
         #expect(script.steps.map(\.version) == [1, 2])
         #expect(script.steps.map(\.name) == ["first", "second"])
         #expect(script.steps[0].sql == "CREATE TABLE a (x int);")

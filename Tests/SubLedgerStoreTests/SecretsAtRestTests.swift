@@ -11,7 +11,8 @@ import Testing
 @Suite struct SecretsAtRestTests {
     static let bundleID = "com.example.secrets"
     static let otherBundleID = "com.example.other"
-    static let pem = "-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg\n-----END PRIVATE KEY-----\n"
+    static let pem =
+        "-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg\n-----END PRIVATE KEY-----\n"
 
     static let catalogYAML = """
         apps:
@@ -48,7 +49,10 @@ import Testing
 
     /// The raw secret columns of `bundleID`: plaintext, sealed bytes and key id of each field.
     static func rawColumns(_ pool: PostgresPool, _ bundleID: String = bundleID) async throws
-        -> (sharedSecret: String?, sharedSealed: [UInt8]?, sharedKeyID: String?, pem: String?, pemSealed: [UInt8]?, pemKeyID: String?)
+        -> (
+            sharedSecret: String?, sharedSealed: [UInt8]?, sharedKeyID: String?, pem: String?, pemSealed: [UInt8]?,
+            pemKeyID: String?
+        )
     {
         let row = try await pool.query(
             """
@@ -58,8 +62,10 @@ import Testing
             """, [bundleID]
         ).single()
         return (
-            try row.decode(String?.self, at: 0), try row.decode([UInt8]?.self, at: 1), try row.decode(String?.self, at: 2),
-            try row.decode(String?.self, at: 3), try row.decode([UInt8]?.self, at: 4), try row.decode(String?.self, at: 5)
+            try row.decode(String?.self, at: 0), try row.decode([UInt8]?.self, at: 1),
+            try row.decode(String?.self, at: 2),
+            try row.decode(String?.self, at: 3), try row.decode([UInt8]?.self, at: 4),
+            try row.decode(String?.self, at: 5)
         )
     }
 
@@ -84,7 +90,8 @@ import Testing
             #expect(!Self.contains(sharedSealed, "the-shared-secret"))
             #expect(!Self.contains(pemSealed, "PRIVATE KEY"))
             // Nothing else in the row carries them either.
-            let text = try await pool.query("SELECT apps::text FROM apps WHERE bundle_id = $1", [Self.bundleID]).single()
+            let text = try await pool.query("SELECT apps::text FROM apps WHERE bundle_id = $1", [Self.bundleID])
+                .single()
             #expect(!(try text.decode(String.self, at: 0)).contains("the-shared-secret"))
 
             let app = try #require(try await store.app(bundleID: Self.bundleID))
@@ -131,11 +138,15 @@ import Testing
         for index in [0, 12, sealed.combined.count - 1] {  // nonce, ciphertext, tag
             var altered = sealed
             altered.combined[index] ^= 0x01
-            #expect(performing: { try keys.open(altered, for: purpose) }, throws: { ($0 as? SecretError)?.code == .sealedSecretRejected })
+            #expect(
+                performing: { try keys.open(altered, for: purpose) },
+                throws: { ($0 as? SecretError)?.code == .sealedSecretRejected })
         }
         var truncated = sealed
         truncated.combined = Array(sealed.combined.prefix(10))
-        #expect(performing: { try keys.open(truncated, for: purpose) }, throws: { ($0 as? SecretError)?.code == .sealedSecretRejected })
+        #expect(
+            performing: { try keys.open(truncated, for: purpose) },
+            throws: { ($0 as? SecretError)?.code == .sealedSecretRejected })
     }
 
     @Test func aSealedSecretAlteredOrSwappedInTheTableIsRefused() async throws {
@@ -146,18 +157,22 @@ import Testing
                 UPDATE apps SET shared_secret_sealed = (SELECT shared_secret_sealed FROM apps WHERE bundle_id = $1)
                 WHERE bundle_id = $2
                 """, [Self.bundleID, Self.otherBundleID])
-            await #expect(performing: { try await store.app(bundleID: Self.otherBundleID) }, throws: {
-                ($0 as? SecretError)?.code == .sealedSecretRejected
-            })
+            await #expect(
+                performing: { try await store.app(bundleID: Self.otherBundleID) },
+                throws: {
+                    ($0 as? SecretError)?.code == .sealedSecretRejected
+                })
             // A flipped bit in the stored ciphertext.
             try await pool.query(
                 """
                 UPDATE apps SET shared_secret_sealed = set_byte(shared_secret_sealed, 20, get_byte(shared_secret_sealed, 20) # 1)
                 WHERE bundle_id = $1
                 """, [Self.bundleID])
-            await #expect(performing: { try await store.app(bundleID: Self.bundleID) }, throws: {
-                ($0 as? SecretError)?.code == .sealedSecretRejected
-            })
+            await #expect(
+                performing: { try await store.app(bundleID: Self.bundleID) },
+                throws: {
+                    ($0 as? SecretError)?.code == .sealedSecretRejected
+                })
         }
     }
 
@@ -166,9 +181,11 @@ import Testing
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
-            await #expect(performing: { try await store.applyCatalog(catalog, secrets: secrets) }, throws: {
-                ($0 as? SecretError)?.code == .noSecretKey && !"\($0)".contains("the-shared-secret")
-            })
+            await #expect(
+                performing: { try await store.applyCatalog(catalog, secrets: secrets) },
+                throws: {
+                    ($0 as? SecretError)?.code == .noSecretKey && !"\($0)".contains("the-shared-secret")
+                })
             #expect(try await pool.query("SELECT count(*) FROM apps").single().decode(Int64.self, at: 0) == 0)
             // A catalog without secrets needs no key.
             try await store.applyCatalog(catalog)
@@ -192,13 +209,17 @@ import Testing
 
             // Before rotation: both keys open the old ciphertexts; the new key alone fails cleanly.
             #expect(try await both.app(bundleID: Self.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
-            await #expect(performing: { try await onlyNew.app(bundleID: Self.bundleID) }, throws: { error in
-                guard let error = error as? SecretError else { return false }
-                return error.code == .keyUnavailable && error.message.contains(old.id)
-            })
-            await #expect(performing: { try await onlyNew.checkSecretKeys() }, throws: {
-                ($0 as? SecretError)?.code == .keyUnavailable
-            })
+            await #expect(
+                performing: { try await onlyNew.app(bundleID: Self.bundleID) },
+                throws: { error in
+                    guard let error = error as? SecretError else { return false }
+                    return error.code == .keyUnavailable && error.message.contains(old.id)
+                })
+            await #expect(
+                performing: { try await onlyNew.checkSecretKeys() },
+                throws: {
+                    ($0 as? SecretError)?.code == .keyUnavailable
+                })
             #expect(try await both.secretsStatus().sealedByKeyID == [old.id: 3])
 
             let resealing = try await both.resealSecrets()
@@ -215,7 +236,8 @@ import Testing
             #expect(app.serverAPI?.privateKeyPEM == Self.pem)
             #expect(try await onlyNew.app(bundleID: Self.otherBundleID)?.sharedSecret == "another-secret")
             // Rotating again changes nothing.
-            #expect(try await both.resealSecrets() == LedgerStore.Resealing(keyID: new.id, resealed: 0, sealedPlaintext: 0))
+            #expect(
+                try await both.resealSecrets() == LedgerStore.Resealing(keyID: new.id, resealed: 0, sealedPlaintext: 0))
         }
     }
 
@@ -225,9 +247,11 @@ import Testing
         try await withSecrets(try Self.keyring(old)) { _, pool in
             let before = try await Self.rawColumns(pool)
             let onlyNew = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(new))
-            await #expect(performing: { try await onlyNew.resealSecrets() }, throws: {
-                ($0 as? SecretError)?.code == .keyUnavailable
-            })
+            await #expect(
+                performing: { try await onlyNew.resealSecrets() },
+                throws: {
+                    ($0 as? SecretError)?.code == .keyUnavailable
+                })
             let after = try await Self.rawColumns(pool)
             #expect(after.sharedSealed == before.sharedSealed)
             #expect(after.sharedKeyID == old.id)
@@ -258,22 +282,28 @@ import Testing
             let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
             #expect(try await keyless.app(bundleID: Self.bundleID)?.sharedSecret == "old-plain-secret")
             #expect(try await keyless.checkSecretKeys().plaintext == 2)
-            await #expect(performing: { try await keyless.resealSecrets() }, throws: {
-                ($0 as? SecretError)?.code == .noSecretKey
-            })
+            await #expect(
+                performing: { try await keyless.resealSecrets() },
+                throws: {
+                    ($0 as? SecretError)?.code == .noSecretKey
+                })
 
             let key = SecretKey.generate()
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(key))
             #expect(try await store.app(bundleID: Self.bundleID)?.serverAPI?.privateKeyPEM == Self.pem)
-            #expect(try await store.resealSecrets() == LedgerStore.Resealing(keyID: key.id, resealed: 0, sealedPlaintext: 2))
+            #expect(
+                try await store.resealSecrets() == LedgerStore.Resealing(keyID: key.id, resealed: 0, sealedPlaintext: 2)
+            )
             let raw = try await Self.rawColumns(pool)
             #expect(raw.sharedSecret == nil)
             #expect(raw.pem == nil)
             #expect(raw.sharedKeyID == key.id)
             let sealed = try #require(try await store.app(bundleID: Self.bundleID))
             #expect(sealed.sharedSecret == "old-plain-secret")
-            #expect(sealed.serverAPI == ServerAPICredentials(issuerID: "issuer", keyID: "KEYID", privateKeyPEM: Self.pem))
-            #expect(try await store.secretsStatus() == .init(sealedByKeyID: [key.id: 2], plaintext: 0, missingKeyIDs: []))
+            #expect(
+                sealed.serverAPI == ServerAPICredentials(issuerID: "issuer", keyID: "KEYID", privateKeyPEM: Self.pem))
+            #expect(
+                try await store.secretsStatus() == .init(sealedByKeyID: [key.id: 2], plaintext: 0, missingKeyIDs: []))
         }
     }
 
@@ -296,7 +326,8 @@ import Testing
         let keyring = try SecretKeyring.parse("# rotated 2026-11\n\(new.base64)\n\n  \(old.base64)  \n", source: "keys")
         #expect(keyring.keys.map(\.id) == [new.id, old.id])
         #expect(keyring.current?.id == new.id)
-        #expect(try SecretKeyring.parse("\(new.base64),\(old.base64)", source: "env").keys.map(\.id) == [new.id, old.id])
+        #expect(
+            try SecretKeyring.parse("\(new.base64),\(old.base64)", source: "env").keys.map(\.id) == [new.id, old.id])
         // The id is a fingerprint: the same key gives the same id, and it says nothing about the key.
         #expect(try SecretKey(base64: new.base64).id == new.id)
         #expect(new.id.count == 16)
@@ -313,17 +344,22 @@ import Testing
         ("keyid:" + Data(count: 32).base64EncodedString(), .malformedKey),
     ])
     func aMalformedKeySourceIsRefusedWithoutQuotingIt(text: String, code: SecretError.Code) {
-        #expect(performing: { try SecretKeyring.parse(text, source: "secret.key") }, throws: { error in
-            guard let error = error as? SecretError else { return false }
-            return error.code == code && error.message.contains("secret.key") && (text.isEmpty || !error.message.contains(text))
-        })
+        #expect(
+            performing: { try SecretKeyring.parse(text, source: "secret.key") },
+            throws: { error in
+                guard let error = error as? SecretError else { return false }
+                return error.code == code && error.message.contains("secret.key")
+                    && (text.isEmpty || !error.message.contains(text))
+            })
     }
 
     @Test func theSameKeyTwiceIsRefused() {
         let key = SecretKey.generate()
-        #expect(performing: { try SecretKeyring.parse("\(key.base64)\n\(key.base64)", source: "f") }, throws: {
-            ($0 as? SecretError)?.code == .malformedKey
-        })
+        #expect(
+            performing: { try SecretKeyring.parse("\(key.base64)\n\(key.base64)", source: "f") },
+            throws: {
+                ($0 as? SecretError)?.code == .malformedKey
+            })
     }
 
     @Test func theQuickStartKeyFileIsCreatedOncePrivately() throws {
@@ -342,8 +378,10 @@ import Testing
     }
 
     @Test func aMissingKeyFileIsAnError() {
-        #expect(performing: { try SecretKeyFile.read("/nonexistent/secret.key") }, throws: {
-            ($0 as? SecretError)?.code == .unreadableKeyFile
-        })
+        #expect(
+            performing: { try SecretKeyFile.read("/nonexistent/secret.key") },
+            throws: {
+                ($0 as? SecretError)?.code == .unreadableKeyFile
+            })
     }
 }

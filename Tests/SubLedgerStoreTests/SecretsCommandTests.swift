@@ -54,7 +54,8 @@ import Testing
                 [Self.v1Body, #"{"signedPayload":"x","password":"kept"}"#])
 
             let key = SecretKey.generate()
-            let before = try await Self.subledger(["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
+            let before = try await Self.subledger(
+                ["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
             #expect(before.status == 0, "\(before.output)")
             #expect(before.output.contains("plaintext secrets: 3"))
             #expect(before.output.contains("V1 notification bodies holding a password: 1"))
@@ -70,9 +71,13 @@ import Testing
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [key]))
             #expect(try await store.app(bundleID: S.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
             let bodies = try await pool.query("SELECT body FROM notifications ORDER BY notification_id")
-            #expect(try bodies.map { try $0.decode(String.self, at: 0) } == [Self.v1Redacted, #"{"signedPayload":"x","password":"kept"}"#])
+            #expect(
+                try bodies.map { try $0.decode(String.self, at: 0) } == [
+                    Self.v1Redacted, #"{"signedPayload":"x","password":"kept"}"#,
+                ])
 
-            let after = try await Self.subledger(["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
+            let after = try await Self.subledger(
+                ["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": key.base64])
             #expect(after.status == 0, "\(after.output)")
             #expect(after.output.contains("sealed with \(key.id): 3"))
             #expect(after.output.contains("plaintext secrets: 0"))
@@ -88,7 +93,8 @@ import Testing
             let (catalog, secrets) = try LedgerStore.readCatalog(S.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             let result = try await Self.subledger(
-                ["secrets", "status"], schema: schema, environment: ["SUBLEDGER_SECRET_KEY": SecretKey.generate().base64])
+                ["secrets", "status"], schema: schema,
+                environment: ["SUBLEDGER_SECRET_KEY": SecretKey.generate().base64])
             #expect(result.status != 0)
             #expect(result.output.contains("secret_key_unavailable"))
             #expect(result.output.contains(old.id))

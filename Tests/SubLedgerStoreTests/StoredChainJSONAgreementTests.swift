@@ -97,7 +97,8 @@ import Testing
     }
 
     @Test func readerReadsNamesWrittenWithEscapes() throws {
-        let json = #"{"\u006bey": {"environment": "Production", "originalTransactionID": "\/1\ud83d\ude00"},"#
+        let json =
+            #"{"\u006bey": {"environment": "Production", "originalTransactionID": "\/1\ud83d\ude00"},"#
             + #" "bundleID": "b", "productType": "consumable", "product\u0049D": "p"}"#
         let chain = try StoredChainJSON.chain(from: json)
         #expect(chain.key == ChainKey(environment: .production, originalTransactionID: "/1😀"))

@@ -21,7 +21,8 @@ import Testing
     }
 
     static func withPool<T: Sendable>(_ body: (PostgresPool) async throws -> T) async throws -> T {
-        let pool = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
+        let pool = PostgresPool(
+            configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
         do {
             let result = try await body(pool)
             await pool.shutdown()
@@ -82,10 +83,13 @@ import Testing
         var values = StoredChainValues(seed: 0xC0DEC_0103, allowsNUL: false)
         let bindings = (0..<Self.cases).map { sequence in
             StoredBinding(
-                sequence: sequence - 1, from: values.maybe { $0.string() }, to: values.string(), reason: values.string(),
+                sequence: sequence - 1, from: values.maybe { $0.string() }, to: values.string(),
+                reason: values.string(),
                 at: values.int64(), transactionID: values.maybe { $0.string() })
         }
-        let rows = bindings.map { BindingRow(s: $0.sequence, f: $0.from, t: $0.to, r: $0.reason, ms: $0.at, tx: $0.transactionID) }
+        let rows = bindings.map {
+            BindingRow(s: $0.sequence, f: $0.from, t: $0.to, r: $0.reason, ms: $0.at, tx: $0.transactionID)
+        }
         try await Self.withPool { pool in
             let text = try await pool.query(
                 """
@@ -105,7 +109,9 @@ import Testing
         #expect(json.contains(#"a\u0000b"#))
         #expect(json == (try StoredChainJSONAgreementTests.foundationJSON(chain)))
         try await Self.withPool { pool in
-            let refusal = await #expect(throws: PostgresError.self) { _ = try await Self.throughJSONB([json], on: pool) }
+            let refusal = await #expect(throws: PostgresError.self) {
+                _ = try await Self.throughJSONB([json], on: pool)
+            }
             #expect(refusal?.description.contains("Unicode escape") == true, "\(String(describing: refusal))")
         }
     }

@@ -29,16 +29,18 @@ import Testing
 
     @Test func theBaseTextsRead() throws {
         #expect(try StoredChainJSON.transaction(from: Self.transaction("")).transaction.quantity == 1)
-        #expect(try StoredChainJSON.transaction(from: Self.transaction(#", "price": -9223372036854775808"#))
-            .transaction.price == .min)
+        #expect(
+            try StoredChainJSON.transaction(from: Self.transaction(#", "price": -9223372036854775808"#))
+                .transaction.price == .min)
         #expect(try StoredChainJSON.bindings(from: #"[[0, null, "a", "purchase", 5, null]]"#).count == 1)
-        #expect(try StoredChainJSON.bindings(from: #"[[0, null, "a", "purchase", 5], [1, "a", "b", "x", 6, "t", 9]]"#)
-            .map(\.transactionID) == [nil, "t"])
+        #expect(
+            try StoredChainJSON.bindings(from: #"[[0, null, "a", "purchase", 5], [1, "a", "b", "x", 6, "t", 9]]"#)
+                .map(\.transactionID) == [nil, "t"])
     }
 
     static let malformedTransactions: [String] = [
         "", " ", "null", "[]", "{}", "{", "}", "1", #""x""#,
-        transaction("") + " x", transaction("") + "{}", transaction(","), transaction(", ") , transaction(#", "price""#),
+        transaction("") + " x", transaction("") + "{}", transaction(","), transaction(", "), transaction(#", "price""#),
         transaction(#", "price": "#), transaction(#", "price": 1.0"#), transaction(#", "price": 1e3"#),
         transaction(#", "price": 01"#), transaction(#", "price": -"#), transaction(#", "price": +1"#),
         transaction(#", "price": 9223372036854775808"#), transaction(#", "price": -9223372036854775809"#),
@@ -112,7 +114,10 @@ import Testing
             let known = values.knownTransaction()
             let bytes = Array(try StoredChainJSONAgreementTests.foundationJSON(known).utf8)
             let cut = Int.random(in: 0..<bytes.count, using: &values.random)
-            #expect(Self.isCorruptRow { _ = try StoredChainJSON.transaction(from: String(decoding: bytes[..<cut], as: UTF8.self)) })
+            #expect(
+                Self.isCorruptRow {
+                    _ = try StoredChainJSON.transaction(from: String(decoding: bytes[..<cut], as: UTF8.self))
+                })
             for _ in 0..<20 {
                 var damaged = bytes
                 let position = Int.random(in: 0..<damaged.count, using: &values.random)

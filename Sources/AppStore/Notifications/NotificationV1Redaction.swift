@@ -22,7 +22,9 @@ public enum NotificationV1Redaction {
             for (position, index) in kept.enumerated() {
                 // Each kept member keeps the separator it was written with (its comma and line break), the
                 // first one goes right after `{` with its own leading whitespace.
-                if position > 0 { output += bytes[members.ranges[index - 1].upperBound..<members.ranges[index].lowerBound] }
+                if position > 0 {
+                    output += bytes[members.ranges[index - 1].upperBound..<members.ranges[index].lowerBound]
+                }
                 output += bytes[members.ranges[index]]
             }
             output += bytes[members.ranges[members.ranges.count - 1].upperBound...]
@@ -156,7 +158,8 @@ private struct JSONScanner {
         default:
             let start = position
             while position < bytes.count,
-                ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(bytes[position])
+                ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(
+                    bytes[position])
             {
                 position += 1
             }

@@ -58,7 +58,9 @@ public struct CompactJWS: Sendable {
         }
         guard dots.count == 2 else {
             let count = dots.count + 1
-            return .failure(JWSVerificationError(.malformedJWS, detail: "expected three segments, found \(count > 3 ? "more" : String(count))"))
+            return .failure(
+                JWSVerificationError(
+                    .malformedJWS, detail: "expected three segments, found \(count > 3 ? "more" : String(count))"))
         }
         let segments = [
             bytes[bytes.startIndex..<dots[0]], bytes[(dots[0] + 1)..<dots[1]], bytes[(dots[1] + 1)..<bytes.endIndex],
@@ -94,7 +96,9 @@ public struct CompactJWS: Sendable {
             return .failure(JWSVerificationError(.malformedPayload, detail: "payload is not JSON"))
         }
         let header: JWSHeader
-        if decoded[0].first(where: { !isSpace($0) }) == UInt8(ascii: "{"), let plain = JWSHeader(plainMembers: headerMembers) {
+        if decoded[0].first(where: { !isSpace($0) }) == UInt8(ascii: "{"),
+            let plain = JWSHeader(plainMembers: headerMembers)
+        {
             // Apple's headers are plain; read so, three per notification no longer cost a JSON decoder each.
             header = plain
         } else {

@@ -85,7 +85,8 @@ public struct JWSHeader: Codable, Hashable, Sendable {
         var index = text.startIndex + 1
         let end = text.endIndex - 1
         func skipSpace() {
-            while index < end, text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D {
+            while index < end, text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D
+            {
                 index += 1
             }
         }

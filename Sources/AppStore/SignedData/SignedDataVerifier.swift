@@ -62,7 +62,8 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// `verifyTransaction(_:)` for a token already parsed with `JWSSignatureVerifier.decode(_:)`.
-    public func verifyTransaction(_ jws: CompactJWS) async throws(JWSVerificationError) -> JWSTransactionDecodedPayload {
+    public func verifyTransaction(_ jws: CompactJWS) async throws(JWSVerificationError) -> JWSTransactionDecodedPayload
+    {
         let payload = try await verifiedPayload(jws, as: JWSTransactionDecodedPayload.self)
         try checkApp(bundleID: payload.bundleID, appAppleID: nil, checkAppAppleID: false)
         try checkEnvironment(payload.rawEnvironment)

@@ -9,7 +9,9 @@ extension SimulatorState {
     mutating func receiveConsumptionInformation(
         _ transactionID: String, version: String, _ request: ServerAPIResponder.Request
     ) -> SimpleResponse {
-        func record(_ answer: SimpleResponse, _ refusal: ConsumptionInformationValidation.Refusal? = nil) -> SimpleResponse {
+        func record(_ answer: SimpleResponse, _ refusal: ConsumptionInformationValidation.Refusal? = nil)
+            -> SimpleResponse
+        {
             consumptionReceived.append(
                 ReceivedConsumptionInformation(
                     bundleID: request.app.bundleID,
@@ -19,7 +21,9 @@ extension SimulatorState {
                     receivedAt: request.now.millisecondsSince1970))
             return answer
         }
-        guard version == "v1" || version == "v2" else { return ServerAPIError.body(4_040_000, "Not found.", status: 404) }
+        guard version == "v1" || version == "v2" else {
+            return ServerAPIError.body(4_040_000, "Not found.", status: 404)
+        }
         guard !transactionID.isEmpty, transactionID.allSatisfy(\.isNumber) else {
             return record(ServerAPIError.invalidTransactionID)
         }

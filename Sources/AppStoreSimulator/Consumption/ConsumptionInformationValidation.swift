@@ -18,7 +18,8 @@ enum ConsumptionInformationValidation {
         guard object["sampleContentProvided"]?.bool != nil else {
             return Refusal(code: 4_000_041, message: "Invalid sample content provided.")
         }
-        guard let delivery = object["deliveryStatus"]?.string, ConsumptionRequest.deliveryStatuses.contains(delivery) else {
+        guard let delivery = object["deliveryStatus"]?.string, ConsumptionRequest.deliveryStatuses.contains(delivery)
+        else {
             return Refusal(code: 4_000_036, message: "Invalid delivery status.")
         }
         if let raw = object["consumptionPercentage"] {
@@ -27,7 +28,8 @@ enum ConsumptionInformationValidation {
             }
             if delivery != "DELIVERED", percentage != 0 {
                 return Refusal(
-                    code: 4_000_000, message: "The consumption percentage must be 0 when the purchase was not delivered.")
+                    code: 4_000_000,
+                    message: "The consumption percentage must be 0 when the purchase was not delivered.")
             }
         }
         if let raw = object["refundPreference"] {
@@ -46,7 +48,8 @@ enum ConsumptionInformationValidation {
         let ranges: [(String, ClosedRange<Int>, Int)] = [
             ("accountTenure", 0...7, 4_000_032), ("consumptionStatus", 0...3, 4_000_034),
             ("deliveryStatus", 0...5, 4_000_036), ("lifetimeDollarsPurchased", 0...7, 4_000_037),
-            ("lifetimeDollarsRefunded", 0...7, 4_000_038), ("platform", 0...2, 4_000_039), ("playTime", 0...7, 4_000_040),
+            ("lifetimeDollarsRefunded", 0...7, 4_000_038), ("platform", 0...2, 4_000_039),
+            ("playTime", 0...7, 4_000_040),
             ("refundPreference", 0...3, 4_000_000), ("userStatus", 0...4, 4_000_042),
         ]
         for (name, range, code) in ranges {

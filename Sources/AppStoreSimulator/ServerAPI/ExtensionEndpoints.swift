@@ -165,6 +165,7 @@ private enum ExtensionErrors {
     static let originalTransactionIDNotFound = ServerAPIError.body(
         4_040_005, "Original transaction id not found.", status: 404)
     static let statusRequestNotFound = ServerAPIError.body(
-        4_040_009, "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.",
+        4_040_009,
+        "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.",
         status: 404)
 }

@@ -51,10 +51,13 @@ struct ServerAPIResponder: Sendable {
                     return try state.testNotificationStatus(segments[4], request)
                 case ("PUT", ["inApps", "v1", "subscriptions"]) where segments.count == 5 && segments[3] == "extend":
                     return try extendRenewalDate(segments[4], request, state: &state)
-                case ("POST", ["inApps", "v1", "subscriptions"]) where segments.count == 5 && segments[3...] == ["extend", "mass"]:
+                case ("POST", ["inApps", "v1", "subscriptions"])
+                where segments.count == 5 && segments[3...] == ["extend", "mass"]:
                     return massExtendRenewalDate(request, state: &state)
-                case ("GET", ["inApps", "v1", "subscriptions"]) where segments.count == 7 && segments[3...4] == ["extend", "mass"]:
-                    return massExtensionStatus(productID: segments[5], requestIdentifier: segments[6], request, state: state)
+                case ("GET", ["inApps", "v1", "subscriptions"])
+                where segments.count == 7 && segments[3...4] == ["extend", "mass"]:
+                    return massExtensionStatus(
+                        productID: segments[5], requestIdentifier: segments[6], request, state: state)
                 default:
                     return ServerAPIError.body(4_040_000, "Not found.", status: 404)
                 }

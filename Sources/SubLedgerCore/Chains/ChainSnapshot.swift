@@ -16,7 +16,8 @@ public struct ChainSnapshot: Hashable, Sendable, Codable {
         case transactions, bindingChanges
     }
 
-    public init(header: SubscriptionChain, transactions: [KnownTransaction] = [], bindingChanges: [BindingChange] = []) {
+    public init(header: SubscriptionChain, transactions: [KnownTransaction] = [], bindingChanges: [BindingChange] = [])
+    {
         self.header = header
         self.transactions = transactions
         self.bindingChanges = bindingChanges

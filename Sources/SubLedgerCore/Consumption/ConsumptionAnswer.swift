@@ -12,7 +12,8 @@
 ///   not in USD.
 public enum ConsumptionAnswer {
     /// The decision for `facts` under `policy` at `now`.
-    public static func decide(_ facts: ConsumptionFacts, policy: ConsumptionPolicy, now: Instant) -> ConsumptionDecision {
+    public static func decide(_ facts: ConsumptionFacts, policy: ConsumptionPolicy, now: Instant) -> ConsumptionDecision
+    {
         guard policy.enabled else { return .skip(.disabled) }
         guard facts.account != nil, let consent = facts.consent, consent.isGranted(at: now) else {
             return .skip(.noConsent)

@@ -11,7 +11,9 @@ extension ChainSnapshot {
     /// period end is the catalog's duration, gives periods that send the read to the chains. Consumables and
     /// chains of another bundle give none, as they grant no entitlements.
     public func entitlementPeriods(in app: App) -> [EntitlementPeriod] {
-        guard header.bundleID == app.bundleID, header.productType != .consumable, !bindingChanges.isEmpty else { return [] }
+        guard header.bundleID == app.bundleID, header.productType != .consumable, !bindingChanges.isEmpty else {
+            return []
+        }
         if header.productType == .nonRenewing { return ownerPeriods() }
         var dates: Set<Instant> = []
         for change in bindingChanges { dates.insert(change.at) }

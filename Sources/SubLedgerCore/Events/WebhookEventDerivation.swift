@@ -44,34 +44,51 @@ public enum WebhookEventDerivation {
         case .grant:
             return [draft(.entitlementGranted, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
         case .extend:
-            return [draft(.entitlementExtended, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
+            return [
+                draft(.entitlementExtended, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])
+            ]
         case .revoke:
             // An upgrade ends the old product: `subscription.product_changed` tells it, not a revocation.
             guard entry.reason != .upgrade else { return [] }
-            return [draft(.entitlementRevoked, [.init("reason", reason), .init("revoked_at", .time(entry.effectiveAt))])]
+            return [
+                draft(.entitlementRevoked, [.init("reason", reason), .init("revoked_at", .time(entry.effectiveAt))])
+            ]
         case .restore:
-            return [draft(.entitlementRestored, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
+            return [
+                draft(.entitlementRestored, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])
+            ]
         case .transferOut:
             // The losing account learns that the chain left it and by which rule, never who has it now.
             return [
-                draft(.entitlementRevoked, [.init("reason", .string("transferred")), .init("revoked_at", .time(entry.effectiveAt))]),
+                draft(
+                    .entitlementRevoked,
+                    [.init("reason", .string("transferred")), .init("revoked_at", .time(entry.effectiveAt))]),
                 draft(.ownershipTransferred, [.init("direction", .string("out")), .init("rule", reason)]),
             ]
         case .transferIn:
             let change = bindingChanges.first {
-                $0.chain.originalTransactionID == entry.originalTransactionID && $0.chain.environment == entry.environment
+                $0.chain.originalTransactionID == entry.originalTransactionID
+                    && $0.chain.environment == entry.environment
                     && $0.to == entry.account && $0.from != nil
             }
             return [
-                draft(.entitlementGranted, [.init("reason", .string("transferred")), .init("expires_at", .time(entry.periodEnd))]),
-                draft(.ownershipTransferred, [
-                    .init("direction", .string("in")), .init("rule", reason),
-                    .init("previous_account_id", .optional(change?.from?.rawValue)),
-                ]),
+                draft(
+                    .entitlementGranted,
+                    [.init("reason", .string("transferred")), .init("expires_at", .time(entry.periodEnd))]),
+                draft(
+                    .ownershipTransferred,
+                    [
+                        .init("direction", .string("in")), .init("rule", reason),
+                        .init("previous_account_id", .optional(change?.from?.rawValue)),
+                    ]),
             ]
         case .credit, .debit:
             let amount = entry.credits ?? 0
-            return [draft(.creditsChanged, [.init("reason", reason), .init("delta", .integer(entry.kind == .credit ? amount : -amount))])]
+            return [
+                draft(
+                    .creditsChanged,
+                    [.init("reason", reason), .init("delta", .integer(entry.kind == .credit ? amount : -amount))])
+            ]
         }
     }
 
@@ -99,16 +116,23 @@ public enum WebhookEventDerivation {
             renewal != before?.header.renewalInfo
         {
             let old = before?.header.renewalInfo
-            if let old, old.willAutoRenew != renewal.willAutoRenew || old.autoRenewProductID != renewal.autoRenewProductID {
+            if let old,
+                old.willAutoRenew != renewal.willAutoRenew || old.autoRenewProductID != renewal.autoRenewProductID
+            {
                 drafts.append(
-                    draft(.renewalStatusChanged, at: renewal.observedAt, subject: "\(renewal.observedAt.millisecondsSince1970)", [
-                        .init("will_auto_renew", .bool(renewal.willAutoRenew)),
-                        .init("auto_renew_product_id", .optional(renewal.autoRenewProductID)),
-                        .init("expiration_intent", renewal.expirationIntent.map { .integer(Int64($0)) } ?? .null),
-                        .init("expiration_reason", renewal.expirationIntent.map {
-                            .string(ExpirationReason(expirationIntent: $0).name)
-                        } ?? .null),
-                    ]))
+                    draft(
+                        .renewalStatusChanged, at: renewal.observedAt,
+                        subject: "\(renewal.observedAt.millisecondsSince1970)",
+                        [
+                            .init("will_auto_renew", .bool(renewal.willAutoRenew)),
+                            .init("auto_renew_product_id", .optional(renewal.autoRenewProductID)),
+                            .init("expiration_intent", renewal.expirationIntent.map { .integer(Int64($0)) } ?? .null),
+                            .init(
+                                "expiration_reason",
+                                renewal.expirationIntent.map {
+                                    .string(ExpirationReason(expirationIntent: $0).name)
+                                } ?? .null),
+                        ]))
             }
             let wasRetrying = old?.isInBillingRetryPeriod ?? false
             var status: String?
@@ -119,10 +143,15 @@ public enum WebhookEventDerivation {
             }
             if let status {
                 drafts.append(
-                    draft(.billingIssue, at: renewal.observedAt, subject: "\(status)|\(renewal.observedAt.millisecondsSince1970)", [
-                        .init("status", .string(status)),
-                        .init("grace_period_expires_at", .time(status == "grace_period" ? renewal.gracePeriodExpiresDate : nil)),
-                    ]))
+                    draft(
+                        .billingIssue, at: renewal.observedAt,
+                        subject: "\(status)|\(renewal.observedAt.millisecondsSince1970)",
+                        [
+                            .init("status", .string(status)),
+                            .init(
+                                "grace_period_expires_at",
+                                .time(status == "grace_period" ? renewal.gracePeriodExpiresDate : nil)),
+                        ]))
             }
         }
 
@@ -134,12 +163,14 @@ public enum WebhookEventDerivation {
             var kind = "crossgrade"
             if let from, let to, from != to { kind = to < from ? "upgrade" : "downgrade" }
             drafts.append(
-                draft(.productChanged, at: latest.transaction.purchaseDate, subject: latest.transactionID, [
-                    .init("kind", .string(kind)),
-                    .init("from_product_id", .string(before.header.productID)),
-                    .init("to_product_id", .string(chain.header.productID)),
-                    .init("transaction_id", .string(latest.transactionID)),
-                ]))
+                draft(
+                    .productChanged, at: latest.transaction.purchaseDate, subject: latest.transactionID,
+                    [
+                        .init("kind", .string(kind)),
+                        .init("from_product_id", .string(before.header.productID)),
+                        .init("to_product_id", .string(chain.header.productID)),
+                        .init("transaction_id", .string(latest.transactionID)),
+                    ]))
         }
 
         for change in decision.bindingChanges
@@ -153,7 +184,8 @@ public enum WebhookEventDerivation {
                     data: [
                         .init("original_transaction_id", .string(key.originalTransactionID)),
                         .init("product_id", .string(chain.header.productID)),
-                        .init("transaction_ids", .array((before?.transactions ?? []).map { .string($0.transactionID) })),
+                        .init(
+                            "transaction_ids", .array((before?.transactions ?? []).map { .string($0.transactionID) })),
                     ]))
         }
         return drafts

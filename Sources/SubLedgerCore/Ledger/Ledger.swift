@@ -79,12 +79,14 @@ private struct InputApplication {
         for info in input.renewalInfo {
             if info.environment != input.environment {
                 decision.renewalInfoOutcomes.append(
-                    RenewalInfoOutcome(chain: info.chainKey, observedAt: info.observedAt,
-                                       result: .ignored(.environmentMismatch)))
+                    RenewalInfoOutcome(
+                        chain: info.chainKey, observedAt: info.observedAt,
+                        result: .ignored(.environmentMismatch)))
             } else if app.product(info.productID) == nil {
                 decision.renewalInfoOutcomes.append(
-                    RenewalInfoOutcome(chain: info.chainKey, observedAt: info.observedAt,
-                                       result: .ignored(.unknownProduct)))
+                    RenewalInfoOutcome(
+                        chain: info.chainKey, observedAt: info.observedAt,
+                        result: .ignored(.unknownProduct)))
             } else {
                 renewals[info.chainKey, default: []].append(info)
             }
@@ -158,8 +160,9 @@ private struct InputApplication {
         switch resolution {
         case .firstClaim(let claimant):
             record(
-                BindingChange(chain: key, sequence: chain.bindingChanges.count, from: nil, to: claimant,
-                              reason: .firstClaim, at: now, transactionID: nil),
+                BindingChange(
+                    chain: key, sequence: chain.bindingChanges.count, from: nil, to: claimant,
+                    reason: .firstClaim, at: now, transactionID: nil),
                 on: &chain)
         case .transfer(let from, let to, let reason):
             let trigger = arrivals.last?.transaction.transactionID ?? ""

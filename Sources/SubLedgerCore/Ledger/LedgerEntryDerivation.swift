@@ -45,45 +45,53 @@ enum LedgerEntryDerivation {
         var entries: [LedgerEntry] = []
         if isConsumable {
             entries.append(
-                entry(.credit, key: IdempotencyKey.credit(environment, transactionID: id),
-                      at: transaction.purchaseDate, reason: .purchase))
+                entry(
+                    .credit, key: IdempotencyKey.credit(environment, transactionID: id),
+                    at: transaction.purchaseDate, reason: .purchase))
         } else if chain.header.productType == .autoRenewable, id != transaction.originalTransactionID {
             entries.append(
-                entry(.extend, key: IdempotencyKey.extend(environment, transactionID: id),
-                      at: transaction.purchaseDate, periodEnd: periodEnd, reason: .renewal))
+                entry(
+                    .extend, key: IdempotencyKey.extend(environment, transactionID: id),
+                    at: transaction.purchaseDate, periodEnd: periodEnd, reason: .renewal))
         } else {
             entries.append(
-                entry(.grant, key: IdempotencyKey.grant(environment, transactionID: id),
-                      at: transaction.purchaseDate, periodEnd: periodEnd, reason: .purchase))
+                entry(
+                    .grant, key: IdempotencyKey.grant(environment, transactionID: id),
+                    at: transaction.purchaseDate, periodEnd: periodEnd, reason: .purchase))
         }
         if Revocation.isUpgradeMarker(transaction), let moment = transaction.revocationDate {
             entries.append(
-                entry(.revoke, key: IdempotencyKey.revoke(environment, transactionID: id, revokedAt: moment),
-                      at: moment, reason: .upgrade))
+                entry(
+                    .revoke, key: IdempotencyKey.revoke(environment, transactionID: id, revokedAt: moment),
+                    at: moment, reason: .upgrade))
         }
         for revocation in known.revocations {
             let date = revocation.revocationDate
             let reason: LedgerEntry.Reason = revocation.isFamilySharing ? .familySharingRevoked : .refund
             if isConsumable {
                 entries.append(
-                    entry(.debit, key: IdempotencyKey.debit(environment, transactionID: id, revokedAt: date),
-                          at: date, reason: reason))
+                    entry(
+                        .debit, key: IdempotencyKey.debit(environment, transactionID: id, revokedAt: date),
+                        at: date, reason: reason))
             } else {
                 entries.append(
-                    entry(.revoke, key: IdempotencyKey.revoke(environment, transactionID: id, revokedAt: date),
-                          at: date, reason: reason))
+                    entry(
+                        .revoke, key: IdempotencyKey.revoke(environment, transactionID: id, revokedAt: date),
+                        at: date, reason: reason))
             }
             guard known.isReversed(revocation) else { continue }
             // A reversal undoes the revocation from its own date: effective as if it had never happened.
             if isConsumable {
                 entries.append(
-                    entry(.credit,
-                          key: IdempotencyKey.creditReversal(environment, transactionID: id, revokedAt: date),
-                          at: date, reason: .revocationReversed))
+                    entry(
+                        .credit,
+                        key: IdempotencyKey.creditReversal(environment, transactionID: id, revokedAt: date),
+                        at: date, reason: .revocationReversed))
             } else {
                 entries.append(
-                    entry(.restore, key: IdempotencyKey.restore(environment, transactionID: id, revokedAt: date),
-                          at: date, periodEnd: periodEnd, reason: .revocationReversed))
+                    entry(
+                        .restore, key: IdempotencyKey.restore(environment, transactionID: id, revokedAt: date),
+                        at: date, periodEnd: periodEnd, reason: .revocationReversed))
             }
         }
         return entries

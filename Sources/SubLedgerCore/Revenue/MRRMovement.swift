@@ -11,7 +11,9 @@ public struct MRRMovement: Hashable, Sendable, Codable {
     public var churned: Int64 = 0
     public var reactivation: Int64 = 0
 
-    public init(new: Int64 = 0, expansion: Int64 = 0, contraction: Int64 = 0, churned: Int64 = 0, reactivation: Int64 = 0) {
+    public init(
+        new: Int64 = 0, expansion: Int64 = 0, contraction: Int64 = 0, churned: Int64 = 0, reactivation: Int64 = 0
+    ) {
         self.new = new
         self.expansion = expansion
         self.contraction = contraction

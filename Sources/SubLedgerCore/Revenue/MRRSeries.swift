@@ -58,8 +58,10 @@ public enum MRRSeries {
         return result
     }
 
-    private static func value(_ transaction: RevenueTransaction?) -> (amount: Int64, currency: String, estimated: Bool)? {
-        guard let transaction, let amount = MonthlyRecurring.monthlyAmount(of: transaction), let currency = transaction.currency
+    private static func value(_ transaction: RevenueTransaction?) -> (amount: Int64, currency: String, estimated: Bool)?
+    {
+        guard let transaction, let amount = MonthlyRecurring.monthlyAmount(of: transaction),
+            let currency = transaction.currency
         else { return nil }
         return (amount, currency, transaction.isEstimated)
     }

@@ -20,7 +20,9 @@ public enum MonthlyRecurring {
     public static func inForce(_ transactions: [RevenueTransaction], at instant: Instant) -> RevenueTransaction? {
         var best: RevenueTransaction?
         for transaction in transactions {
-            guard transaction.purchaseDate <= instant, let end = transaction.servedUntil, end > instant else { continue }
+            guard transaction.purchaseDate <= instant, let end = transaction.servedUntil, end > instant else {
+                continue
+            }
             if let refund = transaction.refundDate, refund <= instant { continue }
             if let current = best,
                 (current.purchaseDate, current.transactionID) > (transaction.purchaseDate, transaction.transactionID)
@@ -63,6 +65,7 @@ public enum MonthlyRecurring {
     /// `nil` when it is unpriced or not a subscription.
     public static func monthlyAmount(of transaction: RevenueTransaction) -> Int64? {
         guard let amount = transaction.amountMilliunits, let expires = transaction.expiresDate else { return nil }
-        return monthlyAmount(amount, periodMilliseconds: expires.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970)
+        return monthlyAmount(
+            amount, periodMilliseconds: expires.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970)
     }
 }

@@ -31,7 +31,8 @@ public enum PaidServiceDays {
             }
             result[transaction.transactionID] = accrued
             guard counts, let end = transaction.servedUntil else { continue }
-            accrued = accrued.saturatingAdding(max(0, end.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970))
+            accrued = accrued.saturatingAdding(
+                max(0, end.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970))
             lastPaidEnd = max(lastPaidEnd ?? end, end)
         }
         return result

@@ -48,8 +48,9 @@ public struct PricePoint: Hashable, Sendable, Codable {
         } else {
             text = String(try container.decode(Double.self, forKey: .price))
         }
-        guard let milliunits = DecimalText.scaled(
-            text, fractionDigits: 3, maximum: RevenueFieldRules.maximumPriceMilliunits)
+        guard
+            let milliunits = DecimalText.scaled(
+                text, fractionDigits: 3, maximum: RevenueFieldRules.maximumPriceMilliunits)
         else {
             throw RevenueInputError(
                 .invalidAmount, "price point price must be a non-negative decimal with at most 3 decimals")

@@ -49,7 +49,8 @@ public enum RateFile {
                 scaled > 0
             else {
                 throw RevenueInputError(
-                    .invalidRate, "line \(number): the rate must be a positive decimal (at most 12 decimals, below 10^6)")
+                    .invalidRate,
+                    "line \(number): the rate must be a positive decimal (at most 12 decimals, below 10^6)")
             }
             rates.append(ExchangeRate(day: day, currency: fields[1], rateText: fields[2]))
         }
@@ -80,7 +81,9 @@ public enum RateFile {
         var result: [(Int, [String])] = []
         var number = 0
         // "\r\n" is one Character in Swift: split on every line ending, not on "\n" alone.
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+        for line in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        {
             number += 1
             guard number <= maximumLines else {
                 throw RevenueInputError(.malformedFile, "the file has more than \(maximumLines) lines")
@@ -89,7 +92,9 @@ public enum RateFile {
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
             guard fields.count == 3 else {
-                throw RevenueInputError(.malformedFile, "line \(number): expected 3 fields (\(header.joined(separator: ","))), found \(fields.count)")
+                throw RevenueInputError(
+                    .malformedFile,
+                    "line \(number): expected 3 fields (\(header.joined(separator: ","))), found \(fields.count)")
             }
             if result.isEmpty, fields.map({ $0.lowercased() }) == header { continue }
             result.append((number, fields))

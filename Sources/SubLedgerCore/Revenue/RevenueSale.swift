@@ -45,7 +45,8 @@ public struct RevenueSale: Hashable, Sendable {
                 upgrade < expires
             {
                 let whole = expires.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970
-                let unused = expires.millisecondsSince1970 - max(upgrade, transaction.purchaseDate).millisecondsSince1970
+                let unused =
+                    expires.millisecondsSince1970 - max(upgrade, transaction.purchaseDate).millisecondsSince1970
                 guard whole > 0 else { return result }
                 let (high, low) = amount.multipliedFullWidth(by: unused)
                 let (quotient, remainder) = whole.dividingFullWidth((high, low))

@@ -7,17 +7,21 @@ extension AdminPage {
         if panel.endpoints.isEmpty {
             html += "<p class=\"muted\">No endpoints. Add one with <code>subledger webhooks add</code>.</p>"
         } else {
-            let header = ["app", "url", "state", "pending", "oldest pending", "failed", "delivered", "last delivered", "endpoint"]
-                .map { "<th>\($0)</th>" }.joined()
+            let header = [
+                "app", "url", "state", "pending", "oldest pending", "failed", "delivered", "last delivered", "endpoint",
+            ]
+            .map { "<th>\($0)</th>" }.joined()
             let rows = panel.endpoints.map { endpoint in
                 let state = endpoint.pausedReason.map { "\(endpoint.state) (\($0))" } ?? endpoint.state
                 let stateClass = endpoint.state == "active" ? "ok" : "bad"
                 let cells = [
                     HTML.escape(endpoint.bundleID), "<code>\(HTML.escape(endpoint.url))</code>",
                     "<span class=\"\(stateClass)\">\(HTML.escape(state))</span>"
-                        + (endpoint.consecutiveFailures > 0 ? " <span class=\"muted\">\(endpoint.consecutiveFailures) failures in a row</span>" : ""),
+                        + (endpoint.consecutiveFailures > 0
+                            ? " <span class=\"muted\">\(endpoint.consecutiveFailures) failures in a row</span>" : ""),
                     String(endpoint.pending), endpoint.oldestPendingSince.map { age(since: $0, now: now) } ?? "",
-                    endpoint.failed > 0 ? "<span class=\"bad\">\(endpoint.failed)</span>" : "0", String(endpoint.delivered),
+                    endpoint.failed > 0 ? "<span class=\"bad\">\(endpoint.failed)</span>" : "0",
+                    String(endpoint.delivered),
                     endpoint.lastDeliveredAt.map { HTML.escape(ReportFormat.timestamp($0)) } ?? "",
                     "<code class=\"muted\">\(HTML.escape(endpoint.endpointID))</code>",
                 ]

@@ -52,15 +52,21 @@ public enum AdminPage {
             statesByProduct.map { product in
                 SVGChart.Stack(
                     label: product.productID,
-                    segments: stateColors.map { ($0.name, $0.name == "other" ? product.counts.other : product.counts[$0.name], $0.color) })
+                    segments: stateColors.map {
+                        ($0.name, $0.name == "other" ? product.counts.other : product.counts[$0.name], $0.color)
+                    })
             },
             legend: stateColors, title: "Subscription chains by state and product")
         html += "</section><section><h2>Churn per \(churnByMonth.granularity.rawValue)</h2>"
         html += SVGChart.groupedBars(
             churnByMonth.periods.map { period in
-                (label: churnByMonth.granularity == .month
-                    ? String(ReportFormat.day(period.start).prefix(7)) : ReportFormat.day(period.start),
-                 values: [period.counts.started, period.counts.renewed, period.counts.expired, period.counts.recovered])
+                (
+                    label: churnByMonth.granularity == .month
+                        ? String(ReportFormat.day(period.start).prefix(7)) : ReportFormat.day(period.start),
+                    values: [
+                        period.counts.started, period.counts.renewed, period.counts.expired, period.counts.recovered,
+                    ]
+                )
             },
             series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
             title: "Started, renewed, expired and recovered subscriptions")
@@ -84,7 +90,8 @@ public enum AdminPage {
     private static func searchSection(_ result: AdminSearchResult) -> String {
         switch result {
         case .notFound(let query):
-            return "<section><h2>Search</h2><p>Nothing has the id <code>\(HTML.escape(query))</code>: no order, transaction, app account token or account.</p></section>"
+            return
+                "<section><h2>Search</h2><p>Nothing has the id <code>\(HTML.escape(query))</code>: no order, transaction, app account token or account.</p></section>"
         case .account(let timeline):
             return "<section><h2>Account <code>\(HTML.escape(timeline.accountID))</code></h2>"
                 + eventTable(timeline.events) + "</section>"
@@ -104,29 +111,37 @@ public enum AdminPage {
     }
 
     private static func supportSection(_ answer: SupportAnswer) -> String {
-        var html = "<section class=\"support\"><h2>\(HTML.escape(answer.kind.rawValue.replacingOccurrences(of: "_", with: " "))) "
+        var html =
+            "<section class=\"support\"><h2>\(HTML.escape(answer.kind.rawValue.replacingOccurrences(of: "_", with: " "))) "
             + "<code>\(HTML.escape(answer.query))</code> <span class=\"muted\">\(HTML.escape(answer.bundleID))</span></h2>"
         html += "<p class=\"advice\"><strong>Tell the customer:</strong> \(HTML.escape(answer.advice))</p>"
         if let accountID = answer.accountID {
             html += "<p>Account <code>\(HTML.escape(accountID))</code></p>"
         }
         if let order = answer.order {
-            html += "<p>Order token <code>\(HTML.escape(order.orderID))</code>: created by <code>\(HTML.escape(order.accountID))</code> "
+            html +=
+                "<p>Order token <code>\(HTML.escape(order.orderID))</code>: created by <code>\(HTML.escape(order.accountID))</code> "
                 + "for \(HTML.escape(order.productID)), \(HTML.escape(order.state))</p>"
         }
         if let apple = answer.apple {
-            html += "<p>Apple (\(HTML.escape(apple.environment))): \(HTML.escape(apple.transactionIDs.joined(separator: ", ")))"
+            html +=
+                "<p>Apple (\(HTML.escape(apple.environment))): \(HTML.escape(apple.transactionIDs.joined(separator: ", ")))"
                 + (apple.unrecordedTransactionIDs.isEmpty
-                    ? "" : "; not in the ledger: \(HTML.escape(apple.unrecordedTransactionIDs.joined(separator: ", ")))")
+                    ? ""
+                    : "; not in the ledger: \(HTML.escape(apple.unrecordedTransactionIDs.joined(separator: ", ")))")
                 + (apple.applied ? "; applied now" : "") + "</p>"
         }
         if !answer.chains.isEmpty {
-            let header = ["environment", "original transaction", "product", "owner", "state", "expires", "owners", "advice"]
-                .map { "<th>\($0)</th>" }.joined()
+            let header = [
+                "environment", "original transaction", "product", "owner", "state", "expires", "owners", "advice",
+            ]
+            .map { "<th>\($0)</th>" }.joined()
             let rows = answer.chains.map { chain in
                 let cells = [
-                    chain.environment, chain.originalTransactionID, chain.productID, chain.ownerAccountID ?? "(unclaimed)",
-                    chain.state, chain.expiresAt.map(ReportFormat.timestamp) ?? "", chain.ownershipSummary, chain.advice,
+                    chain.environment, chain.originalTransactionID, chain.productID,
+                    chain.ownerAccountID ?? "(unclaimed)",
+                    chain.state, chain.expiresAt.map(ReportFormat.timestamp) ?? "", chain.ownershipSummary,
+                    chain.advice,
                 ]
                 return "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
             }.joined(separator: "\n")

@@ -14,8 +14,11 @@ public struct CohortsPanel: Sendable, Hashable {
 
     /// Runs both reports with their default arguments at `now`, over every app and environment.
     public static func load(on connection: PostgresConnection, now: Date) throws -> CohortsPanel {
-        guard case .retention(let retention) = try Reports.run(ReportRequest(name: "retention", options: [:], now: now), on: connection),
-            case .trials(let trials) = try Reports.run(ReportRequest(name: "trials", options: [:], now: now), on: connection)
+        guard
+            case .retention(let retention) = try Reports.run(
+                ReportRequest(name: "retention", options: [:], now: now), on: connection),
+            case .trials(let trials) = try Reports.run(
+                ReportRequest(name: "trials", options: [:], now: now), on: connection)
         else {
             // Unreachable: each name builds its own kind.
             throw ReportError(code: .unknownReport, message: "the cohort reports could not be run")

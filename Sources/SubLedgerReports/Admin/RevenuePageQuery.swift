@@ -17,16 +17,19 @@ public struct RevenuePageQuery: Sendable, Hashable {
     /// or currency, or `from` not before `to`.
     public init(options: [String: String], now: Date) throws {
         if let unknown = options.keys.sorted().first(where: { !Self.parameters.contains($0) }) {
-            throw ReportError.invalidArgument("unknown parameter '\(unknown.prefix(32))': the page takes from, to and currency")
+            throw ReportError.invalidArgument(
+                "unknown parameter '\(unknown.prefix(32))': the page takes from, to and currency")
         }
         func text(_ key: String) -> String? { options[key].flatMap { $0.isEmpty ? nil : $0 } }
         let to = try text("to").map { try ReportArguments.instant(String($0.prefix(64)), now: now) } ?? now
-        let from = try text("from").map { try ReportArguments.instant(String($0.prefix(64)), now: now) }
+        let from =
+            try text("from").map { try ReportArguments.instant(String($0.prefix(64)), now: now) }
             ?? RevenuePanel.range(now: to).from
         try ReportError.checkRange(from: from, to: to)
         let currency = text("currency")
         if let currency, !RevenueFieldRules.isCode(currency) {
-            throw ReportError.invalidArgument("currency must be three uppercase letters (USD), not '\(currency.prefix(16))'")
+            throw ReportError.invalidArgument(
+                "currency must be three uppercase letters (USD), not '\(currency.prefix(16))'")
         }
         self.from = from
         self.to = to

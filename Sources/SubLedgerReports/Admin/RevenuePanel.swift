@@ -31,7 +31,9 @@ public struct RevenuePanel: Sendable, Hashable {
     }
 
     /// Runs both reports over the query's range for every app.
-    public static func load(on connection: PostgresConnection, query: RevenuePageQuery, now: Date) throws -> RevenuePanel {
+    public static func load(on connection: PostgresConnection, query: RevenuePageQuery, now: Date) throws
+        -> RevenuePanel
+    {
         RevenuePanel(
             mrr: try Reports.mrr(on: connection, scope: .everything, from: query.from, to: query.to, now: now),
             revenue: try Reports.revenue(

@@ -14,10 +14,16 @@ enum SVGChart {
 
     /// A line over a filled area, with the maximum, first and last values labelled.
     static func area(_ points: [Point], title: String, width: Int = 720, height: Int = 220) -> String {
-        let left = 56, right = 16, top = 16, bottom = 28
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        let left = 56
+        let right = 16
+        let top = 16
+        let bottom = 28
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
         let maximum = max(points.map(\.value).max() ?? 0, 1)
-        func x(_ index: Int) -> Int { left + (points.count > 1 ? index * plotWidth / (points.count - 1) : plotWidth / 2) }
+        func x(_ index: Int) -> Int {
+            left + (points.count > 1 ? index * plotWidth / (points.count - 1) : plotWidth / 2)
+        }
         func y(_ value: Int) -> Int { top + plotHeight - value * plotHeight / maximum }
         var svg = open(title: title, width: width, height: height)
         svg += axes(left: left, top: top, plotWidth: plotWidth, plotHeight: plotHeight, maximum: maximum)
@@ -27,19 +33,26 @@ enum SVGChart {
             svg += "<polygon class=\"area\" points=\"\(x(0)),\(baseline) \(line) \(x(points.count - 1)),\(baseline)\"/>"
             svg += "<polyline class=\"line\" points=\"\(line)\"/>"
             for (index, point) in points.enumerated() {
-                svg += "<circle cx=\"\(x(index))\" cy=\"\(y(point.value))\" r=\"2\"><title>\(HTML.escape(point.label)): \(point.value)</title></circle>"
+                svg +=
+                    "<circle cx=\"\(x(index))\" cy=\"\(y(point.value))\" r=\"2\"><title>\(HTML.escape(point.label)): \(point.value)</title></circle>"
             }
             svg += text(x: x(0), y: height - 8, anchor: "start", HTML.escape(points[0].label))
-            svg += text(x: x(points.count - 1), y: height - 8, anchor: "end", HTML.escape(points[points.count - 1].label))
-            svg += text(x: x(points.count - 1), y: max(y(points[points.count - 1].value) - 6, 12), anchor: "end",
-                        String(points[points.count - 1].value))
+            svg += text(
+                x: x(points.count - 1), y: height - 8, anchor: "end", HTML.escape(points[points.count - 1].label))
+            svg += text(
+                x: x(points.count - 1), y: max(y(points[points.count - 1].value) - 6, 12), anchor: "end",
+                String(points[points.count - 1].value))
         }
         return svg + "</svg>"
     }
 
     /// Horizontal stacked bars, one per row, with each row's total at its end and a legend.
-    static func stackedBars(_ stacks: [Stack], legend: [(name: String, color: String)], title: String, width: Int = 720) -> String {
-        let labelWidth = 200, rowHeight = 24, top = 28
+    static func stackedBars(_ stacks: [Stack], legend: [(name: String, color: String)], title: String, width: Int = 720)
+        -> String
+    {
+        let labelWidth = 200
+        let rowHeight = 24
+        let top = 28
         let height = top + max(stacks.count, 1) * rowHeight + 8
         let plotWidth = width - labelWidth - 70
         let maximum = max(stacks.map { $0.segments.reduce(0) { $0 + $1.value } }.max() ?? 0, 1)
@@ -56,8 +69,10 @@ enum SVGChart {
             var x = labelWidth
             for segment in stack.segments where segment.value > 0 {
                 let segmentWidth = max(1, segment.value * plotWidth / maximum)
-                svg += "<rect x=\"\(x)\" y=\"\(y + 3)\" width=\"\(segmentWidth)\" height=\"\(rowHeight - 6)\" fill=\"\(segment.color)\">"
-                svg += "<title>\(HTML.escape(stack.label)) \(HTML.escape(segment.name)): \(segment.value)</title></rect>"
+                svg +=
+                    "<rect x=\"\(x)\" y=\"\(y + 3)\" width=\"\(segmentWidth)\" height=\"\(rowHeight - 6)\" fill=\"\(segment.color)\">"
+                svg +=
+                    "<title>\(HTML.escape(stack.label)) \(HTML.escape(segment.name)): \(segment.value)</title></rect>"
                 x += segmentWidth
             }
             svg += text(x: x + 4, y: y + 15, anchor: "start", String(stack.segments.reduce(0) { $0 + $1.value }))
@@ -70,8 +85,12 @@ enum SVGChart {
         _ groups: [(label: String, values: [Int])], series: [(name: String, color: String)], title: String,
         width: Int = 720, height: Int = 240
     ) -> String {
-        let left = 56, right = 8, top = 28, bottom = 28
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        let left = 56
+        let right = 8
+        let top = 28
+        let bottom = 28
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
         let maximum = max(groups.flatMap(\.values).max() ?? 0, 1)
         let groupWidth = groups.isEmpty ? plotWidth : plotWidth / groups.count
         let barWidth = max(2, (groupWidth - 6) / max(series.count, 1))
@@ -89,8 +108,10 @@ enum SVGChart {
                 let barHeight = value * plotHeight / maximum
                 let x = groupX + seriesIndex * barWidth
                 let y = top + plotHeight - barHeight
-                svg += "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth - 1)\" height=\"\(barHeight)\" fill=\"\(series[seriesIndex].color)\">"
-                svg += "<title>\(HTML.escape(group.label)) \(HTML.escape(series[seriesIndex].name)): \(value)</title></rect>"
+                svg +=
+                    "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth - 1)\" height=\"\(barHeight)\" fill=\"\(series[seriesIndex].color)\">"
+                svg +=
+                    "<title>\(HTML.escape(group.label)) \(HTML.escape(series[seriesIndex].name)): \(value)</title></rect>"
                 if groups.count <= 16 {
                     svg += text(x: x + barWidth / 2, y: y - 2, anchor: "middle", String(value), size: 9)
                 }

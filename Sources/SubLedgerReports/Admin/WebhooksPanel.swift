@@ -44,6 +44,7 @@ public struct WebhooksPanel: Sendable, Hashable {
     public static func load(on connection: PostgresConnection) throws -> WebhooksPanel {
         let store = try ReportStore(on: connection, scope: .everything)
         return WebhooksPanel(
-            endpoints: try store.webhookEndpointsPanel(), recentFailures: try store.recentWebhookFailures(limit: failureLimit))
+            endpoints: try store.webhookEndpointsPanel(),
+            recentFailures: try store.recentWebhookFailures(limit: failureLimit))
     }
 }

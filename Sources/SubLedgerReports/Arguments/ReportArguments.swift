@@ -6,7 +6,8 @@ public enum ReportArguments {
     public static func duration(_ text: String) throws -> Duration {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         guard let unit = trimmed.last, let value = Int64(trimmed.dropLast()), value > 0 else {
-            throw ReportError.invalidArgument("'\(text)' is not a duration: use a whole number and a unit, like 7d or 12h")
+            throw ReportError.invalidArgument(
+                "'\(text)' is not a duration: use a whole number and a unit, like 7d or 12h")
         }
         let seconds: Int64
         switch unit {
@@ -43,7 +44,8 @@ public enum ReportArguments {
     /// A positive row limit, at most `maximum`.
     public static func limit(_ text: String, maximum: Int = 100_000) throws -> Int {
         guard let value = Int(text), (1...maximum).contains(value) else {
-            throw ReportError.invalidArgument("the limit must be a whole number between 1 and \(maximum), not '\(text)'")
+            throw ReportError.invalidArgument(
+                "the limit must be a whole number between 1 and \(maximum), not '\(text)'")
         }
         return value
     }

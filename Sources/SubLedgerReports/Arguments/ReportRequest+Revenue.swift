@@ -10,7 +10,8 @@ extension ReportRequest {
     ) throws -> Kind {
         let currency = options["currency"].flatMap { $0.isEmpty ? nil : $0 }
         if let currency, !RevenueFieldRules.isCode(currency) {
-            throw ReportError.invalidArgument("currency must be three uppercase letters (USD), not '\(currency.prefix(16))'")
+            throw ReportError.invalidArgument(
+                "currency must be three uppercase letters (USD), not '\(currency.prefix(16))'")
         }
         if name == "mrr" {
             let (from, to) = try range(335)

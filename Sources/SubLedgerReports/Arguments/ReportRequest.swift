@@ -75,12 +75,16 @@ public struct ReportRequest: Sendable, Hashable {
         let scope = ReportScope(
             bundleID: bundleID,
             environment: options["environment"].flatMap { $0.isEmpty ? nil : $0 })
-        if let environment = scope.environment, !["Production", "Sandbox", "Xcode", "LocalTesting"].contains(environment) {
+        if let environment = scope.environment,
+            !["Production", "Sandbox", "Xcode", "LocalTesting"].contains(environment)
+        {
             throw ReportError.invalidArgument(
                 "unknown environment '\(environment)': use Production, Sandbox, Xcode or LocalTesting")
         }
 
-        func instant(_ key: String) throws -> Date? { try options[key].map { try ReportArguments.instant($0, now: now) } }
+        func instant(_ key: String) throws -> Date? {
+            try options[key].map { try ReportArguments.instant($0, now: now) }
+        }
         func limit() throws -> Int { try options["limit"].map { try ReportArguments.limit($0) } ?? Self.defaultLimit }
         func range(defaultDays: Int) throws -> (Date, Date) {
             let to = try instant("to") ?? now
@@ -107,7 +111,8 @@ public struct ReportRequest: Sendable, Hashable {
         case "active": kind = .active(at: try instant("at") ?? now)
         case "expiring":
             kind = .expiring(
-                at: try instant("at") ?? now, within: try options["within"].map(ReportArguments.duration) ?? .seconds(7 * 86_400),
+                at: try instant("at") ?? now,
+                within: try options["within"].map(ReportArguments.duration) ?? .seconds(7 * 86_400),
                 limit: try limit())
         case "churn":
             let (from, to) = try range(defaultDays: 365)
@@ -150,26 +155,29 @@ extension ReportRequest {
         _ name: String, options: [String: String], instant: (String) throws -> Date?, now: Date
     ) throws -> Kind {
         let to = try instant("to") ?? now
-        let granularity: TrialsReport.Granularity = try options["cohort"].map { text in
-            guard let value = TrialsReport.Granularity(rawValue: text) else {
-                throw ReportError.invalidArgument("cohort must be week or month, not '\(text)'")
-            }
-            return value
-        } ?? .month
+        let granularity: TrialsReport.Granularity =
+            try options["cohort"].map { text in
+                guard let value = TrialsReport.Granularity(rawValue: text) else {
+                    throw ReportError.invalidArgument("cohort must be week or month, not '\(text)'")
+                }
+                return value
+            } ?? .month
         let back = name == "trials" ? 11 : 23
-        let defaultFrom = Reports.cohortStarts(
-            from: Self.shifted(to, by: -back, granularity), to: to.addingTimeInterval(1), granularity: granularity
-        ).first ?? to
+        let defaultFrom =
+            Reports.cohortStarts(
+                from: Self.shifted(to, by: -back, granularity), to: to.addingTimeInterval(1), granularity: granularity
+            ).first ?? to
         let from = try instant("from") ?? defaultFrom
         try ReportError.checkRange(from: from, to: to)
         if name == "trials" { return .trials(from: from, to: to, granularity: granularity, now: now) }
-        let months = try options["months"].map { text in
-            guard let months = Int(text), (1...Reports.retentionMonthsLimit).contains(months) else {
-                throw ReportError.invalidArgument(
-                    "months must be a whole number between 1 and \(Reports.retentionMonthsLimit), not '\(text)'")
-            }
-            return months
-        } ?? 24
+        let months =
+            try options["months"].map { text in
+                guard let months = Int(text), (1...Reports.retentionMonthsLimit).contains(months) else {
+                    throw ReportError.invalidArgument(
+                        "months must be a whole number between 1 and \(Reports.retentionMonthsLimit), not '\(text)'")
+                }
+                return months
+            } ?? 24
         let currency = try options["currency"].flatMap { $0.isEmpty ? nil : $0 }.map { text in
             guard text.count == 3, text.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
                 throw ReportError.invalidArgument("currency must be an ISO 4217 code like USD, not '\(text)'")

@@ -42,7 +42,8 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         } catch {
             // Unreachable with the report types (strings, numbers, booleans, dates); answer an error document
             // rather than stopping the process.
-            return #"{"error": {"code": "report_encoding_failed", "message": "the report could not be encoded"}}"# + "\n"
+            return #"{"error": {"code": "report_encoding_failed", "message": "the report could not be encoded"}}"#
+                + "\n"
         }
     }
 
@@ -61,7 +62,10 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
             }.joined(separator: "  ")
             return droppingTrailingWhitespace(joined)
         }
-        var lines = [table.title, "", line(table.columns), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        var lines = [
+            table.title, "", line(table.columns),
+            widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "),
+        ]
         lines += table.rows.map(line)
         if table.rows.isEmpty { lines.append("(no rows)") }
         if !table.notes.isEmpty { lines += [""] + table.notes }
@@ -81,7 +85,8 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     /// a line break or edge spaces, with quotes doubled. A text field starting with `=`, `+`, `-`, `@` or a
     /// tab is prefixed with `'` so a spreadsheet does not run it as a formula (ids come from app clients).
     public static func csv(_ table: ReportTable) -> String {
-        ([table.columns] + table.rows).map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+        ([table.columns] + table.rows).map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n")
+            + "\r\n"
     }
 
     static func csvField(_ value: String) -> String {
@@ -89,7 +94,8 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         if let first = field.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(field) == nil {
             field = "'" + field
         }
-        let needsQuotes = field.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+        let needsQuotes =
+            field.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
             || field.hasPrefix(" ") || field.hasSuffix(" ")
         return needsQuotes ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
     }
@@ -113,6 +119,7 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         // At most two trailing zeros go (`.500` → `.50`, `.000` → `.00`).
         let zeros = min(2, padded.reversed().prefix { $0 == "0" }.count)
         let trimmed = String(padded.dropLast(zeros))
-        return sign + String(magnitude / 1000) + "." + (trimmed.isEmpty ? "00" : trimmed.count == 1 ? trimmed + "0" : trimmed)
+        return sign + String(magnitude / 1000) + "."
+            + (trimmed.isEmpty ? "00" : trimmed.count == 1 ? trimmed + "0" : trimmed)
     }
 }

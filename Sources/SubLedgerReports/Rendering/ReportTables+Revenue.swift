@@ -9,8 +9,11 @@ extension MRRReport {
     public var table: ReportTable {
         let movementColumns = ["new", "expansion", "contraction", "churned", "reactivation", "net"]
         let movementCells = { (movement: MRRMovement) in
-            [movement.new, movement.expansion, movement.contraction, movement.churned, movement.reactivation, movement.net]
-                .map(money)
+            [
+                movement.new, movement.expansion, movement.contraction, movement.churned, movement.reactivation,
+                movement.net,
+            ]
+            .map(money)
         }
         var rows = self.rows.map { row in
             [row.month, row.currency, money(row.mrrMilli), money(row.arrMilli), String(row.subscribers)]
@@ -18,11 +21,16 @@ extension MRRReport {
         }
         if let reporting, let currency = reportingCurrency {
             rows += reporting.map { row in
-                [row.month, currency + (row.complete ? " (all)" : " (partial)"), money(row.mrrMilli), money(row.arrMilli), ""]
+                [
+                    row.month, currency + (row.complete ? " (all)" : " (partial)"), money(row.mrrMilli),
+                    money(row.arrMilli), "",
+                ]
                     + movementCells(row.movementMilli) + [""]
             }
         }
-        var notes = ["Amounts in units of each currency; movement: new + expansion + reactivation − contraction − churned = net."]
+        var notes = [
+            "Amounts in units of each currency; movement: new + expansion + reactivation − contraction − churned = net."
+        ]
         if !missingRates.isEmpty {
             notes.append(
                 "No exchange rate into \(reportingCurrency ?? ""): "
@@ -39,25 +47,33 @@ extension RevenueReport {
     public var table: ReportTable {
         let cells = { (amounts: Amounts) in
             [
-                money(amounts.grossMilli), money(amounts.refundsMilli), money(amounts.netMilli), money(amounts.taxMilli),
+                money(amounts.grossMilli), money(amounts.refundsMilli), money(amounts.netMilli),
+                money(amounts.taxMilli),
                 money(amounts.commissionMilli), money(amounts.proceedsMilli), money(amounts.estimatedMilli),
                 String(amounts.sales), String(amounts.refunds),
             ]
         }
-        var rows = self.rows.map { [$0.period, $0.bundleID, $0.productID, $0.storefront, $0.currency] + cells($0.amounts) }
+        var rows = self.rows.map {
+            [$0.period, $0.bundleID, $0.productID, $0.storefront, $0.currency] + cells($0.amounts)
+        }
         rows += totals.map { ["total", "", "", "", $0.currency] + cells($0.amounts) }
         if let reportingTotal, let reportingCurrency {
             rows.append(["total", "", "", "", reportingCurrency + " (converted)"] + cells(reportingTotal))
         }
-        var notes = ["Amounts in units of each currency; estimated: priced from the catalog or a prorated upgrade credit."]
-        if unpricedSales > 0 { notes.append("\(unpricedSales) sale(s) without any price (no Apple price, no catalog price point)") }
+        var notes = [
+            "Amounts in units of each currency; estimated: priced from the catalog or a prorated upgrade credit."
+        ]
+        if unpricedSales > 0 {
+            notes.append("\(unpricedSales) sale(s) without any price (no Apple price, no catalog price point)")
+        }
         if !missingRates.isEmpty {
             notes.append(
                 "No exchange rate into \(reportingCurrency ?? ""): "
                     + missingRates.map { "\($0.currency) (from \($0.day))" }.joined(separator: ", "))
         }
         return ReportTable(
-            title: "Revenue per \(granularity.rawValue) from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to))",
+            title:
+                "Revenue per \(granularity.rawValue) from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to))",
             columns: [
                 "period", "app", "product", "storefront", "currency", "gross", "refunds", "net", "tax", "commission",
                 "proceeds", "estimated", "sales", "refund_count",

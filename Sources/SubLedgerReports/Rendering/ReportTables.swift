@@ -48,7 +48,7 @@ extension ExpiringReport {
             notes: [
                 "\(totals.chains) chains: \(totals.willAutoRenew) will auto-renew, \(totals.willNotAutoRenew) will not, "
                     + "\(totals.autoRenewUnknown) unknown; \(totals.inBillingRetry) in billing retry"
-                    + (truncated ? " (first \(rows.count) shown)" : ""),
+                    + (truncated ? " (first \(rows.count) shown)" : "")
             ])
     }
 }
@@ -59,15 +59,21 @@ extension ChurnReport {
         let cells = { (counts: Counts) in
             [String(counts.started), String(counts.renewed), String(counts.expired)]
                 + reasons.map { String(counts.expiredByReason[$0] ?? 0) } + [String(counts.recovered)]
-                + [counts.voluntary, counts.involuntary, counts.priceIncreaseDeclined, counts.productUnavailable,
-                   counts.refunded].map(String.init)
+                + [
+                    counts.voluntary, counts.involuntary, counts.priceIncreaseDeclined, counts.productUnavailable,
+                    counts.refunded,
+                ].map(String.init)
         }
         return ReportTable(
-            title: "Churn from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to)) per \(granularity.rawValue)",
+            title:
+                "Churn from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to)) per \(granularity.rawValue)",
             columns: ["period", "started", "renewed", "expired"] + reasons.map { "expired_" + $0 } + ["recovered"]
                 + ["voluntary", "involuntary", "price_increase_declined", "product_unavailable", "refunded"],
             rows: periods.map { period in
-                [granularity == .day ? ReportFormat.day(period.start) : String(ReportFormat.day(period.start).prefix(7))]
+                [
+                    granularity == .day
+                        ? ReportFormat.day(period.start) : String(ReportFormat.day(period.start).prefix(7))
+                ]
                     + cells(period.counts)
             } + [["total"] + cells(totals)])
     }
@@ -77,7 +83,7 @@ extension RefundsReport {
     public var table: ReportTable {
         var notes = [
             "\(totals.refunds) refunds, \(totals.familySharingRevocations) Family Sharing revocations, "
-                + "\(totals.debits) credit debits" + (truncated ? " (latest \(rows.count) shown)" : ""),
+                + "\(totals.debits) credit debits" + (truncated ? " (latest \(rows.count) shown)" : "")
         ]
         notes += totals.amounts.map { "\($0.currency): \(ReportFormat.amount(milli: $0.amountMilli)) in \($0.refunds)" }
         if totals.withoutAmount > 0 { notes.append("\(totals.withoutAmount) without a known amount") }
@@ -89,7 +95,8 @@ extension RefundsReport {
             ],
             rows: rows.map {
                 [
-                    text($0.at), $0.bundleID, $0.environment, $0.accountID ?? "", $0.productID, $0.originalTransactionID,
+                    text($0.at), $0.bundleID, $0.environment, $0.accountID ?? "", $0.productID,
+                    $0.originalTransactionID,
                     $0.transactionID ?? "", $0.kind, $0.reason ?? "", $0.revocationReasonCode.map(String.init) ?? "",
                     $0.credits.map(String.init) ?? "", $0.priceMilli.map(ReportFormat.amount(milli:)) ?? "",
                     $0.currency ?? "",
@@ -148,7 +155,8 @@ extension QuarantinedReport {
                     $0.environment ?? "", $0.accountID ?? "", String($0.attempts), $0.lastError ?? "",
                 ]
             },
-            notes: totals.map { "\($0.bundleID) \($0.input)s: \($0.count)" } + (truncated ? ["(more rows than shown)"] : []))
+            notes: totals.map { "\($0.bundleID) \($0.input)s: \($0.count)" }
+                + (truncated ? ["(more rows than shown)"] : []))
     }
 }
 
@@ -161,7 +169,9 @@ private func timelineRows(_ events: [TimelineEvent]) -> [[String]] {
     }
 }
 
-private let timelineColumns = ["at", "category", "app", "environment", "original_transaction_id", "product", "account", "what"]
+private let timelineColumns = [
+    "at", "category", "app", "environment", "original_transaction_id", "product", "account", "what",
+]
 
 extension AccountTimeline {
     public var table: ReportTable {
@@ -178,7 +188,8 @@ extension ChainAudit {
             columns: timelineColumns, rows: timelineRows(events),
             notes: chains.map {
                 "\($0.bundleID) \($0.environment): \($0.productID), owner \($0.ownerAccountID ?? "none"), \($0.state)"
-                    + ($0.expirationReason.map { " (\($0))" } ?? "") + ($0.expiresAt.map { ", expires \(text($0))" } ?? "")
+                    + ($0.expirationReason.map { " (\($0))" } ?? "")
+                    + ($0.expiresAt.map { ", expires \(text($0))" } ?? "")
             })
     }
 }

@@ -45,7 +45,8 @@ extension Reports {
         var starts = [Int](repeating: 0, count: days)
         var ends = [Int](repeating: 0, count: days)
         for edges in try store.subscriptionEdgeCounts(
-            firstDay: firstDay, firstSample: firstSample, now: now, source: source) {
+            firstDay: firstDay, firstSample: firstSample, now: now, source: source)
+        {
             let index = min(max(edges.day, 0), days - 1)
             switch edges.edge {
             case .start: starts[index] += edges.count

@@ -15,7 +15,9 @@ enum ChurnBuckets {
         var starts: [Date] = []
         while start < to {
             starts.append(start)
-            guard let next = calendar.date(byAdding: granularity == .day ? .day : .month, value: 1, to: start) else { break }
+            guard let next = calendar.date(byAdding: granularity == .day ? .day : .month, value: 1, to: start) else {
+                break
+            }
             start = next
         }
         return starts

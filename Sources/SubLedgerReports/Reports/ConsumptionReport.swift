@@ -48,7 +48,8 @@ extension Reports {
         let rows = try store.consumptionRequests(from: from, to: to, limit: limit, now: now)
         let totals = try store.consumptionCounts(from: from, to: to)
         return ConsumptionReport(
-            rows: rows, totals: totals, deadlineMisses: try store.consumptionDeadlineMisses(from: from, to: to, now: now),
+            rows: rows, totals: totals,
+            deadlineMisses: try store.consumptionDeadlineMisses(from: from, to: to, now: now),
             truncated: totals.reduce(0) { $0 + $1.count } > rows.count)
     }
 }

@@ -24,6 +24,8 @@ struct CurrencyConverter {
     }
 
     var missingRates: [MissingRate] {
-        missing.map { MissingRate(currency: $0.key, day: CalendarDay.text($0.value)) }.sorted { $0.currency < $1.currency }
+        missing.map { MissingRate(currency: $0.key, day: CalendarDay.text($0.value)) }.sorted {
+            $0.currency < $1.currency
+        }
     }
 }

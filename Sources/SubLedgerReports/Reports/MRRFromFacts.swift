@@ -26,8 +26,12 @@ enum MRRFromFacts {
     ) throws -> [[String: MRRSeries.Point]] {
         guard let first = monthStarts.first else { return [] }
         // Months measured at their end come first; the rest are measured at `now`.
-        let closed = zip(monthStarts, measured).prefix { CalendarDay.start(of: RevenueCalendar.nextMonthStart($0.0)).adding(milliseconds: -1) == $0.1 }.count
-        let boundary = closed < monthStarts.count ? monthStarts[closed] : RevenueCalendar.nextMonthStart(monthStarts[monthStarts.count - 1])
+        let closed = zip(monthStarts, measured).prefix {
+            CalendarDay.start(of: RevenueCalendar.nextMonthStart($0.0)).adding(milliseconds: -1) == $0.1
+        }.count
+        let boundary =
+            closed < monthStarts.count
+            ? monthStarts[closed] : RevenueCalendar.nextMonthStart(monthStarts[monthStarts.count - 1])
         var byMonth: [Int64: [ReportStore.MRRMoves]] = [:]
         for moves in try store.mrrMonthMoves(beforeDay: boundary) { byMonth[moves.monthDay, default: []].append(moves) }
 
@@ -46,7 +50,8 @@ enum MRRFromFacts {
         guard closed < monthStarts.count else { return result }
         // The first month measured at now: from the previous month's end (the levels so far) to now.
         let previousEnd = CalendarDay.start(of: monthStarts[closed]).adding(milliseconds: -1)
-        let moves = try store.mrrMoves(fromMilliseconds: previousEnd.millisecondsSince1970, toMilliseconds: now.millisecondsSince1970)
+        let moves = try store.mrrMoves(
+            fromMilliseconds: previousEnd.millisecondsSince1970, toMilliseconds: now.millisecondsSince1970)
         let previous = levels
         for move in moves { levels[move.currency, default: Level()].apply(move) }
         if previousEnd <= now {

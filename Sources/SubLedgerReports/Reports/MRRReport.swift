@@ -57,7 +57,9 @@ extension Reports {
         on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, now: Date,
         reportingCurrency: String? = nil
     ) throws -> MRRReport {
-        try mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: reportingCurrency, source: .facts)
+        try mrr(
+            on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: reportingCurrency,
+            source: .facts)
     }
 
     /// `mrr` from the given source (the tests compare the aggregates with the ledger).
@@ -87,10 +89,12 @@ extension Reports {
         let series: [[String: MRRSeries.Point]]
         switch source {
         case .dayTotals, .facts:
-            series = try MRRFromFacts.series(store: store, monthStarts: monthStarts, measured: measured, now: nowInstant)
+            series = try MRRFromFacts.series(
+                store: store, monthStarts: monthStarts, measured: measured, now: nowInstant)
         case .ledger:
             let chains = try store.revenueChains(
-                from: RevenueCalendar.date(baseline), to: RevenueCalendar.date(max(lastEnd, baseline.adding(milliseconds: 1))))
+                from: RevenueCalendar.date(baseline),
+                to: RevenueCalendar.date(max(lastEnd, baseline.adding(milliseconds: 1))))
             series = MRRSeries.compute(chains: chains.map(\.transactions), at: [baseline] + measured)
         }
 
@@ -101,7 +105,8 @@ extension Reports {
         var reporting: [MRRReport.ReportingRow] = []
         for (index, points) in series.enumerated() {
             let month = RevenueCalendar.monthName(monthStarts[index])
-            var converted = MRRReport.ReportingRow(month: month, mrrMilli: 0, arrMilli: 0, movementMilli: MRRMovement(), complete: true)
+            var converted = MRRReport.ReportingRow(
+                month: month, mrrMilli: 0, arrMilli: 0, movementMilli: MRRMovement(), complete: true)
             let rateDay = CalendarDay.of(measured[index])
             for point in points.values.sorted(by: { $0.currency < $1.currency }) {
                 rows.append(
@@ -110,17 +115,21 @@ extension Reports {
                         currency: point.currency, mrrMilli: point.mrr, arrMilli: point.mrr * 12,
                         subscribers: point.subscribers, movementMilli: point.movement, estimated: point.estimated))
                 guard converter != nil else { continue }
-                func convert(_ amount: Int64) -> Int64? { converter?.convert(amount, from: point.currency, on: rateDay) }
+                func convert(_ amount: Int64) -> Int64? {
+                    converter?.convert(amount, from: point.currency, on: rateDay)
+                }
                 guard let mrr = convert(point.mrr) else {
                     converted.complete = false
                     continue
                 }
                 converted.mrrMilli += mrr
                 let movement = point.movement
-                converted.movementMilli = converted.movementMilli + MRRMovement(
-                    new: convert(movement.new) ?? 0, expansion: convert(movement.expansion) ?? 0,
-                    contraction: convert(movement.contraction) ?? 0, churned: convert(movement.churned) ?? 0,
-                    reactivation: convert(movement.reactivation) ?? 0)
+                converted.movementMilli =
+                    converted.movementMilli
+                    + MRRMovement(
+                        new: convert(movement.new) ?? 0, expansion: convert(movement.expansion) ?? 0,
+                        contraction: convert(movement.contraction) ?? 0, churned: convert(movement.churned) ?? 0,
+                        reactivation: convert(movement.reactivation) ?? 0)
             }
             converted.arrMilli = converted.mrrMilli * 12
             reporting.append(converted)

@@ -60,7 +60,8 @@ extension Reports {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
         let rows = try store.revocations(from: from, to: to, limit: limit)
-        var totals = RefundsReport.Totals(refunds: 0, familySharingRevocations: 0, debits: 0, withoutAmount: 0, amounts: [])
+        var totals = RefundsReport.Totals(
+            refunds: 0, familySharingRevocations: 0, debits: 0, withoutAmount: 0, amounts: [])
         for revocations in try store.revocationCounts(from: from, to: to) {
             let count = revocations.count
             if revocations.kind == "debit" {

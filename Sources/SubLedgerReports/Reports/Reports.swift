@@ -42,17 +42,23 @@ public enum Reports {
         case .quarantined(let limit):
             return .quarantined(try quarantined(on: connection, scope: scope, limit: limit))
         case .consumption(let from, let to, let limit, let now):
-            return .consumption(try consumption(on: connection, scope: scope, from: from, to: to, limit: limit, now: now))
+            return .consumption(
+                try consumption(on: connection, scope: scope, from: from, to: to, limit: limit, now: now))
         case .trials(let from, let to, let granularity, let now):
-            return .trials(try trials(on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now))
+            return .trials(
+                try trials(on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now))
         case .retention(let from, let to, let months, let currency, let now):
             return .retention(
-                try retention(on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency, now: now))
+                try retention(
+                    on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: currency,
+                    now: now))
         case .mrr(let from, let to, let now, let currency):
-            return .mrr(try mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency))
+            return .mrr(
+                try mrr(on: connection, scope: scope, from: from, to: to, now: now, reportingCurrency: currency))
         case .revenue(let from, let to, let by, let currency):
             return .revenue(
-                try revenue(on: connection, scope: scope, from: from, to: to, granularity: by, reportingCurrency: currency))
+                try revenue(
+                    on: connection, scope: scope, from: from, to: to, granularity: by, reportingCurrency: currency))
         }
     }
 }

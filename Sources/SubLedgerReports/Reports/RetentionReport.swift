@@ -106,7 +106,9 @@ extension Reports {
                 return chains.filter { $0.mask & (Int64(1) << month) != 0 }.reduce(0) { $0 + $1.chains }
             }
             let rows = money.filter { $0.cohort == start }
-            func summary(currency: String, _ rows: [ReportStore.RetentionMoney], net: (ReportStore.RetentionMoney) -> Int64)
+            func summary(
+                currency: String, _ rows: [ReportStore.RetentionMoney], net: (ReportStore.RetentionMoney) -> Int64
+            )
                 -> RetentionReport.Money
             {
                 let netByMonth: [Int64?] = (0..<months).map { month in
@@ -136,9 +138,13 @@ extension Reports {
             }
             return RetentionReport.Cohort(
                 start: start, subscribers: subscribers, paying: paying,
-                payingPercent: paying.map { value in value.map { subscribers > 0 ? Double($0) * 100 / Double(subscribers) : 0 } },
+                payingPercent: paying.map { value in
+                    value.map { subscribers > 0 ? Double($0) * 100 / Double(subscribers) : 0 }
+                },
                 money: currencies.map { currency in
-                    summary(currency: currency, rows.filter { $0.currency == currency }) { $0.grossMilli - $0.refundedMilli }
+                    summary(currency: currency, rows.filter { $0.currency == currency }) {
+                        $0.grossMilli - $0.refundedMilli
+                    }
                 },
                 reporting: reporting,
                 unpriced: rows.reduce(0) { $0 + $1.unpriced },

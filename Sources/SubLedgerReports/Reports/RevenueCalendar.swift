@@ -21,7 +21,8 @@ enum RevenueCalendar {
     static func nextMonthStart(_ day: Int64) -> Int64 {
         let date = CivilDate.date(days: day)
         return date.month == 12
-            ? CivilDate.days(year: date.year + 1, month: 1, day: 1) : CivilDate.days(year: date.year, month: date.month + 1, day: 1)
+            ? CivilDate.days(year: date.year + 1, month: 1, day: 1)
+            : CivilDate.days(year: date.year, month: date.month + 1, day: 1)
     }
 
     /// The Monday of the ISO week `day` is in (1970-01-01 was a Thursday).

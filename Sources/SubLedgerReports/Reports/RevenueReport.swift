@@ -147,11 +147,13 @@ extension Reports {
         let store = try ReportStore(on: connection, scope: scope)
         let start = RevenueCalendar.instant(from)
         let end = RevenueCalendar.instant(to)
-        let periodCount = (end.millisecondsSince1970 - start.millisecondsSince1970) / 86_400_000
+        let periodCount =
+            (end.millisecondsSince1970 - start.millisecondsSince1970) / 86_400_000
             / (granularity == .day ? 1 : granularity == .week ? 7 : 28)
         if periodCount > maximumRevenuePeriods {
             throw ReportError.invalidArgument(
-                "the range holds more than \(maximumRevenuePeriods) \(granularity.rawValue)s: use a longer period (--by)")
+                "the range holds more than \(maximumRevenuePeriods) \(granularity.rawValue)s: use a longer period (--by)"
+            )
         }
         let smallBusiness = try store.smallBusinessPeriods()
         let taxes = try store.taxSchedules()
@@ -167,7 +169,9 @@ extension Reports {
             case .month: RevenueCalendar.monthStart(day)
             }
         }
-        struct Key: Hashable { var period: Int64, appID: Int64, productID: String, storefront: String, currency: String }
+        struct Key: Hashable {
+            var period: Int64, appID: Int64, productID: String, storefront: String, currency: String
+        }
         var rows: [Key: RevenueReport.Amounts] = [:]
         var reportingPeriods: [Int64: RevenueReport.Amounts] = [:]
         var unpriced = 0
@@ -177,7 +181,8 @@ extension Reports {
             refund: Bool, estimated: Bool, count: Int = 1
         ) {
             let key = Key(
-                period: period(day), appID: appID, productID: productID, storefront: storefront ?? "", currency: currency)
+                period: period(day), appID: appID, productID: productID, storefront: storefront ?? "",
+                currency: currency)
             rows[key, default: .init()].add(proceeds, refund: refund, estimated: estimated, count: count)
             guard converter != nil else { return }
             func convert(_ amount: Int64) -> Int64? { converter?.convert(amount, from: currency, on: day) }
@@ -185,7 +190,8 @@ extension Reports {
                 let commission = convert(proceeds.commission)
             else { return }
             let converted = Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
-            reportingPeriods[key.period, default: .init()].add(converted, refund: refund, estimated: estimated, count: count)
+            reportingPeriods[key.period, default: .init()].add(
+                converted, refund: refund, estimated: estimated, count: count)
         }
 
         switch source {
@@ -260,13 +266,16 @@ extension Reports {
                     period: CalendarDay.text(key.period), bundleID: bundleID, productID: key.productID,
                     storefront: key.storefront, currency: key.currency, amounts: amounts)
             },
-            periods: periods.values.sorted { $0.period != $1.period ? $0.period < $1.period : $0.currency < $1.currency },
+            periods: periods.values.sorted {
+                $0.period != $1.period ? $0.period < $1.period : $0.currency < $1.currency
+            },
             totals: totals.map { RevenueReport.CurrencyAmounts(period: "", currency: $0.key, amounts: $0.value) }
                 .sorted { $0.currency < $1.currency },
             reportingCurrency: reportingCurrency,
             reportingPeriods: reportingCurrency.map { currency in
                 reportingPeriods.sorted { $0.key < $1.key }.map {
-                    RevenueReport.CurrencyAmounts(period: CalendarDay.text($0.key), currency: currency, amounts: $0.value)
+                    RevenueReport.CurrencyAmounts(
+                        period: CalendarDay.text($0.key), currency: currency, amounts: $0.value)
                 }
             },
             reportingTotal: reportingCurrency == nil ? nil : reportingTotal,

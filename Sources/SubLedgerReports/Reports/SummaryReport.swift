@@ -54,7 +54,8 @@ extension Reports {
         let store = try ReportStore(on: connection, scope: scope)
         let instant = at ?? now
         let basis: SummaryReport.Basis = instant >= now ? .chainColumns : .stateHistory
-        let counts = basis == .chainColumns
+        let counts =
+            basis == .chainColumns
             ? try store.chainStateCounts(at: instant) : try store.recordedStateCounts(at: instant, source: source)
         var products: [SummaryReport.ProductRow] = []
         var index: [String: Int] = [:]
@@ -62,9 +63,10 @@ extension Reports {
             let key = count.bundleID + "\u{0}" + count.productID
             if index[key] == nil {
                 index[key] = products.count
-                products.append(.init(
-                    bundleID: count.bundleID, productID: count.productID, productType: count.productType,
-                    counts: StateCounts()))
+                products.append(
+                    .init(
+                        bundleID: count.bundleID, productID: count.productID, productType: count.productType,
+                        counts: StateCounts()))
             }
             products[index[key]!].counts.add(count.chains, in: count.state)
         }
@@ -72,7 +74,8 @@ extension Reports {
         var entitlements: [String: SummaryReport.EntitlementRow] = [:]
         for grant in try store.productEntitlements() {
             let key = grant.bundleID + "\u{0}" + grant.entitlementID
-            var entry = entitlements[key]
+            var entry =
+                entitlements[key]
                 ?? .init(bundleID: grant.bundleID, entitlementID: grant.entitlementID, counts: StateCounts())
             if let product = index[grant.bundleID + "\u{0}" + grant.productID] {
                 entry.counts.add(products[product].counts)
@@ -84,7 +87,9 @@ extension Reports {
         for product in products { totals.add(product.counts) }
         return SummaryReport(
             at: instant, basis: basis, products: products,
-            entitlements: entitlements.values.sorted { ($0.bundleID, $0.entitlementID) < ($1.bundleID, $1.entitlementID) },
+            entitlements: entitlements.values.sorted {
+                ($0.bundleID, $0.entitlementID) < ($1.bundleID, $1.entitlementID)
+            },
             totals: totals)
     }
 }

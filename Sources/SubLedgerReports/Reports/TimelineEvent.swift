@@ -47,13 +47,16 @@ public struct TimelineEvent: Sendable, Hashable, Codable {
         case .entitlementGained, .entitlementLost:
             text = (category == .entitlementGained ? "gains " : "loses ") + (note ?? "")
         case .bindingStarted:
-            text = "owner: \(accountID ?? "?")" + (note.map { " (from \($0))" } ?? "") + (reason.map { ", \($0)" } ?? "")
+            text =
+                "owner: \(accountID ?? "?")" + (note.map { " (from \($0))" } ?? "") + (reason.map { ", \($0)" } ?? "")
         case .bindingEnded:
             text = "owner \(accountID ?? "?") ends" + (reason.map { ", \($0)" } ?? "")
         case .stateChange:
             text = (note ?? "new") + " -> " + (kind ?? "?") + (reason.map { " (\($0))" } ?? "")
         case .transaction:
-            text = "transaction \(transactionID ?? "")" + (kind.map { " via \($0)" } ?? "") + (note.map { ", \($0)" } ?? "")
+            text =
+                "transaction \(transactionID ?? "")" + (kind.map { " via \($0)" } ?? "")
+                + (note.map { ", \($0)" } ?? "")
         case .receipt:
             text = "receipt #\(rowID.map(String.init) ?? "?") \(kind ?? "")" + (reason.map { ", \($0)" } ?? "")
         case .notification:

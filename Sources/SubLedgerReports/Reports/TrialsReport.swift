@@ -86,7 +86,9 @@ extension Reports {
     ) throws -> TrialsReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
-        let rows = try store.trialCounts(from: from, to: to, granularity: granularity.rawValue, now: now, source: source).map { count in
+        let rows = try store.trialCounts(
+            from: from, to: to, granularity: granularity.rawValue, now: now, source: source
+        ).map { count in
             var counts = TrialsReport.Counts()
             counts.starts = count.starts
             counts.converted = count.converted

@@ -8,7 +8,8 @@ extension ReportStore {
         try scoped(Self.expiringChainsSQL, [from, to, limit]).map { row in
             ExpiringReport.Row(
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
-                originalTransactionID: try row.decode(String.self, at: 2), productID: try row.decode(String.self, at: 3),
+                originalTransactionID: try row.decode(String.self, at: 2),
+                productID: try row.decode(String.self, at: 3),
                 ownerAccountID: try row.decode(String?.self, at: 4), expiresAt: try row.decode(Date.self, at: 5),
                 state: try row.decode(String.self, at: 6), willAutoRenew: try row.decode(Bool?.self, at: 7),
                 inBillingRetry: try row.decode(Bool.self, at: 8), graceExpiresAt: try row.decode(Date?.self, at: 9))

@@ -7,7 +7,11 @@ extension ReportStore {
     /// Sales (`sale`), refunds (`refund`) or upgrade credits (`credit`) that share everything their split and
     /// their row of the report depend on.
     struct RevenueGroup {
-        enum Kind: Int { case sale = 0, refund = 1, credit = 2 }
+        enum Kind: Int {
+            case sale = 0
+            case refund = 1
+            case credit = 2
+        }
         var kind: Kind
         /// The day the amount counts on: the purchase, the refund or the upgrade.
         var day: Int64
@@ -38,7 +42,8 @@ extension ReportStore {
         let packed = try row.decode(Int64.self, at: 0)
         let day = try row.decode(Int64.self, at: 1)
         return RevenueGroup(
-            kind: RevenueGroup.Kind(rawValue: Int((packed >> 2) & 3)) ?? .sale, day: day, boughtDay: day - (packed >> 4),
+            kind: RevenueGroup.Kind(rawValue: Int((packed >> 2) & 3)) ?? .sale, day: day,
+            boughtDay: day - (packed >> 4),
             appID: try row.decode(Int64.self, at: 2), productID: try row.decode(String.self, at: 3),
             storefront: try row.decode(String?.self, at: 4), currency: try row.decode(String?.self, at: 5),
             amount: try row.decode(Int64?.self, at: 6), secondYear: packed & 2 != 0, estimated: packed & 1 != 0,
@@ -46,7 +51,9 @@ extension ReportStore {
     }
 
     /// The packed first column of a group (see `revenueGroup`), from the day, purchase day, kind and flags.
-    private static func packed(day: String, boughtDay: String, kind: Int, secondYear: String, estimated: String) -> String {
+    private static func packed(day: String, boughtDay: String, kind: Int, secondYear: String, estimated: String)
+        -> String
+    {
         "(\(day) - \(boughtDay))::bigint * 16 + \(kind * 4) + \(secondYear)::integer * 2 + \(estimated)::integer"
     }
 

@@ -54,14 +54,18 @@ extension ReportStore {
             let cohort = try row.decode(Date.self, at: 1)
             if try row.decode(String.self, at: 0) == "paying" {
                 patterns.append(
-                    RetentionPattern(cohort: cohort, mask: try row.decode(Int64.self, at: 2), chains: try row.decode(Int.self, at: 4)))
+                    RetentionPattern(
+                        cohort: cohort, mask: try row.decode(Int64.self, at: 2), chains: try row.decode(Int.self, at: 4)
+                    ))
             } else {
                 money.append(
                     RetentionMoney(
-                        cohort: cohort, month: try row.decode(Int.self, at: 2), currency: try row.decode(String?.self, at: 3),
+                        cohort: cohort, month: try row.decode(Int.self, at: 2),
+                        currency: try row.decode(String?.self, at: 3),
                         grossMilli: try row.decode(Int64.self, at: 5), refundedMilli: try row.decode(Int64.self, at: 6),
                         estimated: try row.decode(Int.self, at: 7), unpriced: try row.decode(Int.self, at: 8),
-                        reportingNetMilli: try row.decode(Int64?.self, at: 9), missingRate: try row.decode(Int.self, at: 10)))
+                        reportingNetMilli: try row.decode(Int64?.self, at: 9),
+                        missingRate: try row.decode(Int.self, at: 10)))
             }
         }
         return (patterns, money)
@@ -72,7 +76,8 @@ extension ReportStore {
     static func wholeMonths(from: Date, to: Date) -> (from: Date, to: Date) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let fromMonth = calendar.dateInterval(of: .month, for: from), let toMonth = calendar.dateInterval(of: .month, for: to)
+        guard let fromMonth = calendar.dateInterval(of: .month, for: from),
+            let toMonth = calendar.dateInterval(of: .month, for: to)
         else { return (to, to) }
         let wholeFrom = fromMonth.start == from ? from : fromMonth.end
         let wholeTo = toMonth.start

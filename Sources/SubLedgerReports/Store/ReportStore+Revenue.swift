@@ -70,7 +70,8 @@ extension ReportStore {
             """
         for row in try connection.query(sql, [scope.bundleID]) {
             periods[try row.decode(Int64.self, at: 0), default: []].append(
-                SmallBusinessPeriod(fromDay: try row.decode(Int64.self, at: 1), untilDay: try row.decode(Int64?.self, at: 2)))
+                SmallBusinessPeriod(
+                    fromDay: try row.decode(Int64.self, at: 1), untilDay: try row.decode(Int64?.self, at: 2)))
         }
         return periods
     }
@@ -79,8 +80,8 @@ extension ReportStore {
     func taxSchedules() throws -> [String: EffectiveSchedule<Int64>] {
         var entries: [String: [(day: Int64, value: Int64)]] = [:]
         for row in try connection.query(
-            "SELECT storefront, (effective_from - DATE '1970-01-01')::bigint, round(rate * 1000000)::bigint FROM storefront_tax_rates")
-        {
+            "SELECT storefront, (effective_from - DATE '1970-01-01')::bigint, round(rate * 1000000)::bigint FROM storefront_tax_rates"
+        ) {
             entries[try row.decode(String.self, at: 0), default: []].append(
                 (try row.decode(Int64.self, at: 1), try row.decode(Int64.self, at: 2)))
         }

@@ -22,7 +22,8 @@ extension ReportStore {
             RefundsReport.Row(
                 at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2), accountID: try row.decode(String?.self, at: 3),
-                productID: try row.decode(String.self, at: 4), originalTransactionID: try row.decode(String.self, at: 5),
+                productID: try row.decode(String.self, at: 4),
+                originalTransactionID: try row.decode(String.self, at: 5),
                 transactionID: try row.decode(String?.self, at: 6), kind: try row.decode(String.self, at: 7),
                 reason: try row.decode(String?.self, at: 8),
                 revocationReasonCode: try row.decode(Int32?.self, at: 9).map(Int.init),

@@ -164,7 +164,8 @@ extension TimelineEvent {
         }
         self.init(
             at: try row.decode(Date.self, at: 0), category: category, bundleID: try row.decode(String.self, at: 2),
-            environment: try row.decode(String?.self, at: 3), originalTransactionID: try row.decode(String?.self, at: 4),
+            environment: try row.decode(String?.self, at: 3),
+            originalTransactionID: try row.decode(String?.self, at: 4),
             transactionID: try row.decode(String?.self, at: 5), productID: try row.decode(String?.self, at: 6),
             accountID: try row.decode(String?.self, at: 7), kind: try row.decode(String?.self, at: 8),
             reason: try row.decode(String?.self, at: 9), until: try row.decode(Date?.self, at: 10),

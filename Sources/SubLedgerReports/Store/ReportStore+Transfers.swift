@@ -8,7 +8,8 @@ extension ReportStore {
         try scoped(Self.transfersSQL, [from, to, limit]).map { row in
             TransfersReport.Row(
                 at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
-                environment: try row.decode(String.self, at: 2), originalTransactionID: try row.decode(String.self, at: 3),
+                environment: try row.decode(String.self, at: 2),
+                originalTransactionID: try row.decode(String.self, at: 3),
                 productID: try row.decode(String?.self, at: 4), sequence: Int(try row.decode(Int32.self, at: 5)),
                 fromAccountID: try row.decode(String?.self, at: 6), toAccountID: try row.decode(String.self, at: 7),
                 reason: try row.decode(String.self, at: 8), previousOwnerSince: try row.decode(Date?.self, at: 9),
@@ -19,7 +20,8 @@ extension ReportStore {
     /// The same bindings as `transfers`, all of them counted by reason.
     func transferCounts(from: Date, to: Date) throws -> [TransfersReport.ReasonCount] {
         try scoped(Self.transferCountsSQL, [from, to]).map { row in
-            TransfersReport.ReasonCount(reason: try row.decode(String.self, at: 0), transfers: try row.decode(Int.self, at: 1))
+            TransfersReport.ReasonCount(
+                reason: try row.decode(String.self, at: 0), transfers: try row.decode(Int.self, at: 1))
         }
     }
 

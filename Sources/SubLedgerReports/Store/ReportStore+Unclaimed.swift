@@ -7,7 +7,8 @@ extension ReportStore {
         try scoped(Self.unclaimedTransactionsSQL, [limit]).map { row in
             UnclaimedReport.Row(
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
-                transactionID: try row.decode(String.self, at: 2), originalTransactionID: try row.decode(String.self, at: 3),
+                transactionID: try row.decode(String.self, at: 2),
+                originalTransactionID: try row.decode(String.self, at: 3),
                 productID: try row.decode(String.self, at: 4), purchaseDate: try row.decode(Date.self, at: 5),
                 expiresDate: try row.decode(Date?.self, at: 6), source: try row.decode(String.self, at: 7))
         }

@@ -12,11 +12,14 @@ struct AccountsController: Sendable {
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
         group.get("accounts/:account_id/entitlements") { request, context in try await entitlements(request, context) }
-        group.get("accounts/:account_id/subscriptions") { request, context in try await subscriptions(request, context) }
+        group.get("accounts/:account_id/subscriptions") { request, context in try await subscriptions(request, context)
+        }
         group.get("accounts/:account_id/transactions") { request, context in try await transactions(request, context) }
     }
 
-    func entitlements(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.EntitlementsResponse {
+    func entitlements(_ request: Request, _ context: SubLedgerRequestContext) async throws
+        -> Representation.EntitlementsResponse
+    {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
         var instant = now()
@@ -64,7 +67,9 @@ struct AccountsController: Sendable {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
         let instant = now()
-        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }.filter { $0.header.owner == account }
+        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }.filter {
+            $0.header.owner == account
+        }
         return SubscriptionsBody(
             account_id: account.rawValue,
             subscriptions: chains.map { chain in
@@ -115,7 +120,9 @@ struct AccountsController: Sendable {
         let account = try accountID(context)
         let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }
         let known = chains.flatMap(\.transactions).filter { $0.account == account }
-            .sorted { ($0.transaction.purchaseDate, $0.transactionID) > ($1.transaction.purchaseDate, $1.transactionID) }
+            .sorted {
+                ($0.transaction.purchaseDate, $0.transactionID) > ($1.transaction.purchaseDate, $1.transactionID)
+            }
         return TransactionsBody(
             account_id: account.rawValue,
             transactions: known.map { known in

@@ -20,7 +20,9 @@ struct AdminController: Sendable {
     /// Answers the page's search box.
     let support: SupportLookup
 
-    func register(reportsOn group: RouterGroup<SubLedgerRequestContext>, pageOn page: RouterGroup<SubLedgerRequestContext>) {
+    func register(
+        reportsOn group: RouterGroup<SubLedgerRequestContext>, pageOn page: RouterGroup<SubLedgerRequestContext>
+    ) {
         group.get("reports/:name") { request, context in try await report(request, context) }
         group.get("reports/:name/:id") { request, context in try await report(request, context) }
         page.get("") { request, context in try await adminPage(request, context) }
@@ -30,18 +32,21 @@ struct AdminController: Sendable {
     func report(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
         var options: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { options[String(key)] = String(value) }
-        let format = try options.removeValue(forKey: "format").map { raw in
-            guard let format = ReportFormat(rawValue: raw) else {
-                throw APIError.badRequest("invalid_format", "format is json, csv or table")
-            }
-            return format
-        } ?? .json
+        let format =
+            try options.removeValue(forKey: "format").map { raw in
+                guard let format = ReportFormat(rawValue: raw) else {
+                    throw APIError.badRequest("invalid_format", "format is json, csv or table")
+                }
+                return format
+            } ?? .json
         let name = context.parameters.get("name") ?? ""
         // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
-        let reportRequest = try ReportRequest(name: name, id: context.parameters.get("id"), options: options, now: date(now()))
+        let reportRequest = try ReportRequest(
+            name: name, id: context.parameters.get("id"), options: options, now: date(now()))
         let report = try await reads.read(context) { store in try await Reports.run(reportRequest, on: store.pool) }
         let text = try await Self.offRequestThreads { format.render(report) }
-        return Response(status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// Runs CPU-heavy `work` (rendering up to 100,000 rows) on NIO's thread pool for blocking work, a fixed set of
@@ -66,7 +71,8 @@ struct AdminController: Sendable {
                 try Reports.activeOverTime(on: $0, scope: .everything, days: 90, now: instant)
             }
             async let churn = pool.withConnection {
-                try Reports.churn(on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
+                try Reports.churn(
+                    on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
             let (summaryReport, activeReport, churnReport, webhooksPanel) = try await (summary, active, churn, webhooks)
@@ -98,7 +104,10 @@ struct AdminController: Sendable {
     private func htmlResponse(_ html: String) -> Response {
         Response(
             status: .ok,
-            headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'"],
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'",
+            ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 

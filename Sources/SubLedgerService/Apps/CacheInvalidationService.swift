@@ -27,7 +27,9 @@ struct CacheInvalidationService: Service {
                 for try await _ in notifications.cancelOnGracefulShutdown() { invalidate() }
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                logger.warning("cache invalidation listener failed; retrying", metadata: ["channel": "\(channel)", "error": "\(error)"])
+                logger.warning(
+                    "cache invalidation listener failed; retrying",
+                    metadata: ["channel": "\(channel)", "error": "\(error)"])
                 invalidate()
                 try? await Task.sleep(for: .seconds(2))
             }

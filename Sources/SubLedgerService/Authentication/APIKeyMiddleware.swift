@@ -10,9 +10,12 @@ struct APIKeyMiddleware: RouterMiddleware {
     /// Also accept the key as the password of HTTP Basic authentication (for the admin page in a browser).
     var acceptsBasic = false
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard let secret = Self.presentedKey(request.headers[.authorization], acceptsBasic: acceptsBasic) else {
-            var error = APIError(.unauthorized, code: "unauthorized", message: "send the API key as 'Authorization: Bearer <key>'")
+            var error = APIError(
+                .unauthorized, code: "unauthorized", message: "send the API key as 'Authorization: Bearer <key>'")
             error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge
             throw error
         }
@@ -22,7 +25,8 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw error
         }
         guard key.scope == requiredScope else {
-            throw APIError(.forbidden, code: "wrong_key_scope", message: "this route needs an \(requiredScope.rawValue) key")
+            throw APIError(
+                .forbidden, code: "wrong_key_scope", message: "this route needs an \(requiredScope.rawValue) key")
         }
         var context = context
         context.apiKey = key
@@ -40,7 +44,8 @@ struct APIKeyMiddleware: RouterMiddleware {
             return String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         }
         if acceptsBasic, header.hasPrefix("Basic "),
-            let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count)).trimmingCharacters(in: .whitespaces)),
+            let decoded = Data(
+                base64Encoded: String(header.dropFirst("Basic ".count)).trimmingCharacters(in: .whitespaces)),
             let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
         {
             return String(text[text.index(after: colon)...])

@@ -86,7 +86,7 @@ public struct ConsumptionResponder: Service {
             do {
                 let report = try await runCycle()
                 if report != CycleReport() { logger.info("consumption cycle: \(report)") }
-            } catch where !configuration.once {
+            } catch  where !configuration.once {
                 // The database went away mid-cycle: leases run out, the next cycle takes the requests again.
                 logger.warning("consumption cycle failed", metadata: ["error": "\(error)"])
             }
@@ -109,8 +109,10 @@ public struct ConsumptionResponder: Service {
             for request in due {
                 let record = await answer(request)
                 try await store.finish(request, record, worker: configuration.worker, now: now())
-                Counter(label: "subledger_consumption_answers_total", dimensions: [("outcome", record.outcome.rawValue)])
-                    .increment()
+                Counter(
+                    label: "subledger_consumption_answers_total", dimensions: [("outcome", record.outcome.rawValue)]
+                )
+                .increment()
                 if record.outcome == .finalFailure || record.outcome == .transientFailure {
                     logger.warning(
                         "consumption request not answered",
@@ -178,7 +180,8 @@ public struct ConsumptionResponder: Service {
             }
             client = configured
         } catch {
-            return retry(request, at: instant, endpoint: version.rawValue, body: body, detail: "server_api_key: \(error)")
+            return retry(
+                request, at: instant, endpoint: version.rawValue, body: body, detail: "server_api_key: \(error)")
         }
         do {
             switch version {
@@ -208,7 +211,8 @@ public struct ConsumptionResponder: Service {
         _ request: DueConsumptionRequest, at instant: Instant, endpoint: String? = nil, body: String? = nil,
         httpStatus: Int? = nil, appleErrorCode: Int? = nil, detail: String, after retryAfter: Instant? = nil
     ) -> ConsumptionAttemptRecord {
-        let base = configuration.retryBase.milliseconds, maximum = configuration.retryMaximum.milliseconds
+        let base = configuration.retryBase.milliseconds
+        let maximum = configuration.retryMaximum.milliseconds
         let delay = min(maximum, base.saturatingMultiplied(by: Int64(1) << Int64(min(request.attempts, 20))))
         var next = instant.adding(milliseconds: delay)
         if let retryAfter, retryAfter > next { next = retryAfter }

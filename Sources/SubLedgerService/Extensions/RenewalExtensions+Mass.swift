@@ -36,7 +36,8 @@ extension RenewalExtensions {
         do {
             _ = try await client.massExtendRenewalDate(
                 MassExtendRenewalDateRequest(
-                    extendByDays: record.days, extendReasonCode: ExtendReasonCode(rawValue: record.reasonCode) ?? reason,
+                    extendByDays: record.days,
+                    extendReasonCode: ExtendReasonCode(rawValue: record.reasonCode) ?? reason,
                     requestIdentifier: identifier, storefrontCountryCodes: record.storefrontCountryCodes,
                     productID: record.productID))
         } catch {
@@ -112,7 +113,8 @@ extension RenewalExtensions {
             record.productID == productID
         else {
             throw RenewalExtensionError(
-                .unknownRequest, "no mass extension \(requestIdentifier) of \(productID) is recorded for \(app.bundleID)")
+                .unknownRequest,
+                "no mass extension \(requestIdentifier) of \(productID) is recorded for \(app.bundleID)")
         }
         return record
     }

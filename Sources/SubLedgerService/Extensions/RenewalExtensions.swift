@@ -181,7 +181,8 @@ public struct RenewalExtensions: Sendable {
         let record = try await records.extensions(of: chain.key, appID: app.appID)
             .first { $0.requestIdentifier == identifier }
         guard let record else {
-            throw RenewalExtensionError(.unknownSubscription, "the extension's record of \(originalTransactionID) vanished")
+            throw RenewalExtensionError(
+                .unknownSubscription, "the extension's record of \(originalTransactionID) vanished")
         }
         return SingleExtensionOutcome(
             record: record, expiresAt: current?.header.latestExpiry, applied: applied, repeated: false)

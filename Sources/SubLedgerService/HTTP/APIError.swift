@@ -36,8 +36,12 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code: code, message: message) }
-    static func notFound(_ code: String, _ message: String) -> APIError { APIError(.notFound, code: code, message: message) }
+    static func badRequest(_ code: String, _ message: String) -> APIError {
+        APIError(.badRequest, code: code, message: message)
+    }
+    static func notFound(_ code: String, _ message: String) -> APIError {
+        APIError(.notFound, code: code, message: message)
+    }
     static func unprocessable(_ code: String, _ message: String) -> APIError {
         APIError(.unprocessableContent, code: code, message: message)
     }

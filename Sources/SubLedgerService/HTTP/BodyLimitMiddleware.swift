@@ -8,7 +8,9 @@ import Hummingbird
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = SubLedgerRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         if let declared = request.headers[.contentLength], let length = Int(declared), length > context.maxUploadSize {
             throw APIError.bodyTooLarge(limit: context.maxUploadSize)
         }

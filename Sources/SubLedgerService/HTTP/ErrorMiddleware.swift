@@ -10,7 +10,9 @@ import SubLedgerReports
 /// client mistakes into 4xx with a code (a value the database refuses included), a database that is down or
 /// read-only (a failover) into 503 (so callers, and Apple, retry), and anything else into a logged 500.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -41,15 +43,19 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError.badRequest("malformed_body", "the request was cancelled before it was complete")
         } catch let error as DecodingError {
             throw APIError.badRequest("malformed_json", Self.describe(error))
-        } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed {
+        } catch let error as PostgresError
+            where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed
+        {
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
-            throw APIError.unavailable("database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
+            throw APIError.unavailable(
+                "database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
         } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
             // A write reached a server that takes none: a standby, or a primary on its way down in a failover.
             // `target_session_attrs=read-write` keeps new connections off standbys; this covers the moment in
             // between, and a URL without it. The write did not happen, so a retry is right.
             context.logger.warning("the database refused a write as read-only", metadata: ["error": "\(error)"])
-            throw APIError.unavailable("database_unavailable", "the database accepts no writes right now; retry later", retryAfter: 5)
+            throw APIError.unavailable(
+                "database_unavailable", "the database accepts no writes right now; retry later", retryAfter: 5)
         } catch let error as PostgresError where Self.isRefusedValue(error) {
             // The edge validates text before it gets here; this is the net under it. A value the database
             // refuses came from the request, so retrying (what a 5xx asks Apple to do) cannot help.
@@ -63,15 +69,21 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func map(_ error: HTTPError) -> APIError {
         switch error.status {
-        case .contentTooLarge: return APIError(error.status, code: "body_too_large", message: "the request body is larger than 1 MiB")
+        case .contentTooLarge:
+            return APIError(error.status, code: "body_too_large", message: "the request body is larger than 1 MiB")
         case .notFound: return APIError(error.status, code: "not_found", message: "no such route")
-        case .methodNotAllowed: return APIError(error.status, code: "method_not_allowed", message: "method not allowed on this route")
+        case .methodNotAllowed:
+            return APIError(error.status, code: "method_not_allowed", message: "method not allowed on this route")
         case .unauthorized:
-            var mapped = APIError(error.status, code: "unauthorized", message: error.body ?? "a valid API key is required")
+            var mapped = APIError(
+                error.status, code: "unauthorized", message: error.body ?? "a valid API key is required")
             mapped.challenge = APIKeyMiddleware.bearerChallenge
             return mapped
-        case .badRequest: return APIError(error.status, code: "malformed_request", message: error.body ?? "malformed request")
-        default: return APIError(error.status, code: "http_\(error.status.code)", message: error.body ?? error.status.reasonPhrase)
+        case .badRequest:
+            return APIError(error.status, code: "malformed_request", message: error.body ?? "malformed request")
+        default:
+            return APIError(
+                error.status, code: "http_\(error.status.code)", message: error.body ?? error.status.reasonPhrase)
         }
     }
 
@@ -92,7 +104,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "wrong type for field '\(path(context.codingPath))'"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "the body is not valid JSON" : "invalid value for '\(path(context.codingPath))'"
+            return context.codingPath.isEmpty
+                ? "the body is not valid JSON" : "invalid value for '\(path(context.codingPath))'"
         @unknown default:
             return "the body could not be decoded"
         }

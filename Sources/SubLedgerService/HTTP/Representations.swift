@@ -16,8 +16,10 @@ enum Representation {
     /// outside years 1970 to 9999.
     static func foundationTime(_ instant: Instant) -> String {
         let date = Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-            .replacingOccurrences(of: "+0000", with: "Z")
+        return date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
+        )
+        .replacingOccurrences(of: "+0000", with: "Z")
     }
 
     /// Parses `2026-11-22T07:03:26Z`, `...26.123Z` or an offset, or whole milliseconds since 1970; `nil` for
@@ -121,11 +123,13 @@ enum Representation {
         init(_ result: SubmissionOutcome, account: AccountID, clientTransactionID: String?) {
             account_id = account.rawValue
             environment = result.environment.rawValue
-            transactions = result.outcomes.map { OutcomeBody($0, submitter: account, owner: result.accounts[$0.transactionID]) }
+            transactions =
+                result.outcomes.map { OutcomeBody($0, submitter: account, owner: result.accounts[$0.transactionID]) }
                 + result.ignored.map(OutcomeBody.init)
             if let clientTransactionID {
                 let match = transactions.first { $0.transaction_id == clientTransactionID }
-                client_transaction = ClientTransaction(transaction_id: clientTransactionID, found: match != nil, result: match?.result)
+                client_transaction = ClientTransaction(
+                    transaction_id: clientTransactionID, found: match != nil, result: match?.result)
             }
             entitlements = result.entitlements.map(EntitlementBody.init)
         }

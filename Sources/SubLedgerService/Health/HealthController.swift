@@ -40,7 +40,8 @@ struct HealthController: Sendable {
                 checks["schema"] = "ok"
             } else {
                 ready = false
-                checks["schema"] = "at version \(version.map(String.init) ?? "none"), "
+                checks["schema"] =
+                    "at version \(version.map(String.init) ?? "none"), "
                     + "expected \(migrator.script.latestVersion): run `subledger migrate`"
             }
         } catch {

@@ -27,7 +27,10 @@ struct ImportCSVReader {
         var records: [Record] = []
         var index = 0
         var line = 1
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        let quote = UInt8(ascii: "\"")
+        let comma = UInt8(ascii: ",")
+        let cr = UInt8(ascii: "\r")
+        let lf = UInt8(ascii: "\n")
         while index < bytes.count {
             let startLine = line
             var fields: [[UInt8]] = []

@@ -66,7 +66,8 @@ public final class AppleGateway: Sendable {
     }
 
     /// The signed-data verifier of `app` in `environment` (cached: it keeps the verified-chain cache).
-    func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier {
+    func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier
+    {
         let key = "\(app.bundleID)|\(environment.rawValue)|\(app.definition.appAppleID.map(String.init) ?? "")"
         if let cached = verifiers.withLock({ $0[key] }) { return cached }
         guard app.definition.environments.contains(environment) else {
@@ -79,7 +80,8 @@ public final class AppleGateway: Sendable {
                     bundleID: app.bundleID, appAppleID: app.definition.appAppleID, environment: environment,
                     signature: .init(roots: roots)))
         } catch {
-            throw AppleGatewayError.appMisconfigured(bundleID: app.bundleID, environment: environment, reason: "\(error)")
+            throw AppleGatewayError.appMisconfigured(
+                bundleID: app.bundleID, environment: environment, reason: "\(error)")
         }
         verifiers.withLock { $0[key] = verifier }
         return verifier
@@ -105,7 +107,8 @@ public final class AppleGateway: Sendable {
         } catch {
             throw ConfigurationError("the Server API key of \(app.bundleID) is unusable: \(error)")
         }
-        let baseURL = environment == .production ? configuration.serverAPIProductionURL : configuration.serverAPISandboxURL
+        let baseURL =
+            environment == .production ? configuration.serverAPIProductionURL : configuration.serverAPISandboxURL
         let client = AppStoreServerAPIClient(
             httpClient: httpClient,
             configuration: .init(environment: environment, baseURL: baseURL, timeout: configuration.timeout),

@@ -61,7 +61,8 @@ public struct Ingestion: Sendable {
         }
         let outcome: VerifyReceiptOutcome
         do {
-            outcome = try await callVerifyReceipt(receiptData, app: app, firstEnvironment: knownEnvironment ?? offline.environment)
+            outcome = try await callVerifyReceipt(
+                receiptData, app: app, firstEnvironment: knownEnvironment ?? offline.environment)
         } catch let refusal as IngestionError {
             try await mark(.receipt, receiptID, failed: "Apple unavailable (circuit breaker open)", retryable: true)
             throw refusal
@@ -70,26 +71,32 @@ public struct Ingestion: Sendable {
         do {
             normalized = try Self.normalizedReceipt(outcome, app: app)
         } catch {
-            let marked = try await mark(.receipt, receiptID, failed: error.failure, retryable: error.refusal.isTransient)
+            let marked = try await mark(
+                .receipt, receiptID, failed: error.failure, retryable: error.refusal.isTransient)
             // The client is asked to come back when the job will have tried again (at most 30 s for Apple).
             let retryAfter = marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds
             switch error.refusal.code {
             case .appleConfigurationError:
                 logger.error(
-                    "verifyReceipt configuration error", metadata: ["app": "\(app.bundleID)", "failure": "\(error.failure)"])
+                    "verifyReceipt configuration error",
+                    metadata: ["app": "\(app.bundleID)", "failure": "\(error.failure)"])
                 throw IngestionError(error.refusal.code, error.refusal.message, retryAfter: .seconds(retryAfter))
             case .appleUnavailable:
                 logger.warning(
-                    "Apple unavailable; receipt kept for retry", metadata: ["receipt": "\(receiptID)", "failure": "\(error.failure)"])
+                    "Apple unavailable; receipt kept for retry",
+                    metadata: ["receipt": "\(receiptID)", "failure": "\(error.failure)"])
                 throw IngestionError(
-                    error.refusal.code, error.refusal.message, retryAfter: .seconds(min(retryAfter, Self.retryAfterSeconds)))
+                    error.refusal.code, error.refusal.message,
+                    retryAfter: .seconds(min(retryAfter, Self.retryAfterSeconds)))
             default:
                 throw error.refusal
             }
         }
         let applied = try await applyInput(
-            LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now())
-        return try await result(receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
+            LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now()
+        )
+        return try await result(
+            receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
     }
 
     /// Re-verifies a stored receipt for the renewal job and applies Apple's current answer with no
@@ -119,7 +126,9 @@ public struct Ingestion: Sendable {
 
     /// The one reading of a verifyReceipt answer, for a submitted receipt and for the renewal job alike: the
     /// receipt normalized in `app`'s catalog, or why it credits nothing now.
-    static func normalizedReceipt(_ outcome: VerifyReceiptOutcome, app: StoredApp) throws(ReceiptRefusal) -> NormalizedReceipt {
+    static func normalizedReceipt(_ outcome: VerifyReceiptOutcome, app: StoredApp) throws(ReceiptRefusal)
+        -> NormalizedReceipt
+    {
         switch outcome {
         case .valid(let verified):
             do {
@@ -132,7 +141,8 @@ public struct Ingestion: Sendable {
             }
         case .invalidReceipt(let failure):
             throw ReceiptRefusal(
-                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt (\(failure))"), failure: failure.description)
+                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt (\(failure))"),
+                failure: failure.description)
         case .configurationError(let failure):
             // Our side is wrong (e.g. the shared secret): the receipt is kept for a retry once it is fixed.
             throw ReceiptRefusal(
@@ -144,7 +154,8 @@ public struct Ingestion: Sendable {
         case .retryable(let failure), .upstreamFailure(let failure):
             throw ReceiptRefusal(
                 refusal: IngestionError(
-                    .appleUnavailable, "Apple is unavailable; the receipt is stored and will be credited when Apple answers",
+                    .appleUnavailable,
+                    "Apple is unavailable; the receipt is stored and will be credited when Apple answers",
                     retryAfter: .seconds(retryAfterSeconds)),
                 failure: failure.description)
         }
@@ -176,7 +187,9 @@ public struct Ingestion: Sendable {
     }
 
     /// The signed-data verifier of `app` in `environment`, or the ingestion's refusal.
-    private func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(IngestionError) -> SignedDataVerifier {
+    private func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(IngestionError)
+        -> SignedDataVerifier
+    {
         do {
             return try apple.verifier(for: app, environment: environment)
         } catch {
@@ -227,7 +240,9 @@ public struct Ingestion: Sendable {
         var transactions: [Transaction] = []
         var renewals: [RenewalInfo] = []
         for status in statuses.groups.flatMap(\.lastTransactions) {
-            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) { transactions.append(transaction) }
+            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) {
+                transactions.append(transaction)
+            }
             if let renewal = try status.renewalInfo?.coreRenewalInfo() { renewals.append(renewal) }
         }
         let input = LedgerInput(
@@ -369,7 +384,8 @@ public struct Ingestion: Sendable {
             guard let claimed = AppleGateway.claimedNotification(signedPayload), let bundleID = claimed.bundleID,
                 let environment = claimed.environment
             else {
-                throw IngestionError(.malformedJWS, "signedPayload is not a JWS notification naming its app and environment")
+                throw IngestionError(
+                    .malformedJWS, "signedPayload is not a JWS notification naming its app and environment")
             }
             let app = try await knownApp(bundleID)
             let decoder = ServerNotificationDecoder(
@@ -406,12 +422,14 @@ public struct Ingestion: Sendable {
     /// answer, so it may name the field (never the value).
     private static func unmappableNotification(_ error: NotificationDecodingError) -> IngestionError {
         let field = error.mappingError.map { " (\($0.code): \($0.field))" } ?? ""
-        return IngestionError(.invalidNotificationPayload, "the notification is authentic but cannot be applied\(field)")
+        return IngestionError(
+            .invalidNotificationPayload, "the notification is authentic but cannot be applied\(field)")
     }
 
     private static func v1Environment(_ body: Data) -> AppStoreEnvironment? {
         struct Environment: Decodable { var environment: String? }
-        return (try? JSONDecoder().decode(Environment.self, from: body))?.environment.flatMap(AppStoreEnvironment.init(appleSpelling:))
+        return (try? JSONDecoder().decode(Environment.self, from: body))?.environment.flatMap(
+            AppStoreEnvironment.init(appleSpelling:))
     }
 
     private func knownApp(_ bundleID: String) async throws -> StoredApp {

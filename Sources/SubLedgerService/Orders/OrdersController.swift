@@ -41,6 +41,7 @@ struct OrdersController: Sendable {
             status: .created,
             response: OrderBody(
                 order_id: order.id.rawValue, app_account_token: order.id.rawValue, account_id: order.account.rawValue,
-                product_id: order.productID, state: order.state.rawValue, created_at: Representation.time(order.createdAt)))
+                product_id: order.productID, state: order.state.rawValue,
+                created_at: Representation.time(order.createdAt)))
     }
 }

@@ -45,12 +45,15 @@ struct SubmissionsController: Sendable {
         var order_id: String?
     }
 
-    func signedTransaction(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.SubmissionBody {
+    func signedTransaction(_ request: Request, _ context: SubLedgerRequestContext) async throws
+        -> Representation.SubmissionBody
+    {
         let app = try await apps.app(for: try context.requireKey())
         let body = try await request.decodeJSON(as: TransactionRequest.self, context: context)
         let account = try parseAccountID(body.account_id)
         let token = body.signed_transaction.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3, token.utf8.allSatisfy(Self.isJWSByte)
+        guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3,
+            token.utf8.allSatisfy(Self.isJWSByte)
         else {
             throw APIError.badRequest("malformed_jws", "signed_transaction must be a JWS (three dot-separated parts)")
         }
@@ -62,7 +65,8 @@ struct SubmissionsController: Sendable {
     /// A compact JWS is three base64url parts joined by dots: anything else is malformed before it is stored.
     static func isJWSByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
             true
         default:

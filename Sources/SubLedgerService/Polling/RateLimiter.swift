@@ -17,8 +17,10 @@ actor RateLimiter {
         while true {
             let now = ContinuousClock.now
             let elapsed = refilledAt.duration(to: now)
-            tokens = min(burst, tokens + Double(elapsed.components.seconds) * perSecond
-                + Double(elapsed.components.attoseconds) / 1e18 * perSecond)
+            tokens = min(
+                burst,
+                tokens + Double(elapsed.components.seconds) * perSecond
+                    + Double(elapsed.components.attoseconds) / 1e18 * perSecond)
             refilledAt = now
             if tokens >= 1 {
                 tokens -= 1

@@ -123,8 +123,14 @@ public struct RenewalPoller: Service {
         var cycle = 0
         defer {
             // Leases are given back on the way out, so other pollers need not wait them out.
-            let queue = self.queue, worker = configuration.worker, logger = self.logger
-            Task { do { try await queue.releaseAll(worker: worker) } catch { logger.warning("could not release leases: \(error)") } }
+            let queue = self.queue
+            let worker = configuration.worker
+            let logger = self.logger
+            Task {
+                do { try await queue.releaseAll(worker: worker) } catch {
+                    logger.warning("could not release leases: \(error)")
+                }
+            }
         }
         var failing = false
         repeat {
@@ -135,7 +141,7 @@ public struct RenewalPoller: Service {
                 report.recordMetrics()
                 if failing { logger.notice("poll cycles work again") }
                 failing = false
-            } catch where !configuration.once {
+            } catch  where !configuration.once {
                 // The database went away (a failover, a restart): the leases taken run out by themselves and the
                 // next cycle claims the work again, so the job waits instead of taking `poll` down with it.
                 // Said once per outage.
@@ -148,7 +154,7 @@ public struct RenewalPoller: Service {
         } while !Task.isCancelled && !Task.isShuttingDownGracefully
         do {
             try await queue.releaseAll(worker: configuration.worker)
-        } catch where !configuration.once {
+        } catch  where !configuration.once {
             logger.warning("could not release leases; they run out by themselves", metadata: ["error": "\(error)"])
         }
     }
@@ -159,7 +165,8 @@ public struct RenewalPoller: Service {
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
         let retry = ingestion.store.retry
-        let exhausted = try await queue.quarantineExhausted(pendingAge: configuration.pendingAge, now: now(), retry: retry)
+        let exhausted = try await queue.quarantineExhausted(
+            pendingAge: configuration.pendingAge, now: now(), retry: retry)
         if exhausted.receipts + exhausted.notifications > 0 {
             logger.warning(
                 "stored inputs quarantined after their last attempt",
@@ -248,7 +255,8 @@ public struct RenewalPoller: Service {
                     input.receiptID, receiptData: input.body, account: input.account, app: app,
                     knownEnvironment: input.environment)
             case .signedTransaction:
-                _ = try await ingestion.verifyStoredSignedTransaction(input.receiptID, token: input.body, account: input.account, app: app)
+                _ = try await ingestion.verifyStoredSignedTransaction(
+                    input.receiptID, token: input.body, account: input.account, app: app)
             }
             report.credited = 1
         } catch let error as IngestionError where !error.isTransient {
@@ -257,13 +265,16 @@ public struct RenewalPoller: Service {
         } catch let error as IngestionError {
             // Apple still unavailable: the ingestion path has recorded the failure and the next attempt.
             logger.info(
-                "stored input still waits for Apple", metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code.rawValue)"])
+                "stored input still waits for Apple",
+                metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code.rawValue)"])
             report.errors = 1
         } catch {
             // Applying it failed (a poison input, the database): recorded with its error, retried with backoff
             // until it is quarantined. The job goes on with the next input.
-            logger.warning("stored input failed to apply", metadata: ["receipt": "\(input.receiptID)", "error": "\(error)"])
-            let marked = try? await ingestion.store.markReceipt(input.receiptID, failed: "\(error)", retryable: true, now: now())
+            logger.warning(
+                "stored input failed to apply", metadata: ["receipt": "\(input.receiptID)", "error": "\(error)"])
+            let marked = try? await ingestion.store.markReceipt(
+                input.receiptID, failed: "\(error)", retryable: true, now: now())
             if marked?.status == "quarantined" {
                 StoredInputMetrics.quarantined("receipt")
                 report.quarantined = 1
@@ -291,11 +302,14 @@ public struct RenewalPoller: Service {
         report.checked = 1
         guard let app = try await store.app(bundleID: notification.bundleID) else { return report }
         do {
-            if case .applied = try await ingestion.applyStoredNotification(notification, app: app) { report.notifications = 1 }
+            if case .applied = try await ingestion.applyStoredNotification(notification, app: app) {
+                report.notifications = 1
+            }
         } catch {
             // Recorded on the row by the ingestion path (backoff, then quarantine).
             logger.warning(
-                "stored notification failed to apply", metadata: ["notification": "\(notification.rowID)", "error": "\(error)"])
+                "stored notification failed to apply",
+                metadata: ["notification": "\(notification.rowID)", "error": "\(error)"])
             report.errors = 1
         }
         return report
@@ -311,12 +325,14 @@ public struct RenewalPoller: Service {
             guard let applied = try await refresher.refresh(chain, app) else {
                 report.skipped = 1
                 try await queue.finishChain(
-                    chain, worker: configuration.worker, failed: false, nextPollAt: instant.adding(duration: .seconds(86_400)), now: instant)
+                    chain, worker: configuration.worker, failed: false,
+                    nextPollAt: instant.adding(duration: .seconds(86_400)), now: instant)
                 return report
             }
             report.renewed = applied.decision.entries.filter { $0.kind == .extend }.count
             report.revoked = applied.decision.entries.filter { $0.kind == .revoke }.count
-            let state = applied.decision.updatedChains.first { $0.key == chain.key }?.state(at: instant, in: app.definition)
+            let state = applied.decision.updatedChains.first { $0.key == chain.key }?.state(
+                at: instant, in: app.definition)
             if case .expired = state { report.expired = 1 }
             try await queue.finishChain(
                 chain, worker: configuration.worker, failed: false,
@@ -324,7 +340,8 @@ public struct RenewalPoller: Service {
         } catch {
             let backoff = Duration.seconds(min(6 * 3_600, 60 << min(chain.pollFailures, 12)))
             try await queue.finishChain(
-                chain, worker: configuration.worker, failed: true, nextPollAt: instant.adding(duration: backoff), now: instant)
+                chain, worker: configuration.worker, failed: true, nextPollAt: instant.adding(duration: backoff),
+                now: instant)
             throw error
         }
         return report
@@ -332,7 +349,9 @@ public struct RenewalPoller: Service {
 
     /// After a successful check: again `window` before the next expiry, or after `recheck` if the chain is
     /// still waiting for Apple (expired while auto-renewing, in billing retry or grace).
-    private func nextCheck(after applied: LedgerStore.Applied, chain: PollQueue.DueChain, app: StoredApp, at instant: Instant) -> Instant {
+    private func nextCheck(
+        after applied: LedgerStore.Applied, chain: PollQueue.DueChain, app: StoredApp, at instant: Instant
+    ) -> Instant {
         let recheck = instant.adding(duration: configuration.recheck)
         guard let updated = applied.decision.updatedChains.first(where: { $0.key == chain.key }),
             let expiry = updated.header.latestExpiry

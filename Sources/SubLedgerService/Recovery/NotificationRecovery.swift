@@ -72,7 +72,9 @@ public struct NotificationRecovery: Sendable {
         var apps = try await ingestion.store.apps()
         if let bundleID = request.bundleID {
             apps = apps.filter { $0.bundleID == bundleID }
-            guard !apps.isEmpty else { throw RecoveryError(.unknownApp, "no app with bundle id '\(bundleID)' is configured") }
+            guard !apps.isEmpty else {
+                throw RecoveryError(.unknownApp, "no app with bundle id '\(bundleID)' is configured")
+            }
         }
         var report = RecoveryReport()
         for app in apps {
@@ -82,7 +84,8 @@ public struct NotificationRecovery: Sendable {
                 guard environments.contains(environment) else {
                     if request.bundleID != nil {
                         throw RecoveryError(
-                            .invalidEnvironment, "\(app.bundleID) does not accept the \(environment.rawValue) environment")
+                            .invalidEnvironment,
+                            "\(app.bundleID) does not accept the \(environment.rawValue) environment")
                     }
                     continue
                 }
@@ -104,14 +107,18 @@ public struct NotificationRecovery: Sendable {
         let client: AppStoreServerAPIClient
         do {
             guard let configured = try ingestion.apple.serverAPIClient(for: app, environment: environment) else {
-                logger.info("notification recovery skipped: the app has no App Store Server API credentials", metadata: metadata)
+                logger.info(
+                    "notification recovery skipped: the app has no App Store Server API credentials", metadata: metadata
+                )
                 unit.result = .skipped
                 RecoveryMetrics.run(.skipped)
                 return unit
             }
             client = configured
         } catch {
-            logger.error("notification recovery failed: the app's Server API key is unusable", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            logger.error(
+                "notification recovery failed: the app's Server API key is unusable",
+                metadata: metadata.merging(["error": "\(error)"]) { $1 })
             unit.result = .failed
             unit.error = "\(error)"
             RecoveryMetrics.run(.failed)
@@ -123,14 +130,17 @@ public struct NotificationRecovery: Sendable {
             claimed = try await cursors.claim(
                 appID: app.appID, environment: environment, worker: worker, lease: configuration.lease, now: now())
         } catch {
-            logger.error("notification recovery failed: the cursor could not be claimed", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            logger.error(
+                "notification recovery failed: the cursor could not be claimed",
+                metadata: metadata.merging(["error": "\(error)"]) { $1 })
             unit.result = .failed
             unit.error = "\(error)"
             RecoveryMetrics.run(.failed)
             return unit
         }
         guard let cursor = claimed else {
-            logger.info("notification recovery skipped: another process is recovering this history now", metadata: metadata)
+            logger.info(
+                "notification recovery skipped: another process is recovering this history now", metadata: metadata)
             unit.result = .busy
             RecoveryMetrics.run(.busy)
             return unit
@@ -146,7 +156,10 @@ public struct NotificationRecovery: Sendable {
                 logger.warning(
                     "notification recovery: the start lies beyond the 180 days Apple keeps; starting at the earliest allowed",
                     metadata: metadata.merging(
-                        ["wanted": "\(Representation.time(start) ?? "")", "start": "\(Representation.time(earliest) ?? "")"]) { $1 })
+                        [
+                            "wanted": "\(Representation.time(start) ?? "")",
+                            "start": "\(Representation.time(earliest) ?? "")",
+                        ]) { $1 })
             }
             start = earliest
         }
@@ -161,7 +174,8 @@ public struct NotificationRecovery: Sendable {
                 break
             }
             do {
-                try await recoverWindow(from: from, to: to, client: client, app: app, environment: environment, unit: &unit)
+                try await recoverWindow(
+                    from: from, to: to, client: client, app: app, environment: environment, unit: &unit)
                 unit.completeUntil = try await cursors.advance(
                     appID: app.appID, environment: environment, from: from, to: to, worker: worker,
                     lease: configuration.lease, now: now())
@@ -180,17 +194,20 @@ public struct NotificationRecovery: Sendable {
         } else {
             logger.info(
                 "notification recovery done",
-                metadata: metadata.merging(["recovered": "\(unit.applied)", "already_had": "\(unit.alreadyHad)"]) { $1 })
+                metadata: metadata.merging(["recovered": "\(unit.applied)", "already_had": "\(unit.alreadyHad)"]) { $1 }
+            )
         }
         do {
             try await cursors.release(
                 appID: app.appID, environment: environment, worker: worker, result: unit.result.rawValue,
                 error: unit.error, now: now())
         } catch {
-            logger.warning("could not release the notification history lease; it runs out by itself", metadata: metadata)
+            logger.warning(
+                "could not release the notification history lease; it runs out by itself", metadata: metadata)
         }
         RecoveryMetrics.run(unit.result)
-        RecoveryMetrics.lag(bundleID: app.bundleID, environment: environment, completeUntil: unit.completeUntil, now: now())
+        RecoveryMetrics.lag(
+            bundleID: app.bundleID, environment: environment, completeUntil: unit.completeUntil, now: now())
         return unit
     }
 
@@ -199,7 +216,8 @@ public struct NotificationRecovery: Sendable {
         from: Instant, to: Instant, client: AppStoreServerAPIClient, app: StoredApp, environment: AppStoreEnvironment,
         unit: inout RecoveryReport.Unit
     ) async throws {
-        let request = NotificationHistoryRequest(startDate: from.millisecondsSince1970, endDate: to.millisecondsSince1970)
+        let request = NotificationHistoryRequest(
+            startDate: from.millisecondsSince1970, endDate: to.millisecondsSince1970)
         var token: String?
         var seenTokens: Set<String> = []
         repeat {
@@ -235,7 +253,10 @@ public struct NotificationRecovery: Sendable {
             RecoveryMetrics.notifications("rejected", count: 1)
             logger.error(
                 "a recovered notification cannot be applied",
-                metadata: ["notification_uuid": "\(item.notification.notificationUUID ?? "")", "error": "\(error.code.rawValue)"])
+                metadata: [
+                    "notification_uuid": "\(item.notification.notificationUUID ?? "")",
+                    "error": "\(error.code.rawValue)",
+                ])
         } catch {
             // Applying it failed after it was stored: it is SubLedger's now, and the renewal job applies it with
             // backoff (or quarantines it), so the window need not wait for it. Not stored: the window is not

@@ -50,7 +50,8 @@ public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
                 if deferred > 0 { text += ", stored for the renewal job \(deferred)" }
             }
             if let clampedFrom {
-                text += "; the start \(Representation.time(clampedFrom) ?? "") was beyond Apple's 180 days and was clamped"
+                text +=
+                    "; the start \(Representation.time(clampedFrom) ?? "") was beyond Apple's 180 days and was clamped"
             }
             if let completeUntil { text += "; history complete until \(Representation.time(completeUntil) ?? "")" }
             if let error { text += "; \(error)" }

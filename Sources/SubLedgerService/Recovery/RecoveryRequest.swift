@@ -27,7 +27,8 @@ public struct RecoveryRequest: Sendable, Hashable {
         if let text = since {
             guard let instant = Representation.parseTime(text), !text.allSatisfy(\.isNumber) else {
                 throw RecoveryError(
-                    .invalidSince, "--since must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not '\(text.prefix(64))'")
+                    .invalidSince,
+                    "--since must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not '\(text.prefix(64))'")
             }
             guard instant <= now else {
                 throw RecoveryError(
@@ -38,7 +39,8 @@ public struct RecoveryRequest: Sendable, Hashable {
             guard instant >= earliest else {
                 throw RecoveryError(
                     .sinceBeyondRetention,
-                    "--since \(text) is older than the 180 days Apple keeps notification history; the earliest is \(Representation.time(earliest) ?? "")")
+                    "--since \(text) is older than the 180 days Apple keeps notification history; the earliest is \(Representation.time(earliest) ?? "")"
+                )
             }
             request.since = instant
         }
@@ -49,7 +51,8 @@ public struct RecoveryRequest: Sendable, Hashable {
             guard let parsed = AppStoreEnvironment(appleSpelling: raw),
                 NotificationRecovery.historyEnvironments.contains(parsed)
             else {
-                throw RecoveryError(.invalidEnvironment, "--environment must be Production or Sandbox, not '\(raw.prefix(32))'")
+                throw RecoveryError(
+                    .invalidEnvironment, "--environment must be Production or Sandbox, not '\(raw.prefix(32))'")
             }
             request.environment = parsed
         }

@@ -156,7 +156,9 @@ public final class ReadReplicas: Service, Sendable {
     /// The measured lag of each standby now (`nil`: unknown), by label.
     public func lags() -> [(label: String, lag: Duration?)] {
         let now = ContinuousClock.now
-        return tracker.withLock { tracker in standbys.indices.map { (standbys[$0].label, tracker.lag(of: $0, now: now)) } }
+        return tracker.withLock { tracker in
+            standbys.indices.map { (standbys[$0].label, tracker.lag(of: $0, now: now)) }
+        }
     }
 
     /// Measures every `monitorInterval` until shutdown, then closes the pools.

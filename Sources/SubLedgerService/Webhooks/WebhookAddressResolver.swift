@@ -24,9 +24,9 @@ public struct WebhookAddressResolver: Sendable {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-        hints.ai_socktype = SOCK_STREAM
+            hints.ai_socktype = SOCK_STREAM
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &list)
@@ -38,7 +38,8 @@ public struct WebhookAddressResolver: Sendable {
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
             if let address = entry.pointee.ai_addr, let text = numericHost(address, length: entry.pointee.ai_addrlen),
-               let parsed = WebhookURLPolicy.IPAddress(text), !addresses.contains(parsed) {
+                let parsed = WebhookURLPolicy.IPAddress(text), !addresses.contains(parsed)
+            {
                 addresses.append(parsed)
             }
             cursor = entry.pointee.ai_next

@@ -59,11 +59,12 @@ public struct WebhookAdmin: Sendable {
     /// `expirePreviousAfter` (`24h` by default; `0` stops it at once).
     public func rotateSecret(_ rawID: String, expirePreviousAfter: String?) async throws -> WithSecret {
         let id = try WebhookAdminInput.endpointID(rawID)
-        let overlap = try expirePreviousAfter.map {
-            try WebhookAdminInput.duration(
-                WebhookAdminInput.text($0, "the overlap"), "the previous secret's remaining life",
-                maximum: WebhookAdminInput.maximumRotationOverlapSeconds)
-        } ?? WebhookAdminInput.defaultRotationOverlapSeconds
+        let overlap =
+            try expirePreviousAfter.map {
+                try WebhookAdminInput.duration(
+                    WebhookAdminInput.text($0, "the overlap"), "the previous secret's remaining life",
+                    maximum: WebhookAdminInput.maximumRotationOverlapSeconds)
+            } ?? WebhookAdminInput.defaultRotationOverlapSeconds
         let secret = WebhookSignature.generateSecret()
         let until = overlap == 0 ? nil : now().addingTimeInterval(TimeInterval(overlap))
         guard try await store.rotateSecret(endpointID: id, newSecret: secret, previousValidUntil: until),
@@ -129,7 +130,9 @@ public struct WebhookAdmin: Sendable {
     /// Queues the app's events written since `since` (until `until`) to the endpoint again, only the types
     /// given (when any) and what its filters let through; refused when more than
     /// `WebhookAdminInput.maximumReplay` match.
-    public func replay(_ rawID: String, since: String, until: String?, eventTypes: [String]) async throws -> ReplayQueued {
+    public func replay(_ rawID: String, since: String, until: String?, eventTypes: [String]) async throws
+        -> ReplayQueued
+    {
         let id = try WebhookAdminInput.endpointID(rawID)
         let from = try WebhookAdminInput.date(since, "--since")
         let to = try until.map { try WebhookAdminInput.date($0, "--until") }
@@ -145,7 +148,8 @@ public struct WebhookAdmin: Sendable {
         case .tooMany(let matching, let maximum):
             throw WebhookAdminError(
                 .replayTooLarge,
-                "\(matching) events match, more than the \(maximum) one replay may queue; narrow it with --until or --type")
+                "\(matching) events match, more than the \(maximum) one replay may queue; narrow it with --until or --type"
+            )
         case .queued(let count):
             return ReplayQueued(endpointID: id, queued: count)
         }
@@ -176,7 +180,8 @@ public struct WebhookAdmin: Sendable {
             "data": ["endpoint_id": endpointID], "entitlements": [Any](),
         ]
         // Every value above is a string, null, an array or a dictionary: serialization cannot fail.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

@@ -30,7 +30,8 @@ public enum WebhookAdminInput {
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
         guard isClean(trimmed) else {
-            throw WebhookAdminError(.invalidText, "the description must be UTF-8 text without NUL or control characters")
+            throw WebhookAdminError(
+                .invalidText, "the description must be UTF-8 text without NUL or control characters")
         }
         guard trimmed.count <= maximumDescriptionLength else {
             throw WebhookAdminError(
@@ -58,7 +59,10 @@ public enum WebhookAdminInput {
     public static func environments(_ raw: [String]) throws(WebhookAdminError) -> [String] {
         var names: [String] = []
         for item in raw.flatMap({ $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }) {
-            guard let environment = AppStoreEnvironment.allCases.first(where: { $0.rawValue.lowercased() == item.lowercased() })
+            guard
+                let environment = AppStoreEnvironment.allCases.first(where: {
+                    $0.rawValue.lowercased() == item.lowercased()
+                })
             else {
                 throw WebhookAdminError(
                     .unknownEnvironment,
@@ -111,7 +115,8 @@ public enum WebhookAdminInput {
         }
         guard let seconds, seconds <= maximum else {
             throw WebhookAdminError(
-                .invalidDuration, "\(what) is a duration like 24h, 30m, 90s or 7d (at most \(maximum / 86_400) days), or 0")
+                .invalidDuration,
+                "\(what) is a duration like 24h, 30m, 90s or 7d (at most \(maximum / 86_400) days), or 0")
         }
         return seconds
     }

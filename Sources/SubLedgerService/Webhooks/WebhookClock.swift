@@ -24,7 +24,10 @@ public struct WebhookClock: Service {
     let logger: Logger
     let now: @Sendable () -> Instant
 
-    public init(configuration: Configuration = Configuration(), store: LedgerStore, logger: Logger, now: @escaping @Sendable () -> Instant) {
+    public init(
+        configuration: Configuration = Configuration(), store: LedgerStore, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
         self.configuration = configuration
         self.store = store
         self.logger = logger

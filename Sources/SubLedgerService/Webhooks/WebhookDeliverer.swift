@@ -49,7 +49,8 @@ public struct WebhookDeliverer: Service {
         /// every `ServiceConfiguration` makes one).
         public static func defaultWorker() -> String {
             var buffer = [CChar](repeating: 0, count: 256)
-            let host = gethostname(&buffer, buffer.count - 1) == 0
+            let host =
+                gethostname(&buffer, buffer.count - 1) == 0
                 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
             return "\(host):\(getpid())"
         }

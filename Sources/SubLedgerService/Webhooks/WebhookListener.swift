@@ -45,7 +45,8 @@ public enum WebhookListener {
 
     /// The listener's application; `onListening` is told the port once it accepts connections.
     public static func buildApplication(
-        configuration: Configuration, output: Output, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        configuration: Configuration, output: Output,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
@@ -73,16 +74,19 @@ public enum WebhookListener {
         router.post("**", use: handler)
         return Application(
             router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "subledger-listen"),
+            configuration: .init(
+                address: .hostname("127.0.0.1", port: configuration.port), serverName: "subledger-listen"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
 
     /// Runs the listener until SIGINT or SIGTERM.
     public static func run(
-        configuration: Configuration, output: Output, onListening: @escaping @Sendable (Int) async -> Void, logger: Logger
+        configuration: Configuration, output: Output, onListening: @escaping @Sendable (Int) async -> Void,
+        logger: Logger
     ) async throws {
-        let app = buildApplication(configuration: configuration, output: output, onListening: onListening, logger: logger)
+        let app = buildApplication(
+            configuration: configuration, output: output, onListening: onListening, logger: logger)
         let group = ServiceGroup(
             configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -104,10 +108,13 @@ public enum WebhookListener {
     }
 
     /// Why the request does not verify; `nil` when it does.
-    static func refusal(header: String, body: [UInt8], configuration: Configuration, now: Int64) -> WebhookSignatureError? {
+    static func refusal(header: String, body: [UInt8], configuration: Configuration, now: Int64)
+        -> WebhookSignatureError?
+    {
         do {
             try WebhookSignature.verify(
-                header: header, body: body, secrets: configuration.secrets, now: now, tolerance: configuration.tolerance)
+                header: header, body: body, secrets: configuration.secrets, now: now, tolerance: configuration.tolerance
+            )
             return nil
         } catch {
             return error
@@ -118,6 +125,7 @@ public enum WebhookListener {
         let object: [String: Any] = code.map { ["error": ["code": $0, "message": message]] } ?? ["received": true]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return Response(
-            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import Synchronization
 import SubLedgerCore
 import SubLedgerStore
+import Synchronization
 
 /// Sends one webhook delivery: checks where it may go, signs it, POSTs it, reads at most 64 KiB of the answer.
 ///

@@ -91,7 +91,8 @@ public enum WebhookSignature {
 
     static func parse(_ header: String) throws(WebhookSignatureError) -> Parsed {
         guard header.utf8.count <= maximumHeaderLength else {
-            throw WebhookSignatureError(.malformedHeader, "the signature header is longer than \(maximumHeaderLength) bytes")
+            throw WebhookSignatureError(
+                .malformedHeader, "the signature header is longer than \(maximumHeaderLength) bytes")
         }
         var timestamp: Int64?
         var signatures: [[UInt8]] = []
@@ -108,7 +109,8 @@ public enum WebhookSignature {
                     throw WebhookSignatureError(.malformedHeader, "the signature header has more than one timestamp")
                 }
                 guard (1...10).contains(value.utf8.count), value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                      let seconds = Int64(value) else {
+                    let seconds = Int64(value)
+                else {
                     throw WebhookSignatureError(.malformedHeader, "the signature header's t is not unix seconds")
                 }
                 timestamp = seconds
@@ -136,7 +138,8 @@ public enum WebhookSignature {
         return message
     }
 
-    static func mac(body: some Collection<UInt8>, timestamp: Int64, secret: String) -> HashedAuthenticationCode<SHA256> {
+    static func mac(body: some Collection<UInt8>, timestamp: Int64, secret: String) -> HashedAuthenticationCode<SHA256>
+    {
         HMAC<SHA256>.authenticationCode(
             for: signedBytes(body: body, timestamp: timestamp),
             using: SymmetricKey(data: Array(secret.utf8))

@@ -30,7 +30,8 @@ public enum WebhookURLPolicy {
             throw WebhookURLError(.invalidURL, "the URL contains spaces or control characters")
         }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              let rawHost = components.host, !rawHost.isEmpty else {
+            let rawHost = components.host, !rawHost.isEmpty
+        else {
             throw WebhookURLError(.invalidURL, "the URL is not an absolute URL with a host")
         }
         guard components.user == nil, components.password == nil else {
@@ -48,7 +49,8 @@ public enum WebhookURLPolicy {
             break
         case "http":
             guard isLoopback else {
-                throw WebhookURLError(.insecureURL, "webhook URLs must use https (plain http is allowed only to a loopback host)")
+                throw WebhookURLError(
+                    .insecureURL, "webhook URLs must use https (plain http is allowed only to a loopback host)")
             }
         default:
             throw WebhookURLError(.invalidURL, "the URL's scheme must be https")
@@ -60,7 +62,9 @@ public enum WebhookURLPolicy {
         if let literal, !(scheme == "http" && isLoopback) {
             try check(address: literal, allowPrivateNetwork: allowPrivateNetwork)
         } else if scheme == "https", isLoopback, !allowPrivateNetwork {
-            throw WebhookURLError(.privateAddress, "\(host) is a loopback host; add the endpoint with the private-network flag to allow it")
+            throw WebhookURLError(
+                .privateAddress,
+                "\(host) is a loopback host; add the endpoint with the private-network flag to allow it")
         }
         return Checked(url: text, scheme: scheme, host: lowered, port: port, isLoopback: isLoopback)
     }
@@ -103,8 +107,10 @@ public enum WebhookURLPolicy {
 
         public var description: String {
             if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-            return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-                .joined(separator: ":")
+            return stride(from: 0, to: 16, by: 2).map {
+                String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+            }
+            .joined(separator: ":")
         }
 
         public var isLoopback: Bool {
@@ -123,7 +129,8 @@ public enum WebhookURLPolicy {
             if bytes.count == 4 {
                 let (a, b) = (bytes[0], bytes[1])
                 return a == 0 || a == 10 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
-                    || (a == 169 && b == 254) || (a == 100 && (64...127).contains(b)) || (a == 198 && (18...19).contains(b))
+                    || (a == 169 && b == 254) || (a == 100 && (64...127).contains(b))
+                    || (a == 198 && (18...19).contains(b))
                     || a >= 240
             }
             return (bytes[0] & 0xFE) == 0xFC || (bytes[0] == 0xFE && (bytes[1] & 0xC0) == 0x80)

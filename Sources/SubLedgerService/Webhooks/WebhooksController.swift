@@ -16,7 +16,8 @@ struct WebhooksController: Sendable {
         group.delete("webhooks/:id") { _, context in try Self.json(try await admin.remove(Self.id(context))) }
         group.post("webhooks/:id/rotate-secret") { request, context in
             let body = try await Self.decode(Rotation.self, request, context)
-            return try Self.json(try await admin.rotateSecret(Self.id(context), expirePreviousAfter: body.expirePreviousAfter))
+            return try Self.json(
+                try await admin.rotateSecret(Self.id(context), expirePreviousAfter: body.expirePreviousAfter))
         }
         group.post("webhooks/:id/pause") { _, context in try Self.json(try await admin.pause(Self.id(context))) }
         group.post("webhooks/:id/resume") { _, context in try Self.json(try await admin.resume(Self.id(context))) }
@@ -28,7 +29,8 @@ struct WebhooksController: Sendable {
             let body = try await Self.decode(Replay.self, request, context)
             guard let since = body.since else { throw APIError.badRequest("malformed_json", "missing field 'since'") }
             return try Self.json(
-                try await admin.replay(Self.id(context), since: since, until: body.until, eventTypes: body.eventTypes ?? []),
+                try await admin.replay(
+                    Self.id(context), since: since, until: body.until, eventTypes: body.eventTypes ?? []),
                 status: .accepted)
         }
     }
@@ -42,7 +44,10 @@ struct WebhooksController: Sendable {
         var allowPrivateNetwork: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case bundleID = "bundle_id", url, description, eventTypes = "event_types", environments
+            case bundleID = "bundle_id"
+            case url, description
+            case eventTypes = "event_types"
+            case environments
             case allowPrivateNetwork = "allow_private_network"
         }
     }
@@ -56,7 +61,10 @@ struct WebhooksController: Sendable {
         var since: String?
         var until: String?
         var eventTypes: [String]?
-        enum CodingKeys: String, CodingKey { case since, until, eventTypes = "event_types" }
+        enum CodingKeys: String, CodingKey {
+            case since, until
+            case eventTypes = "event_types"
+        }
     }
 
     struct Listing: Encodable {
@@ -89,7 +97,8 @@ struct WebhooksController: Sendable {
             default: throw APIError.badRequest("unknown_parameter", "the parameters are bundle_id and include_removed")
             }
         }
-        return try Self.json(Listing(endpoints: try await admin.list(bundleID: bundleID, includingRemoved: includingRemoved)))
+        return try Self.json(
+            Listing(endpoints: try await admin.list(bundleID: bundleID, includingRemoved: includingRemoved)))
     }
 
     private func deliveries(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
@@ -106,7 +115,8 @@ struct WebhooksController: Sendable {
             default: throw APIError.badRequest("unknown_parameter", "the parameters are state and limit")
             }
         }
-        return try Self.json(Deliveries(deliveries: try await admin.deliveries(Self.id(context), state: state, limit: limit)))
+        return try Self.json(
+            Deliveries(deliveries: try await admin.deliveries(Self.id(context), state: state, limit: limit)))
     }
 
     private static func id(_ context: SubLedgerRequestContext) -> String {

@@ -51,7 +51,8 @@ public struct ConsumptionStore: Sendable {
     }
 
     /// The consent record of `account` in force at `instant` (the latest given by then), if any.
-    public func consent(of account: AccountID, app: StoredApp, at instant: Instant) async throws -> ConsumptionConsent? {
+    public func consent(of account: AccountID, app: StoredApp, at instant: Instant) async throws -> ConsumptionConsent?
+    {
         try await pool.withConnection { connection in
             try Self.consent(appID: app.appID, account: account.rawValue, at: instant, on: connection)
         }
@@ -116,7 +117,8 @@ public struct ConsumptionStore: Sendable {
 
     /// What the ledger and the app server know about the purchase `request` asks about, at `now`: the chain's
     /// owner, the owner's consent, the usage reported, the owner's first purchase and every purchase's price.
-    public func facts(for request: DueConsumptionRequest, app: StoredApp, now: Instant) async throws -> ConsumptionFacts {
+    public func facts(for request: DueConsumptionRequest, app: StoredApp, now: Instant) async throws -> ConsumptionFacts
+    {
         try await pool.withConnection { connection in
             let chain = try connection.query(
                 """
@@ -199,7 +201,8 @@ public struct ConsumptionStore: Sendable {
                 RETURNING request_id
                 """,
                 [
-                    request.requestID, record.outcome.state, record.calledApple ? 1 : 0, timestamp(record.nextAttemptAt),
+                    request.requestID, record.outcome.state, record.calledApple ? 1 : 0,
+                    timestamp(record.nextAttemptAt),
                     record.outcome == .accepted ? nil : record.detail.map(LedgerStore.storableError), timestamp(now),
                     worker,
                 ])

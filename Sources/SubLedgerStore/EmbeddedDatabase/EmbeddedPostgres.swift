@@ -54,7 +54,8 @@ public struct EmbeddedPostgres: Sendable {
 
         let versionFile = dataDirectory + "/PG_VERSION"
         if FileManager.default.fileExists(atPath: versionFile) {
-            let existing = (try? String(contentsOfFile: versionFile, encoding: .utf8))?
+            let existing =
+                (try? String(contentsOfFile: versionFile, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             if existing != programs.majorVersion {
                 throw EmbeddedPostgresError(

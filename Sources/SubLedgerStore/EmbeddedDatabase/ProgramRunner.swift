@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs PostgreSQL's programs, as an unprivileged user when this process is root.
@@ -56,7 +56,8 @@ struct ProgramRunner: Sendable {
                 detail = ": " + text.split(separator: "\n").suffix(8).joined(separator: "\n")
             }
             if let user = switchTo, detail.contains("Permission denied") {
-                detail += "\n(hint: the user '\(user.name)' must be able to enter every parent folder of the "
+                detail +=
+                    "\n(hint: the user '\(user.name)' must be able to enter every parent folder of the "
                     + "embedded cluster's folder; choose a folder it can reach, or set DATABASE_URL)"
             }
             throw EmbeddedPostgresError("\(failure) (exit status \(status))\(detail)")
@@ -67,7 +68,8 @@ struct ProgramRunner: Sendable {
     /// Starts `argv` with standard input from /dev/null and output (both streams) to `outputPath`, and
     /// waits for it. posix_spawn and waitpid, not Foundation's Process: output goes to a file, never a
     /// pipe a server started by pg_ctl could inherit, and the wait cannot miss the child's exit.
-    static func spawnAndWait(_ argv: [String], outputPath: String, environment: [String: String]? = nil) throws -> Int32 {
+    static func spawnAndWait(_ argv: [String], outputPath: String, environment: [String: String]? = nil) throws -> Int32
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -81,7 +83,8 @@ struct ProgramRunner: Sendable {
             environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] } ?? []
         defer { cEnvironment.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = environment == nil
+        let spawned =
+            environment == nil
             ? posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
             : posix_spawn(&pid, argv[0], &actions, nil, &cArguments, &cEnvironment)
         guard spawned == 0 else {

@@ -19,7 +19,9 @@ public struct RunningEmbeddedPostgres: Sendable {
     public var databaseURL: String { Self.url(database: databaseName, socket: socketDirectory) }
 
     static func url(database: String, socket: String) -> String {
-        let host = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))) ?? socket
+        let host =
+            socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~")))
+            ?? socket
         return "postgresql:///\(database)?host=\(host)&user=postgres&application_name=subledger"
     }
 
@@ -27,7 +29,8 @@ public struct RunningEmbeddedPostgres: Sendable {
     public func stop() {
         guard startedHere else { return }
         do {
-            try runner.run(pgCtl, ["stop", "-m", "fast", "-w", "-D", dataDirectory], logFile: nil, failure: "pg_ctl stop failed")
+            try runner.run(
+                pgCtl, ["stop", "-m", "fast", "-w", "-D", dataDirectory], logFile: nil, failure: "pg_ctl stop failed")
             logger.info("stopped the embedded PostgreSQL cluster")
         } catch {
             logger.error("could not stop the embedded PostgreSQL cluster", metadata: ["error": "\(error)"])

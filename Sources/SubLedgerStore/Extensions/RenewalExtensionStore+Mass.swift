@@ -11,21 +11,22 @@ extension RenewalExtensionStore {
     ) async throws -> (record: MassExtensionRecord, created: Bool) {
         let storefronts = try request.storefrontCountryCodes.map { PostgresValue.jsonb(try StoreJSON.encode($0)) }
         let created = try await pool.transaction { connection in
-            let inserted = try connection.query(
-                """
-                INSERT INTO renewal_extension_requests (app_id, request_identifier, environment, product_id,
-                    storefront_country_codes, days, reason_code, requested_by, requested_at, status, updated_at)
-                VALUES ($1, $2, $3, $4,
-                    CASE WHEN $5::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,
-                    $6, $7, $8, $9, 'requested', $9)
-                ON CONFLICT (app_id, request_identifier) DO NOTHING
-                RETURNING 1
-                """,
-                [
-                    appID, request.requestIdentifier, request.environment.rawValue, request.productID,
-                    storefronts ?? .null, request.days, request.reasonCode, request.requestedBy, timestamp(now),
-                ]
-            ).count == 1
+            let inserted =
+                try connection.query(
+                    """
+                    INSERT INTO renewal_extension_requests (app_id, request_identifier, environment, product_id,
+                        storefront_country_codes, days, reason_code, requested_by, requested_at, status, updated_at)
+                    VALUES ($1, $2, $3, $4,
+                        CASE WHEN $5::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,
+                        $6, $7, $8, $9, 'requested', $9)
+                    ON CONFLICT (app_id, request_identifier) DO NOTHING
+                    RETURNING 1
+                    """,
+                    [
+                        appID, request.requestIdentifier, request.environment.rawValue, request.productID,
+                        storefronts ?? .null, request.days, request.reasonCode, request.requestedBy, timestamp(now),
+                    ]
+                ).count == 1
             guard inserted else { return false }
             try connection.query(
                 """
@@ -86,7 +87,8 @@ extension RenewalExtensionStore {
             try StoreJSON.decode([String].self, from: $0, what: "storefront list")
         }
         return MassExtensionRecord(
-            requestIdentifier: requestIdentifier, environment: environment, productID: try row.decode(String.self, at: 1),
+            requestIdentifier: requestIdentifier, environment: environment,
+            productID: try row.decode(String.self, at: 1),
             storefrontCountryCodes: storefronts, days: try row.decode(Int.self, at: 3),
             reasonCode: try row.decode(Int.self, at: 4), requestedBy: try row.decode(String.self, at: 5),
             requestedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)), status: status,

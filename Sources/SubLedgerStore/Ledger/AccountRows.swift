@@ -12,7 +12,9 @@ enum AccountRows {
     }
 
     /// `ensure`'s statements, appended to `batch`.
-    static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, into batch: inout PostgresBatch) -> Batched<Void> {
+    static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, into batch: inout PostgresBatch)
+        -> Batched<Void>
+    {
         for account in accounts.sorted(by: { $0.rawValue < $1.rawValue }) {
             batch.append(ensureStatement, [appID, account.rawValue])
         }

@@ -43,7 +43,8 @@ enum ChainRows {
     /// `$3` repeats the original transaction ids as an array: the join finds the rows, the array lets the planner
     /// (and Citus, which distributes chains by `original_transaction_id`) go only where they are.
     static let loadStatement = PostgresStatement(
-        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($3::text::text[])")
+        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($3::text::text[])"
+    )
     /// `loadStatement` row-locked, with the state and expiration reason as stored (columns 3 and 4), which
     /// `write` compares with the new state: read here, the apply needs no statement of its own for them.
     static let loadForUpdateStatement = PostgresStatement(
@@ -172,7 +173,10 @@ enum ChainRows {
         let renewal = chain.header.renewalInfo
         let latest = chain.transactions.last
         let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
-        let refreshVia = chain.transactions.contains { $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1 }
+        let refreshVia =
+            chain.transactions.contains {
+                $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1
+            }
             ? "server_api" : "verify_receipt"
         batch.append(
             upsertChainStatement,
@@ -219,8 +223,10 @@ enum ChainRows {
         for change in chain.bindingChanges where change.sequence > lastStored {
             batch.append(
                 endBindingStatement,
-                [app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID,
-                 timestamp(change.at), change.reason.rawValue])
+                [
+                    app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID,
+                    timestamp(change.at), change.reason.rawValue,
+                ])
             batch.append(
                 insertBindingStatement,
                 [

@@ -23,14 +23,15 @@ enum EntryRows {
         }
         var indices: [Int] = []
         for entry in entries {
-            indices.append(batch.append(
-                insertStatement,
-                [
-                    appID, entry.idempotencyKey, entry.kind.storedName, entry.account.rawValue,
-                    entry.environment.rawValue, entry.originalTransactionID, entry.transactionID, entry.productID,
-                    try StoreJSON.encode(entry.entitlementIDs), entry.credits, timestamp(entry.effectiveAt),
-                    timestamp(entry.periodEnd), entry.reason.rawValue, receiptID, notificationID,
-                ]))
+            indices.append(
+                batch.append(
+                    insertStatement,
+                    [
+                        appID, entry.idempotencyKey, entry.kind.storedName, entry.account.rawValue,
+                        entry.environment.rawValue, entry.originalTransactionID, entry.transactionID, entry.productID,
+                        try StoreJSON.encode(entry.entitlementIDs), entry.credits, timestamp(entry.effectiveAt),
+                        timestamp(entry.periodEnd), entry.reason.rawValue, receiptID, notificationID,
+                    ]))
         }
         return Batched { rows in indices.reduce(0) { $0 + rows[$1].rowsAffected } }
     }
@@ -59,7 +60,9 @@ enum EntryRows {
             let rawKind = try row.decode(String.self, at: 1)
             let rawReason = try row.decode(String.self, at: 12)
             guard let kind = LedgerEntry.Kind(storedName: rawKind), let reason = LedgerEntry.Reason(rawValue: rawReason)
-            else { throw StoreError(code: .corruptRow, message: "unknown entry kind or reason '\(rawKind)/\(rawReason)'") }
+            else {
+                throw StoreError(code: .corruptRow, message: "unknown entry kind or reason '\(rawKind)/\(rawReason)'")
+            }
             return LedgerEntry(
                 idempotencyKey: try row.decode(String.self, at: 0),
                 kind: kind,
@@ -69,7 +72,8 @@ enum EntryRows {
                 originalTransactionID: try row.decode(String.self, at: 5),
                 transactionID: try row.decode(String?.self, at: 6) ?? "",
                 productID: try row.decode(String.self, at: 7),
-                entitlementIDs: try StoreJSON.decode([String].self, from: row.decode(String.self, at: 8), what: "entitlement list"),
+                entitlementIDs: try StoreJSON.decode(
+                    [String].self, from: row.decode(String.self, at: 8), what: "entitlement list"),
                 credits: try row.decode(Int64?.self, at: 9),
                 effectiveAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 10)),
                 periodEnd: try row.decode(Int64?.self, at: 11).map(Instant.init(millisecondsSince1970:)),

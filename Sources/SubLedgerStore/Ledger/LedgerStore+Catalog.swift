@@ -53,14 +53,17 @@ extension LedgerStore {
                     if pem == nil, let file = api.private_key_file {
                         let path = file.hasPrefix("/") ? file : directory + "/" + file
                         guard let data = FileManager.default.contents(atPath: path) else {
-                            throw StoreError(code: .invalidCatalog, message: "cannot read the Server API key \(path) of \(app.bundle_id)")
+                            throw StoreError(
+                                code: .invalidCatalog,
+                                message: "cannot read the Server API key \(path) of \(app.bundle_id)")
                         }
                         pem = String(decoding: data, as: UTF8.self)
                     }
                     guard let pem, pem.contains("PRIVATE KEY") else {
                         throw StoreError(
                             code: .invalidCatalog,
-                            message: "server_api of \(app.bundle_id) needs private_key_file or private_key (a .p8 PEM key)")
+                            message:
+                                "server_api of \(app.bundle_id) needs private_key_file or private_key (a .p8 PEM key)")
                     }
                     serverAPI = ServerAPICredentials(issuerID: api.issuer_id, keyID: api.key_id, privateKeyPEM: pem)
                 }
@@ -91,7 +94,9 @@ extension LedgerStore {
     }
 
     private static func path(_ codingPath: [any CodingKey]) -> String {
-        codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        codingPath.isEmpty
+            ? "the top level"
+            : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
     /// Stores every app of `catalog` (insert or update) with its products and their entitlements.
@@ -111,7 +116,8 @@ extension LedgerStore {
             guard let given = secrets[app.bundleID] else { continue }
             stored[app.bundleID] = StoredSecrets(
                 sharedSecret: try given.sharedSecret.map {
-                    try storedForm($0, for: SecretPurpose(.sharedSecret, bundleID: app.bundleID), allowingPlaintextSecrets)
+                    try storedForm(
+                        $0, for: SecretPurpose(.sharedSecret, bundleID: app.bundleID), allowingPlaintextSecrets)
                 },
                 serverAPI: given.serverAPI,
                 serverAPIPrivateKey: try given.serverAPI.map {

@@ -72,7 +72,8 @@ extension LedgerStore {
     public func markReceipt(_ id: Int64, failed reason: String, retryable: Bool, now: Instant) async throws
         -> StoredInputFailure
     {
-        try await markInput(table: "receipts", key: "receipt_id", id: id, reason: reason, retryable: retryable, now: now)
+        try await markInput(
+            table: "receipts", key: "receipt_id", id: id, reason: reason, retryable: retryable, now: now)
     }
 
     /// Records that a stored notification could not be applied (as `markReceipt` does for receipts).
@@ -100,7 +101,8 @@ extension LedgerStore {
         on connection: PostgresConnection
     ) throws -> StoredInputFailure {
         let (base, maximum) = retry.parameters
-        let next = StoredInputRetry.nextAttemptSQL(now: "$4::timestamptz", attempts: "attempts", base: "$6", maximum: "$7")
+        let next = StoredInputRetry.nextAttemptSQL(
+            now: "$4::timestamptz", attempts: "attempts", base: "$6", maximum: "$7")
         let rows = try connection.query(
             """
             UPDATE \(table) SET
@@ -114,7 +116,8 @@ extension LedgerStore {
         guard let row = rows.first else { return StoredInputFailure(status: "applied", retryAfter: nil) }
         let status = try row.decode(String.self, at: 0)
         let attempts = Int(try row.decode(Int32.self, at: 1))
-        return StoredInputFailure(status: status, retryAfter: status == "retry" ? retry.delay(afterAttempts: attempts) : nil)
+        return StoredInputFailure(
+            status: status, retryAfter: status == "retry" ? retry.delay(afterAttempts: attempts) : nil)
     }
 
     /// An error as it can be stored: no NUL (libpq refuses it), bounded length.
@@ -125,7 +128,8 @@ extension LedgerStore {
 
     /// The status of a stored receipt (`pending`, `applied`, `invalid`, `retry`, `quarantined`), if it exists.
     public func receiptStatus(_ id: Int64) async throws -> String? {
-        try await pool.query("SELECT status FROM receipts WHERE receipt_id = $1", [id]).first?.decode(String.self, at: 0)
+        try await pool.query("SELECT status FROM receipts WHERE receipt_id = $1", [id]).first?.decode(
+            String.self, at: 0)
     }
 
     /// The status of a stored notification, if it exists.
@@ -231,9 +235,11 @@ extension LedgerStore {
         } else {
             let row = try connection.query(notificationCauseStatement, [id]).single()
             cause = WebhookEventCause(
-                kind: .notification, id: try row.decode(String.self, at: 0), notificationType: try row.decode(String?.self, at: 1))
+                kind: .notification, id: try row.decode(String.self, at: 0),
+                notificationType: try row.decode(String?.self, at: 1))
         }
-        let applied = try Self.apply(input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
+        let applied = try Self.apply(
+            input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
         // Apple asks about a refund: the request is recorded with the notification's effects (docs/operations.md).
         // The cause's type is the stored row's `notification_type`, which the statement checks again; any other
         // type skips the round trip.
@@ -254,7 +260,8 @@ extension LedgerStore {
             ])
         if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
         let existing = try connection.query(
-            notificationStatusStatement, [notification.notificationID]).single()
+            notificationStatusStatement, [notification.notificationID]
+        ).single()
         let id = try existing.decode(Int64.self, at: 0)
         let applied = try existing.decode(String.self, at: 1) == "applied"
         // A redelivery of one not applied yet is another attempt (counted before it starts; see `StoredInputRetry`).

@@ -7,7 +7,8 @@ extension LedgerStore {
     /// app account token the app passes to StoreKit, which is how the purchase finds its way back.
     public func createOrder(account: AccountID, productID: String, app: StoredApp, now: Instant) async throws -> Order {
         guard app.definition.product(productID) != nil else {
-            throw StoreError(code: .unknownProduct, message: "product '\(productID)' is not in the catalog of \(app.bundleID)")
+            throw StoreError(
+                code: .unknownProduct, message: "product '\(productID)' is not in the catalog of \(app.bundleID)")
         }
         let id = try OrderID(UUID().uuidString.lowercased())
         return try await pool.transaction { connection in

@@ -77,7 +77,8 @@ public struct LedgerStore: Sendable {
         let loading = ChainRows.loadForUpdate(keys, appID: app.appID, into: &reads)
         let naming = AccountRows.accounts(named: input.accountTokens, appID: app.appID, into: &reads)
         let ordering = try OrderRows.candidates(
-            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, into: &reads)
+            tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, into: &reads
+        )
         let read = try connection.pipeline(reads)
         var snapshot = LedgerSnapshot()
         let stored = try loading.value(in: read)
@@ -109,7 +110,8 @@ public struct LedgerStore: Sendable {
         // them, as before), though the refreshes themselves run last.
         let refreshed = decision.updatedChains.map(\.key)
         if !refreshed.isEmpty { writes.append(ChainAggregates.plansForThisTransaction) }
-        _ = OrderRows.fulfil(decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
+        _ = OrderRows.fulfil(
+            decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
         let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
         // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
         // are read here, after the entries (the credit balance), and the events inserted in the last batch.
@@ -175,7 +177,8 @@ public struct LedgerStore: Sendable {
         environment: AppStoreEnvironment? = nil
     ) async throws -> [Entitlement] {
         let chains = try await holdings(of: account, app: app).chains
-        return Ledger.entitlements(for: account, at: instant, chains: chains, app: app.definition, environment: environment)
+        return Ledger.entitlements(
+            for: account, at: instant, chains: chains, app: app.definition, environment: environment)
     }
 
     /// The chains `account` owns or has owned, fully loaded (transactions and ownership history).
@@ -185,7 +188,9 @@ public struct LedgerStore: Sendable {
 
     /// What an account holds: every chain it owns or has owned, fully loaded, and its credit balance,
     /// read in one statement (one round trip: this is the entitlement read path).
-    public func holdings(of account: AccountID, app: StoredApp) async throws -> (chains: [ChainSnapshot], credits: Int64) {
+    public func holdings(of account: AccountID, app: StoredApp) async throws -> (
+        chains: [ChainSnapshot], credits: Int64
+    ) {
         try await pool.withConnection { connection in
             try Self.holdings(of: account, appID: app.appID, on: connection)
         }

@@ -53,7 +53,8 @@ enum OrderRows {
 
     /// Records the decision's fulfilled orders (an order may be re-pointed to an earlier purchase of its chain).
     static func fulfil(
-        _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant, on connection: PostgresConnection
+        _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant,
+        on connection: PostgresConnection
     ) throws {
         try connection.run { fulfil(orders, appID: appID, environment: environment, now: now, into: &$0) }
     }

@@ -13,6 +13,8 @@ public struct ServerAPICredentials: Sendable, Hashable {
 }
 
 extension ServerAPICredentials: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String { "ServerAPICredentials(issuerID: \(issuerID), keyID: \(keyID), privateKey: <redacted>)" }
+    public var description: String {
+        "ServerAPICredentials(issuerID: \(issuerID), keyID: \(keyID), privateKey: <redacted>)"
+    }
     public var debugDescription: String { description }
 }

@@ -256,7 +256,8 @@ extension StoredJSONReader {
                     transactionID: try required(transactionID, "transactionID"),
                     originalTransactionID: try required(originalTransactionID, "originalTransactionID"),
                     productID: try required(productID, "productID"), bundleID: bundleID,
-                    quantity: try required(quantity, "quantity"), purchaseDate: try required(purchaseDate, "purchaseDate"),
+                    quantity: try required(quantity, "quantity"),
+                    purchaseDate: try required(purchaseDate, "purchaseDate"),
                     originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate,
                     revocationDate: revocationDate, revocationReason: revocationReason,
                     webOrderLineItemID: webOrderLineItemID, subscriptionGroupID: subscriptionGroupID,
@@ -328,7 +329,8 @@ extension StoredJSONReader {
             transactionID = try readOptionalString()
             while try nextElement(&isFirst) { try skipValue() }
         }
-        return StoredBinding(sequence: sequence, from: from, to: to, reason: reason, at: at, transactionID: transactionID)
+        return StoredBinding(
+            sequence: sequence, from: from, to: to, reason: reason, at: at, transactionID: transactionID)
     }
 
     // MARK: Values

@@ -59,7 +59,9 @@ enum StoredChainJSON {
         return writer.text
     }
 
-    private static func read<T>(_ text: String, _ what: String, _ body: (inout StoredJSONReader) throws -> T) throws -> T {
+    private static func read<T>(_ text: String, _ what: String, _ body: (inout StoredJSONReader) throws -> T) throws
+        -> T
+    {
         do {
             return try StoredJSONReader.read(text, body)
         } catch let malformed as StoredJSONReader.Malformed {

@@ -86,7 +86,8 @@ struct StoredJSONWriter {
             var plainStart = 0
             for index in 0..<utf8.count {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
+                guard
+                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
                 else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
                 plainStart = index + 1
@@ -101,7 +102,8 @@ struct StoredJSONWriter {
                 default:
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
                     bytes.append(contentsOf: [
-                        UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
+                        UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                        hex[Int(byte & 0x0F)],
                     ])
                 }
             }

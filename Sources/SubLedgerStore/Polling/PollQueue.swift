@@ -114,8 +114,10 @@ public struct PollQueue: Sendable {
                 RETURNING r.receipt_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id), r.kind,
                           r.body, r.account_id, r.attempts, r.environment
                 """,
-                [timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
-                 base, maximum])
+                [
+                    timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
+                    base, maximum,
+                ])
             return try rows.map { row in
                 let rawKind = try row.decode(String.self, at: 3)
                 guard let kind = LedgerStore.SubmissionKind(rawValue: rawKind) else {
@@ -172,8 +174,10 @@ public struct PollQueue: Sendable {
                 RETURNING n.notification_row_id, n.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = n.app_id),
                           n.version, n.body, \(millisecondsSQL("n.received_at")), n.attempts
                 """,
-                [timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
-                 base, maximum])
+                [
+                    timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
+                    base, maximum,
+                ])
             return try rows.map { row in
                 PendingNotification(
                     rowID: try row.decode(Int64.self, at: 0),
@@ -231,15 +235,19 @@ public struct PollQueue: Sendable {
 
     /// Ends a chain's lease after a check: `nextPollAt` is when it is next due (`nil`: decided by its state
     /// alone); a failed check counts towards the chain's backoff.
-    public func finishChain(_ chain: DueChain, worker: String, failed: Bool, nextPollAt: Instant?, now: Instant) async throws {
+    public func finishChain(_ chain: DueChain, worker: String, failed: Bool, nextPollAt: Instant?, now: Instant)
+        async throws
+    {
         try await pool.query(
             """
             UPDATE chains SET leased_until = NULL, leased_by = NULL, last_polled_at = $5, next_poll_at = $6,
                 poll_failures = CASE WHEN $7 THEN poll_failures + 1 ELSE 0 END
             WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3 AND leased_by = $4
             """,
-            [chain.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, worker, timestamp(now),
-             timestamp(nextPollAt), failed])
+            [
+                chain.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, worker, timestamp(now),
+                timestamp(nextPollAt), failed,
+            ])
     }
 
     /// Ends a stored input's lease (its status was set by whatever verified it).
@@ -259,8 +267,10 @@ public struct PollQueue: Sendable {
     /// Gives back every lease `worker` holds (graceful shutdown), so other pollers need not wait them out.
     public func releaseAll(worker: String) async throws {
         try await pool.transaction { connection in
-            try connection.query("UPDATE chains SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
-            try connection.query("UPDATE receipts SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+            try connection.query(
+                "UPDATE chains SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+            try connection.query(
+                "UPDATE receipts SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
             try connection.query(
                 "UPDATE notifications SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
         }

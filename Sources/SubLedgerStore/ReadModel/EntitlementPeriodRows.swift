@@ -84,7 +84,8 @@ enum EntitlementPeriodRows {
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on connection: PostgresConnection
     ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
-        try parseRead(connection.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
+        try parseRead(
+            connection.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
     }
 
     /// `read` through the pool: one statement, no connection thread in between (`PostgresPool.query`).
@@ -95,7 +96,9 @@ enum EntitlementPeriodRows {
             await pool.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
     }
 
-    private static func readParameters(_ account: AccountID, appID: Int64, at instant: Instant) -> [any PostgresEncodable] {
+    private static func readParameters(_ account: AccountID, appID: Int64, at instant: Instant)
+        -> [any PostgresEncodable]
+    {
         [appID, account.rawValue, instant.millisecondsSince1970]
     }
 
@@ -148,7 +151,8 @@ enum EntitlementPeriodRows {
 
     /// The chains (keys) account `$2` owns or has owned.
     static let accountChainsStatement = PostgresStatement(
-        "SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2")
+        "SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2"
+    )
 
     static let backfilledStatement = PostgresStatement(
         "DELETE FROM account_entitlement_backfill WHERE app_id = $1 AND account_id = $2")

@@ -21,7 +21,8 @@ extension LedgerStore {
         }
         let answer = try await pool.withConnection { connection in
             let holdings = try Self.holdings(of: account, appID: app.appID, on: connection)
-            let entitlements = Ledger.entitlements(for: account, at: instant, chains: holdings.chains, app: app.definition)
+            let entitlements = Ledger.entitlements(
+                for: account, at: instant, chains: holdings.chains, app: app.definition)
             return (entitlements, holdings.credits)
         }
         let pending = read.pending
@@ -51,7 +52,8 @@ extension LedgerStore {
     /// meanwhile (an account not backfilled is answered from the chains).
     @discardableResult
     public func backfillEntitlementPeriods(app: StoredApp, limit: Int = 1_000) async throws -> Int {
-        let pending = try await pool.query(EntitlementPeriodRows.pendingAccountsStatement, [app.appID, Int64(max(0, limit))])
+        let pending = try await pool.query(
+            EntitlementPeriodRows.pendingAccountsStatement, [app.appID, Int64(max(0, limit))])
         var done = 0
         for row in pending {
             try await backfillEntitlementPeriods(of: try storedAccount(row.decode(String.self, at: 0)), app: app)

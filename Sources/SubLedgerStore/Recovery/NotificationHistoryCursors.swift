@@ -68,10 +68,15 @@ public struct NotificationHistoryCursors: Sendable {
                 WHERE app_id = $1 AND environment = $2 AND leased_by = $7
                 RETURNING \(millisecondsSQL("complete_until"))
                 """,
-                [appID, environment.rawValue, timestamp(start), timestamp(end), timestamp(now), lease.milliseconds,
-                 worker])
+                [
+                    appID, environment.rawValue, timestamp(start), timestamp(end), timestamp(now), lease.milliseconds,
+                    worker,
+                ])
             guard let row = rows.first else {
-                throw StoreError(code: .leaseLost, message: "another process took over the notification history of app \(appID) in \(environment.rawValue)")
+                throw StoreError(
+                    code: .leaseLost,
+                    message:
+                        "another process took over the notification history of app \(appID) in \(environment.rawValue)")
             }
             return try row.decode(Int64?.self, at: 0).map(Instant.init(millisecondsSince1970:))
         }
@@ -89,7 +94,10 @@ public struct NotificationHistoryCursors: Sendable {
             """,
             [appID, environment.rawValue, timestamp(now), lease.milliseconds, worker])
         if rows.isEmpty {
-            throw StoreError(code: .leaseLost, message: "another process took over the notification history of app \(appID) in \(environment.rawValue)")
+            throw StoreError(
+                code: .leaseLost,
+                message: "another process took over the notification history of app \(appID) in \(environment.rawValue)"
+            )
         }
     }
 

@@ -5,7 +5,9 @@ import SubLedgerCore
 enum CatalogPriceRows {
     /// Replaces the product's price points with `prices` (an empty list removes them all). Two points for the
     /// same storefront (or both for every storefront) and day are refused before anything is written.
-    static func replace(_ prices: [PricePoint], of productID: String, appID: Int64, on connection: PostgresConnection) throws {
+    static func replace(_ prices: [PricePoint], of productID: String, appID: Int64, on connection: PostgresConnection)
+        throws
+    {
         var seen: Set<String> = []
         for point in prices where !seen.insert("\(point.storefront ?? "*") \(point.effectiveFromDay)").inserted {
             throw StoreError(
@@ -20,8 +22,10 @@ enum CatalogPriceRows {
                 INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
                 VALUES ($1, $2, $3, $4, $5, $6::date::timestamp AT TIME ZONE 'UTC')
                 """,
-                [appID, productID, point.storefront, point.currency, point.priceMilliunits,
-                 CalendarDay.text(point.effectiveFromDay)])
+                [
+                    appID, productID, point.storefront, point.currency, point.priceMilliunits,
+                    CalendarDay.text(point.effectiveFromDay),
+                ])
         }
     }
 }

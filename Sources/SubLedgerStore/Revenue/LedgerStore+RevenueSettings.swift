@@ -9,7 +9,8 @@ extension LedgerStore {
     @discardableResult
     public func applyExchangeRates(_ rates: [RateFile.ExchangeRate], reportingCurrency: String) async throws -> Int {
         guard RevenueFieldRules.isCode(reportingCurrency) else {
-            throw StoreError(code: .invalidRevenueSetting, message: "the reporting currency must be three uppercase letters (USD)")
+            throw StoreError(
+                code: .invalidRevenueSetting, message: "the reporting currency must be three uppercase letters (USD)")
         }
         return try await pool.transaction { connection in
             for rate in rates {
@@ -96,7 +97,8 @@ extension LedgerStore {
                 FROM app_small_business_periods WHERE app_id = $1 ORDER BY effective_from
                 """, [appID]
             ).map { row in
-                SmallBusinessPeriod(fromDay: try row.decode(Int64.self, at: 0), untilDay: try row.decode(Int64?.self, at: 1))
+                SmallBusinessPeriod(
+                    fromDay: try row.decode(Int64.self, at: 0), untilDay: try row.decode(Int64?.self, at: 1))
             }
         }
     }

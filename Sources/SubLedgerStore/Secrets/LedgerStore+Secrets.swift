@@ -27,13 +27,14 @@ extension LedgerStore {
             """)
         var byKeyID: [String: Int] = [:]
         for row in sealed { byKeyID[try row.decode(String.self, at: 0)] = Int(try row.decode(Int64.self, at: 1)) }
-        let plaintext = try await pool.query(
-            """
-            SELECT count(*) FILTER (WHERE shared_secret IS NOT NULL)
-                + count(*) FILTER (WHERE server_api_private_key IS NOT NULL)
-            FROM apps
-            """
-        ).single().decode(Int64.self, at: 0)
+        let plaintext =
+            try await pool.query(
+                """
+                SELECT count(*) FILTER (WHERE shared_secret IS NOT NULL)
+                    + count(*) FILTER (WHERE server_api_private_key IS NOT NULL)
+                FROM apps
+                """
+            ).single().decode(Int64.self, at: 0)
             + (try await pool.query(WebhookEndpointSecrets.plaintextCountSQL).single().decode(Int64.self, at: 0))
         return SecretsStatus(
             sealedByKeyID: byKeyID, plaintext: Int(plaintext),

@@ -14,7 +14,8 @@ public struct SecretKey: Sendable, CustomStringConvertible {
     public init(base64 text: some StringProtocol) throws(SecretError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let bytes = Data(base64Encoded: trimmed), bytes.count == 32 else {
-            throw SecretError(.malformedKey, "a secret key is the base64 of 32 random bytes (`subledger secrets generate-key`)")
+            throw SecretError(
+                .malformedKey, "a secret key is the base64 of 32 random bytes (`subledger secrets generate-key`)")
         }
         self.init(symmetricKey: SymmetricKey(data: bytes))
     }

@@ -38,7 +38,8 @@ public struct SecretKeyring: Sendable, CustomStringConvertible {
                 } catch {
                     throw SecretError(
                         .malformedKey,
-                        "\(source), line \(number + 1): not a base64 256-bit key (create one with `subledger secrets generate-key`)")
+                        "\(source), line \(number + 1): not a base64 256-bit key (create one with `subledger secrets generate-key`)"
+                    )
                 }
             }
         }
@@ -96,7 +97,8 @@ public struct SecretKeyring: Sendable, CustomStringConvertible {
         } catch {
             throw SecretError(
                 .sealedSecretRejected,
-                "the stored \(purpose) does not authenticate with key \(sealed.keyID): it was altered or copied from elsewhere")
+                "the stored \(purpose) does not authenticate with key \(sealed.keyID): it was altered or copied from elsewhere"
+            )
         }
         guard let text = String(validating: opened, as: UTF8.self) else {
             throw SecretError(.sealedSecretRejected, "the stored \(purpose) is not UTF-8 text")

@@ -62,7 +62,8 @@ public struct WebhookDeliveryStore: Sendable {
                 secrets.append(try current.open(for: purpose, with: secretKeys))
             }
             if let previous = try StoredSecret(row, at: 14), let expires = try row.decode(Int64?.self, at: 17),
-               expires > now.millisecondsSince1970 {
+                expires > now.millisecondsSince1970
+            {
                 secrets.append(try previous.open(for: purpose, with: secretKeys))
             }
             if secrets.isEmpty { secretError = "the endpoint has no signing secret" }
@@ -183,8 +184,10 @@ public struct WebhookDeliveryStore: Sendable {
         return try await pool.transaction { connection in
             let updated = try connection.query(
                 Self.recordStatement,
-                [PostgresValue.jsonb(attemptsJSON), worker, timestamp(now), policy.giveUpAfter.milliseconds,
-                 policy.minimumAttempts])
+                [
+                    PostgresValue.jsonb(attemptsJSON), worker, timestamp(now), policy.giveUpAfter.milliseconds,
+                    policy.minimumAttempts,
+                ])
             var outcomes: [Int64: Outcome] = [:]
             for attempt in attempts { outcomes[attempt.deliveryID] = .leaseLost }
             for row in updated {
@@ -199,8 +202,10 @@ public struct WebhookDeliveryStore: Sendable {
             try connection.query(Self.endpointRunStatement, [PostgresValue.jsonb(endpointsJSON)])
             let paused = try connection.query(
                 Self.pauseStatement,
-                [PostgresValue.jsonb(endpointsJSON), timestamp(now), policy.pauseAfterFailures,
-                 policy.pauseAfter.milliseconds])
+                [
+                    PostgresValue.jsonb(endpointsJSON), timestamp(now), policy.pauseAfterFailures,
+                    policy.pauseAfter.milliseconds,
+                ])
             return Recorded(outcomes: outcomes, pausedEndpoints: try paused.map { try $0.decode(UUID.self, at: 0) })
         }
     }

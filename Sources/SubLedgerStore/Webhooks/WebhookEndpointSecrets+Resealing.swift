@@ -19,7 +19,9 @@ enum WebhookEndpointSecrets {
 
     /// Seals every endpoint secret with `keys.current` inside the caller's transaction: re-seals those
     /// sealed with another key and seals plaintext ones. Returns (re-sealed, sealed from plaintext).
-    static func reseal(on connection: PostgresConnection, with keys: SecretKeyring) throws -> (resealed: Int, sealed: Int) {
+    static func reseal(on connection: PostgresConnection, with keys: SecretKeyring) throws -> (
+        resealed: Int, sealed: Int
+    ) {
         guard let current = keys.current else { return (0, 0) }
         let rows = try connection.query(
             """
@@ -30,9 +32,12 @@ enum WebhookEndpointSecrets {
         var result = (resealed: 0, sealed: 0)
         for row in rows {
             let endpointID = try row.decode(String.self, at: 0)
-            let purpose = SecretPurpose.webhookSecret(endpointID: endpointID, bundleID: try row.decode(String.self, at: 1))
+            let purpose = SecretPurpose.webhookSecret(
+                endpointID: endpointID, bundleID: try row.decode(String.self, at: 1))
             for (index, column) in [(2, "secret"), (5, "previous_secret")] {
-                guard let stored = try StoredSecret(row, at: index), stored.sealed?.keyID != current.id else { continue }
+                guard let stored = try StoredSecret(row, at: index), stored.sealed?.keyID != current.id else {
+                    continue
+                }
                 let sealed = try keys.seal(try stored.open(for: purpose, with: keys), for: purpose)
                 // The column names come from the list above, never from input.
                 try connection.query(

@@ -37,7 +37,8 @@ extension WebhookEndpointStore {
                 eventType: try row.decode(String.self, at: 2), accountID: try row.decode(String?.self, at: 3),
                 state: try row.decode(String.self, at: 4), origin: try row.decode(String.self, at: 5),
                 attempts: Int(try row.decode(Int32.self, at: 6)), nextAttemptAt: try row.decode(String?.self, at: 7),
-                lastStatus: try row.decode(Int32?.self, at: 8).map(Int.init), lastError: try row.decode(String?.self, at: 9),
+                lastStatus: try row.decode(Int32?.self, at: 8).map(Int.init),
+                lastError: try row.decode(String?.self, at: 9),
                 deliveredAt: try row.decode(String?.self, at: 10), createdAt: try row.decode(String.self, at: 11),
                 recentAttempts: attempts)
         }

@@ -52,7 +52,8 @@ extension WebhookOutbox {
             return 0
         }
         let verdict = WebhookClockDerivation.verdict(chain: chain, moment: dueAt, now: now, app: definition)
-        try write(verdict.drafts, cause: WebhookEventCause(kind: .clock), moments: [], app: app, now: now, on: connection)
+        try write(
+            verdict.drafts, cause: WebhookEventCause(kind: .clock), moments: [], app: app, now: now, on: connection)
         if let next = verdict.next {
             try connection.query(rescheduleStatement, parameters + [timestamp(next)])
         } else {

@@ -73,7 +73,8 @@ enum WebhookOutbox {
         guard !drafts.isEmpty || !moments.isEmpty else { return .constant(PostgresBatch()) }
         let accounts = Set(drafts.compactMap(\.account))
         let holdings: Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> =
-            accounts.isEmpty ? .constant([:]) : try self.holdings(of: accounts, appID: app.appID, known: known, into: &batch)
+            accounts.isEmpty
+            ? .constant([:]) : try self.holdings(of: accounts, appID: app.appID, known: known, into: &batch)
         return Batched { rows in
             try insert(drafts, cause: cause, moments: moments, app: app, now: now, holdings: holdings.value(in: rows))
         }
@@ -99,14 +100,16 @@ enum WebhookOutbox {
                 creditBalance: credits)
             events.append(
                 EventRow(
-                    n: index, event_id: id, environment: draft.environment.rawValue, account_id: draft.account?.rawValue,
+                    n: index, event_id: id, environment: draft.environment.rawValue,
+                    account_id: draft.account?.rawValue,
                     event_type: draft.type.rawValue, occurred_ms: draft.occurredAt.millisecondsSince1970,
                     cause_kind: cause.kind.rawValue, cause_id: cause.id, idempotency_key: draft.idempotencyKey,
                     head: parts.head, tail: parts.tail))
         }
         let momentRows = moments.map {
-            MomentRow(environment: $0.chain.environment.rawValue, original_transaction_id: $0.chain.originalTransactionID,
-                      due_ms: $0.dueAt.millisecondsSince1970)
+            MomentRow(
+                environment: $0.chain.environment.rawValue, original_transaction_id: $0.chain.originalTransactionID,
+                due_ms: $0.dueAt.millisecondsSince1970)
         }
         var batch = PostgresBatch()
         batch.append(insertStatement, [app.appID, try StoreJSON.encode(events), try StoreJSON.encode(momentRows)])
@@ -161,7 +164,9 @@ enum WebhookOutbox {
                 let account = try storedAccount(row.decode(String.self, at: 0))
                 var held: (chains: [ChainSnapshot], credits: Int64)
                 if let known = result[account] { held = known } else { held = ([], try row.decode(Int64.self, at: 1)) }
-                if try row.decode(String?.self, at: 2) != nil { held.chains.append(try ChainRows.chain(from: row, at: 2)) }
+                if try row.decode(String?.self, at: 2) != nil {
+                    held.chains.append(try ChainRows.chain(from: row, at: 2))
+                }
                 result[account] = held
             }
             for (account, held) in result {

@@ -49,7 +49,8 @@ struct AppsCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove the period starting on a day.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove the period starting on a day.")
 
         @Argument(help: "The app's bundle id.") var bundleID: String
         @Option(help: "The period's first day, YYYY-MM-DD.") var from: String

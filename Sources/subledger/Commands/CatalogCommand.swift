@@ -47,7 +47,9 @@ struct CatalogCommand: AsyncParsableCommand {
                 let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
                 let report = try await store.applyCatalog(
                     catalog, secrets: secrets, allowingPlaintextSecrets: allowPlaintextSecrets)
-                print("applied \(report.apps.count) app(s) (\(report.apps.joined(separator: ", "))), \(report.products) product(s)")
+                print(
+                    "applied \(report.apps.count) app(s) (\(report.apps.joined(separator: ", "))), \(report.products) product(s)"
+                )
             } catch {
                 await opened.close()
                 throw error

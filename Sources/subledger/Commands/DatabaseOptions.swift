@@ -20,15 +20,21 @@ struct DatabaseOptions: ParsableArguments {
 
     @Option(
         name: .customLong("database-pooler"),
-        help: "none|pgbouncer-transaction: what stands between the database URL and PostgreSQL (env SUBLEDGER_DATABASE_POOLER, default none).")
+        help:
+            "none|pgbouncer-transaction: what stands between the database URL and PostgreSQL (env SUBLEDGER_DATABASE_POOLER, default none)."
+    )
     var databasePooler: String?
 
     @Option(
         name: .customLong("direct-database-url"),
-        help: "libpq URL reaching PostgreSQL directly, for LISTEN and migrations behind a transaction pooler (env SUBLEDGER_DIRECT_DATABASE_URL).")
+        help:
+            "libpq URL reaching PostgreSQL directly, for LISTEN and migrations behind a transaction pooler (env SUBLEDGER_DIRECT_DATABASE_URL)."
+    )
     var directDatabaseURL: String?
 
-    @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (env SUBLEDGER_LOG_LEVEL, default info).")
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace|debug|info|notice|warning|error|critical (env SUBLEDGER_LOG_LEVEL, default info).")
     var logLevel: String?
 
     @Option(
@@ -48,7 +54,8 @@ struct DatabaseOptions: ParsableArguments {
         if let text = databasePooler ?? environment[EnvironmentVariable.databasePooler], !text.isEmpty {
             guard let pooler = DatabasePooler(setting: text) else {
                 let known = DatabasePooler.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("unknown database pooler '\(text)' (\(EnvironmentVariable.databasePooler)): use one of \(known)")
+                throw ValidationError(
+                    "unknown database pooler '\(text)' (\(EnvironmentVariable.databasePooler)): use one of \(known)")
             }
             configuration.databasePooler = pooler
         }
@@ -58,7 +65,11 @@ struct DatabaseOptions: ParsableArguments {
         if let directory = dataDirectory ?? environment[EnvironmentVariable.dataDirectory], !directory.isEmpty {
             configuration.dataDirectory = directory
         }
-        if let size = try poolSize ?? environment[EnvironmentVariable.databasePoolSize].map({ try parseInt($0, EnvironmentVariable.databasePoolSize) }) {
+        if let size = try poolSize
+            ?? environment[EnvironmentVariable.databasePoolSize].map({
+                try parseInt($0, EnvironmentVariable.databasePoolSize)
+            })
+        {
             guard (1...1000).contains(size) else { throw ValidationError("the pool size must be between 1 and 1000") }
             configuration.databasePoolSize = size
         }
@@ -97,7 +108,9 @@ struct DatabaseOptions: ParsableArguments {
             let (keyring, created) = try SecretKeyFile.readOrCreate(path)
             if created {
                 FileHandle.standardError.write(
-                    Data("subledger: created the secret key file \(path); the apps' secrets cannot be read without it\n".utf8))
+                    Data(
+                        "subledger: created the secret key file \(path); the apps' secrets cannot be read without it\n"
+                            .utf8))
             }
             return keyring
         }
@@ -134,7 +147,8 @@ func withStore<T: Sendable>(
     let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
     do {
         if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
-        let result = try await body(LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
+        let result = try await body(
+            LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
         await opened.close()
         return result
     } catch {

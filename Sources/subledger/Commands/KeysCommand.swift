@@ -11,7 +11,8 @@ struct KeysCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a key for one app (--app) or an admin key (--admin).")
+        static let configuration = CommandConfiguration(
+            abstract: "Create a key for one app (--app) or an admin key (--admin).")
 
         @Option(help: "The bundle id of the app the key may act for.")
         var app: String?
@@ -33,7 +34,8 @@ struct KeysCommand: AsyncParsableCommand {
                 try await APIKeys(pool: pool).create(bundleID: admin ? nil : app, name: name)
             }
             print(created.secret)
-            FileHandle.standardError.write(Data("key \(created.keyID) created; the secret above is shown only now\n".utf8))
+            FileHandle.standardError.write(
+                Data("key \(created.keyID) created; the secret above is shown only now\n".utf8))
         }
     }
 
@@ -46,14 +48,19 @@ struct KeysCommand: AsyncParsableCommand {
             let keys = try await withDatabase(database) { pool in try await APIKeys(pool: pool).list() }
             print(["KEY ID", "SCOPE", "APP", "NAME", "PREFIX", "CREATED", "REVOKED"].joined(separator: "\t"))
             for key in keys {
-                print([key.keyID, key.scope, key.bundleID ?? "-", key.name, key.prefix + "…", key.createdAt, key.revokedAt ?? "-"]
+                print(
+                    [
+                        key.keyID, key.scope, key.bundleID ?? "-", key.name, key.prefix + "…", key.createdAt,
+                        key.revokedAt ?? "-",
+                    ]
                     .joined(separator: "\t"))
             }
         }
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key; every running service stops accepting it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a key; every running service stops accepting it.")
 
         @Argument(help: "The key id (from `keys list`).")
         var keyID: String
@@ -61,7 +68,8 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let revoked = try await withDatabase(database) { pool in try await APIKeys(pool: pool).revoke(keyID: keyID) }
+            let revoked = try await withDatabase(database) { pool in try await APIKeys(pool: pool).revoke(keyID: keyID)
+            }
             guard revoked else { throw ValidationError("no active key \(keyID)") }
             print("revoked \(keyID)")
         }

@@ -15,7 +15,8 @@ func withLedgerStore<T: Sendable>(
         url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
     do {
         if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
-        let result = try await body(LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
+        let result = try await body(
+            LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
         await opened.close()
         return result
     } catch let error as StoreError {

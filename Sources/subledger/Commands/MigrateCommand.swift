@@ -22,7 +22,9 @@ struct MigrateCommand: AsyncParsableCommand {
             if report.applied.isEmpty {
                 print("schema is current (version \(report.version))")
             } else {
-                print("applied step(s) \(report.applied.map(String.init).joined(separator: ", ")); schema version \(report.version)")
+                print(
+                    "applied step(s) \(report.applied.map(String.init).joined(separator: ", ")); schema version \(report.version)"
+                )
             }
         } catch {
             await opened.close()

@@ -23,7 +23,10 @@ struct NotificationsCommand: AsyncParsableCommand {
                 recovery every hour. Apple keeps 180 days of history.
                 """)
 
-        @Option(help: "Fetch from this RFC 3339 time (e.g. 2026-11-01T00:00:00Z) instead of from the cursor; within the last 180 days.")
+        @Option(
+            help:
+                "Fetch from this RFC 3339 time (e.g. 2026-11-01T00:00:00Z) instead of from the cursor; within the last 180 days."
+        )
         var since: String?
 
         @Option(name: .customLong("app"), help: "Only this app (bundle id).")
@@ -45,7 +48,8 @@ struct NotificationsCommand: AsyncParsableCommand {
         }
 
         func request() throws(RecoveryError) -> RecoveryRequest {
-            try RecoveryRequest.parse(since: since, bundleID: bundleID, environment: environment, now: Instant.systemNow())
+            try RecoveryRequest.parse(
+                since: since, bundleID: bundleID, environment: environment, now: Instant.systemNow())
         }
 
         func run() async throws {
@@ -61,7 +65,8 @@ struct NotificationsCommand: AsyncParsableCommand {
             let report: RecoveryReport
             do {
                 report = try await SubLedgerServer.recoverNotifications(
-                    configuration: configuration, recovery: recoveryConfiguration, request: try request(), logger: logger)
+                    configuration: configuration, recovery: recoveryConfiguration, request: try request(),
+                    logger: logger)
             } catch let error as RecoveryError {
                 throw ValidationError(error.description)
             }

@@ -35,10 +35,16 @@ struct PollCommand: AsyncParsableCommand {
     @Option(help: "Seconds a claimed item stays leased (default 300).")
     var leaseSeconds = 300
 
-    @Option(help: "Seconds a pending stored receipt or notification is left to its request before the job takes it (env SUBLEDGER_PENDING_AGE_SECONDS, default 120).")
+    @Option(
+        help:
+            "Seconds a pending stored receipt or notification is left to its request before the job takes it (env SUBLEDGER_PENDING_AGE_SECONDS, default 120)."
+    )
     var pendingAgeSeconds: Double?
 
-    @Option(help: "Serve Prometheus metrics (/metrics) on this port while polling (host: env SUBLEDGER_HOST, default 127.0.0.1).")
+    @Option(
+        help:
+            "Serve Prometheus metrics (/metrics) on this port while polling (host: env SUBLEDGER_HOST, default 127.0.0.1)."
+    )
     var metricsPort: Int?
 
     @OptionGroup var recovery: RecoveryOptions
@@ -49,7 +55,9 @@ struct PollCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1...256") }
         guard requestsPerSecond > 0 else { throw ValidationError("--rate must be positive") }
-        guard windowHours >= 0, intervalSeconds > 0, leaseSeconds > 0 else { throw ValidationError("durations must be positive") }
+        guard windowHours >= 0, intervalSeconds > 0, leaseSeconds > 0 else {
+            throw ValidationError("durations must be positive")
+        }
     }
 
     func run() async throws {
@@ -66,7 +74,9 @@ struct PollCommand: AsyncParsableCommand {
         poller.window = .seconds(windowHours * 3_600)
         poller.interval = .seconds(intervalSeconds)
         poller.lease = .seconds(leaseSeconds)
-        if let age = try seconds(pendingAgeSeconds, EnvironmentVariable.pendingAge, environment) { poller.pendingAge = age }
+        if let age = try seconds(pendingAgeSeconds, EnvironmentVariable.pendingAge, environment) {
+            poller.pendingAge = age
+        }
         if let host = environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
         try await SubLedgerServer.poll(
             configuration: configuration, poller: poller, metricsPort: metricsPort,

@@ -13,7 +13,8 @@ struct ReadReplicaOptions: ParsableArguments {
 
     @Option(
         name: .customLong("read-max-lag-ms"),
-        help: "Measured replay lag above which a standby answers no read (env SUBLEDGER_READ_MAX_LAG_MS, default 1000).")
+        help: "Measured replay lag above which a standby answers no read (env SUBLEDGER_READ_MAX_LAG_MS, default 1000)."
+    )
     var maximumLag: Int?
 
     @Option(
@@ -39,7 +40,8 @@ struct ReadReplicaOptions: ParsableArguments {
         let poolSize = try value(self.poolSize, EnvironmentVariable.readPoolSize)
         guard let url = readDatabaseURL ?? environment[EnvironmentVariable.readDatabaseURL], !url.isEmpty else {
             if maximumLag != nil || tokenWait != nil || poolSize != nil {
-                throw ValidationError("the read replica options need --read-database-url (or SUBLEDGER_READ_DATABASE_URL)")
+                throw ValidationError(
+                    "the read replica options need --read-database-url (or SUBLEDGER_READ_DATABASE_URL)")
             }
             return
         }
@@ -61,7 +63,9 @@ struct ReadReplicaOptions: ParsableArguments {
             replicas.tokenWait = .milliseconds(tokenWait)
         }
         if let poolSize {
-            guard (1...1000).contains(poolSize) else { throw ValidationError("--read-pool-size must be between 1 and 1000") }
+            guard (1...1000).contains(poolSize) else {
+                throw ValidationError("--read-pool-size must be between 1 and 1000")
+            }
             replicas.poolSize = poolSize
         }
         // The URL itself is checked here, so a typo stops `serve` before it starts.

@@ -6,12 +6,16 @@ import SubLedgerService
 struct RecoveryOptions: ParsableArguments {
     @Option(
         name: .customLong("recovery-interval"),
-        help: "Seconds between missed-notification recoveries while polling; 0 turns recovery off (env SUBLEDGER_RECOVERY_INTERVAL_SECONDS, default 3600).")
+        help:
+            "Seconds between missed-notification recoveries while polling; 0 turns recovery off (env SUBLEDGER_RECOVERY_INTERVAL_SECONDS, default 3600)."
+    )
     var recoveryInterval: Double?
 
     @Option(
         name: .customLong("recovery-margin"),
-        help: "Seconds before its cursor each recovery starts again, for notifications Apple lists late (env SUBLEDGER_RECOVERY_MARGIN_SECONDS, default 3600).")
+        help:
+            "Seconds before its cursor each recovery starts again, for notifications Apple lists late (env SUBLEDGER_RECOVERY_MARGIN_SECONDS, default 3600)."
+    )
     var recoveryMargin: Double?
 
     /// The recovery's configuration for `worker`; for polling (`polling`), `nil` when the interval is 0
@@ -27,12 +31,15 @@ struct RecoveryOptions: ParsableArguments {
             configuration.margin = margin
         }
         guard polling else { return configuration }
-        let interval = try recoveryInterval ?? environment[EnvironmentVariable.recoveryInterval].map { text -> Double in
-            guard let value = Double(text) else {
-                throw ValidationError("\(EnvironmentVariable.recoveryInterval) must be a number of seconds, not '\(text)'")
+        let interval =
+            try recoveryInterval
+            ?? environment[EnvironmentVariable.recoveryInterval].map { text -> Double in
+                guard let value = Double(text) else {
+                    throw ValidationError(
+                        "\(EnvironmentVariable.recoveryInterval) must be a number of seconds, not '\(text)'")
+                }
+                return value
             }
-            return value
-        }
         if interval == 0 { return nil }
         if let interval = try seconds(interval, EnvironmentVariable.recoveryInterval, environment) {
             configuration.interval = interval

@@ -18,7 +18,8 @@ struct SecretsCommand: AsyncParsableCommand {
         func run() async throws {
             let key = SecretKey.generate()
             print(key.base64)
-            FileHandle.standardError.write(Data("key id \(key.id); put it first in the key file to seal with it\n".utf8))
+            FileHandle.standardError.write(
+                Data("key id \(key.id); put it first in the key file to seal with it\n".utf8))
         }
     }
 
@@ -46,7 +47,8 @@ struct SecretsCommand: AsyncParsableCommand {
             print("V1 notification bodies holding a password: \(unredacted)")
             guard status.missingKeyIDs.isEmpty else {
                 throw SecretError(
-                    .keyUnavailable, "stored secrets need key(s) \(status.missingKeyIDs.joined(separator: ", ")), not configured")
+                    .keyUnavailable,
+                    "stored secrets need key(s) \(status.missingKeyIDs.joined(separator: ", ")), not configured")
             }
         }
     }
@@ -69,7 +71,8 @@ struct SecretsCommand: AsyncParsableCommand {
                 guard !store.secretKeys.isEmpty else {
                     throw SecretError(
                         .noSecretKey,
-                        "no secret key is configured: set --secret-key-file, SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY")
+                        "no secret key is configured: set --secret-key-file, SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY"
+                    )
                 }
                 let resealing = try await store.resealSecrets()
                 let redacted = try await store.redactStoredV1Notifications(redact: redactV1Body)
@@ -77,10 +80,13 @@ struct SecretsCommand: AsyncParsableCommand {
             }
             print(
                 "sealed with key \(resealing.keyID): \(resealing.resealed) secret(s) re-sealed from older keys, "
-                    + "\(resealing.sealedPlaintext) plaintext secret(s) sealed, \(redacted) V1 notification body(ies) redacted")
+                    + "\(resealing.sealedPlaintext) plaintext secret(s) sealed, \(redacted) V1 notification body(ies) redacted"
+            )
             let stale = status.sealedByKeyID.keys.filter { $0 != resealing.keyID }.sorted()
             if stale.isEmpty {
-                print("no stored secret needs another key; older keys can be removed once every process runs with the new one")
+                print(
+                    "no stored secret needs another key; older keys can be removed once every process runs with the new one"
+                )
             } else {
                 print("still sealed with other keys (written meanwhile?): \(stale.joined(separator: ", ")); run again")
             }

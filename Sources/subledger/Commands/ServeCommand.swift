@@ -32,7 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         if let host = host ?? environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
-        if let port = try port ?? environment[EnvironmentVariable.port].map({ try parseInt($0, EnvironmentVariable.port) }) {
+        if let port = try port
+            ?? environment[EnvironmentVariable.port].map({ try parseInt($0, EnvironmentVariable.port) })
+        {
             guard (0...65535).contains(port) else { throw ValidationError("the port must be between 0 and 65535") }
             configuration.port = port
         }

@@ -50,7 +50,8 @@ struct SubscriptionsCommand: AsyncParsableCommand {
         @Option(help: "production or sandbox (one subscription: where the ledger holds it; mass: production).")
         var environment: String?
 
-        @Option(name: .customLong("request-id"), help: "The request identifier (default: a new UUID); reuse it to retry.")
+        @Option(
+            name: .customLong("request-id"), help: "The request identifier (default: a new UUID); reuse it to retry.")
         var requestIdentifier: String?
 
         @Option(help: "Who asks, for the ledger's record (default: $USER).")
@@ -120,7 +121,9 @@ struct SubscriptionsCommand: AsyncParsableCommand {
                     "mass extension \(submitted.requestIdentifier) of \(productID) submitted: \(submitted.members) "
                         + "active subscriptions in the ledger")
                 guard !noWait else {
-                    print("follow it with: subledger subscriptions extend-status \(submitted.requestIdentifier) --product \(productID)")
+                    print(
+                        "follow it with: subledger subscriptions extend-status \(submitted.requestIdentifier) --product \(productID)"
+                    )
                     return
                 }
                 try await follow(extensions, submitted.requestIdentifier, productID, app, pollSeconds)
@@ -192,7 +195,9 @@ private func follow(
             print(line)
         }
     }
-    if done.status == .refused { throw RenewalExtensionError(.appleRefused, done.appleError ?? "Apple refused the request") }
+    if done.status == .refused {
+        throw RenewalExtensionError(.appleRefused, done.appleError ?? "Apple refused the request")
+    }
 }
 
 private func progressLine(_ record: MassExtensionRecord) -> String {

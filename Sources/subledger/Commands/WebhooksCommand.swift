@@ -45,9 +45,11 @@ struct WebhooksCommand: AsyncParsableCommand {
         @Option(help: "The app (bundle id) whose events go there.") var app: String
         @Option(help: "The receiver's URL: https, or http to a loopback host for development.") var url: String
         @Option(help: "A note to tell endpoints apart (at most 500 characters).") var description: String?
-        @Option(name: .customLong("type"), help: "Only this event type (repeat, or separate with commas). Default: all.")
+        @Option(
+            name: .customLong("type"), help: "Only this event type (repeat, or separate with commas). Default: all.")
         var types: [String] = []
-        @Option(name: .customLong("environment"), help: "Only this environment (Production, Sandbox, ...). Default: all.")
+        @Option(
+            name: .customLong("environment"), help: "Only this environment (Production, Sandbox, ...). Default: all.")
         var environments: [String] = []
         @Flag(help: "Allow a private, loopback or link-local address (a receiver inside your network).")
         var allowPrivateNetwork = false
@@ -66,7 +68,8 @@ struct WebhooksCommand: AsyncParsableCommand {
                 print(endpointTable([added.endpoint]), terminator: "")
                 print("secret: \(added.secret)")
             }
-            FileHandle.standardError.write(Data("the secret above is shown only now; keep it with your receiver\n".utf8))
+            FileHandle.standardError.write(
+                Data("the secret above is shown only now; keep it with your receiver\n".utf8))
         }
     }
 
@@ -81,7 +84,9 @@ struct WebhooksCommand: AsyncParsableCommand {
             let endpoints = try await withWebhookAdmin(database) { admin in
                 try await admin.list(bundleID: app, includingRemoved: includeRemoved)
             }
-            print(output.isJSON ? try webhooksJSON(["endpoints": endpoints]) : endpointTable(endpoints), terminator: output.isJSON ? "\n" : "")
+            print(
+                output.isJSON ? try webhooksJSON(["endpoints": endpoints]) : endpointTable(endpoints),
+                terminator: output.isJSON ? "\n" : "")
         }
     }
 
@@ -105,7 +110,8 @@ struct WebhooksCommand: AsyncParsableCommand {
                 print("secret: \(rotated.secret)")
                 print("previous secret valid until: \(rotated.endpoint.previousSecretExpiresAt ?? "no longer valid")")
             }
-            FileHandle.standardError.write(Data("the secret above is shown only now; keep it with your receiver\n".utf8))
+            FileHandle.standardError.write(
+                Data("the secret above is shown only now; keep it with your receiver\n".utf8))
         }
     }
 
@@ -117,7 +123,9 @@ struct WebhooksCommand: AsyncParsableCommand {
 
         func run() async throws {
             let changed = try await withWebhookAdmin(database) { admin in try await admin.pause(endpoint) }
-            print(output.isJSON ? try webhooksJSON(changed) : endpointTable([changed]), terminator: output.isJSON ? "\n" : "")
+            print(
+                output.isJSON ? try webhooksJSON(changed) : endpointTable([changed]),
+                terminator: output.isJSON ? "\n" : "")
         }
     }
 
@@ -130,7 +138,9 @@ struct WebhooksCommand: AsyncParsableCommand {
 
         func run() async throws {
             let changed = try await withWebhookAdmin(database) { admin in try await admin.resume(endpoint) }
-            print(output.isJSON ? try webhooksJSON(changed) : endpointTable([changed]), terminator: output.isJSON ? "\n" : "")
+            print(
+                output.isJSON ? try webhooksJSON(changed) : endpointTable([changed]),
+                terminator: output.isJSON ? "\n" : "")
         }
     }
 
@@ -143,7 +153,9 @@ struct WebhooksCommand: AsyncParsableCommand {
 
         func run() async throws {
             let changed = try await withWebhookAdmin(database) { admin in try await admin.remove(endpoint) }
-            print(output.isJSON ? try webhooksJSON(changed) : endpointTable([changed]), terminator: output.isJSON ? "\n" : "")
+            print(
+                output.isJSON ? try webhooksJSON(changed) : endpointTable([changed]),
+                terminator: output.isJSON ? "\n" : "")
         }
     }
 
@@ -158,7 +170,8 @@ struct WebhooksCommand: AsyncParsableCommand {
             let queued = try await withWebhookAdmin(database) { admin in try await admin.test(endpoint) }
             print(
                 output.isJSON
-                    ? try webhooksJSON(queued) : "queued webhook.test event \(queued.eventID) (delivery \(queued.deliveryID))")
+                    ? try webhooksJSON(queued)
+                    : "queued webhook.test event \(queued.eventID) (delivery \(queued.deliveryID))")
         }
     }
 
@@ -179,9 +192,12 @@ struct WebhooksCommand: AsyncParsableCommand {
                 print(try webhooksJSON(["deliveries": deliveries]))
                 return
             }
-            var rows = [["DELIVERY", "EVENT", "TYPE", "ACCOUNT", "ORIGIN", "STATE", "ATTEMPTS", "LAST", "NEXT / DELIVERED"]]
+            var rows = [
+                ["DELIVERY", "EVENT", "TYPE", "ACCOUNT", "ORIGIN", "STATE", "ATTEMPTS", "LAST", "NEXT / DELIVERED"]
+            ]
             for delivery in deliveries {
-                let last = delivery.lastStatus.map(String.init) ?? delivery.lastError.map { String($0.prefix(60)) } ?? "-"
+                let last =
+                    delivery.lastStatus.map(String.init) ?? delivery.lastError.map { String($0.prefix(60)) } ?? "-"
                 rows.append([
                     String(delivery.deliveryID), delivery.eventID, delivery.eventType, delivery.accountID ?? "-",
                     delivery.origin, delivery.state, String(delivery.attempts), last,
@@ -208,7 +224,8 @@ struct WebhooksCommand: AsyncParsableCommand {
             let queued = try await withWebhookAdmin(database) { admin in
                 try await admin.replay(endpoint, since: since, until: until, eventTypes: types)
             }
-            print(output.isJSON ? try webhooksJSON(queued) : "queued \(queued.queued) deliveries to \(queued.endpointID)")
+            print(
+                output.isJSON ? try webhooksJSON(queued) : "queued \(queued.queued) deliveries to \(queued.endpointID)")
         }
     }
 

@@ -107,7 +107,8 @@ struct SimulatorFixture: Sendable {
             httpClient: http,
             configuration: .init(
                 sharedSecret: secret, productionURL: simulator.productionVerifyReceiptURL,
-                sandboxURL: simulator.sandboxVerifyReceiptURL, excludeOldTransactions: excludeOld, timeout: .seconds(20))
+                sandboxURL: simulator.sandboxVerifyReceiptURL, excludeOldTransactions: excludeOld, timeout: .seconds(20)
+            )
         )
     }
 

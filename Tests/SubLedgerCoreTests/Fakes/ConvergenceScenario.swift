@@ -33,8 +33,10 @@ enum ConvergenceScenario {
         return transaction
     }
 
-    static func signedTransactions(by account: AccountID, _ transactions: [Transaction],
-                                   renewals: [RenewalInfo] = [], observedOn day: Int) -> LedgerInput {
+    static func signedTransactions(
+        by account: AccountID, _ transactions: [Transaction],
+        renewals: [RenewalInfo] = [], observedOn day: Int
+    ) -> LedgerInput {
         var input = F.receipt(by: account, transactions, renewals: renewals, observedOn: day)
         input.kind = .signedTransaction
         return input
@@ -71,20 +73,28 @@ enum ConvergenceScenario {
 
     /// Inputs in which every chain is only ever attributed to one account (or to nobody).
     static let singleClaimantInputs: [LedgerInput] = [
-        F.receipt(by: F.alice, [a1], renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 1)],
-                  observedOn: 1),
-        F.notification([signed(a2, on: 30)], renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 30)],
-                       observedOn: 30),
+        F.receipt(
+            by: F.alice, [a1], renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 1)],
+            observedOn: 1),
+        F.notification(
+            [signed(a2, on: 30)], renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 30)],
+            observedOn: 30),
         F.notification([signed(a2Refunded, on: 41)], observedOn: 41),
         F.notification([signed(a2, on: 45)], observedOn: 45),
-        F.notification([], renewals: [F.renewal(chain: "a1", willAutoRenew: false, observedOn: 50,
-                                                expirationIntent: 1)], observedOn: 50),
+        F.notification(
+            [],
+            renewals: [
+                F.renewal(
+                    chain: "a1", willAutoRenew: false, observedOn: 50,
+                    expirationIntent: 1)
+            ], observedOn: 50),
         F.notification([], renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 55)], observedOn: 55),
         F.notification([signed(a3, on: 60)], observedOn: 60),
         F.notification([signed(l1, on: 5)], observedOn: 5),
         F.notification([signed(x1, on: 6)], observedOn: 6),
-        F.receipt(by: F.alice, [a3, a1, a4, a2, a1, l1, x1],
-                  renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 91)], observedOn: 92),
+        F.receipt(
+            by: F.alice, [a3, a1, a4, a2, a1, l1, x1],
+            renewals: [F.renewal(chain: "a1", willAutoRenew: true, observedOn: 91)], observedOn: 92),
         LedgerInput(
             kind: .poll, bundleID: F.bundleID, environment: .production,
             transactions: [a1, a2, a3, a4].map { signed($0, on: 95) },
@@ -96,16 +106,26 @@ enum ConvergenceScenario {
         signedTransactions(by: F.bob, [signed(b1, on: 10), signed(b2, on: 20)], observedOn: 21),
         F.notification([signed(p1, on: 70)], observedOn: 70),
 
-        signedTransactions(by: F.carol, [signed(c1, on: 1)],
-                           renewals: [F.renewal(chain: "c1", willAutoRenew: true, observedOn: 1)], observedOn: 1),
-        F.notification([signed(c1Upgraded, on: 11), signed(c2, on: 10)],
-                       renewals: [F.renewal(chain: "c1", product: F.premiumMonthly, willAutoRenew: true,
-                                            observedOn: 11)], observedOn: 11),
+        signedTransactions(
+            by: F.carol, [signed(c1, on: 1)],
+            renewals: [F.renewal(chain: "c1", willAutoRenew: true, observedOn: 1)], observedOn: 1),
+        F.notification(
+            [signed(c1Upgraded, on: 11), signed(c2, on: 10)],
+            renewals: [
+                F.renewal(
+                    chain: "c1", product: F.premiumMonthly, willAutoRenew: true,
+                    observedOn: 11)
+            ], observedOn: 11),
         F.notification([signed(c3, on: 40)], observedOn: 40),
         F.notification([signed(c4, on: 70)], observedOn: 70),
-        F.notification([], renewals: [F.renewal(chain: "c1", product: F.premiumMonthly, willAutoRenew: true,
-                                                observedOn: 100, billingRetry: true, graceUntil: 106)],
-                       observedOn: 100),
+        F.notification(
+            [],
+            renewals: [
+                F.renewal(
+                    chain: "c1", product: F.premiumMonthly, willAutoRenew: true,
+                    observedOn: 100, billingRetry: true, graceUntil: 106)
+            ],
+            observedOn: 100),
         signedTransactions(by: F.carol, [signed(c2, on: 41), signed(c3, on: 41)], observedOn: 41),
         F.receipt(by: F.carol, [f1], observedOn: 4),
         F.notification([signed(f1Revoked, on: 50)], observedOn: 50),
@@ -119,14 +139,22 @@ enum ConvergenceScenario {
 
     /// Inputs on one chain claimed by two accounts, in their only meaningful order.
     static let contestedChainInputs: [LedgerInput] = [
-        F.receipt(by: F.alice, [s1], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)],
-                  observedOn: 0),
-        F.notification([], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10,
-                                                expirationIntent: 1)], observedOn: 10),
-        F.receipt(by: F.bob, [s1, s3], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40)],
-                  observedOn: 40),
-        F.receipt(by: F.alice, [s1, s3, s4], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 71)],
-                  observedOn: 71),
+        F.receipt(
+            by: F.alice, [s1], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 0)],
+            observedOn: 0),
+        F.notification(
+            [],
+            renewals: [
+                F.renewal(
+                    chain: "s1", willAutoRenew: false, observedOn: 10,
+                    expirationIntent: 1)
+            ], observedOn: 10),
+        F.receipt(
+            by: F.bob, [s1, s3], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40)],
+            observedOn: 40),
+        F.receipt(
+            by: F.alice, [s1, s3, s4], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 71)],
+            observedOn: 71),
     ]
 
     /// What two runs must agree on: every stored row and every answer the ledger gives.

@@ -39,12 +39,15 @@ enum CohortFixtures {
         return calendar.date(from: DateComponents(year: year, month: month, day: day))!
     }
 
-    static func instant(_ date: Date) -> Instant { Instant(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000)) }
+    static func instant(_ date: Date) -> Instant {
+        Instant(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000))
+    }
 
     /// One transaction of `chain`, for the period [`from`, `to`).
     static func payment(
         _ id: String, chain: String, product: String = "pro.monthly", from: Date, to: Date, price: Int64?,
-        currency: String? = "USD", refundedOn: Date? = nil, upgradedOn: Date? = nil, trial: Bool = false, intro: Bool = false
+        currency: String? = "USD", refundedOn: Date? = nil, upgradedOn: Date? = nil, trial: Bool = false,
+        intro: Bool = false
     ) -> Transaction {
         Transaction(
             transactionID: id, originalTransactionID: chain, productID: product, bundleID: bundleID,
@@ -57,30 +60,54 @@ enum CohortFixtures {
     }
 
     static let chains: [(account: String, transactions: [Transaction])] = [
-        ("alice", [
-            payment("a1", chain: "A", from: date(1, 5), to: date(2, 5), price: 9_990),
-            payment("a2", chain: "A", from: date(2, 5), to: date(3, 5), price: 9_990),
-            payment("a3", chain: "A", from: date(3, 5), to: date(4, 5), price: 9_990),
-            payment("a4", chain: "A", from: date(4, 5), to: date(5, 5), price: 9_990),
-        ]),
-        ("bob", [
-            payment("b0", chain: "B", from: date(1, 10), to: date(1, 17), price: nil, trial: true),
-            payment("b1", chain: "B", from: date(1, 17), to: date(2, 17), price: 9_990),
-            payment("b2", chain: "B", from: date(2, 17), to: date(3, 17), price: 9_990),
-        ]),
-        ("carol", [payment("c1", chain: "C", from: date(1, 20), to: date(2, 20), price: 9_990, refundedOn: date(1, 25))]),
-        ("dave", [payment("d1", chain: "D", product: "pro.yearly", from: date(2, 3), to: date(2, 3, year: 2026), price: 54_990, currency: "EUR")]),
-        ("erin", [
-            payment("e1", chain: "E", from: date(2, 10), to: date(3, 10), price: 9_990, upgradedOn: date(2, 25)),
-            payment("e2", chain: "E", product: "premium.monthly", from: date(2, 25), to: date(3, 25), price: 14_990),
-            payment("e3", chain: "E", product: "premium.monthly", from: date(3, 25), to: date(4, 25), price: 14_990),
-        ]),
+        (
+            "alice",
+            [
+                payment("a1", chain: "A", from: date(1, 5), to: date(2, 5), price: 9_990),
+                payment("a2", chain: "A", from: date(2, 5), to: date(3, 5), price: 9_990),
+                payment("a3", chain: "A", from: date(3, 5), to: date(4, 5), price: 9_990),
+                payment("a4", chain: "A", from: date(4, 5), to: date(5, 5), price: 9_990),
+            ]
+        ),
+        (
+            "bob",
+            [
+                payment("b0", chain: "B", from: date(1, 10), to: date(1, 17), price: nil, trial: true),
+                payment("b1", chain: "B", from: date(1, 17), to: date(2, 17), price: 9_990),
+                payment("b2", chain: "B", from: date(2, 17), to: date(3, 17), price: 9_990),
+            ]
+        ),
+        (
+            "carol",
+            [payment("c1", chain: "C", from: date(1, 20), to: date(2, 20), price: 9_990, refundedOn: date(1, 25))]
+        ),
+        (
+            "dave",
+            [
+                payment(
+                    "d1", chain: "D", product: "pro.yearly", from: date(2, 3), to: date(2, 3, year: 2026),
+                    price: 54_990, currency: "EUR")
+            ]
+        ),
+        (
+            "erin",
+            [
+                payment("e1", chain: "E", from: date(2, 10), to: date(3, 10), price: 9_990, upgradedOn: date(2, 25)),
+                payment(
+                    "e2", chain: "E", product: "premium.monthly", from: date(2, 25), to: date(3, 25), price: 14_990),
+                payment(
+                    "e3", chain: "E", product: "premium.monthly", from: date(3, 25), to: date(4, 25), price: 14_990),
+            ]
+        ),
         ("frank", [payment("f0", chain: "F", from: date(2, 1), to: date(2, 8), price: nil, trial: true)]),
         ("gina", [payment("g0", chain: "G", from: date(6, 28), to: date(7, 5), price: nil, trial: true)]),
-        ("hank", [
-            payment("h0", chain: "H", from: date(3, 1), to: date(4, 1), price: 990, intro: true),
-            payment("h1", chain: "H", from: date(4, 1), to: date(5, 1), price: 9_990),
-        ]),
+        (
+            "hank",
+            [
+                payment("h0", chain: "H", from: date(3, 1), to: date(4, 1), price: 990, intro: true),
+                payment("h1", chain: "H", from: date(4, 1), to: date(5, 1), price: 9_990),
+            ]
+        ),
     ]
 
     /// Applies the catalog and each chain's transactions, one receipt per transaction in purchase order (the
@@ -89,7 +116,9 @@ enum CohortFixtures {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else { throw ReportError(code: .unknownApp, message: "") }
+        guard let app = try await store.app(bundleID: bundleID) else {
+            throw ReportError(code: .unknownApp, message: "")
+        }
         for (account, transactions) in chains {
             for transaction in transactions {
                 var first = transaction
@@ -107,7 +136,9 @@ enum CohortFixtures {
         try await store.refreshCohortFacts(app: app)
     }
 
-    static func apply(_ store: LedgerStore, app: StoredApp, account: String, _ transactions: [Transaction], at moment: Instant)
+    static func apply(
+        _ store: LedgerStore, app: StoredApp, account: String, _ transactions: [Transaction], at moment: Instant
+    )
         async throws
     {
         let input = LedgerInput(

@@ -52,7 +52,9 @@ enum ReportFixtures {
             environment: .production, source: .verifyReceipt, price: price, currency: currency)
     }
 
-    static func renewal(chain: String, product: String = "pro.monthly", willAutoRenew: Bool, on observedDay: Int, intent: Int? = nil)
+    static func renewal(
+        chain: String, product: String = "pro.monthly", willAutoRenew: Bool, on observedDay: Int, intent: Int? = nil
+    )
         -> RenewalInfo
     {
         RenewalInfo(
@@ -60,7 +62,9 @@ enum ReportFixtures {
             expirationIntent: intent, environment: .production, observedAt: day(observedDay))
     }
 
-    static func receipt(by submitter: String?, _ transactions: [Transaction], renewals: [RenewalInfo] = [], on observedDay: Int)
+    static func receipt(
+        by submitter: String?, _ transactions: [Transaction], renewals: [RenewalInfo] = [], on observedDay: Int
+    )
         -> LedgerInput
     {
         LedgerInput(
@@ -74,27 +78,72 @@ enum ReportFixtures {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else { throw ReportError(code: .unknownApp, message: "") }
+        guard let app = try await store.app(bundleID: bundleID) else {
+            throw ReportError(code: .unknownApp, message: "")
+        }
         let inputs: [(Int, LedgerInput)] = [
-            (1, receipt(by: "alice", [subscription("c1", chain: "c1", from: 0, to: 30, trial: true)],
-                        renewals: [renewal(chain: "c1", willAutoRenew: true, on: 1)], on: 1)),
-            (3, receipt(by: "erin", [subscription("c5", chain: "c5", from: 2, to: 32)],
-                        renewals: [renewal(chain: "c5", willAutoRenew: false, on: 3)], on: 3)),
-            (6, receipt(by: "bob", [subscription("c2", chain: "c2", product: "premium.monthly", from: 5, to: 35, intro: true)],
-                        renewals: [renewal(chain: "c2", product: "premium.monthly", willAutoRenew: true, on: 6)], on: 6)),
+            (
+                1,
+                receipt(
+                    by: "alice", [subscription("c1", chain: "c1", from: 0, to: 30, trial: true)],
+                    renewals: [renewal(chain: "c1", willAutoRenew: true, on: 1)], on: 1)
+            ),
+            (
+                3,
+                receipt(
+                    by: "erin", [subscription("c5", chain: "c5", from: 2, to: 32)],
+                    renewals: [renewal(chain: "c5", willAutoRenew: false, on: 3)], on: 3)
+            ),
+            (
+                6,
+                receipt(
+                    by: "bob",
+                    [subscription("c2", chain: "c2", product: "premium.monthly", from: 5, to: 35, intro: true)],
+                    renewals: [renewal(chain: "c2", product: "premium.monthly", willAutoRenew: true, on: 6)], on: 6)
+            ),
             (8, receipt(by: "frank", [subscription("c5", chain: "c5", from: 2, to: 32)], on: 8)),
             (11, receipt(by: "carol", [consumable("k1", on: 10, price: 990, currency: "USD")], on: 11)),
             (13, receipt(by: "carol", [consumable("k1", on: 10, refundedOn: 12, price: 990, currency: "USD")], on: 13)),
             (16, receipt(by: nil, [subscription("c4", chain: "c4", from: 15, to: 45)], on: 16)),
-            (21, receipt(by: "dave", [subscription("c3", chain: "c3", from: 20, to: 50, price: 9990, currency: "EUR")], on: 21)),
-            (26, receipt(by: "dave", [subscription("c3", chain: "c3", from: 20, to: 50, refundedOn: 25, price: 9990, currency: "EUR")], on: 26)),
-            (31, receipt(by: nil, [subscription("c1", chain: "c1", from: 0, to: 30, trial: true),
-                                       subscription("c1-2", chain: "c1", from: 30, to: 60)],
-                        renewals: [renewal(chain: "c1", willAutoRenew: true, on: 31)], on: 31)),
-            (36, receipt(by: "bob", [subscription("c2", chain: "c2", product: "premium.monthly", from: 5, to: 35, intro: true)],
-                        renewals: [renewal(chain: "c2", product: "premium.monthly", willAutoRenew: false, on: 36, intent: 1)], on: 36)),
-            (39, receipt(by: "gina", [subscription("c6", chain: "c6", product: "premium.monthly", from: 38, to: 68, intro: true)],
-                        renewals: [renewal(chain: "c6", product: "premium.monthly", willAutoRenew: true, on: 39)], on: 39)),
+            (
+                21,
+                receipt(
+                    by: "dave", [subscription("c3", chain: "c3", from: 20, to: 50, price: 9990, currency: "EUR")],
+                    on: 21)
+            ),
+            (
+                26,
+                receipt(
+                    by: "dave",
+                    [subscription("c3", chain: "c3", from: 20, to: 50, refundedOn: 25, price: 9990, currency: "EUR")],
+                    on: 26)
+            ),
+            (
+                31,
+                receipt(
+                    by: nil,
+                    [
+                        subscription("c1", chain: "c1", from: 0, to: 30, trial: true),
+                        subscription("c1-2", chain: "c1", from: 30, to: 60),
+                    ],
+                    renewals: [renewal(chain: "c1", willAutoRenew: true, on: 31)], on: 31)
+            ),
+            (
+                36,
+                receipt(
+                    by: "bob",
+                    [subscription("c2", chain: "c2", product: "premium.monthly", from: 5, to: 35, intro: true)],
+                    renewals: [
+                        renewal(chain: "c2", product: "premium.monthly", willAutoRenew: false, on: 36, intent: 1)
+                    ], on: 36)
+            ),
+            (
+                39,
+                receipt(
+                    by: "gina",
+                    [subscription("c6", chain: "c6", product: "premium.monthly", from: 38, to: 68, intro: true)],
+                    renewals: [renewal(chain: "c6", product: "premium.monthly", willAutoRenew: true, on: 39)], on: 39)
+            ),
         ]
         // Erin's receipt and the notification of c1's renewal are stored as raw inputs first, so the audit trail shows them.
         let erinsReceipt = try await store.storeSubmission(
@@ -103,7 +152,8 @@ enum ReportFixtures {
             """
             INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment, body)
             VALUES ($1, 'n-c1', 'v2', 'DID_RENEW', NULL, 'Production', '{}') RETURNING notification_row_id
-            """, [app.appID]).single().decode(Int64.self, at: 0)
+            """, [app.appID]
+        ).single().decode(Int64.self, at: 0)
         for (observedDay, input) in inputs {
             let reference: LedgerStore.InputReference =
                 switch observedDay {
@@ -115,10 +165,13 @@ enum ReportFixtures {
         }
     }
 
-    static func consumable(_ id: String, on purchaseDay: Int, refundedOn: Int? = nil, price: Int64?, currency: String?) -> Transaction {
+    static func consumable(_ id: String, on purchaseDay: Int, refundedOn: Int? = nil, price: Int64?, currency: String?)
+        -> Transaction
+    {
         Transaction(
             transactionID: id, originalTransactionID: id, productID: "coins.100", bundleID: bundleID,
-            purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day), revocationReason: refundedOn.map { _ in 0 },
+            purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day),
+            revocationReason: refundedOn.map { _ in 0 },
             environment: .production, source: .verifyReceipt, price: price, currency: currency)
     }
 }

@@ -60,41 +60,59 @@ enum RevenueFixtures {
             revocationDate: refundedOn.map(day) ?? upgradedOn.map(day), revocationReason: refundedOn.map { _ in 0 },
             webOrderLineItemID: "w" + id, subscriptionGroupID: bundleID == money ? "g1" : "g2",
             isTrialPeriod: trial, offerType: trial ? 1 : nil, offerDiscountType: trial ? "FREE_TRIAL" : nil,
-            isUpgraded: upgradedOn != nil, environment: .production, source: price == nil ? .verifyReceipt : .signedTransaction,
+            isUpgraded: upgradedOn != nil, environment: .production,
+            source: price == nil ? .verifyReceipt : .signedTransaction,
             price: price, currency: price == nil ? nil : currency, storefront: price == nil ? nil : storefront)
     }
 
     /// Every chain: its app, its account, and its transactions as finally known.
     static let chains: [(bundleID: String, account: String, transactions: [Transaction])] = [
-        (money, "ann", [
-            transaction("m1-1", chain: "m1", from: 5, to: 35, price: 9_990),
-            transaction("m1-2", chain: "m1", from: 35, to: 65, price: 9_990),
-            transaction("m1-3", chain: "m1", from: 65, to: 95, price: 9_990),
-            transaction("m1-4", chain: "m1", from: 95, to: 125, price: 9_990),
-        ]),
-        (money, "ben", [
-            transaction("m2-1", chain: "m2", from: 10, to: 40, price: 9_990),
-            transaction("m2-2", chain: "m2", from: 40, to: 70, price: 9_990, upgradedOn: 50),
-            transaction("m2-3", chain: "m2", product: "premium.monthly", from: 50, to: 80, price: 14_990),
-            transaction("m2-4", chain: "m2", product: "premium.monthly", from: 80, to: 110, price: 14_990),
-            transaction("m2-5", chain: "m2", product: "premium.monthly", from: 110, to: 140, price: 14_990),
-        ]),
+        (
+            money, "ann",
+            [
+                transaction("m1-1", chain: "m1", from: 5, to: 35, price: 9_990),
+                transaction("m1-2", chain: "m1", from: 35, to: 65, price: 9_990),
+                transaction("m1-3", chain: "m1", from: 65, to: 95, price: 9_990),
+                transaction("m1-4", chain: "m1", from: 95, to: 125, price: 9_990),
+            ]
+        ),
+        (
+            money, "ben",
+            [
+                transaction("m2-1", chain: "m2", from: 10, to: 40, price: 9_990),
+                transaction("m2-2", chain: "m2", from: 40, to: 70, price: 9_990, upgradedOn: 50),
+                transaction("m2-3", chain: "m2", product: "premium.monthly", from: 50, to: 80, price: 14_990),
+                transaction("m2-4", chain: "m2", product: "premium.monthly", from: 80, to: 110, price: 14_990),
+                transaction("m2-5", chain: "m2", product: "premium.monthly", from: 110, to: 140, price: 14_990),
+            ]
+        ),
         (money, "cat", [transaction("m3-1", chain: "m3", from: 20, to: 50, price: 9_990, refundedOn: 25)]),
-        (money, "dan", [
-            transaction("y1-1", chain: "y1", product: "pro.yearly", from: 15, to: 380, price: nil),
-            transaction("y1-2", chain: "y1", product: "pro.yearly", from: 380, to: 745, price: nil),
-        ]),
-        (money, "eve", [
-            transaction("t1-0", chain: "t1", from: 0, to: 7, price: 0, trial: true),
-            transaction("t1-1", chain: "t1", from: 7, to: 37, price: 9_990),
-            transaction("t1-2", chain: "t1", from: 37, to: 67, price: 9_990),
-        ]),
-        (small, "fay", [
-            transaction("s1-1", chain: "s1", bundleID: small, product: "small.monthly", from: 3, to: 33, price: 4_990,
-                        currency: "GBP", storefront: "GBR"),
-            transaction("s1-2", chain: "s1", bundleID: small, product: "small.monthly", from: 100, to: 130, price: 4_990,
-                        currency: "GBP", storefront: "GBR"),
-        ]),
+        (
+            money, "dan",
+            [
+                transaction("y1-1", chain: "y1", product: "pro.yearly", from: 15, to: 380, price: nil),
+                transaction("y1-2", chain: "y1", product: "pro.yearly", from: 380, to: 745, price: nil),
+            ]
+        ),
+        (
+            money, "eve",
+            [
+                transaction("t1-0", chain: "t1", from: 0, to: 7, price: 0, trial: true),
+                transaction("t1-1", chain: "t1", from: 7, to: 37, price: 9_990),
+                transaction("t1-2", chain: "t1", from: 37, to: 67, price: 9_990),
+            ]
+        ),
+        (
+            small, "fay",
+            [
+                transaction(
+                    "s1-1", chain: "s1", bundleID: small, product: "small.monthly", from: 3, to: 33, price: 4_990,
+                    currency: "GBP", storefront: "GBR"),
+                transaction(
+                    "s1-2", chain: "s1", bundleID: small, product: "small.monthly", from: 100, to: 130, price: 4_990,
+                    currency: "GBP", storefront: "GBR"),
+            ]
+        ),
     ]
 
     /// Applies the catalog, the revenue settings and every chain (one receipt per chain, observed the day after its
@@ -103,14 +121,18 @@ enum RevenueFixtures {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
-        try await store.setSmallBusinessPeriod(SmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!), bundleID: small)
+        try await store.setSmallBusinessPeriod(
+            SmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!), bundleID: small)
         try await store.applyTaxRates(try RateFile.taxRates("GBR,2025-01-01,0.2"))
         try await store.applyExchangeRates(try RateFile.exchangeRates("2025-01-01,GBP,1.25"), reportingCurrency: "USD")
         for chain in chains {
-            guard let app = try await store.app(bundleID: chain.bundleID) else { throw ReportError(code: .unknownApp, message: "") }
+            guard let app = try await store.app(bundleID: chain.bundleID) else {
+                throw ReportError(code: .unknownApp, message: "")
+            }
             let observed = chain.transactions.map(\.purchaseDate).max()!.adding(milliseconds: 86_400_000)
             let input = LedgerInput(
-                kind: .receipt, bundleID: chain.bundleID, environment: .production, submitter: try AccountID(chain.account),
+                kind: .receipt, bundleID: chain.bundleID, environment: .production,
+                submitter: try AccountID(chain.account),
                 transactions: chain.transactions, renewalInfo: [], observedAt: observed)
             try await store.apply(input, app: app, now: observed)
         }

@@ -73,7 +73,14 @@ struct FuzzCorpus: Sendable {
         if let transaction { data.append(("signedTransactionInfo", .text(transaction))) }
         if let renewal { data.append(("signedRenewalInfo", .text(renewal))) }
         return .object([
-            ("notificationType", .text(random.pick(["SUBSCRIBED", "DID_RENEW", "REFUND", "EXPIRED", "DID_CHANGE_RENEWAL_STATUS", "TEST", "ONE_TIME_CHARGE"]))),
+            (
+                "notificationType",
+                .text(
+                    random.pick([
+                        "SUBSCRIBED", "DID_RENEW", "REFUND", "EXPIRED", "DID_CHANGE_RENEWAL_STATUS", "TEST",
+                        "ONE_TIME_CHARGE",
+                    ]))
+            ),
             ("subtype", .text(random.pick(["INITIAL_BUY", "RESUBSCRIBE", "AUTO_RENEW_ENABLED", "VOLUNTARY"]))),
             ("notificationUUID", .text(UUID().uuidString.lowercased())), ("data", .object(data)),
             ("version", .text("2.0")), ("signedDate", .int(nowMilliseconds)),
@@ -92,21 +99,36 @@ struct FuzzCorpus: Sendable {
             ("in_app_ownership_type", .text("PURCHASED")),
         ])
         return .object([
-            ("notification_type", .text(random.pick(["DID_RENEW", "INITIAL_BUY", "CANCEL", "REFUND", "DID_CHANGE_RENEWAL_STATUS", "INTERACTIVE_RENEWAL"]))),
+            (
+                "notification_type",
+                .text(
+                    random.pick([
+                        "DID_RENEW", "INITIAL_BUY", "CANCEL", "REFUND", "DID_CHANGE_RENEWAL_STATUS",
+                        "INTERACTIVE_RENEWAL",
+                    ]))
+            ),
             ("password", .text(Self.sharedSecret)), ("environment", .text(random.pick(["PROD", "Sandbox"]))),
             ("auto_renew_status", .text("true")), ("auto_renew_product_id", .text("pro.monthly")),
             ("auto_renew_status_change_date_ms", .text(String(purchase))), ("bid", .text(Self.bundleID)),
             ("bvrs", .text("1")), ("original_transaction_id", .text(original)),
             ("cancellation_date_ms", .text(String(purchase + 86_400_000))),
-            ("unified_receipt", .object([
-                ("status", .int(0)), ("environment", .text("Production")), ("latest_receipt", .text(validReceipt)),
-                ("latest_receipt_info", .array([info])),
-                ("pending_renewal_info", .array([.object([
-                    ("product_id", .text("pro.monthly")), ("original_transaction_id", .text(original)),
-                    ("auto_renew_status", .text("1")), ("auto_renew_product_id", .text("pro.monthly")),
-                    ("grace_period_expires_date_ms", .text(String(purchase + 40 * 86_400_000))),
-                ])])),
-            ])),
+            (
+                "unified_receipt",
+                .object([
+                    ("status", .int(0)), ("environment", .text("Production")), ("latest_receipt", .text(validReceipt)),
+                    ("latest_receipt_info", .array([info])),
+                    (
+                        "pending_renewal_info",
+                        .array([
+                            .object([
+                                ("product_id", .text("pro.monthly")), ("original_transaction_id", .text(original)),
+                                ("auto_renew_status", .text("1")), ("auto_renew_product_id", .text("pro.monthly")),
+                                ("grace_period_expires_date_ms", .text(String(purchase + 40 * 86_400_000))),
+                            ])
+                        ])
+                    ),
+                ])
+            ),
         ])
     }
 
@@ -121,7 +143,8 @@ struct FuzzCorpus: Sendable {
     func sign(_ payload: FuzzJSON, header: FuzzJSON) -> String {
         let headerSegment = Base64URL.encode(header.data)
         let payloadSegment = Base64URL.encode(payload.data)
-        let signature = (try? signer.chain.leafPrivateKey.signature(for: Data("\(headerSegment).\(payloadSegment)".utf8)))
+        let signature =
+            (try? signer.chain.leafPrivateKey.signature(for: Data("\(headerSegment).\(payloadSegment)".utf8)))
             .map { Base64URL.encode($0.rawRepresentation) } ?? ""
         return "\(headerSegment).\(payloadSegment).\(signature)"
     }
@@ -130,12 +153,28 @@ struct FuzzCorpus: Sendable {
     func oddHeader(_ random: inout FuzzRandom) -> (kind: String, header: FuzzJSON) {
         let chain = (try? signer.chain.x5c()) ?? []
         switch random.int(0...6) {
-        case 0: return ("header: alg none", .object([("alg", .text("none")), ("x5c", .array(chain.map { .text($0) }))]))
-        case 1: return ("header: alg HS256", .object([("alg", .text("HS256")), ("x5c", .array(chain.map { .text($0) }))]))
-        case 2: return ("header: unknown crit", .object([("alg", .text("ES256")), ("crit", .array([.text("exp")])), ("x5c", .array(chain.map { .text($0) }))]))
-        case 3: return ("header: x5c garbage", .object([("alg", .text("ES256")), ("x5c", .array([.text("AAAA"), .text("!!"), .text("")]))]))
+        case 0:
+            return ("header: alg none", .object([("alg", .text("none")), ("x5c", .array(chain.map { .text($0) }))]))
+        case 1:
+            return ("header: alg HS256", .object([("alg", .text("HS256")), ("x5c", .array(chain.map { .text($0) }))]))
+        case 2:
+            return (
+                "header: unknown crit",
+                .object([
+                    ("alg", .text("ES256")), ("crit", .array([.text("exp")])), ("x5c", .array(chain.map { .text($0) })),
+                ])
+            )
+        case 3:
+            return (
+                "header: x5c garbage",
+                .object([("alg", .text("ES256")), ("x5c", .array([.text("AAAA"), .text("!!"), .text("")]))])
+            )
         case 4: return ("header: x5c empty", .object([("alg", .text("ES256")), ("x5c", .array([]))]))
-        case 5: return ("header: x5c reversed", .object([("alg", .text("ES256")), ("x5c", .array(chain.reversed().map { .text($0) }))]))
+        case 5:
+            return (
+                "header: x5c reversed",
+                .object([("alg", .text("ES256")), ("x5c", .array(chain.reversed().map { .text($0) }))])
+            )
         default:
             let huge = Array(repeating: FuzzJSON.text(chain.first ?? "A"), count: random.int(10...200))
             return ("header: x5c very long", .object([("alg", .text("ES256")), ("x5c", .array(huge))]))

@@ -44,10 +44,12 @@ struct FuzzFindings: Sendable {
     /// One line per route: its statuses and how often.
     var statusSummary: String {
         statuses.keys.sorted().map { route in
-            let counts = statuses[route]!.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
+            let counts = statuses[route]!.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(
+                separator: " ")
             let total = statuses[route]!.values.reduce(0, +)
             let average = (waited[route] ?? .zero) / max(1, total)
-            return "  \(route): \(counts) (answers took \(average.formatted(.units(allowed: [.milliseconds], width: .narrow))) on average)"
+            return
+                "  \(route): \(counts) (answers took \(average.formatted(.units(allowed: [.milliseconds], width: .narrow))) on average)"
         }.joined(separator: "\n")
     }
 }

@@ -20,8 +20,13 @@ extension FuzzTarget {
             guard canContinue else { return }
             do {
                 // Bound to an account.
-                let body: FuzzJSON = .object([("account_id", .text("seed-\(index)")), ("signed_transaction", .text(corpus.sign(payload)))])
-                try await send(FuzzRoute.request("POST /v1/transactions (ledger seed)", kind, "/v1/transactions", body: body.bytes, key: corpus.keyOne))
+                let body: FuzzJSON = .object([
+                    ("account_id", .text("seed-\(index)")), ("signed_transaction", .text(corpus.sign(payload))),
+                ])
+                try await send(
+                    FuzzRoute.request(
+                        "POST /v1/transactions (ledger seed)", kind, "/v1/transactions", body: body.bytes,
+                        key: corpus.keyOne))
             }
             guard canContinue else { return }
             // Unclaimed: only a notification brought it.
@@ -33,17 +38,25 @@ extension FuzzTarget {
             let body: FuzzJSON = .object([("signedPayload", .text(corpus.sign(notification)))])
             try await send(
                 FuzzRoute.request(
-                    "POST /v1/notifications/appstore (V2, ledger seed)", kind, "/v1/notifications/appstore", body: body.bytes, key: nil))
+                    "POST /v1/notifications/appstore (V2, ledger seed)", kind, "/v1/notifications/appstore",
+                    body: body.bytes, key: nil))
             guard canContinue else { return }
-            let info: [FuzzPathComponent] = [.member(10, "unified_receipt"), .member(3, "latest_receipt_info"), .element(0)]
+            let info: [FuzzPathComponent] = [
+                .member(10, "unified_receipt"), .member(3, "latest_receipt_info"), .element(0),
+            ]
             let v1 = corpus.v1Notification(&random)
                 .replacing((info + [.member(1, "transaction_id")])[...], with: .text("9" + id))
                 .replacing((info + [.member(2, "original_transaction_id")])[...], with: .text("9" + id))
                 .replacing([.member(8, "original_transaction_id")], with: .text("9" + id))
-                .replacing([.member(10, "unified_receipt"), .member(4, "pending_renewal_info"), .element(0), .member(1, "original_transaction_id")], with: .text("9" + id))
+                .replacing(
+                    [
+                        .member(10, "unified_receipt"), .member(4, "pending_renewal_info"), .element(0),
+                        .member(1, "original_transaction_id"),
+                    ], with: .text("9" + id))
             try await send(
                 FuzzRoute.request(
-                    "POST /v1/notifications/appstore (V1, ledger seed)", kind, "/v1/notifications/appstore", body: v1.bytes, key: nil))
+                    "POST /v1/notifications/appstore (V1, ledger seed)", kind, "/v1/notifications/appstore",
+                    body: v1.bytes, key: nil))
         }
     }
 
@@ -52,10 +65,12 @@ extension FuzzTarget {
         for name in FuzzRoute.reportOptions.keys.sorted() {
             for format in ["json", "csv", "table"] {
                 guard canContinue else { return }
-                let id = name == "account" ? "/seed-0" : name == "original" ? "/" + String(repeating: "7", count: 300) : ""
+                let id =
+                    name == "account" ? "/seed-0" : name == "original" ? "/" + String(repeating: "7", count: 300) : ""
                 try await send(
                     FuzzRequest(
-                        route: "GET /v1/admin/reports/\(name) (sweep)", inputClass: "format=\(format) over the seeded ledger",
+                        route: "GET /v1/admin/reports/\(name) (sweep)",
+                        inputClass: "format=\(format) over the seeded ledger",
                         method: "GET", target: Array("/v1/admin/reports/\(name)\(id)?format=\(format)".utf8),
                         headers: FuzzRoute.authorization(corpus.adminKey)))
             }

@@ -45,7 +45,9 @@ enum FuzzMutations {
             bytes.insert(0, at: random.int(0...bytes.count))
             return ("NUL (\\u0000)", .string(bytes))
         case 1:
-            let invalid: [[UInt8]] = [[0xFF], [0xFE, 0xFF], [0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80]]
+            let invalid: [[UInt8]] = [
+                [0xFF], [0xFE, 0xFF], [0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80],
+            ]
             var bytes = original
             bytes.insert(contentsOf: random.pick(invalid), at: random.int(0...bytes.count))
             return ("invalid UTF-8 (raw bytes)", .string(bytes))
@@ -64,7 +66,10 @@ enum FuzzMutations {
             bytes.insert(random.pick([0x01, 0x0A, 0x0D, 0x1B, 0x7F]), at: random.int(0...bytes.count))
             return ("control character", .string(bytes))
         case 7:
-            return ("raw NUL byte inside the JSON string", .verbatim([UInt8(ascii: "\"")] + original + [0, UInt8(ascii: "\"")]))
+            return (
+                "raw NUL byte inside the JSON string",
+                .verbatim([UInt8(ascii: "\"")] + original + [0, UInt8(ascii: "\"")])
+            )
         case 8:
             return ("number text", .text(random.pick(extremeNumbers)))
         case 9:
@@ -111,9 +116,10 @@ enum FuzzMutations {
         case 3: return mutateString(Array("x".utf8), using: &random).value
         case 4: return .array((0..<random.int(0...4)).map { _ in randomJSON(depth: depth + 1, using: &random) })
         default:
-            return .object((0..<random.int(0...4)).map { index in
-                ("k\(index)", randomJSON(depth: depth + 1, using: &random))
-            })
+            return .object(
+                (0..<random.int(0...4)).map { index in
+                    ("k\(index)", randomJSON(depth: depth + 1, using: &random))
+                })
         }
     }
 
@@ -122,7 +128,10 @@ enum FuzzMutations {
         switch random.int(0...11) {
         case 0:
             let depth = random.pick([64, 512, 5_000, 100_000, 400_000])
-            return ("deep nesting (\(depth) arrays)", Array(repeating: UInt8(ascii: "["), count: depth) + Array(repeating: UInt8(ascii: "]"), count: depth))
+            return (
+                "deep nesting (\(depth) arrays)",
+                Array(repeating: UInt8(ascii: "["), count: depth) + Array(repeating: UInt8(ascii: "]"), count: depth)
+            )
         case 1:
             let depth = random.pick([1_000, 50_000])
             var body: [UInt8] = []
@@ -135,7 +144,10 @@ enum FuzzMutations {
             return ("huge array (\(count) numbers)", Array("{\"account_id\":[\(items)]}".utf8))
         case 3:
             let size = random.pick([1_048_000, 1_048_576, 1_048_577, 2_000_000])
-            return ("huge string body (\(size) bytes)", Array("{\"account_id\":\"".utf8) + Array(repeating: UInt8(ascii: "a"), count: size) + Array("\"}".utf8))
+            return (
+                "huge string body (\(size) bytes)",
+                Array("{\"account_id\":\"".utf8) + Array(repeating: UInt8(ascii: "a"), count: size) + Array("\"}".utf8)
+            )
         case 4:
             return ("random JSON", randomJSON(using: &random).bytes)
         case 5:
@@ -155,7 +167,10 @@ enum FuzzMutations {
         case 10:
             return ("trailing garbage", seed + Array(random.pick(["}", ",", "\u{0}", " x", "{}"]).utf8))
         default:
-            return ("UTF-16 body", Array((String(decoding: seed, as: UTF8.self)).utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
+            return (
+                "UTF-16 body",
+                Array((String(decoding: seed, as: UTF8.self)).utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+            )
         }
     }
 
@@ -183,7 +198,10 @@ enum FuzzMutations {
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
             return ("token: signature removed", parts.prefix(2).joined(separator: ".") + ".")
         case 6:
-            return ("token: standard base64 characters", token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "+/")
+            return (
+                "token: standard base64 characters",
+                token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "+/"
+            )
         case 7:
             return ("token: non-base64 characters", token + random.pick(["%", "!", " ", "\u{0}", "é", "\n"]))
         case 8:
@@ -261,7 +279,8 @@ extension String {
         var text = ""
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 text.unicodeScalars.append(UnicodeScalar(byte))
             default:

@@ -17,7 +17,8 @@ struct FuzzRequest: Sendable {
     /// The request as HTTP/1.1 bytes, closing the connection after the answer.
     var wire: [UInt8] {
         if let raw { return raw }
-        var head = Array("\(method) ".utf8) + target + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n".utf8)
+        var head =
+            Array("\(method) ".utf8) + target + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n".utf8)
         for header in headers { head += Array("\(header.name): \(header.value)\r\n".utf8) }
         if let body { head += Array("Content-Length: \(body.count)\r\n".utf8) }
         head += Array("\r\n".utf8)

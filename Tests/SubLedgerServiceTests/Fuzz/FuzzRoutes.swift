@@ -28,12 +28,20 @@ struct FuzzRoute: Sendable {
             tokenClass = "receipt_data: \(kind.replacingOccurrences(of: "token: ", with: ""))"
             members.append(("receipt_data", .text(corrupted)))
         } else {
-            members.append(("receipt_data", .text(random.chance(0.5) ? corpus.validReceipt : Data(random.bytes(random.int(1...300))).base64EncodedString())))
+            members.append(
+                (
+                    "receipt_data",
+                    .text(
+                        random.chance(0.5)
+                            ? corpus.validReceipt : Data(random.bytes(random.int(1...300))).base64EncodedString())
+                ))
         }
         if random.chance(0.5) { members.append(("transaction_id", .text(String(random.int(1...999_999))))) }
         if random.chance(0.3) { members.append(("order_id", .text(UUID().uuidString.lowercased()))) }
         if let tokenClass {
-            return request("POST /v1/receipts", tokenClass, "/v1/receipts", body: FuzzJSON.object(members).bytes, key: corpus.keyOne)
+            return request(
+                "POST /v1/receipts", tokenClass, "/v1/receipts", body: FuzzJSON.object(members).bytes,
+                key: corpus.keyOne)
         }
         return jsonRequest("/v1/receipts", seed: .object(members), corpus: corpus, random: &random)
     }
@@ -45,7 +53,9 @@ struct FuzzRoute: Sendable {
         ]
         if random.chance(0.3) { members.append(("order_id", .text(UUID().uuidString.lowercased()))) }
         if let kind {
-            return request("POST /v1/transactions", kind, "/v1/transactions", body: FuzzJSON.object(members).bytes, key: corpus.keyOne)
+            return request(
+                "POST /v1/transactions", kind, "/v1/transactions", body: FuzzJSON.object(members).bytes,
+                key: corpus.keyOne)
         }
         return jsonRequest("/v1/transactions", seed: .object(members), corpus: corpus, random: &random)
     }
@@ -61,29 +71,35 @@ struct FuzzRoute: Sendable {
             // A validly signed notification carrying a mutated or corrupted transaction.
             var (transactionKind, transaction) = signedTransaction(corpus, &random)
             if transactionKind == nil {
-                let (memberKind, mutated) = FuzzMutations.mutateMember(of: corpus.transactionPayload(&random), using: &random)
+                let (memberKind, mutated) = FuzzMutations.mutateMember(
+                    of: corpus.transactionPayload(&random), using: &random)
                 (transactionKind, transaction) = ("signed payload: \(memberKind)", corpus.sign(mutated))
             }
             kind = "signedTransactionInfo \(transactionKind ?? "")"
             signedPayload = corpus.sign(corpus.notificationPayload(transaction: transaction, renewal: renewal, &random))
         case 6...7:
-            let (renewalKind, mutated) = FuzzMutations.mutateMember(of: corpus.renewalPayload(original: original, &random), using: &random)
+            let (renewalKind, mutated) = FuzzMutations.mutateMember(
+                of: corpus.renewalPayload(original: original, &random), using: &random)
             kind = "signedRenewalInfo signed payload: \(renewalKind)"
             let transaction = corpus.sign(corpus.transactionPayload(&random))
-            signedPayload = corpus.sign(corpus.notificationPayload(transaction: transaction, renewal: corpus.sign(mutated), &random))
+            signedPayload = corpus.sign(
+                corpus.notificationPayload(transaction: transaction, renewal: corpus.sign(mutated), &random))
         case 8...14:
             // The notification's own members (validly signed): bundleId, dates, ids, types.
-            let payload = corpus.notificationPayload(transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
+            let payload = corpus.notificationPayload(
+                transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
             let (payloadKind, mutated) = FuzzMutations.mutateMember(of: payload, using: &random)
             kind = "signed payload: \(payloadKind)"
             signedPayload = corpus.sign(mutated)
         case 15...16:
-            let payload = corpus.notificationPayload(transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
+            let payload = corpus.notificationPayload(
+                transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
             let (tokenKind, corrupted) = FuzzMutations.corruptToken(corpus.sign(payload), using: &random)
             kind = "signedPayload \(tokenKind)"
             signedPayload = corrupted
         case 17:
-            let payload = corpus.notificationPayload(transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
+            let payload = corpus.notificationPayload(
+                transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
             let (headerKind, header) = corpus.oddHeader(&random)
             kind = "signedPayload \(headerKind)"
             signedPayload = corpus.sign(payload, header: header)
@@ -93,9 +109,12 @@ struct FuzzRoute: Sendable {
             let (payloadKind, mutated) = FuzzMutations.mutateMember(of: payload, using: &random)
             let parts = corpus.sign(mutated).split(separator: ".").map(String.init)
             kind = "unverified claims: \(payloadKind)"
-            signedPayload = parts.count == 3 ? parts[0] + "." + parts[1] + "." + String(parts[2].reversed()) : parts.joined(separator: ".")
+            signedPayload =
+                parts.count == 3
+                ? parts[0] + "." + parts[1] + "." + String(parts[2].reversed()) : parts.joined(separator: ".")
         default:
-            let payload = corpus.notificationPayload(transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
+            let payload = corpus.notificationPayload(
+                transaction: corpus.sign(corpus.transactionPayload(&random)), renewal: renewal, &random)
             let (bodyKind, body) = FuzzMutations.wholeBody(of: payload.bytes, using: &random)
             kind = "signed payload bytes: \(bodyKind)"
             signedPayload = (try? corpus.signer.sign(payloadBytes: Data(body))) ?? ""
@@ -166,7 +185,8 @@ struct FuzzRoute: Sendable {
             kinds.append("at: \(atKind)")
         }
         if random.chance(0.1) { target += random.pick(["&at=1", "?limit=-1", "&&", "?%00=1", "?at"]) }
-        let key = random.chance(0.9) ? corpus.keyOne : random.pick([corpus.keyTwo, corpus.adminKey, "sl_app_bogus", ""])
+        let key =
+            random.chance(0.9) ? corpus.keyOne : random.pick([corpus.keyTwo, corpus.adminKey, "sl_app_bogus", ""])
         return FuzzRequest(
             route: "GET /v1/accounts/{id}/\(resource)", inputClass: kinds.joined(separator: " + "), method: "GET",
             target: Array(target.utf8), headers: authorization(key))
@@ -193,7 +213,10 @@ struct FuzzRoute: Sendable {
             query.append("\(option)=\(value)")
             kinds.append("\(option): \(kind)")
         }
-        if random.chance(0.05) { query.append("bogus=1"); kinds.append("unknown option") }
+        if random.chance(0.05) {
+            query.append("bogus=1")
+            kinds.append("unknown option")
+        }
         if !query.isEmpty { target += "?" + query.joined(separator: "&") }
         let key = random.chance(0.93) ? corpus.adminKey : random.pick([corpus.keyOne, "", "sl_admin_bogus"])
         return FuzzRequest(
@@ -231,7 +254,8 @@ struct FuzzRoute: Sendable {
         case 4: return ("odd text", .percentEncoded(Array(random.pick(FuzzMutations.oddStrings).utf8)))
         case 5: return ("random bytes", .percentEncoded(random.bytes(random.int(1...40))))
         case 6: return ("broken percent escape", random.pick(["%", "%G1", "a%2", "%%%", "%u0000"]))
-        case 7: return ("control character", .percentEncoded([0x61, random.pick([0x01, 0x0A, 0x0D, 0x7F, 0x1B]), 0x62]))
+        case 7:
+            return ("control character", .percentEncoded([0x61, random.pick([0x01, 0x0A, 0x0D, 0x7F, 0x1B]), 0x62]))
         case 8: return ("lone surrogate as CESU", .percentEncoded([0xED, 0xA0, 0x80]))
         default: return ("plain", random.pick(["alice", "bob", "1000000001", "com.example.one"]))
         }
@@ -249,7 +273,9 @@ struct FuzzRoute: Sendable {
             let text = random.pick(FuzzMutations.extremeNumbers + ["", "abc", "10", "100000000"])
             return ("number \(text.prefix(40))", .percentEncoded(Array(text.utf8)))
         case "within":
-            let text = random.pick(["7d", "1h", "0s", "-1d", "99999999999d", "9223372036854775807s", "1e308d", "d", "", "1.5d"])
+            let text = random.pick([
+                "7d", "1h", "0s", "-1d", "99999999999d", "9223372036854775807s", "1e308d", "d", "", "1.5d",
+            ])
             return ("duration \(text)", .percentEncoded(Array(text.utf8)))
         case "format":
             let text = random.pick(["json", "csv", "table", "html", "", "TABLE", "%00"])
@@ -267,7 +293,9 @@ struct FuzzRoute: Sendable {
         [("Content-Type", "application/json")] + (key.map { [("Authorization", "Bearer \($0)")] } ?? [])
     }
 
-    static func request(_ route: String, _ inputClass: String, _ path: String, body: [UInt8], key: String?) -> FuzzRequest {
+    static func request(_ route: String, _ inputClass: String, _ path: String, body: [UInt8], key: String?)
+        -> FuzzRequest
+    {
         FuzzRequest(
             route: route, inputClass: inputClass, method: "POST", target: Array(path.utf8), headers: authorization(key),
             body: body)
@@ -275,13 +303,15 @@ struct FuzzRoute: Sendable {
 
     /// A JSON route's request: one or two mutated members, a whole-body mutation, or the seed itself;
     /// now and then another credential.
-    static func jsonRequest(_ path: String, seed: FuzzJSON, corpus: FuzzCorpus, random: inout FuzzRandom) -> FuzzRequest {
+    static func jsonRequest(_ path: String, seed: FuzzJSON, corpus: FuzzCorpus, random: inout FuzzRandom) -> FuzzRequest
+    {
         let route = "POST \(path)"
         var key: String? = corpus.keyOne
         var prefix = ""
         if random.chance(0.06) {
             key = random.pick([nil, corpus.keyTwo, corpus.adminKey, "sl_app_0000", "", "x y"])
-            prefix = "credential \(key == corpus.keyTwo ? "of another app" : key == corpus.adminKey ? "admin" : "invalid") + "
+            prefix =
+                "credential \(key == corpus.keyTwo ? "of another app" : key == corpus.adminKey ? "admin" : "invalid") + "
         }
         switch random.int(0...9) {
         case 0:

@@ -27,8 +27,10 @@ enum FuzzSystematic {
             var result = stringVariants.map { ($0.kind, $0.make(raw)) }
             if name.hasSuffix("_ms") || name.hasSuffix("_date") {
                 result += [
-                    ("Int64.max as text", .text("9223372036854775807")), ("Int64.min as text", .text("-9223372036854775808")),
-                    ("Int64.max / 1000 as text", .text("9223372036854775")), ("year 10000 as text", .text("253402300800000")),
+                    ("Int64.max as text", .text("9223372036854775807")),
+                    ("Int64.min as text", .text("-9223372036854775808")),
+                    ("Int64.max / 1000 as text", .text("9223372036854775")),
+                    ("year 10000 as text", .text("253402300800000")),
                 ]
             }
             return result
@@ -58,21 +60,30 @@ enum FuzzSystematic {
         }
         // Orders, receipts: the JSON members themselves.
         let order: FuzzJSON = .object([("account_id", .text("alice")), ("product_id", .text("pro.monthly"))])
-        for (kind, body) in mutations(of: order) { post("POST /v1/orders", "/v1/orders", kind, body, key: corpus.keyOne) }
+        for (kind, body) in mutations(of: order) {
+            post("POST /v1/orders", "/v1/orders", kind, body, key: corpus.keyOne)
+        }
         let receipt: FuzzJSON = .object([
-            ("account_id", .text("alice")), ("receipt_data", .text(corpus.validReceipt)), ("transaction_id", .text("1000")),
+            ("account_id", .text("alice")), ("receipt_data", .text(corpus.validReceipt)),
+            ("transaction_id", .text("1000")),
             ("order_id", .text(UUID().uuidString.lowercased())),
         ])
-        for (kind, body) in mutations(of: receipt) { post("POST /v1/receipts", "/v1/receipts", kind, body, key: corpus.keyOne) }
+        for (kind, body) in mutations(of: receipt) {
+            post("POST /v1/receipts", "/v1/receipts", kind, body, key: corpus.keyOne)
+        }
 
         // Signed transactions: the request's members, then every member of the (validly signed) payload.
         let transaction = corpus.transactionPayload(&random)
-        let submission: FuzzJSON = .object([("account_id", .text("alice")), ("signed_transaction", .text(corpus.sign(transaction)))])
+        let submission: FuzzJSON = .object([
+            ("account_id", .text("alice")), ("signed_transaction", .text(corpus.sign(transaction))),
+        ])
         for (kind, body) in mutations(of: submission) {
             post("POST /v1/transactions", "/v1/transactions", kind, body, key: corpus.keyOne)
         }
         for (kind, payload) in mutations(of: transaction) {
-            let body: FuzzJSON = .object([("account_id", .text("alice")), ("signed_transaction", .text(corpus.sign(payload)))])
+            let body: FuzzJSON = .object([
+                ("account_id", .text("alice")), ("signed_transaction", .text(corpus.sign(payload))),
+            ])
             post("POST /v1/transactions", "/v1/transactions", "signed payload: " + kind, body, key: corpus.keyOne)
         }
 
@@ -82,17 +93,25 @@ enum FuzzSystematic {
         let path = "/v1/notifications/appstore"
         let notification = corpus.notificationPayload(transaction: corpus.sign(transaction), renewal: nil, &random)
         for (kind, payload) in mutations(of: notification) {
-            post(route, path, "signed payload: " + kind, .object([("signedPayload", .text(corpus.sign(payload)))]), key: nil)
+            post(
+                route, path, "signed payload: " + kind, .object([("signedPayload", .text(corpus.sign(payload)))]),
+                key: nil)
         }
         for (kind, payload) in mutations(of: transaction) {
-            let signed = corpus.sign(corpus.notificationPayload(transaction: corpus.sign(payload), renewal: nil, &random))
-            post(route, path, "signedTransactionInfo payload: " + kind, .object([("signedPayload", .text(signed))]), key: nil)
+            let signed = corpus.sign(
+                corpus.notificationPayload(transaction: corpus.sign(payload), renewal: nil, &random))
+            post(
+                route, path, "signedTransactionInfo payload: " + kind, .object([("signedPayload", .text(signed))]),
+                key: nil)
         }
         let renewal = corpus.renewalPayload(original: "1000", &random)
         for (kind, payload) in mutations(of: renewal) {
             let signed = corpus.sign(
-                corpus.notificationPayload(transaction: corpus.sign(transaction), renewal: corpus.sign(payload), &random))
-            post(route, path, "signedRenewalInfo payload: " + kind, .object([("signedPayload", .text(signed))]), key: nil)
+                corpus.notificationPayload(
+                    transaction: corpus.sign(transaction), renewal: corpus.sign(payload), &random))
+            post(
+                route, path, "signedRenewalInfo payload: " + kind, .object([("signedPayload", .text(signed))]), key: nil
+            )
         }
         for (kind, payload) in mutations(of: corpus.notificationPayload(transaction: nil, renewal: nil, &random)) {
             let parts = corpus.sign(payload).split(separator: ".").map(String.init)
@@ -110,14 +129,16 @@ enum FuzzSystematic {
     /// Requests for every read route: NUL and invalid UTF-8 in every path id and query option.
     static func readRequests(_ corpus: FuzzCorpus) -> [FuzzRequest] {
         let odd: [(kind: String, text: String)] = [
-            ("NUL (%00)", "a%00b"), ("invalid UTF-8 (%FF%FE)", "a%FF%FEb"), ("10,000 characters", String(repeating: "9", count: 10_000)),
+            ("NUL (%00)", "a%00b"), ("invalid UTF-8 (%FF%FE)", "a%FF%FEb"),
+            ("10,000 characters", String(repeating: "9", count: 10_000)),
         ]
         var requests: [FuzzRequest] = []
         for resource in ["entitlements", "subscriptions", "transactions"] {
             for variant in odd {
                 requests.append(
                     FuzzRequest(
-                        route: "GET /v1/accounts/{id}/\(resource)", inputClass: "every field: account id: \(variant.kind)",
+                        route: "GET /v1/accounts/{id}/\(resource)",
+                        inputClass: "every field: account id: \(variant.kind)",
                         method: "GET", target: Array("/v1/accounts/\(variant.text)/\(resource)".utf8),
                         headers: FuzzRoute.authorization(corpus.keyOne)))
                 requests.append(
@@ -133,8 +154,10 @@ enum FuzzSystematic {
                 for variant in odd {
                     requests.append(
                         FuzzRequest(
-                            route: "GET /v1/admin/reports/\(name)", inputClass: "every field: \(option): \(variant.kind)",
-                            method: "GET", target: Array("/v1/admin/reports/\(name)\(id)?\(option)=\(variant.text)".utf8),
+                            route: "GET /v1/admin/reports/\(name)",
+                            inputClass: "every field: \(option): \(variant.kind)",
+                            method: "GET",
+                            target: Array("/v1/admin/reports/\(name)\(id)?\(option)=\(variant.text)".utf8),
                             headers: FuzzRoute.authorization(corpus.adminKey)))
                 }
             }

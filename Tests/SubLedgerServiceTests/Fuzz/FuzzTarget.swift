@@ -17,7 +17,8 @@ import SubLedgerTestSupport
 final class FuzzTarget {
     static let requestTimeout: Double = 10
     /// How many crashes a campaign survives (restarting the child) before it stops; `SUBLEDGER_FUZZ_MAX_RESTARTS`.
-    static let maxRestarts = ProcessInfo.processInfo.environment["SUBLEDGER_FUZZ_MAX_RESTARTS"].flatMap { Int($0) } ?? 25
+    static let maxRestarts =
+        ProcessInfo.processInfo.environment["SUBLEDGER_FUZZ_MAX_RESTARTS"].flatMap { Int($0) } ?? 25
 
     let settings: FuzzSettings
     let pool: PostgresPool
@@ -59,7 +60,8 @@ final class FuzzTarget {
                             ProductDefinition(productID: "coins.100", type: .consumable, price: 990, currency: "USD"),
                         ])
                 ]))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subledger-fuzz-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "subledger-fuzz-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try await TestDatabase.withSchema(maxConnections: 2) { schema, _, pool in
@@ -185,7 +187,9 @@ final class FuzzTarget {
     ) async throws {
         findings.count(route: request.route, outcome: outcome.summary)
         func finding(_ observed: String) {
-            findings.record(FuzzFinding(route: request.route, inputClass: request.inputClass, observed: observed, example: request.excerpt))
+            findings.record(
+                FuzzFinding(
+                    route: request.route, inputClass: request.inputClass, observed: observed, example: request.excerpt))
         }
         if await crashed(after: request, outcome) { return }
         var rejected = true
@@ -196,12 +200,15 @@ final class FuzzTarget {
             if response.status >= 500, !(response.status == 503 && response.header("Retry-After") != nil) {
                 finding("\(response.status) \(code ?? "(no error shape)")")
             } else if response.status >= 400, code == nil, !(framing && response.body.isEmpty) {
-                finding("\(response.status) without the error shape: \(FuzzRequest.printable(response.body, limit: 120))")
+                finding(
+                    "\(response.status) without the error shape: \(FuzzRequest.printable(response.body, limit: 120))")
             }
         case .timedOut:
             finding("no answer within \(Int(timeout)) s")
         case .closed(let received):
-            if !framing { finding(received.isEmpty ? "connection closed without an answer" : "connection closed mid-answer") }
+            if !framing {
+                finding(received.isEmpty ? "connection closed without an answer" : "connection closed mid-answer")
+            }
         case .refused(let reason):
             finding("connection refused: \(reason)")
         }
@@ -223,7 +230,8 @@ final class FuzzTarget {
             // Without an answer the child may be dying (Swift's backtracer holds a trapped process for a few
             // seconds before it exits). A child that still answers /health/live is alive.
             let probe = await RawHTTPConnection.exchange(
-                port: server.port, request: Array("GET /health/live HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".utf8),
+                port: server.port,
+                request: Array("GET /health/live HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".utf8),
                 timeout: 2)
             if probe.response?.status != 200 {
                 let deadline = ContinuousClock.now.advanced(by: .seconds(20))
@@ -235,11 +243,13 @@ final class FuzzTarget {
         try? await Task.sleep(for: .milliseconds(200))
         let tail = server.logTail(lines: 5_000)
         let reason = Self.crashReason(tail)
-        print("subledger serve died after [\(request.route)] \(request.inputClass); its log:\n\(Self.crashExcerpt(tail))")
+        print(
+            "subledger serve died after [\(request.route)] \(request.inputClass); its log:\n\(Self.crashExcerpt(tail))")
         findings.record(
             FuzzFinding(
                 route: request.route, inputClass: request.inputClass,
-                observed: "server process died (\(server.exitDescription ?? "?")): \(reason)", example: request.excerpt))
+                observed: "server process died (\(server.exitDescription ?? "?")): \(reason)", example: request.excerpt)
+        )
         restarts += 1
         if restarts <= Self.maxRestarts {
             server.stop()
@@ -276,7 +286,9 @@ final class FuzzTarget {
     /// The crash's part of the child's log: from the first crash line, 40 lines.
     static func crashExcerpt(_ log: String) -> String {
         let lines = log.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = lines.firstIndex { $0.contains("Fatal error") || $0.contains("Program crashed") } ?? max(0, lines.count - 40)
+        let start =
+            lines.firstIndex { $0.contains("Fatal error") || $0.contains("Program crashed") }
+            ?? max(0, lines.count - 40)
         return lines[start...].prefix(40).joined(separator: "\n")
     }
 
@@ -284,7 +296,8 @@ final class FuzzTarget {
     func checkHealth(after request: FuzzRequest) async throws {
         guard server.isRunning else { return }
         let outcome = await RawHTTPConnection.exchange(
-            port: server.port, request: Array("GET /health/live HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".utf8),
+            port: server.port,
+            request: Array("GET /health/live HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".utf8),
             timeout: 5)
         if outcome.response?.status != 200 {
             findings.record(
@@ -301,7 +314,9 @@ final class FuzzTarget {
 
     /// Records a finding the caller observed itself.
     func record(_ request: FuzzRequest, _ observed: String) {
-        findings.record(FuzzFinding(route: request.route, inputClass: request.inputClass, observed: observed, example: request.excerpt))
+        findings.record(
+            FuzzFinding(
+                route: request.route, inputClass: request.inputClass, observed: observed, example: request.excerpt))
     }
 
     var canContinue: Bool { restarts <= Self.maxRestarts && server.isRunning }
@@ -309,7 +324,8 @@ final class FuzzTarget {
     /// The `error.code` of a body shaped `{"error":{"code":string,"message":string}}`, else `nil`.
     static func errorCode(_ body: [UInt8]) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let error = object["error"] as? [String: Any], let code = error["code"] as? String, error["message"] is String
+            let error = object["error"] as? [String: Any], let code = error["code"] as? String,
+            error["message"] is String
         else { return nil }
         return code
     }
@@ -328,8 +344,12 @@ final class FuzzTarget {
 
     /// Every finding as one readable block (for `Issue.record` and the console).
     func report(title: String) -> String {
-        var lines = ["\(title): \(findings.all.count) distinct finding(s) with \(settings) (\(sent) requests, \(restarts) restart(s))"]
-        if restarts > Self.maxRestarts { lines.append("the campaign stopped early: the server crashed more than \(Self.maxRestarts) times") }
+        var lines = [
+            "\(title): \(findings.all.count) distinct finding(s) with \(settings) (\(sent) requests, \(restarts) restart(s))"
+        ]
+        if restarts > Self.maxRestarts {
+            lines.append("the campaign stopped early: the server crashed more than \(Self.maxRestarts) times")
+        }
         for finding in findings.all {
             lines.append("- [\(finding.route)] \(finding.inputClass) → \(finding.observed) (×\(finding.count))")
             lines.append("    e.g. \(finding.example)")

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The real `subledger serve` executable in a child process, so that a trap (an arithmetic overflow, a
@@ -43,7 +43,8 @@ final class ServedSubLedger {
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         candidates.append(packageRoot.appendingPathComponent(".build/debug/subledger"))
-        candidates.append(URL(fileURLWithPath: fileManager.currentDirectoryPath).appendingPathComponent(".build/debug/subledger"))
+        candidates.append(
+            URL(fileURLWithPath: fileManager.currentDirectoryPath).appendingPathComponent(".build/debug/subledger"))
         for candidate in candidates {
             var isDirectory: ObjCBool = false
             if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
@@ -61,16 +62,21 @@ final class ServedSubLedger {
     /// the executable, and a campaign against an old build would prove nothing.
     static func checkFresh(_ binary: URL) throws {
         let fileManager = FileManager.default
-        guard let built = (try? fileManager.attributesOfItem(atPath: binary.path)[.modificationDate]) as? Date else { return }
+        guard let built = (try? fileManager.attributesOfItem(atPath: binary.path)[.modificationDate]) as? Date else {
+            return
+        }
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
-        guard let files = fileManager.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey]) else { return }
-        for case let file as URL in files where file.pathExtension == "swift" || file.lastPathComponent == "schema.sql" {
+        guard let files = fileManager.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
+        else { return }
+        for case let file as URL in files where file.pathExtension == "swift" || file.lastPathComponent == "schema.sql"
+        {
             if let changed = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
                 changed > built.addingTimeInterval(1)
             {
                 throw FuzzSetupError(
-                    "\(binary.path) is older than \(file.path): build it first (`swift build --build-tests`, as scripts/test does)")
+                    "\(binary.path) is older than \(file.path): build it first (`swift build --build-tests`, as scripts/test does)"
+                )
             }
         }
     }
@@ -105,7 +111,8 @@ final class ServedSubLedger {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             guard process.isRunning else {
-                throw FuzzSetupError("subledger serve exited at start (status \(process.terminationStatus)); log:\n\(logTail())")
+                throw FuzzSetupError(
+                    "subledger serve exited at start (status \(process.terminationStatus)); log:\n\(logTail())")
             }
             if case .answered(let response) = await RawHTTPConnection.exchange(
                 port: port, request: Array("GET /health/live HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".utf8),

@@ -68,7 +68,8 @@ import Testing
         try await H.run { h in
             let (chains, file) = try h.seed(10)
             let first = try await h.importer(h.imported) {
-                $0.stopAfterRows = 4; $0.concurrency = 2
+                $0.stopAfterRows = 4
+                $0.concurrency = 2
             }
             .run(file, fileName: "chains.csv")
             #expect(first.interrupted)
@@ -118,7 +119,8 @@ import Testing
             let (chains, file) = try h.seed(8)
             try h.control.setRateLimits(RateLimitSettings(requestsPerSecond: 8, burst: 2))
             let summary = try await h.importer(h.imported) {
-                $0.concurrency = 4; $0.maximumAttempts = 50
+                $0.concurrency = 4
+                $0.maximumAttempts = 50
             }
             .run(file, fileName: "chains.csv")
             #expect(summary.failures.isEmpty, "\(summary.failures)")

@@ -23,28 +23,42 @@ import Testing
     static let refusals: [(String, [String: String], HTTPResponse.Status, String)] = [
         ("no account", body { $0["account_id"] = nil }, .badRequest, "missing_account_id"),
         ("account with a space", body { $0["account_id"] = "al ice" }, .badRequest, "invalid_account_id"),
-        ("account too long", body { $0["account_id"] = String(repeating: "a", count: 129) }, .badRequest,
-         "invalid_account_id"),
+        (
+            "account too long", body { $0["account_id"] = String(repeating: "a", count: 129) }, .badRequest,
+            "invalid_account_id"
+        ),
         ("no product", body { $0["product_id"] = nil }, .badRequest, "missing_product_id"),
         ("product with a space", body { $0["product_id"] = "pro monthly" }, .badRequest, "invalid_product_id"),
-        ("product too long", body { $0["product_id"] = String(repeating: "p", count: 256) }, .badRequest,
-         "invalid_product_id"),
-        ("product not in the catalog", body { $0["product_id"] = "gold.yearly" }, .unprocessableContent,
-         "unknown_product"),
+        (
+            "product too long", body { $0["product_id"] = String(repeating: "p", count: 256) }, .badRequest,
+            "invalid_product_id"
+        ),
+        (
+            "product not in the catalog", body { $0["product_id"] = "gold.yearly" }, .unprocessableContent,
+            "unknown_product"
+        ),
         ("another app's product", body { $0["product_id"] = "two.monthly" }, .unprocessableContent, "unknown_product"),
         ("a consumable", body { $0["product_id"] = "coins.100" }, .unprocessableContent, "product_not_auto_renewable"),
         ("empty offer", body { $0["offer_identifier"] = "" }, .badRequest, "invalid_offer_identifier"),
         ("offer with a space", body { $0["offer_identifier"] = "spring 50" }, .badRequest, "invalid_offer_identifier"),
-        ("offer with Apple's separator", body { $0["offer_identifier"] = "spring\u{2063}50" }, .badRequest,
-         "invalid_offer_identifier"),
-        ("offer too long", body { $0["offer_identifier"] = String(repeating: "o", count: 256) }, .badRequest,
-         "invalid_offer_identifier"),
+        (
+            "offer with Apple's separator", body { $0["offer_identifier"] = "spring\u{2063}50" }, .badRequest,
+            "invalid_offer_identifier"
+        ),
+        (
+            "offer too long", body { $0["offer_identifier"] = String(repeating: "o", count: 256) }, .badRequest,
+            "invalid_offer_identifier"
+        ),
         ("token not a UUID", body { $0["app_account_token"] = "not-a-uuid" }, .badRequest, "invalid_app_account_token"),
         ("token too long", body { $0["app_account_token"] = token + "0" }, .badRequest, "invalid_app_account_token"),
-        ("transaction with a space", body { $0["transaction_id"] = "2000 0001" }, .badRequest,
-         "invalid_transaction_id"),
-        ("transaction too long", body { $0["transaction_id"] = String(repeating: "1", count: 65) }, .badRequest,
-         "invalid_transaction_id"),
+        (
+            "transaction with a space", body { $0["transaction_id"] = "2000 0001" }, .badRequest,
+            "invalid_transaction_id"
+        ),
+        (
+            "transaction too long", body { $0["transaction_id"] = String(repeating: "1", count: 65) }, .badRequest,
+            "invalid_transaction_id"
+        ),
         ("a field the route does not know", body { $0["nonce"] = token }, .badRequest, "unknown_field"),
     ]
 

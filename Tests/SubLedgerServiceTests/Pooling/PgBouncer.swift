@@ -39,7 +39,8 @@ struct PgBouncer: Sendable {
         let admin = PostgresPool(configuration: test)
         try await admin.execute(script: "CREATE DATABASE \(database)")
         let directURL = "postgresql:///\(database)?host=\(socketDirectory)&port=\(test.port ?? "5432")&user=\(user)"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("pgb")).path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("pgb"))
+            .path
         var process: Process?
         do {
             let direct = PostgresPool(configuration: try PostgresConfiguration(connectionString: directURL))

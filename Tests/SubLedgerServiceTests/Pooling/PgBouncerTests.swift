@@ -90,17 +90,21 @@ import Testing
                     #expect(renewed.json.firstExpiry == "2025-03-02T00:00:00.000Z")
 
                     // LISTEN on the direct connection: the revocation reaches the service's key cache.
-                    #expect(try await client.call(.get, "/v1/accounts/pooled-0/entitlements", key: keyOne.secret).status == .ok)
+                    #expect(
+                        try await client.call(.get, "/v1/accounts/pooled-0/entitlements", key: keyOne.secret).status
+                            == .ok)
                     #expect(try await keys.revoke(keyID: keyOne.keyID))
                     var refused = false
                     for _ in 0..<100 where !refused {
-                        let answer = try await client.call(.get, "/v1/accounts/pooled-0/entitlements", key: keyOne.secret)
+                        let answer = try await client.call(
+                            .get, "/v1/accounts/pooled-0/entitlements", key: keyOne.secret)
                         refused = answer.status == .unauthorized
                         if !refused { try await Task.sleep(for: .milliseconds(100)) }
                     }
                     #expect(refused)
                 }
-                let rows = try await opened.pool.query("SELECT count(*) FROM transactions").single().decode(Int64.self, at: 0)
+                let rows = try await opened.pool.query("SELECT count(*) FROM transactions").single().decode(
+                    Int64.self, at: 0)
                 #expect(rows == 25)
                 await opened.close()
             } catch {
@@ -153,7 +157,8 @@ import Testing
 
     @Test func serverDefaultsThatDecodingCannotReadAreRefusedBehindATransactionPooler() async throws {
         try await PgBouncer.run(prepare: { direct in
-            try await direct.execute(script: "ALTER DATABASE \(try await Self.currentDatabase(direct)) SET bytea_output = 'escape'")
+            try await direct.execute(
+                script: "ALTER DATABASE \(try await Self.currentDatabase(direct)) SET bytea_output = 'escape'")
         }) { bouncer in
             let opened = try await DatabaseBootstrap.open(
                 url: bouncer.pooledURL, dataDirectory: "", poolSize: 2, pooler: .pgbouncerTransaction,

@@ -81,7 +81,8 @@ import Testing
         try await E.run { e in
             try await e.giveServerAPICredentials()
             _ = try await e.subscribeEveryone()
-            let service = NotificationRecoveryService(recovery: try e.recovery(), once: true, logger: TestDatabase.logger)
+            let service = NotificationRecoveryService(
+                recovery: try e.recovery(), once: true, logger: TestDatabase.logger)
             try await service.run()
             let cursors = try await NotificationHistoryCursors(pool: e.service.pool).all()
             #expect(cursors.map(\.environment) == [.production, .sandbox])

@@ -49,7 +49,10 @@ import Testing
                 // Four renewals, a refund and a renewal-status change, at least; none reached SubLedger.
                 #expect(dropped.count >= 6)
                 #expect(dropped.allSatisfy { $0.attempts == 0 })
-                #expect(Set(dropped.map(\.notificationType)).isSuperset(of: ["DID_RENEW", "REFUND", "DID_CHANGE_RENEWAL_STATUS"]))
+                #expect(
+                    Set(dropped.map(\.notificationType)).isSuperset(of: [
+                        "DID_RENEW", "REFUND", "DID_CHANGE_RENEWAL_STATUS",
+                    ]))
             } else {
                 #expect(dropped.isEmpty)
             }
@@ -71,9 +74,12 @@ import Testing
             // The metrics count them (the registry is process-wide: other tests add to it too).
             if drop {
                 let scraped = try await MetricsTests.scrape(e.client).text
-                let applied = MetricsTests.sample(scraped, "subledger_recovery_notifications_total{", ["result=\"applied\""])
+                let applied = MetricsTests.sample(
+                    scraped, "subledger_recovery_notifications_total{", ["result=\"applied\""])
                 #expect((applied ?? 0) >= Double(dropped.count))
-                #expect(MetricsTests.sample(scraped, "subledger_recovery_notifications_total{", ["result=\"already_had\""]) != nil)
+                #expect(
+                    MetricsTests.sample(scraped, "subledger_recovery_notifications_total{", ["result=\"already_had\""])
+                        != nil)
                 #expect(MetricsTests.sample(scraped, "subledger_recovery_runs_total{", ["result=\"complete\""]) != nil)
                 #expect(MetricsTests.sample(scraped, "subledger_recovery_runs_total{", ["result=\"skipped\""]) != nil)
                 #expect(

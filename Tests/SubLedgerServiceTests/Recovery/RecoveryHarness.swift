@@ -21,12 +21,15 @@ extension EndToEndHarness {
             catalog,
             secrets: [
                 Self.bundleID: AppSecrets(
-                    serverAPI: .init(issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
+                    serverAPI: .init(
+                        issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
             ])
     }
 
     /// A recovery as a fresh process would make it: its own gateway, store and cursor handle, on the simulator's clock.
-    func recovery(worker: String = "recovery-test", configure: (inout NotificationRecovery.Configuration) -> Void = { _ in })
+    func recovery(
+        worker: String = "recovery-test", configure: (inout NotificationRecovery.Configuration) -> Void = { _ in }
+    )
         throws -> NotificationRecovery
     {
         let gateway = try AppleGateway(
@@ -100,7 +103,8 @@ extension EndToEndHarness {
     /// Notifications stored by SubLedger, and how many of them are applied.
     func storedNotifications() async throws -> (stored: Int64, applied: Int64) {
         let row = try await service.pool.query(
-            "SELECT count(*), count(*) FILTER (WHERE status = 'applied') FROM notifications").single()
+            "SELECT count(*), count(*) FILTER (WHERE status = 'applied') FROM notifications"
+        ).single()
         return (try row.decode(Int64.self, at: 0), try row.decode(Int64.self, at: 1))
     }
 

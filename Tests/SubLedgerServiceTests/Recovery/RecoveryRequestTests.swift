@@ -15,7 +15,8 @@ import Testing
         #expect(request.since == Instant(millisecondsSince1970: 1_793_491_200_000))
         #expect(request.bundleID == "com.example.one")
         #expect(request.environment == .sandbox)
-        #expect(try RecoveryRequest.parse(since: nil, bundleID: nil, environment: nil, now: Self.now) == RecoveryRequest())
+        #expect(
+            try RecoveryRequest.parse(since: nil, bundleID: nil, environment: nil, now: Self.now) == RecoveryRequest())
     }
 
     @Test(arguments: ["yesterday", "2026-13-01T00:00:00Z", "1793491200000", "", "2026-11-01"])
@@ -50,7 +51,8 @@ import Testing
         let recent = Instant(millisecondsSince1970: Self.now.millisecondsSince1970 - 179 * Self.day)
         #expect(
             (try? RecoveryRequest.parse(
-                since: Representation181DaysBefore.format(recent), bundleID: nil, environment: nil, now: Self.now)) != nil)
+                since: Representation181DaysBefore.format(recent), bundleID: nil, environment: nil, now: Self.now))
+                != nil)
     }
 
     @Test func anUnknownEnvironmentOrAnEmptyAppIsRefused() {

@@ -56,15 +56,19 @@ import Testing
     /// given, is kept busy meanwhile (the server closes a connection idle for 30 s).
     static func resumeAndCatchUp(_ standby: PostgresPool, client: (any TestClientProtocol)? = nil) async throws {
         _ = try await standby.query("SELECT pg_wal_replay_resume()")
-        let primary = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
+        let primary = PostgresPool(
+            configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
         defer { primary.close() }
-        let target = try await primary.query("SELECT pg_current_wal_insert_lsn()::text").single().decode(String.self, at: 0)
+        let target = try await primary.query("SELECT pg_current_wal_insert_lsn()::text").single().decode(
+            String.self, at: 0)
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             let caughtUp = try await standby.query("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [target])
                 .single().decode(Bool.self, at: 0)
             if caughtUp { return }
-            if let client { _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil) }
+            if let client {
+                _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil)
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("the standby did not replay up to \(target) within two minutes of its resume")
@@ -146,7 +150,8 @@ import Testing
 
                 // Read-your-writes: the token is not replayed, so after the short wait the primary answers.
                 let fallbackBefore = try await Self.reads(client, "token_not_replayed")
-                let own = try await Self.get(client, "/v1/accounts/rhea/entitlements", key: harness.keyOne, token: token)
+                let own = try await Self.get(
+                    client, "/v1/accounts/rhea/entitlements", key: harness.keyOne, token: token)
                 #expect(own.status == .ok)
                 #expect(own.json.entitlementIDs == ["pro"])
                 #expect(try await Self.reads(client, "token_not_replayed") == fallbackBefore + 1)
@@ -189,7 +194,8 @@ import Testing
                 let read = try await Self.get(client, "/v1/accounts/iris/subscriptions", key: harness.keyOne)
                 #expect(read.status == .ok)
                 let subscriptions = read.json["subscriptions"] as? [[String: Any]] ?? []
-                #expect(subscriptions.map { $0["original_transaction_id"] as? String } == ["9200"], "the primary answers")
+                #expect(
+                    subscriptions.map { $0["original_transaction_id"] as? String } == ["9200"], "the primary answers")
                 let transactions = try await Self.get(client, "/v1/accounts/iris/transactions", key: harness.keyOne)
                 #expect((transactions.json["transactions"] as? [[String: Any]])?.count == 1)
                 #expect(try await Self.reads(client, "replica_lagging") == lagging + 2)
@@ -197,9 +203,11 @@ import Testing
                 // Resumed: it catches up, is measured current again, and answers again.
                 try await Self.resumeAndCatchUp(standby, client: client)
                 try await Self.waitUntilCurrent(harness, within: bound)
-                let again = try await Self.readFromStandby(client, "/v1/accounts/iris/subscriptions", key: harness.keyOne)
+                let again = try await Self.readFromStandby(
+                    client, "/v1/accounts/iris/subscriptions", key: harness.keyOne)
                 #expect(again.served, "the resumed standby answers again")
-                #expect((again.json["subscriptions"] as? [[String: Any]])?.count == 1, "and it has replayed the purchase")
+                #expect(
+                    (again.json["subscriptions"] as? [[String: Any]])?.count == 1, "and it has replayed the purchase")
             }
         }
     }
@@ -218,7 +226,8 @@ import Testing
             #expect(read.json.entitlementIDs == ["pro"])
             #expect(try await Self.reads(client, "replica_lagging") == before + 1)
             let text = try await MetricsTests.scrape(client).text
-            #expect(MetricsTests.sample(text, "subledger_replica_lag_seconds{", ["nonexistent-subledger-standby"]) == -1)
+            #expect(
+                MetricsTests.sample(text, "subledger_replica_lag_seconds{", ["nonexistent-subledger-standby"]) == -1)
         }
     }
 
@@ -263,10 +272,12 @@ import Testing
                 headers[Self.token] = garbage
                 let response = try await client.executeRequest(
                     uri: "/v1/accounts/ada/entitlements", method: .get, headers: headers, body: nil)
-                let json = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+                let json =
+                    (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
                 #expect(response.status == .badRequest, "\(garbage.prefix(40))")
                 #expect(json.errorCode == "invalid_consistency_token")
-                #expect(garbage.count < 2 || json.errorMessage?.contains(garbage) != true, "the message never echoes it")
+                #expect(
+                    garbage.count < 2 || json.errorMessage?.contains(garbage) != true, "the message never echoes it")
             }
             var twice: HTTPFields = [.authorization: "Bearer \(harness.keyOne)"]
             twice.append(HTTPField(name: Self.token, value: "0/1"))

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An answer read off a raw socket.
@@ -62,9 +62,9 @@ enum RawHTTPConnection {
         port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool, finishSending: Bool
     ) -> RawHTTPOutcome {
         #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { return .refused("socket() failed: errno \(errno)") }
         defer { close(descriptor) }
@@ -80,7 +80,7 @@ enum RawHTTPConnection {
         guard connected == 0 else { return .refused("connect() failed: errno \(errno)") }
         var noSignal: Int32 = 1
         #if canImport(Darwin)
-        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &noSignal, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &noSignal, socklen_t(MemoryLayout<Int32>.size))
         #endif
         _ = noSignal
         var slice = timeval(tv_sec: 0, tv_usec: 200_000)
@@ -123,9 +123,9 @@ enum RawHTTPConnection {
 
     private static func sendFlags(_ descriptor: Int32, _ pointer: UnsafeRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
-        return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
+            return send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
         #else
-        return send(descriptor, pointer, count, 0)
+            return send(descriptor, pointer, count, 0)
         #endif
     }
 
@@ -166,7 +166,10 @@ enum RawHTTPConnection {
         var body: [UInt8] = []
         var index = 0
         while true {
-            guard let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 })
+            guard
+                let lineEnd = (index..<max(index, bytes.count - 1)).first(where: {
+                    bytes[$0] == 13 && bytes[$0 + 1] == 10
+                })
             else { return nil }
             let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
@@ -194,7 +197,8 @@ extension RawHTTPOutcome {
     var summary: String {
         switch self {
         case .answered(let response): return "\(response.status)"
-        case .closed(let received): return received.isEmpty ? "connection closed without an answer" : "connection closed mid-answer"
+        case .closed(let received):
+            return received.isEmpty ? "connection closed without an answer" : "connection closed mid-answer"
         case .timedOut: return "no answer before the deadline"
         case .refused(let reason): return "connection refused (\(reason))"
         }

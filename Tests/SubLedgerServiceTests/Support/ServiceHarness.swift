@@ -83,16 +83,20 @@ struct ServiceHarness: Sendable {
                 notValidAfter: Instant(millisecondsSince1970: 2_000_000_000_000))
             let clock = TestClock(start)
             let gateway = try AppleGateway(
-                configuration: apple, additionalRoots: [chain.trustedRoot] + additionalRoots, logger: TestDatabase.logger)
-            var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
+                configuration: apple, additionalRoots: [chain.trustedRoot] + additionalRoots,
+                logger: TestDatabase.logger)
+            var dependencies = ServiceDependencies(
+                pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
             if var replicas = readReplicas {
                 // The standby's connections read the test's schema too.
                 replicas.url += (replicas.url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
-                dependencies.readReplicas = try ReadReplicas(configuration: replicas, primary: store, logger: TestDatabase.logger)
+                dependencies.readReplicas = try ReadReplicas(
+                    configuration: replicas, primary: store, logger: TestDatabase.logger)
             }
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
             configuration.secretKeys = secretKeys
-            let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
+            let app = buildApplication(
+                configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
             let harness = ServiceHarness(
                 pool: pool, store: store, clock: clock, signer: JWSSigner(chain: chain), keyOne: keyOne, keyTwo: keyTwo,
                 keys: keys, readReplicas: dependencies.readReplicas)
@@ -167,14 +171,18 @@ extension Dictionary where Key == String, Value == Any {
     /// `json["error"]["message"]`.
     var errorMessage: String? { (self["error"] as? [String: Any])?["message"] as? String }
     /// The entitlement ids of an entitlements or submission answer.
-    var entitlementIDs: [String] { (self["entitlements"] as? [[String: Any]] ?? []).compactMap { $0["entitlement_id"] as? String } }
+    var entitlementIDs: [String] {
+        (self["entitlements"] as? [[String: Any]] ?? []).compactMap { $0["entitlement_id"] as? String }
+    }
     /// `expires_at` of the first entitlement.
     var firstExpiry: String? { (self["entitlements"] as? [[String: Any]])?.first?["expires_at"] as? String }
     /// transaction id → result of a submission answer.
     var results: [String: String] {
         var results: [String: String] = [:]
         for item in self["transactions"] as? [[String: Any]] ?? [] {
-            if let id = item["transaction_id"] as? String, let result = item["result"] as? String { results[id] = result }
+            if let id = item["transaction_id"] as? String, let result = item["result"] as? String {
+                results[id] = result
+            }
         }
         return results
     }

@@ -18,7 +18,8 @@ import Testing
         _ object: [String: Any]? = nil, raw: String? = nil
     ) async throws -> (status: HTTPResponse.Status, json: [String: Any]) {
         let headers: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(key)"]
-        let body = try raw.map { ByteBuffer(string: $0) }
+        let body =
+            try raw.map { ByteBuffer(string: $0) }
             ?? object.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
         let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: body)
         let parsed = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
@@ -30,7 +31,9 @@ import Testing
     }
 
     /// Writes an event of app one as the events' outbox would (the fan-out trigger makes its deliveries).
-    static func insertEvent(_ harness: H, type: String, account: String, sequence: Int64, createdAt: String) async throws {
+    static func insertEvent(_ harness: H, type: String, account: String, sequence: Int64, createdAt: String)
+        async throws
+    {
         try await harness.pool.query(
             """
             INSERT INTO webhook_events (event_id, app_id, environment, account_id, account_sequence, event_type,
@@ -49,8 +52,10 @@ import Testing
 
             let added = try await Self.send(
                 client, .post, "/v1/admin/webhooks", key: admin,
-                ["bundle_id": H.appOne, "url": "http://127.0.0.1:4242/hooks", "description": "dev",
-                 "event_types": ["entitlement.granted", "entitlement.revoked"], "environments": ["production"]])
+                [
+                    "bundle_id": H.appOne, "url": "http://127.0.0.1:4242/hooks", "description": "dev",
+                    "event_types": ["entitlement.granted", "entitlement.revoked"], "environments": ["production"],
+                ])
             #expect(added.status == .created)
             let secret = try #require(added.json["secret"] as? String)
             #expect(secret.hasPrefix("whsec_"))
@@ -76,10 +81,14 @@ import Testing
             #expect(rotated.status == .ok)
             let newSecret = try #require(rotated.json["secret"] as? String)
             #expect(newSecret != secret)
-            #expect(try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Date()) == [newSecret, secret])
+            #expect(
+                try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Date()) == [
+                    newSecret, secret,
+                ])
             // A day later the previous secret no longer signs.
             #expect(
-                try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Date().addingTimeInterval(86_401))
+                try await Self.endpointStore(harness).signingSecrets(
+                    endpointID: id, now: Date().addingTimeInterval(86_401))
                     == [newSecret])
             let immediate = try await Self.send(
                 client, .post, "/v1/admin/webhooks/\(id)/rotate-secret", key: admin, ["expire_previous_after": "0"])
@@ -113,19 +122,25 @@ import Testing
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             let added = try await Self.send(
                 client, .post, "/v1/admin/webhooks", key: admin,
-                ["bundle_id": H.appOne, "url": "https://hooks.example.com/subledger", "event_types": ["entitlement.granted", "entitlement.revoked"]])
+                [
+                    "bundle_id": H.appOne, "url": "https://hooks.example.com/subledger",
+                    "event_types": ["entitlement.granted", "entitlement.revoked"],
+                ])
             let id = try #require((added.json["endpoint"] as? [String: Any])?["endpoint_id"] as? String)
             let other = try await Self.send(
-                client, .post, "/v1/admin/webhooks", key: admin, ["bundle_id": H.appOne, "url": "https://other.example.com/"])
+                client, .post, "/v1/admin/webhooks", key: admin,
+                ["bundle_id": H.appOne, "url": "https://other.example.com/"])
             let otherID = try #require((other.json["endpoint"] as? [String: Any])?["endpoint_id"] as? String)
 
             let test = try await Self.send(client, .post, "/v1/admin/webhooks/\(id)/test", key: admin)
             #expect(test.status == .accepted)
             let eventID = try #require(test.json["event_id"] as? String)
             let body = try await harness.pool.query(
-                "SELECT body, cause_kind, event_type FROM webhook_events WHERE event_id = $1::uuid", [eventID]).single()
+                "SELECT body, cause_kind, event_type FROM webhook_events WHERE event_id = $1::uuid", [eventID]
+            ).single()
             let event = try #require(
-                try JSONSerialization.jsonObject(with: Data(try body.decode(String.self, at: 0).utf8)) as? [String: Any])
+                try JSONSerialization.jsonObject(with: Data(try body.decode(String.self, at: 0).utf8)) as? [String: Any]
+            )
             #expect(event["type"] as? String == "webhook.test")
             #expect(event["id"] as? String == eventID)
             #expect(event["app"] as? String == H.appOne)
@@ -137,13 +152,18 @@ import Testing
             #expect(listed.first?["event_type"] as? String == "webhook.test")
             #expect(listed.first?["state"] as? String == "pending")
             // The test event went to that endpoint only.
-            let otherDeliveries = try await Self.send(client, .get, "/v1/admin/webhooks/\(otherID)/deliveries", key: admin)
+            let otherDeliveries = try await Self.send(
+                client, .get, "/v1/admin/webhooks/\(otherID)/deliveries", key: admin)
             #expect((otherDeliveries.json["deliveries"] as? [Any])?.isEmpty == true)
 
-            try await Self.insertEvent(harness, type: "entitlement.granted", account: "alice", sequence: 1, createdAt: "2026-01-01T10:00:00Z")
-            try await Self.insertEvent(harness, type: "entitlement.revoked", account: "alice", sequence: 2, createdAt: "2026-01-02T10:00:00Z")
-            try await Self.insertEvent(harness, type: "credits.changed", account: "alice", sequence: 3, createdAt: "2026-01-02T11:00:00Z")
-            try await Self.insertEvent(harness, type: "entitlement.granted", account: "bob", sequence: 1, createdAt: "2026-01-05T10:00:00Z")
+            try await Self.insertEvent(
+                harness, type: "entitlement.granted", account: "alice", sequence: 1, createdAt: "2026-01-01T10:00:00Z")
+            try await Self.insertEvent(
+                harness, type: "entitlement.revoked", account: "alice", sequence: 2, createdAt: "2026-01-02T10:00:00Z")
+            try await Self.insertEvent(
+                harness, type: "credits.changed", account: "alice", sequence: 3, createdAt: "2026-01-02T11:00:00Z")
+            try await Self.insertEvent(
+                harness, type: "entitlement.granted", account: "bob", sequence: 1, createdAt: "2026-01-05T10:00:00Z")
             // A delivered one, with a failed attempt first, for the state filter and the attempts.
             try await harness.pool.query(
                 """
@@ -157,7 +177,8 @@ import Testing
                 UPDATE webhook_deliveries SET state = 'delivered', attempts = 2, delivered_at = now()
                 WHERE delivery_id = (SELECT min(delivery_id) FROM webhook_deliveries WHERE endpoint_id = $1::uuid AND origin = 'event')
                 """, [id])
-            let delivered = try await Self.send(client, .get, "/v1/admin/webhooks/\(id)/deliveries?state=delivered", key: admin)
+            let delivered = try await Self.send(
+                client, .get, "/v1/admin/webhooks/\(id)/deliveries?state=delivered", key: admin)
             let deliveredList = try #require(delivered.json["deliveries"] as? [[String: Any]])
             #expect(deliveredList.count == 1)
             let attempts = try #require(deliveredList.first?["recent_attempts"] as? [[String: Any]])
@@ -170,7 +191,10 @@ import Testing
             #expect(replay.json["queued"] as? Int == 3)
             let narrowed = try await Self.send(
                 client, .post, "/v1/admin/webhooks/\(id)/replay", key: admin,
-                ["since": "2026-01-01T00:00:00Z", "until": "2026-01-03T00:00:00Z", "event_types": ["entitlement.revoked"]])
+                [
+                    "since": "2026-01-01T00:00:00Z", "until": "2026-01-03T00:00:00Z",
+                    "event_types": ["entitlement.revoked"],
+                ])
             #expect(narrowed.json["queued"] as? Int == 1)
             let replays = try await harness.pool.query(
                 "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::uuid AND origin = 'replay'", [id]
@@ -182,7 +206,8 @@ import Testing
 
             // The admin page shows the endpoints and the failure.
             let basic = "Basic " + Data("ops:\(admin)".utf8).base64EncodedString()
-            let page = try await client.executeRequest(uri: "/admin", method: .get, headers: [.authorization: basic], body: nil)
+            let page = try await client.executeRequest(
+                uri: "/admin", method: .get, headers: [.authorization: basic], body: nil)
             let html = String(buffer: page.body)
             #expect(html.contains("<h2>Webhooks</h2>"))
             #expect(html.contains("https://hooks.example.com/subledger"))
@@ -199,19 +224,31 @@ import Testing
             }
             let app = H.appOne
             #expect(try await add(["bundle_id": app, "url": "not a url"]) == (.badRequest, "invalid_webhook_url"))
-            #expect(try await add(["bundle_id": app, "url": "ftp://example.com/"]) == (.badRequest, "invalid_webhook_url"))
-            #expect(try await add(["bundle_id": app, "url": "http://example.com/hook"]) == (.badRequest, "insecure_webhook_url"))
-            #expect(try await add(["bundle_id": app, "url": "https://10.1.2.3/hook"]) == (.badRequest, "private_webhook_address"))
-            #expect(try await add(["bundle_id": app, "url": "https://10.1.2.3/hook", "allow_private_network": true]).0 == .created)
+            #expect(
+                try await add(["bundle_id": app, "url": "ftp://example.com/"]) == (.badRequest, "invalid_webhook_url"))
+            #expect(
+                try await add(["bundle_id": app, "url": "http://example.com/hook"]) == (
+                    .badRequest, "insecure_webhook_url"
+                ))
+            #expect(
+                try await add(["bundle_id": app, "url": "https://10.1.2.3/hook"]) == (
+                    .badRequest, "private_webhook_address"
+                ))
+            #expect(
+                try await add(["bundle_id": app, "url": "https://10.1.2.3/hook", "allow_private_network": true]).0
+                    == .created)
             #expect(
                 try await add(["bundle_id": app, "url": "https://example.com/", "event_types": ["entitlement.nope"]])
                     == (.badRequest, "unknown_event_type"))
             #expect(
                 try await add(["bundle_id": app, "url": "https://example.com/", "environments": ["staging"]])
                     == (.badRequest, "unknown_environment"))
-            #expect(try await add(["bundle_id": "com.nobody", "url": "https://example.com/"]) == (.notFound, "unknown_app"))
             #expect(
-                try await add(["bundle_id": app, "url": "https://example.com/", "description": String(repeating: "x", count: 501)])
+                try await add(["bundle_id": "com.nobody", "url": "https://example.com/"]) == (.notFound, "unknown_app"))
+            #expect(
+                try await add([
+                    "bundle_id": app, "url": "https://example.com/", "description": String(repeating: "x", count: 501),
+                ])
                     == (.badRequest, "invalid_description"))
             let nul = try await Self.send(
                 client, .post, "/v1/admin/webhooks", key: admin,
@@ -220,7 +257,8 @@ import Testing
             #expect(nul.json.errorCode == "invalid_text")
             let control = try await add(["bundle_id": app, "url": "https://example.com/", "description": "a\u{1}b"])
             #expect(control == (.badRequest, "invalid_text"))
-            let missing = try await Self.send(client, .post, "/v1/admin/webhooks", key: admin, ["url": "https://example.com/"])
+            let missing = try await Self.send(
+                client, .post, "/v1/admin/webhooks", key: admin, ["url": "https://example.com/"])
             #expect(missing.status == .badRequest)
             #expect(missing.json.errorCode == "malformed_json")
 
@@ -244,7 +282,8 @@ import Testing
             #expect(try await replay(["since": "2026-01-01", "event_types": ["nope"]]) == "unknown_event_type")
             #expect(try await replay([:]) == "malformed_json")
             let rotation = try await Self.send(
-                client, .post, "/v1/admin/webhooks/\(id)/rotate-secret", key: admin, ["expire_previous_after": "forever"])
+                client, .post, "/v1/admin/webhooks/\(id)/rotate-secret", key: admin,
+                ["expire_previous_after": "forever"])
             #expect(rotation.json.errorCode == "invalid_duration")
             let tooLong = try await Self.send(
                 client, .post, "/v1/admin/webhooks/\(id)/rotate-secret", key: admin, ["expire_previous_after": "31d"])

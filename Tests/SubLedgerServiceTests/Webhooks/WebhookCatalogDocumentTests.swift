@@ -34,7 +34,8 @@ import Yams
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/webhooks.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
-        let catalog = try #require(text.components(separatedBy: "## Event catalog").last?.components(separatedBy: "\n## ").first)
+        let catalog = try #require(
+            text.components(separatedBy: "## Event catalog").last?.components(separatedBy: "\n## ").first)
         for type in Self.types {
             #expect(catalog.contains("| `\(type)` |"), "docs/webhooks.md has no catalog row for \(type)")
         }

@@ -50,8 +50,10 @@ struct WebhookDeliveryHarness: Sendable {
                 previous_secret, previous_secret_expires_at)
             VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 millisecond')
             """,
-            [id, appID, url, allowPrivateNetwork, Self.secret,
-             previousExpiresIn.map { _ in Self.previousSecret }, previousExpiresIn.map { $0.milliseconds } ?? 0])
+            [
+                id, appID, url, allowPrivateNetwork, Self.secret,
+                previousExpiresIn.map { _ in Self.previousSecret }, previousExpiresIn.map { $0.milliseconds } ?? 0,
+            ])
         return id
     }
 
@@ -88,8 +90,10 @@ struct WebhookDeliveryHarness: Sendable {
             "SELECT state, paused_reason, consecutive_failures, failing_since IS NOT NULL FROM webhook_endpoints WHERE endpoint_id = $1",
             [id]
         ).single()
-        return (try row.decode(String.self, at: 0), try row.decode(String?.self, at: 1),
-                Int(try row.decode(Int32.self, at: 2)), try row.decode(Bool.self, at: 3))
+        return (
+            try row.decode(String.self, at: 0), try row.decode(String?.self, at: 1),
+            Int(try row.decode(Int32.self, at: 2)), try row.decode(Bool.self, at: 3)
+        )
     }
 
     var store: WebhookDeliveryStore { WebhookDeliveryStore(pool: pool, secretKeys: SecretKeyring()) }
@@ -105,7 +109,8 @@ struct WebhookDeliveryHarness: Sendable {
         configuration.sender = sender
         configuration.sweepInterval = sweep
         configuration.batchSize = 50
-        return WebhookDeliverer(configuration: configuration, store: store, resolver: resolver, logger: TestDatabase.logger)
+        return WebhookDeliverer(
+            configuration: configuration, store: store, resolver: resolver, logger: TestDatabase.logger)
     }
 
     static let quickRetry = WebhookRetryPolicy(base: .milliseconds(5), maximum: .milliseconds(40))
@@ -126,16 +131,17 @@ struct WebhookDeliveryHarness: Sendable {
 
 /// What a test receiver saw: every verified event id (with repeats) and every refusal.
 final class ReceivedEvents: Sendable {
-    private let state = Mutex<(ids: [String], badSignatures: Int, inFlight: [String: Int], overlaps: Int)>(([], 0, [:], 0))
+    private let state = Mutex<(ids: [String], badSignatures: Int, inFlight: [String: Int], overlaps: Int)>(
+        ([], 0, [:], 0))
 
     /// Verifies the request as a receiver would; `nil` when the signature does not verify.
     func accept(_ request: StubRequest, secrets: [String] = [WebhookDeliveryHarness.secret]) -> String? {
         guard let header = request.header(WebhookSignature.headerName),
-              (try? WebhookSignature.verify(
-                  header: header, body: Array(request.body), secrets: secrets, now: Int64(Date().timeIntervalSince1970)))
+            (try? WebhookSignature.verify(
+                header: header, body: Array(request.body), secrets: secrets, now: Int64(Date().timeIntervalSince1970)))
                 != nil,
-              let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
-              let id = object["id"] as? String, request.header("SubLedger-Event-Id") == id
+            let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
+            let id = object["id"] as? String, request.header("SubLedger-Event-Id") == id
         else {
             state.withLock { $0.badSignatures += 1 }
             return nil

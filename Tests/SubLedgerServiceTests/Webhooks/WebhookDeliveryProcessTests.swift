@@ -5,9 +5,9 @@ import SubLedgerTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The real `subledger poll` binary delivering webhooks, killed with SIGKILL in the middle of deliveries.
@@ -70,7 +70,9 @@ struct WebhookDeliveryProcessTests {
         let output = Pipe()
         let process = Process()
         process.executableURL = try ServedSubLedger.binary()
-        process.arguments = ["serve", "--webhook-delivery", "sometimes", "--database-url", "postgresql://127.0.0.1:1/none"]
+        process.arguments = [
+            "serve", "--webhook-delivery", "sometimes", "--database-url", "postgresql://127.0.0.1:1/none",
+        ]
         process.standardOutput = output
         process.standardError = output
         try process.run()

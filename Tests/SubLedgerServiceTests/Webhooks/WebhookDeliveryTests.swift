@@ -3,12 +3,12 @@ import Foundation
 import HTTPTestSupport
 import PostgresLibPQ
 import SubLedgerCore
-@testable import SubLedgerStore
 import SubLedgerTestSupport
 import Synchronization
 import Testing
 
 @testable import SubLedgerService
+@testable import SubLedgerStore
 
 /// Delivery over real HTTP on loopback, against real PostgreSQL: retries, leases, signatures, pausing.
 @Suite("Webhook delivery", .serialized)
@@ -113,7 +113,8 @@ struct WebhookDeliveryTests {
                 "SELECT count(*) FROM webhook_deliveries WHERE leased_by IS NOT NULL"
             ).single().decode(Int64.self, at: 0)
             #expect(leased == 0)
-            let again = try await store.claimDue(limit: 10, lease: .seconds(1), worker: "next", now: Instant.systemNow())
+            let again = try await store.claimDue(
+                limit: 10, lease: .seconds(1), worker: "next", now: Instant.systemNow())
             #expect(again.count == 3)
         }
     }
@@ -176,25 +177,30 @@ struct WebhookDeliveryTests {
         let resolver = WebhookAddressResolver { host in
             switch host {
             case "hooks.internal.test": [WebhookURLPolicy.IPAddress("10.0.0.5")!]
-            case "mixed.test": [WebhookURLPolicy.IPAddress("93.184.216.34")!, WebhookURLPolicy.IPAddress("169.254.169.254")!]
+            case "mixed.test":
+                [WebhookURLPolicy.IPAddress("93.184.216.34")!, WebhookURLPolicy.IPAddress("169.254.169.254")!]
             case "public.test": [WebhookURLPolicy.IPAddress("93.184.216.34")!]
             case "localhost": [WebhookURLPolicy.IPAddress("10.0.0.5")!]
             default: throw WebhookURLError(.invalidURL, "unknown host")
             }
         }
         let sender = WebhookSender(resolver: resolver)
-        #expect(await sender.refusal(url: "https://hooks.internal.test/h", allowPrivateNetwork: false)?
-            .contains("private_webhook_address") == true)
-        #expect(await sender.refusal(url: "https://mixed.test/h", allowPrivateNetwork: false)?
-            .contains("169.254.169.254") == true)
+        #expect(
+            await sender.refusal(url: "https://hooks.internal.test/h", allowPrivateNetwork: false)?
+                .contains("private_webhook_address") == true)
+        #expect(
+            await sender.refusal(url: "https://mixed.test/h", allowPrivateNetwork: false)?
+                .contains("169.254.169.254") == true)
         #expect(await sender.refusal(url: "https://public.test/h", allowPrivateNetwork: false) == nil)
         #expect(await sender.refusal(url: "https://hooks.internal.test/h", allowPrivateNetwork: true) == nil)
         // Plain http is for loopback development only: the name must resolve to loopback.
         #expect(await sender.refusal(url: "http://localhost:9000/", allowPrivateNetwork: true) != nil)
-        #expect(await sender.refusal(url: "https://10.1.2.3/", allowPrivateNetwork: false)?
-            .contains("private_webhook_address") == true)
-        #expect(await sender.refusal(url: "http://hooks.example.com/", allowPrivateNetwork: false)?
-            .contains("insecure_webhook_url") == true)
+        #expect(
+            await sender.refusal(url: "https://10.1.2.3/", allowPrivateNetwork: false)?
+                .contains("private_webhook_address") == true)
+        #expect(
+            await sender.refusal(url: "http://hooks.example.com/", allowPrivateNetwork: false)?
+                .contains("insecure_webhook_url") == true)
         #expect(await WebhookSender().refusal(url: "http://127.0.0.1:9/", allowPrivateNetwork: false) == nil)
     }
 
@@ -267,7 +273,8 @@ struct WebhookDeliveryTests {
                 configuration.retry = WebhookDeliveryHarness.quickRetry
                 // Without the key: a failed attempt, and no request goes out unsigned.
                 let keyless = WebhookDeliverer(
-                    configuration: configuration, store: WebhookDeliveryStore(pool: harness.pool, secretKeys: SecretKeyring()),
+                    configuration: configuration,
+                    store: WebhookDeliveryStore(pool: harness.pool, secretKeys: SecretKeyring()),
                     logger: TestDatabase.logger)
                 #expect(try await keyless.deliverDue().retrying == 1)
                 #expect(receiver.requests.isEmpty)
@@ -346,9 +353,10 @@ struct WebhookDeliveryTests {
                 impatient.minimumAttempts = 7
                 impatient.pauseAfterFailures = 1_000
                 let deliverer = harness.deliverer(retry: impatient)
-                #expect(try await harness.deliverUntil(deliverer, timeout: .seconds(30)) {
-                    try await harness.states() == ["failed": 1]
-                })
+                #expect(
+                    try await harness.deliverUntil(deliverer, timeout: .seconds(30)) {
+                        try await harness.states() == ["failed": 1]
+                    })
                 let attempts = try await harness.pool.query("SELECT attempts FROM webhook_deliveries")
                     .single().decode(Int32.self, at: 0)
                 #expect(attempts == 7)
@@ -388,7 +396,8 @@ struct WebhookDeliveryTests {
             #expect(status.pending == 4)
             #expect(status.oldestEventCreatedAt != nil)
             try await harness.pool.query(
-                "UPDATE webhook_endpoints SET state = 'paused', paused_reason = 'manual' WHERE endpoint_id = $1", [endpoint])
+                "UPDATE webhook_endpoints SET state = 'paused', paused_reason = 'manual' WHERE endpoint_id = $1",
+                [endpoint])
             status = try await harness.store.queueStatus()
             #expect(status.pending == 0)
             #expect(status.oldestEventCreatedAt == nil)

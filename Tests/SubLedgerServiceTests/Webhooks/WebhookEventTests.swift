@@ -50,22 +50,28 @@ import Testing
 
     /// The last event of `account` carries exactly the entitlements `GET /v1/accounts/{id}/entitlements`
     /// answers now (compared as JSON, whatever computes or encodes either).
-    static func expectEntitlementsMatchGET(_ e: EndToEndHarness, _ account: String, sourceLocation: SourceLocation = #_sourceLocation)
+    static func expectEntitlementsMatchGET(
+        _ e: EndToEndHarness, _ account: String, sourceLocation: SourceLocation = #_sourceLocation
+    )
         async throws
     {
         let last = try #require(try await timeline(e, account).last, sourceLocation: sourceLocation)
         let got = try await e.entitlements(account)["entitlements"] as? [[String: Any]] ?? []
-        #expect(NSArray(array: last.entitlements).isEqual(to: got),
-                "event \(last.type): \(last.entitlements) vs GET: \(got)", sourceLocation: sourceLocation)
+        #expect(
+            NSArray(array: last.entitlements).isEqual(to: got),
+            "event \(last.type): \(last.entitlements) vs GET: \(got)", sourceLocation: sourceLocation)
     }
 
     /// Sequences of one account are 1, 2, 3, ... with no gap and the body says the same as the column.
-    static func expectSequencesCount(_ e: EndToEndHarness, _ account: String, sourceLocation: SourceLocation = #_sourceLocation)
+    static func expectSequencesCount(
+        _ e: EndToEndHarness, _ account: String, sourceLocation: SourceLocation = #_sourceLocation
+    )
         async throws
     {
         let timeline = try await timeline(e, account)
-        #expect(timeline.map(\.sequence) == (1...Int64(max(timeline.count, 1))).prefix(timeline.count).map { $0 },
-                sourceLocation: sourceLocation)
+        #expect(
+            timeline.map(\.sequence) == (1...Int64(max(timeline.count, 1))).prefix(timeline.count).map { $0 },
+            sourceLocation: sourceLocation)
         for event in timeline {
             #expect((event.body["sequence"] as? NSNumber)?.int64Value == event.sequence, sourceLocation: sourceLocation)
             #expect(event.body["account_id"] as? String == account, sourceLocation: sourceLocation)
@@ -134,7 +140,8 @@ import Testing
             #expect(extended.data["transaction_id"] as? String == renewed.transactionID)
             #expect(extended.causeKind == "notification")
             let notified = try await e.service.pool.query(
-                "SELECT count(*) FROM notifications WHERE notification_id = $1", [extended.causeID]).single()
+                "SELECT count(*) FROM notifications WHERE notification_id = $1", [extended.causeID]
+            ).single()
             #expect(try notified.decode(Int64.self, at: 0) == 1)
             #expect((extended.body["cause"] as? [String: Any])?["id"] as? String == extended.causeID)
             try await Self.expectEntitlementsMatchGET(e, "alice")
@@ -174,11 +181,12 @@ import Testing
             #expect(alice.last?.type == "entitlement.restored")
             try await Self.expectEntitlementsMatchGET(e, "alice")
 
-            #expect(alice.map(\.type) == [
-                "entitlement.granted", "transaction.claimed", "entitlement.extended",
-                "subscription.renewal_status_changed", "subscription.renewal_status_changed", "entitlement.revoked",
-                "entitlement.restored",
-            ])
+            #expect(
+                alice.map(\.type) == [
+                    "entitlement.granted", "transaction.claimed", "entitlement.extended",
+                    "subscription.renewal_status_changed", "subscription.renewal_status_changed", "entitlement.revoked",
+                    "entitlement.restored",
+                ])
             try await Self.expectSequencesCount(e, "alice")
             // Every event has its own id, and the body's id is the row's.
             let ids = try await e.service.pool.query("SELECT event_id::text, body FROM webhook_events").map { row in
@@ -225,14 +233,19 @@ import Testing
             #expect(expired.data["grace_period_ended"] as? Bool == true)
             #expect(expired.data["reason"] as? String == "billing_retry")
             #expect(expired.entitlements.isEmpty)
-            #expect(gina.contains { $0.type == "subscription.billing_issue" && $0.data["status"] as? String == "grace_period_ended" })
+            #expect(
+                gina.contains {
+                    $0.type == "subscription.billing_issue" && $0.data["status"] as? String == "grace_period_ended"
+                })
             try await Self.expectEntitlementsMatchGET(e, "gina")
             #expect(try await Self.settleClock(e) == 0)
 
             _ = try await e.control.recoverBilling(original)
             await e.deliverNotifications()
             gina = try await Self.timeline(e, "gina")
-            #expect(gina.contains { $0.type == "subscription.billing_issue" && $0.data["status"] as? String == "recovered" })
+            #expect(
+                gina.contains { $0.type == "subscription.billing_issue" && $0.data["status"] as? String == "recovered" }
+            )
             #expect(gina.contains { $0.type == "entitlement.extended" })
             try await Self.expectEntitlementsMatchGET(e, "gina")
             try await Self.expectSequencesCount(e, "gina")
@@ -294,7 +307,9 @@ import Testing
                     price: 19_990, currency: "USD"))
             let catalog = ServiceHarness.catalogYAML.replacingOccurrences(
                 of: "      - { product_id: coins.100,",
-                with: "      - { product_id: pro.plus, type: auto_renewable, subscription_group_id: \"g1\", entitlements: [pro, plus] }\n      - { product_id: coins.100,")
+                with:
+                    "      - { product_id: pro.plus, type: auto_renewable, subscription_group_id: \"g1\", entitlements: [pro, plus] }\n      - { product_id: coins.100,"
+            )
             let (definitions, secrets) = try LedgerStore.readCatalog(catalog)
             try await e.service.store.applyCatalog(definitions, secrets: secrets)
 
@@ -345,12 +360,14 @@ import Testing
         try await E.run { e in
             await e.loseNotifications()
             let phone = try e.appleID()
-            let first = try await e.control.purchase(PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
+            let first = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
             _ = try await e.submitReceipt(first.receiptData, account: "cleo")
             let chain = try #require(first.originalTransactionID)
             _ = try await e.control.setAutoRenew(chain, enabled: false)
             _ = await e.control.advanceClock(.init(days: 35))
-            let again = try await e.control.purchase(PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
+            let again = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
             _ = try await e.submitReceipt(again.receiptData, account: "dan")
             let before = try await Self.count(e)
             _ = try await e.submitReceipt(again.receiptData, account: "dan")

@@ -23,7 +23,8 @@ import Testing
 
     static let secret = WebhookSignature.generateSecret()
     static let now: Int64 = 1_790_000_000
-    static let body = #"{"account_id":"alice","id":"0b6f2f8e-8a8b-4f63-9a43-3c1d2b9e7a10","sequence":7,"type":"entitlement.revoked"}"#
+    static let body =
+        #"{"account_id":"alice","id":"0b6f2f8e-8a8b-4f63-9a43-3c1d2b9e7a10","sequence":7,"type":"entitlement.revoked"}"#
 
     static func post(
         _ client: some TestClientProtocol, body: String, signature: String?
@@ -45,19 +46,22 @@ import Testing
     @Test func printsAVerifiedEventAndAnswers200() async throws {
         let lines = Lines()
         try await Self.listener(lines).test(.live) { (client: any TestClientProtocol) async throws in
-            let header = WebhookSignature.header(body: Array(Self.body.utf8), timestamp: Self.now - 3, secrets: [Self.secret])
+            let header = WebhookSignature.header(
+                body: Array(Self.body.utf8), timestamp: Self.now - 3, secrets: [Self.secret])
             #expect(try await Self.post(client, body: Self.body, signature: header) == .ok)
         }
-        #expect(lines.events.withLock { $0 } == [
-            "entitlement.revoked  account=alice  sequence=7  id=0b6f2f8e-8a8b-4f63-9a43-3c1d2b9e7a10"
-        ])
+        #expect(
+            lines.events.withLock { $0 } == [
+                "entitlement.revoked  account=alice  sequence=7  id=0b6f2f8e-8a8b-4f63-9a43-3c1d2b9e7a10"
+            ])
         #expect(lines.warnings.withLock { $0 }.isEmpty)
     }
 
     @Test func printsTheRawBodyWithJSON() async throws {
         let lines = Lines()
         try await Self.listener(lines, raw: true).test(.live) { (client: any TestClientProtocol) async throws in
-            let header = WebhookSignature.header(body: Array(Self.body.utf8), timestamp: Self.now, secrets: [Self.secret])
+            let header = WebhookSignature.header(
+                body: Array(Self.body.utf8), timestamp: Self.now, secrets: [Self.secret])
             #expect(try await Self.post(client, body: Self.body, signature: header) == .ok)
         }
         #expect(lines.events.withLock { $0 } == [Self.body])
@@ -66,11 +70,13 @@ import Testing
     @Test func refusesTamperedUnsignedStaleAndWronglySignedRequestsWithAWarning() async throws {
         let lines = Lines()
         try await Self.listener(lines).test(.live) { (client: any TestClientProtocol) async throws in
-            let header = WebhookSignature.header(body: Array(Self.body.utf8), timestamp: Self.now, secrets: [Self.secret])
+            let header = WebhookSignature.header(
+                body: Array(Self.body.utf8), timestamp: Self.now, secrets: [Self.secret])
             let tampered = Self.body.replacingOccurrences(of: "alice", with: "mallory")
             #expect(try await Self.post(client, body: tampered, signature: header) == .badRequest)
             #expect(try await Self.post(client, body: Self.body, signature: nil) == .badRequest)
-            let stale = WebhookSignature.header(body: Array(Self.body.utf8), timestamp: Self.now - 301, secrets: [Self.secret])
+            let stale = WebhookSignature.header(
+                body: Array(Self.body.utf8), timestamp: Self.now - 301, secrets: [Self.secret])
             #expect(try await Self.post(client, body: Self.body, signature: stale) == .badRequest)
             let other = WebhookSignature.header(
                 body: Array(Self.body.utf8), timestamp: Self.now, secrets: [WebhookSignature.generateSecret()])

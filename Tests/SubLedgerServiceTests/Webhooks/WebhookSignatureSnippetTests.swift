@@ -18,13 +18,18 @@ import Testing
         var now: Int64
         var valid: Bool
 
-        enum CodingKeys: String, CodingKey { case name, header, bodyHex = "body_hex", secrets, now, valid }
+        enum CodingKeys: String, CodingKey {
+            case name, header
+            case bodyHex = "body_hex"
+            case secrets, now, valid
+        }
     }
 
     static func cases() -> [Case] {
         let secret = WebhookSignature.generateSecret()
         let previous = WebhookSignature.generateSecret()
-        let body = Array(#"{"id":"0b6f2f8e-8a8b-4f63-9a43-3c1d2b9e7a10","type":"entitlement.granted","sequence":1}"#.utf8)
+        let body = Array(
+            #"{"id":"0b6f2f8e-8a8b-4f63-9a43-3c1d2b9e7a10","type":"entitlement.granted","sequence":1}"#.utf8)
         let t: Int64 = 1_790_000_000
         var tampered = body
         tampered[tampered.count - 2] = UInt8(ascii: "2")
@@ -33,19 +38,25 @@ import Testing
         let rotating = WebhookSignature.header(body: body, timestamp: t, secrets: [secret, previous])
         return [
             Case(name: "valid", header: header, bodyHex: hex(body), secrets: [secret], now: t + 10, valid: true),
-            Case(name: "tampered body", header: header, bodyHex: hex(tampered), secrets: [secret], now: t + 10, valid: false),
+            Case(
+                name: "tampered body", header: header, bodyHex: hex(tampered), secrets: [secret], now: t + 10,
+                valid: false),
             Case(name: "wrong secret", header: header, bodyHex: hex(body), secrets: [previous], now: t, valid: false),
             Case(name: "stale", header: header, bodyHex: hex(body), secrets: [secret], now: t + 301, valid: false),
-            Case(name: "rotation, receiver holds the previous secret", header: rotating, bodyHex: hex(body),
-                 secrets: [previous], now: t - 5, valid: true),
-            Case(name: "garbage header", header: "t=abc,v1=zz", bodyHex: hex(body), secrets: [secret], now: t, valid: false),
+            Case(
+                name: "rotation, receiver holds the previous secret", header: rotating, bodyHex: hex(body),
+                secrets: [previous], now: t - 5, valid: true),
+            Case(
+                name: "garbage header", header: "t=abc,v1=zz", bodyHex: hex(body), secrets: [secret], now: t,
+                valid: false),
         ]
     }
 
     /// The fenced block of `language` in the section "Verifying signatures".
     static func snippet(_ language: String) throws -> String {
         let document = try String(contentsOf: repository.appendingPathComponent("docs/webhooks.md"), encoding: .utf8)
-        let section = try #require(document.components(separatedBy: "## Verifying signatures").dropFirst().first)
+        let section =
+            try #require(document.components(separatedBy: "## Verifying signatures").dropFirst().first)
             .components(separatedBy: "\n## ").first ?? ""
         let opening = "```\(language)\n"
         let start = try #require(section.range(of: opening), "no \(language) block")
@@ -101,7 +112,8 @@ import Testing
 
     @Test func swiftSnippetIsTheCompiledOneAndAcceptsValidAndRefusesTamperedRequests() throws {
         let compiled = try String(
-            contentsOf: Self.repository.appendingPathComponent("Tests/SubLedgerServiceTests/Webhooks/VerifySubLedgerSignature.swift"),
+            contentsOf: Self.repository.appendingPathComponent(
+                "Tests/SubLedgerServiceTests/Webhooks/VerifySubLedgerSignature.swift"),
             encoding: .utf8)
         #expect(try Self.snippet("swift") == compiled)
         for testCase in Self.cases() {

@@ -14,22 +14,29 @@ struct WebhookSignatureTests {
     }
 
     @Test func headerCarriesOneSignaturePerSecretDuringRotation() {
-        let header = WebhookSignature.header(body: body, timestamp: 1_700_000_000, secrets: ["whsec_test", "whsec_old"])
+        let header = WebhookSignature.header(
+            body: body, timestamp: 1_700_000_000, secrets: ["whsec_test", "whsec_old"])
         #expect(header == "t=1700000000,v1=\(expected),v1=\(expectedOld)")
     }
 
     @Test func verifyAcceptsAnySecretWithinTolerance() throws {
         let header = "t=1700000000,v1=\(expectedOld)"
-        let t = try WebhookSignature.verify(header: header, body: body, secrets: ["whsec_test", "whsec_old"], now: 1_700_000_299)
+        let t = try WebhookSignature.verify(
+            header: header, body: body, secrets: ["whsec_test", "whsec_old"], now: 1_700_000_299)
         #expect(t == 1_700_000_000)
         // Whitespace around elements and unknown schemes are tolerated.
-        try WebhookSignature.verify(header: "t=1700000000, v0=zz, v1=\(expected)", body: body, secrets: ["whsec_test"], now: 1_699_999_800)
+        try WebhookSignature.verify(
+            header: "t=1700000000, v0=zz, v1=\(expected)", body: body, secrets: ["whsec_test"], now: 1_699_999_800)
     }
 
     @Test func verifyRefusesATamperedBodyOrWrongSecret() {
         let header = "t=1700000000,v1=\(expected)"
-        #expect(throws: WebhookSignatureError(.noMatchingSignature, "no v1 signature matches the body with any of the secrets")) {
-            try WebhookSignature.verify(header: header, body: Array(#"{"id":"evu"}"#.utf8), secrets: ["whsec_test"], now: 1_700_000_000)
+        #expect(
+            throws: WebhookSignatureError(
+                .noMatchingSignature, "no v1 signature matches the body with any of the secrets")
+        ) {
+            try WebhookSignature.verify(
+                header: header, body: Array(#"{"id":"evu"}"#.utf8), secrets: ["whsec_test"], now: 1_700_000_000)
         }
         #expect(throws: WebhookSignatureError.self) {
             try WebhookSignature.verify(header: header, body: body, secrets: ["whsec_other"], now: 1_700_000_000)
@@ -69,6 +76,10 @@ struct WebhookSignatureTests {
         #expect(a != b)
         #expect(a.hasPrefix("whsec_"))
         #expect(a.count == 6 + 43)
-        #expect(a.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        #expect(
+            a.utf8.allSatisfy {
+                $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            })
     }
 }

@@ -4,8 +4,10 @@ import Testing
 
 @Suite("Webhook URL policy")
 struct WebhookURLPolicyTests {
-    @Test(arguments: ["https://hooks.example.com/subledger", "https://hooks.example.com:8443/a?b=c", "http://127.0.0.1:9000/hook",
-                      "http://localhost:9000/", "http://[::1]:9000/hook", "https://93.184.216.34/hook"])
+    @Test(arguments: [
+        "https://hooks.example.com/subledger", "https://hooks.example.com:8443/a?b=c", "http://127.0.0.1:9000/hook",
+        "http://localhost:9000/", "http://[::1]:9000/hook", "https://93.184.216.34/hook",
+    ])
     func publicHTTPSAndLoopbackHTTPAreAccepted(url: String) throws {
         _ = try WebhookURLPolicy.check(url, allowPrivateNetwork: false)
     }
@@ -45,8 +47,12 @@ struct WebhookURLPolicyTests {
     @Test func theExplicitFlagAllowsPrivateAddressesButNotInsecureOnes() throws {
         _ = try WebhookURLPolicy.check("https://10.1.2.3/hook", allowPrivateNetwork: true)
         _ = try WebhookURLPolicy.check("https://localhost:8443/", allowPrivateNetwork: true)
-        #expect(throws: WebhookURLError.self) { try WebhookURLPolicy.check("http://10.1.2.3/", allowPrivateNetwork: true) }
-        #expect(throws: WebhookURLError.self) { try WebhookURLPolicy.check("https://0.0.0.0/", allowPrivateNetwork: true) }
+        #expect(throws: WebhookURLError.self) {
+            try WebhookURLPolicy.check("http://10.1.2.3/", allowPrivateNetwork: true)
+        }
+        #expect(throws: WebhookURLError.self) {
+            try WebhookURLPolicy.check("https://0.0.0.0/", allowPrivateNetwork: true)
+        }
     }
 
     @Test func overlongURLsAreRefused() {

@@ -54,8 +54,11 @@ import Testing
             let url = try FuzzTarget.databaseURL(schema: schema)
 
             let added = try Self.run(
-                ["add", "--app", "com.example.cli", "--url", "http://127.0.0.1:4242/hooks", "--type", "entitlement.granted",
-                 "--format", "json"], databaseURL: url)
+                [
+                    "add", "--app", "com.example.cli", "--url", "http://127.0.0.1:4242/hooks", "--type",
+                    "entitlement.granted",
+                    "--format", "json",
+                ], databaseURL: url)
             #expect(added.status == 0, "\(added.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
             let secret = try #require(json["secret"] as? String)
@@ -79,10 +82,17 @@ import Testing
             let refusals: [([String], String)] = [
                 (["add", "--app", "com.example.cli", "--url", "http://example.com/hooks"], "insecure_webhook_url"),
                 (["add", "--app", "com.example.cli", "--url", "https://10.0.0.7/hooks"], "private_webhook_address"),
-                (["add", "--app", "com.example.cli", "--url", "https://example.com/", "--type", "nope"], "unknown_event_type"),
+                (
+                    ["add", "--app", "com.example.cli", "--url", "https://example.com/", "--type", "nope"],
+                    "unknown_event_type"
+                ),
                 (["add", "--app", "com.example.none", "--url", "https://example.com/"], "unknown_app"),
-                (["add", "--app", "com.example.cli", "--url", "https://example.com/",
-                  "--description", String(repeating: "d", count: 501)], "invalid_description"),
+                (
+                    [
+                        "add", "--app", "com.example.cli", "--url", "https://example.com/",
+                        "--description", String(repeating: "d", count: 501),
+                    ], "invalid_description"
+                ),
                 (["pause", "42"], "invalid_webhook_endpoint_id"),
                 (["resume", UUID().uuidString], "unknown_webhook_endpoint"),
                 (["replay", id, "--since", "last week"], "invalid_date"),

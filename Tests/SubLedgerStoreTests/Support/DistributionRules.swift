@@ -25,7 +25,9 @@ struct DistributionRules {
             let distributed = "citus: distributed by "
             if comment.hasPrefix(distributed) {
                 let column = comment.dropFirst(distributed.count).trimmingCharacters(in: .whitespaces)
-                guard !column.isEmpty, column.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+                guard !column.isEmpty, column.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    return nil
+                }
                 self = .distributed(column: column)
             } else if comment == "citus: reference" {
                 self = .reference
@@ -215,7 +217,9 @@ struct DistributionRules {
 
     /// The capture groups (group 0 first) of every match of `pattern` in `text`, case-insensitively.
     private static func matches(_ pattern: String, in text: String) -> [[String]] {
-        guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return [] }
+        guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else {
+            return []
+        }
         let range = NSRange(text.startIndex..., in: text)
         return expression.matches(in: text, range: range).map { result in
             (0..<result.numberOfRanges).map { index in

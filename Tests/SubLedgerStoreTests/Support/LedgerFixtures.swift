@@ -1,6 +1,6 @@
-import SubLedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerTestSupport
 
 @testable import SubLedgerStore
 
@@ -40,7 +40,9 @@ enum LedgerFixtures {
     static func app(_ store: LedgerStore) async throws -> StoredApp {
         let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else { throw StoreError(code: .unknownApp, message: "") }
+        guard let app = try await store.app(bundleID: bundleID) else {
+            throw StoreError(code: .unknownApp, message: "")
+        }
         return app
     }
 
@@ -56,17 +58,21 @@ enum LedgerFixtures {
             environment: .production, source: .verifyReceipt)
     }
 
-    static func consumable(_ id: String, on purchaseDay: Int, refundedOn: Int? = nil, token: String? = nil) -> Transaction {
+    static func consumable(_ id: String, on purchaseDay: Int, refundedOn: Int? = nil, token: String? = nil)
+        -> Transaction
+    {
         Transaction(
             transactionID: id, originalTransactionID: id, productID: "coins.100", bundleID: bundleID,
-            purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day), revocationReason: refundedOn.map { _ in 1 },
+            purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day),
+            revocationReason: refundedOn.map { _ in 1 },
             appAccountToken: token, environment: .production, source: .verifyReceipt)
     }
 
     static func renewal(chain: String, willAutoRenew: Bool, on observedDay: Int, intent: Int? = nil) -> RenewalInfo {
         RenewalInfo(
             originalTransactionID: chain, productID: "pro.monthly", autoRenewProductID: "pro.monthly",
-            willAutoRenew: willAutoRenew, expirationIntent: intent, environment: .production, observedAt: day(observedDay))
+            willAutoRenew: willAutoRenew, expirationIntent: intent, environment: .production,
+            observedAt: day(observedDay))
     }
 
     static func receipt(
@@ -77,7 +83,9 @@ enum LedgerFixtures {
             transactions: transactions, renewalInfo: renewals, observedAt: day(observedDay))
     }
 
-    static func notification(_ transactions: [Transaction], renewals: [RenewalInfo] = [], on observedDay: Int) -> LedgerInput {
+    static func notification(_ transactions: [Transaction], renewals: [RenewalInfo] = [], on observedDay: Int)
+        -> LedgerInput
+    {
         LedgerInput(
             kind: .notification, bundleID: bundleID, environment: .production, submitter: nil,
             transactions: transactions, renewalInfo: renewals, observedAt: day(observedDay))
@@ -89,7 +97,8 @@ extension LedgerStore {
     func ownerColumn(of id: String, app: StoredApp) async throws -> String? {
         try await pool.query(
             "SELECT owner_account_id FROM chains WHERE app_id = $1 AND environment = 'Production' AND original_transaction_id = $2",
-            [app.appID, id]).first?.decode(String?.self, at: 0)
+            [app.appID, id]
+        ).first?.decode(String?.self, at: 0)
     }
 
     /// Idempotency key → account of every ledger entry of the app.

@@ -42,14 +42,18 @@ extension PayloadMappingError {
     /// A required identifier of Apple's: present, non-empty and following `rule` (Apple's ids are short
     /// digit strings and dotted names, so a 10 KB or NUL-bearing id is refused here, before the ledger,
     /// the database or a report ever sees it).
-    static func identifier(_ value: String?, _ rule: IdentifierRule, field: String) throws(PayloadMappingError) -> String {
+    static func identifier(_ value: String?, _ rule: IdentifierRule, field: String) throws(PayloadMappingError)
+        -> String
+    {
         guard let value, !value.isEmpty else { throw PayloadMappingError(.missingField, field: field) }
         guard rule.accepts(value) else { throw PayloadMappingError(.invalidIdentifier, field: field) }
         return value
     }
 
     /// An optional identifier: absent or empty reads as absent; present, it must follow `rule`.
-    static func optionalIdentifier(_ value: String?, _ rule: IdentifierRule, field: String) throws(PayloadMappingError) -> String? {
+    static func optionalIdentifier(_ value: String?, _ rule: IdentifierRule, field: String) throws(PayloadMappingError)
+        -> String?
+    {
         guard let value, !value.isEmpty else { return nil }
         guard rule.accepts(value) else { throw PayloadMappingError(.invalidIdentifier, field: field) }
         return value
