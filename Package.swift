@@ -96,7 +96,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
-            resources: [.embedInCode("Resources/schema.sql")],
+            resources: [.embedInCode("Resources/migrations")],
             swiftSettings: swiftSettings
         ),
         // Reports on subscription state, and the admin page's HTML and SVG.
@@ -188,52 +188,33 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "PostgresLibPQTests",
-            dependencies: [
-                "PostgresLibPQ", "SubLedgerTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "SeededRandomTests",
-            dependencies: ["SeededRandom"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "SubLedgerCoreTests",
-            dependencies: ["SubLedgerCore", "SubLedgerTestSupport"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "AppStoreTests",
-            dependencies: [
-                "AppStore",
-                "AppStoreClients",
-                "SubLedgerCore",
-                "SubLedgerTestSupport",
-                "HTTPTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            resources: [.copy("Resources")],
-            swiftSettings: swiftSettings
-        ),
-        // Helpers shared by the database test suites (a schema per test on the test database).
+        // Tests come in two kinds. Unit tests (`<Module>Tests`) touch no database and no socket: they depend on no
+        // test-database or HTTP helper. Integration tests (`<Module>IntegrationTests`) run against the PostgreSQL
+        // `scripts/test` starts (each test in a database of its own), over loopback HTTP, or spawn the binaries.
+
+        // Helpers of the integration suites: a database per test on the test cluster, copied from a template.
         .target(
             name: "SubLedgerTestSupport",
             dependencies: ["PostgresLibPQ", "SeededRandom", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SubLedgerTestSupport",
             swiftSettings: swiftSettings
         ),
-        // The loopback HTTP stub server shared by the HTTP client and simulator tests (kept out of
-        // SubLedgerTestSupport so the core tests do not link NIO).
+        // The ledger's template database for the suites that need a migrated schema (SubLedgerTestSupport stays
+        // free of the store, so PostgresLibPQ's tests do not link it).
+        .target(
+            name: "LedgerTestSupport",
+            dependencies: ["SubLedgerTestSupport", "SubLedgerStore", "PostgresLibPQ"],
+            path: "Tests/LedgerTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // Generated signing chains and payloads for the App Store wire tests and the client tests.
+        .target(
+            name: "AppStoreTestSupport",
+            dependencies: ["AppStore", "SubLedgerCore"],
+            path: "Tests/AppStoreTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The loopback HTTP stub server shared by the HTTP client and simulator tests.
         .target(
             name: "HTTPTestSupport",
             dependencies: [
@@ -244,13 +225,88 @@ let package = Package(
             path: "Tests/HTTPTestSupport",
             swiftSettings: swiftSettings
         ),
+
+        // Unit tests.
         .testTarget(
-            name: "SubLedgerStoreTests",
-            dependencies: ["SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport"],
+            name: "SeededRandomTests",
+            dependencies: ["SeededRandom"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "AppStoreSimulatorTests",
+            name: "SubLedgerCoreTests",
+            dependencies: ["SubLedgerCore", "SeededRandom"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PostgresLibPQTests",
+            dependencies: ["PostgresLibPQ"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppStoreTests",
+            dependencies: [
+                "AppStore",
+                "AppStoreTestSupport",
+                "SubLedgerCore",
+                "SeededRandom",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerStoreTests",
+            dependencies: [
+                "SubLedgerStore", "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerReportsTests",
+            dependencies: ["SubLedgerReports", "SubLedgerCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerServiceTests",
+            dependencies: [
+                "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Integration tests.
+        .testTarget(
+            name: "PostgresLibPQIntegrationTests",
+            dependencies: [
+                "PostgresLibPQ", "SubLedgerTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppStoreClientsIntegrationTests",
+            dependencies: [
+                "AppStore",
+                "AppStoreTestSupport",
+                "AppStoreClients",
+                "SubLedgerCore",
+                "HTTPTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppStoreSimulatorIntegrationTests",
             dependencies: [
                 "AppStoreSimulator", "AppStore", "AppStoreClients", "SubLedgerCore", "HTTPTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -261,19 +317,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "SubLedgerReportsTests",
+            name: "SubLedgerStoreIntegrationTests",
+            dependencies: [
+                "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport", "LedgerTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerReportsIntegrationTests",
             dependencies: [
                 "SubLedgerReports", "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport",
-                "SeededRandom",
+                "LedgerTestSupport", "SeededRandom",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "SubLedgerServiceTests",
+            name: "SubLedgerServiceIntegrationTests",
             dependencies: [
                 "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
-                "SubLedgerTestSupport",
+                "SubLedgerTestSupport", "LedgerTestSupport",
                 "AppStoreSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

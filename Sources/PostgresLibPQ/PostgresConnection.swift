@@ -208,7 +208,7 @@ public final class PostgresConnection {
         try execute(prepared: name, values: parameters.map(\.postgresValue), sql: "EXECUTE \(name)")
     }
 
-    /// Runs SQL that may hold several statements and no parameters (`PQexec`), e.g. `schema.sql`.
+    /// Runs SQL that may hold several statements and no parameters (`PQexec`), e.g. a migration.
     ///
     /// Without explicit BEGIN/COMMIT the whole script runs as one implicit transaction.
     public func execute(script: String) throws {

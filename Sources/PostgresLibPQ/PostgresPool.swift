@@ -19,6 +19,8 @@ public final class PostgresPool: Sendable {
     /// Whether `query(_:_:)` with a `PostgresStatement` may skip the connection's thread (Linux; see there).
     /// `SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1` in the environment turns it off, to compare the two.
     private let awaitsReadiness: Bool
+    /// The clock of acquire deadlines (`PoolDeadlineClock.system` but in tests).
+    private let deadlineClock: PoolDeadlineClock
 
     private struct State {
         var idle: [PooledConnection] = []
@@ -44,14 +46,18 @@ public final class PostgresPool: Sendable {
     private final class Waiter: @unchecked Sendable {
         var continuation: CheckedContinuation<PooledConnection, any Error>?
         var isCancelled = false
-        /// When the wait ends in `poolTimeout`, on `DispatchTime`'s uptime clock (nanoseconds).
+        /// When the wait ends in `poolTimeout`, in nanoseconds of the pool's deadline clock.
         var deadline: UInt64 = 0
     }
 
-    /// Creates a pool; no connection is opened until the first use.
-    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "PostgresLibPQ")) {
+    /// Creates a pool; no connection is opened until the first use. `deadlineClock` times acquire deadlines.
+    public init(
+        configuration: PostgresConfiguration, logger: Logger = Logger(label: "PostgresLibPQ"),
+        deadlineClock: PoolDeadlineClock = .system
+    ) {
         self.configuration = configuration
         self.logger = logger
+        self.deadlineClock = deadlineClock
         self.maxConnections = max(1, configuration.maxConnections)
         #if os(Linux)
             self.awaitsReadiness =
@@ -153,7 +159,7 @@ public final class PostgresPool: Sendable {
         return try await withConnection { connection in try connection.query(statement, values) }
     }
 
-    /// Runs a multi-statement script without parameters (e.g. `schema.sql`).
+    /// Runs a multi-statement script without parameters (e.g. a migration).
     public func execute(script: String) async throws {
         try await withConnection { connection in try connection.execute(script: script) }
     }
@@ -263,7 +269,7 @@ public final class PostgresPool: Sendable {
                         return .create(slotID: state.nextSlotID)
                     }
                     waiter.continuation = continuation
-                    waiter.deadline = Self.deadline(after: configuration.acquireTimeout)
+                    waiter.deadline = Self.deadline(after: configuration.acquireTimeout, from: deadlineClock.now())
                     state.waiters.append(waiter)
                     if state.sweepScheduled { return .waiting }
                     state.sweepScheduled = true
@@ -294,13 +300,13 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    /// `DispatchTime`'s uptime now plus `timeout`, saturating (a timeout of years is a wait without end).
-    static func deadline(after timeout: Duration) -> UInt64 {
+    /// `now` (nanoseconds) plus `timeout`, saturating (a timeout of years is a wait without end).
+    static func deadline(after timeout: Duration, from now: UInt64) -> UInt64 {
         let (seconds, attoseconds) = timeout.components
         let (whole, overflow) = UInt64(clamping: max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
         let fraction = UInt64(clamping: max(0, attoseconds) / 1_000_000_000)
         return saturatingSum(
-            DispatchTime.now().uptimeNanoseconds, overflow ? UInt64.max : saturatingSum(whole, fraction))
+            now, overflow ? UInt64.max : saturatingSum(whole, fraction))
     }
 
     private static func saturatingSum(_ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -309,7 +315,7 @@ public final class PostgresPool: Sendable {
     }
 
     private func scheduleSweep(at deadline: UInt64) {
-        DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) { [weak self] in
+        deadlineClock.schedule(deadline) { [weak self] in
             self?.sweepExpiredWaiters()
         }
     }
@@ -317,7 +323,7 @@ public final class PostgresPool: Sendable {
     /// Fails every waiter whose deadline has passed with `poolTimeout`, and schedules the next sweep at the
     /// earliest remaining deadline (none when nobody waits: the next waiter schedules one).
     private func sweepExpiredWaiters() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = deadlineClock.now()
         let (expired, next) = state.withLock {
             state -> ([CheckedContinuation<PooledConnection, any Error>], UInt64?) in
             var expired: [CheckedContinuation<PooledConnection, any Error>] = []

@@ -70,7 +70,7 @@ public enum SubLedgerServer {
 struct StartupSchemaCheck: Service {
     let pool: PostgresPool
     let migrator: Migrator
-    /// Apply `schema.sql` (else only warn when the schema is not current).
+    /// Apply the schema's migrations (else only warn when the schema is not current).
     let migrate: Bool
     /// Where the migrator takes its session lock: `pool`, or the direct connection behind a transaction pooler.
     let migrationPool: PostgresPool

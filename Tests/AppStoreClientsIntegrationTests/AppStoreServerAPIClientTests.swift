@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreClients
+import AppStoreTestSupport
 import AsyncHTTPClient
 import Crypto
 import Foundation

@@ -167,7 +167,7 @@ import Testing
     }
 
     /// A status-0 answer holding an impossible date or id is refused, not retried: the stored receipt would
-    /// otherwise be verified again and again (issue 11, items 1 and 4).
+    /// otherwise be verified again and again.
     @Test(arguments: [
         #""expires_date_ms":"9223372036854775807""#, #""expires_date_ms":"-5""#,
         #""expires_date_ms":"1700000000000","cancellation_reason":"99999999999""#,
@@ -265,8 +265,8 @@ import Testing
     }
 }
 
-/// Item 13: a sandbox receipt's two calls share one deadline; each used to get a fresh one, so a
-/// verification could take twice its timeout (and more, queued behind other calls).
+/// A sandbox receipt's two calls share one deadline: with a fresh one each, a verification could take twice its
+/// timeout (and more, queued behind other calls).
 @Suite struct VerifyReceiptDeadlineTests {
     @Test func aRedirectedReceiptGetsOneDeadlineForBothCalls() async throws {
         // Each answer takes 1 s; the deadline is 1.5 s: production's 21007 fits, the sandbox call does not.

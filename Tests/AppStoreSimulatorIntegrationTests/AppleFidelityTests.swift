@@ -7,7 +7,7 @@ import NIOCore
 import SubLedgerCore
 import Testing
 
-/// Where the simulator must answer exactly as Apple does (issue 11, item 12).
+/// Where the simulator must answer exactly as Apple does.
 @Suite struct AppleFidelityTests {
     /// A Server API bearer token for the fixture's app with exactly `claims`, signed by the app's key.
     static func bearer(_ fixture: SimulatorFixture, claims: [String: Any]) throws -> String {

@@ -3,16 +3,16 @@ import Foundation
 import SubLedgerCore
 
 /// Generated signing chains and payloads for tests beyond Apple's vectors.
-enum TestChains {
-    static let notBefore = Instant(millisecondsSince1970: 1_600_000_000_000)  // 2020-09
-    static let notAfter = Instant(millisecondsSince1970: 2_000_000_000_000)  // 2033-05
-    static let now = Instant(millisecondsSince1970: 1_700_000_000_000)  // 2023-11
+public enum TestChains {
+    public static let notBefore = Instant(millisecondsSince1970: 1_600_000_000_000)  // 2020-09
+    public static let notAfter = Instant(millisecondsSince1970: 2_000_000_000_000)  // 2033-05
+    public static let now = Instant(millisecondsSince1970: 1_700_000_000_000)  // 2023-11
 
-    static func chain(_ options: SigningChain.Options = .init()) throws -> SigningChain {
+    public static func chain(_ options: SigningChain.Options = .init()) throws -> SigningChain {
         try SigningChain.generate(notValidBefore: notBefore, notValidAfter: notAfter, options: options)
     }
 
-    static func verifier(
+    public static func verifier(
         roots: [TrustedRoot],
         environment: AppStoreEnvironment = .sandbox,
         appAppleID: Int64? = 1234,
@@ -31,7 +31,7 @@ enum TestChains {
         )
     }
 
-    static func transaction(
+    public static func transaction(
         id: String = "2000000000000001",
         environment: String = "Sandbox",
         signedDate: Int64 = 1_700_000_000_000
@@ -58,7 +58,7 @@ enum TestChains {
         )
     }
 
-    static func renewal(environment: String = "Sandbox") -> JWSRenewalInfoDecodedPayload {
+    public static func renewal(environment: String = "Sandbox") -> JWSRenewalInfoDecodedPayload {
         JWSRenewalInfoDecodedPayload(
             originalTransactionID: "2000000000000000",
             autoRenewProductID: "com.example.monthly",

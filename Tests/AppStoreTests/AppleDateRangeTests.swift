@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTestSupport
 import Foundation
 import SubLedgerCore
 import Testing

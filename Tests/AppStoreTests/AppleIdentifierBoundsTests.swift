@@ -1,10 +1,11 @@
 import AppStore
+import AppStoreTestSupport
 import SubLedgerCore
 import Testing
 
 /// Identifiers inside Apple's payloads follow `IdentifierRule` where they are mapped to the core's values:
 /// a 10 KB transaction id or a product id with NUL in it never reaches the ledger, the database or a report
-/// (issue 11, item 2: one 10 KB id in the ledger stalled the table reports for a minute).
+/// (one 10 KB id in the ledger would stall the table reports for a minute).
 @Suite struct AppleIdentifierBoundsTests {
     static let hostile: [String] = [
         String(repeating: "1", count: 10_000),

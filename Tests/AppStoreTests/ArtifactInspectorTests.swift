@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTestSupport
 import Foundation
 import SubLedgerCore
 import Testing
@@ -26,7 +27,7 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
     }
 
-    /// Issue 11, item 11: an iOS 6 style transaction receipt is recognized and its id read offline.
+    /// An iOS 6 style transaction receipt is recognized and its id read offline.
     @Test func legacyTransactionReceiptsShowTheirTransactionID() async throws {
         let report = try await Self.inspector().inspect(Data(try TestResources.signedData("legacyTransaction").utf8))
         #expect(report.kind == .transactionReceipt)

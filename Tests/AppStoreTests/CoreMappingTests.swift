@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTestSupport
 import SubLedgerCore
 import Testing
 

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTestSupport
 import Foundation
 import SubLedgerCore
 import Testing
@@ -92,7 +93,7 @@ import Testing
         // A nested `signedDate` is not the payload's: the clock decides, and the chain has expired by then.
         let nestedOnly = try signer.sign(payloadBytes: Data(#"{"data":{"signedDate":1650000000000}}"#.utf8))
         await #expect(throws: JWSVerificationError(.invalidCertificateChain)) { try await layer.verify(nestedOnly) }
-        // A date that is not a number reads as absent (the payload decoder reports it), as before.
+        // A date that is not a number reads as absent (the payload decoder reports it).
         let text = try signer.sign(payloadBytes: Data(#"{"signedDate":"1650000000000"}"#.utf8))
         await #expect(throws: JWSVerificationError(.invalidCertificateChain)) { try await layer.verify(text) }
     }

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTestSupport
 import Foundation
 import SubLedgerCore
 import Testing
@@ -110,7 +111,7 @@ import Testing
         await #expect(throws: JWSVerificationError(.invalidAppIdentifier)) {
             try await verifier.verifyNotification(UnverifiedNotificationV2(CompactJWS(signer.sign(otherApp))))
         }
-        // Through the decoder: the nested items are verified as before.
+        // Through the decoder: the nested items are verified too.
         let decoder = ServerNotificationDecoder(verifier: verifier, sharedSecret: nil)
         let verified = try await decoder.decodeV2(unverified)
         #expect(verified.notification.transaction?.transactionID == "2000000000000001")

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTestSupport
 import Crypto
 import Foundation
 import SubLedgerCore

@@ -24,73 +24,103 @@ import Testing
         }
     }
 
-    @Test func acquireTimesOutWhenEveryConnectionIsHeld() async throws {
-        try await TestDatabase.withSchema(maxConnections: 1, acquireTimeout: .milliseconds(300)) { _, _, pool in
-            let holder = Task {
-                try await pool.withConnection { connection in
-                    try connection.query("SELECT pg_sleep(4)")
+    /// A pool whose one connection is held until `release()`, on a deadline clock the test moves.
+    private struct HeldPool {
+        let pool: PostgresPool
+        let clock = ManualDeadlineClock()
+        let gate = DispatchSemaphore(value: 0)
+        let holder: Task<Void, any Error>
+
+        init(_ configuration: PostgresConfiguration) {
+            let clock = self.clock
+            let gate = self.gate
+            pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger, deadlineClock: clock.clock)
+            holder = Task { [pool] in try await pool.withConnection { _ in gate.wait() } }
+        }
+
+        /// Starts an acquire that reports whether it ended in `poolTimeout`.
+        func waiter() -> Task<Bool, Never> {
+            Task { [pool] in
+                do {
+                    try await pool.query("SELECT 1")
+                    return false
+                } catch let error as PostgresError {
+                    return error.kind == .poolTimeout
+                } catch {
+                    return false
                 }
             }
+        }
+
+        func release() async throws {
+            gate.signal()
+            try await holder.value
+        }
+    }
+
+    @Test func acquireTimesOutWhenEveryConnectionIsHeld() async throws {
+        try await TestDatabase.withSchema(maxConnections: 1, acquireTimeout: .milliseconds(300)) {
+            _, configuration, _ in
+            let held = HeldPool(configuration)
+            let pool = held.pool
             try await waitUntil { pool.statistics.inUse == 1 }
-            let clock = ContinuousClock()
-            let start = clock.now
-            do {
-                try await pool.query("SELECT 1")
-                Issue.record("acquire should have timed out")
-            } catch let error as PostgresError {
-                #expect(error.kind == .poolTimeout)
-            }
-            let waited = clock.now - start
-            #expect(waited >= .milliseconds(250))
-            // The error came while the connection was still held: the waiter gave up, it did not outwait the
-            // holder. (A state check, not a wall-clock bound: this machine's timing is noisy.)
+            let waiter = held.waiter()
+            try await waitUntil { pool.statistics.waiters == 1 }
+            held.clock.advance(by: .milliseconds(299))
+            #expect(pool.statistics.waiters == 1, "still waiting a millisecond before its deadline")
+            held.clock.advance(by: .milliseconds(1))
+            #expect(await waiter.value, "timed out at its deadline")
+            // The error came while the connection was still held: the waiter gave up, it did not outwait the holder.
             #expect(pool.statistics.inUse == 1)
-            _ = try await holder.value
+            try await held.release()
             // Once the holder is done the pool serves again.
             let rows = try await pool.query("SELECT 1 AS one")
             #expect(try rows.single().decode(Int.self, at: 0) == 1)
+            await pool.shutdown()
         }
     }
 
     /// Waiters share one scheduled sweep, due at the earliest deadline: each must still give up at its own
     /// deadline (not the first waiter's), and a waiter arriving after everyone else timed out must still time out.
     @Test func eachWaiterTimesOutAtItsOwnDeadline() async throws {
-        try await TestDatabase.withSchema(maxConnections: 1, acquireTimeout: .milliseconds(600)) { _, _, pool in
-            let holder = Task {
-                try await pool.withConnection { connection in
-                    try connection.query("SELECT pg_sleep(5)")
-                }
-            }
+        try await TestDatabase.withSchema(maxConnections: 1, acquireTimeout: .milliseconds(600)) {
+            _, configuration, _ in
+            let held = HeldPool(configuration)
+            let pool = held.pool
             try await waitUntil { pool.statistics.inUse == 1 }
-            let clock = ContinuousClock()
-            func waitForTimeout() async -> Duration? {
-                let start = clock.now
-                do {
-                    try await pool.query("SELECT 1")
-                    return nil
-                } catch let error as PostgresError where error.kind == .poolTimeout {
-                    return clock.now - start
-                } catch {
-                    return nil
-                }
-            }
-            let first = Task { await waitForTimeout() }
-            try await Task.sleep(for: .milliseconds(300))
-            let second = Task { await waitForTimeout() }
-            let firstWaited = try #require(await first.value)
-            #expect(firstWaited >= .milliseconds(550))
+            let first = held.waiter()
+            try await waitUntil { pool.statistics.waiters == 1 }
+            #expect(held.clock.pending == 1)
+            held.clock.advance(by: .milliseconds(300))
+            let second = held.waiter()
+            try await waitUntil { pool.statistics.waiters == 2 }
+            #expect(held.clock.pending == 1, "one sweep for both waiters")
+
+            held.clock.advance(by: .milliseconds(299))  // 599 ms after the first arrived
+            #expect(pool.statistics.waiters == 2)
+            held.clock.advance(by: .milliseconds(1))
+            #expect(await first.value)
             // The first waiter's sweep left the second one waiting: its deadline is 300 ms later.
             #expect(pool.statistics.waiters == 1)
-            let secondWaited = try #require(await second.value)
-            #expect(secondWaited >= .milliseconds(550))
+            #expect(held.clock.pending == 1, "the sweep scheduled the next one, at the second's deadline")
+            held.clock.advance(by: .milliseconds(299))
+            #expect(pool.statistics.waiters == 1)
+            held.clock.advance(by: .milliseconds(1))
+            #expect(await second.value)
             #expect(pool.statistics.waiters == 0)
-            // Nobody waits now, so no sweep is scheduled: the next waiter schedules its own.
-            let third = try #require(await waitForTimeout())
-            #expect(third >= .milliseconds(550))
+            #expect(held.clock.pending == 0, "nobody waits, so no sweep is scheduled")
+
+            // The next waiter schedules its own sweep.
+            let third = held.waiter()
+            try await waitUntil { pool.statistics.waiters == 1 }
+            #expect(held.clock.pending == 1)
+            held.clock.advance(by: .milliseconds(600))
+            #expect(await third.value)
             #expect(pool.statistics.inUse == 1)
-            _ = try await holder.value
+            try await held.release()
             let rows = try await pool.query("SELECT 1 AS one")
             #expect(try rows.single().decode(Int.self, at: 0) == 1)
+            await pool.shutdown()
         }
     }
 
@@ -213,10 +243,11 @@ import Testing
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        // A bound on waiting, not an assertion on time: it only ends a test that would otherwise hang.
+        let deadline = ContinuousClock.now + .seconds(120)
         while !condition() {
             guard ContinuousClock.now < deadline else {
-                Issue.record("condition not reached within 10 s")
+                Issue.record("condition not reached within 120 s")
                 return
             }
             try await Task.sleep(for: .milliseconds(10))

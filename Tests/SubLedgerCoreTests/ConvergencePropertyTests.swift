@@ -1,5 +1,5 @@
+import SeededRandom
 import SubLedgerCore
-import SubLedgerTestSupport
 import Testing
 
 /// The ledger's order-independence, stated as precisely as it holds.

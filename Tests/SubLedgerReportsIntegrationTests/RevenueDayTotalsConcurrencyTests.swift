@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
@@ -20,7 +21,7 @@ import Testing
     static let base: Int64 = 1_714_521_600_000
 
     @Test func concurrentAppliesOfOneProductOnOneDayKeepTheTotalsExact() async throws {
-        try await TestDatabase.withSchema(maxConnections: Self.connections) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: Self.connections, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: ReportsDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(CohortFactsAgreementTests.catalogYAML)

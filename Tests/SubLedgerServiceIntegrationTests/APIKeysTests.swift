@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import SubLedgerStore
 import SubLedgerTestSupport
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// API keys kept in `APIKeyStore`: refusals as `APIKeyError`, revocation, lookup by the secret.
 @Suite struct APIKeysTests {
     @Test func keysAreRefusedWithTheirTypedReasonAndNothingIsStored() async throws {
-        try await TestDatabase.withSchema(maxConnections: 2) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 2, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let keys = APIKeys(pool: pool)
             await #expect(throws: APIKeyError.invalidKeyName) { try await keys.create(bundleID: nil, name: "   ") }
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test func aRevokedKeyNoLongerAuthenticates() async throws {
-        try await TestDatabase.withSchema(maxConnections: 2) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 2, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let keys = APIKeys(pool: pool)
             let created = try await keys.create(bundleID: nil, name: " operations ")

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerService
@@ -17,7 +18,7 @@ import Testing
     /// `default_transaction_read_only`, which fails the same way, SQLSTATE 25006) is a 503 the client retries,
     /// not a 500; reads still answer.
     @Test func aWriteRefusedAsReadOnlyIsA503WithRetryAfter() async throws {
-        try await TestDatabase.withSchema(maxConnections: 4) { schema, writable, pool in
+        try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { schema, writable, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
@@ -66,7 +67,7 @@ import Testing
     /// `Retry-After`, and the same process answers 200 once the database is reachable again: the pool opens
     /// a new connection on the next request, with no restart.
     @Test func anUnreachableDatabaseIsA503AndTheServiceRecoversByItself() async throws {
-        try await TestDatabase.withSchema(maxConnections: 4) { _, writable, pool in
+        try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, writable, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)

@@ -6,7 +6,7 @@ import Testing
 
 private typealias H = ServiceHarness
 
-/// Item 1 of issue 11, end to end: a date near the limits of `Int64` from any route is a 4xx with the error
+/// End to end: a date near the limits of `Int64` from any route is a 4xx with the error
 /// shape, the ledger is unchanged, and the process keeps answering.
 @Suite(.serialized) struct ImpossibleDateTests {
     static func v1Body(expiresDateMS: String, extra: String = "") -> ByteBuffer {

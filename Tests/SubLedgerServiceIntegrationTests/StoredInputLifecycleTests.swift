@@ -84,8 +84,8 @@ import Testing
         )
     }
 
-    /// Item 1: a stored input whose application fails is recorded with its error and backs off; the cycle
-    /// ends (it used to claim the same input again and again), and in the end the input is quarantined.
+    /// A stored input whose application fails is recorded with its error and backs off; the cycle
+    /// ends (rather than claiming the same input again and again), and in the end the input is quarantined.
     @Test func aStoredInputThatFailsToApplyIsRecordedBacksOffAndIsQuarantined() async throws {
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
@@ -118,7 +118,7 @@ import Testing
         }
     }
 
-    /// Item 1: an input whose application ends the job (a trap: no outcome is ever recorded and its lease
+    /// An input whose application ends the job (a trap: no outcome is ever recorded and its lease
     /// runs out) is quarantined after the second such attempt, not retried until its attempts run out.
     @Test func anInputThatKillsTheJobTwiceIsQuarantined() async throws {
         try await H.run { harness, _ in
@@ -146,7 +146,7 @@ import Testing
         }
     }
 
-    /// Item 4 / 17: a receipt Apple keeps failing on backs off exponentially, not every 30 s, and ends in a
+    /// A receipt Apple keeps failing on backs off exponentially, not every 30 s, and ends in a
     /// terminal state (the breaker refuses at once after the first refused connection).
     @Test func retriesOfAStoredReceiptBackOffExponentiallyAndEndQuarantined() async throws {
         try await H.run { harness, client in
@@ -189,7 +189,7 @@ import Testing
         }
     }
 
-    /// Item 17: a notification stored but never applied (the process died between the two) is applied by
+    /// A notification stored but never applied (the process died between the two) is applied by
     /// the job once it is older than the pending age.
     @Test func theJobAppliesAStoredNotificationLeftPending() async throws {
         try await H.run { harness, _ in
@@ -221,7 +221,7 @@ import Testing
         }
     }
 
-    /// Items 17 and 6 together: a V1 notification is stored without its password, so the job verifies the
+    /// a V1 notification is stored without its password, so the job verifies the
     /// stored body with the app's current shared secret; it is applied like any other stranded input.
     @Test func theJobAppliesAStoredV1NotificationWithoutItsPassword() async throws {
         try await H.run { harness, _ in
@@ -256,7 +256,7 @@ import Testing
         }
     }
 
-    /// Item 17: a replayed submission finds the stored row instead of storing a second copy.
+    /// A replayed submission finds the stored row instead of storing a second copy.
     @Test func aReplayedSubmissionIsStoredOnce() async throws {
         try await H.run { harness, _ in
             let app = try #require(try await harness.store.app(bundleID: H.appOne))
@@ -274,7 +274,7 @@ import Testing
         }
     }
 
-    /// Item 15: one new notification delivered concurrently many times (as to several instances) is
+    /// One new notification delivered concurrently many times (as to several instances) is
     /// answered `applied` exactly once; every other answer says `duplicate`.
     @Test func concurrentDeliveriesOfOneNotificationSayAppliedOnce() async throws {
         try await H.run { harness, _ in

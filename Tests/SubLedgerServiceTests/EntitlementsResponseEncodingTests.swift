@@ -1,6 +1,6 @@
 import Foundation
+import SeededRandom
 import SubLedgerCore
-import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerService

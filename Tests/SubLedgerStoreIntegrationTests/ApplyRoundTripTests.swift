@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -5,8 +6,8 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// How many times the server waits for PostgreSQL per notification (docs/operations.md, "Performance:
-/// pipelined apply"): each round trip costs the server a blocking wait and two thread switches.
+/// How many times the server waits for PostgreSQL per notification (docs/architecture.md, "The hot paths:
+/// threads, round trips, JSON"): each round trip costs the server a blocking wait and two thread switches.
 @Suite struct ApplyRoundTripTests {
     typealias F = LedgerFixtures
     let alice = F.account("alice")
@@ -14,7 +15,7 @@ import Testing
     /// A renewal notification as `scripts/bench` sends them (no account token), on a chain stored before, with
     /// its statements already prepared on the connection: stored on its own, then applied in one transaction.
     @Test func aRenewalNotificationIsStoredAndAppliedInFewRoundTrips() async throws {
-        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 1, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             let app = try await F.app(store)

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -16,7 +17,7 @@ import Testing
     private let alice = F.account("alice")
 
     @Test func anApplyRefreshesOnlyAfterARunningRecomputeCommits() async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             let app = try await F.app(store)

@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -13,7 +14,7 @@ import Testing
     private let alice = F.account("alice")
 
     private func withLedger(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             try await body(store, try await F.app(store), pool)
@@ -95,7 +96,7 @@ import Testing
 /// per apply.
 @Suite struct ChainAggregatesSettingsTests {
     @Test func theRefreshesTurnJITOffAndForceGenericPlansForTheirTransactionOnly() async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: LedgerFixtures.secretKeys)
             let app = try await LedgerFixtures.app(store)

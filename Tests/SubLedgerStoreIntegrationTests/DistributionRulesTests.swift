@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -21,7 +22,7 @@ import Testing
     ]
 
     @Test func theMigratedSchemaFollowsCitussRules() async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let rules = try await DistributionRules.read(pool)
             let violations = rules.violations()
@@ -44,7 +45,7 @@ import Testing
     /// a nullable distribution column, a foreign key across families and one from a reference table to a
     /// distributed one.
     @Test func aTableThatBreaksTheRulesIsReported() async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             try await pool.execute(
                 script: """
@@ -86,7 +87,7 @@ import Testing
     /// the server (`pg_prepared_statements` of the one connection the applies used): every statement of the
     /// apply is a `PostgresStatement`, prepared once per connection.
     @Test func everyStatementOfTheApplyRoutesToTheNodeOfItsDistributionValues() async throws {
-        try await TestDatabase.withSchema { _, configuration, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, configuration, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let app = try await F.app(LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys))
             var single = configuration
@@ -129,7 +130,7 @@ import Testing
 
     /// The statement check fails statements that would go to every shard.
     @Test func aStatementWithoutItsDistributionColumnIsReported() async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let rules = try await DistributionRules.read(pool)
             #expect(

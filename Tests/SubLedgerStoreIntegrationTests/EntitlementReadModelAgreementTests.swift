@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -33,7 +34,7 @@ import Testing
         """
 
     static func withApp(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
-        try await TestDatabase.withSchema(maxConnections: 4) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import SubLedgerTestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct ImportCommandTests {
     /// Runs `subledger import ARGUMENTS` against a migrated schema; returns the status and the output.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await TestDatabase.withSchema { schema, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let executable = try SubLedgerExecutable.url()
             var url = try TestDatabase.connectionString()

@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -13,7 +14,7 @@ import Testing
 
     /// Runs `body` with a migrated schema, a store and the fixture app.
     func withLedger(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
-        try await TestDatabase.withSchema(maxConnections: 8) { _, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             try await body(store, try await F.app(store), pool)

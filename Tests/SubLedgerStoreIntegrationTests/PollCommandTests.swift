@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import SubLedgerTestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct PollCommandTests {
     /// `poll --once` runs one cycle and exits 0 (ServiceLifecycle must not take the job's return as a failure).
     @Test func pollOnceRunsACycleAndExitsZero() async throws {
-        try await TestDatabase.withSchema { schema, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let executable = try SubLedgerExecutable.url()
             var url = try TestDatabase.connectionString()

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerTestSupport
 import Testing
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func ratesAndProgramPeriodsApplyAndBadInputIsRefused() async throws {
-        try await TestDatabase.withSchema { schema, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
             try await LedgerStore(pool: pool, logger: TestDatabase.logger).applyCatalog(catalog, secrets: secrets)

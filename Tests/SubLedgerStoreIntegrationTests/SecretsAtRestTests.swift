@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport
@@ -38,7 +39,7 @@ import Testing
     func withSecrets(
         _ keys: SecretKeyring, _ body: (LedgerStore, PostgresPool) async throws -> Void
     ) async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: keys)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
@@ -177,7 +178,7 @@ import Testing
     }
 
     @Test func catalogApplyWithoutAKeyRefusesToStoreSecretsUnlessPlaintextIsAllowed() async throws {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerTestSupport
 import Testing
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test func rotateKeySealsPlaintextSecretsAndRedactsStoredV1Bodies() async throws {
-        try await TestDatabase.withSchema { schema, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             // Rows as an earlier version stored them: secrets in plaintext, a V1 body with its password.
             let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
@@ -87,7 +88,7 @@ import Testing
 
     @Test func statusFailsWhenAStoredSecretNeedsAKeyThatIsNotConfigured() async throws {
         let old = SecretKey.generate()
-        try await TestDatabase.withSchema { schema, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [old]))
             let (catalog, secrets) = try LedgerStore.readCatalog(S.catalogYAML)

@@ -1,4 +1,3 @@
-import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore
@@ -31,9 +30,33 @@ import Testing
         #expect(throws: MigrationError.self) { try SchemaScript(parsing: text) }
     }
 
-    @Test func theShippedSchemaParses() throws {
-        let script = try SchemaScript(parsing: BundledSchema.text())
+    @Test func theShippedMigrationsParse() throws {
+        let script = try BundledMigrations.script()
         #expect(script.latestVersion >= 1)
         #expect(script.steps[0].sql.contains("CREATE TABLE ledger_entries"))
+    }
+
+    @Test func aMigrationFileIsOneStepNumberedAsItsName() throws {
+        let script = try SchemaScript(migrationFiles: [
+            ("0001_one.sql", "-- step 1: one\nSELECT 1;\n"), ("0002_two.sql", "-- step 2: two\nSELECT 2;\n"),
+        ])
+        #expect(script.steps.map(\.name) == ["one", "two"])
+        #expect(script.steps.map(\.sql) == ["SELECT 1;", "SELECT 2;"])
+        #expect(
+            try SchemaScript(migrationFiles: [("0001_one.sql", "-- step 1: one\nSELECT 1;")]).steps
+                == SchemaScript(parsing: "-- header\n-- step 1: one\n\nSELECT 1;\n\n").steps)
+    }
+
+    @Test(arguments: [
+        [("0002_one.sql", "-- step 1: one\nSELECT 1;")],  // the name's number is not the header's
+        [("one.sql", "-- step 1: one\nSELECT 1;")],  // no number
+        [("0001_two.sql", "-- step 1: one\nSELECT 1;\n-- step 2: two\nSELECT 2;")],  // two steps in one file
+        [("0001_one.sql", "-- step 1: one\nSELECT 1;"), ("0003_three.sql", "-- step 3: three\nSELECT 3;")],  // a gap
+        [("0001_one.sql", "SELECT 1;")],  // no header
+    ])
+    func refusesMisnamedOrMisnumberedMigrationFiles(files: [(String, String)]) {
+        #expect(throws: MigrationError.self) {
+            try SchemaScript(migrationFiles: files.map { (name: $0.0, text: $0.1) })
+        }
     }
 }

@@ -99,7 +99,7 @@ public struct CompactJWS: Sendable {
         if decoded[0].first(where: { !isSpace($0) }) == UInt8(ascii: "{"),
             let plain = JWSHeader(plainMembers: headerMembers)
         {
-            // Apple's headers are plain; read so, three per notification no longer cost a JSON decoder each.
+            // Apple's headers are plain; read so, the three of a notification cost no JSON decoder each.
             header = plain
         } else {
             do {

@@ -109,6 +109,13 @@ struct ControlRoutes: Sendable {
                 try await control.revokeFamilySharing(try Self.parameter(context, "id"), from: body.appleID)
             }
         }
+        group.post("extensions/mass/complete") { _, _ in
+            do throws(SimulatorError) {
+                return Self.json(try await control.completeMassExtensions())
+            } catch {
+                return Self.error(error)
+            }
+        }
         // Clock
         group.get("clock") { _, _ in Self.json(control.clock()) }
         group.post("clock/advance") { request, _ in

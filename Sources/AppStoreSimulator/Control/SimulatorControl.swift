@@ -148,6 +148,20 @@ public struct SimulatorControl: Sendable {
         }
     }
 
+    /// Completes every mass extension not yet complete, as Apple would once done; the answer counts them.
+    public func completeMassExtensions() async throws(SimulatorError) -> MassExtensionsCompleted {
+        let signer = engine.signer
+        let (completed, _) = try engine.mutate { state, context throws(SimulatorError) -> Int in
+            let pending = state.extensions.massRequests.filter { !$0.value.complete }.keys.sorted()
+            for key in pending {
+                try state.completeMassExtension(key: key, signer: signer, context)
+            }
+            return pending.count
+        }
+        await engine.deliverDue()
+        return MassExtensionsCompleted(completed: completed)
+    }
+
     /// Shares a purchase with a family member; the answer is the member's device state.
     public func shareWithFamily(_ transactionID: String, with appleID: String) async throws(SimulatorError)
         -> ActionResult

@@ -4,12 +4,10 @@ import SubLedgerCore
 
 /// Apple's three renewal-date extension endpoints, with Apple's validation, limits and error codes.
 ///
-/// A single extension is made at once; a mass extension is accepted at once and completed
-/// `massCompletionDelay` later (real time), so that callers poll Get Status as they must with Apple.
+/// A single extension is made at once; a mass extension is accepted at once and completed the configured
+/// `massExtensionCompletionDelay` later (real time), or when the control API asks, so that callers poll Get Status
+/// as they must with Apple.
 extension ServerAPIResponder {
-    /// How long a mass extension takes to complete.
-    static let massCompletionDelay: Duration = .seconds(2)
-
     /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`.
     func extendRenewalDate(
         _ originalTransactionID: String, _ request: Request, state: inout SimulatorState
@@ -70,12 +68,14 @@ extension ServerAPIResponder {
                 reasonCode: body.extendReasonCode, storefrontCountryCodes: body.storefrontCountryCodes,
                 submittedAt: request.now)
             let engine = engine
-            Task {
-                try? await Task.sleep(for: Self.massCompletionDelay)
-                _ = try? engine.mutate { state, context throws(SimulatorError) in
-                    try state.completeMassExtension(key: key, signer: engine.signer, context)
+            if let delay = engine.massExtensionCompletionDelay {
+                Task {
+                    try? await Task.sleep(for: delay)
+                    _ = try? engine.mutate { state, context throws(SimulatorError) in
+                        try state.completeMassExtension(key: key, signer: engine.signer, context)
+                    }
+                    await engine.deliverDue()
                 }
-                await engine.deliverDue()
             }
         }
         return ServerAPIResponder.encode(MassExtendRenewalDateResponse(requestIdentifier: body.requestIdentifier))

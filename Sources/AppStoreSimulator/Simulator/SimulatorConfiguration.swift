@@ -21,6 +21,9 @@ extension AppStoreSimulator {
         public var notificationTimeout: Duration
         /// How often an `accelerated` clock applies renewals and retries. Default: 200 ms.
         public var tickInterval: Duration
+        /// How long after it was accepted a mass extension completes (real time), so that callers poll Get Status
+        /// as they must with Apple; `nil`: only when `POST /control/extensions/mass/complete` asks. Default: 2 s.
+        public var massExtensionCompletionDelay: Duration?
         /// Apps created at start.
         public var apps: [AppDefinition]
         /// Apple IDs created at start.
@@ -37,6 +40,7 @@ extension AppStoreSimulator {
             notificationURL: String? = nil,
             notificationTimeout: Duration = .seconds(5),
             tickInterval: Duration = .milliseconds(200),
+            massExtensionCompletionDelay: Duration? = .seconds(2),
             apps: [AppDefinition] = [],
             appleIDs: [AppleIDDefinition] = []
         ) {
@@ -49,6 +53,7 @@ extension AppStoreSimulator {
             self.notificationURL = notificationURL
             self.notificationTimeout = notificationTimeout
             self.tickInterval = tickInterval
+            self.massExtensionCompletionDelay = massExtensionCompletionDelay
             self.apps = apps
             self.appleIDs = appleIDs
         }

@@ -13,6 +13,8 @@ final class SimulatorEngine: Sendable {
     let seed: UInt64
     let logger: Logger
     let delivery: NotificationDelivery
+    /// When a mass extension completes by itself (`Configuration.massExtensionCompletionDelay`).
+    let massExtensionCompletionDelay: Duration?
     /// The Server API's per-app rate limits (off until configured).
     let rateLimits = ServerAPIRateLimits()
 
@@ -31,6 +33,7 @@ final class SimulatorEngine: Sendable {
         self.seed = configuration.seed
         self.logger = logger
         self.delivery = delivery
+        self.massExtensionCompletionDelay = configuration.massExtensionCompletionDelay
     }
 
     var context: SimulatorState.Context {

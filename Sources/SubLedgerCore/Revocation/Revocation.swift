@@ -46,7 +46,7 @@
 ///
 /// ## In the database
 /// There is no SQL view of revocation; the store writes the core's answers into columns
-/// (`ChainRows.write` in SubLedgerStore's `Ledger/ChainRows.swift`, schema in `schema.sql`):
+/// (`ChainRows.write` in SubLedgerStore's `Ledger/ChainRows.swift`, schema in `schema.sql`, made by `migrations/`):
 /// `chains.state = 'revoked'` with `chains.revoked_at` (the active revocation's date), the
 /// `chain_state_changes` history, `transactions.revocation_date` and `revocation_reason` (the active
 /// revocation; `NULL` again after a reversal), every fact in `transactions.payload`, and the `ledger_entries`

@@ -2,7 +2,7 @@ import Foundation
 
 /// The revenue page, `GET /admin/revenue`: the money charts (MRR movement, revenue per month) apart from the
 /// operations dashboard `/admin`, because their reports take seconds on a large ledger while `/admin` must
-/// render fast (issue 16). Server-rendered HTML with inline CSS and SVG, no script, like `AdminPage`.
+/// render fast. Server-rendered HTML with inline CSS and SVG, no script, like `AdminPage`.
 ///
 /// Pure: the HTTP layer runs the reports and passes them in. Every string from the database or the request
 /// is escaped.

@@ -18,7 +18,7 @@ public struct ServiceConfiguration: Sendable {
     /// A connection string that reaches PostgreSQL directly, used behind a transaction pooler for LISTEN and
     /// migrations only. Default nil.
     public var directDatabaseURL: String?
-    /// Apply `schema.sql` on start. Default: on for the embedded database, off for a configured one
+    /// Apply the schema's migrations on start. Default: on for the embedded database, off for a configured one
     /// (run `subledger migrate` as a deployment step there).
     public var migrateOnStart: Bool?
     /// Default `info`.

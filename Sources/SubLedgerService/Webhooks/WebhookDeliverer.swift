@@ -17,7 +17,7 @@ import SubLedgerStore
 /// shutdown the batch in flight finishes (each request has at most `sender.timeout`) and the leases of
 /// deliveries not yet sent are given back.
 public struct WebhookDeliverer: Service {
-    /// The channel the fan-out trigger notifies (schema.sql, step 10).
+    /// The channel the fan-out trigger notifies (`migrations/0010_webhook_outbox.sql`).
     public static let channel = "subledger_webhooks"
 
     /// How the deliverer runs.

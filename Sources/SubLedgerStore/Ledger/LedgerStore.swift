@@ -68,7 +68,7 @@ public struct LedgerStore: Sendable {
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
-        // Three round trips (docs/operations.md, "Performance: pipelined apply"): what the decision needs, read
+        // Three round trips (docs/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
         // under the chains' locks; the decision's rows with the reads the webhook events need; the events and the
         // reports' aggregates. Each batch's statements run in the order appended, each seeing the earlier ones.
         let keys = input.chainKeys
@@ -106,8 +106,8 @@ public struct LedgerStore: Sendable {
         }
         _ = EntitlementPeriodRows.refresh(decision.updatedChains, app: app, into: &writes)
         let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
-        // The aggregate refreshes' plan settings, where they always were (the statements from here on run under
-        // them, as before), though the refreshes themselves run last.
+        // The aggregate refreshes' plan settings: the statements from here on run under them, though the
+        // refreshes themselves run last.
         let refreshed = decision.updatedChains.map(\.key)
         if !refreshed.isEmpty { writes.append(ChainAggregates.plansForThisTransaction) }
         _ = OrderRows.fulfil(

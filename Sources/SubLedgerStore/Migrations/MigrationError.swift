@@ -6,7 +6,7 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable, Hashable
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
-        /// `schema.sql` does not have the `-- step N:` structure.
+        /// The migrations do not have the `-- step N:` structure (one step per file, numbered one by one).
         public static let malformedScript = Code(rawValue: "malformed_schema_script")
         /// An applied step's text has changed since it was applied.
         public static let appliedStepChanged = Code(rawValue: "applied_step_changed")

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresLibPQ
 
-/// Applies `schema.sql`'s steps to a database: in order, each once, one process at a time.
+/// Applies the migrations' steps (`migrations/`, one file each) to a database: in order, each once, one process at a time.
 ///
 /// Two processes migrating at once serialize on a PostgreSQL advisory lock; each step runs in its own
 /// transaction and is recorded in `schema_migrations` with the SHA-256 of its text, so running migrate
@@ -19,9 +19,9 @@ public struct Migrator: Sendable {
         self.logger = logger
     }
 
-    /// A migrator for the `schema.sql` shipped with this build.
+    /// A migrator for the migrations shipped with this build.
     public static func bundled(logger: Logger) throws -> Migrator {
-        try Migrator(script: SchemaScript(parsing: BundledSchema.text()), logger: logger)
+        try Migrator(script: BundledMigrations.script(), logger: logger)
     }
 
     /// What one `migrate` run did.

@@ -1,10 +1,13 @@
 import Foundation
 
-/// `schema.sql` split into its ordered, numbered steps.
+/// The database's migrations as ordered, numbered steps.
 ///
-/// A step starts at a line `-- step N: description` and runs to the next such line. Text before the
-/// first step (the file's header comment) belongs to no step. Numbers must start at 1 and increase by
-/// one, so a gap or a reordering is caught when the file is read, not when a database is half migrated.
+/// Each file of `migrations/` is one step: `NNNN_name.sql`, whose first line is `-- step N: description` (the
+/// description is what `schema_migrations` records) and whose text after it is the step's SQL. A script of several
+/// steps in one text (`init(parsing:)`) starts each step at such a line and runs it to the next; text before the
+/// first step belongs to no step. Numbers must start at 1 and increase by one, so a gap or a reordering is caught
+/// when the migrations are read, not when a database is half migrated. A step's checksum is over its SQL alone, so
+/// the same step read from one file or from a longer script is the same step.
 public struct SchemaScript: Sendable, Hashable {
     /// One migration step.
     public struct Step: Sendable, Hashable {
@@ -20,6 +23,15 @@ public struct SchemaScript: Sendable, Hashable {
 
     /// Splits `text` into steps, or throws a `MigrationError` saying which line is wrong.
     public init(parsing text: String) throws {
+        let steps = try Self.steps(in: text, firstVersion: 1)
+        guard !steps.isEmpty else {
+            throw MigrationError.malformedScript("no '-- step N: description' line found")
+        }
+        self.steps = steps
+    }
+
+    /// The steps of `text`, numbered one by one from `firstVersion`.
+    private static func steps(in text: String, firstVersion: Int) throws -> [Step] {
         var steps: [Step] = []
         var current: (version: Int, name: String, lines: [Substring])?
         var lineNumber = 0
@@ -29,7 +41,7 @@ public struct SchemaScript: Sendable, Hashable {
                 if let finished = current {
                     steps.append(Step(version: finished.version, name: finished.name, sql: Self.join(finished.lines)))
                 }
-                let expected = (steps.last?.version ?? 0) + 1
+                let expected = (steps.last?.version ?? firstVersion - 1) + 1
                 guard header.version == expected else {
                     throw MigrationError.malformedScript(
                         "line \(lineNumber): step \(header.version) found where step \(expected) was expected")
@@ -42,9 +54,27 @@ public struct SchemaScript: Sendable, Hashable {
         if let finished = current {
             steps.append(Step(version: finished.version, name: finished.name, sql: Self.join(finished.lines)))
         }
-        guard !steps.isEmpty else {
-            throw MigrationError.malformedScript("no '-- step N: description' line found")
+        return steps
+    }
+
+    /// One step per file, in the order given; each file's name starts with its step's number (`0007_…`), which
+    /// must be the number its header line states.
+    public init(migrationFiles files: [(name: String, text: String)]) throws {
+        var steps: [Step] = []
+        for file in files {
+            let expected = (steps.last?.version ?? 0) + 1
+            guard let number = Int(file.name.prefix { $0.isNumber }), number == expected else {
+                throw MigrationError.malformedScript(
+                    "\(file.name): the file of step \(expected) was expected (its name starts with the number)")
+            }
+            let found = try Self.steps(in: file.text, firstVersion: expected)
+            guard found.count == 1, let step = found.first else {
+                throw MigrationError.malformedScript(
+                    "\(file.name): a migration file holds exactly one step, headed '-- step \(expected): …'")
+            }
+            steps.append(step)
         }
+        guard !steps.isEmpty else { throw MigrationError.malformedScript("no migration files") }
         self.steps = steps
     }
 

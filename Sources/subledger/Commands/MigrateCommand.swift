@@ -3,11 +3,12 @@ import Foundation
 import SubLedgerService
 import SubLedgerStore
 
-/// `subledger migrate`: applies schema.sql's missing steps.
+/// `subledger migrate`: applies the schema steps (`migrations/`) the database lacks.
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply schema.sql to the database (idempotent; safe to run from several processes at once).")
+        abstract:
+            "Apply the schema's migrations to the database (idempotent; safe to run from several processes at once).")
 
     @OptionGroup var database: DatabaseOptions
 

@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "TCP port (env SUBLEDGER_PORT, default 8080).")
     var port: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Apply schema.sql on start (default: on with the embedded database only).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Apply the schema's migrations on start (default: on with the embedded database only).")
     var migrate: Bool?
 
     @OptionGroup var apple: AppleOptions
@@ -24,8 +26,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var readReplicas: ReadReplicaOptions
 
     func run() async throws {
-        // Issue 13 (read path): Swift concurrency's jobs run on the NIO event loops, so a request does not hop to
-        // the cooperative pool and back (docs/operations.md, "Performance: the read path"). First, before any
+        // Swift concurrency's jobs run on the NIO event loops, so a request does not hop to the cooperative pool
+        // and back (docs/architecture.md, "The hot paths: threads, round trips, JSON"). First, before any
         // other task exists; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
         ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
         let environment = ProcessInfo.processInfo.environment

@@ -36,9 +36,11 @@ struct SimulatorFixture: Sendable {
         gracePeriodDays: Int = 0,
         notificationURL: String? = nil,
         notificationVersion: String? = nil,
+        massExtensionCompletionDelay: Duration? = .seconds(2),
         _ body: (SimulatorFixture) async throws -> Result
     ) async throws -> Result {
-        let simulator = try await AppStoreSimulator.start(AppStoreSimulator.Configuration(seed: 42))
+        let simulator = try await AppStoreSimulator.start(
+            AppStoreSimulator.Configuration(seed: 42, massExtensionCompletionDelay: massExtensionCompletionDelay))
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         do {
             let fixture = SimulatorFixture(

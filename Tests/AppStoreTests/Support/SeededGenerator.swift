@@ -1,4 +1,4 @@
-import SubLedgerTestSupport
+import SeededRandom
 
 /// The suites' seeded generator (`SplitMix64`) with byte-level mutations, so fuzz-style tests repeat exactly.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import Logging
 import PostgresLibPQ
 import SubLedgerStore
@@ -9,7 +10,7 @@ enum ReportsDatabase {
 
     /// Runs `body` with a pool on a fresh schema holding SubLedger's tables; drops the schema afterwards.
     static func withMigratedSchema<T: Sendable>(_ body: (PostgresPool) async throws -> T) async throws -> T {
-        try await TestDatabase.withSchema { _, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: logger).migrate(pool)
             return try await body(pool)
         }

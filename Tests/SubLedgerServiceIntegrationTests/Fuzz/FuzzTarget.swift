@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreSimulator
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerService
@@ -11,7 +12,7 @@ import SubLedgerTestSupport
 /// Apple, and `subledger serve` in a child process trusting both appstore-sim's root and a chain the
 /// campaign signs with.
 ///
-/// After each request it checks the promises of issue 11 item 18: the process is alive, no 5xx except a
+/// After each request it checks the edge's promises: the process is alive, no 5xx except a
 /// 503 with `Retry-After`, every 4xx and 503 carries `{"error":{"code","message"}}`, and a rejected
 /// request leaves the ledger as it was (only the raw-input tables `receipts` and `notifications` may grow).
 final class FuzzTarget {
@@ -64,7 +65,7 @@ final class FuzzTarget {
             "subledger-fuzz-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try await TestDatabase.withSchema(maxConnections: 2) { schema, _, pool in
+            try await TestDatabase.withSchema(maxConnections: 2, template: .ledger) { schema, _, pool in
                 let migrator = try Migrator.bundled(logger: TestDatabase.logger)
                 try await migrator.migrate(pool)
                 // Secrets at rest: the catalog's secrets are sealed with a key the served process reads from a file.

@@ -65,12 +65,13 @@ final class ServedSubLedger {
         guard let built = (try? fileManager.attributesOfItem(atPath: binary.path)[.modificationDate]) as? Date else {
             return
         }
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
-        guard let files = fileManager.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
-        else { return }
-        for case let file as URL in files where file.pathExtension == "swift" || file.lastPathComponent == "schema.sql"
-        {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let files = ["Sources", "migrations"].compactMap {
+            fileManager.enumerator(
+                at: root.appendingPathComponent($0), includingPropertiesForKeys: [.contentModificationDateKey])
+        }.flatMap { $0.compactMap { $0 as? URL } }
+        for file in files where file.pathExtension == "swift" || file.pathExtension == "sql" {
             if let changed = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
                 changed > built.addingTimeInterval(1)
             {

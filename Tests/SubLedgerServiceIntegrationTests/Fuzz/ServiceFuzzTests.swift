@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A seeded fuzz campaign against the real `subledger serve` over loopback HTTP (issue 11, item 18).
+/// A seeded fuzz campaign against the real `subledger serve` over loopback HTTP.
 ///
 /// Short by default, so it runs with every `scripts/test`; `scripts/fuzz` runs long campaigns with other
 /// seeds through `SUBLEDGER_FUZZ_SEED` and `SUBLEDGER_FUZZ_ITERATIONS`. Every finding names its route,

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreSimulator
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerService
@@ -55,8 +56,8 @@ struct ImportHarness: Sendable {
                         ])
                 ]))
         do {
-            try await TestDatabase.withSchema(maxConnections: 8) { _, _, importedPool in
-                try await TestDatabase.withSchema(maxConnections: 8) { _, _, livePool in
+            try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, importedPool in
+                try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, livePool in
                     let imported = try await ledger(importedPool, sim: sim)
                     let live = try await ledger(livePool, sim: sim)
                     try await body(ImportHarness(sim: sim, imported: imported, live: live))

@@ -74,13 +74,21 @@ import Testing
         Issue.record("the standby did not replay up to \(target) within two minutes of its resume")
     }
 
-    /// Waits until the service measures its standby within `bound` (it has replayed the schema the test made).
-    static func waitUntilCurrent(_ harness: ServiceHarness, within bound: Duration) async throws {
+    /// Waits until the service measures its standby within `bound` (it has replayed the database the test made),
+    /// keeping `client`'s connection busy meanwhile (the server closes one idle for 30 s). The wait's own bound only
+    /// ends a test that would hang: the standby replays what every earlier test wrote first.
+    static func waitUntilCurrent(
+        _ harness: ServiceHarness, _ client: some TestClientProtocol, within bound: Duration
+    ) async throws {
         let replicas = try #require(harness.readReplicas)
-        // Under 30 s: the test's HTTP connection idles meanwhile, and the server closes one idle for 30 s.
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(300)
+        var pinged = ContinuousClock.now
         while ContinuousClock.now < deadline {
             if let lag = replicas.lags().first?.lag, lag <= bound { return }
+            if pinged.duration(to: .now) > .seconds(5) {
+                _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil)
+                pinged = .now
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("the standby never became current: \(replicas.lags())")
@@ -137,7 +145,7 @@ import Testing
         // A bound far above the test's length: the paused standby stays within it, so a read without a token goes
         // to it, and shows the state from before the pause, which only the standby can still show.
         try await H.run(readReplicas: try Self.configuration(maximumLag: .seconds(120))) { harness, client in
-            try await Self.waitUntilCurrent(harness, within: .seconds(2))
+            try await Self.waitUntilCurrent(harness, client, within: .seconds(2))
             try await Self.withStandby { standby in
                 _ = try await standby.query("SELECT pg_wal_replay_pause()")
                 let token = try await Self.purchase(harness, client, id: "9100", account: "rhea")
@@ -175,7 +183,7 @@ import Testing
         // Two seconds: the whole suite's load on two cores can keep a healthy standby a few hundred ms behind.
         let bound = Duration.seconds(2)
         try await H.run(readReplicas: try Self.configuration(maximumLag: bound)) { harness, client in
-            try await Self.waitUntilCurrent(harness, within: bound)
+            try await Self.waitUntilCurrent(harness, client, within: bound)
             let fresh = try await Self.readFromStandby(client, "/v1/accounts/iris/subscriptions", key: harness.keyOne)
             #expect(fresh.served, "a current standby answers")
 
@@ -202,7 +210,7 @@ import Testing
 
                 // Resumed: it catches up, is measured current again, and answers again.
                 try await Self.resumeAndCatchUp(standby, client: client)
-                try await Self.waitUntilCurrent(harness, within: bound)
+                try await Self.waitUntilCurrent(harness, client, within: bound)
                 let again = try await Self.readFromStandby(
                     client, "/v1/accounts/iris/subscriptions", key: harness.keyOne)
                 #expect(again.served, "the resumed standby answers again")
@@ -234,7 +242,7 @@ import Testing
     @Test func reportsAndTheAdminPageAreReadFromTheStandby() async throws {
         try await H.run(readReplicas: try Self.configuration(maximumLag: .seconds(120))) { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
-            try await Self.waitUntilCurrent(harness, within: .seconds(2))
+            try await Self.waitUntilCurrent(harness, client, within: .seconds(2))
             let before = try await Self.reads(client, "within_lag_bound")
             let summary = try await Self.get(client, "/v1/admin/reports/summary", key: admin)
             #expect(summary.status == .ok)
@@ -248,7 +256,7 @@ import Testing
 
     @Test func metricsShowTheReplicaLag() async throws {
         try await H.run(readReplicas: try Self.configuration(maximumLag: .seconds(1))) { harness, client in
-            try await Self.waitUntilCurrent(harness, within: .seconds(2))
+            try await Self.waitUntilCurrent(harness, client, within: .seconds(2))
             try await Task.sleep(for: .milliseconds(200))
             let text = try await MetricsTests.scrape(client).text
             // Metrics are process-wide: an earlier test's unreachable standby keeps its own sample (-1), so read

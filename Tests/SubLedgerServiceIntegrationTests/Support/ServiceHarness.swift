@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerTestSupport
 import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
@@ -67,7 +68,9 @@ struct ServiceHarness: Sendable {
         readReplicas: ReadReplicaConfiguration? = nil,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await TestDatabase.withSchema(maxConnections: 8) { schema, _, pool in
+        // With a standby, the test measures replay lag: it has the cluster to itself.
+        try await TestDatabase.withSchema(maxConnections: 8, template: .ledger, exclusive: readReplicas != nil) {
+            _, _, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             // Secrets at rest: the catalog's shared secret is sealed with this key, which the service is given too.
@@ -88,8 +91,10 @@ struct ServiceHarness: Sendable {
             var dependencies = ServiceDependencies(
                 pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
             if var replicas = readReplicas {
-                // The standby's connections read the test's schema too.
-                replicas.url += (replicas.url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
+                // The standby's connections read the test's database too.
+                if let database = TestDatabase.currentDatabase {
+                    replicas.url = TestDatabase.replacingDatabase(of: replicas.url, with: database)
+                }
                 dependencies.readReplicas = try ReadReplicas(
                     configuration: replicas, primary: store, logger: TestDatabase.logger)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import LedgerTestSupport
 import Logging
 import PostgresLibPQ
 import SubLedgerCore
@@ -27,7 +28,7 @@ struct WebhookDeliveryHarness: Sendable {
     static let previousSecret = "whsec_delivery-tests-previous"
 
     static func with<T: Sendable>(_ body: (WebhookDeliveryHarness) async throws -> T) async throws -> T {
-        try await TestDatabase.withSchema(maxConnections: 8) { schema, _, pool in
+        try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: SecretKeyring())
             try await store.applyCatalog(try LedgerStore.readCatalog(catalogYAML).catalog)

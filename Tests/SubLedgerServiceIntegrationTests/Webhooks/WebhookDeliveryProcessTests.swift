@@ -83,7 +83,7 @@ struct WebhookDeliveryProcessTests {
     }
 
     /// SIGTERM stops `poll` at once, even when its renewal job would next run in an hour: every service's
-    /// sleep is woken by graceful shutdown (it used to wait out the renewal job's interval).
+    /// sleep is woken by graceful shutdown (rather than waiting out the renewal job's interval).
     @Test func sigtermStopsAPollWithAnHourLongIntervalAtOnce() async throws {
         try await WebhookDeliveryHarness.with { harness in
             let log = URL(fileURLWithPath: NSTemporaryDirectory() + "subledger-poll-term-\(harness.schema).log")

@@ -153,17 +153,16 @@ struct WebhookDeliveryTests {
         }
     }
 
+    /// The receiver answers only after two minutes, long after the sender's 300 ms: a sender that outwaited it
+    /// would record its 200.
     @Test func aReceiverThatDoesNotAnswerInTimeIsAFailedAttempt() async throws {
-        try await StubHTTPServer.with(handler: { _ in StubResponse(status: 200, delay: .seconds(5)) }) { receiver in
+        try await StubHTTPServer.with(handler: { _ in StubResponse(status: 200, delay: .seconds(120)) }) { receiver in
             var configuration = WebhookSender.Configuration()
             configuration.timeout = .milliseconds(300)
             let sender = WebhookSender(configuration: configuration)
-            let started = ContinuousClock.now
             let result = await sender.send(Self.delivery(url: receiver.baseURL), now: Instant.systemNow())
-            let elapsed = started.duration(to: .now)
             #expect(result.status == nil)
             #expect(result.error?.hasPrefix("timeout") == true, "\(result.error ?? "")")
-            #expect(elapsed < .seconds(3))
         }
     }
 
@@ -377,13 +376,13 @@ struct WebhookDeliveryTests {
                 try await Task.sleep(for: .milliseconds(500))
                 let started = ContinuousClock.now
                 let ids = try await harness.insertEvents(1)
-                while received.distinct.isEmpty, started.duration(to: .now) < .seconds(10) {
+                // Only a wake can deliver before the hour's sweep; the bound only ends a test that would hang.
+                while received.distinct.isEmpty, started.duration(to: .now) < .seconds(300) {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 running.cancel()
                 _ = try? await running.value
                 #expect(received.distinct == [ids[0].uuidString.lowercased()])
-                #expect(started.duration(to: .now) < .seconds(5))
             }
         }
     }

@@ -113,7 +113,7 @@ import Testing
     @Test func swiftSnippetIsTheCompiledOneAndAcceptsValidAndRefusesTamperedRequests() throws {
         let compiled = try String(
             contentsOf: Self.repository.appendingPathComponent(
-                "Tests/SubLedgerServiceTests/Webhooks/VerifySubLedgerSignature.swift"),
+                "Tests/SubLedgerServiceIntegrationTests/Webhooks/VerifySubLedgerSignature.swift"),
             encoding: .utf8)
         #expect(try Self.snippet("swift") == compiled)
         for testCase in Self.cases() {

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func commandsManageEndpointsAndRefuseBadInputWithACode() async throws {
-        try await TestDatabase.withSchema { schema, _, pool in
+        try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalog)

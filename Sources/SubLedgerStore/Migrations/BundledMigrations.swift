@@ -1,0 +1,42 @@
+/// The migrations of `migrations/` compiled into this build (embedded at build time, so the binary needs no files
+/// beside it), in order.
+///
+/// SwiftPM embeds each file of the folder as a static property but cannot list them, so a new migration file is
+/// also added here; `BundledMigrationsTests` fails while the folder and this list differ.
+public enum BundledMigrations {
+    /// Each migration file's name and text, in the order they apply.
+    public static func files() -> [(name: String, text: String)] {
+        embedded.map { ($0.name, String(decoding: $0.bytes, as: UTF8.self)) }
+    }
+
+    /// The bundled migrations as one script of steps.
+    public static func script() throws -> SchemaScript {
+        try SchemaScript(migrationFiles: files())
+    }
+
+    private static let embedded: [(name: String, bytes: [UInt8])] = [
+        ("0001_ledger.sql", PackageResources._001_ledger_sql),
+        ("0002_report_indexes.sql", PackageResources._002_report_indexes_sql),
+        ("0003_sealed_secrets.sql", PackageResources._003_sealed_secrets_sql),
+        ("0004_input_backoff_and_quarantine.sql", PackageResources._004_input_backoff_and_quarantine_sql),
+        ("0005_renewal_extensions.sql", PackageResources._005_renewal_extensions_sql),
+        ("0006_notification_history_cursors.sql", PackageResources._006_notification_history_cursors_sql),
+        ("0007_consumption_requests.sql", PackageResources._007_consumption_requests_sql),
+        ("0008_import_checkpoints.sql", PackageResources._008_import_checkpoints_sql),
+        ("0009_support_lookup_by_account_token.sql", PackageResources._009_support_lookup_by_account_token_sql),
+        ("0010_webhook_outbox.sql", PackageResources._010_webhook_outbox_sql),
+        ("0011_webhook_clock.sql", PackageResources._011_webhook_clock_sql),
+        ("0012_webhook_failure_runs.sql", PackageResources._012_webhook_failure_runs_sql),
+        ("0013_entitlement_read_model.sql", PackageResources._013_entitlement_read_model_sql),
+        ("0014_revenue.sql", PackageResources._014_revenue_sql),
+        ("0015_citus_distribution_keys.sql", PackageResources._015_citus_distribution_keys_sql),
+        ("0016_report_indexes_for_large_ledgers.sql", PackageResources._016_report_indexes_for_large_ledgers_sql),
+        ("0017_cohort_facts.sql", PackageResources._017_cohort_facts_sql),
+        ("0018_ingestion_cohort_refresh.sql", PackageResources._018_ingestion_cohort_refresh_sql),
+        ("0019_money_facts.sql", PackageResources._019_money_facts_sql),
+        ("0020_operational_spans.sql", PackageResources._020_operational_spans_sql),
+        ("0021_retention_totals.sql", PackageResources._021_retention_totals_sql),
+        ("0022_revenue_day_totals.sql", PackageResources._022_revenue_day_totals_sql),
+        ("0023_ingestion_span_refresh.sql", PackageResources._023_ingestion_span_refresh_sql),
+    ]
+}
