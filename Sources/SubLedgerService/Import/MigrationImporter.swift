@@ -193,13 +193,42 @@ public struct MigrationImporter: Sendable {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
         } catch let error as AppStoreServerAPIError {
-            return .failure(
-                ImportRowError(row.lineNumber, .importFailed(code: "server_api_\(error.code)", message: "\(error)")))
+            return .failure(ImportRowError(row.lineNumber, Self.reason(for: error)))
         } catch is CancellationError {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
         } catch {
             return .failure(ImportRowError(row.lineNumber, .importFailed(code: "import_failed", message: "\(error)")))
+        }
+    }
+
+    /// How a failed App Store Server API call is reported for a row: the same snake_case codes as the rest of
+    /// SubLedger (docs/errors.md), and a message that says what Apple answered.
+    static func reason(for error: AppStoreServerAPIError) -> ImportRowError.Reason {
+        let apple = [
+            error.apiErrorCode.map { "Apple error \($0)" }, error.httpStatus.map { "HTTP \($0)" },
+        ].compactMap { $0 }.joined(separator: ", ")
+        let answered = apple.isEmpty ? "" : " (\(apple))"
+        switch error.code {
+        case .transactionIDNotFound:
+            return .importFailed(
+                code: "transaction_id_not_found",
+                message: "Apple knows no such transaction in this environment\(answered)")
+        case .rateLimited:
+            return .importFailed(
+                code: "apple_rate_limited", message: "Apple kept refusing calls as too many\(answered)")
+        case .serverError, .timeout, .connectionError:
+            return .importFailed(
+                code: IngestionError.Code.appleUnavailable.rawValue,
+                message: "Apple did not answer for every allowed attempt\(answered)")
+        case .unauthorized, .invalidConfiguration:
+            return .importFailed(
+                code: IngestionError.Code.appleConfigurationError.rawValue,
+                message: "Apple refused SubLedger's App Store Server API key for this app\(answered)")
+        default:
+            return .importFailed(
+                code: IngestionError.Code.serverAPIRefused.rawValue,
+                message: "the App Store Server API refused the request\(answered)")
         }
     }
 
