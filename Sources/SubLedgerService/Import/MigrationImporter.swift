@@ -251,14 +251,14 @@ public struct MigrationImporter: Sendable {
         var history: [JWSTransactionDecodedPayload] = []
         var revision: String?
         for _ in 0..<client.configuration.maximumPages {
-            let page = try await calling(gate, row) { () async throws(AppStoreServerAPIError) in
+            let page = try await calling(.transactionHistory, gate, row) { () async throws(AppStoreServerAPIError) in
                 try await client.transactionHistory(transactionID: id, revision: revision)
             }
             history += page.transactions
             guard page.hasMore, let nextRevision = page.revision, nextRevision != revision else { break }
             revision = nextRevision
         }
-        let statuses = try await calling(gate, row) { () async throws(AppStoreServerAPIError) in
+        let statuses = try await calling(.subscriptionStatuses, gate, row) { () async throws(AppStoreServerAPIError) in
             try await client.allSubscriptionStatuses(transactionID: id)
         }
         // Apple's history is the customer's whole history in the app; the row names one chain.
@@ -326,9 +326,11 @@ public struct MigrationImporter: Sendable {
         }
     }
 
-    /// Calls Apple, waiting on 429 for `Retry-After` (all workers pause) and backing off on other retryable failures.
+    /// Calls Apple through the gateway (its circuit breaker and metrics), waiting on 429 for `Retry-After` and
+    /// while the breaker is open (all workers pause) and backing off on other retryable failures.
     private func calling<Value: Sendable>(
-        _ gate: AppleRateGate, _ row: ImportRow, _ call: () async throws(AppStoreServerAPIError) -> Value
+        _ endpoint: AppleCallMetrics.Endpoint, _ gate: AppleRateGate, _ row: ImportRow,
+        _ call: () async throws(AppStoreServerAPIError) -> Value
     ) async throws -> Value {
         var attempt = 0
         while true {
@@ -336,8 +338,17 @@ public struct MigrationImporter: Sendable {
             try await gate.admit()
             let failure: AppStoreServerAPIError
             do {
-                return try await call()
-            } catch {
+                return try await ingestion.apple.callServerAPI(endpoint, call)
+            } catch .notCalled(let wait) {
+                guard attempt < configuration.maximumAttempts else {
+                    throw AppStoreServerAPIError(.serverError)
+                }
+                logger.debug(
+                    "Apple is not called now (circuit breaker); waiting",
+                    metadata: ["line": "\(row.lineNumber)", "delay": "\(wait)"])
+                gate.pause(for: min(wait, configuration.maximumBackoff))
+                continue
+            } catch .apple(let error) {
                 failure = error
             }
             guard failure.isRetryable, attempt < configuration.maximumAttempts else { throw failure }
