@@ -20,7 +20,9 @@ public func buildApplication(
     let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)
     return Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+        // Requests the HTTP parser refuses are answered in the error shape too (`ParserErrorAnswer`).
+        server: .http1(
+            configuration: .init(additionalChannelHandlers: ParserErrorAnswer.handlers(), idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
         services: [
             CacheInvalidationService(
