@@ -141,7 +141,7 @@ public struct Ingestion: Sendable {
             }
         case .invalidReceipt(let failure):
             throw ReceiptRefusal(
-                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt (\(failure))"),
+                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt: \(failure.explanation)"),
                 failure: failure.description)
         case .configurationError(let failure):
             // Our side is wrong (e.g. the shared secret): the receipt is kept for a retry once it is fixed.
