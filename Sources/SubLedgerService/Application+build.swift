@@ -61,6 +61,20 @@ func buildRouter(
             guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
             return try await apps.app(bundleID: bundleID)
         })
+    // Apple answers again after failing: the receipts deferred for it are due at once, for the renewal job.
+    let now = dependencies.now
+    dependencies.apple.breaker.onRecovery {
+        Task {
+            do {
+                let woken = try await store.makeAppleDeferredInputsDue(now: now())
+                if woken > 0 {
+                    logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
+                }
+            } catch {
+                logger.warning("deferred receipts could not be made due", metadata: ["error": "\(error)"])
+            }
+        }
+    }
     NotificationsController(ingestion: ingestion).register(on: router)
 
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
