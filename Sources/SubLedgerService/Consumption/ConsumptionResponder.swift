@@ -198,7 +198,8 @@ public struct ConsumptionResponder: Service {
         } catch {
             switch error {
             case .notCalled(let wait):
-                // Nothing was sent (the circuit breaker is open): tried again like any transient failure.
+                // Nothing was sent (the breaker is open, or every call is busy): tried again like any transient
+                // failure.
                 return retry(
                     request, at: instant, endpoint: version.rawValue, body: body,
                     detail: "apple_unavailable: Apple is not called now; not sent",

@@ -99,11 +99,11 @@ public struct RenewalExtensions: Sendable {
         return client
     }
 
-    /// The refusal while Apple is not called: the circuit breaker is open.
+    /// The refusal while Apple is not called: the circuit breaker is open, or every call slot stayed busy.
     static func notCalled(_ wait: Duration) -> RenewalExtensionError {
         RenewalExtensionError(
             .appleUnavailable,
-            "Apple is not called now (it keeps failing): retry in \(wait.components.seconds + 1) s "
+            "Apple is not called now (it keeps failing, or every call is busy): retry in \(wait.components.seconds + 1) s "
                 + "with the same --request-id")
     }
 

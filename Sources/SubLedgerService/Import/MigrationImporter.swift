@@ -344,7 +344,7 @@ public struct MigrationImporter: Sendable {
                     throw AppStoreServerAPIError(.serverError)
                 }
                 logger.debug(
-                    "Apple is not called now (circuit breaker); waiting",
+                    "Apple is not called now (circuit breaker or busy); waiting",
                     metadata: ["line": "\(row.lineNumber)", "delay": "\(wait)"])
                 gate.pause(for: min(wait, configuration.maximumBackoff))
                 continue

@@ -170,6 +170,12 @@ public struct Ingestion: Sendable {
         _ receiptData: String, app: StoredApp, firstEnvironment: AppStoreEnvironment?
     ) async throws -> VerifyReceiptOutcome {
         try admitAppleCall()
+        guard await apple.callSlots.acquire() else {
+            throw IngestionError(
+                .appleUnavailable, "every call to Apple is busy; the input is stored and will be credited",
+                retryAfter: AppleGateway.busyRetryAfter)
+        }
+        defer { apple.callSlots.release() }
         let client = apple.verifyReceiptClient(for: app, firstEnvironment: firstEnvironment)
         let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
             await client.verify(receiptData: receiptData)
