@@ -80,6 +80,22 @@ import Testing
         }
     }
 
+    /// A refused request pipelined behind a good one is answered after the good one's answer, never inside it.
+    @Test func aRefusedRequestBehindAGoodOneIsAnsweredAfterIt() async throws {
+        try await H.run { _, client in
+            let port = try #require(client.port)
+            let good = Array("GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+            let refused = Self.request("X-Folded: one\r\n  two\r\n")
+            let received = await RawHTTPConnection.exchangeUntilClosed(port: port, request: good + refused, timeout: 20)
+            let text = String(decoding: received, as: UTF8.self)
+            let answers = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(answers.count == 2, "\(text)")
+            #expect(answers.first?.hasPrefix("200 ") == true, "\(text)")
+            #expect(answers.last?.hasPrefix("400 ") == true, "\(text)")
+            #expect(answers.last?.contains("\"malformed_request\"") == true, "\(text)")
+        }
+    }
+
     /// After the answer the server closes the connection: a request sent behind the refused one gets no answer.
     @Test func theConnectionIsClosedAfterTheAnswer() async throws {
         try await H.run { _, client in

@@ -146,12 +146,19 @@ final class RawRequestBytes: ChannelInboundHandler, RemovableChannelHandler {
 /// After the HTTP codec: answers the parser's errors through the `ParserErrorAnswer` and passes everything else on.
 ///
 /// An error inside a request (a broken chunk of a body being read) goes on to the route reading the body, which
-/// answers it through `ErrorMiddleware` (`malformed_body`); only an error where a request should start is
-/// answered here.
-final class ParserErrorCatcher: ChannelInboundHandler, RemovableChannelHandler {
+/// answers it through `ErrorMiddleware` (`malformed_body`). An error where the next request should start is
+/// answered here, once the answer to the request before it (if one is still being written) has ended, so the
+/// two never interleave on the connection.
+final class ParserErrorCatcher: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
     let answer: ParserErrorAnswer
+    /// A request's parts are being read.
     private var inRequest = false
+    /// Requests whose answer has not ended yet.
+    private var unanswered = 0
+    /// A parser error waiting for the answer in progress to end.
+    private var pending: HTTPParserError?
 
     init(_ answer: ParserErrorAnswer) { self.answer = answer }
 
@@ -164,6 +171,7 @@ final class ParserErrorCatcher: ChannelInboundHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head:
             inRequest = true
+            unanswered += 1
             // The long lines seen so far were this request's (or an earlier body's).
             answer.headParsed()
         case .body: break
@@ -172,8 +180,29 @@ final class ParserErrorCatcher: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        unanswered = max(0, unanswered - 1)
+        context.write(data, promise: promise)
+        if unanswered == 0, let error = pending {
+            pending = nil
+            context.flush()
+            if !answer.answer(error) { context.fireErrorCaught(error) }
+        }
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !inRequest, let parserError = error as? HTTPParserError, answer.answer(parserError) { return }
-        context.fireErrorCaught(error)
+        guard !inRequest, let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if unanswered > 0 {
+            pending = parserError
+        } else if !answer.answer(parserError) {
+            context.fireErrorCaught(error)
+        }
     }
 }
