@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        // NIOHTTPTypes (already under Hummingbird): the request parts the service's own channel handler reads.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
         // HTTPTypes (already under Hummingbird and AsyncHTTPClient): the service names its statuses and fields.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -126,6 +128,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The HTTP parser's errors and the request parts around them (ParserErrorAnswer).
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
@@ -275,6 +280,7 @@ let package = Package(
                 "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings

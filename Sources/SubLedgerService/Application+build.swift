@@ -20,7 +20,9 @@ public func buildApplication(
     let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)
     return Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+        // Requests the HTTP parser refuses are answered in the error shape too (`ParserErrorAnswer`).
+        server: .http1(
+            configuration: .init(additionalChannelHandlers: ParserErrorAnswer.handlers(), idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
         services: [
             CacheInvalidationService(
@@ -59,6 +61,20 @@ func buildRouter(
             guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
             return try await apps.app(bundleID: bundleID)
         })
+    // Apple answers again after failing: the receipts deferred for it are due at once, for the renewal job.
+    let now = dependencies.now
+    dependencies.apple.breaker.onRecovery {
+        Task {
+            do {
+                let woken = try await store.makeAppleDeferredInputsDue(now: now())
+                if woken > 0 {
+                    logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
+                }
+            } catch {
+                logger.warning("deferred receipts could not be made due", metadata: ["error": "\(error)"])
+            }
+        }
+    }
     NotificationsController(ingestion: ingestion).register(on: router)
 
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))

@@ -27,6 +27,7 @@ import Testing
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.cohortfacts
+            apple_app_id: 1999999999
             environments: [production, sandbox]
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 2, entitlements: [pro] }

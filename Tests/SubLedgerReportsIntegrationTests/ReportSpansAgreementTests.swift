@@ -27,6 +27,7 @@ import Testing
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.cohortfacts
+            apple_app_id: 1999999999
             environments: [production, sandbox]
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 2, entitlements: [pro] }
@@ -34,6 +35,7 @@ import Testing
               - { product_id: premium.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 1, entitlements: [pro] }
               - { product_id: pass.30d, type: non_renewing, duration_days: 30, entitlements: [pro] }
           - bundle_id: com.example.lapses
+            apple_app_id: 1999999999
             environments: [production, sandbox]
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 2, entitlements: [pro] }

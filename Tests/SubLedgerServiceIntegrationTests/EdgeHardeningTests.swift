@@ -313,6 +313,7 @@ import Testing
                 """
                 apps:
                   - bundle_id: com.example.three
+                    apple_app_id: 1999999999
                     environments: [production]
                     products:
                       - { product_id: three.monthly, type: auto_renewable, subscription_group_id: "g3", entitlements: [pro] }

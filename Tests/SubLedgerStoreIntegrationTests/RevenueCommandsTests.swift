@@ -12,6 +12,7 @@ import Testing
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.rates
+            apple_app_id: 1999999999
             environments: [production]
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }

@@ -18,6 +18,7 @@ import Testing
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.secrets
+            apple_app_id: 1999999999
             environments: [production, sandbox]
             shared_secret: the-shared-secret-0123456789abcdef
             server_api:
@@ -27,6 +28,7 @@ import Testing
             products:
               - { product_id: coins.100, type: consumable, credits: 100 }
           - bundle_id: com.example.other
+            apple_app_id: 1999999999
             environments: [production]
             shared_secret: another-secret
             products:

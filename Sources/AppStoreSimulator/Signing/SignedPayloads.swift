@@ -72,7 +72,6 @@ enum SignedPayloads {
         currency: String?,
         signedAt: Instant
     ) -> JWSRenewalInfoDecodedPayload {
-        let willRenew = chain.autoRenewEnabled && (chain.isEntitled || chain.status == .billingRetry)
         return JWSRenewalInfoDecodedPayload(
             rawExpirationIntent: chain.expirationIntent?.rawValue,
             originalTransactionID: chain.originalTransactionID,
@@ -86,7 +85,9 @@ enum SignedPayloads {
             signedDate: signedAt.millisecondsSince1970,
             rawEnvironment: chain.environment.rawValue,
             recentSubscriptionStartDate: chain.recentSubscriptionStartDate.millisecondsSince1970,
-            renewalDate: willRenew ? chain.expiresDate.millisecondsSince1970 : nil,
+            // Apple's renewalDate is when the most recent purchase of the chain expires, whatever its state
+            // (a refund or a disabled auto-renew included).
+            renewalDate: chain.expiresDate.millisecondsSince1970,
             currency: currency,
             renewalPrice: renewalPrice,
             appAccountToken: chain.usernameLost ? nil : chain.appAccountToken,

@@ -101,7 +101,12 @@ public final class AppStoreSimulator: Sendable {
         logger: Logger,
         signals: [UnixSignal]
     ) async throws -> AppStoreSimulator {
-        let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        var clientConfiguration = HTTPClient.Configuration()
+        // A receiver that refuses connections fails the attempt at once (recorded, and retried on Apple's
+        // schedule) instead of the client trying to connect again until the attempt's timeout.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        let httpClient = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         do {
             let delivery = NotificationDelivery(
                 httpClient: httpClient, timeout: configuration.notificationTimeout, logger: logger)

@@ -76,19 +76,24 @@ final class SimulatorEngine: Sendable {
         return uuids
     }
 
-    /// Sends every notification whose attempt is due, in dispatch order.
+    /// Sends every notification whose attempt is due, in dispatch order, then the retries that became due
+    /// meanwhile: a clock moved by days at once fires every retry of Apple's schedule it passed, each dated
+    /// when it was due, as Apple's would have been.
     func deliverDue() async {
         let now = clock.now()
-        let due = state.withLock { $0.notifications.takeDue(now: now) }
-        guard !due.isEmpty else { return }
-        let duplicate = state.withLock { $0.notifications.settings.duplicate }
-        for record in due {
-            guard let url = record.url, let body = record.body else { continue }
-            let attempt = await delivery.post(body: body, to: url, at: clock.now())
-            if duplicate, attempt.result == "SUCCESS" {
-                _ = await delivery.post(body: body, to: url, at: clock.now())
+        while true {
+            let due = state.withLock { $0.notifications.takeDue(now: now) }
+            guard !due.isEmpty else { return }
+            let duplicate = state.withLock { $0.notifications.settings.duplicate }
+            for record in due {
+                guard let url = record.url, let body = record.body else { continue }
+                let at = min(record.nextAttemptAt ?? now, now)
+                let attempt = await delivery.post(body: body, to: url, at: at)
+                if duplicate, attempt.result == "SUCCESS" {
+                    _ = await delivery.post(body: body, to: url, at: at)
+                }
+                state.withLock { $0.notifications.record(uuid: record.uuid, attempt: attempt) }
             }
-            state.withLock { $0.notifications.record(uuid: record.uuid, attempt: attempt) }
         }
     }
 }

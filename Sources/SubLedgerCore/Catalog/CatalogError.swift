@@ -22,6 +22,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case nonRenewingWithoutDuration = "non_renewing_without_duration"
             case durationOnRenewableOrOneTime = "duration_on_wrong_type"
             case invalidConsumptionPolicy = "invalid_consumption_policy"
+            case missingAppleAppID = "missing_apple_app_id"
         }
 
         private let value: Value
@@ -63,6 +64,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An app's `consumption` names an unknown `refund_preference` (decline, grant, no_preference) or
         /// `endpoint` (v2, v1); the subject is the key, the detail the value.
         public static let invalidConsumptionPolicy = Code(.invalidConsumptionPolicy)
+        /// An app that accepts `Production` states no `apple_app_id`: Apple's Production notifications, whose
+        /// signed payload names the app by that id, would all be refused.
+        public static let missingAppleAppID = Code(.missingAppleAppID)
 
         public var description: String { value.rawValue }
     }

@@ -16,6 +16,20 @@ extension Catalog {
     public func validate() throws(CatalogError) {
         if let first = validationErrors.first { throw first }
     }
+
+    /// What a catalog needs before it is served, beyond being consistent: every app that accepts Production
+    /// states its `apple_app_id`, without which none of its Production notifications can be verified. Values
+    /// built in code (tests, tools) may leave it out; a catalog file an operator applies may not.
+    public var servingErrors: [CatalogError] {
+        apps.filter { $0.environments.contains(.production) && $0.appAppleID == nil }
+            .map { CatalogError(code: .missingAppleAppID, subject: $0.bundleID) }
+    }
+
+    /// Throws the first defect of the catalog, then the first thing it lacks to be served (`servingErrors`).
+    public func validateForServing() throws(CatalogError) {
+        try validate()
+        if let first = servingErrors.first { throw first }
+    }
 }
 
 extension App {

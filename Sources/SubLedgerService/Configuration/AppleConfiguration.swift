@@ -18,9 +18,12 @@ public struct AppleConfiguration: Sendable {
     /// How long connecting to Apple may take before the call fails (fail fast when Apple refuses
     /// connections). Default 3 s.
     public var connectTimeout: Duration
-    /// Connections kept open to each of Apple's hosts: as many calls run at once, the rest wait within
-    /// their `timeout`. Default 64.
+    /// Calls to Apple at once (and connections kept open to each of Apple's hosts): a call beyond it waits for a
+    /// free one up to `callSlotWait` (see `AppleCallSlots`). Default 128.
     public var maximumConnections: Int
+    /// How long a call waits for a free one of the `maximumConnections` before the request is answered 503 with
+    /// `Retry-After`. Default 20 s.
+    public var callSlotWait: Duration
     /// Consecutive failures to reach Apple after which calls are refused at once (503 with `Retry-After`)
     /// for `circuitBreakerCooldown`; 0 turns the circuit breaker off. Default 5.
     public var circuitBreakerThreshold: Int
@@ -40,7 +43,8 @@ public struct AppleConfiguration: Sendable {
         trustAppleRoot: Bool = true,
         timeout: Duration = .seconds(30),
         connectTimeout: Duration = .seconds(3),
-        maximumConnections: Int = 64,
+        maximumConnections: Int = 128,
+        callSlotWait: Duration = .seconds(20),
         circuitBreakerThreshold: Int = 5,
         circuitBreakerCooldown: Duration = .seconds(30),
         retry: StoredInputRetry = StoredInputRetry(),
@@ -54,6 +58,7 @@ public struct AppleConfiguration: Sendable {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maximumConnections = maximumConnections
+        self.callSlotWait = callSlotWait
         self.circuitBreakerThreshold = circuitBreakerThreshold
         self.circuitBreakerCooldown = circuitBreakerCooldown
         self.retry = retry

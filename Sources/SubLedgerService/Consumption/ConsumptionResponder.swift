@@ -184,24 +184,36 @@ public struct ConsumptionResponder: Service {
                 request, at: instant, endpoint: version.rawValue, body: body, detail: "server_api_key: \(error)")
         }
         do {
-            switch version {
-            case .v2:
-                try await client.sendConsumptionInformation(
-                    transactionID: request.transactionID, ConsumptionRequest(information))
-            case .v1:
-                try await client.sendConsumptionInformationV1(
-                    transactionID: request.transactionID, ConsumptionRequestV1(information))
+            try await apple.callServerAPI(.consumptionInformation) { () async throws(AppStoreServerAPIError) in
+                switch version {
+                case .v2:
+                    try await client.sendConsumptionInformation(
+                        transactionID: request.transactionID, ConsumptionRequest(information))
+                case .v1:
+                    try await client.sendConsumptionInformationV1(
+                        transactionID: request.transactionID, ConsumptionRequestV1(information))
+                }
             }
             return ConsumptionAttemptRecord(outcome: .accepted, endpoint: version.rawValue, body: body, httpStatus: 202)
         } catch {
-            if error.isRetryable {
+            switch error {
+            case .notCalled(let wait):
+                // Nothing was sent (the breaker is open, or every call is busy): tried again like any transient
+                // failure.
                 return retry(
-                    request, at: instant, endpoint: version.rawValue, body: body, httpStatus: error.httpStatus,
-                    appleErrorCode: error.apiErrorCode, detail: "\(error)", after: error.retryAfter)
+                    request, at: instant, endpoint: version.rawValue, body: body,
+                    detail: "apple_unavailable: Apple is not called now; not sent",
+                    after: instant.adding(milliseconds: wait.milliseconds))
+            case .apple(let error):
+                if error.isRetryable {
+                    return retry(
+                        request, at: instant, endpoint: version.rawValue, body: body, httpStatus: error.httpStatus,
+                        appleErrorCode: error.apiErrorCode, detail: "\(error)", after: error.retryAfter)
+                }
+                return ConsumptionAttemptRecord(
+                    outcome: .finalFailure, endpoint: version.rawValue, body: body, httpStatus: error.httpStatus,
+                    appleErrorCode: error.apiErrorCode, detail: "\(error)")
             }
-            return ConsumptionAttemptRecord(
-                outcome: .finalFailure, endpoint: version.rawValue, body: body, httpStatus: error.httpStatus,
-                appleErrorCode: error.apiErrorCode, detail: "\(error)")
         }
     }
 

@@ -34,13 +34,18 @@ extension RenewalExtensions {
             appID: app.appID, now: now())
         guard created || record.status == .requested else { return record }
         do {
-            _ = try await client.massExtendRenewalDate(
-                MassExtendRenewalDateRequest(
-                    extendByDays: record.days,
-                    extendReasonCode: ExtendReasonCode(rawValue: record.reasonCode) ?? reason,
-                    requestIdentifier: identifier, storefrontCountryCodes: record.storefrontCountryCodes,
-                    productID: record.productID))
-        } catch {
+            _ = try await apple.callServerAPI(.massExtendRenewalDate) { () async throws(AppStoreServerAPIError) in
+                try await client.massExtendRenewalDate(
+                    MassExtendRenewalDateRequest(
+                        extendByDays: record.days,
+                        extendReasonCode: ExtendReasonCode(rawValue: record.reasonCode) ?? reason,
+                        requestIdentifier: identifier, storefrontCountryCodes: record.storefrontCountryCodes,
+                        productID: record.productID))
+            }
+        } catch .notCalled(let wait) {
+            // Not sent: the request stays `requested`, and running the command again sends it.
+            throw Self.notCalled(wait)
+        } catch .apple(let error) {
             if !error.isRetryable {
                 try await records.updateMassRequest(
                     identifier, appID: app.appID, status: .refused, appleError: error.description, at: now())
@@ -64,8 +69,12 @@ extension RenewalExtensions {
         let client = try serverAPIClient(app, record.environment)
         let status: MassExtendRenewalDateStatusResponse
         do {
-            status = try await client.massExtensionStatus(productID: productID, requestIdentifier: requestIdentifier)
-        } catch {
+            status = try await apple.callServerAPI(.massExtensionStatus) { () async throws(AppStoreServerAPIError) in
+                try await client.massExtensionStatus(productID: productID, requestIdentifier: requestIdentifier)
+            }
+        } catch .notCalled(let wait) {
+            throw Self.notCalled(wait)
+        } catch .apple(let error) {
             throw Self.refusal(error)
         }
         guard status.complete == true else {

@@ -99,6 +99,14 @@ public struct RenewalExtensions: Sendable {
         return client
     }
 
+    /// The refusal while Apple is not called: the circuit breaker is open, or every call slot stayed busy.
+    static func notCalled(_ wait: Duration) -> RenewalExtensionError {
+        RenewalExtensionError(
+            .appleUnavailable,
+            "Apple is not called now (it keeps failing, or every call is busy): retry in \(wait.components.seconds + 1) s "
+                + "with the same --request-id")
+    }
+
     static func refusal(_ error: AppStoreServerAPIError) -> RenewalExtensionError {
         if error.isRetryable {
             return RenewalExtensionError(
@@ -155,10 +163,19 @@ public struct RenewalExtensions: Sendable {
         }
         let answer: ExtendRenewalDateResponse
         do {
-            answer = try await client.extendRenewalDate(
-                originalTransactionID: chain.key.originalTransactionID,
-                ExtendRenewalDateRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: identifier))
-        } catch {
+            answer = try await apple.callServerAPI(.extendRenewalDate) { () async throws(AppStoreServerAPIError) in
+                try await client.extendRenewalDate(
+                    originalTransactionID: chain.key.originalTransactionID,
+                    ExtendRenewalDateRequest(
+                        extendByDays: days, extendReasonCode: reason, requestIdentifier: identifier))
+            }
+        } catch .notCalled(let wait) {
+            // Not sent: recorded as a failed call, so the same request identifier may be tried again.
+            try await records.recordAnswer(
+                chain.key, appID: app.appID, requestIdentifier: identifier, status: .failed, effectiveDate: nil,
+                webOrderLineItemID: nil, appleError: "not sent: Apple is not called now", at: now())
+            throw Self.notCalled(wait)
+        } catch .apple(let error) {
             // A timeout or a lost connection leaves the outcome unknown: the row stays `requested` (and counts).
             let unknown = error.code == .timeout || error.code == .connectionError
             let status: RenewalExtensionRecord.Status = unknown ? .requested : error.isRetryable ? .failed : .refused

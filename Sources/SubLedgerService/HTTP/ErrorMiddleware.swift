@@ -81,9 +81,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return mapped
         case .badRequest:
             return APIError(error.status, code: "malformed_request", message: error.body ?? "malformed request")
-        default:
+        case .uriTooLong:
+            return APIError(error.status, code: "uri_too_long", message: error.body ?? "the request target is too long")
+        case .requestHeaderFieldsTooLarge:
             return APIError(
-                error.status, code: "http_\(error.status.code)", message: error.body ?? error.status.reasonPhrase)
+                error.status, code: "headers_too_large", message: error.body ?? "the request's headers are too large")
+        case .requestTimeout:
+            return APIError(error.status, code: "request_timeout", message: error.body ?? "the request took too long")
+        default:
+            // A code per status would be a code per accident; every other refusal shares one.
+            if error.status.kind == .serverError {
+                return APIError(error.status, code: "internal_error", message: "an internal error occurred")
+            }
+            return APIError(
+                error.status, code: "request_refused", message: error.body ?? error.status.reasonPhrase)
         }
     }
 

@@ -17,10 +17,8 @@ public enum ImportRunner {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-            guard try await migrator.isCurrent(opened.pool) else {
-                throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
-            }
             let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: service.secretKeys)
+            try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
             guard IdentifierRule.bundleID.accepts(bundleID), let app = try await store.app(bundleID: bundleID) else {
                 throw ImportError(.invalidApp, "no app \(bundleID) is configured: run `subledger catalog apply` first")
             }

@@ -193,13 +193,42 @@ public struct MigrationImporter: Sendable {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
         } catch let error as AppStoreServerAPIError {
-            return .failure(
-                ImportRowError(row.lineNumber, .importFailed(code: "server_api_\(error.code)", message: "\(error)")))
+            return .failure(ImportRowError(row.lineNumber, Self.reason(for: error)))
         } catch is CancellationError {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
         } catch {
             return .failure(ImportRowError(row.lineNumber, .importFailed(code: "import_failed", message: "\(error)")))
+        }
+    }
+
+    /// How a failed App Store Server API call is reported for a row: the same snake_case codes as the rest of
+    /// SubLedger (docs/errors.md), and a message that says what Apple answered.
+    static func reason(for error: AppStoreServerAPIError) -> ImportRowError.Reason {
+        let apple = [
+            error.apiErrorCode.map { "Apple error \($0)" }, error.httpStatus.map { "HTTP \($0)" },
+        ].compactMap { $0 }.joined(separator: ", ")
+        let answered = apple.isEmpty ? "" : " (\(apple))"
+        switch error.code {
+        case .transactionIDNotFound:
+            return .importFailed(
+                code: "transaction_id_not_found",
+                message: "Apple knows no such transaction in this environment\(answered)")
+        case .rateLimited:
+            return .importFailed(
+                code: "apple_rate_limited", message: "Apple kept refusing calls as too many\(answered)")
+        case .serverError, .timeout, .connectionError:
+            return .importFailed(
+                code: IngestionError.Code.appleUnavailable.rawValue,
+                message: "Apple did not answer for every allowed attempt\(answered)")
+        case .unauthorized, .invalidConfiguration:
+            return .importFailed(
+                code: IngestionError.Code.appleConfigurationError.rawValue,
+                message: "Apple refused SubLedger's App Store Server API key for this app\(answered)")
+        default:
+            return .importFailed(
+                code: IngestionError.Code.serverAPIRefused.rawValue,
+                message: "the App Store Server API refused the request\(answered)")
         }
     }
 
@@ -222,14 +251,14 @@ public struct MigrationImporter: Sendable {
         var history: [JWSTransactionDecodedPayload] = []
         var revision: String?
         for _ in 0..<client.configuration.maximumPages {
-            let page = try await calling(gate, row) { () async throws(AppStoreServerAPIError) in
+            let page = try await calling(.transactionHistory, gate, row) { () async throws(AppStoreServerAPIError) in
                 try await client.transactionHistory(transactionID: id, revision: revision)
             }
             history += page.transactions
             guard page.hasMore, let nextRevision = page.revision, nextRevision != revision else { break }
             revision = nextRevision
         }
-        let statuses = try await calling(gate, row) { () async throws(AppStoreServerAPIError) in
+        let statuses = try await calling(.subscriptionStatuses, gate, row) { () async throws(AppStoreServerAPIError) in
             try await client.allSubscriptionStatuses(transactionID: id)
         }
         // Apple's history is the customer's whole history in the app; the row names one chain.
@@ -297,9 +326,11 @@ public struct MigrationImporter: Sendable {
         }
     }
 
-    /// Calls Apple, waiting on 429 for `Retry-After` (all workers pause) and backing off on other retryable failures.
+    /// Calls Apple through the gateway (its circuit breaker and metrics), waiting on 429 for `Retry-After` and
+    /// while the breaker is open (all workers pause) and backing off on other retryable failures.
     private func calling<Value: Sendable>(
-        _ gate: AppleRateGate, _ row: ImportRow, _ call: () async throws(AppStoreServerAPIError) -> Value
+        _ endpoint: AppleCallMetrics.Endpoint, _ gate: AppleRateGate, _ row: ImportRow,
+        _ call: () async throws(AppStoreServerAPIError) -> Value
     ) async throws -> Value {
         var attempt = 0
         while true {
@@ -307,8 +338,17 @@ public struct MigrationImporter: Sendable {
             try await gate.admit()
             let failure: AppStoreServerAPIError
             do {
-                return try await call()
-            } catch {
+                return try await ingestion.apple.callServerAPI(endpoint, call)
+            } catch .notCalled(let wait) {
+                guard attempt < configuration.maximumAttempts else {
+                    throw AppStoreServerAPIError(.serverError)
+                }
+                logger.debug(
+                    "Apple is not called now (circuit breaker or busy); waiting",
+                    metadata: ["line": "\(row.lineNumber)", "delay": "\(wait)"])
+                gate.pause(for: min(wait, configuration.maximumBackoff))
+                continue
+            } catch .apple(let error) {
                 failure = error
             }
             guard failure.isRetryable, attempt < configuration.maximumAttempts else { throw failure }

@@ -24,6 +24,7 @@ public final class AppleCircuitBreaker: Sendable {
     public let cooldown: Duration
     private let state = Mutex(State())
     private let clock = ContinuousClock()
+    private let recoveryHandlers = Mutex<[@Sendable () -> Void]>([])
 
     public init(failureThreshold: Int, cooldown: Duration) {
         self.failureThreshold = failureThreshold
@@ -46,14 +47,25 @@ public final class AppleCircuitBreaker: Sendable {
         return wait
     }
 
-    /// Records that Apple answered (whatever it said about the input).
+    /// Records that Apple answered (whatever it said about the input). After failures (the breaker closing, or a
+    /// call succeeding after failed ones) the recovery handlers run.
     public func recordSuccess() {
-        let wasOpen = state.withLock { state in
+        let (wasOpen, recovered) = state.withLock { state in
             let wasOpen = state.openUntil != nil
+            let recovered = wasOpen || state.consecutiveFailures > 0
             state = State()
-            return wasOpen
+            return (wasOpen, recovered)
         }
         if wasOpen { Gauge(label: "subledger_apple_circuit_open").record(0) }
+        if recovered {
+            for handler in recoveryHandlers.withLock({ $0 }) { handler() }
+        }
+    }
+
+    /// Runs `handler` each time Apple answers again after failing (see `recordSuccess`): the inputs deferred for
+    /// Apple are then due at once. The handler must return quickly (start a task for slow work).
+    public func onRecovery(_ handler: @escaping @Sendable () -> Void) {
+        recoveryHandlers.withLock { $0.append(handler) }
     }
 
     /// Records that Apple could not be reached or failed.

@@ -16,6 +16,8 @@ public final class AppleGateway: Sendable {
     let logger: Logger
     /// Refuses calls at once while Apple keeps failing (see `AppleCircuitBreaker`).
     public let breaker: AppleCircuitBreaker
+    /// Bounds the calls to Apple made at once; a call beyond waits for a free one (see `AppleCallSlots`).
+    public let callSlots: AppleCallSlots
     private let verifiers = Mutex<[String: SignedDataVerifier]>([:])
     private let serverAPIClients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
@@ -49,6 +51,7 @@ public final class AppleGateway: Sendable {
         self.logger = logger
         self.breaker = AppleCircuitBreaker(
             failureThreshold: configuration.circuitBreakerThreshold, cooldown: configuration.circuitBreakerCooldown)
+        self.callSlots = AppleCallSlots(limit: configuration.maximumConnections, wait: configuration.callSlotWait)
     }
 
     /// A verifyReceipt client for `app`, with its shared secret, asking `firstEnvironment` first (the

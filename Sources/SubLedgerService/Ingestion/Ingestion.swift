@@ -64,15 +64,19 @@ public struct Ingestion: Sendable {
             outcome = try await callVerifyReceipt(
                 receiptData, app: app, firstEnvironment: knownEnvironment ?? offline.environment)
         } catch let refusal as IngestionError {
-            try await mark(.receipt, receiptID, failed: "Apple unavailable (circuit breaker open)", retryable: true)
+            try await mark(
+                .receipt, receiptID, failed: LedgerStore.appleDeferredPrefix + refusal.message, retryable: true)
             throw refusal
         }
         let normalized: NormalizedReceipt
         do {
             normalized = try Self.normalizedReceipt(outcome, app: app)
         } catch {
-            let marked = try await mark(
-                .receipt, receiptID, failed: error.failure, retryable: error.refusal.isTransient)
+            // Deferred only because Apple did not answer: marked so, to be due at once when Apple answers again.
+            let failure =
+                error.refusal.code == .appleUnavailable
+                ? LedgerStore.appleDeferredPrefix + error.failure : error.failure
+            let marked = try await mark(.receipt, receiptID, failed: failure, retryable: error.refusal.isTransient)
             // The client is asked to come back when the job will have tried again (at most 30 s for Apple).
             let retryAfter = marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds
             switch error.refusal.code {
@@ -141,7 +145,7 @@ public struct Ingestion: Sendable {
             }
         case .invalidReceipt(let failure):
             throw ReceiptRefusal(
-                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt (\(failure))"),
+                refusal: IngestionError(.invalidReceipt, "Apple rejected the receipt: \(failure.explanation)"),
                 failure: failure.description)
         case .configurationError(let failure):
             // Our side is wrong (e.g. the shared secret): the receipt is kept for a retry once it is fixed.
@@ -166,6 +170,12 @@ public struct Ingestion: Sendable {
         _ receiptData: String, app: StoredApp, firstEnvironment: AppStoreEnvironment?
     ) async throws -> VerifyReceiptOutcome {
         try admitAppleCall()
+        guard await apple.callSlots.acquire() else {
+            throw IngestionError(
+                .appleUnavailable, "every call to Apple is busy; the input is stored and will be credited",
+                retryAfter: AppleGateway.busyRetryAfter)
+        }
+        defer { apple.callSlots.release() }
         let client = apple.verifyReceiptClient(for: app, firstEnvironment: firstEnvironment)
         let outcome = await AppleCallMetrics.measure(.verifyReceipt, classify: AppleCallMetrics.Outcome.init) {
             await client.verify(receiptData: receiptData)
@@ -175,6 +185,17 @@ public struct Ingestion: Sendable {
         case .valid, .invalidReceipt, .configurationError: apple.breaker.recordSuccess()
         }
         return outcome
+    }
+
+    /// Whether verifyReceipt answers now for `app` (any answer of Apple's, a refusal of the probe's empty receipt
+    /// included), asked through the circuit breaker: the renewal job's way to learn that Apple is back while
+    /// receipts wait for it. `false` while the breaker refuses calls.
+    public func appleAnswers(app: StoredApp) async -> Bool {
+        guard let outcome = try? await callVerifyReceipt("", app: app, firstEnvironment: nil) else { return false }
+        switch outcome {
+        case .valid, .invalidReceipt, .configurationError: return true
+        case .retryable, .upstreamFailure: return false
+        }
     }
 
     /// Throws `apple_unavailable` with the breaker's wait while Apple is not to be called.

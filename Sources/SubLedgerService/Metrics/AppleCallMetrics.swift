@@ -21,6 +21,14 @@ public enum AppleCallMetrics {
         public static let transactionInfo = Endpoint("transaction_info")
         /// App Store Server API: Get Notification History.
         public static let notificationHistory = Endpoint("notification_history")
+        /// App Store Server API: Send Consumption Information (V2 or V1).
+        public static let consumptionInformation = Endpoint("consumption_information")
+        /// App Store Server API: Extend a Subscription Renewal Date.
+        public static let extendRenewalDate = Endpoint("extend_renewal_date")
+        /// App Store Server API: Extend Subscription Renewal Dates for All Active Subscribers.
+        public static let massExtendRenewalDate = Endpoint("mass_extend_renewal_date")
+        /// App Store Server API: Get Status of Subscription Renewal Date Extensions.
+        public static let massExtensionStatus = Endpoint("mass_extension_status")
     }
 
     /// How a call ended.

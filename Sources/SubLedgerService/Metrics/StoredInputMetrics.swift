@@ -7,4 +7,9 @@ enum StoredInputMetrics {
         guard count > 0 else { return }
         Counter(label: "subledger_stored_inputs_quarantined_total", dimensions: [("kind", kind)]).increment(by: count)
     }
+
+    /// The receipts waiting only for Apple to answer again (`subledger_stored_inputs_deferred`).
+    static func deferred(_ count: Int) {
+        Gauge(label: "subledger_stored_inputs_deferred").record(count)
+    }
 }

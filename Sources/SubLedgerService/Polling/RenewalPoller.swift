@@ -175,6 +175,7 @@ public struct RenewalPoller: Service {
         StoredInputMetrics.quarantined("receipt", count: exhausted.receipts)
         StoredInputMetrics.quarantined("notification", count: exhausted.notifications)
         report.quarantined = exhausted.receipts + exhausted.notifications
+        try await wakeAppleDeferredInputs()
         while !Task.isShuttingDownGracefully {
             let inputs = try await queue.claimPendingInputs(
                 limit: configuration.batchSize, pendingAge: configuration.pendingAge, lease: configuration.lease,
@@ -197,6 +198,21 @@ public struct RenewalPoller: Service {
             report.add(await forEach(chains) { try await check($0) })
         }
         return report
+    }
+
+    /// Receipts deferred because Apple did not answer are due as soon as it answers again, not after their backoff
+    /// (which grows to hours in a long outage): while some wait, Apple is asked once per cycle, through the
+    /// circuit breaker, whether it answers; when it does they are made due and credited in this cycle. Receipts
+    /// refused for their own reasons keep their backoff. Sets `subledger_stored_inputs_deferred`.
+    func wakeAppleDeferredInputs() async throws {
+        let deferred = try await store.appleDeferredInputs(now: now())
+        StoredInputMetrics.deferred(deferred.total)
+        guard deferred.waiting > 0, let bundleID = deferred.oldestWaitingBundleID,
+            let app = try await store.app(bundleID: bundleID)
+        else { return }
+        guard await ingestion.appleAnswers(app: app) else { return }
+        let woken = try await store.makeAppleDeferredInputsDue(now: now())
+        logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
     }
 
     /// Runs `work` on `items` with at most `concurrency` at once; an item's failure is counted, not thrown.

@@ -13,11 +13,8 @@ extension SubLedgerServer {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-            guard try await migrator.isCurrent(opened.pool) else {
-                throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
-            }
             let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
-            try await store.checkSecretKeys()
+            try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
             let report = try await NotificationRecovery(

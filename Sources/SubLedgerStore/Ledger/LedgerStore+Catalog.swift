@@ -10,7 +10,8 @@ extension LedgerStore {
         public var products: Int
     }
 
-    /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it.
+    /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it, refusing as well an app
+    /// that accepts Production without `apple_app_id` (`missing_apple_app_id`, see `Catalog.servingErrors`).
     ///
     /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications) and
     /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
@@ -44,7 +45,7 @@ extension LedgerStore {
                 catalog = try YAMLDecoder().decode(Catalog.self, from: trimmed)
                 secrets = try YAMLDecoder().decode(Secrets.self, from: trimmed)
             }
-            try catalog.validate()
+            try catalog.validateForServing()
             var result: [String: AppSecrets] = [:]
             for app in secrets.apps {
                 var serverAPI: ServerAPICredentials?

@@ -52,7 +52,9 @@ struct AppleOptions: ParsableArguments {
 
     @Option(
         name: .customLong("apple-max-connections"),
-        help: "Connections per Apple host (env SUBLEDGER_APPLE_MAX_CONNECTIONS, default 64).")
+        help:
+            "Calls to Apple at once, and connections per Apple host; more wait up to 20 s for a free one (env SUBLEDGER_APPLE_MAX_CONNECTIONS, default 128)."
+    )
     var appleMaximumConnections: Int?
 
     @Option(

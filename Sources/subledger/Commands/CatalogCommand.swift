@@ -45,6 +45,7 @@ struct CatalogCommand: AsyncParsableCommand {
                 let migrator = try Migrator.bundled(logger: logger)
                 if opened.isEmbedded { try await migrator.migrate(opened.pool) }
                 let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+                try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
                 let report = try await store.applyCatalog(
                     catalog, secrets: secrets, allowingPlaintextSecrets: allowPlaintextSecrets)
                 print(

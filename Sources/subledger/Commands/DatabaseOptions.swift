@@ -129,26 +129,31 @@ func makeLogger(_ label: String, level: Logger.Level) -> Logger {
     return logger
 }
 
-/// Opens the database these options name (migrating an embedded one), runs `body`, and closes it.
+/// Opens the database these options name (migrating an embedded one), checks it as `serve` does, runs `body`,
+/// and closes it.
 func withDatabase<T: Sendable>(
     _ options: DatabaseOptions, _ body: (PostgresPool) async throws -> T
 ) async throws -> T {
     try await withStore(options) { store in try await body(store.pool) }
 }
 
-/// Opens the database these options name (migrating an embedded one), runs `body` with a store holding the
-/// configured secret keys, and closes it.
+/// Opens the database these options name (migrating an embedded one), checks its pooler, schema version and
+/// secret keys as `serve` does (`DatabaseReadiness`; the keys only when `checkingSecretKeys`), runs `body` with a
+/// store holding the configured secret keys, and closes it.
 func withStore<T: Sendable>(
-    _ options: DatabaseOptions, _ body: (LedgerStore) async throws -> T
+    _ options: DatabaseOptions, checkingSecretKeys: Bool = true, _ body: (LedgerStore) async throws -> T
 ) async throws -> T {
     var configuration = ServiceConfiguration()
     try options.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
     let logger = makeLogger("subledger", level: configuration.logLevel)
     let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
     do {
-        if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
-        let result = try await body(
-            LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
+        let migrator = try Migrator.bundled(logger: logger)
+        if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+        let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+        try await DatabaseReadiness.check(
+            store, pooler: opened.pooler, migrator: migrator, checkingSecretKeys: checkingSecretKeys)
+        let result = try await body(store)
         await opened.close()
         return result
     } catch {

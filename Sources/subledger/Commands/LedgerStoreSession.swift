@@ -3,8 +3,9 @@ import Foundation
 import SubLedgerService
 import SubLedgerStore
 
-/// Opens the configured database (migrating an embedded one), runs `body` with a `LedgerStore`, and closes it:
-/// the shared shape of the revenue settings commands (`fx`, `tax`, `apps`).
+/// Opens the configured database (migrating an embedded one), checks it as `serve` does (`DatabaseReadiness`),
+/// runs `body` with a `LedgerStore`, and closes it: the shared shape of the revenue settings commands (`fx`,
+/// `tax`, `apps`).
 func withLedgerStore<T: Sendable>(
     _ database: DatabaseOptions, label: String, _ body: (LedgerStore) async throws -> T
 ) async throws -> T {
@@ -14,9 +15,11 @@ func withLedgerStore<T: Sendable>(
     let opened = try await DatabaseBootstrap.open(
         url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: 2, logger: logger)
     do {
-        if opened.isEmbedded { try await Migrator.bundled(logger: logger).migrate(opened.pool) }
-        let result = try await body(
-            LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys))
+        let migrator = try Migrator.bundled(logger: logger)
+        if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+        let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+        try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
+        let result = try await body(store)
         await opened.close()
         return result
     } catch let error as StoreError {

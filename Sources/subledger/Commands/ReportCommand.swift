@@ -111,6 +111,9 @@ struct ReportCommand: AsyncParsableCommand {
         do {
             // Connect first, so --timing measures the report's queries only.
             try await opened.checkConnection()
+            try await DatabaseReadiness.check(
+                LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys),
+                pooler: opened.pooler, migrator: try Migrator.bundled(logger: logger))
             let clock = ContinuousClock()
             let started = clock.now
             report = try await Reports.run(request, on: opened.pool)

@@ -31,7 +31,7 @@ struct SecretsCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let (configured, status, unredacted) = try await withStore(database) { store in
+            let (configured, status, unredacted) = try await withStore(database, checkingSecretKeys: false) { store in
                 (
                     store.secretKeys.keys.map(\.id), try await store.secretsStatus(),
                     try await store.countUnredactedV1Notifications(redact: redactV1Body)
@@ -67,7 +67,7 @@ struct SecretsCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let (resealing, redacted, status) = try await withStore(database) { store in
+            let (resealing, redacted, status) = try await withStore(database, checkingSecretKeys: false) { store in
                 guard !store.secretKeys.isEmpty else {
                     throw SecretError(
                         .noSecretKey,

@@ -68,8 +68,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 print(endpointTable([added.endpoint]), terminator: "")
                 print("secret: \(added.secret)")
             }
-            FileHandle.standardError.write(
-                Data("the secret above is shown only now; keep it with your receiver\n".utf8))
+            secretReminder()
         }
     }
 
@@ -110,8 +109,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 print("secret: \(rotated.secret)")
                 print("previous secret valid until: \(rotated.endpoint.previousSecretExpiresAt ?? "no longer valid")")
             }
-            FileHandle.standardError.write(
-                Data("the secret above is shown only now; keep it with your receiver\n".utf8))
+            secretReminder()
         }
     }
 
@@ -296,6 +294,14 @@ private func withWebhookAdmin<T: Sendable>(
 }
 
 /// `value` as the routes answer it: snake_case keys, sorted, pretty-printed.
+/// Says on standard error that the secret is shown once, on a line of its own after what standard output holds:
+/// standard output is buffered when it is not a terminal, so it is flushed first, or the reminder would come
+/// before (or inside) the JSON where both go to one place.
+private func secretReminder() {
+    fflush(nil)  // every C output stream: standard output among them
+    FileHandle.standardError.write(Data("the secret above is shown only now; keep it with your receiver\n".utf8))
+}
+
 private func webhooksJSON(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase

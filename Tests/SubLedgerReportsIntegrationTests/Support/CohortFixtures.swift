@@ -23,6 +23,7 @@ enum CohortFixtures {
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.cohorts
+            apple_app_id: 1999999999
             environments: [production, sandbox]
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 2, entitlements: [pro] }

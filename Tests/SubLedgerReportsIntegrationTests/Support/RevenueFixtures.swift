@@ -26,6 +26,7 @@ enum RevenueFixtures {
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.money
+            apple_app_id: 1999999999
             environments: [production]
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", group_level: 2, entitlements: [pro] }
@@ -39,6 +40,7 @@ enum RevenueFixtures {
                   - { currency: USD, price: "99.99", effective_from: "2024-06-01" }
                   - { currency: EUR, price: "109.99", storefront: FRA }
           - bundle_id: com.example.small
+            apple_app_id: 1999999999
             environments: [production]
             products:
               - { product_id: small.monthly, type: auto_renewable, subscription_group_id: "g2", entitlements: [pro] }

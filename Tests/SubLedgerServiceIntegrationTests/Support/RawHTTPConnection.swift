@@ -58,8 +58,25 @@ enum RawHTTPConnection {
         await exchange(port: port, request: Array(request.utf8), timeout: timeout, finishSending: finishSending)
     }
 
+    /// Sends `request` on a new connection and returns every byte received until the server closes it (or
+    /// `timeout` seconds pass): for what follows an answer on the same connection.
+    static func exchangeUntilClosed(port: Int, request: [UInt8], timeout: Double) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let outcome = exchangeBlocking(
+                    port: port, request: request, timeout: timeout, closeAfterSending: false, finishSending: false,
+                    untilClosed: true)
+                switch outcome {
+                case .closed(let received), .timedOut(let received): continuation.resume(returning: received)
+                case .answered, .refused: continuation.resume(returning: [])
+                }
+            }
+        }
+    }
+
     private static func exchangeBlocking(
-        port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool, finishSending: Bool
+        port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool, finishSending: Bool,
+        untilClosed: Bool = false
     ) -> RawHTTPOutcome {
         #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -104,18 +121,18 @@ enum RawHTTPConnection {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            if let response = parse(received, complete: false) { return .answered(response) }
+            if !untilClosed, let response = parse(received, complete: false) { return .answered(response) }
             if Date() > deadline { return .timedOut(received: received) }
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 received += chunk[0..<count]
             } else if count == 0 {
-                if let response = parse(received, complete: true) { return .answered(response) }
+                if !untilClosed, let response = parse(received, complete: true) { return .answered(response) }
                 return .closed(received: received)
             } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
                 continue
             } else {
-                if let response = parse(received, complete: true) { return .answered(response) }
+                if !untilClosed, let response = parse(received, complete: true) { return .answered(response) }
                 return .closed(received: received)
             }
         }

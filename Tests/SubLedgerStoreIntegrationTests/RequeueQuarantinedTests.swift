@@ -1,0 +1,108 @@
+import LedgerTestSupport
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerTestSupport
+import Testing
+
+@testable import SubLedgerStore
+
+/// `subledger inputs requeue`: quarantined inputs go back in the queue, due at once; nothing else moves.
+@Suite struct RequeueQuarantinedTests {
+    typealias F = LedgerFixtures
+
+    struct Stored {
+        var receipts: [Int64]
+        var notification: Int64
+        var applied: Int64
+    }
+
+    /// Two quarantined receipts, a quarantined notification and an applied receipt of the fixture app.
+    static func store(_ store: LedgerStore, _ app: StoredApp) async throws -> Stored {
+        var receipts: [Int64] = []
+        for body in ["receipt-one", "receipt-two", "receipt-applied"] {
+            receipts.append(try await store.storeSubmission(kind: .appReceipt, body: body, account: nil, app: app))
+        }
+        try await store.pool.query(
+            "UPDATE receipts SET status = 'quarantined', attempts = 16, last_error = 'Apple failed' WHERE receipt_id IN ($1, $2)",
+            [receipts[0], receipts[1]])
+        try await store.pool.query("UPDATE receipts SET status = 'applied' WHERE receipt_id = $1", [receipts[2]])
+        let notification = try await store.pool.query(
+            """
+            INSERT INTO notifications (app_id, notification_id, version, body, status, attempts, last_error)
+            VALUES ($1, 'requeue-test', 'v2', '{}', 'quarantined', 16, 'could not apply')
+            RETURNING notification_row_id
+            """, [app.appID]
+        ).single().decode(Int64.self, at: 0)
+        return Stored(receipts: [receipts[0], receipts[1]], notification: notification, applied: receipts[2])
+    }
+
+    static func state(_ store: LedgerStore, receipt id: Int64) async throws -> (String, Int32, Bool, String?) {
+        let row = try await store.pool.query(
+            "SELECT status, attempts, next_attempt_at <= $2::timestamptz, last_error FROM receipts WHERE receipt_id = $1",
+            [id, timestamp(F.day(1))]
+        ).single()
+        return (
+            try row.decode(String.self, at: 0), try row.decode(Int32.self, at: 1),
+            try row.decode(Bool?.self, at: 2) ?? false, try row.decode(String?.self, at: 3)
+        )
+    }
+
+    @Test func oneQuarantinedReceiptIsPutBackDueAtOnce() async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+            let app = try await F.app(store)
+            let stored = try await Self.store(store, app)
+
+            let listed = try await store.requeueQuarantined(
+                .input(.receipt, id: stored.receipts[0]), dryRun: true, now: F.day(1))
+            #expect(listed == [.init(kind: .receipt, id: stored.receipts[0], lastError: "Apple failed")])
+            #expect(try await Self.state(store, receipt: stored.receipts[0]).0 == "quarantined")
+
+            let requeued = try await store.requeueQuarantined(
+                .input(.receipt, id: stored.receipts[0]), dryRun: false, now: F.day(1))
+            #expect(requeued == listed)
+            let (status, attempts, due, lastError) = try await Self.state(store, receipt: stored.receipts[0])
+            #expect(status == "retry")
+            #expect(attempts == 0)
+            #expect(due)
+            #expect(lastError?.hasPrefix("re-queued from quarantine at ") == true)
+            #expect(lastError?.hasSuffix("quarantined with: Apple failed") == true)
+            #expect(try await Self.state(store, receipt: stored.receipts[1]).0 == "quarantined")
+
+            // Again: it is no longer quarantined, so nothing moves; neither does an applied receipt.
+            #expect(
+                try await store.requeueQuarantined(
+                    .input(.receipt, id: stored.receipts[0]), dryRun: false, now: F.day(1)
+                ).isEmpty)
+            #expect(
+                try await store.requeueQuarantined(.input(.receipt, id: stored.applied), dryRun: false, now: F.day(1))
+                    .isEmpty)
+            #expect(try await Self.state(store, receipt: stored.applied).0 == "applied")
+        }
+    }
+
+    @Test func everyQuarantinedInputOfAnAppIsPutBack() async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+            let app = try await F.app(store)
+            let stored = try await Self.store(store, app)
+
+            let expected: [LedgerStore.RequeuedInput] = [
+                .init(kind: .notification, id: stored.notification, lastError: "could not apply"),
+                .init(kind: .receipt, id: stored.receipts[0], lastError: "Apple failed"),
+                .init(kind: .receipt, id: stored.receipts[1], lastError: "Apple failed"),
+            ]
+            #expect(try await store.requeueQuarantined(.app(appID: app.appID), dryRun: true, now: F.day(1)) == expected)
+            #expect(
+                try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, now: F.day(1)) == expected)
+            let statuses = try await pool.query(
+                "SELECT status FROM notifications WHERE notification_row_id = $1", [stored.notification]
+            ).single().decode(String.self, at: 0)
+            #expect(statuses == "retry")
+            #expect(try await Self.state(store, receipt: stored.receipts[1]).0 == "retry")
+            #expect(try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, now: F.day(1)).isEmpty)
+        }
+    }
+}
