@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import PostgresLibPQ
 import Prometheus
 import SubLedgerCore
@@ -22,7 +23,9 @@ public func buildApplication(
         router: router,
         // Requests the HTTP parser refuses are answered in the error shape too (`ParserErrorAnswer`).
         server: .http1(
-            configuration: .init(additionalChannelHandlers: ParserErrorAnswer.handlers(), idleTimeout: .seconds(30))),
+            configuration: .init(
+                additionalChannelHandlers: ParserErrorAnswer.handlers(),
+                idleTimeout: TimeAmount(configuration.idleTimeout))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
         services: [
             CacheInvalidationService(

@@ -248,8 +248,9 @@ import Testing
                     "POST /v1/notifications/appstore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 10000000\r\n\r\n{",
                 timeout: 10)
-            // A server that waited for the body would answer only when its 30 s idle timeout closed the connection,
-            // after this exchange gives up (10 s): an answer at all is an answer before the body.
+            // A server that waited for the body would answer only when its idle timeout (the harness's: minutes)
+            // closed the connection, after this exchange gives up (10 s): an answer at all is an answer before the
+            // body.
             let answer = try #require(outcome.response, "\(outcome.summary)")
             #expect(answer.status == 413)
             #expect(answer.text.contains("body_too_large"))

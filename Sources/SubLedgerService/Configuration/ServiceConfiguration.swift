@@ -32,6 +32,8 @@ public struct ServiceConfiguration: Sendable {
     public var webhookDelivery: WebhookDeliverer.Configuration? = WebhookDeliverer.Configuration()
     /// Hot standbys that answer reads (docs/operations.md, "Read replicas"); `nil` (the default): none.
     public var readReplicas: ReadReplicaConfiguration? = nil
+    /// How long an HTTP connection may sit idle before the server closes it. Default 30 seconds.
+    public var idleTimeout: Duration = .seconds(30)
 
     public init(
         host: String = "127.0.0.1",

@@ -99,6 +99,9 @@ struct ServiceHarness: Sendable {
                     configuration: replicas, primary: store, logger: TestDatabase.logger)
             }
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
+            // A test's client connection idles while the test drives Apple, the poller or the database, for longer
+            // than production's 30 s when many tests share the machine.
+            configuration.idleTimeout = .seconds(600)
             configuration.secretKeys = secretKeys
             let app = buildApplication(
                 configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
