@@ -107,30 +107,50 @@ let package = Package(
             dependencies: ["PostgresLibPQ", "SubLedgerCore"],
             swiftSettings: swiftSettings
         ),
-        // The HTTP service (Hummingbird 2) and its long-running services.
+        // What SubLedger does, apart from any HTTP server: ingestion, the Apple gateway, the renewal job,
+        // notification recovery, the consumption responder, renewal-date extensions, import, support, webhook
+        // delivery, read replicas and the metrics they record.
         .target(
-            name: "SubLedgerService",
+            name: "SubLedgerUseCases",
             dependencies: [
                 "SubLedgerStore",
                 "SubLedgerReports",
                 "AppStore",
                 "AppStoreClients",
                 "SubLedgerCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                // Imported directly, so declared (not only reached through Hummingbird or the store).
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP edge (Hummingbird 2): controllers, middleware, representations, the mapping of errors to
+        // answers, and the `serve` and `poll` processes that put the use cases behind it.
+        .target(
+            name: "SubLedgerHTTP",
+            dependencies: [
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerReports",
+                "AppStore",
+                "SubLedgerCore",
+                "PostgresLibPQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // The HTTP parser's errors and the request parts around them (ParserErrorAnswer).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
@@ -164,11 +184,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The thin `subledger` executable: parses arguments, calls the libraries.
-        .executableTarget(
-            name: "subledger",
+        // The `subledger` commands: each parses its options and runs the use cases (the composition root of the
+        // command-line tools; tests run them in-process through `CommandContext`).
+        .target(
+            name: "SubLedgerCommands",
             dependencies: [
-                "SubLedgerService",
+                "SubLedgerHTTP",
+                "SubLedgerUseCases",
                 "SubLedgerStore",
                 "SubLedgerReports",
                 "PostgresLibPQ",
@@ -177,6 +199,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `subledger` executable: runs SubLedgerCommand.
+        .executableTarget(
+            name: "subledger",
+            dependencies: [
+                "SubLedgerCommands",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -275,10 +306,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "SubLedgerServiceTests",
+            name: "SubLedgerUseCasesTests",
             dependencies: [
-                "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
+                "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerHTTPTests",
+            dependencies: [
+                "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -339,9 +377,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "SubLedgerServiceIntegrationTests",
+            name: "SubLedgerHTTPIntegrationTests",
             dependencies: [
-                "SubLedgerService", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
+                "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
                 "SubLedgerTestSupport", "LedgerTestSupport",
                 "AppStoreSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SubLedgerHTTP
+import SubLedgerUseCases
+
+/// `subledger serve`: runs the HTTP service until SIGTERM or SIGINT, then drains and stops.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the SubLedger HTTP service.")
+
+    @Option(help: "Address to listen on (env SUBLEDGER_HOST, default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "TCP port (env SUBLEDGER_PORT, default 8080).")
+    var port: Int?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Apply the schema's migrations on start (default: on with the embedded database only).")
+    var migrate: Bool?
+
+    @OptionGroup var apple: AppleOptions
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var webhooks: WebhookDeliveryOptions
+    @OptionGroup var readReplicas: ReadReplicaOptions
+
+    func run() async throws {
+        // Swift concurrency's jobs run on the NIO event loops, so a request does not hop to the cooperative pool
+        // and back (docs/architecture.md, "The hot paths: threads, round trips, JSON"). First, before any
+        // other task exists; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
+        ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
+        let environment = CommandContext.current.environment
+        var configuration = ServiceConfiguration()
+        try database.apply(to: &configuration, environment: environment)
+        if let host = host ?? environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
+        if let port = try port
+            ?? environment[EnvironmentVariable.port].map({ try parseInt($0, EnvironmentVariable.port) })
+        {
+            guard (0...65535).contains(port) else { throw ValidationError("the port must be between 0 and 65535") }
+            configuration.port = port
+        }
+        configuration.migrateOnStart = migrate
+        try apple.apply(to: &configuration.apple, environment: environment)
+        try webhooks.apply(to: &configuration, environment: environment)
+        try readReplicas.apply(to: &configuration, environment: environment)
+        try await SubLedgerServer.run(configuration: configuration)
+    }
+}

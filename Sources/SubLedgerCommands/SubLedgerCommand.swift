@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// The `subledger` command: parses arguments and hands over to the libraries.
+public struct SubLedgerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "subledger",
+        abstract: "A self-hosted App Store subscription ledger and entitlement engine.",
+        subcommands: [
+            ServeCommand.self, PollCommand.self, MigrateCommand.self, CatalogCommand.self, KeysCommand.self,
+            SecretsCommand.self, ReportCommand.self, InspectCommand.self, NotificationsCommand.self,
+            SubscriptionsCommand.self, ImportCommand.self, SupportCommand.self, WebhooksCommand.self, FxCommand.self,
+            TaxCommand.self, AppsCommand.self, InputsCommand.self,
+        ]
+    )
+
+    public init() {}
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import SubLedgerReports
+import SubLedgerUseCases
+
+/// `subledger support order|transaction|token|account ID`: what a customer's purchase became.
+struct SupportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "support",
+        abstract: "Look up a customer's purchase: owner, state now, ledger timeline, what to tell them.",
+        discussion: """
+            subledger support order MK5TTTVWJH     the order id of Apple's receipt e-mail
+            subledger support transaction ID       a transaction or original transaction id
+            subledger support token UUID           SubLedger's order token (appAccountToken)
+            subledger support account ID           the app's account id
+
+            An order id, and a transaction id the ledger does not hold, are asked of
+            Apple with the app's App Store Server API key from the catalog. When Apple
+            knows a purchase the ledger does not, the answer says so; --apply then
+            applies Apple's transactions with no submitter: ownership follows their
+            app account token, and without one the purchase stays unclaimed until the
+            customer restores purchases. See docs/operations.md, "A customer says they
+            paid and got nothing".
+            """,
+        subcommands: [Order.self, TransactionLookup.self, Token.self, Account.self])
+
+    /// The options every lookup takes.
+    struct Options: ParsableArguments {
+        @Option(help: "The app (bundle id); may be left out when one app is configured.")
+        var app: String?
+
+        @Option(help: "table or json.")
+        var format: String = "table"
+
+        func validate() throws {
+            guard ["table", "json"].contains(format) else {
+                throw ValidationError("unknown format '\(format)': use table or json")
+            }
+        }
+    }
+
+    struct Order: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "order", abstract: "Look up Apple's order id (Look Up Order ID).")
+        @Argument(help: "The order id from Apple's receipt e-mail, like MK5TTTVWJH.") var id: String
+        @Flag(help: "Apply the transactions Apple knows and the ledger does not.") var apply = false
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.order(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.order(parsing:)), apply: apply, options: options, apple: apple,
+                database: database)
+        }
+    }
+
+    struct TransactionLookup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "transaction",
+            abstract: "Look up a transaction id or original transaction id (ledger, then Apple).")
+        @Argument(help: "The transaction id or original transaction id.") var id: String
+        @Flag(help: "Apply the transaction if Apple knows it and the ledger does not.") var apply = false
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.transaction(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.transaction(parsing:)), apply: apply, options: options,
+                apple: apple, database: database)
+        }
+    }
+
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "token", abstract: "Look up an app account token (SubLedger's order token, a UUID).")
+        @Argument(help: "The UUID.") var id: String
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.appAccountToken(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.appAccountToken(parsing:)), apply: false, options: options,
+                apple: apple, database: database)
+        }
+    }
+
+    struct Account: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "account", abstract: "Look up an account id.")
+        @Argument(help: "The app's account id.") var id: String
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.account(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.account(parsing:)), apply: false, options: options, apple: apple,
+                database: database)
+        }
+    }
+
+    static func parse(_ id: String, _ parse: (String) throws(SupportError) -> SupportQuery) throws -> SupportQuery {
+        do {
+            return try parse(id)
+        } catch {
+            throw ValidationError("\(error.code.rawValue): \(error.message)")
+        }
+    }
+
+    static func run(
+        _ query: SupportQuery, apply: Bool, options: Options, apple: AppleOptions, database: DatabaseOptions
+    ) async throws {
+        let environment = CommandContext.current.environment
+        var configuration = ServiceConfiguration()
+        try database.apply(to: &configuration, environment: environment)
+        try apple.apply(to: &configuration.apple, environment: environment)
+        let logger = makeLogger("subledger.support", level: configuration.logLevel)
+        // A refusal (SupportError: not found, Apple unavailable, ...) is printed as `Error: code: message`, exit 1.
+        let answer = try await SupportLookup.answer(
+            query, bundleID: options.app, apply: apply, configuration: configuration, logger: logger)
+        printOutput(options.format == "json" ? answer.json : answer.text, terminator: "")
+    }
+}

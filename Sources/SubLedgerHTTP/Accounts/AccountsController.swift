@@ -1,0 +1,161 @@
+import Foundation
+import Hummingbird
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// Reads of one account of the key's app: entitlements (optionally at a time), subscriptions, transactions.
+struct AccountsController: Sendable {
+    let apps: AppDirectory
+    /// Served by a read replica when one is current enough (docs/operations.md, "Read replicas").
+    let reads: Reads
+    let now: @Sendable () -> Instant
+
+    func register(on group: RouterGroup<SubLedgerRequestContext>) {
+        group.get("accounts/:account_id/entitlements") { request, context in try await entitlements(request, context) }
+        group.get("accounts/:account_id/subscriptions") { request, context in try await subscriptions(request, context)
+        }
+        group.get("accounts/:account_id/transactions") { request, context in try await transactions(request, context) }
+    }
+
+    func entitlements(_ request: Request, _ context: SubLedgerRequestContext) async throws
+        -> Representation.EntitlementsResponse
+    {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        var instant = now()
+        if let at = request.uri.queryParameters.get("at") {
+            guard let parsed = InstantText.parse(at) else {
+                throw APIError.badRequest(
+                    "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
+            }
+            instant = parsed
+        }
+        let primary = reads.primary
+        let at = instant
+        let read = try await reads.read(context) { store in
+            try await store.entitlementRead(of: account, app: app, at: at, backfillingWith: primary)
+        }
+        return Representation.EntitlementsResponse(
+            account: account, at: instant, entitlements: read.entitlements, credits: read.credits)
+    }
+
+    struct SubscriptionBody: Codable {
+        var original_transaction_id: String
+        var environment: String
+        var product_id: String
+        var product_type: String
+        var state: String
+        var expiration_reason: String?
+        var expires_at: String?
+        var grace_period_expires_at: String?
+        var will_auto_renew: Bool?
+        var auto_renew_product_id: String?
+        var in_billing_retry: Bool
+        var owned_since: String?
+        /// What the next renewal costs as Apple last said (StoreKit 2 renewal info): a decimal in `renewal_currency`.
+        var renewal_price: String?
+        var renewal_currency: String?
+    }
+
+    struct SubscriptionsBody: ResponseEncodable {
+        var account_id: String
+        var subscriptions: [SubscriptionBody]
+    }
+
+    /// The chains the account owns now, with their state at this moment.
+    func subscriptions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> SubscriptionsBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        let instant = now()
+        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }.filter {
+            $0.header.owner == account
+        }
+        return SubscriptionsBody(
+            account_id: account.rawValue,
+            subscriptions: chains.map { chain in
+                let state = chain.state(at: instant, in: app.definition)
+                let renewal = chain.header.renewalInfo
+                return SubscriptionBody(
+                    original_transaction_id: chain.key.originalTransactionID,
+                    environment: chain.key.environment.rawValue,
+                    product_id: chain.header.productID,
+                    product_type: chain.header.productType.rawValue,
+                    state: state.name,
+                    expiration_reason: state.expirationReason?.name,
+                    expires_at: InstantText.format(chain.header.latestExpiry),
+                    grace_period_expires_at: InstantText.format(renewal?.gracePeriodExpiresDate),
+                    will_auto_renew: renewal?.willAutoRenew,
+                    auto_renew_product_id: renewal?.autoRenewProductID,
+                    in_billing_retry: renewal?.isInBillingRetryPeriod ?? false,
+                    owned_since: InstantText.format(chain.bindingChanges.last { $0.to == account }?.at),
+                    renewal_price: renewal?.renewalPrice.map(DecimalText.milliunits),
+                    renewal_currency: renewal?.renewalPrice == nil ? nil : renewal?.currency)
+            })
+    }
+
+    struct TransactionBody: Codable {
+        var transaction_id: String
+        var original_transaction_id: String
+        var environment: String
+        var product_id: String
+        var purchase_date: String?
+        var expires_date: String?
+        var revocation_date: String?
+        var revocation_reason: Int?
+        var ownership_type: String
+        var is_trial_period: Bool
+        var is_in_intro_offer_period: Bool
+        var is_upgraded: Bool
+        var source: String
+    }
+
+    struct TransactionsBody: ResponseEncodable {
+        var account_id: String
+        var transactions: [TransactionBody]
+    }
+
+    /// The transactions credited to the account, newest first.
+    func transactions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> TransactionsBody {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }
+        let known = chains.flatMap(\.transactions).filter { $0.account == account }
+            .sorted {
+                ($0.transaction.purchaseDate, $0.transactionID) > ($1.transaction.purchaseDate, $1.transactionID)
+            }
+        return TransactionsBody(
+            account_id: account.rawValue,
+            transactions: known.map { known in
+                let transaction = known.transaction
+                return TransactionBody(
+                    transaction_id: transaction.transactionID,
+                    original_transaction_id: transaction.originalTransactionID,
+                    environment: transaction.environment.rawValue,
+                    product_id: transaction.productID,
+                    purchase_date: InstantText.format(transaction.purchaseDate),
+                    expires_date: InstantText.format(transaction.expiresDate),
+                    revocation_date: InstantText.format(known.activeRevocation?.revocationDate),
+                    revocation_reason: known.activeRevocation?.revocationReason,
+                    ownership_type: transaction.ownershipType.rawValue,
+                    is_trial_period: transaction.isTrialPeriod,
+                    is_in_intro_offer_period: transaction.isInIntroOfferPeriod,
+                    is_upgraded: transaction.isUpgraded,
+                    source: transaction.source.rawValue)
+            })
+    }
+}
+
+/// The `:account_id` path parameter as an account id, or a 400 saying why not.
+func accountID(_ context: SubLedgerRequestContext) throws -> AccountID {
+    let raw = context.parameters.get("account_id") ?? ""
+    return try parseAccountID(raw)
+}
+
+func parseAccountID(_ raw: String) throws -> AccountID {
+    do {
+        return try AccountID(raw)
+    } catch {
+        throw APIError.badRequest("invalid_account_id", IdentifierRule.accountID.summary)
+    }
+}

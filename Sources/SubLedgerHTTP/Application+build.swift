@@ -1,0 +1,108 @@
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresLibPQ
+import Prometheus
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// Builds the SubLedger HTTP application.
+///
+/// Tests call this with their own database and clock and drive the result over a real socket.
+public func buildApplication(
+    configuration: ServiceConfiguration,
+    dependencies: ServiceDependencies,
+    logger: Logger
+) -> some ApplicationProtocol {
+    ServiceMetrics.bootstrap()
+    let store = LedgerStore(pool: dependencies.pool, logger: logger, secretKeys: configuration.secretKeys)
+    let apps = AppDirectory(store: store)
+    let keys = APIKeys(pool: dependencies.pool)
+    let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)
+    return Application(
+        router: router,
+        // Requests the HTTP parser refuses are answered in the error shape too (`ParserErrorAnswer`).
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: ParserErrorAnswer.handlers(),
+                idleTimeout: TimeAmount(configuration.idleTimeout))),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
+        services: [
+            CacheInvalidationService(
+                pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)
+        ]
+            // Read replicas: measures their lag while serving, closes their pools after HTTP has drained.
+            + (dependencies.readReplicas.map { [$0] } ?? []),
+        logger: logger
+    )
+}
+
+/// The routes of the service.
+func buildRouter(
+    dependencies: ServiceDependencies, store: LedgerStore, apps: AppDirectory, keys: APIKeys, logger: Logger,
+    metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry
+) -> Router<SubLedgerRequestContext> {
+    let router = Router(context: SubLedgerRequestContext.self)
+    // Outermost, so it sees the final status of every request (including errors and unknown routes).
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: BodyLimitMiddleware())
+    // Read replicas: write responses carry a consistency token, reads may present one (docs/operations.md).
+    router.add(middleware: ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger))
+    let reads = Reads(primary: store, replicas: dependencies.readReplicas)
+    HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
+    let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
+    MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: router)
+    OpenAPIController().register(on: router)
+
+    let ingestion = Ingestion(
+        store: store, apple: dependencies.apple, logger: logger, now: dependencies.now,
+        findApp: { bundleID in
+            // Bundle ids arrive unverified (a V1 `bid`, a JWS's claims): one no app can have is unknown without
+            // asking the database, which would refuse NUL or invalid text with an error instead of an answer.
+            guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
+            return try await apps.app(bundleID: bundleID)
+        })
+    // Apple answers again after failing: the receipts deferred for it are due at once, for the renewal job.
+    let now = dependencies.now
+    dependencies.apple.breaker.onRecovery {
+        Task {
+            do {
+                let woken = try await store.makeAppleDeferredInputsDue(now: now())
+                if woken > 0 {
+                    logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
+                }
+            } catch {
+                logger.warning("deferred receipts could not be made due", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+    NotificationsController(ingestion: ingestion).register(on: router)
+
+    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
+    OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
+    SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
+    AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
+    // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
+    ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
+        .register(on: v1)
+    // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key (docs/offers.md).
+    OffersController(apps: apps, signatures: OfferSignatures(store: store, now: dependencies.now)).register(on: v1)
+
+    let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
+    let adminPage = router.group("admin").add(
+        middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true))
+    // Support lookups (/v1/admin/lookup/...) and the admin page's search box.
+    let support = SupportLookup(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
+    SupportController(lookup: support).register(on: adminReports)
+    AdminController(reads: reads, now: dependencies.now, support: support)
+        .register(reportsOn: adminReports, pageOn: adminPage)
+    // Webhook endpoints (/v1/admin/webhooks, docs/webhooks.md "Endpoints").
+    WebhooksController(
+        admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: store.secretKeys))
+    )
+    .register(on: adminReports)
+    return router
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Hummingbird
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// What the app server tells SubLedger for Apple's refund questions: the customer's consent to share
+/// consumption data (`POST /v1/accounts/{id}/consent`) and the use of a purchase (`POST /v1/accounts/{id}/usage`).
+/// Both are appended, never changed; the latest record is in force.
+struct ConsumptionController: Sendable {
+    let apps: AppDirectory
+    let store: ConsumptionStore
+    let now: @Sendable () -> Instant
+
+    func register(on group: RouterGroup<SubLedgerRequestContext>) {
+        group.post("accounts/:account_id/consent") { request, context in try await consent(request, context) }
+        group.post("accounts/:account_id/usage") { request, context in try await usage(request, context) }
+    }
+
+    struct ConsentRequest: Decodable {
+        var consented: Bool?
+        var at: String?
+    }
+
+    struct ConsentBody: ResponseEncodable {
+        var consent_id: Int64
+        var account_id: String
+        var consented: Bool
+        var at: String?
+    }
+
+    /// Records consent (`"consented": true`) or its withdrawal (`false`), given at `at` (default now).
+    func consent(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EditedResponse<ConsentBody> {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        let body = try await Self.decodeStrictly(request, ConsentRequest.self, allowed: ["consented", "at"], context)
+        guard let consented = body.consented else {
+            throw APIError.badRequest("missing_consented", "'consented' (true or false) is required")
+        }
+        var instant = now()
+        if let at = body.at {
+            guard let parsed = InstantText.parse(at) else {
+                throw APIError.badRequest(
+                    "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
+            }
+            guard parsed <= instant else {
+                throw APIError.badRequest("invalid_time", "'at' must not be in the future")
+            }
+            instant = parsed
+        }
+        let id = try await store.recordConsent(
+            ConsumptionConsent(consented: consented, at: instant), account: account, app: app)
+        return EditedResponse(
+            status: .created,
+            response: ConsentBody(
+                consent_id: id, account_id: account.rawValue, consented: consented, at: InstantText.format(instant)))
+    }
+
+    struct UsageRequest: Decodable {
+        var transaction_id: String?
+        var consumption_percentage: Double?
+        var play_time_minutes: Int64?
+        var sample_content_provided: Bool?
+        var delivery_status: String?
+    }
+
+    struct UsageBody: ResponseEncodable {
+        var usage_id: Int64
+        var account_id: String
+        var transaction_id: String
+        var consumption_percentage: Double?
+        var play_time_minutes: Int64?
+        var sample_content_provided: Bool?
+        var delivery_status: String?
+    }
+
+    /// Records how much of a transaction the customer used, and whether it was delivered.
+    func usage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EditedResponse<UsageBody> {
+        let app = try await apps.app(for: try context.requireKey())
+        let account = try accountID(context)
+        let body = try await Self.decodeStrictly(
+            request, UsageRequest.self,
+            allowed: [
+                "transaction_id", "consumption_percentage", "play_time_minutes", "sample_content_provided",
+                "delivery_status",
+            ], context)
+        guard let rawTransactionID = body.transaction_id else {
+            throw APIError.badRequest("missing_transaction_id", "'transaction_id' is required")
+        }
+        let transactionID: String
+        let usage: ConsumptionUsage
+        // A ConsumptionInputError is answered 400 with its code by ErrorMiddleware (HTTPErrorMapping).
+        transactionID = try ConsumptionUsage.validatedTransactionID(rawTransactionID)
+        usage = try ConsumptionUsage.validated(
+            consumptionPercentage: body.consumption_percentage, playTimeMinutes: body.play_time_minutes,
+            sampleContentProvided: body.sample_content_provided, deliveryStatus: body.delivery_status)
+        let id = try await store.recordUsage(usage, transactionID: transactionID, account: account, app: app)
+        return EditedResponse(
+            status: .created,
+            response: UsageBody(
+                usage_id: id, account_id: account.rawValue, transaction_id: transactionID,
+                consumption_percentage: usage.consumedMilliunits.map { Double($0) / 1000 },
+                play_time_minutes: usage.playTimeMinutes, sample_content_provided: usage.sampleContentProvided,
+                delivery_status: usage.deliveryStatus?.rawValue))
+    }
+
+    /// Decodes a JSON object whose keys must all be in `allowed`: a misspelt field is refused (400
+    /// `unknown_field`) rather than silently ignored, since it would otherwise report nothing.
+    static func decodeStrictly<T: Decodable>(
+        _ request: Request, _ type: T.Type, allowed: Set<String>, _ context: SubLedgerRequestContext
+    ) async throws -> T {
+        let buffer = try await request.collectBody(context: context)
+        try RequestText.checkBody(buffer)
+        let data = Data(buffer: buffer)
+        do {
+            let keys = try JSONDecoder().decode(ObjectKeys.self, from: data)
+            if let unknown = keys.names.sorted().first(where: { !allowed.contains($0) }) {
+                throw APIError.badRequest(
+                    "unknown_field",
+                    "unknown field '\(unknown.prefix(64))'; allowed: \(allowed.sorted().joined(separator: ", "))")
+            }
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw APIError.badRequest("malformed_json", ErrorMiddleware<BasicRequestContext>.describe(error))
+        }
+    }
+}
+
+/// The keys of a JSON object, to refuse fields a request type does not know.
+private struct ObjectKeys: Decodable {
+    var names: [String]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+    }
+}

@@ -1,0 +1,97 @@
+import HTTPTypes
+import SubLedgerCore
+import SubLedgerReports
+import SubLedgerUseCases
+
+/// The one place where the service's typed errors become HTTP answers: a status, the error shape's code and
+/// message, and `Retry-After` for the transient ones. `ErrorMiddleware` applies it to whatever a route
+/// throws; nothing below the HTTP edge knows a status.
+extension APIError {
+    /// How a client is answered when the ingestion refuses or defers its input.
+    init(_ error: IngestionError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .foreignReceipt, .invalidReceipt, .invalidSignedTransaction, .invalidNotificationPayload, .unknownApp,
+                .environmentNotAllowed:
+                .unprocessableContent
+            case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
+            case .invalidSignature, .invalidNotification: .unauthorized
+            case .appleUnavailable: .serviceUnavailable
+            case .appleConfigurationError, .serverAPIRefused: .badGateway
+            case .appMisconfigured: .internalServerError
+            }
+        self.init(
+            status, code: error.code.rawValue, message: error.message,
+            retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
+    }
+
+    /// How a client is answered when the way to Apple cannot be used (normally told by the ingestion first).
+    init(_ error: AppleGatewayError) {
+        self.init(IngestionError(error))
+    }
+
+    /// How a report that cannot be produced is answered: bad arguments 400, nothing to report on 404.
+    init(_ error: ReportError) {
+        let status: HTTPResponse.Status = error.code == .invalidArgument ? .badRequest : .notFound
+        self.init(status, code: error.code.rawValue, message: error.message)
+    }
+
+    /// How an app server's consumption report that breaks Apple's rules is refused.
+    init(_ error: ConsumptionInputError) {
+        self.init(.badRequest, code: error.code.description, message: error.message)
+    }
+
+    /// How a key, or a request to create or revoke one, is refused.
+    init(_ error: APIKeyError) {
+        let status: HTTPResponse.Status =
+            switch error {
+            case .invalidKeyName, .invalidKeyID: .badRequest
+            case .unknownApp, .keyAppRemoved: .notFound
+            case .appKeyRequired: .forbidden
+            }
+        self.init(status, code: error.code, message: error.message)
+    }
+
+    /// How a support lookup (`/v1/admin/lookup/...`) is refused.
+    init(_ error: SupportError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID, .appRequired:
+                .badRequest
+            case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound:
+                .notFound
+            case .serverAPINotConfigured: .conflict
+            case .appleUnavailable: .serviceUnavailable
+            case .appleRefused: .badGateway
+            }
+        self.init(
+            status, code: error.code.rawValue, message: error.message,
+            retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
+    }
+
+    /// How a request for offer signatures is refused: a bad field 400, a product that cannot have offers 422,
+    /// an app whose catalog gives no usable In-App Purchase key 409 (the client cannot fix it by retrying).
+    init(_ error: OfferError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .missingAccountID, .invalidAccountID, .missingProductID, .invalidProductID, .invalidOfferIdentifier,
+                .invalidAppAccountToken, .invalidTransactionID:
+                .badRequest
+            case .unknownProduct, .productNotAutoRenewable: .unprocessableContent
+            case .keyNotConfigured, .keyUnusable: .conflict
+            case .signingFailed: .internalServerError
+            }
+        self.init(status, code: error.code.rawValue, message: error.message)
+    }
+
+    /// How a webhook management request is refused: an unknown app or endpoint 404, anything else 400.
+    init(_ error: WebhookAdminError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .unknownApp, .unknownEndpoint: .notFound
+            case .replayTooLarge: .unprocessableContent
+            default: .badRequest
+            }
+        self.init(status, code: error.code.rawValue, message: error.message)
+    }
+}

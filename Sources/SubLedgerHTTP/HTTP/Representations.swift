@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import SubLedgerCore
+import SubLedgerUseCases
+
+/// JSON shapes of the API (snake_case, times as RFC 3339 with milliseconds, UTC).
+enum Representation {
+    struct EntitlementBody: Codable, Sendable {
+        var entitlement_id: String
+        var product_id: String
+        var product_type: String
+        var state: String
+        var expires_at: String?
+        var grace_period_expires_at: String?
+        var will_auto_renew: Bool?
+        var ownership_type: String
+        var original_transaction_id: String
+        var environment: String
+
+        init(_ entitlement: Entitlement) {
+            entitlement_id = entitlement.entitlementID
+            product_id = entitlement.productID
+            product_type = entitlement.productType.rawValue
+            state = entitlement.state.name
+            expires_at = InstantText.format(entitlement.expiresAt)
+            grace_period_expires_at = InstantText.format(entitlement.gracePeriodExpiresAt)
+            will_auto_renew = entitlement.willAutoRenew
+            ownership_type = entitlement.ownershipType.rawValue
+            original_transaction_id = entitlement.originalTransactionID
+            environment = entitlement.environment.rawValue
+        }
+    }
+
+    struct OutcomeBody: Codable, Sendable {
+        var transaction_id: String
+        var original_transaction_id: String
+        var product_id: String
+        /// `applied` (to the submitter, now or before), `belongs_to_another_account`, `unclaimed`, `deferred`,
+        /// `ignored`.
+        var result: String
+        var ignored_reason: String?
+
+        init(_ outcome: TransactionOutcome, submitter: AccountID?, owner: AccountID?) {
+            transaction_id = outcome.transactionID
+            original_transaction_id = outcome.originalTransactionID
+            product_id = outcome.productID
+            switch outcome.result {
+            case .applied(let account):
+                // The core tells outcomes from the submitter's side; another account is never named.
+                result = account == submitter ? "applied" : "belongs_to_another_account"
+            case .duplicate:
+                // Already known and nothing changed: say what it means to the submitter.
+                switch owner {
+                case nil: result = "unclaimed"
+                case submitter: result = "applied"
+                default: result = "belongs_to_another_account"
+                }
+            case .belongsToAnotherAccount: result = "belongs_to_another_account"
+            case .unclaimed: result = "unclaimed"
+            case .deferred: result = "deferred"
+            case .ignored(let reason):
+                result = "ignored"
+                ignored_reason = reason.rawValue
+            }
+        }
+
+        init(_ ignored: IgnoredTransaction) {
+            transaction_id = ignored.transaction.transactionID
+            original_transaction_id = ignored.transaction.originalTransactionID
+            product_id = ignored.transaction.productID
+            result = "ignored"
+            ignored_reason = ignored.reason.rawValue
+        }
+    }
+
+    struct SubmissionBody: ResponseEncodable, Codable, Sendable {
+        var account_id: String
+        var environment: String
+        var transactions: [OutcomeBody]
+        var client_transaction: ClientTransaction?
+        var entitlements: [EntitlementBody]
+
+        struct ClientTransaction: Codable, Sendable {
+            var transaction_id: String
+            /// Whether the transaction the client just finished is in what was submitted.
+            var found: Bool
+            var result: String?
+        }
+
+        init(_ result: SubmissionOutcome, account: AccountID, clientTransactionID: String?) {
+            account_id = account.rawValue
+            environment = result.environment.rawValue
+            transactions =
+                result.outcomes.map { OutcomeBody($0, submitter: account, owner: result.accounts[$0.transactionID]) }
+                + result.ignored.map(OutcomeBody.init)
+            if let clientTransactionID {
+                let match = transactions.first { $0.transaction_id == clientTransactionID }
+                client_transaction = ClientTransaction(
+                    transaction_id: clientTransactionID, found: match != nil, result: match?.result)
+            }
+            entitlements = result.entitlements.map(EntitlementBody.init)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Hummingbird
+import NIOCore
+import SubLedgerUseCases
+
+/// `GET /openapi.yaml`: the OpenAPI 3.1 description of this API, as built into the binary (no API key).
+struct OpenAPIController: Sendable {
+    func register(on router: Router<SubLedgerRequestContext>) {
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
+        }
+    }
+}

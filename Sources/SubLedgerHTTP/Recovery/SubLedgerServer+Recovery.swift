@@ -1,0 +1,32 @@
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+extension SubLedgerServer {
+    /// `subledger notifications recover`: one recovery run over what `request` covers, then the database is
+    /// closed. The report says per app and environment what was recovered and where the history is complete.
+    public static func recoverNotifications(
+        configuration: ServiceConfiguration, recovery: NotificationRecovery.Configuration, request: RecoveryRequest,
+        logger: Logger
+    ) async throws -> RecoveryReport {
+        let opened = try await DatabaseBootstrap.open(configuration, poolSize: 2, logger: logger)
+        do {
+            let migrator = try Migrator.bundled(logger: logger)
+            if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+            try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let report = try await NotificationRecovery(
+                configuration: recovery, cursors: NotificationHistoryCursors(pool: opened.pool), ingestion: ingestion,
+                logger: logger, now: { Instant.systemNow() }
+            ).run(request)
+            await opened.close()
+            return report
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
+}

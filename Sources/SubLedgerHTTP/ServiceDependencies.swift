@@ -1,0 +1,25 @@
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// Everything the HTTP application is built from.
+public struct ServiceDependencies: Sendable {
+    public var pool: PostgresPool
+    /// Where LISTEN connections go: `pool` unless a transaction pooler stands in front of it (then the direct
+    /// connection, `DatabaseBootstrap.Opened.sessionPool(for:)`). Default nil: `pool`.
+    public var listenPool: PostgresPool?
+    public var migrator: Migrator
+    public var apple: AppleGateway
+    /// The clock (tests pin it; the service uses the system clock).
+    public var now: @Sendable () -> Instant
+    /// The hot standbys that answer reads (docs/operations.md, "Read replicas"); `nil`: the primary answers all.
+    public var readReplicas: ReadReplicas? = nil
+
+    public init(pool: PostgresPool, migrator: Migrator, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
+        self.pool = pool
+        self.migrator = migrator
+        self.apple = apple
+        self.now = now
+    }
+}

@@ -1,0 +1,231 @@
+import AppStore
+import Hummingbird
+import Logging
+import PostgresLibPQ
+import ServiceLifecycle
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// Runs the whole service: database (embedded or configured), schema, HTTP, graceful shutdown.
+public enum SubLedgerServer {
+    /// Serves until SIGTERM or SIGINT; in-flight requests finish before the database is closed.
+    public static func run(configuration: ServiceConfiguration) async throws {
+        var logger = Logger(label: "subledger")
+        logger.logLevel = configuration.logLevel
+        let opened = try await DatabaseBootstrap.open(
+            configuration, poolSize: configuration.databasePoolSize, logger: logger)
+        do {
+            let migrator = try Migrator.bundled(logger: logger)
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            var dependencies = ServiceDependencies(
+                pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
+            let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
+            dependencies.listenPool = listenPool
+            // Read replicas (docs/operations.md, "Read replicas"): run by the application, beside its server.
+            if let replicas = configuration.readReplicas {
+                dependencies.readReplicas = try ReadReplicas(
+                    configuration: replicas,
+                    primary: LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys),
+                    logger: logger)
+            }
+            let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
+            // The schema is settled before serving when the database answers; when it is down, serve anyway
+            // (/health/ready answers 503) and keep trying in the background.
+            let migrate = configuration.migrateOnStart ?? opened.isEmbedded
+            let schema = StartupSchemaCheck(
+                pool: opened.pool, migrator: migrator, migrate: migrate,
+                migrationPool: migrate ? try opened.sessionPool(for: "migrating on start") : opened.pool,
+                pooler: opened.pooler, secretKeys: configuration.secretKeys, logger: logger)
+            // The pool first: the group stops services in reverse order, so it closes after HTTP has drained.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: opened.pool), .init(service: app),
+            ]
+            if try await !schema.attempt(firstFailure: true) {
+                services.append(.init(service: schema, successTerminationBehavior: .ignore))
+            }
+            // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
+            // reverse order and calls one that returns while another is stopping a failure.
+            if let delivery = configuration.webhookDelivery {
+                services.insert(
+                    .init(
+                        service: WebhookDeliverer.live(
+                            delivery, configuration, opened.pool, logger, listenPool: listenPool),
+                        successTerminationBehavior: .ignore), at: 1)
+            }
+            let group = ServiceGroup(
+                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+    }
+}
+
+/// Brings the schema up to date (or checks that it is) once the database answers, retrying meanwhile, so
+/// that `serve` starts and reports itself not ready while PostgreSQL is unreachable instead of exiting.
+struct StartupSchemaCheck: Service {
+    let pool: PostgresPool
+    let migrator: Migrator
+    /// Apply the schema's migrations (else only warn when the schema is not current).
+    let migrate: Bool
+    /// Where the migrator takes its session lock: `pool`, or the direct connection behind a transaction pooler.
+    let migrationPool: PostgresPool
+    /// What stands between `pool` and PostgreSQL, checked before anything else (a mismatch stops the process).
+    let pooler: DatabasePooler
+    /// The keys the stored secrets must open with: once the schema is current, a stored secret sealed under
+    /// a key this process lacks stops it (a configuration error, thrown), before it serves an app.
+    let secretKeys: SecretKeyring
+    let logger: Logger
+    var retryInterval: Duration = .seconds(5)
+
+    /// Retries `attempt` (after a first one failed) until the database answers.
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: retryInterval)
+            if try await attempt(firstFailure: false) {
+                logger.notice("the database answers and its schema is current")
+                return
+            }
+        }
+    }
+
+    /// Migrates (or checks the schema) once: `true` when done, `false` when the database is unreachable
+    /// (an expected outage: a warning on the first failure only; /health/ready says 503 meanwhile). Other
+    /// failures (a migration that does not apply) are thrown.
+    func attempt(firstFailure: Bool) async throws -> Bool {
+        do {
+            try await pooler.check(pool)
+            if migrate {
+                try await migrator.migrate(migrationPool)
+            } else if try await !migrator.isCurrent(pool) {
+                // Keep checking: the secret-key check below must run once someone migrates.
+                if firstFailure {
+                    logger.warning(
+                        "the database schema is not current: run `subledger migrate`; /health/ready answers 503 until then"
+                    )
+                }
+                return false
+            }
+            // Secrets at rest: refuse to go on without the keys the stored secrets are sealed with.
+            try await LedgerStore(pool: pool, logger: logger, secretKeys: secretKeys).checkSecretKeys()
+            return true
+        } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout {
+            if firstFailure {
+                logger.warning(
+                    "the database is unavailable; serving with /health/ready at 503 and retrying",
+                    metadata: ["error": "\(error)"])
+            }
+            return false
+        }
+    }
+}
+
+extension SubLedgerServer {
+    /// Runs the renewal job until it is done (`--once`) or SIGTERM/SIGINT, then gives its leases back.
+    /// With `metricsPort`, `/metrics` (Prometheus) is served on `configuration.host` at that port meanwhile.
+    /// A side service of `poll`: ignored when it returns; under `--once` it returns only when the group stops it
+    /// (`ReturnsOnShutdown`), so it never ends while another service is being stopped.
+    static func onceAware(_ service: some Service, once: Bool) -> ServiceGroupConfiguration.ServiceConfiguration {
+        once
+            ? .init(service: ReturnsOnShutdown(service), successTerminationBehavior: .ignore)
+            : .init(service: service, successTerminationBehavior: .ignore)
+    }
+
+    public static func poll(
+        configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
+        recovery: NotificationRecovery.Configuration? = nil, logger: Logger
+    ) async throws {
+        let opened = try await DatabaseBootstrap.open(
+            configuration, poolSize: max(2, poller.concurrency + 2), logger: logger)
+        do {
+            let migrator = try Migrator.bundled(logger: logger)
+            if opened.isEmbedded { try await migrator.migrate(opened.pool) }
+            try await opened.pooler.check(opened.pool)
+            let listenPool =
+                configuration.webhookDelivery == nil
+                ? opened.pool : try opened.sessionPool(for: "LISTEN (webhook delivery)")
+            guard try await migrator.isCurrent(opened.pool) else {
+                throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
+            }
+            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+            try await store.checkSecretKeys()
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let job = RenewalPoller(
+                configuration: poller, queue: PollQueue(pool: opened.pool), store: store, ingestion: ingestion,
+                logger: logger, now: { Instant.systemNow() })
+            // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
+            // The pool first, so it closes last, after the job has given its leases back.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: opened.pool),
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup),
+            ]
+            // Missed-notification recovery belongs with the job: background work toward Apple, not per request.
+            if let recovery {
+                services.append(
+                    onceAware(
+                        NotificationRecoveryService(
+                            configuration: recovery, pool: opened.pool, ingestion: ingestion, once: poller.once,
+                            logger: logger),
+                        once: poller.once))
+            }
+            if let metricsPort {
+                ServiceMetrics.bootstrap()
+                let router = Router(context: SubLedgerRequestContext.self)
+                MetricsController(
+                    registry: ServiceMetrics.registry,
+                    poolMetrics: PoolMetrics(pool: opened.pool, registry: ServiceMetrics.registry)
+                ).register(on: router)
+                services.append(
+                    .init(
+                        service: Application(
+                            router: router,
+                            configuration: .init(
+                                address: .hostname(configuration.host, port: metricsPort), serverName: "SubLedger poll"),
+                            logger: logger)))
+            }
+            // Refund requests: answers Apple's CONSUMPTION_REQUESTs within its 12 hours (ignored when it returns:
+            // with --once the renewal job ends the run, after this one's cycle).
+            var consumption = ConsumptionResponder.Configuration(worker: poller.worker)
+            consumption.once = poller.once
+            services.append(
+                onceAware(
+                    ConsumptionResponder(
+                        configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store,
+                        apple: apple,
+                        logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
+            // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
+            var webhookClock = WebhookClock.Configuration()
+            webhookClock.once = poller.once
+            services.append(
+                onceAware(
+                    WebhookClock(
+                        configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
+
+            // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
+            // reverse order and calls one that returns while another is stopping a failure.
+            if let delivery = configuration.webhookDelivery {
+                services.insert(
+                    .init(
+                        service: WebhookDeliverer.live(
+                            delivery, configuration, opened.pool, logger, listenPool: listenPool),
+                        successTerminationBehavior: .ignore), at: 1)
+            }
+            let group = ServiceGroup(
+                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+    }
+}

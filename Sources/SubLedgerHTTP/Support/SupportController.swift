@@ -1,0 +1,51 @@
+import Hummingbird
+import NIOCore
+import SubLedgerReports
+import SubLedgerUseCases
+
+/// `/v1/admin/lookup/{order,transaction,token,account}/{id}`: the support lookups over HTTP, behind an admin
+/// key. `GET` only reads (Apple is asked for an order id, and for a transaction id the ledger lacks); `POST` on
+/// an order or transaction also applies what Apple knows and the ledger lacks. `?bundle_id=` names the app when
+/// several are configured. Refusals are `SupportError`s, answered by `HTTPErrorMapping`.
+struct SupportController: Sendable {
+    let lookup: SupportLookup
+
+    func register(on group: RouterGroup<SubLedgerRequestContext>) {
+        group.get("lookup/order/:id") { request, context in
+            try await answer(request, context, SupportQuery.order(parsing:))
+        }
+        group.post("lookup/order/:id") { request, context in
+            try await answer(request, context, SupportQuery.order(parsing:), apply: true)
+        }
+        group.get("lookup/transaction/:id") { request, context in
+            try await answer(request, context, SupportQuery.transaction(parsing:))
+        }
+        group.post("lookup/transaction/:id") { request, context in
+            try await answer(request, context, SupportQuery.transaction(parsing:), apply: true)
+        }
+        group.get("lookup/token/:id") { request, context in
+            try await answer(request, context, SupportQuery.appAccountToken(parsing:))
+        }
+        group.get("lookup/account/:id") { request, context in
+            try await answer(request, context, SupportQuery.account(parsing:))
+        }
+    }
+
+    private func answer(
+        _ request: Request, _ context: SubLedgerRequestContext,
+        _ parse: (String) throws(SupportError) -> SupportQuery, apply: Bool = false
+    ) async throws -> Response {
+        let query = try parse(context.parameters.get("id") ?? "")
+        var bundleID: String?
+        for (key, value) in request.uri.queryParameters {
+            guard key == "bundle_id" else {
+                throw APIError.badRequest("unknown_parameter", "the only parameter of a lookup is bundle_id")
+            }
+            bundleID = String(value)
+        }
+        let answer = try await lookup.lookUp(query, bundleID: bundleID, apply: apply)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: .init(string: answer.json)))
+    }
+}

@@ -1,0 +1,47 @@
+import PostgresLibPQ
+import SubLedgerStore
+import Synchronization
+
+/// The configured apps, cached in memory and dropped whenever any process applies a catalog (NOTIFY).
+public final class AppDirectory: Sendable {
+    static let channel = "subledger_catalog"
+
+    let store: LedgerStore
+    private let byBundleID = Mutex<[String: StoredApp]>([:])
+    private let byAppID = Mutex<[Int64: StoredApp]>([:])
+
+    public init(store: LedgerStore) {
+        self.store = store
+    }
+
+    /// The app with `bundleID`, or `nil` when none is configured.
+    public func app(bundleID: String) async throws -> StoredApp? {
+        if let cached = byBundleID.withLock({ $0[bundleID] }) { return cached }
+        guard let app = try await store.app(bundleID: bundleID) else { return nil }
+        remember(app)
+        return app
+    }
+
+    /// The app an app-scoped key belongs to.
+    package func app(for key: AuthenticatedKey) async throws -> StoredApp {
+        guard let appID = key.appID, let bundleID = key.bundleID else {
+            throw APIKeyError.appKeyRequired
+        }
+        if let cached = byAppID.withLock({ $0[appID] }) { return cached }
+        guard let app = try await self.app(bundleID: bundleID) else {
+            throw APIKeyError.keyAppRemoved
+        }
+        return app
+    }
+
+    private func remember(_ app: StoredApp) {
+        byBundleID.withLock { $0[app.bundleID] = app }
+        byAppID.withLock { $0[app.appID] = app }
+    }
+
+    /// Drops every cached app (a catalog was applied somewhere).
+    func invalidate() {
+        byBundleID.withLock { $0.removeAll() }
+        byAppID.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,76 @@
+/// Why the ingestion refused or could not yet take an input, in the ledger's words.
+///
+/// `code` is stable and machine-readable; `message` is for people and never contains keys, receipts or
+/// tokens. Whether a retry can help is `isTransient`; how a client is answered is decided at the HTTP edge
+/// alone (`HTTPErrorMapping`).
+public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of refusal, each with its stable code.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The receipt was issued to, or verified for, another app or environment.
+        case foreignReceipt = "foreign_receipt"
+        /// Apple says the receipt is not valid.
+        case invalidReceipt = "invalid_receipt"
+        /// Apple cannot be reached, failed, or keeps failing (the circuit breaker is open); the input is kept.
+        case appleUnavailable = "apple_unavailable"
+        /// Apple refused SubLedger's credentials for the app (e.g. its shared secret); the input is kept.
+        case appleConfigurationError = "apple_configuration_error"
+        /// The App Store Server API refused a request for a reason a retry cannot fix.
+        case serverAPIRefused = "server_api_error"
+        /// A signed transaction or notification is not a JWS naming what it must.
+        case malformedJWS = "malformed_jws"
+        /// A signed transaction whose signature or claims did not verify.
+        case invalidSignedTransaction = "invalid_signed_transaction"
+        /// A notification body that is not JSON.
+        case malformedNotification = "malformed_json"
+        /// A JSON body that is neither a V2 nor a V1 notification.
+        case unknownNotification = "unknown_notification"
+        /// A V2 notification whose signature did not verify.
+        case invalidSignature = "invalid_signature"
+        /// A V1 notification refused (its shared secret or its shape).
+        case invalidNotification = "invalid_notification"
+        /// An authentic notification holding what no real one does (a field that cannot be applied).
+        case invalidNotificationPayload = "invalid_notification_payload"
+        /// No app is configured under the bundle id an input names.
+        case unknownApp = "unknown_app"
+        /// The input is of an environment its app does not accept.
+        case environmentNotAllowed = "environment_not_allowed"
+        /// The app is configured so that it cannot verify the input (SubLedger's side, fixed by the catalog).
+        case appMisconfigured = "app_misconfigured"
+    }
+
+    public let code: Code
+    public let message: String
+    /// How long to wait before trying again, for transient refusals that know it.
+    public let retryAfter: Duration?
+
+    public init(_ code: Code, _ message: String, retryAfter: Duration? = nil) {
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    /// Whether trying the same input again later can succeed: Apple unavailable, or a configuration on our
+    /// side (credentials, the catalog) that an operator can fix. A stored input refused transiently stays
+    /// due for retry; any other refusal is final.
+    public var isTransient: Bool {
+        switch code {
+        case .appleUnavailable, .appleConfigurationError, .serverAPIRefused, .appMisconfigured: true
+        default: false
+        }
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// The same refusal told by the ingestion: the breaker's refusal becomes `apple_unavailable` with the
+    /// promise that the stored input is verified later.
+    package init(_ error: AppleGatewayError) {
+        switch error {
+        case .environmentNotAllowed: self.init(.environmentNotAllowed, error.description)
+        case .appMisconfigured: self.init(.appMisconfigured, error.description)
+        case .circuitOpen(let retryAfter):
+            self.init(
+                .appleUnavailable, "Apple keeps failing; the input is stored and will be verified when Apple answers",
+                retryAfter: retryAfter)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import AppStore
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LedgerTestSupport
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerHTTP
+import SubLedgerStore
+import SubLedgerTestSupport
+import SubLedgerUseCases
+import Testing
+
+/// What a client sees while the database fails over: never a 500, always a 503 with `Retry-After`.
+@Suite struct FailoverAnswerTests {
+    typealias H = ServiceHarness
+
+    /// A write that reaches a server taking no writes (a standby, a primary being demoted: here a session with
+    /// `default_transaction_read_only`, which fails the same way, SQLSTATE 25006) is a 503 the client retries,
+    /// not a 500; reads still answer.
+    @Test func aWriteRefusedAsReadOnlyIsA503WithRetryAfter() async throws {
+        try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { schema, writable, pool in
+            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+            try await migrator.migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let (catalog, _) = try LedgerStore.readCatalog(H.catalogYAML)
+            try await store.applyCatalog(catalog, secrets: [:])
+            let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
+            let chain = try SigningChain.generate(
+                notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),
+                notValidAfter: Instant(millisecondsSince1970: 2_000_000_000_000))
+
+            var readOnly = writable
+            readOnly.parameters["options"] = "-c search_path=\(schema) -c default_transaction_read_only=on"
+            let standbyLike = PostgresPool(configuration: readOnly, logger: TestDatabase.logger)
+            let gateway = try AppleGateway(
+                configuration: AppleConfiguration(trustAppleRoot: false, timeout: .seconds(2)),
+                additionalRoots: [chain.trustedRoot], logger: TestDatabase.logger)
+            let dependencies = ServiceDependencies(
+                pool: standbyLike, migrator: migrator, apple: gateway, now: { H.start })
+            let app = buildApplication(
+                configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
+                logger: TestDatabase.logger)
+            let harness = ServiceHarness(
+                pool: standbyLike, store: store, clock: TestClock(H.start), signer: JWSSigner(chain: chain),
+                keyOne: key, keyTwo: "", keys: APIKeys(pool: pool))
+            try await app.test(.live) { client in
+                let signed = try harness.signedTransaction(id: "7000", purchasedOnDay: 0, expiresOnDay: 30)
+                let write = try await client.call(
+                    .post, "/v1/transactions", key: key, json: ["account_id": "dave", "signed_transaction": signed])
+                #expect(write.status == .serviceUnavailable)
+                #expect(write.json.errorCode == "database_unavailable")
+                #expect(write.headers[.retryAfter] == "5")
+                let renewal = try harness.notificationBody(
+                    type: "DID_RENEW", transaction: signed,
+                    renewal: try harness.signedRenewal(original: "7000", willAutoRenew: true, onDay: 0), onDay: 0)
+                let notification = try await client.call(.post, "/v1/notifications/appstore", key: nil, raw: renewal)
+                #expect(notification.status == .serviceUnavailable)
+                #expect(notification.headers[.retryAfter] == "5")
+                let read = try await client.call(.get, "/v1/accounts/dave/entitlements", key: key)
+                #expect(read.status == .ok)
+            }
+            await standbyLike.shutdown()
+        }
+    }
+
+    /// A database that cannot be reached (the primary died, the standby is not promoted yet) is a 503 with
+    /// `Retry-After`, and the same process answers 200 once the database is reachable again: the pool opens
+    /// a new connection on the next request, with no restart.
+    @Test func anUnreachableDatabaseIsA503AndTheServiceRecoversByItself() async throws {
+        try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, writable, pool in
+            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+            try await migrator.migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let (catalog, _) = try LedgerStore.readCatalog(H.catalogYAML)
+            try await store.applyCatalog(catalog, secrets: [:])
+            let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
+
+            // The service reaches PostgreSQL through a socket directory that is empty at first (the outage) and
+            // later gets a link to the real socket (the new primary answers).
+            let socketDirectory = try #require(writable.host, "the test database must be reached over a Unix socket")
+            let socketName = ".s.PGSQL.\(writable.port ?? "5432")"
+            let outage = FileManager.default.temporaryDirectory.appendingPathComponent(
+                TestDatabase.uniqueName("outage")
+            ).path
+            try FileManager.default.createDirectory(atPath: outage, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: outage) }
+            var configuration = writable
+            configuration.parameters["host"] = outage
+            configuration.parameters["connect_timeout"] = "2"
+            configuration.acquireTimeout = .seconds(3)
+            let failingOver = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+            let gateway = try AppleGateway(
+                configuration: AppleConfiguration(trustAppleRoot: true, timeout: .seconds(2)),
+                logger: TestDatabase.logger)
+            let dependencies = ServiceDependencies(
+                pool: failingOver, migrator: migrator, apple: gateway, now: { H.start })
+            let app = buildApplication(
+                configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
+                logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let down = try await client.call(.get, "/v1/accounts/erin/entitlements", key: key)
+                #expect(down.status == .serviceUnavailable)
+                #expect(down.json.errorCode == "database_unavailable")
+                #expect(down.headers[.retryAfter] == "5")
+
+                try FileManager.default.createSymbolicLink(
+                    atPath: outage + "/" + socketName, withDestinationPath: socketDirectory + "/" + socketName)
+                let back = try await client.call(.get, "/v1/accounts/erin/entitlements", key: key)
+                #expect(back.status == .ok)
+                #expect(back.json.entitlementIDs.isEmpty)
+            }
+            await failingOver.shutdown()
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import AppStore
+import AppStoreSimulator
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerHTTP
+import SubLedgerStore
+import SubLedgerTestSupport
+import SubLedgerUseCases
+
+/// SubLedger over a real socket and PostgreSQL, with appstore-sim as its Apple: verifyReceipt, signed data
+/// and notifications all come from the simulator; SubLedger's clock is the simulator's manual clock.
+struct EndToEndHarness: Sendable {
+    static let bundleID = ServiceHarness.appOne
+    /// How long appstore-sim waits for SubLedger to answer one notification. Apple gives up after seconds and
+    /// retries hours later, which the simulator's manual clock only reaches when a test advances it; with 5 s,
+    /// a test whose notification took longer on a machine busy with hundreds of parallel tests lost it (CI:
+    /// `billingIssueGraceEndAndRecovery`). These tests check what SubLedger does with a notification, not how
+    /// fast; the simulator's own tests cover time-outs.
+    static let notificationTimeout: Duration = .seconds(60)
+
+    let sim: AppStoreSimulator
+    let service: ServiceHarness
+    let client: any TestClientProtocol
+
+    var control: SimulatorControl { sim.control }
+    var key: String { service.keyOne }
+
+    /// `configureApple` adjusts SubLedger's Apple configuration (timeouts, connections, circuit breaker).
+    static func run(
+        configureApple: (inout AppleConfiguration) -> Void = { _ in },
+        _ body: @Sendable (EndToEndHarness) async throws -> Void
+    ) async throws {
+        let sim = try await AppStoreSimulator.start(
+            .init(
+                seed: 7,
+                notificationTimeout: EndToEndHarness.notificationTimeout,
+                apps: [
+                    AppDefinition(
+                        bundleID: bundleID, appAppleID: ServiceHarness.appleAppIDOne, sharedSecret: "one-secret",
+                        gracePeriodDays: 16,
+                        products: [
+                            ProductDefinition(
+                                productID: "pro.monthly", type: .autoRenewable, subscriptionGroupID: "g1",
+                                duration: .oneMonth, price: 9_990, currency: "USD"),
+                            ProductDefinition(productID: "coins.100", type: .consumable, price: 990, currency: "USD"),
+                        ])
+                ]))
+        do {
+            var apple = AppleConfiguration(
+                verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
+                verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL,
+                trustAppleRoot: false, timeout: .seconds(20),
+                serverAPIProductionURL: sim.serverAPIBaseURL(.production),
+                serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox))
+            configureApple(&apple)
+            try await ServiceHarness.run(
+                apple: apple, additionalRoots: [sim.trustedRoot],
+                now: { Instant(millisecondsSince1970: sim.control.clock().now) }
+            ) { service, client in
+                let port = try require(client.port)
+                _ = await sim.control.updateNotificationSettings(
+                    .init(defaultURL: "http://127.0.0.1:\(port)/v1/notifications/appstore"))
+                try await body(EndToEndHarness(sim: sim, service: service, client: client))
+            }
+        } catch {
+            try? await sim.shutdown()
+            throw error
+        }
+        try await sim.shutdown()
+    }
+
+    /// A new Apple ID (production unless asked otherwise).
+    func appleID(_ environment: AppStoreEnvironment = .production) throws -> String {
+        try control.createAppleID(AppleIDDefinition(environment: environment)).appleID
+    }
+
+    /// Submits `receiptData` for `account` and returns the answer.
+    func submitReceipt(_ receiptData: String, account: String, extra: [String: String] = [:])
+        async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields)
+    {
+        var body = ["account_id": account, "receipt_data": receiptData]
+        body.merge(extra) { _, new in new }
+        return try await client.call(.post, "/v1/receipts", key: key, json: body)
+    }
+
+    /// The entitlement ids of `account` now.
+    func entitlements(_ account: String) async throws -> [String: Any] {
+        try await client.call(.get, "/v1/accounts/\(account)/entitlements", key: key).json
+    }
+
+    /// Sends the simulator's notifications where they are refused at once (404), as if they were lost.
+    func loseNotifications() async {
+        _ = await control.updateNotificationSettings(
+            .init(defaultURL: "http://127.0.0.1:\(client.port ?? 0)/lost-notifications"))
+    }
+
+    /// Delivers every notification the simulator has queued and waits for SubLedger to have applied them.
+    func deliverNotifications() async {
+        await control.flushNotifications()
+    }
+}
+
+private func require<T>(_ value: T?) throws -> T {
+    guard let value else { throw MissingValue() }
+    return value
+}
+
+private struct MissingValue: Error {}

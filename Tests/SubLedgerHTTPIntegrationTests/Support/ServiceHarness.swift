@@ -1,0 +1,198 @@
+import AppStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerTestSupport
+import NIOCore
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerHTTP
+import SubLedgerStore
+import SubLedgerTestSupport
+import SubLedgerUseCases
+import Synchronization
+
+/// A manual clock for the service under test.
+final class TestClock: Sendable {
+    private let current: Mutex<Instant>
+    init(_ start: Instant) { current = Mutex(start) }
+    var now: Instant { current.withLock { $0 } }
+    func set(_ instant: Instant) { current.withLock { $0 = instant } }
+}
+
+/// A migrated schema, two apps, an API key per app, a signing chain trusted as Apple's, a pinned clock, and
+/// the service listening on a real loopback socket.
+struct ServiceHarness: Sendable {
+    static let appOne = "com.example.one"
+    static let appTwo = "com.example.two"
+    static let appleAppIDOne: Int64 = 1_111_111_111
+    static let day: Int64 = 86_400_000
+    static let start = Instant(millisecondsSince1970: 1_735_689_600_000)  // 2025-01-01
+
+    static let catalogYAML = """
+        apps:
+          - bundle_id: com.example.one
+            apple_app_id: 1111111111
+            environments: [production, sandbox]
+            shared_secret: one-secret
+            products:
+              - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }
+              - { product_id: coins.100, type: consumable, credits: 100 }
+          - bundle_id: com.example.two
+            apple_app_id: 2222222222
+            environments: [production, sandbox]
+            products:
+              - { product_id: two.monthly, type: auto_renewable, subscription_group_id: "g2", entitlements: [pro] }
+        """
+
+    let pool: PostgresPool
+    let store: LedgerStore
+    let clock: TestClock
+    let signer: JWSSigner
+    let keyOne: String
+    let keyTwo: String
+    let keys: APIKeys
+    /// The read replicas the service routes reads to, when the test asked for them (`ReadReplicaTests`).
+    var readReplicas: ReadReplicas? = nil
+
+    static func day(_ number: Int) -> Instant { start.adding(milliseconds: Int64(number) * day) }
+
+    /// Runs `body` against a fresh service. `apple` configures verifyReceipt's URLs (default: nothing listens).
+    static func run(
+        apple: AppleConfiguration = AppleConfiguration(
+            verifyReceiptProductionURL: "http://127.0.0.1:9/verifyReceipt",
+            verifyReceiptSandboxURL: "http://127.0.0.1:9/sandbox/verifyReceipt", trustAppleRoot: false,
+            timeout: .seconds(2)),
+        additionalRoots: [TrustedRoot] = [],
+        now: (@Sendable () -> Instant)? = nil,
+        readReplicas: ReadReplicaConfiguration? = nil,
+        _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        // With a standby, the test measures replay lag: it has the cluster to itself.
+        try await TestDatabase.withSchema(maxConnections: 8, template: .ledger, exclusive: readReplicas != nil) {
+            _, _, pool in
+            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+            try await migrator.migrate(pool)
+            // Secrets at rest: the catalog's shared secret is sealed with this key, which the service is given too.
+            let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: secretKeys)
+            let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+            try await store.applyCatalog(catalog, secrets: secrets)
+            let keys = APIKeys(pool: pool)
+            let keyOne = try await keys.create(bundleID: appOne, name: "one").secret
+            let keyTwo = try await keys.create(bundleID: appTwo, name: "two").secret
+            let chain = try SigningChain.generate(
+                notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),
+                notValidAfter: Instant(millisecondsSince1970: 2_000_000_000_000))
+            let clock = TestClock(start)
+            let gateway = try AppleGateway(
+                configuration: apple, additionalRoots: [chain.trustedRoot] + additionalRoots,
+                logger: TestDatabase.logger)
+            var dependencies = ServiceDependencies(
+                pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
+            if var replicas = readReplicas {
+                // The standby's connections read the test's database too.
+                if let database = TestDatabase.currentDatabase {
+                    replicas.url = TestDatabase.replacingDatabase(of: replicas.url, with: database)
+                }
+                dependencies.readReplicas = try ReadReplicas(
+                    configuration: replicas, primary: store, logger: TestDatabase.logger)
+            }
+            var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
+            // A test's client connection idles while the test drives Apple, the poller or the database, for longer
+            // than production's 30 s when many tests share the machine.
+            configuration.idleTimeout = .seconds(600)
+            configuration.secretKeys = secretKeys
+            let app = buildApplication(
+                configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
+            let harness = ServiceHarness(
+                pool: pool, store: store, clock: clock, signer: JWSSigner(chain: chain), keyOne: keyOne, keyTwo: keyTwo,
+                keys: keys, readReplicas: dependencies.readReplicas)
+            try await app.test(.live) { client in try await body(harness, client) }
+        }
+    }
+
+    /// A StoreKit 2 signed transaction of app one.
+    func signedTransaction(
+        id: String, original: String? = nil, product: String = "pro.monthly", purchasedOnDay from: Int,
+        expiresOnDay to: Int?, token: String? = nil, revokedOnDay: Int? = nil, signedOnDay: Int? = nil,
+        environment: String = "Production"
+    ) throws -> String {
+        try signer.sign(
+            JWSTransactionDecodedPayload(
+                originalTransactionID: original ?? id, transactionID: id, webOrderLineItemID: "w\(id)",
+                bundleID: Self.appOne, productID: product, subscriptionGroupIdentifier: to == nil ? nil : "g1",
+                purchaseDate: Self.day(from).millisecondsSince1970,
+                originalPurchaseDate: Self.day(from).millisecondsSince1970,
+                expiresDate: to.map { Self.day($0).millisecondsSince1970 }, quantity: 1,
+                rawType: to == nil ? "Consumable" : "Auto-Renewable Subscription",
+                appAccountToken: token,
+                rawInAppOwnershipType: "PURCHASED",
+                signedDate: Self.day(signedOnDay ?? from).millisecondsSince1970,
+                rawRevocationReason: revokedOnDay.map { _ in 0 },
+                revocationDate: revokedOnDay.map { Self.day($0).millisecondsSince1970 },
+                rawEnvironment: environment))
+    }
+
+    /// A V2 notification body of app one carrying `transaction` (and optional renewal info).
+    func notificationBody(
+        type: String, subtype: String? = nil, uuid: String = UUID().uuidString.lowercased(), transaction: String?,
+        renewal: String? = nil, onDay day: Int
+    ) throws -> ByteBuffer {
+        let payload = ResponseBodyV2DecodedPayload(
+            rawNotificationType: type, rawSubtype: subtype, notificationUUID: uuid,
+            data: NotificationData(
+                rawEnvironment: "Production", appAppleID: Self.appleAppIDOne, bundleID: Self.appOne, bundleVersion: "1",
+                signedTransactionInfo: transaction, signedRenewalInfo: renewal, rawStatus: 1),
+            version: "2.0", signedDate: Self.day(day).millisecondsSince1970)
+        let body = try JSONEncoder().encode(["signedPayload": try signer.sign(payload)])
+        return ByteBuffer(bytes: body)
+    }
+
+    /// Signed renewal info of app one's chain `original`.
+    func signedRenewal(original: String, willAutoRenew: Bool, onDay day: Int) throws -> String {
+        try signer.sign(
+            JWSRenewalInfoDecodedPayload(
+                originalTransactionID: original, autoRenewProductID: "pro.monthly", productID: "pro.monthly",
+                rawAutoRenewStatus: willAutoRenew ? 1 : 0, isInBillingRetryPeriod: false,
+                signedDate: Self.day(day).millisecondsSince1970, rawEnvironment: "Production"))
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends a JSON body (or none) with an API key, and returns the status and the parsed JSON body.
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, key: String?, json: [String: String]? = nil, raw: ByteBuffer? = nil
+    ) async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields) {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        let body = try raw ?? json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
+        let response = try await executeRequest(uri: uri, method: method, headers: headers, body: body)
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+        return (response.status, parsed, response.headers)
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    /// `json["error"]["code"]`.
+    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+    /// `json["error"]["message"]`.
+    var errorMessage: String? { (self["error"] as? [String: Any])?["message"] as? String }
+    /// The entitlement ids of an entitlements or submission answer.
+    var entitlementIDs: [String] {
+        (self["entitlements"] as? [[String: Any]] ?? []).compactMap { $0["entitlement_id"] as? String }
+    }
+    /// `expires_at` of the first entitlement.
+    var firstExpiry: String? { (self["entitlements"] as? [[String: Any]])?.first?["expires_at"] as? String }
+    /// transaction id → result of a submission answer.
+    var results: [String: String] {
+        var results: [String: String] = [:]
+        for item in self["transactions"] as? [[String: Any]] ?? [] {
+            if let id = item["transaction_id"] as? String, let result = item["result"] as? String {
+                results[id] = result
+            }
+        }
+        return results
+    }
+}
