@@ -207,7 +207,9 @@ let package = Package(
             name: "subledger",
             dependencies: [
                 "SubLedgerCommands",
+                "SubLedgerHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -391,6 +393,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SubLedgerCommandsIntegrationTests",
+            dependencies: [
+                "SubLedgerCommands", "SubLedgerStore", "SubLedgerCore", "PostgresLibPQ", "SubLedgerTestSupport",
+                "LedgerTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -121,12 +121,6 @@ func parseInt(_ text: String, _ name: String) throws -> Int {
 }
 
 /// A logger for command-line use at `level`.
-func makeLogger(_ label: String, level: Logger.Level) -> Logger {
-    var logger = Logger(label: label)
-    logger.logLevel = level
-    return logger
-}
-
 /// Opens the database these options name (migrating an embedded one), checks it as `serve` does, runs `body`,
 /// and closes it.
 func withDatabase<T: Sendable>(

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import SubLedgerHTTP
 import SubLedgerUseCases
 
@@ -27,11 +26,11 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var readReplicas: ReadReplicaOptions
 
     func run() async throws {
-        // Swift concurrency's jobs run on the NIO event loops, so a request does not hop to the cooperative pool
-        // and back (docs/architecture.md, "The hot paths: threads, round trips, JSON"). First, before any
-        // other task exists; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
-        ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
-        let environment = CommandContext.current.environment
+        try await SubLedgerServer.run(configuration: configuration(environment: CommandContext.current.environment))
+    }
+
+    /// These options over `environment`, checked: a mistake stops `serve` before it opens anything.
+    func configuration(environment: [String: String]) throws -> ServiceConfiguration {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         if let host = host ?? environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
@@ -45,6 +44,6 @@ struct ServeCommand: AsyncParsableCommand {
         try apple.apply(to: &configuration.apple, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         try readReplicas.apply(to: &configuration, environment: environment)
-        try await SubLedgerServer.run(configuration: configuration)
+        return configuration
     }
 }

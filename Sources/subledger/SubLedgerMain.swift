@@ -1,10 +1,18 @@
 import ArgumentParser
+import Logging
 import SubLedgerCommands
+import SubLedgerHTTP
 
 /// The `subledger` executable: everything it does is in SubLedgerCommands.
 @main
 enum SubLedgerMain {
     static func main() async {
+        if CommandLine.arguments.dropFirst().first == "serve" {
+            // Swift concurrency's jobs run on the NIO event loops, so a request does not hop to the cooperative
+            // pool and back (docs/architecture.md, "The hot paths"). A choice for the whole process, so made here,
+            // before any command runs; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
+            ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
+        }
         await SubLedgerCommand.main()
     }
 }

@@ -22,36 +22,44 @@ import Testing
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
             let app = try await F.app(store)
             let clock = ContinuousClock()
-            // A recompute in progress: the exclusive lock, held for a second.
+            // A recompute in progress: the exclusive lock, held until this test lets it go.
             let holder = Mutex<Int32?>(nil)
+            let release = Mutex(false)
             let recompute = Task {
                 try await pool.transaction { connection in
-                    holder.withLock { $0 = connection.backendPID }
                     try connection.query(ChainAggregates.recomputeLockStatement, [app.appID])
-                    Thread.sleep(forTimeInterval: 1)
+                    holder.withLock { $0 = connection.backendPID }
+                    while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
                     return clock.now
                 }
             }
-            // The lock granted to this holder. Advisory locks are the whole database's, and other suites' apps (in
-            // their own schemas) can have the same app id, so their catalog applies take the same key: only the
-            // holder's own backend shows that the recompute here is under way.
+            try await waitUntil { holder.withLock { $0 } != nil }
+            // The apply, started while the recompute holds the lock, must wait for it: it is seen waiting on the
+            // app's aggregate lock (in this test's own database) before the recompute is let go.
+            let applyEnded = Mutex(false)
+            let apply = Task {
+                try await store.apply(
+                    F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 1), app: app,
+                    now: F.day(1))
+                applyEnded.withLock { $0 = true }
+                return clock.now
+            }
             try await waitUntil {
-                guard let pid = holder.withLock({ $0 }) else { return false }
+                if applyEnded.withLock({ $0 }) { return true }
                 return try await pool.query(
                     """
                     WITH k AS (SELECT hashtextextended('aggregates/' || $1::bigint::text, 0) AS key)
                     SELECT count(*)::bigint FROM pg_locks l, k
-                    WHERE l.pid = $2 AND l.locktype = 'advisory' AND l.mode = 'ExclusiveLock' AND l.granted
-                      AND l.objsubid = 1
+                    WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1
+                      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                       AND l.classid::bigint = (k.key >> 32) & 4294967295 AND l.objid::bigint = k.key & 4294967295
-                    """, [app.appID, pid]
-                ).single().decode(Int64.self, at: 0) == 1
+                    """, [app.appID]
+                ).single().decode(Int64.self, at: 0) >= 1
             }
-            try await store.apply(
-                F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 1), app: app,
-                now: F.day(1))
-            let applied = clock.now
+            #expect(!applyEnded.withLock { $0 }, "the apply finished while the recompute held the app's lock")
+            release.withLock { $0 = true }
             let recomputeEnded = try await recompute.value
+            let applied = try await apply.value
             #expect(applied > recomputeEnded)
             // The apply's refresh ran: its chain has its report spans.
             let spans = try await pool.query(
@@ -63,10 +71,10 @@ import Testing
     }
 
     private func waitUntil(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try await !condition() {
             guard ContinuousClock.now < deadline else {
-                Issue.record("the condition did not hold within 30 s")
+                Issue.record("the condition did not hold within 120 s")
                 return
             }
             try await Task.sleep(for: .milliseconds(20))

@@ -79,34 +79,6 @@ import Testing
         }
     }
 
-    /// Two real `subledger migrate` processes started together leave one correct schema.
-    @Test func twoProcessesMigratingAtOnceLeaveOneCorrectSchema() async throws {
-        try await TestDatabase.withSchema { schema, _, pool in
-            let executable = try SubLedgerExecutable.url()
-            var url = try TestDatabase.connectionString()
-            url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
-            let environment = ["DATABASE_URL": url, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]
-            let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
-                for index in 0..<2 {
-                    group.addTask {
-                        try await Task.detached {
-                            try ProgramRunner.spawnAndWait(
-                                [executable.path, "migrate", "--log-level", "warning"],
-                                outputPath: NSTemporaryDirectory() + "subledger-migrate-\(schema)-\(index).log",
-                                environment: environment)
-                        }.value
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            #expect(statuses == [0, 0])
-            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
-            #expect(try await migrator.isCurrent(pool))
-            let steps = try await pool.query("SELECT version FROM schema_migrations ORDER BY version")
-            #expect(try steps.map { Int(try $0.decode(Int64.self, at: 0)) } == migrator.script.steps.map(\.version))
-        }
-    }
-
     @Test func ledgerEntriesCannotBeUpdatedOrDeleted() async throws {
         try await TestDatabase.withSchema { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
@@ -157,20 +129,5 @@ import Testing
                         """)
             } throws: { ($0 as? PostgresError)?.sqlState == .uniqueViolation }
         }
-    }
-}
-
-/// The `subledger` executable built beside the test bundle.
-enum SubLedgerExecutable {
-    static func url() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("subledger")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        Issue.record(
-            "the subledger executable was not found next to the test bundle; build with `swift build --build-tests`")
-        throw MissingTestDatabase()
     }
 }

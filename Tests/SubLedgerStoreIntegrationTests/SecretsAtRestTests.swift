@@ -10,31 +10,6 @@ import Testing
 /// Apps' secrets sealed at rest: what the table holds, who can open it, rotation, and the upgrade from
 /// plaintext rows.
 @Suite struct SecretsAtRestTests {
-    static let bundleID = "com.example.secrets"
-    static let otherBundleID = "com.example.other"
-    static let pem =
-        "-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg\n-----END PRIVATE KEY-----\n"
-
-    static let catalogYAML = """
-        apps:
-          - bundle_id: com.example.secrets
-            apple_app_id: 1999999999
-            environments: [production, sandbox]
-            shared_secret: the-shared-secret-0123456789abcdef
-            server_api:
-              issuer_id: 57246542-96fe-1a63-e053-0824d011072a
-              key_id: 2X9R4HXF34
-              private_key: "-----BEGIN PRIVATE KEY-----\\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg\\n-----END PRIVATE KEY-----\\n"
-            products:
-              - { product_id: coins.100, type: consumable, credits: 100 }
-          - bundle_id: com.example.other
-            apple_app_id: 1999999999
-            environments: [production]
-            shared_secret: another-secret
-            products:
-              - { product_id: coins.100, type: consumable, credits: 100 }
-        """
-
     static func keyring(_ keys: SecretKey...) throws -> SecretKeyring { try SecretKeyring(keys: keys) }
 
     /// A migrated schema with the catalog applied by a store holding `keys`.
@@ -44,32 +19,10 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: keys)
-            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+            let (catalog, secrets) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             try await body(store, pool)
         }
-    }
-
-    /// The raw secret columns of `bundleID`: plaintext, sealed bytes and key id of each field.
-    static func rawColumns(_ pool: PostgresPool, _ bundleID: String = bundleID) async throws
-        -> (
-            sharedSecret: String?, sharedSealed: [UInt8]?, sharedKeyID: String?, pem: String?, pemSealed: [UInt8]?,
-            pemKeyID: String?
-        )
-    {
-        let row = try await pool.query(
-            """
-            SELECT shared_secret, shared_secret_sealed, shared_secret_key_id,
-                server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
-            FROM apps WHERE bundle_id = $1
-            """, [bundleID]
-        ).single()
-        return (
-            try row.decode(String?.self, at: 0), try row.decode([UInt8]?.self, at: 1),
-            try row.decode(String?.self, at: 2),
-            try row.decode(String?.self, at: 3), try row.decode([UInt8]?.self, at: 4),
-            try row.decode(String?.self, at: 5)
-        )
     }
 
     static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
@@ -83,7 +36,7 @@ import Testing
     @Test func catalogApplyStoresSecretsSealedNotInPlaintext() async throws {
         let key = SecretKey.generate()
         try await withSecrets(try Self.keyring(key)) { store, pool in
-            let raw = try await Self.rawColumns(pool)
+            let raw = try await SecretsFixture.rawColumns(pool)
             #expect(raw.sharedSecret == nil)
             #expect(raw.pem == nil)
             let sharedSealed = try #require(raw.sharedSealed)
@@ -93,13 +46,15 @@ import Testing
             #expect(!Self.contains(sharedSealed, "the-shared-secret"))
             #expect(!Self.contains(pemSealed, "PRIVATE KEY"))
             // Nothing else in the row carries them either.
-            let text = try await pool.query("SELECT apps::text FROM apps WHERE bundle_id = $1", [Self.bundleID])
-                .single()
+            let text = try await pool.query(
+                "SELECT apps::text FROM apps WHERE bundle_id = $1", [SecretsFixture.bundleID]
+            )
+            .single()
             #expect(!(try text.decode(String.self, at: 0)).contains("the-shared-secret"))
 
-            let app = try #require(try await store.app(bundleID: Self.bundleID))
+            let app = try #require(try await store.app(bundleID: SecretsFixture.bundleID))
             #expect(app.sharedSecret == "the-shared-secret-0123456789abcdef")
-            #expect(app.serverAPI?.privateKeyPEM == Self.pem)
+            #expect(app.serverAPI?.privateKeyPEM == SecretsFixture.pem)
             #expect(app.serverAPI?.keyID == "2X9R4HXF34")
             // Printing the app never shows a secret.
             #expect(!"\(app)".contains("the-shared-secret"))
@@ -109,7 +64,7 @@ import Testing
 
     @Test func theSameSecretSealsDifferentlyEachTime() throws {
         let keys = try Self.keyring(.generate())
-        let purpose = SecretPurpose(.sharedSecret, bundleID: Self.bundleID)
+        let purpose = SecretPurpose(.sharedSecret, bundleID: SecretsFixture.bundleID)
         let first = try keys.seal("s3cret", for: purpose)
         let second = try keys.seal("s3cret", for: purpose)
         #expect(first.combined != second.combined)
@@ -119,10 +74,10 @@ import Testing
 
     @Test func aSealedSecretOpensOnlyAsTheSecretItWasSealedAs() throws {
         let keys = try Self.keyring(.generate())
-        let sealed = try keys.seal("s3cret", for: SecretPurpose(.sharedSecret, bundleID: Self.bundleID))
+        let sealed = try keys.seal("s3cret", for: SecretPurpose(.sharedSecret, bundleID: SecretsFixture.bundleID))
         for purpose in [
-            SecretPurpose(.sharedSecret, bundleID: Self.otherBundleID),
-            SecretPurpose(.serverAPIPrivateKey, bundleID: Self.bundleID),
+            SecretPurpose(.sharedSecret, bundleID: SecretsFixture.otherBundleID),
+            SecretPurpose(.serverAPIPrivateKey, bundleID: SecretsFixture.bundleID),
         ] {
             #expect(throws: SecretError.self) { try keys.open(sealed, for: purpose) }
             do {
@@ -136,7 +91,7 @@ import Testing
 
     @Test func anAlteredSealedSecretIsRefused() throws {
         let keys = try Self.keyring(.generate())
-        let purpose = SecretPurpose(.sharedSecret, bundleID: Self.bundleID)
+        let purpose = SecretPurpose(.sharedSecret, bundleID: SecretsFixture.bundleID)
         let sealed = try keys.seal("s3cret", for: purpose)
         for index in [0, 12, sealed.combined.count - 1] {  // nonce, ciphertext, tag
             var altered = sealed
@@ -159,9 +114,9 @@ import Testing
                 """
                 UPDATE apps SET shared_secret_sealed = (SELECT shared_secret_sealed FROM apps WHERE bundle_id = $1)
                 WHERE bundle_id = $2
-                """, [Self.bundleID, Self.otherBundleID])
+                """, [SecretsFixture.bundleID, SecretsFixture.otherBundleID])
             await #expect(
-                performing: { try await store.app(bundleID: Self.otherBundleID) },
+                performing: { try await store.app(bundleID: SecretsFixture.otherBundleID) },
                 throws: {
                     ($0 as? SecretError)?.code == .sealedSecretRejected
                 })
@@ -170,9 +125,9 @@ import Testing
                 """
                 UPDATE apps SET shared_secret_sealed = set_byte(shared_secret_sealed, 20, get_byte(shared_secret_sealed, 20) # 1)
                 WHERE bundle_id = $1
-                """, [Self.bundleID])
+                """, [SecretsFixture.bundleID])
             await #expect(
-                performing: { try await store.app(bundleID: Self.bundleID) },
+                performing: { try await store.app(bundleID: SecretsFixture.bundleID) },
                 throws: {
                     ($0 as? SecretError)?.code == .sealedSecretRejected
                 })
@@ -183,7 +138,7 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+            let (catalog, secrets) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
             await #expect(
                 performing: { try await store.applyCatalog(catalog, secrets: secrets) },
                 throws: {
@@ -192,11 +147,13 @@ import Testing
             #expect(try await pool.query("SELECT count(*) FROM apps").single().decode(Int64.self, at: 0) == 0)
             // A catalog without secrets needs no key.
             try await store.applyCatalog(catalog)
-            #expect(try await store.app(bundleID: Self.bundleID)?.sharedSecret == nil)
+            #expect(try await store.app(bundleID: SecretsFixture.bundleID)?.sharedSecret == nil)
             // Explicitly allowed: stored unsealed, and read back.
             try await store.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
-            #expect(try await Self.rawColumns(pool).sharedSecret == "the-shared-secret-0123456789abcdef")
-            #expect(try await store.app(bundleID: Self.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
+            #expect(try await SecretsFixture.rawColumns(pool).sharedSecret == "the-shared-secret-0123456789abcdef")
+            #expect(
+                try await store.app(bundleID: SecretsFixture.bundleID)?.sharedSecret
+                    == "the-shared-secret-0123456789abcdef")
             #expect(try await store.secretsStatus().plaintext == 3)
         }
     }
@@ -211,9 +168,11 @@ import Testing
             let onlyNew = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(new))
 
             // Before rotation: both keys open the old ciphertexts; the new key alone fails cleanly.
-            #expect(try await both.app(bundleID: Self.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
+            #expect(
+                try await both.app(bundleID: SecretsFixture.bundleID)?.sharedSecret
+                    == "the-shared-secret-0123456789abcdef")
             await #expect(
-                performing: { try await onlyNew.app(bundleID: Self.bundleID) },
+                performing: { try await onlyNew.app(bundleID: SecretsFixture.bundleID) },
                 throws: { error in
                     guard let error = error as? SecretError else { return false }
                     return error.code == .keyUnavailable && error.message.contains(old.id)
@@ -227,17 +186,17 @@ import Testing
 
             let resealing = try await both.resealSecrets()
             #expect(resealing == LedgerStore.Resealing(keyID: new.id, resealed: 3, sealedPlaintext: 0))
-            let raw = try await Self.rawColumns(pool)
+            let raw = try await SecretsFixture.rawColumns(pool)
             #expect(raw.sharedKeyID == new.id)
             #expect(raw.pemKeyID == new.id)
             #expect(try await both.secretsStatus().sealedByKeyID == [new.id: 3])
 
             // After rotation the old key is no longer needed.
             try await onlyNew.checkSecretKeys()
-            let app = try #require(try await onlyNew.app(bundleID: Self.bundleID))
+            let app = try #require(try await onlyNew.app(bundleID: SecretsFixture.bundleID))
             #expect(app.sharedSecret == "the-shared-secret-0123456789abcdef")
-            #expect(app.serverAPI?.privateKeyPEM == Self.pem)
-            #expect(try await onlyNew.app(bundleID: Self.otherBundleID)?.sharedSecret == "another-secret")
+            #expect(app.serverAPI?.privateKeyPEM == SecretsFixture.pem)
+            #expect(try await onlyNew.app(bundleID: SecretsFixture.otherBundleID)?.sharedSecret == "another-secret")
             // Rotating again changes nothing.
             #expect(
                 try await both.resealSecrets() == LedgerStore.Resealing(keyID: new.id, resealed: 0, sealedPlaintext: 0))
@@ -248,14 +207,14 @@ import Testing
         let old = SecretKey.generate()
         let new = SecretKey.generate()
         try await withSecrets(try Self.keyring(old)) { _, pool in
-            let before = try await Self.rawColumns(pool)
+            let before = try await SecretsFixture.rawColumns(pool)
             let onlyNew = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(new))
             await #expect(
                 performing: { try await onlyNew.resealSecrets() },
                 throws: {
                     ($0 as? SecretError)?.code == .keyUnavailable
                 })
-            let after = try await Self.rawColumns(pool)
+            let after = try await SecretsFixture.rawColumns(pool)
             #expect(after.sharedSealed == before.sharedSealed)
             #expect(after.sharedKeyID == old.id)
         }
@@ -271,19 +230,19 @@ import Testing
             script.steps = Array(latest.prefix { $0.name != "apps' secrets sealed at rest" })
             #expect(script.steps.count < latest.count)
             try await Migrator(script: script, logger: TestDatabase.logger).migrate(pool)
-            let (catalog, _) = try LedgerStore.readCatalog(Self.catalogYAML)
-            let app = try #require(catalog.apps.first { $0.bundleID == Self.bundleID })
+            let (catalog, _) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
+            let app = try #require(catalog.apps.first { $0.bundleID == SecretsFixture.bundleID })
             try await pool.query(
                 """
                 INSERT INTO apps (bundle_id, environments, shared_secret, catalog, server_api_issuer_id, server_api_key_id,
                     server_api_private_key)
                 VALUES ($1, ARRAY['Production', 'Sandbox'], 'old-plain-secret', $2::jsonb, 'issuer', 'KEYID', $3)
-                """, [Self.bundleID, try StoreJSON.encode(app), Self.pem])
+                """, [SecretsFixture.bundleID, try StoreJSON.encode(app), SecretsFixture.pem])
 
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             // Without a key the plaintext rows are read as before.
             let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            #expect(try await keyless.app(bundleID: Self.bundleID)?.sharedSecret == "old-plain-secret")
+            #expect(try await keyless.app(bundleID: SecretsFixture.bundleID)?.sharedSecret == "old-plain-secret")
             #expect(try await keyless.checkSecretKeys().plaintext == 2)
             await #expect(
                 performing: { try await keyless.resealSecrets() },
@@ -293,18 +252,20 @@ import Testing
 
             let key = SecretKey.generate()
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(key))
-            #expect(try await store.app(bundleID: Self.bundleID)?.serverAPI?.privateKeyPEM == Self.pem)
+            #expect(
+                try await store.app(bundleID: SecretsFixture.bundleID)?.serverAPI?.privateKeyPEM == SecretsFixture.pem)
             #expect(
                 try await store.resealSecrets() == LedgerStore.Resealing(keyID: key.id, resealed: 0, sealedPlaintext: 2)
             )
-            let raw = try await Self.rawColumns(pool)
+            let raw = try await SecretsFixture.rawColumns(pool)
             #expect(raw.sharedSecret == nil)
             #expect(raw.pem == nil)
             #expect(raw.sharedKeyID == key.id)
-            let sealed = try #require(try await store.app(bundleID: Self.bundleID))
+            let sealed = try #require(try await store.app(bundleID: SecretsFixture.bundleID))
             #expect(sealed.sharedSecret == "old-plain-secret")
             #expect(
-                sealed.serverAPI == ServerAPICredentials(issuerID: "issuer", keyID: "KEYID", privateKeyPEM: Self.pem))
+                sealed.serverAPI
+                    == ServerAPICredentials(issuerID: "issuer", keyID: "KEYID", privateKeyPEM: SecretsFixture.pem))
             #expect(
                 try await store.secretsStatus() == .init(sealedByKeyID: [key.id: 2], plaintext: 0, missingKeyIDs: []))
         }
@@ -313,11 +274,12 @@ import Testing
     @Test func aCatalogWithoutSecretsKeepsTheSealedOnes() async throws {
         let key = SecretKey.generate()
         try await withSecrets(try Self.keyring(key)) { store, pool in
-            let before = try await Self.rawColumns(pool)
-            let (catalog, _) = try LedgerStore.readCatalog(Self.catalogYAML)
+            let before = try await SecretsFixture.rawColumns(pool)
+            let (catalog, _) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
             try await store.applyCatalog(catalog)
-            #expect(try await Self.rawColumns(pool).sharedSealed == before.sharedSealed)
-            #expect(try await store.app(bundleID: Self.bundleID)?.serverAPI?.privateKeyPEM == Self.pem)
+            #expect(try await SecretsFixture.rawColumns(pool).sharedSealed == before.sharedSealed)
+            #expect(
+                try await store.app(bundleID: SecretsFixture.bundleID)?.serverAPI?.privateKeyPEM == SecretsFixture.pem)
         }
     }
 

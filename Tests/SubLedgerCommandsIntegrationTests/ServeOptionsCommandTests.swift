@@ -1,25 +1,21 @@
 import Foundation
-import SubLedgerTestSupport
 import Testing
 
-@testable import SubLedgerStore
+@testable import SubLedgerCommands
 
 /// `subledger serve`'s read replica options: a mistake stops it before it starts, with a message that says which.
-@Suite struct ReadReplicaOptionsCommandTests {
-    static func serve(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
-        status: Int32, output: String
-    ) {
-        let executable = try SubLedgerExecutable.url()
-        let log = NSTemporaryDirectory() + "subledger-serve-\(UUID().uuidString).log"
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        var variables = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]
-        variables.merge(environment) { _, new in new }
-        let fixed = variables
-        let status = try await Task.detached {
-            try ProgramRunner.spawnAndWait(
-                [executable.path, "serve", "--port", "0"] + arguments, outputPath: log, environment: fixed)
-        }.value
-        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+@Suite struct ServeOptionsCommandTests {
+    /// Parses `serve ARGUMENTS` and builds its configuration over `environment`, as `serve` does before it opens
+    /// anything; returns the message of the error that stops it ("" when nothing does).
+    static func serve(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
+        do {
+            let command = try SubLedgerCommand.parseAsRoot(["serve", "--port", "0"] + arguments)
+            guard let serve = command as? ServeCommand else { return (-1, "not the serve command") }
+            _ = try serve.configuration(environment: environment)
+            return (0, "")
+        } catch {
+            return (SubLedgerCommand.exitCode(for: error).rawValue, SubLedgerCommand.fullMessage(for: error))
+        }
     }
 
     static let primary = "postgresql://subledger@db1/ledger"
@@ -51,7 +47,7 @@ import Testing
             ),
         ]
         for (arguments, environment, message) in cases {
-            let result = try await Self.serve(arguments, environment: environment)
+            let result = Self.serve(arguments, environment: environment)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.output.contains(message), "\(arguments): \(result.output)")
         }

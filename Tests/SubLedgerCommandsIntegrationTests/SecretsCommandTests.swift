@@ -6,9 +6,9 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// The real `subledger secrets` binary: rotation after an upgrade, and refusing bad keys.
+/// `subledger secrets`: rotation after an upgrade, and refusing bad keys.
 @Suite struct SecretsCommandTests {
-    typealias S = SecretsAtRestTests
+    typealias S = SecretsFixture
 
     /// A V1 body as Apple sends it, with the shared secret in `password`.
     static let v1Body = """
@@ -25,22 +25,13 @@ import Testing
     static func subledger(
         _ arguments: [String], schema: String?, environment: [String: String] = [:]
     ) async throws -> (status: Int32, output: String) {
-        let executable = try SubLedgerExecutable.url()
-        let log = NSTemporaryDirectory() + "subledger-secrets-\(UUID().uuidString).log"
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        var variables = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]
+        var variables: [String: String] = [:]
         if let schema {
-            var url = try TestDatabase.connectionString()
-            url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
-            variables["DATABASE_URL"] = url
+            variables["DATABASE_URL"] = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
         }
         variables.merge(environment) { _, new in new }
-        let fixed = variables
-        let status = try await Task.detached {
-            try ProgramRunner.spawnAndWait(
-                [executable.path] + arguments + ["--log-level", "warning"], outputPath: log, environment: fixed)
-        }.value
-        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        let run = await SubLedgerCLI.run(arguments + ["--log-level", "warning"], environment: variables)
+        return (run.status, run.output)
     }
 
     @Test func rotateKeySealsPlaintextSecretsAndRedactsStoredV1Bodies() async throws {

@@ -6,7 +6,7 @@ import SubLedgerStore
 import SubLedgerTestSupport
 import Testing
 
-/// The `subledger webhooks` commands, run as the built executable against a test schema: tables and JSON on
+/// The `subledger webhooks` commands, run against a test schema: tables and JSON on
 /// stdout, the secret once, and `Error: code: message` with exit status 1 for each bad input.
 @Suite struct WebhooksCommandTests {
     static let catalog = """
@@ -18,32 +18,8 @@ import Testing
               - { product_id: cli.monthly, type: auto_renewable, subscription_group_id: "g", entitlements: [pro] }
         """
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ arguments: [String], databaseURL: String) throws -> Run {
-        let process = Process()
-        process.executableURL = try ServedSubLedger.binary()
-        process.arguments = ["webhooks"] + arguments + ["--database-url", databaseURL, "--log-level", "warning"]
-        var environment = ProcessInfo.processInfo.environment
-        for name in environment.keys where name.hasPrefix("SUBLEDGER_") || name == "DATABASE_URL" {
-            environment[name] = nil
-        }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String], databaseURL: String) async -> SubLedgerCLI.Run {
+        await SubLedgerCLI.run(["webhooks"] + arguments + ["--database-url", databaseURL, "--log-level", "warning"])
     }
 
     @Test func commandsManageEndpointsAndRefuseBadInputWithACode() async throws {
@@ -52,33 +28,34 @@ import Testing
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalog)
             try await store.applyCatalog(catalog, secrets: secrets)
-            let url = try FuzzTarget.databaseURL(schema: schema)
+            let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
 
-            let added = try Self.run(
+            let added = await Self.run(
                 [
                     "add", "--app", "com.example.cli", "--url", "http://127.0.0.1:4242/hooks", "--type",
                     "entitlement.granted",
                     "--format", "json",
                 ], databaseURL: url)
-            #expect(added.status == 0, "\(added.stderr)")
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
+            #expect(added.status == 0, "\(added.standardError)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(added.standardOutput.utf8)) as? [String: Any])
             let secret = try #require(json["secret"] as? String)
             let id = try #require((json["endpoint"] as? [String: Any])?["endpoint_id"] as? String)
             #expect(secret.hasPrefix("whsec_"))
-            #expect(added.stderr.contains("shown only now"))
+            #expect(added.standardError.contains("shown only now"))
 
-            let listed = try Self.run(["list"], databaseURL: url)
+            let listed = await Self.run(["list"], databaseURL: url)
             #expect(listed.status == 0)
-            #expect(listed.stdout.contains(id))
-            #expect(listed.stdout.contains("entitlement.granted"))
-            #expect(!listed.stdout.contains(secret))
+            #expect(listed.standardOutput.contains(id))
+            #expect(listed.standardOutput.contains("entitlement.granted"))
+            #expect(!listed.standardOutput.contains(secret))
 
-            let paused = try Self.run(["pause", id], databaseURL: url)
-            #expect(paused.stdout.contains("paused (manual)"))
-            let tested = try Self.run(["test", id], databaseURL: url)
-            #expect(tested.stdout.hasPrefix("queued webhook.test event"))
-            let deliveries = try Self.run(["deliveries", id, "--format", "json"], databaseURL: url)
-            #expect(deliveries.stdout.contains("\"origin\" : \"test\""))
+            let paused = await Self.run(["pause", id], databaseURL: url)
+            #expect(paused.standardOutput.contains("paused (manual)"))
+            let tested = await Self.run(["test", id], databaseURL: url)
+            #expect(tested.standardOutput.hasPrefix("queued webhook.test event"))
+            let deliveries = await Self.run(["deliveries", id, "--format", "json"], databaseURL: url)
+            #expect(deliveries.standardOutput.contains("\"origin\" : \"test\""))
 
             let refusals: [([String], String)] = [
                 (["add", "--app", "com.example.cli", "--url", "http://example.com/hooks"], "insecure_webhook_url"),
@@ -101,9 +78,9 @@ import Testing
                 (["deliveries", id, "--state", "lost"], "invalid_delivery_state"),
             ]
             for (arguments, code) in refusals {
-                let refused = try Self.run(arguments, databaseURL: url)
+                let refused = await Self.run(arguments, databaseURL: url)
                 #expect(refused.status == 1, "\(arguments)")
-                #expect(refused.stderr.contains("Error: \(code): "), "\(arguments): \(refused.stderr)")
+                #expect(refused.standardError.contains("Error: \(code): "), "\(arguments): \(refused.standardError)")
             }
         }
     }

@@ -1,27 +1,18 @@
 import Foundation
 import LedgerTestSupport
+import SubLedgerStore
 import SubLedgerTestSupport
 import Testing
 
-@testable import SubLedgerStore
-
-/// The real `subledger import` binary refuses bad input with a clear message and a non-zero status.
+/// `subledger import` refuses bad input with a clear message and a non-zero status.
 @Suite struct ImportCommandTests {
     /// Runs `subledger import ARGUMENTS` against a migrated schema; returns the status and the output.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let executable = try SubLedgerExecutable.url()
-            var url = try TestDatabase.connectionString()
-            url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
-            let log = NSTemporaryDirectory() + "subledger-import-\(schema).log"
-            defer { try? FileManager.default.removeItem(atPath: log) }
-            let status = try await Task.detached {
-                try ProgramRunner.spawnAndWait(
-                    [executable.path, "import"] + arguments, outputPath: log,
-                    environment: ["DATABASE_URL": url, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
-            }.value
-            return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+            let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
+            let run = await SubLedgerCLI.run(["import"] + arguments, environment: ["DATABASE_URL": url])
+            return (run.status, run.output)
         }
     }
 

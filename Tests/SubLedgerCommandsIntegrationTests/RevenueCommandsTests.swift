@@ -6,7 +6,7 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// The real `subledger fx`, `tax` and `apps small-business` binaries: files applied whole, bad input refused
+/// `subledger fx`, `tax` and `apps small-business`: files applied whole, bad input refused
 /// with the line or the field named and nothing written.
 @Suite struct RevenueCommandsTests {
     static let catalogYAML = """

@@ -15,24 +15,13 @@ import Testing
             let (catalog, secrets) = try LedgerStore.readCatalog(WebhooksCommandTests.catalog)
             try await store.applyCatalog(catalog, secrets: secrets)
 
-            let process = Process()
-            process.executableURL = try ServedSubLedger.binary()
-            process.arguments = [
+            let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
+            let run = await SubLedgerCLI.run([
                 "webhooks", "add", "--app", "com.example.cli", "--url", "http://127.0.0.1:4242/hooks", "--format",
-                "json", "--database-url", try FuzzTarget.databaseURL(schema: schema), "--log-level", "warning",
-            ]
-            var environment = ProcessInfo.processInfo.environment
-            for name in environment.keys where name.hasPrefix("SUBLEDGER_") || name == "DATABASE_URL" {
-                environment[name] = nil
-            }
-            process.environment = environment
-            let both = Pipe()
-            process.standardOutput = both
-            process.standardError = both
-            try process.run()
-            let output = String(decoding: both.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(output)")
+                "json", "--database-url", url, "--log-level", "warning",
+            ])
+            #expect(run.status == 0, "\(run.output)")
+            let output = run.output
 
             let reminder = "the secret above is shown only now; keep it with your receiver\n"
             #expect(output.hasSuffix("}\n" + reminder), "\(output)")
