@@ -17,7 +17,7 @@ public final class PostgresPool: Sendable {
     private let state = Mutex(State())
     private let counters = PoolCounters()
     /// Whether `query(_:_:)` with a `PostgresStatement` may skip the connection's thread (Linux; see there).
-    /// `SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1` in the environment turns it off, to compare the two.
+    /// `PostgresConfiguration.awaitsSocketReadiness` false turns it off, to compare the two.
     private let awaitsReadiness: Bool
     /// The clock of acquire deadlines (`PoolDeadlineClock.system` but in tests).
     private let deadlineClock: PoolDeadlineClock
@@ -60,9 +60,7 @@ public final class PostgresPool: Sendable {
         self.deadlineClock = deadlineClock
         self.maxConnections = max(1, configuration.maxConnections)
         #if os(Linux)
-            self.awaitsReadiness =
-                ProcessInfo.processInfo.environment["SUBLEDGER_POSTGRES_THREAD_PER_QUERY"] != "1"
-                && SocketReadiness.shared.isAvailable
+            self.awaitsReadiness = configuration.awaitsSocketReadiness && SocketReadiness.shared.isAvailable
         #else
             self.awaitsReadiness = false
         #endif

@@ -62,6 +62,7 @@ struct DatabaseOptions: ParsableArguments {
         if let url = directDatabaseURL ?? environment[EnvironmentVariable.directDatabaseURL], !url.isEmpty {
             configuration.directDatabaseURL = url
         }
+        configuration.databaseAwaitsSocketReadiness = environment[EnvironmentVariable.threadPerQuery] != "1"
         if let directory = dataDirectory ?? environment[EnvironmentVariable.dataDirectory], !directory.isEmpty {
             configuration.dataDirectory = directory
         }

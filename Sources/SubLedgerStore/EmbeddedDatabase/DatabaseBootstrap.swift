@@ -45,14 +45,16 @@ public enum DatabaseBootstrap {
     /// Opens a pool of `poolSize` connections on `url`, or on the embedded cluster under `dataDirectory`
     /// (creating and starting it, and creating its database, as needed) when `url` is `nil`. `pooler` says
     /// what stands between `url` and PostgreSQL; `directURL`, when given, reaches PostgreSQL directly for the
-    /// work a transaction pooler cannot carry (`Opened.sessionPool(for:)`).
+    /// work a transaction pooler cannot carry (`Opened.sessionPool(for:)`). `awaitsSocketReadiness`: see
+    /// `PostgresConfiguration`.
     public static func open(
         url: String?, dataDirectory: String, poolSize: Int, pooler: DatabasePooler = .none, directURL: String? = nil,
-        logger: Logger
+        awaitsSocketReadiness: Bool = true, logger: Logger
     ) async throws -> Opened {
         if let url {
             var configuration = try PostgresConfiguration(connectionString: url)
             configuration.maxConnections = poolSize
+            configuration.awaitsSocketReadiness = awaitsSocketReadiness
             configuration.transactionPooled = pooler.isTransactionPooled
             var opened = Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: nil)
             opened.pooler = pooler
@@ -70,6 +72,7 @@ public enum DatabaseBootstrap {
             try await createDatabaseIfMissing(running, logger: logger)
             var configuration = try PostgresConfiguration(connectionString: running.databaseURL)
             configuration.maxConnections = poolSize
+            configuration.awaitsSocketReadiness = awaitsSocketReadiness
             return Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: running)
         } catch {
             await runBlocking { running.stop() }

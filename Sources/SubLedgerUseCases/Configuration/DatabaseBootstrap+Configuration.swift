@@ -8,6 +8,7 @@ extension DatabaseBootstrap {
     ) async throws -> Opened {
         try await open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: poolSize,
-            pooler: configuration.databasePooler, directURL: configuration.directDatabaseURL, logger: logger)
+            pooler: configuration.databasePooler, directURL: configuration.directDatabaseURL,
+            awaitsSocketReadiness: configuration.databaseAwaitsSocketReadiness, logger: logger)
     }
 }

@@ -18,6 +18,10 @@ public struct ServiceConfiguration: Sendable {
     /// A connection string that reaches PostgreSQL directly, used behind a transaction pooler for LISTEN and
     /// migrations only. Default nil.
     public var directDatabaseURL: String?
+    /// Whether database statements wait for their socket on the pool's shared readiness thread
+    /// (`PostgresConfiguration.awaitsSocketReadiness`); false (`SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1`) runs each
+    /// on its connection's own thread, to compare the two. Default true.
+    public var databaseAwaitsSocketReadiness = true
     /// Apply the schema's migrations on start. Default: on for the embedded database, off for a configured one
     /// (run `subledger migrate` as a deployment step there).
     public var migrateOnStart: Bool?
