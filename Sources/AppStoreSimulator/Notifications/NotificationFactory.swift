@@ -15,13 +15,16 @@ extension SimulatorState {
             let environment = account?.environment ?? .sandbox
             let record = event.transactionID.flatMap { transactions[$0] }
             let chain = record.flatMap { $0.productType == .autoRenewable ? chains[$0.originalTransactionID] : nil }
+            // A new state of the chain: signed strictly after its previous one.
+            let signedAt =
+                record.map { signingInstantForNewState(of: $0.originalTransactionID, now: now) } ?? now
             var signedTransaction: String?
             if let record {
-                signedTransaction = try signer.sign(SignedPayloads.transaction(record, signedAt: now))
+                signedTransaction = try signer.sign(SignedPayloads.transaction(record, signedAt: signedAt))
             }
             var signedRenewal: String?
             if let chain {
-                signedRenewal = try signedRenewalInfo(chain.originalTransactionID, signer: signer, now: now)
+                signedRenewal = try signedRenewalInfo(chain.originalTransactionID, signer: signer, now: signedAt)
             }
             let uuid = ids.uuid()
             let payload = ResponseBodyV2DecodedPayload(
@@ -38,7 +41,7 @@ extension SimulatorState {
                     rawStatus: chain?.status.rawValue
                 ),
                 version: "2.0",
-                signedDate: now.millisecondsSince1970
+                signedDate: signedAt.millisecondsSince1970
             )
             let signedPayload = try signer.sign(payload)
             let body: Data?

@@ -28,7 +28,10 @@ extension SimulatorState {
         let end = min(offset + ServerAPIResponder.pageSize, records.count)
         var signed: [String] = []
         for record in records[offset..<end] {
-            signed.append(try request.signer.sign(SignedPayloads.transaction(record, signedAt: request.now)))
+            signed.append(
+                try request.signer.sign(
+                    SignedPayloads.transaction(
+                        record, signedAt: signingInstant(of: record.originalTransactionID, now: request.now))))
         }
         return (signed, ServerAPIResponder.token(offset: end), end < records.count)
     }
@@ -103,7 +106,8 @@ extension SimulatorState {
                 LastTransactionBody(
                     originalTransactionId: chain.originalTransactionID, status: chain.status.rawValue,
                     signedTransactionInfo: try request.signer.sign(
-                        SignedPayloads.transaction(latest, signedAt: request.now)),
+                        SignedPayloads.transaction(
+                            latest, signedAt: signingInstant(of: latest.originalTransactionID, now: request.now))),
                     signedRenewalInfo: try signedRenewalInfo(
                         chain.originalTransactionID, signer: request.signer, now: request.now)))
         }
@@ -122,7 +126,8 @@ extension SimulatorState {
             return ServerAPIResponder.encode(
                 [
                     "signedTransactionInfo": try request.signer.sign(
-                        SignedPayloads.transaction(record, signedAt: request.now))
+                        SignedPayloads.transaction(
+                            record, signedAt: signingInstant(of: record.originalTransactionID, now: request.now)))
                 ])
         case .failure(let box):
             return box.response
@@ -135,7 +140,10 @@ extension SimulatorState {
         guard !records.isEmpty else { return ServerAPIResponder.encode(OrderBody(status: 1, signedTransactions: [])) }
         var signed: [String] = []
         for record in records {
-            signed.append(try request.signer.sign(SignedPayloads.transaction(record, signedAt: request.now)))
+            signed.append(
+                try request.signer.sign(
+                    SignedPayloads.transaction(
+                        record, signedAt: signingInstant(of: record.originalTransactionID, now: request.now))))
         }
         return ServerAPIResponder.encode(OrderBody(status: 0, signedTransactions: signed))
     }

@@ -98,14 +98,16 @@ enum SignedPayloads {
 }
 
 extension SimulatorState {
-    /// The JWS of a transaction, signed now.
+    /// The JWS of a transaction, signed now (never before its chain's latest state was signed).
     func signedTransaction(_ transactionID: String, signer: PayloadSigner, now: Instant) throws(SimulatorError)
         -> String
     {
-        try signer.sign(SignedPayloads.transaction(try transaction(transactionID), signedAt: now))
+        let record = try transaction(transactionID)
+        return try signer.sign(
+            SignedPayloads.transaction(record, signedAt: signingInstant(of: record.originalTransactionID, now: now)))
     }
 
-    /// The JWS renewal info of a chain, signed now.
+    /// The JWS renewal info of a chain, signed now (never before its latest state was signed).
     func signedRenewalInfo(_ originalTransactionID: String, signer: PayloadSigner, now: Instant) throws(SimulatorError)
         -> String
     {
@@ -114,6 +116,8 @@ extension SimulatorState {
         }
         let product = apps[chain.bundleID]?.products[chain.autoRenewProductID]
         return try signer.sign(
-            SignedPayloads.renewalInfo(chain, renewalPrice: product?.price, currency: product?.currency, signedAt: now))
+            SignedPayloads.renewalInfo(
+                chain, renewalPrice: product?.price, currency: product?.currency,
+                signedAt: signingInstant(of: originalTransactionID, now: now)))
     }
 }

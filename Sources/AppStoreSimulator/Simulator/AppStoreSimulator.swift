@@ -105,6 +105,12 @@ public final class AppStoreSimulator: Sendable {
         // A receiver that refuses connections fails the attempt at once (recorded, and retried on Apple's
         // schedule) instead of the client trying to connect again until the attempt's timeout.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        // A receiver that does not take the connection at all (packets dropped) fails the attempt after the
+        // connect timeout, at most 2 s, not the attempt's whole timeout.
+        let attemptMilliseconds =
+            configuration.notificationTimeout.components.seconds * 1000
+            + configuration.notificationTimeout.components.attoseconds / 1_000_000_000_000_000
+        clientConfiguration.timeout.connect = .milliseconds(min(2000, max(1, attemptMilliseconds)))
         let httpClient = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         do {

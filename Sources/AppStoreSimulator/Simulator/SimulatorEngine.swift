@@ -76,24 +76,53 @@ final class SimulatorEngine: Sendable {
         return uuids
     }
 
-    /// Sends every notification whose attempt is due, in dispatch order, then the retries that became due
-    /// meanwhile: a clock moved by days at once fires every retry of Apple's schedule it passed, each dated
-    /// when it was due, as Apple's would have been.
+    /// Sends every notification whose attempt is due, then the retries that became due meanwhile: a clock moved
+    /// by days at once fires every retry of Apple's schedule it passed, each dated when it was due, as Apple's
+    /// would have been. Notifications of different chains are posted concurrently (at most
+    /// `concurrentDeliveries` at once), those of one chain one after another in dispatch order, so a slow or
+    /// refusing receiver costs one attempt's time per wave, not per notification. With `out_of_order` on, the
+    /// order it chose is the point: everything goes one after another.
     func deliverDue() async {
         let now = clock.now()
         while true {
             let due = state.withLock { $0.notifications.takeDue(now: now) }
             guard !due.isEmpty else { return }
-            let duplicate = state.withLock { $0.notifications.settings.duplicate }
-            for record in due {
-                guard let url = record.url, let body = record.body else { continue }
-                let at = min(record.nextAttemptAt ?? now, now)
-                let attempt = await delivery.post(body: body, to: url, at: at)
-                if duplicate, attempt.result == "SUCCESS" {
-                    _ = await delivery.post(body: body, to: url, at: at)
-                }
-                state.withLock { $0.notifications.record(uuid: record.uuid, attempt: attempt) }
+            let (duplicate, inOneLane) = state.withLock {
+                ($0.notifications.settings.duplicate, $0.notifications.settings.outOfOrder)
             }
+            var lanes: [[NotificationRecord]] = []
+            var laneByChain: [String: Int] = [:]
+            for record in due {
+                let chain = inOneLane ? "" : record.originalTransactionID ?? "notification:" + record.uuid
+                if let lane = laneByChain[chain] {
+                    lanes[lane].append(record)
+                } else {
+                    laneByChain[chain] = lanes.count
+                    lanes.append([record])
+                }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for (index, lane) in lanes.enumerated() {
+                    if index >= Self.concurrentDeliveries { await group.next() }
+                    group.addTask { await self.deliver(lane, duplicate: duplicate, now: now) }
+                }
+            }
+        }
+    }
+
+    /// How many chains' notifications are posted at once.
+    static let concurrentDeliveries = 32
+
+    /// Posts one chain's due notifications in order and records each attempt.
+    private func deliver(_ lane: [NotificationRecord], duplicate: Bool, now: Instant) async {
+        for record in lane {
+            guard let url = record.url, let body = record.body else { continue }
+            let at = min(record.nextAttemptAt ?? now, now)
+            let attempt = await delivery.post(body: body, to: url, at: at)
+            if duplicate, attempt.result == "SUCCESS" {
+                _ = await delivery.post(body: body, to: url, at: at)
+            }
+            state.withLock { $0.notifications.record(uuid: record.uuid, attempt: attempt) }
         }
     }
 }

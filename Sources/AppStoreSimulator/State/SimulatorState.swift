@@ -39,12 +39,34 @@ struct SimulatorState: Sendable {
     var extensions = ExtensionsBook()
     /// Send Consumption Information calls received (Consumption/ConsumptionEndpoint.swift).
     var consumptionReceived: [ReceivedConsumptionInformation] = []
+    /// When each chain's latest state was signed, by original transaction id (a one-time purchase is a chain of
+    /// its own). Every notification signs a new state strictly after the one before, even while the manual clock
+    /// stands still, so two states of one chain never carry the same `signedDate`.
+    var chainSignedAt: [String: Instant] = [:]
     private var sequence = 0
     private var accountCounter = 0
 
     init(seed: UInt64) {
         self.seed = seed
         self.ids = IdentifierFactory(seed: seed)
+    }
+
+    // MARK: Signing time
+
+    /// The instant a new state of the chain is signed at: now, or a millisecond after its previous state when
+    /// that was signed at now or later.
+    mutating func signingInstantForNewState(of originalTransactionID: String, now: Instant) -> Instant {
+        var instant = now
+        if let previous = chainSignedAt[originalTransactionID], previous >= now {
+            instant = previous.adding(milliseconds: 1)
+        }
+        chainSignedAt[originalTransactionID] = instant
+        return instant
+    }
+
+    /// The instant a read signs the chain's current state at: now, never before that state was signed.
+    func signingInstant(of originalTransactionID: String, now: Instant) -> Instant {
+        max(now, chainSignedAt[originalTransactionID] ?? now)
     }
 
     // MARK: Lookups

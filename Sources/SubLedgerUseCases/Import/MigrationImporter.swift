@@ -2,6 +2,7 @@ import AppStore
 import AppStoreClients
 import Foundation
 import Logging
+import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
 import Synchronization
@@ -198,7 +199,37 @@ public struct MigrationImporter: Sendable {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
         } catch {
-            return .failure(ImportRowError(row.lineNumber, .importFailed(code: "import_failed", message: "\(error)")))
+            return .failure(ImportRowError(row.lineNumber, Self.reason(forUnexpected: error)))
+        }
+    }
+
+    /// Any other failure of a row: `import_failed` with a message for people that says what failed, never
+    /// Swift's rendering of an internal value.
+    static func reason(forUnexpected error: any Error) -> ImportRowError.Reason {
+        let message: String
+        switch error {
+        case let error as PayloadMappingError:
+            message = "Apple's answer for the chain could not be read: \(Self.meaning(of: error.code)) (\(error.field))"
+        case let error as StoreError:
+            message = "the ledger refused the chain: \(error.message)"
+        case let error as PostgresError:
+            message = "the database failed while applying the chain: \(error.message)"
+        case let error as ImportRowError:
+            return error.reason
+        default:
+            message = "an unexpected failure while importing the chain"
+        }
+        return .importFailed(code: "import_failed", message: message)
+    }
+
+    private static func meaning(of code: PayloadMappingError.Code) -> String {
+        switch code {
+        case .missingField: "a required field is missing"
+        case .unknownEnvironment: "the environment is missing or not one of Apple's"
+        case .dateOutOfRange: "a date is out of range"
+        case .invalidIdentifier: "an identifier is not one Apple issues"
+        case .valueOutOfRange: "a value is out of range"
+        default: "a field is not as Apple documents it"
         }
     }
 
