@@ -635,6 +635,19 @@ END
 $$;
 
 --
+-- Name: input_events_are_append_only(); Type: FUNCTION
+--
+
+CREATE FUNCTION input_events_are_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'input events are append-only: % refused', TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+--
 -- Name: ledger_chain_backfill(); Type: FUNCTION
 --
 
@@ -1607,6 +1620,46 @@ CREATE SEQUENCE import_runs_import_run_id_seq
 ALTER SEQUENCE import_runs_import_run_id_seq OWNED BY import_runs.import_run_id;
 
 --
+-- Name: input_events; Type: TABLE
+--
+
+CREATE TABLE input_events (
+    event_id bigint NOT NULL,
+    input_kind text NOT NULL,
+    input_id bigint NOT NULL,
+    app_id bigint,
+    event text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    actor text NOT NULL,
+    previous_status text NOT NULL,
+    previous_attempts integer NOT NULL,
+    previous_error text,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT input_events_actor_check CHECK (((length(actor) >= 1) AND (length(actor) <= 500))),
+    CONSTRAINT input_events_event_check CHECK ((event = 'requeued'::text)),
+    CONSTRAINT input_events_input_kind_check CHECK ((input_kind = ANY (ARRAY['receipt'::text, 'notification'::text])))
+);
+
+--
+-- Name: TABLE input_events; Type: COMMENT
+--
+
+COMMENT ON TABLE input_events IS 'citus: coordinator';
+
+--
+-- Name: input_events_event_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE input_events ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME input_events_event_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: ledger_chain_heads; Type: TABLE
 --
 
@@ -2429,6 +2482,13 @@ ALTER TABLE ONLY import_runs
     ADD CONSTRAINT import_runs_pkey PRIMARY KEY (import_run_id);
 
 --
+-- Name: input_events input_events_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY input_events
+    ADD CONSTRAINT input_events_pkey PRIMARY KEY (event_id);
+
+--
 -- Name: ledger_chain_heads ledger_chain_heads_pkey; Type: CONSTRAINT
 --
 
@@ -2780,6 +2840,12 @@ CREATE INDEX index_consumption_requests_on_due ON consumption_requests USING btr
 CREATE INDEX index_consumption_usage_reports_on_app_id_and_transaction_id ON consumption_usage_reports USING btree (app_id, transaction_id, usage_id);
 
 --
+-- Name: index_input_events_on_input; Type: INDEX
+--
+
+CREATE INDEX index_input_events_on_input ON input_events USING btree (input_kind, input_id, event_id);
+
+--
 -- Name: index_ledger_entries_on_app_id_and_account_id; Type: INDEX
 --
 
@@ -2976,6 +3042,18 @@ CREATE TRIGGER consumption_consents_no_update BEFORE DELETE OR UPDATE ON consump
 --
 
 CREATE TRIGGER consumption_usage_reports_no_update BEFORE DELETE OR UPDATE ON consumption_usage_reports FOR EACH ROW EXECUTE FUNCTION consumption_reports_are_append_only();
+
+--
+-- Name: input_events input_events_no_truncate; Type: TRIGGER
+--
+
+CREATE TRIGGER input_events_no_truncate BEFORE TRUNCATE ON input_events FOR EACH STATEMENT EXECUTE FUNCTION input_events_are_append_only();
+
+--
+-- Name: input_events input_events_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER input_events_no_update BEFORE DELETE OR UPDATE ON input_events FOR EACH ROW EXECUTE FUNCTION input_events_are_append_only();
 
 --
 -- Name: ledger_chain_links ledger_chain_links_no_truncate; Type: TRIGGER
