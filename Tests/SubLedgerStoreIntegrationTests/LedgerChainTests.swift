@@ -273,7 +273,10 @@ import Testing
                 let status = try await Task.detached { [url] in
                     try ProgramRunner.spawnAndWait(
                         [executable.path, "ledger", "verify"] + arguments, outputPath: log,
-                        environment: ["DATABASE_URL": url, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+                        environment: [
+                            "DATABASE_URL": url, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "",
+                            "SUBLEDGER_SECRET_KEY": F.secretKeys.keys.map(\.base64).joined(separator: ","),
+                        ])
                 }.value
                 return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
             }
