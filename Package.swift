@@ -241,7 +241,7 @@ let package = Package(
         // free of the store, so PostgresLibPQ's tests do not link it).
         .target(
             name: "LedgerTestSupport",
-            dependencies: ["SubLedgerTestSupport", "SubLedgerStore", "PostgresLibPQ"],
+            dependencies: ["SubLedgerTestSupport", "SubLedgerStore", "SubLedgerCore", "PostgresLibPQ"],
             path: "Tests/LedgerTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -635,6 +635,348 @@ END
 $$;
 
 --
+-- Name: input_events_are_append_only(); Type: FUNCTION
+--
+
+CREATE FUNCTION input_events_are_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'input events are append-only: % refused', TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+--
+-- Name: ledger_chain_backfill(); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_backfill() RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_entry record;
+    v_added bigint := 0;
+BEGIN
+    FOR v_entry IN
+        SELECT e.app_id, e.environment, e.original_transaction_id, e.entry_id, e.receipt_id, e.notification_row_id
+        FROM ledger_entries e
+        WHERE NOT EXISTS (
+            SELECT 1 FROM ledger_chain_heads h
+            WHERE h.app_id = e.app_id AND h.environment = e.environment
+              AND h.original_transaction_id = e.original_transaction_id AND h.last_entry_id >= e.entry_id)
+        ORDER BY e.app_id, e.environment, e.original_transaction_id, e.entry_id
+    LOOP
+        v_added := v_added + ledger_chain_link(
+            v_entry.app_id, v_entry.environment, v_entry.original_transaction_id, v_entry.receipt_id,
+            v_entry.notification_row_id, v_entry.entry_id);
+    END LOOP;
+    RETURN v_added;
+END
+$$;
+
+--
+-- Name: ledger_chain_field(text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_field(v text[]) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN v IS NULL THEN '\xffffffff'::bytea ELSE ledger_chain_field(
+        int4send(cardinality(v))
+        || coalesce((SELECT string_agg(ledger_chain_field(u.e), ''::bytea ORDER BY u.o)
+                     FROM unnest(v) WITH ORDINALITY AS u(e, o)), ''::bytea)) END
+$$;
+
+--
+-- Name: ledger_chain_field(bytea); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_field(v bytea) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN v IS NULL THEN '\xffffffff'::bytea ELSE int4send(length(v)) || v END
+$$;
+
+--
+-- Name: ledger_chain_field(bigint); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_field(v bigint) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field(int8send(v))
+$$;
+
+--
+-- Name: ledger_chain_field(text); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_field(v text) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field(convert_to(v, 'UTF8'))
+$$;
+
+--
+-- Name: ledger_chain_field(timestamp with time zone); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_field(v timestamp with time zone) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field(int8send((extract(epoch FROM v) * 1000000)::bigint))
+$$;
+
+--
+-- Name: ledger_chain_field(uuid); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_field(v uuid) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field(uuid_send(v))
+$$;
+
+--
+-- Name: ledger_entries; Type: TABLE
+--
+
+CREATE TABLE ledger_entries (
+    entry_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    idempotency_key text NOT NULL,
+    kind text NOT NULL,
+    account_id text,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    transaction_id text,
+    product_id text NOT NULL,
+    entitlement_ids text[] DEFAULT '{}'::text[] NOT NULL,
+    credits bigint,
+    effective_at timestamp with time zone NOT NULL,
+    period_end timestamp with time zone,
+    reason text,
+    receipt_id bigint,
+    notification_row_id bigint,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['grant'::text, 'extend'::text, 'revoke'::text, 'restore'::text, 'transfer_out'::text, 'transfer_in'::text, 'credit'::text, 'debit'::text])))
+);
+
+--
+-- Name: TABLE ledger_entries; Type: COMMENT
+--
+
+COMMENT ON TABLE ledger_entries IS 'citus: distributed by original_transaction_id';
+
+--
+-- Name: ledger_chain_fields(ledger_entries); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_fields(e ledger_entries) RETURNS bytea
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field('ledger_entries'::text) || ledger_chain_field(e.entry_id)
+        || ledger_chain_field(e.app_id) || ledger_chain_field(e.idempotency_key) || ledger_chain_field(e.kind)
+        || ledger_chain_field(e.account_id) || ledger_chain_field(e.environment)
+        || ledger_chain_field(e.original_transaction_id) || ledger_chain_field(e.transaction_id)
+        || ledger_chain_field(e.product_id) || ledger_chain_field(e.entitlement_ids) || ledger_chain_field(e.credits)
+        || ledger_chain_field(e.effective_at) || ledger_chain_field(e.period_end) || ledger_chain_field(e.reason)
+        || ledger_chain_field(e.receipt_id) || ledger_chain_field(e.notification_row_id)
+        || ledger_chain_field(e.recorded_at)
+$$;
+
+--
+-- Name: notifications; Type: TABLE
+--
+
+CREATE TABLE notifications (
+    notification_row_id bigint NOT NULL,
+    app_id bigint,
+    notification_id text NOT NULL,
+    version text NOT NULL,
+    notification_type text,
+    subtype text,
+    environment text,
+    body text NOT NULL,
+    signed_at timestamp with time zone,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_error text,
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    applied_at timestamp with time zone,
+    next_attempt_at timestamp with time zone,
+    leased_until timestamp with time zone,
+    leased_by text,
+    CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
+    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text])))
+);
+ALTER TABLE ONLY notifications ALTER COLUMN body SET COMPRESSION lz4;
+
+--
+-- Name: TABLE notifications; Type: COMMENT
+--
+
+COMMENT ON TABLE notifications IS 'citus: coordinator';
+
+--
+-- Name: ledger_chain_fields(notifications); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_fields(n notifications) RETURNS bytea
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field('notifications'::text) || ledger_chain_field(n.notification_row_id)
+        || ledger_chain_field(n.app_id) || ledger_chain_field(n.notification_id) || ledger_chain_field(n.version)
+        || ledger_chain_field(n.notification_type) || ledger_chain_field(n.subtype)
+        || ledger_chain_field(sha256(convert_to(n.body, 'UTF8'))) || ledger_chain_field(n.signed_at)
+        || ledger_chain_field(n.received_at)
+$$;
+
+--
+-- Name: receipts; Type: TABLE
+--
+
+CREATE TABLE receipts (
+    receipt_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    account_id text,
+    order_id uuid,
+    kind text NOT NULL,
+    body text NOT NULL,
+    body_sha256 bytea NOT NULL,
+    client_transaction_id text,
+    status text DEFAULT 'pending'::text NOT NULL,
+    environment text,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_error text,
+    next_attempt_at timestamp with time zone,
+    leased_until timestamp with time zone,
+    leased_by text,
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    applied_at timestamp with time zone,
+    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text]))),
+    CONSTRAINT receipts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])))
+);
+
+--
+-- Name: TABLE receipts; Type: COMMENT
+--
+
+COMMENT ON TABLE receipts IS 'citus: coordinator';
+
+--
+-- Name: ledger_chain_fields(receipts); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_fields(r receipts) RETURNS bytea
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field('receipts'::text) || ledger_chain_field(r.receipt_id) || ledger_chain_field(r.app_id)
+        || ledger_chain_field(r.account_id) || ledger_chain_field(r.order_id) || ledger_chain_field(r.kind)
+        || ledger_chain_field(sha256(convert_to(r.body, 'UTF8'))) || ledger_chain_field(r.client_transaction_id)
+        || ledger_chain_field(r.received_at)
+$$;
+
+--
+-- Name: ledger_chain_link(bigint, text, text, bigint, bigint, bigint); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_link(p_app_id bigint, p_environment text, p_chain text, p_receipt_id bigint, p_notification_row_id bigint, p_through_entry_id bigint DEFAULT NULL::bigint) RETURNS integer
+    LANGUAGE plpgsql
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+DECLARE
+    v_found boolean;
+    v_seq bigint := 0;
+    v_last_entry_id bigint := 0;
+    v_hash bytea := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
+    v_added integer := 0;
+    v_fields bytea;
+    v_entry ledger_entries;
+BEGIN
+    SELECT h.seq, h.last_entry_id, h.hash INTO v_seq, v_last_entry_id, v_hash
+    FROM ledger_chain_heads h
+    WHERE h.app_id = p_app_id AND h.environment = p_environment AND h.original_transaction_id = p_chain
+    FOR UPDATE;
+    v_found := FOUND;
+    IF NOT v_found THEN
+        v_seq := 0;
+        v_last_entry_id := 0;
+        v_hash := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
+    END IF;
+
+    IF p_receipt_id IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM ledger_chain_links l
+        WHERE l.app_id = p_app_id AND l.environment = p_environment AND l.original_transaction_id = p_chain
+          AND l.item_table = 'receipts' AND l.item_id = p_receipt_id)
+    THEN
+        SELECT ledger_chain_fields(r) INTO v_fields FROM receipts r WHERE r.receipt_id = p_receipt_id;
+        IF v_fields IS NOT NULL THEN
+            v_seq := v_seq + 1;
+            v_hash := sha256(v_hash || v_fields);
+            INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
+            VALUES (p_app_id, p_environment, p_chain, v_seq, 'receipts', p_receipt_id, v_hash);
+            v_added := v_added + 1;
+        END IF;
+    END IF;
+    IF p_notification_row_id IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM ledger_chain_links l
+        WHERE l.app_id = p_app_id AND l.environment = p_environment AND l.original_transaction_id = p_chain
+          AND l.item_table = 'notifications' AND l.item_id = p_notification_row_id)
+    THEN
+        SELECT ledger_chain_fields(n) INTO v_fields FROM notifications n
+        WHERE n.notification_row_id = p_notification_row_id;
+        IF v_fields IS NOT NULL THEN
+            v_seq := v_seq + 1;
+            v_hash := sha256(v_hash || v_fields);
+            INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
+            VALUES (p_app_id, p_environment, p_chain, v_seq, 'notifications', p_notification_row_id, v_hash);
+            v_added := v_added + 1;
+        END IF;
+    END IF;
+
+    FOR v_entry IN
+        SELECT * FROM ledger_entries e
+        WHERE e.app_id = p_app_id AND e.environment = p_environment AND e.original_transaction_id = p_chain
+          AND e.entry_id > v_last_entry_id AND (p_through_entry_id IS NULL OR e.entry_id <= p_through_entry_id)
+        ORDER BY e.entry_id
+    LOOP
+        v_seq := v_seq + 1;
+        v_hash := sha256(v_hash || ledger_chain_fields(v_entry));
+        INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
+        VALUES (p_app_id, p_environment, p_chain, v_seq, 'ledger_entries', v_entry.entry_id, v_hash);
+        v_last_entry_id := v_entry.entry_id;
+        v_added := v_added + 1;
+    END LOOP;
+
+    IF v_added > 0 THEN
+        IF v_found THEN
+            UPDATE ledger_chain_heads SET seq = v_seq, last_entry_id = v_last_entry_id, hash = v_hash, updated_at = now()
+            WHERE app_id = p_app_id AND environment = p_environment AND original_transaction_id = p_chain;
+        ELSE
+            INSERT INTO ledger_chain_heads (app_id, environment, original_transaction_id, seq, last_entry_id, hash)
+            VALUES (p_app_id, p_environment, p_chain, v_seq, v_last_entry_id, v_hash);
+        END IF;
+    END IF;
+    RETURN v_added;
+END
+$$;
+
+--
+-- Name: ledger_chain_links_are_append_only(); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_links_are_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'ledger chain links are append-only: % refused', TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+--
 -- Name: ledger_entries_are_append_only(); Type: FUNCTION
 --
 
@@ -1278,35 +1620,90 @@ CREATE SEQUENCE import_runs_import_run_id_seq
 ALTER SEQUENCE import_runs_import_run_id_seq OWNED BY import_runs.import_run_id;
 
 --
--- Name: ledger_entries; Type: TABLE
+-- Name: input_events; Type: TABLE
 --
 
-CREATE TABLE ledger_entries (
-    entry_id bigint NOT NULL,
-    app_id bigint NOT NULL,
-    idempotency_key text NOT NULL,
-    kind text NOT NULL,
-    account_id text,
-    environment text NOT NULL,
-    original_transaction_id text NOT NULL,
-    transaction_id text,
-    product_id text NOT NULL,
-    entitlement_ids text[] DEFAULT '{}'::text[] NOT NULL,
-    credits bigint,
-    effective_at timestamp with time zone NOT NULL,
-    period_end timestamp with time zone,
-    reason text,
-    receipt_id bigint,
-    notification_row_id bigint,
+CREATE TABLE input_events (
+    event_id bigint NOT NULL,
+    input_kind text NOT NULL,
+    input_id bigint NOT NULL,
+    app_id bigint,
+    event text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    actor text NOT NULL,
+    previous_status text NOT NULL,
+    previous_attempts integer NOT NULL,
+    previous_error text,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['grant'::text, 'extend'::text, 'revoke'::text, 'restore'::text, 'transfer_out'::text, 'transfer_in'::text, 'credit'::text, 'debit'::text])))
+    CONSTRAINT input_events_actor_check CHECK (((length(actor) >= 1) AND (length(actor) <= 500))),
+    CONSTRAINT input_events_event_check CHECK ((event = 'requeued'::text)),
+    CONSTRAINT input_events_input_kind_check CHECK ((input_kind = ANY (ARRAY['receipt'::text, 'notification'::text])))
 );
 
 --
--- Name: TABLE ledger_entries; Type: COMMENT
+-- Name: TABLE input_events; Type: COMMENT
 --
 
-COMMENT ON TABLE ledger_entries IS 'citus: distributed by original_transaction_id';
+COMMENT ON TABLE input_events IS 'citus: coordinator';
+
+--
+-- Name: input_events_event_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE input_events ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME input_events_event_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: ledger_chain_heads; Type: TABLE
+--
+
+CREATE TABLE ledger_chain_heads (
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    seq bigint NOT NULL,
+    last_entry_id bigint NOT NULL,
+    hash bytea NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_chain_heads_hash_check CHECK ((length(hash) = 32)),
+    CONSTRAINT ledger_chain_heads_seq_check CHECK ((seq > 0))
+);
+
+--
+-- Name: TABLE ledger_chain_heads; Type: COMMENT
+--
+
+COMMENT ON TABLE ledger_chain_heads IS 'citus: distributed by original_transaction_id';
+
+--
+-- Name: ledger_chain_links; Type: TABLE
+--
+
+CREATE TABLE ledger_chain_links (
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    seq bigint NOT NULL,
+    item_table text NOT NULL,
+    item_id bigint NOT NULL,
+    hash bytea NOT NULL,
+    linked_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_chain_links_hash_check CHECK ((length(hash) = 32)),
+    CONSTRAINT ledger_chain_links_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text]))),
+    CONSTRAINT ledger_chain_links_seq_check CHECK ((seq > 0))
+);
+
+--
+-- Name: TABLE ledger_chain_links; Type: COMMENT
+--
+
+COMMENT ON TABLE ledger_chain_links IS 'citus: distributed by original_transaction_id';
 
 --
 -- Name: ledger_entries_entry_id_seq; Type: SEQUENCE
@@ -1365,39 +1762,6 @@ CREATE TABLE notification_history_cursors (
 --
 
 COMMENT ON TABLE notification_history_cursors IS 'citus: reference';
-
---
--- Name: notifications; Type: TABLE
---
-
-CREATE TABLE notifications (
-    notification_row_id bigint NOT NULL,
-    app_id bigint,
-    notification_id text NOT NULL,
-    version text NOT NULL,
-    notification_type text,
-    subtype text,
-    environment text,
-    body text NOT NULL,
-    signed_at timestamp with time zone,
-    status text DEFAULT 'pending'::text NOT NULL,
-    attempts integer DEFAULT 0 NOT NULL,
-    last_error text,
-    received_at timestamp with time zone DEFAULT now() NOT NULL,
-    applied_at timestamp with time zone,
-    next_attempt_at timestamp with time zone,
-    leased_until timestamp with time zone,
-    leased_by text,
-    CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
-    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text])))
-);
-ALTER TABLE ONLY notifications ALTER COLUMN body SET COMPRESSION lz4;
-
---
--- Name: TABLE notifications; Type: COMMENT
---
-
-COMMENT ON TABLE notifications IS 'citus: coordinator';
 
 --
 -- Name: notifications_notification_row_id_seq; Type: SEQUENCE
@@ -1522,38 +1886,6 @@ CREATE TABLE products (
 --
 
 COMMENT ON TABLE products IS 'citus: reference';
-
---
--- Name: receipts; Type: TABLE
---
-
-CREATE TABLE receipts (
-    receipt_id bigint NOT NULL,
-    app_id bigint NOT NULL,
-    account_id text,
-    order_id uuid,
-    kind text NOT NULL,
-    body text NOT NULL,
-    body_sha256 bytea NOT NULL,
-    client_transaction_id text,
-    status text DEFAULT 'pending'::text NOT NULL,
-    environment text,
-    attempts integer DEFAULT 0 NOT NULL,
-    last_error text,
-    next_attempt_at timestamp with time zone,
-    leased_until timestamp with time zone,
-    leased_by text,
-    received_at timestamp with time zone DEFAULT now() NOT NULL,
-    applied_at timestamp with time zone,
-    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text]))),
-    CONSTRAINT receipts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])))
-);
-
---
--- Name: TABLE receipts; Type: COMMENT
---
-
-COMMENT ON TABLE receipts IS 'citus: coordinator';
 
 --
 -- Name: receipts_receipt_id_seq; Type: SEQUENCE
@@ -2150,6 +2482,34 @@ ALTER TABLE ONLY import_runs
     ADD CONSTRAINT import_runs_pkey PRIMARY KEY (import_run_id);
 
 --
+-- Name: input_events input_events_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY input_events
+    ADD CONSTRAINT input_events_pkey PRIMARY KEY (event_id);
+
+--
+-- Name: ledger_chain_heads ledger_chain_heads_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY ledger_chain_heads
+    ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (app_id, environment, original_transaction_id);
+
+--
+-- Name: ledger_chain_links ledger_chain_links_app_id_environment_original_transaction__key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY ledger_chain_links
+    ADD CONSTRAINT ledger_chain_links_app_id_environment_original_transaction__key UNIQUE (app_id, environment, original_transaction_id, item_table, item_id);
+
+--
+-- Name: ledger_chain_links ledger_chain_links_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY ledger_chain_links
+    ADD CONSTRAINT ledger_chain_links_pkey PRIMARY KEY (app_id, environment, original_transaction_id, seq);
+
+--
 -- Name: ledger_entries ledger_entries_idempotency_key_key; Type: CONSTRAINT
 --
 
@@ -2480,6 +2840,12 @@ CREATE INDEX index_consumption_requests_on_due ON consumption_requests USING btr
 CREATE INDEX index_consumption_usage_reports_on_app_id_and_transaction_id ON consumption_usage_reports USING btree (app_id, transaction_id, usage_id);
 
 --
+-- Name: index_input_events_on_input; Type: INDEX
+--
+
+CREATE INDEX index_input_events_on_input ON input_events USING btree (input_kind, input_id, event_id);
+
+--
 -- Name: index_ledger_entries_on_app_id_and_account_id; Type: INDEX
 --
 
@@ -2676,6 +3042,30 @@ CREATE TRIGGER consumption_consents_no_update BEFORE DELETE OR UPDATE ON consump
 --
 
 CREATE TRIGGER consumption_usage_reports_no_update BEFORE DELETE OR UPDATE ON consumption_usage_reports FOR EACH ROW EXECUTE FUNCTION consumption_reports_are_append_only();
+
+--
+-- Name: input_events input_events_no_truncate; Type: TRIGGER
+--
+
+CREATE TRIGGER input_events_no_truncate BEFORE TRUNCATE ON input_events FOR EACH STATEMENT EXECUTE FUNCTION input_events_are_append_only();
+
+--
+-- Name: input_events input_events_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER input_events_no_update BEFORE DELETE OR UPDATE ON input_events FOR EACH ROW EXECUTE FUNCTION input_events_are_append_only();
+
+--
+-- Name: ledger_chain_links ledger_chain_links_no_truncate; Type: TRIGGER
+--
+
+CREATE TRIGGER ledger_chain_links_no_truncate BEFORE TRUNCATE ON ledger_chain_links FOR EACH STATEMENT EXECUTE FUNCTION ledger_chain_links_are_append_only();
+
+--
+-- Name: ledger_chain_links ledger_chain_links_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER ledger_chain_links_no_update BEFORE DELETE OR UPDATE ON ledger_chain_links FOR EACH ROW EXECUTE FUNCTION ledger_chain_links_are_append_only();
 
 --
 -- Name: ledger_entries ledger_entries_no_truncate; Type: TRIGGER

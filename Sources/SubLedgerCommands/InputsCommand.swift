@@ -1,13 +1,15 @@
 import ArgumentParser
+import Foundation
 import SubLedgerCore
 import SubLedgerStore
 
-/// `subledger inputs requeue`: puts quarantined receipts and notifications back in the renewal job's queue.
+/// `subledger inputs requeue`: puts quarantined receipts and notifications back in the renewal job's queue;
+/// `subledger inputs history`: one input's state and what was done to it.
 struct InputsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inputs",
         abstract: "Stored receipts and notifications (see `subledger report quarantined`).",
-        subcommands: [Requeue.self])
+        subcommands: [Requeue.self, History.self])
 
     struct Requeue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -16,7 +18,9 @@ struct InputsCommand: AsyncParsableCommand {
             discussion: """
                 Name one input as `subledger report quarantined` lists it (`--receipt ID` or `--notification ID`), \
                 or every quarantined input of an app (`--app BUNDLE_ID`). The inputs become due at once, with \
-                the full number of attempts again; their last error records the re-queue until the next attempt.
+                the full number of attempts again. Each re-queue is recorded in the input's history (`subledger \
+                inputs history`) with the time, this command and the user running it, and the state it left; the \
+                last error also notes it until the next attempt.
                 """)
 
         @Option(help: "The id of a quarantined receipt.") var receipt: Int64?
@@ -44,7 +48,9 @@ struct InputsCommand: AsyncParsableCommand {
                     }
                     selection = .app(appID: stored.appID)
                 }
-                return try await store.requeueQuarantined(selection, dryRun: dryRun, now: Instant.systemNow())
+                return try await store.requeueQuarantined(
+                    selection, dryRun: dryRun, actor: InputsCommand.actor("subledger inputs requeue"),
+                    now: Instant.systemNow())
             }
             for input in requeued {
                 printOutput("\(input.kind.rawValue) \(input.id): \(input.lastError ?? "(no error recorded)")")
@@ -54,6 +60,58 @@ struct InputsCommand: AsyncParsableCommand {
             if requeued.isEmpty, receipt != nil || notification != nil {
                 throw ValidationError("no quarantined input has that id")
             }
+        }
+    }
+
+    /// Who runs `command`: the command, with the operating-system user and host, as the history records it.
+    static func actor(_ command: String) -> String {
+        let environment = CommandContext.current.environment
+        let user = environment["USER"] ?? environment["LOGNAME"] ?? "unknown user"
+        return "\(command) (\(user) on \(ProcessInfo.processInfo.hostName))"
+    }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "history",
+            abstract: "Show a stored receipt's or notification's state and its recorded history (re-queues).")
+
+        @Option(help: "The id of a receipt.") var receipt: Int64?
+        @Option(help: "The id of a notification.") var notification: Int64?
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            guard (receipt == nil) != (notification == nil) else {
+                throw ValidationError("give exactly one of --receipt and --notification")
+            }
+        }
+
+        func run() async throws {
+            let kind: LedgerStore.StoredInputKind = receipt != nil ? .receipt : .notification
+            let id = receipt ?? notification ?? 0
+            let history = try await withLedgerStore(database, label: "subledger.inputs") { store in
+                try await store.inputHistory(kind, id: id)
+            }
+            guard let history else { throw ValidationError("no \(kind.rawValue) has the id \(id)") }
+            printOutput(Self.render(history), terminator: "")
+        }
+
+        static func render(_ history: LedgerStore.InputHistory) -> String {
+            func iso(_ instant: Instant) -> String {
+                Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000).ISO8601Format()
+            }
+            var text = "\(history.kind.rawValue) \(history.id): \(history.status), \(history.attempts) attempt(s)\n"
+            text += "  received \(iso(history.receivedAt))\n"
+            if let applied = history.appliedAt { text += "  applied \(iso(applied))\n" }
+            if let error = history.lastError { text += "  last error: \(error)\n" }
+            if history.events.isEmpty { text += "  no recorded events\n" }
+            for event in history.events {
+                text +=
+                    "  \(iso(event.occurredAt)) \(event.event) by \(event.actor); was \(event.previousStatus) after "
+                text += "\(event.previousAttempts) attempt(s)"
+                text += event.previousError.map { " with: \($0)" } ?? ""
+                text += "\n"
+            }
+            return text
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerTestSupport

@@ -55,12 +55,12 @@ import Testing
             let stored = try await Self.store(store, app)
 
             let listed = try await store.requeueQuarantined(
-                .input(.receipt, id: stored.receipts[0]), dryRun: true, now: F.day(1))
+                .input(.receipt, id: stored.receipts[0]), dryRun: true, actor: "test", now: F.day(1))
             #expect(listed == [.init(kind: .receipt, id: stored.receipts[0], lastError: "Apple failed")])
             #expect(try await Self.state(store, receipt: stored.receipts[0]).0 == "quarantined")
 
             let requeued = try await store.requeueQuarantined(
-                .input(.receipt, id: stored.receipts[0]), dryRun: false, now: F.day(1))
+                .input(.receipt, id: stored.receipts[0]), dryRun: false, actor: "test", now: F.day(1))
             #expect(requeued == listed)
             let (status, attempts, due, lastError) = try await Self.state(store, receipt: stored.receipts[0])
             #expect(status == "retry")
@@ -73,11 +73,13 @@ import Testing
             // Again: it is no longer quarantined, so nothing moves; neither does an applied receipt.
             #expect(
                 try await store.requeueQuarantined(
-                    .input(.receipt, id: stored.receipts[0]), dryRun: false, now: F.day(1)
+                    .input(.receipt, id: stored.receipts[0]), dryRun: false, actor: "test", now: F.day(1)
                 ).isEmpty)
             #expect(
-                try await store.requeueQuarantined(.input(.receipt, id: stored.applied), dryRun: false, now: F.day(1))
-                    .isEmpty)
+                try await store.requeueQuarantined(
+                    .input(.receipt, id: stored.applied), dryRun: false, actor: "test", now: F.day(1)
+                )
+                .isEmpty)
             #expect(try await Self.state(store, receipt: stored.applied).0 == "applied")
         }
     }
@@ -94,15 +96,73 @@ import Testing
                 .init(kind: .receipt, id: stored.receipts[0], lastError: "Apple failed"),
                 .init(kind: .receipt, id: stored.receipts[1], lastError: "Apple failed"),
             ]
-            #expect(try await store.requeueQuarantined(.app(appID: app.appID), dryRun: true, now: F.day(1)) == expected)
             #expect(
-                try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, now: F.day(1)) == expected)
+                try await store.requeueQuarantined(.app(appID: app.appID), dryRun: true, actor: "test", now: F.day(1))
+                    == expected)
+            #expect(
+                try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, actor: "test", now: F.day(1))
+                    == expected)
             let statuses = try await pool.query(
                 "SELECT status FROM notifications WHERE notification_row_id = $1", [stored.notification]
             ).single().decode(String.self, at: 0)
             #expect(statuses == "retry")
             #expect(try await Self.state(store, receipt: stored.receipts[1]).0 == "retry")
-            #expect(try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, now: F.day(1)).isEmpty)
+            #expect(
+                try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, actor: "test", now: F.day(1))
+                    .isEmpty)
+        }
+    }
+
+    /// Each re-queue is a row of the input's history, with who asked and the state it left; a dry run records
+    /// nothing, and the history cannot be rewritten.
+    @Test func eachRequeueIsRecordedInTheInputsHistory() async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+            let app = try await F.app(store)
+            let stored = try await Self.store(store, app)
+            let receipt = stored.receipts[0]
+            #expect(try await store.inputHistory(.receipt, id: receipt)?.events == [])
+
+            _ = try await store.requeueQuarantined(
+                .input(.receipt, id: receipt), dryRun: true, actor: "ops", now: F.day(1))
+            #expect(try await store.inputHistory(.receipt, id: receipt)?.events == [])
+
+            _ = try await store.requeueQuarantined(
+                .input(.receipt, id: receipt), dryRun: false, actor: "subledger inputs requeue (ops on host)",
+                now: F.day(1))
+            // Quarantined again by later attempts, then re-queued with the whole app.
+            try await pool.query(
+                "UPDATE receipts SET status = 'quarantined', attempts = 16, last_error = 'Apple failed again' WHERE receipt_id = $1",
+                [receipt])
+            _ = try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, actor: "admin", now: F.day(2))
+
+            let history = try #require(try await store.inputHistory(.receipt, id: receipt))
+            #expect(history.status == "retry")
+            #expect(history.attempts == 0)
+            #expect(
+                history.events == [
+                    .init(
+                        event: "requeued", occurredAt: F.day(1), actor: "subledger inputs requeue (ops on host)",
+                        previousStatus: "quarantined", previousAttempts: 16, previousError: "Apple failed"),
+                    .init(
+                        event: "requeued", occurredAt: F.day(2), actor: "admin", previousStatus: "quarantined",
+                        previousAttempts: 16, previousError: "Apple failed again"),
+                ])
+            // The notification and the other receipt were re-queued once, with the app; the applied receipt never.
+            let notification = try #require(try await store.inputHistory(.notification, id: stored.notification))
+            #expect(notification.events.map(\.actor) == ["admin"])
+            #expect(notification.events.first?.previousError == "could not apply")
+            #expect(try await store.inputHistory(.receipt, id: stored.receipts[1])?.events.count == 1)
+            #expect(try await store.inputHistory(.receipt, id: stored.applied)?.events == [])
+            #expect(try await store.inputHistory(.receipt, id: 999_999) == nil)
+
+            await #expect(throws: PostgresError.self) {
+                _ = try await pool.query("UPDATE input_events SET actor = 'someone else'")
+            }
+            await #expect(throws: PostgresError.self) {
+                _ = try await pool.query("DELETE FROM input_events")
+            }
         }
     }
 }

@@ -48,6 +48,8 @@ import Testing
         21: "d9a39ce12e85f4df2bfdbd627ecee3762d6968d0451af683ce74d5a0a66a911e",
         22: "2578db1710175770145b5a258d99d3158a9dfd6165ca1645dcd7416d35c52242",
         23: "98a7f7050dc36306733978fe7b0036ca036c8577de26356b38dfccfa57b95191",
+        24: "38394bcd46a4d6da0dfcadf23bcd5f7f380b60280b4fd211e34138018ebae097",
+        25: "a5f1cc39cfae8f433d56f5758d97935c347bb391108b7c38d4e7494e1f5e7ff4",
     ]
 
     @Test func aShippedStepKeepsItsChecksum() throws {

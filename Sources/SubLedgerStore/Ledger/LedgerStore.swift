@@ -106,6 +106,9 @@ public struct LedgerStore: Sendable {
         }
         _ = EntitlementPeriodRows.refresh(decision.updatedChains, app: app, into: &writes)
         let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
+        // The hash chain (docs/operations.md, "Verifying the ledger"): the input, then the entries just inserted, of
+        // each chain changed, under the chains' locks taken above.
+        _ = LedgerChainRows.link(decision, reference: reference, appID: app.appID, into: &writes)
         // The aggregate refreshes' plan settings: the statements from here on run under them, though the
         // refreshes themselves run last.
         let refreshed = decision.updatedChains.map(\.key)

@@ -38,5 +38,7 @@ public enum BundledMigrations {
         ("0021_retention_totals.sql", PackageResources._021_retention_totals_sql),
         ("0022_revenue_day_totals.sql", PackageResources._022_revenue_day_totals_sql),
         ("0023_ingestion_span_refresh.sql", PackageResources._023_ingestion_span_refresh_sql),
+        ("0024_ledger_chain.sql", PackageResources._024_ledger_chain_sql),
+        ("0025_input_events.sql", PackageResources._025_input_events_sql),
     ]
 }

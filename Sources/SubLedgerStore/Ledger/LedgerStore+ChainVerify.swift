@@ -1,0 +1,328 @@
+import Foundation
+import PostgresLibPQ
+import SubLedgerCore
+
+extension LedgerStore {
+    /// A place where the stored ledger does not match its hash chain.
+    public struct LedgerChainBreak: Sendable, Hashable, CustomStringConvertible {
+        public enum Kind: String, Sendable, Hashable {
+            /// The row's fields (or its link's stored hash) no longer give the link's hash.
+            case changed
+            /// The link names a row that is not there.
+            case missing
+            /// A link of the chain is missing: the links skip this number.
+            case gap
+            /// A ledger entry of the chain is in no link.
+            case unlinked
+            /// The chain's head does not name its last link (links removed from the end, or the head changed).
+            case head
+        }
+
+        public var kind: Kind
+        public var bundleID: String
+        public var environment: String
+        public var originalTransactionID: String
+        /// The table of the row that does not match: `ledger_entries`, `receipts`, `notifications`,
+        /// `ledger_chain_links` (a gap) or `ledger_chain_heads`.
+        public var table: String
+        /// The row's id (entry, receipt or notification row id); nil for a gap or a head.
+        public var id: Int64?
+        /// The link's number in the chain, where there is one.
+        public var seq: Int64?
+
+        public var description: String {
+            let row = id.map { "\(table) \($0)" } ?? table
+            let link = seq.map { ", link \($0)" } ?? ""
+            let chain = "chain \(bundleID) \(environment) \(originalTransactionID)\(link)"
+            switch kind {
+            case .changed: return "\(row) (\(chain)): changed: its hash does not match the chain's"
+            case .missing: return "\(row) (\(chain)): missing: the chain links a row that is not there"
+            case .gap: return "\(row) (\(chain)): missing: the chain has no link with this number"
+            case .unlinked: return "\(row) (\(chain)): unlinked: an entry of the chain that no link holds"
+            case .head: return "\(row) (\(chain)): the head does not name the chain's last link"
+            }
+        }
+
+        /// The order breaks are reported in: by chain, then along it.
+        var sortKey: [String] {
+            [
+                bundleID, environment, originalTransactionID,
+                String(format: "%020lld", seq ?? Int64.max), String(format: "%020lld", id ?? 0),
+            ]
+        }
+    }
+
+    /// What `verifyLedgerChain` found.
+    public struct LedgerChainVerification: Sendable, Hashable {
+        /// Chains whose links were walked.
+        public var chains = 0
+        /// Links walked.
+        public var links = 0
+        /// Links whose row was read and hashed again (all of them, or those linked since the `since` given).
+        public var rehashed = 0
+        /// The first breaks found, at most one per chain, in chain order; empty: the ledger matches its chains.
+        public var breaks: [LedgerChainBreak] = []
+
+        public var isIntact: Bool { breaks.isEmpty }
+    }
+
+    /// Recomputes the ledger's hash chains (`LedgerChainHash`) and compares them with the stored links and heads:
+    /// every chain of the app (`appID`; nil: every app), or, with `since`, the chains linked to since then, rehashing
+    /// only their links from then on (the link before is taken as stored). Also finds ledger entries in no link.
+    /// Reports at most `limit` breaks, the first of each broken chain, in chain order.
+    public func verifyLedgerChain(
+        appID: Int64?, since: Instant?, pageSize: Int = 1000, limit: Int = 100
+    ) async throws -> LedgerChainVerification {
+        try await pool.withConnection { connection in
+            var bundles: [Int64: String] = [:]
+            for row in try connection.query("SELECT app_id, bundle_id FROM apps") {
+                bundles[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
+            }
+            func bundle(_ id: Int64) -> String { bundles[id] ?? "app \(id)" }
+
+            var result = LedgerChainVerification()
+            var breaks: [LedgerChainBreak] = []
+            var after = ChainPageKey(appID: 0, environment: "", chain: "")
+            while breaks.count < limit {
+                let heads = try connection.query(
+                    Self.chainHeadsStatement,
+                    [appID, timestamp(since), after.appID, after.environment, after.chain, Int64(pageSize)]
+                ).map { row in
+                    (
+                        key: ChainPageKey(
+                            appID: try row.decode(Int64.self, at: 0), environment: try row.decode(String.self, at: 1),
+                            chain: try row.decode(String.self, at: 2)),
+                        seq: try row.decode(Int64.self, at: 3), hash: try row.decode([UInt8].self, at: 4)
+                    )
+                }
+                guard let last = heads.last else { break }
+                after = last.key
+                let page = String(decoding: try JSONEncoder().encode(heads.map { $0.key }), as: UTF8.self)
+
+                var links: [ChainPageKey: [ChainLink]] = [:]
+                for row in try connection.query(Self.chainLinksStatement, [page, timestamp(since)]) {
+                    let link = try ChainLink(row)
+                    links[link.key, default: []].append(link)
+                }
+                var unlinked: [ChainPageKey: Int64] = [:]
+                for row in try connection.query(Self.unlinkedEntriesStatement, [page]) {
+                    let key = ChainPageKey(
+                        appID: try row.decode(Int64.self, at: 0), environment: try row.decode(String.self, at: 1),
+                        chain: try row.decode(String.self, at: 2))
+                    unlinked[key] = try row.decode(Int64.self, at: 3)
+                }
+
+                for head in heads {
+                    result.chains += 1
+                    func found(_ kind: LedgerChainBreak.Kind, _ table: String, _ id: Int64?, _ seq: Int64?)
+                        -> LedgerChainBreak
+                    {
+                        LedgerChainBreak(
+                            kind: kind, bundleID: bundle(head.key.appID), environment: head.key.environment,
+                            originalTransactionID: head.key.chain, table: table, id: id, seq: seq)
+                    }
+                    var previous = LedgerChainHash.genesis
+                    var expected: Int64 = 1
+                    var broken: LedgerChainBreak?
+                    for link in links[head.key] ?? [] {
+                        result.links += 1
+                        if link.seq != expected {
+                            broken = found(.gap, "ledger_chain_links", nil, expected)
+                            break
+                        }
+                        if link.rehash {
+                            result.rehashed += 1
+                            guard let fields = link.fields else {
+                                broken = found(.missing, link.table, link.itemID, link.seq)
+                                break
+                            }
+                            if LedgerChainHash.link(previous: previous, fields: fields) != link.hash {
+                                broken = found(.changed, link.table, link.itemID, link.seq)
+                                break
+                            }
+                        }
+                        previous = link.hash
+                        expected += 1
+                    }
+                    if broken == nil, head.seq != expected - 1 || head.hash != previous {
+                        broken = found(.head, "ledger_chain_heads", nil, head.seq)
+                    }
+                    if broken == nil, let entry = unlinked[head.key] {
+                        broken = found(.unlinked, "ledger_entries", entry, nil)
+                    }
+                    if let broken { breaks.append(broken) }
+                }
+            }
+            // Entries of chains that have no head at all: none of their entries was ever linked.
+            for row in try connection.query(Self.headlessEntriesStatement, [appID, timestamp(since), Int64(limit)]) {
+                breaks.append(
+                    LedgerChainBreak(
+                        kind: .unlinked, bundleID: bundle(try row.decode(Int64.self, at: 0)),
+                        environment: try row.decode(String.self, at: 1),
+                        originalTransactionID: try row.decode(String.self, at: 2), table: "ledger_entries",
+                        id: try row.decode(Int64.self, at: 3), seq: nil))
+            }
+            result.breaks = Array(breaks.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }.prefix(limit))
+            return result
+        }
+    }
+
+    /// A chain's key, as the page of chains is handed to the statements (JSON, read by `jsonb_to_recordset`).
+    struct ChainPageKey: Hashable, Codable {
+        var appID: Int64
+        var environment: String
+        var chain: String
+
+        enum CodingKeys: String, CodingKey {
+            case appID = "app_id"
+            case environment
+            case chain
+        }
+    }
+
+    /// One link as read back, with its item's fields when the item was read.
+    struct ChainLink {
+        var key: ChainPageKey
+        var seq: Int64
+        var table: String
+        var itemID: Int64
+        var hash: [UInt8]
+        /// Whether the item was read to be hashed again (false: before `since`).
+        var rehash: Bool
+        /// The item's fields; nil when the row is not there.
+        var fields: LedgerChainHash.Fields?
+
+        init(_ row: PostgresRow) throws {
+            key = ChainPageKey(
+                appID: try row.decode(Int64.self, at: 0), environment: try row.decode(String.self, at: 1),
+                chain: try row.decode(String.self, at: 2))
+            seq = try row.decode(Int64.self, at: 3)
+            table = try row.decode(String.self, at: 4)
+            itemID = try row.decode(Int64.self, at: 5)
+            hash = try row.decode([UInt8].self, at: 6)
+            rehash = try row.decode(Bool.self, at: 7)
+            guard rehash else { return }
+            var fields = LedgerChainHash.Fields()
+            fields.append(text: table)
+            switch table {
+            case "ledger_entries":
+                guard try row.decode(Bool.self, at: 8) else { return }
+                fields.append(int: try row.decode(Int64.self, at: 9))
+                fields.append(int: try row.decode(Int64.self, at: 10))
+                fields.append(text: try row.decode(String.self, at: 11))
+                fields.append(text: try row.decode(String.self, at: 12))
+                fields.append(text: try row.decode(String?.self, at: 13))
+                fields.append(text: try row.decode(String.self, at: 14))
+                fields.append(text: try row.decode(String.self, at: 15))
+                fields.append(text: try row.decode(String?.self, at: 16))
+                fields.append(text: try row.decode(String.self, at: 17))
+                fields.append(
+                    texts: try row.decode(String?.self, at: 18).map {
+                        try StoreJSON.decode([String].self, from: $0, what: "entitlement list")
+                    })
+                fields.append(int: try row.decode(Int64?.self, at: 19))
+                fields.append(microseconds: try row.decode(Int64?.self, at: 20))
+                fields.append(microseconds: try row.decode(Int64?.self, at: 21))
+                fields.append(text: try row.decode(String?.self, at: 22))
+                fields.append(int: try row.decode(Int64?.self, at: 23))
+                fields.append(int: try row.decode(Int64?.self, at: 24))
+                fields.append(microseconds: try row.decode(Int64?.self, at: 25))
+            case "receipts":
+                guard try row.decode(Bool.self, at: 26) else { return }
+                fields.append(int: try row.decode(Int64.self, at: 27))
+                fields.append(int: try row.decode(Int64?.self, at: 28))
+                fields.append(text: try row.decode(String?.self, at: 29))
+                fields.append(uuid: try row.decode(UUID?.self, at: 30))
+                fields.append(text: try row.decode(String?.self, at: 31))
+                fields.append(bytes: try row.decode([UInt8]?.self, at: 32))
+                fields.append(text: try row.decode(String?.self, at: 33))
+                fields.append(microseconds: try row.decode(Int64?.self, at: 34))
+            case "notifications":
+                guard try row.decode(Bool.self, at: 35) else { return }
+                fields.append(int: try row.decode(Int64.self, at: 36))
+                fields.append(int: try row.decode(Int64?.self, at: 37))
+                fields.append(text: try row.decode(String?.self, at: 38))
+                fields.append(text: try row.decode(String?.self, at: 39))
+                fields.append(text: try row.decode(String?.self, at: 40))
+                fields.append(text: try row.decode(String?.self, at: 41))
+                fields.append(bytes: try row.decode([UInt8]?.self, at: 42))
+                fields.append(microseconds: try row.decode(Int64?.self, at: 43))
+                fields.append(microseconds: try row.decode(Int64?.self, at: 44))
+            default:
+                return
+            }
+            self.fields = fields
+        }
+    }
+
+    /// A page of chain heads after a key, of one app (or all: NULL), changed since a moment (or ever: NULL).
+    static let chainHeadsStatement = PostgresStatement(
+        """
+        SELECT h.app_id, h.environment, h.original_transaction_id, h.seq, h.hash
+        FROM ledger_chain_heads h
+        WHERE ($1::bigint IS NULL OR h.app_id = $1) AND ($2::timestamptz IS NULL OR h.updated_at >= $2)
+          AND (h.app_id, h.environment, h.original_transaction_id) > ($3::bigint, $4::text, $5::text)
+        ORDER BY h.app_id, h.environment, h.original_transaction_id
+        LIMIT $6
+        """)
+
+    /// The links of a page of chains, in order, each with the columns its item is hashed from (read only for links
+    /// made since $2, when given). Timestamps are read as microseconds since 1970, not as text.
+    static let chainLinksStatement = PostgresStatement(
+        """
+        WITH page AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS p(app_id bigint, environment text, chain text)),
+        links AS (
+            SELECT l.*, ($2::timestamptz IS NULL OR l.linked_at >= $2) AS rehash
+            FROM page p JOIN ledger_chain_links l
+              ON l.app_id = p.app_id AND l.environment = p.environment AND l.original_transaction_id = p.chain)
+        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash, l.rehash,
+            e.entry_id IS NOT NULL, e.entry_id, e.app_id, e.idempotency_key, e.kind, e.account_id, e.environment,
+            e.original_transaction_id, e.transaction_id, e.product_id, to_jsonb(e.entitlement_ids)::text, e.credits,
+            (extract(epoch FROM e.effective_at) * 1000000)::bigint, (extract(epoch FROM e.period_end) * 1000000)::bigint,
+            e.reason, e.receipt_id, e.notification_row_id, (extract(epoch FROM e.recorded_at) * 1000000)::bigint,
+            r.receipt_id IS NOT NULL, r.receipt_id, r.app_id, r.account_id, r.order_id, r.kind,
+            sha256(convert_to(r.body, 'UTF8')), r.client_transaction_id,
+            (extract(epoch FROM r.received_at) * 1000000)::bigint,
+            n.notification_row_id IS NOT NULL, n.notification_row_id, n.app_id, n.notification_id, n.version,
+            n.notification_type, n.subtype, sha256(convert_to(n.body, 'UTF8')),
+            (extract(epoch FROM n.signed_at) * 1000000)::bigint, (extract(epoch FROM n.received_at) * 1000000)::bigint
+        FROM links l
+        LEFT JOIN ledger_entries e ON l.rehash AND l.item_table = 'ledger_entries' AND e.app_id = l.app_id
+            AND e.environment = l.environment AND e.original_transaction_id = l.original_transaction_id
+            AND e.entry_id = l.item_id
+        LEFT JOIN receipts r ON l.rehash AND l.item_table = 'receipts' AND r.receipt_id = l.item_id
+        LEFT JOIN notifications n ON l.rehash AND l.item_table = 'notifications' AND n.notification_row_id = l.item_id
+        ORDER BY l.app_id, l.environment, l.original_transaction_id, l.seq
+        """)
+
+    /// The first ledger entry of each chain of a page that no link holds.
+    static let unlinkedEntriesStatement = PostgresStatement(
+        """
+        SELECT e.app_id, e.environment, e.original_transaction_id, min(e.entry_id)
+        FROM jsonb_to_recordset($1::jsonb) AS p(app_id bigint, environment text, chain text)
+        JOIN ledger_entries e
+          ON e.app_id = p.app_id AND e.environment = p.environment AND e.original_transaction_id = p.chain
+        WHERE NOT EXISTS (
+            SELECT 1 FROM ledger_chain_links l
+            WHERE l.app_id = e.app_id AND l.environment = e.environment
+              AND l.original_transaction_id = e.original_transaction_id
+              AND l.item_table = 'ledger_entries' AND l.item_id = e.entry_id)
+        GROUP BY 1, 2, 3
+        """)
+
+    /// The first entry of each chain that has entries but no head (of one app or all, recorded since a moment or
+    /// ever), in chain order.
+    static let headlessEntriesStatement = PostgresStatement(
+        """
+        SELECT e.app_id, e.environment, e.original_transaction_id, min(e.entry_id)
+        FROM ledger_entries e
+        WHERE ($1::bigint IS NULL OR e.app_id = $1) AND ($2::timestamptz IS NULL OR e.recorded_at >= $2)
+          AND NOT EXISTS (
+            SELECT 1 FROM ledger_chain_heads h
+            WHERE h.app_id = e.app_id AND h.environment = e.environment
+              AND h.original_transaction_id = e.original_transaction_id)
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3
+        LIMIT $3
+        """)
+}

@@ -1,0 +1,274 @@
+import Foundation
+import LedgerTestSupport
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerTestSupport
+import Testing
+
+@testable import SubLedgerStore
+
+/// The tamper-evident ledger (docs/operations.md, "Verifying the ledger"): every entry and every input an apply
+/// used is hashed into its subscription chain, and `verifyLedgerChain` recomputes the chains in Swift and names the
+/// first row that no longer matches.
+@Suite struct LedgerChainTests {
+    typealias F = LedgerFixtures
+    static let alice = F.account("alice")
+    static let bob = F.account("bob")
+
+    static func withFilledLedger(
+        _ body: @Sendable @escaping (LedgerStore, StoredApp, PostgresPool) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+            let app = try await F.app(store)
+            try await FilledLedger.fill(store, app)
+            try await body(store, app, pool)
+        }
+    }
+
+    static func count(_ pool: PostgresPool, _ sql: String) async throws -> Int64 {
+        try await pool.query(sql).single().decode(Int64.self, at: 0)
+    }
+
+    static func entryID(_ pool: PostgresPool, key: String) async throws -> Int64 {
+        try await pool.query("SELECT entry_id FROM ledger_entries WHERE idempotency_key = $1", [key]).single()
+            .decode(Int64.self, at: 0)
+    }
+
+    @Test func anUntouchedLedgerVerifies() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            let entries = try await Self.count(pool, "SELECT count(*) FROM ledger_entries")
+            let inputs = try await Self.count(
+                pool, "SELECT count(*) FROM ledger_chain_links WHERE item_table <> 'ledger_entries'")
+            #expect(entries >= 9)
+            // Every entry is a link; so is every input that changed a chain: 3 receipts and 6 notifications (the
+            // replayed receipt is the first one's row, linked once).
+            #expect(
+                try await Self.count(
+                    pool, "SELECT count(*) FROM ledger_chain_links WHERE item_table = 'ledger_entries'")
+                    == entries)
+            #expect(inputs == 9)
+            let result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            #expect(result.breaks == [])
+            #expect(result.chains == 3)
+            #expect(Int64(result.links) == entries + inputs)
+            #expect(result.rehashed == result.links)
+            // Each link's hash follows from the one before: in key order, the chain's links are the inputs and
+            // entries in the order they were applied.
+            let order = try await pool.query(
+                """
+                SELECT item_table FROM ledger_chain_links WHERE original_transaction_id = 'bob-sub' ORDER BY seq
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(order.first == "receipts")
+            #expect(order.last == "ledger_entries")
+            #expect(order.filter { $0 == "notifications" }.count == 2)
+
+            // Only links made since a moment: none after the last apply.
+            let later = try await store.verifyLedgerChain(
+                appID: app.appID,
+                since: Instant(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000))
+            #expect(later.isIntact)
+            #expect(later.chains == 0)
+        }
+    }
+
+    @Test func aRowChangedBehindItsBackIsNamed() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            // The refund's revoke entry of bob's renewal moved a month on.
+            let entries = try await pool.query(
+                "SELECT entry_id FROM ledger_entries WHERE original_transaction_id = 'bob-sub' AND kind = 'revoke'")
+            let revoke = try #require(try entries.first?.decode(Int64.self, at: 0))
+            try await FilledLedger.behindItsBack(
+                pool,
+                "UPDATE ledger_entries SET effective_at = effective_at + interval '30 days' WHERE entry_id = \(revoke)")
+            let result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            let first = try #require(result.breaks.first)
+            #expect(result.breaks.count == 1)
+            #expect(first.kind == .changed)
+            #expect(first.table == "ledger_entries")
+            #expect(first.id == revoke)
+            #expect(first.originalTransactionID == "bob-sub")
+            #expect(first.bundleID == F.bundleID)
+            #expect(first.description.contains("ledger_entries \(revoke)"))
+
+            // A stored input's body, which no trigger guards: its chain names it too.
+            try await pool.query(
+                "UPDATE receipts SET body = 'forged', body_sha256 = sha256('forged') WHERE body = 'receipt-a1'")
+            let both = try await store.verifyLedgerChain(appID: nil, since: nil)
+            #expect(both.breaks.map(\.originalTransactionID) == ["alice-sub", "bob-sub"])
+            #expect(both.breaks.first?.table == "receipts")
+            #expect(both.breaks.first?.seq == 1)
+        }
+    }
+
+    @Test func aDeletedRowIsNamed() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            let grant = try await pool.query(
+                """
+                SELECT min(entry_id) FROM ledger_entries WHERE original_transaction_id = 'alice-sub'
+                """
+            ).single().decode(Int64.self, at: 0)
+            try await FilledLedger.behindItsBack(pool, "DELETE FROM ledger_entries WHERE entry_id = \(grant)")
+            let result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            #expect(result.breaks.count == 1)
+            let first = try #require(result.breaks.first)
+            #expect(first.kind == .missing)
+            #expect(first.table == "ledger_entries")
+            #expect(first.id == grant)
+            #expect(first.originalTransactionID == "alice-sub")
+        }
+    }
+
+    @Test func entriesAndLinksRemovedTogetherAreNoticed() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            // The last entry of the consumable's chain with its link: the head still names it.
+            let last = try await pool.query(
+                "SELECT max(entry_id) FROM ledger_entries WHERE original_transaction_id = 'coins-1'"
+            ).single().decode(Int64.self, at: 0)
+            try await FilledLedger.behindItsBack(
+                pool,
+                """
+                DELETE FROM ledger_entries WHERE entry_id = \(last);
+                DELETE FROM ledger_chain_links WHERE item_table = 'ledger_entries' AND item_id = \(last)
+                """)
+            var result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            #expect(result.breaks.map(\.kind) == [.head])
+            #expect(result.breaks.first?.originalTransactionID == "coins-1")
+
+            // A link taken from the middle of alice's chain, its entry left: a gap, then the entry in no link.
+            let middle = try await pool.query(
+                "SELECT seq, item_id FROM ledger_chain_links WHERE original_transaction_id = 'alice-sub' AND seq = 3"
+            ).single()
+            let seq = try middle.decode(Int64.self, at: 0)
+            try await FilledLedger.behindItsBack(
+                pool, "DELETE FROM ledger_chain_links WHERE original_transaction_id = 'alice-sub' AND seq = \(seq)")
+            result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            #expect(result.breaks.map(\.kind) == [.gap, .head])
+            #expect(result.breaks.first?.seq == seq)
+
+            // An entry inserted with no link (as if written around the apply).
+            try await pool.query(
+                """
+                INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment,
+                    original_transaction_id, product_id, effective_at, reason)
+                VALUES ($1, 'forged-grant', 'grant', 'bob', 'Production', 'bob-sub', 'pro.monthly', now(), 'purchase')
+                """, [app.appID])
+            let forged = try await Self.entryID(pool, key: "forged-grant")
+            result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            let bob = try #require(result.breaks.first { $0.originalTransactionID == "bob-sub" })
+            #expect(bob.kind == .unlinked)
+            #expect(bob.id == forged)
+        }
+    }
+
+    @Test func applyingLinksUnderTheChainsLockAndRepeatsAddNothing() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            let before = try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links")
+            // The same renewal again (a new delivery id, the same transaction): no entry, the chain unchanged.
+            let again = try await store.apply(
+                F.notification([F.subscription("a4", chain: "alice-sub", from: 90, to: 120)], on: 91), app: app,
+                now: F.day(91))
+            #expect(again.newEntries == 0)
+            #expect(try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links") == before)
+            // Concurrent applies on one chain: each renewal's entries are linked once, in one line.
+            let added = try await withThrowingTaskGroup(of: Int.self) { group in
+                for month in 4...9 {
+                    group.addTask {
+                        try await store.apply(
+                            F.notification(
+                                [
+                                    F.subscription(
+                                        "a\(month + 1)", chain: "alice-sub", from: month * 30, to: month * 30 + 30)
+                                ],
+                                on: month * 30), app: app, now: F.day(month * 30)
+                        ).newEntries
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(added >= 6)
+            #expect(try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links") == before + Int64(added))
+            let seqs = try await pool.query(
+                "SELECT seq FROM ledger_chain_links WHERE original_transaction_id = 'alice-sub' ORDER BY seq"
+            ).map { try $0.decode(Int64.self, at: 0) }
+            #expect(seqs == Array(1...Int64(seqs.count)))
+            #expect(try await store.verifyLedgerChain(appID: app.appID, since: nil).isIntact)
+            // The links are append-only.
+            await #expect(throws: PostgresError.self) {
+                _ = try await pool.query("UPDATE ledger_chain_links SET hash = hash WHERE seq = 1")
+            }
+        }
+    }
+
+    /// A database written by the schema before the chain (filled through the real ledger path, then taken back to
+    /// that schema: the chain's tables and functions dropped, which must give exactly the shape of a database
+    /// migrated without them), migrated: the step links what was there, and `ledger verify` passes at once.
+    @Test func anUpgradedDatabaseVerifiesClean() async throws {
+        let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+        let chainStep = try #require(migrator.script.steps.first { $0.name.hasPrefix("ledger chain:") })
+        var before = migrator.script
+        before.steps.removeAll { $0.version == chainStep.version }
+        let oldShape = try await TestDatabase.withSchema { _, _, pool in
+            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
+            return try await DistributionUpgradeTests.shape(pool)
+        }
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await migrator.migrate(pool)
+            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+            let app = try await F.app(store)
+            try await FilledLedger.fill(store, app)
+            let linked = try await pool.query(
+                "SELECT string_agg(concat_ws(':', original_transaction_id, seq, item_table, item_id, encode(hash, 'hex')), ',' ORDER BY original_transaction_id, seq) FROM ledger_chain_links"
+            ).single().decode(String.self, at: 0)
+
+            try await pool.execute(
+                script: """
+                    DROP TABLE ledger_chain_links, ledger_chain_heads;
+                    DROP FUNCTION ledger_chain_backfill(), ledger_chain_link(bigint, text, text, bigint, bigint, bigint),
+                        ledger_chain_fields(ledger_entries), ledger_chain_fields(receipts),
+                        ledger_chain_fields(notifications), ledger_chain_field(bytea), ledger_chain_field(text),
+                        ledger_chain_field(bigint), ledger_chain_field(timestamptz), ledger_chain_field(uuid),
+                        ledger_chain_field(text[]), ledger_chain_links_are_append_only();
+                    DELETE FROM schema_migrations WHERE version = \(chainStep.version);
+                    """)
+            #expect(try await DistributionUpgradeTests.shape(pool) == oldShape)
+            let functions = try await Self.count(
+                pool,
+                """
+                SELECT count(*) FROM pg_proc WHERE pronamespace = current_schema()::regnamespace
+                  AND proname LIKE 'ledger_chain%'
+                """)
+            #expect(functions == 0)
+
+            let report = try await migrator.migrate(pool)
+            #expect(report.applied == [chainStep.version])
+            let result = try await store.verifyLedgerChain(appID: nil, since: nil)
+            #expect(result.breaks == [])
+            #expect(result.chains == 3)
+            // Every entry is linked, with the input it came from before the chain's first entry from it.
+            #expect(
+                try await Self.count(
+                    pool, "SELECT count(*) FROM ledger_chain_links WHERE item_table = 'ledger_entries'")
+                    == Self.count(pool, "SELECT count(*) FROM ledger_entries"))
+            let firstOfBob = try await pool.query(
+                "SELECT item_table FROM ledger_chain_links WHERE original_transaction_id = 'bob-sub' AND seq = 1"
+            ).single().decode(String.self, at: 0)
+            #expect(firstOfBob == "receipts")
+            let relinked = try await pool.query(
+                "SELECT string_agg(concat_ws(':', original_transaction_id, seq, item_table, item_id, encode(hash, 'hex')), ',' ORDER BY original_transaction_id, seq) FROM ledger_chain_links"
+            ).single().decode(String.self, at: 0)
+            // Every input of this ledger made an entry, so the upgrade links exactly what the applies had linked,
+            // to the same hashes: an input just before the first entry it made, as the apply links it.
+            #expect(relinked == linked)
+
+            // The ledger goes on: a new renewal links onto the backfilled chain and everything still verifies.
+            let renewal = try await store.apply(
+                F.notification([F.subscription("a5", chain: "alice-sub", from: 120, to: 150)], on: 120), app: app,
+                now: F.day(120))
+            #expect(renewal.newEntries == 1)
+            #expect(try await store.verifyLedgerChain(appID: app.appID, since: nil).isIntact)
+        }
+    }
+}
