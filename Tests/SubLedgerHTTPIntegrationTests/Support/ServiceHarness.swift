@@ -165,12 +165,47 @@ extension TestClientProtocol {
     func call(
         _ method: HTTPRequest.Method, _ uri: String, key: String?, json: [String: String]? = nil, raw: ByteBuffer? = nil
     ) async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields) {
+        let (headers, body) = try JSONCall.request(key: key, json: json, raw: raw)
+        let response = try await executeRequest(uri: uri, method: method, headers: headers, body: body)
+        return (response.status, JSONCall.parse(response.body), response.headers)
+    }
+}
+
+extension TestClient {
+    /// A client of the live server `framework` reached that waits up to `timeout` for each answer, where the test
+    /// framework's own gives up after 20 s: for requests that queue behind each other by design (purchases through
+    /// PgBouncer's two server connections), so that a slow machine is not read as a failure.
+    static func patient(reaching framework: some TestClientProtocol, timeout: Duration = .seconds(300)) throws
+        -> TestClient
+    {
+        guard let port = framework.port else { throw TestClient.Error.connectionNotOpen }
+        let client = TestClient(host: "localhost", port: port, configuration: .init(timeout: timeout))
+        client.connect()
+        return client
+    }
+
+    /// `TestClientProtocol.call` on this client.
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, key: String?, json: [String: String]? = nil, raw: ByteBuffer? = nil
+    ) async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields) {
+        var (headers, body) = try JSONCall.request(key: key, json: json, raw: raw)
+        headers[.connection] = "keep-alive"
+        let response = try await execute(
+            TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
+        return (response.head.status, JSONCall.parse(response.body ?? ByteBuffer()), response.head.headerFields)
+    }
+}
+
+/// What `call` sends (a JSON body, or `raw`, with the API key) and how it reads the answer.
+enum JSONCall {
+    static func request(key: String?, json: [String: String]?, raw: ByteBuffer?) throws -> (HTTPFields, ByteBuffer?) {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let key { headers[.authorization] = "Bearer \(key)" }
-        let body = try raw ?? json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
-        let response = try await executeRequest(uri: uri, method: method, headers: headers, body: body)
-        let parsed = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
-        return (response.status, parsed, response.headers)
+        return (headers, try raw ?? json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) })
+    }
+
+    static func parse(_ body: ByteBuffer) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
     }
 }
 
