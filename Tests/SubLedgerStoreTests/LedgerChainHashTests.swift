@@ -39,7 +39,7 @@ import Testing
 
     @Test func aUUIDIsItsSixteenBytes() throws {
         var fields = LedgerChainHash.Fields()
-        fields.append(uuid: try #require(UUID(uuidString: "00010203-0405-0607-0809-0A0B0C0D0E0F")))
+        fields.append(uuid: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)))
         #expect(fields.bytes == [0, 0, 0, 16] + Array(0...15))
     }
 
