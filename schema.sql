@@ -787,6 +787,38 @@ CREATE FUNCTION ledger_chain_fields(e ledger_entries) RETURNS bytea
 $$;
 
 --
+-- Name: notification_redactions; Type: TABLE
+--
+
+CREATE TABLE notification_redactions (
+    redaction_id bigint NOT NULL,
+    notification_row_id bigint NOT NULL,
+    body_sha256_before bytea NOT NULL,
+    body_sha256_after bytea NOT NULL,
+    redacted_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT notification_redactions_body_sha256_after_check CHECK ((length(body_sha256_after) = 32)),
+    CONSTRAINT notification_redactions_body_sha256_before_check CHECK ((length(body_sha256_before) = 32))
+);
+
+--
+-- Name: TABLE notification_redactions; Type: COMMENT
+--
+
+COMMENT ON TABLE notification_redactions IS 'citus: coordinator';
+
+--
+-- Name: ledger_chain_fields(notification_redactions); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_fields(d notification_redactions) RETURNS bytea
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field('notification_redactions'::text) || ledger_chain_field(d.redaction_id)
+        || ledger_chain_field(d.notification_row_id) || ledger_chain_field(d.body_sha256_before)
+        || ledger_chain_field(d.body_sha256_after) || ledger_chain_field(d.redacted_at)
+$$;
+
+--
 -- Name: notifications; Type: TABLE
 --
 
@@ -1007,6 +1039,61 @@ SELECT n_currency, n_amount, 1, n_estimated::integer,
        CASE WHEN paid_before OR b_amount IS NOT NULL THEN 0 ELSE n_amount END, 0, 0, 0,
        CASE WHEN paid_before OR b_amount IS NOT NULL THEN n_amount ELSE 0 END
 WHERE n_amount IS NOT NULL AND NOT (b_amount IS NOT NULL AND b_currency = n_currency)
+$$;
+
+--
+-- Name: notification_redact(bigint, text, text); Type: FUNCTION
+--
+
+CREATE FUNCTION notification_redact(p_notification_row_id bigint, p_old text, p_new text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_redaction notification_redactions;
+    v_chain record;
+    v_seq bigint;
+    v_hash bytea;
+BEGIN
+    UPDATE notifications SET body = p_new WHERE notification_row_id = p_notification_row_id AND body = p_old;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    INSERT INTO notification_redactions (notification_row_id, body_sha256_before, body_sha256_after)
+    VALUES (p_notification_row_id, sha256(convert_to(p_old, 'UTF8')), sha256(convert_to(p_new, 'UTF8')))
+    RETURNING * INTO v_redaction;
+    FOR v_chain IN
+        SELECT l.app_id, l.environment, l.original_transaction_id FROM ledger_chain_links l
+        WHERE l.item_table = 'notifications' AND l.item_id = p_notification_row_id
+        ORDER BY 1, 2, 3
+    LOOP
+        SELECT h.seq, h.hash INTO STRICT v_seq, v_hash FROM ledger_chain_heads h
+        WHERE h.app_id = v_chain.app_id AND h.environment = v_chain.environment
+          AND h.original_transaction_id = v_chain.original_transaction_id
+        FOR UPDATE;
+        v_seq := v_seq + 1;
+        v_hash := sha256(v_hash || ledger_chain_fields(v_redaction));
+        INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
+        VALUES (v_chain.app_id, v_chain.environment, v_chain.original_transaction_id, v_seq,
+                'notification_redactions', v_redaction.redaction_id, v_hash);
+        UPDATE ledger_chain_heads SET seq = v_seq, hash = v_hash, updated_at = now()
+        WHERE app_id = v_chain.app_id AND environment = v_chain.environment
+          AND original_transaction_id = v_chain.original_transaction_id;
+    END LOOP;
+    RETURN true;
+END
+$$;
+
+--
+-- Name: notification_redactions_are_append_only(); Type: FUNCTION
+--
+
+CREATE FUNCTION notification_redactions_are_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'notification redactions are append-only: % refused', TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
 $$;
 
 --
@@ -1695,7 +1782,7 @@ CREATE TABLE ledger_chain_links (
     hash bytea NOT NULL,
     linked_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT ledger_chain_links_hash_check CHECK ((length(hash) = 32)),
-    CONSTRAINT ledger_chain_links_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text]))),
+    CONSTRAINT ledger_chain_links_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text, 'notification_redactions'::text]))),
     CONSTRAINT ledger_chain_links_seq_check CHECK ((seq > 0))
 );
 
@@ -1762,6 +1849,19 @@ CREATE TABLE notification_history_cursors (
 --
 
 COMMENT ON TABLE notification_history_cursors IS 'citus: reference';
+
+--
+-- Name: notification_redactions_redaction_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE notification_redactions ALTER COLUMN redaction_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME notification_redactions_redaction_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 --
 -- Name: notifications_notification_row_id_seq; Type: SEQUENCE
@@ -2538,6 +2638,13 @@ ALTER TABLE ONLY notification_history_cursors
     ADD CONSTRAINT notification_history_cursors_pkey PRIMARY KEY (app_id, environment);
 
 --
+-- Name: notification_redactions notification_redactions_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY notification_redactions
+    ADD CONSTRAINT notification_redactions_pkey PRIMARY KEY (redaction_id);
+
+--
 -- Name: notifications notifications_notification_id_key; Type: CONSTRAINT
 --
 
@@ -2858,6 +2965,12 @@ CREATE INDEX index_ledger_entries_on_app_id_and_account_id ON ledger_entries USI
 CREATE INDEX index_ledger_entries_on_kind_and_effective_at ON ledger_entries USING btree (app_id, kind, effective_at) INCLUDE (environment, product_id, reason);
 
 --
+-- Name: index_notification_redactions_on_notification; Type: INDEX
+--
+
+CREATE INDEX index_notification_redactions_on_notification ON notification_redactions USING btree (notification_row_id, redaction_id);
+
+--
 -- Name: index_notifications_on_next_attempt_at; Type: INDEX
 --
 
@@ -3078,6 +3191,18 @@ CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries FOR 
 --
 
 CREATE TRIGGER ledger_entries_no_update BEFORE DELETE OR UPDATE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_are_append_only();
+
+--
+-- Name: notification_redactions notification_redactions_no_truncate; Type: TRIGGER
+--
+
+CREATE TRIGGER notification_redactions_no_truncate BEFORE TRUNCATE ON notification_redactions FOR EACH STATEMENT EXECUTE FUNCTION notification_redactions_are_append_only();
+
+--
+-- Name: notification_redactions notification_redactions_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER notification_redactions_no_update BEFORE DELETE OR UPDATE ON notification_redactions FOR EACH ROW EXECUTE FUNCTION notification_redactions_are_append_only();
 
 --
 -- Name: webhook_events webhook_events_fan_out; Type: TRIGGER

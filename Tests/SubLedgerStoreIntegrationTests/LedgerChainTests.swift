@@ -202,14 +202,82 @@ import Testing
         }
     }
 
+    /// `secrets rotate-key` takes the shared secret out of V1 bodies stored with it. A body its chain has linked
+    /// already keeps the chain intact through that (the redaction is recorded and linked); a body changed any other
+    /// way still reads as changed, even with a forged redaction row beside it.
+    @Test func aRedactedBodyKeepsItsChainAndAnUnlinkedRedactionProvesNothing() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            let notification = ServerNotification(
+                notificationID: "renew-v1", version: .v1, notificationType: "DID_RENEW", bundleID: F.bundleID,
+                environment: .production, signedDate: F.day(120),
+                transaction: F.subscription("a5", chain: "alice-sub", from: 120, to: 150),
+                renewalInfo: F.renewal(chain: "alice-sub", willAutoRenew: true, on: 120))
+            let body = #"{"notification_type":"DID_RENEW","password":"s3cret"}"#
+            let redacted = #"{"notification_type":"DID_RENEW"}"#
+            _ = try await store.receive(
+                notification, body: body, input: LedgerInput(notification: notification), app: app, now: F.day(120))
+            let row = try await pool.query(
+                "SELECT notification_row_id FROM notifications WHERE notification_id = 'renew-v1'"
+            ).single().decode(Int64.self, at: 0)
+            #expect(
+                try await Self.count(
+                    pool,
+                    "SELECT count(*) FROM ledger_chain_links WHERE item_table = 'notifications' AND item_id = \(row)")
+                    == 1)
+            #expect(try await store.verifyLedgerChain(appID: app.appID, since: nil).isIntact)
+
+            let redact: (String) -> String = { $0.replacingOccurrences(of: #","password":"s3cret""#, with: "") }
+            #expect(try await store.countUnredactedV1Notifications(redact: redact) == 1)
+            #expect(try await store.redactStoredV1Notifications(redact: redact) == 1)
+            #expect(try await store.countUnredactedV1Notifications(redact: redact) == 0)
+            let stored = try await pool.query("SELECT body FROM notifications WHERE notification_row_id = \(row)")
+                .single().decode(String.self, at: 0)
+            #expect(stored == redacted)
+            let last = try await pool.query(
+                """
+                SELECT item_table FROM ledger_chain_links WHERE original_transaction_id = 'alice-sub'
+                ORDER BY seq DESC LIMIT 1
+                """
+            ).single().decode(String.self, at: 0)
+            #expect(last == "notification_redactions")
+            let verified = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            #expect(verified.breaks == [])
+            #expect(verified.links == Int(try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links")))
+            await #expect(throws: PostgresError.self) {
+                _ = try await pool.query("DELETE FROM notification_redactions")
+            }
+
+            // The body changed again, by SQL, with a redaction row to match that no link holds.
+            try await pool.query(
+                """
+                UPDATE notifications SET body = '{"notification_type":"REFUND"}' WHERE notification_row_id = \(row);
+                """)
+            try await pool.query(
+                """
+                INSERT INTO notification_redactions (notification_row_id, body_sha256_before, body_sha256_after)
+                VALUES ($1, sha256(convert_to($2, 'UTF8')), sha256(convert_to('{"notification_type":"REFUND"}', 'UTF8')))
+                """, [row, redacted])
+            let forged = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            let first = try #require(forged.breaks.first)
+            #expect(forged.breaks.count == 1)
+            #expect(first.kind == .changed)
+            #expect(first.table == "notifications")
+            #expect(first.id == row)
+            #expect(first.originalTransactionID == "alice-sub")
+        }
+    }
+
     /// A database written by the schema before the chain (filled through the real ledger path, then taken back to
     /// that schema: the chain's tables and functions dropped, which must give exactly the shape of a database
     /// migrated without them), migrated: the step links what was there, and `ledger verify` passes at once.
     @Test func anUpgradedDatabaseVerifiesClean() async throws {
         let migrator = try Migrator.bundled(logger: TestDatabase.logger)
         let chainStep = try #require(migrator.script.steps.first { $0.name.hasPrefix("ledger chain:") })
+        // The redactions' step extends the chain's: a database without the chain has neither.
+        let redactionStep = try #require(
+            migrator.script.steps.first { $0.name.hasPrefix("notification redactions:") })
         var before = migrator.script
-        before.steps.removeAll { $0.version == chainStep.version }
+        before.steps.removeAll { [chainStep.version, redactionStep.version].contains($0.version) }
         let oldShape = try await TestDatabase.withSchema { _, _, pool in
             try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
             return try await DistributionUpgradeTests.shape(pool)
@@ -225,13 +293,17 @@ import Testing
 
             try await pool.execute(
                 script: """
+                    DROP FUNCTION notification_redact(bigint, text, text),
+                        ledger_chain_fields(notification_redactions), notification_redactions_are_append_only()
+                        CASCADE;
+                    DROP TABLE notification_redactions;
                     DROP TABLE ledger_chain_links, ledger_chain_heads;
                     DROP FUNCTION ledger_chain_backfill(), ledger_chain_link(bigint, text, text, bigint, bigint, bigint),
                         ledger_chain_fields(ledger_entries), ledger_chain_fields(receipts),
                         ledger_chain_fields(notifications), ledger_chain_field(bytea), ledger_chain_field(text),
                         ledger_chain_field(bigint), ledger_chain_field(timestamptz), ledger_chain_field(uuid),
                         ledger_chain_field(text[]), ledger_chain_links_are_append_only();
-                    DELETE FROM schema_migrations WHERE version = \(chainStep.version);
+                    DELETE FROM schema_migrations WHERE version IN (\(chainStep.version), \(redactionStep.version));
                     """)
             #expect(try await DistributionUpgradeTests.shape(pool) == oldShape)
             let functions = try await Self.count(
@@ -243,7 +315,7 @@ import Testing
             #expect(functions == 0)
 
             let report = try await migrator.migrate(pool)
-            #expect(report.applied == [chainStep.version])
+            #expect(report.applied == [chainStep.version, redactionStep.version])
             let result = try await store.verifyLedgerChain(appID: nil, since: nil)
             #expect(result.breaks == [])
             #expect(result.chains == 3)

@@ -50,6 +50,7 @@ import Testing
         23: "98a7f7050dc36306733978fe7b0036ca036c8577de26356b38dfccfa57b95191",
         24: "38394bcd46a4d6da0dfcadf23bcd5f7f380b60280b4fd211e34138018ebae097",
         25: "a5f1cc39cfae8f433d56f5758d97935c347bb391108b7c38d4e7494e1f5e7ff4",
+        26: "4ea5cbda4b4ca91a6518449b2f254328b564aa65864c2d7dcff3d96f3749e70b",
     ]
 
     @Test func aShippedStepKeepsItsChecksum() throws {

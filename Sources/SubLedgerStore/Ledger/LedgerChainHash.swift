@@ -20,7 +20,9 @@ import Foundation
 ///   - `receipts`: receipt_id, app_id, account_id, order_id, kind, SHA-256(body), client_transaction_id,
 ///     received_at;
 ///   - `notifications`: notification_row_id, app_id, notification_id, version, notification_type, subtype,
-///     SHA-256(body), signed_at, received_at.
+///     SHA-256(body), signed_at, received_at (the body as linked: a later redaction, below, keeps its hash);
+///   - `notification_redactions` (migrations/0026): redaction_id, notification_row_id, SHA-256(body before),
+///     SHA-256(body after), redacted_at.
 /// An input's processing state (status, attempts, errors, leases, environment, applied_at) changes after it is
 /// linked and is not hashed.
 public enum LedgerChainHash {
@@ -41,6 +43,11 @@ public enum LedgerChainHash {
             }
             bytes += Self.bigEndian(UInt32(value.count))
             bytes += value
+        }
+
+        /// The fields of `other`, appended as they are (not as one field).
+        public mutating func append(contentsOf other: Fields) {
+            bytes += other.bytes
         }
 
         /// A text field: its UTF-8 bytes.

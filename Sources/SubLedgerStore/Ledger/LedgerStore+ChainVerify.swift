@@ -23,7 +23,7 @@ extension LedgerStore {
         public var environment: String
         public var originalTransactionID: String
         /// The table of the row that does not match: `ledger_entries`, `receipts`, `notifications`,
-        /// `ledger_chain_links` (a gap) or `ledger_chain_heads`.
+        /// `notification_redactions`, `ledger_chain_links` (a gap) or `ledger_chain_heads`.
         public var table: String
         /// The row's id (entry, receipt or notification row id); nil for a gap or a head.
         public var id: Int64?
@@ -121,10 +121,22 @@ extension LedgerStore {
                             kind: kind, bundleID: bundle(head.key.appID), environment: head.key.environment,
                             originalTransactionID: head.key.chain, table: table, id: id, seq: seq)
                     }
+                    let chainLinks = links[head.key] ?? []
+                    // A redacted notification body: its link was hashed with the body before the chain's first
+                    // redaction of it, and the body as stored must be the one after the chain's last.
+                    var linkedBodies: [Int64: [UInt8]] = [:]
+                    var lastRedaction: [Int64: Int64] = [:]
+                    for link in chainLinks {
+                        guard let redaction = link.redaction else { continue }
+                        if linkedBodies[redaction.notificationID] == nil {
+                            linkedBodies[redaction.notificationID] = redaction.bodyBefore
+                        }
+                        lastRedaction[redaction.notificationID] = link.seq
+                    }
                     var previous = LedgerChainHash.genesis
                     var expected: Int64 = 1
                     var broken: LedgerChainBreak?
-                    for link in links[head.key] ?? [] {
+                    for link in chainLinks {
                         result.links += 1
                         if link.seq != expected {
                             broken = found(.gap, "ledger_chain_links", nil, expected)
@@ -132,12 +144,18 @@ extension LedgerStore {
                         }
                         if link.rehash {
                             result.rehashed += 1
-                            guard let fields = link.fields else {
+                            guard let fields = link.fields(linkedBodies: linkedBodies) else {
                                 broken = found(.missing, link.table, link.itemID, link.seq)
                                 break
                             }
                             if LedgerChainHash.link(previous: previous, fields: fields) != link.hash {
                                 broken = found(.changed, link.table, link.itemID, link.seq)
+                                break
+                            }
+                            if let redaction = link.redaction, lastRedaction[redaction.notificationID] == link.seq,
+                                redaction.storedBody != redaction.bodyAfter
+                            {
+                                broken = found(.changed, "notifications", redaction.notificationID, link.seq)
                                 break
                             }
                         }
@@ -189,8 +207,24 @@ extension LedgerStore {
         var hash: [UInt8]
         /// Whether the item was read to be hashed again (false: before `since`).
         var rehash: Bool
-        /// The item's fields; nil when the row is not there.
-        var fields: LedgerChainHash.Fields?
+        /// The item's fields; nil when the row is not there. A notification's fields stop before its body's hash: the
+        /// rest is in `notification`.
+        private var itemFields: LedgerChainHash.Fields?
+        /// A notification's body hash as stored and its fields after the body.
+        private var notification: (storedBody: [UInt8]?, rest: LedgerChainHash.Fields)?
+        /// A redaction of a notification's body: which notification, and its body's hashes.
+        var redaction: (notificationID: Int64, bodyBefore: [UInt8], bodyAfter: [UInt8], storedBody: [UInt8]?)?
+
+        /// The item's fields, a notification's hashed with its body as linked (`linkedBodies`, by notification row
+        /// id; the body as stored where the chain has no redaction of it); nil when the row is not there.
+        func fields(linkedBodies: [Int64: [UInt8]]) -> LedgerChainHash.Fields? {
+            guard var fields = itemFields else { return nil }
+            if let notification {
+                fields.append(bytes: linkedBodies[itemID] ?? notification.storedBody)
+                fields.append(contentsOf: notification.rest)
+            }
+            return fields
+        }
 
         init(_ row: PostgresRow) throws {
             key = ChainPageKey(
@@ -245,13 +279,25 @@ extension LedgerStore {
                 fields.append(text: try row.decode(String?.self, at: 39))
                 fields.append(text: try row.decode(String?.self, at: 40))
                 fields.append(text: try row.decode(String?.self, at: 41))
-                fields.append(bytes: try row.decode([UInt8]?.self, at: 42))
-                fields.append(microseconds: try row.decode(Int64?.self, at: 43))
-                fields.append(microseconds: try row.decode(Int64?.self, at: 44))
+                var rest = LedgerChainHash.Fields()
+                rest.append(microseconds: try row.decode(Int64?.self, at: 43))
+                rest.append(microseconds: try row.decode(Int64?.self, at: 44))
+                notification = (try row.decode([UInt8]?.self, at: 42), rest)
+            case "notification_redactions":
+                guard try row.decode(Bool.self, at: 45) else { return }
+                let notificationID = try row.decode(Int64.self, at: 47)
+                let before = try row.decode([UInt8].self, at: 48)
+                let after = try row.decode([UInt8].self, at: 49)
+                fields.append(int: try row.decode(Int64.self, at: 46))
+                fields.append(int: notificationID)
+                fields.append(bytes: before)
+                fields.append(bytes: after)
+                fields.append(microseconds: try row.decode(Int64?.self, at: 50))
+                redaction = (notificationID, before, after, try row.decode([UInt8]?.self, at: 51))
             default:
                 return
             }
-            self.fields = fields
+            itemFields = fields
         }
     }
 
@@ -285,13 +331,19 @@ extension LedgerStore {
             (extract(epoch FROM r.received_at) * 1000000)::bigint,
             n.notification_row_id IS NOT NULL, n.notification_row_id, n.app_id, n.notification_id, n.version,
             n.notification_type, n.subtype, sha256(convert_to(n.body, 'UTF8')),
-            (extract(epoch FROM n.signed_at) * 1000000)::bigint, (extract(epoch FROM n.received_at) * 1000000)::bigint
+            (extract(epoch FROM n.signed_at) * 1000000)::bigint, (extract(epoch FROM n.received_at) * 1000000)::bigint,
+            d.redaction_id IS NOT NULL, d.redaction_id, d.notification_row_id, d.body_sha256_before,
+            d.body_sha256_after, (extract(epoch FROM d.redacted_at) * 1000000)::bigint,
+            sha256(convert_to(dn.body, 'UTF8'))
         FROM links l
         LEFT JOIN ledger_entries e ON l.rehash AND l.item_table = 'ledger_entries' AND e.app_id = l.app_id
             AND e.environment = l.environment AND e.original_transaction_id = l.original_transaction_id
             AND e.entry_id = l.item_id
         LEFT JOIN receipts r ON l.rehash AND l.item_table = 'receipts' AND r.receipt_id = l.item_id
         LEFT JOIN notifications n ON l.rehash AND l.item_table = 'notifications' AND n.notification_row_id = l.item_id
+        LEFT JOIN notification_redactions d
+            ON l.rehash AND l.item_table = 'notification_redactions' AND d.redaction_id = l.item_id
+        LEFT JOIN notifications dn ON dn.notification_row_id = d.notification_row_id
         ORDER BY l.app_id, l.environment, l.original_transaction_id, l.seq
         """)
 

@@ -40,5 +40,6 @@ public enum BundledMigrations {
         ("0023_ingestion_span_refresh.sql", PackageResources._023_ingestion_span_refresh_sql),
         ("0024_ledger_chain.sql", PackageResources._024_ledger_chain_sql),
         ("0025_input_events.sql", PackageResources._025_input_events_sql),
+        ("0026_notification_redactions.sql", PackageResources._026_notification_redactions_sql),
     ]
 }

@@ -123,7 +123,9 @@ extension LedgerStore {
         try await scanV1Notifications(redact: redact, rewrite: false)
     }
 
-    /// Rewrites every stored V1 notification body that `redact` changes, in batches; returns how many.
+    /// Rewrites every stored V1 notification body that `redact` changes, in batches; returns how many. Each
+    /// rewrite is recorded in `notification_redactions` and linked into every chain that links the notification,
+    /// so `ledger verify` still finds the chain intact.
     public func redactStoredV1Notifications(redact: (String) -> String) async throws -> Int {
         try await scanV1Notifications(redact: redact, rewrite: true)
     }
@@ -152,9 +154,8 @@ extension LedgerStore {
             let batch = updates
             try await pool.transaction { connection in
                 for update in batch {
-                    try connection.query(
-                        "UPDATE notifications SET body = $2 WHERE notification_row_id = $1 AND body = $3",
-                        [update.id, update.new, update.old])
+                    // Rewrites the body and links the redaction into the body's chains (migrations/0026).
+                    try connection.query("SELECT notification_redact($1, $2, $3)", [update.id, update.old, update.new])
                 }
             }
         }
