@@ -12,10 +12,11 @@ import SubLedgerCore
 public struct AppStoreServerAPIClient: Sendable {
     /// Where and how to call the API.
     public struct Configuration: Sendable {
-        /// Apple's production base URL.
-        public static let productionBaseURL = "https://api.storekit.itunes.apple.com"
-        /// Apple's sandbox base URL.
-        public static let sandboxBaseURL = "https://api.storekit-sandbox.itunes.apple.com"
+        /// Apple's production base URL (the host Apple recommends; `api.storekit.itunes.apple.com` is still
+        /// served and can be given as `baseURL`).
+        public static let productionBaseURL = "https://api.storekit.apple.com"
+        /// Apple's sandbox base URL (`api.storekit-sandbox.itunes.apple.com` is still served).
+        public static let sandboxBaseURL = "https://api.storekit-sandbox.apple.com"
 
         /// The environment this client serves.
         public var environment: AppStoreEnvironment

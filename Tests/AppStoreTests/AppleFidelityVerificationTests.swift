@@ -21,6 +21,36 @@ import Testing
         #expect(renewal.environment == .xcode)
     }
 
+    /// Xcode signs an app transaction with no original purchase as `originalPurchaseDate` 0000-12-30 (Swift's
+    /// `Date.distantPast`); the payload is Xcode's and accepted, the date read as absent. Any other receipt type
+    /// with that date, or an Xcode payload with another date outside the accepted range, is still refused.
+    @Test func xcodesYearOneOriginalPurchaseDateIsAbsent() async throws {
+        func appTransaction(_ receiptType: String, originalPurchaseDate: String) -> Data {
+            Data(
+                #"{"receiptType":"\#(receiptType)","appAppleId":1234,"bundleId":"com.example","applicationVersion":"1","originalPurchaseDate":\#(originalPurchaseDate),"receiptCreationDate":1700000000000,"appTransactionId":"704289572311348480"}"#
+                    .utf8)
+        }
+        let verifier = try TestResources.vectorVerifier(environment: .xcode)
+        let token = try Self.xcodeSigner().sign(
+            payloadBytes: appTransaction("Xcode", originalPurchaseDate: "-62135769600000"))
+        let verified = try await verifier.verifyAppTransaction(token)
+        #expect(verified.originalPurchaseDate == nil)
+        #expect(verified.receiptCreationDate == 1_700_000_000_000)
+        #expect(verified.appTransactionID == "704289572311348480")
+        #expect(verified.environment == .xcode)
+
+        let dated = try JSONDecoder().decode(
+            AppTransaction.self, from: appTransaction("Xcode", originalPurchaseDate: "1600000000000"))
+        #expect(dated.originalPurchaseDate == 1_600_000_000_000)
+        for (receiptType, date) in [("Sandbox", "-62135769600000"), ("Production", "-62135769600000"), ("Xcode", "-1")]
+        {
+            #expect(throws: DecodingError.self, "\(receiptType) \(date)") {
+                try JSONDecoder().decode(
+                    AppTransaction.self, from: appTransaction(receiptType, originalPurchaseDate: date))
+            }
+        }
+    }
+
     @Test func applesLocalTestingVectorVerifiesForALocalTestingVerifier() async throws {
         let payload = try TestResources.model("signedTransaction")
         let token = try Self.xcodeSigner().sign(payloadBytes: payload)

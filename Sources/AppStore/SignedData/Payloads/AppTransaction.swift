@@ -58,6 +58,38 @@ public struct AppTransaction: Codable, Hashable, Sendable {
         self.signedDate = signedDate
     }
 
+    /// What Xcode's StoreKit testing signs as `originalPurchaseDate` when there is none: two days before
+    /// 0001-01-01 (Swift's `Date.distantPast`), outside the dates accepted elsewhere. Read as absent, for the
+    /// `Xcode` receipt type only.
+    public static let xcodeAbsentOriginalPurchaseDate: Int64 = -62_135_769_600_000
+
+    /// Decodes Apple's fields as any payload's; `originalPurchaseDate` of an `Xcode` app transaction may be
+    /// `xcodeAbsentOriginalPurchaseDate`, read as absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rawReceiptType = try container.decodeIfPresent(String.self, forKey: .rawReceiptType)
+        appAppleID = try container.decodeIfPresent(Int64.self, forKey: .appAppleID)
+        bundleID = try container.decodeIfPresent(String.self, forKey: .bundleID)
+        applicationVersion = try container.decodeIfPresent(String.self, forKey: .applicationVersion)
+        versionExternalIdentifier = try container.decodeIfPresent(Int64.self, forKey: .versionExternalIdentifier)
+        _receiptCreationDate = try container.decode(AppleMilliseconds.self, forKey: .receiptCreationDate)
+        if rawReceiptType == AppStoreEnvironment.xcode.rawValue,
+            (try? container.decodeIfPresent(Int64.self, forKey: .originalPurchaseDate))
+                == Self.xcodeAbsentOriginalPurchaseDate
+        {
+            _originalPurchaseDate = AppleMilliseconds(wrappedValue: nil)
+        } else {
+            _originalPurchaseDate = try container.decode(AppleMilliseconds.self, forKey: .originalPurchaseDate)
+        }
+        originalApplicationVersion = try container.decodeIfPresent(String.self, forKey: .originalApplicationVersion)
+        deviceVerification = try container.decodeIfPresent(String.self, forKey: .deviceVerification)
+        deviceVerificationNonce = try container.decodeIfPresent(String.self, forKey: .deviceVerificationNonce)
+        _preorderDate = try container.decode(AppleMilliseconds.self, forKey: .preorderDate)
+        appTransactionID = try container.decodeIfPresent(String.self, forKey: .appTransactionID)
+        rawOriginalPlatform = try container.decodeIfPresent(String.self, forKey: .rawOriginalPlatform)
+        _signedDate = try container.decode(AppleMilliseconds.self, forKey: .signedDate)
+    }
+
     enum CodingKeys: String, CodingKey {
         case rawReceiptType = "receiptType"
         case appAppleID = "appAppleId"
