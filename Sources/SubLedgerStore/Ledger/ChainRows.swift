@@ -303,7 +303,7 @@ enum ChainRows {
     static let accountStatement = PostgresStatement(
         """
         SELECT credit.balance, owned.* FROM
-          (SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+          (SELECT \(EntryRows.creditBalance)
              AS balance FROM ledger_entries WHERE app_id = $1 AND account_id = $2) AS credit
           LEFT JOIN LATERAL (
             SELECT \(chainColumns) FROM chains t

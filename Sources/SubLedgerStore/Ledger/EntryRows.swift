@@ -3,6 +3,12 @@ import SubLedgerCore
 
 /// The append-only `ledger_entries` table.
 enum EntryRows {
+    /// An account's credit balance as an aggregate over its ledger entries: credits granted minus credits taken
+    /// back (a `bigint`, 0 without entries). The statements that read a balance select it `FROM ledger_entries`
+    /// filtered to one app and account.
+    static let creditBalance =
+        "coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint"
+
     /// Inserts `entries`, skipping those whose idempotency key is recorded already; returns how many were new.
     static func insert(
         _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, on connection: PostgresConnection

@@ -241,7 +241,7 @@ public struct LedgerStore: Sendable {
 extension LedgerStore {
     static let creditBalanceStatement = PostgresStatement(
         """
-        SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+        SELECT \(EntryRows.creditBalance)
         FROM ledger_entries WHERE app_id = $1 AND account_id = $2
         """)
 }

@@ -72,7 +72,7 @@ enum EntitlementPeriodRows {
         """
         SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
             p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew, p.ownership_type
-        FROM (SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+        FROM (SELECT \(EntryRows.creditBalance)
                 AS balance FROM ledger_entries WHERE app_id = $1 AND account_id = $2) AS credit
           LEFT JOIN account_entitlement_backfill pending ON pending.app_id = $1 AND pending.account_id = $2
           LEFT JOIN account_entitlement_periods p ON p.app_id = $1 AND p.account_id = $2

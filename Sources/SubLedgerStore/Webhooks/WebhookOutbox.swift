@@ -180,7 +180,7 @@ enum WebhookOutbox {
     static let holdingsStatement = PostgresStatement(
         """
         SELECT a.account_id,
-          (SELECT coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint
+          (SELECT \(EntryRows.creditBalance)
              FROM ledger_entries WHERE app_id = $1 AND account_id = a.account_id),
           owned.*
         FROM jsonb_array_elements_text($2::jsonb) AS a(account_id)
