@@ -233,6 +233,35 @@ public struct AppStoreServerAPIClient: Sendable {
             paginationToken: body.paginationToken, hasMore: body.hasMore ?? false, items: items)
     }
 
+    /// Request a Test Notification: Apple sends a `TEST` notification to the notification URL configured for
+    /// this environment in App Store Connect, and answers a token for `testNotificationStatus`.
+    public func requestTestNotification() async throws(AppStoreServerAPIError) -> String {
+        let body = try await send(
+            SendTestNotificationResponse.self, method: .POST, path: "/inApps/v1/notifications/test")
+        guard let token = body.testNotificationToken, !token.isEmpty, token.utf8.count <= 200 else {
+            throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
+        }
+        return token
+    }
+
+    /// Get Test Notification Status: the test notification `token` names, verified, with Apple's delivery
+    /// attempts. Apple answers 404 (`apiError` 4040008) for a token it does not know.
+    public func testNotificationStatus(token: String) async throws(AppStoreServerAPIError) -> TestNotificationStatus {
+        let body = try await send(
+            CheckTestNotificationResponse.self, method: .GET,
+            path: "/inApps/v1/notifications/test/\(Self.pathComponent(token))")
+        guard let signedPayload = body.signedPayload else {
+            throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
+        }
+        do {
+            return TestNotificationStatus(
+                notification: try await verifier.verifyNotification(signedPayload),
+                sendAttempts: body.sendAttempts ?? [])
+        } catch {
+            throw AppStoreServerAPIError(.verificationFailed, verificationError: error)
+        }
+    }
+
     // MARK: Plumbing
 
     private func collectPages(

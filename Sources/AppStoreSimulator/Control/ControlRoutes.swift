@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import Hummingbird
 import NIOCore
+import SubLedgerCore
 
 /// Serves `SimulatorControl` as JSON under `/control`; docs/appstore-sim.md lists every route.
 struct ControlRoutes: Sendable {
@@ -155,7 +156,8 @@ struct ControlRoutes: Sendable {
         }
         group.post("notifications/test") { request, _ in
             try await Self.run(request, TestNotificationRequest.self) { body async throws(SimulatorError) in
-                try await control.sendTestNotification(bundleID: body.bundleID)
+                try await control.sendTestNotification(
+                    bundleID: body.bundleID, environment: body.environment ?? .sandbox)
             }
         }
     }
@@ -239,4 +241,6 @@ struct ControlRoutes: Sendable {
 /// Body of `POST /control/notifications/test`.
 struct TestNotificationRequest: Sendable, Codable {
     var bundleID: String
+    /// `Production` or `Sandbox` (default).
+    var environment: AppStoreEnvironment?
 }

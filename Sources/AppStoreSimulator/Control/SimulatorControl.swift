@@ -261,11 +261,17 @@ public struct SimulatorControl: Sendable {
         engine.state.withLock { $0.notifications.records.map(\.summary) }
     }
 
-    /// Sends a `TEST` notification for an app (what Request a Test Notification does).
-    public func sendTestNotification(bundleID: String) async throws(SimulatorError) -> NotificationSummary {
+    /// Sends a `TEST` notification for an app in `environment` (what Request a Test Notification does, for the
+    /// environment whose API was called).
+    public func sendTestNotification(
+        bundleID: String, environment: AppStoreEnvironment = .sandbox
+    ) async throws(SimulatorError) -> NotificationSummary {
         let uuids = try engine.mutate { state, _ throws(SimulatorError) in
             let app = try state.app(bundleID)
-            state.emit("TEST", key: AccountAppKey(appleID: "", bundleID: app.bundleID), transactionID: nil)
+            state.events.append(
+                SimulatorEvent(
+                    type: "TEST", key: AccountAppKey(appleID: "", bundleID: app.bundleID), transactionID: nil,
+                    environment: environment))
         }.1
         await engine.deliverDue()
         return try engine.read { state throws(SimulatorError) in

@@ -12,7 +12,7 @@ extension SimulatorState {
         for event in pending {
             let app = try app(event.key.bundleID)
             let account = accounts[event.key.appleID]
-            let environment = account?.environment ?? .sandbox
+            let environment = event.environment ?? account?.environment ?? .sandbox
             let record = event.transactionID.flatMap { transactions[$0] }
             let chain = record.flatMap { $0.productType == .autoRenewable ? chains[$0.originalTransactionID] : nil }
             // A new state of the chain: signed strictly after its previous one.

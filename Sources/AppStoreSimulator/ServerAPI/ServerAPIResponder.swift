@@ -113,7 +113,7 @@ extension ServerAPIResponder {
             return ServerAPIError.unauthorized
         }
         do throws(SimulatorError) {
-            let summary = try await control.sendTestNotification(bundleID: app.bundleID)
+            let summary = try await control.sendTestNotification(bundleID: app.bundleID, environment: environment)
             return Self.encode(["testNotificationToken": summary.notificationUUID])
         } catch {
             return ServerAPIError.general

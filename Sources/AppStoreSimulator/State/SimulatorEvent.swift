@@ -1,3 +1,5 @@
+import SubLedgerCore
+
 /// Something that happened to an Apple ID's purchases, from which a server notification is made.
 struct SimulatorEvent: Sendable {
     /// Apple's V2 `notificationType`.
@@ -8,4 +10,6 @@ struct SimulatorEvent: Sendable {
     var key: AccountAppKey
     /// The transaction the notification carries.
     var transactionID: String?
+    /// The environment of a notification about no account (a `TEST`); otherwise the account's.
+    var environment: AppStoreEnvironment? = nil
 }

@@ -110,6 +110,18 @@ extension LedgerStore {
         public var events: [InputEvent]
     }
 
+    /// The state and history of the stored notification Apple identified as `notificationID` (its
+    /// `notificationUUID`) for the app `appID`; nil when it has not arrived.
+    public func notificationHistory(appID: Int64, notificationID: String) async throws -> InputHistory? {
+        let rows = try await pool.query(
+            """
+            SELECT notification_row_id FROM notifications WHERE notification_id = $1 AND (app_id = $2 OR app_id IS NULL)
+            ORDER BY notification_row_id LIMIT 1
+            """, [notificationID, appID])
+        guard let id = try rows.first?.decode(Int64.self, at: 0) else { return nil }
+        return try await inputHistory(.notification, id: id)
+    }
+
     /// The state and history of one stored input; nil when there is no such input.
     public func inputHistory(_ kind: StoredInputKind, id: Int64) async throws -> InputHistory? {
         let (table, key) = kind == .receipt ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")

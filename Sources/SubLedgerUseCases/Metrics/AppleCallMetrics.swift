@@ -29,6 +29,10 @@ public enum AppleCallMetrics {
         public static let massExtendRenewalDate = Endpoint("mass_extend_renewal_date")
         /// App Store Server API: Get Status of Subscription Renewal Date Extensions.
         public static let massExtensionStatus = Endpoint("mass_extension_status")
+        /// App Store Server API: Request a Test Notification.
+        public static let requestTestNotification = Endpoint("request_test_notification")
+        /// App Store Server API: Get Test Notification Status.
+        public static let testNotificationStatus = Endpoint("test_notification_status")
     }
 
     /// How a call ended.

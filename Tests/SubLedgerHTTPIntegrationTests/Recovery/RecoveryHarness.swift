@@ -27,19 +27,24 @@ extension EndToEndHarness {
             ])
     }
 
-    /// A recovery as a fresh process would make it: its own gateway, store and cursor handle, on the simulator's clock.
-    func recovery(
-        worker: String = "recovery-test", configure: (inout NotificationRecovery.Configuration) -> Void = { _ in }
-    )
-        throws -> NotificationRecovery
-    {
-        let gateway = try AppleGateway(
+    /// A gateway to the simulator as a fresh process would make it (its own breaker and call slots).
+    func freshGateway() throws -> AppleGateway {
+        try AppleGateway(
             configuration: AppleConfiguration(
                 verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
                 verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
                 serverAPIProductionURL: sim.serverAPIBaseURL(.production),
                 serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [sim.trustedRoot], logger: TestDatabase.logger)
+    }
+
+    /// A recovery as a fresh process would make it: its own gateway, store and cursor handle, on the simulator's clock.
+    func recovery(
+        worker: String = "recovery-test", configure: (inout NotificationRecovery.Configuration) -> Void = { _ in }
+    )
+        throws -> NotificationRecovery
+    {
+        let gateway = try freshGateway()
         let control = self.control
         let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: control.clock().now) }
         let store = LedgerStore(pool: service.pool, logger: TestDatabase.logger, secretKeys: service.store.secretKeys)
