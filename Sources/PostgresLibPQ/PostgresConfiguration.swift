@@ -7,10 +7,6 @@ import Foundation
 /// `postgresql:///db?host=/tmp`), `sslmode`, `connect_timeout`, `application_name`, …
 /// `description` never shows the password.
 public struct PostgresConfiguration: Sendable, CustomStringConvertible {
-    /// The environment variable that holds the connection string in production.
-    public static let environmentVariable = "DATABASE_URL"
-    /// The `application_name` used when the connection string names none.
-    public static let defaultApplicationName = "subledger"
     /// The `connect_timeout` in seconds used when the connection string names none (libpq's default is forever).
     public static let defaultConnectTimeoutSeconds = 10
 
@@ -36,8 +32,9 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
 
     private static let secretKeywords: Set<String> = ["password", "sslpassword"]
 
-    /// Parses a libpq connection URL (`postgresql://…`) or `key=value` string.
-    public init(connectionString: String) throws {
+    /// Parses a libpq connection URL (`postgresql://…`) or `key=value` string; `defaultApplicationName` is the
+    /// `application_name` reported to the server when the string names none.
+    public init(connectionString: String, defaultApplicationName: String? = nil) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connectionString, &errorMessage) else {
             let raw = errorMessage.map { String(cString: $0) } ?? "out of memory"
@@ -55,24 +52,13 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
             }
             cursor += 1
         }
-        if parameters["application_name", default: ""].isEmpty {
-            parameters["application_name"] = Self.defaultApplicationName
+        if parameters["application_name", default: ""].isEmpty, let defaultApplicationName {
+            parameters["application_name"] = defaultApplicationName
         }
         if parameters["connect_timeout", default: ""].isEmpty {
             parameters["connect_timeout"] = String(Self.defaultConnectTimeoutSeconds)
         }
         self.parameters = parameters
-    }
-
-    /// Reads the connection string from an environment variable (`DATABASE_URL` by default).
-    public static func fromEnvironment(
-        _ variable: String = environmentVariable,
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> PostgresConfiguration {
-        guard let connectionString = environment[variable], !connectionString.isEmpty else {
-            throw PostgresError(.invalidConfiguration, message: "environment variable \(variable) is not set")
-        }
-        return try PostgresConfiguration(connectionString: connectionString)
     }
 
     /// The host name, IP address or Unix-socket directory, if given.

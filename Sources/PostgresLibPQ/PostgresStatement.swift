@@ -32,7 +32,7 @@ struct StatementCache {
     mutating func reserveName(for key: Key) -> String? {
         guard names.count < Self.capacity else { return nil }
         defer { nextNumber += 1 }
-        return "subledger_statement_\(nextNumber)"
+        return "postgreslibpq_\(nextNumber)"
     }
 
     mutating func insert(_ key: Key, name: String) {

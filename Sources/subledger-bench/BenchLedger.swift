@@ -14,7 +14,7 @@ enum BenchLedger {
         var logger = Logger(label: "subledger-bench")
         logger.logLevel = .warning
         let workers = 16
-        var configuration = try PostgresConfiguration(connectionString: url)
+        var configuration = try PostgresConfiguration(connectionString: url, defaultApplicationName: "subledger-bench")
         configuration.maxConnections = workers
         let pool = PostgresPool(configuration: configuration, logger: logger)
         let store = LedgerStore(pool: pool, logger: logger)

@@ -56,19 +56,23 @@ import Testing
 @Suite struct PostgresConfigurationTests {
     @Test func parsesURLWithUnixSocketHostAndDefaultsApplicationName() throws {
         let configuration = try PostgresConfiguration(
-            connectionString: "postgresql://ledger@/subledger?host=/var/run/postgresql&sslmode=disable")
+            connectionString: "postgresql://ledger@/subledger?host=/var/run/postgresql&sslmode=disable",
+            defaultApplicationName: "ledger-service")
         #expect(configuration.host == "/var/run/postgresql")
         #expect(configuration.user == "ledger")
         #expect(configuration.database == "subledger")
         #expect(configuration.sslMode == "disable")
-        #expect(configuration.applicationName == "subledger")
+        #expect(configuration.applicationName == "ledger-service")
         #expect(configuration.parameters["connect_timeout"] == "10")
+        // The driver names no application of its own.
+        #expect(try PostgresConfiguration(connectionString: "host=db").applicationName == nil)
     }
 
     @Test func keepsExplicitSettingsFromKeyValueStrings() throws {
         let configuration = try PostgresConfiguration(
             connectionString:
-                "host=db.internal port=6432 dbname=ledger application_name=ledger-worker connect_timeout=3")
+                "host=db.internal port=6432 dbname=ledger application_name=ledger-worker connect_timeout=3",
+            defaultApplicationName: "ledger-service")
         #expect(configuration.host == "db.internal")
         #expect(configuration.port == "6432")
         #expect(configuration.applicationName == "ledger-worker")
@@ -95,11 +99,6 @@ import Testing
         }
     }
 
-    @Test func environmentVariableIsRequired() {
-        #expect(throws: PostgresError.self) {
-            _ = try PostgresConfiguration.fromEnvironment(environment: [:])
-        }
-    }
 }
 
 @Suite struct EncodingTests {

@@ -47,19 +47,25 @@ public enum DatabaseBootstrap {
     /// what stands between `url` and PostgreSQL; `directURL`, when given, reaches PostgreSQL directly for the
     /// work a transaction pooler cannot carry (`Opened.sessionPool(for:)`). `awaitsSocketReadiness`: see
     /// `PostgresConfiguration`.
+    /// The `application_name` SubLedger's connections report to the server (`pg_stat_activity`) when the URL
+    /// names none.
+    public static let applicationName = "subledger"
+
     public static func open(
         url: String?, dataDirectory: String, poolSize: Int, pooler: DatabasePooler = .none, directURL: String? = nil,
         awaitsSocketReadiness: Bool = true, logger: Logger
     ) async throws -> Opened {
         if let url {
-            var configuration = try PostgresConfiguration(connectionString: url)
+            var configuration = try PostgresConfiguration(
+                connectionString: url, defaultApplicationName: Self.applicationName)
             configuration.maxConnections = poolSize
             configuration.awaitsSocketReadiness = awaitsSocketReadiness
             configuration.transactionPooled = pooler.isTransactionPooled
             var opened = Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: nil)
             opened.pooler = pooler
             if let directURL {
-                var direct = try PostgresConfiguration(connectionString: directURL)
+                var direct = try PostgresConfiguration(
+                    connectionString: directURL, defaultApplicationName: Self.applicationName)
                 direct.maxConnections = 1
                 opened.direct = PostgresPool(configuration: direct, logger: logger)
             }
@@ -70,7 +76,8 @@ public enum DatabaseBootstrap {
         let running = try await runBlocking { try cluster.start() }
         do {
             try await createDatabaseIfMissing(running, logger: logger)
-            var configuration = try PostgresConfiguration(connectionString: running.databaseURL)
+            var configuration = try PostgresConfiguration(
+                connectionString: running.databaseURL, defaultApplicationName: Self.applicationName)
             configuration.maxConnections = poolSize
             configuration.awaitsSocketReadiness = awaitsSocketReadiness
             return Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: running)
@@ -81,7 +88,8 @@ public enum DatabaseBootstrap {
     }
 
     private static func createDatabaseIfMissing(_ cluster: RunningEmbeddedPostgres, logger: Logger) async throws {
-        var configuration = try PostgresConfiguration(connectionString: cluster.maintenanceURL)
+        var configuration = try PostgresConfiguration(
+            connectionString: cluster.maintenanceURL, defaultApplicationName: Self.applicationName)
         configuration.maxConnections = 1
         let maintenance = PostgresPool(configuration: configuration, logger: logger)
         defer { maintenance.close() }

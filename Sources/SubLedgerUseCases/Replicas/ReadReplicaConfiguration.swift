@@ -1,4 +1,5 @@
 import PostgresLibPQ
+import SubLedgerStore
 
 /// Where the hot standbys are that may answer reads, and how current they must be
 /// (docs/operations.md, "Read replicas").
@@ -26,7 +27,8 @@ public struct ReadReplicaConfiguration: Sendable {
     /// its own lag, while the lag is measured per server: so the lists of `host`, `hostaddr` and `port` are
     /// split here, position by position (one port applies to every host, as in libpq).
     public func standbys() throws -> [(label: String, configuration: PostgresConfiguration)] {
-        let base = try PostgresConfiguration(connectionString: url)
+        let base = try PostgresConfiguration(
+            connectionString: url, defaultApplicationName: DatabaseBootstrap.applicationName)
         func list(_ keyword: String) -> [String] {
             guard let value = base.parameters[keyword], !value.isEmpty else { return [] }
             return value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
