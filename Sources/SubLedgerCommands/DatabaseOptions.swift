@@ -46,8 +46,15 @@ struct DatabaseOptions: ParsableArguments {
             """)
     var secretKeyFile: String?
 
-    /// Applies these options, then the environment, over `configuration`.
+    /// Applies these options, then the environment, over `configuration`: the connection, then the secret keys.
     func apply(to configuration: inout ServiceConfiguration, environment: [String: String]) throws {
+        try applyConnection(to: &configuration, environment: environment)
+        try applySecretKeys(to: &configuration, environment: environment)
+    }
+
+    /// Applies every option but the secret keys (which, with the embedded cluster, may create the key file: a
+    /// command checks the rest of its configuration before that).
+    func applyConnection(to configuration: inout ServiceConfiguration, environment: [String: String]) throws {
         if let url = databaseURL ?? environment[EnvironmentVariable.databaseURL], !url.isEmpty {
             configuration.databaseURL = url
         }
@@ -80,6 +87,10 @@ struct DatabaseOptions: ParsableArguments {
             }
             configuration.logLevel = parsed
         }
+    }
+
+    /// Applies the secret keys of these options and the environment (`secretKeys`).
+    func applySecretKeys(to configuration: inout ServiceConfiguration, environment: [String: String]) throws {
         configuration.secretKeys = try Self.secretKeys(
             file: secretKeyFile, environment: environment,
             embeddedDataDirectory: configuration.databaseURL == nil ? configuration.dataDirectory : nil)

@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// These options over `environment`, checked: a mistake stops `serve` before it opens anything.
     func configuration(environment: [String: String]) throws -> ServiceConfiguration {
         var configuration = ServiceConfiguration()
-        try database.apply(to: &configuration, environment: environment)
+        try database.applyConnection(to: &configuration, environment: environment)
         if let host = host ?? environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
         if let port = try port
             ?? environment[EnvironmentVariable.port].map({ try parseInt($0, EnvironmentVariable.port) })
@@ -44,6 +44,8 @@ struct ServeCommand: AsyncParsableCommand {
         try apple.apply(to: &configuration.apple, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         try readReplicas.apply(to: &configuration, environment: environment)
+        // Last: with the embedded cluster this may create the key file, which a refused configuration must not.
+        try database.applySecretKeys(to: &configuration, environment: environment)
         return configuration
     }
 }

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -18,26 +19,30 @@ import Testing
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }
         """
 
-    static func file(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "subledger-revenue-\(UUID().uuidString).csv"
+    /// A file holding `text` in `directory`.
+    static func file(_ text: String, in directory: String) throws -> String {
+        let path = directory + "/\(UUID().uuidString).csv"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
     @Test func ratesAndProgramPeriodsApplyAndBadInputIsRefused() async throws {
+        let directory = NSTemporaryDirectory() + "subledger-revenue-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
             try await LedgerStore(pool: pool, logger: TestDatabase.logger).applyCatalog(catalog, secrets: secrets)
             func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
                 try await SecretsCommandTests.subledger(arguments, schema: schema)
             }
 
-            let rates = try Self.file("date,currency,rate\n2025-01-01,EUR,1.08\n2025-02-01,EUR,1.1\n")
+            let rates = try Self.file("date,currency,rate\n2025-01-01,EUR,1.08\n2025-02-01,EUR,1.1\n", in: directory)
             let applied = try await run(["fx", "apply", rates, "--reporting-currency", "USD"])
             #expect(applied.status == 0, "\(applied.output)")
             #expect(applied.output.contains("applied 2 exchange rate(s) into USD"))
-            let badLine = try Self.file("2025-03-01,EUR,1.2\n2025-03-02,EUR,abc\n")
+            let badLine = try Self.file("2025-03-01,EUR,1.2\n2025-03-02,EUR,abc\n", in: directory)
             let refused = try await run(["fx", "apply", badLine])
             #expect(refused.status != 0)
             #expect(refused.output.contains("line 2: the rate must be a positive decimal"))
@@ -46,7 +51,9 @@ import Testing
             #expect(badCurrency.output.contains("three uppercase letters"))
             #expect(try await pool.query("SELECT count(*) FROM exchange_rates").single().decode(Int.self, at: 0) == 2)
 
-            let taxes = try await run(["tax", "apply", try Self.file("GBR,2025-01-01,0.166667\nDEU,2025-01-01,1.19\n")])
+            let taxes = try await run([
+                "tax", "apply", try Self.file("GBR,2025-01-01,0.166667\nDEU,2025-01-01,1.19\n", in: directory),
+            ])
             #expect(taxes.status != 0)
             #expect(taxes.output.contains("line 2"))
             #expect(

@@ -21,6 +21,9 @@ import Testing
     static let primary = "postgresql://subledger@db1/ledger"
 
     @Test func mistakesInTheReadReplicaOptionsStopServeWithAClearMessage() async throws {
+        // A data folder that a refused configuration must leave as it found it (no key file created).
+        let unused = NSTemporaryDirectory() + "unused-\(UUID())"
+        defer { try? FileManager.default.removeItem(atPath: unused) }
         let cases: [(arguments: [String], environment: [String: String], message: String)] = [
             (
                 ["--database-url", Self.primary, "--read-database-url", "host=a,b,c port=1,2"], [:],
@@ -41,15 +44,13 @@ import Testing
                 "SUBLEDGER_READ_MAX_LAG_MS must be a whole number"
             ),
             (["--database-url", Self.primary, "--read-max-lag-ms", "500"], [:], "need --read-database-url"),
-            (
-                ["--read-database-url", "host=b"], ["SUBLEDGER_DATA_DIR": NSTemporaryDirectory() + "unused-\(UUID())"],
-                "needs a configured primary"
-            ),
+            (["--read-database-url", "host=b"], ["SUBLEDGER_DATA_DIR": unused], "needs a configured primary"),
         ]
         for (arguments, environment, message) in cases {
             let result = Self.serve(arguments, environment: environment)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.output.contains(message), "\(arguments): \(result.output)")
         }
+        #expect(!FileManager.default.fileExists(atPath: unused + "/secret.key"))
     }
 }
