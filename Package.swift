@@ -96,9 +96,14 @@ let package = Package(
                 "SubLedgerCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
             ],
             resources: [.embedInCode("Resources/migrations")],
+            swiftSettings: swiftSettings
+        ),
+        // The catalog file (YAML or JSON): the core's catalog and, beside it, the apps' secrets.
+        .target(
+            name: "CatalogFile",
+            dependencies: ["SubLedgerCore", "SubLedgerStore", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         // Reports on subscription state, and the admin page's HTML and SVG.
@@ -189,6 +194,7 @@ let package = Package(
         .target(
             name: "SubLedgerCommands",
             dependencies: [
+                "CatalogFile",
                 "SubLedgerHTTP",
                 "SubLedgerUseCases",
                 "SubLedgerStore",
@@ -241,7 +247,7 @@ let package = Package(
         // free of the store, so PostgresLibPQ's tests do not link it).
         .target(
             name: "LedgerTestSupport",
-            dependencies: ["SubLedgerTestSupport", "SubLedgerStore", "SubLedgerCore", "PostgresLibPQ"],
+            dependencies: ["SubLedgerTestSupport", "SubLedgerStore", "SubLedgerCore", "PostgresLibPQ", "CatalogFile"],
             path: "Tests/LedgerTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -297,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "SubLedgerStoreTests",
             dependencies: [
-                "SubLedgerStore", "SubLedgerCore",
+                "SubLedgerStore", "SubLedgerCore", "CatalogFile",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -366,6 +372,7 @@ let package = Package(
             name: "SubLedgerStoreIntegrationTests",
             dependencies: [
                 "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport", "LedgerTestSupport",
+                "CatalogFile",
             ],
             swiftSettings: swiftSettings
         ),
@@ -373,7 +380,7 @@ let package = Package(
             name: "SubLedgerReportsIntegrationTests",
             dependencies: [
                 "SubLedgerReports", "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport",
-                "LedgerTestSupport", "SeededRandom",
+                "LedgerTestSupport", "SeededRandom", "CatalogFile",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -382,7 +389,7 @@ let package = Package(
             name: "SubLedgerHTTPIntegrationTests",
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
-                "SubLedgerTestSupport", "LedgerTestSupport",
+                "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 "HTTPTestSupport",  // webhook delivery tests: the receiver
@@ -400,7 +407,7 @@ let package = Package(
             name: "SubLedgerCommandsIntegrationTests",
             dependencies: [
                 "SubLedgerCommands", "SubLedgerStore", "SubLedgerCore", "PostgresLibPQ", "SubLedgerTestSupport",
-                "LedgerTestSupport",
+                "LedgerTestSupport", "CatalogFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

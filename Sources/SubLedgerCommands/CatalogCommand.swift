@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogFile
 import Foundation
 import SubLedgerStore
 import SubLedgerUseCases
@@ -36,7 +37,7 @@ struct CatalogCommand: AsyncParsableCommand {
                 text = String(decoding: data, as: UTF8.self)
             }
             let directory = file == "-" ? "." : URL(fileURLWithPath: file).deletingLastPathComponent().path
-            let (catalog, secrets) = try LedgerStore.readCatalog(text, directory: directory)
+            let (catalog, secrets) = try CatalogFile.read(text, directory: directory)
             var configuration = ServiceConfiguration()
             try database.apply(to: &configuration, environment: CommandContext.current.environment)
             let logger = makeLogger("subledger.catalog", level: configuration.logLevel)

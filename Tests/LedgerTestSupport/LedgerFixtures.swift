@@ -1,3 +1,4 @@
+import CatalogFile
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
@@ -37,7 +38,7 @@ public enum LedgerFixtures {
 
     /// Applies the catalog to the schema behind `pool` and returns the stored app.
     public static func app(_ store: LedgerStore) async throws -> StoredApp {
-        let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: bundleID) else {
             throw StoreError(code: .unknownApp, message: "")

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -39,7 +40,7 @@ import Testing
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             // Rows as an earlier version stored them: secrets in plaintext, a V1 body with its password.
             let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(S.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(S.catalogYAML)
             try await keyless.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
             try await pool.query(
                 "INSERT INTO notifications (notification_id, version, body) VALUES ('n1', 'v1', $1), ('n2', 'v2', $2)",
@@ -82,7 +83,7 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [old]))
-            let (catalog, secrets) = try LedgerStore.readCatalog(S.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(S.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             let result = try await Self.subledger(
                 ["secrets", "status"], schema: schema,

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -26,7 +27,7 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalog)
+            let (catalog, secrets) = try CatalogFile.read(Self.catalog)
             try await store.applyCatalog(catalog, secrets: secrets)
             let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
 

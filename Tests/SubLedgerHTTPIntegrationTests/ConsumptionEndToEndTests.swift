@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import NIOCore
 import SubLedgerCore
@@ -20,7 +21,7 @@ import Testing
     {
         let yaml = ServiceHarness.catalogYAML.replacingOccurrences(
             of: "    shared_secret: one-secret\n", with: "    shared_secret: one-secret\n    consumption: \(policy)\n")
-        let (catalog, _) = try LedgerStore.readCatalog(yaml)
+        let (catalog, _) = try CatalogFile.read(yaml)
         let simApp = try e.control.app(E.bundleID)
         let pem = try #require(simApp.serverAPI.privateKeyPEM)
         try await e.service.store.applyCatalog(

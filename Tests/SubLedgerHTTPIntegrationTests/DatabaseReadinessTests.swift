@@ -1,3 +1,4 @@
+import CatalogFile
 import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerHTTP
@@ -38,7 +39,7 @@ import Testing
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             let keys = try SecretKeyring(keys: [.generate()])
-            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
             try await Self.store(pool, keys).applyCatalog(catalog, secrets: secrets)
 
             try await DatabaseReadiness.check(Self.store(pool, keys), pooler: .none, migrator: migrator)

@@ -1,4 +1,5 @@
 import AppStore
+import CatalogFile
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -311,7 +312,7 @@ import Testing
         try await H.run { harness, client in
             // A configured Production app without `apple_app_id` cannot verify Production data (500
             // `app_misconfigured` inside); its notifications must be answered like an unknown app's.
-            let (extra, extraSecrets) = try LedgerStore.readCatalog(
+            let (extra, extraSecrets) = try CatalogFile.read(
                 """
                 apps:
                   - bundle_id: com.example.three

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import SubLedgerCore
 import SubLedgerHTTP
@@ -258,7 +259,7 @@ import Testing
             await e.loseNotifications()
             let simApp = try e.control.app(E.bundleID)
             let pem = try #require(simApp.serverAPI.privateKeyPEM)
-            let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
             try await e.service.store.applyCatalog(
                 catalog,
                 secrets: [

@@ -1,4 +1,5 @@
 import AppStore
+import CatalogFile
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -23,7 +24,7 @@ import Testing
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, _) = try LedgerStore.readCatalog(H.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(H.catalogYAML)
             try await store.applyCatalog(catalog, secrets: [:])
             let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
             let chain = try SigningChain.generate(
@@ -72,7 +73,7 @@ import Testing
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, _) = try LedgerStore.readCatalog(H.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(H.catalogYAML)
             try await store.applyCatalog(catalog, secrets: [:])
             let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
 

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -20,7 +21,7 @@ import Testing
     static func extensions(_ e: E) async throws -> (RenewalExtensions, StoredApp) {
         let simApp = try e.control.app(E.bundleID)
         let pem = try #require(simApp.serverAPI.privateKeyPEM)
-        let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+        let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
         try await e.service.store.applyCatalog(
             catalog,
             secrets: [

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -22,7 +23,7 @@ import Testing
     static func configureServerAPI(_ e: E) async throws {
         let simApp = try e.control.app(E.bundleID)
         let pem = try #require(simApp.serverAPI.privateKeyPEM)
-        let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+        let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
         try await e.service.store.applyCatalog(
             catalog,
             secrets: [

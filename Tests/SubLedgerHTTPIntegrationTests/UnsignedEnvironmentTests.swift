@@ -1,4 +1,5 @@
 import AppStore
+import CatalogFile
 import Foundation
 import SubLedgerCore
 import SubLedgerStore
@@ -24,7 +25,7 @@ import Testing
 
     @Test func xcodeTransactionIsAcceptedOnlyByAnAppThatListsXcode() async throws {
         try await H.run { harness, client in
-            let (catalog, secrets) = try LedgerStore.readCatalog(
+            let (catalog, secrets) = try CatalogFile.read(
                 """
                 apps:
                   - bundle_id: com.example.dev

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -24,7 +25,7 @@ import Testing
 
     static func load(_ pool: PostgresPool) async throws {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(F.catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(F.catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: F.bundleID) else {
             throw ReportError(code: .unknownApp, message: "")

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SeededRandom
@@ -226,7 +227,7 @@ import Testing
     /// rates: the store and the app to apply histories to.
     static func setUp(_ pool: PostgresPool) async throws -> (LedgerStore, StoredApp) {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: Self.bundleID) else {
             throw ReportError.unknownApp(Self.bundleID)

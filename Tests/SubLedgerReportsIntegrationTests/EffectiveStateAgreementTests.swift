@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -59,7 +60,7 @@ import Testing
     @Test func nonRenewingPassLapsesInTheReportsAtItsPeriodEnd() async throws {
         try await ReportsDatabase.withMigratedSchema { pool in
             let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(Self.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             guard let app = try await store.app(bundleID: Self.bundleID) else {
                 throw ReportError(code: .unknownApp, message: "")
@@ -102,7 +103,7 @@ import Testing
     /// comparisons and a description of each disagreement.
     static func compare(_ pool: PostgresPool, seed: UInt64, chains: Int) async throws -> Comparison {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: bundleID) else {
             throw ReportError(code: .unknownApp, message: "")

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SeededRandom
@@ -132,7 +133,7 @@ import Testing
         }
         try await ReportsDatabase.withMigratedSchema { pool in
             let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(CohortFactsAgreementTests.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(CohortFactsAgreementTests.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             guard let app = try await store.app(bundleID: bundleID) else { throw ReportError.unknownApp(bundleID) }
             try await pool.query(

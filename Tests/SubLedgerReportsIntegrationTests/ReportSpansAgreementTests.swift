@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SeededRandom
@@ -171,7 +172,7 @@ import Testing
         -> [Date]
     {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let cohortApp = try await store.app(bundleID: CohortFactsAgreementTests.bundleID),
             let lapseApp = try await store.app(bundleID: EffectiveStateAgreementTests.bundleID)

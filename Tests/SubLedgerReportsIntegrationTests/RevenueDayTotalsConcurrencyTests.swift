@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -24,7 +25,7 @@ import Testing
         try await TestDatabase.withSchema(maxConnections: Self.connections, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: ReportsDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(CohortFactsAgreementTests.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(CohortFactsAgreementTests.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             guard let app = try await store.app(bundleID: Self.bundleID) else {
                 throw ReportError.unknownApp(Self.bundleID)

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -243,15 +244,15 @@ import Testing
             let duplicate = F.catalogYAML.replacingOccurrences(
                 of: "storefront: FRA }",
                 with: "storefront: FRA }\n          - { currency: EUR, price: \"1\", storefront: FRA }")
-            let (catalog, _) = try LedgerStore.readCatalog(duplicate)
+            let (catalog, _) = try CatalogFile.read(duplicate)
             let refused = await #expect(throws: StoreError.self) { try await store.applyCatalog(catalog) }
             #expect(refused?.code == .invalidCatalog)
             #expect(refused?.message.contains("two price points") == true)
             for bad in ["price: \"99.99\"", "currency: USD"] {
                 let text = F.catalogYAML.replacingOccurrences(
                     of: bad, with: bad.hasPrefix("price") ? "price: \"-1\"" : "currency: usd")
-                let error = #expect(throws: StoreError.self) { try LedgerStore.readCatalog(text) }
-                #expect(error?.code == .invalidCatalog)
+                let error = #expect(throws: CatalogFileError.self) { try CatalogFile.read(text) }
+                #expect(error?.description.hasPrefix("invalid_catalog: ") == true)
             }
         }
     }

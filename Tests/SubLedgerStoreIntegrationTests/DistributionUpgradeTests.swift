@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -186,7 +187,7 @@ import Testing
     /// Two apps' worth of ledger, written by the store as the service writes it.
     static func fill(_ pool: PostgresPool) async throws -> (LedgerStore, StoredApp, StoredApp, RandomHistory) {
         let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-        let (catalog, secrets) = try LedgerStore.readCatalog(EntitlementReadModelAgreementTests.catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(EntitlementReadModelAgreementTests.catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         let readModelApp = try #require(try await store.app(bundleID: EntitlementReadModelAgreementTests.bundleID))
         let ledgerApp = try await F.app(store)

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -38,7 +39,7 @@ import Testing
         try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             guard let app = try await store.app(bundleID: bundleID) else {
                 throw StoreError(code: .unknownApp, message: bundleID)

@@ -1,3 +1,4 @@
+import CatalogFile
 import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
@@ -31,7 +32,7 @@ import Testing
                 [app.appID])
             #expect(try entitlements.map { try $0.decode(String.self, at: 0) } == ["premium", "pro"])
             // Applying again changes nothing but keeps the secret when the file leaves it out.
-            let (catalog, _) = try LedgerStore.readCatalog(F.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(F.catalogYAML)
             try await store.applyCatalog(catalog)
             #expect(try await store.app(bundleID: F.bundleID)?.sharedSecret == "s3cret")
         }
@@ -45,10 +46,10 @@ import Testing
     ])
     func anInvalidCatalogIsRefusedWithItsReason(text: String, reason: String) throws {
         #expect {
-            try LedgerStore.readCatalog(text)
+            try CatalogFile.read(text)
         } throws: { error in
-            guard let error = error as? StoreError else { return false }
-            return error.code == .invalidCatalog && error.message.contains(reason)
+            guard let error = error as? CatalogFileError else { return false }
+            return error.description.hasPrefix("invalid_catalog: ") && error.message.contains(reason)
         }
     }
 

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -19,7 +20,7 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: keys)
-            let (catalog, secrets) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(SecretsFixture.catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             try await body(store, pool)
         }
@@ -138,7 +139,7 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            let (catalog, secrets) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(SecretsFixture.catalogYAML)
             await #expect(
                 performing: { try await store.applyCatalog(catalog, secrets: secrets) },
                 throws: {
@@ -230,7 +231,7 @@ import Testing
             script.steps = Array(latest.prefix { $0.name != "apps' secrets sealed at rest" })
             #expect(script.steps.count < latest.count)
             try await Migrator(script: script, logger: TestDatabase.logger).migrate(pool)
-            let (catalog, _) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(SecretsFixture.catalogYAML)
             let app = try #require(catalog.apps.first { $0.bundleID == SecretsFixture.bundleID })
             try await pool.query(
                 """
@@ -275,7 +276,7 @@ import Testing
         let key = SecretKey.generate()
         try await withSecrets(try Self.keyring(key)) { store, pool in
             let before = try await SecretsFixture.rawColumns(pool)
-            let (catalog, _) = try LedgerStore.readCatalog(SecretsFixture.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(SecretsFixture.catalogYAML)
             try await store.applyCatalog(catalog)
             #expect(try await SecretsFixture.rawColumns(pool).sharedSealed == before.sharedSealed)
             #expect(

@@ -1,3 +1,4 @@
+import CatalogFile
 import SubLedgerCore
 import SubLedgerStore
 import Testing
@@ -17,10 +18,10 @@ import Testing
 
     @Test(arguments: ["[production]", "[production, sandbox]", "[Production]"])
     func aProductionAppWithoutAppleAppIDIsRefused(environments: String) {
-        let error = #expect(throws: StoreError.self) {
-            try LedgerStore.readCatalog(Self.catalog(environments: environments, appleAppID: nil))
+        let error = #expect(throws: CatalogFileError.self) {
+            try CatalogFile.read(Self.catalog(environments: environments, appleAppID: nil))
         }
-        #expect(error?.code == .invalidCatalog)
+        #expect(error?.description.hasPrefix("invalid_catalog: ") == true)
         #expect(error?.message.contains("missing_apple_app_id") == true)
         #expect(error?.message.contains("com.example.appid") == true)
     }
@@ -29,14 +30,14 @@ import Testing
         let text = """
             apps: [{bundle_id: com.example.default, products: [{product_id: p, type: non_consumable}]}]
             """
-        let error = #expect(throws: StoreError.self) { try LedgerStore.readCatalog(text) }
+        let error = #expect(throws: CatalogFileError.self) { try CatalogFile.read(text) }
         #expect(error?.message.contains("missing_apple_app_id") == true)
     }
 
     @Test func aProductionAppWithAppleAppIDOrASandboxOnlyAppIsAccepted() throws {
-        let production = try LedgerStore.readCatalog(Self.catalog(environments: "[production]", appleAppID: "42"))
+        let production = try CatalogFile.read(Self.catalog(environments: "[production]", appleAppID: "42"))
         #expect(production.catalog.apps.first?.appAppleID == 42)
-        let sandbox = try LedgerStore.readCatalog(Self.catalog(environments: "[sandbox]", appleAppID: nil))
+        let sandbox = try CatalogFile.read(Self.catalog(environments: "[sandbox]", appleAppID: nil))
         #expect(sandbox.catalog.apps.count == 1)
     }
 

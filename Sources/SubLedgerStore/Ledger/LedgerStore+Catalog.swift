@@ -1,103 +1,12 @@
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
-import Yams
 
 extension LedgerStore {
     /// What `applyCatalog` changed.
     public struct CatalogReport: Sendable, Hashable {
         public var apps: [String]
         public var products: Int
-    }
-
-    /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it, refusing as well an app
-    /// that accepts Production without `apple_app_id` (`missing_apple_app_id`, see `Catalog.servingErrors`).
-    ///
-    /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications) and
-    /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
-    /// returned separately so they never travel inside the core's values. A relative `private_key_file` is
-    /// read relative to `directory`.
-    public static func readCatalog(
-        _ text: String, directory: String = "."
-    ) throws -> (catalog: Catalog, secrets: [String: AppSecrets]) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        struct Secrets: Decodable {
-            struct ServerAPI: Decodable {
-                var issuer_id: String
-                var key_id: String
-                var private_key: String?
-                var private_key_file: String?
-            }
-            struct AppSecret: Decodable {
-                var bundle_id: String
-                var shared_secret: String?
-                var server_api: ServerAPI?
-            }
-            var apps: [AppSecret]
-        }
-        do {
-            let catalog: Catalog
-            let secrets: Secrets
-            if trimmed.hasPrefix("{") {
-                catalog = try JSONDecoder().decode(Catalog.self, from: Data(trimmed.utf8))
-                secrets = try JSONDecoder().decode(Secrets.self, from: Data(trimmed.utf8))
-            } else {
-                catalog = try YAMLDecoder().decode(Catalog.self, from: trimmed)
-                secrets = try YAMLDecoder().decode(Secrets.self, from: trimmed)
-            }
-            try catalog.validateForServing()
-            var result: [String: AppSecrets] = [:]
-            for app in secrets.apps {
-                var serverAPI: ServerAPICredentials?
-                if let api = app.server_api {
-                    var pem = api.private_key
-                    if pem == nil, let file = api.private_key_file {
-                        let path = file.hasPrefix("/") ? file : directory + "/" + file
-                        guard let data = FileManager.default.contents(atPath: path) else {
-                            throw StoreError(
-                                code: .invalidCatalog,
-                                message: "cannot read the Server API key \(path) of \(app.bundle_id)")
-                        }
-                        pem = String(decoding: data, as: UTF8.self)
-                    }
-                    guard let pem, pem.contains("PRIVATE KEY") else {
-                        throw StoreError(
-                            code: .invalidCatalog,
-                            message:
-                                "server_api of \(app.bundle_id) needs private_key_file or private_key (a .p8 PEM key)")
-                    }
-                    serverAPI = ServerAPICredentials(issuerID: api.issuer_id, keyID: api.key_id, privateKeyPEM: pem)
-                }
-                result[app.bundle_id] = AppSecrets(sharedSecret: app.shared_secret, serverAPI: serverAPI)
-            }
-            return (catalog, result)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as CatalogError {
-            throw StoreError(code: .invalidCatalog, message: "\(error)")
-        } catch let error as DecodingError {
-            throw StoreError(code: .invalidCatalog, message: Self.describe(error))
-        } catch {
-            throw StoreError(code: .invalidCatalog, message: "\(error)")
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing '\(key.stringValue)' at \(path(context.codingPath))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            if let underlying = context.underlyingError as? CatalogError { return "\(underlying)" }
-            return "\(context.debugDescription) at \(path(context.codingPath))"
-        @unknown default:
-            return "\(error)"
-        }
-    }
-
-    private static func path(_ codingPath: [any CodingKey]) -> String {
-        codingPath.isEmpty
-            ? "the top level"
-            : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
     /// Stores every app of `catalog` (insert or update) with its products and their entitlements.

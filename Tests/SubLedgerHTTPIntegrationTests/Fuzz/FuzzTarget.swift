@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -75,7 +76,7 @@ final class FuzzTarget {
                 try Data((secretKey.base64 + "\n").utf8).write(to: keyFile)
                 let store = LedgerStore(
                     pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [secretKey]))
-                let (catalog, secrets) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+                let (catalog, secrets) = try CatalogFile.read(ServiceHarness.catalogYAML)
                 try await store.applyCatalog(catalog, secrets: secrets)
                 let keys = APIKeys(pool: pool)
                 let keyOne = try await keys.create(bundleID: FuzzCorpus.bundleID, name: "fuzz one").secret

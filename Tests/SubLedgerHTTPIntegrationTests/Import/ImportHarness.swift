@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
@@ -76,7 +77,7 @@ struct ImportHarness: Sendable {
         let store = LedgerStore(
             pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [SecretKey.generate()]))
         let simApp = try sim.control.app(bundleID)
-        let (catalog, _) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, _) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(
             catalog,
             secrets: [

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Crypto
 import Foundation
 import HTTPTypes
@@ -42,7 +43,7 @@ enum OfferHarness {
                 // Before the first request, so no process has the app cached without its key.
                 let simApp = try sim.control.app(E.bundleID)
                 let pem = try #require(simApp.serverAPI.privateKeyPEM)
-                let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+                let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
                 try await service.store.applyCatalog(
                     catalog,
                     secrets: [

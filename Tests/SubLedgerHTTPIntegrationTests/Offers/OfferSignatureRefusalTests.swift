@@ -1,3 +1,4 @@
+import CatalogFile
 import Crypto
 import Foundation
 import HTTPTypes
@@ -69,7 +70,7 @@ import Testing
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await ServiceHarness.run { service, client in
-            let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+            let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
             try await service.store.applyCatalog(
                 catalog,
                 secrets: [

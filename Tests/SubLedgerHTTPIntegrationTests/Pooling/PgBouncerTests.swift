@@ -1,4 +1,5 @@
 import AppStore
+import CatalogFile
 import Foundation
 import HummingbirdTesting
 import Logging
@@ -27,7 +28,7 @@ import Testing
                 try await migrator.migrate(try opened.sessionPool(for: "migrate"))
                 let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
                 let store = LedgerStore(pool: opened.pool, logger: TestDatabase.logger, secretKeys: secretKeys)
-                let (catalog, secrets) = try LedgerStore.readCatalog(H.catalogYAML)
+                let (catalog, secrets) = try CatalogFile.read(H.catalogYAML)
                 try await store.applyCatalog(catalog, secrets: secrets)
                 // Another process's view of the keys: the service's cache learns of a revocation only by NOTIFY.
                 let keys = APIKeys(pool: opened.pool)

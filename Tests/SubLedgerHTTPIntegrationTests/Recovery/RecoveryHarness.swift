@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -17,7 +18,7 @@ extension EndToEndHarness {
     func giveServerAPICredentials() async throws {
         let simApp = try control.app(Self.bundleID)
         guard let pem = simApp.serverAPI.privateKeyPEM else { throw RecoveryHarnessError.noKey }
-        let (catalog, _) = try LedgerStore.readCatalog(ServiceHarness.catalogYAML)
+        let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
         try await service.store.applyCatalog(
             catalog,
             secrets: [

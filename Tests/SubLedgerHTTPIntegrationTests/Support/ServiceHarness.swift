@@ -1,4 +1,5 @@
 import AppStore
+import CatalogFile
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -77,7 +78,7 @@ struct ServiceHarness: Sendable {
             // Secrets at rest: the catalog's shared secret is sealed with this key, which the service is given too.
             let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: secretKeys)
-            let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+            let (catalog, secrets) = try CatalogFile.read(catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
             let keys = APIKeys(pool: pool)
             let keyOne = try await keys.create(bundleID: appOne, name: "one").secret

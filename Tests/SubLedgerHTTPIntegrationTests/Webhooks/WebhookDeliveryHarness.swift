@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import HTTPTestSupport
 import LedgerTestSupport
@@ -32,7 +33,7 @@ struct WebhookDeliveryHarness: Sendable {
         try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: SecretKeyring())
-            try await store.applyCatalog(try LedgerStore.readCatalog(catalogYAML).catalog)
+            try await store.applyCatalog(try CatalogFile.read(catalogYAML).catalog)
             let appID = try await pool.query(
                 "SELECT app_id FROM apps WHERE bundle_id = 'com.example.webhooks'"
             ).single().decode(Int64.self, at: 0)

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -311,7 +312,7 @@ import Testing
                 with:
                     "      - { product_id: pro.plus, type: auto_renewable, subscription_group_id: \"g1\", entitlements: [pro, plus] }\n      - { product_id: coins.100,"
             )
-            let (definitions, secrets) = try LedgerStore.readCatalog(catalog)
+            let (definitions, secrets) = try CatalogFile.read(catalog)
             try await e.service.store.applyCatalog(definitions, secrets: secrets)
 
             let bought = try await e.control.purchase(

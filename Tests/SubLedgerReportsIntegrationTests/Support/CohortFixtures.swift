@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -115,7 +116,7 @@ enum CohortFixtures {
     /// refund and the upgrade arrive as the revoked version of the transaction, later).
     static func load(_ pool: PostgresPool) async throws {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: bundleID) else {
             throw ReportError(code: .unknownApp, message: "")

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -77,7 +78,7 @@ enum ReportFixtures {
     /// Applies the catalog and every input of the story, each at its own day.
     static func load(_ pool: PostgresPool) async throws {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: bundleID) else {
             throw ReportError(code: .unknownApp, message: "")

@@ -1,3 +1,4 @@
+import CatalogFile
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore
@@ -121,7 +122,7 @@ enum RevenueFixtures {
     /// last purchase).
     static func load(_ pool: PostgresPool) async throws {
         let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-        let (catalog, secrets) = try LedgerStore.readCatalog(catalogYAML)
+        let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         try await store.setSmallBusinessPeriod(
             SmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!), bundleID: small)
