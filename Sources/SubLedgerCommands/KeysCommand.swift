@@ -31,7 +31,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let created = try await withDatabase(database) { pool in
-                try await APIKeys(pool: pool).create(bundleID: admin ? nil : app, name: name)
+                try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: admin ? nil : app, name: name)
             }
             printOutput(created.secret)
             printError("key \(created.keyID) created; the secret above is shown only now")
@@ -44,7 +44,9 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let keys = try await withDatabase(database) { pool in try await APIKeys(pool: pool).list() }
+            let keys = try await withDatabase(database) { pool in
+                try await APIKeys(store: APIKeyStore(pool: pool)).list()
+            }
             printOutput(["KEY ID", "SCOPE", "APP", "NAME", "PREFIX", "CREATED", "REVOKED"].joined(separator: "\t"))
             for key in keys {
                 printOutput(
@@ -67,7 +69,8 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let revoked = try await withDatabase(database) { pool in try await APIKeys(pool: pool).revoke(keyID: keyID)
+            let revoked = try await withDatabase(database) { pool in
+                try await APIKeys(store: APIKeyStore(pool: pool)).revoke(keyID: keyID)
             }
             guard revoked else { throw ValidationError("no active key \(keyID)") }
             printOutput("revoked \(keyID)")

@@ -18,7 +18,7 @@ public func buildApplication(
     ServiceMetrics.bootstrap()
     let store = LedgerStore(pool: dependencies.pool, logger: logger, secretKeys: configuration.secretKeys)
     let apps = AppDirectory(store: store)
-    let keys = APIKeys(pool: dependencies.pool)
+    let keys = APIKeys(store: APIKeyStore(pool: dependencies.pool))
     let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)
     return Application(
         router: router,

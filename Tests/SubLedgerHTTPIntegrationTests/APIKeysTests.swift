@@ -11,7 +11,7 @@ import Testing
     @Test func keysAreRefusedWithTheirTypedReasonAndNothingIsStored() async throws {
         try await TestDatabase.withSchema(maxConnections: 2, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let keys = APIKeys(pool: pool)
+            let keys = APIKeys(store: APIKeyStore(pool: pool))
             await #expect(throws: APIKeyError.invalidKeyName) { try await keys.create(bundleID: nil, name: "   ") }
             await #expect(throws: APIKeyError.unknownApp(bundleID: "com.example.none")) {
                 try await keys.create(bundleID: "com.example.none", name: "app key")
@@ -24,7 +24,7 @@ import Testing
     @Test func aRevokedKeyNoLongerAuthenticates() async throws {
         try await TestDatabase.withSchema(maxConnections: 2, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let keys = APIKeys(pool: pool)
+            let keys = APIKeys(store: APIKeyStore(pool: pool))
             let created = try await keys.create(bundleID: nil, name: " operations ")
             let found = try await keys.authenticate(created.secret)
             #expect(found?.keyID == created.keyID)

@@ -26,7 +26,7 @@ import Testing
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, _) = try CatalogFile.read(H.catalogYAML)
             try await store.applyCatalog(catalog, secrets: [:])
-            let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
+            let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: H.appOne, name: "one").secret
             let chain = try SigningChain.generate(
                 notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),
                 notValidAfter: Instant(millisecondsSince1970: 2_000_000_000_000))
@@ -44,7 +44,7 @@ import Testing
                 logger: TestDatabase.logger)
             let harness = ServiceHarness(
                 pool: standbyLike, store: store, clock: TestClock(H.start), signer: JWSSigner(chain: chain),
-                keyOne: key, keyTwo: "", keys: APIKeys(pool: pool))
+                keyOne: key, keyTwo: "", keys: APIKeys(store: APIKeyStore(pool: pool)))
             try await app.test(.live) { client in
                 let signed = try harness.signedTransaction(id: "7000", purchasedOnDay: 0, expiresOnDay: 30)
                 let write = try await client.call(
@@ -75,7 +75,7 @@ import Testing
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
             let (catalog, _) = try CatalogFile.read(H.catalogYAML)
             try await store.applyCatalog(catalog, secrets: [:])
-            let key = try await APIKeys(pool: pool).create(bundleID: H.appOne, name: "one").secret
+            let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: H.appOne, name: "one").secret
 
             // The service reaches PostgreSQL through a socket directory that is empty at first (the outage) and
             // later gets a link to the real socket (the new primary answers).

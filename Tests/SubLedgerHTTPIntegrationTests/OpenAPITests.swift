@@ -52,7 +52,8 @@ import Yams
         let store = LedgerStore(pool: pool, logger: logger)
         let apps = AppDirectory(store: store)
         let router = buildRouter(
-            dependencies: dependencies, store: store, apps: apps, keys: APIKeys(pool: pool), logger: logger)
+            dependencies: dependencies, store: store, apps: apps, keys: APIKeys(store: APIKeyStore(pool: pool)),
+            logger: logger)
         return Set(
             router.routes.map { route in
                 let path =

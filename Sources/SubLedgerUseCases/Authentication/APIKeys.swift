@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import PostgresLibPQ
 import SubLedgerStore
 import Synchronization
 
@@ -15,8 +14,9 @@ public final class APIKeys: Sendable {
     let store: APIKeyStore
     private let cache = Mutex<[[UInt8]: (key: AuthenticatedKey?, until: ContinuousClock.Instant)]>([:])
 
-    public init(pool: PostgresPool) {
-        self.store = APIKeyStore(pool: pool)
+    /// API keys kept in `store`.
+    public init(store: APIKeyStore) {
+        self.store = store
     }
 
     /// A key as listed: never its secret.

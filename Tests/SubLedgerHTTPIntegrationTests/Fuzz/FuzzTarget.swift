@@ -78,7 +78,7 @@ final class FuzzTarget {
                     pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [secretKey]))
                 let (catalog, secrets) = try CatalogFile.read(ServiceHarness.catalogYAML)
                 try await store.applyCatalog(catalog, secrets: secrets)
-                let keys = APIKeys(pool: pool)
+                let keys = APIKeys(store: APIKeyStore(pool: pool))
                 let keyOne = try await keys.create(bundleID: FuzzCorpus.bundleID, name: "fuzz one").secret
                 let keyTwo = try await keys.create(bundleID: ServiceHarness.appTwo, name: "fuzz two").secret
                 let adminKey = try await keys.create(bundleID: nil, name: "fuzz admin").secret

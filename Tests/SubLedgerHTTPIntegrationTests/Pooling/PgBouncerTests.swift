@@ -31,7 +31,7 @@ import Testing
                 let (catalog, secrets) = try CatalogFile.read(H.catalogYAML)
                 try await store.applyCatalog(catalog, secrets: secrets)
                 // Another process's view of the keys: the service's cache learns of a revocation only by NOTIFY.
-                let keys = APIKeys(pool: opened.pool)
+                let keys = APIKeys(store: APIKeyStore(pool: opened.pool))
                 let keyOne = try await keys.create(bundleID: H.appOne, name: "one")
                 let chain = try SigningChain.generate(
                     notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),

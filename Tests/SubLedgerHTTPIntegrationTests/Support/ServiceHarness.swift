@@ -80,7 +80,7 @@ struct ServiceHarness: Sendable {
             let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: secretKeys)
             let (catalog, secrets) = try CatalogFile.read(catalogYAML)
             try await store.applyCatalog(catalog, secrets: secrets)
-            let keys = APIKeys(pool: pool)
+            let keys = APIKeys(store: APIKeyStore(pool: pool))
             let keyOne = try await keys.create(bundleID: appOne, name: "one").secret
             let keyTwo = try await keys.create(bundleID: appTwo, name: "two").secret
             let chain = try SigningChain.generate(
