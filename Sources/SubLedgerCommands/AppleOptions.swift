@@ -177,3 +177,13 @@ func seconds(_ flag: Double?, _ name: String, _ environment: [String: String]) t
     }
     return .milliseconds(Int64((value * 1000).rounded()))
 }
+
+/// The configuration of a command that opens the database and calls Apple: `database` and `apple` over the
+/// command's environment.
+func serviceConfiguration(_ database: DatabaseOptions, _ apple: AppleOptions) throws -> ServiceConfiguration {
+    let environment = CommandContext.current.environment
+    var configuration = ServiceConfiguration()
+    try database.apply(to: &configuration, environment: environment)
+    try apple.apply(to: &configuration.apple, environment: environment)
+    return configuration
+}

@@ -58,10 +58,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = CommandContext.current.environment
-        var configuration = ServiceConfiguration()
-        try database.apply(to: &configuration, environment: environment)
-        try apple.apply(to: &configuration.apple, environment: environment)
+        let configuration = try serviceConfiguration(database, apple)
         let logger = makeLogger("subledger.import", level: configuration.logLevel)
         let importer = MigrationImporter.Configuration(
             concurrency: concurrency, dryRun: dryRun, requestsPerSecond: requestsPerSecond,

@@ -55,9 +55,7 @@ struct NotificationsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let variables = CommandContext.current.environment
-            var configuration = ServiceConfiguration()
-            try database.apply(to: &configuration, environment: variables)
-            try apple.apply(to: &configuration.apple, environment: variables)
+            let configuration = try serviceConfiguration(database, apple)
             let logger = makeLogger("subledger.recovery", level: configuration.logLevel)
             let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
             let recoveryConfiguration =
@@ -119,10 +117,7 @@ struct NotificationsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let variables = CommandContext.current.environment
-            var configuration = ServiceConfiguration()
-            try database.apply(to: &configuration, environment: variables)
-            try apple.apply(to: &configuration.apple, environment: variables)
+            let configuration = try serviceConfiguration(database, apple)
             let logger = makeLogger("subledger.notifications.test", level: configuration.logLevel)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let reports: [NotificationTestReport] = try await withLedgerStore(
