@@ -680,12 +680,25 @@ $$;
 --
 
 CREATE FUNCTION ledger_chain_field(v text[]) RETURNS bytea
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT CASE WHEN v IS NULL THEN '\xffffffff'::bytea ELSE ledger_chain_field(
-        int4send(cardinality(v))
-        || coalesce((SELECT string_agg(ledger_chain_field(u.e), ''::bytea ORDER BY u.o)
-                     FROM unnest(v) WITH ORDINALITY AS u(e, o)), ''::bytea)) END
+DECLARE
+    v_inner bytea;
+    v_element text;
+BEGIN
+    IF v IS NULL THEN
+        RETURN '\xffffffff'::bytea;
+    END IF;
+    v_inner := int4send(cardinality(v));
+    FOREACH v_element IN ARRAY v LOOP
+        IF v_element IS NULL THEN
+            v_inner := v_inner || '\xffffffff'::bytea;
+        ELSE
+            v_inner := v_inner || int4send(length(convert_to(v_element, 'UTF8'))) || convert_to(v_element, 'UTF8');
+        END IF;
+    END LOOP;
+    RETURN int4send(length(v_inner)) || v_inner;
+END
 $$;
 
 --

@@ -51,6 +51,7 @@ import Testing
         24: "38394bcd46a4d6da0dfcadf23bcd5f7f380b60280b4fd211e34138018ebae097",
         25: "a5f1cc39cfae8f433d56f5758d97935c347bb391108b7c38d4e7494e1f5e7ff4",
         26: "4ea5cbda4b4ca91a6518449b2f254328b564aa65864c2d7dcff3d96f3749e70b",
+        27: "8c5b5abc1c0c88c0f4e6443ab94e8e342d027ff2fa15e2f696d9cd0a4aca6be0",
     ]
 
     @Test func aShippedStepKeepsItsChecksum() throws {

@@ -41,5 +41,6 @@ public enum BundledMigrations {
         ("0024_ledger_chain.sql", PackageResources._024_ledger_chain_sql),
         ("0025_input_events.sql", PackageResources._025_input_events_sql),
         ("0026_notification_redactions.sql", PackageResources._026_notification_redactions_sql),
+        ("0027_ledger_chain_array_field.sql", PackageResources._027_ledger_chain_array_field_sql),
     ]
 }
