@@ -65,7 +65,7 @@ FROM (
                bit_or(CASE WHEN m.last_month IS NULL OR m.month > least(m.last_month, 61) THEN 0::bigint
                            ELSE (1::bigint << (least(m.last_month, 61) + 1)) - (1::bigint << m.month) END) AS bits,
                coalesce(sum(m.amount), 0)::bigint AS gross,
-               coalesce(sum(m.amount) FILTER (WHERE m.refunded), 0)::bigint AS refunded,
+               coalesce(sum(refunded_milli(m.amount, m.revocation_percentage)) FILTER (WHERE m.refunded), 0)::bigint AS refunded,
                (count(*) FILTER (WHERE m.estimated))::integer AS estimated,
                (count(*) FILTER (WHERE m.amount IS NULL))::integer AS unpriced,
                (count(*) FILTER (WHERE m.amount IS NOT NULL))::integer AS priced
@@ -82,7 +82,7 @@ FROM (
                     SELECT t.purchase_date AT TIME ZONE 'UTC' AS bought,
                            (CASE WHEN t.revocation_date IS NOT NULL THEN least(t.revocation_date, t.expires_date) ELSE t.expires_date END) AT TIME ZONE 'UTC' AS paid_until,
                            (t.revocation_date IS NOT NULL AND NOT coalesce((t.payload -> 'transaction' ->> 'isUpgraded')::boolean, false)) AS refunded,
-                           coalesce(t.price_milliunits, catalog.price_milliunits) AS amount,
+                           coalesce(t.price_milliunits, catalog.price_milliunits) AS amount, t.revocation_percentage,
                            coalesce(t.currency, catalog.currency) AS currency,
                            (t.price_milliunits IS NULL AND catalog.price_milliunits IS NOT NULL) AS estimated
                     FROM transactions t
@@ -244,7 +244,8 @@ CREATE TABLE chain_money_facts (
     estimated boolean NOT NULL,
     second_year boolean NOT NULL,
     monthly_milli bigint,
-    first_paid_ms bigint
+    first_paid_ms bigint,
+    refund_milli bigint
 );
 
 --
@@ -274,7 +275,8 @@ SELECT p_app_id, p_environment, p_chain, h.transaction_id, h.product_id, h.purch
             WHEN (h.expires_ms - h.purchase_ms) / 86400000 BETWEEN 6 AND 8 THEN (h.amount * 52 + 6) / 12
             ELSE (h.amount + greatest(1, (h.expires_ms - h.purchase_ms + 1314873000) / 2629746000) / 2)
                  / greatest(1, (h.expires_ms - h.purchase_ms + 1314873000) / 2629746000) END,
-       h.first_paid_ms
+       h.first_paid_ms,
+       CASE WHEN h.refund_ms IS NOT NULL AND h.amount IS NOT NULL THEN refunded_milli(h.amount, h.refund_percentage) END
 FROM (
     SELECT g.*, count(*) FILTER (WHERE g.resets) OVER (ORDER BY g.purchase_ms, g.transaction_id COLLATE "C") AS segment
     FROM (
@@ -300,6 +302,7 @@ FROM (
                                (extract(epoch FROM a.purchase_date) * 1000)::bigint AS purchase_ms,
                                (extract(epoch FROM a.expires_date) * 1000)::bigint AS expires_ms,
                                (extract(epoch FROM a.revocation_date) * 1000)::bigint AS refund_ms,
+                               a.revocation_percentage AS refund_percentage,
                                a.amount_milliunits AS amount, a.currency, a.storefront, coalesce(a.estimated, false) AS estimated,
                                (extract(epoch FROM lead(a.purchase_date) OVER (
                                    ORDER BY a.purchase_date, a.transaction_id COLLATE "C")) * 1000)::bigint AS next_ms
@@ -1110,6 +1113,18 @@ END
 $$;
 
 --
+-- Name: refunded_milli(bigint, integer); Type: FUNCTION
+--
+
+CREATE FUNCTION refunded_milli(p_amount bigint, p_percentage integer) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+SELECT CASE WHEN p_amount IS NULL THEN NULL
+            WHEN p_percentage IS NULL OR p_percentage >= 100000 OR p_amount <= 0 THEN greatest(p_amount, 0)
+            ELSE div(p_amount::numeric * greatest(p_percentage, 0) + 50000, 100000)::bigint END
+$$;
+
+--
 -- Name: revenue_day_of(bigint); Type: FUNCTION
 --
 
@@ -1120,15 +1135,15 @@ SELECT (p_ms / 86400000 - CASE WHEN p_ms % 86400000 < 0 THEN 1 ELSE 0 END)::inte
 $$;
 
 --
--- Name: revenue_day_rows_of(bigint, bigint, bigint, bigint, bigint, boolean); Type: FUNCTION
+-- Name: revenue_day_rows_of(bigint, bigint, bigint, bigint, bigint, bigint, boolean); Type: FUNCTION
 --
 
-CREATE FUNCTION revenue_day_rows_of(p_purchase_ms bigint, p_refund_ms bigint, p_credit_ms bigint, p_credit_milli bigint, p_amount_milli bigint, p_estimated boolean) RETURNS TABLE(kind smallint, day integer, bought_day integer, amount_milli bigint, estimated boolean)
+CREATE FUNCTION revenue_day_rows_of(p_purchase_ms bigint, p_refund_ms bigint, p_refund_milli bigint, p_credit_ms bigint, p_credit_milli bigint, p_amount_milli bigint, p_estimated boolean) RETURNS TABLE(kind smallint, day integer, bought_day integer, amount_milli bigint, estimated boolean)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
 SELECT 0::smallint, revenue_day_of(p_purchase_ms), revenue_day_of(p_purchase_ms), p_amount_milli, p_estimated
 UNION ALL
-SELECT 1::smallint, revenue_day_of(p_refund_ms), revenue_day_of(p_purchase_ms), p_amount_milli, p_estimated
+SELECT 1::smallint, revenue_day_of(p_refund_ms), revenue_day_of(p_purchase_ms), p_refund_milli, p_estimated
 WHERE p_refund_ms IS NOT NULL AND p_amount_milli > 0
 UNION ALL
 SELECT 2::smallint, revenue_day_of(p_credit_ms), revenue_day_of(p_purchase_ms), p_credit_milli, true
@@ -2166,10 +2181,12 @@ CREATE TABLE transactions (
     offer_discount_type text,
     is_trial_period boolean DEFAULT false NOT NULL,
     is_in_intro_offer_period boolean DEFAULT false NOT NULL,
+    revocation_percentage integer,
     CONSTRAINT transactions_currency_check CHECK (((currency IS NULL) OR (currency ~ '^[A-Z]{3}$'::text))),
     CONSTRAINT transactions_offer_discount_type_check CHECK (((offer_discount_type IS NULL) OR (length(offer_discount_type) <= 64))),
     CONSTRAINT transactions_offer_type_check CHECK (((offer_type IS NULL) OR ((offer_type >= 1) AND (offer_type <= 99)))),
     CONSTRAINT transactions_price_milliunits_check CHECK (((price_milliunits IS NULL) OR (price_milliunits >= 0))),
+    CONSTRAINT transactions_revocation_percentage_check CHECK (((revocation_percentage >= 0) AND (revocation_percentage <= 100000))),
     CONSTRAINT transactions_storefront_check CHECK (((storefront IS NULL) OR (storefront ~ '^[A-Z]{3}$'::text)))
 );
 
@@ -2203,7 +2220,8 @@ CREATE VIEW transaction_amounts AS
             ELSE COALESCE(t.price_milliunits, catalog.price_milliunits)
         END AS amount_milliunits,
     COALESCE(t.currency, catalog.currency) AS currency,
-    ((t.price_milliunits IS NULL) AND (NOT (t.is_trial_period OR (NOT (t.offer_discount_type IS DISTINCT FROM 'FREE_TRIAL'::text)))) AND (catalog.price_milliunits IS NOT NULL)) AS estimated
+    ((t.price_milliunits IS NULL) AND (NOT (t.is_trial_period OR (NOT (t.offer_discount_type IS DISTINCT FROM 'FREE_TRIAL'::text)))) AND (catalog.price_milliunits IS NOT NULL)) AS estimated,
+    t.revocation_percentage
    FROM (transactions t
      LEFT JOIN LATERAL ( SELECT p.price_milliunits,
             p.currency

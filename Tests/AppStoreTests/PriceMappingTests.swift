@@ -38,4 +38,17 @@ import Testing
         #expect((transaction.storefront != nil) == kept[2])
         #expect(kept.contains(false))
     }
+
+    /// Apple's `revocationPercentage` (thousandths of a percent) reaches the core within 0...100 000; outside,
+    /// it is dropped and the refund counts as whole: the revocation itself is kept.
+    @Test(arguments: [(0, 0), (25_000, 25_000), (100_000, 100_000), (100_001, nil), (-1, nil), (Int(Int32.max), nil)])
+    func aRevocationPercentageIsKeptWithinItsRange(stated: Int, kept: Int?) throws {
+        var payload = TestChains.transaction()
+        payload.revocationDate = payload.purchaseDate.map { $0 + 86_400_000 }
+        payload.rawRevocationType = RevocationType.refundProrated.rawValue
+        payload.revocationPercentage = stated
+        let transaction = try payload.coreTransaction(source: .signedTransaction)
+        #expect(transaction.revocationDate != nil)
+        #expect(transaction.revocationPercentage == kept)
+    }
 }

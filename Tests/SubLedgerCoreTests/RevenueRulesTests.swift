@@ -122,6 +122,35 @@ import Testing
         #expect(small[0].sale?.commission == 1_499)
     }
 
+    /// Apple's `revocationPercentage` is thousandths of a percent; the refunded part is rounded half up and
+    /// never overflows at the largest accepted price.
+    @Test func aRevocationPercentageRefundsThatShareOfThePrice() {
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: 25_000) == 24_998)  // 24.9975
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: 67_932) == 67_925)  // 67.9252...
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: 15) == 15)  // 0.0149985
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: 0) == 0)
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: 100_000) == 99_990)
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: nil) == 99_990)
+        // Out of range is not a share Apple states: the whole price.
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: 100_001) == 99_990)
+        #expect(RevocationPercentage.refunded(of: 99_990, percentage: -1) == 99_990)
+        #expect(RevocationPercentage.checked(-1) == nil)
+        #expect(RevocationPercentage.checked(100_001) == nil)
+        #expect(RevocationPercentage.checked(Int.max) == nil)
+        let largest = RevenueFieldRules.maximumPriceMilliunits
+        #expect(RevocationPercentage.refunded(of: largest, percentage: 99_999) == largest / 100_000 * 99_999)
+    }
+
+    @Test func aProratedRefundGivesBackItsShareWithTheSalesRates() {
+        var yearly = Self.paid("y", from: 0, to: 365, price: 99_990, refundedOn: 91)
+        yearly.refundPercentage = 25_000
+        let sales = RevenueSale.sales(of: [yearly], smallBusiness: [], taxPPM: { _, _ in 200_000 })
+        #expect(sales[0].sale == Proceeds.of(price: 99_990, taxPPM: 200_000, commissionPPM: 300_000))
+        #expect(sales[0].refund == Proceeds.of(price: 24_998, taxPPM: 200_000, commissionPPM: 300_000))
+        #expect(sales[0].refundDate == Self.at(91))
+        #expect(sales[0].refundIsEstimated == false)
+    }
+
     @Test func plansAreNormalizedToAMonth() {
         #expect(MonthlyRecurring.monthlyAmount(9_990, periodMilliseconds: 30 * Self.day) == 9_990)
         #expect(MonthlyRecurring.monthlyAmount(9_990, periodMilliseconds: 31 * Self.day) == 9_990)

@@ -92,6 +92,51 @@ import Testing
         #expect(inOrder.entitlementIDs(of: alice, at: F.day(9)) == ["pro"])
     }
 
+    /// Apple's `revocationPercentage` (a prorated refund) is a detail of the revocation: a receipt of the same
+    /// refund, which never states it, does not erase it, whichever arrives first and whenever it was made.
+    @Test func aStatedRefundPercentageSurvivesReceiptsInAnyOrder() throws {
+        var prorated = F.subscription("t1", chain: "t1", from: 0, to: 30, revokedOn: 5)
+        prorated.revocationPercentage = 25_000
+        let refundedReceipt = F.subscription("t1", chain: "t1", from: 0, to: 30, revokedOn: 5)
+        let inputs = [
+            (F.receipt(by: alice, [F.subscription("t1", chain: "t1", from: 0, to: 30)], observedOn: 0), F.day(9)),
+            (F.notification([prorated], observedOn: 6), F.day(9)),
+            (F.receipt(by: alice, [refundedReceipt], observedOn: 8), F.day(9)),
+        ]
+        var states: [LedgerState] = []
+        for order in [[0, 1, 2], [0, 2, 1], [2, 0, 1], [1, 2, 0]] {
+            states.append(try F.state(applying: order.map { inputs[$0] }))
+        }
+        for state in states {
+            let known = state.chain("t1")?.transactions.first { $0.transactionID == "t1" }
+            #expect(known?.activeRevocation?.revocationPercentage == 25_000)
+            #expect(known?.activeRevocation?.revocationDate == F.day(5))
+            #expect(state.entitlementIDs(of: alice, at: F.day(5)).isEmpty)
+            #expect(state.chains == states[0].chains)
+            #expect(state.entries == states[0].entries)
+        }
+    }
+
+    /// Of two statements of one refund's percentage, the later one wins, in either order.
+    @Test func theLaterStatedPercentageWins() throws {
+        var early = F.subscription("t1", chain: "t1", from: 0, to: 30, revokedOn: 5)
+        early.revocationPercentage = 40_000
+        var late = early
+        late.revocationPercentage = 25_000
+        let first = try F.state(applying: [
+            (F.notification([early], observedOn: 6), F.day(9)), (F.notification([late], observedOn: 7), F.day(9)),
+        ])
+        let second = try F.state(applying: [
+            (F.notification([late], observedOn: 7), F.day(9)), (F.notification([early], observedOn: 6), F.day(9)),
+        ])
+        let percentage = { (state: LedgerState) in
+            state.chain("t1")?.transactions.first?.activeRevocation?.revocationPercentage
+        }
+        #expect(percentage(first) == 25_000)
+        #expect(percentage(second) == 25_000)
+        #expect(first.chains == second.chains)
+    }
+
     @Test func olderCleanCopyDoesNotUndoARefund() throws {
         var state = try F.state(applying: [
             (F.receipt(by: alice, [F.purchase("t1", product: F.lifetime, on: 0)], observedOn: 0), F.day(0)),

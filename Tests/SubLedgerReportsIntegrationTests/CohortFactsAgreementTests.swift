@@ -213,6 +213,12 @@ import Testing
         return inputs
     }
 
+    /// The share a random history's refund gives back, from its instant: not stated (the whole price), whole,
+    /// or prorated (Apple's `revocationPercentage`, thousandths of a percent).
+    static func refundPercentage(at instant: Instant) -> Int? {
+        [nil, 25_000, 67_932, 15, 100_000, 0][Int((instant.millisecondsSince1970 / 1_000) % 6)]
+    }
+
     static func receipt(account: String, _ transactions: [Transaction], at moment: Date) -> (Instant, LedgerInput) {
         let instant = CohortFixtures.instant(moment)
         return (
@@ -482,6 +488,8 @@ import Testing
                     var refunded = transaction
                     refunded.revocationDate = CohortFixtures.instant(refundedAt)
                     refunded.revocationReason = 0
+                    // Whole, or prorated (Apple's `revocationPercentage`), chosen without drawing from `rng`.
+                    refunded.revocationPercentage = Self.refundPercentage(at: refunded.revocationDate!)
                     deliveries.append((refundedAt, [refunded]))
                     if Int.random(in: 0..<3, using: &rng) == 0 {
                         // The refund reversed: the transaction as it was.

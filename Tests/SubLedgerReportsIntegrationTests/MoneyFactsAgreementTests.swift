@@ -10,8 +10,8 @@ import Testing
 
 /// The money reports read `chain_money_facts` and `chain_mrr_moves`, which `LedgerStore.apply` keeps per chain
 /// (schema step 19). On randomized histories applied through `LedgerStore.apply` — the cohort test's histories
-/// (catalog-priced and unpriced payments, several currencies, free trials and intro offers, refunds and their
-/// reversals, upgrades revoked by Apple, Family Sharing, transfers, late and out-of-order inputs) plus chains of
+/// (catalog-priced and unpriced payments, several currencies, free trials and intro offers, refunds whole and
+/// prorated and their reversals, upgrades revoked by Apple, Family Sharing, transfers, late and out-of-order inputs) plus chains of
 /// this suite's own: immediate upgrades whose revocation Apple has not sent (a prorated credit), more than a year
 /// of paid service (15 %), lapses shorter and longer than 60 days, weekly and yearly plans, a currency change, tax
 /// rates per storefront and a Small Business Program period — `mrr` and `revenue` from the aggregates equal the
@@ -196,6 +196,8 @@ import Testing
                     transaction.revocationDate = Instant(
                         millisecondsSince1970: moment + Int64.random(in: 1...10, using: &rng) * day)
                     transaction.revocationReason = 1
+                    transaction.revocationPercentage = CohortFactsAgreementTests.refundPercentage(
+                        at: transaction.revocationDate!)
                 }
                 transactions.append(transaction)
                 moment += length
@@ -370,7 +372,7 @@ import Testing
             FROM chain_money_facts f
             CROSS JOIN LATERAL (VALUES
                 (0::smallint, f.purchase_ms, f.amount_milli, f.estimated, true),
-                (1::smallint, f.refund_ms, f.amount_milli, f.estimated, f.refund_ms IS NOT NULL AND f.amount_milli > 0),
+                (1::smallint, f.refund_ms, f.refund_milli, f.estimated, f.refund_ms IS NOT NULL AND f.amount_milli > 0),
                 (2::smallint, f.credit_ms, f.credit_milli, true, f.credit_ms IS NOT NULL)
             ) AS e(kind, at_ms, amount_milli, estimated, counts)
             CROSS JOIN LATERAL (

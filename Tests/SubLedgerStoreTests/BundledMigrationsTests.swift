@@ -52,6 +52,7 @@ import Testing
         25: "a5f1cc39cfae8f433d56f5758d97935c347bb391108b7c38d4e7494e1f5e7ff4",
         26: "4ea5cbda4b4ca91a6518449b2f254328b564aa65864c2d7dcff3d96f3749e70b",
         27: "8c5b5abc1c0c88c0f4e6443ab94e8e342d027ff2fa15e2f696d9cd0a4aca6be0",
+        28: "1aa59fe7d31f50627270713828bb617262ccf50d4733a54c1022753468bd0237",
     ]
 
     @Test func aShippedStepKeepsItsChecksum() throws {

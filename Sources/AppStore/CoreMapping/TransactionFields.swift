@@ -53,6 +53,8 @@ struct TransactionFields {
     var expiresDate: Int64?
     var revocationDate: Int64?
     var revocationReason: Int?
+    /// StoreKit 2's `revocationPercentage`; receipts have none. Out of range: dropped (the refund counts whole).
+    var revocationPercentage: Int? = nil
     var isTrialPeriod: Bool
     var isInIntroOfferPeriod: Bool
     var offerType: Int?
@@ -90,6 +92,7 @@ struct TransactionFields {
             expiresDate: try .appleIfPresent(expiresDate, field: names.expiresDate),
             revocationDate: try .appleIfPresent(revocationDate, field: names.revocationDate),
             revocationReason: try PayloadMappingError.code(revocationReason, field: names.revocationReason),
+            revocationPercentage: RevocationPercentage.checked(revocationPercentage),
             webOrderLineItemID: payload.webOrderLineItemID,
             subscriptionGroupID: payload.subscriptionGroupIdentifier,
             isTrialPeriod: isTrialPeriod,

@@ -137,7 +137,9 @@ public struct SimulatorControl: Sendable {
         -> ActionResult
     {
         try await transactionAction(transactionID) { state, context throws(SimulatorError) in
-            try state.refund(transactionID, reason: request.reason ?? 0, date: request.date, context)
+            try state.refund(
+                transactionID, reason: request.reason ?? 0, date: request.date,
+                percentage: request.percentage ?? 100_000, context)
         }
     }
 

@@ -58,12 +58,20 @@ enum SignedPayloads {
             appTransactionID: appTransactionID(
                 appleID: record.appleID, bundleID: record.bundleID, environment: record.environment),
             offerPeriod: record.offerPeriod,
-            rawRevocationType: record.revocationDate == nil
-                ? nil
-                : (record.ownership == .familyShared
-                    ? RevocationType.familyRevoke.rawValue
-                    : RevocationType.refundFull.rawValue)
+            rawRevocationType: revocationType(record),
+            revocationPercentage: record.revocationDate == nil ? nil : record.revocationPercentage
         )
+    }
+
+    /// Apple's `revocationType`: `FAMILY_REVOKE` for a shared copy, `REFUND_PRORATED` for a refund of less than
+    /// the whole price, else `REFUND_FULL`; none when not revoked.
+    static func revocationType(_ record: TransactionRecord) -> String? {
+        guard record.revocationDate != nil else { return nil }
+        if record.ownership == .familyShared { return RevocationType.familyRevoke.rawValue }
+        if let percentage = record.revocationPercentage, percentage < 100_000 {
+            return RevocationType.refundProrated.rawValue
+        }
+        return RevocationType.refundFull.rawValue
     }
 
     static func renewalInfo(

@@ -18,6 +18,9 @@ struct TransactionRecord: Sendable {
     var quantity: Int
     var revocationDate: Instant?
     var revocationReason: Int?
+    /// The refunded share of a refund, thousandths of a percent (100 000: the whole price); `nil` when not
+    /// refunded or revoked through Family Sharing.
+    var revocationPercentage: Int?
     var isUpgraded: Bool = false
     /// The StoreKit 2 token, or a UUID-shaped StoreKit 1 username, as the App Store recorded it.
     var appAccountToken: String?

@@ -2,12 +2,14 @@ import AppStore
 import SubLedgerCore
 
 extension SimulatorState {
-    /// Apple customer support refunds a transaction: `cancellation_date` / `revocationDate` and reason are set.
+    /// Apple customer support refunds a transaction: `cancellation_date` / `revocationDate`, reason and the
+    /// share refunded (`percentage`, thousandths of a percent; below 100 000 a prorated refund) are set.
     ///
-    /// Refunding a subscription's current period revokes the subscription; family copies are revoked too.
-    mutating func refund(_ transactionID: String, reason: Int, date: Int64?, _ context: Context) throws(SimulatorError)
-        -> String
-    {
+    /// Refunding a subscription's current period revokes the subscription, prorated or not (access ends at
+    /// the revocation date); family copies are revoked too.
+    mutating func refund(
+        _ transactionID: String, reason: Int, date: Int64?, percentage: Int = 100_000, _ context: Context
+    ) throws(SimulatorError) -> String {
         var record = try transaction(transactionID)
         guard record.ownership == .purchased else {
             throw SimulatorError(.badRequest, "family-shared transactions are revoked, not refunded")
@@ -16,9 +18,13 @@ extension SimulatorState {
             throw SimulatorError(.conflict, "transaction \(transactionID) is already refunded")
         }
         guard reason == 0 || reason == 1 else { throw SimulatorError(.badRequest, "reason must be 0 or 1") }
+        guard (0...100_000).contains(percentage) else {
+            throw SimulatorError(.badRequest, "percentage must be 0 to 100000 (thousandths of a percent)")
+        }
         let when = date.map(Instant.init(millisecondsSince1970:)) ?? context.now
         record.revocationDate = when
         record.revocationReason = reason
+        record.revocationPercentage = percentage
         save(record)
         let key = AccountAppKey(appleID: record.appleID, bundleID: record.bundleID)
         emit("REFUND", key: key, transactionID: record.transactionID)
@@ -46,6 +52,7 @@ extension SimulatorState {
         }
         record.revocationDate = nil
         record.revocationReason = nil
+        record.revocationPercentage = nil
         save(record)
         if record.productType == .autoRenewable, var chain = chains[record.originalTransactionID],
             chain.latestTransactionID == record.transactionID, chain.status == .revoked

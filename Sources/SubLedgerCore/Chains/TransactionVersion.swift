@@ -40,11 +40,18 @@ extension KnownTransaction {
     /// a new revocation, or a revocation reversed (observation-time bookkeeping alone does not count).
     @discardableResult
     mutating func merge(_ version: Transaction, observedAt: Instant?) -> Bool {
-        let before = (transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate)
+        let before = (
+            transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate,
+            activeRevocation?.revocationPercentage
+        )
         let newest = TransactionVersion.newer((transaction, self.observedAt), (version, observedAt))
         transaction = newest.0
         self.observedAt = newest.1
         recordRevocationFacts(of: version, observedAt: observedAt)
-        return before != (transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate)
+        return before
+            != (
+                transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate,
+                activeRevocation?.revocationPercentage
+            )
     }
 }

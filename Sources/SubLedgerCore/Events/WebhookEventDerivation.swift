@@ -12,7 +12,7 @@ public enum WebhookEventDerivation {
         let previous = Dictionary(before.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         var drafts: [WebhookEventDraft] = []
         for entry in decision.entries {
-            drafts += entryDrafts(entry, bindingChanges: decision.bindingChanges)
+            drafts += entryDrafts(entry, bindingChanges: decision.bindingChanges, chains: decision.updatedChains)
         }
         for chain in decision.updatedChains {
             drafts += chainDrafts(chain, before: previous[chain.key], decision: decision, app: app, now: now)
@@ -27,7 +27,9 @@ public enum WebhookEventDerivation {
 
     // MARK: Ledger entries
 
-    private static func entryDrafts(_ entry: LedgerEntry, bindingChanges: [BindingChange]) -> [WebhookEventDraft] {
+    private static func entryDrafts(
+        _ entry: LedgerEntry, bindingChanges: [BindingChange], chains: [ChainSnapshot]
+    ) -> [WebhookEventDraft] {
         func draft(_ type: WebhookEventType, _ members: [EventJSON.Member]) -> WebhookEventDraft {
             WebhookEventDraft(
                 type: type, environment: entry.environment, account: entry.account, occurredAt: entry.effectiveAt,
@@ -51,7 +53,10 @@ public enum WebhookEventDerivation {
             // An upgrade ends the old product: `subscription.product_changed` tells it, not a revocation.
             guard entry.reason != .upgrade else { return [] }
             return [
-                draft(.entitlementRevoked, [.init("reason", reason), .init("revoked_at", .time(entry.effectiveAt))])
+                draft(
+                    .entitlementRevoked,
+                    [.init("reason", reason), .init("revoked_at", .time(entry.effectiveAt))]
+                        + refundMembers(entry, chains: chains))
             ]
         case .restore:
             return [
@@ -87,9 +92,39 @@ public enum WebhookEventDerivation {
             return [
                 draft(
                     .creditsChanged,
-                    [.init("reason", reason), .init("delta", .integer(entry.kind == .credit ? amount : -amount))])
+                    [.init("reason", reason), .init("delta", .integer(entry.kind == .credit ? amount : -amount))]
+                        + (entry.kind == .debit ? refundMembers(entry, chains: chains) : []))
             ]
         }
+    }
+
+    /// For an entry that a refund caused (reason `refund`), the money it gave back, as Apple stated it on the
+    /// refunded transaction when the entry was derived: `refund.revocation_percentage` (thousandths of a
+    /// percent; `null`: not stated, the whole price), `price_milli` and `refunded_milli` (Apple's price and its
+    /// refunded share, `RevocationPercentage.refunded`; `null` when Apple stated no price), `currency`.
+    private static func refundMembers(_ entry: LedgerEntry, chains: [ChainSnapshot]) -> [EventJSON.Member] {
+        guard entry.reason == .refund else { return [] }
+        let known = chains.lazy
+            .filter {
+                $0.key.environment == entry.environment && $0.key.originalTransactionID == entry.originalTransactionID
+            }
+            .flatMap(\.transactions)
+            .first { $0.transactionID == entry.transactionID }
+        guard let known else { return [] }
+        let percentage = known.revocations.first { $0.revocationDate == entry.effectiveAt }?.revocationPercentage
+        let price = RevenueFieldRules.price(known.transaction.price)
+        return [
+            .init(
+                "refund",
+                .object([
+                    .init("revocation_percentage", percentage.map { .integer(Int64($0)) } ?? .null),
+                    .init("price_milli", price.map(EventJSON.integer) ?? .null),
+                    .init(
+                        "refunded_milli",
+                        price.map { .integer(RevocationPercentage.refunded(of: $0, percentage: percentage)) } ?? .null),
+                    .init("currency", .optional(RevenueFieldRules.code(known.transaction.currency))),
+                ]))
+        ]
     }
 
     // MARK: Chain state (renewal info, product, claims)

@@ -17,7 +17,8 @@ public struct RevenueSale: Hashable, Sendable {
     /// Every transaction of one chain (one subscriber in one subscription group) as sales.
     ///
     /// - the commission basis follows `Commission.basis` with `PaidServiceDays` over the whole chain;
-    /// - a refund gives back the whole price at the refund date;
+    /// - a refund gives back its share of the price (`RevenueTransaction.refundedMilliunits`: the whole price
+    ///   unless Apple stated a `revocationPercentage`) at the refund date, with the sale's rates;
     /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
     ///   purchase), at the upgrade moment, marked estimated (Apple does not state it);
     /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day.
@@ -38,8 +39,8 @@ public struct RevenueSale: Hashable, Sendable {
                 sale: transaction.amountMilliunits.map { Proceeds.of(price: $0, taxPPM: tax, commissionPPM: rate) },
                 refund: nil, refundDate: nil, refundIsEstimated: false)
             guard let amount = transaction.amountMilliunits, amount > 0 else { return result }
-            if let refundDate = transaction.refundDate {
-                result.refund = Proceeds.of(price: amount, taxPPM: tax, commissionPPM: rate)
+            if let refundDate = transaction.refundDate, let refunded = transaction.refundedMilliunits {
+                result.refund = Proceeds.of(price: refunded, taxPPM: tax, commissionPPM: rate)
                 result.refundDate = refundDate
             } else if let upgrade = transaction.upgradeDate, let expires = transaction.expiresDate,
                 upgrade < expires

@@ -7,8 +7,11 @@ public struct RevenueTransaction: Hashable, Sendable {
     public var purchaseDate: Instant
     /// The end of the paid period; `nil` for purchases that are not subscriptions.
     public var expiresDate: Instant?
-    /// A refund or revocation in force (not an upgrade): the whole price is given back at this instant.
+    /// A refund or revocation in force (not an upgrade): the refunded part of the price is given back at this
+    /// instant, and the period served ends there.
     public var refundDate: Instant?
+    /// The refunded share (`RevocationPercentage`, thousandths of a percent); `nil`: the whole price.
+    public var refundPercentage: Int?
     /// When an upgrade within the group ended this period early (Apple refunds the unused part).
     public var upgradeDate: Instant?
     /// The customer price in milli-units of `currency` (0 for free trials); `nil` when nothing prices it.
@@ -20,14 +23,15 @@ public struct RevenueTransaction: Hashable, Sendable {
 
     public init(
         transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
-        refundDate: Instant? = nil, upgradeDate: Instant? = nil, amountMilliunits: Int64?, currency: String?,
-        storefront: String? = nil, isEstimated: Bool = false
+        refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
+        amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false
     ) {
         self.transactionID = transactionID
         self.productID = productID
         self.purchaseDate = purchaseDate
         self.expiresDate = expiresDate
         self.refundDate = refundDate
+        self.refundPercentage = refundPercentage
         self.upgradeDate = upgradeDate
         self.amountMilliunits = amountMilliunits
         self.currency = currency
@@ -37,6 +41,13 @@ public struct RevenueTransaction: Hashable, Sendable {
 
     /// Whether the customer paid anything for it (free trials and free offers did not).
     public var isPaid: Bool { (amountMilliunits ?? 0) > 0 }
+
+    /// The amount a refund in force gave back: the refunded share of the price (`RevocationPercentage`);
+    /// `nil` when not refunded or unpriced.
+    public var refundedMilliunits: Int64? {
+        guard refundDate != nil, let amountMilliunits else { return nil }
+        return RevocationPercentage.refunded(of: amountMilliunits, percentage: refundPercentage)
+    }
 
     /// The end of the period actually served: the upgrade moment when earlier than the expiry.
     public var servedUntil: Instant? {

@@ -31,25 +31,45 @@ extension KnownTransaction {
             }
             return
         }
+        let percentage = RevocationPercentage.checked(version.revocationPercentage)
         let seen = ObservedRevocation(
             revocationDate: date,
             revocationReason: version.revocationReason,
             isFamilySharing: version.ownershipType == .familyShared,
-            lastObservedAt: observedAt
+            lastObservedAt: observedAt,
+            revocationPercentage: percentage,
+            revocationPercentageObservedAt: percentage == nil ? nil : observedAt
         )
         if let index = revocations.firstIndex(where: { $0.revocationDate == date }) {
             let stored = revocations[index]
-            // Keep the latest observation's details; on a tie keep a deterministic choice.
+            // Keep the latest observation's details; on a tie keep a deterministic choice. The percentage is
+            // the latest stated one: an observation that states none (a receipt) never erases it.
+            let percentage = Self.statedPercentage(stored, seen)
+            var kept = stored
             if Self.isLater(seen.lastObservedAt, than: stored.lastObservedAt)
                 || (seen.lastObservedAt == stored.lastObservedAt
                     && String(describing: seen) > String(describing: stored))
             {
-                revocations[index] = seen
+                kept = seen
             }
+            kept.revocationPercentage = percentage.revocationPercentage
+            kept.revocationPercentageObservedAt = percentage.revocationPercentageObservedAt
+            revocations[index] = kept
         } else {
             revocations.append(seen)
             revocations.sort { $0.revocationDate < $1.revocationDate }
         }
+    }
+
+    /// Of two observations of one revocation, the one whose stated percentage wins: stated over not stated,
+    /// then the later statement, then the larger value (a maximum over a total order, so the merge stays
+    /// commutative and associative).
+    private static func statedPercentage(_ lhs: ObservedRevocation, _ rhs: ObservedRevocation) -> ObservedRevocation {
+        guard let right = rhs.revocationPercentage else { return lhs }
+        guard let left = lhs.revocationPercentage else { return rhs }
+        if isLater(rhs.revocationPercentageObservedAt, than: lhs.revocationPercentageObservedAt) { return rhs }
+        if isLater(lhs.revocationPercentageObservedAt, than: rhs.revocationPercentageObservedAt) { return lhs }
+        return right > left ? rhs : lhs
     }
 
     private static func isLater(_ lhs: Instant?, than rhs: Instant?) -> Bool {

@@ -13,11 +13,21 @@ public struct ObservedRevocation: Hashable, Sendable, Codable {
     /// The latest observation time (signed date or receipt request time) at which this revocation was seen;
     /// `nil` when no observation carried a time (such a revocation can never be proven reversed).
     public var lastObservedAt: Instant?
+    /// Apple's `revocationPercentage` (`RevocationPercentage`) from the latest observation that stated one;
+    /// `nil` when none did (the whole price was refunded, as far as SubLedger knows).
+    public var revocationPercentage: Int?
+    /// When the observation that stated `revocationPercentage` was made (`nil`: not stated, or no time).
+    public var revocationPercentageObservedAt: Instant?
 
-    public init(revocationDate: Instant, revocationReason: Int?, isFamilySharing: Bool, lastObservedAt: Instant?) {
+    public init(
+        revocationDate: Instant, revocationReason: Int?, isFamilySharing: Bool, lastObservedAt: Instant?,
+        revocationPercentage: Int? = nil, revocationPercentageObservedAt: Instant? = nil
+    ) {
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
         self.isFamilySharing = isFamilySharing
         self.lastObservedAt = lastObservedAt
+        self.revocationPercentage = revocationPercentage
+        self.revocationPercentageObservedAt = revocationPercentageObservedAt
     }
 }

@@ -19,6 +19,10 @@ public struct Transaction: Hashable, Sendable, Codable {
     public var revocationDate: Instant?
     /// `cancellation_reason` / `revocationReason`, raw: 0 other, 1 a problem in the app; unknown values kept.
     public var revocationReason: Int?
+    /// StoreKit 2 `revocationPercentage`: the share of the price the App Store refunded, in thousandths of a
+    /// percent (`0...100_000`, 25 000 is 25 %), on a refund that is not reversed; `nil` when the source does not
+    /// state it (receipts never do), which counts as the whole price (`RevocationPercentage`).
+    public var revocationPercentage: Int?
     public var webOrderLineItemID: String?
     public var subscriptionGroupID: String?
     public var isTrialPeriod: Bool
@@ -57,6 +61,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         expiresDate: Instant? = nil,
         revocationDate: Instant? = nil,
         revocationReason: Int? = nil,
+        revocationPercentage: Int? = nil,
         webOrderLineItemID: String? = nil,
         subscriptionGroupID: String? = nil,
         isTrialPeriod: Bool = false,
@@ -86,6 +91,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.expiresDate = expiresDate
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
+        self.revocationPercentage = revocationPercentage
         self.webOrderLineItemID = webOrderLineItemID
         self.subscriptionGroupID = subscriptionGroupID
         self.isTrialPeriod = isTrialPeriod

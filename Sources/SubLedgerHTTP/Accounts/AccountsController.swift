@@ -103,6 +103,7 @@ struct AccountsController: Sendable {
         var expires_date: String?
         var revocation_date: String?
         var revocation_reason: Int?
+        var revocation_percentage: Int?
         var ownership_type: String
         var is_trial_period: Bool
         var is_in_intro_offer_period: Bool
@@ -137,6 +138,7 @@ struct AccountsController: Sendable {
                     expires_date: InstantText.format(transaction.expiresDate),
                     revocation_date: InstantText.format(known.activeRevocation?.revocationDate),
                     revocation_reason: known.activeRevocation?.revocationReason,
+                    revocation_percentage: known.activeRevocation?.revocationPercentage,
                     ownership_type: transaction.ownershipType.rawValue,
                     is_trial_period: transaction.isTrialPeriod,
                     is_in_intro_offer_period: transaction.isInIntroOfferPeriod,

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 
 // How each report reads as a table (for `--format table` and `--format csv`).
 
@@ -91,7 +92,7 @@ extension RefundsReport {
             title: "Refunds and revocations from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to))",
             columns: [
                 "at", "app", "environment", "account", "product", "original_transaction_id", "transaction_id", "kind",
-                "reason", "reason_code", "credits", "amount", "currency",
+                "reason", "reason_code", "credits", "amount", "refunded", "percentage", "currency",
             ],
             rows: rows.map {
                 [
@@ -99,7 +100,8 @@ extension RefundsReport {
                     $0.originalTransactionID,
                     $0.transactionID ?? "", $0.kind, $0.reason ?? "", $0.revocationReasonCode.map(String.init) ?? "",
                     $0.credits.map(String.init) ?? "", $0.priceMilli.map(ReportFormat.amount(milli:)) ?? "",
-                    $0.currency ?? "",
+                    $0.refundedMilli.map(ReportFormat.amount(milli:)) ?? "",
+                    $0.revocationPercentage.map { DecimalText.milliunits(Int64($0)) } ?? "", $0.currency ?? "",
                 ]
             },
             notes: notes)

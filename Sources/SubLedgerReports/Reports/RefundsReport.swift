@@ -1,7 +1,8 @@
 import Foundation
 import PostgresLibPQ
 
-/// Refunds and Family Sharing revocations, with the amount Apple stated where it is known.
+/// Refunds and Family Sharing revocations, with the amount given back where Apple stated a price (the share
+/// refunded, for a prorated refund).
 public struct RefundsReport: Sendable, Hashable, Codable {
     public struct Row: Sendable, Hashable, Codable {
         /// The revocation date (the ledger entry's `effective_at`).
@@ -23,11 +24,18 @@ public struct RefundsReport: Sendable, Hashable, Codable {
         /// The transaction's price in milli-units of `currency` (StoreKit 2 only).
         public var priceMilli: Int64?
         public var currency: String?
+        /// Apple's `revocationPercentage` of the refund in force (thousandths of a percent; `nil`: not stated,
+        /// the whole price).
+        public var revocationPercentage: Int? = nil
+        /// The part of the price given back: `priceMilli` × the percentage, rounded half up (the whole price
+        /// when no percentage is stated); `nil` without a price.
+        public var refundedMilli: Int64? = nil
     }
 
     public struct CurrencyTotal: Sendable, Hashable, Codable {
         public var currency: String
         public var refunds: Int
+        /// The amounts given back (`Row.refundedMilli`): prorated refunds count their refunded part only.
         public var amountMilli: Int64
     }
 

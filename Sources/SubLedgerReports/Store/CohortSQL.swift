@@ -57,6 +57,16 @@ enum CohortSQL {
 
     /// The amount of a paid transaction (Apple's price, else the catalog's), with `catalogPrice` joined.
     static func amount(_ t: String) -> String { "coalesce(\(t).price_milliunits, catalog.price_milliunits)" }
+
+    /// What a refund of the transaction gives back of `amount(t)`: the share Apple stated
+    /// (`revocation_percentage`, thousandths of a percent) rounded half up, else the whole amount
+    /// (SubLedgerCore's `RevocationPercentage.refunded`).
+    static func refundedAmount(_ t: String) -> String {
+        """
+        CASE WHEN \(t).revocation_percentage IS NULL OR \(t).revocation_percentage >= 100000 THEN \(amount(t))
+             ELSE div(\(amount(t))::numeric * \(t).revocation_percentage + 50000, 100000)::bigint END
+        """
+    }
     static func currency(_ t: String) -> String { "coalesce(\(t).currency, catalog.currency)" }
     static func estimated(_ t: String) -> String {
         "(\(t).price_milliunits IS NULL AND catalog.price_milliunits IS NOT NULL)"

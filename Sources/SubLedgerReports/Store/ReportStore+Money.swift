@@ -21,7 +21,7 @@ extension ReportStore {
         var productID: String
         var storefront: String?
         var currency: String?
-        /// Each member's amount (the price, or the credit); `nil`: unpriced.
+        /// Each member's amount (the price, the amount refunded, or the credit); `nil`: unpriced.
         var amount: Int64?
         /// A year of paid service preceded the sale (`PaidServiceDays`).
         var secondYear: Bool
@@ -30,7 +30,8 @@ extension ReportStore {
     }
 
     /// The groups of [`from`, `to`) (milliseconds since 1970) of the scope, from `chain_money_facts`: sales by
-    /// purchase instant, refunds of priced sales by refund instant, upgrade credits by the upgrade.
+    /// purchase instant, refunds of priced sales by refund instant (at the amount refunded: `refund_milli`),
+    /// upgrade credits by the upgrade.
     func revenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
         try scoped(Self.revenueGroupsSQL, [from, to]).map(Self.revenueGroup)
     }
@@ -68,7 +69,7 @@ extension ReportStore {
         UNION ALL
         SELECT \(packed(day: "f.refund_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 1,
                          secondYear: "f.second_year", estimated: "f.estimated")),
-            f.refund_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.amount_milli, count(*)
+            f.refund_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.refund_milli, count(*)
         FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
         WHERE \(environmentCondition("f.environment")) AND f.refund_ms >= $3 AND f.refund_ms < $4
           AND f.refund_ms IS NOT NULL AND f.amount_milli > 0

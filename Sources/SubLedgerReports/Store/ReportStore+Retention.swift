@@ -170,7 +170,8 @@ extension ReportStore {
                    t.purchase_date AT TIME ZONE 'UTC' AS bought,
                    (\(CohortSQL.paidUntil("t"))) AT TIME ZONE 'UTC' AS paid_until,
                    \(CohortSQL.isRefunded("t")) AS refunded,
-                   \(CohortSQL.amount("t")) AS amount, \(CohortSQL.currency("t")) AS currency, \(CohortSQL.estimated("t")) AS estimated
+                   \(CohortSQL.amount("t")) AS amount, \(CohortSQL.refundedAmount("t")) AS refunded_amount,
+                   \(CohortSQL.currency("t")) AS currency, \(CohortSQL.estimated("t")) AS estimated
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
             JOIN products p ON p.app_id = t.app_id AND p.product_id = t.product_id AND p.product_type = 'auto_renewable'
             \(CohortSQL.catalogPrice("t"))
@@ -194,7 +195,7 @@ extension ReportStore {
         ),
         money_days AS (
             SELECT cohort, month, currency, bought::date AS day,
-                   coalesce(sum(amount), 0)::bigint AS gross, coalesce(sum(amount) FILTER (WHERE refunded), 0)::bigint AS refunded,
+                   coalesce(sum(amount), 0)::bigint AS gross, coalesce(sum(refunded_amount) FILTER (WHERE refunded), 0)::bigint AS refunded,
                    count(*) FILTER (WHERE estimated) AS estimated, count(*) FILTER (WHERE amount IS NULL) AS unpriced,
                    count(*) FILTER (WHERE amount IS NOT NULL) AS priced
             FROM members

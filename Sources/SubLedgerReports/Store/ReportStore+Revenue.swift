@@ -32,7 +32,8 @@ extension ReportStore {
             let transaction = RevenueTransaction(
                 transactionID: try row.decode(String.self, at: 3), productID: try row.decode(String.self, at: 4),
                 purchaseDate: try instant(5) ?? Instant(millisecondsSince1970: 0), expiresDate: try instant(6),
-                refundDate: try instant(7), amountMilliunits: try row.decode(Int64?.self, at: 8),
+                refundDate: try instant(7), refundPercentage: try row.decode(Int?.self, at: 12),
+                amountMilliunits: try row.decode(Int64?.self, at: 8),
                 currency: try row.decode(String?.self, at: 9), storefront: try row.decode(String?.self, at: 10),
                 isEstimated: try row.decode(Bool.self, at: 11))
             chains[key, default: RevenueChain(appID: key.appID, transactions: [])].transactions.append(transaction)
@@ -54,7 +55,7 @@ extension ReportStore {
         SELECT a.app_id, a.environment, a.original_transaction_id, a.transaction_id, a.product_id,
             (extract(epoch FROM a.purchase_date) * 1000)::bigint, (extract(epoch FROM a.expires_date) * 1000)::bigint,
             (extract(epoch FROM a.revocation_date) * 1000)::bigint,
-            a.amount_milliunits, a.currency, a.storefront, coalesce(a.estimated, false)
+            a.amount_milliunits, a.currency, a.storefront, coalesce(a.estimated, false), a.revocation_percentage
         FROM touched k
         JOIN transaction_amounts a ON a.app_id = k.app_id AND a.environment = k.environment
             AND a.original_transaction_id = k.original_transaction_id

@@ -10,13 +10,13 @@ extension ReportStore {
         var reason: String?
         var currency: String?
         var count: Int
-        /// The sum of the transactions' prices in milli-units; nil when none states one.
+        /// The sum of the amounts given back (`refundedSQL`) in milli-units; nil when no transaction states a price.
         var amountMilli: Int64?
     }
 
     /// `ledger_entries` of kind `revoke` with reason `refund` or `family_sharing_revoked`, and of kind `debit`,
     /// whose `effective_at` lies in [`from`, `to`), joined to their transaction for Apple's revocation reason,
-    /// price and currency; newest first, at most `limit`.
+    /// price, currency and refunded percentage; newest first, at most `limit`.
     func revocations(from: Date, to: Date, limit: Int) throws -> [RefundsReport.Row] {
         try scoped(Self.revocationsSQL, [from, to, limit]).map { row in
             RefundsReport.Row(
@@ -28,7 +28,9 @@ extension ReportStore {
                 reason: try row.decode(String?.self, at: 8),
                 revocationReasonCode: try row.decode(Int32?.self, at: 9).map(Int.init),
                 credits: try row.decode(Int64?.self, at: 10), priceMilli: try row.decode(Int64?.self, at: 11),
-                currency: try row.decode(String?.self, at: 12))
+                currency: try row.decode(String?.self, at: 12),
+                revocationPercentage: try row.decode(Int32?.self, at: 13).map(Int.init),
+                refundedMilli: try row.decode(Int64?.self, at: 14))
         }
     }
 
@@ -54,11 +56,14 @@ extension ReportStore {
 
     static let priceSQL = "(t.payload -> 'transaction' ->> 'price')::bigint"
     static let currencySQL = "(t.payload -> 'transaction' ->> 'currency')"
+    /// The part of the price given back: Apple's `revocationPercentage` of it (`refunded_milli`, schema step 28).
+    static let refundedSQL = "refunded_milli(\(priceSQL), t.revocation_percentage)"
 
     static let revocationsSQL = """
         WITH \(appsCTE)
         SELECT e.effective_at, s.bundle_id, e.environment, e.account_id, e.product_id, e.original_transaction_id,
-               e.transaction_id, e.kind, e.reason, t.revocation_reason, e.credits, \(priceSQL), \(currencySQL)
+               e.transaction_id, e.kind, e.reason, t.revocation_reason, e.credits, \(priceSQL), \(currencySQL),
+               t.revocation_percentage, \(refundedSQL)
         \(revocationsFrom)
         ORDER BY e.effective_at DESC, e.entry_id DESC
         LIMIT $5
@@ -66,7 +71,7 @@ extension ReportStore {
 
     static let revocationCountsSQL = """
         WITH \(appsCTE)
-        SELECT e.kind, e.reason, \(currencySQL), count(*), sum(\(priceSQL))::bigint
+        SELECT e.kind, e.reason, \(currencySQL), count(*), sum(\(refundedSQL))::bigint
         \(revocationsFrom)
         GROUP BY 1, 2, 3
         """

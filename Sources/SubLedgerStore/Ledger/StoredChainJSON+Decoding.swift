@@ -28,7 +28,8 @@ extension StoredJSONReader {
     }
 
     private enum RevocationField: Int, CaseIterable {
-        case revocationDate, revocationReason, isFamilySharing, lastObservedAt
+        case revocationDate, revocationReason, isFamilySharing, lastObservedAt, revocationPercentage
+        case revocationPercentageObservedAt
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -37,7 +38,7 @@ extension StoredJSONReader {
         case expiresDate, revocationDate, revocationReason, webOrderLineItemID, subscriptionGroupID, isTrialPeriod
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
-        case signedDate
+        case signedDate, revocationPercentage
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -197,6 +198,8 @@ extension StoredJSONReader {
         var revocationReason: Int?
         var isFamilySharing: Bool?
         var lastObservedAt: Instant?
+        var revocationPercentage: Int?
+        var revocationPercentageObservedAt: Instant?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -204,7 +207,9 @@ extension StoredJSONReader {
             case .end:
                 return ObservedRevocation(
                     revocationDate: try required(revocationDate, "revocationDate"), revocationReason: revocationReason,
-                    isFamilySharing: try required(isFamilySharing, "isFamilySharing"), lastObservedAt: lastObservedAt)
+                    isFamilySharing: try required(isFamilySharing, "isFamilySharing"), lastObservedAt: lastObservedAt,
+                    revocationPercentage: revocationPercentage,
+                    revocationPercentageObservedAt: revocationPercentageObservedAt)
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -213,6 +218,8 @@ extension StoredJSONReader {
                 case .revocationReason: revocationReason = try readOptionalInt()
                 case .isFamilySharing: isFamilySharing = try readBool()
                 case .lastObservedAt: lastObservedAt = try readOptionalInstant()
+                case .revocationPercentage: revocationPercentage = try readOptionalInt()
+                case .revocationPercentageObservedAt: revocationPercentageObservedAt = try readOptionalInstant()
                 }
             }
         }
@@ -247,6 +254,7 @@ extension StoredJSONReader {
         var currency: String?
         var storefront: String?
         var signedDate: Instant?
+        var revocationPercentage: Int?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -260,6 +268,7 @@ extension StoredJSONReader {
                     purchaseDate: try required(purchaseDate, "purchaseDate"),
                     originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate,
                     revocationDate: revocationDate, revocationReason: revocationReason,
+                    revocationPercentage: revocationPercentage,
                     webOrderLineItemID: webOrderLineItemID, subscriptionGroupID: subscriptionGroupID,
                     isTrialPeriod: try required(isTrialPeriod, "isTrialPeriod"),
                     isInIntroOfferPeriod: try required(isInIntroOfferPeriod, "isInIntroOfferPeriod"),
@@ -301,6 +310,7 @@ extension StoredJSONReader {
                 case .currency: currency = try readOptionalString()
                 case .storefront: storefront = try readOptionalString()
                 case .signedDate: signedDate = try readOptionalInstant()
+                case .revocationPercentage: revocationPercentage = try readOptionalInt()
                 }
             }
         }

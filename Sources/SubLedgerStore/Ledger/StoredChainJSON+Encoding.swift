@@ -93,6 +93,8 @@ extension StoredJSONWriter {
         optional("lastObservedAt", revocation.lastObservedAt)
         key("revocationDate")
         int(revocation.revocationDate.millisecondsSince1970)
+        optional("revocationPercentage", revocation.revocationPercentage)
+        optional("revocationPercentageObservedAt", revocation.revocationPercentageObservedAt)
         optional("revocationReason", revocation.revocationReason)
         endObject()
     }
@@ -132,6 +134,7 @@ extension StoredJSONWriter {
         int(Int64(transaction.quantity))
         optional("rawProductType", transaction.rawProductType)
         optional("revocationDate", transaction.revocationDate)
+        optional("revocationPercentage", transaction.revocationPercentage)
         optional("revocationReason", transaction.revocationReason)
         optional("signedDate", transaction.signedDate)
         key("source")

@@ -94,7 +94,7 @@ enum ChainMoneyFactsRows {
                 SELECT -1, o.* FROM old_facts o
             ) x
             CROSS JOIN LATERAL revenue_day_rows_of(
-                x.purchase_ms, x.refund_ms, x.credit_ms, x.credit_milli, x.amount_milli, x.estimated) d
+                x.purchase_ms, x.refund_ms, x.refund_milli, x.credit_ms, x.credit_milli, x.amount_milli, x.estimated) d
             GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
             HAVING sum(x.sign) <> 0
         ),
@@ -122,7 +122,8 @@ enum ChainMoneyFactsRows {
                 served_until_ms = EXCLUDED.served_until_ms, refund_ms = EXCLUDED.refund_ms, credit_ms = EXCLUDED.credit_ms,
                 credit_milli = EXCLUDED.credit_milli, amount_milli = EXCLUDED.amount_milli, currency = EXCLUDED.currency,
                 storefront = EXCLUDED.storefront, estimated = EXCLUDED.estimated, second_year = EXCLUDED.second_year,
-                monthly_milli = EXCLUDED.monthly_milli, first_paid_ms = EXCLUDED.first_paid_ms
+                monthly_milli = EXCLUDED.monthly_milli, first_paid_ms = EXCLUDED.first_paid_ms,
+                refund_milli = EXCLUDED.refund_milli
             WHERE (chain_money_facts.*) IS DISTINCT FROM (EXCLUDED.*)
         ),
         moves_gone AS (

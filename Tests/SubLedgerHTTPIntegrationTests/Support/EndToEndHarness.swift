@@ -45,6 +45,9 @@ struct EndToEndHarness: Sendable {
                             ProductDefinition(
                                 productID: "pro.monthly", type: .autoRenewable, subscriptionGroupID: "g1",
                                 duration: .oneMonth, price: 9_990, currency: "USD"),
+                            ProductDefinition(
+                                productID: "pro.yearly", type: .autoRenewable, subscriptionGroupID: "g1",
+                                duration: .oneYear, price: 99_990, currency: "USD"),
                             ProductDefinition(productID: "coins.100", type: .consumable, price: 990, currency: "USD"),
                         ])
                 ]))

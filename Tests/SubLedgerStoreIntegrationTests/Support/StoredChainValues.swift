@@ -90,7 +90,8 @@ struct StoredChainValues {
     mutating func revocation() -> ObservedRevocation {
         ObservedRevocation(
             revocationDate: instant(), revocationReason: maybe { $0.int() }, isFamilySharing: chance(50),
-            lastObservedAt: maybe { $0.instant() })
+            lastObservedAt: maybe { $0.instant() }, revocationPercentage: maybe { $0.int() },
+            revocationPercentageObservedAt: maybe { $0.instant() })
     }
 
     mutating func transaction() -> Transaction {
@@ -99,7 +100,8 @@ struct StoredChainValues {
             bundleID: maybe { $0.string() }, quantity: int(), purchaseDate: instant(),
             originalPurchaseDate: maybe { $0.instant() }, expiresDate: maybe { $0.instant() },
             revocationDate: maybe { $0.instant() }, revocationReason: maybe { $0.int() },
-            webOrderLineItemID: maybe { $0.string() }, subscriptionGroupID: maybe { $0.string() },
+            revocationPercentage: maybe { $0.int() }, webOrderLineItemID: maybe { $0.string() },
+            subscriptionGroupID: maybe { $0.string() },
             isTrialPeriod: chance(50), isInIntroOfferPeriod: chance(50), offerType: maybe { $0.int() },
             offerIdentifier: maybe { $0.string() }, offerDiscountType: maybe { $0.string() }, isUpgraded: chance(50),
             ownershipType: element(of: OwnershipType.self), appAccountToken: maybe { $0.string() },

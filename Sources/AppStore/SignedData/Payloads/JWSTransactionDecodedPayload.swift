@@ -178,6 +178,7 @@ extension JWSTransactionDecodedPayload {
             expiresDate: expiresDate,
             revocationDate: revocationDate,
             revocationReason: rawRevocationReason,
+            revocationPercentage: revocationPercentage,
             isTrialPeriod: offerType == .introductoryOffer && offerDiscountType == .freeTrial,
             isInIntroOfferPeriod: offerType == .introductoryOffer,
             offerType: rawOfferType,
