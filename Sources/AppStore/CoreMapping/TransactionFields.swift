@@ -68,6 +68,9 @@ struct TransactionFields {
     var storefront: String?
     /// StoreKit 2's `signedDate`; receipts have none.
     var signedDate: Int64?
+    /// StoreKit 2's `appTransactionId`; receipts have none. Not an identifier (`IdentifierRule.transactionID`):
+    /// dropped, the transaction kept.
+    var appTransactionID: String? = nil
 
     /// The core's transaction, after checking identifiers (`IdentifierRule`), dates (1970-9999) and codes.
     func coreTransaction(
@@ -111,7 +114,8 @@ struct TransactionFields {
             price: RevenueFieldRules.price(price),
             currency: RevenueFieldRules.code(currency),
             storefront: RevenueFieldRules.code(storefront),
-            signedDate: try .appleIfPresent(signedDate, field: "signedDate")
+            signedDate: try .appleIfPresent(signedDate, field: "signedDate"),
+            appTransactionID: appTransactionID.flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil }
         )
     }
 }

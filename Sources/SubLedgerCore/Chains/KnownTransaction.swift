@@ -10,22 +10,33 @@ public struct KnownTransaction: Hashable, Sendable, Codable {
     public var revocations: [ObservedRevocation]
     /// The latest observation time at which the transaction carried no revocation date.
     public var lastUnrevokedObservationAt: Instant?
+    /// What the latest signed version stated of the price, currency, storefront and app transaction id
+    /// (`SignedTransactionDetails`); `nil` when no version stated any, or for a row stored before it was kept.
+    public var signedDetails: SignedTransactionDetails?
 
     public init(
         transaction: Transaction,
         observedAt: Instant?,
         account: AccountID?,
         revocations: [ObservedRevocation] = [],
-        lastUnrevokedObservationAt: Instant? = nil
+        lastUnrevokedObservationAt: Instant? = nil,
+        signedDetails: SignedTransactionDetails? = nil
     ) {
         self.transaction = transaction
         self.observedAt = observedAt
         self.account = account
         self.revocations = revocations
         self.lastUnrevokedObservationAt = lastUnrevokedObservationAt
+        self.signedDetails = signedDetails
     }
 
     public var transactionID: String { transaction.transactionID }
+
+    /// The details Apple stated for this transaction: the latest signed statement, else (a row stored before
+    /// they were kept apart) the newest version's own fields.
+    public var details: SignedTransactionDetails {
+        signedDetails ?? SignedTransactionDetails(of: transaction, observedAt: observedAt) ?? SignedTransactionDetails()
+    }
 
     /// When an upgrade within the group ended this transaction's period, if Apple marked it upgraded.
     public var upgradeMoment: Instant? {

@@ -32,7 +32,9 @@ enum TransactionVersion {
 extension KnownTransaction {
     /// A transaction first seen as `version`, observed at `observedAt`.
     init(first version: Transaction, observedAt: Instant?) {
-        self.init(transaction: version, observedAt: observedAt, account: nil)
+        self.init(
+            transaction: version, observedAt: observedAt, account: nil,
+            signedDetails: SignedTransactionDetails(of: version, observedAt: observedAt))
         recordRevocationFacts(of: version, observedAt: observedAt)
     }
 
@@ -42,8 +44,12 @@ extension KnownTransaction {
     mutating func merge(_ version: Transaction, observedAt: Instant?) -> Bool {
         let before = (
             transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate,
-            activeRevocation?.revocationPercentage
+            activeRevocation?.revocationPercentage, signedDetails
         )
+        // A row stored before the details were kept apart: its newest version's own details are a statement.
+        signedDetails = SignedTransactionDetails.later(
+            signedDetails ?? SignedTransactionDetails(of: transaction, observedAt: self.observedAt),
+            SignedTransactionDetails(of: version, observedAt: observedAt))
         let newest = TransactionVersion.newer((transaction, self.observedAt), (version, observedAt))
         transaction = newest.0
         self.observedAt = newest.1
@@ -51,7 +57,7 @@ extension KnownTransaction {
         return before
             != (
                 transaction, revocations.map(\.revocationDate), activeRevocation?.revocationDate,
-                activeRevocation?.revocationPercentage
+                activeRevocation?.revocationPercentage, signedDetails
             )
     }
 }

@@ -112,7 +112,7 @@ public enum WebhookEventDerivation {
             .first { $0.transactionID == entry.transactionID }
         guard let known else { return [] }
         let percentage = known.revocations.first { $0.revocationDate == entry.effectiveAt }?.revocationPercentage
-        let price = RevenueFieldRules.price(known.transaction.price)
+        let price = RevenueFieldRules.price(known.details.price)
         return [
             .init(
                 "refund",
@@ -122,7 +122,7 @@ public enum WebhookEventDerivation {
                     .init(
                         "refunded_milli",
                         price.map { .integer(RevocationPercentage.refunded(of: $0, percentage: percentage)) } ?? .null),
-                    .init("currency", .optional(RevenueFieldRules.code(known.transaction.currency))),
+                    .init("currency", .optional(RevenueFieldRules.code(known.details.currency))),
                 ]))
         ]
     }

@@ -49,6 +49,9 @@ public struct Transaction: Hashable, Sendable, Codable {
     public var storefront: String?
     /// When Apple signed the payload that carried this transaction (JWS `signedDate`), if signed.
     public var signedDate: Instant?
+    /// StoreKit 2 `appTransactionId`: the customer's download of the app (one per Apple Account and app, the
+    /// same across redownloads, refunds and storefront changes); receipts do not state it.
+    public var appTransactionID: String?
 
     public init(
         transactionID: String,
@@ -79,7 +82,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         price: Int64? = nil,
         currency: String? = nil,
         storefront: String? = nil,
-        signedDate: Instant? = nil
+        signedDate: Instant? = nil,
+        appTransactionID: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -110,5 +114,6 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.currency = currency
         self.storefront = storefront
         self.signedDate = signedDate
+        self.appTransactionID = appTransactionID
     }
 }

@@ -54,8 +54,10 @@ extension ReportStore {
           AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
         """
 
-    static let priceSQL = "(t.payload -> 'transaction' ->> 'price')::bigint"
-    static let currencySQL = "(t.payload -> 'transaction' ->> 'currency')"
+    /// Apple's price and currency as the ledger keeps them (`transactions.price_milliunits`, `currency`: the
+    /// latest signed statement, which a later receipt does not erase).
+    static let priceSQL = "t.price_milliunits"
+    static let currencySQL = "t.currency"
     /// The part of the price given back: Apple's `revocationPercentage` of it (`refunded_milli`, schema step 28).
     static let refundedSQL = "refunded_milli(\(priceSQL), t.revocation_percentage)"
 

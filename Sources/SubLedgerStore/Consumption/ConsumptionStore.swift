@@ -167,7 +167,7 @@ public struct ConsumptionStore: Sendable {
                 }
                 facts.purchases.append(
                     .init(
-                        price: transaction.price, currency: transaction.currency,
+                        price: known.details.price, currency: known.details.currency,
                         refunded: transaction.revocationDate != nil))
             }
             return facts

@@ -212,8 +212,9 @@ enum ChainRows {
                     transaction.ownershipType.rawValue, transaction.webOrderLineItemID, transaction.appAccountToken,
                     transaction.source.rawValue, PostgresValue.jsonb(StoredChainJSON.json(of: known)),
                     // Revenue (schema step 14), through the same rules as the mapping: a bad value is NULL.
-                    RevenueFieldRules.price(transaction.price), RevenueFieldRules.code(transaction.currency),
-                    RevenueFieldRules.code(transaction.storefront), RevenueFieldRules.offerType(transaction.offerType),
+                    RevenueFieldRules.price(known.details.price), RevenueFieldRules.code(known.details.currency),
+                    RevenueFieldRules.code(known.details.storefront),
+                    RevenueFieldRules.offerType(transaction.offerType),
                     RevenueFieldRules.offerDiscountType(transaction.offerDiscountType), transaction.isTrialPeriod,
                     transaction.isInIntroOfferPeriod, known.activeRevocation?.revocationPercentage,
                 ])

@@ -23,7 +23,7 @@ extension StoredJSONReader {
     }
 
     private enum KnownTransactionField: Int, CaseIterable {
-        case transaction, observedAt, account, revocations, lastUnrevokedObservationAt
+        case transaction, observedAt, account, revocations, lastUnrevokedObservationAt, signedDetails
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -33,12 +33,17 @@ extension StoredJSONReader {
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
+    private enum SignedDetailsField: Int, CaseIterable {
+        case price, currency, storefront, appTransactionID, observedAt
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
     private enum TransactionField: Int, CaseIterable {
         case transactionID, originalTransactionID, productID, bundleID, quantity, purchaseDate, originalPurchaseDate
         case expiresDate, revocationDate, revocationReason, webOrderLineItemID, subscriptionGroupID, isTrialPeriod
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
-        case signedDate, revocationPercentage
+        case signedDate, revocationPercentage, appTransactionID
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -165,6 +170,7 @@ extension StoredJSONReader {
         var account: AccountID?
         var revocations: [ObservedRevocation]?
         var lastUnrevokedObservationAt: Instant?
+        var signedDetails: SignedTransactionDetails?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -173,7 +179,7 @@ extension StoredJSONReader {
                 return KnownTransaction(
                     transaction: try required(transaction, "transaction"), observedAt: observedAt, account: account,
                     revocations: try required(revocations, "revocations"),
-                    lastUnrevokedObservationAt: lastUnrevokedObservationAt)
+                    lastUnrevokedObservationAt: lastUnrevokedObservationAt, signedDetails: signedDetails)
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -188,6 +194,29 @@ extension StoredJSONReader {
                     while try nextElement(&isFirst) { list.append(try readObservedRevocation()) }
                     revocations = list
                 case .lastUnrevokedObservationAt: lastUnrevokedObservationAt = try readOptionalInstant()
+                case .signedDetails: signedDetails = try readNull() ? nil : try readSignedTransactionDetails()
+                }
+            }
+        }
+    }
+
+    mutating func readSignedTransactionDetails() throws -> SignedTransactionDetails {
+        var details = SignedTransactionDetails()
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: SignedDetailsField.keys, &cursor) {
+            case .end:
+                return details
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch SignedDetailsField(rawValue: index)! {
+                case .price: details.price = try readNull() ? nil : try readInt64()
+                case .currency: details.currency = try readOptionalString()
+                case .storefront: details.storefront = try readOptionalString()
+                case .appTransactionID: details.appTransactionID = try readOptionalString()
+                case .observedAt: details.observedAt = try readOptionalInstant()
                 }
             }
         }
@@ -255,6 +284,7 @@ extension StoredJSONReader {
         var storefront: String?
         var signedDate: Instant?
         var revocationPercentage: Int?
+        var appTransactionID: String?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -277,7 +307,8 @@ extension StoredJSONReader {
                     ownershipType: try required(ownershipType, "ownershipType"), appAccountToken: appAccountToken,
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
-                    currency: currency, storefront: storefront, signedDate: signedDate)
+                    currency: currency, storefront: storefront, signedDate: signedDate,
+                    appTransactionID: appTransactionID)
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -311,6 +342,7 @@ extension StoredJSONReader {
                 case .storefront: storefront = try readOptionalString()
                 case .signedDate: signedDate = try readOptionalInstant()
                 case .revocationPercentage: revocationPercentage = try readOptionalInt()
+                case .appTransactionID: appTransactionID = try readOptionalString()
                 }
             }
         }

@@ -81,6 +81,10 @@ extension StoredJSONWriter {
         beginArray()
         for revocation in known.revocations { write(revocation) }
         endArray()
+        if let details = known.signedDetails {
+            key("signedDetails")
+            write(details)
+        }
         key("transaction")
         write(known.transaction)
         endObject()
@@ -99,9 +103,23 @@ extension StoredJSONWriter {
         endObject()
     }
 
+    mutating func write(_ details: SignedTransactionDetails) {
+        beginObject()
+        optional("appTransactionID", details.appTransactionID)
+        optional("currency", details.currency)
+        optional("observedAt", details.observedAt)
+        if let price = details.price {
+            key("price")
+            int(price)
+        }
+        optional("storefront", details.storefront)
+        endObject()
+    }
+
     mutating func write(_ transaction: Transaction) {
         beginObject()
         optional("appAccountToken", transaction.appAccountToken)
+        optional("appTransactionID", transaction.appTransactionID)
         optional("applicationUsername", transaction.applicationUsername)
         optional("bundleID", transaction.bundleID)
         optional("currency", transaction.currency)

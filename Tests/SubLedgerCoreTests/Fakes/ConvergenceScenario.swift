@@ -30,6 +30,11 @@ enum ConvergenceScenario {
         var transaction = transaction
         transaction.signedDate = F.day(day)
         transaction.source = .notificationV2
+        // What only signed versions state; a different price per signing day, so that the orders in which
+        // two statements of one transaction arrive must agree on the later one (`SignedTransactionDetails`).
+        transaction.price = 9_000 + Int64(day)
+        transaction.currency = "USD"
+        transaction.appTransactionID = "70428957231155\(day)"
         return transaction
     }
 

@@ -108,13 +108,19 @@ struct StoredChainValues {
             applicationUsername: maybe { $0.string() }, environment: element(of: AppStoreEnvironment.self),
             source: element(of: TransactionSource.self), rawProductType: maybe { $0.string() },
             price: maybe { $0.int64() }, currency: maybe { $0.string() }, storefront: maybe { $0.string() },
-            signedDate: maybe { $0.instant() })
+            signedDate: maybe { $0.instant() }, appTransactionID: maybe { $0.string() })
     }
 
     mutating func knownTransaction() -> KnownTransaction {
         KnownTransaction(
             transaction: transaction(), observedAt: maybe { $0.instant() }, account: maybe { $0.account() },
             revocations: (0..<Int.random(in: 0...3, using: &random)).map { _ in revocation() },
-            lastUnrevokedObservationAt: maybe { $0.instant() })
+            lastUnrevokedObservationAt: maybe { $0.instant() },
+            signedDetails: maybe {
+                SignedTransactionDetails(
+                    price: $0.maybe { $0.int64() }, currency: $0.maybe { $0.string() },
+                    storefront: $0.maybe { $0.string() }, appTransactionID: $0.maybe { $0.string() },
+                    observedAt: $0.maybe { $0.instant() })
+            })
     }
 }

@@ -189,7 +189,8 @@ extension JWSTransactionDecodedPayload {
             price: price,
             currency: currency,
             storefront: storefront,
-            signedDate: signedDate
+            signedDate: signedDate,
+            appTransactionID: appTransactionID
         ).coreTransaction(of: self, source: source)
     }
 }
