@@ -1279,6 +1279,32 @@ CREATE TABLE app_small_business_periods (
 COMMENT ON TABLE app_small_business_periods IS 'citus: reference';
 
 --
+-- Name: app_transaction_claims; Type: TABLE
+--
+
+CREATE TABLE app_transaction_claims (
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    app_transaction_id text NOT NULL,
+    sequence integer NOT NULL,
+    account_id text NOT NULL,
+    claimed_at timestamp with time zone NOT NULL,
+    original_purchase_date timestamp with time zone,
+    preorder_date timestamp with time zone,
+    original_application_version text,
+    signed_date timestamp with time zone,
+    signed_app_transaction text NOT NULL,
+    CONSTRAINT app_transaction_claims_app_transaction_id_check CHECK (((length(app_transaction_id) >= 1) AND (length(app_transaction_id) <= 64))),
+    CONSTRAINT app_transaction_claims_sequence_check CHECK ((sequence >= 0))
+);
+
+--
+-- Name: TABLE app_transaction_claims; Type: COMMENT
+--
+
+COMMENT ON TABLE app_transaction_claims IS 'citus: distributed by app_transaction_id';
+
+--
 -- Name: apps; Type: TABLE
 --
 
@@ -2182,6 +2208,8 @@ CREATE TABLE transactions (
     is_trial_period boolean DEFAULT false NOT NULL,
     is_in_intro_offer_period boolean DEFAULT false NOT NULL,
     revocation_percentage integer,
+    app_transaction_id text,
+    CONSTRAINT transactions_app_transaction_id_check CHECK (((app_transaction_id IS NULL) OR ((length(app_transaction_id) >= 1) AND (length(app_transaction_id) <= 64)))),
     CONSTRAINT transactions_currency_check CHECK (((currency IS NULL) OR (currency ~ '^[A-Z]{3}$'::text))),
     CONSTRAINT transactions_offer_discount_type_check CHECK (((offer_discount_type IS NULL) OR (length(offer_discount_type) <= 64))),
     CONSTRAINT transactions_offer_type_check CHECK (((offer_type IS NULL) OR ((offer_type >= 1) AND (offer_type <= 99)))),
@@ -2457,6 +2485,13 @@ ALTER TABLE ONLY api_keys
 
 ALTER TABLE ONLY app_small_business_periods
     ADD CONSTRAINT app_small_business_periods_pkey PRIMARY KEY (app_id, effective_from);
+
+--
+-- Name: app_transaction_claims app_transaction_claims_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY app_transaction_claims
+    ADD CONSTRAINT app_transaction_claims_pkey PRIMARY KEY (app_id, environment, app_transaction_id, sequence);
 
 --
 -- Name: apps apps_bundle_id_key; Type: CONSTRAINT
@@ -2828,6 +2863,12 @@ CREATE INDEX index_account_entitlement_periods_on_account ON account_entitlement
 CREATE INDEX index_account_entitlement_periods_on_chain ON account_entitlement_periods USING btree (app_id, environment, original_transaction_id);
 
 --
+-- Name: index_app_transaction_claims_on_app_id_and_account_id; Type: INDEX
+--
+
+CREATE INDEX index_app_transaction_claims_on_app_id_and_account_id ON app_transaction_claims USING btree (app_id, account_id);
+
+--
 -- Name: index_catalog_prices_on_point; Type: INDEX
 --
 
@@ -3078,6 +3119,12 @@ CREATE INDEX index_renewal_extensions_on_app_id_and_request_identifier ON renewa
 --
 
 CREATE INDEX index_transactions_on_app_id_and_account_id ON transactions USING btree (app_id, account_id, purchase_date) WHERE (account_id IS NOT NULL);
+
+--
+-- Name: index_transactions_on_app_id_and_app_transaction_id; Type: INDEX
+--
+
+CREATE INDEX index_transactions_on_app_id_and_app_transaction_id ON transactions USING btree (app_id, app_transaction_id) WHERE (app_transaction_id IS NOT NULL);
 
 --
 -- Name: index_transactions_on_app_id_and_expires_date; Type: INDEX

@@ -22,7 +22,7 @@ struct SupportCommand: AsyncParsableCommand {
             customer restores purchases. See docs/operations.md, "A customer says they
             paid and got nothing".
             """,
-        subcommands: [Order.self, TransactionLookup.self, Token.self, Account.self])
+        subcommands: [Order.self, TransactionLookup.self, Token.self, Account.self, AppTransactionLookup.self])
 
     /// The options every lookup takes.
     struct Options: ParsableArguments {
@@ -86,6 +86,23 @@ struct SupportCommand: AsyncParsableCommand {
         func run() async throws {
             try await SupportCommand.run(
                 SupportCommand.parse(id, SupportQuery.appAccountToken(parsing:)), apply: false, options: options,
+                apple: apple, database: database)
+        }
+    }
+
+    struct AppTransactionLookup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "app-transaction",
+            abstract: "Look up Apple's appTransactionId (the customer's download or purchase of the app).")
+        @Argument(help: "The app transaction id.") var id: String
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.appTransaction(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.appTransaction(parsing:)), apply: false, options: options,
                 apple: apple, database: database)
         }
     }

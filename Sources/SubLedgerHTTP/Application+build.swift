@@ -84,6 +84,10 @@ func buildRouter(
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
+    // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
+    AppTransactionsController(
+        apps: apps, claims: AppTransactionClaims(store: store, apple: dependencies.apple, now: dependencies.now)
+    ).register(on: v1)
     AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
     // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)

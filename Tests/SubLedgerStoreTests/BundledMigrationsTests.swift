@@ -53,6 +53,7 @@ import Testing
         26: "4ea5cbda4b4ca91a6518449b2f254328b564aa65864c2d7dcff3d96f3749e70b",
         27: "8c5b5abc1c0c88c0f4e6443ab94e8e342d027ff2fa15e2f696d9cd0a4aca6be0",
         28: "1aa59fe7d31f50627270713828bb617262ccf50d4733a54c1022753468bd0237",
+        29: "c8bb682db906d64b6e266f81e7e36500edadf72cef55b822b6375ed8e82b853a",
     ]
 
     @Test func aShippedStepKeepsItsChecksum() throws {

@@ -44,7 +44,7 @@ import Testing
         #expect(
             SupportQuery.candidates("6f1c2a4e-0000-4000-8000-000000000000").map(\.kindName)
                 == ["app_account_token", "account"])
-        #expect(SupportQuery.candidates("2000000001").map(\.kindName) == ["transaction", "account"])
+        #expect(SupportQuery.candidates("2000000001").map(\.kindName) == ["transaction", "app_transaction", "account"])
         #expect(SupportQuery.candidates("MK5TTTVWJH").map(\.kindName) == ["account", "order"])
         #expect(SupportQuery.candidates("alice@example.com").map(\.kindName) == ["account"])
         #expect(SupportQuery.candidates("<b>").isEmpty)

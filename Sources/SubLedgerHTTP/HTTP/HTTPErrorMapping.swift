@@ -11,8 +11,8 @@ extension APIError {
     init(_ error: IngestionError) {
         let status: HTTPResponse.Status =
             switch error.code {
-            case .foreignReceipt, .invalidReceipt, .invalidSignedTransaction, .invalidNotificationPayload, .unknownApp,
-                .environmentNotAllowed:
+            case .foreignReceipt, .invalidReceipt, .invalidSignedTransaction, .invalidAppTransaction,
+                .invalidNotificationPayload, .unknownApp, .environmentNotAllowed:
                 .unprocessableContent
             case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
             case .invalidSignature, .invalidNotification: .unauthorized
@@ -56,9 +56,11 @@ extension APIError {
     init(_ error: SupportError) {
         let status: HTTPResponse.Status =
             switch error.code {
-            case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID, .appRequired:
+            case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID,
+                .invalidAppTransactionID, .appRequired:
                 .badRequest
-            case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound:
+            case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
+                .appTransactionNotFound:
                 .notFound
             case .serverAPINotConfigured: .conflict
             case .appleUnavailable: .serviceUnavailable

@@ -13,6 +13,15 @@ extension SupportAnswer {
                 "order token \(order.orderID): created by \(order.accountID) for \(order.productID), \(order.state)"
                     + (order.fulfilledTransactionID.map { " by transaction \($0)" } ?? ""))
         }
+        for purchase in appPurchases ?? [] {
+            lines.append(
+                "app purchase \(purchase.appTransactionID) (\(purchase.environment)): owned by \(purchase.ownerAccountID)"
+                    + (purchase.originalPurchaseDate.map { ", bought \(ReportFormat.timestamp($0))" } ?? "")
+                    + (purchase.preorderDate.map { ", pre-ordered \(ReportFormat.timestamp($0))" } ?? "")
+                    + "; claimed by "
+                    + purchase.claims.map { "\($0.accountID) at \(ReportFormat.timestamp($0.claimedAt))" }
+                    .joined(separator: ", "))
+        }
         if let apple {
             lines.append(
                 "Apple (\(apple.environment)): transactions \(apple.transactionIDs.joined(separator: ", "))"

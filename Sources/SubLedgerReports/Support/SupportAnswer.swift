@@ -17,6 +17,43 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         case appAccountToken = "app_account_token"
         /// The app's own account id.
         case account
+        /// Apple's `appTransactionId`: the customer's download or purchase of the app itself.
+        case appTransaction = "app_transaction"
+    }
+
+    /// Who owns an app purchase (`POST /v1/app-transactions`), for a lookup by app transaction id.
+    public struct AppPurchase: Sendable, Hashable, Codable {
+        /// One account's claim of the app purchase.
+        public struct Claim: Sendable, Hashable, Codable {
+            public var accountID: String
+            public var claimedAt: Date
+
+            public init(accountID: String, claimedAt: Date) {
+                self.accountID = accountID
+                self.claimedAt = claimedAt
+            }
+        }
+
+        public var appTransactionID: String
+        public var environment: String
+        /// The account of the latest claim.
+        public var ownerAccountID: String
+        public var originalPurchaseDate: Date?
+        public var preorderDate: Date?
+        /// Every claim, oldest first.
+        public var claims: [Claim]
+
+        public init(
+            appTransactionID: String, environment: String, ownerAccountID: String, originalPurchaseDate: Date?,
+            preorderDate: Date?, claims: [Claim]
+        ) {
+            self.appTransactionID = appTransactionID
+            self.environment = environment
+            self.ownerAccountID = ownerAccountID
+            self.originalPurchaseDate = originalPurchaseDate
+            self.preorderDate = preorderDate
+            self.claims = claims
+        }
     }
 
     /// One period during which an account owned a chain.
@@ -138,6 +175,8 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
     /// The account the answer is about: the one looked up, the order's, or the owner of the first chain.
     public var accountID: String?
     public var order: Order?
+    /// The app purchases an app transaction id names, per environment (lookups by app transaction id only).
+    public var appPurchases: [AppPurchase]? = nil
     public var apple: AppleRecord?
     public var chains: [Chain]
     /// What the customer should be told, in one or two plain sentences.

@@ -217,6 +217,7 @@ enum ChainRows {
                     RevenueFieldRules.offerType(transaction.offerType),
                     RevenueFieldRules.offerDiscountType(transaction.offerDiscountType), transaction.isTrialPeriod,
                     transaction.isInIntroOfferPeriod, known.activeRevocation?.revocationPercentage,
+                    known.details.appTransactionID,
                 ])
         }
 
@@ -263,9 +264,9 @@ enum ChainRows {
         INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id, account_id,
             purchase_date, expires_date, revocation_date, revocation_reason, ownership_type, web_order_line_item_id,
             app_account_token, source, payload, price_milliunits, currency, storefront, offer_type, offer_discount_type,
-            is_trial_period, is_in_intro_offer_period, revocation_percentage)
+            is_trial_period, is_in_intro_offer_period, revocation_percentage, app_transaction_id)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-            $23)
+            $23, $24)
         ON CONFLICT (app_id, environment, original_transaction_id, transaction_id) DO UPDATE SET
             account_id = EXCLUDED.account_id, product_id = EXCLUDED.product_id, purchase_date = EXCLUDED.purchase_date,
             expires_date = EXCLUDED.expires_date, revocation_date = EXCLUDED.revocation_date,
@@ -275,7 +276,8 @@ enum ChainRows {
             currency = EXCLUDED.currency, storefront = EXCLUDED.storefront, offer_type = EXCLUDED.offer_type,
             offer_discount_type = EXCLUDED.offer_discount_type, is_trial_period = EXCLUDED.is_trial_period,
             is_in_intro_offer_period = EXCLUDED.is_in_intro_offer_period,
-            revocation_percentage = EXCLUDED.revocation_percentage, updated_at = now()
+            revocation_percentage = EXCLUDED.revocation_percentage, app_transaction_id = EXCLUDED.app_transaction_id,
+            updated_at = now()
         WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
         """)
 

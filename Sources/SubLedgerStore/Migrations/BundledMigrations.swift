@@ -43,5 +43,6 @@ public enum BundledMigrations {
         ("0026_notification_redactions.sql", PackageResources._026_notification_redactions_sql),
         ("0027_ledger_chain_array_field.sql", PackageResources._027_ledger_chain_array_field_sql),
         ("0028_partial_refunds.sql", PackageResources._028_partial_refunds_sql),
+        ("0029_app_transactions.sql", PackageResources._029_app_transactions_sql),
     ]
 }

@@ -20,6 +20,8 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
         case malformedJWS = "malformed_jws"
         /// A signed transaction whose signature or claims did not verify.
         case invalidSignedTransaction = "invalid_signed_transaction"
+        /// A signed app transaction (StoreKit 2 `AppTransaction`) whose signature or claims did not verify.
+        case invalidAppTransaction = "invalid_app_transaction"
         /// A notification body that is not JSON.
         case malformedNotification = "malformed_json"
         /// A JSON body that is neither a V2 nor a V1 notification.

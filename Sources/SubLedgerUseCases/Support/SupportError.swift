@@ -23,6 +23,10 @@ public struct SupportError: Error, Sendable, Hashable, CustomStringConvertible {
         case appAccountTokenNotFound = "app_account_token_not_found"
         /// The app has no such account.
         case accountNotFound = "account_not_found"
+        /// Not an app transaction id (Apple's are digit strings up to 64 characters).
+        case invalidAppTransactionID = "invalid_app_transaction_id"
+        /// No transaction and no claimed app purchase of the app carries the app transaction id.
+        case appTransactionNotFound = "app_transaction_not_found"
         /// Asking Apple needs the app's App Store Server API key, and the catalog gives none.
         case serverAPINotConfigured = "server_api_not_configured"
         /// Apple could not be reached, failed, or the circuit breaker is open; retry after `retryAfter`.

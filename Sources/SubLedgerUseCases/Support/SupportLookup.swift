@@ -59,7 +59,7 @@ public struct SupportLookup: Sendable {
                 switch candidate {
                 case .order: needsApple = true
                 case .transaction: needsApple = askingApple
-                case .appAccountToken, .account: needsApple = false
+                case .appAccountToken, .account, .appTransaction: needsApple = false
                 }
                 guard needsApple == askingApple else { continue }
                 for app in apps where !askingApple || app.serverAPI != nil {
@@ -81,7 +81,7 @@ public struct SupportLookup: Sendable {
     }
 
     static let notFoundCodes: Set<SupportError.Code> = [
-        .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
+        .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound, .appTransactionNotFound,
     ]
 
     func lookUp(
@@ -92,6 +92,7 @@ public struct SupportLookup: Sendable {
         case .transaction(let id): try await transaction(id, app: app, apply: apply, consultingApple: consultingApple)
         case .appAccountToken(let value): try await token(value, app: app)
         case .account(let value): try await account(value, app: app)
+        case .appTransaction(let id): try await appTransaction(id, app: app)
         }
     }
 
@@ -167,6 +168,36 @@ public struct SupportLookup: Sendable {
                     + "has reached SubLedger. If the customer was charged, ask for the order id from Apple's receipt "
                     + "e-mail and look it up, or ask them to restore purchases in the app."
             }
+        }
+        return answer
+    }
+
+    /// The chains whose transactions carry the app transaction id, and who claimed the app purchase.
+    private func appTransaction(_ id: String, app: StoredApp) async throws -> SupportAnswer {
+        let keys = try await store.supportChainKeys(appTransactionID: id, app: app)
+        let claims = try await store.appTransactionClaims(appTransactionID: id, app: app)
+        guard !keys.isEmpty || !claims.isEmpty else {
+            throw SupportError(
+                .appTransactionNotFound, "no transaction and no app purchase of \(app.bundleID) has app transaction \(id)")
+        }
+        let purchases = Dictionary(grouping: claims, by: \.environment).sorted { $0.key.rawValue < $1.key.rawValue }
+            .compactMap { environment, claims -> SupportAnswer.AppPurchase? in
+                guard let latest = claims.max(by: { $0.sequence < $1.sequence }) else { return nil }
+                return SupportAnswer.AppPurchase(
+                    appTransactionID: id, environment: environment.rawValue, ownerAccountID: latest.account.rawValue,
+                    originalPurchaseDate: latest.originalPurchaseDate.map(Self.date),
+                    preorderDate: latest.preorderDate.map(Self.date),
+                    claims: claims.sorted { $0.sequence < $1.sequence }.map {
+                        .init(accountID: $0.account.rawValue, claimedAt: Self.date($0.claimedAt))
+                    })
+            }
+        let owner = purchases.first.flatMap { try? AccountID($0.ownerAccountID) }
+        var answer = try await answer(.appTransaction(id), keys: keys, app: app, expectedAccount: owner)
+        answer.appPurchases = purchases
+        if let owner { answer.accountID = owner.rawValue }
+        if answer.chains.isEmpty, let owner {
+            answer.advice =
+                "Account \(owner) owns this purchase of the app; it has no in-app purchase in the ledger."
         }
         return answer
     }

@@ -1,7 +1,7 @@
 import SubLedgerCore
 
-/// What a support lookup is asked about, validated: an Apple order id, a transaction id, an app account token
-/// or an account id.
+/// What a support lookup is asked about, validated: an Apple order id, a transaction id, an app account token,
+/// an account id or an app transaction id.
 public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     /// Apple's order id from the invoice e-mail, upper-cased (`MK5TTTVWJH`).
     case order(String)
@@ -11,6 +11,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     case appAccountToken(OrderID)
     /// The app's account id.
     case account(AccountID)
+    /// Apple's `appTransactionId`: the customer's download or purchase of the app.
+    case appTransaction(String)
 
     /// The longest Apple order id accepted; Apple's are about ten characters.
     static let orderIDLength = 5...32
@@ -44,6 +46,15 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `raw` as an app transaction id (an identifier as Apple's transaction ids are).
+    public static func appTransaction(parsing raw: String) throws(SupportError) -> SupportQuery {
+        let trimmed = raw.trimmingWhitespace
+        guard IdentifierRule.transactionID.accepts(trimmed) else {
+            throw SupportError(.invalidAppTransactionID, "an app transaction id is \(IdentifierRule.transactionID.summary)")
+        }
+        return .appTransaction(trimmed)
+    }
+
     /// `raw` as an account id.
     public static func account(parsing raw: String) throws(SupportError) -> SupportQuery {
         do {
@@ -65,6 +76,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         var candidates: [SupportQuery] = []
         if let token = try? appAccountToken(parsing: trimmed) { candidates.append(token) }
         if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
+        if isDigits, let appTransaction = try? appTransaction(parsing: trimmed) { candidates.append(appTransaction) }
         if let account = try? account(parsing: trimmed) { candidates.append(account) }
         if !isDigits, let order = try? order(parsing: trimmed) { candidates.append(order) }
         return candidates
@@ -77,13 +89,14 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         case .transaction: "transaction"
         case .appAccountToken: "app_account_token"
         case .account: "account"
+        case .appTransaction: "app_transaction"
         }
     }
 
     /// The normalized id.
     public var id: String {
         switch self {
-        case .order(let id), .transaction(let id): id
+        case .order(let id), .transaction(let id), .appTransaction(let id): id
         case .appAccountToken(let token): token.rawValue
         case .account(let account): account.rawValue
         }

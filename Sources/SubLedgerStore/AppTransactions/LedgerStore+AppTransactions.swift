@@ -1,0 +1,138 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// One accepted claim of an app purchase (schema step 29, `app_transaction_claims`): the account that claimed
+/// Apple's app transaction, with what the signed `AppTransaction` said.
+public struct AppTransactionClaim: Sendable, Hashable {
+    public var environment: AppStoreEnvironment
+    public var appTransactionID: String
+    /// The claims of one app transaction, counted from 0: the highest is its owner's.
+    public var sequence: Int
+    public var account: AccountID
+    public var claimedAt: Instant
+    public var originalPurchaseDate: Instant?
+    public var preorderDate: Instant?
+    public var originalApplicationVersion: String?
+    public var signedDate: Instant?
+
+    public init(
+        environment: AppStoreEnvironment, appTransactionID: String, sequence: Int, account: AccountID,
+        claimedAt: Instant, originalPurchaseDate: Instant? = nil, preorderDate: Instant? = nil,
+        originalApplicationVersion: String? = nil, signedDate: Instant? = nil
+    ) {
+        self.environment = environment
+        self.appTransactionID = appTransactionID
+        self.sequence = sequence
+        self.account = account
+        self.claimedAt = claimedAt
+        self.originalPurchaseDate = originalPurchaseDate
+        self.preorderDate = preorderDate
+        self.originalApplicationVersion = originalApplicationVersion
+        self.signedDate = signedDate
+    }
+}
+
+/// What claiming an app transaction did.
+public enum AppTransactionClaimOutcome: Sendable, Hashable {
+    /// The account now owns it; `previous` owned it before (`nil`: nobody had claimed it).
+    case claimed(AppTransactionClaim, previous: AccountID?)
+    /// The account already owned it: nothing was written.
+    case alreadyOwned(AppTransactionClaim)
+
+    /// The claim in force after the call.
+    public var claim: AppTransactionClaim {
+        switch self {
+        case .claimed(let claim, _), .alreadyOwned(let claim): claim
+        }
+    }
+}
+
+extension LedgerStore {
+    /// Records that `claim.account` owns the app transaction (verified by the caller; `signed` is the JWS as
+    /// received), unless it already does. Claims of one app transaction are serialized; the sequence and
+    /// `claimedAt` of `claim` are the store's (the next sequence, `now`).
+    public func claimAppTransaction(
+        _ claim: AppTransactionClaim, signed: String, app: StoredApp, now: Instant
+    ) async throws -> AppTransactionClaimOutcome {
+        try await pool.transaction { connection in
+            try connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended('app-transaction:' || $1::text || ':' || $2 || ':' || $3, 0))",
+                [app.appID, claim.environment.rawValue, claim.appTransactionID])
+            let latest = try connection.query(
+                "\(Self.claimColumnsSQL) AND c.app_transaction_id = $3 ORDER BY c.sequence DESC LIMIT 1",
+                [app.appID, claim.environment.rawValue, claim.appTransactionID]
+            ).map(Self.claim).first
+            if let latest, latest.account == claim.account { return .alreadyOwned(latest) }
+            try AccountRows.ensure([claim.account], appID: app.appID, on: connection)
+            var written = claim
+            written.sequence = (latest?.sequence ?? -1) + 1
+            written.claimedAt = now
+            try connection.query(
+                """
+                INSERT INTO app_transaction_claims (app_id, environment, app_transaction_id, sequence, account_id,
+                    claimed_at, original_purchase_date, preorder_date, original_application_version, signed_date,
+                    signed_app_transaction)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                """,
+                [
+                    app.appID, written.environment.rawValue, written.appTransactionID, written.sequence,
+                    written.account.rawValue, timestamp(written.claimedAt), timestamp(written.originalPurchaseDate),
+                    timestamp(written.preorderDate), written.originalApplicationVersion,
+                    timestamp(written.signedDate), signed,
+                ])
+            return .claimed(written, previous: latest?.account)
+        }
+    }
+
+    /// Every claim of the app transaction `id` of `app`, in any environment, oldest first (the last is the
+    /// owner's).
+    public func appTransactionClaims(appTransactionID id: String, app: StoredApp) async throws
+        -> [AppTransactionClaim]
+    {
+        try await pool.withConnection { connection in
+            try connection.query(
+                "\(Self.claimColumnsSQL) AND c.app_transaction_id = $3 ORDER BY c.environment, c.sequence",
+                [app.appID, Self.allEnvironments, id]
+            ).map(Self.claim)
+        }
+    }
+
+    /// The chains of `app` holding a transaction of the app transaction `id`, in any environment, sorted.
+    public func supportChainKeys(appTransactionID id: String, app: StoredApp) async throws -> [ChainKey] {
+        try await pool.withConnection { connection in
+            try Self.chainKeys(
+                connection.query(
+                    """
+                    SELECT DISTINCT environment, original_transaction_id FROM transactions
+                    WHERE app_id = $1 AND app_transaction_id = $2
+                    """, [app.appID, id]))
+        }
+    }
+
+    /// The claim columns of `app_transaction_claims c` of app `$1` in the environments `$2` (one, or the
+    /// comma-separated list), for `claim(_:)`.
+    static let claimColumnsSQL = """
+        SELECT c.environment, c.app_transaction_id, c.sequence, c.account_id,
+            (extract(epoch FROM c.claimed_at) * 1000)::bigint, (extract(epoch FROM c.original_purchase_date) * 1000)::bigint,
+            (extract(epoch FROM c.preorder_date) * 1000)::bigint, c.original_application_version,
+            (extract(epoch FROM c.signed_date) * 1000)::bigint
+        FROM app_transaction_claims c
+        WHERE c.app_id = $1 AND c.environment = ANY (string_to_array($2::text, ','))
+        """
+
+    static func claim(_ row: PostgresRow) throws -> AppTransactionClaim {
+        let rawEnvironment = try row.decode(String.self, at: 0)
+        guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
+            throw StoreError(code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a claim row")
+        }
+        func instant(_ column: Int) throws -> Instant? {
+            try row.decode(Int64?.self, at: column).map(Instant.init(millisecondsSince1970:))
+        }
+        return AppTransactionClaim(
+            environment: environment, appTransactionID: try row.decode(String.self, at: 1),
+            sequence: Int(try row.decode(Int32.self, at: 2)), account: try AccountID(try row.decode(String.self, at: 3)),
+            claimedAt: try instant(4) ?? Instant(millisecondsSince1970: 0), originalPurchaseDate: try instant(5),
+            preorderDate: try instant(6), originalApplicationVersion: try row.decode(String?.self, at: 7),
+            signedDate: try instant(8))
+    }
+}
