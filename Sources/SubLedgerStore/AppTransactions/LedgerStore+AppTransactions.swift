@@ -130,7 +130,8 @@ extension LedgerStore {
         }
         return AppTransactionClaim(
             environment: environment, appTransactionID: try row.decode(String.self, at: 1),
-            sequence: Int(try row.decode(Int32.self, at: 2)), account: try AccountID(try row.decode(String.self, at: 3)),
+            sequence: Int(try row.decode(Int32.self, at: 2)),
+            account: try AccountID(try row.decode(String.self, at: 3)),
             claimedAt: try instant(4) ?? Instant(millisecondsSince1970: 0), originalPurchaseDate: try instant(5),
             preorderDate: try instant(6), originalApplicationVersion: try row.decode(String?.self, at: 7),
             signedDate: try instant(8))

@@ -57,7 +57,8 @@ public struct AppTransactionClaims: Sendable {
             let claims = try? JSONDecoder().decode(Claims.self, from: jws.payload),
             let environment = claims.receiptType.flatMap(AppStoreEnvironment.init(appleSpelling:))
         else {
-            throw IngestionError(.malformedJWS, "signed_app_transaction is not a JWS app transaction with a receiptType")
+            throw IngestionError(
+                .malformedJWS, "signed_app_transaction is not a JWS app transaction with a receiptType")
         }
         return environment
     }

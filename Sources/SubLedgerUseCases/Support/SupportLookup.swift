@@ -178,7 +178,8 @@ public struct SupportLookup: Sendable {
         let claims = try await store.appTransactionClaims(appTransactionID: id, app: app)
         guard !keys.isEmpty || !claims.isEmpty else {
             throw SupportError(
-                .appTransactionNotFound, "no transaction and no app purchase of \(app.bundleID) has app transaction \(id)")
+                .appTransactionNotFound,
+                "no transaction and no app purchase of \(app.bundleID) has app transaction \(id)")
         }
         let purchases = Dictionary(grouping: claims, by: \.environment).sorted { $0.key.rawValue < $1.key.rawValue }
             .compactMap { environment, claims -> SupportAnswer.AppPurchase? in

@@ -50,7 +50,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     public static func appTransaction(parsing raw: String) throws(SupportError) -> SupportQuery {
         let trimmed = raw.trimmingWhitespace
         guard IdentifierRule.transactionID.accepts(trimmed) else {
-            throw SupportError(.invalidAppTransactionID, "an app transaction id is \(IdentifierRule.transactionID.summary)")
+            throw SupportError(
+                .invalidAppTransactionID, "an app transaction id is \(IdentifierRule.transactionID.summary)")
         }
         return .appTransaction(trimmed)
     }
