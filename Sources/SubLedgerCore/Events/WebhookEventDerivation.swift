@@ -169,6 +169,26 @@ public enum WebhookEventDerivation {
                                 } ?? .null),
                         ]))
             }
+            // A price increase: Apple states it pending (0: the customer has not consented yet, and the
+            // subscription expires at renewal unless they do) or accepted (1), with the price of the next period.
+            if let status = renewal.priceIncreaseStatus, status == 0 || status == 1,
+                status != old?.priceIncreaseStatus
+            {
+                let name = status == 0 ? "pending" : "accepted"
+                drafts.append(
+                    draft(
+                        .priceIncrease, at: renewal.observedAt,
+                        subject: "price_increase|\(name)|\(renewal.observedAt.millisecondsSince1970)",
+                        [
+                            .init("status", .string(name)),
+                            .init("auto_renew_product_id", .optional(renewal.autoRenewProductID)),
+                            .init(
+                                "renewal_price_milli",
+                                RevenueFieldRules.price(renewal.renewalPrice).map(EventJSON.integer) ?? .null),
+                            .init("currency", .optional(RevenueFieldRules.code(renewal.currency))),
+                            .init("renewal_date", .time(renewal.renewalDate)),
+                        ]))
+            }
             let wasRetrying = old?.isInBillingRetryPeriod ?? false
             var status: String?
             if !wasRetrying && renewal.isInBillingRetryPeriod {

@@ -16,6 +16,9 @@ public enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     case billingIssue = "subscription.billing_issue"
     /// The subscription moved to another product of its group (upgrade, downgrade, crossgrade).
     case productChanged = "subscription.product_changed"
+    /// A price increase of the subscription awaits the customer's consent, or the customer consented
+    /// (`data.status`: Apple's `PRICE_INCREASE` notification, renewal info's `priceIncreaseStatus`).
+    case priceIncrease = "subscription.price_increase"
     /// The ownership rule moved a chain to or away from the account (one event per account).
     case ownershipTransferred = "ownership.transferred"
     /// A transaction arrived that no account can be given yet.

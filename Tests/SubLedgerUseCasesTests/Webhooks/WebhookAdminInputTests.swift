@@ -55,8 +55,9 @@ import Testing
     }
 
     @Test func everyCatalogTypeAndTheTestTypeAreKnown() {
-        #expect(WebhookEventTypeNames.all.count == 14)
+        #expect(WebhookEventTypeNames.all.count == 15)
         #expect(WebhookEventTypeNames.isKnown("webhook.test"))
+        #expect(WebhookEventTypeNames.isKnown("subscription.price_increase"))
         #expect(WebhookEventTypeNames.isKnown("refund.requested"))
         #expect(!WebhookEventTypeNames.isKnown("Entitlement.Granted"))
     }
