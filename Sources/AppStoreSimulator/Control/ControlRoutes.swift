@@ -81,6 +81,12 @@ struct ControlRoutes: Sendable {
             }
         }
         Self.post(on: group, "subscriptions/:id/billing-recovery", control.recoverBilling)
+        group.post("subscriptions/:id/price-increase") { request, context in
+            try await Self.run(request, PriceIncreaseRequest.self) { body async throws(SimulatorError) in
+                try await control.increasePrice(try Self.parameter(context, "id"), body)
+            }
+        }
+        Self.post(on: group, "subscriptions/:id/price-increase/consent", control.consentToPriceIncrease)
         group.post("subscriptions/:id/change-product") { request, context in
             try await Self.run(request, ChangeProductRequest.self) { body async throws(SimulatorError) in
                 try await control.changeProduct(try Self.parameter(context, "id"), to: body.productID)

@@ -111,6 +111,23 @@ public struct SimulatorControl: Sendable {
         }
     }
 
+    /// Announces a price increase of the subscription's auto-renew product (`PRICE_INCREASE`).
+    public func increasePrice(_ id: String, _ request: PriceIncreaseRequest) async throws(SimulatorError)
+        -> ActionResult
+    {
+        try await transactionAction(id) { state, context throws(SimulatorError) in
+            try state.increasePrice(
+                id, to: request.price, requiresConsent: request.requiresConsent ?? true, context)
+        }
+    }
+
+    /// The customer consents to the announced price increase (`PRICE_INCREASE` `ACCEPTED`).
+    public func consentToPriceIncrease(_ id: String) async throws(SimulatorError) -> ActionResult {
+        try await transactionAction(id) { state, context throws(SimulatorError) in
+            try state.consentToPriceIncrease(id, context)
+        }
+    }
+
     /// Makes renewals fail until `recoverBilling`; `immediately` ends the current period now.
     public func failBilling(_ id: String, immediately: Bool = false) async throws(SimulatorError) -> ActionResult {
         try await transactionAction(id) { state, context throws(SimulatorError) in

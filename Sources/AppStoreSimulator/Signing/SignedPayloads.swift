@@ -88,6 +88,7 @@ enum SignedPayloads {
             rawAutoRenewStatus: chain.autoRenewEnabled ? 1 : 0,
             isInBillingRetryPeriod: chain.status == .billingRetry || chain.status == .billingGracePeriod
                 ? true : (chain.status == .expired && chain.expirationIntent == .billingError ? false : nil),
+            rawPriceIncreaseStatus: chain.priceIncrease.map { $0.consented ? 1 : 0 },
             gracePeriodExpiresDate: chain.status == .billingGracePeriod
                 ? chain.gracePeriodExpiresDate?.millisecondsSince1970 : nil,
             signedDate: signedAt.millisecondsSince1970,
@@ -125,7 +126,7 @@ extension SimulatorState {
         let product = apps[chain.bundleID]?.products[chain.autoRenewProductID]
         return try signer.sign(
             SignedPayloads.renewalInfo(
-                chain, renewalPrice: product?.price, currency: product?.currency,
+                chain, renewalPrice: product.flatMap(chain.renewalPrice(of:)), currency: product?.currency,
                 signedAt: signingInstant(of: originalTransactionID, now: now)))
     }
 }

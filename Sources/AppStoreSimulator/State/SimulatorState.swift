@@ -139,7 +139,8 @@ struct SimulatorState: Sendable {
         applicationUsername: String? = nil,
         usernameLost: Bool = false,
         legacyReceipt: Bool = false,
-        orderID: String? = nil
+        orderID: String? = nil,
+        price: Int64? = nil
     ) -> TransactionRecord {
         let id = ids.transactionID(environment: account.environment)
         sequence += 1
@@ -166,7 +167,7 @@ struct SimulatorState: Sendable {
             isFreeTrial: isFreeTrial,
             offerPeriod: isFreeTrial ? product.freeTrial?.rawValue : nil,
             orderID: orderID ?? ids.orderID(),
-            price: isFreeTrial ? 0 : (product.price ?? 0) * Int64(max(quantity, 1)),
+            price: isFreeTrial ? 0 : (price ?? product.price ?? 0) * Int64(max(quantity, 1)),
             currency: product.currency ?? "USD",
             storefront: account.storefront,
             legacyReceipt: legacyReceipt,

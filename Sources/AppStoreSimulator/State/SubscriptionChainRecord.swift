@@ -35,6 +35,26 @@ struct SubscriptionChainRecord: Sendable {
     var appAccountToken: String?
     var applicationUsername: String?
     var usernameLost: Bool = false
+    /// A price increase announced for the next renewal: its price, and whether the customer consented (or
+    /// none was needed). Without consent the subscription expires at its renewal date.
+    var priceIncrease: PriceIncrease?
+    /// The price the chain renews at after an increase took effect, for the product it was increased on.
+    var increasedPrice: PriceIncrease?
+
+    /// A price increase of one product of the chain.
+    struct PriceIncrease: Sendable, Hashable {
+        var productID: String
+        var price: Int64
+        var consented: Bool
+    }
+
+    /// The price of the chain's next renewal: an announced increase, else an increase already in effect for
+    /// the auto-renew product, else the product's own.
+    func renewalPrice(of product: ProductDefinition) -> Int64? {
+        if let increase = priceIncrease, increase.productID == product.productID { return increase.price }
+        if let increased = increasedPrice, increased.productID == product.productID { return increased.price }
+        return product.price
+    }
 
     var latestTransactionID: String { transactionIDs[transactionIDs.count - 1] }
 

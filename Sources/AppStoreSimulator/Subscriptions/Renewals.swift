@@ -23,7 +23,12 @@ extension SimulatorState {
             originalPurchaseDate: first.originalPurchaseDate, purchaseDate: start, expiresDate: expires,
             reason: .renewal, ownership: chain.ownership, appAccountToken: chain.appAccountToken,
             applicationUsername: chain.applicationUsername, usernameLost: chain.usernameLost,
-            legacyReceipt: chain.legacyReceipts)
+            legacyReceipt: chain.legacyReceipts, price: chain.renewalPrice(of: product))
+        // An increase the customer accepted takes effect with this renewal and stays.
+        if let increase = chain.priceIncrease, increase.consented, increase.productID == product.productID {
+            chain.increasedPrice = increase
+            chain.priceIncrease = nil
+        }
         chain.transactionIDs.append(record.transactionID)
         chain.productID = product.productID
         chain.expiresDate = expires
@@ -67,6 +72,17 @@ extension SimulatorState {
                 save(chain)
                 mirrorStatus(of: chain)
                 emit("EXPIRED", "VOLUNTARY", key: key, transactionID: chain.latestTransactionID)
+            } else if let increase = chain.priceIncrease, !increase.consented,
+                increase.productID == chain.autoRenewProductID
+            {
+                // The customer never consented to the increase: the subscription ends at its renewal date.
+                chain.status = .expired
+                chain.autoRenewEnabled = false
+                chain.expirationIntent = .customerDidNotConsentToPriceIncrease
+                chain.priceIncrease = nil
+                save(chain)
+                mirrorStatus(of: chain)
+                emit("EXPIRED", "PRICE_INCREASE", key: key, transactionID: chain.latestTransactionID)
             } else if chain.billingFailing {
                 startBillingRetry(&chain, at: chain.expiresDate, app: app, context)
                 emit(
@@ -181,6 +197,47 @@ extension SimulatorState {
         emit(
             "DID_CHANGE_RENEWAL_STATUS", enabled ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED",
             key: AccountAppKey(appleID: chain.appleID, bundleID: chain.bundleID),
+            transactionID: chain.latestTransactionID)
+        return chain.latestTransactionID
+    }
+
+    /// Apple announces a price increase of the chain's auto-renew product, effective at its next renewal:
+    /// `PRICE_INCREASE` `PENDING` when the customer must consent (renewal info's `priceIncreaseStatus` 0; without
+    /// consent the subscription expires at the renewal date), else `ACCEPTED` at once (status 1).
+    mutating func increasePrice(
+        _ id: String, to price: Int64, requiresConsent: Bool, _ context: Context
+    ) throws(SimulatorError) -> String {
+        var chain = try chain(containing: id)
+        try requirePurchaser(chain)
+        guard chain.isEntitled || chain.status == .billingRetry else {
+            throw SimulatorError(.conflict, "subscription \(chain.originalTransactionID) has ended")
+        }
+        guard price > 0, price <= 1_000_000_000_000 else {
+            throw SimulatorError(.badRequest, "price must be 1 to 10^12 milli-units")
+        }
+        guard chain.priceIncrease == nil else {
+            throw SimulatorError(.conflict, "a price increase of \(chain.originalTransactionID) is already announced")
+        }
+        chain.priceIncrease = .init(productID: chain.autoRenewProductID, price: price, consented: !requiresConsent)
+        save(chain)
+        emit(
+            "PRICE_INCREASE", requiresConsent ? "PENDING" : "ACCEPTED",
+            key: AccountAppKey(appleID: chain.appleID, bundleID: chain.bundleID),
+            transactionID: chain.latestTransactionID)
+        return chain.latestTransactionID
+    }
+
+    /// The customer consents to the announced price increase: `PRICE_INCREASE` `ACCEPTED` (status 1).
+    mutating func consentToPriceIncrease(_ id: String, _ context: Context) throws(SimulatorError) -> String {
+        var chain = try chain(containing: id)
+        guard var increase = chain.priceIncrease, !increase.consented else {
+            throw SimulatorError(.conflict, "no price increase of \(chain.originalTransactionID) awaits consent")
+        }
+        increase.consented = true
+        chain.priceIncrease = increase
+        save(chain)
+        emit(
+            "PRICE_INCREASE", "ACCEPTED", key: AccountAppKey(appleID: chain.appleID, bundleID: chain.bundleID),
             transactionID: chain.latestTransactionID)
         return chain.latestTransactionID
     }

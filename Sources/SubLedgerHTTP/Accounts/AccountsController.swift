@@ -56,6 +56,9 @@ struct AccountsController: Sendable {
         /// What the next renewal costs as Apple last said (StoreKit 2 renewal info): a decimal in `renewal_currency`.
         var renewal_price: String?
         var renewal_currency: String?
+        /// A price increase Apple announced: `pending` (the customer has not consented; without consent the
+        /// subscription expires at its renewal date) or `accepted`.
+        var price_increase: String?
     }
 
     struct SubscriptionsBody: ResponseEncodable {
@@ -90,7 +93,14 @@ struct AccountsController: Sendable {
                     in_billing_retry: renewal?.isInBillingRetryPeriod ?? false,
                     owned_since: InstantText.format(chain.bindingChanges.last { $0.to == account }?.at),
                     renewal_price: renewal?.renewalPrice.map(DecimalText.milliunits),
-                    renewal_currency: renewal?.renewalPrice == nil ? nil : renewal?.currency)
+                    renewal_currency: renewal?.renewalPrice == nil ? nil : renewal?.currency,
+                    price_increase: renewal?.priceIncreaseStatus.flatMap {
+                        switch $0 {
+                        case 0: "pending"
+                        case 1: "accepted"
+                        default: nil
+                        }
+                    })
             })
     }
 
