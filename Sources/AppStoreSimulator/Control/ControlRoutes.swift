@@ -104,6 +104,7 @@ struct ControlRoutes: Sendable {
             }
         }
         Self.post(on: group, "transactions/:id/refund-reversal", control.reverseRefund)
+        Self.post(on: group, "transactions/:id/refund-decline", control.declineRefund)
         Self.post(on: group, "transactions/:id/finish", control.finishTransaction)
         ConsumptionControlRoutes(control: control).register(on: group)
         group.post("transactions/:id/family-share") { request, context in

@@ -160,6 +160,13 @@ public struct SimulatorControl: Sendable {
         }
     }
 
+    /// Declines the customer's refund request (`REFUND_DECLINED`).
+    public func declineRefund(_ transactionID: String) async throws(SimulatorError) -> ActionResult {
+        try await transactionAction(transactionID) { state, context throws(SimulatorError) in
+            try state.declineRefund(transactionID, context)
+        }
+    }
+
     /// Reverses a refund.
     public func reverseRefund(_ transactionID: String) async throws(SimulatorError) -> ActionResult {
         try await transactionAction(transactionID) { state, context throws(SimulatorError) in

@@ -44,6 +44,21 @@ extension SimulatorState {
         return record.transactionID
     }
 
+    /// Apple declines the customer's refund request: `REFUND_DECLINED`; the purchase stands.
+    mutating func declineRefund(_ transactionID: String, _ context: Context) throws(SimulatorError) -> String {
+        let record = try transaction(transactionID)
+        guard record.ownership == .purchased else {
+            throw SimulatorError(.badRequest, "only the purchaser asks for a refund")
+        }
+        guard record.revocationDate == nil else {
+            throw SimulatorError(.conflict, "transaction \(transactionID) is already refunded")
+        }
+        emit(
+            "REFUND_DECLINED", key: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID),
+            transactionID: record.transactionID)
+        return record.transactionID
+    }
+
     /// Apple reverses a refund: the revocation is withdrawn and the subscription is active again if in period.
     mutating func reverseRefund(_ transactionID: String, _ context: Context) throws(SimulatorError) -> String {
         var record = try transaction(transactionID)

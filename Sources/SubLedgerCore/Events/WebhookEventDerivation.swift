@@ -277,24 +277,31 @@ public enum WebhookEventDerivation {
         return drafts
     }
 
+    /// A customer's refund request (`CONSUMPTION_REQUEST`: `refund.requested`, `requested_at`) or Apple's
+    /// refusal of one (`REFUND_DECLINED`: `refund.declined`, `declined_at`), told to the transaction's account.
     private static func refundRequest(
         input: LedgerInput, cause: WebhookEventCause, decision: LedgerDecision, previous: [ChainKey: ChainSnapshot]
     ) -> WebhookEventDraft? {
-        guard cause.kind == .notification, cause.notificationType == "CONSUMPTION_REQUEST",
-            let transaction = input.transactions.first
-        else { return nil }
+        guard cause.kind == .notification, let transaction = input.transactions.first else { return nil }
+        let type: WebhookEventType
+        let moment: String
+        switch cause.notificationType {
+        case "CONSUMPTION_REQUEST": (type, moment) = (.refundRequested, "requested_at")
+        case "REFUND_DECLINED": (type, moment) = (.refundDeclined, "declined_at")
+        default: return nil
+        }
         let key = transaction.chainKey
         let chain = decision.updatedChains.first { $0.key == key } ?? previous[key]
         let account = chain?.transaction(transaction.transactionID)?.account ?? chain?.header.owner
-        let requestedAt = input.observedAt ?? transaction.purchaseDate
+        let at = input.observedAt ?? transaction.purchaseDate
         return WebhookEventDraft(
-            type: .refundRequested, environment: transaction.environment, account: account, occurredAt: requestedAt,
+            type: type, environment: transaction.environment, account: account, occurredAt: at,
             subject: cause.id ?? transaction.transactionID,
             data: [
                 .init("transaction_id", .string(transaction.transactionID)),
                 .init("original_transaction_id", .string(transaction.originalTransactionID)),
                 .init("product_id", .string(transaction.productID)),
-                .init("requested_at", .time(requestedAt)),
+                .init(moment, .time(at)),
             ])
     }
 }

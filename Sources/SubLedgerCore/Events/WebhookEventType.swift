@@ -29,4 +29,6 @@ public enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     case creditsChanged = "credits.changed"
     /// Apple asked for consumption information: the customer requested a refund (`CONSUMPTION_REQUEST`).
     case refundRequested = "refund.requested"
+    /// Apple declined the customer's refund request (`REFUND_DECLINED`): the purchase stands.
+    case refundDeclined = "refund.declined"
 }

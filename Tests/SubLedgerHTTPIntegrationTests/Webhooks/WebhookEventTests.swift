@@ -345,6 +345,16 @@ import Testing
             #expect(request.causeKind == "notification")
             #expect(asked.notificationUUIDs.contains(request.causeID ?? ""))
 
+            // Apple declines that request: the purchase stands, and the app server is told.
+            _ = try await e.control.declineRefund(coinsID)
+            await e.deliverNotifications()
+            cody = try await Self.timeline(e, "cody")
+            let declined = try #require(cody.last { $0.type == "refund.declined" })
+            #expect(declined.data["transaction_id"] as? String == coinsID)
+            #expect(declined.data["declined_at"] is String)
+            #expect(
+                !cody.contains { $0.type == "credits.changed" && ($0.data["delta"] as? NSNumber)?.int64Value == -100 })
+
             _ = try await e.control.refund(coinsID)
             await e.deliverNotifications()
             cody = try await Self.timeline(e, "cody")
