@@ -163,6 +163,48 @@ import Testing
         }
     }
 
+    /// A subscriber Apple cannot extend (two extensions in the past 365 days already) counts as failed: Apple
+    /// sends `RENEWAL_EXTENSION` / `FAILURE` for that subscription, which SubLedger stores and applies without
+    /// effect, and the member is settled as refused.
+    @Test func aMassExtensionsFailedSubscriberIsToldAndChangesNothing() async throws {
+        try await E.run { e in
+            let (extensions, app) = try await Self.extensions(e)
+            let alice = try await Self.subscribe(e, "alice")
+            let bob = try await Self.subscribe(e, "bob")
+            for _ in 0..<2 {
+                _ = try await extensions.extend(
+                    originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+            }
+            try await Self.waitForDelivery(e, of: "RENEWAL_EXTENDED", count: 2)
+            let aliceBefore = try await Self.expiry(e, alice, app)
+            let entries = try await Self.count(e, "SELECT count(*) FROM ledger_entries WHERE account_id = 'alice'")
+
+            let submitted = try await extensions.extendAllActive(
+                productID: "pro.monthly", app: app, days: 10, reason: .serviceIssueOrOutage, requestedBy: "ops")
+            let done = try await extensions.waitForMassCompletion(
+                requestIdentifier: submitted.requestIdentifier, productID: "pro.monthly", app: app,
+                interval: .milliseconds(100)
+            ) { _ in }
+            #expect(done.succeededCount == 1)
+            #expect(done.failedCount == 1)
+            try await Self.waitForDelivery(e, of: "RENEWAL_EXTENSION", count: 2)
+            let failures = e.control.notifications().filter {
+                $0.notificationType == "RENEWAL_EXTENSION" && $0.subtype == "FAILURE"
+            }
+            #expect(failures.count == 1)
+            #expect(failures.first?.originalTransactionID == alice)
+            #expect(
+                try await Self.count(
+                    e, "SELECT count(*) FROM notifications WHERE notification_type = 'RENEWAL_EXTENSION'") == 2)
+            #expect(try await Self.expiry(e, alice, app) == aliceBefore)
+            #expect(
+                try await Self.count(e, "SELECT count(*) FROM ledger_entries WHERE account_id = 'alice'") == entries)
+            let records = try await RenewalExtensionStore(pool: e.service.pool).extensions(
+                of: ChainKey(environment: .production, originalTransactionID: bob), appID: app.appID)
+            #expect(records.map(\.status) == [.succeeded])
+        }
+    }
+
     @Test func aSingleExtensionMovesOneAndAThirdWithinAYearIsRefusedBeforeCallingApple() async throws {
         try await E.run { e in
             let (extensions, app) = try await Self.extensions(e)

@@ -59,7 +59,8 @@ extension SimulatorState {
     }
 
     /// Completes a mass extension: every active subscriber of the product (in the storefronts asked for)
-    /// that is eligible is extended; the others count as failed. Then `RENEWAL_EXTENSION` / `SUMMARY`.
+    /// that is eligible is extended; the others count as failed, each with `RENEWAL_EXTENSION` / `FAILURE`.
+    /// Then `RENEWAL_EXTENSION` / `SUMMARY`.
     mutating func completeMassExtension(
         key: String, signer: PayloadSigner, _ context: Context
     ) throws(SimulatorError) {
@@ -82,7 +83,12 @@ extension SimulatorState {
                     now: context.now, sandboxDurations: context.sandboxDurations)
                 request.succeededCount += 1
             } else {
+                // Apple tells the developer about each subscription it could not extend.
                 request.failedCount += 1
+                emit(
+                    "RENEWAL_EXTENSION", "FAILURE",
+                    key: AccountAppKey(appleID: chain.appleID, bundleID: chain.bundleID),
+                    transactionID: chain.latestTransactionID)
             }
         }
         request.complete = true
