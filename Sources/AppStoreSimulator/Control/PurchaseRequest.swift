@@ -20,12 +20,14 @@ public struct PurchaseRequest: Sendable, Codable, Hashable {
     public var askToBuy: Bool?
     /// Give the product's free trial when the Apple ID is eligible. Default: true.
     public var useFreeTrial: Bool?
+    /// Buy a subscription with an offer (promotional, offer code, win-back) instead of the free trial.
+    public var offer: OfferRedemption?
 
     /// Creates a purchase request.
     public init(
         appleID: String, bundleID: String, productID: String, quantity: Int? = nil, appAccountToken: String? = nil,
         applicationUsername: String? = nil, emptyUsernameBug: Bool? = nil, legacyReceipt: Bool? = nil,
-        askToBuy: Bool? = nil, useFreeTrial: Bool? = nil
+        askToBuy: Bool? = nil, useFreeTrial: Bool? = nil, offer: OfferRedemption? = nil
     ) {
         self.appleID = appleID
         self.bundleID = bundleID
@@ -37,5 +39,6 @@ public struct PurchaseRequest: Sendable, Codable, Hashable {
         self.legacyReceipt = legacyReceipt
         self.askToBuy = askToBuy
         self.useFreeTrial = useFreeTrial
+        self.offer = offer
     }
 }

@@ -47,14 +47,17 @@ enum SignedPayloads {
             rawRevocationReason: record.revocationReason,
             revocationDate: record.revocationDate?.millisecondsSince1970,
             isUpgraded: record.isUpgraded ? true : nil,
-            rawOfferType: record.isFreeTrial ? OfferType.introductoryOffer.rawValue : nil,
+            rawOfferType: record.offer?.kind.appleOfferType
+                ?? (record.isFreeTrial ? OfferType.introductoryOffer.rawValue : nil),
+            offerIdentifier: record.offer?.identifier,
             rawEnvironment: record.environment.rawValue,
             storefront: record.storefront,
             storefrontID: storefrontID(record.storefront),
             rawTransactionReason: record.reason.rawValue,
             currency: record.currency,
             price: record.price,
-            rawOfferDiscountType: record.isFreeTrial ? OfferDiscountType.freeTrial.rawValue : nil,
+            rawOfferDiscountType: record.offer.map { $0.discountType ?? "PAY_AS_YOU_GO" }
+                ?? (record.isFreeTrial ? OfferDiscountType.freeTrial.rawValue : nil),
             appTransactionID: appTransactionID(
                 appleID: record.appleID, bundleID: record.bundleID, environment: record.environment),
             offerPeriod: record.offerPeriod,

@@ -140,7 +140,8 @@ struct SimulatorState: Sendable {
         usernameLost: Bool = false,
         legacyReceipt: Bool = false,
         orderID: String? = nil,
-        price: Int64? = nil
+        price: Int64? = nil,
+        offer: OfferRedemption? = nil
     ) -> TransactionRecord {
         let id = ids.transactionID(environment: account.environment)
         sequence += 1
@@ -165,9 +166,11 @@ struct SimulatorState: Sendable {
             ownership: ownership,
             reason: reason,
             isFreeTrial: isFreeTrial,
-            offerPeriod: isFreeTrial ? product.freeTrial?.rawValue : nil,
+            offerPeriod: isFreeTrial
+                ? product.freeTrial?.rawValue : offer.map { _ in product.duration?.rawValue ?? "P1M" },
+            offer: offer,
             orderID: orderID ?? ids.orderID(),
-            price: isFreeTrial ? 0 : (price ?? product.price ?? 0) * Int64(max(quantity, 1)),
+            price: isFreeTrial ? 0 : (offer?.price ?? price ?? product.price ?? 0) * Int64(max(quantity, 1)),
             currency: product.currency ?? "USD",
             storefront: account.storefront,
             legacyReceipt: legacyReceipt,

@@ -34,6 +34,8 @@ struct TransactionRecord: Sendable {
     /// The ISO 8601 duration of the offer the transaction was bought with (`P1W` for a week's free trial),
     /// Apple's `offerPeriod`; `nil` without an offer.
     var offerPeriod: String?
+    /// The offer other than an introductory free trial that priced this transaction, if any.
+    var offer: OfferRedemption?
     var orderID: String
     var price: Int64
     var currency: String

@@ -69,6 +69,13 @@ extension SimulatorState {
         let groupKey = GroupKey(appleID: account.appleID, bundleID: app.bundleID, groupID: groupID)
         let key = AccountAppKey(appleID: account.appleID, bundleID: app.bundleID)
         let duration = product.duration ?? .oneMonth
+        let offer = try Self.checked(request.offer, product: product)
+        let existingChain = chainByGroup[groupKey].flatMap { chains[$0] }
+        if offer?.kind == .winBack, existingChain == nil || existingChain!.isEntitled {
+            throw SimulatorError(.conflict, "a win-back offer is only for a subscriber whose subscription has ended")
+        }
+        // An offer code's purchase is told as OFFER_REDEEMED, any other as SUBSCRIBED.
+        let notificationType = offer?.kind == .offerCode ? "OFFER_REDEEMED" : "SUBSCRIBED"
         if let existingID = chainByGroup[groupKey], var chain = chains[existingID] {
             if chain.isEntitled || chain.status == .billingRetry {
                 guard chain.productID != product.productID else {
@@ -83,7 +90,8 @@ extension SimulatorState {
                 originalPurchaseDate: first.originalPurchaseDate, purchaseDate: context.now,
                 expiresDate: duration.end(from: context.now, sandbox: context.sandboxDurations), reason: .purchase,
                 appAccountToken: token ?? chain.appAccountToken, applicationUsername: request.applicationUsername,
-                usernameLost: usernameLost, legacyReceipt: request.legacyReceipt == true || chain.legacyReceipts)
+                usernameLost: usernameLost, legacyReceipt: request.legacyReceipt == true || chain.legacyReceipts,
+                offer: offer)
             chain.transactionIDs.append(record.transactionID)
             chain.productID = product.productID
             chain.autoRenewProductID = product.productID
@@ -97,16 +105,16 @@ extension SimulatorState {
             chain.recentSubscriptionStartDate = context.now
             if let token { chain.appAccountToken = token }
             save(chain)
-            emit("SUBSCRIBED", "RESUBSCRIBE", key: key, transactionID: record.transactionID)
+            emit(notificationType, "RESUBSCRIBE", key: key, transactionID: record.transactionID)
             return record.transactionID
         }
-        let trial = request.useFreeTrial != false ? product.freeTrial : nil
+        let trial = request.useFreeTrial != false && offer == nil ? product.freeTrial : nil
         let expires = (trial ?? duration).end(from: context.now, sandbox: context.sandboxDurations)
         let record = insertTransaction(
             account: account, app: app, product: product, originalTransactionID: nil, originalPurchaseDate: nil,
             purchaseDate: context.now, expiresDate: expires, reason: .purchase, isFreeTrial: trial != nil,
             appAccountToken: token, applicationUsername: request.applicationUsername, usernameLost: usernameLost,
-            legacyReceipt: request.legacyReceipt == true)
+            legacyReceipt: request.legacyReceipt == true, offer: offer)
         let chain = SubscriptionChainRecord(
             originalTransactionID: record.transactionID, appleID: account.appleID, bundleID: app.bundleID,
             environment: account.environment, groupID: groupID, productID: product.productID,
@@ -115,8 +123,32 @@ extension SimulatorState {
             appAccountToken: token, applicationUsername: request.applicationUsername, usernameLost: usernameLost)
         chainByGroup[groupKey] = chain.originalTransactionID
         save(chain)
-        emit("SUBSCRIBED", "INITIAL_BUY", key: key, transactionID: record.transactionID)
+        emit(notificationType, "INITIAL_BUY", key: key, transactionID: record.transactionID)
         return record.transactionID
+    }
+
+    /// `offer` with its price and discount type settled against `product`, or why Apple would refuse it.
+    static func checked(_ offer: OfferRedemption?, product: ProductDefinition) throws(SimulatorError)
+        -> OfferRedemption?
+    {
+        guard var offer else { return nil }
+        guard !offer.identifier.isEmpty, offer.identifier.utf8.count <= 64,
+            offer.identifier.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw SimulatorError(.badRequest, "an offer identifier is 1 to 64 printable ASCII characters")
+        }
+        let discount = offer.discountType ?? "PAY_AS_YOU_GO"
+        guard OfferRedemption.discountTypes.contains(discount) else {
+            throw SimulatorError(.badRequest, "discount_type must be FREE_TRIAL, PAY_AS_YOU_GO or PAY_UP_FRONT")
+        }
+        let full = product.price ?? 0
+        let price = discount == "FREE_TRIAL" ? 0 : (offer.price ?? full / 2)
+        guard price >= 0, price <= full else {
+            throw SimulatorError(.badRequest, "an offer's price is 0 to the product's price")
+        }
+        offer.discountType = discount
+        offer.price = price
+        return offer
     }
 
     /// Approves an Ask to Buy request: the purchase happens now.

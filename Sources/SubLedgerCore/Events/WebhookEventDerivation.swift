@@ -45,10 +45,11 @@ public enum WebhookEventDerivation {
         switch entry.kind {
         case .grant:
             return [draft(.entitlementGranted, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
+                + offerDrafts(entry, chains: chains, draft: draft)
         case .extend:
             return [
                 draft(.entitlementExtended, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])
-            ]
+            ] + offerDrafts(entry, chains: chains, draft: draft)
         case .revoke:
             // An upgrade ends the old product: `subscription.product_changed` tells it, not a revocation.
             guard entry.reason != .upgrade else { return [] }
@@ -98,19 +99,49 @@ public enum WebhookEventDerivation {
         }
     }
 
-    /// For an entry that a refund caused (reason `refund`), the money it gave back, as Apple stated it on the
-    /// refunded transaction when the entry was derived: `refund.revocation_percentage` (thousandths of a
-    /// percent; `null`: not stated, the whole price), `price_milli` and `refunded_milli` (Apple's price and its
-    /// refunded share, `RevocationPercentage.refunded`; `null` when Apple stated no price), `currency`.
-    private static func refundMembers(_ entry: LedgerEntry, chains: [ChainSnapshot]) -> [EventJSON.Member] {
-        guard entry.reason == .refund else { return [] }
-        let known = chains.lazy
+    /// `subscription.offer_redeemed` for a grant or extension whose transaction an offer priced: a promotional
+    /// offer, an offer code or a win-back offer (`offerType` 2, 3, 4; introductory offers are the
+    /// `trials` report's), with the offer's identifier, discount type and what the period cost.
+    private static func offerDrafts(
+        _ entry: LedgerEntry, chains: [ChainSnapshot],
+        draft: (WebhookEventType, [EventJSON.Member]) -> WebhookEventDraft
+    ) -> [WebhookEventDraft] {
+        guard let known = transaction(of: entry, in: chains), let type = known.transaction.offerType,
+            let name = [2: "promotional", 3: "offer_code", 4: "win_back"][type]
+        else { return [] }
+        let price = RevenueFieldRules.price(known.details.price)
+        return [
+            draft(
+                .offerRedeemed,
+                [
+                    .init("offer_type", .string(name)),
+                    .init("offer_identifier", .optional(known.transaction.offerIdentifier)),
+                    .init(
+                        "offer_discount_type",
+                        .optional(RevenueFieldRules.offerDiscountType(known.transaction.offerDiscountType))),
+                    .init("price_milli", price.map(EventJSON.integer) ?? .null),
+                    .init("currency", .optional(RevenueFieldRules.code(known.details.currency))),
+                    .init("expires_at", .time(entry.periodEnd)),
+                ])
+        ]
+    }
+
+    /// The transaction of `entry` in the chains the apply changed.
+    private static func transaction(of entry: LedgerEntry, in chains: [ChainSnapshot]) -> KnownTransaction? {
+        chains.lazy
             .filter {
                 $0.key.environment == entry.environment && $0.key.originalTransactionID == entry.originalTransactionID
             }
             .flatMap(\.transactions)
             .first { $0.transactionID == entry.transactionID }
-        guard let known else { return [] }
+    }
+
+    /// For an entry that a refund caused (reason `refund`), the money it gave back, as Apple stated it on the
+    /// refunded transaction when the entry was derived: `refund.revocation_percentage` (thousandths of a
+    /// percent; `null`: not stated, the whole price), `price_milli` and `refunded_milli` (Apple's price and its
+    /// refunded share, `RevocationPercentage.refunded`; `null` when Apple stated no price), `currency`.
+    private static func refundMembers(_ entry: LedgerEntry, chains: [ChainSnapshot]) -> [EventJSON.Member] {
+        guard entry.reason == .refund, let known = transaction(of: entry, in: chains) else { return [] }
         let percentage = known.revocations.first { $0.revocationDate == entry.effectiveAt }?.revocationPercentage
         let price = RevenueFieldRules.price(known.details.price)
         return [

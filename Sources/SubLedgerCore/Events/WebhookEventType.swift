@@ -19,6 +19,9 @@ public enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     /// A price increase of the subscription awaits the customer's consent, or the customer consented
     /// (`data.status`: Apple's `PRICE_INCREASE` notification, renewal info's `priceIncreaseStatus`).
     case priceIncrease = "subscription.price_increase"
+    /// A subscription purchase or renewal priced by a promotional offer, an offer code or a win-back offer
+    /// (StoreKit 2 `offerType` 2, 3, 4): the app server may unlock what the offer promised.
+    case offerRedeemed = "subscription.offer_redeemed"
     /// The ownership rule moved a chain to or away from the account (one event per account).
     case ownershipTransferred = "ownership.transferred"
     /// A transaction arrived that no account can be given yet.

@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func everyCatalogTypeAndTheTestTypeAreKnown() {
-        #expect(WebhookEventTypeNames.all.count == 16)
+        #expect(WebhookEventTypeNames.all.count == 17)
         #expect(WebhookEventTypeNames.isKnown("webhook.test"))
         #expect(WebhookEventTypeNames.isKnown("subscription.price_increase"))
         #expect(WebhookEventTypeNames.isKnown("refund.requested"))
