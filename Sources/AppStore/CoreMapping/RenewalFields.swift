@@ -56,6 +56,19 @@ struct RenewalFields {
     var environment: AppStoreEnvironment?
     var observation: Observation
 
+    /// StoreKit 2's `eligibleWinBackOfferIds`; receipts have none.
+    var eligibleWinBackOfferIDs: [String]? = nil
+
+    /// The win-back offer ids kept: at most 20, each an offer identifier as App Store Connect allows (1 to 64
+    /// printable ASCII characters); others are dropped, never a reason to refuse the renewal state.
+    static func winBackOfferIDs(_ ids: [String]?) -> [String]? {
+        guard let ids else { return nil }
+        let kept = ids.filter { id in
+            !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        }
+        return Array(kept.prefix(20))
+    }
+
     /// The core's renewal state, after checking identifiers and dates.
     func coreRenewalInfo(of payload: some RenewalPayload) throws(PayloadMappingError) -> RenewalInfo {
         let originalTransactionID = try PayloadMappingError.identifier(
@@ -91,6 +104,7 @@ struct RenewalFields {
             renewalPrice: RevenueFieldRules.price(renewalPrice),
             currency: RevenueFieldRules.code(currency),
             offerDiscountType: RevenueFieldRules.offerDiscountType(offerDiscountType),
+            eligibleWinBackOfferIDs: Self.winBackOfferIDs(eligibleWinBackOfferIDs),
             environment: environment,
             observedAt: observedAt
         )

@@ -81,6 +81,7 @@ enum SignedPayloads {
         _ chain: SubscriptionChainRecord,
         renewalPrice: Int64?,
         currency: String?,
+        winBackOffers: [String]? = nil,
         signedAt: Instant
     ) -> JWSRenewalInfoDecodedPayload {
         return JWSRenewalInfoDecodedPayload(
@@ -102,6 +103,8 @@ enum SignedPayloads {
             renewalDate: chain.expiresDate.millisecondsSince1970,
             currency: currency,
             renewalPrice: renewalPrice,
+            // A subscriber whose subscription ended (not refunded) may be won back.
+            eligibleWinBackOfferIDs: chain.status == .expired && !(winBackOffers ?? []).isEmpty ? winBackOffers : nil,
             appAccountToken: chain.usernameLost ? nil : chain.appAccountToken,
             appTransactionID: appTransactionID(
                 appleID: chain.appleID, bundleID: chain.bundleID, environment: chain.environment)
@@ -130,6 +133,7 @@ extension SimulatorState {
         return try signer.sign(
             SignedPayloads.renewalInfo(
                 chain, renewalPrice: product.flatMap(chain.renewalPrice(of:)), currency: product?.currency,
+                winBackOffers: product?.winBackOffers,
                 signedAt: signingInstant(of: originalTransactionID, now: now)))
     }
 }

@@ -16,12 +16,15 @@ public struct ProductDefinition: Sendable, Codable, Hashable {
     public var currency: String?
     /// A free-trial introductory offer length, granted on a customer's first subscription in the group.
     public var freeTrial: SubscriptionDuration?
+    /// The product's win-back offers (their offer identifiers): renewal info lists them as
+    /// `eligibleWinBackOfferIds` once a subscription to the product has ended.
+    public var winBackOffers: [String]?
 
     /// Creates a product definition.
     public init(
         productID: String, type: ProductKind, subscriptionGroupID: String? = nil,
         duration: SubscriptionDuration? = nil, groupLevel: Int? = nil, price: Int64? = nil,
-        currency: String? = nil, freeTrial: SubscriptionDuration? = nil
+        currency: String? = nil, freeTrial: SubscriptionDuration? = nil, winBackOffers: [String]? = nil
     ) {
         self.productID = productID
         self.type = type
@@ -31,6 +34,7 @@ public struct ProductDefinition: Sendable, Codable, Hashable {
         self.price = price
         self.currency = currency
         self.freeTrial = freeTrial
+        self.winBackOffers = winBackOffers
     }
 
     /// The definition with every default filled in.

@@ -137,6 +137,9 @@ extension SimulatorState {
         else {
             throw SimulatorError(.badRequest, "an offer identifier is 1 to 64 printable ASCII characters")
         }
+        if offer.kind == .winBack, let known = product.winBackOffers, !known.contains(offer.identifier) {
+            throw SimulatorError(.badRequest, "\(product.productID) has no win-back offer \(offer.identifier)")
+        }
         let discount = offer.discountType ?? "PAY_AS_YOU_GO"
         guard OfferRedemption.discountTypes.contains(discount) else {
             throw SimulatorError(.badRequest, "discount_type must be FREE_TRIAL, PAY_AS_YOU_GO or PAY_UP_FRONT")

@@ -30,6 +30,9 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
     /// StoreKit 2 `offerDiscountType` of the offer the next renewal uses (`FREE_TRIAL`, `PAY_AS_YOU_GO`,
     /// `PAY_UP_FRONT`), raw.
     public var offerDiscountType: String?
+    /// StoreKit 2 `eligibleWinBackOfferIds`: the win-back offers the customer may redeem now (their
+    /// subscription ended); `nil` when Apple states none.
+    public var eligibleWinBackOfferIDs: [String]?
     public var environment: AppStoreEnvironment
     /// When Apple produced this renewal state (JWS `signedDate`, or the receipt's request time); used so
     /// an older renewal state never overwrites a newer one.
@@ -50,6 +53,7 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         renewalPrice: Int64? = nil,
         currency: String? = nil,
         offerDiscountType: String? = nil,
+        eligibleWinBackOfferIDs: [String]? = nil,
         environment: AppStoreEnvironment,
         observedAt: Instant
     ) {
@@ -67,6 +71,7 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         self.renewalPrice = renewalPrice
         self.currency = currency
         self.offerDiscountType = offerDiscountType
+        self.eligibleWinBackOfferIDs = eligibleWinBackOfferIDs
         self.environment = environment
         self.observedAt = observedAt
     }

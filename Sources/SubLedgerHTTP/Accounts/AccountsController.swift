@@ -59,6 +59,8 @@ struct AccountsController: Sendable {
         /// A price increase Apple announced: `pending` (the customer has not consented; without consent the
         /// subscription expires at its renewal date) or `accepted`.
         var price_increase: String?
+        /// The win-back offers Apple says the customer may redeem now (their subscription ended).
+        var eligible_win_back_offer_ids: [String]?
     }
 
     struct SubscriptionsBody: ResponseEncodable {
@@ -100,7 +102,8 @@ struct AccountsController: Sendable {
                         case 1: "accepted"
                         default: nil
                         }
-                    })
+                    },
+                    eligible_win_back_offer_ids: renewal?.eligibleWinBackOfferIDs)
             })
     }
 

@@ -18,7 +18,7 @@ extension StoredJSONReader {
     private enum RenewalField: Int, CaseIterable {
         case originalTransactionID, productID, autoRenewProductID, willAutoRenew, expirationIntent
         case isInBillingRetryPeriod, gracePeriodExpiresDate, priceIncreaseStatus, offerType, offerIdentifier
-        case renewalDate, renewalPrice, currency, offerDiscountType, environment, observedAt
+        case renewalDate, renewalPrice, currency, offerDiscountType, environment, observedAt, eligibleWinBackOfferIDs
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -124,6 +124,7 @@ extension StoredJSONReader {
         var offerDiscountType: String?
         var environment: AppStoreEnvironment?
         var observedAt: Instant?
+        var eligibleWinBackOfferIDs: [String]?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -137,6 +138,7 @@ extension StoredJSONReader {
                     gracePeriodExpiresDate: gracePeriodExpiresDate, priceIncreaseStatus: priceIncreaseStatus,
                     offerType: offerType, offerIdentifier: offerIdentifier, renewalDate: renewalDate,
                     renewalPrice: renewalPrice, currency: currency, offerDiscountType: offerDiscountType,
+                    eligibleWinBackOfferIDs: eligibleWinBackOfferIDs,
                     environment: try required(environment, "environment"),
                     observedAt: try required(observedAt, "observedAt"))
             case .unknown:
@@ -157,6 +159,16 @@ extension StoredJSONReader {
                 case .renewalPrice: renewalPrice = try readNull() ? nil : try readInt64()
                 case .currency: currency = try readOptionalString()
                 case .offerDiscountType: offerDiscountType = try readOptionalString()
+                case .eligibleWinBackOfferIDs:
+                    if try readNull() {
+                        eligibleWinBackOfferIDs = nil
+                    } else {
+                        var ids: [String] = []
+                        try beginArray()
+                        var isFirst = true
+                        while try nextElement(&isFirst) { ids.append(try readString()) }
+                        eligibleWinBackOfferIDs = ids
+                    }
                 case .environment: environment = try readEnum(AppStoreEnvironment.self)
                 case .observedAt: observedAt = try readInstant()
                 }

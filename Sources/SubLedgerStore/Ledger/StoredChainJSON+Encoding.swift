@@ -43,6 +43,12 @@ extension StoredJSONWriter {
         beginObject()
         optional("autoRenewProductID", renewal.autoRenewProductID)
         optional("currency", renewal.currency)
+        if let ids = renewal.eligibleWinBackOfferIDs {
+            key("eligibleWinBackOfferIDs")
+            beginArray()
+            for id in ids { string(id) }
+            endArray()
+        }
         key("environment")
         string(renewal.environment.rawValue)
         optional("expirationIntent", renewal.expirationIntent)

@@ -51,6 +51,17 @@ import Testing
             _ = try await e.control.setAutoRenew(original, enabled: false)
             _ = await e.control.advanceClock(.init(seconds: 40 * 86_400))
             await e.deliverNotifications()
+            // Apple says which win-back offers the lapsed customer may redeem; the app reads them here.
+            let lapsed = try await e.client.call(.get, "/v1/accounts/dana/subscriptions", key: e.key)
+            let subscription = try #require((lapsed.json["subscriptions"] as? [[String: Any]])?.first)
+            #expect(subscription["state"] as? String == "expired")
+            #expect(subscription["eligible_win_back_offer_ids"] as? [String] == ["COMEBACK"])
+            await #expect(throws: SimulatorError.self) {
+                _ = try await e.control.purchase(
+                    PurchaseRequest(
+                        appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly",
+                        offer: OfferRedemption(kind: .winBack, identifier: "NOSUCHOFFER")))
+            }
             await #expect(throws: SimulatorError.self) {
                 // Not for a subscriber whose subscription runs.
                 _ = try await e.control.purchase(

@@ -44,7 +44,7 @@ struct EndToEndHarness: Sendable {
                         products: [
                             ProductDefinition(
                                 productID: "pro.monthly", type: .autoRenewable, subscriptionGroupID: "g1",
-                                duration: .oneMonth, price: 9_990, currency: "USD"),
+                                duration: .oneMonth, price: 9_990, currency: "USD", winBackOffers: ["COMEBACK"]),
                             ProductDefinition(
                                 productID: "pro.yearly", type: .autoRenewable, subscriptionGroupID: "g1",
                                 duration: .oneYear, price: 99_990, currency: "USD"),

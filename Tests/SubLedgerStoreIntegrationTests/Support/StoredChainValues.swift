@@ -76,8 +76,11 @@ struct StoredChainValues {
             gracePeriodExpiresDate: maybe { $0.instant() }, priceIncreaseStatus: maybe { $0.int() },
             offerType: maybe { $0.int() }, offerIdentifier: maybe { $0.string() }, renewalDate: maybe { $0.instant() },
             renewalPrice: maybe { $0.int64() }, currency: maybe { $0.string() },
-            offerDiscountType: maybe { $0.string() }, environment: element(of: AppStoreEnvironment.self),
-            observedAt: instant())
+            offerDiscountType: maybe { $0.string() },
+            eligibleWinBackOfferIDs: maybe { values in
+                (0..<Int.random(in: 0...3, using: &values.random)).map { _ in values.string() }
+            },
+            environment: element(of: AppStoreEnvironment.self), observedAt: instant())
     }
 
     mutating func chain() -> SubscriptionChain {

@@ -130,7 +130,8 @@ extension JWSRenewalInfoDecodedPayload {
             currency: currency,
             offerDiscountType: rawOfferDiscountType,
             environment: environment,
-            observation: .signedDate(signedDate)
+            observation: .signedDate(signedDate),
+            eligibleWinBackOfferIDs: eligibleWinBackOfferIDs
         ).coreRenewalInfo(of: self)
     }
 }
