@@ -30,12 +30,6 @@ public struct OfferRedemption: Sendable, Codable, Hashable {
     /// for a free trial).
     public var price: Int64?
 
-    enum CodingKeys: String, CodingKey {
-        case kind, identifier
-        case discountType = "discount_type"
-        case price
-    }
-
     public init(kind: Kind, identifier: String, discountType: String? = nil, price: Int64? = nil) {
         self.kind = kind
         self.identifier = identifier

@@ -7,11 +7,6 @@ public struct PriceIncreaseRequest: Sendable, Codable, Hashable {
     /// (`ACCEPTED` at once).
     public var requiresConsent: Bool?
 
-    enum CodingKeys: String, CodingKey {
-        case price
-        case requiresConsent = "requires_consent"
-    }
-
     public init(price: Int64, requiresConsent: Bool? = nil) {
         self.price = price
         self.requiresConsent = requiresConsent

@@ -17,6 +17,9 @@ extension SimulatorState {
         if let token = request.appAccountToken, UUID(uuidString: token) == nil {
             throw SimulatorError(.badRequest, "app_account_token must be a UUID")
         }
+        if request.offer != nil, product.type != .autoRenewable {
+            throw SimulatorError(.badRequest, "offers are for auto-renewable subscriptions only")
+        }
         if request.askToBuy == true {
             let requestID = "ask-" + ids.uuid()
             var pending = request
