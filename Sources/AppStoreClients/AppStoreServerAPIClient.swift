@@ -84,7 +84,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             HistoryResponse.self,
             method: .GET,
-            path: "/inApps/v2/history/\(Self.pathComponent(transactionID))",
+            path: "/inApps/v2/history/\(try Self.pathSegment(transactionID))",
             query: query
         )
         return TransactionHistoryPage(
@@ -112,7 +112,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             StatusResponse.self,
             method: .GET,
-            path: "/inApps/v1/subscriptions/\(Self.pathComponent(transactionID))",
+            path: "/inApps/v1/subscriptions/\(try Self.pathSegment(transactionID))",
             query: statuses.map { ("status", String($0)) }
         )
         var groups: [SubscriptionStatuses.Group] = []
@@ -151,7 +151,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             TransactionInfoResponse.self,
             method: .GET,
-            path: "/inApps/v1/transactions/\(Self.pathComponent(transactionID))"
+            path: "/inApps/v1/transactions/\(try Self.pathSegment(transactionID))"
         )
         guard let token = body.signedTransactionInfo else {
             throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
@@ -164,7 +164,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             OrderLookupResponse.self,
             method: .GET,
-            path: "/inApps/v1/lookup/\(Self.pathComponent(orderID))"
+            path: "/inApps/v1/lookup/\(try Self.pathSegment(orderID))"
         )
         return OrderLookup(
             status: body.status, transactions: try await verifyTransactions(body.signedTransactions ?? []))
@@ -178,7 +178,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             RefundHistoryResponse.self,
             method: .GET,
-            path: "/inApps/v2/refund/lookup/\(Self.pathComponent(transactionID))",
+            path: "/inApps/v2/refund/lookup/\(try Self.pathSegment(transactionID))",
             query: revision.map { [("revision", $0)] } ?? []
         )
         return TransactionHistoryPage(
@@ -249,7 +249,7 @@ public struct AppStoreServerAPIClient: Sendable {
     public func testNotificationStatus(token: String) async throws(AppStoreServerAPIError) -> TestNotificationStatus {
         let body = try await send(
             CheckTestNotificationResponse.self, method: .GET,
-            path: "/inApps/v1/notifications/test/\(Self.pathComponent(token))")
+            path: "/inApps/v1/notifications/test/\(try Self.pathSegment(token))")
         guard let signedPayload = body.signedPayload else {
             throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
         }
@@ -299,6 +299,13 @@ public struct AppStoreServerAPIClient: Sendable {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// `pathComponent(value)`, refusing what no encoding makes one segment of the endpoint's own path: an empty
+    /// id (the path would end at the collection) and `.` or `..` (dot segments, which name another path).
+    static func pathSegment(_ value: String) throws(AppStoreServerAPIError) -> String {
+        guard !value.isEmpty, value != ".", value != ".." else { throw AppStoreServerAPIError(.invalidArgument) }
+        return pathComponent(value)
     }
 
     static func queryString(_ items: [(String, String)]) -> String {
