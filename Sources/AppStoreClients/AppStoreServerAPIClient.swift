@@ -159,6 +159,34 @@ public struct AppStoreServerAPIClient: Sendable {
         return try await verifyTransactions([token])[0]
     }
 
+    /// Get App Transaction Info (App Store Server API 1.17): the customer's app transaction, found by any of
+    /// their transaction ids for the app: a `transactionId`, an `originalTransactionId` or the
+    /// `appTransactionId`.
+    ///
+    /// `signedAppTransactionInfo` is verified (chain, signature, app, environment) before the body is returned,
+    /// and is kept as Apple signed it for whoever stores or verifies it again (`SignedDataVerifier
+    /// .verifyAppTransaction`). Apple answers 404 with `apiErrorCode` 4040010 (`transactionIDNotFound`) for an
+    /// unknown id and 4040019 (`apiError`) when the customer has no app transaction; a non-numeric id is 400
+    /// with 4000006 (`apiError`).
+    public func appTransactionInfo(transactionID: String) async throws(AppStoreServerAPIError)
+        -> AppTransactionInfoResponse
+    {
+        let body = try await send(
+            AppTransactionInfoResponse.self,
+            method: .GET,
+            path: "/inApps/v1/transactions/appTransactions/\(try Self.pathSegment(transactionID))"
+        )
+        guard let token = body.signedAppTransactionInfo else {
+            throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
+        }
+        do {
+            _ = try await verifier.verifyAppTransaction(token)
+        } catch {
+            throw AppStoreServerAPIError(.verificationFailed, verificationError: error)
+        }
+        return body
+    }
+
     /// Look Up Order ID: the verified transactions of a customer's order id.
     public func lookUpOrder(orderID: String) async throws(AppStoreServerAPIError) -> OrderLookup {
         let body = try await send(
