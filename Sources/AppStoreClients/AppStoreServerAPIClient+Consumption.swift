@@ -8,7 +8,7 @@ extension AppStoreServerAPIClient {
     public func sendConsumptionInformation(transactionID: String, _ request: ConsumptionRequest)
         async throws(AppStoreServerAPIError)
     {
-        try await put(path: "/inApps/v2/transactions/consumption/\(Self.pathComponent(transactionID))", body: request)
+        try await put(path: "/inApps/v2/transactions/consumption/\(try Self.pathSegment(transactionID))", body: request)
     }
 
     /// Send Consumption Information V1: `PUT /inApps/v1/transactions/consumption/{transactionId}`, the older
@@ -16,7 +16,7 @@ extension AppStoreServerAPIClient {
     public func sendConsumptionInformationV1(transactionID: String, _ request: ConsumptionRequestV1)
         async throws(AppStoreServerAPIError)
     {
-        try await put(path: "/inApps/v1/transactions/consumption/\(Self.pathComponent(transactionID))", body: request)
+        try await put(path: "/inApps/v1/transactions/consumption/\(try Self.pathSegment(transactionID))", body: request)
     }
 
     /// A PUT whose success answer has no body worth reading.

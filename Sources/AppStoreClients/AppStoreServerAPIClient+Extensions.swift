@@ -12,7 +12,7 @@ extension AppStoreServerAPIClient {
         try await send(
             ExtendRenewalDateResponse.self,
             method: .PUT,
-            path: "/inApps/v1/subscriptions/extend/\(Self.pathComponent(originalTransactionID))",
+            path: "/inApps/v1/subscriptions/extend/\(try Self.pathSegment(originalTransactionID))",
             body: try Self.encodeBody(request)
         )
     }
@@ -38,8 +38,8 @@ extension AppStoreServerAPIClient {
         try await send(
             MassExtendRenewalDateStatusResponse.self,
             method: .GET,
-            path: "/inApps/v1/subscriptions/extend/mass/\(Self.pathComponent(productID))/"
-                + Self.pathComponent(requestIdentifier)
+            path: "/inApps/v1/subscriptions/extend/mass/\(try Self.pathSegment(productID))/"
+                + (try Self.pathSegment(requestIdentifier))
         )
     }
 

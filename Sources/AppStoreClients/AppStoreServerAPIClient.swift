@@ -84,7 +84,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             HistoryResponse.self,
             method: .GET,
-            path: "/inApps/v2/history/\(Self.pathComponent(transactionID))",
+            path: "/inApps/v2/history/\(try Self.pathSegment(transactionID))",
             query: query
         )
         return TransactionHistoryPage(
@@ -112,7 +112,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             StatusResponse.self,
             method: .GET,
-            path: "/inApps/v1/subscriptions/\(Self.pathComponent(transactionID))",
+            path: "/inApps/v1/subscriptions/\(try Self.pathSegment(transactionID))",
             query: statuses.map { ("status", String($0)) }
         )
         var groups: [SubscriptionStatuses.Group] = []
@@ -151,7 +151,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             TransactionInfoResponse.self,
             method: .GET,
-            path: "/inApps/v1/transactions/\(Self.pathComponent(transactionID))"
+            path: "/inApps/v1/transactions/\(try Self.pathSegment(transactionID))"
         )
         guard let token = body.signedTransactionInfo else {
             throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
@@ -159,12 +159,40 @@ public struct AppStoreServerAPIClient: Sendable {
         return try await verifyTransactions([token])[0]
     }
 
+    /// Get App Transaction Info (App Store Server API 1.17): the customer's app transaction, found by any of
+    /// their transaction ids for the app: a `transactionId`, an `originalTransactionId` or the
+    /// `appTransactionId`.
+    ///
+    /// `signedAppTransactionInfo` is verified (chain, signature, app, environment) before the body is returned,
+    /// and is kept as Apple signed it for whoever stores or verifies it again (`SignedDataVerifier
+    /// .verifyAppTransaction`). Apple answers 404 with `apiErrorCode` 4040010 (`transactionIDNotFound`) for an
+    /// unknown id and 4040019 (`apiError`) when the customer has no app transaction; a non-numeric id is 400
+    /// with 4000006 (`apiError`).
+    public func appTransactionInfo(transactionID: String) async throws(AppStoreServerAPIError)
+        -> AppTransactionInfoResponse
+    {
+        let body = try await send(
+            AppTransactionInfoResponse.self,
+            method: .GET,
+            path: "/inApps/v1/transactions/appTransactions/\(try Self.pathSegment(transactionID))"
+        )
+        guard let token = body.signedAppTransactionInfo else {
+            throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
+        }
+        do {
+            _ = try await verifier.verifyAppTransaction(token)
+        } catch {
+            throw AppStoreServerAPIError(.verificationFailed, verificationError: error)
+        }
+        return body
+    }
+
     /// Look Up Order ID: the verified transactions of a customer's order id.
     public func lookUpOrder(orderID: String) async throws(AppStoreServerAPIError) -> OrderLookup {
         let body = try await send(
             OrderLookupResponse.self,
             method: .GET,
-            path: "/inApps/v1/lookup/\(Self.pathComponent(orderID))"
+            path: "/inApps/v1/lookup/\(try Self.pathSegment(orderID))"
         )
         return OrderLookup(
             status: body.status, transactions: try await verifyTransactions(body.signedTransactions ?? []))
@@ -178,7 +206,7 @@ public struct AppStoreServerAPIClient: Sendable {
         let body = try await send(
             RefundHistoryResponse.self,
             method: .GET,
-            path: "/inApps/v2/refund/lookup/\(Self.pathComponent(transactionID))",
+            path: "/inApps/v2/refund/lookup/\(try Self.pathSegment(transactionID))",
             query: revision.map { [("revision", $0)] } ?? []
         )
         return TransactionHistoryPage(
@@ -249,7 +277,7 @@ public struct AppStoreServerAPIClient: Sendable {
     public func testNotificationStatus(token: String) async throws(AppStoreServerAPIError) -> TestNotificationStatus {
         let body = try await send(
             CheckTestNotificationResponse.self, method: .GET,
-            path: "/inApps/v1/notifications/test/\(Self.pathComponent(token))")
+            path: "/inApps/v1/notifications/test/\(try Self.pathSegment(token))")
         guard let signedPayload = body.signedPayload else {
             throw AppStoreServerAPIError(.malformedResponse, httpStatus: 200)
         }
@@ -299,6 +327,13 @@ public struct AppStoreServerAPIClient: Sendable {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// `pathComponent(value)`, refusing what no encoding makes one segment of the endpoint's own path: an empty
+    /// id (the path would end at the collection) and `.` or `..` (dot segments, which name another path).
+    static func pathSegment(_ value: String) throws(AppStoreServerAPIError) -> String {
+        guard !value.isEmpty, value != ".", value != ".." else { throw AppStoreServerAPIError(.invalidArgument) }
+        return pathComponent(value)
     }
 
     static func queryString(_ items: [(String, String)]) -> String {

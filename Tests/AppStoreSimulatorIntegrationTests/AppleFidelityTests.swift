@@ -158,6 +158,42 @@ import Testing
         }
     }
 
+    /// Get App Transaction Info answers Apple's `AppTransactionInfoResponse`, whose JWS payload has only the fields
+    /// of Apple's `JWSAppTransactionDecodedPayload` (and StoreKit's `signedDate`), dates as milliseconds.
+    @Test func appTransactionInfoAnswersApplesBodyAndPayloadFields() async throws {
+        try await SimulatorFixture.with { fixture in
+            _ = try await fixture.createAppleID("app-transaction@example.com")
+            let bought = try await fixture.buy("app-transaction@example.com", "coins")
+            let token = try Self.issuedToken(fixture)
+            let (status, body) = try await Self.get(
+                fixture, "/inApps/v1/transactions/appTransactions/\(bought.transactionID!)", token: token)
+            #expect(status == 200)
+            #expect(Set(body.keys) == ["signedAppTransactionInfo"])
+            let payload = try Self.payload(body["signedAppTransactionInfo"] as? String)
+            #expect(
+                Set(payload.keys) == [
+                    "receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
+                    "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
+                    "deviceVerificationNonce", "appTransactionId", "originalPlatform", "signedDate",
+                ])
+            #expect(payload["receiptType"] as? String == "Sandbox")
+            #expect(payload["originalPlatform"] as? String == "iOS")
+            #expect(payload["appAppleId"] as? Int64 == fixture.app.appAppleID)
+            let purchaseDate = try Self.payload(bought.signedTransaction)["purchaseDate"] as? Int64
+            #expect(payload["originalPurchaseDate"] as? Int64 == purchaseDate)
+
+            // An unknown id: Apple's TransactionIdNotFoundError; a non-numeric one: InvalidTransactionIdError.
+            let (missing, missingBody) = try await Self.get(
+                fixture, "/inApps/v1/transactions/appTransactions/1234567890", token: token)
+            #expect(missing == 404)
+            #expect(missingBody["errorCode"] as? Int == 4_040_010)
+            let (invalid, invalidBody) = try await Self.get(
+                fixture, "/inApps/v1/transactions/appTransactions/abc", token: token)
+            #expect(invalid == 400)
+            #expect(invalidBody["errorCode"] as? Int == 4_000_006)
+        }
+    }
+
     @Test func iOS6StyleAnswerStatesAutoRenewStatusAndProductAtTheTopLevel() async throws {
         try await SimulatorFixture.with { fixture in
             _ = try await fixture.createAppleID("ios6@example.com")

@@ -27,6 +27,9 @@ public struct AppStoreServerAPIError: Error, Hashable, Sendable, CustomStringCon
         public static let connectionError = Code("connectionError")
         /// The client was configured with an unusable key, lifetime or URL.
         public static let invalidConfiguration = Code("invalidConfiguration")
+        /// Nothing was sent: an argument cannot be sent as given (an id that is empty, or `.` or `..`, which
+        /// would name another path than the endpoint's).
+        public static let invalidArgument = Code("invalidArgument")
 
         /// The stable machine name.
         public var description: String { name }

@@ -59,6 +59,7 @@ struct ControlRoutes: Sendable {
                 return try await control.receipt(appleID: try Self.parameter(context, "appleID"), bundleID: bundleID)
             }
         }
+        registerAppTransaction(on: group)
         // Purchases
         group.post("purchases") { request, _ in
             try await Self.run(request, PurchaseRequest.self) { body async throws(SimulatorError) in

@@ -134,6 +134,20 @@ extension SimulatorState {
         }
     }
 
+    /// Get App Transaction Info: the app transaction of the Apple ID that `id` (a transaction, original
+    /// transaction or app transaction id of the app, in this environment) belongs to.
+    func appTransactionInfo(_ id: String, _ request: APIRequest) throws(SimulatorError) -> SimpleResponse {
+        guard !id.isEmpty, id.allSatisfy(\.isNumber) else { return ServerAPIError.invalidTransactionID }
+        guard let key = appTransactionOwner(of: id, bundleID: request.app.bundleID, environment: request.environment)
+        else { return ServerAPIError.transactionIDNotFound }
+        // Never nil today (every id the simulator knows came with a transaction of the app); Apple's answer
+        // for a customer without an app transaction, should that change.
+        guard let payload = try appTransaction(key, now: request.now) else {
+            return ServerAPIError.appTransactionDoesNotExist
+        }
+        return ServerAPIResponder.encode(["signedAppTransactionInfo": try request.signer.sign(payload)])
+    }
+
     func lookUpOrder(_ orderID: String, _ request: APIRequest) throws(SimulatorError) -> SimpleResponse {
         let records = (orders[orderID] ?? []).compactMap { transactions[$0] }
             .filter { $0.bundleID == request.app.bundleID && $0.environment == request.environment }

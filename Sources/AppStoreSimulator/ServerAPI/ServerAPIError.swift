@@ -17,6 +17,7 @@ enum ServerAPIError {
         4_000_013, "Invalid request. The end date precedes the start date, or the two dates are equal.", status: 400)
     static let invalidNotificationPaginationToken = body(4_000_014, "Invalid pagination token.", status: 400)
     static let testNotificationNotFound = body(4_040_008, "Test notification not found.", status: 404)
+    static let appTransactionDoesNotExist = body(4_040_019, "No AppTransaction exists for the customer.", status: 404)
     static let general = body(5_000_000, "An unknown error occurred.", status: 500)
     static let generalRetryable = body(
         5_000_001, "An unknown retryable error occurred. Please retry the request.", status: 500)

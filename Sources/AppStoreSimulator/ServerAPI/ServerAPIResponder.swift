@@ -39,6 +39,9 @@ struct ServerAPIResponder: Sendable {
                     return try state.subscriptionStatuses(segments[3], request)
                 case ("GET", ["inApps", "v1", "transactions"]) where segments.count == 4:
                     return try state.transactionInfo(segments[3], request)
+                case ("GET", ["inApps", "v1", "transactions"])
+                where segments.count == 5 && segments[3] == "appTransactions":
+                    return try state.appTransactionInfo(segments[4], request)
                 case ("GET", ["inApps", "v1", "lookup"]) where segments.count == 4:
                     return try state.lookUpOrder(segments[3], request)
                 case ("GET", ["inApps", "v2", "refund"]) where segments.count == 5 && segments[3] == "lookup":

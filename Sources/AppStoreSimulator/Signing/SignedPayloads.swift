@@ -66,6 +66,37 @@ enum SignedPayloads {
         )
     }
 
+    /// Apple's `AppTransaction` of an Apple ID's download of an app (see `SimulatorState.appTransaction`).
+    ///
+    /// Both app versions are the app's `applicationVersion` (`1.0` unless the app names one): the simulator has
+    /// no version history. `receiptCreationDate` and `signedDate` are the signing moment, `originalPlatform` is
+    /// `iOS`, `versionExternalIdentifier` is 0 in the sandbox (as Apple's) and absent in production, and there
+    /// is no `preorderDate` (the simulator has no pre-orders).
+    static func appTransaction(
+        app: AppDescription,
+        account: AppleIDDescription,
+        originalPurchaseDate: Instant,
+        device: DeviceVerification,
+        signedAt: Instant
+    ) -> AppTransaction {
+        AppTransaction(
+            rawReceiptType: account.environment.rawValue,
+            appAppleID: app.appAppleID,
+            bundleID: app.bundleID,
+            applicationVersion: app.applicationVersion,
+            versionExternalIdentifier: account.environment == .sandbox ? 0 : nil,
+            receiptCreationDate: signedAt.millisecondsSince1970,
+            originalPurchaseDate: originalPurchaseDate.millisecondsSince1970,
+            originalApplicationVersion: app.applicationVersion,
+            deviceVerification: device.value,
+            deviceVerificationNonce: device.nonce,
+            appTransactionID: appTransactionID(
+                appleID: account.appleID, bundleID: app.bundleID, environment: account.environment),
+            rawOriginalPlatform: "iOS",
+            signedDate: signedAt.millisecondsSince1970
+        )
+    }
+
     /// Apple's `revocationType`: `FAMILY_REVOKE` for a shared copy, `REFUND_PRORATED` for a refund of less than
     /// the whole price, else `REFUND_FULL`; none when not revoked.
     static func revocationType(_ record: TransactionRecord) -> String? {

@@ -23,6 +23,9 @@ struct SimulatorState: Sendable {
     var accounts: [String: AppleIDDescription] = [:]
     var transactions: [String: TransactionRecord] = [:]
     var transactionsByKey: [AccountAppKey: [String]] = [:]
+    /// The Apple ID and app of each `appTransactionId`, from the first transaction of that Apple ID in the app
+    /// (Get App Transaction Info accepts it as well as a transaction id).
+    var appTransactionKeys: [String: AccountAppKey] = [:]
     var chains: [String: SubscriptionChainRecord] = [:]
     var chainByGroup: [GroupKey: String] = [:]
     /// Family copies of non-subscription purchases: purchaser's transaction id → member → member's copy.
@@ -177,6 +180,11 @@ struct SimulatorState: Sendable {
             sequence: sequence
         )
         let key = AccountAppKey(appleID: account.appleID, bundleID: app.bundleID)
+        if transactionsByKey[key] == nil {
+            let appTransactionID = SignedPayloads.appTransactionID(
+                appleID: account.appleID, bundleID: app.bundleID, environment: account.environment)
+            appTransactionKeys[appTransactionID] = key
+        }
         transactionsByKey[key, default: []].append(id)
         orders[record.orderID, default: []].append(id)
         save(record)
