@@ -58,6 +58,9 @@ struct RenewalFields {
 
     /// StoreKit 2's `eligibleWinBackOfferIds`; receipts have none.
     var eligibleWinBackOfferIDs: [String]? = nil
+    /// StoreKit 2's `renewalBillingPlanType` and `commitmentInfo`; receipts have none.
+    var billingPlanType: String? = nil
+    var commitmentInfo: RenewalCommitmentInfo? = nil
 
     /// The win-back offer ids kept: at most 20, each an offer identifier as App Store Connect allows (1 to 64
     /// printable ASCII characters); others are dropped, never a reason to refuse the renewal state.
@@ -105,6 +108,17 @@ struct RenewalFields {
             currency: RevenueFieldRules.code(currency),
             offerDiscountType: RevenueFieldRules.offerDiscountType(offerDiscountType),
             eligibleWinBackOfferIDs: Self.winBackOfferIDs(eligibleWinBackOfferIDs),
+            billingPlanType: BillingPlan.type(billingPlanType),
+            commitment: commitmentInfo.map { info in
+                RenewalCommitment(
+                    willAutoRenew: info.rawCommitmentAutoRenewStatus == 1,
+                    autoRenewProductID: info.commitmentAutoRenewProductID.flatMap {
+                        IdentifierRule.productID.accepts($0) ? $0 : nil
+                    },
+                    billingPlanType: BillingPlan.type(info.rawCommitmentRenewalBillingPlanType),
+                    renewalDate: info.commitmentRenewalDate.flatMap { Instant(acceptedMillisecondsSince1970: $0) },
+                    renewalPrice: RevenueFieldRules.price(info.commitmentRenewalPrice))
+            },
             environment: environment,
             observedAt: observedAt
         )

@@ -71,6 +71,9 @@ struct TransactionFields {
     /// StoreKit 2's `appTransactionId`; receipts have none. Not an identifier (`IdentifierRule.transactionID`):
     /// dropped, the transaction kept.
     var appTransactionID: String? = nil
+    /// StoreKit 2's `billingPlanType` and `commitmentInfo`; receipts have none. Unknown or out of range: dropped.
+    var billingPlanType: String? = nil
+    var commitmentInfo: TransactionCommitmentInfo? = nil
 
     /// The core's transaction, after checking identifiers (`IdentifierRule`), dates (1970-9999) and codes.
     func coreTransaction(
@@ -115,7 +118,13 @@ struct TransactionFields {
             currency: RevenueFieldRules.code(currency),
             storefront: RevenueFieldRules.code(storefront),
             signedDate: try .appleIfPresent(signedDate, field: "signedDate"),
-            appTransactionID: appTransactionID.flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil }
+            appTransactionID: appTransactionID.flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil },
+            billingPlanType: BillingPlan.type(billingPlanType),
+            commitment: commitmentInfo.flatMap {
+                TransactionCommitment.checked(
+                    billingPeriodNumber: $0.billingPeriodNumber, totalBillingPeriods: $0.totalBillingPeriods,
+                    expiresMilliseconds: $0.commitmentExpiresDate, price: $0.commitmentPrice)
+            }
         )
     }
 }

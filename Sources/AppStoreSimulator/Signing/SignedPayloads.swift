@@ -62,7 +62,13 @@ enum SignedPayloads {
                 appleID: record.appleID, bundleID: record.bundleID, environment: record.environment),
             offerPeriod: record.offerPeriod,
             rawRevocationType: revocationType(record),
-            revocationPercentage: record.revocationDate == nil ? nil : record.revocationPercentage
+            revocationPercentage: record.revocationDate == nil ? nil : record.revocationPercentage,
+            rawBillingPlanType: record.commitment == nil ? nil : "MONTHLY",
+            commitmentInfo: record.commitment.map {
+                TransactionCommitmentInfo(
+                    billingPeriodNumber: $0.number, totalBillingPeriods: $0.total,
+                    commitmentExpiresDate: $0.endsAt.millisecondsSince1970, commitmentPrice: $0.price)
+            }
         )
     }
 
@@ -113,6 +119,7 @@ enum SignedPayloads {
         renewalPrice: Int64?,
         currency: String?,
         winBackOffers: [String]? = nil,
+        commitment: TransactionRecord.CommitmentPeriod? = nil,
         signedAt: Instant
     ) -> JWSRenewalInfoDecodedPayload {
         return JWSRenewalInfoDecodedPayload(
@@ -138,7 +145,15 @@ enum SignedPayloads {
             eligibleWinBackOfferIDs: chain.status == .expired && !(winBackOffers ?? []).isEmpty ? winBackOffers : nil,
             appAccountToken: chain.usernameLost ? nil : chain.appAccountToken,
             appTransactionID: appTransactionID(
-                appleID: chain.appleID, bundleID: chain.bundleID, environment: chain.environment)
+                appleID: chain.appleID, bundleID: chain.bundleID, environment: chain.environment),
+            rawRenewalBillingPlanType: commitment == nil ? nil : "MONTHLY",
+            commitmentInfo: commitment.map {
+                RenewalCommitmentInfo(
+                    commitmentAutoRenewProductID: chain.autoRenewProductID,
+                    rawCommitmentAutoRenewStatus: chain.autoRenewEnabled ? 1 : 0,
+                    rawCommitmentRenewalBillingPlanType: "MONTHLY",
+                    commitmentRenewalDate: $0.endsAt.millisecondsSince1970, commitmentRenewalPrice: $0.price)
+            }
         )
     }
 }
@@ -165,6 +180,7 @@ extension SimulatorState {
             SignedPayloads.renewalInfo(
                 chain, renewalPrice: product.flatMap(chain.renewalPrice(of:)), currency: product?.currency,
                 winBackOffers: product?.winBackOffers,
+                commitment: transactions[chain.latestTransactionID]?.commitment,
                 signedAt: signingInstant(of: originalTransactionID, now: now)))
     }
 }

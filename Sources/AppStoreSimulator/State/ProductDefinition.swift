@@ -19,12 +19,16 @@ public struct ProductDefinition: Sendable, Codable, Hashable {
     /// The product's win-back offers (their offer identifiers): renewal info lists them as
     /// `eligibleWinBackOfferIds` once a subscription to the product has ended.
     public var winBackOffers: [String]?
+    /// A monthly plan with a commitment of this many monthly periods (Apple's billing plan `MONTHLY`, 12 on
+    /// the App Store): the customer pays `price` every month and stays committed until the last period.
+    public var commitmentPeriods: Int?
 
     /// Creates a product definition.
     public init(
         productID: String, type: ProductKind, subscriptionGroupID: String? = nil,
         duration: SubscriptionDuration? = nil, groupLevel: Int? = nil, price: Int64? = nil,
-        currency: String? = nil, freeTrial: SubscriptionDuration? = nil, winBackOffers: [String]? = nil
+        currency: String? = nil, freeTrial: SubscriptionDuration? = nil, winBackOffers: [String]? = nil,
+        commitmentPeriods: Int? = nil
     ) {
         self.productID = productID
         self.type = type
@@ -35,6 +39,7 @@ public struct ProductDefinition: Sendable, Codable, Hashable {
         self.currency = currency
         self.freeTrial = freeTrial
         self.winBackOffers = winBackOffers
+        self.commitmentPeriods = commitmentPeriods
     }
 
     /// The definition with every default filled in.

@@ -144,7 +144,8 @@ struct SimulatorState: Sendable {
         legacyReceipt: Bool = false,
         orderID: String? = nil,
         price: Int64? = nil,
-        offer: OfferRedemption? = nil
+        offer: OfferRedemption? = nil,
+        commitment: TransactionRecord.CommitmentPeriod? = nil
     ) -> TransactionRecord {
         let id = ids.transactionID(environment: account.environment)
         sequence += 1
@@ -172,6 +173,7 @@ struct SimulatorState: Sendable {
             offerPeriod: isFreeTrial
                 ? product.freeTrial?.rawValue : offer.map { _ in product.duration?.rawValue ?? "P1M" },
             offer: offer,
+            commitment: commitment,
             orderID: orderID ?? ids.orderID(),
             price: isFreeTrial ? 0 : (offer?.price ?? price ?? product.price ?? 0) * Int64(max(quantity, 1)),
             currency: product.currency ?? "USD",

@@ -36,6 +36,17 @@ struct TransactionRecord: Sendable {
     var offerPeriod: String?
     /// The offer other than an introductory free trial that priced this transaction, if any.
     var offer: OfferRedemption?
+    /// For a commitment plan's period: which period of how many, and when the commitment ends.
+    var commitment: CommitmentPeriod?
+
+    /// One period of a monthly plan with a commitment.
+    struct CommitmentPeriod: Sendable, Hashable {
+        var number: Int
+        var total: Int
+        var endsAt: Instant
+        /// The whole commitment's price.
+        var price: Int64
+    }
     var orderID: String
     var price: Int64
     var currency: String

@@ -94,7 +94,8 @@ extension SimulatorState {
                 expiresDate: duration.end(from: context.now, sandbox: context.sandboxDurations), reason: .purchase,
                 appAccountToken: token ?? chain.appAccountToken, applicationUsername: request.applicationUsername,
                 usernameLost: usernameLost, legacyReceipt: request.legacyReceipt == true || chain.legacyReceipts,
-                offer: offer)
+                offer: offer,
+                commitment: Self.commitment(of: product, from: context.now, price: product.price, context))
             chain.transactionIDs.append(record.transactionID)
             chain.productID = product.productID
             chain.autoRenewProductID = product.productID
@@ -117,7 +118,9 @@ extension SimulatorState {
             account: account, app: app, product: product, originalTransactionID: nil, originalPurchaseDate: nil,
             purchaseDate: context.now, expiresDate: expires, reason: .purchase, isFreeTrial: trial != nil,
             appAccountToken: token, applicationUsername: request.applicationUsername, usernameLost: usernameLost,
-            legacyReceipt: request.legacyReceipt == true, offer: offer)
+            legacyReceipt: request.legacyReceipt == true, offer: offer,
+            commitment: trial == nil
+                ? Self.commitment(of: product, from: context.now, price: product.price, context) : nil)
         let chain = SubscriptionChainRecord(
             originalTransactionID: record.transactionID, appleID: account.appleID, bundleID: app.bundleID,
             environment: account.environment, groupID: groupID, productID: product.productID,

@@ -18,12 +18,22 @@ extension SimulatorState {
         let product = try app.product(chain.autoRenewProductID)
         let first = try transaction(chain.transactionIDs[0])
         let expires = (product.duration ?? .oneMonth).end(from: start, sandbox: context.sandboxDurations)
+        // A commitment plan's renewal pays the next period of its commitment, or starts a new commitment.
+        var commitment: TransactionRecord.CommitmentPeriod?
+        if let previous = transactions[chain.latestTransactionID]?.commitment, previous.number < previous.total,
+            product.commitmentPeriods != nil
+        {
+            commitment = previous
+            commitment?.number += 1
+        } else {
+            commitment = Self.commitment(of: product, from: start, price: chain.renewalPrice(of: product), context)
+        }
         let record = insertTransaction(
             account: account, app: app, product: product, originalTransactionID: chain.originalTransactionID,
             originalPurchaseDate: first.originalPurchaseDate, purchaseDate: start, expiresDate: expires,
             reason: .renewal, ownership: chain.ownership, appAccountToken: chain.appAccountToken,
             applicationUsername: chain.applicationUsername, usernameLost: chain.usernameLost,
-            legacyReceipt: chain.legacyReceipts, price: chain.renewalPrice(of: product))
+            legacyReceipt: chain.legacyReceipts, price: chain.renewalPrice(of: product), commitment: commitment)
         // An increase the customer accepted takes effect with this renewal and stays.
         if let increase = chain.priceIncrease, increase.consented, increase.productID == product.productID {
             chain.increasedPrice = increase
@@ -42,6 +52,18 @@ extension SimulatorState {
             try appendRenewal(memberOriginalID, start: start, context)
         }
         return record.transactionID
+    }
+
+    /// A new commitment of `product` starting at `start` (its first period), when the product is a commitment
+    /// plan: `commitmentPeriods` periods of its duration, at `price` each.
+    static func commitment(
+        of product: ProductDefinition, from start: Instant, price: Int64?, _ context: Context
+    ) -> TransactionRecord.CommitmentPeriod? {
+        guard let periods = product.commitmentPeriods, periods > 0 else { return nil }
+        let duration = product.duration ?? .oneMonth
+        var end = start
+        for _ in 0..<periods { end = duration.end(from: end, sandbox: context.sandboxDurations) }
+        return .init(number: 1, total: periods, endsAt: end, price: (price ?? product.price ?? 0) * Int64(periods))
     }
 
     /// Applies everything the clock has passed: renewals, billing failures, grace and retry ends, expiries.
@@ -66,7 +88,8 @@ extension SimulatorState {
         switch chain.status {
         case .active:
             guard chain.expiresDate <= context.now else { return false }
-            if !chain.autoRenewEnabled {
+            let committed = transactions[chain.latestTransactionID]?.commitment.map { $0.number < $0.total } ?? false
+            if !chain.autoRenewEnabled && !committed {
                 chain.status = .expired
                 chain.expirationIntent = .customerCancelled
                 save(chain)

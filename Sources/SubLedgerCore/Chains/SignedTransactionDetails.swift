@@ -1,6 +1,6 @@
 /// What only Apple's signed transactions (StoreKit 2, notifications V2, the Server API) state about a
-/// transaction, and what never changes for it once Apple has stated it: the price, its currency, the storefront
-/// and the app transaction id. A receipt's copy of the same transaction states none of them, so the newest
+/// transaction, and what never changes for it once Apple has stated it: the price, its currency, the storefront,
+/// the app transaction id, and a commitment plan's billing plan and commitment. A receipt's copy of the same transaction states none of them, so the newest
 /// version of a transaction (`KnownTransaction.transaction`) may lack what an earlier signed version said.
 ///
 /// `KnownTransaction.signedDetails` keeps them apart from the newest version: the details of the latest
@@ -13,17 +13,22 @@ public struct SignedTransactionDetails: Hashable, Sendable, Codable {
     public var storefront: String?
     /// Apple's `appTransactionId`: the customer's download of the app, one per Apple Account and app.
     public var appTransactionID: String?
+    /// Apple's `billingPlanType` and `commitmentInfo` of a commitment plan's transaction.
+    public var billingPlanType: String?
+    public var commitment: TransactionCommitment?
     /// When the version stating them was produced (its signed date, else the input's observation time).
     public var observedAt: Instant?
 
     public init(
         price: Int64? = nil, currency: String? = nil, storefront: String? = nil, appTransactionID: String? = nil,
-        observedAt: Instant? = nil
+        billingPlanType: String? = nil, commitment: TransactionCommitment? = nil, observedAt: Instant? = nil
     ) {
         self.price = price
         self.currency = currency
         self.storefront = storefront
         self.appTransactionID = appTransactionID
+        self.billingPlanType = billingPlanType
+        self.commitment = commitment
         self.observedAt = observedAt
     }
 
@@ -31,11 +36,12 @@ public struct SignedTransactionDetails: Hashable, Sendable, Codable {
     public init?(of version: Transaction, observedAt: Instant?) {
         guard
             version.price != nil || version.currency != nil || version.storefront != nil
-                || version.appTransactionID != nil
+                || version.appTransactionID != nil || version.billingPlanType != nil || version.commitment != nil
         else { return nil }
         self.init(
             price: version.price, currency: version.currency, storefront: version.storefront,
-            appTransactionID: version.appTransactionID, observedAt: observedAt)
+            appTransactionID: version.appTransactionID, billingPlanType: version.billingPlanType,
+            commitment: version.commitment, observedAt: observedAt)
     }
 
     /// The later of two statements (nil: none); at the same time, a fixed choice that never depends on arrival.

@@ -44,11 +44,18 @@ public enum WebhookEventDerivation {
         let reason = EventJSON.string(entry.reason.rawValue)
         switch entry.kind {
         case .grant:
-            return [draft(.entitlementGranted, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])]
-                + offerDrafts(entry, chains: chains, draft: draft)
+            return [
+                draft(
+                    .entitlementGranted,
+                    [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))]
+                        + commitmentMembers(entry, chains: chains))
+            ] + offerDrafts(entry, chains: chains, draft: draft)
         case .extend:
             return [
-                draft(.entitlementExtended, [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))])
+                draft(
+                    .entitlementExtended,
+                    [.init("reason", reason), .init("expires_at", .time(entry.periodEnd))]
+                        + commitmentMembers(entry, chains: chains))
             ] + offerDrafts(entry, chains: chains, draft: draft)
         case .revoke:
             // An upgrade ends the old product: `subscription.product_changed` tells it, not a revocation.
@@ -123,6 +130,24 @@ public enum WebhookEventDerivation {
                     .init("currency", .optional(RevenueFieldRules.code(known.details.currency))),
                     .init("expires_at", .time(entry.periodEnd)),
                 ])
+        ]
+    }
+
+    /// For a period of a commitment plan: `billing_plan` and `commitment {billing_period_number,
+    /// total_billing_periods, ends_at}`; nothing for other plans.
+    private static func commitmentMembers(_ entry: LedgerEntry, chains: [ChainSnapshot]) -> [EventJSON.Member] {
+        guard let known = transaction(of: entry, in: chains), let commitment = known.details.commitment else {
+            return []
+        }
+        return [
+            .init("billing_plan", .optional(known.details.billingPlanType)),
+            .init(
+                "commitment",
+                .object([
+                    .init("billing_period_number", .integer(Int64(commitment.billingPeriodNumber))),
+                    .init("total_billing_periods", .integer(Int64(commitment.totalBillingPeriods))),
+                    .init("ends_at", .time(commitment.expiresDate)),
+                ])),
         ]
     }
 

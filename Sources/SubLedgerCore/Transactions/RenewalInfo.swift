@@ -33,6 +33,10 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
     /// StoreKit 2 `eligibleWinBackOfferIds`: the win-back offers the customer may redeem now (their
     /// subscription ended); `nil` when Apple states none.
     public var eligibleWinBackOfferIDs: [String]?
+    /// StoreKit 2 `renewalBillingPlanType` of the next renewal, checked (`BillingPlan`).
+    public var billingPlanType: String?
+    /// StoreKit 2 `commitmentInfo`: what happens when the current commitment ends.
+    public var commitment: RenewalCommitment?
     public var environment: AppStoreEnvironment
     /// When Apple produced this renewal state (JWS `signedDate`, or the receipt's request time); used so
     /// an older renewal state never overwrites a newer one.
@@ -54,6 +58,8 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         currency: String? = nil,
         offerDiscountType: String? = nil,
         eligibleWinBackOfferIDs: [String]? = nil,
+        billingPlanType: String? = nil,
+        commitment: RenewalCommitment? = nil,
         environment: AppStoreEnvironment,
         observedAt: Instant
     ) {
@@ -72,6 +78,8 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         self.currency = currency
         self.offerDiscountType = offerDiscountType
         self.eligibleWinBackOfferIDs = eligibleWinBackOfferIDs
+        self.billingPlanType = billingPlanType
+        self.commitment = commitment
         self.environment = environment
         self.observedAt = observedAt
     }

@@ -52,6 +52,10 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// StoreKit 2 `appTransactionId`: the customer's download of the app (one per Apple Account and app, the
     /// same across redownloads, refunds and storefront changes); receipts do not state it.
     public var appTransactionID: String?
+    /// StoreKit 2 `billingPlanType` (`MONTHLY`: a monthly plan with a 12-month commitment), checked.
+    public var billingPlanType: String?
+    /// StoreKit 2 `commitmentInfo`: where a commitment plan's transaction stands in its commitment.
+    public var commitment: TransactionCommitment?
 
     public init(
         transactionID: String,
@@ -83,7 +87,9 @@ public struct Transaction: Hashable, Sendable, Codable {
         currency: String? = nil,
         storefront: String? = nil,
         signedDate: Instant? = nil,
-        appTransactionID: String? = nil
+        appTransactionID: String? = nil,
+        billingPlanType: String? = nil,
+        commitment: TransactionCommitment? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -115,5 +121,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.storefront = storefront
         self.signedDate = signedDate
         self.appTransactionID = appTransactionID
+        self.billingPlanType = billingPlanType
+        self.commitment = commitment
     }
 }

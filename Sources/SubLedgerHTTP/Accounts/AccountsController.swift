@@ -61,6 +61,37 @@ struct AccountsController: Sendable {
         var price_increase: String?
         /// The win-back offers Apple says the customer may redeem now (their subscription ended).
         var eligible_win_back_offer_ids: [String]?
+        /// Apple's billing plan of the current period (`MONTHLY`: a monthly plan with a 12-month commitment).
+        var billing_plan: String?
+        /// Where the current period stands in its commitment, for a commitment plan.
+        var commitment: CommitmentBody?
+    }
+
+    struct CommitmentBody: Codable {
+        var billing_period_number: Int
+        var total_billing_periods: Int
+        var ends_at: String?
+        /// The whole commitment's price, a decimal in `currency`.
+        var price: String?
+        var currency: String?
+        /// Whether a new commitment starts when this one ends (Apple's `commitmentAutoRenewStatus`).
+        var renews: Bool?
+        /// The product and price of the next commitment, as Apple's renewal info states them.
+        var renewal_product_id: String?
+        var renewal_price: String?
+    }
+
+    /// The commitment of the chain's latest transaction, with what Apple's renewal info says of its end.
+    static func commitment(_ details: SignedTransactionDetails?, renewal: RenewalInfo?) -> CommitmentBody? {
+        guard let details, let commitment = details.commitment else { return nil }
+        let next = renewal?.commitment
+        return CommitmentBody(
+            billing_period_number: commitment.billingPeriodNumber,
+            total_billing_periods: commitment.totalBillingPeriods,
+            ends_at: InstantText.format(commitment.expiresDate),
+            price: commitment.price.map(DecimalText.milliunits), currency: details.currency,
+            renews: next?.willAutoRenew, renewal_product_id: next?.autoRenewProductID,
+            renewal_price: next?.renewalPrice.map(DecimalText.milliunits))
     }
 
     struct SubscriptionsBody: ResponseEncodable {
@@ -103,7 +134,9 @@ struct AccountsController: Sendable {
                         default: nil
                         }
                     },
-                    eligible_win_back_offer_ids: renewal?.eligibleWinBackOfferIDs)
+                    eligible_win_back_offer_ids: renewal?.eligibleWinBackOfferIDs,
+                    billing_plan: chain.transactions.last?.details.billingPlanType,
+                    commitment: Self.commitment(chain.transactions.last?.details, renewal: renewal))
             })
     }
 

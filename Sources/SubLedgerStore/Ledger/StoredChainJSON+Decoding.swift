@@ -19,6 +19,7 @@ extension StoredJSONReader {
         case originalTransactionID, productID, autoRenewProductID, willAutoRenew, expirationIntent
         case isInBillingRetryPeriod, gracePeriodExpiresDate, priceIncreaseStatus, offerType, offerIdentifier
         case renewalDate, renewalPrice, currency, offerDiscountType, environment, observedAt, eligibleWinBackOfferIDs
+        case billingPlanType, commitment
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -34,7 +35,17 @@ extension StoredJSONReader {
     }
 
     private enum SignedDetailsField: Int, CaseIterable {
-        case price, currency, storefront, appTransactionID, observedAt
+        case price, currency, storefront, appTransactionID, observedAt, billingPlanType, commitment
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum TransactionCommitmentField: Int, CaseIterable {
+        case billingPeriodNumber, totalBillingPeriods, expiresDate, price
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum RenewalCommitmentField: Int, CaseIterable {
+        case willAutoRenew, autoRenewProductID, billingPlanType, renewalDate, renewalPrice
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -43,7 +54,7 @@ extension StoredJSONReader {
         case expiresDate, revocationDate, revocationReason, webOrderLineItemID, subscriptionGroupID, isTrialPeriod
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
-        case signedDate, revocationPercentage, appTransactionID
+        case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -125,6 +136,8 @@ extension StoredJSONReader {
         var environment: AppStoreEnvironment?
         var observedAt: Instant?
         var eligibleWinBackOfferIDs: [String]?
+        var billingPlanType: String?
+        var commitment: RenewalCommitment?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -138,8 +151,8 @@ extension StoredJSONReader {
                     gracePeriodExpiresDate: gracePeriodExpiresDate, priceIncreaseStatus: priceIncreaseStatus,
                     offerType: offerType, offerIdentifier: offerIdentifier, renewalDate: renewalDate,
                     renewalPrice: renewalPrice, currency: currency, offerDiscountType: offerDiscountType,
-                    eligibleWinBackOfferIDs: eligibleWinBackOfferIDs,
-                    environment: try required(environment, "environment"),
+                    eligibleWinBackOfferIDs: eligibleWinBackOfferIDs, billingPlanType: billingPlanType,
+                    commitment: commitment, environment: try required(environment, "environment"),
                     observedAt: try required(observedAt, "observedAt"))
             case .unknown:
                 try skipValue()
@@ -171,6 +184,8 @@ extension StoredJSONReader {
                     }
                 case .environment: environment = try readEnum(AppStoreEnvironment.self)
                 case .observedAt: observedAt = try readInstant()
+                case .billingPlanType: billingPlanType = try readOptionalString()
+                case .commitment: commitment = try readNull() ? nil : try readRenewalCommitment()
                 }
             }
         }
@@ -212,6 +227,57 @@ extension StoredJSONReader {
         }
     }
 
+    mutating func readTransactionCommitment() throws -> TransactionCommitment {
+        var number: Int?
+        var total: Int?
+        var expires: Instant?
+        var price: Int64?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: TransactionCommitmentField.keys, &cursor) {
+            case .end:
+                return TransactionCommitment(
+                    billingPeriodNumber: try required(number, "billingPeriodNumber"),
+                    totalBillingPeriods: try required(total, "totalBillingPeriods"),
+                    expiresDate: try required(expires, "expiresDate"), price: price)
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch TransactionCommitmentField(rawValue: index)! {
+                case .billingPeriodNumber: number = try readInt()
+                case .totalBillingPeriods: total = try readInt()
+                case .expiresDate: expires = try readInstant()
+                case .price: price = try readNull() ? nil : try readInt64()
+                }
+            }
+        }
+    }
+
+    mutating func readRenewalCommitment() throws -> RenewalCommitment {
+        var willAutoRenew: Bool?
+        var commitment = RenewalCommitment(willAutoRenew: false)
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: RenewalCommitmentField.keys, &cursor) {
+            case .end:
+                commitment.willAutoRenew = try required(willAutoRenew, "willAutoRenew")
+                return commitment
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch RenewalCommitmentField(rawValue: index)! {
+                case .willAutoRenew: willAutoRenew = try readBool()
+                case .autoRenewProductID: commitment.autoRenewProductID = try readOptionalString()
+                case .billingPlanType: commitment.billingPlanType = try readOptionalString()
+                case .renewalDate: commitment.renewalDate = try readOptionalInstant()
+                case .renewalPrice: commitment.renewalPrice = try readNull() ? nil : try readInt64()
+                }
+            }
+        }
+    }
+
     mutating func readSignedTransactionDetails() throws -> SignedTransactionDetails {
         var details = SignedTransactionDetails()
         try beginObject()
@@ -229,6 +295,8 @@ extension StoredJSONReader {
                 case .storefront: details.storefront = try readOptionalString()
                 case .appTransactionID: details.appTransactionID = try readOptionalString()
                 case .observedAt: details.observedAt = try readOptionalInstant()
+                case .billingPlanType: details.billingPlanType = try readOptionalString()
+                case .commitment: details.commitment = try readNull() ? nil : try readTransactionCommitment()
                 }
             }
         }
@@ -297,6 +365,8 @@ extension StoredJSONReader {
         var signedDate: Instant?
         var revocationPercentage: Int?
         var appTransactionID: String?
+        var billingPlanType: String?
+        var commitment: TransactionCommitment?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -320,7 +390,7 @@ extension StoredJSONReader {
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
                     currency: currency, storefront: storefront, signedDate: signedDate,
-                    appTransactionID: appTransactionID)
+                    appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment)
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -355,6 +425,8 @@ extension StoredJSONReader {
                 case .signedDate: signedDate = try readOptionalInstant()
                 case .revocationPercentage: revocationPercentage = try readOptionalInt()
                 case .appTransactionID: appTransactionID = try readOptionalString()
+                case .billingPlanType: billingPlanType = try readOptionalString()
+                case .commitment: commitment = try readNull() ? nil : try readTransactionCommitment()
                 }
             }
         }

@@ -42,6 +42,11 @@ extension StoredJSONWriter {
     mutating func write(_ renewal: RenewalInfo) {
         beginObject()
         optional("autoRenewProductID", renewal.autoRenewProductID)
+        optional("billingPlanType", renewal.billingPlanType)
+        if let commitment = renewal.commitment {
+            key("commitment")
+            write(commitment)
+        }
         optional("currency", renewal.currency)
         if let ids = renewal.eligibleWinBackOfferIDs {
             key("eligibleWinBackOfferIDs")
@@ -109,9 +114,43 @@ extension StoredJSONWriter {
         endObject()
     }
 
+    mutating func write(_ commitment: TransactionCommitment) {
+        beginObject()
+        key("billingPeriodNumber")
+        int(Int64(commitment.billingPeriodNumber))
+        key("expiresDate")
+        int(commitment.expiresDate.millisecondsSince1970)
+        if let price = commitment.price {
+            key("price")
+            int(price)
+        }
+        key("totalBillingPeriods")
+        int(Int64(commitment.totalBillingPeriods))
+        endObject()
+    }
+
+    mutating func write(_ commitment: RenewalCommitment) {
+        beginObject()
+        optional("autoRenewProductID", commitment.autoRenewProductID)
+        optional("billingPlanType", commitment.billingPlanType)
+        optional("renewalDate", commitment.renewalDate)
+        if let price = commitment.renewalPrice {
+            key("renewalPrice")
+            int(price)
+        }
+        key("willAutoRenew")
+        bool(commitment.willAutoRenew)
+        endObject()
+    }
+
     mutating func write(_ details: SignedTransactionDetails) {
         beginObject()
         optional("appTransactionID", details.appTransactionID)
+        optional("billingPlanType", details.billingPlanType)
+        if let commitment = details.commitment {
+            key("commitment")
+            write(commitment)
+        }
         optional("currency", details.currency)
         optional("observedAt", details.observedAt)
         if let price = details.price {
@@ -127,7 +166,12 @@ extension StoredJSONWriter {
         optional("appAccountToken", transaction.appAccountToken)
         optional("appTransactionID", transaction.appTransactionID)
         optional("applicationUsername", transaction.applicationUsername)
+        optional("billingPlanType", transaction.billingPlanType)
         optional("bundleID", transaction.bundleID)
+        if let commitment = transaction.commitment {
+            key("commitment")
+            write(commitment)
+        }
         optional("currency", transaction.currency)
         key("environment")
         string(transaction.environment.rawValue)

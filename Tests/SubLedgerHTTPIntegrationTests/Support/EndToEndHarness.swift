@@ -48,6 +48,9 @@ struct EndToEndHarness: Sendable {
                             ProductDefinition(
                                 productID: "pro.yearly", type: .autoRenewable, subscriptionGroupID: "g1",
                                 duration: .oneYear, price: 99_990, currency: "USD"),
+                            ProductDefinition(
+                                productID: "pro.committed", type: .autoRenewable, subscriptionGroupID: "g2",
+                                duration: .oneMonth, price: 6_990, currency: "USD", commitmentPeriods: 12),
                             ProductDefinition(productID: "coins.100", type: .consumable, price: 990, currency: "USD"),
                         ])
                 ]))

@@ -40,6 +40,7 @@ struct ServiceHarness: Sendable {
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }
               - { product_id: pro.yearly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }
+              - { product_id: pro.committed, type: auto_renewable, subscription_group_id: "g2", entitlements: [pro] }
               - { product_id: coins.100, type: consumable, credits: 100 }
           - bundle_id: com.example.two
             apple_app_id: 2222222222

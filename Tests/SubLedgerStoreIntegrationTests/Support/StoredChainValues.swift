@@ -80,6 +80,13 @@ struct StoredChainValues {
             eligibleWinBackOfferIDs: maybe { values in
                 (0..<Int.random(in: 0...3, using: &values.random)).map { _ in values.string() }
             },
+            billingPlanType: maybe { $0.string() },
+            commitment: maybe {
+                RenewalCommitment(
+                    willAutoRenew: $0.chance(50), autoRenewProductID: $0.maybe { $0.string() },
+                    billingPlanType: $0.maybe { $0.string() }, renewalDate: $0.maybe { $0.instant() },
+                    renewalPrice: $0.maybe { $0.int64() })
+            },
             environment: element(of: AppStoreEnvironment.self), observedAt: instant())
     }
 
@@ -111,7 +118,14 @@ struct StoredChainValues {
             applicationUsername: maybe { $0.string() }, environment: element(of: AppStoreEnvironment.self),
             source: element(of: TransactionSource.self), rawProductType: maybe { $0.string() },
             price: maybe { $0.int64() }, currency: maybe { $0.string() }, storefront: maybe { $0.string() },
-            signedDate: maybe { $0.instant() }, appTransactionID: maybe { $0.string() })
+            signedDate: maybe { $0.instant() }, appTransactionID: maybe { $0.string() },
+            billingPlanType: maybe { $0.string() }, commitment: maybe { $0.commitment() })
+    }
+
+    mutating func commitment() -> TransactionCommitment {
+        TransactionCommitment(
+            billingPeriodNumber: int(), totalBillingPeriods: int(), expiresDate: instant(),
+            price: maybe { $0.int64() })
     }
 
     mutating func knownTransaction() -> KnownTransaction {
@@ -123,6 +137,7 @@ struct StoredChainValues {
                 SignedTransactionDetails(
                     price: $0.maybe { $0.int64() }, currency: $0.maybe { $0.string() },
                     storefront: $0.maybe { $0.string() }, appTransactionID: $0.maybe { $0.string() },
+                    billingPlanType: $0.maybe { $0.string() }, commitment: $0.maybe { $0.commitment() },
                     observedAt: $0.maybe { $0.instant() })
             })
     }

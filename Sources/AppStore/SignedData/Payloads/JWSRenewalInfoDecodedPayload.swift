@@ -44,6 +44,10 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
     public var appTransactionID: String?
     /// Apple's `offerPeriod`.
     public var offerPeriod: String?
+    /// Raw `renewalBillingPlanType` of the next renewal (`MONTHLY`, `BILLED_UPFRONT`).
+    public var rawRenewalBillingPlanType: String?
+    /// Apple's `commitmentInfo`: what happens when the current commitment ends.
+    public var commitmentInfo: RenewalCommitmentInfo?
 
     /// `rawExpirationIntent` as a typed value; `nil` when absent or a value this code does not know yet.
     public var expirationIntent: ExpirationIntent? { rawExpirationIntent.flatMap(ExpirationIntent.init(rawValue:)) }
@@ -70,7 +74,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
         offerIdentifier: String? = nil, signedDate: Int64? = nil, rawEnvironment: String? = nil,
         recentSubscriptionStartDate: Int64? = nil, renewalDate: Int64? = nil, currency: String? = nil,
         renewalPrice: Int64? = nil, rawOfferDiscountType: String? = nil, eligibleWinBackOfferIDs: [String]? = nil,
-        appAccountToken: String? = nil, appTransactionID: String? = nil, offerPeriod: String? = nil
+        appAccountToken: String? = nil, appTransactionID: String? = nil, offerPeriod: String? = nil,
+        rawRenewalBillingPlanType: String? = nil, commitmentInfo: RenewalCommitmentInfo? = nil
     ) {
         self.rawExpirationIntent = rawExpirationIntent
         self.originalTransactionID = originalTransactionID
@@ -93,6 +98,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
         self.appAccountToken = appAccountToken
         self.appTransactionID = appTransactionID
         self.offerPeriod = offerPeriod
+        self.rawRenewalBillingPlanType = rawRenewalBillingPlanType
+        self.commitmentInfo = commitmentInfo
     }
 
     enum CodingKeys: String, CodingKey {
@@ -113,6 +120,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
         case appAccountToken
         case appTransactionID = "appTransactionId"
         case offerPeriod
+        case rawRenewalBillingPlanType = "renewalBillingPlanType"
+        case commitmentInfo
     }
 }
 
@@ -131,7 +140,9 @@ extension JWSRenewalInfoDecodedPayload {
             offerDiscountType: rawOfferDiscountType,
             environment: environment,
             observation: .signedDate(signedDate),
-            eligibleWinBackOfferIDs: eligibleWinBackOfferIDs
+            eligibleWinBackOfferIDs: eligibleWinBackOfferIDs,
+            billingPlanType: rawRenewalBillingPlanType,
+            commitmentInfo: commitmentInfo
         ).coreRenewalInfo(of: self)
     }
 }

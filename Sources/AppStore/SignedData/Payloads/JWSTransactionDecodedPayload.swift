@@ -65,8 +65,10 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var rawRevocationType: String?
     /// Refunded share in thousandths of a percent (50000 = 50%).
     public var revocationPercentage: Int?
-    /// Raw `billingPlanType` (e.g. `MONTHLY`) of commitment plans.
+    /// Raw `billingPlanType` (`MONTHLY`: a monthly plan with a 12-month commitment; `BILLED_UPFRONT`).
     public var rawBillingPlanType: String?
+    /// Apple's `commitmentInfo`: where a commitment plan's transaction stands in its commitment.
+    public var commitmentInfo: TransactionCommitmentInfo?
 
     /// `rawType` as a typed value; `nil` when absent or a value this code does not know yet.
     public var type: ProductType? { rawType.flatMap(ProductType.init(rawValue:)) }
@@ -103,7 +105,7 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         storefrontID: String? = nil, rawTransactionReason: String? = nil, currency: String? = nil,
         price: Int64? = nil, rawOfferDiscountType: String? = nil, appTransactionID: String? = nil,
         offerPeriod: String? = nil, rawRevocationType: String? = nil, revocationPercentage: Int? = nil,
-        rawBillingPlanType: String? = nil
+        rawBillingPlanType: String? = nil, commitmentInfo: TransactionCommitmentInfo? = nil
     ) {
         self.originalTransactionID = originalTransactionID
         self.transactionID = transactionID
@@ -136,6 +138,7 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         self.rawRevocationType = rawRevocationType
         self.revocationPercentage = revocationPercentage
         self.rawBillingPlanType = rawBillingPlanType
+        self.commitmentInfo = commitmentInfo
     }
 
     enum CodingKeys: String, CodingKey {
@@ -164,6 +167,7 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         case rawRevocationType = "revocationType"
         case revocationPercentage
         case rawBillingPlanType = "billingPlanType"
+        case commitmentInfo
     }
 }
 
@@ -190,7 +194,9 @@ extension JWSTransactionDecodedPayload {
             currency: currency,
             storefront: storefront,
             signedDate: signedDate,
-            appTransactionID: appTransactionID
+            appTransactionID: appTransactionID,
+            billingPlanType: rawBillingPlanType,
+            commitmentInfo: commitmentInfo
         ).coreTransaction(of: self, source: source)
     }
 }
