@@ -71,13 +71,28 @@ import Testing
                     try await client.sendConsumptionInformationV1(transactionID: id, badTenure)
                 }?.apiErrorCode == 4_000_032)
 
+            // GRANT_PRORATED: a consumable's answer may state what was consumed; an auto-renewable's may not
+            // (Apple prorates it by the time left).
+            var proratedCoins = Self.valid
+            proratedCoins.refundPreference = "GRANT_PRORATED"
+            proratedCoins.consumptionPercentage = 25_000
+            try await client.sendConsumptionInformation(transactionID: id, proratedCoins)
+            let monthly = try #require(try await fixture.buy("refund@example.com", "pro.monthly").transactionID)
+            #expect(
+                await Self.refusal { () throws(AppStoreServerAPIError) in
+                    try await client.sendConsumptionInformation(transactionID: monthly, proratedCoins)
+                }?.httpStatus == 400)
+            var proratedSubscription = proratedCoins
+            proratedSubscription.consumptionPercentage = nil
+            try await client.sendConsumptionInformation(transactionID: monthly, proratedSubscription)
+
             // The control route tests read back (through HTTP, as a team's suite would).
             let listed = try await fixture.controlClient.call(
                 "GET", "/control/consumption", body: [String: String](), as: [ReceivedConsumptionInformation].self)
-            #expect(listed.count == 6)
+            #expect(listed.count == 9)
             let received = fixture.simulator.control.receivedConsumptionInformation()
-            #expect(received.map(\.status) == [202, 400, 400, 400, 404, 400])
-            #expect(received.map(\.version) == ["v2", "v2", "v2", "v2", "v2", "v1"])
+            #expect(received.map(\.status) == [202, 400, 400, 400, 404, 400, 202, 400, 202])
+            #expect(received.map(\.version) == ["v2", "v2", "v2", "v2", "v2", "v1", "v2", "v2", "v2"])
             #expect(received.first?.transactionID == id)
         }
     }

@@ -28,6 +28,9 @@ import Testing
         let granted = try Self.json(ConsumptionRequest(grant))
         #expect(granted["refundPreference"] as? String == "GRANT_FULL")
         #expect(granted["consumptionPercentage"] == nil)
+        grant.refundPreference = .grantProrated
+        #expect(try Self.json(ConsumptionRequest(grant))["refundPreference"] as? String == "GRANT_PRORATED")
+        #expect(ConsumptionRequestV1.code(ConsumptionRefundPreference.grantProrated) == 0)
     }
 
     @Test func v1SendsEveryFieldAsApplesCodes() throws {

@@ -67,6 +67,22 @@ import Testing
         #expect(sent.consumptionMilliunits == nil)
     }
 
+    /// Asking for a prorated refund: an auto-renewable's answer leaves the percentage to Apple (Apple refuses
+    /// one with `GRANT_PRORATED`), a consumable's carries the reported consumption.
+    @Test func aProratedRefundPreferenceFollowsApplesRules() throws {
+        let policy = ConsumptionPolicy(enabled: true, refundPreference: .grantProrated)
+        let usage = ConsumptionUsage(consumedMilliunits: 30_000)
+        let subscription = try #require(
+            Self.sent(
+                ConsumptionAnswer.decide(Self.facts(type: .autoRenewable, usage: usage), policy: policy, now: Self.now))
+        )
+        #expect(subscription.refundPreference == .grantProrated)
+        #expect(subscription.consumptionMilliunits == nil)
+        let coins = try #require(
+            Self.sent(ConsumptionAnswer.decide(Self.facts(usage: usage), policy: policy, now: Self.now)))
+        #expect(coins.consumptionMilliunits == 30_000)
+    }
+
     @Test func sampleContentDefaultsToThePolicy() throws {
         let policy = ConsumptionPolicy(enabled: true, sampleContentProvided: true)
         let sent = try #require(Self.sent(ConsumptionAnswer.decide(Self.facts(), policy: policy, now: Self.now)))
@@ -146,7 +162,13 @@ import Testing
         #expect(
             try JSONDecoder().decode(App.self, from: JSONEncoder().encode(try app(#"{"enabled": true}"#))).consumption
                 .enabled)
-        for bad in [#"{"refund_preference": "maybe"}"#, #"{"endpoint": "v3"}"#] {
+        let prorated = try app(#"{"enabled": true, "refund_preference": "grant_prorated"}"#).consumption
+        #expect(prorated.refundPreference == .grantProrated)
+        // V1 cannot ask for a prorated refund: the catalog says so instead of sending something else.
+        for bad in [
+            #"{"refund_preference": "maybe"}"#, #"{"endpoint": "v3"}"#,
+            #"{"refund_preference": "grant_prorated", "endpoint": "v1"}"#,
+        ] {
             #expect {
                 try app(bad)
             } throws: { error in

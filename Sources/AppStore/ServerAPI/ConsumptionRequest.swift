@@ -51,6 +51,7 @@ public struct ConsumptionRequest: Codable, Hashable, Sendable {
         switch preference {
         case .decline: "DECLINE"
         case .grant: "GRANT_FULL"
+        case .grantProrated: "GRANT_PRORATED"
         case .noPreference: nil
         }
     }

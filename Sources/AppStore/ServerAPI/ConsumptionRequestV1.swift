@@ -78,6 +78,9 @@ public struct ConsumptionRequestV1: Codable, Hashable, Sendable {
         switch preference {
         case .grant: 1
         case .decline: 2
+        // V1 has no prorated refund, and the catalog refuses it with the V1 endpoint: undeclared, should it
+        // ever get here.
+        case .grantProrated: 0
         case .noPreference: 3
         }
     }

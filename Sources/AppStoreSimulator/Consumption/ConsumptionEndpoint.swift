@@ -34,7 +34,9 @@ extension SimulatorState {
             return record(ServerAPIError.invalidRequest)
         }
         let refusal =
-            version == "v2" ? ConsumptionInformationValidation.v2(object) : ConsumptionInformationValidation.v1(object)
+            version == "v2"
+            ? ConsumptionInformationValidation.v2(object, autoRenewable: transaction.productType == .autoRenewable)
+            : ConsumptionInformationValidation.v1(object)
         if let refusal {
             return record(ServerAPIError.body(refusal.code, refusal.message, status: 400), refusal)
         }

@@ -10,8 +10,9 @@ enum ConsumptionInformationValidation {
         var message: String
     }
 
-    /// The V2 `ConsumptionRequest`.
-    static func v2(_ object: [String: ReceivedJSONValue]) -> Refusal? {
+    /// The V2 `ConsumptionRequest`; `autoRenewable`: the transaction is of an auto-renewable subscription, for
+    /// which Apple computes a prorated refund itself and refuses a `consumptionPercentage` with `GRANT_PRORATED`.
+    static func v2(_ object: [String: ReceivedJSONValue], autoRenewable: Bool = false) -> Refusal? {
         guard object["customerConsented"]?.bool == true else {
             return Refusal(code: 4_000_035, message: "Invalid customer consented, the customer must consent.")
         }
@@ -35,6 +36,13 @@ enum ConsumptionInformationValidation {
         if let raw = object["refundPreference"] {
             guard let preference = raw.string, ConsumptionRequest.refundPreferences.contains(preference) else {
                 return Refusal(code: 4_000_000, message: "Invalid refund preference.")
+            }
+            if preference == "GRANT_PRORATED", autoRenewable, object["consumptionPercentage"] != nil {
+                return Refusal(
+                    code: 4_000_000,
+                    message:
+                        "A consumption percentage is not allowed with GRANT_PRORATED for an auto-renewable subscription."
+                )
             }
         }
         return nil

@@ -5,6 +5,9 @@
 /// ```yaml
 /// consumption: { enabled: true, refund_preference: decline, endpoint: v2, sample_content_provided: true }
 /// ```
+/// `refund_preference` is `decline`, `grant`, `grant_prorated` (V2 only) or `no_preference`.
+/// ```yaml
+/// ```
 public struct ConsumptionPolicy: Hashable, Sendable, Codable {
     /// Answer Apple's consumption requests. Default `false`: requests are recorded, nothing is sent.
     public var enabled: Bool
@@ -59,5 +62,10 @@ public struct ConsumptionPolicy: Hashable, Sendable, Codable {
             endpoint = .v2
         }
         sampleContentProvided = try container.decodeIfPresent(Bool.self, forKey: .sampleContentProvided) ?? false
+        if refundPreference == .grantProrated, endpoint == .v1 {
+            throw CatalogError(
+                code: .invalidConsumptionPolicy, subject: "refund_preference",
+                detail: "grant_prorated needs endpoint v2 (Send Consumption Information V1 cannot ask for it)")
+        }
     }
 }
