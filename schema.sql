@@ -1220,6 +1220,23 @@ CREATE TABLE account_entitlement_periods (
 COMMENT ON TABLE account_entitlement_periods IS 'citus: distributed by account_id';
 
 --
+-- Name: account_tokens; Type: TABLE
+--
+
+CREATE TABLE account_tokens (
+    app_id bigint NOT NULL,
+    token uuid NOT NULL,
+    account_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE account_tokens; Type: COMMENT
+--
+
+COMMENT ON TABLE account_tokens IS 'citus: distributed by token';
+
+--
 -- Name: accounts; Type: TABLE
 --
 
@@ -1303,6 +1320,54 @@ CREATE TABLE app_transaction_claims (
 --
 
 COMMENT ON TABLE app_transaction_claims IS 'citus: distributed by app_transaction_id';
+
+--
+-- Name: apple_write_backs; Type: TABLE
+--
+
+CREATE TABLE apple_write_backs (
+    write_back_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    kind text NOT NULL,
+    transaction_id text NOT NULL,
+    sequence integer NOT NULL,
+    account_id text NOT NULL,
+    app_account_token uuid,
+    created_at timestamp with time zone NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
+    leased_until timestamp with time zone,
+    leased_by text,
+    sent_at timestamp with time zone,
+    http_status integer,
+    apple_error_code bigint,
+    last_error text,
+    CONSTRAINT apple_write_backs_kind_check CHECK ((kind = ANY (ARRAY['set_app_account_token'::text, 'finish_transaction'::text]))),
+    CONSTRAINT apple_write_backs_sequence_check CHECK ((sequence >= 0)),
+    CONSTRAINT apple_write_backs_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text, 'superseded'::text]))),
+    CONSTRAINT apple_write_backs_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 64)))
+);
+
+--
+-- Name: TABLE apple_write_backs; Type: COMMENT
+--
+
+COMMENT ON TABLE apple_write_backs IS 'citus: coordinator';
+
+--
+-- Name: apple_write_backs_write_back_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE apple_write_backs ALTER COLUMN write_back_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME apple_write_backs_write_back_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 --
 -- Name: apps; Type: TABLE
@@ -2459,6 +2524,13 @@ ALTER TABLE ONLY account_entitlement_backfill
     ADD CONSTRAINT account_entitlement_backfill_pkey PRIMARY KEY (app_id, account_id);
 
 --
+-- Name: account_tokens account_tokens_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY account_tokens
+    ADD CONSTRAINT account_tokens_pkey PRIMARY KEY (app_id, token);
+
+--
 -- Name: accounts accounts_pkey; Type: CONSTRAINT
 --
 
@@ -2492,6 +2564,20 @@ ALTER TABLE ONLY app_small_business_periods
 
 ALTER TABLE ONLY app_transaction_claims
     ADD CONSTRAINT app_transaction_claims_pkey PRIMARY KEY (app_id, environment, app_transaction_id, sequence);
+
+--
+-- Name: apple_write_backs apple_write_backs_app_id_environment_kind_transaction_id_se_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY apple_write_backs
+    ADD CONSTRAINT apple_write_backs_app_id_environment_kind_transaction_id_se_key UNIQUE (app_id, environment, kind, transaction_id, sequence);
+
+--
+-- Name: apple_write_backs apple_write_backs_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY apple_write_backs
+    ADD CONSTRAINT apple_write_backs_pkey PRIMARY KEY (write_back_id);
 
 --
 -- Name: apps apps_bundle_id_key; Type: CONSTRAINT
@@ -2863,10 +2949,22 @@ CREATE INDEX index_account_entitlement_periods_on_account ON account_entitlement
 CREATE INDEX index_account_entitlement_periods_on_chain ON account_entitlement_periods USING btree (app_id, environment, original_transaction_id);
 
 --
+-- Name: index_account_tokens_on_app_id_and_account_id; Type: INDEX
+--
+
+CREATE INDEX index_account_tokens_on_app_id_and_account_id ON account_tokens USING btree (app_id, account_id);
+
+--
 -- Name: index_app_transaction_claims_on_app_id_and_account_id; Type: INDEX
 --
 
 CREATE INDEX index_app_transaction_claims_on_app_id_and_account_id ON app_transaction_claims USING btree (app_id, account_id);
+
+--
+-- Name: index_apple_write_backs_due; Type: INDEX
+--
+
+CREATE INDEX index_apple_write_backs_due ON apple_write_backs USING btree (next_attempt_at, write_back_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
 
 --
 -- Name: index_catalog_prices_on_point; Type: INDEX
@@ -3308,6 +3406,13 @@ ALTER TABLE ONLY api_keys
 
 ALTER TABLE ONLY app_small_business_periods
     ADD CONSTRAINT app_small_business_periods_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: apple_write_backs apple_write_backs_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY apple_write_backs
+    ADD CONSTRAINT apple_write_backs_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: catalog_prices catalog_prices_app_id_product_id_fkey; Type: FK CONSTRAINT

@@ -8,7 +8,8 @@ extension AppStoreServerAPIClient {
     public func sendConsumptionInformation(transactionID: String, _ request: ConsumptionRequest)
         async throws(AppStoreServerAPIError)
     {
-        try await put(path: "/inApps/v2/transactions/consumption/\(try Self.pathSegment(transactionID))", body: request)
+        try await sendWithoutAnswer(
+            .PUT, path: "/inApps/v2/transactions/consumption/\(try Self.pathSegment(transactionID))", body: request)
     }
 
     /// Send Consumption Information V1: `PUT /inApps/v1/transactions/consumption/{transactionId}`, the older
@@ -16,18 +17,23 @@ extension AppStoreServerAPIClient {
     public func sendConsumptionInformationV1(transactionID: String, _ request: ConsumptionRequestV1)
         async throws(AppStoreServerAPIError)
     {
-        try await put(path: "/inApps/v1/transactions/consumption/\(try Self.pathSegment(transactionID))", body: request)
+        try await sendWithoutAnswer(
+            .PUT, path: "/inApps/v1/transactions/consumption/\(try Self.pathSegment(transactionID))", body: request)
     }
 
-    /// A PUT whose success answer has no body worth reading.
-    private func put(path: String, body: some Encodable) async throws(AppStoreServerAPIError) {
-        let data: Data
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            data = try encoder.encode(body)
-        } catch {
-            throw AppStoreServerAPIError(.invalidConfiguration)
+    /// A request whose success answer has no body worth reading; `body`, when given, is sent as JSON.
+    func sendWithoutAnswer(_ method: HTTPMethod, path: String, body: (any Encodable)?)
+        async throws(AppStoreServerAPIError)
+    {
+        var data: Data?
+        if let body {
+            do {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                data = try encoder.encode(body)
+            } catch {
+                throw AppStoreServerAPIError(.invalidConfiguration)
+            }
         }
         let base =
             configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
@@ -39,7 +45,7 @@ extension AppStoreServerAPIClient {
         let answer: HTTPExchange.Answer
         do {
             answer = try await exchange.perform(
-                .PUT, url: base + path, headers: headers, jsonBody: data, timeout: configuration.timeout)
+                method, url: base + path, headers: headers, jsonBody: data, timeout: configuration.timeout)
         } catch {
             let code: AppStoreServerAPIError.Code = error == .timeout ? .timeout : .connectionError
             exchange.logger.debug(

@@ -200,6 +200,16 @@ extension SubLedgerServer {
                         apple: apple,
                         logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
+            // What applies owed Apple: Set App Account Token, Finish Transaction (docs/operations.md, "Writing back to
+            // Apple").
+            var writeBacks = AppleWriteBackSender.Configuration(worker: poller.worker)
+            writeBacks.once = poller.once
+            services.append(
+                onceAware(
+                    AppleWriteBackSender(
+                        configuration: writeBacks, store: AppleWriteBackStore(pool: opened.pool), ledger: store,
+                        apple: apple, logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
             // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
             var webhookClock = WebhookClock.Configuration()
             webhookClock.once = poller.once

@@ -60,6 +60,7 @@ struct ControlRoutes: Sendable {
             }
         }
         registerAppTransaction(on: group)
+        registerWriteBacks(on: group)
         // Purchases
         group.post("purchases") { request, _ in
             try await Self.run(request, PurchaseRequest.self) { body async throws(SimulatorError) in

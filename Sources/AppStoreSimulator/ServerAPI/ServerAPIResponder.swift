@@ -48,6 +48,11 @@ struct ServerAPIResponder: Sendable {
                     return try state.refundHistory(segments[4], request)
                 case ("POST", ["inApps", "v1", "notifications"]) where segments.count == 4 && segments[3] == "history":
                     return try state.notificationHistory(request)
+                case ("PUT", ["inApps", "v1", "transactions"])
+                where segments.count == 5 && segments[4] == "appAccountToken":
+                    return state.setAppAccountToken(segments[3], request)
+                case ("POST", ["inApps", "v1", "transactions"]) where segments.count == 5 && segments[4] == "finish":
+                    return state.finishFromServer(segments[3], request)
                 case ("PUT", _) where segments.count == 5 && segments[2...3] == ["transactions", "consumption"]:
                     return state.receiveConsumptionInformation(segments[4], version: segments[1], request)
                 case ("GET", ["inApps", "v1", "notifications"]) where segments.count == 5 && segments[3] == "test":

@@ -42,6 +42,8 @@ struct SimulatorState: Sendable {
     var extensions = ExtensionsBook()
     /// Send Consumption Information calls received (Consumption/ConsumptionEndpoint.swift).
     var consumptionReceived: [ReceivedConsumptionInformation] = []
+    /// Set App Account Token and Finish Transaction calls accepted (WriteBacks/).
+    var serverWriteBacks: [ServerWriteBack] = []
     /// When each chain's latest state was signed, by original transaction id (a one-time purchase is a chain of
     /// its own). Every notification signs a new state strictly after the one before, even while the manual clock
     /// stands still, so two states of one chain never carry the same `signedDate`.

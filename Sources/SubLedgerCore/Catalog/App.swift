@@ -10,6 +10,8 @@ public struct App: Hashable, Sendable, Codable {
     public var products: [Product]
     /// How Apple's consumption requests (refund requests) are answered; default `.disabled`.
     public var consumption: ConsumptionPolicy
+    /// What SubLedger tells Apple after an apply (Set App Account Token, Finish Transaction); default `.off`.
+    public var writeBack: WriteBackPolicy
 
     public init(
         bundleID: String,
@@ -17,7 +19,8 @@ public struct App: Hashable, Sendable, Codable {
         environments: [AppStoreEnvironment] = [.production],
         ownershipPolicy: OwnershipPolicy = .activeAutoRenewerKeeps,
         products: [Product],
-        consumption: ConsumptionPolicy = .disabled
+        consumption: ConsumptionPolicy = .disabled,
+        writeBack: WriteBackPolicy = .off
     ) {
         self.bundleID = bundleID
         self.appAppleID = appAppleID
@@ -25,6 +28,7 @@ public struct App: Hashable, Sendable, Codable {
         self.ownershipPolicy = ownershipPolicy
         self.products = products
         self.consumption = consumption
+        self.writeBack = writeBack
     }
 
     /// The product with id `productID`, if the app sells it.
@@ -39,6 +43,7 @@ public struct App: Hashable, Sendable, Codable {
         case ownershipPolicy = "ownership_policy"
         case products
         case consumption
+        case writeBack = "write_back"
     }
 
     /// Decodes the file format. Environment names match case-insensitively and without underscores
@@ -67,5 +72,6 @@ public struct App: Hashable, Sendable, Codable {
         }
         products = try container.decodeIfPresent([Product].self, forKey: .products) ?? []
         consumption = try container.decodeIfPresent(ConsumptionPolicy.self, forKey: .consumption) ?? .disabled
+        writeBack = try container.decodeIfPresent(WriteBackPolicy.self, forKey: .writeBack) ?? .off
     }
 }

@@ -1,6 +1,6 @@
 /// The textual UUID shape (`8-4-4-4-12` hexadecimal digits), checked without Foundation.
-enum UUIDFormat {
-    static func isUUID(_ string: String) -> Bool {
+public enum UUIDFormat {
+    public static func isUUID(_ string: String) -> Bool {
         let bytes = Array(string.utf8)
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {

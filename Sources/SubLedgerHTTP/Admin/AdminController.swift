@@ -76,10 +76,14 @@ struct AdminController: Sendable {
                     on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-            let (summaryReport, activeReport, churnReport, webhooksPanel) = try await (summary, active, churn, webhooks)
+            async let writeBacks = pool.withConnection { try AppleWriteBacksPanel.load(on: $0) }
+            let (summaryReport, activeReport, churnReport, webhooksPanel, writeBacksPanel) = try await (
+                summary, active, churn, webhooks, writeBacks
+            )
             return AdminPage.render(
                 summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
-                churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel, now: instant)
+                churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel,
+                appleWriteBacks: writeBacksPanel, now: instant)
         }
         return htmlResponse(html)
     }

@@ -22,6 +22,7 @@ public enum AdminPage {
     ///   - search: the `q` query parameter, shown back in the search box.
     ///   - timeline: the search's result, shown as a table under the charts.
     ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
+    ///   - appleWriteBacks: the calls owed to Apple (`AppleWriteBacksPanel.load`), shown after the webhooks.
     ///   - now: the page's moment, for the age of the oldest waiting delivery.
     public static func render(
         summary: SummaryReport,
@@ -31,6 +32,7 @@ public enum AdminPage {
         search: String?,
         timeline: AdminSearchResult?,
         webhooks: WebhooksPanel? = nil,
+        appleWriteBacks: AppleWriteBacksPanel? = nil,
         now: Date = Date(timeIntervalSince1970: 0)
     ) -> String {
         var html = """
@@ -72,6 +74,7 @@ public enum AdminPage {
             title: "Started, renewed, expired and recovered subscriptions")
         html += "</section>"
         if let webhooks { html += webhooksSection(webhooks, now: now) }
+        if let appleWriteBacks { html += appleWriteBacksSection(appleWriteBacks, now: now) }
         html += "</main></body></html>\n"
         return html
     }

@@ -24,8 +24,13 @@ enum AccountRows {
     static let namedStatement = PostgresStatement(
         "SELECT account_id FROM accounts WHERE app_id = $1 AND account_id = ANY ($2::text::text[])")
 
+    /// The accounts that tokens SubLedger gave them (`account_tokens`, written back to Apple) name. A separate
+    /// statement rather than a union: the two tables are distributed by account, the lookups are by token.
+    static let tokenStatement = PostgresStatement(
+        "SELECT token::text, account_id FROM account_tokens WHERE app_id = $1 AND token = ANY ($2::text::uuid[])")
+
     /// The accounts of the app whose id equals one of `tokens` (an app account token or username that is
-    /// an account id).
+    /// an account id), or that SubLedger gave one of `tokens` (`account_tokens`).
     static func accounts(
         named tokens: [AccountToken], appID: Int64, on connection: PostgresConnection
     ) throws -> [AccountToken: AccountID] {
@@ -40,8 +45,19 @@ enum AccountRows {
         var byRaw: [String: AccountToken] = [:]
         for token in tokens { byRaw[token.rawValue] = token }
         let index = batch.append(namedStatement, [appID, PostgresArrayText.strings(byRaw.keys.sorted())])
+        let uuids = byRaw.keys.filter(UUIDFormat.isUUID).sorted()
+        let tokenIndex = uuids.isEmpty ? nil : batch.append(tokenStatement, [appID, PostgresArrayText.strings(uuids)])
         return Batched { rows in
             var found: [AccountToken: AccountID] = [:]
+            if let tokenIndex {
+                for row in rows[tokenIndex] {
+                    let raw = try row.decode(String.self, at: 0)
+                    if let token = byRaw[raw], let account = try? AccountID(row.decode(String.self, at: 1)) {
+                        found[token] = account
+                    }
+                }
+            }
+            // An account whose id is the token itself wins over a token given to another account.
             for row in rows[index] {
                 let raw = try row.decode(String.self, at: 0)
                 if let token = byRaw[raw], let account = try? AccountID(raw) { found[token] = account }

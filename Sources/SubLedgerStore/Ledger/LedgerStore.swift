@@ -116,6 +116,10 @@ public struct LedgerStore: Sendable {
         _ = OrderRows.fulfil(
             decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
         let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
+        // What the decision owes Apple (Set App Account Token, Finish Transaction), sent by `poll` once this commits.
+        _ = AppleWriteBackRows.record(
+            AppleWriteBack.owed(by: decision, on: snapshot, app: app.definition), appID: app.appID, now: now,
+            into: &writes)
         // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
         // are read here, after the entries (the credit balance), and the events inserted in the last batch.
         let recording = try WebhookOutbox.record(

@@ -44,5 +44,6 @@ public enum BundledMigrations {
         ("0027_ledger_chain_array_field.sql", PackageResources._027_ledger_chain_array_field_sql),
         ("0028_partial_refunds.sql", PackageResources._028_partial_refunds_sql),
         ("0029_app_transactions.sql", PackageResources._029_app_transactions_sql),
+        ("0030_apple_write_backs.sql", PackageResources._030_apple_write_backs_sql),
     ]
 }

@@ -33,6 +33,10 @@ public enum AppleCallMetrics {
         public static let requestTestNotification = Endpoint("request_test_notification")
         /// App Store Server API: Get Test Notification Status.
         public static let testNotificationStatus = Endpoint("test_notification_status")
+        /// App Store Server API: Set App Account Token.
+        public static let setAppAccountToken = Endpoint("set_app_account_token")
+        /// App Store Server API: Finish Transaction.
+        public static let finishTransaction = Endpoint("finish_transaction")
     }
 
     /// How a call ended.
