@@ -856,6 +856,8 @@ CREATE TABLE notifications (
     next_attempt_at timestamp with time zone,
     leased_until timestamp with time zone,
     leased_by text,
+    consumption_request_reason text,
+    CONSTRAINT notifications_consumption_request_reason_check CHECK (((consumption_request_reason IS NULL) OR (consumption_request_reason ~ '^[A-Z_]{1,64}$'::text))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
     CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text])))
 );
@@ -1680,6 +1682,8 @@ CREATE TABLE consumption_requests (
     last_error text,
     answered_at timestamp with time zone,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    reason text,
+    CONSTRAINT consumption_requests_reason_check CHECK (((reason IS NULL) OR (reason ~ '^[A-Z_]{1,64}$'::text))),
     CONSTRAINT consumption_requests_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'skipped_no_consent'::text, 'skipped_disabled'::text, 'failed'::text])))
 );
 

@@ -57,6 +57,31 @@ import Testing
         #expect(notification.receipt == nil)
     }
 
+    @Test func aConsumptionRequestsReasonIsKeptRawAndAHostileOneRefusesThePayload() async throws {
+        let chain = try TestChains.chain()
+        let signer = JWSSigner(chain: chain)
+        let decoder = ServerNotificationDecoder(
+            verifier: try TestChains.verifier(roots: [chain.trustedRoot]), sharedSecret: nil)
+        func payload(_ reason: String?) throws -> String {
+            var notification = try Self.notification(signer: signer, type: "CONSUMPTION_REQUEST")
+            notification.data?.rawConsumptionRequestReason = reason
+            return try signer.sign(notification)
+        }
+        #expect(try await decoder.decodeV2(signedPayload: payload(nil)).notification.consumptionRequestReason == nil)
+        for reason in ["UNINTENDED_PURCHASE", "OTHER", "A_REASON_APPLE_ADDS_LATER"] {
+            let notification = try await decoder.decodeV2(signedPayload: payload(reason)).notification
+            #expect(notification.consumptionRequestReason == reason)
+        }
+        for hostile in ["", "other", "LEGAL\u{0}", String(repeating: "X", count: 65), "FULFILLMENT ISSUE"] {
+            await #expect(
+                throws: NotificationDecodingError(
+                    .unmappable, mappingError: .init(.valueOutOfRange, field: "consumptionRequestReason"))
+            ) {
+                _ = try await decoder.decodeV2(signedPayload: payload(hostile))
+            }
+        }
+    }
+
     @Test func unknownNotificationTypeIsKeptRaw() async throws {
         let chain = try TestChains.chain()
         let signer = JWSSigner(chain: chain)

@@ -142,8 +142,19 @@ public struct ServerNotificationDecoder: Sendable {
             environment: configuration.environment,
             signedDate: try Instant.appleIfPresent(payload.signedDate, field: "signedDate") ?? now(),
             transaction: try transaction?.coreTransaction(source: .notificationV2),
-            renewalInfo: try renewalInfo?.coreRenewalInfo()
+            renewalInfo: try renewalInfo?.coreRenewalInfo(),
+            consumptionRequestReason: try Self.consumptionRequestReason(payload.data?.rawConsumptionRequestReason)
         )
+    }
+
+    /// Apple's `consumptionRequestReason`, kept raw so a value Apple adds later is stored, but only in the shape
+    /// Apple's values have (1 to 64 of `A-Z` and `_`); another shape refuses the payload.
+    static func consumptionRequestReason(_ raw: String?) throws -> String? {
+        guard let raw else { return nil }
+        guard (1...64).contains(raw.utf8.count),
+            raw.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 == UInt8(ascii: "_") })
+        else { throw PayloadMappingError(.valueOutOfRange, field: "consumptionRequestReason") }
+        return raw
     }
 
     /// Decodes a V1 body: checks `password` against the shared secret (constant time), the bundle id and

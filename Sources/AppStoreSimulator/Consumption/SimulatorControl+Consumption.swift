@@ -2,9 +2,22 @@ import AppStore
 import SubLedgerCore
 
 extension SimulatorControl {
-    /// A customer asks Apple for a refund of `transactionID`: Apple sends `CONSUMPTION_REQUEST` (V2 only; V1
-    /// notifications never carried it) and waits up to 12 hours for Send Consumption Information.
-    public func requestConsumption(_ transactionID: String) async throws(SimulatorError) -> ConsumptionRequestResult {
+    /// The reasons a customer gives Apple for a refund request (`consumptionRequestReason`).
+    public static let consumptionRequestReasons: Set<String> = [
+        "UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER",
+    ]
+
+    /// A customer asks Apple for a refund of `transactionID`, for `reason` when given: Apple sends
+    /// `CONSUMPTION_REQUEST` (V2 only; V1 notifications never carried it) with the reason as
+    /// `consumptionRequestReason`, and waits up to 12 hours for Send Consumption Information.
+    public func requestConsumption(_ transactionID: String, reason: String? = nil) async throws(SimulatorError)
+        -> ConsumptionRequestResult
+    {
+        if let reason, !Self.consumptionRequestReasons.contains(reason) {
+            throw SimulatorError(
+                .badRequest,
+                "reason must be one of \(Self.consumptionRequestReasons.sorted().joined(separator: ", "))")
+        }
         let (_, uuids) = try engine.mutate { state, _ throws(SimulatorError) in
             let record = try state.transaction(transactionID)
             guard record.ownership == .purchased else {
@@ -13,9 +26,10 @@ extension SimulatorControl {
             guard record.revocationDate == nil else {
                 throw SimulatorError(.conflict, "transaction \(transactionID) is already refunded")
             }
-            state.emit(
-                "CONSUMPTION_REQUEST", key: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID),
-                transactionID: transactionID)
+            state.events.append(
+                SimulatorEvent(
+                    type: "CONSUMPTION_REQUEST", key: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID),
+                    transactionID: transactionID, consumptionRequestReason: reason))
         }
         await engine.deliverDue()
         return ConsumptionRequestResult(transactionID: transactionID, notificationUUIDs: uuids)

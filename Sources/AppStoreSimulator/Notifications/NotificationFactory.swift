@@ -38,7 +38,8 @@ extension SimulatorState {
                     bundleVersion: app.description.applicationVersion,
                     signedTransactionInfo: signedTransaction,
                     signedRenewalInfo: signedRenewal,
-                    rawStatus: chain?.status.rawValue
+                    rawStatus: chain?.status.rawValue,
+                    rawConsumptionRequestReason: event.consumptionRequestReason
                 ),
                 version: "2.0",
                 signedDate: signedAt.millisecondsSince1970

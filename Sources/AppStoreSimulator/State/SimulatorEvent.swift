@@ -12,4 +12,6 @@ struct SimulatorEvent: Sendable {
     var transactionID: String?
     /// The environment of a notification about no account (a `TEST`); otherwise the account's.
     var environment: AppStoreEnvironment? = nil
+    /// A `CONSUMPTION_REQUEST`'s `consumptionRequestReason`.
+    var consumptionRequestReason: String? = nil
 }

@@ -20,11 +20,16 @@ public struct WebhookEventCause: Sendable, Hashable {
     public var id: String?
     /// For a notification, Apple's `notificationType` (`CONSUMPTION_REQUEST` makes `refund.requested`).
     public var notificationType: String?
+    /// For a `CONSUMPTION_REQUEST`, the customer's reason as Apple stated it (`refund.requested`'s `reason`).
+    public var consumptionRequestReason: String?
 
-    public init(kind: Kind, id: String? = nil, notificationType: String? = nil) {
+    public init(
+        kind: Kind, id: String? = nil, notificationType: String? = nil, consumptionRequestReason: String? = nil
+    ) {
         self.kind = kind
         self.id = id
         self.notificationType = notificationType
+        self.consumptionRequestReason = consumptionRequestReason
     }
 
     /// The body's `cause` object.

@@ -350,14 +350,17 @@ public enum WebhookEventDerivation {
         let chain = decision.updatedChains.first { $0.key == key } ?? previous[key]
         let account = chain?.transaction(transaction.transactionID)?.account ?? chain?.header.owner
         let at = input.observedAt ?? transaction.purchaseDate
+        var data: [EventJSON.Member] = [
+            .init("transaction_id", .string(transaction.transactionID)),
+            .init("original_transaction_id", .string(transaction.originalTransactionID)),
+            .init("product_id", .string(transaction.productID)),
+            .init(moment, .time(at)),
+        ]
+        if type == .refundRequested, let reason = cause.consumptionRequestReason {
+            data.append(.init("reason", .string(reason)))
+        }
         return WebhookEventDraft(
             type: type, environment: transaction.environment, account: account, occurredAt: at,
-            subject: cause.id ?? transaction.transactionID,
-            data: [
-                .init("transaction_id", .string(transaction.transactionID)),
-                .init("original_transaction_id", .string(transaction.originalTransactionID)),
-                .init("product_id", .string(transaction.productID)),
-                .init(moment, .time(at)),
-            ])
+            subject: cause.id ?? transaction.transactionID, data: data)
     }
 }

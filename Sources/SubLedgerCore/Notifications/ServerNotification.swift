@@ -20,6 +20,9 @@ public struct ServerNotification: Hashable, Sendable, Codable {
     public var renewalInfo: RenewalInfo?
     /// V1 `unified_receipt`, normalized the same way as a `verifyReceipt` answer.
     public var receipt: ReceiptSnapshot?
+    /// V2 `consumptionRequestReason` of a `CONSUMPTION_REQUEST`, raw (`UNINTENDED_PURCHASE`, `FULFILLMENT_ISSUE`,
+    /// `UNSATISFIED_WITH_PURCHASE`, `LEGAL`, `OTHER`, or one Apple adds later): why the customer asked for a refund.
+    public var consumptionRequestReason: String?
 
     public enum Version: String, Hashable, Sendable, Codable {
         case v1
@@ -37,7 +40,8 @@ public struct ServerNotification: Hashable, Sendable, Codable {
         signedDate: Instant,
         transaction: Transaction? = nil,
         renewalInfo: RenewalInfo? = nil,
-        receipt: ReceiptSnapshot? = nil
+        receipt: ReceiptSnapshot? = nil,
+        consumptionRequestReason: String? = nil
     ) {
         self.notificationID = notificationID
         self.version = version
@@ -50,5 +54,6 @@ public struct ServerNotification: Hashable, Sendable, Codable {
         self.transaction = transaction
         self.renewalInfo = renewalInfo
         self.receipt = receipt
+        self.consumptionRequestReason = consumptionRequestReason
     }
 }

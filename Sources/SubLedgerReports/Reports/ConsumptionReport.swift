@@ -20,6 +20,8 @@ public struct ConsumptionReport: Sendable, Hashable, Codable {
         public var lastError: String?
         /// Not answered by the deadline: still waiting past it, sent after it, or given up on because of it.
         public var missedDeadline: Bool
+        /// Why the customer asked for the refund, as Apple stated it (`consumptionRequestReason`), when it did.
+        public var reason: String? = nil
     }
 
     public struct Count: Sendable, Hashable, Codable {
@@ -59,13 +61,14 @@ extension ConsumptionReport {
         ReportTable(
             title: "Consumption requests (Apple asks about a refund)",
             columns: [
-                "requested_at", "request", "app", "environment", "transaction_id", "state", "attempts", "deadline",
-                "answered_at", "missed_deadline", "last_error",
+                "requested_at", "request", "app", "environment", "transaction_id", "reason", "state", "attempts",
+                "deadline", "answered_at", "missed_deadline", "last_error",
             ],
             rows: rows.map {
                 [
                     ReportFormat.timestamp($0.requestedAt), String($0.requestID), $0.bundleID, $0.environment,
-                    $0.transactionID, $0.state, String($0.attempts), ReportFormat.timestamp($0.deadlineAt),
+                    $0.transactionID, $0.reason ?? "", $0.state, String($0.attempts),
+                    ReportFormat.timestamp($0.deadlineAt),
                     $0.answeredAt.map(ReportFormat.timestamp) ?? "", $0.missedDeadline ? "yes" : "", $0.lastError ?? "",
                 ]
             },

@@ -14,7 +14,7 @@ extension ReportStore {
                 requestedAt: try row.decode(Date.self, at: 4), deadlineAt: try row.decode(Date.self, at: 5),
                 state: try row.decode(String.self, at: 6), attempts: Int(try row.decode(Int32.self, at: 7)),
                 answeredAt: try row.decode(Date?.self, at: 8), lastError: try row.decode(String?.self, at: 9),
-                missedDeadline: try row.decode(Bool.self, at: 10))
+                missedDeadline: try row.decode(Bool.self, at: 10), reason: try row.decode(String?.self, at: 11))
         }
     }
 
@@ -53,7 +53,7 @@ extension ReportStore {
     static let consumptionRequestsSQL = """
         \(consumptionScopedCTE)
         SELECT c.request_id, s.bundle_id, c.environment, c.transaction_id, c.requested_at, c.deadline_at, c.state,
-               c.attempts, c.answered_at, c.last_error, \(consumptionMissedCondition(now: "$6"))
+               c.attempts, c.answered_at, c.last_error, \(consumptionMissedCondition(now: "$6")), c.reason
         FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
         WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
         ORDER BY c.requested_at DESC, c.request_id DESC LIMIT $5

@@ -26,8 +26,8 @@ enum ConsumptionRequestRows {
     static let recordStatement = PostgresStatement(
         """
         INSERT INTO consumption_requests (app_id, notification_row_id, environment, transaction_id,
-            original_transaction_id, requested_at, deadline_at)
-        SELECT $1, n.notification_row_id, $3, $4, $5, $6, $7
+            original_transaction_id, requested_at, deadline_at, reason)
+        SELECT $1, n.notification_row_id, $3, $4, $5, $6, $7, n.consumption_request_reason
         FROM notifications n
         WHERE n.notification_row_id = $2 AND n.notification_type = 'CONSUMPTION_REQUEST'
         ON CONFLICT (notification_row_id) DO NOTHING

@@ -179,7 +179,8 @@ extension LedgerStore {
                             stored.id, input, app: app,
                             cause: WebhookEventCause(
                                 kind: .notification, id: notification.notificationID,
-                                notificationType: notification.notificationType),
+                                notificationType: notification.notificationType,
+                                consumptionRequestReason: notification.consumptionRequestReason),
                             now: now, on: connection)
                     })
             } catch is InputRows.NotificationAlreadyApplied {
@@ -236,7 +237,8 @@ extension LedgerStore {
             let row = try connection.query(notificationCauseStatement, [id]).single()
             cause = WebhookEventCause(
                 kind: .notification, id: try row.decode(String.self, at: 0),
-                notificationType: try row.decode(String?.self, at: 1))
+                notificationType: try row.decode(String?.self, at: 1),
+                consumptionRequestReason: try row.decode(String?.self, at: 2))
         }
         let applied = try Self.apply(
             input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
@@ -257,6 +259,7 @@ extension LedgerStore {
             [
                 app.appID, notification.notificationID, notification.version.rawValue, notification.notificationType,
                 notification.subtype, notification.environment.rawValue, body, timestamp(notification.signedDate),
+                notification.consumptionRequestReason,
             ])
         if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
         let existing = try connection.query(
@@ -272,15 +275,18 @@ extension LedgerStore {
     static let insertNotificationStatement = PostgresStatement(
         """
         INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
-            body, signed_at, attempts)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1)
+            body, signed_at, consumption_request_reason, attempts)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)
         ON CONFLICT (notification_id) DO NOTHING
         RETURNING notification_row_id
         """)
     static let countNotificationAttemptStatement = PostgresStatement(
         "UPDATE notifications SET attempts = attempts + 1 WHERE notification_row_id = $1 AND status <> 'applied'")
     static let notificationCauseStatement = PostgresStatement(
-        "SELECT notification_id, notification_type FROM notifications WHERE notification_row_id = $1")
+        """
+        SELECT notification_id, notification_type, consumption_request_reason FROM notifications
+        WHERE notification_row_id = $1
+        """)
     static let notificationStatusStatement = PostgresStatement(
         "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1")
 }

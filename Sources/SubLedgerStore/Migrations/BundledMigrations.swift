@@ -45,5 +45,6 @@ public enum BundledMigrations {
         ("0028_partial_refunds.sql", PackageResources._028_partial_refunds_sql),
         ("0029_app_transactions.sql", PackageResources._029_app_transactions_sql),
         ("0030_apple_write_backs.sql", PackageResources._030_apple_write_backs_sql),
+        ("0031_consumption_request_reasons.sql", PackageResources._031_consumption_request_reasons_sql),
     ]
 }
