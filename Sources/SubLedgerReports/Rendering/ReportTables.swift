@@ -37,18 +37,19 @@ extension ExpiringReport {
             title: "Chains expiring from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to))",
             columns: [
                 "expires_at", "app", "environment", "original_transaction_id", "product", "owner", "state",
-                "will_auto_renew", "in_billing_retry", "grace_expires_at",
+                "will_auto_renew", "in_billing_retry", "grace_expires_at", "billing_plan", "commitment_ends_at",
             ],
             rows: rows.map {
                 [
                     text($0.expiresAt), $0.bundleID, $0.environment, $0.originalTransactionID, $0.productID,
                     $0.ownerAccountID ?? "", $0.state, text($0.willAutoRenew), text($0.inBillingRetry),
-                    text($0.graceExpiresAt),
+                    text($0.graceExpiresAt), $0.billingPlan ?? "", text($0.commitmentEndsAt),
                 ]
             },
             notes: [
                 "\(totals.chains) chains: \(totals.willAutoRenew) will auto-renew, \(totals.willNotAutoRenew) will not, "
-                    + "\(totals.autoRenewUnknown) unknown; \(totals.inBillingRetry) in billing retry"
+                    + "\(totals.autoRenewUnknown) unknown; \(totals.inBillingRetry) in billing retry; "
+                    + "\(totals.inCommitment) in a commitment that runs past their expiry"
                     + (truncated ? " (first \(rows.count) shown)" : "")
             ])
     }

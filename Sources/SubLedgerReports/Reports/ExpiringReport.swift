@@ -16,6 +16,12 @@ public struct ExpiringReport: Sendable, Hashable, Codable {
         public var willAutoRenew: Bool?
         public var inBillingRetry: Bool
         public var graceExpiresAt: Date?
+        /// Apple's `billingPlanType` of the chain's latest transaction (`MONTHLY` for a monthly plan with a
+        /// commitment); nil for a plan without one.
+        public var billingPlan: String? = nil
+        /// When the chain's commitment ends, for a plan with one: the customer pays every period until then,
+        /// whatever the auto-renew status, so a commitment ending after `expiresAt` means the chain renews.
+        public var commitmentEndsAt: Date? = nil
     }
 
     public struct Totals: Sendable, Hashable, Codable {
@@ -24,6 +30,8 @@ public struct ExpiringReport: Sendable, Hashable, Codable {
         public var willNotAutoRenew: Int
         public var autoRenewUnknown: Int
         public var inBillingRetry: Int
+        /// Chains in a commitment that runs past their expiry: they renew whatever their auto-renew status.
+        public var inCommitment: Int = 0
     }
 
     public var from: Date
@@ -38,7 +46,8 @@ public struct ExpiringReport: Sendable, Hashable, Codable {
 
 extension Reports {
     /// Chains stored `active`, `grace_period` or `billing_retry` whose `expires_at` lies in
-    /// [`at`, `at + within`), earliest first (at most `limit` rows; the totals count them all).
+    /// [`at`, `at + within`), earliest first (at most `limit` rows; the totals count them all), each with its
+    /// billing plan and commitment end when it is a plan with a commitment.
     public static func expiring(
         on connection: PostgresConnection, scope: ReportScope, at: Date, within: Duration, limit: Int
     ) throws -> ExpiringReport {

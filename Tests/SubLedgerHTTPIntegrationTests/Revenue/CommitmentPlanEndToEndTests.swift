@@ -49,6 +49,19 @@ import Testing
             subscription = try await Self.subscription(e, "gail")
             commitment = try #require(subscription["commitment"] as? [String: Any])
             #expect(commitment["renews"] as? Bool == false)
+            // The expiring report: auto-renew is off, yet the chain renews, because its commitment runs on.
+            let admin = try await e.service.keys.create(bundleID: nil, name: "ops").secret
+            let expiring = try await e.client.call(
+                .get, "/v1/admin/reports/expiring?format=json&within=40d", key: admin)
+            #expect(expiring.status == .ok)
+            let row = try #require(
+                (expiring.json["rows"] as? [[String: Any]])?.first {
+                    $0["original_transaction_id"] as? String == original
+                })
+            #expect(row["will_auto_renew"] as? Bool == false)
+            #expect(row["billing_plan"] as? String == "MONTHLY")
+            #expect((row["commitment_ends_at"] as? String)?.prefix(19) == endsAt.prefix(19))
+            #expect((expiring.json["totals"] as? [String: Any])?["in_commitment"] as? Int == 1)
 
             _ = await e.control.advanceClock(.init(seconds: 31 * 86_400))
             await e.deliverNotifications()
