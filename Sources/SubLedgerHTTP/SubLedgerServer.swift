@@ -210,6 +210,12 @@ extension SubLedgerServer {
                         configuration: writeBacks, store: AppleWriteBackStore(pool: opened.pool), ledger: store,
                         apple: apple, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
+            // The entitlement read model of accounts from before it existed (reads never write, so they cannot).
+            var backfill = EntitlementBackfill.Configuration()
+            backfill.once = poller.once
+            services.append(
+                onceAware(EntitlementBackfill(configuration: backfill, store: store, logger: logger), once: poller.once)
+            )
             // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
             var webhookClock = WebhookClock.Configuration()
             webhookClock.once = poller.once

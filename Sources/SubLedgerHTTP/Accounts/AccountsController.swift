@@ -31,10 +31,9 @@ struct AccountsController: Sendable {
             }
             instant = parsed
         }
-        let primary = reads.primary
         let at = instant
         let read = try await reads.read(context) { store in
-            try await store.entitlementRead(of: account, app: app, at: at, backfillingWith: primary)
+            try await store.entitlementRead(of: account, app: app, at: at)
         }
         return Representation.EntitlementsResponse(
             account: account, at: instant, entitlements: read.entitlements, credits: read.credits)

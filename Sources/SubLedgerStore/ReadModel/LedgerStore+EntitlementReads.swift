@@ -7,10 +7,10 @@ extension LedgerStore {
     /// Answered from the read model (`account_entitlement_periods`: no chain snapshot is decoded) when it
     /// covers the account; otherwise (an account from before the read model that is not backfilled yet, or a
     /// non-renewing purchase) from the chains, in a second round trip, exactly as `holdings(of:app:)` and
-    /// `Ledger.entitlements(for:at:chains:app:)` do. An account found not backfilled is backfilled afterwards,
-    /// through `primary` when given (this store then reads from a hot standby, which refuses writes).
+    /// `Ledger.entitlements(for:at:chains:app:)` do. A read never writes, so it runs as well on a hot standby:
+    /// `subledger poll` backfills the accounts still listed (`EntitlementBackfill`).
     public func entitlementRead(
-        of account: AccountID, app: StoredApp, at instant: Instant, backfillingWith primary: LedgerStore? = nil
+        of account: AccountID, app: StoredApp, at instant: Instant
     ) async throws -> (entitlements: [Entitlement], credits: Int64) {
         // The read model's statement alone first: most reads end here, with no hop to a connection's thread.
         let read = try await EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: pool)
@@ -19,24 +19,12 @@ extension LedgerStore {
         {
             return (entitlements, read.credits)
         }
-        let answer = try await pool.withConnection { connection in
+        return try await pool.withConnection { connection in
             let holdings = try Self.holdings(of: account, appID: app.appID, on: connection)
             let entitlements = Ledger.entitlements(
                 for: account, at: instant, chains: holdings.chains, app: app.definition)
             return (entitlements, holdings.credits)
         }
-        let pending = read.pending
-        if pending {
-            do {
-                try await (primary ?? self).backfillEntitlementPeriods(of: account, app: app)
-            } catch {
-                // The answer stands (it came from the chains); the next read tries again.
-                logger.warning(
-                    "could not backfill an account's entitlement periods",
-                    metadata: ["app_id": "\(app.appID)", "error": "\(error)"])
-            }
-        }
-        return answer
     }
 
     /// Writes the entitlement periods of every chain `account` owns or has owned, and takes the account off
