@@ -226,6 +226,7 @@ let package = Package(
             dependencies: [
                 "AppStore",
                 "SubLedgerCore",
+                "SubLedgerReports",
                 "SubLedgerStore",
                 "PostgresLibPQ",
                 .product(name: "Logging", package: "swift-log"),
@@ -373,6 +374,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerStore", "PostgresLibPQ", "SubLedgerCore", "SubLedgerTestSupport", "LedgerTestSupport",
                 "CatalogFile",
+                "SubLedgerReports",  // the report projector, which keeps the aggregates these tests read
             ],
             swiftSettings: swiftSettings
         ),

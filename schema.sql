@@ -2187,6 +2187,37 @@ CREATE TABLE renewal_extensions (
 COMMENT ON TABLE renewal_extensions IS 'citus: distributed by original_transaction_id';
 
 --
+-- Name: report_projection_queue; Type: TABLE
+--
+
+CREATE TABLE report_projection_queue (
+    change_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    changed_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: TABLE report_projection_queue; Type: COMMENT
+--
+
+COMMENT ON TABLE report_projection_queue IS 'citus: coordinator';
+
+--
+-- Name: report_projection_queue_change_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE report_projection_queue ALTER COLUMN change_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME report_projection_queue_change_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: revenue_day_totals; Type: TABLE
 --
 
@@ -2864,6 +2895,13 @@ ALTER TABLE ONLY renewal_extensions
     ADD CONSTRAINT renewal_extensions_pkey PRIMARY KEY (app_id, environment, original_transaction_id, request_identifier);
 
 --
+-- Name: report_projection_queue report_projection_queue_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY report_projection_queue
+    ADD CONSTRAINT report_projection_queue_pkey PRIMARY KEY (change_id);
+
+--
 -- Name: revenue_day_totals revenue_day_totals_key; Type: CONSTRAINT
 --
 
@@ -3217,6 +3255,12 @@ CREATE INDEX index_receipts_on_status_and_next_attempt_at ON receipts USING btre
 CREATE INDEX index_renewal_extensions_on_app_id_and_request_identifier ON renewal_extensions USING btree (app_id, request_identifier);
 
 --
+-- Name: index_report_projection_queue_on_app_id_and_changed_at; Type: INDEX
+--
+
+CREATE INDEX index_report_projection_queue_on_app_id_and_changed_at ON report_projection_queue USING btree (app_id, changed_at);
+
+--
 -- Name: index_transactions_on_app_id_and_account_id; Type: INDEX
 --
 
@@ -3564,6 +3608,13 @@ ALTER TABLE ONLY renewal_extensions
 
 ALTER TABLE ONLY renewal_extensions
     ADD CONSTRAINT renewal_extensions_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: report_projection_queue report_projection_queue_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY report_projection_queue
+    ADD CONSTRAINT report_projection_queue_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: transactions transactions_app_id_environment_original_transaction_id_fkey; Type: FK CONSTRAINT

@@ -225,6 +225,17 @@ extension SubLedgerServer {
                         configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
 
+            // The reports' aggregates follow the ledger (docs/reports.md, "Freshness"). Right after the pool (the
+            // webhook deliverer goes before it below), so it stops after every service that applies inputs: with
+            // --once it projects when the group stops, after their passes.
+            var projection = ReportProjectionService.Configuration()
+            projection.once = poller.once
+            services.insert(
+                .init(
+                    service: ReportProjectionService(
+                        configuration: projection, pool: opened.pool, logger: logger, now: { Instant.systemNow() }),
+                    successTerminationBehavior: .ignore), at: 1)
+
             // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerStore
 
 /// `subledger-bench`: prepares data for scripts/bench. Not part of the product.
@@ -12,8 +13,9 @@ import SubLedgerStore
 ///     subledger-bench notifications COUNT DIRECTORY [PURCHASES]
 ///                                                     # signed DID_RENEW bodies + the root certificate, and
 ///                                                     # PURCHASES signed new purchases (scripts/ha-test)
-///     subledger-bench refresh-sql                     # the apply's aggregate refreshes for one bench chain,
+///     subledger-bench refresh-sql                     # the report projector's refreshes for one bench chain,
 ///                                                     # as pgbench script lines (scripts/bench, write.sql)
+///     subledger-bench project SECONDS                 # DATABASE_URL; runs the report projector, prints its lag
 @main
 enum BenchCommand {
     static func main() async {
@@ -28,6 +30,8 @@ enum BenchCommand {
                 print(BenchShape.catalogYAML)
             case "refresh-sql":
                 print(try BenchShape.refreshScript())
+            case "project":
+                try await BenchLedger.project(seconds: try number(arguments, 1, default: 20))
             case "notifications":
                 guard arguments.count >= 3 else {
                     throw BenchError("usage: subledger-bench notifications COUNT DIRECTORY [PURCHASES]")
@@ -38,7 +42,7 @@ enum BenchCommand {
             default:
                 throw BenchError(
                     "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | "
-                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql")
+                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql | project [SECONDS]")
             }
         } catch {
             FileHandle.standardError.write(Data("subledger-bench: \(error)\n".utf8))
@@ -81,7 +85,8 @@ enum BenchShape {
         """
 
     /// `ChainAggregates.refresh`'s statements for the chain of pgbench's account `:n` of app `:app_id` in
-    /// Production, one per line group, each ending with `;`: what `write.sql` runs where an apply refreshes them.
+    /// Production, one per line group, each ending with `;`: what `write.sql` ran where an apply refreshed them,
+    /// before the report projection queue (schema step 32).
     static func refreshScript() throws -> String {
         let chains = "('{' || (2000000000000 + :n::bigint)::text || '}')"
         return try ChainAggregateStatements.refreshSQL.map { sql in

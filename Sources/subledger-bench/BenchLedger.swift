@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerStore
 
 /// Fills the ledger through `LedgerStore.apply`, the path the service writes by, so every row, jsonb snapshot
@@ -44,6 +45,57 @@ enum BenchLedger {
         print(
             "loaded \(accounts) accounts, \(accounts * (renewals + 1)) transactions in \(Int(seconds)) s "
                 + "(\(Int(Double(accounts) / seconds)) applies/s in process)")
+        // The reports' aggregates, as `subledger poll` would have kept them: the ledger starts caught up.
+        let projecting = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers { group.addTask { _ = try await ReportProjector(pool: pool).projectAll() } }
+            try await group.waitForAll()
+        }
+        print("projected the reports' aggregates in \(clock.now - projecting)")
+        await pool.shutdown()
+    }
+
+    /// Runs the report projector for `seconds` (what `subledger poll` runs), sampling every second how far the
+    /// reports are behind (`ReportFreshness`); prints the changes projected and the lag's median and maximum.
+    static func project(seconds: Int) async throws {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw BenchError("set DATABASE_URL")
+        }
+        var logger = Logger(label: "subledger-bench")
+        logger.logLevel = .warning
+        var configuration = try PostgresConfiguration(connectionString: url, defaultApplicationName: "subledger-bench")
+        configuration.maxConnections = 2
+        let pool = PostgresPool(configuration: configuration, logger: logger)
+        let projector = ReportProjector(pool: pool)
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(seconds)
+        let sampling = Task {
+            var lags: [Double] = []
+            var depths: [Int] = []
+            while clock.now < end {
+                let freshness = try await pool.withConnection { connection in
+                    try ReportFreshness.read(scope: .everything, now: Date(), on: connection)
+                }
+                lags.append(freshness.lag(at: Date()))
+                depths.append(freshness.pendingChanges)
+                try await Task.sleep(for: .seconds(1))
+            }
+            return (lags, depths)
+        }
+        var projected = ReportProjector.Progress()
+        while clock.now < end {
+            let batch = try await projector.projectBatch()
+            projected.changes += batch.changes
+            projected.chains += batch.chains
+            if batch.changes == 0 { try await Task.sleep(for: .seconds(1)) }
+        }
+        let (lags, depths) = try await sampling.value
+        let sorted = lags.sorted()
+        let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        print(
+            "projection: \(projected.changes) changes, \(projected.chains) chains in \(seconds) s; lag median "
+                + String(format: "%.1f", median) + " s, max " + String(format: "%.1f", sorted.last ?? 0)
+                + " s; queue depth max \(depths.max() ?? 0), at the end \(depths.last ?? 0)")
         await pool.shutdown()
     }
 

@@ -17,6 +17,7 @@ import Testing
             _ = try await client.call(
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: ["account_id": "erin", "signed_transaction": signed])
+            try await harness.projectReports()
 
             let forbidden = try await client.call(.get, "/v1/admin/reports/summary", key: harness.keyOne)
             #expect(forbidden.status == .forbidden)

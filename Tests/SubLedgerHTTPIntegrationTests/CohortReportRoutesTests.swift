@@ -17,6 +17,7 @@ import Testing
             _ = try await client.call(
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: ["account_id": "erin", "signed_transaction": signed])
+            try await harness.projectReports()
 
             let retention = try await client.call(
                 .get, "/v1/admin/reports/retention?app=\(H.appOne)&months=12", key: admin)

@@ -41,6 +41,7 @@ import Testing
                     ])
                 #expect(response.status == .ok, "a hostile price (\(id)) must not refuse the purchase")
             }
+            try await harness.projectReports()
             let revenue = try await client.call(
                 .get, "/v1/admin/reports/revenue?from=2025-01-01&to=2025-02-01&by=month&app=\(H.appOne)", key: admin)
             #expect(revenue.status == .ok)

@@ -74,6 +74,7 @@ import Testing
         for (day, input) in inputs.sorted(by: { $0.0 < $1.0 }) {
             try await store.apply(input, app: app, reference: .none, now: F.day(day))
         }
+        try await ReportsDatabase.project(pool)
     }
 
     func churn(from: Int, to: Int) async throws -> ChurnReport {

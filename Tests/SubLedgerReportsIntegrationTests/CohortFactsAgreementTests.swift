@@ -15,8 +15,9 @@ import Testing
 /// `retention` and `trials` reports from the aggregate equal the reference computation from the ledger's
 /// transactions, for several ranges, month counts, reporting currencies and report dates; so does `retention` from
 /// the per-cohort totals (schema step 21) for ranges on and off UTC month boundaries, and the totals equal the
-/// facts summed per cohort. A recompute of the whole app (`refreshCohortFacts`) leaves the aggregate unchanged, and
-/// after a catalog change and a recompute the reports from both aggregates still equal the ledger.
+/// facts summed per cohort, once the report projector has caught up. Projecting every chain of the app again
+/// (`requeueReportAggregates`) leaves the aggregate unchanged (nothing counted twice), and after a catalog change
+/// and a projection the reports from both aggregates still equal the ledger.
 @Suite struct CohortFactsAgreementTests {
     /// The seed of the generator; `SUBLEDGER_COHORT_FACTS_SEED` replays another one.
     static let seed: UInt64 =
@@ -68,6 +69,7 @@ import Testing
                 for (moment, input) in inputs {
                     try await store.apply(input, app: app, reference: .none, now: moment)
                 }
+                try await ReportsDatabase.project(pool)
                 let outcome = try await pool.withConnection { connection in
                     try Self.compareReports(on: connection, history: history)
                 }
@@ -78,16 +80,17 @@ import Testing
                 disagreements += try await Self.totalsDisagreements(pool, history: history, when: "after the applies")
                 let maintained = try await Self.aggregate(pool)
                 let maintainedTotals = try await Self.totals(pool)
-                try await store.refreshCohortFacts(app: app)
+                try await store.requeueReportAggregates(app: app)
+                try await ReportsDatabase.project(pool)
                 let recomputed = try await Self.aggregate(pool)
                 if maintained != recomputed {
                     disagreements.append(
-                        "history \(history): the aggregate kept by apply differs from a recompute (\(maintained.count) vs \(recomputed.count) rows)"
+                        "history \(history): the aggregate kept by the projector differs from a recompute (\(maintained.count) vs \(recomputed.count) rows)"
                     )
                 }
                 if try await Self.totals(pool) != maintainedTotals {
                     disagreements.append(
-                        "history \(history): the totals kept by apply differ from those of a recompute")
+                        "history \(history): the totals kept by the projector differ from those of a recompute")
                 }
                 // A catalog change: the unpriced monthly payments get a price point, then the app is recomputed.
                 try await pool.query(
@@ -95,7 +98,8 @@ import Testing
                     INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
                     VALUES ($1, 'premium.monthly', NULL, 'JPY', 1500000, '2024-01-01'), ($1, 'pro.yearly', NULL, 'EUR', 64990, '2024-06-01')
                     """, [app.appID])
-                try await store.refreshCohortFacts(app: app)
+                try await store.requeueReportAggregates(app: app)
+                try await ReportsDatabase.project(pool)
                 let afterCatalog = try await pool.withConnection { connection in
                     try Self.compareRetention(on: connection, history: history)
                 }
@@ -127,6 +131,7 @@ import Testing
             for (moment, input) in inputs {
                 try await store.apply(input, app: app, reference: .none, now: moment)
             }
+            try await ReportsDatabase.project(pool)
             let clean = try await pool.withConnection { connection in
                 try Self.compareRetention(on: connection, history: 0)
             }
@@ -151,9 +156,9 @@ import Testing
     }
 
     /// Four connections apply chains of one cohort at once: the same months since the first payment, the same
-    /// currencies and purchase days, so their applies add to the same totals, each renewal taking back the chain's
-    /// previous row and adding its new one, some refunded later. The totals still equal the facts summed, and
-    /// `retention` from them equals the ledger.
+    /// currencies and purchase days; four projectors then project them at once, so their refreshes add to the same
+    /// totals, each taking back the chain's previous row and adding its new one, some refunded later. The totals
+    /// still equal the facts summed, and `retention` from them equals the ledger.
     @Test func concurrentAppliesOfOneCohortKeepTheTotalsExact() async throws {
         try await ReportsDatabase.withMigratedSchema { pool in
             let (store, app) = try await Self.setUp(pool)
@@ -170,6 +175,8 @@ import Testing
                 }
                 try await group.waitForAll()
             }
+            // Four projectors at once, a few chains per batch: their refreshes add to the same totals.
+            try await ReportsDatabase.projectConcurrently(pool, projectors: 4, batchSize: 3)
             let outcome = try await pool.withConnection { connection in
                 try Self.compareRetention(on: connection, history: 0)
             }

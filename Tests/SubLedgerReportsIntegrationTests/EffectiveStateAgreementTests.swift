@@ -74,6 +74,7 @@ import Testing
                 kind: .receipt, bundleID: Self.bundleID, environment: .production, submitter: try AccountID("buyer"),
                 transactions: [pass], observedAt: t0)
             try await store.apply(input, app: app, reference: .none, now: t0)
+            try await ReportsDatabase.project(pool)
             let now = Date(timeIntervalSince1970: Double(t0.millisecondsSince1970) / 1000)
             let scope = ReportScope(bundleID: Self.bundleID)
             // The reports run on the connection's own thread; the expectations are checked back in the test.
@@ -115,6 +116,7 @@ import Testing
             for (at, input) in chain.inputs {
                 try await store.apply(input, app: app, reference: .none, now: at)
             }
+            try await ReportsDatabase.project(pool)
             let key = ChainKey(environment: .production, originalTransactionID: chain.originalTransactionID)
             guard let snapshot = try await store.chain(key, app: app) else {
                 comparison.disagreements.append("\(chain.originalTransactionID): not stored")

@@ -39,18 +39,20 @@ import Testing
                     try await pool.withConnection { try Self.compareReports(on: $0, label: "history \(history)") })
                 outcome.disagreements += try await Self.totalsDisagreements(pool).map { "history \(history): \($0)" }
                 let maintained = try await Self.aggregates(pool)
-                try await store.refreshCohortFacts(app: app)
+                try await store.requeueReportAggregates(app: app)
+                try await ReportsDatabase.project(pool)
                 if try await Self.aggregates(pool) != maintained {
                     outcome.disagreements.append(
-                        "history \(history): the aggregates kept by apply differ from a recompute")
+                        "history \(history): the aggregates kept by the projector differ from a recompute")
                 }
-                // A catalog price change: the app is recomputed (`refreshApp`), and the reports still agree.
+                // A catalog price change: the app is requeued and projected again, and the reports still agree.
                 try await pool.query(
                     """
                     INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
                     VALUES ($1, 'pro.monthly', NULL, 'EUR', 10990, '2025-02-01')
                     """, [app.appID])
-                try await store.refreshCohortFacts(app: app)
+                try await store.requeueReportAggregates(app: app)
+                try await ReportsDatabase.project(pool)
                 outcome.add(
                     try await pool.withConnection {
                         try Self.compareReports(on: $0, label: "history \(history) after a price change")
@@ -154,6 +156,7 @@ import Testing
             for (moment, input) in inputs {
                 try await store.apply(input, app: app, reference: .none, now: moment)
             }
+            try await ReportsDatabase.project(pool)
             try await body(pool, store, app)
         }
     }

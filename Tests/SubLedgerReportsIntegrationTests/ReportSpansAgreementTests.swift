@@ -186,6 +186,7 @@ import Testing
                 try await store.apply(input, app: lapseApp, reference: .none, now: moment)
             }
         }
+        try await ReportsDatabase.project(pool)
         // Every date the ledger holds, a millisecond before and after, and the UTC midnights around t0.
         let dates = try await pool.query(
             """

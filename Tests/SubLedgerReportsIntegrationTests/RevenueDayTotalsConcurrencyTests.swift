@@ -9,10 +9,10 @@ import Testing
 
 @testable import SubLedgerReports
 
-/// `revenue_day_totals` (schema step 22) is shared by chains: applies that run at once on several connections and
-/// renew the same product on the same day add to the same keys (16 shards of them). Their counts stay exact — equal,
-/// shard by shard, to `chain_money_facts` counted by the same key — and no apply fails (no deadlock: each writes
-/// its keys in key order).
+/// `revenue_day_totals` (schema step 22) is shared by chains: applies that run at once on several connections renew
+/// the same product on the same day, and report projectors that run at once add those chains to the same keys (16
+/// shards of them). Their counts stay exact — equal, shard by shard, to `chain_money_facts` counted by the same
+/// key — and no apply or projection fails (no deadlock: each writes its keys in key order).
 @Suite struct RevenueDayTotalsConcurrencyTests {
     static let bundleID = CohortFactsAgreementTests.bundleID
     static let connections = 6
@@ -46,6 +46,8 @@ import Testing
                     }
                     try await group.waitForAll()
                 }
+                // As many projectors as connections, a few chains per batch: they add to the same day's totals.
+                try await ReportsDatabase.projectConcurrently(pool, projectors: Self.connections, batchSize: 4)
                 #expect(try await MoneyFactsAgreementTests.totalsDisagreements(pool) == [], "round \(round)")
             }
 

@@ -1,13 +1,14 @@
 import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore
 
-/// `LedgerStore.apply` keeps `chain_cohort_facts` through `chain_cohort_facts_refresh` (schema step 18): the rows it
-/// leaves are exactly what `chain_cohort_facts_of` computes from the ledger, a row whose facts did not change is not
+/// The report projector keeps `chain_cohort_facts` through `chain_cohort_facts_refresh` (schema step 18) for the
+/// chains `LedgerStore.apply` queued: the rows it leaves are exactly what `chain_cohort_facts_of` computes from the ledger, a row whose facts did not change is not
 /// written again, and a chain with neither a payment nor an offer has no row.
 @Suite struct CohortFactsRefreshTests {
     private typealias F = LedgerFixtures
@@ -46,6 +47,7 @@ import Testing
             try await store.apply(
                 F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
                 app: app, now: F.day(0))
+            _ = try await ReportProjector(pool: pool).projectAll()
             let first = try #require(try await stored("o1", app: app, on: pool))
             #expect(first.row == (try await computed("o1", app: app, on: pool)))
 
@@ -55,6 +57,7 @@ import Testing
             let applied = try await store.apply(
                 F.notification([], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1)], on: 10),
                 app: app, now: F.day(10))
+            _ = try await ReportProjector(pool: pool).projectAll()
             #expect(applied.decision.updatedChains.map(\.key.originalTransactionID) == ["o1"])
             #expect(try await pool.query(chainVersion, [app.appID]).single().decode(String.self, at: 0) != chainBefore)
             let unchanged = try #require(try await stored("o1", app: app, on: pool))
@@ -66,6 +69,7 @@ import Testing
             try await store.apply(
                 F.notification([renewal], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 31)], on: 31),
                 app: app, now: F.day(31))
+            _ = try await ReportProjector(pool: pool).projectAll()
             let renewed = try #require(try await stored("o1", app: app, on: pool))
             #expect(renewed.row != first.row)
             #expect(renewed.row == (try await computed("o1", app: app, on: pool)))
@@ -86,38 +90,8 @@ import Testing
                 transactionID: "l1", originalTransactionID: "l1", productID: "lifetime", bundleID: F.bundleID,
                 purchaseDate: F.day(0), environment: .production, source: .verifyReceipt)
             try await store.apply(F.receipt(by: alice, [lifetime], on: 0), app: app, now: F.day(0))
+            _ = try await ReportProjector(pool: pool).projectAll()
             #expect(try await stored("l1", app: app, on: pool) == nil)
-        }
-    }
-}
-
-/// The aggregate refreshes run on generic plans and without JIT, and only in the apply's transaction: on a large
-/// ledger the money refresh's generic plan is costed above `jit_above_cost`, and compiling it took about a second
-/// per apply.
-@Suite struct ChainAggregatesSettingsTests {
-    @Test func theRefreshesTurnJITOffAndForceGenericPlansForTheirTransactionOnly() async throws {
-        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
-            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: LedgerFixtures.secretKeys)
-            let app = try await LedgerFixtures.app(store)
-            let settings = "SELECT current_setting('jit'), current_setting('plan_cache_mode')"
-            let (before, inside, after) = try await pool.withConnection { connection in
-                let before = try connection.query(settings).single()
-                let inside = try connection.transaction { connection in
-                    try ChainAggregates.refresh(
-                        [ChainKey(environment: .production, originalTransactionID: "o1")], appID: app.appID,
-                        on: connection)
-                    return try connection.query(settings).single()
-                }
-                let after = try connection.query(settings).single()
-                return (
-                    [try before.decode(String.self, at: 0), try before.decode(String.self, at: 1)],
-                    [try inside.decode(String.self, at: 0), try inside.decode(String.self, at: 1)],
-                    [try after.decode(String.self, at: 0), try after.decode(String.self, at: 1)]
-                )
-            }
-            #expect(inside == ["off", "force_generic_plan"])
-            #expect(after == before)
         }
     }
 }

@@ -1,12 +1,14 @@
 import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerTestSupport
 import Testing
 
 @testable import SubLedgerStore
 
-/// `LedgerStore.apply` keeps `chain_report_spans` through `chain_report_spans_refresh` (schema step 23), which
+/// The report projector keeps `chain_report_spans` through `chain_report_spans_refresh` (schema step 23) for the
+/// chains `LedgerStore.apply` queued, which
 /// compares a chain's spans computed afresh with the stored ones and writes only those that differ: the rows it
 /// leaves are exactly what `chain_report_spans_of` computes, also when a late transaction changes an early span
 /// (two spans merge, the later one goes), and spans that did not change keep their row version.
@@ -65,6 +67,7 @@ import Testing
                     ],
                     renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 61)], on: 61),
                 app: app, now: F.day(61))
+            _ = try await ReportProjector(pool: pool).projectAll()
             #expect(
                 try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(try await inForceSpans("o1", app: app, on: pool) == 2)
@@ -72,6 +75,7 @@ import Testing
             // The month between arrives late: the first span now runs to day 90 and the second is gone.
             try await store.apply(
                 F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60)], on: 62), app: app, now: F.day(62))
+            _ = try await ReportProjector(pool: pool).projectAll()
             #expect(
                 try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(try await inForceSpans("o1", app: app, on: pool) == 1)
@@ -80,6 +84,7 @@ import Testing
             try await store.apply(
                 F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60, refundedOn: 45)], on: 63),
                 app: app, now: F.day(63))
+            _ = try await ReportProjector(pool: pool).projectAll()
             #expect(
                 try await stored("o1", app: app, on: pool).map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(try await inForceSpans("o1", app: app, on: pool) == 2)
@@ -93,6 +98,7 @@ import Testing
                     by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
                     renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
                 app: app, now: F.day(0))
+            _ = try await ReportProjector(pool: pool).projectAll()
             let first = try await stored("o1", app: app, on: pool)
             #expect(!first.isEmpty)
 
@@ -100,6 +106,7 @@ import Testing
             let applied = try await store.apply(
                 F.notification([], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1)], on: 10),
                 app: app, now: F.day(10))
+            _ = try await ReportProjector(pool: pool).projectAll()
             #expect(applied.decision.updatedChains.map(\.key.originalTransactionID) == ["o1"])
             let unchanged = try await stored("o1", app: app, on: pool)
             #expect(unchanged.map(\.row) == first.map(\.row))
@@ -111,6 +118,7 @@ import Testing
                     [F.subscription("t2", chain: "o1", from: 30, to: 60)],
                     renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 31)], on: 31),
                 app: app, now: F.day(31))
+            _ = try await ReportProjector(pool: pool).projectAll()
             let renewed = try await stored("o1", app: app, on: pool)
             #expect(renewed.map(\.row) == (try await computed("o1", app: app, on: pool)))
             #expect(renewed.map(\.row) != first.map(\.row))

@@ -107,8 +107,9 @@ extension LedgerStore {
                     products += 1
                 }
                 // The reports' per-chain aggregates price transactions from the catalog's price points and count
-                // auto-renewable products only: recomputed for the app's chains in this transaction.
-                try ChainAggregates.refreshApp(appID, on: connection)
+                // auto-renewable products only: every chain of the app is queued for the report projector, in this
+                // transaction (applies go on meanwhile; the reports catch up with the projector).
+                try connection.query(ReportProjectionQueueRows.enqueueAppStatement, [appID])
             }
             try connection.query("SELECT pg_notify('subledger_catalog', '')")
             return CatalogReport(apps: catalog.apps.map(\.bundleID), products: products)

@@ -69,8 +69,8 @@ public struct LedgerStore: Sendable {
         on connection: PostgresConnection
     ) throws -> Applied {
         // Three round trips (docs/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
-        // under the chains' locks; the decision's rows with the reads the webhook events need; the events and the
-        // reports' aggregates. Each batch's statements run in the order appended, each seeing the earlier ones.
+        // under the chains' locks; the decision's rows with the reads the webhook events need; the events, when there are any. Each
+        // batch's statements run in the order appended, each seeing the earlier ones.
         let keys = input.chainKeys
         var reads = PostgresBatch()
         _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
@@ -109,10 +109,9 @@ public struct LedgerStore: Sendable {
         // The hash chain (docs/operations.md, "Verifying the ledger"): the input, then the entries just inserted, of
         // each chain changed, under the chains' locks taken above.
         _ = LedgerChainRows.link(decision, reference: reference, appID: app.appID, into: &writes)
-        // The aggregate refreshes' plan settings: the statements from here on run under them, though the
-        // refreshes themselves run last.
-        let refreshed = decision.updatedChains.map(\.key)
-        if !refreshed.isEmpty { writes.append(ChainAggregates.plansForThisTransaction) }
+        // The reports' aggregates follow from the report projection queue (docs/reports.md, "Freshness"): the
+        // changed chains are recorded here, in this transaction, and the projector refreshes them after it commits.
+        ReportProjectionQueueRows.enqueue(decision.updatedChains.map(\.key), appID: app.appID, now: now, into: &writes)
         _ = OrderRows.fulfil(
             decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
         let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
@@ -129,12 +128,8 @@ public struct LedgerStore: Sendable {
         try marking.value(in: written)
         let newEntries = try inserting.value(in: written)
 
-        var last = try recording.value(in: written)
-        // The reports' per-chain aggregates, from the transactions, state changes and entries written above (they
-        // read none of the outbox's or the inputs' rows). Last before COMMIT: the operational refresh's day counts
-        // are rows shared by every apply of a day, locked until the transaction ends.
-        _ = ChainAggregates.refresh(refreshed, appID: app.appID, into: &last)
-        _ = try connection.pipeline(last)
+        let last = try recording.value(in: written)
+        if !last.isEmpty { _ = try connection.pipeline(last) }
         var accounts: [String: AccountID] = [:]
         let wanted = Set(input.transactions.map(\.transactionID))
         let final = decision.updatedChains + snapshot.chains

@@ -50,7 +50,8 @@ import Testing
             #expect(refund["refunded_milli"] as? Int == 24_998)
             #expect(refund["currency"] as? String == "USD")
 
-            // The revenue report: gross 99.99, refunds 24.998, net 74.992.
+            // The revenue report: gross 99.99, refunds 24.998, net 74.992 (once the report projector caught up).
+            try await e.service.projectReports()
             let revenue = try await e.client.call(
                 .get, "/v1/admin/reports/revenue?from=2025-01-01&to=2025-07-01&by=month&app=\(E.bundleID)", key: admin)
             #expect(revenue.status == .ok)

@@ -9,6 +9,7 @@ import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerHTTP
+import SubLedgerReports
 import SubLedgerStore
 import SubLedgerTestSupport
 import SubLedgerUseCases
@@ -160,6 +161,14 @@ struct ServiceHarness: Sendable {
                 originalTransactionID: original, autoRenewProductID: "pro.monthly", productID: "pro.monthly",
                 rawAutoRenewStatus: willAutoRenew ? 1 : 0, isInBillingRetryPeriod: false,
                 signedDate: Self.day(day).millisecondsSince1970, rawEnvironment: "Production"))
+    }
+}
+
+extension ServiceHarness {
+    /// Runs the report projector until the queue is empty (what `subledger poll` does in the background): the
+    /// reports' aggregates then include every input applied so far.
+    func projectReports() async throws {
+        _ = try await ReportProjector(pool: pool).projectAll()
     }
 }
 

@@ -134,8 +134,9 @@ enum CohortFixtures {
             }
         }
         try await fillRevenueColumns(pool)
-        // The columns were filled behind the ledger's back: the cohort facts are recomputed from them.
-        try await store.refreshCohortFacts(app: app)
+        // The columns were filled behind the ledger's back: the aggregates are recomputed from them.
+        try await store.requeueReportAggregates(app: app)
+        try await ReportsDatabase.project(pool)
     }
 
     static func apply(

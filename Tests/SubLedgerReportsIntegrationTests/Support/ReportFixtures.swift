@@ -165,6 +165,7 @@ enum ReportFixtures {
                 }
             try await store.apply(input, app: app, reference: reference, now: day(observedDay))
         }
+        try await ReportsDatabase.project(pool)
     }
 
     static func consumable(_ id: String, on purchaseDay: Int, refundedOn: Int? = nil, price: Int64?, currency: String?)

@@ -139,5 +139,6 @@ enum RevenueFixtures {
                 transactions: chain.transactions, renewalInfo: [], observedAt: observed)
             try await store.apply(input, app: app, now: observed)
         }
+        try await ReportsDatabase.project(pool)
     }
 }

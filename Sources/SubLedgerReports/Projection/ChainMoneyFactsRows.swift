@@ -8,16 +8,8 @@ import SubLedgerCore
 /// per-day totals `revenue_day_totals` (schema step 22) changed by the difference between the chains' old and new
 /// `chain_money_facts` rows, in the same statement.
 enum ChainMoneyFactsRows {
-    /// Recomputes the three tables' rows of `chains` from their transactions as they are now: called by
-    /// `LedgerStore.apply` after it wrote them, in its transaction, with the chains locked. One statement per
-    /// environment (an input has one); none when no chain changed.
-    static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
-        var batch = PostgresBatch()
-        refresh(chains, appID: appID, into: &batch)
-        _ = try connection.pipeline(batch)
-    }
-
-    /// `refresh`'s statements, appended to `batch`.
+    /// Recomputes the three tables' rows of `chains` from their transactions as they are now, appended to `batch`:
+    /// called by `ReportProjector` with the chains locked. One statement per environment.
     static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
@@ -37,22 +29,11 @@ enum ChainMoneyFactsRows {
         \(movesAndWrites(chainCondition: "g.app_id = $1 AND g.environment = $2 AND g.original_transaction_id = ANY ($3::text::text[])"))
         """)
 
-    /// Every chain of app `$1`, recomputed the same way.
-    static let refreshAppStatement = PostgresStatement(
-        """
-        WITH fresh AS MATERIALIZED (
-            SELECT f.* FROM chains c
-            CROSS JOIN LATERAL chain_money_facts_of(c.app_id, c.environment, c.original_transaction_id) f
-            WHERE c.app_id = $1
-        ),
-        \(movesAndWrites(chainCondition: "g.app_id = $1"))
-        """)
-
-    /// The rest of both statements after `fresh` (the chains' new `chain_money_facts` rows): their MRR moves, and
+    /// The rest of the statement after `fresh` (the chains' new `chain_money_facts` rows): their MRR moves, and
     /// the writes of the three tables for the chains `chainCondition` selects (on the alias `g`). `revenue_day_totals`
     /// changes by the new rows counted once and the old ones (`old_facts`: every part of a statement reads the
     /// snapshot it started with, before its own writes) taken away, per key of the totals; keys whose count does
-    /// not change are not written, the others in key order, so that concurrent applies that share rows lock them
+    /// not change are not written, the others in key order, so that concurrent projections that share rows lock them
     /// in the same order.
     private static func movesAndWrites(chainCondition: String) -> String {
         """

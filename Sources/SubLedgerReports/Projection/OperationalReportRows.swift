@@ -6,16 +6,8 @@ import SubLedgerCore
 /// `chain_report_spans_of` from the chain's row, transactions and state changes; and `ledger_entry_day_counts`, the
 /// ledger entries `churn` counts per UTC day, with `chain_entries_counted`, per chain the last entry counted.
 enum OperationalReportRows {
-    /// Recomputes the spans of `chains` as they are now and counts their entries not counted yet: called by
-    /// `LedgerStore.apply` after it wrote the chains and their entries, in its transaction, with the chains locked.
-    /// One statement per environment (an input has one).
-    static func refresh(_ chains: [ChainKey], appID: Int64, on connection: PostgresConnection) throws {
-        var batch = PostgresBatch()
-        refresh(chains, appID: appID, into: &batch)
-        _ = try connection.pipeline(batch)
-    }
-
-    /// `refresh`'s statements, appended to `batch`.
+    /// Recomputes the spans of `chains` as they are now and counts their entries not counted yet, appended to
+    /// `batch`: called by `ReportProjector` with the chains locked. One statement per environment.
     static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
@@ -27,7 +19,7 @@ enum OperationalReportRows {
     /// For chains `$3` (a text array) of app `$1` in environment `$2`: each chain's spans are computed afresh and
     /// compared with the stored ones; a chain whose spans did not change is not written, otherwise only the spans
     /// that differ are deleted, inserted or updated. Entries after the chain's `counted_through` are added to the
-    /// day counts (in key order, so concurrent applies lock shared rows in one order) and the mark moved. The
+    /// day counts (in key order, so concurrent projections lock shared rows in one order) and the mark moved. The
     /// PL/pgSQL function (schema step 23) keeps its statements' plans for the connection's life; step 20's
     /// set-based statement, which did the same in one statement, upserted (and so locked and rewrote) every span of
     /// the chain on every apply.

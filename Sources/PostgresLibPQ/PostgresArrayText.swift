@@ -1,7 +1,7 @@
 /// PostgreSQL's text input syntax for one-dimensional arrays (`{"a",NULL,"b"}`), so a statement can take a
 /// whole column of rows as one parameter and `unnest` it: one round trip however many rows.
-enum PostgresArrayText {
-    static func strings(_ values: [String?]) -> String {
+public enum PostgresArrayText {
+    public static func strings(_ values: [String?]) -> String {
         var text = "{"
         for (index, value) in values.enumerated() {
             if index > 0 { text += "," }
@@ -19,11 +19,11 @@ enum PostgresArrayText {
         return text + "}"
     }
 
-    static func integers(_ values: [Int64?]) -> String {
+    public static func integers(_ values: [Int64?]) -> String {
         "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
     }
 
-    static func booleans(_ values: [Bool?]) -> String {
+    public static func booleans(_ values: [Bool?]) -> String {
         "{" + values.map { $0.map { $0 ? "t" : "f" } ?? "NULL" }.joined(separator: ",") + "}"
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import PostgresLibPQ
+
+/// How fresh the reports' aggregates are: they follow the ledger through the report projection queue (schema step
+/// 31), so every report states the moment up to which it is complete (docs/reports.md, "Freshness").
+public struct ReportFreshness: Sendable, Hashable, Encodable {
+    /// Every change recorded before this moment is in the aggregates: the oldest change still queued, or the
+    /// report's `now` when none is.
+    public var asOf: Date
+    /// Changes recorded but not projected yet (queue rows; a chain changed twice counts twice).
+    public var pendingChanges: Int
+
+    public init(asOf: Date, pendingChanges: Int) {
+        self.asOf = asOf
+        self.pendingChanges = pendingChanges
+    }
+
+    /// How far the aggregates are behind `now`, in seconds (0 when nothing waits).
+    public func lag(at now: Date) -> TimeInterval { max(0, now.timeIntervalSince(asOf)) }
+
+    /// The freshness of `scope`'s aggregates at `now`, on `connection`.
+    public static func read(scope: ReportScope, now: Date, on connection: PostgresConnection) throws -> ReportFreshness
+    {
+        let row = try connection.query(statement, [scope.bundleID, scope.environment]).single()
+        // A change recorded after `now` (an injected clock behind the writers') leaves the report complete at `now`.
+        let oldest = try row.decode(Date?.self, at: 0)
+        return ReportFreshness(
+            asOf: min(oldest ?? now, now), pendingChanges: Int(try row.decode(Int64.self, at: 1)))
+    }
+
+    /// The oldest queued change of the scope (`$1` a bundle id or NULL, `$2` an environment or NULL) and how many
+    /// are queued: the index on `(app_id, changed_at)` answers the oldest per app.
+    static let statement = PostgresStatement(
+        """
+        SELECT min(q.changed_at), count(*)::bigint FROM report_projection_queue q
+        WHERE ($1::text IS NULL OR q.app_id IN (SELECT app_id FROM apps WHERE bundle_id = $1::text))
+          AND ($2::text IS NULL OR q.environment = $2::text)
+        """)
+}
