@@ -105,9 +105,11 @@ struct ReportCommand: AsyncParsableCommand {
         try database.apply(to: &configuration, environment: CommandContext.current.environment)
         let logger = makeLogger("subledger.report", level: configuration.logLevel)
         let format = ReportFormat(rawValue: format) ?? .table
-        let request = try request(now: Date())
+        let now = Date()
+        let request = try request(now: now)
         let opened = try await DatabaseBootstrap.open(configuration, poolSize: 1, logger: logger)
         let report: AnyReport
+        let freshness: ReportFreshness
         do {
             // Connect first, so --timing measures the report's queries only.
             try await opened.checkConnection()
@@ -121,6 +123,9 @@ struct ReportCommand: AsyncParsableCommand {
                 let elapsed = clock.now - started
                 printError("report \(name): \(Self.milliseconds(elapsed)) ms")
             }
+            freshness = try await opened.pool.withConnection { connection in
+                try ReportFreshness.read(scope: request.scope, now: now, on: connection)
+            }
         } catch let error as ReportError {
             await opened.close()
             throw ValidationError(error.description)
@@ -129,7 +134,7 @@ struct ReportCommand: AsyncParsableCommand {
             throw error
         }
         await opened.close()
-        printOutput(format.render(report), terminator: "")
+        printOutput(format.render(report, freshness: freshness), terminator: "")
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

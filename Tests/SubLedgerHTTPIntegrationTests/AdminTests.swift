@@ -25,6 +25,9 @@ import Testing
 
             let summary = try await client.call(.get, "/v1/admin/reports/summary?app=\(H.appOne)", key: admin)
             #expect(summary.status == .ok)
+            // The projector caught up: the report is as of the service's now, with nothing pending.
+            #expect(summary.json["as_of"] is String)
+            #expect(summary.json["pending_changes"] as? Int == 0)
             let products = summary.json["products"] as? [[String: Any]] ?? []
             #expect(products.contains { $0["product_id"] as? String == "pro.monthly" })
 

@@ -8,7 +8,10 @@ import Testing
     static let day = Date(timeIntervalSince1970: 1_735_689_600)
     static let hostile = "<script>alert('x')</script>"
 
-    func page(search: String? = nil, timeline: AdminSearchResult? = nil) -> String {
+    func page(
+        search: String? = nil, timeline: AdminSearchResult? = nil, freshness: ReportFreshness? = nil,
+        now: Date = Date(timeIntervalSince1970: 0)
+    ) -> String {
         var counts = StateCounts()
         counts.add(4_321, in: "active")
         counts.add(17, in: "expired")
@@ -27,7 +30,18 @@ import Testing
         }
         return AdminPage.render(
             summary: summary, activeOverTime: days, statesByProduct: summary.products, churnByMonth: churn,
-            search: search, timeline: timeline)
+            search: search, timeline: timeline, freshness: freshness, now: now)
+    }
+
+    /// The page says how fresh the reports are: up to date, or the moment they are complete up to, how many
+    /// changes they miss and how far behind the page's moment that is.
+    @Test func thePageShowsHowFreshTheReportsAre() {
+        let current = page(freshness: ReportFreshness(asOf: Self.day, pendingChanges: 0), now: Self.day)
+        #expect(current.contains("Reports as of 2025-01-01T00:00:00Z (up to date)"))
+        let behind = page(
+            freshness: ReportFreshness(asOf: Self.day, pendingChanges: 12), now: Self.day.addingTimeInterval(90))
+        #expect(behind.contains("Reports as of 2025-01-01T00:00:00Z (12 changes not projected yet, 90 s behind)"))
+        #expect(!page().contains("Reports as of"))
     }
 
     @Test func everyDynamicStringIsEscaped() {

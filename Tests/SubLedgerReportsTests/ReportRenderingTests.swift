@@ -32,6 +32,23 @@ import Testing
         #expect(ReportFormat.droppingTrailingWhitespace("   ") == "")
     }
 
+    /// With its freshness, a report's JSON has `as_of` and `pending_changes` beside its own keys, the table a note
+    /// saying the same, and the CSV only its rows.
+    @Test func freshnessIsInTheJSONAndTheTableButNotTheCSV() throws {
+        let freshness = ReportFreshness(asOf: Self.day, pendingChanges: 3)
+        let json = ReportFormat.json.render(.unclaimed(Self.unclaimed), freshness: freshness)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["as_of"] as? String == "2025-01-01T00:00:00Z")
+        #expect(object["pending_changes"] as? Int == 3)
+        #expect(object["rows"] is [Any] && object["totals"] is [Any])
+        let table = ReportFormat.table.render(.unclaimed(Self.unclaimed), freshness: freshness)
+        #expect(table.hasSuffix("As of 2025-01-01T00:00:00Z (3 changes not projected yet).\n"))
+        #expect(
+            ReportFormat.csv.render(.unclaimed(Self.unclaimed), freshness: freshness)
+                == ReportFormat.csv.render(.unclaimed(Self.unclaimed)))
+        #expect(ReportFormat.json.render(.unclaimed(Self.unclaimed)).contains("as_of") == false)
+    }
+
     @Test func csvQuotesCommasQuotesAndLineBreaks() {
         let csv = ReportFormat.csv.render(.unclaimed(Self.unclaimed))
         let lines = csv.components(separatedBy: "\r\n")

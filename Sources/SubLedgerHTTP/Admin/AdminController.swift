@@ -44,8 +44,16 @@ struct AdminController: Sendable {
         // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
         let reportRequest = try ReportRequest(
             name: name, id: context.parameters.get("id"), options: options, now: date(now()))
-        let report = try await reads.read(context) { store in try await Reports.run(reportRequest, on: store.pool) }
-        let text = try await Self.offRequestThreads { format.render(report) }
+        let instant = date(now())
+        let (report, freshness) = try await reads.read(context) { store in
+            try await store.pool.withConnection { connection in
+                (
+                    try Reports.run(reportRequest, on: connection),
+                    try ReportFreshness.read(scope: reportRequest.scope, now: instant, on: connection)
+                )
+            }
+        }
+        let text = try await Self.offRequestThreads { format.render(report, freshness: freshness) }
         return Response(
             status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
@@ -76,14 +84,26 @@ struct AdminController: Sendable {
                     on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
+<<<<<<< HEAD
             async let writeBacks = pool.withConnection { try AppleWriteBacksPanel.load(on: $0) }
             let (summaryReport, activeReport, churnReport, webhooksPanel, writeBacksPanel) = try await (
                 summary, active, churn, webhooks, writeBacks
+=======
+            async let freshness = pool.withConnection {
+                try ReportFreshness.read(scope: .everything, now: instant, on: $0)
+            }
+            let (summaryReport, activeReport, churnReport, webhooksPanel, reportFreshness) = try await (
+                summary, active, churn, webhooks, freshness
+>>>>>>> 45b6c8e (Reports state how fresh they are: as_of in JSON and tables, on the admin page)
             )
             return AdminPage.render(
                 summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
                 churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel,
+<<<<<<< HEAD
                 appleWriteBacks: writeBacksPanel, now: instant)
+=======
+                freshness: reportFreshness, now: instant)
+>>>>>>> 45b6c8e (Reports state how fresh they are: as_of in JSON and tables, on the admin page)
         }
         return htmlResponse(html)
     }

@@ -23,7 +23,9 @@ public enum AdminPage {
     ///   - timeline: the search's result, shown as a table under the charts.
     ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
     ///   - appleWriteBacks: the calls owed to Apple (`AppleWriteBacksPanel.load`), shown after the webhooks.
-    ///   - now: the page's moment, for the age of the oldest waiting delivery.
+    ///   - freshness: how far the reports' aggregates have caught up (`ReportFreshness.read`), shown under the
+    ///     headline numbers.
+    ///   - now: the page's moment, for the age of the oldest waiting delivery and of the reports.
     public static func render(
         summary: SummaryReport,
         activeOverTime: [ActiveOverTimeReport.Day],
@@ -33,6 +35,7 @@ public enum AdminPage {
         timeline: AdminSearchResult?,
         webhooks: WebhooksPanel? = nil,
         appleWriteBacks: AppleWriteBacksPanel? = nil,
+        freshness: ReportFreshness? = nil,
         now: Date = Date(timeIntervalSince1970: 0)
     ) -> String {
         var html = """
@@ -44,6 +47,7 @@ public enum AdminPage {
             <button type="submit">Search</button></form></header><main>
             """
         html += headline(summary)
+        if let freshness { html += freshnessLine(freshness, now: now) }
         if let timeline { html += searchSection(timeline) }
         html += "<section><h2>Active subscriptions</h2>"
         html += SVGChart.area(
@@ -77,6 +81,15 @@ public enum AdminPage {
         if let appleWriteBacks { html += appleWriteBacksSection(appleWriteBacks, now: now) }
         html += "</main></body></html>\n"
         return html
+    }
+
+    /// The moment the reports are complete up to, and how many changes they are still missing.
+    static func freshnessLine(_ freshness: ReportFreshness, now: Date) -> String {
+        let lag = Int(freshness.lag(at: now).rounded(.down))
+        return "<p class=\"freshness\">Reports as of \(HTML.escape(ReportFormat.timestamp(freshness.asOf)))"
+            + (freshness.pendingChanges == 0
+                ? " (up to date)" : " (\(freshness.pendingChanges) changes not projected yet, \(lag) s behind)")
+            + "</p>"
     }
 
     private static func headline(_ summary: SummaryReport) -> String {

@@ -6,12 +6,35 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case json
     case csv
 
-    /// The report in this format, ending with a newline.
-    public func render(_ report: AnyReport) -> String {
+    /// The report in this format, ending with a newline. With `freshness`, the JSON has `as_of` and
+    /// `pending_changes` beside the report's own keys and the table a note saying the same; CSV is rows only.
+    public func render(_ report: AnyReport, freshness: ReportFreshness? = nil) -> String {
+        guard let freshness else {
+            switch self {
+            case .table: return Self.text(report.table)
+            case .json: return Self.json(report)
+            case .csv: return Self.csv(report.table)
+            }
+        }
         switch self {
-        case .table: Self.text(report.table)
-        case .json: Self.json(report)
-        case .csv: Self.csv(report.table)
+        case .table:
+            var table = report.table
+            table.notes.append(
+                "As of \(Self.timestamp(freshness.asOf)) (\(freshness.pendingChanges) changes not projected yet).")
+            return Self.text(table)
+        case .json: return Self.json(FreshReport(report: report, freshness: freshness))
+        case .csv: return Self.csv(report.table)
+        }
+    }
+
+    /// A report with its freshness, encoded as the report's own object with the freshness's keys added.
+    private struct FreshReport: Encodable {
+        var report: AnyReport
+        var freshness: ReportFreshness
+
+        func encode(to encoder: any Encoder) throws {
+            try report.encode(to: encoder)
+            try freshness.encode(to: encoder)
         }
     }
 
