@@ -84,26 +84,16 @@ struct AdminController: Sendable {
                     on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-<<<<<<< HEAD
             async let writeBacks = pool.withConnection { try AppleWriteBacksPanel.load(on: $0) }
-            let (summaryReport, activeReport, churnReport, webhooksPanel, writeBacksPanel) = try await (
-                summary, active, churn, webhooks, writeBacks
-=======
             async let freshness = pool.withConnection {
                 try ReportFreshness.read(scope: .everything, now: instant, on: $0)
             }
-            let (summaryReport, activeReport, churnReport, webhooksPanel, reportFreshness) = try await (
-                summary, active, churn, webhooks, freshness
->>>>>>> 45b6c8e (Reports state how fresh they are: as_of in JSON and tables, on the admin page)
-            )
+            let (summaryReport, activeReport, churnReport, webhooksPanel, writeBacksPanel, reportFreshness) =
+                try await (summary, active, churn, webhooks, writeBacks, freshness)
             return AdminPage.render(
                 summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
                 churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel,
-<<<<<<< HEAD
-                appleWriteBacks: writeBacksPanel, now: instant)
-=======
-                freshness: reportFreshness, now: instant)
->>>>>>> 45b6c8e (Reports state how fresh they are: as_of in JSON and tables, on the admin page)
+                appleWriteBacks: writeBacksPanel, freshness: reportFreshness, now: instant)
         }
         return htmlResponse(html)
     }
