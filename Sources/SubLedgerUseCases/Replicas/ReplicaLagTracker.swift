@@ -31,7 +31,8 @@ struct ReplicaLagTracker: Sendable {
     private(set) var readings: [Reading] = []
     private(set) var standbys: [Standby]
     private var nextStandby = 0
-    /// A bound on the readings kept for a standby that never catches up (about 7 minutes at 100 ms).
+    /// A bound on the readings kept while some standby has covered none of them (about 7 minutes at 100 ms, then
+    /// thinned: see `recordPrimary`).
     static let readingLimit = 4096
 
     init(standbyCount: Int) {
@@ -40,7 +41,19 @@ struct ReplicaLagTracker: Sendable {
 
     mutating func recordPrimary(_ position: WALPosition, sentAt: Moment) {
         readings.append(Reading(sentAt: sentAt, position: position))
-        if readings.count > Self.readingLimit { readings.removeFirst(readings.count - Self.readingLimit) }
+        if readings.count > Self.readingLimit { thin() }
+    }
+
+    /// Halves the readings kept, keeping the oldest, the newest and every other one between. A standby further
+    /// behind than `readingLimit` readings still covers an old one once it replays its position, so its lag stays
+    /// known (coarser: between two kept readings it is credited with the older one, never with a newer one, so it
+    /// is overstated, never understated). Dropping the oldest instead would leave such a standby's lag unknown
+    /// until it caught up to within the limit, however close it came.
+    private mutating func thin() {
+        let last = readings.count - 1
+        readings = readings.indices.compactMap { index in
+            index.isMultiple(of: 2) || index == last ? readings[index] : nil
+        }
     }
 
     mutating func recordStandby(_ index: Int, _ reading: ReplicationPositions.Standby) {

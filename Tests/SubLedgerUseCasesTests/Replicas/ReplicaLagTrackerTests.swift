@@ -22,6 +22,27 @@ import Testing
         #expect(tracker.choose(now: Self.at(10_050), maximumLag: .seconds(1), token: nil) == 0)
     }
 
+    /// A standby more readings behind than the tracker keeps: its lag is still known (overstated by at most the
+    /// thinned readings' spacing), not unknown until it has caught up to within the limit.
+    @Test func aStandbyFurtherBehindThanTheReadingLimitHasAKnownLag() throws {
+        var tracker = ReplicaLagTracker(standbyCount: 1)
+        let count = ReplicaLagTracker.readingLimit * 3
+        // The primary advances one byte per 10 ms; the standby answers nothing meanwhile (as if slow to reach).
+        for tick in 0..<count {
+            tracker.recordPrimary(WALPosition(1_000 + UInt64(tick)), sentAt: Self.at(tick * 10))
+        }
+        #expect(tracker.readings.count <= ReplicaLagTracker.readingLimit)
+        #expect(tracker.readings.first?.position == WALPosition(1_000))
+        // It has replayed up to the 100th reading's position, far behind the newest the tracker kept.
+        tracker.recordStandby(0, Self.standby(1_100))
+        let now = Self.at(count * 10)
+        let lag = try #require(tracker.lag(of: 0, now: now))
+        // At least the true lag (the 100th reading was sent at 1 s), overstated by no more than the thinned
+        // readings' spacing there (well under a second of the two minutes recorded).
+        #expect(lag >= now - Self.at(1_000))
+        #expect(lag < now - Self.at(1_000) + .seconds(1))
+    }
+
     @Test func aStandbyThatStopsReplayingFallsOutOnceTheBoundHasPassed() {
         var tracker = ReplicaLagTracker(standbyCount: 1)
         tracker.recordPrimary(WALPosition(1_000), sentAt: Self.at(0))
