@@ -29,7 +29,7 @@ public struct LedgerStore: Sendable {
         self.retry = retry
     }
 
-    /// Which stored raw input an application came from; it is marked applied in the same transaction.
+    /// Which stored raw input an apply came from; it is marked applied in the same transaction.
     public enum InputReference: Sendable, Hashable {
         case receipt(Int64)
         case notification(Int64)
@@ -41,7 +41,7 @@ public struct LedgerStore: Sendable {
         public var decision: LedgerDecision
         /// How many of the decision's entries were new (the rest had been recorded before).
         public var newEntries: Int
-        /// The account each of the input's transactions belongs to after the application (by transaction
+        /// The account each of the input's transactions belongs to after the apply (by transaction
         /// id; absent while unclaimed), so a repeat of something already credited can be told apart.
         public var accounts: [String: AccountID] = [:]
     }
@@ -86,16 +86,16 @@ public struct LedgerStore: Sendable {
         snapshot.accountsByToken = try naming.value(in: read)
         snapshot.orders = try ordering.value(in: read)
 
-        let decision = try Ledger.apply(input, to: snapshot, app: app.definition, now: now)
+        // Everything this apply writes, decided by the core in one call; what follows only turns it into rows.
+        let cause = cause ?? WebhookOutbox.cause(of: input, reference: reference)
+        let planned = try Ledger.writes(applying: input, to: snapshot, app: app.definition, cause: cause, now: now)
+        let decision = planned.decision
 
         var writes = PostgresBatch()
-        // Accounts the loaded rows already refer to exist (the apply that wrote those rows created them, here;
-        // accounts are never deleted), so only the others cost a statement: a renewal of an owned chain creates
-        // none. No foreign key checks this since the schema is ready for Citus (accounts and chains are
-        // distributed by different columns): this statement is what keeps every account a chain names a row.
-        let unknownAccounts = Self.accounts(in: decision, submitter: input.submitter)
-            .subtracting(Self.accounts(in: snapshot))
-        _ = AccountRows.ensure(unknownAccounts, appID: app.appID, into: &writes)
+        // No foreign key keeps every account a chain names a row (the schema is ready for Citus: accounts and chains
+        // are distributed by different columns): this statement does, for the accounts not known to exist already,
+        // so a renewal of an owned chain creates none.
+        _ = AccountRows.ensure(planned.newAccounts, appID: app.appID, into: &writes)
         let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         var receiptID: Int64?
         if case .receipt(let id) = reference { receiptID = id }
@@ -104,7 +104,7 @@ public struct LedgerStore: Sendable {
                 chain, previous: loaded[chain.key], storedState: stored.states[chain.key], app: app,
                 receiptID: receiptID, now: now, into: &writes)
         }
-        _ = EntitlementPeriodRows.refresh(decision.updatedChains, app: app, into: &writes)
+        _ = EntitlementPeriodRows.write(planned.periods, appID: app.appID, into: &writes)
         let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
         // The hash chain (docs/operations.md, "Verifying the ledger"): the input, then the entries just inserted, of
         // each chain changed, under the chains' locks taken above.
@@ -116,59 +116,21 @@ public struct LedgerStore: Sendable {
             decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
         let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
         // What the decision owes Apple (Set App Account Token, Finish Transaction), sent by `poll` once this commits.
-        _ = AppleWriteBackRows.record(
-            AppleWriteBack.owed(by: decision, on: snapshot, app: app.definition), appID: app.appID, now: now,
-            into: &writes)
+        _ = AppleWriteBackRows.record(planned.writeBacks, appID: app.appID, now: now, into: &writes)
         // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
-        // are read here, after the entries (the credit balance), and the events inserted in the last batch.
-        let recording = try WebhookOutbox.record(
-            input, cause: cause ?? WebhookOutbox.cause(of: input, reference: reference), before: snapshot.chains,
-            decision: decision, app: app, now: now, into: &writes)
+        // are read here, after the entries (the credit balance), and the events inserted in the last batch. The
+        // chains this apply loaded and wrote are in memory as they now are in the database, so that read skips them.
+        let updated = Set(decision.updatedChains.map(\.key))
+        let recording = try WebhookOutbox.write(
+            planned.events, cause: cause, moments: planned.clockMoments, app: app, now: now,
+            known: decision.updatedChains + snapshot.chains.filter { !updated.contains($0.key) }, into: &writes)
         let written = try connection.pipeline(writes)
         try marking.value(in: written)
         let newEntries = try inserting.value(in: written)
 
         let last = try recording.value(in: written)
         if !last.isEmpty { _ = try connection.pipeline(last) }
-        var accounts: [String: AccountID] = [:]
-        let wanted = Set(input.transactions.map(\.transactionID))
-        let final = decision.updatedChains + snapshot.chains
-        for chain in final.reversed() {
-            for known in chain.transactions where wanted.contains(known.transactionID) {
-                accounts[known.transactionID] = known.account
-            }
-        }
-        return Applied(decision: decision, newEntries: newEntries, accounts: accounts)
-    }
-
-    /// Every account a decision mentions, so the rows it writes can refer to them.
-    private static func accounts(in decision: LedgerDecision, submitter: AccountID?) -> Set<AccountID> {
-        var accounts = Set<AccountID>()
-        if let submitter { accounts.insert(submitter) }
-        for chain in decision.updatedChains {
-            if let owner = chain.header.owner { accounts.insert(owner) }
-            for known in chain.transactions { if let account = known.account { accounts.insert(account) } }
-            for change in chain.bindingChanges {
-                accounts.insert(change.to)
-                if let from = change.from { accounts.insert(from) }
-            }
-        }
-        for entry in decision.entries { accounts.insert(entry.account) }
-        return accounts
-    }
-
-    /// Accounts that a loaded snapshot shows to be rows of `accounts` already: those found by name, and those
-    /// the loaded rows hold in a column that names an account (`chains.owner_account_id`,
-    /// `transactions.account_id`, `ownership_bindings.account_id`, each written with the JSON it was read from,
-    /// by an apply that created the account first).
-    private static func accounts(in snapshot: LedgerSnapshot) -> Set<AccountID> {
-        var accounts = Set(snapshot.accountsByToken.values)
-        for chain in snapshot.chains {
-            if let owner = chain.header.owner { accounts.insert(owner) }
-            for known in chain.transactions { if let account = known.account { accounts.insert(account) } }
-            for change in chain.bindingChanges { accounts.insert(change.to) }
-        }
-        return accounts
+        return Applied(decision: decision, newEntries: newEntries, accounts: planned.accountsByTransaction)
     }
 
     /// The entitlements `account` holds at `instant`, from every chain it owns or has owned.

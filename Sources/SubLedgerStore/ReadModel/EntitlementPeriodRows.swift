@@ -4,21 +4,27 @@ import SubLedgerCore
 /// The `account_entitlement_periods` table: the entitlement read model (`EntitlementPeriod`), and the
 /// `account_entitlement_backfill` list of accounts whose periods may be incomplete.
 enum EntitlementPeriodRows {
-    /// Rewrites the periods of each of `chains` as derived from the chain now: called by `LedgerStore.apply`
-    /// in the transaction that writes the chains, with the chains locked. One statement per chain.
+    /// Rewrites the periods of each of `chains` as derived from the chain now, with the chains locked (the
+    /// backfill). One statement per chain.
     static func refresh(_ chains: [ChainSnapshot], app: StoredApp, on connection: PostgresConnection) throws {
-        try connection.run { refresh(chains, app: app, into: &$0) }
+        let periods = chains.map { ChainEntitlementPeriods(of: $0, in: app.definition) }
+        try connection.run { write(periods, appID: app.appID, into: &$0) }
     }
 
-    /// `refresh`'s statements, appended to `batch`.
-    static func refresh(_ chains: [ChainSnapshot], app: StoredApp, into batch: inout PostgresBatch) -> Batched<Void> {
+    /// Replaces each chain's periods with `chains`' (what `Ledger.writes` derived, for `LedgerStore.apply`
+    /// in the transaction that writes the chains), appended to `batch`: one statement per chain. The old periods
+    /// are deleted among the rows of the accounts that hold or held the chain, so with the periods distributed by
+    /// account (Citus) the statement goes only to their shards instead of every one.
+    static func write(_ chains: [ChainEntitlementPeriods], appID: Int64, into batch: inout PostgresBatch)
+        -> Batched<Void>
+    {
         for chain in chains {
-            let periods = chain.entitlementPeriods(in: app.definition)
+            let periods = chain.periods
             let grants = periods.map(\.grant)
             batch.append(
                 replaceStatement,
                 [
-                    app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
+                    appID, chain.chain.environment.rawValue, chain.chain.originalTransactionID,
                     PostgresArrayText.strings(periods.map(\.account.rawValue)),
                     PostgresArrayText.integers(periods.map(\.from.millisecondsSince1970)),
                     PostgresArrayText.integers(periods.map { $0.until?.millisecondsSince1970 }),
@@ -29,25 +35,10 @@ enum EntitlementPeriodRows {
                     PostgresArrayText.integers(grants.map { $0?.gracePeriodExpiresAt?.millisecondsSince1970 }),
                     PostgresArrayText.booleans(grants.map { $0?.willAutoRenew }),
                     PostgresArrayText.strings(grants.map { $0?.ownershipType.rawValue }),
-                    PostgresArrayText.strings(accounts(of: chain).union(periods.map(\.account.rawValue)).sorted()),
+                    PostgresArrayText.strings(chain.accounts.map(\.rawValue).sorted()),
                 ])
         }
         return .none
-    }
-
-    /// Every account that holds or ever held `chain` (its ownership history, its owner, the accounts of its
-    /// transactions): the only accounts that can have periods of it. The replace statement deletes the chain's old
-    /// periods among these accounts' rows, so with the periods distributed by account (Citus) it goes only to
-    /// their shards instead of every one.
-    static func accounts(of chain: ChainSnapshot) -> Set<String> {
-        var accounts = Set<String>()
-        if let owner = chain.header.owner { accounts.insert(owner.rawValue) }
-        for change in chain.bindingChanges {
-            accounts.insert(change.to.rawValue)
-            if let from = change.from { accounts.insert(from.rawValue) }
-        }
-        for known in chain.transactions { if let account = known.account { accounts.insert(account.rawValue) } }
-        return accounts
     }
 
     static let replaceStatement = PostgresStatement(

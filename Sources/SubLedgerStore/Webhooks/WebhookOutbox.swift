@@ -5,40 +5,13 @@ import SubLedgerCore
 /// The transactional outbox (`webhook_events`, schema step 10): the events of one apply are written in the
 /// apply's own transaction, so there is no event without its ledger effect and no effect without its event.
 ///
-/// Cost on the ingestion path: nothing more than deriving (pure, in memory) when an apply decides nothing
+/// The events and the clock's moments are derived by the core with the rest of the apply (`Ledger.writes`).
+/// Cost on the ingestion path: nothing when an apply decides nothing
 /// to tell; otherwise two statements: one read of the affected accounts' chains (for the entitlements
 /// after the events; the apply's own chains are in memory, so only the accounts' other chains and their credit
 /// balances are read) and one statement that inserts every event, takes the accounts' sequence numbers
 /// and moves the clock's moments.
 enum WebhookOutbox {
-    /// Derives and writes the events of one apply; called once by `LedgerStore.apply`, after the decision's
-    /// rows are written (the entitlements after are read back from them).
-    static func record(
-        _ input: LedgerInput, cause: WebhookEventCause, before: [ChainSnapshot], decision: LedgerDecision,
-        app: StoredApp, now: Instant, on connection: PostgresConnection
-    ) throws {
-        let insert = try connection.run {
-            try record(input, cause: cause, before: before, decision: decision, app: app, now: now, into: &$0)
-        }
-        _ = try connection.pipeline(insert)
-    }
-
-    /// `record` in two steps: appends to `batch` the read the events need (none when no event names an account),
-    /// and tells, from what it read, the batch that inserts the events (empty when there is nothing to write).
-    static func record(
-        _ input: LedgerInput, cause: WebhookEventCause, before: [ChainSnapshot], decision: LedgerDecision,
-        app: StoredApp, now: Instant, into batch: inout PostgresBatch
-    ) throws -> Batched<PostgresBatch> {
-        let drafts = WebhookEventDerivation.drafts(
-            input: input, cause: cause, before: before, decision: decision, app: app.definition, now: now)
-        let moments = WebhookClockDerivation.moments(before: before, decision: decision, app: app.definition, now: now)
-        // The chains this apply loaded and wrote are in memory as they now are in the database (the updated
-        // ones as written, the others as loaded under their locks): the accounts' holdings read skips them.
-        let updated = Set(decision.updatedChains.map(\.key))
-        let known = decision.updatedChains + before.filter { !updated.contains($0.key) }
-        return try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, into: &batch)
-    }
-
     /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
     static func cause(of input: LedgerInput, reference: LedgerStore.InputReference) -> WebhookEventCause {
         switch (input.kind, reference) {

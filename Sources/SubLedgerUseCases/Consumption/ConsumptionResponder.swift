@@ -82,20 +82,13 @@ public struct ConsumptionResponder: Service {
     }
 
     public func run() async throws {
-        repeat {
-            do {
-                let report = try await runCycle()
-                if report != CycleReport() { logger.info("consumption cycle: \(report)") }
-            } catch  where !configuration.once {
-                // The database went away mid-cycle: leases run out, the next cycle takes the requests again.
-                logger.warning("consumption cycle failed", metadata: ["error": "\(error)"])
-            }
-            // With --once the group is already shutting down when the renewal job returns; the one cycle above
-            // still runs to its end.
-            if configuration.once || Task.isShuttingDownGracefully { break }
-            // Woken by graceful shutdown, so `poll` stops at once instead of after the interval.
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
-        } while !Task.isCancelled && !Task.isShuttingDownGracefully
+        try await PeriodicCycles.run(
+            once: configuration.once, interval: configuration.interval, logger: logger,
+            failure: "consumption cycle failed"
+        ) {
+            let report = try await runCycle()
+            if report != CycleReport() { logger.info("consumption cycle: \(report)") }
+        }
         try? await store.releaseAll(worker: configuration.worker)
     }
 

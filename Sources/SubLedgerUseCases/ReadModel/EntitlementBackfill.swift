@@ -34,16 +34,13 @@ public struct EntitlementBackfill: Service {
     }
 
     public func run() async throws {
-        repeat {
-            do {
-                let done = try await runCycle()
-                if done > 0 { logger.info("entitlement read model: backfilled \(done) accounts") }
-            } catch  where !configuration.once {
-                logger.warning("entitlement backfill cycle failed", metadata: ["error": "\(error)"])
-            }
-            if configuration.once || Task.isShuttingDownGracefully { break }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
-        } while !Task.isCancelled && !Task.isShuttingDownGracefully
+        try await PeriodicCycles.run(
+            once: configuration.once, interval: configuration.interval, logger: logger,
+            failure: "entitlement backfill cycle failed"
+        ) {
+            let done = try await runCycle()
+            if done > 0 { logger.info("entitlement read model: backfilled \(done) accounts") }
+        }
     }
 
     /// Backfills every listed account of every app; returns how many.

@@ -49,17 +49,13 @@ public struct ReportProjectionService: Service {
             logger.info("\(progress)")
             return
         }
-        repeat {
-            do {
-                let progress = try await runCycle()
-                if progress.changes > 0 { logger.debug("\(progress)") }
-            } catch {
-                // The database went away mid-batch: the batch rolled back and its rows stay queued for the next cycle.
-                logger.warning("report projection failed", metadata: ["error": "\(error)"])
-            }
-            if Task.isShuttingDownGracefully { break }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
-        } while !Task.isCancelled && !Task.isShuttingDownGracefully
+        // A failed batch rolled back: its rows stay queued for the next cycle.
+        try await PeriodicCycles.run(
+            once: false, interval: configuration.interval, logger: logger, failure: "report projection failed"
+        ) {
+            let progress = try await runCycle()
+            if progress.changes > 0 { logger.debug("\(progress)") }
+        }
     }
 
     /// Projects until the queue has nothing this process can claim, then records the lag.

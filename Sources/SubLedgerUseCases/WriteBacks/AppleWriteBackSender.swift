@@ -69,17 +69,13 @@ public struct AppleWriteBackSender: Service {
     }
 
     public func run() async throws {
-        repeat {
-            do {
-                let report = try await runCycle()
-                if report != CycleReport() { logger.info("write-back cycle: \(report)") }
-            } catch  where !configuration.once {
-                // The database went away mid-cycle: leases run out, the next cycle takes the write-backs again.
-                logger.warning("write-back cycle failed", metadata: ["error": "\(error)"])
-            }
-            if configuration.once || Task.isShuttingDownGracefully { break }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
-        } while !Task.isCancelled && !Task.isShuttingDownGracefully
+        try await PeriodicCycles.run(
+            once: configuration.once, interval: configuration.interval, logger: logger,
+            failure: "write-back cycle failed"
+        ) {
+            let report = try await runCycle()
+            if report != CycleReport() { logger.info("write-back cycle: \(report)") }
+        }
         try? await store.releaseAll(worker: configuration.worker)
     }
 
