@@ -12,8 +12,7 @@ public struct UnverifiedNotificationV2: Sendable {
     public let jws: CompactJWS
     /// The payload, decoded from `jws.payload`.
     public let payload: ResponseBodyV2DecodedPayload
-    /// The bundle id the payload claims: its top-level `bundleId`, else that of the first of `data`,
-    /// `summary`, `appData` and `externalPurchaseToken` that is present.
+    /// The bundle id the payload claims (`PayloadClaims`).
     public let claimedBundleID: String?
     /// The environment the payload claims, as spelled there, found the same way.
     public let claimedEnvironment: String?
@@ -29,33 +28,18 @@ public struct UnverifiedNotificationV2: Sendable {
         }
         self.jws = jws
         self.payload = decoded.payload
-        let claims = decoded.claims
-        let inner = claims.data ?? claims.summary ?? claims.appData ?? claims.externalPurchaseToken
-        self.claimedBundleID = claims.bundleId ?? inner?.bundleId
-        self.claimedEnvironment = claims.environment ?? inner?.environment
+        self.claimedBundleID = decoded.claims.bundleID
+        self.claimedEnvironment = decoded.claims.environment
     }
 
     /// The claims and the typed payload, read from one decoder (so from one parse of the text).
     private struct ClaimsAndPayload: Decodable {
-        var claims: Claims
+        var claims: PayloadClaims
         var payload: ResponseBodyV2DecodedPayload
 
         init(from decoder: any Decoder) throws {
-            claims = try Claims(from: decoder)
+            claims = try PayloadClaims(from: decoder)
             payload = try ResponseBodyV2DecodedPayload(from: decoder)
         }
-    }
-
-    private struct Claims: Decodable {
-        struct Inner: Decodable {
-            var bundleId: String?
-            var environment: String?
-        }
-        var bundleId: String?
-        var environment: String?
-        var data: Inner?
-        var summary: Inner?
-        var appData: Inner?
-        var externalPurchaseToken: Inner?
     }
 }

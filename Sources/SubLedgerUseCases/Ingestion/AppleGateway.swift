@@ -156,26 +156,13 @@ public final class AppleGateway: Sendable {
         }
 
         init(jws: CompactJWS) {
-            // A pass over the payload of its own (JSONDecoder scans it all), but into six optional strings
+            // A pass over the payload of its own (JSONDecoder scans it all), but into a few optional strings
             // only; the verifier's typed decode after verification is the only other. (Notifications, the
             // hot path, avoid the second through `claimedNotification`.)
-            struct Claims: Decodable {
-                struct Inner: Decodable {
-                    var bundleId: String?
-                    var environment: String?
-                }
-                var bundleId: String?
-                var environment: String?
-                var data: Inner?
-                var summary: Inner?
-                var appData: Inner?
-                var externalPurchaseToken: Inner?
-            }
             self.jws = jws
-            guard let claims = try? JSONDecoder().decode(Claims.self, from: jws.payload) else { return }
-            let inner = claims.data ?? claims.summary ?? claims.appData ?? claims.externalPurchaseToken
-            bundleID = claims.bundleId ?? inner?.bundleId
-            environment = (claims.environment ?? inner?.environment).flatMap(AppStoreEnvironment.init(appleSpelling:))
+            guard let claims = PayloadClaims.read(jws.payload) else { return }
+            bundleID = claims.bundleID
+            environment = claims.environment.flatMap(AppStoreEnvironment.init(appleSpelling:))
         }
     }
 }

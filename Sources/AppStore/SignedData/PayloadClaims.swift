@@ -1,0 +1,39 @@
+import Foundation
+
+/// The app and environment a signed payload claims, read before any verification to choose the app's verifier:
+/// its top-level `bundleId` and `environment`, else those of the first of `data`, `summary`, `appData` and
+/// `externalPurchaseToken` that is present (a notification's shapes; a transaction or renewal info states them at
+/// the top). Nothing here is trusted: the verifier checks the app and environment the payload states afterwards.
+public struct PayloadClaims: Decodable, Sendable, Hashable {
+    /// The claimed bundle id.
+    public let bundleID: String?
+    /// The claimed environment, as spelled in the payload.
+    public let environment: String?
+
+    /// Reads the claims from `decoder` (a payload's top level); fails when a claim is not a string.
+    public init(from decoder: any Decoder) throws {
+        let raw = try Raw(from: decoder)
+        let inner = raw.data ?? raw.summary ?? raw.appData ?? raw.externalPurchaseToken
+        bundleID = raw.bundleId ?? inner?.bundleId
+        environment = raw.environment ?? inner?.environment
+    }
+
+    /// The claims of a payload's JSON text, or `nil` when it is not a JSON object whose claims are strings.
+    public static func read(_ payload: Data) -> PayloadClaims? {
+        try? JSONDecoder().decode(PayloadClaims.self, from: payload)
+    }
+
+    /// The payload's claim fields (JSONDecoder skips the rest of the text without building it).
+    private struct Raw: Decodable {
+        struct Inner: Decodable {
+            var bundleId: String?
+            var environment: String?
+        }
+        var bundleId: String?
+        var environment: String?
+        var data: Inner?
+        var summary: Inner?
+        var appData: Inner?
+        var externalPurchaseToken: Inner?
+    }
+}
