@@ -1539,7 +1539,9 @@ CREATE TABLE chains (
     leased_by text,
     snapshot jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    billing_plan text,
+    commitment_ends_at timestamp with time zone
 );
 
 --

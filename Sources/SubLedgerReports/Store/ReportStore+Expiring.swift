@@ -32,28 +32,11 @@ extension ReportStore {
           AND c.state IN ('active', 'grace_period', 'billing_retry')
         """
 
-    /// The billing plan and commitment of each chain's latest transaction, as Apple last signed them
-    /// (`signedDetails`, which a later receipt keeps), else as the transaction states them.
-    static let latestCommitmentJoin = """
-        LEFT JOIN LATERAL (
-            SELECT coalesce(t.payload -> 'signedDetails' ->> 'billingPlanType',
-                            t.payload -> 'transaction' ->> 'billingPlanType') AS billing_plan,
-                   to_timestamp(coalesce(t.payload -> 'signedDetails' -> 'commitment' ->> 'expiresDate',
-                                         t.payload -> 'transaction' -> 'commitment' ->> 'expiresDate')::bigint
-                                 / 1000.0) AS commitment_ends_at
-            FROM transactions t
-            WHERE t.app_id = c.app_id AND t.environment = c.environment
-              AND t.original_transaction_id = c.original_transaction_id
-            ORDER BY t.purchase_date DESC, t.transaction_id DESC LIMIT 1
-        ) l ON true
-        """
-
     static let expiringChainsSQL = """
         WITH \(appsCTE)
         SELECT s.bundle_id, c.environment, c.original_transaction_id, c.product_id, c.owner_account_id, c.expires_at,
-               c.state, c.will_auto_renew, c.in_billing_retry, c.grace_expires_at, l.billing_plan, l.commitment_ends_at
+               c.state, c.will_auto_renew, c.in_billing_retry, c.grace_expires_at, c.billing_plan, c.commitment_ends_at
         FROM chains c JOIN scope s ON s.app_id = c.app_id
-        \(latestCommitmentJoin)
         WHERE \(expiringCondition)
         ORDER BY c.expires_at, s.bundle_id, c.environment, c.original_transaction_id
         LIMIT $5
@@ -63,9 +46,8 @@ extension ReportStore {
         WITH \(appsCTE)
         SELECT count(*), count(*) FILTER (WHERE c.will_auto_renew), count(*) FILTER (WHERE NOT c.will_auto_renew),
                count(*) FILTER (WHERE c.will_auto_renew IS NULL), count(*) FILTER (WHERE c.in_billing_retry),
-               count(*) FILTER (WHERE l.commitment_ends_at > c.expires_at)
+               count(*) FILTER (WHERE c.commitment_ends_at > c.expires_at)
         FROM chains c JOIN scope s ON s.app_id = c.app_id
-        \(latestCommitmentJoin)
         WHERE \(expiringCondition)
         """
 }

@@ -189,6 +189,9 @@ enum ChainRows {
                 renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null,
                 timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(StoredChainJSON.json(of: chain.header)),
                 receiptID,
+                // The latest transaction's billing plan and commitment end (schema step 33), as Apple signed them.
+                latest?.details.billingPlanType ?? latest?.transaction.billingPlanType,
+                timestamp(latest?.details.commitment?.expiresDate),
             ])
 
         if storedState?.0 != state.name || storedState?.1 != state.expirationReason?.name {
@@ -245,8 +248,8 @@ enum ChainRows {
         INSERT INTO chains (app_id, environment, original_transaction_id, owner_account_id, product_id, product_type,
             subscription_group, state, expiration_reason, expires_at, grace_expires_at, revoked_at, will_auto_renew,
             auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at, refresh_via, snapshot,
-            last_receipt_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+            last_receipt_id, billing_plan, commitment_ends_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
         ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
             owner_account_id = EXCLUDED.owner_account_id, product_id = EXCLUDED.product_id,
             product_type = EXCLUDED.product_type, subscription_group = EXCLUDED.subscription_group,
@@ -256,6 +259,7 @@ enum ChainRows {
             in_billing_retry = EXCLUDED.in_billing_retry, renewal_info = EXCLUDED.renewal_info,
             renewal_observed_at = EXCLUDED.renewal_observed_at, refresh_via = EXCLUDED.refresh_via,
             snapshot = EXCLUDED.snapshot, last_receipt_id = coalesce(EXCLUDED.last_receipt_id, chains.last_receipt_id),
+            billing_plan = EXCLUDED.billing_plan, commitment_ends_at = EXCLUDED.commitment_ends_at,
             next_poll_at = NULL, updated_at = now()
         """)
 

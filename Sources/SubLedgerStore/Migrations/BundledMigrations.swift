@@ -47,5 +47,6 @@ public enum BundledMigrations {
         ("0030_apple_write_backs.sql", PackageResources._030_apple_write_backs_sql),
         ("0031_consumption_request_reasons.sql", PackageResources._031_consumption_request_reasons_sql),
         ("0032_report_projection_queue.sql", PackageResources._032_report_projection_queue_sql),
+        ("0033_chain_commitments.sql", PackageResources._033_chain_commitments_sql),
     ]
 }

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreSimulator
 import Foundation
 import SubLedgerCore
+import SubLedgerStore
 import Testing
 
 /// A monthly plan with a 12-month commitment (Apple's billing plan `MONTHLY`), sold by appstore-sim: each
@@ -14,6 +15,23 @@ import Testing
     static func subscription(_ e: E, _ account: String) async throws -> [String: Any] {
         let answer = try await e.client.call(.get, "/v1/accounts/\(account)/subscriptions", key: e.key)
         return try #require((answer.json["subscriptions"] as? [[String: Any]])?.first)
+    }
+
+    /// The chain row's billing plan and commitment end (schema step 33), the latter in milliseconds.
+    static func chainCommitment(_ e: E, _ original: String) async throws -> Commitment {
+        let row = try await e.service.pool.query(
+            """
+            SELECT billing_plan, (extract(epoch FROM commitment_ends_at) * 1000)::bigint FROM chains
+            WHERE original_transaction_id = $1
+            """, [original]
+        ).single()
+        return Commitment(
+            plan: try row.decode(String?.self, at: 0), endsAtMilliseconds: try row.decode(Int64?.self, at: 1))
+    }
+
+    struct Commitment: Equatable {
+        var plan: String?
+        var endsAtMilliseconds: Int64?
     }
 
     @Test func aCommittedMonthlyPlanRenewsToTheEndOfItsCommitmentAndThenEnds() async throws {
@@ -62,6 +80,19 @@ import Testing
             #expect(row["billing_plan"] as? String == "MONTHLY")
             #expect((row["commitment_ends_at"] as? String)?.prefix(19) == endsAt.prefix(19))
             #expect((expiring.json["totals"] as? [String: Any])?["in_commitment"] as? Int == 1)
+            // A chain stored before schema step 33 had neither column: the step fills them from the latest
+            // transaction's stored payload, as the apply writes them.
+            let written = try await Self.chainCommitment(e, original)
+            #expect(written.plan == "MONTHLY")
+            #expect(written.endsAtMilliseconds != nil)
+            _ = try await e.service.pool.query(
+                "UPDATE chains SET billing_plan = NULL, commitment_ends_at = NULL WHERE original_transaction_id = $1",
+                [original])
+            #expect(try await Self.chainCommitment(e, original) == Commitment(plan: nil, endsAtMilliseconds: nil))
+            let step = try #require(BundledMigrations.files().first { $0.name == "0033_chain_commitments.sql" })
+            let backfill = try #require(step.text.range(of: "UPDATE chains"))
+            try await e.service.pool.execute(script: String(step.text[backfill.lowerBound...]))
+            #expect(try await Self.chainCommitment(e, original) == written)
 
             _ = await e.control.advanceClock(.init(seconds: 31 * 86_400))
             await e.deliverNotifications()
