@@ -245,7 +245,8 @@ CREATE TABLE chain_money_facts (
     second_year boolean NOT NULL,
     monthly_milli bigint,
     first_paid_ms bigint,
-    refund_milli bigint
+    refund_milli bigint,
+    committed boolean DEFAULT false NOT NULL
 );
 
 --
@@ -276,7 +277,8 @@ SELECT p_app_id, p_environment, p_chain, h.transaction_id, h.product_id, h.purch
             ELSE (h.amount + greatest(1, (h.expires_ms - h.purchase_ms + 1314873000) / 2629746000) / 2)
                  / greatest(1, (h.expires_ms - h.purchase_ms + 1314873000) / 2629746000) END,
        h.first_paid_ms,
-       CASE WHEN h.refund_ms IS NOT NULL AND h.amount IS NOT NULL THEN refunded_milli(h.amount, h.refund_percentage) END
+       CASE WHEN h.refund_ms IS NOT NULL AND h.amount IS NOT NULL THEN refunded_milli(h.amount, h.refund_percentage) END,
+       h.billing_plan IS NOT DISTINCT FROM 'MONTHLY'
 FROM (
     SELECT g.*, count(*) FILTER (WHERE g.resets) OVER (ORDER BY g.purchase_ms, g.transaction_id COLLATE "C") AS segment
     FROM (
@@ -302,7 +304,7 @@ FROM (
                                (extract(epoch FROM a.purchase_date) * 1000)::bigint AS purchase_ms,
                                (extract(epoch FROM a.expires_date) * 1000)::bigint AS expires_ms,
                                (extract(epoch FROM a.revocation_date) * 1000)::bigint AS refund_ms,
-                               a.revocation_percentage AS refund_percentage,
+                               a.revocation_percentage AS refund_percentage, a.billing_plan,
                                a.amount_milliunits AS amount, a.currency, a.storefront, coalesce(a.estimated, false) AS estimated,
                                (extract(epoch FROM lead(a.purchase_date) OVER (
                                    ORDER BY a.purchase_date, a.transaction_id COLLATE "C")) * 1000)::bigint AS next_ms
@@ -333,7 +335,9 @@ CREATE TABLE chain_mrr_moves (
     expansion_milli bigint NOT NULL,
     contraction_milli bigint NOT NULL,
     churned_milli bigint NOT NULL,
-    reactivation_milli bigint NOT NULL
+    reactivation_milli bigint NOT NULL,
+    committed_mrr_delta bigint DEFAULT 0 NOT NULL,
+    committed_subscribers_delta integer DEFAULT 0 NOT NULL
 );
 
 --
@@ -351,7 +355,7 @@ CREATE FUNCTION chain_mrr_moves_from(facts chain_money_facts[]) RETURNS SETOF ch
     AS $$
 WITH f AS (SELECT * FROM unnest(facts)),
 covered AS (
-    SELECT m.month, f.purchase_ms, f.transaction_id, f.monthly_milli, f.currency, f.estimated
+    SELECT m.month, f.purchase_ms, f.transaction_id, f.monthly_milli, f.currency, f.estimated, f.committed
     FROM f
     CROSS JOIN LATERAL generate_series(
         date_trunc('month', to_timestamp(f.purchase_ms / 1000.0) AT TIME ZONE 'UTC'),
@@ -363,23 +367,27 @@ covered AS (
           < least(f.served_until_ms, coalesce(f.refund_ms, f.served_until_ms))
 ),
 picked AS (
-    SELECT DISTINCT ON (c.month) c.month, c.monthly_milli, c.currency, c.estimated
+    SELECT DISTINCT ON (c.month) c.month, c.monthly_milli, c.currency, c.estimated, c.committed
     FROM covered c ORDER BY c.month, c.purchase_ms DESC, c.transaction_id COLLATE "C" DESC
 ),
 paying AS (SELECT * FROM picked WHERE monthly_milli > 0 AND currency IS NOT NULL),
 pairs AS (
     SELECT coalesce(n.month, b.month + interval '1 month') AS month,
-           b.monthly_milli AS b_amount, b.currency AS b_currency, b.estimated AS b_estimated,
-           n.monthly_milli AS n_amount, n.currency AS n_currency, n.estimated AS n_estimated
+           b.monthly_milli AS b_amount, b.currency AS b_currency, b.estimated AS b_estimated, b.committed AS b_committed,
+           n.monthly_milli AS n_amount, n.currency AS n_currency, n.estimated AS n_estimated, n.committed AS n_committed
     FROM paying n FULL JOIN paying b ON b.month + interval '1 month' = n.month
-    WHERE (b.monthly_milli, b.currency, b.estimated) IS DISTINCT FROM (n.monthly_milli, n.currency, n.estimated)
+    WHERE (b.monthly_milli, b.currency, b.estimated, b.committed)
+          IS DISTINCT FROM (n.monthly_milli, n.currency, n.estimated, n.committed)
 )
-SELECT (facts[1]).app_id, (facts[1]).environment, (facts[1]).original_transaction_id, p.month::date, m.*
+SELECT (facts[1]).app_id, (facts[1]).environment, (facts[1]).original_transaction_id, p.month::date,
+       m.currency, m.mrr_delta, m.subscribers_delta, m.estimated_delta, m.new_milli, m.expansion_milli,
+       m.contraction_milli, m.churned_milli, m.reactivation_milli, m.committed_mrr_delta, m.committed_subscribers_delta
 FROM pairs p
 CROSS JOIN LATERAL mrr_move_rows(
-    p.b_amount, p.b_currency, p.b_estimated, p.n_amount, p.n_currency, p.n_estimated,
+    p.b_amount, p.b_currency, p.b_estimated, p.b_committed, p.n_amount, p.n_currency, p.n_estimated, p.n_committed,
     coalesce((facts[1]).first_paid_ms < (extract(epoch FROM p.month) * 1000)::bigint - 1, false)) m
 WHERE m.mrr_delta <> 0 OR m.subscribers_delta <> 0 OR m.estimated_delta <> 0
+   OR m.committed_mrr_delta <> 0 OR m.committed_subscribers_delta <> 0
 $$;
 
 --
@@ -395,7 +403,9 @@ CREATE TABLE chain_mrr_steps (
     mrr_delta bigint NOT NULL,
     subscribers_delta integer NOT NULL,
     estimated_delta integer NOT NULL,
-    first_paid_ms bigint
+    first_paid_ms bigint,
+    committed_mrr_delta bigint DEFAULT 0 NOT NULL,
+    committed_subscribers_delta integer DEFAULT 0 NOT NULL
 );
 
 --
@@ -419,34 +429,34 @@ bounds AS (
 valued AS (
     SELECT b.at, CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.monthly_milli END AS amount,
            CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.currency END AS currency,
-           CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.estimated END AS estimated
+           CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.estimated END AS estimated,
+           CASE WHEN p.monthly_milli > 0 AND p.currency IS NOT NULL THEN p.committed END AS committed
     FROM bounds b
     LEFT JOIN LATERAL (
-        SELECT f.monthly_milli, f.currency, f.estimated FROM f
+        SELECT f.monthly_milli, f.currency, f.estimated, f.committed FROM f
         WHERE f.purchase_ms <= b.at AND f.served_until_ms > b.at AND (f.refund_ms IS NULL OR f.refund_ms > b.at)
         ORDER BY f.purchase_ms DESC, f.transaction_id COLLATE "C" DESC
         LIMIT 1
     ) p ON true
 ),
 changes AS (
-    SELECT v.at, v.amount AS n_amount, v.currency AS n_currency, v.estimated AS n_estimated,
-           lag(v.amount) OVER w AS b_amount, lag(v.currency) OVER w AS b_currency, lag(v.estimated) OVER w AS b_estimated
+    SELECT v.at, v.amount AS n_amount, v.currency AS n_currency, v.estimated AS n_estimated, v.committed AS n_committed,
+           lag(v.amount) OVER w AS b_amount, lag(v.currency) OVER w AS b_currency, lag(v.estimated) OVER w AS b_estimated,
+           lag(v.committed) OVER w AS b_committed
     FROM valued v WINDOW w AS (ORDER BY v.at)
 )
 SELECT (facts[1]).app_id, (facts[1]).environment, (facts[1]).original_transaction_id, c.at, d.currency,
-       d.mrr_delta, d.subscribers_delta, d.estimated_delta, (facts[1]).first_paid_ms
+       d.mrr_delta, d.subscribers_delta, d.estimated_delta, (facts[1]).first_paid_ms, d.committed_mrr_delta,
+       d.committed_subscribers_delta
 FROM changes c
 CROSS JOIN LATERAL (
-    SELECT c.b_currency, c.n_amount - c.b_amount, 0, c.n_estimated::integer - c.b_estimated::integer
-    WHERE c.b_amount IS NOT NULL AND c.n_amount IS NOT NULL AND c.b_currency = c.n_currency
-    UNION ALL
-    SELECT c.b_currency, -c.b_amount, -1, -c.b_estimated::integer
-    WHERE c.b_amount IS NOT NULL AND NOT (c.n_amount IS NOT NULL AND c.b_currency = c.n_currency)
-    UNION ALL
-    SELECT c.n_currency, c.n_amount, 1, c.n_estimated::integer
-    WHERE c.n_amount IS NOT NULL AND NOT (c.b_amount IS NOT NULL AND c.b_currency = c.n_currency)
-) AS d(currency, mrr_delta, subscribers_delta, estimated_delta)
-WHERE (c.b_amount, c.b_currency, c.b_estimated) IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated)
+    SELECT m.currency, m.mrr_delta, m.subscribers_delta, m.estimated_delta, m.committed_mrr_delta,
+           m.committed_subscribers_delta
+    FROM mrr_move_rows(c.b_amount, c.b_currency, c.b_estimated, c.b_committed, c.n_amount, c.n_currency,
+                       c.n_estimated, c.n_committed, false) m
+) AS d
+WHERE (c.b_amount, c.b_currency, c.b_estimated, c.b_committed)
+      IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated, c.n_committed)
 $$;
 
 --
@@ -1040,22 +1050,26 @@ END
 $$;
 
 --
--- Name: mrr_move_rows(bigint, text, boolean, bigint, text, boolean, boolean); Type: FUNCTION
+-- Name: mrr_move_rows(bigint, text, boolean, boolean, bigint, text, boolean, boolean, boolean); Type: FUNCTION
 --
 
-CREATE FUNCTION mrr_move_rows(b_amount bigint, b_currency text, b_estimated boolean, n_amount bigint, n_currency text, n_estimated boolean, paid_before boolean) RETURNS TABLE(currency text, mrr_delta bigint, subscribers_delta integer, estimated_delta integer, new_milli bigint, expansion_milli bigint, contraction_milli bigint, churned_milli bigint, reactivation_milli bigint)
+CREATE FUNCTION mrr_move_rows(b_amount bigint, b_currency text, b_estimated boolean, b_committed boolean, n_amount bigint, n_currency text, n_estimated boolean, n_committed boolean, paid_before boolean) RETURNS TABLE(currency text, mrr_delta bigint, subscribers_delta integer, estimated_delta integer, new_milli bigint, expansion_milli bigint, contraction_milli bigint, churned_milli bigint, reactivation_milli bigint, committed_mrr_delta bigint, committed_subscribers_delta integer)
     LANGUAGE sql IMMUTABLE
     AS $$
 SELECT b_currency, n_amount - b_amount, 0, n_estimated::integer - b_estimated::integer, 0::bigint,
-       greatest(n_amount - b_amount, 0), CASE WHEN n_amount > b_amount THEN 0 ELSE b_amount - n_amount END, 0::bigint, 0::bigint
+       greatest(n_amount - b_amount, 0), CASE WHEN n_amount > b_amount THEN 0 ELSE b_amount - n_amount END, 0::bigint, 0::bigint,
+       CASE WHEN n_committed THEN n_amount ELSE 0 END - CASE WHEN b_committed THEN b_amount ELSE 0 END,
+       n_committed::integer - b_committed::integer
 WHERE b_amount IS NOT NULL AND n_amount IS NOT NULL AND b_currency = n_currency
 UNION ALL
-SELECT b_currency, -b_amount, -1, -b_estimated::integer, 0, 0, 0, b_amount, 0
+SELECT b_currency, -b_amount, -1, -b_estimated::integer, 0, 0, 0, b_amount, 0,
+       CASE WHEN b_committed THEN -b_amount ELSE 0 END, -b_committed::integer
 WHERE b_amount IS NOT NULL AND NOT (n_amount IS NOT NULL AND b_currency = n_currency)
 UNION ALL
 SELECT n_currency, n_amount, 1, n_estimated::integer,
        CASE WHEN paid_before OR b_amount IS NOT NULL THEN 0 ELSE n_amount END, 0, 0, 0,
-       CASE WHEN paid_before OR b_amount IS NOT NULL THEN n_amount ELSE 0 END
+       CASE WHEN paid_before OR b_amount IS NOT NULL THEN n_amount ELSE 0 END,
+       CASE WHEN n_committed THEN n_amount ELSE 0 END, n_committed::integer
 WHERE n_amount IS NOT NULL AND NOT (b_amount IS NOT NULL AND b_currency = n_currency)
 $$;
 
@@ -1486,7 +1500,8 @@ CREATE TABLE chain_state_changes (
     expiration_reason text,
     product_id text NOT NULL,
     changed_at timestamp with time zone NOT NULL,
-    recorded_at timestamp with time zone DEFAULT now() NOT NULL
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    billing_plan text
 );
 
 --
@@ -2311,6 +2326,7 @@ CREATE TABLE transactions (
     is_in_intro_offer_period boolean DEFAULT false NOT NULL,
     revocation_percentage integer,
     app_transaction_id text,
+    billing_plan text,
     CONSTRAINT transactions_app_transaction_id_check CHECK (((app_transaction_id IS NULL) OR ((length(app_transaction_id) >= 1) AND (length(app_transaction_id) <= 64)))),
     CONSTRAINT transactions_currency_check CHECK (((currency IS NULL) OR (currency ~ '^[A-Z]{3}$'::text))),
     CONSTRAINT transactions_offer_discount_type_check CHECK (((offer_discount_type IS NULL) OR (length(offer_discount_type) <= 64))),
@@ -2351,7 +2367,8 @@ CREATE VIEW transaction_amounts AS
         END AS amount_milliunits,
     COALESCE(t.currency, catalog.currency) AS currency,
     ((t.price_milliunits IS NULL) AND (NOT (t.is_trial_period OR (NOT (t.offer_discount_type IS DISTINCT FROM 'FREE_TRIAL'::text)))) AND (catalog.price_milliunits IS NOT NULL)) AS estimated,
-    t.revocation_percentage
+    t.revocation_percentage,
+    t.billing_plan
    FROM (transactions t
      LEFT JOIN LATERAL ( SELECT p.price_milliunits,
             p.currency
@@ -3056,7 +3073,7 @@ CREATE INDEX index_chain_money_facts_on_app_id_and_served_until_ms ON chain_mone
 -- Name: index_chain_mrr_moves_on_app_id_and_month; Type: INDEX
 --
 
-CREATE INDEX index_chain_mrr_moves_on_app_id_and_month ON chain_mrr_moves USING btree (app_id, month) INCLUDE (environment, currency, mrr_delta, subscribers_delta, estimated_delta, new_milli, expansion_milli, contraction_milli, churned_milli, reactivation_milli);
+CREATE INDEX index_chain_mrr_moves_on_app_id_and_month ON chain_mrr_moves USING btree (app_id, month) INCLUDE (environment, currency, mrr_delta, subscribers_delta, estimated_delta, new_milli, expansion_milli, contraction_milli, churned_milli, reactivation_milli, committed_mrr_delta, committed_subscribers_delta);
 
 --
 -- Name: index_chain_mrr_steps_on_app_id_and_at_ms; Type: INDEX

@@ -173,6 +173,24 @@ import Testing
         #expect(movement.net == (9_990 + 4_990 + 14_990 + 8_333) - (9_990 * 3))
     }
 
+    @Test func committedMRRCountsTheSubscribersWhoseTransactionInForceIsOfACommitmentPlan() {
+        let ends = [Self.at(-1), Self.at(30), Self.at(60), Self.at(90)]
+        var committed = [
+            Self.paid("c1", from: 0, to: 31), Self.paid("c2", from: 31, to: 62), Self.paid("c3", from: 62, to: 93),
+        ]
+        committed[0].isCommitted = true
+        committed[1].isCommitted = true
+        // The third period goes on without a commitment: still MRR, no longer committed.
+        let plain = [Self.paid("p1", from: 0, to: 100, price: 29_970)]
+        let series = MRRSeries.compute(chains: [committed, plain], at: ends)
+        #expect(series.map { $0["USD"]?.mrr } == [19_980, 19_980, 19_980])
+        #expect(series.map { $0["USD"]?.committedMRR } == [9_990, 9_990, 0])
+        #expect(series.map { $0["USD"]?.committedSubscribers } == [1, 1, 0])
+        #expect(series[2]["USD"]?.movement == MRRMovement())
+        #expect(BillingPlan.isCommitted("MONTHLY") && !BillingPlan.isCommitted("BILLED_UPFRONT"))
+        #expect(!BillingPlan.isCommitted(nil))
+    }
+
     @Test func seriesClassifiesNewChurnAndReactivationPerSubscriber() {
         let ends = [Self.at(-1), Self.at(30), Self.at(60), Self.at(90)]
         let returning = [Self.paid("r1", from: 0, to: 40), Self.paid("r2", from: 70, to: 100)]

@@ -132,10 +132,11 @@ import Testing
         #expect(json.contains(#""refunded" : 1"#))
         #expect(json.contains(#""voluntary" : 1"#))
         let csv = ReportFormat.csv.render(.churn(report)).split(whereSeparator: \.isNewline)
-        let splitColumns = "recovered,voluntary,involuntary,price_increase_declined,product_unavailable,refunded"
+        let splitColumns =
+            "recovered,voluntary,involuntary,price_increase_declined,product_unavailable,refunded,committed_expired"
         #expect(csv.first?.hasSuffix(splitColumns) == true)
         #expect(csv.last?.hasPrefix("total,7,1,5,") == true)
-        #expect(csv.last?.hasSuffix(",0,1,1,1,1,1") == true)
+        #expect(csv.last?.hasSuffix(",0,1,1,1,1,1,0") == true)
         let table = ReportFormat.table.render(.churn(report))
         #expect(table.contains("price_increase_declined"))
     }

@@ -65,10 +65,12 @@ import Testing
         print(
             "MoneyFactsAgreementTests: \(replay), \(Self.histories) histories, \(outcome.compared) reports compared, "
                 + "\(outcome.mrrRows) MRR rows, \(outcome.revenueRows) revenue rows, \(outcome.credits) upgrade credits, "
-                + "\(outcome.secondYear) second-year sales, \(outcome.disagreements.count) disagreements")
+                + "\(outcome.secondYear) second-year sales, \(outcome.committedRows) rows with committed MRR, "
+                + "\(outcome.disagreements.count) disagreements")
         #expect(outcome.mrrRows > 100, "\(replay): too few MRR rows compared (\(outcome.mrrRows))")
         #expect(outcome.revenueRows > 100, "\(replay): too few revenue rows compared (\(outcome.revenueRows))")
         #expect(outcome.credits > 0 && outcome.secondYear > 0, "\(replay): no upgrade credit or second-year sale")
+        #expect(outcome.committedRows > 10, "\(replay): too few MRR rows with committed MRR (\(outcome.committedRows))")
         #expect(outcome.disagreements.isEmpty, "\(replay): \(outcome.disagreements.prefix(3).joined(separator: "\n"))")
     }
 
@@ -86,6 +88,15 @@ import Testing
                     + "ORDER BY transaction_id LIMIT 1)",
                 "UPDATE chain_mrr_moves SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, month) = "
                     + "(SELECT original_transaction_id, month FROM chain_mrr_moves WHERE month >= '2024-06-01' ORDER BY 1, 2 LIMIT 1)",
+                // A subscriber counted committed a month early or late: only the committed figures change.
+                "UPDATE chain_mrr_moves SET committed_subscribers_delta = committed_subscribers_delta + 1 "
+                    + "WHERE (original_transaction_id, month, currency) = (SELECT original_transaction_id, month, currency "
+                    + "FROM chain_mrr_moves WHERE committed_subscribers_delta <> 0 AND month >= '2024-06-01' "
+                    + "AND month < '2026-12-01' ORDER BY 1, 2, 3 LIMIT 1)",
+                "UPDATE chain_mrr_moves SET committed_mrr_delta = committed_mrr_delta - 1 "
+                    + "WHERE (original_transaction_id, month, currency) = (SELECT original_transaction_id, month, currency "
+                    + "FROM chain_mrr_moves WHERE committed_mrr_delta <> 0 AND month >= '2024-06-01' "
+                    + "AND month < '2026-12-01' ORDER BY 1, 2, 3 LIMIT 1)",
                 // A step (a start or a change, not a stop) of the current month of an MRR case measured at now
                 // (2025-09-17T13:00Z).
                 "UPDATE chain_mrr_steps SET mrr_delta = mrr_delta + 1 WHERE (original_transaction_id, at_ms, currency) = "
@@ -162,7 +173,10 @@ import Testing
     }
 
     /// This suite's own chains (`m…`): immediate upgrades with no revocation yet, long paid service, lapses,
-    /// weekly and yearly plans, currency changes, storefronts with tax.
+    /// weekly and yearly plans, currency changes, storefronts with tax, and monthly plans with a 12-month commitment
+    /// (committed MRR), some of which go on without one after their commitment.
+    ///
+    /// The commitment plans are drawn from a generator of their own, so the rest of each history stays as it was.
     static func ownInputs(history: Int, using rng: inout SplitMix64) throws -> [(Instant, LedgerInput)] {
         let day: Int64 = 86_400_000
         let base = Int64(1_704_067_200_000)  // 2024-01-01
@@ -178,6 +192,9 @@ import Testing
             var moment = base + Int64.random(in: 0..<400, using: &rng) * day + Int64.random(in: 0..<day, using: &rng)
             var transactions: [Transaction] = []
             let periods = Int.random(in: 1...30, using: &rng)
+            var plans = SplitMix64(seed: Self.seed ^ UInt64(history * 1_000 + index))
+            let committed = !weekly && product != "pro.yearly" && Int.random(in: 0..<3, using: &plans) == 0
+            let committedPeriods = Bool.random(using: &plans) ? 12 : periods
             for sequence in 0..<periods {
                 let length: Int64 =
                     weekly
@@ -195,6 +212,13 @@ import Testing
                     webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1", environment: .production,
                     source: .verifyReceipt, price: price, currency: price == nil ? nil : currency,
                     storefront: storefront)
+                if committed, sequence < committedPeriods {
+                    let start = moment - Int64(sequence % 12) * 30 * day
+                    transaction.billingPlanType = BillingPlan.committed
+                    transaction.commitment = TransactionCommitment(
+                        billingPeriodNumber: sequence % 12 + 1, totalBillingPeriods: 12,
+                        expiresDate: Instant(millisecondsSince1970: start + 360 * day))
+                }
                 if Int.random(in: 0..<25, using: &rng) == 0 {
                     transaction.revocationDate = Instant(
                         millisecondsSince1970: moment + Int64.random(in: 1...10, using: &rng) * day)
@@ -248,9 +272,12 @@ import Testing
         var revenueRows = 0
         var credits = 0
         var secondYear = 0
+        /// MRR rows with committed MRR.
+        var committedRows = 0
         var disagreements: [String] = []
 
         mutating func add(_ other: Outcome) {
+            committedRows += other.committedRows
             compared += other.compared
             mrrRows += other.mrrRows
             revenueRows += other.revenueRows
@@ -299,6 +326,7 @@ import Testing
             )
             outcome.compared += 1
             outcome.mrrRows += ledger.rows.count
+            outcome.committedRows += ledger.rows.filter { $0.committedMrrMilli > 0 }.count
             if facts != ledger {
                 let differing =
                     zip(facts.rows, ledger.rows).first { $0 != $1 }.map { "\n  facts  \($0.0)\n  ledger \($0.1)" } ?? ""

@@ -265,8 +265,9 @@ import Testing
             let csv = ReportFormat.csv.render(mrr)
             #expect(
                 csv.hasPrefix(
-                    "month,currency,mrr,arr,subscribers,new,expansion,contraction,churned,reactivation,net,estimated"))
-            #expect(csv.contains("2025-02,USD,43.303,519.636,4,0.000,5.000,0.000,0.000,0.000,5.000,yes"))
+                    "month,currency,mrr,arr,subscribers,committed_mrr,committed_subscribers,new,expansion,contraction,"
+                        + "churned,reactivation,net,estimated"))
+            #expect(csv.contains("2025-02,USD,43.303,519.636,4,0.000,0,0.000,5.000,0.000,0.000,0.000,5.000,yes"))
             let json = ReportFormat.json.render(mrr)
             #expect(json.contains("\"mrr_milli\" : 43303") || json.contains("\"mrr_milli\":43303"))
             let revenue = AnyReport.revenue(

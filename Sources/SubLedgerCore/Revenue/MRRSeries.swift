@@ -12,6 +12,11 @@ public enum MRRSeries {
         public var movement = MRRMovement()
         /// Some of `mrr` comes from catalog prices (estimated).
         public var estimated = false
+        /// The part of `mrr` whose transaction in force is of a commitment plan (`RevenueTransaction.isCommitted`):
+        /// MRR the customers are bound to until their commitment ends.
+        public var committedMRR: Int64 = 0
+        /// The subscribers counted in `committedMRR`.
+        public var committedSubscribers = 0
 
         public init(currency: String) { self.currency = currency }
     }
@@ -35,6 +40,10 @@ public enum MRRSeries {
                     point.mrr += current.amount
                     point.subscribers += 1
                     point.estimated = point.estimated || current.estimated
+                    if current.committed {
+                        point.committedMRR += current.amount
+                        point.committedSubscribers += 1
+                    }
                     result[index - 1][current.currency] = point
                 }
                 let before = previous.flatMap { $0.amount > 0 ? $0 : nil }
@@ -58,11 +67,12 @@ public enum MRRSeries {
         return result
     }
 
-    private static func value(_ transaction: RevenueTransaction?) -> (amount: Int64, currency: String, estimated: Bool)?
-    {
+    private static func value(
+        _ transaction: RevenueTransaction?
+    ) -> (amount: Int64, currency: String, estimated: Bool, committed: Bool)? {
         guard let transaction, let amount = MonthlyRecurring.monthlyAmount(of: transaction),
             let currency = transaction.currency
         else { return nil }
-        return (amount, currency, transaction.isEstimated)
+        return (amount, currency, transaction.isEstimated, transaction.isCommitted)
     }
 }

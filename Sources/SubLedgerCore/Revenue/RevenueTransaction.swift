@@ -20,11 +20,14 @@ public struct RevenueTransaction: Hashable, Sendable {
     public var storefront: String?
     /// The amount came from the catalog, not from Apple.
     public var isEstimated: Bool
+    /// Bought on a plan with a commitment (`BillingPlan.isCommitted`): its MRR is committed MRR.
+    public var isCommitted: Bool
 
     public init(
         transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
         refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
-        amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false
+        amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false,
+        isCommitted: Bool = false
     ) {
         self.transactionID = transactionID
         self.productID = productID
@@ -37,6 +40,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         self.currency = currency
         self.storefront = storefront
         self.isEstimated = isEstimated
+        self.isCommitted = isCommitted
     }
 
     /// Whether the customer paid anything for it (free trials and free offers did not).

@@ -9,6 +9,14 @@ public enum BillingPlan {
         guard let raw, types.contains(raw) else { return nil }
         return raw
     }
+
+    /// The plan type that binds the customer for a commitment: `MONTHLY`, billed monthly for 12 months.
+    public static let committed = "MONTHLY"
+
+    /// Whether a transaction of plan type `type` is bought on a commitment (its MRR is committed MRR).
+    public static func isCommitted(_ type: String?) -> Bool {
+        type == committed
+    }
 }
 
 /// Where a transaction of a commitment plan stands in its commitment (Apple's `TransactionCommitmentInfo`).

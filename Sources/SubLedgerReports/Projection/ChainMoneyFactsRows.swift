@@ -59,7 +59,9 @@ enum ChainMoneyFactsRows {
             INSERT INTO chain_mrr_steps SELECT * FROM steps
             ON CONFLICT (app_id, environment, original_transaction_id, at_ms, currency) DO UPDATE SET
                 mrr_delta = EXCLUDED.mrr_delta, subscribers_delta = EXCLUDED.subscribers_delta,
-                estimated_delta = EXCLUDED.estimated_delta, first_paid_ms = EXCLUDED.first_paid_ms
+                estimated_delta = EXCLUDED.estimated_delta, first_paid_ms = EXCLUDED.first_paid_ms,
+                committed_mrr_delta = EXCLUDED.committed_mrr_delta,
+                committed_subscribers_delta = EXCLUDED.committed_subscribers_delta
             WHERE (chain_mrr_steps.*) IS DISTINCT FROM (EXCLUDED.*)
         ),
         old_facts AS MATERIALIZED (
@@ -104,7 +106,7 @@ enum ChainMoneyFactsRows {
                 credit_milli = EXCLUDED.credit_milli, amount_milli = EXCLUDED.amount_milli, currency = EXCLUDED.currency,
                 storefront = EXCLUDED.storefront, estimated = EXCLUDED.estimated, second_year = EXCLUDED.second_year,
                 monthly_milli = EXCLUDED.monthly_milli, first_paid_ms = EXCLUDED.first_paid_ms,
-                refund_milli = EXCLUDED.refund_milli
+                refund_milli = EXCLUDED.refund_milli, committed = EXCLUDED.committed
             WHERE (chain_money_facts.*) IS DISTINCT FROM (EXCLUDED.*)
         ),
         moves_gone AS (
@@ -120,7 +122,9 @@ enum ChainMoneyFactsRows {
             mrr_delta = EXCLUDED.mrr_delta, subscribers_delta = EXCLUDED.subscribers_delta,
             estimated_delta = EXCLUDED.estimated_delta, new_milli = EXCLUDED.new_milli,
             expansion_milli = EXCLUDED.expansion_milli, contraction_milli = EXCLUDED.contraction_milli,
-            churned_milli = EXCLUDED.churned_milli, reactivation_milli = EXCLUDED.reactivation_milli
+            churned_milli = EXCLUDED.churned_milli, reactivation_milli = EXCLUDED.reactivation_milli,
+            committed_mrr_delta = EXCLUDED.committed_mrr_delta,
+            committed_subscribers_delta = EXCLUDED.committed_subscribers_delta
         WHERE (chain_mrr_moves.*) IS DISTINCT FROM (EXCLUDED.*)
         """
     }

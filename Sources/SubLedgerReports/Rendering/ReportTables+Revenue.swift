@@ -16,20 +16,24 @@ extension MRRReport {
             .map(money)
         }
         var rows = self.rows.map { row in
-            [row.month, row.currency, money(row.mrrMilli), money(row.arrMilli), String(row.subscribers)]
+            [
+                row.month, row.currency, money(row.mrrMilli), money(row.arrMilli), String(row.subscribers),
+                money(row.committedMrrMilli), String(row.committedSubscribers),
+            ]
                 + movementCells(row.movementMilli) + [row.estimated ? "yes" : "no"]
         }
         if let reporting, let currency = reportingCurrency {
             rows += reporting.map { row in
                 [
                     row.month, currency + (row.complete ? " (all)" : " (partial)"), money(row.mrrMilli),
-                    money(row.arrMilli), "",
+                    money(row.arrMilli), "", money(row.committedMrrMilli), "",
                 ]
                     + movementCells(row.movementMilli) + [""]
             }
         }
         var notes = [
-            "Amounts in units of each currency; movement: new + expansion + reactivation − contraction − churned = net."
+            "Amounts in units of each currency; movement: new + expansion + reactivation − contraction − churned = net.",
+            "committed: the MRR and subscribers of commitment plans (monthly, 12-month commitment), bound until the commitment ends.",
         ]
         if !missingRates.isEmpty {
             notes.append(
@@ -38,7 +42,8 @@ extension MRRReport {
         }
         return ReportTable(
             title: "MRR per month from \(ReportFormat.day(from)) to \(ReportFormat.day(to))",
-            columns: ["month", "currency", "mrr", "arr", "subscribers"] + movementColumns + ["estimated"],
+            columns: ["month", "currency", "mrr", "arr", "subscribers", "committed_mrr", "committed_subscribers"]
+                + movementColumns + ["estimated"],
             rows: rows, notes: notes)
     }
 }

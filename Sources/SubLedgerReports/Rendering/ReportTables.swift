@@ -63,14 +63,17 @@ extension ChurnReport {
                 + reasons.map { String(counts.expiredByReason[$0] ?? 0) } + [String(counts.recovered)]
                 + [
                     counts.voluntary, counts.involuntary, counts.priceIncreaseDeclined, counts.productUnavailable,
-                    counts.refunded,
+                    counts.refunded, counts.expiredCommitted,
                 ].map(String.init)
         }
         return ReportTable(
             title:
                 "Churn from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to)) per \(granularity.rawValue)",
             columns: ["period", "started", "renewed", "expired"] + reasons.map { "expired_" + $0 } + ["recovered"]
-                + ["voluntary", "involuntary", "price_increase_declined", "product_unavailable", "refunded"],
+                + [
+                    "voluntary", "involuntary", "price_increase_declined", "product_unavailable", "refunded",
+                    "committed_expired",
+                ],
             rows: periods.map { period in
                 [
                     granularity == .day

@@ -20,6 +20,10 @@ public struct ChurnReport: Sendable, Hashable, Codable {
         public var expired = 0
         /// `expired` split by `expiration_reason` (`voluntary`, `billing_error`, ..., `unknown`).
         public var expiredByReason: [String: Int] = [:]
+        /// The part of `expired` on a commitment plan (a monthly plan with a 12-month commitment, Apple's
+        /// `billingPlanType` `MONTHLY`): commitments that ended without renewing, or whose billing failed. Turning
+        /// auto-renew off inside a commitment expires nothing before the commitment's end.
+        public var expiredCommitted = 0
         /// Recorded state changes from `billing_retry` or `grace_period` back to `active`.
         public var recovered = 0
         /// Expiries with reason `voluntary` (Apple's `expirationIntent` 1: the customer turned auto-renew off).
@@ -95,6 +99,7 @@ extension ChurnReport.Counts {
         case "expired":
             expired += count
             expiredByReason[reason, default: 0] += count
+        case "expired_committed": expiredCommitted += count
         case "recovered": recovered += count
         case "refunded": refunded += count
         default: break

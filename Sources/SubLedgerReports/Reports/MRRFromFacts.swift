@@ -11,11 +11,15 @@ enum MRRFromFacts {
         var mrr: Int64 = 0
         var subscribers = 0
         var estimated = 0
+        var committedMRR: Int64 = 0
+        var committedSubscribers = 0
 
         mutating func apply(_ moves: ReportStore.MRRMoves) {
             mrr += moves.mrrDelta
             subscribers += moves.subscribersDelta
             estimated += moves.estimatedDelta
+            committedMRR += moves.committedMRRDelta
+            committedSubscribers += moves.committedSubscribersDelta
         }
     }
 
@@ -77,6 +81,8 @@ enum MRRFromFacts {
             point.mrr = level.mrr
             point.subscribers = level.subscribers
             point.estimated = level.estimated > 0
+            point.committedMRR = level.committedMRR
+            point.committedSubscribers = level.committedSubscribers
             point.movement = moves.filter { $0.currency == currency }.reduce(MRRMovement()) { $0 + $1.movement }
             result[currency] = point
         }

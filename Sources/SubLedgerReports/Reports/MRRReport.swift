@@ -22,6 +22,12 @@ public struct MRRReport: Sendable, Hashable, Codable {
         public var movementMilli: MRRMovement
         /// Some of the MRR is priced from the catalog, not by Apple.
         public var estimated: Bool
+        /// The part of `mrrMilli` from subscribers on a commitment plan (a monthly plan with a 12-month
+        /// commitment, Apple's `billingPlanType` `MONTHLY`): bound until their commitment ends, even with
+        /// auto-renew turned off.
+        public var committedMrrMilli: Int64
+        /// The subscribers counted in `committedMrrMilli`.
+        public var committedSubscribers: Int
     }
 
     /// One month converted into the reporting currency (each currency at the rate of the month's last day).
@@ -30,6 +36,8 @@ public struct MRRReport: Sendable, Hashable, Codable {
         public var mrrMilli: Int64
         public var arrMilli: Int64
         public var movementMilli: MRRMovement
+        /// `committedMrrMilli` of the month's rows, converted.
+        public var committedMrrMilli: Int64
         /// Every currency of the month had a rate.
         public var complete: Bool
     }
@@ -106,14 +114,16 @@ extension Reports {
         for (index, points) in series.enumerated() {
             let month = RevenueCalendar.monthName(monthStarts[index])
             var converted = MRRReport.ReportingRow(
-                month: month, mrrMilli: 0, arrMilli: 0, movementMilli: MRRMovement(), complete: true)
+                month: month, mrrMilli: 0, arrMilli: 0, movementMilli: MRRMovement(), committedMrrMilli: 0,
+                complete: true)
             let rateDay = CalendarDay.of(measured[index])
             for point in points.values.sorted(by: { $0.currency < $1.currency }) {
                 rows.append(
                     MRRReport.Row(
                         month: month, at: RevenueCalendar.date(measured[index].adding(milliseconds: 1)),
                         currency: point.currency, mrrMilli: point.mrr, arrMilli: point.mrr * 12,
-                        subscribers: point.subscribers, movementMilli: point.movement, estimated: point.estimated))
+                        subscribers: point.subscribers, movementMilli: point.movement, estimated: point.estimated,
+                        committedMrrMilli: point.committedMRR, committedSubscribers: point.committedSubscribers))
                 guard converter != nil else { continue }
                 func convert(_ amount: Int64) -> Int64? {
                     converter?.convert(amount, from: point.currency, on: rateDay)
@@ -123,6 +133,7 @@ extension Reports {
                     continue
                 }
                 converted.mrrMilli += mrr
+                converted.committedMrrMilli += convert(point.committedMRR) ?? 0
                 let movement = point.movement
                 converted.movementMilli =
                     converted.movementMilli

@@ -4,7 +4,8 @@ import PostgresLibPQ
 extension ReportStore {
     /// One churn metric counted in one period.
     struct ChurnCount {
-        /// `started`, `renewed`, `expired`, `recovered` or `refunded` (see `ChurnReport.Counts`).
+        /// `started`, `renewed`, `expired`, `expired_committed`, `recovered` or `refunded` (see
+        /// `ChurnReport.Counts`).
         var metric: String
         /// The expiration reason of `expired` (`unknown` when none was recorded); nil for the other metrics.
         var reason: String?
@@ -51,8 +52,9 @@ extension ReportStore {
     }
 
     /// The metrics both churn queries read from `chain_state_changes` (no aggregate keeps them): per UTC day of
-    /// `[$3, $4)`, changes to `expired` from another state by reason, and back to `active` from `billing_retry` or
-    /// `grace_period`. Two branches of a `UNION ALL` over (metric, reason, day, count).
+    /// `[$3, $4)`, changes to `expired` from another state by reason, those of them on a commitment plan (the plan
+    /// each change recorded, schema step 34), and back to `active` from `billing_retry` or `grace_period`. Three
+    /// branches of a `UNION ALL` over (metric, reason, day, count).
     static let churnStateChangesSQL = """
         SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(utcDay("x.changed_at")), count(*)
         FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
@@ -60,6 +62,13 @@ extension ReportStore {
           AND \(environmentCondition("x.environment"))
           AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
         GROUP BY 2, 3
+        UNION ALL
+        SELECT 'expired_committed', NULL, \(utcDay("x.changed_at")), count(*)
+        FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+        WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired' AND x.billing_plan = 'MONTHLY'
+          AND \(environmentCondition("x.environment"))
+          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+        GROUP BY 3
         UNION ALL
         SELECT 'recovered', NULL, \(utcDay("x.changed_at")), count(*)
         FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id

@@ -110,6 +110,10 @@ extension ReportStore {
         var mrrDelta: Int64
         var subscribersDelta: Int
         var estimatedDelta: Int
+        /// The change of the MRR of committed subscribers (a commitment plan's transaction in force) and of
+        /// their count.
+        var committedMRRDelta: Int64
+        var committedSubscribersDelta: Int
         var movement: MRRMovement
     }
 
@@ -123,7 +127,8 @@ extension ReportStore {
         WITH \(appsCTE)
         SELECT (m.month - DATE '1970-01-01')::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint,
             sum(m.estimated_delta)::bigint, sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint,
-            sum(m.contraction_milli)::bigint, sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint
+            sum(m.contraction_milli)::bigint, sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint,
+            sum(m.committed_mrr_delta)::bigint, sum(m.committed_subscribers_delta)::bigint
         FROM chain_mrr_moves m JOIN scope s ON s.app_id = m.app_id
         WHERE \(environmentCondition("m.environment")) AND m.month < DATE '1970-01-01' + $3::integer
         GROUP BY 1, 2
@@ -149,9 +154,11 @@ extension ReportStore {
                 sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $3) AS b_amount,
                 sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $3) AS b_present,
                 sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $3) AS b_estimated,
+                sum(s.committed_subscribers_delta) FILTER (WHERE s.at_ms <= $3) AS b_committed,
                 sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $4) AS n_amount,
                 sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $4) AS n_present,
-                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $4) AS n_estimated
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $4) AS n_estimated,
+                sum(s.committed_subscribers_delta) FILTER (WHERE s.at_ms <= $4) AS n_committed
             FROM changed c
             JOIN chain_mrr_steps s USING (app_id, environment, original_transaction_id)
             WHERE s.at_ms <= greatest($3::bigint, $4::bigint)
@@ -161,19 +168,23 @@ extension ReportStore {
             SELECT max(first_paid_ms) AS first_paid_ms,
                 max(b_amount) FILTER (WHERE b_present > 0) AS b_amount, max(currency) FILTER (WHERE b_present > 0) AS b_currency,
                 bool_or(b_estimated > 0) FILTER (WHERE b_present > 0) AS b_estimated,
+                bool_or(b_committed > 0) FILTER (WHERE b_present > 0) AS b_committed,
                 max(n_amount) FILTER (WHERE n_present > 0) AS n_amount, max(currency) FILTER (WHERE n_present > 0) AS n_currency,
-                bool_or(n_estimated > 0) FILTER (WHERE n_present > 0) AS n_estimated
+                bool_or(n_estimated > 0) FILTER (WHERE n_present > 0) AS n_estimated,
+                bool_or(n_committed > 0) FILTER (WHERE n_present > 0) AS n_committed
             FROM levels
             GROUP BY app_id, environment, original_transaction_id
         )
         SELECT 0::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint, sum(m.estimated_delta)::bigint,
             sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint, sum(m.contraction_milli)::bigint,
-            sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint
+            sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint, sum(m.committed_mrr_delta)::bigint,
+            sum(m.committed_subscribers_delta)::bigint
         FROM chains c
         CROSS JOIN LATERAL mrr_move_rows(
-            c.b_amount::bigint, c.b_currency, c.b_estimated, c.n_amount::bigint, c.n_currency, c.n_estimated,
-            coalesce(c.first_paid_ms < $3::bigint, false)) m
-        WHERE (c.b_amount, c.b_currency, c.b_estimated) IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated)
+            c.b_amount::bigint, c.b_currency, c.b_estimated, c.b_committed, c.n_amount::bigint, c.n_currency,
+            c.n_estimated, c.n_committed, coalesce(c.first_paid_ms < $3::bigint, false)) m
+        WHERE (c.b_amount, c.b_currency, c.b_estimated, c.b_committed)
+              IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated, c.n_committed)
         GROUP BY m.currency
         """
 
@@ -182,6 +193,8 @@ extension ReportStore {
             monthDay: try row.decode(Int64.self, at: 0), currency: try row.decode(String.self, at: 1),
             mrrDelta: try row.decode(Int64.self, at: 2), subscribersDelta: Int(try row.decode(Int64.self, at: 3)),
             estimatedDelta: Int(try row.decode(Int64.self, at: 4)),
+            committedMRRDelta: try row.decode(Int64.self, at: 10),
+            committedSubscribersDelta: Int(try row.decode(Int64.self, at: 11)),
             movement: MRRMovement(
                 new: try row.decode(Int64.self, at: 5), expansion: try row.decode(Int64.self, at: 6),
                 contraction: try row.decode(Int64.self, at: 7), churned: try row.decode(Int64.self, at: 8),

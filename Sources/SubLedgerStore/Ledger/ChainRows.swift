@@ -172,6 +172,8 @@ enum ChainRows {
         let storedState = previous == nil ? nil : storedState.map { ($0.state, $0.expirationReason) }
         let renewal = chain.header.renewalInfo
         let latest = chain.transactions.last
+        // The latest transaction's billing plan (schema steps 33 and 34), as Apple signed it.
+        let billingPlan = latest?.details.billingPlanType ?? latest?.transaction.billingPlanType
         let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
         let refreshVia =
             chain.transactions.contains {
@@ -189,9 +191,7 @@ enum ChainRows {
                 renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null,
                 timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(StoredChainJSON.json(of: chain.header)),
                 receiptID,
-                // The latest transaction's billing plan and commitment end (schema step 33), as Apple signed them.
-                latest?.details.billingPlanType ?? latest?.transaction.billingPlanType,
-                timestamp(latest?.details.commitment?.expiresDate),
+                billingPlan, timestamp(latest?.details.commitment?.expiresDate),
             ])
 
         if storedState?.0 != state.name || storedState?.1 != state.expirationReason?.name {
@@ -199,7 +199,7 @@ enum ChainRows {
                 insertStateChangeStatement,
                 [
                     app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, storedState?.0,
-                    state.name, state.expirationReason?.name, chain.header.productID, timestamp(now),
+                    state.name, state.expirationReason?.name, chain.header.productID, timestamp(now), billingPlan,
                 ])
         }
 
@@ -221,6 +221,8 @@ enum ChainRows {
                     RevenueFieldRules.offerDiscountType(transaction.offerDiscountType), transaction.isTrialPeriod,
                     transaction.isInIntroOfferPeriod, known.activeRevocation?.revocationPercentage,
                     known.details.appTransactionID,
+                    // The billing plan Apple signed (schema step 34: committed MRR).
+                    known.details.billingPlanType ?? transaction.billingPlanType,
                 ])
         }
 
@@ -268,9 +270,9 @@ enum ChainRows {
         INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id, account_id,
             purchase_date, expires_date, revocation_date, revocation_reason, ownership_type, web_order_line_item_id,
             app_account_token, source, payload, price_milliunits, currency, storefront, offer_type, offer_discount_type,
-            is_trial_period, is_in_intro_offer_period, revocation_percentage, app_transaction_id)
+            is_trial_period, is_in_intro_offer_period, revocation_percentage, app_transaction_id, billing_plan)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-            $23, $24)
+            $23, $24, $25)
         ON CONFLICT (app_id, environment, original_transaction_id, transaction_id) DO UPDATE SET
             account_id = EXCLUDED.account_id, product_id = EXCLUDED.product_id, purchase_date = EXCLUDED.purchase_date,
             expires_date = EXCLUDED.expires_date, revocation_date = EXCLUDED.revocation_date,
@@ -281,15 +283,15 @@ enum ChainRows {
             offer_discount_type = EXCLUDED.offer_discount_type, is_trial_period = EXCLUDED.is_trial_period,
             is_in_intro_offer_period = EXCLUDED.is_in_intro_offer_period,
             revocation_percentage = EXCLUDED.revocation_percentage, app_transaction_id = EXCLUDED.app_transaction_id,
-            updated_at = now()
+            billing_plan = EXCLUDED.billing_plan, updated_at = now()
         WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
         """)
 
     static let insertStateChangeStatement = PostgresStatement(
         """
         INSERT INTO chain_state_changes (app_id, environment, original_transaction_id, previous_state, state,
-            expiration_reason, product_id, changed_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            expiration_reason, product_id, changed_at, billing_plan)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
         """)
 
     static let endBindingStatement = PostgresStatement(

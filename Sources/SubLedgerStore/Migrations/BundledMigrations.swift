@@ -48,5 +48,6 @@ public enum BundledMigrations {
         ("0031_consumption_request_reasons.sql", PackageResources._031_consumption_request_reasons_sql),
         ("0032_report_projection_queue.sql", PackageResources._032_report_projection_queue_sql),
         ("0033_chain_commitments.sql", PackageResources._033_chain_commitments_sql),
+        ("0034_committed_mrr.sql", PackageResources._034_committed_mrr_sql),
     ]
 }

@@ -29,6 +29,42 @@ import Testing
             plan: try row.decode(String?.self, at: 0), endsAtMilliseconds: try row.decode(Int64?.self, at: 1))
     }
 
+    struct CommittedMonth: Equatable {
+        var mrr: Int
+        var committedMRR: Int
+        var committedSubscribers: Int
+    }
+
+    /// What `mrr` and `churn` say of commitment plans from January 2025 to May 2026.
+    struct CommittedFigures: Equatable {
+        /// The months with MRR.
+        var months: [CommittedMonth]
+        /// The committed MRR of the first month that churned some MRR.
+        var churnedMonthCommittedMRR: Int?
+        var expired: Int?
+        var expiredCommitted: Int?
+    }
+
+    static func committedFigures(_ e: E, admin: String) async throws -> CommittedFigures {
+        let mrr = try await e.client.call(
+            .get, "/v1/admin/reports/mrr?from=2025-01-01&to=2026-06-01&app=\(E.bundleID)", key: admin)
+        #expect(mrr.status == .ok)
+        let rows = mrr.json["rows"] as? [[String: Any]] ?? []
+        let months = rows.filter { ($0["mrr_milli"] as? Int ?? 0) > 0 }.map { row in
+            CommittedMonth(
+                mrr: row["mrr_milli"] as? Int ?? -1, committedMRR: row["committed_mrr_milli"] as? Int ?? -1,
+                committedSubscribers: row["committed_subscribers"] as? Int ?? -1)
+        }
+        let churnedMonth = rows.first { (($0["movement_milli"] as? [String: Any])?["churned"] as? Int ?? 0) > 0 }
+        let churn = try await e.client.call(
+            .get, "/v1/admin/reports/churn?from=2025-01-01&to=2026-06-01&app=\(E.bundleID)", key: admin)
+        #expect(churn.status == .ok)
+        let totals = churn.json["totals"] as? [String: Any] ?? [:]
+        return CommittedFigures(
+            months: months, churnedMonthCommittedMRR: churnedMonth?["committed_mrr_milli"] as? Int,
+            expired: totals["expired"] as? Int, expiredCommitted: totals["expired_committed"] as? Int)
+    }
+
     struct Commitment: Equatable {
         var plan: String?
         var endsAtMilliseconds: Int64?
@@ -116,6 +152,40 @@ import Testing
             #expect(subscription["state"] as? String == "expired")
             commitment = try #require(subscription["commitment"] as? [String: Any])
             #expect(commitment["billing_period_number"] as? Int == 12)
+
+            // MRR: every month of the commitment counts 6.99 of committed MRR (83.88 over twelve months), and the
+            // end of the commitment churns it. Churn: the expiry is one of a commitment plan.
+            try await e.service.projectReports()
+            let committed = try await Self.committedFigures(e, admin: admin)
+            #expect(committed.months.count >= 11)
+            for month in committed.months {
+                #expect(month == CommittedMonth(mrr: 6_990, committedMRR: 6_990, committedSubscribers: 1), "\(month)")
+            }
+            #expect(committed.churnedMonthCommittedMRR == 0)
+            #expect(committed.expired == 1)
+            #expect(committed.expiredCommitted == 1)
+
+            // A ledger stored before schema step 34 kept no plan on its transactions and state changes, and no
+            // committed MRR: the step fills the plans in and queues the chain, and the projector recomputes it.
+            try await e.service.pool.execute(
+                script: """
+                    UPDATE transactions SET billing_plan = NULL;
+                    UPDATE chain_state_changes SET billing_plan = NULL;
+                    UPDATE chain_money_facts SET committed = false;
+                    UPDATE chain_mrr_moves SET committed_mrr_delta = 0, committed_subscribers_delta = 0;
+                    UPDATE chain_mrr_steps SET committed_mrr_delta = 0, committed_subscribers_delta = 0;
+                    """)
+            let erased = try await Self.committedFigures(e, admin: admin)
+            #expect(erased.months.allSatisfy { $0.committedMRR == 0 && $0.committedSubscribers == 0 })
+            #expect(erased.expiredCommitted == 0)
+            let stepThirtyFour = try #require(BundledMigrations.files().first { $0.name == "0034_committed_mrr.sql" })
+            let fills = stepThirtyFour.text.components(separatedBy: ";\n").map { statement in
+                statement.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
+            }.filter { $0.hasPrefix("UPDATE") || $0.hasPrefix("INSERT INTO report_projection_queue") }
+            #expect(fills.count == 3)
+            for fill in fills { try await e.service.pool.execute(script: fill) }
+            try await e.service.projectReports()
+            #expect(try await Self.committedFigures(e, admin: admin) == committed)
         }
     }
 }
