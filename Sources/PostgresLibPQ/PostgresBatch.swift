@@ -27,6 +27,13 @@ public struct PostgresBatch: Sendable {
         return items.count - 1
     }
 
+    /// Appends `query` (run through the connection's prepared-statement cache) and returns its position.
+    @discardableResult
+    public mutating func append(_ query: PostgresQuery) -> Int {
+        items.append(Item(statement: PostgresStatement(query.sql), values: query.parameters))
+        return items.count - 1
+    }
+
     /// Appends every statement of `other` and returns their positions.
     @discardableResult
     public mutating func append(contentsOf other: PostgresBatch) -> Range<Int> {

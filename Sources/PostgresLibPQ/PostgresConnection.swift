@@ -145,6 +145,12 @@ public final class PostgresConnection {
         return try consume(result, sql: sql, values: values)
     }
 
+    /// Runs `query` through this connection's prepared-statement cache, as `query(_:_:)` runs a `PostgresStatement`.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        try self.query(PostgresStatement(query.sql), query.parameters)
+    }
+
     /// Runs one statement through this connection's prepared-statement cache (prepared on first use).
     ///
     /// Saves the server re-planning hot statements. Falls back to an unnamed statement when the cache is

@@ -157,6 +157,12 @@ public final class PostgresPool: Sendable {
         return try await withConnection { connection in try connection.query(statement, values) }
     }
 
+    /// Runs `query` through the connection's prepared-statement cache, as `query(_:_:)` runs a `PostgresStatement`.
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await self.query(PostgresStatement(query.sql), query.parameters)
+    }
+
     /// Runs a multi-statement script without parameters (e.g. a migration).
     public func execute(script: String) async throws {
         try await withConnection { connection in try connection.execute(script: script) }

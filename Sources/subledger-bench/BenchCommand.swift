@@ -89,15 +89,23 @@ enum BenchShape {
     /// before the report projection queue (schema step 32).
     static func refreshScript() throws -> String {
         let chains = "('{' || (2000000000000 + :n::bigint)::text || '}')"
-        return try ChainAggregateStatements.refreshSQL.map { sql in
+        return try ChainAggregateStatements.refresh.map { statement in
             // pgbench reads `:word` as a variable; the statements' own colons are casts (`::`) only.
-            let stripped = sql.replacingOccurrences(of: "::", with: "")
-            guard !stripped.contains(":"), !sql.contains("$4") else {
-                throw BenchError("a refresh statement has a lone ':' or a fourth parameter: \(sql)")
+            guard !statement.sql.replacingOccurrences(of: "::", with: "").contains(":") else {
+                throw BenchError("a refresh statement has a lone ':': \(statement.sql)")
             }
-            return sql.replacingOccurrences(of: "$1", with: ":app_id")
-                .replacingOccurrences(of: "$2", with: "'Production'")
-                .replacingOccurrences(of: "$3", with: chains) + ";"
+            var sql = statement.sql
+            // The highest placeholder first, so `$1` never replaces the start of `$10`.
+            for (index, parameter) in statement.parameters.enumerated().reversed() {
+                let value =
+                    switch parameter {
+                    case .appID: ":app_id"
+                    case .environment: "'Production'"
+                    case .chains: chains
+                    }
+                sql = sql.replacingOccurrences(of: "$\(index + 1)", with: value)
+            }
+            return sql + ";"
         }.joined(separator: "\n")
     }
 

@@ -39,6 +39,6 @@ enum ChainAggregates {
     /// 100,000, so every refresh spent 0.6–1.2 s compiling a statement that runs in about 1 ms.
     ///
     /// Both settings are `SET LOCAL`: they end with the projection's transaction.
-    static let plansForThisTransaction = PostgresStatement(
-        "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)")
+    static let plansForThisTransaction: PostgresQuery =
+        "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)"
 }

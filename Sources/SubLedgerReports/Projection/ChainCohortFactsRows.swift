@@ -11,16 +11,16 @@ enum ChainCohortFactsRows {
     static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            batch.append(
-                refreshStatement, [appID, environment, PostgresArrayText.strings(keys.map(\.originalTransactionID))])
+            batch.append(refresh(appID: appID, environment: environment, chains: keys.map(\.originalTransactionID)))
         }
     }
 
-    /// The rows of chains `$3` (a text array) of app `$1` in environment `$2`: written where the chain has a
-    /// payment or an offer, deleted where it has neither, untouched where they did not change; the difference
-    /// between the old and new rows added to the per-cohort totals (schema step 21, same call). The SQL function
-    /// (schema step 18, replaced by step 21) runs `chain_cohort_facts_of` per chain with the plans its connection keeps: inlined into
-    /// this statement, that query was planned afresh on every refresh, at several times the cost of running it.
-    static let refreshStatement = PostgresStatement(
-        "SELECT chain_cohort_facts_refresh($1, $2, $3::text::text[])")
+    /// The rows of `chains` of app `appID` in `environment`: written where the chain has a payment or an offer,
+    /// deleted where it has neither, untouched where they did not change; the difference between the old and new
+    /// rows added to the per-cohort totals (schema step 21, same call). The SQL function (schema step 18, replaced
+    /// by step 21) runs `chain_cohort_facts_of` per chain with the plans its connection keeps: inlined into this
+    /// statement, that query was planned afresh on every refresh, at several times the cost of running it.
+    static func refresh(appID: Int64, environment: String, chains: [String]) -> PostgresQuery {
+        "SELECT chain_cohort_facts_refresh(\(appID), \(environment), \(PostgresArrayText.strings(chains))::text::text[])"
+    }
 }

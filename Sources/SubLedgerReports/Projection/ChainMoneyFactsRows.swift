@@ -13,21 +13,21 @@ enum ChainMoneyFactsRows {
     static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            batch.append(
-                refreshStatement, [appID, environment, PostgresArrayText.strings(keys.map(\.originalTransactionID))])
+            batch.append(refresh(appID: appID, environment: environment, chains: keys.map(\.originalTransactionID)))
         }
     }
 
-    /// The rows of chains `$3` (a text array) of app `$1` in environment `$2`: rows that changed are written,
-    /// rows no longer computed deleted, unchanged rows left alone (no dead tuples for a chain that only renewed).
-    static let refreshStatement = PostgresStatement(
+    /// The rows of `chains` of app `appID` in `environment`: rows that changed are written, rows no longer computed
+    /// deleted, unchanged rows left alone (no dead tuples for a chain that only renewed).
+    static func refresh(appID: Int64, environment: String, chains: [String]) -> PostgresQuery {
         """
         WITH fresh AS MATERIALIZED (
-            SELECT f.* FROM unnest($3::text::text[]) AS c(chain)
-            CROSS JOIN LATERAL chain_money_facts_of($1, $2, c.chain) f
+            SELECT f.* FROM unnest(\(PostgresArrayText.strings(chains))::text::text[]) AS c(chain)
+            CROSS JOIN LATERAL chain_money_facts_of(\(appID), \(environment), c.chain) f
         ),
-        \(movesAndWrites(chainCondition: "g.app_id = $1 AND g.environment = $2 AND g.original_transaction_id = ANY ($3::text::text[])"))
-        """)
+        \(referring: movesAndWrites)
+        """
+    }
 
     /// The rest of the statement after `fresh` (the chains' new `chain_money_facts` rows): their MRR moves, and
     /// the writes of the three tables for the chains `chainCondition` selects (on the alias `g`). `revenue_day_totals`
@@ -35,8 +35,7 @@ enum ChainMoneyFactsRows {
     /// snapshot it started with, before its own writes) taken away, per key of the totals; keys whose count does
     /// not change are not written, the others in key order, so that concurrent projections that share rows lock them
     /// in the same order.
-    private static func movesAndWrites(chainCondition: String) -> String {
-        """
+    private static let movesAndWrites: PostgresQuery = """
         per_chain AS MATERIALIZED (
             SELECT array_agg(ROW(f.*)::chain_money_facts ORDER BY f.transaction_id) AS facts FROM fresh f
             GROUP BY f.app_id, f.environment, f.original_transaction_id
@@ -49,7 +48,7 @@ enum ChainMoneyFactsRows {
         ),
         steps_gone AS (
             DELETE FROM chain_mrr_steps g
-            WHERE \(chainCondition)
+            WHERE g.original_transaction_id = ANY ($1::text::text[]) AND g.app_id = $2 AND g.environment = $3
               AND NOT EXISTS (
                   SELECT 1 FROM steps
                   WHERE steps.environment = g.environment AND steps.original_transaction_id = g.original_transaction_id
@@ -65,7 +64,7 @@ enum ChainMoneyFactsRows {
             WHERE (chain_mrr_steps.*) IS DISTINCT FROM (EXCLUDED.*)
         ),
         old_facts AS MATERIALIZED (
-            SELECT g.* FROM chain_money_facts g WHERE \(chainCondition)
+            SELECT g.* FROM chain_money_facts g WHERE g.original_transaction_id = ANY ($1::text::text[]) AND g.app_id = $2 AND g.environment = $3
         ),
         revenue_changes AS (
             SELECT x.app_id, d.day, x.environment, d.kind, d.bought_day, x.product_id, x.storefront, x.currency,
@@ -92,7 +91,7 @@ enum ChainMoneyFactsRows {
         ),
         facts_gone AS (
             DELETE FROM chain_money_facts g
-            WHERE \(chainCondition)
+            WHERE g.original_transaction_id = ANY ($1::text::text[]) AND g.app_id = $2 AND g.environment = $3
               AND NOT EXISTS (
                   SELECT 1 FROM fresh
                   WHERE fresh.environment = g.environment AND fresh.original_transaction_id = g.original_transaction_id
@@ -111,7 +110,7 @@ enum ChainMoneyFactsRows {
         ),
         moves_gone AS (
             DELETE FROM chain_mrr_moves g
-            WHERE \(chainCondition)
+            WHERE g.original_transaction_id = ANY ($1::text::text[]) AND g.app_id = $2 AND g.environment = $3
               AND NOT EXISTS (
                   SELECT 1 FROM moves
                   WHERE moves.environment = g.environment AND moves.original_transaction_id = g.original_transaction_id
@@ -127,5 +126,4 @@ enum ChainMoneyFactsRows {
             committed_subscribers_delta = EXCLUDED.committed_subscribers_delta
         WHERE (chain_mrr_moves.*) IS DISTINCT FROM (EXCLUDED.*)
         """
-    }
 }

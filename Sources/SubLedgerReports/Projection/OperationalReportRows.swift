@@ -11,18 +11,17 @@ enum OperationalReportRows {
     static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            batch.append(
-                refreshStatement, [appID, environment, PostgresArrayText.strings(keys.map(\.originalTransactionID))])
+            batch.append(refresh(appID: appID, environment: environment, chains: keys.map(\.originalTransactionID)))
         }
     }
 
-    /// For chains `$3` (a text array) of app `$1` in environment `$2`: each chain's spans are computed afresh and
-    /// compared with the stored ones; a chain whose spans did not change is not written, otherwise only the spans
-    /// that differ are deleted, inserted or updated. Entries after the chain's `counted_through` are added to the
-    /// day counts (in key order, so concurrent projections lock shared rows in one order) and the mark moved. The
-    /// PL/pgSQL function (schema step 23) keeps its statements' plans for the connection's life; step 20's
-    /// set-based statement, which did the same in one statement, upserted (and so locked and rewrote) every span of
-    /// the chain on every apply.
-    static let refreshStatement = PostgresStatement(
-        "SELECT chain_report_spans_refresh($1, $2, $3::text::text[])")
+    /// For `chains` of app `appID` in `environment`: each chain's spans are computed afresh and compared with the
+    /// stored ones; a chain whose spans did not change is not written, otherwise only the spans that differ are
+    /// deleted, inserted or updated. Entries after the chain's `counted_through` are added to the day counts (in key
+    /// order, so concurrent projections lock shared rows in one order) and the mark moved. The PL/pgSQL function
+    /// (schema step 23) keeps its statements' plans for the connection's life; step 20's set-based statement, which
+    /// did the same in one statement, upserted (and so locked and rewrote) every span of the chain on every apply.
+    static func refresh(appID: Int64, environment: String, chains: [String]) -> PostgresQuery {
+        "SELECT chain_report_spans_refresh(\(appID), \(environment), \(PostgresArrayText.strings(chains))::text::text[])"
+    }
 }

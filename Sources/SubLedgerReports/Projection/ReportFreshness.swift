@@ -21,19 +21,20 @@ public struct ReportFreshness: Sendable, Hashable, Encodable {
     /// The freshness of `scope`'s aggregates at `now`, on `connection`.
     public static func read(scope: ReportScope, now: Date, on connection: PostgresConnection) throws -> ReportFreshness
     {
-        let row = try connection.query(statement, [scope.bundleID, scope.environment]).single()
+        let row = try connection.query(query(scope)).single()
         // A change recorded after `now` (an injected clock behind the writers') leaves the report complete at `now`.
         let oldest = try row.decode(Date?.self, at: 0)
         return ReportFreshness(
             asOf: min(oldest ?? now, now), pendingChanges: Int(try row.decode(Int64.self, at: 1)))
     }
 
-    /// The oldest queued change of the scope (`$1` a bundle id or NULL, `$2` an environment or NULL) and how many
-    /// are queued: the index on `(app_id, changed_at)` answers the oldest per app.
-    static let statement = PostgresStatement(
+    /// The oldest queued change of `scope` and how many are queued: the index on `(app_id, changed_at)` answers
+    /// the oldest per app.
+    static func query(_ scope: ReportScope) -> PostgresQuery {
         """
         SELECT min(q.changed_at), count(*)::bigint FROM report_projection_queue q
-        WHERE ($1::text IS NULL OR q.app_id IN (SELECT app_id FROM apps WHERE bundle_id = $1::text))
-          AND ($2::text IS NULL OR q.environment = $2::text)
-        """)
+        WHERE (\(scope.bundleID)::text IS NULL OR q.app_id IN (SELECT app_id FROM apps WHERE bundle_id = \(scope.bundleID)::text))
+          AND (\(scope.environment)::text IS NULL OR q.environment = \(scope.environment)::text)
+        """
+    }
 }

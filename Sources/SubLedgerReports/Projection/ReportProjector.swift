@@ -63,7 +63,7 @@ public struct ReportProjector: Sendable {
     static func projectBatch(limit: Int, on connection: PostgresConnection) throws -> Progress {
         var claimed: [Int64] = []
         var chains: [ChainReference: Void] = [:]
-        for row in try connection.query(claimStatement, [Int64(limit)]) {
+        for row in try connection.query(claim(limit: limit)) {
             claimed.append(try row.decode(Int64.self, at: 0))
             let environment = try row.decode(String.self, at: 2)
             guard let known = AppStoreEnvironment(rawValue: environment) else {
@@ -78,11 +78,11 @@ public struct ReportProjector: Sendable {
         var batch = PostgresBatch()
         batch.append(ChainAggregates.plansForThisTransaction)
         // In one global order (app, then the apply's own key order), so projectors and applies cannot deadlock.
-        for chain in ordered { batch.append(chainLockStatement, [chain.lockKey]) }
+        for chain in ordered { batch.append(chainLock(chain.lockKey)) }
         for (appID, keys) in Dictionary(grouping: ordered, by: \.appID).sorted(by: { $0.key < $1.key }) {
             ChainAggregates.refresh(keys.map(\.key), appID: appID, into: &batch)
         }
-        batch.append(deleteStatement, [PostgresArrayText.integers(claimed)])
+        batch.append(delete(claimed))
         _ = try connection.pipeline(batch)
         var progress = Progress()
         progress.changes = claimed.count
@@ -103,17 +103,21 @@ public struct ReportProjector: Sendable {
         }
     }
 
-    /// The oldest queue rows no other projector holds, locked until this transaction ends.
-    static let claimStatement = PostgresStatement(
+    /// The oldest `limit` queue rows no other projector holds, locked until this transaction ends.
+    static func claim(limit: Int) -> PostgresQuery {
         """
         SELECT change_id, app_id, environment, original_transaction_id FROM report_projection_queue
-        ORDER BY change_id LIMIT $1 FOR UPDATE SKIP LOCKED
-        """)
+        ORDER BY change_id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
+        """
+    }
 
     /// The apply's lock of one chain (`ChainRows.lockStatement`): held until this transaction ends.
-    static let chainLockStatement = PostgresStatement("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+    static func chainLock(_ key: String) -> PostgresQuery {
+        "SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))"
+    }
 
     /// The rows this batch claimed, and only those.
-    static let deleteStatement = PostgresStatement(
-        "DELETE FROM report_projection_queue WHERE change_id = ANY ($1::text::bigint[])")
+    static func delete(_ claimed: [Int64]) -> PostgresQuery {
+        "DELETE FROM report_projection_queue WHERE change_id = ANY (\(PostgresArrayText.integers(claimed))::text::bigint[])"
+    }
 }
