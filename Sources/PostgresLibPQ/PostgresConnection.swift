@@ -145,10 +145,14 @@ public final class PostgresConnection {
         return try consume(result, sql: sql, values: values)
     }
 
-    /// Runs `query` through this connection's prepared-statement cache, as `query(_:_:)` runs a `PostgresStatement`.
+    /// Runs `query`, prepared once per connection (`.cached`, as `query(_:_:)` runs a `PostgresStatement`) or planned
+    /// with its values on every run (`.eachRun`).
     @discardableResult
-    public func query(_ query: PostgresQuery) throws -> PostgresRows {
-        try self.query(PostgresStatement(query.sql), query.parameters)
+    public func query(_ query: PostgresQuery, planning: PostgresQuery.Planning = .cached) throws -> PostgresRows {
+        switch planning {
+        case .cached: try self.query(PostgresStatement(query.sql), query.parameters)
+        case .eachRun: try self.query(query.sql, query.parameters)
+        }
     }
 
     /// Runs one statement through this connection's prepared-statement cache (prepared on first use).

@@ -19,6 +19,16 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
     /// The parameters, `$1` first.
     public private(set) var parameters: [PostgresValue]
 
+    /// How the server plans a query.
+    public enum Planning: Sendable, Hashable {
+        /// Prepared on a connection's first use and reused (`PostgresStatement`'s cache): the hot paths, whose plan
+        /// does not depend on the values.
+        case cached
+        /// Planned with its values on every run (an unnamed statement): for a query whose best plan depends on them,
+        /// such as a report whose optional filters (`$1 IS NULL OR …`) fold away when planned with a NULL.
+        case eachRun
+    }
+
     /// A query with no parameters from a literal.
     public init(stringLiteral value: StaticString) {
         sql = value.description
@@ -137,5 +147,14 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
             || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || digitValue(byte) != nil || byte == UInt8(ascii: "_") || byte >= 0x80
+    }
+}
+
+extension DefaultStringInterpolation {
+    /// A `PostgresQuery` is not text: written into a `String` it would lose its parameters. Interpolate it into
+    /// another `PostgresQuery`, or use its `sql` where the text alone is meant.
+    @available(*, unavailable, message: "interpolate a PostgresQuery into another PostgresQuery, or use .sql")
+    public mutating func appendInterpolation(_ query: PostgresQuery) {
+        fatalError("unavailable")
     }
 }

@@ -152,9 +152,10 @@ import Testing
             FROM chains c
             CROSS JOIN LATERAL (
                 SELECT ms, timestamptz 'epoch' + ms * interval '1 millisecond' AS at
-                FROM unnest($4::text::bigint[]) AS ms) t
-            WHERE c.app_id = $1 AND c.environment = $2 AND c.original_transaction_id = $3
-            """, [appID, AppStoreEnvironment.production.rawValue, originalTransactionID, milliseconds])
+                FROM unnest(\(milliseconds)::text::bigint[]) AS ms) t
+            WHERE c.app_id = \(appID) AND c.environment = \(AppStoreEnvironment.production.rawValue)
+              AND c.original_transaction_id = \(originalTransactionID)
+            """ as PostgresQuery)
         var states: [Int64: String] = [:]
         for row in rows { states[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1) }
         return states

@@ -47,7 +47,7 @@ public struct AppleWriteBacksPanel: Sendable, Hashable {
                    min(w.created_at) FILTER (WHERE w.state IN ('pending', 'retry'))
             FROM apple_write_backs w JOIN apps a ON a.app_id = w.app_id
             GROUP BY a.bundle_id, w.kind ORDER BY a.bundle_id, w.kind
-            """
+            """ as PostgresQuery
         ).map { row in
             Row(
                 bundleID: try row.decode(String.self, at: 0), kind: try row.decode(String.self, at: 1),
@@ -60,8 +60,8 @@ public struct AppleWriteBacksPanel: Sendable, Hashable {
             SELECT w.created_at, a.bundle_id, w.kind, w.transaction_id, w.state, w.last_error
             FROM apple_write_backs w JOIN apps a ON a.app_id = w.app_id
             WHERE w.state = 'failed' OR (w.state = 'retry' AND w.last_error IS NOT NULL)
-            ORDER BY w.write_back_id DESC LIMIT $1
-            """, [problemLimit]
+            ORDER BY w.write_back_id DESC LIMIT \(problemLimit)
+            """ as PostgresQuery
         ).map { row in
             Problem(
                 at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),

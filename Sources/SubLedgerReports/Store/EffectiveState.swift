@@ -1,3 +1,5 @@
+import PostgresLibPQ
+
 /// SQL for a chain's state at an instant, from the `chains` row's columns: the reports' form of the lapse
 /// rules, checked against their one definition.
 ///
@@ -21,7 +23,7 @@
 /// successor's period ends, as in the core.
 enum EffectiveState {
     /// The state expression on the `chains` alias `c`, at the instant in the SQL expression `instant`.
-    static func sql(at instant: String) -> String {
+    static func sql(at instant: PostgresQuery) -> PostgresQuery {
         """
         CASE
             WHEN c.state = 'active' AND c.product_type = 'auto_renewable' AND c.expires_at <= \(instant) THEN

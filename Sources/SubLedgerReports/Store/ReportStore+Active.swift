@@ -22,8 +22,10 @@ extension ReportStore {
     /// From `.aggregate` (the default), the `granting` rows of `chain_report_spans` around `instant`; from `.ledger`,
     /// the reference query over `chains` and `transactions`.
     func grantingChainsByOffer(at instant: Date, source: AggregateSource = .aggregate) throws -> [ActiveReport.Row] {
-        let sql = source == .aggregate ? Self.grantingSpansByOfferSQL : Self.grantingChainsByOfferSQL
-        return try scoped(sql, [instant]).map { row in
+        let query =
+            source == .aggregate
+            ? grantingChainsByOfferFromSpans(at: instant) : grantingChainsByOfferFromLedger(at: instant)
+        return try run(query).map { row in
             ActiveReport.Row(
                 bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
                 trial: try row.decode(Int.self, at: 2), intro: try row.decode(Int.self, at: 3),
@@ -50,8 +52,11 @@ extension ReportStore {
         firstDay: Date, firstSample: Date, now: Date, source: AggregateSource = .aggregate
     ) throws -> [SubscriptionEdgeCount] {
         var edges: [SubscriptionEdgeCount] = []
-        let sql = source == .aggregate ? Self.inForceSpanEdgeCountsSQL : Self.subscriptionEdgeCountsSQL
-        for row in try scoped(sql, [firstDay, firstSample, now]) {
+        let query =
+            source == .aggregate
+            ? edgeCountsFromSpans(firstDay: firstDay, firstSample: firstSample, now: now)
+            : edgeCountsFromTransactions(firstDay: firstDay, firstSample: firstSample, now: now)
+        for row in try run(query) {
             let count = try row.decode(Int.self, at: 2)
             edges.append(SubscriptionEdgeCount(edge: .start, day: try row.decode(Int.self, at: 0), count: count))
             if let end = try row.decode(Int?.self, at: 1) {
@@ -66,25 +71,26 @@ extension ReportStore {
     /// the instant (an index-only probe). Reading every granting chain's latest transaction instead was a
     /// probe and a payload per chain, seconds on a million chains. The flags are step 14's columns, which hold
     /// what the payload's `isTrialPeriod` / `isInIntroOfferPeriod` say.
-    static let grantingChainsByOfferSQL = """
-        WITH \(appsCTE),
+    func grantingChainsByOfferFromLedger(at instant: Date) -> PostgresQuery {
+        """
+        WITH \(apps),
         granting AS (
             SELECT c.app_id, c.environment, c.original_transaction_id, c.product_id
             FROM chains c JOIN scope s ON s.app_id = c.app_id
-            WHERE \(environmentCondition("c.environment")) AND c.owner_account_id IS NOT NULL
+            WHERE \(inEnvironment("c.environment")) AND c.owner_account_id IS NOT NULL
               AND c.state IN ('active', 'grace_period')
-              AND \(EffectiveState.sql(at: "$3::timestamptz")) IN ('active', 'grace_period')),
+              AND \(EffectiveState.sql(at: "\(instant)::timestamptz")) IN ('active', 'grace_period')),
         offers AS (
             SELECT t.app_id, t.environment, t.original_transaction_id, t.is_trial_period AS trial,
                    t.is_in_intro_offer_period AS intro
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
-            WHERE (t.is_trial_period OR t.is_in_intro_offer_period) AND t.purchase_date <= $3::timestamptz
-              AND \(environmentCondition("t.environment"))
+            WHERE (t.is_trial_period OR t.is_in_intro_offer_period) AND t.purchase_date <= \(instant)::timestamptz
+              AND \(inEnvironment("t.environment"))
               AND NOT EXISTS (
                   SELECT 1 FROM transactions x
                   WHERE x.app_id = t.app_id AND x.environment = t.environment
                     AND x.original_transaction_id = t.original_transaction_id
-                    AND x.purchase_date >= t.purchase_date AND x.purchase_date <= $3::timestamptz
+                    AND x.purchase_date >= t.purchase_date AND x.purchase_date <= \(instant)::timestamptz
                     AND (x.purchase_date > t.purchase_date OR x.transaction_id > t.transaction_id))),
         counted AS (
             SELECT g.app_id, g.product_id,
@@ -100,30 +106,34 @@ extension ReportStore {
         FROM counted k JOIN scope s ON s.app_id = k.app_id
         ORDER BY 1, 2
         """
+    }
 
-    /// `$3` the first day's midnight, `$4` the first sample instant, `$5` now. Per transaction in force: its start
-    /// day and its end day (NULL when it ends after now).
-    static let subscriptionEdgeCountsSQL = """
-        WITH \(appsCTE),
+    /// Per transaction in force: its start day (from the midnight `firstDay`) and its end day (NULL when it ends
+    /// after `now`).
+    func edgeCountsFromTransactions(firstDay: Date, firstSample: Date, now: Date) -> PostgresQuery {
+        """
+        WITH \(apps),
         spans AS (
             SELECT t.purchase_date AS starts_at,
                    least(t.expires_date, coalesce(t.revocation_date, 'infinity')) AS ends_at
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
-            WHERE t.expires_date > $4::timestamptz AND t.purchase_date <= $5::timestamptz
-              AND \(environmentCondition("t.environment")))
-        SELECT greatest(ceil(date_part('epoch', starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint,
-               CASE WHEN ends_at <= $5::timestamptz
-                    THEN (ceil(date_part('epoch', ends_at - $3::timestamptz) / 86400) - 1)::bigint END,
+            WHERE t.expires_date > \(firstSample)::timestamptz AND t.purchase_date <= \(now)::timestamptz
+              AND \(inEnvironment("t.environment")))
+        SELECT greatest(ceil(date_part('epoch', starts_at - \(firstDay)::timestamptz) / 86400) - 1, 0)::bigint,
+               CASE WHEN ends_at <= \(now)::timestamptz
+                    THEN (ceil(date_part('epoch', ends_at - \(firstDay)::timestamptz) / 86400) - 1)::bigint END,
                count(*)
         FROM spans
-        WHERE ends_at > $4::timestamptz AND ends_at > starts_at
+        WHERE ends_at > \(firstSample)::timestamptz AND ends_at > starts_at
         GROUP BY 1, 2
         """
+    }
 
     /// `active` from the aggregate: the owned chains' granting spans that contain the instant (an index-only range
     /// scan of `index_chain_report_spans_granting` over the spans ending after it), counted per product and offer.
-    static let grantingSpansByOfferSQL = """
-        WITH \(appsCTE),
+    func grantingChainsByOfferFromSpans(at instant: Date) -> PostgresQuery {
+        """
+        WITH \(apps),
         counted AS (
             SELECT r.app_id, r.product_id,
                    count(*) FILTER (WHERE r.detail = 'trial') AS trial,
@@ -131,28 +141,31 @@ extension ReportStore {
                    count(*) FILTER (WHERE r.detail = 'paid') AS paid,
                    count(*) AS total
             FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
-            WHERE r.kind = 'granting' AND r.ends_at > $3::timestamptz AND r.starts_at <= $3::timestamptz
-              AND \(environmentCondition("r.environment"))
+            WHERE r.kind = 'granting' AND r.ends_at > \(instant)::timestamptz AND r.starts_at <= \(instant)::timestamptz
+              AND \(inEnvironment("r.environment"))
             GROUP BY 1, 2)
         SELECT s.bundle_id, k.product_id, k.trial, k.intro, k.paid, k.total
         FROM counted k JOIN scope s ON s.app_id = k.app_id
         ORDER BY 1, 2
         """
+    }
 
-    /// `subscriptionEdgeCountsSQL` on the chains' `in_force` spans instead of their transactions.
-    static let inForceSpanEdgeCountsSQL = """
-        WITH \(appsCTE),
+    /// `edgeCountsFromTransactions` on the chains' `in_force` spans instead of their transactions.
+    func edgeCountsFromSpans(firstDay: Date, firstSample: Date, now: Date) -> PostgresQuery {
+        """
+        WITH \(apps),
         spans AS (
             SELECT r.starts_at, r.ends_at
             FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
-            WHERE r.kind = 'in_force' AND r.ends_at > $4::timestamptz AND r.starts_at <= $5::timestamptz
-              AND \(environmentCondition("r.environment")))
-        SELECT greatest(ceil(date_part('epoch', starts_at - $3::timestamptz) / 86400) - 1, 0)::bigint,
-               CASE WHEN ends_at <= $5::timestamptz
-                    THEN (ceil(date_part('epoch', ends_at - $3::timestamptz) / 86400) - 1)::bigint END,
+            WHERE r.kind = 'in_force' AND r.ends_at > \(firstSample)::timestamptz AND r.starts_at <= \(now)::timestamptz
+              AND \(inEnvironment("r.environment")))
+        SELECT greatest(ceil(date_part('epoch', starts_at - \(firstDay)::timestamptz) / 86400) - 1, 0)::bigint,
+               CASE WHEN ends_at <= \(now)::timestamptz
+                    THEN (ceil(date_part('epoch', ends_at - \(firstDay)::timestamptz) / 86400) - 1)::bigint END,
                count(*)
         FROM spans
-        WHERE ends_at > $4::timestamptz AND ends_at > starts_at
+        WHERE ends_at > \(firstSample)::timestamptz AND ends_at > starts_at
         GROUP BY 1, 2
         """
+    }
 }

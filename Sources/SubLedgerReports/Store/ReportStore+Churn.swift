@@ -29,7 +29,7 @@ extension ReportStore {
         let rows: PostgresRows
         switch source {
         case .ledger:
-            rows = try scoped(Self.churnCountsSQL, [from, to, granularity.rawValue])
+            rows = try run(churnCountsFromLedger(from: from, to: to, granularity: granularity.rawValue))
         case .aggregate:
             // The whole days [firstDay, endDay) by day number; none when the range holds no whole day, and then
             // its edges are the whole range.
@@ -40,9 +40,10 @@ extension ReportStore {
             if firstDay >= endDay {
                 (firstDay, endDay, wholeFrom, wholeTo) = (0, 0, to, to)
             }
-            rows = try scoped(
-                Self.churnCountsFromDaysSQL,
-                [from, to, granularity.rawValue, wholeFrom, wholeTo, Int(firstDay), Int(endDay)])
+            rows = try run(
+                churnCountsFromDays(
+                    from: from, to: to, granularity: granularity.rawValue, wholeFrom: wholeFrom, wholeTo: wholeTo,
+                    firstDay: Int(firstDay), endDay: Int(endDay)))
         }
         return try rows.map { row in
             ChurnCount(
@@ -52,81 +53,89 @@ extension ReportStore {
     }
 
     /// The metrics both churn queries read from `chain_state_changes` (no aggregate keeps them): per UTC day of
-    /// `[$3, $4)`, changes to `expired` from another state by reason, those of them on a commitment plan (the plan
+    /// [`from`, `to`), changes to `expired` from another state by reason, those of them on a commitment plan (the plan
     /// each change recorded, schema step 34), and back to `active` from `billing_retry` or `grace_period`. Three
     /// branches of a `UNION ALL` over (metric, reason, day, count).
-    static let churnStateChangesSQL = """
-        SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(utcDay("x.changed_at")), count(*)
+    func churnStateChanges(from: Date, to: Date) -> PostgresQuery {
+        """
+        SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(Self.utcDay("x.changed_at")), count(*)
         FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
         WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired'
-          AND \(environmentCondition("x.environment"))
-          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+          AND \(inEnvironment("x.environment"))
+          AND x.changed_at >= \(from)::timestamptz AND x.changed_at < \(to)::timestamptz
         GROUP BY 2, 3
         UNION ALL
-        SELECT 'expired_committed', NULL, \(utcDay("x.changed_at")), count(*)
+        SELECT 'expired_committed', NULL, \(Self.utcDay("x.changed_at")), count(*)
         FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
         WHERE x.state = 'expired' AND x.previous_state IS DISTINCT FROM 'expired' AND x.billing_plan = 'MONTHLY'
-          AND \(environmentCondition("x.environment"))
-          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+          AND \(inEnvironment("x.environment"))
+          AND x.changed_at >= \(from)::timestamptz AND x.changed_at < \(to)::timestamptz
         GROUP BY 3
         UNION ALL
-        SELECT 'recovered', NULL, \(utcDay("x.changed_at")), count(*)
+        SELECT 'recovered', NULL, \(Self.utcDay("x.changed_at")), count(*)
         FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
         WHERE x.state = 'active' AND x.previous_state IN ('billing_retry', 'grace_period')
-          AND \(environmentCondition("x.environment"))
-          AND x.changed_at >= $3::timestamptz AND x.changed_at < $4::timestamptz
+          AND \(inEnvironment("x.environment"))
+          AND x.changed_at >= \(from)::timestamptz AND x.changed_at < \(to)::timestamptz
         GROUP BY 3
         """
+    }
 
     /// Each source is counted per UTC day first, on the day number `floor(epoch / 86400)` (float arithmetic), and
     /// only the few hundred day rows are truncated to the period: `date_trunc` with a time zone costs about a
     /// microsecond a row, which over millions of renewals was most of the report's time.
-    static let churnCountsSQL = """
-        WITH \(appsCTE),
+    func churnCountsFromLedger(from: Date, to: Date, granularity: String) -> PostgresQuery {
+        """
+        WITH \(apps),
         daily AS (
-            SELECT 'started' AS metric, NULL::text AS reason, \(utcDay("e.effective_at")) AS day, count(*) AS n
+            SELECT 'started' AS metric, NULL::text AS reason, \(Self.utcDay("e.effective_at")) AS day, count(*) AS n
             FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
             JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id AND p.product_type = 'auto_renewable'
-            WHERE e.kind = 'grant' AND \(environmentCondition("e.environment"))
-              AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+            WHERE e.kind = 'grant' AND \(inEnvironment("e.environment"))
+              AND e.effective_at >= \(from)::timestamptz AND e.effective_at < \(to)::timestamptz
             GROUP BY 3
             UNION ALL
-            SELECT 'renewed', NULL, \(utcDay("e.effective_at")), count(*)
+            SELECT 'renewed', NULL, \(Self.utcDay("e.effective_at")), count(*)
             FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
-            WHERE e.kind = 'extend' AND \(environmentCondition("e.environment"))
-              AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+            WHERE e.kind = 'extend' AND \(inEnvironment("e.environment"))
+              AND e.effective_at >= \(from)::timestamptz AND e.effective_at < \(to)::timestamptz
             GROUP BY 3
             UNION ALL
-            \(churnStateChangesSQL)
+            \(churnStateChanges(from: from, to: to))
             UNION ALL
-            SELECT 'refunded', NULL, \(utcDay("e.effective_at")), count(*)
+            SELECT 'refunded', NULL, \(Self.utcDay("e.effective_at")), count(*)
             FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
             JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id AND p.product_type = 'auto_renewable'
-            WHERE e.kind = 'revoke' AND e.reason = 'refund' AND \(environmentCondition("e.environment"))
-              AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+            WHERE e.kind = 'revoke' AND e.reason = 'refund' AND \(inEnvironment("e.environment"))
+              AND e.effective_at >= \(from)::timestamptz AND e.effective_at < \(to)::timestamptz
             GROUP BY 3)
-        SELECT metric, reason, date_trunc($5::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
+        SELECT metric, reason, date_trunc(\(granularity)::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
         FROM daily
         GROUP BY 1, 2, 3
         """
+    }
 
-    /// `churnCountsSQL` with the entries of the whole days `[$8, $9)` (day numbers; `$6`, `$7` their midnights)
-    /// summed from `ledger_entry_day_counts`, and those of `[$3, $6)` and `[$7, $4)` read from `ledger_entries`.
-    static let churnCountsFromDaysSQL = """
-        WITH \(appsCTE),
+    /// `churnCountsFromLedger` with the entries of the whole days [`firstDay`, `endDay`) (day numbers; `wholeFrom`,
+    /// `wholeTo` their midnights) summed from `ledger_entry_day_counts`, and those of [`from`, `wholeFrom`) and
+    /// [`wholeTo`, `to`) read from `ledger_entries`.
+    func churnCountsFromDays(
+        from: Date, to: Date, granularity: String, wholeFrom: Date, wholeTo: Date, firstDay: Int, endDay: Int
+    ) -> PostgresQuery {
+        """
+        WITH \(apps),
         edges AS (
             SELECT e.app_id, e.kind, e.product_id, e.reason, e.effective_at
             FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
-            WHERE e.kind IN ('grant', 'extend', 'revoke') AND \(environmentCondition("e.environment"))
-              AND e.effective_at >= $3::timestamptz AND e.effective_at < $6::timestamptz
+            WHERE e.kind IN ('grant', 'extend', 'revoke') AND \(inEnvironment("e.environment"))
+              AND e.effective_at >= \(from)::timestamptz AND e.effective_at < \(wholeFrom)::timestamptz
             UNION ALL
             SELECT e.app_id, e.kind, e.product_id, e.reason, e.effective_at
             FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
-            WHERE e.kind IN ('grant', 'extend', 'revoke') AND \(environmentCondition("e.environment"))
-              AND e.effective_at >= $7::timestamptz AND e.effective_at < $4::timestamptz),
+            WHERE e.kind IN ('grant', 'extend', 'revoke') AND \(inEnvironment("e.environment"))
+              AND e.effective_at >= \(wholeTo)::timestamptz AND e.effective_at < \(to)::timestamptz),
         daily AS (
             SELECT CASE e.kind WHEN 'grant' THEN 'started' WHEN 'extend' THEN 'renewed' ELSE 'refunded' END AS metric,
-                   NULL::text AS reason, \(utcDay("e.effective_at")) AS day, count(*) AS n
+                   NULL::text AS reason, \(Self.utcDay("e.effective_at")) AS day, count(*) AS n
             FROM edges e LEFT JOIN products p ON p.app_id = e.app_id AND p.product_id = e.product_id
             WHERE e.kind = 'extend'
                OR (p.product_type = 'auto_renewable' AND (e.kind = 'grant' OR (e.kind = 'revoke' AND e.reason = 'refund')))
@@ -136,20 +145,21 @@ extension ReportStore {
                    NULL, k.day, sum(k.entries)
             FROM ledger_entry_day_counts k JOIN scope s ON s.app_id = k.app_id
             LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
-            WHERE k.kind IN ('grant', 'extend', 'revoke') AND k.day >= $8::integer AND k.day < $9::integer
-              AND \(environmentCondition("k.environment"))
+            WHERE k.kind IN ('grant', 'extend', 'revoke') AND k.day >= \(firstDay)::integer AND k.day < \(endDay)::integer
+              AND \(inEnvironment("k.environment"))
               AND (k.kind = 'extend' OR p.product_type = 'auto_renewable')
             GROUP BY 1, 3
             UNION ALL
-            \(churnStateChangesSQL))
-        SELECT metric, reason, date_trunc($5::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
+            \(churnStateChanges(from: from, to: to)))
+        SELECT metric, reason, date_trunc(\(granularity)::text, to_timestamp(day * 86400), 'UTC'), sum(n)::bigint
         FROM daily
         GROUP BY 1, 2, 3
         """
+    }
 
     /// The UTC day number (days since 1970-01-01) of a timestamptz column, in float arithmetic (`date_part`
     /// answers a double; `extract` a numeric, several times slower).
-    static func utcDay(_ column: String) -> String {
+    static func utcDay(_ column: PostgresQuery) -> PostgresQuery {
         "floor(date_part('epoch', \(column)) / 86400)"
     }
 }

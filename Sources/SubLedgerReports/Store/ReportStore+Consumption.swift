@@ -4,10 +4,16 @@ import PostgresLibPQ
 extension ReportStore {
     /// Consumption requests received in `[from, to)`, newest first, at most `limit`.
     func consumptionRequests(from: Date, to: Date, limit: Int, now: Date) throws -> [ConsumptionReport.Row] {
-        let parameters: [any PostgresEncodable] = [
-            PostgresValue.timestamptz(from), PostgresValue.timestamptz(to), limit, PostgresValue.timestamptz(now),
-        ]
-        return try scoped(Self.consumptionRequestsSQL, parameters).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT c.request_id, s.bundle_id, c.environment, c.transaction_id, c.requested_at, c.deadline_at, c.state,
+                   c.attempts, c.answered_at, c.last_error, \(missedDeadline(now: now)), c.reason
+            FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(requested(from: from, to: to))
+            ORDER BY c.requested_at DESC, c.request_id DESC LIMIT \(limit)
+            """
+        ).map { row in
             ConsumptionReport.Row(
                 requestID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2), transactionID: try row.decode(String.self, at: 3),
@@ -20,8 +26,15 @@ extension ReportStore {
 
     /// The period's requests counted per app and state.
     func consumptionCounts(from: Date, to: Date) throws -> [ConsumptionReport.Count] {
-        let parameters: [any PostgresEncodable] = [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to)]
-        return try scoped(Self.consumptionCountsSQL, parameters).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT s.bundle_id, c.state, count(*)
+            FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(requested(from: from, to: to))
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """
+        ).map { row in
             ConsumptionReport.Count(
                 bundleID: try row.decode(String.self, at: 0), state: try row.decode(String.self, at: 1),
                 count: try row.decode(Int.self, at: 2))
@@ -30,48 +43,30 @@ extension ReportStore {
 
     /// How many of the period's requests missed their deadline as of `now`.
     func consumptionDeadlineMisses(from: Date, to: Date, now: Date) throws -> Int {
-        try scoped(
-            Self.consumptionMissesSQL,
-            [PostgresValue.timestamptz(from), PostgresValue.timestamptz(to), PostgresValue.timestamptz(now)]
+        try run(
+            """
+            WITH \(apps)
+            SELECT count(*)
+            FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(requested(from: from, to: to)) AND \(missedDeadline(now: now))
+            """
         ).single().decode(Int.self, at: 0)
     }
 
-    /// Missed: still unanswered past the deadline, sent after it, or given up on because of it (`$` is the
-    /// parameter holding now).
-    static func consumptionMissedCondition(now parameter: String) -> String {
+    /// The requests (alias `c`) of the scope's environment received in [`from`, `to`).
+    func requested(from: Date, to: Date) -> PostgresQuery {
         """
-        ((c.state IN ('pending', 'retry') AND c.deadline_at <= \(parameter))
+        \(inEnvironment("c.environment")) AND c.requested_at >= \(from)::timestamptz
+          AND c.requested_at < \(to)::timestamptz
+        """
+    }
+
+    /// Missed: still unanswered past the deadline at `now`, sent after it, or given up on because of it.
+    func missedDeadline(now: Date) -> PostgresQuery {
+        """
+        ((c.state IN ('pending', 'retry') AND c.deadline_at <= \(now)::timestamptz)
             OR (c.state = 'sent' AND c.answered_at > c.deadline_at)
             OR (c.state = 'failed' AND c.last_error LIKE 'deadline_passed%'))
         """
     }
-
-    static let consumptionScopedCTE = """
-        WITH \(appsCTE)
-        """
-
-    static let consumptionRequestsSQL = """
-        \(consumptionScopedCTE)
-        SELECT c.request_id, s.bundle_id, c.environment, c.transaction_id, c.requested_at, c.deadline_at, c.state,
-               c.attempts, c.answered_at, c.last_error, \(consumptionMissedCondition(now: "$6")), c.reason
-        FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
-        ORDER BY c.requested_at DESC, c.request_id DESC LIMIT $5
-        """
-
-    static let consumptionCountsSQL = """
-        \(consumptionScopedCTE)
-        SELECT s.bundle_id, c.state, count(*)
-        FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
-        GROUP BY 1, 2 ORDER BY 1, 2
-        """
-
-    static let consumptionMissesSQL = """
-        \(consumptionScopedCTE)
-        SELECT count(*)
-        FROM consumption_requests c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(environmentCondition("c.environment")) AND c.requested_at >= $3 AND c.requested_at < $4
-          AND \(consumptionMissedCondition(now: "$5"))
-        """
 }

@@ -5,7 +5,17 @@ extension ReportStore {
     /// Chains stored `active`, `grace_period` or `billing_retry` whose `expires_at` lies in [`from`, `to`),
     /// earliest first, at most `limit`.
     func expiringChains(from: Date, to: Date, limit: Int) throws -> [ExpiringReport.Row] {
-        try scoped(Self.expiringChainsSQL, [from, to, limit]).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT s.bundle_id, c.environment, c.original_transaction_id, c.product_id, c.owner_account_id, c.expires_at,
+                   c.state, c.will_auto_renew, c.in_billing_retry, c.grace_expires_at, c.billing_plan, c.commitment_ends_at
+            FROM chains c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(expiring(from: from, to: to))
+            ORDER BY c.expires_at, s.bundle_id, c.environment, c.original_transaction_id
+            LIMIT \(limit)
+            """
+        ).map { row in
             ExpiringReport.Row(
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
                 originalTransactionID: try row.decode(String.self, at: 2),
@@ -19,35 +29,28 @@ extension ReportStore {
 
     /// The same chains as `expiringChains`, all of them counted by what is known of their renewal.
     func expiringTotals(from: Date, to: Date) throws -> ExpiringReport.Totals {
-        let row = try scoped(Self.expiringTotalsSQL, [from, to]).single()
+        let row = try run(
+            """
+            WITH \(apps)
+            SELECT count(*), count(*) FILTER (WHERE c.will_auto_renew), count(*) FILTER (WHERE NOT c.will_auto_renew),
+                   count(*) FILTER (WHERE c.will_auto_renew IS NULL), count(*) FILTER (WHERE c.in_billing_retry),
+                   count(*) FILTER (WHERE c.commitment_ends_at > c.expires_at)
+            FROM chains c JOIN scope s ON s.app_id = c.app_id
+            WHERE \(expiring(from: from, to: to))
+            """
+        ).single()
         return ExpiringReport.Totals(
             chains: try row.decode(Int.self, at: 0), willAutoRenew: try row.decode(Int.self, at: 1),
             willNotAutoRenew: try row.decode(Int.self, at: 2), autoRenewUnknown: try row.decode(Int.self, at: 3),
             inBillingRetry: try row.decode(Int.self, at: 4), inCommitment: try row.decode(Int.self, at: 5))
     }
 
-    static let expiringCondition = """
-        \(environmentCondition("c.environment"))
-          AND c.expires_at >= $3::timestamptz AND c.expires_at < $4::timestamptz
+    /// The chains (alias `c`) of the scope's environment that are live and expire in [`from`, `to`).
+    func expiring(from: Date, to: Date) -> PostgresQuery {
+        """
+        \(inEnvironment("c.environment"))
+          AND c.expires_at >= \(from)::timestamptz AND c.expires_at < \(to)::timestamptz
           AND c.state IN ('active', 'grace_period', 'billing_retry')
         """
-
-    static let expiringChainsSQL = """
-        WITH \(appsCTE)
-        SELECT s.bundle_id, c.environment, c.original_transaction_id, c.product_id, c.owner_account_id, c.expires_at,
-               c.state, c.will_auto_renew, c.in_billing_retry, c.grace_expires_at, c.billing_plan, c.commitment_ends_at
-        FROM chains c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(expiringCondition)
-        ORDER BY c.expires_at, s.bundle_id, c.environment, c.original_transaction_id
-        LIMIT $5
-        """
-
-    static let expiringTotalsSQL = """
-        WITH \(appsCTE)
-        SELECT count(*), count(*) FILTER (WHERE c.will_auto_renew), count(*) FILTER (WHERE NOT c.will_auto_renew),
-               count(*) FILTER (WHERE c.will_auto_renew IS NULL), count(*) FILTER (WHERE c.in_billing_retry),
-               count(*) FILTER (WHERE c.commitment_ends_at > c.expires_at)
-        FROM chains c JOIN scope s ON s.app_id = c.app_id
-        WHERE \(expiringCondition)
-        """
+    }
 }

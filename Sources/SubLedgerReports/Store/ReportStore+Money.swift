@@ -33,10 +33,36 @@ extension ReportStore {
     /// purchase instant, refunds of priced sales by refund instant (at the amount refunded: `refund_milli`),
     /// upgrade credits by the upgrade.
     func revenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
-        try scoped(Self.revenueGroupsSQL, [from, to]).map(Self.revenueGroup)
+        try run(
+            """
+            WITH \(apps)
+            SELECT \(Self.packed(day: "f.purchase_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: "0",
+                              secondYear: "f.second_year", estimated: "f.estimated")),
+                f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.amount_milli, count(*)
+            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+            WHERE \(inEnvironment("f.environment")) AND f.purchase_ms >= \(from) AND f.purchase_ms < \(to)
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            UNION ALL
+            SELECT \(Self.packed(day: "f.refund_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: "4",
+                              secondYear: "f.second_year", estimated: "f.estimated")),
+                f.refund_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.refund_milli, count(*)
+            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+            WHERE \(inEnvironment("f.environment")) AND f.refund_ms >= \(from) AND f.refund_ms < \(to)
+              AND f.refund_ms IS NOT NULL AND f.amount_milli > 0
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            UNION ALL
+            SELECT \(Self.packed(day: "f.credit_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: "8",
+                              secondYear: "f.second_year", estimated: "true")),
+                f.credit_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.credit_milli, count(*)
+            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+            WHERE \(inEnvironment("f.environment")) AND f.credit_ms >= \(from) AND f.credit_ms < \(to)
+              AND f.credit_ms IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            """
+        ).map(Self.revenueGroup)
     }
 
-    /// One group from a row of `revenueGroupsSQL` or `revenueDayTotalsSQL`. A year by day is some 56,000 groups, so
+    /// One group from a row of either `revenueGroups` statement. A year by day is some 56,000 groups, so
     /// the small fields come packed in the first column (fewer cells to decode): the purchase day's distance
     /// before the day (× 16), the kind (× 4), `second_year` (× 2) and `estimated`.
     private static func revenueGroup(_ row: PostgresRow) throws -> RevenueGroup {
@@ -51,56 +77,31 @@ extension ReportStore {
             count: Int(try row.decode(Int64.self, at: 7)))
     }
 
-    /// The packed first column of a group (see `revenueGroup`), from the day, purchase day, kind and flags.
-    private static func packed(day: String, boughtDay: String, kind: Int, secondYear: String, estimated: String)
-        -> String
-    {
-        "(\(day) - \(boughtDay))::bigint * 16 + \(kind * 4) + \(secondYear)::integer * 2 + \(estimated)::integer"
+    /// The packed first column of a group (see `revenueGroup`), from the day, purchase day, kind (× 4) and flags.
+    private static func packed(
+        day: PostgresQuery, boughtDay: PostgresQuery, kind: PostgresQuery, secondYear: PostgresQuery,
+        estimated: PostgresQuery
+    ) -> PostgresQuery {
+        "(\(day) - \(boughtDay))::bigint * 16 + \(kind) + \(secondYear)::integer * 2 + \(estimated)::integer"
     }
-
-    static let revenueGroupsSQL = """
-        WITH \(appsCTE)
-        SELECT \(packed(day: "f.purchase_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 0,
-                         secondYear: "f.second_year", estimated: "f.estimated")),
-            f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.amount_milli, count(*)
-        FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-        WHERE \(environmentCondition("f.environment")) AND f.purchase_ms >= $3 AND f.purchase_ms < $4
-        GROUP BY 1, 2, 3, 4, 5, 6, 7
-        UNION ALL
-        SELECT \(packed(day: "f.refund_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 1,
-                         secondYear: "f.second_year", estimated: "f.estimated")),
-            f.refund_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.refund_milli, count(*)
-        FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-        WHERE \(environmentCondition("f.environment")) AND f.refund_ms >= $3 AND f.refund_ms < $4
-          AND f.refund_ms IS NOT NULL AND f.amount_milli > 0
-        GROUP BY 1, 2, 3, 4, 5, 6, 7
-        UNION ALL
-        SELECT \(packed(day: "f.credit_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: 2,
-                         secondYear: "f.second_year", estimated: "true")),
-            f.credit_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.credit_milli, count(*)
-        FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-        WHERE \(environmentCondition("f.environment")) AND f.credit_ms >= $3 AND f.credit_ms < $4
-          AND f.credit_ms IS NOT NULL
-        GROUP BY 1, 2, 3, 4, 5, 6, 7
-        """
 
     /// The groups of the whole UTC days [`fromDay`, `toDay`) (day numbers) of the scope, from the per-day totals
     /// `revenue_day_totals` (schema step 22): the same groups as `revenueGroups` over those days' milliseconds,
     /// their counts summed over the shards (a key whose count came back to 0 is left out).
     func revenueGroups(fromDay: Int64, toDay: Int64) throws -> [RevenueGroup] {
-        try scoped(Self.revenueDayTotalsSQL, [Int(fromDay), Int(toDay)]).map(Self.revenueGroup)
+        try run(
+            """
+            WITH \(apps)
+            SELECT \(Self.packed(day: "t.day", boughtDay: "t.bought_day", kind: "0", secondYear: "t.second_year",
+                              estimated: "t.estimated")) + t.kind * 4,
+                t.day::bigint, t.app_id, t.product_id, t.storefront, t.currency, t.amount_milli, sum(t.sales)::bigint
+            FROM revenue_day_totals t JOIN scope s ON s.app_id = t.app_id
+            WHERE \(inEnvironment("t.environment")) AND t.day >= \(Int(fromDay))::integer AND t.day < \(Int(toDay))::integer
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            HAVING sum(t.sales) <> 0
+            """
+        ).map(Self.revenueGroup)
     }
-
-    static let revenueDayTotalsSQL = """
-        WITH \(appsCTE)
-        SELECT \(packed(day: "t.day", boughtDay: "t.bought_day", kind: 0, secondYear: "t.second_year", estimated: "t.estimated"))
-                + t.kind * 4,
-            t.day::bigint, t.app_id, t.product_id, t.storefront, t.currency, t.amount_milli, sum(t.sales)::bigint
-        FROM revenue_day_totals t JOIN scope s ON s.app_id = t.app_id
-        WHERE \(environmentCondition("t.environment")) AND t.day >= $3::integer AND t.day < $4::integer
-        GROUP BY 1, 2, 3, 4, 5, 6, 7
-        HAVING sum(t.sales) <> 0
-        """
 
     /// One month's (or one interval's) MRR changes in one currency, summed over the scope's chains.
     struct MRRMoves {
@@ -120,48 +121,50 @@ extension ReportStore {
     /// The scope's `chain_mrr_moves` summed per month and currency, for the months before `beforeDay` (all of
     /// them: MRR at a month end is the sum of the changes up to it).
     func mrrMonthMoves(beforeDay: Int64) throws -> [MRRMoves] {
-        try scoped(Self.mrrMonthMovesSQL, [beforeDay]).map(Self.moves)
+        try run(
+            """
+            WITH \(apps)
+            SELECT (m.month - DATE '1970-01-01')::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint,
+                sum(m.estimated_delta)::bigint, sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint,
+                sum(m.contraction_milli)::bigint, sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint,
+                sum(m.committed_mrr_delta)::bigint, sum(m.committed_subscribers_delta)::bigint
+            FROM chain_mrr_moves m JOIN scope s ON s.app_id = m.app_id
+            WHERE \(inEnvironment("m.environment")) AND m.month < DATE '1970-01-01' + \(beforeDay)::integer
+            GROUP BY 1, 2
+            """
+        ).map(Self.moves)
     }
-
-    static let mrrMonthMovesSQL = """
-        WITH \(appsCTE)
-        SELECT (m.month - DATE '1970-01-01')::bigint, m.currency, sum(m.mrr_delta)::bigint, sum(m.subscribers_delta)::bigint,
-            sum(m.estimated_delta)::bigint, sum(m.new_milli)::bigint, sum(m.expansion_milli)::bigint,
-            sum(m.contraction_milli)::bigint, sum(m.churned_milli)::bigint, sum(m.reactivation_milli)::bigint,
-            sum(m.committed_mrr_delta)::bigint, sum(m.committed_subscribers_delta)::bigint
-        FROM chain_mrr_moves m JOIN scope s ON s.app_id = m.app_id
-        WHERE \(environmentCondition("m.environment")) AND m.month < DATE '1970-01-01' + $3::integer
-        GROUP BY 1, 2
-        """
 
     /// How the scope's MRR moved from instant `previous` to instant `now` (milliseconds; not month ends), per
     /// currency: the chains with a step (`chain_mrr_steps`) between the two, each valued at both instants by the
     /// sum of its steps up to them; chains whose value did not change are left out.
     func mrrMoves(fromMilliseconds previous: Int64, toMilliseconds now: Int64) throws -> [MRRMoves] {
-        try scoped(Self.mrrMovesBetweenSQL, [previous, now]).map(Self.moves)
+        try run(mrrMoves(previous: previous, now: now)).map(Self.moves)
     }
 
-    static let mrrMovesBetweenSQL = """
-        WITH \(appsCTE),
+    /// The statement of `mrrMoves`.
+    func mrrMoves(previous: Int64, now: Int64) -> PostgresQuery {
+        """
+        WITH \(apps),
         changed AS (
             SELECT DISTINCT s.app_id, s.environment, s.original_transaction_id
             FROM chain_mrr_steps s JOIN scope ON scope.app_id = s.app_id
-            WHERE \(environmentCondition("s.environment"))
-              AND s.at_ms > least($3::bigint, $4::bigint) AND s.at_ms <= greatest($3::bigint, $4::bigint)
+            WHERE \(inEnvironment("s.environment"))
+              AND s.at_ms > least(\(previous)::bigint, \(now)::bigint) AND s.at_ms <= greatest(\(previous)::bigint, \(now)::bigint)
         ),
         levels AS (
             SELECT s.app_id, s.environment, s.original_transaction_id, s.currency, max(s.first_paid_ms) AS first_paid_ms,
-                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $3) AS b_amount,
-                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $3) AS b_present,
-                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $3) AS b_estimated,
-                sum(s.committed_subscribers_delta) FILTER (WHERE s.at_ms <= $3) AS b_committed,
-                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= $4) AS n_amount,
-                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= $4) AS n_present,
-                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= $4) AS n_estimated,
-                sum(s.committed_subscribers_delta) FILTER (WHERE s.at_ms <= $4) AS n_committed
+                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= \(previous)) AS b_amount,
+                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= \(previous)) AS b_present,
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= \(previous)) AS b_estimated,
+                sum(s.committed_subscribers_delta) FILTER (WHERE s.at_ms <= \(previous)) AS b_committed,
+                sum(s.mrr_delta) FILTER (WHERE s.at_ms <= \(now)) AS n_amount,
+                sum(s.subscribers_delta) FILTER (WHERE s.at_ms <= \(now)) AS n_present,
+                sum(s.estimated_delta) FILTER (WHERE s.at_ms <= \(now)) AS n_estimated,
+                sum(s.committed_subscribers_delta) FILTER (WHERE s.at_ms <= \(now)) AS n_committed
             FROM changed c
             JOIN chain_mrr_steps s USING (app_id, environment, original_transaction_id)
-            WHERE s.at_ms <= greatest($3::bigint, $4::bigint)
+            WHERE s.at_ms <= greatest(\(previous)::bigint, \(now)::bigint)
             GROUP BY 1, 2, 3, 4
         ),
         chains AS (
@@ -182,11 +185,12 @@ extension ReportStore {
         FROM chains c
         CROSS JOIN LATERAL mrr_move_rows(
             c.b_amount::bigint, c.b_currency, c.b_estimated, c.b_committed, c.n_amount::bigint, c.n_currency,
-            c.n_estimated, c.n_committed, coalesce(c.first_paid_ms < $3::bigint, false)) m
+            c.n_estimated, c.n_committed, coalesce(c.first_paid_ms < \(previous)::bigint, false)) m
         WHERE (c.b_amount, c.b_currency, c.b_estimated, c.b_committed)
               IS DISTINCT FROM (c.n_amount, c.n_currency, c.n_estimated, c.n_committed)
         GROUP BY m.currency
         """
+    }
 
     private static func moves(_ row: PostgresRow) throws -> MRRMoves {
         MRRMoves(

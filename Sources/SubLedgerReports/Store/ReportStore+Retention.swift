@@ -42,13 +42,20 @@ extension ReportStore {
         let rows: PostgresRows
         switch source {
         case .ledger:
-            rows = try scoped(Self.retentionFromLedgerSQL, [from, to, months, reportingCurrency])
+            rows = try run(
+                retentionFromLedger(from: from, to: to, months: months, reportingCurrency: reportingCurrency))
         case .facts:
             // No whole months from the totals: [to, to) is empty.
-            rows = try scoped(Self.retentionSQL, [from, to, months, reportingCurrency, to, to])
+            rows = try run(
+                retentionFromAggregates(
+                    from: from, to: to, months: months, reportingCurrency: reportingCurrency, wholeFrom: to, wholeTo: to
+                ))
         case .totals:
             let (wholeFrom, wholeTo) = Self.wholeMonths(from: from, to: to)
-            rows = try scoped(Self.retentionSQL, [from, to, months, reportingCurrency, wholeFrom, wholeTo])
+            rows = try run(
+                retentionFromAggregates(
+                    from: from, to: to, months: months, reportingCurrency: reportingCurrency, wholeFrom: wholeFrom,
+                    wholeTo: wholeTo))
         }
         for row in rows {
             let cohort = try row.decode(Date.self, at: 1)
@@ -86,33 +93,36 @@ extension ReportStore {
 
     /// The reporting currency of the loaded exchange rates when there is exactly one; nil for none or several.
     func onlyReportingCurrency() throws -> String? {
-        let loaded = try connection.query("SELECT DISTINCT reporting_currency FROM exchange_rates LIMIT 2")
+        let loaded = try run("SELECT DISTINCT reporting_currency FROM exchange_rates LIMIT 2")
             .map { try $0.decode(String.self, at: 0) }
         return loaded.count == 1 ? loaded[0] : nil
     }
 
-    /// The scope's chains whose first payment lies in [`$3`, `$4`): those of the whole UTC months [`$7`, `$8`) from
-    /// the per-cohort totals (schema step 21; the cohort is a month's first day there), the others (first payment
-    /// in [`$3`, `$7`) or [`$8`, `$4`)) from `chain_cohort_facts`. Chains are counted per cohort and mask of paid
-    /// months cut to the report's `$5` months; the facts' money arrays (unnested in the select list, which streams
+    /// The scope's chains whose first payment lies in [`from`, `to`): those of the whole UTC months [`wholeFrom`,
+    /// `wholeTo`) from the per-cohort totals (schema step 21; the cohort is a month's first day there), the others
+    /// (first payment in [`from`, `wholeFrom`) or [`wholeTo`, `to`)) from `chain_cohort_facts`. Chains are counted per
+    /// cohort and mask of paid months cut to the report's `months`; the facts' money arrays (unnested in the select list, which streams
     /// them) and the totals' money rows are summed per cohort, month since the first payment, currency and
     /// purchase day (without a reporting currency the day is not needed and not grouped by), and each purchase
     /// day's sum is converted at the nearest earlier rate. A total that returned to zero counts nothing. With
-    /// `$7` = `$8` = `$4` every chain is read from `chain_cohort_facts`. The same answer as
-    /// `retentionFromLedgerSQL` (a property test holds them to it); no transaction is read.
-    static let retentionSQL = """
-        WITH \(appsCTE),
+    /// `wholeFrom` = `wholeTo` = `to` every chain is read from `chain_cohort_facts`. The same answer as
+    /// `retentionFromLedger` (a property test holds them to it); no transaction is read.
+    func retentionFromAggregates(
+        from: Date, to: Date, months: Int, reportingCurrency: String?, wholeFrom: Date, wholeTo: Date
+    ) -> PostgresQuery {
+        """
+        WITH \(apps),
         members AS MATERIALIZED (
-            \(retentionMembers(from: "$3", to: "$7"))
+            \(retentionMembers(from: from, to: wholeFrom))
             UNION ALL
-            \(retentionMembers(from: "$8", to: "$4"))
+            \(retentionMembers(from: wholeTo, to: to))
         ),
         chain_masks AS (
-            SELECT cohort, paid_mask & ((1::bigint << $5::int) - 1) AS mask, 1::bigint AS chains FROM members
+            SELECT cohort, paid_mask & ((1::bigint << \(months)::int) - 1) AS mask, 1::bigint AS chains FROM members
             UNION ALL
-            SELECT t.cohort::timestamp, t.paid_mask & ((1::bigint << $5::int) - 1), t.chains
+            SELECT t.cohort::timestamp, t.paid_mask & ((1::bigint << \(months)::int) - 1), t.chains
             FROM cohort_chain_totals t JOIN scope s ON s.app_id = t.app_id
-            WHERE \(environmentCondition("t.environment")) AND \(wholeCohorts("t.cohort"))
+            WHERE \(inEnvironment("t.environment")) AND \(Self.wholeCohorts("t.cohort", from: wholeFrom, to: wholeTo))
         ),
         elements AS (
             SELECT m.cohort, unnest(m.money_months) AS month, unnest(m.money_currencies) AS currency,
@@ -124,47 +134,49 @@ extension ReportStore {
             SELECT t.cohort::timestamp, t.month, nullif(t.currency, ''), t.day, t.gross, t.refunded, t.estimated,
                    t.unpriced, t.priced
             FROM cohort_money_totals t JOIN scope s ON s.app_id = t.app_id
-            WHERE \(environmentCondition("t.environment")) AND \(wholeCohorts("t.cohort"))
+            WHERE \(inEnvironment("t.environment")) AND \(Self.wholeCohorts("t.cohort", from: wholeFrom, to: wholeTo))
         ),
         money_days AS (
-            SELECT cohort, month, currency, CASE WHEN $6::text IS NULL THEN NULL ELSE day END AS day,
+            SELECT cohort, month, currency, CASE WHEN \(reportingCurrency)::text IS NULL THEN NULL ELSE day END AS day,
                    sum(gross)::bigint AS gross, sum(refunded)::bigint AS refunded, sum(estimated) AS estimated,
                    sum(unpriced) AS unpriced, sum(priced) AS priced
             FROM elements
             GROUP BY 1, 2, 3, 4
             HAVING sum(unpriced) + sum(priced) <> 0
         ),
-        \(retentionMoneyAndAnswer)
+        \(Self.retentionMoneyAndAnswer(reportingCurrency: reportingCurrency))
         """
+    }
 
     /// The scope's rows of `chain_cohort_facts` with a first payment in [`from`, `to`) (parameters), with their
     /// cohort: one range of the index on (app_id, first_paid_at).
-    static func retentionMembers(from: String, to: String) -> String {
+    func retentionMembers(from: Date, to: Date) -> PostgresQuery {
         """
         SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
                f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
                f.money_unpriced, f.money_priced
         FROM chain_cohort_facts f JOIN scope s ON s.app_id = f.app_id
-        WHERE \(environmentCondition("f.environment"))
+        WHERE \(inEnvironment("f.environment"))
           AND f.first_paid_at >= \(from)::timestamptz AND f.first_paid_at < \(to)::timestamptz
         """
     }
 
-    /// The totals' cohorts (a month's first day, on `column`) that lie in the whole months [`$7`, `$8`).
-    static func wholeCohorts(_ column: String) -> String {
-        "\(column) >= ($7::timestamptz AT TIME ZONE 'UTC')::date AND \(column) < ($8::timestamptz AT TIME ZONE 'UTC')::date"
+    /// The totals' cohorts (a month's first day, on `column`) that lie in the whole months [`from`, `to`).
+    static func wholeCohorts(_ column: PostgresQuery, from: Date, to: Date) -> PostgresQuery {
+        "\(column) >= (\(from)::timestamptz AT TIME ZONE 'UTC')::date AND \(column) < (\(to)::timestamptz AT TIME ZONE 'UTC')::date"
     }
 
     /// The reference computation from the ledger's transactions, which the tests hold the aggregate to (the
-    /// reports read `retentionSQL`). One pass over the scope's paid transactions of auto-renewable products. Each
+    /// reports read `retentionFromAggregates`). One pass over the scope's paid transactions of auto-renewable products. Each
     /// chain's anchor is its first payment (refunded or not); a transaction that was not refunded covers the months since the anchor that
     /// its paid period overlaps, `[monthsSince(purchase), monthsBefore(paid until)]`, as a bit mask; a chain's
     /// masks are OR-ed, and chains are counted per cohort and mask (few distinct masks per cohort: this keeps
     /// the answer small however many chains there are). `paid` is materialized so that the window's sort carries
     /// its few narrow columns, not the payload the refund test reads. Money is summed per cohort, month since the anchor at
     /// the purchase, and currency; each purchase day's sum is converted at the nearest earlier rate.
-    static let retentionFromLedgerSQL = """
-        WITH \(appsCTE),
+    func retentionFromLedger(from: Date, to: Date, months: Int, reportingCurrency: String?) -> PostgresQuery {
+        """
+        WITH \(apps),
         paid AS MATERIALIZED (
             SELECT t.app_id, t.environment, t.original_transaction_id,
                    t.purchase_date AT TIME ZONE 'UTC' AS bought,
@@ -175,7 +187,7 @@ extension ReportStore {
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
             JOIN products p ON p.app_id = t.app_id AND p.product_id = t.product_id AND p.product_type = 'auto_renewable'
             \(CohortSQL.catalogPrice("t"))
-            WHERE \(environmentCondition("t.environment")) AND \(CohortSQL.isPaid("t"))
+            WHERE \(inEnvironment("t.environment")) AND \(CohortSQL.isPaid("t"))
         ),
         anchored AS (
             SELECT paid.*, min(bought) OVER (PARTITION BY app_id, environment, original_transaction_id) AS anchor FROM paid
@@ -184,11 +196,11 @@ extension ReportStore {
             SELECT anchored.*, date_trunc('month', anchor) AS cohort, \(CohortSQL.monthsSince("anchor", "bought")) AS month,
                    CASE WHEN refunded OR paid_until IS NULL THEN NULL ELSE \(CohortSQL.monthsBefore("anchor", "paid_until")) END AS last_month
             FROM anchored
-            WHERE anchor >= $3::timestamptz AT TIME ZONE 'UTC' AND anchor < $4::timestamptz AT TIME ZONE 'UTC'
+            WHERE anchor >= \(from)::timestamptz AT TIME ZONE 'UTC' AND anchor < \(to)::timestamptz AT TIME ZONE 'UTC'
         ),
         chain_masks AS (
-            SELECT cohort, bit_or(CASE WHEN last_month IS NULL OR month > least(last_month, $5::int - 1) THEN 0::bigint
-                                       ELSE (1::bigint << (least(last_month, $5::int - 1) + 1)) - (1::bigint << month) END) AS mask,
+            SELECT cohort, bit_or(CASE WHEN last_month IS NULL OR month > least(last_month, \(months)::int - 1) THEN 0::bigint
+                                       ELSE (1::bigint << (least(last_month, \(months)::int - 1) + 1)) - (1::bigint << month) END) AS mask,
                    1::bigint AS chains
             FROM members
             GROUP BY app_id, environment, original_transaction_id, cohort
@@ -201,26 +213,28 @@ extension ReportStore {
             FROM members
             GROUP BY 1, 2, 3, 4
         ),
-        \(retentionMoneyAndAnswer)
+        \(Self.retentionMoneyAndAnswer(reportingCurrency: reportingCurrency))
         """
+    }
 
-    /// The money per cohort, month and currency from `money_days`, converted to the reporting currency `$6` (each
+    /// The money per cohort, month and currency from `money_days`, converted to `reportingCurrency` (each
     /// currency and purchase day's rate looked up once: the nearest earlier, 1 for the reporting currency itself),
     /// and the answer's rows from `money` and `chain_masks` (chains per cohort and mask): shared by both sources.
-    static let retentionMoneyAndAnswer = """
+    static func retentionMoneyAndAnswer(reportingCurrency: String?) -> PostgresQuery {
+        """
         day_rates AS (
-            SELECT k.currency, k.day, CASE WHEN k.currency = $6::text THEN 1::numeric ELSE (
+            SELECT k.currency, k.day, CASE WHEN k.currency = \(reportingCurrency)::text THEN 1::numeric ELSE (
                 SELECT x.rate FROM exchange_rates x
-                WHERE x.reporting_currency = $6::text AND x.currency = k.currency AND x.rate_date <= k.day
+                WHERE x.reporting_currency = \(reportingCurrency)::text AND x.currency = k.currency AND x.rate_date <= k.day
                 ORDER BY x.rate_date DESC LIMIT 1) END AS rate
-            FROM (SELECT DISTINCT currency, day FROM money_days WHERE $6::text IS NOT NULL AND currency IS NOT NULL) k
+            FROM (SELECT DISTINCT currency, day FROM money_days WHERE \(reportingCurrency)::text IS NOT NULL AND currency IS NOT NULL) k
         ),
         money AS (
             SELECT d.cohort, d.month, d.currency, sum(d.gross)::bigint AS gross, sum(d.refunded)::bigint AS refunded,
                    sum(d.estimated)::bigint AS estimated, sum(d.unpriced)::bigint AS unpriced,
-                   CASE WHEN $6::text IS NULL THEN NULL
+                   CASE WHEN \(reportingCurrency)::text IS NULL THEN NULL
                         ELSE round(coalesce(sum((d.gross - d.refunded) * r.rate), 0))::bigint END AS reporting_net,
-                   CASE WHEN $6::text IS NULL THEN 0
+                   CASE WHEN \(reportingCurrency)::text IS NULL THEN 0
                         ELSE coalesce(sum(d.priced) FILTER (WHERE d.currency IS NOT NULL AND r.rate IS NULL), 0) END::bigint AS missing_rate
             FROM money_days d
             LEFT JOIN day_rates r ON r.currency = d.currency AND r.day = d.day
@@ -233,4 +247,5 @@ extension ReportStore {
         SELECT 'money', cohort AT TIME ZONE 'UTC', month, currency, 0, gross, refunded, estimated, unpriced, reporting_net, missing_rate
         FROM money
         """
+    }
 }

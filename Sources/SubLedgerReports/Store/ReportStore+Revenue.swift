@@ -22,7 +22,7 @@ extension ReportStore {
             var originalTransactionID: String
         }
         var chains: [Key: RevenueChain] = [:]
-        for row in try scoped(Self.revenueChainsSQL, [from, to]) {
+        for row in try run(revenueChains(touchedFrom: from, to: to)) {
             let key = Key(
                 appID: try row.decode(Int64.self, at: 0), environment: try row.decode(String.self, at: 1),
                 originalTransactionID: try row.decode(String.self, at: 2))
@@ -44,14 +44,16 @@ extension ReportStore {
         }
     }
 
-    static let revenueChainsSQL = """
-        WITH \(appsCTE),
+    /// The statement of `revenueChains`.
+    func revenueChains(touchedFrom from: Date, to: Date) -> PostgresQuery {
+        """
+        WITH \(apps),
         touched AS (
             SELECT DISTINCT t.app_id, t.environment, t.original_transaction_id
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
-            WHERE \(environmentCondition("t.environment"))
-              AND ((t.purchase_date < $4::timestamptz AND coalesce(t.expires_date, t.purchase_date) >= $3::timestamptz)
-                OR (t.revocation_date >= $3::timestamptz AND t.revocation_date < $4::timestamptz))
+            WHERE \(inEnvironment("t.environment"))
+              AND ((t.purchase_date < \(to)::timestamptz AND coalesce(t.expires_date, t.purchase_date) >= \(from)::timestamptz)
+                OR (t.revocation_date >= \(from)::timestamptz AND t.revocation_date < \(to)::timestamptz))
         )
         SELECT a.app_id, a.environment, a.original_transaction_id, a.transaction_id, a.product_id,
             (extract(epoch FROM a.purchase_date) * 1000)::bigint, (extract(epoch FROM a.expires_date) * 1000)::bigint,
@@ -62,16 +64,18 @@ extension ReportStore {
         JOIN transaction_amounts a ON a.app_id = k.app_id AND a.environment = k.environment
             AND a.original_transaction_id = k.original_transaction_id
         """
+    }
 
     /// The Small Business Program periods of the scope's apps, by app id.
     func smallBusinessPeriods() throws -> [Int64: [SmallBusinessPeriod]] {
         var periods: [Int64: [SmallBusinessPeriod]] = [:]
-        let sql = """
-            WITH \(Self.appsCTE)
+        for row in try run(
+            """
+            WITH \(apps)
             SELECT p.app_id, (p.effective_from - DATE '1970-01-01')::bigint, (p.effective_until - DATE '1970-01-01')::bigint
             FROM app_small_business_periods p JOIN scope s ON s.app_id = p.app_id
-            """
-        for row in try connection.query(sql, [scope.bundleID]) {
+            """)
+        {
             periods[try row.decode(Int64.self, at: 0), default: []].append(
                 SmallBusinessPeriod(
                     fromDay: try row.decode(Int64.self, at: 1), untilDay: try row.decode(Int64?.self, at: 2)))
@@ -82,7 +86,7 @@ extension ReportStore {
     /// Tax rates per storefront, in parts per million, effective from their day.
     func taxSchedules() throws -> [String: EffectiveSchedule<Int64>] {
         var entries: [String: [(day: Int64, value: Int64)]] = [:]
-        for row in try connection.query(
+        for row in try run(
             "SELECT storefront, (effective_from - DATE '1970-01-01')::bigint, round(rate * 1000000)::bigint FROM storefront_tax_rates"
         ) {
             entries[try row.decode(String.self, at: 0), default: []].append(
@@ -94,11 +98,11 @@ extension ReportStore {
     /// Exchange rates into `reportingCurrency`, per currency, effective from their day.
     func exchangeSchedules(into reportingCurrency: String) throws -> [String: EffectiveSchedule<Double>] {
         var entries: [String: [(day: Int64, value: Double)]] = [:]
-        for row in try connection.query(
+        for row in try run(
             """
             SELECT currency, (rate_date - DATE '1970-01-01')::bigint, rate::float8 FROM exchange_rates
-            WHERE reporting_currency = $1
-            """, [reportingCurrency])
+            WHERE reporting_currency = \(reportingCurrency)
+            """)
         {
             entries[try row.decode(String.self, at: 0), default: []].append(
                 (try row.decode(Int64.self, at: 1), try row.decode(Double.self, at: 2)))
@@ -111,7 +115,7 @@ extension ReportStore {
     /// Every app's bundle id by app id.
     func bundleIDs() throws -> [Int64: String] {
         var result: [Int64: String] = [:]
-        for row in try connection.query("SELECT app_id, bundle_id FROM apps") {
+        for row in try run("SELECT app_id, bundle_id FROM apps") {
             result[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
         }
         return result

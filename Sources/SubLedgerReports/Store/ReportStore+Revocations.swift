@@ -18,7 +18,17 @@ extension ReportStore {
     /// whose `effective_at` lies in [`from`, `to`), joined to their transaction for Apple's revocation reason,
     /// price, currency and refunded percentage; newest first, at most `limit`.
     func revocations(from: Date, to: Date, limit: Int) throws -> [RefundsReport.Row] {
-        try scoped(Self.revocationsSQL, [from, to, limit]).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT e.effective_at, s.bundle_id, e.environment, e.account_id, e.product_id, e.original_transaction_id,
+                   e.transaction_id, e.kind, e.reason, t.revocation_reason, e.credits, \(Self.price), \(Self.currency),
+                   t.revocation_percentage, \(Self.refunded)
+            \(revocationsFrom(from: from, to: to))
+            ORDER BY e.effective_at DESC, e.entry_id DESC
+            LIMIT \(limit)
+            """
+        ).map { row in
             RefundsReport.Row(
                 at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2), accountID: try row.decode(String?.self, at: 3),
@@ -36,7 +46,14 @@ extension ReportStore {
 
     /// The same entries as `revocations`, all of them counted by kind, reason and currency.
     func revocationCounts(from: Date, to: Date) throws -> [RevocationCount] {
-        try scoped(Self.revocationCountsSQL, [from, to]).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT e.kind, e.reason, \(Self.currency), count(*), sum(\(Self.refunded))::bigint
+            \(revocationsFrom(from: from, to: to))
+            GROUP BY 1, 2, 3
+            """
+        ).map { row in
             RevocationCount(
                 kind: try row.decode(String.self, at: 0), reason: try row.decode(String?.self, at: 1),
                 currency: try row.decode(String?.self, at: 2), count: try row.decode(Int.self, at: 3),
@@ -44,37 +61,24 @@ extension ReportStore {
         }
     }
 
-    static let revocationsFrom = """
+    /// The refund, Family Sharing and debit entries of the scope's environment effective in [`from`, `to`), with
+    /// their transaction (alias `t`).
+    func revocationsFrom(from: Date, to: Date) -> PostgresQuery {
+        """
         FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
         LEFT JOIN transactions t
                ON t.app_id = e.app_id AND t.environment = e.environment AND t.transaction_id = e.transaction_id
         WHERE e.kind IN ('revoke', 'debit')
           AND (e.kind = 'debit' OR e.reason IN ('refund', 'family_sharing_revoked'))
-          AND \(environmentCondition("e.environment"))
-          AND e.effective_at >= $3::timestamptz AND e.effective_at < $4::timestamptz
+          AND \(inEnvironment("e.environment"))
+          AND e.effective_at >= \(from)::timestamptz AND e.effective_at < \(to)::timestamptz
         """
+    }
 
     /// Apple's price and currency as the ledger keeps them (`transactions.price_milliunits`, `currency`: the
     /// latest signed statement, which a later receipt does not erase).
-    static let priceSQL = "t.price_milliunits"
-    static let currencySQL = "t.currency"
+    static let price: PostgresQuery = "t.price_milliunits"
+    static let currency: PostgresQuery = "t.currency"
     /// The part of the price given back: Apple's `revocationPercentage` of it (`refunded_milli`, schema step 28).
-    static let refundedSQL = "refunded_milli(\(priceSQL), t.revocation_percentage)"
-
-    static let revocationsSQL = """
-        WITH \(appsCTE)
-        SELECT e.effective_at, s.bundle_id, e.environment, e.account_id, e.product_id, e.original_transaction_id,
-               e.transaction_id, e.kind, e.reason, t.revocation_reason, e.credits, \(priceSQL), \(currencySQL),
-               t.revocation_percentage, \(refundedSQL)
-        \(revocationsFrom)
-        ORDER BY e.effective_at DESC, e.entry_id DESC
-        LIMIT $5
-        """
-
-    static let revocationCountsSQL = """
-        WITH \(appsCTE)
-        SELECT e.kind, e.reason, \(currencySQL), count(*), sum(\(refundedSQL))::bigint
-        \(revocationsFrom)
-        GROUP BY 1, 2, 3
-        """
+    static let refunded: PostgresQuery = "refunded_milli(\(price), t.revocation_percentage)"
 }

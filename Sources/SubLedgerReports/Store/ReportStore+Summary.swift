@@ -22,7 +22,20 @@ extension ReportStore {
     /// The `chains` rows counted per product and state at `instant`, lapses applied (see `EffectiveState`);
     /// ordered by bundle id, product and state.
     func chainStateCounts(at instant: Date) throws -> [ChainStateCount] {
-        try scoped(Self.chainStateCountsSQL, [instant]).map(ChainStateCount.init(row:))
+        try run(
+            """
+            WITH \(apps),
+            counted AS (
+                SELECT c.app_id, c.product_id, c.product_type, \(EffectiveState.sql(at: "\(instant)::timestamptz")) AS state,
+                       count(*) AS chains
+                FROM chains c JOIN scope s ON s.app_id = c.app_id
+                WHERE \(inEnvironment("c.environment"))
+                GROUP BY 1, 2, 3, 4)
+            SELECT s.bundle_id, k.product_id, k.product_type, k.state, k.chains
+            FROM counted k JOIN scope s ON s.app_id = k.app_id
+            ORDER BY s.bundle_id, k.product_id, k.state
+            """
+        ).map(ChainStateCount.init(row:))
     }
 
     /// Each chain's last `chain_state_changes` row at or before `instant`, counted per product and state
@@ -34,66 +47,52 @@ extension ReportStore {
     /// From `.aggregate` (the default) the same counts come from the `recorded` rows of `chain_report_spans` that
     /// contain the instant (an index-only range scan over the spans ending after it).
     func recordedStateCounts(at instant: Date, source: AggregateSource = .aggregate) throws -> [ChainStateCount] {
-        let sql = source == .aggregate ? Self.recordedSpanStateCountsSQL : Self.recordedStateCountsSQL
-        return try scoped(sql, [instant]).map(ChainStateCount.init(row:))
+        let query: PostgresQuery =
+            source == .aggregate
+            ? """
+            WITH \(apps),
+            counted AS (
+                SELECT r.app_id, r.product_id, r.detail AS state, count(*) AS chains
+                FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
+                WHERE r.kind = 'recorded' AND r.ends_at > \(instant)::timestamptz AND r.starts_at <= \(instant)::timestamptz
+                  AND \(inEnvironment("r.environment"))
+                GROUP BY 1, 2, 3)
+            SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
+            FROM counted k JOIN scope s ON s.app_id = k.app_id
+            LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
+            ORDER BY 1, 2, 4
+            """
+            : """
+            WITH \(apps),
+            latest AS (
+                SELECT DISTINCT ON (x.app_id, x.environment, x.original_transaction_id) x.app_id, x.product_id, x.state
+                FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
+                WHERE \(inEnvironment("x.environment")) AND x.changed_at <= \(instant)::timestamptz
+                ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC),
+            counted AS (SELECT app_id, product_id, state, count(*) AS chains FROM latest GROUP BY 1, 2, 3)
+            SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
+            FROM counted k JOIN scope s ON s.app_id = k.app_id
+            LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
+            ORDER BY 1, 2, 4
+            """
+        return try run(query).map(ChainStateCount.init(row:))
     }
 
     /// The catalog's `product_entitlements` of the scope's apps, by bundle id, entitlement and product.
     func productEntitlements() throws -> [ProductEntitlement] {
-        try connection.query(Self.productEntitlementsSQL, [scope.bundleID]).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT s.bundle_id, e.product_id, e.entitlement_id
+            FROM product_entitlements e JOIN scope s ON s.app_id = e.app_id
+            ORDER BY 1, 3, 2
+            """
+        ).map { row in
             ProductEntitlement(
                 bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
                 entitlementID: try row.decode(String.self, at: 2))
         }
     }
-
-    static let chainStateCountsSQL = """
-        WITH \(appsCTE),
-        counted AS (
-            SELECT c.app_id, c.product_id, c.product_type, \(EffectiveState.sql(at: "$3::timestamptz")) AS state,
-                   count(*) AS chains
-            FROM chains c JOIN scope s ON s.app_id = c.app_id
-            WHERE \(environmentCondition("c.environment"))
-            GROUP BY 1, 2, 3, 4)
-        SELECT s.bundle_id, k.product_id, k.product_type, k.state, k.chains
-        FROM counted k JOIN scope s ON s.app_id = k.app_id
-        ORDER BY s.bundle_id, k.product_id, k.state
-        """
-
-    static let recordedStateCountsSQL = """
-        WITH \(appsCTE),
-        latest AS (
-            SELECT DISTINCT ON (x.app_id, x.environment, x.original_transaction_id) x.app_id, x.product_id, x.state
-            FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
-            WHERE \(environmentCondition("x.environment")) AND x.changed_at <= $3::timestamptz
-            ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC),
-        counted AS (SELECT app_id, product_id, state, count(*) AS chains FROM latest GROUP BY 1, 2, 3)
-        SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
-        FROM counted k JOIN scope s ON s.app_id = k.app_id
-        LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
-        ORDER BY 1, 2, 4
-        """
-
-    static let recordedSpanStateCountsSQL = """
-        WITH \(appsCTE),
-        counted AS (
-            SELECT r.app_id, r.product_id, r.detail AS state, count(*) AS chains
-            FROM chain_report_spans r JOIN scope s ON s.app_id = r.app_id
-            WHERE r.kind = 'recorded' AND r.ends_at > $3::timestamptz AND r.starts_at <= $3::timestamptz
-              AND \(environmentCondition("r.environment"))
-            GROUP BY 1, 2, 3)
-        SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
-        FROM counted k JOIN scope s ON s.app_id = k.app_id
-        LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
-        ORDER BY 1, 2, 4
-        """
-
-    static let productEntitlementsSQL = """
-        WITH \(appsCTE)
-        SELECT s.bundle_id, e.product_id, e.entitlement_id
-        FROM product_entitlements e JOIN scope s ON s.app_id = e.app_id
-        ORDER BY 1, 3, 2
-        """
 }
 
 extension ReportStore.ChainStateCount {

@@ -5,7 +5,14 @@ import SubLedgerCore
 extension ReportStore {
     /// The bundle ids of the scope's apps that know `accountID`, sorted.
     func accountApps(_ accountID: String) throws -> [String] {
-        try connection.query(Self.accountAppsSQL, [scope.bundleID, accountID]).map { try $0.decode(String.self, at: 0) }
+        try run(
+            """
+            WITH \(apps)
+            SELECT s.bundle_id FROM accounts a JOIN scope s ON s.app_id = a.app_id
+            WHERE a.account_id = \(accountID)
+            ORDER BY 1
+            """
+        ).map { try $0.decode(String.self, at: 0) }
     }
 
     /// Everything recorded about `accountID`, in no particular order: every `ledger_entries` row of the
@@ -14,13 +21,21 @@ extension ReportStore {
     /// every ownership binding of the account as `binding_started` (at `started_at`) and, once ended,
     /// `binding_ended` (at `ended_at`).
     func accountEvents(_ accountID: String) throws -> [TimelineEvent] {
-        try scoped(Self.accountEventsSQL, [accountID]).map(TimelineEvent.init(row:))
+        try run(accountEvents(of: accountID)).map(TimelineEvent.init(row:))
     }
 
     /// The `chains` rows holding `originalTransactionID` (one per app and environment), by bundle id and
     /// environment.
     func auditedChains(_ originalTransactionID: String) throws -> [ChainAudit.Chain] {
-        try scoped(Self.auditedChainsSQL, chainKeyParameters(originalTransactionID)).map { row in
+        try run(
+            """
+            WITH \(chainKeys(originalTransactionID))
+            SELECT k.bundle_id, c.environment, c.product_id, c.owner_account_id, c.state, c.expiration_reason, c.expires_at,
+                   c.will_auto_renew, c.in_billing_retry
+            FROM keys k JOIN chains c USING (app_id, environment, original_transaction_id)
+            ORDER BY 1, 2
+            """
+        ).map { row in
             ChainAudit.Chain(
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
                 productID: try row.decode(String.self, at: 2), ownerAccountID: try row.decode(String?.self, at: 3),
@@ -35,37 +50,27 @@ extension ReportStore {
     /// ended), ledger entries (`effective_at`), and the receipts and notifications those entries were applied
     /// from (`ledger_entries.receipt_id`, `notification_row_id`; at `received_at`).
     func chainEvents(_ originalTransactionID: String) throws -> [TimelineEvent] {
-        try scoped(Self.chainEventsSQL, chainKeyParameters(originalTransactionID)).map(TimelineEvent.init(row:))
-    }
-
-    /// `$3` the original transaction id, `$4` every environment: named so the primary key
-    /// (app_id, environment, original_transaction_id) applies.
-    private func chainKeyParameters(_ originalTransactionID: String) -> [any PostgresEncodable] {
-        [originalTransactionID, AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")]
+        try run(chainEvents(of: originalTransactionID)).map(TimelineEvent.init(row:))
     }
 
     /// The columns every timeline statement selects, in this order (see `TimelineEvent.init(row:)`).
-    static let timelineColumns =
+    static let timelineColumns: PostgresQuery =
         "at, category, bundle_id, environment, original_transaction_id, transaction_id, product_id, account_id, kind, reason, until, note, row_id"
 
-    static let accountAppsSQL = """
-        WITH \(appsCTE)
-        SELECT s.bundle_id FROM accounts a JOIN scope s ON s.app_id = a.app_id
-        WHERE a.account_id = $2
-        ORDER BY 1
+    /// The timeline statement of `accountID`.
+    func accountEvents(of accountID: String) -> PostgresQuery {
         """
-
-    static let accountEventsSQL = """
-        WITH \(appsCTE),
+        WITH \(apps),
         account_apps AS (
-            SELECT a.app_id, s.bundle_id FROM accounts a JOIN scope s ON s.app_id = a.app_id WHERE a.account_id = $3),
+            SELECT a.app_id, s.bundle_id FROM accounts a JOIN scope s ON s.app_id = a.app_id
+            WHERE a.account_id = \(accountID)),
         entries AS (
             SELECT e.*, aa.bundle_id FROM ledger_entries e JOIN account_apps aa ON aa.app_id = e.app_id
-            WHERE e.account_id = $3 AND \(environmentCondition("e.environment"))),
+            WHERE e.account_id = \(accountID) AND \(inEnvironment("e.environment"))),
         bindings AS (
             SELECT b.*, aa.bundle_id FROM ownership_bindings b JOIN account_apps aa ON aa.app_id = b.app_id
-            WHERE b.account_id = $3 AND \(environmentCondition("b.environment")))
-        SELECT \(timelineColumns) FROM (
+            WHERE b.account_id = \(accountID) AND \(inEnvironment("b.environment")))
+        SELECT \(Self.timelineColumns) FROM (
             SELECT effective_at AS at, 'ledger_entry' AS category, bundle_id, environment, original_transaction_id,
                    transaction_id, product_id, account_id, kind, reason, period_end AS until,
                    nullif(concat_ws(', ', nullif(array_to_string(entitlement_ids, ', '), ''), 'credits ' || credits), '')
@@ -91,29 +96,30 @@ extension ReportStore {
             FROM bindings WHERE ended_at IS NOT NULL
         ) events
         """
+    }
 
-    static let chainKeysCTE = """
-        \(appsCTE),
-        keys AS (
-            SELECT c.app_id, s.bundle_id, c.environment, c.original_transaction_id
-            FROM chains c JOIN scope s ON s.app_id = c.app_id
-            WHERE c.original_transaction_id = $3 AND c.environment = ANY (string_to_array($4::text, ','))
-              AND \(environmentCondition("c.environment")))
+    /// The scope's apps and the chains holding `originalTransactionID` (CTE `keys`), every environment named so the
+    /// primary key (app_id, environment, original_transaction_id) applies.
+    func chainKeys(_ originalTransactionID: String) -> PostgresQuery {
+        let environments = AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
+        return """
+            \(apps),
+            keys AS (
+                SELECT c.app_id, s.bundle_id, c.environment, c.original_transaction_id
+                FROM chains c JOIN scope s ON s.app_id = c.app_id
+                WHERE c.original_transaction_id = \(originalTransactionID)
+                  AND c.environment = ANY (string_to_array(\(environments)::text, ','))
+                  AND \(inEnvironment("c.environment")))
+            """
+    }
+
+    /// The timeline statement of the chains holding `originalTransactionID`.
+    func chainEvents(of originalTransactionID: String) -> PostgresQuery {
         """
-
-    static let auditedChainsSQL = """
-        WITH \(chainKeysCTE)
-        SELECT k.bundle_id, c.environment, c.product_id, c.owner_account_id, c.state, c.expiration_reason, c.expires_at,
-               c.will_auto_renew, c.in_billing_retry
-        FROM keys k JOIN chains c USING (app_id, environment, original_transaction_id)
-        ORDER BY 1, 2
-        """
-
-    static let chainEventsSQL = """
-        WITH \(chainKeysCTE),
+        WITH \(chainKeys(originalTransactionID)),
         entries AS (
             SELECT e.*, k.bundle_id FROM ledger_entries e JOIN keys k USING (app_id, environment, original_transaction_id))
-        SELECT \(timelineColumns) FROM (
+        SELECT \(Self.timelineColumns) FROM (
             SELECT t.purchase_date AS at, 'transaction' AS category, k.bundle_id, t.environment, t.original_transaction_id,
                    t.transaction_id, t.product_id, t.account_id, t.source AS kind,
                    'revocation reason ' || t.revocation_reason AS reason, t.expires_date AS until,
@@ -153,6 +159,7 @@ extension ReportStore {
             WHERE n.notification_row_id IN (SELECT notification_row_id FROM entries WHERE notification_row_id IS NOT NULL)
         ) events
         """
+    }
 }
 
 extension TimelineEvent {

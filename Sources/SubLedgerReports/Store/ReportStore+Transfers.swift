@@ -5,7 +5,23 @@ extension ReportStore {
     /// `ownership_bindings` with `sequence > 0` started in [`from`, `to`), each joined with the binding it
     /// replaced (`sequence - 1`) and the chain's product; newest first, at most `limit`.
     func transfers(from: Date, to: Date, limit: Int) throws -> [TransfersReport.Row] {
-        try scoped(Self.transfersSQL, [from, to, limit]).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT b.started_at, s.bundle_id, b.environment, b.original_transaction_id, c.product_id, b.sequence,
+                   coalesce(b.from_account_id, p.account_id), b.account_id, b.started_reason, p.started_at, b.transaction_id
+            FROM ownership_bindings b JOIN scope s ON s.app_id = b.app_id
+            LEFT JOIN ownership_bindings p
+                   ON p.app_id = b.app_id AND p.environment = b.environment
+                  AND p.original_transaction_id = b.original_transaction_id AND p.sequence = b.sequence - 1
+            LEFT JOIN chains c
+                   ON c.app_id = b.app_id AND c.environment = b.environment
+                  AND c.original_transaction_id = b.original_transaction_id
+            WHERE \(transferred(from: from, to: to))
+            ORDER BY b.started_at DESC, b.binding_id DESC
+            LIMIT \(limit)
+            """
+        ).map { row in
             TransfersReport.Row(
                 at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2),
@@ -19,38 +35,25 @@ extension ReportStore {
 
     /// The same bindings as `transfers`, all of them counted by reason.
     func transferCounts(from: Date, to: Date) throws -> [TransfersReport.ReasonCount] {
-        try scoped(Self.transferCountsSQL, [from, to]).map { row in
+        try run(
+            """
+            WITH \(apps)
+            SELECT b.started_reason, count(*)
+            FROM ownership_bindings b JOIN scope s ON s.app_id = b.app_id
+            WHERE \(transferred(from: from, to: to))
+            GROUP BY 1 ORDER BY 1
+            """
+        ).map { row in
             TransfersReport.ReasonCount(
                 reason: try row.decode(String.self, at: 0), transfers: try row.decode(Int.self, at: 1))
         }
     }
 
-    static let transfersCondition = """
-        b.sequence > 0 AND \(environmentCondition("b.environment"))
-          AND b.started_at >= $3::timestamptz AND b.started_at < $4::timestamptz
+    /// The bindings (alias `b`) of the scope's environment that moved a chain, started in [`from`, `to`).
+    func transferred(from: Date, to: Date) -> PostgresQuery {
         """
-
-    static let transfersSQL = """
-        WITH \(appsCTE)
-        SELECT b.started_at, s.bundle_id, b.environment, b.original_transaction_id, c.product_id, b.sequence,
-               coalesce(b.from_account_id, p.account_id), b.account_id, b.started_reason, p.started_at, b.transaction_id
-        FROM ownership_bindings b JOIN scope s ON s.app_id = b.app_id
-        LEFT JOIN ownership_bindings p
-               ON p.app_id = b.app_id AND p.environment = b.environment
-              AND p.original_transaction_id = b.original_transaction_id AND p.sequence = b.sequence - 1
-        LEFT JOIN chains c
-               ON c.app_id = b.app_id AND c.environment = b.environment
-              AND c.original_transaction_id = b.original_transaction_id
-        WHERE \(transfersCondition)
-        ORDER BY b.started_at DESC, b.binding_id DESC
-        LIMIT $5
+        b.sequence > 0 AND \(inEnvironment("b.environment"))
+          AND b.started_at >= \(from)::timestamptz AND b.started_at < \(to)::timestamptz
         """
-
-    static let transferCountsSQL = """
-        WITH \(appsCTE)
-        SELECT b.started_reason, count(*)
-        FROM ownership_bindings b JOIN scope s ON s.app_id = b.app_id
-        WHERE \(transfersCondition)
-        GROUP BY 1 ORDER BY 1
-        """
+    }
 }

@@ -4,9 +4,11 @@ import PostgresLibPQ
 /// typed rows. The report types (`Reports.summary`, ...) compute totals and format from those rows and hold
 /// no SQL; the ledger's writes stay in `SubLedgerStore.LedgerStore`.
 ///
-/// A store reads one `ReportScope`. Every scoped statement takes the bundle id as `$1` and the environment
-/// as `$2` (see `appsCTE`); a NULL parameter folds away when PostgreSQL plans the statement with its values,
-/// so the indexes still apply. The statements only read, on the one connection the report runs on.
+/// A store reads one `ReportScope`. Every statement is a `PostgresQuery`: its values are bound parameters, and the
+/// scope's bundle id and environment are bound by the fragments that filter on them (`apps`, `inEnvironment`).
+/// Statements are planned with their values on every run (`.eachRun`), so a NULL filter (every app, every
+/// environment) folds away and the indexes still apply. The statements only read, on the one connection the
+/// report runs on.
 struct ReportStore {
     let connection: PostgresConnection
     let scope: ReportScope
@@ -17,23 +19,24 @@ struct ReportStore {
         self.connection = connection
         self.scope = scope
         if let bundleID = scope.bundleID,
-            try connection.query("SELECT 1 FROM apps WHERE bundle_id = $1", [bundleID]).isEmpty
+            try connection.query("SELECT 1 FROM apps WHERE bundle_id = \(bundleID)" as PostgresQuery).isEmpty
         {
             throw ReportError.unknownApp(bundleID)
         }
     }
 
-    /// Runs a scoped statement: the scope's bundle id and environment as `$1` and `$2`, then `parameters`.
-    func scoped(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
-        let scopeParameters: [any PostgresEncodable] = [scope.bundleID, scope.environment]
-        return try connection.query(sql, scopeParameters + parameters)
+    /// Runs one of the store's statements, planned with its values.
+    func run(_ query: PostgresQuery) throws -> PostgresRows {
+        try connection.query(query, planning: .eachRun)
     }
 
-    /// The scope's apps as a CTE named `scope (app_id, bundle_id)`, filtered by the parameter `$1`.
-    static let appsCTE = "scope AS (SELECT app_id, bundle_id FROM apps WHERE $1::text IS NULL OR bundle_id = $1::text)"
+    /// The scope's apps as a CTE named `scope (app_id, bundle_id)`.
+    var apps: PostgresQuery {
+        "scope AS (SELECT app_id, bundle_id FROM apps WHERE \(scope.bundleID)::text IS NULL OR bundle_id = \(scope.bundleID)::text)"
+    }
 
-    /// The SQL condition that keeps rows of the scope's environment (`$2`), on a column.
-    static func environmentCondition(_ column: String) -> String {
-        "($2::text IS NULL OR \(column) = $2::text)"
+    /// The condition that keeps rows of the scope's environment, on `column`.
+    func inEnvironment(_ column: PostgresQuery) -> PostgresQuery {
+        "(\(scope.environment)::text IS NULL OR \(column) = \(scope.environment)::text)"
     }
 }
