@@ -96,9 +96,7 @@ struct InputsCommand: AsyncParsableCommand {
         }
 
         static func render(_ history: LedgerStore.InputHistory) -> String {
-            func iso(_ instant: Instant) -> String {
-                Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000).ISO8601Format()
-            }
+            func iso(_ instant: Instant) -> String { RFC3339.format(instant) }
             var text = "\(history.kind.rawValue) \(history.id): \(history.status), \(history.attempts) attempt(s)\n"
             text += "  received \(iso(history.receivedAt))\n"
             if let applied = history.appliedAt { text += "  applied \(iso(applied))\n" }

@@ -102,7 +102,8 @@ struct SubscriptionsCommand: AsyncParsableCommand {
                     let outcome = try await extensions.extend(
                         originalTransactionID: originalTransactionID, app: app, environment: environment, days: days,
                         reason: reasonCode, requestedBy: requestedBy, requestIdentifier: requestIdentifier)
-                    let renews = (outcome.record.effectiveDate ?? outcome.expiresAt).map(rfc3339) ?? "unknown"
+                    let renews =
+                        (outcome.record.effectiveDate ?? outcome.expiresAt).map { RFC3339.format($0) } ?? "unknown"
                     printOutput(
                         "\(outcome.repeated ? "already extended" : "extended") \(originalTransactionID) by "
                             + "\(outcome.record.days) days (\(reasonCode.name)): renews \(renews); "
@@ -208,7 +209,7 @@ private func progressLine(_ record: MassExtensionRecord) -> String {
         return "mass extension \(record.requestIdentifier): refused by Apple (\(record.appleError ?? "no detail"))"
     case .complete:
         return "mass extension \(record.requestIdentifier): complete at "
-            + "\(record.completeDate.map(rfc3339) ?? "?"): \(record.succeededCount ?? 0) extended, "
+            + "\(record.completeDate.map { RFC3339.format($0) } ?? "?"): \(record.succeededCount ?? 0) extended, "
             + "\(record.failedCount ?? 0) not extended by Apple; the ledger's \(record.members) active subscriptions "
             + "refreshed"
     }
@@ -243,9 +244,4 @@ private func parseEnvironment(_ name: String?) throws -> AppStoreEnvironment? {
 private func requester(_ given: String?) -> String {
     if let given, !given.isEmpty { return given }
     return CommandContext.current.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "cli"
-}
-
-private func rfc3339(_ instant: Instant) -> String {
-    let formatter = ISO8601DateFormatter()
-    return formatter.string(from: Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000))
 }

@@ -13,14 +13,9 @@ import Testing
 @Suite struct EndToEndTests {
     typealias E = EndToEndHarness
 
+    /// Milliseconds since 1970 as the API writes times.
     static func iso(_ milliseconds: Int64?) -> String? {
-        milliseconds.map {
-            Date(timeIntervalSince1970: Double($0) / 1000)
-                .formatted(
-                    .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
-                )
-                .replacingOccurrences(of: "+0000", with: "Z")
-        }
+        milliseconds.map { RFC3339.format(Instant(millisecondsSince1970: $0)) }
     }
 
     static func expiry(of result: ActionResult) throws -> Int64? {

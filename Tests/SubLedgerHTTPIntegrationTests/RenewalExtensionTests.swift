@@ -62,8 +62,7 @@ import Testing
 
     /// The entitlement ids `account` holds at `instant`.
     static func entitlements(_ e: E, _ account: String, at instant: Instant) async throws -> [String] {
-        let formatter = ISO8601DateFormatter()
-        let at = formatter.string(from: Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000))
+        let at = RFC3339.format(instant)
         return try await e.client.call(.get, "/v1/accounts/\(account)/entitlements?at=\(at)", key: e.key).json
             .entitlementIDs
     }

@@ -1,5 +1,4 @@
 import Foundation
-import SeededRandom
 import SubLedgerCore
 import Testing
 
@@ -7,24 +6,9 @@ import Testing
 @testable import SubLedgerUseCases
 
 /// The entitlement read's body is written directly to bytes; it must say exactly what `Codable` encoding of
-/// the API's shapes says (same members, same values, absent optionals left out), and times must read as
-/// Foundation's ISO 8601 style writes them.
+/// the API's shapes says (same members, same values, absent optionals left out; times through
+/// `RFC3339.append` as `RFC3339.format` writes them, tested in SubLedgerCoreTests' `RFC3339Tests`).
 @Suite struct EntitlementsResponseEncodingTests {
-    @Test func timesMatchFoundationsISO8601FormAcrossTheAcceptedRange() {
-        var rng = SplitMix64(seed: 0x7133)
-        var samples: [Int64] = [0, 1, 999, 86_399_999, 951_782_400_000, 253_402_300_799_000, 253_402_300_799_999]
-        for _ in 0..<3_000 { samples.append(Int64.random(in: 0...253_402_300_799_999, using: &rng)) }
-        // And densely around today, where every read's times lie.
-        for _ in 0..<3_000 { samples.append(Int64.random(in: 1_600_000_000_000...2_000_000_000_000, using: &rng)) }
-        for milliseconds in samples {
-            let instant = Instant(millisecondsSince1970: milliseconds)
-            #expect(InstantText.format(instant) == InstantText.formatThroughFoundation(instant), "\(milliseconds) ms")
-        }
-        // Outside years 1970 to 9999 the Foundation form is used as it was.
-        let before = Instant(millisecondsSince1970: -1)
-        #expect(InstantText.format(before) == InstantText.formatThroughFoundation(before))
-    }
-
     @Test func bodyEqualsTheCodableEncodingOfTheSameEntitlements() throws {
         let account = try AccountID("alice+1@example.com")
         let at = Instant(millisecondsSince1970: 1_764_000_000_123)
@@ -49,7 +33,7 @@ import Testing
             var credits: Int64
         }
         let reference = Reference(
-            account_id: account.rawValue, at: InstantText.format(at),
+            account_id: account.rawValue, at: RFC3339.format(at),
             entitlements: entitlements.map(Representation.EntitlementBody.init), credits: -42)
         let expected = try JSONSerialization.jsonObject(with: JSONEncoder().encode(reference)) as? NSDictionary
         let direct = Representation.EntitlementsResponse(

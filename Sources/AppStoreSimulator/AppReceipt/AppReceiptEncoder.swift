@@ -100,7 +100,7 @@ enum AppReceiptEncoder {
     }
 
     private static func attribute(_ type: Int64, date: Instant) throws -> [UInt8] {
-        try attribute(type, ia5: AppleDateFormat.rfc3339(date))
+        try attribute(type, ia5: RFC3339.format(date, precision: .seconds))
     }
 
     private static func attribute(_ type: Int64, integer: Int64) throws -> [UInt8] {

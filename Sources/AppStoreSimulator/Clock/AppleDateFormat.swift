@@ -1,7 +1,7 @@
 import SubLedgerCore
 
-/// The date spellings Apple's legacy JSON and app receipts use, written without Foundation formatters
-/// (they are on the verifyReceipt hot path).
+/// The date spellings Apple's legacy JSON uses, written without Foundation formatters (they are on the
+/// verifyReceipt hot path). App receipts' RFC 3339 dates are `RFC3339.format(_:precision: .seconds)`.
 enum AppleDateFormat {
     /// `2024-01-05 21:31:34 Etc/GMT`.
     static func gmt(_ instant: Instant) -> String {
@@ -13,14 +13,6 @@ enum AppleDateFormat {
         let milliseconds = instant.millisecondsSince1970
         let offsetHours: Int64 = isPacificDaylightTime(milliseconds) ? -7 : -8
         return civil(milliseconds + offsetHours * 3_600_000) + " America/Los_Angeles"
-    }
-
-    /// `2024-01-05T21:31:34Z`, the RFC 3339 form inside app receipts.
-    static func rfc3339(_ instant: Instant) -> String {
-        let text = civil(instant.millisecondsSince1970)
-        var bytes = Array(text.utf8)
-        bytes[10] = UInt8(ascii: "T")
-        return String(decoding: bytes, as: UTF8.self) + "Z"
     }
 
     /// `yyyy-MM-dd HH:mm:ss` of a UTC millisecond timestamp.

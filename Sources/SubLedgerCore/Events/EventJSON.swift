@@ -23,7 +23,7 @@ public indirect enum EventJSON: Sendable, Equatable {
     public static func optional(_ text: String?) -> EventJSON { text.map(EventJSON.string) ?? .null }
 
     /// An instant as the API writes times: RFC 3339, UTC, milliseconds (`2026-11-22T10:15:00.000Z`).
-    public static func time(_ instant: Instant?) -> EventJSON { instant.map { .string(rfc3339($0)) } ?? .null }
+    public static func time(_ instant: Instant?) -> EventJSON { instant.map { .string(RFC3339.format($0)) } ?? .null }
 
     /// The compact JSON text.
     public var text: String {
@@ -76,24 +76,5 @@ public indirect enum EventJSON: Sendable, Equatable {
             }
         }
         output += "\""
-    }
-
-    /// `yyyy-MM-ddTHH:mm:ss.SSSZ` in pure integer arithmetic.
-    public static func rfc3339(_ instant: Instant) -> String {
-        let milliseconds = instant.millisecondsSince1970
-        let dayLength: Int64 = 86_400_000
-        var days = milliseconds / dayLength
-        var rest = milliseconds % dayLength
-        if rest < 0 {
-            days -= 1
-            rest += dayLength
-        }
-        let date = CivilDate.date(days: days)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-        }
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T\(pad(rest / 3_600_000, 2)):"
-            + "\(pad(rest / 60_000 % 60, 2)):\(pad(rest / 1_000 % 60, 2)).\(pad(rest % 1_000, 3))Z"
     }
 }

@@ -25,7 +25,7 @@ struct AccountsController: Sendable {
         let account = try accountID(context)
         var instant = now()
         if let at = request.uri.queryParameters.get("at") {
-            guard let parsed = InstantText.parse(at) else {
+            guard let parsed = Representation.instant(at) else {
                 throw APIError.badRequest(
                     "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
             }
@@ -87,7 +87,7 @@ struct AccountsController: Sendable {
         return CommitmentBody(
             billing_period_number: commitment.billingPeriodNumber,
             total_billing_periods: commitment.totalBillingPeriods,
-            ends_at: InstantText.format(commitment.expiresDate),
+            ends_at: Representation.time(commitment.expiresDate),
             price: commitment.price.map(DecimalText.milliunits), currency: details.currency,
             renews: next?.willAutoRenew, renewal_product_id: next?.autoRenewProductID,
             renewal_price: next?.renewalPrice.map(DecimalText.milliunits))
@@ -118,12 +118,12 @@ struct AccountsController: Sendable {
                     product_type: chain.header.productType.rawValue,
                     state: state.name,
                     expiration_reason: state.expirationReason?.name,
-                    expires_at: InstantText.format(chain.header.latestExpiry),
-                    grace_period_expires_at: InstantText.format(renewal?.gracePeriodExpiresDate),
+                    expires_at: Representation.time(chain.header.latestExpiry),
+                    grace_period_expires_at: Representation.time(renewal?.gracePeriodExpiresDate),
                     will_auto_renew: renewal?.willAutoRenew,
                     auto_renew_product_id: renewal?.autoRenewProductID,
                     in_billing_retry: renewal?.isInBillingRetryPeriod ?? false,
-                    owned_since: InstantText.format(chain.bindingChanges.last { $0.to == account }?.at),
+                    owned_since: Representation.time(chain.bindingChanges.last { $0.to == account }?.at),
                     renewal_price: renewal?.renewalPrice.map(DecimalText.milliunits),
                     renewal_currency: renewal?.renewalPrice == nil ? nil : renewal?.currency,
                     price_increase: renewal?.priceIncreaseStatus.flatMap {
@@ -179,9 +179,9 @@ struct AccountsController: Sendable {
                     original_transaction_id: transaction.originalTransactionID,
                     environment: transaction.environment.rawValue,
                     product_id: transaction.productID,
-                    purchase_date: InstantText.format(transaction.purchaseDate),
-                    expires_date: InstantText.format(transaction.expiresDate),
-                    revocation_date: InstantText.format(known.activeRevocation?.revocationDate),
+                    purchase_date: Representation.time(transaction.purchaseDate),
+                    expires_date: Representation.time(transaction.expiresDate),
+                    revocation_date: Representation.time(known.activeRevocation?.revocationDate),
                     revocation_reason: known.activeRevocation?.revocationReason,
                     revocation_percentage: known.activeRevocation?.revocationPercentage,
                     ownership_type: transaction.ownershipType.rawValue,

@@ -52,9 +52,9 @@ struct AppTransactionsController: Sendable {
             account_id: claim.account.rawValue,
             claimed: { if case .claimed = outcome { true } else { false } }(),
             previous_account_id: previous?.rawValue,
-            original_purchase_date: InstantText.format(claim.originalPurchaseDate),
-            preorder_date: InstantText.format(claim.preorderDate),
+            original_purchase_date: Representation.time(claim.originalPurchaseDate),
+            preorder_date: Representation.time(claim.preorderDate),
             original_application_version: claim.originalApplicationVersion,
-            claimed_at: InstantText.format(claim.claimedAt))
+            claimed_at: Representation.time(claim.claimedAt))
     }
 }

@@ -39,7 +39,7 @@ struct ConsumptionController: Sendable {
         }
         var instant = now()
         if let at = body.at {
-            guard let parsed = InstantText.parse(at) else {
+            guard let parsed = Representation.instant(at) else {
                 throw APIError.badRequest(
                     "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
             }
@@ -53,7 +53,7 @@ struct ConsumptionController: Sendable {
         return EditedResponse(
             status: .created,
             response: ConsentBody(
-                consent_id: id, account_id: account.rawValue, consented: consented, at: InstantText.format(instant)))
+                consent_id: id, account_id: account.rawValue, consented: consented, at: Representation.time(instant)))
     }
 
     struct UsageRequest: Decodable {

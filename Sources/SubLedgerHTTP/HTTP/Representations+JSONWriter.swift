@@ -54,12 +54,10 @@ extension Representation {
             if value { raw("true") } else { raw("false") }
         }
 
-        /// A time as `Representation.time` formats it.
+        /// A time as `Representation.time` formats it, appended by `RFC3339.append` with no `String` between.
         mutating func time(_ instant: Instant) {
             bytes.append(UInt8(ascii: "\""))
-            if !InstantText.append(instant, to: &bytes) {
-                bytes.append(contentsOf: (InstantText.format(instant) ?? "").utf8)
-            }
+            RFC3339.append(instant, to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
 

@@ -5,6 +5,18 @@ import SubLedgerUseCases
 
 /// JSON shapes of the API (snake_case, times as RFC 3339 with milliseconds, UTC).
 enum Representation {
+    /// A time as the API writes it: `RFC3339.format` (`2026-11-22T10:15:00.000Z`), or `nil` when absent.
+    static func time(_ instant: Instant?) -> String? {
+        instant.map { RFC3339.format($0) }
+    }
+
+    /// A time the API reads (`at`): RFC 3339 or whole milliseconds since 1970, in `Instant.acceptedRange`; `nil`
+    /// for anything else.
+    static func instant(_ text: String) -> Instant? {
+        if let milliseconds = Int64(text) { return Instant(acceptedMillisecondsSince1970: milliseconds) }
+        return Instant(acceptedRFC3339: text)
+    }
+
     struct EntitlementBody: Codable, Sendable {
         var entitlement_id: String
         var product_id: String
@@ -22,8 +34,8 @@ enum Representation {
             product_id = entitlement.productID
             product_type = entitlement.productType.rawValue
             state = entitlement.state.name
-            expires_at = InstantText.format(entitlement.expiresAt)
-            grace_period_expires_at = InstantText.format(entitlement.gracePeriodExpiresAt)
+            expires_at = Representation.time(entitlement.expiresAt)
+            grace_period_expires_at = Representation.time(entitlement.gracePeriodExpiresAt)
             will_auto_renew = entitlement.willAutoRenew
             ownership_type = entitlement.ownershipType.rawValue
             original_transaction_id = entitlement.originalTransactionID

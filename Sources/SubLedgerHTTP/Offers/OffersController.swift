@@ -80,7 +80,7 @@ struct OffersController: Sendable {
                     IntroductoryOfferUseBody(
                         transaction_id: $0.transactionID, original_transaction_id: $0.originalTransactionID,
                         product_id: $0.productID, environment: $0.environment.rawValue,
-                        purchased_at: InstantText.format($0.purchaseDate))
+                        purchased_at: Representation.time($0.purchaseDate))
                 },
                 jws: answer.introductoryOfferEligibilityJWS),
             promotional_offer: answer.promotionalOffer.map {

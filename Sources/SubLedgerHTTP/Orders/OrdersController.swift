@@ -43,6 +43,6 @@ struct OrdersController: Sendable {
             response: OrderBody(
                 order_id: order.id.rawValue, app_account_token: order.id.rawValue, account_id: order.account.rawValue,
                 product_id: order.productID, state: order.state.rawValue,
-                created_at: InstantText.format(order.createdAt)))
+                created_at: Representation.time(order.createdAt)))
     }
 }

@@ -174,14 +174,14 @@ public struct NotificationTestReport: Sendable, Hashable, CustomStringConvertibl
             lines.append("  Apple: no delivery attempt yet")
         } else {
             for attempt in sendAttempts {
-                let date = attempt.attemptDate.map { InstantText.format(Instant(millisecondsSince1970: $0)) ?? "?" }
+                let date = attempt.attemptDate.map { RFC3339.format(Instant(millisecondsSince1970: $0)) }
                 lines.append("  Apple: attempt at \(date ?? "?"): \(attempt.sendAttemptResult ?? "unknown")")
             }
         }
         if let arrival {
-            let applied = arrival.appliedAt.flatMap { InstantText.format($0) }.map { ", handled at \($0)" } ?? ""
+            let applied = arrival.appliedAt.map { RFC3339.format($0) }.map { ", handled at \($0)" } ?? ""
             lines.append(
-                "  SubLedger: received at \(InstantText.format(arrival.receivedAt) ?? "?") as notification \(arrival.id), "
+                "  SubLedger: received at \(RFC3339.format(arrival.receivedAt)) as notification \(arrival.id), "
                     + "status \(arrival.status)\(applied)")
         } else {
             lines.append("  SubLedger: not received")

@@ -157,8 +157,8 @@ public struct NotificationRecovery: Sendable {
                     "notification recovery: the start lies beyond the 180 days Apple keeps; starting at the earliest allowed",
                     metadata: metadata.merging(
                         [
-                            "wanted": "\(InstantText.format(start) ?? "")",
-                            "start": "\(InstantText.format(earliest) ?? "")",
+                            "wanted": "\(RFC3339.format(start))",
+                            "start": "\(RFC3339.format(earliest))",
                         ]) { $1 })
             }
             start = earliest

@@ -42,7 +42,7 @@ public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
         public var description: String {
             var text = "\(bundleID) \(environment.rawValue): \(result.rawValue)"
             if let from, let to {
-                text += " [\(InstantText.format(from) ?? "")\u{2009}–\u{2009}\(InstantText.format(to) ?? ""))"
+                text += " [\(RFC3339.format(from))\u{2009}–\u{2009}\(RFC3339.format(to)))"
             }
             if result != .skipped && result != .busy {
                 text += ", recovered \(applied), already had \(alreadyHad)"
@@ -51,9 +51,9 @@ public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
             }
             if let clampedFrom {
                 text +=
-                    "; the start \(InstantText.format(clampedFrom) ?? "") was beyond Apple's 180 days and was clamped"
+                    "; the start \(RFC3339.format(clampedFrom)) was beyond Apple's 180 days and was clamped"
             }
-            if let completeUntil { text += "; history complete until \(InstantText.format(completeUntil) ?? "")" }
+            if let completeUntil { text += "; history complete until \(RFC3339.format(completeUntil))" }
             if let error { text += "; \(error)" }
             return text
         }

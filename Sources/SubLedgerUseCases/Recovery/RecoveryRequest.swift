@@ -1,4 +1,3 @@
-import Foundation
 import SubLedgerCore
 
 /// What one recovery covers: every app and environment with Server API credentials, or the one named, from
@@ -25,7 +24,7 @@ public struct RecoveryRequest: Sendable, Hashable {
     ) throws(RecoveryError) -> RecoveryRequest {
         var request = RecoveryRequest(bundleID: bundleID)
         if let text = since {
-            guard let instant = InstantText.parse(text), !text.allSatisfy(\.isNumber) else {
+            guard let instant = Instant(acceptedRFC3339: text) else {
                 throw RecoveryError(
                     .invalidSince,
                     "--since must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not '\(text.prefix(64))'")
@@ -33,13 +32,13 @@ public struct RecoveryRequest: Sendable, Hashable {
             guard instant <= now else {
                 throw RecoveryError(
                     .sinceInFuture,
-                    "--since \(text) is in the future; Apple's history ends now (\(InstantText.format(now) ?? ""))")
+                    "--since \(text) is in the future; Apple's history ends now (\(RFC3339.format(now)))")
             }
             let earliest = now.adding(duration: .zero - retention)
             guard instant >= earliest else {
                 throw RecoveryError(
                     .sinceBeyondRetention,
-                    "--since \(text) is older than the 180 days Apple keeps notification history; the earliest is \(InstantText.format(earliest) ?? "")"
+                    "--since \(text) is older than the 180 days Apple keeps notification history; the earliest is \(RFC3339.format(earliest))"
                 )
             }
             request.since = instant

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 import SubLedgerStore
 
 /// Managing webhook endpoints, the same for `subledger webhooks ...` and `/v1/admin/webhooks`: every input is
@@ -171,11 +172,13 @@ public struct WebhookAdmin: Sendable {
     static func testBody(
         eventID: UUID, occurredAt: Date, bundleID: String, environment: String, endpointID: String
     ) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        // Whole milliseconds, as every other event's `occurred_at` (the clock's `Date` has a finer fraction; a
+        // clock outside years 1970 to 9999 is not one SubLedger runs on).
+        let occurred =
+            Instant(acceptedMillisecondsSince1970: occurredAt.timeIntervalSince1970 * 1000) ?? .earliestAccepted
         let object: [String: Any] = [
             "id": eventID.uuidString.lowercased(), "type": WebhookEventTypeNames.test,
-            "occurred_at": formatter.string(from: occurredAt), "app": bundleID, "environment": environment,
+            "occurred_at": RFC3339.format(occurred), "app": bundleID, "environment": environment,
             "account_id": NSNull(), "sequence": NSNull(), "cause": ["kind": "test", "id": NSNull()],
             "data": ["endpoint_id": endpointID], "entitlements": [Any](),
         ]

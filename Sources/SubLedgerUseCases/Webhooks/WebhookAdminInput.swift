@@ -81,21 +81,13 @@ public enum WebhookAdminInput {
         return uuid.uuidString.lowercased()
     }
 
-    /// A moment: RFC 3339 (`2026-11-22T10:00:00Z`, fractions and offsets allowed) or a day (`2026-11-22`,
-    /// midnight UTC).
+    /// A moment: RFC 3339 (`2026-11-22T10:00:00Z`, fractions and offsets allowed, as `RFC3339.parse` reads
+    /// them) or a day (`2026-11-22`, midnight UTC).
     public static func date(_ raw: String, _ what: String) throws(WebhookAdminError) -> Date {
         let text = raw.trimmingCharacters(in: .whitespaces)
-        let withFractions = ISO8601DateFormatter()
-        withFractions.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        if text.utf8.count <= 40, isClean(text), hasRealCalendarFields(text, dayFormatter: day),
-            let date = plain.date(from: text) ?? withFractions.date(from: text)
-                ?? (text.utf8.count == 10 ? day.date(from: text) : nil)
-        {
-            return date
+        // A day alone is that day's first instant; `RFC3339.parse` checks that the day exists.
+        if let instant = RFC3339.parse(text.utf8.count == 10 ? text + "T00:00:00Z" : text) {
+            return Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
         }
         throw WebhookAdminError(
             .invalidDate, "\(what) must be an RFC 3339 time like 2026-11-22T10:00:00Z or a day like 2026-11-22")
@@ -145,20 +137,6 @@ public enum WebhookAdminInput {
             throw WebhookAdminError(.unknownApp, "no app has that bundle id (\(IdentifierRule.bundleID.summary))")
         }
         return raw
-    }
-
-    /// Whether the day (and the time, when there is one) exist: the formatter alone rolls 2026-02-30 over to
-    /// March and 24:00 to the next day, which would replay from another moment than the one asked for.
-    static func hasRealCalendarFields(_ text: String, dayFormatter: ISO8601DateFormatter) -> Bool {
-        let day = String(text.prefix(10))
-        guard let date = dayFormatter.date(from: day), dayFormatter.string(from: date) == day else { return false }
-        guard text.count > 10 else { return true }
-        let time = Array(text.dropFirst(11).prefix(8))
-        guard time.count == 8, time[2] == ":", time[5] == ":",
-            let hours = Int(String(time[0..<2])), let minutes = Int(String(time[3..<5])),
-            let seconds = Int(String(time[6..<8]))
-        else { return false }
-        return hours < 24 && minutes < 60 && seconds < 60
     }
 
     static func isClean(_ raw: String) -> Bool {

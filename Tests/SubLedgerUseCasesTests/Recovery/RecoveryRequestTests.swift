@@ -1,4 +1,3 @@
-import Foundation
 import SubLedgerCore
 import SubLedgerUseCases
 import Testing
@@ -75,6 +74,6 @@ enum Representation181DaysBefore {
     }
 
     static func format(_ instant: Instant) -> String {
-        Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000).formatted(.iso8601)
+        RFC3339.format(instant)
     }
 }
