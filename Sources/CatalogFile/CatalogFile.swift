@@ -5,7 +5,7 @@ import Yams
 
 /// The catalog file `subledger catalog apply` reads: the core's `Catalog` (apps, products, entitlements) and, beside
 /// it, each app's secrets, which never travel inside the core's values. Parsing lives here, at the edge that reads
-/// files; the store only stores what this returns (`LedgerStore.applyCatalog`).
+/// files; the store only stores what this returns (`CatalogStore.applyCatalog`).
 public enum CatalogFile {
     /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it, refusing as well an app
     /// that accepts Production without `apple_app_id` (`missing_apple_app_id`, see `Catalog.servingErrors`).

@@ -41,8 +41,8 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let period = try period()
-            try await withLedgerStore(database, label: "subledger.apps") { store in
-                try await store.setSmallBusinessPeriod(period, bundleID: bundleID)
+            try await withStores(database, label: "subledger.apps") { stores in
+                try await stores.revenueSettings.setSmallBusinessPeriod(period, bundleID: bundleID)
             }
             printOutput(
                 "\(bundleID): in the Small Business Program from \(from)" + (until.map { " until \($0)" } ?? ""))
@@ -59,8 +59,8 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let day = CalendarDay.parse(from) else { throw ValidationError("--from must be YYYY-MM-DD") }
-            let removed = try await withLedgerStore(database, label: "subledger.apps") { store in
-                try await store.removeSmallBusinessPeriod(fromDay: day, bundleID: bundleID)
+            let removed = try await withStores(database, label: "subledger.apps") { stores in
+                try await stores.revenueSettings.removeSmallBusinessPeriod(fromDay: day, bundleID: bundleID)
             }
             guard removed else { throw ValidationError("\(bundleID) has no period starting \(from)") }
             printOutput("\(bundleID): removed the period from \(from)")
@@ -74,8 +74,8 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let periods = try await withLedgerStore(database, label: "subledger.apps") { store in
-                try await store.smallBusinessPeriods(bundleID: bundleID)
+            let periods = try await withStores(database, label: "subledger.apps") { stores in
+                try await stores.revenueSettings.smallBusinessPeriods(bundleID: bundleID)
             }
             if periods.isEmpty { printOutput("\(bundleID): not in the Small Business Program") }
             for period in periods {

@@ -45,8 +45,10 @@ struct CatalogCommand: AsyncParsableCommand {
             do {
                 let migrator = try Migrator.bundled(logger: logger)
                 if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-                let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
-                try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
+                try await DatabaseReadiness.check(
+                    SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger),
+                    pooler: opened.pooler, migrator: migrator)
+                let store = CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys)
                 let report = try await store.applyCatalog(
                     catalog, secrets: secrets, allowingPlaintextSecrets: allowPlaintextSecrets)
                 printOutput(

@@ -138,14 +138,14 @@ func parseInt(_ text: String, _ name: String) throws -> Int {
 func withDatabase<T: Sendable>(
     _ options: DatabaseOptions, _ body: (PostgresPool) async throws -> T
 ) async throws -> T {
-    try await withStore(options) { store in try await body(store.pool) }
+    try await withStores(options) { stores in try await body(stores.pool) }
 }
 
 /// Opens the database these options name (migrating an embedded one), checks its pooler, schema version and
-/// secret keys as `serve` does (`DatabaseReadiness`; the keys only when `checkingSecretKeys`), runs `body` with a
-/// store holding the configured secret keys, and closes it.
-func withStore<T: Sendable>(
-    _ options: DatabaseOptions, checkingSecretKeys: Bool = true, _ body: (LedgerStore) async throws -> T
+/// secret keys as `serve` does (`DatabaseReadiness`; the keys only when `checkingSecretKeys`), runs `body` with
+/// its stores, holding the configured secret keys, and closes it.
+func withStores<T: Sendable>(
+    _ options: DatabaseOptions, checkingSecretKeys: Bool = true, _ body: (CommandStores) async throws -> T
 ) async throws -> T {
     var configuration = ServiceConfiguration()
     try options.apply(to: &configuration, environment: CommandContext.current.environment)
@@ -154,10 +154,10 @@ func withStore<T: Sendable>(
     do {
         let migrator = try Migrator.bundled(logger: logger)
         if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-        let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
+        let stores = CommandStores(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger)
         try await DatabaseReadiness.check(
-            store, pooler: opened.pooler, migrator: migrator, checkingSecretKeys: checkingSecretKeys)
-        let result = try await body(store)
+            stores.secrets, pooler: opened.pooler, migrator: migrator, checkingSecretKeys: checkingSecretKeys)
+        let result = try await body(stores)
         await opened.close()
         return result
     } catch {

@@ -35,8 +35,8 @@ struct FxCommand: AsyncParsableCommand {
             } catch let error as RevenueInputError {
                 throw ValidationError("\(file): \(error.message)")
             }
-            let count = try await withLedgerStore(database, label: "subledger.fx") { store in
-                try await store.applyExchangeRates(rates, reportingCurrency: reportingCurrency)
+            let count = try await withStores(database, label: "subledger.fx") { stores in
+                try await stores.revenueSettings.applyExchangeRates(rates, reportingCurrency: reportingCurrency)
             }
             printOutput("applied \(count) exchange rate(s) into \(reportingCurrency)")
         }

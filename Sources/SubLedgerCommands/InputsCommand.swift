@@ -36,19 +36,19 @@ struct InputsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let requeued = try await withLedgerStore(database, label: "subledger.inputs") { store in
+            let requeued = try await withStores(database, label: "subledger.inputs") { stores in
                 let selection: LedgerStore.RequeueSelection
                 if let receipt {
                     selection = .input(.receipt, id: receipt)
                 } else if let notification {
                     selection = .input(.notification, id: notification)
                 } else {
-                    guard let app, let stored = try await store.app(bundleID: app) else {
+                    guard let app, let stored = try await stores.catalog.app(bundleID: app) else {
                         throw ValidationError("no app \(app ?? "") is configured")
                     }
                     selection = .app(appID: stored.appID)
                 }
-                return try await store.requeueQuarantined(
+                return try await stores.ledger.requeueQuarantined(
                     selection, dryRun: dryRun, actor: InputsCommand.actor("subledger inputs requeue"),
                     now: Instant.systemNow())
             }
@@ -88,8 +88,8 @@ struct InputsCommand: AsyncParsableCommand {
         func run() async throws {
             let kind: LedgerStore.StoredInputKind = receipt != nil ? .receipt : .notification
             let id = receipt ?? notification ?? 0
-            let history = try await withLedgerStore(database, label: "subledger.inputs") { store in
-                try await store.inputHistory(kind, id: id)
+            let history = try await withStores(database, label: "subledger.inputs") { stores in
+                try await stores.ledger.inputHistory(kind, id: id)
             }
             guard let history else { throw ValidationError("no \(kind.rawValue) has the id \(id)") }
             printOutput(Self.render(history), terminator: "")

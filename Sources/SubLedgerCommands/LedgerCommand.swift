@@ -45,15 +45,15 @@ struct LedgerCommand: AsyncParsableCommand {
 
         func run() async throws {
             let since = try self.since.map(Self.instant)
-            let result = try await withLedgerStore(database, label: "subledger.ledger") { store in
+            let result = try await withStores(database, label: "subledger.ledger") { stores in
                 var appID: Int64?
                 if let app {
-                    guard let stored = try await store.app(bundleID: app) else {
+                    guard let stored = try await stores.catalog.app(bundleID: app) else {
                         throw ValidationError("no app \(app) is configured")
                     }
                     appID = stored.appID
                 }
-                return try await store.verifyLedgerChain(appID: appID, since: since)
+                return try await stores.ledger.verifyLedgerChain(appID: appID, since: since)
             }
             printOutput("checked \(result.chains) chain(s), \(result.links) link(s), rehashed \(result.rehashed)")
             guard let first = result.breaks.first else {

@@ -120,13 +120,13 @@ struct NotificationsCommand: AsyncParsableCommand {
             let configuration = try serviceConfiguration(database, apple)
             let logger = makeLogger("subledger.notifications.test", level: configuration.logLevel)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let reports: [NotificationTestReport] = try await withLedgerStore(
+            let reports: [NotificationTestReport] = try await withStores(
                 database, label: "subledger.notifications.test"
-            ) { store in
-                guard let app = try await store.app(bundleID: bundleID) else {
+            ) { stores in
+                guard let app = try await stores.catalog.app(bundleID: bundleID) else {
                     throw ValidationError("no app with bundle id \(bundleID) in the catalog")
                 }
-                let test = NotificationTest(store: store, apple: apple)
+                let test = NotificationTest(store: stores.ledger, catalog: stores.catalog, apple: apple)
                 var reports: [NotificationTestReport] = []
                 for environment in try environments(default: app.definition.environments) {
                     do throws(NotificationTestError) {

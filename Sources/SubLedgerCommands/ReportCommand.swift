@@ -114,7 +114,7 @@ struct ReportCommand: AsyncParsableCommand {
             // Connect first, so --timing measures the report's queries only.
             try await opened.checkConnection()
             try await DatabaseReadiness.check(
-                LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys),
+                SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger),
                 pooler: opened.pooler, migrator: try Migrator.bundled(logger: logger))
             let clock = ContinuousClock()
             let started = clock.now

@@ -30,10 +30,10 @@ struct SecretsCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let (configured, status, unredacted) = try await withStore(database, checkingSecretKeys: false) { store in
+            let (configured, status, unredacted) = try await withStores(database, checkingSecretKeys: false) { stores in
                 (
-                    store.secretKeys.keys.map(\.id), try await store.secretsStatus(),
-                    try await store.countUnredactedV1Notifications(redact: redactV1Body)
+                    stores.secretKeys.keys.map(\.id), try await stores.secrets.status(),
+                    try await stores.secrets.countUnredactedV1Notifications(redact: redactV1Body)
                 )
             }
             let listed = configured.enumerated().map { $0.offset == 0 ? "\($0.element) (seals)" : $0.element }
@@ -66,16 +66,16 @@ struct SecretsCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let (resealing, redacted, status) = try await withStore(database, checkingSecretKeys: false) { store in
-                guard !store.secretKeys.isEmpty else {
+            let (resealing, redacted, status) = try await withStores(database, checkingSecretKeys: false) { stores in
+                guard !stores.secretKeys.isEmpty else {
                     throw SecretError(
                         .noSecretKey,
                         "no secret key is configured: set --secret-key-file, SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY"
                     )
                 }
-                let resealing = try await store.resealSecrets()
-                let redacted = try await store.redactStoredV1Notifications(redact: redactV1Body)
-                return (resealing, redacted, try await store.secretsStatus())
+                let resealing = try await stores.secrets.reseal()
+                let redacted = try await stores.secrets.redactStoredV1Notifications(redact: redactV1Body)
+                return (resealing, redacted, try await stores.secrets.status())
             }
             printOutput(
                 "sealed with key \(resealing.keyID): \(resealing.resealed) secret(s) re-sealed from older keys, "

@@ -222,13 +222,16 @@ private func withExtensions(
     var configuration = ServiceConfiguration()
     try apple.apply(to: &configuration.apple, environment: CommandContext.current.environment)
     let appleConfiguration = configuration.apple
-    try await withStore(database) { store in
+    try await withStores(database) { stores in
         let logger = makeLogger("subledger.subscriptions", level: .warning)
         let gateway = try AppleGateway(configuration: appleConfiguration, logger: logger)
-        let ingestion = Ingestion(store: store, apple: gateway, logger: logger, now: { Instant.systemNow() })
+        let ingestion = Ingestion(
+            store: stores.ledger, catalog: stores.catalog, apple: gateway, logger: logger,
+            now: { Instant.systemNow() })
         try await body(
             RenewalExtensions(
-                store: store, apple: gateway, ingestion: ingestion, logger: logger, now: { Instant.systemNow() }))
+                store: stores.ledger, catalog: stores.catalog, apple: gateway, ingestion: ingestion, logger: logger,
+                now: { Instant.systemNow() }))
     }
 }
 

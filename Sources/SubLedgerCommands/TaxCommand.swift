@@ -26,8 +26,8 @@ struct TaxCommand: AsyncParsableCommand {
             } catch let error as RevenueInputError {
                 throw ValidationError("\(file): \(error.message)")
             }
-            let count = try await withLedgerStore(database, label: "subledger.tax") { store in
-                try await store.applyTaxRates(rates)
+            let count = try await withStores(database, label: "subledger.tax") { stores in
+                try await stores.revenueSettings.applyTaxRates(rates)
             }
             printOutput("applied \(count) tax rate(s)")
         }

@@ -261,8 +261,8 @@ struct WebhooksCommand: AsyncParsableCommand {
             var secrets = secret
             if let endpoint {
                 let id = try WebhookAdminInput.endpointID(endpoint)
-                secrets = try await withStore(database) { store in
-                    let endpoints = WebhookEndpointStore(pool: store.pool, secretKeys: store.secretKeys)
+                secrets = try await withStores(database) { stores in
+                    let endpoints = WebhookEndpointStore(pool: stores.pool, secretKeys: stores.secretKeys)
                     guard let secrets = try await endpoints.signingSecrets(endpointID: id, now: Date()) else {
                         throw WebhookAdminError(.unknownEndpoint, "no webhook endpoint \(id)")
                     }
@@ -289,8 +289,8 @@ struct WebhooksCommand: AsyncParsableCommand {
 private func withWebhookAdmin<T: Sendable>(
     _ database: DatabaseOptions, _ body: (WebhookAdmin) async throws -> T
 ) async throws -> T {
-    try await withStore(database) { store in
-        try await body(WebhookAdmin(store: WebhookEndpointStore(pool: store.pool, secretKeys: store.secretKeys)))
+    try await withStores(database) { stores in
+        try await body(WebhookAdmin(store: WebhookEndpointStore(pool: stores.pool, secretKeys: stores.secretKeys)))
     }
 }
 

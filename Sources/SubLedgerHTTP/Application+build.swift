@@ -16,10 +16,12 @@ public func buildApplication(
     logger: Logger
 ) -> some ApplicationProtocol {
     ServiceMetrics.bootstrap()
-    let store = LedgerStore(pool: dependencies.pool, logger: logger, secretKeys: configuration.secretKeys)
-    let apps = AppDirectory(store: store)
+    let store = LedgerStore(pool: dependencies.pool)
+    let catalog = CatalogStore(pool: dependencies.pool, secretKeys: configuration.secretKeys)
+    let apps = AppDirectory(catalog: catalog)
     let keys = APIKeys(store: APIKeyStore(pool: dependencies.pool))
-    let router = buildRouter(dependencies: dependencies, store: store, apps: apps, keys: keys, logger: logger)
+    let router = buildRouter(
+        dependencies: dependencies, store: store, catalog: catalog, apps: apps, keys: keys, logger: logger)
     return Application(
         router: router,
         // Requests the HTTP parser refuses are answered in the error shape too (`ParserErrorAnswer`).
@@ -38,9 +40,10 @@ public func buildApplication(
     )
 }
 
-/// The routes of the service.
+/// The routes of the service. `catalog` is read uncached (support lookups); `apps` is its cache.
 func buildRouter(
-    dependencies: ServiceDependencies, store: LedgerStore, apps: AppDirectory, keys: APIKeys, logger: Logger,
+    dependencies: ServiceDependencies, store: LedgerStore, catalog: CatalogStore, apps: AppDirectory, keys: APIKeys,
+    logger: Logger,
     metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry
 ) -> Router<SubLedgerRequestContext> {
     let router = Router(context: SubLedgerRequestContext.self)
@@ -86,26 +89,33 @@ func buildRouter(
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(
-        apps: apps, claims: AppTransactionClaims(store: store, apple: dependencies.apple, now: dependencies.now)
+        apps: apps,
+        claims: AppTransactionClaims(
+            store: AppTransactionStore(pool: dependencies.pool), apple: dependencies.apple, now: dependencies.now)
     ).register(on: v1)
     AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
     // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
         .register(on: v1)
     // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key (docs/offers.md).
-    OffersController(apps: apps, signatures: OfferSignatures(store: store, now: dependencies.now)).register(on: v1)
+    OffersController(
+        apps: apps,
+        signatures: OfferSignatures(
+            store: OfferEligibilityStore(pool: dependencies.pool), now: dependencies.now)
+    ).register(on: v1)
 
     let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
     let adminPage = router.group("admin").add(
         middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true))
     // Support lookups (/v1/admin/lookup/...) and the admin page's search box.
-    let support = SupportLookup(store: store, apple: dependencies.apple, logger: logger, now: dependencies.now)
+    let support = SupportLookup(
+        store: store, catalog: catalog, apple: dependencies.apple, logger: logger, now: dependencies.now)
     SupportController(lookup: support).register(on: adminReports)
     AdminController(reads: reads, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
     // Webhook endpoints (/v1/admin/webhooks, docs/webhooks.md "Endpoints").
     WebhooksController(
-        admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: store.secretKeys))
+        admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: catalog.secretKeys))
     )
     .register(on: adminReports)
     return router

@@ -27,8 +27,7 @@ public enum SubLedgerServer {
             if let replicas = configuration.readReplicas {
                 dependencies.readReplicas = try ReadReplicas(
                     configuration: replicas,
-                    primary: LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys),
-                    logger: logger)
+                    primary: LedgerStore(pool: opened.pool), logger: logger)
             }
             let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
             // The schema is settled before serving when the database answers; when it is down, serve anyway
@@ -112,7 +111,7 @@ struct StartupSchemaCheck: Service {
                 return false
             }
             // Secrets at rest: refuse to go on without the keys the stored secrets are sealed with.
-            try await LedgerStore(pool: pool, logger: logger, secretKeys: secretKeys).checkSecretKeys()
+            try await SecretStore(pool: pool, secretKeys: secretKeys, logger: logger).checkKeys()
             return true
         } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout {
             if firstFailure {
@@ -152,13 +151,15 @@ extension SubLedgerServer {
             guard try await migrator.isCurrent(opened.pool) else {
                 throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
             }
-            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
-            try await store.checkSecretKeys()
+            try await SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger).checkKeys()
+            let store = LedgerStore(pool: opened.pool)
+            let catalog = CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let ingestion = Ingestion(
+                store: store, catalog: catalog, apple: apple, logger: logger, now: { Instant.systemNow() })
             let job = RenewalPoller(
-                configuration: poller, queue: PollQueue(pool: opened.pool), store: store, ingestion: ingestion,
-                logger: logger, now: { Instant.systemNow() })
+                configuration: poller, queue: PollQueue(pool: opened.pool), store: store, catalog: catalog,
+                ingestion: ingestion, logger: logger, now: { Instant.systemNow() })
             // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
             // The pool first, so it closes last, after the job has given its leases back.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -170,8 +171,8 @@ extension SubLedgerServer {
                 services.append(
                     onceAware(
                         NotificationRecoveryService(
-                            configuration: recovery, pool: opened.pool, ingestion: ingestion, once: poller.once,
-                            logger: logger),
+                            configuration: recovery, pool: opened.pool, catalog: catalog, ingestion: ingestion,
+                            once: poller.once, logger: logger),
                         once: poller.once))
             }
             if let metricsPort {
@@ -196,7 +197,7 @@ extension SubLedgerServer {
             services.append(
                 onceAware(
                     ConsumptionResponder(
-                        configuration: consumption, store: ConsumptionStore(pool: opened.pool), ledger: store,
+                        configuration: consumption, store: ConsumptionStore(pool: opened.pool), catalog: catalog,
                         apple: apple,
                         logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
@@ -207,14 +208,18 @@ extension SubLedgerServer {
             services.append(
                 onceAware(
                     AppleWriteBackSender(
-                        configuration: writeBacks, store: AppleWriteBackStore(pool: opened.pool), ledger: store,
+                        configuration: writeBacks, store: AppleWriteBackStore(pool: opened.pool), catalog: catalog,
                         apple: apple, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
             // The entitlement read model of accounts from before it existed (reads never write, so they cannot).
             var backfill = EntitlementBackfill.Configuration()
             backfill.once = poller.once
             services.append(
-                onceAware(EntitlementBackfill(configuration: backfill, store: store, logger: logger), once: poller.once)
+                onceAware(
+                    EntitlementBackfill(
+                        configuration: backfill, catalog: catalog, readModel: EntitlementReadStore(pool: opened.pool),
+                        logger: logger),
+                    once: poller.once)
             )
             // Webhooks: the clock's time-driven events (entitlement.expired, a grace period's end).
             var webhookClock = WebhookClock.Configuration()

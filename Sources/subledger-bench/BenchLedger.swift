@@ -18,8 +18,8 @@ enum BenchLedger {
         var configuration = try PostgresConfiguration(connectionString: url, defaultApplicationName: "subledger-bench")
         configuration.maxConnections = workers
         let pool = PostgresPool(configuration: configuration, logger: logger)
-        let store = LedgerStore(pool: pool, logger: logger)
-        guard let app = try await store.app(bundleID: BenchShape.bundleID) else {
+        let store = LedgerStore(pool: pool)
+        guard let app = try await CatalogStore(pool: pool).app(bundleID: BenchShape.bundleID) else {
             throw BenchError(
                 "no app \(BenchShape.bundleID): run `subledger-bench catalog | subledger catalog apply -` first")
         }

@@ -36,8 +36,10 @@ public enum LedgerFixtures {
         try! AccountID(name)
     }
 
-    /// Applies the catalog to the schema behind `pool` and returns the stored app.
-    public static func app(_ store: LedgerStore) async throws -> StoredApp {
+    /// Applies the catalog to the schema behind `pool` (its secret sealed with `secretKeys`) and returns the
+    /// stored app.
+    public static func app(on pool: PostgresPool) async throws -> StoredApp {
+        let store = CatalogStore(pool: pool, secretKeys: secretKeys)
         let (catalog, secrets) = try CatalogFile.read(catalogYAML)
         try await store.applyCatalog(catalog, secrets: secrets)
         guard let app = try await store.app(bundleID: bundleID) else {

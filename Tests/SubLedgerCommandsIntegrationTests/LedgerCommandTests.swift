@@ -11,8 +11,8 @@ import Testing
     @Test func theCommandExitsNonZeroAndNamesTheRow() async throws {
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             try await FilledLedger.fill(store, app)
             let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
             func verify(_ arguments: [String]) async -> (status: Int32, output: String) {

@@ -24,8 +24,8 @@ import Testing
         typealias F = LedgerFixtures
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             for (index, name) in ["ada", "bo", "cy"].enumerated() {
                 let chain = "o\(index)"
                 try await store.apply(
@@ -43,7 +43,8 @@ import Testing
                 try await pool.query("SELECT count(*) FROM account_entitlement_backfill").single().decode(
                     Int64.self, at: 0)
             }
-            let read = try await store.entitlementRead(of: F.account("ada"), app: app, at: F.day(1))
+            let read = try await EntitlementReadStore(pool: store.pool).read(
+                of: F.account("ada"), app: app, at: F.day(1))
             #expect(read.entitlements.map(\.entitlementID) == ["pro"])
             #expect(try await listed() == 3)
 
@@ -56,7 +57,8 @@ import Testing
             #expect(try await listed() == 0)
             let periods = try await pool.query("SELECT count(DISTINCT account_id) FROM account_entitlement_periods")
             #expect(try periods.single().decode(Int64.self, at: 0) == 3)
-            let again = try await store.entitlementRead(of: F.account("ada"), app: app, at: F.day(1))
+            let again = try await EntitlementReadStore(pool: store.pool).read(
+                of: F.account("ada"), app: app, at: F.day(1))
             #expect(again.entitlements == read.entitlements)
         }
     }

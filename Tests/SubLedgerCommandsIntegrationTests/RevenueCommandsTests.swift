@@ -33,7 +33,7 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
-            try await LedgerStore(pool: pool, logger: TestDatabase.logger).applyCatalog(catalog, secrets: secrets)
+            try await CatalogStore(pool: pool).applyCatalog(catalog, secrets: secrets)
             func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
                 try await SecretsCommandTests.subledger(arguments, schema: schema)
             }

@@ -39,9 +39,9 @@ import Testing
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             // Rows as an earlier version stored them: secrets in plaintext, a V1 body with its password.
-            let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let keylessCatalog = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(S.catalogYAML)
-            try await keyless.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
+            try await keylessCatalog.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
             try await pool.query(
                 "INSERT INTO notifications (notification_id, version, body) VALUES ('n1', 'v1', $1), ('n2', 'v2', $2)",
                 [Self.v1Body, #"{"signedPayload":"x","password":"kept"}"#])
@@ -61,8 +61,9 @@ import Testing
             let raw = try await S.rawColumns(pool)
             #expect(raw.sharedSecret == nil)
             #expect(raw.sharedKeyID == key.id)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [key]))
-            #expect(try await store.app(bundleID: S.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
+            let catalogStore = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: [key]))
+            #expect(
+                try await catalogStore.app(bundleID: S.bundleID)?.sharedSecret == "the-shared-secret-0123456789abcdef")
             let bodies = try await pool.query("SELECT body FROM notifications ORDER BY notification_id")
             #expect(
                 try bodies.map { try $0.decode(String.self, at: 0) } == [
@@ -82,9 +83,9 @@ import Testing
         let old = SecretKey.generate()
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [old]))
+            let catalogStore = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: [old]))
             let (catalog, secrets) = try CatalogFile.read(S.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
             let result = try await Self.subledger(
                 ["secrets", "status"], schema: schema,
                 environment: ["SUBLEDGER_SECRET_KEY": SecretKey.generate().base64])

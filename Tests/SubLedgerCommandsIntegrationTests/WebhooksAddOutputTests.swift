@@ -12,9 +12,9 @@ import Testing
     @Test func theReminderFollowsTheJSONOnItsOwnLine() async throws {
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(WebhooksCommandTests.catalog)
-            try await store.applyCatalog(catalog, secrets: secrets)
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
 
             let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
             let run = await SubLedgerCLI.run([

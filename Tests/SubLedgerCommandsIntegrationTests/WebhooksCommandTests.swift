@@ -26,9 +26,9 @@ import Testing
     @Test func commandsManageEndpointsAndRefuseBadInputWithACode() async throws {
         try await TestDatabase.withSchema(template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(Self.catalog)
-            try await store.applyCatalog(catalog, secrets: secrets)
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
             let url = SubLedgerCLI.databaseURL(try TestDatabase.connectionString(), schema: schema)
 
             let added = await Self.run(

@@ -83,7 +83,7 @@ import Testing
         let app = StoredApp(appID: 1, definition: App(bundleID: "com.example.slow", products: []), sharedSecret: "s")
         try await TestDatabase.withSchema { _, _, pool in
             let ingestion = Ingestion(
-                store: LedgerStore(pool: pool, logger: TestDatabase.logger), apple: gateway,
+                store: LedgerStore(pool: pool), catalog: CatalogStore(pool: pool), apple: gateway,
                 logger: TestDatabase.logger, now: { Instant.systemNow() })
             let answered = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<16 { group.addTask { await ingestion.appleAnswers(app: app) } }

@@ -62,9 +62,9 @@ import Testing
                     timeout: .milliseconds(4_800)),
                 additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
             let ingestion = Ingestion(
-                store: e.service.store, apple: gateway, logger: TestDatabase.logger,
+                store: e.service.store, catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
                 now: { Instant(millisecondsSince1970: e.control.clock().now) })
-            let app = try #require(try await e.service.store.app(bundleID: E.bundleID))
+            let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
             e.control.setFault(FaultRule(kind: .latency, rate: 1, latencyMs: 1_000), for: .verifyReceipt)
             let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for (index, receipt) in receipts.enumerated() {

@@ -32,7 +32,7 @@ import Testing
                 #expect(try await e.submitReceipt(bought.receiptData, account: account).status == .serviceUnavailable)
             }
             // A receipt waiting for a reason of its own (not Apple's): its backoff stands.
-            let app = try #require(try await e.service.store.app(bundleID: E.bundleID))
+            let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
             let now = Instant(millisecondsSince1970: e.control.clock().now)
             let own = try await e.service.store.storeSubmission(
                 kind: .appReceipt, body: "b3duLXJlYXNvbg==", account: try AccountID("dee"), app: app)

@@ -24,7 +24,7 @@ import Testing
         let (catalog, _) = try CatalogFile.read(yaml)
         let simApp = try e.control.app(E.bundleID)
         let pem = try #require(simApp.serverAPI.privateKeyPEM)
-        try await e.service.store.applyCatalog(
+        try await e.service.catalog.applyCatalog(
             catalog,
             secrets: [
                 E.bundleID: AppSecrets(
@@ -45,7 +45,7 @@ import Testing
         configuration.once = once
         return ConsumptionResponder(
             configuration: configuration, store: ConsumptionStore(pool: e.service.pool),
-            ledger: e.service.store, apple: gateway, logger: TestDatabase.logger,
+            catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
             now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 

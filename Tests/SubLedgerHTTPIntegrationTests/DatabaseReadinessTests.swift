@@ -19,8 +19,8 @@ import Testing
               - { product_id: coins.100, type: consumable, credits: 100 }
         """
 
-    static func store(_ pool: PostgresPool, _ keys: SecretKeyring) -> LedgerStore {
-        LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: keys)
+    static func store(_ pool: PostgresPool, _ keys: SecretKeyring) -> SecretStore {
+        SecretStore(pool: pool, secretKeys: keys, logger: TestDatabase.logger)
     }
 
     @Test func aDatabaseWhoseSchemaIsNotCurrentIsRefused() async throws {
@@ -40,7 +40,7 @@ import Testing
             try await migrator.migrate(pool)
             let keys = try SecretKeyring(keys: [.generate()])
             let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
-            try await Self.store(pool, keys).applyCatalog(catalog, secrets: secrets)
+            try await CatalogStore(pool: pool, secretKeys: keys).applyCatalog(catalog, secrets: secrets)
 
             try await DatabaseReadiness.check(Self.store(pool, keys), pooler: .none, migrator: migrator)
             let otherKeys = try SecretKeyring(keys: [.generate()])

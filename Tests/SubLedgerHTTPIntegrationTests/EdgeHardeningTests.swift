@@ -321,7 +321,7 @@ import Testing
                     products:
                       - { product_id: three.monthly, type: auto_renewable, subscription_group_id: "g3", entitlements: [pro] }
                 """)
-            try await harness.store.applyCatalog(extra, secrets: extraSecrets)
+            try await harness.catalog.applyCatalog(extra, secrets: extraSecrets)
             let forger = JWSSigner(
                 chain: try SigningChain.generate(
                     notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),

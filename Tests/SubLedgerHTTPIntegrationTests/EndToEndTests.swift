@@ -42,7 +42,7 @@ import Testing
             #expect((answer.json["client_transaction"] as? [String: Any])?["found"] as? Bool == true)
             #expect(answer.json.entitlementIDs == ["pro"])
             #expect(answer.json.firstExpiry == Self.iso(try Self.expiry(of: bought)))
-            let app = try #require(try await e.service.store.app(bundleID: E.bundleID))
+            let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
             #expect(try await e.service.store.order(try OrderID(token), app: app)?.fulfilledBy == transactionID)
         }
     }
@@ -189,7 +189,10 @@ import Testing
         configuration.once = true
         return RenewalPoller(
             configuration: configuration, queue: PollQueue(pool: e.service.pool), store: e.service.store,
-            ingestion: Ingestion(store: e.service.store, apple: gateway, logger: TestDatabase.logger, now: now),
+            catalog: e.service.catalog,
+            ingestion: Ingestion(
+                store: e.service.store, catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
+                now: now),
             logger: TestDatabase.logger, now: now)
     }
 
@@ -233,7 +236,7 @@ import Testing
             #expect((recovered["entitlements"] as? [[String: Any]])?.first?["state"] as? String == "active")
 
             // Rita's renewal is refunded; when the chain is next due the job finds the refund.
-            let app = try #require(try await e.service.store.app(bundleID: E.bundleID))
+            let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
             let ritasOriginal = try #require(renewing.originalTransactionID)
             let ritasChain = try await e.service.store.chain(
                 ChainKey(environment: .production, originalTransactionID: ritasOriginal), app: app)
@@ -255,7 +258,7 @@ import Testing
             let simApp = try e.control.app(E.bundleID)
             let pem = try #require(simApp.serverAPI.privateKeyPEM)
             let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-            try await e.service.store.applyCatalog(
+            try await e.service.catalog.applyCatalog(
                 catalog,
                 secrets: [
                     E.bundleID: AppSecrets(

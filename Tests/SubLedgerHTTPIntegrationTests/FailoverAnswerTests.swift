@@ -23,9 +23,10 @@ import Testing
         try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { schema, writable, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let store = LedgerStore(pool: pool)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, _) = try CatalogFile.read(H.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: [:])
+            try await catalogStore.applyCatalog(catalog, secrets: [:])
             let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: H.appOne, name: "one").secret
             let chain = try SigningChain.generate(
                 notValidBefore: Instant(millisecondsSince1970: 1_600_000_000_000),
@@ -43,7 +44,8 @@ import Testing
                 configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
                 logger: TestDatabase.logger)
             let harness = ServiceHarness(
-                pool: standbyLike, store: store, clock: TestClock(H.start), signer: JWSSigner(chain: chain),
+                pool: standbyLike, store: store, catalog: catalogStore, clock: TestClock(H.start),
+                signer: JWSSigner(chain: chain),
                 keyOne: key, keyTwo: "", keys: APIKeys(store: APIKeyStore(pool: pool)))
             try await app.test(.live) { client in
                 let signed = try harness.signedTransaction(id: "7000", purchasedOnDay: 0, expiresOnDay: 30)
@@ -72,9 +74,9 @@ import Testing
         try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, writable, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, _) = try CatalogFile.read(H.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: [:])
+            try await catalogStore.applyCatalog(catalog, secrets: [:])
             let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: H.appOne, name: "one").secret
 
             // The service reaches PostgreSQL through a socket directory that is empty at first (the outage) and

@@ -84,7 +84,7 @@ import Testing
             let before =
                 Self.sample(try await Self.scrape(client).text, "subledger_ledger_entries_total{", ["kind=\"grant\""])
                 ?? 0
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let purchase = Transaction(
                 transactionID: "m1", originalTransactionID: "m1", productID: "pro.monthly", bundleID: H.appOne,
                 purchaseDate: H.day(0), expiresDate: H.day(30), subscriptionGroupID: "g1", environment: .production,

@@ -49,10 +49,12 @@ import Yams
         let apple = try AppleGateway(configuration: AppleConfiguration(), logger: logger)
         let dependencies = ServiceDependencies(
             pool: pool, migrator: try Migrator.bundled(logger: logger), apple: apple, now: { Instant.systemNow() })
-        let store = LedgerStore(pool: pool, logger: logger)
-        let apps = AppDirectory(store: store)
+        let store = LedgerStore(pool: pool)
+        let catalog = CatalogStore(pool: pool)
+        let apps = AppDirectory(catalog: catalog)
         let router = buildRouter(
-            dependencies: dependencies, store: store, apps: apps, keys: APIKeys(store: APIKeyStore(pool: pool)),
+            dependencies: dependencies, store: store, catalog: catalog, apps: apps,
+            keys: APIKeys(store: APIKeyStore(pool: pool)),
             logger: logger)
         return Set(
             router.routes.map { route in

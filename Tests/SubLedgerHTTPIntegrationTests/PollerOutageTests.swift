@@ -15,7 +15,7 @@ import Testing
 
     @Test func pollerKeepsCyclingThroughAnOutageAndWorksOnceTheDatabaseIsBack() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             try await PollerTests.seedChains(3, store: harness.store, app: app)
             harness.clock.set(H.day(29))
 
@@ -45,9 +45,10 @@ import Testing
             let gateway = try AppleGateway(configuration: .init(trustAppleRoot: true), logger: TestDatabase.logger)
             let checked = Mutex<Set<String>>([])
             let job = RenewalPoller(
-                configuration: poller, queue: PollQueue(pool: pool), store: store,
+                configuration: poller, queue: PollQueue(pool: pool), store: store, catalog: harness.catalog,
                 ingestion: Ingestion(
-                    store: store, apple: gateway, logger: TestDatabase.logger, now: { harness.clock.now }),
+                    store: store, catalog: harness.catalog, apple: gateway, logger: TestDatabase.logger,
+                    now: { harness.clock.now }),
                 refresher: .init { chain, _ in
                     _ = checked.withLock { $0.insert(chain.key.originalTransactionID) }
                     return nil

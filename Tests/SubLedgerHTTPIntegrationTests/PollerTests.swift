@@ -43,10 +43,11 @@ import Testing
         configuration.once = true
         let gateway = try AppleGateway(configuration: .init(trustAppleRoot: true), logger: TestDatabase.logger)
         let ingestion = Ingestion(
-            store: harness.store, apple: gateway, logger: TestDatabase.logger, now: { harness.clock.now })
+            store: harness.store, catalog: harness.catalog, apple: gateway, logger: TestDatabase.logger,
+            now: { harness.clock.now })
         return RenewalPoller(
             configuration: configuration, queue: PollQueue(pool: harness.pool), store: harness.store,
-            ingestion: ingestion,
+            catalog: harness.catalog, ingestion: ingestion,
             refresher: .init { chain, _ in
                 try await refresh(chain)
                 return nil
@@ -56,7 +57,7 @@ import Testing
 
     @Test func twoPollersOnAThousandDueChainsCheckEachExactlyOncePerCycle() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             try await Self.seedChains(1_000, store: harness.store, app: app)
             harness.clock.set(H.day(29))  // every chain expires within the one-day window
 
@@ -87,7 +88,7 @@ import Testing
     /// A poller that dies mid-cycle leaves leases that run out: another poller then takes the work.
     @Test func aPollerKilledMidCycleLeavesNothingLockedForever() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             try await Self.seedChains(20, store: harness.store, app: app)
             harness.clock.set(H.day(29))
             // The dead poller claimed everything and never came back.
@@ -109,7 +110,7 @@ import Testing
     /// Leases given back on shutdown are claimable at once.
     @Test func releasedLeasesAreClaimableImmediately() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             try await Self.seedChains(5, store: harness.store, app: app)
             harness.clock.set(H.day(29))
             let queue = PollQueue(pool: harness.pool)

@@ -22,7 +22,7 @@ import Testing
         let simApp = try e.control.app(E.bundleID)
         let pem = try #require(simApp.serverAPI.privateKeyPEM)
         let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-        try await e.service.store.applyCatalog(
+        try await e.service.catalog.applyCatalog(
             catalog,
             secrets: [
                 E.bundleID: AppSecrets(
@@ -37,10 +37,12 @@ import Testing
                 serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
         let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: e.control.clock().now) }
-        let ingestion = Ingestion(store: e.service.store, apple: gateway, logger: TestDatabase.logger, now: now)
+        let ingestion = Ingestion(
+            store: e.service.store, catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger, now: now)
         let extensions = RenewalExtensions(
-            store: e.service.store, apple: gateway, ingestion: ingestion, logger: TestDatabase.logger, now: now)
-        return (extensions, try #require(try await e.service.store.app(bundleID: E.bundleID)))
+            store: e.service.store, catalog: e.service.catalog, apple: gateway, ingestion: ingestion,
+            logger: TestDatabase.logger, now: now)
+        return (extensions, try #require(try await e.service.catalog.app(bundleID: E.bundleID)))
     }
 
     /// A new subscriber of pro.monthly, claimed by `account` through its signed transaction.

@@ -45,7 +45,7 @@ import Testing
             let entitlements = try await client.call(.get, "/v1/accounts/alice/entitlements", key: harness.keyOne)
             #expect(entitlements.json.entitlementIDs == ["pro"])
             #expect(entitlements.json.firstExpiry == "2025-01-31T00:00:00.000Z")
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let fulfilled = try #require(try await harness.store.order(try OrderID(token), app: app))
             #expect(fulfilled.state == .fulfilled)
 

@@ -36,11 +36,11 @@ import Testing
         configuration.once = true
         configuration.pendingAge = pendingAge
         let ingestion = Ingestion(
-            store: harness.store, apple: try gateway(harness, retry: retry), logger: TestDatabase.logger,
-            now: { harness.clock.now })
+            store: harness.store, catalog: harness.catalog, apple: try gateway(harness, retry: retry),
+            logger: TestDatabase.logger, now: { harness.clock.now })
         return RenewalPoller(
             configuration: configuration, queue: PollQueue(pool: harness.pool), store: harness.store,
-            ingestion: ingestion, logger: TestDatabase.logger, now: { harness.clock.now })
+            catalog: harness.catalog, ingestion: ingestion, logger: TestDatabase.logger, now: { harness.clock.now })
     }
 
     /// Runs `body`, failing the test (instead of hanging it) if it takes longer than `limit`.
@@ -89,7 +89,7 @@ import Testing
     /// ends (rather than claiming the same input again and again), and in the end the input is quarantined.
     @Test func aStoredInputThatFailsToApplyIsRecordedBacksOffAndIsQuarantined() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let token = try harness.signedTransaction(id: "5001", purchasedOnDay: 0, expiresOnDay: 30)
             let id = try await harness.store.storeSubmission(
                 kind: .signedTransaction, body: token, account: try AccountID("paula"), app: app)
@@ -123,7 +123,7 @@ import Testing
     /// runs out) is quarantined after the second such attempt, not retried until its attempts run out.
     @Test func anInputThatKillsTheJobTwiceIsQuarantined() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let id = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "cG9pc29u", account: try AccountID("trap"), app: app)
             try await Self.receivedLongAgo(harness.pool, id)
@@ -151,7 +151,7 @@ import Testing
     /// terminal state (the breaker refuses at once after the first refused connection).
     @Test func retriesOfAStoredReceiptBackOffExponentiallyAndEndQuarantined() async throws {
         try await H.run { harness, client in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let id = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "bm90IGEgcmVjZWlwdA==", account: try AccountID("rick"), app: app)
             try await Self.receivedLongAgo(harness.pool, id)
@@ -194,7 +194,7 @@ import Testing
     /// the job once it is older than the pending age.
     @Test func theJobAppliesAStoredNotificationLeftPending() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let transaction = try harness.signedTransaction(id: "6001", purchasedOnDay: 0, expiresOnDay: 30)
             let body = try harness.notificationBody(
                 type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: transaction, onDay: 0)
@@ -226,7 +226,7 @@ import Testing
     /// stored body with the app's current shared secret; it is applied like any other stranded input.
     @Test func theJobAppliesAStoredV1NotificationWithoutItsPassword() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let redacted = """
                 {"notification_type": "INITIAL_BUY", "environment": "PROD", "bid": "\(H.appOne)", "bvrs": "1",
                  "unified_receipt": {"status": 0, "environment": "Production", "latest_receipt": "BASE64",
@@ -260,7 +260,7 @@ import Testing
     /// A replayed submission finds the stored row instead of storing a second copy.
     @Test func aReplayedSubmissionIsStoredOnce() async throws {
         try await H.run { harness, _ in
-            let app = try #require(try await harness.store.app(bundleID: H.appOne))
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let account = try AccountID("rosa")
             let first = try await harness.store.storeSubmission(
                 kind: .appReceipt, body: "cmVjZWlwdA==", account: account, app: app)
@@ -280,7 +280,8 @@ import Testing
     @Test func concurrentDeliveriesOfOneNotificationSayAppliedOnce() async throws {
         try await H.run { harness, _ in
             let ingestion = Ingestion(
-                store: harness.store, apple: try Self.gateway(harness, retry: StoredInputRetry()),
+                store: harness.store, catalog: harness.catalog,
+                apple: try Self.gateway(harness, retry: StoredInputRetry()),
                 logger: TestDatabase.logger,
                 now: { harness.clock.now })
             for round in 0..<3 {

@@ -24,7 +24,7 @@ import Testing
         let simApp = try e.control.app(E.bundleID)
         let pem = try #require(simApp.serverAPI.privateKeyPEM)
         let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-        try await e.service.store.applyCatalog(
+        try await e.service.catalog.applyCatalog(
             catalog,
             secrets: [
                 E.bundleID: AppSecrets(
@@ -43,7 +43,7 @@ import Testing
                 serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
         return SupportLookup(
-            store: e.service.store, apple: gateway, logger: TestDatabase.logger,
+            store: e.service.store, catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
             now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 

@@ -33,7 +33,7 @@ import Testing
                     products:
                       - { product_id: dev.unlock, type: non_consumable, entitlements: [pro] }
                 """)
-            _ = try await harness.store.applyCatalog(catalog, secrets: secrets)
+            _ = try await harness.catalog.applyCatalog(catalog, secrets: secrets)
             let devKey = try await harness.keys.create(bundleID: Self.developmentApp, name: "dev").secret
 
             let xcode = try Self.locallySigned(bundleID: Self.developmentApp, environment: "Xcode", id: "1")

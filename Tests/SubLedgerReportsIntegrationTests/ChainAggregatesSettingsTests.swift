@@ -14,8 +14,8 @@ import Testing
     @Test func theRefreshesTurnJITOffAndForceGenericPlansForTheirTransactionOnly() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: LedgerFixtures.secretKeys)
-            let app = try await LedgerFixtures.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await LedgerFixtures.app(on: store.pool)
             let settings = "SELECT current_setting('jit'), current_setting('plan_cache_mode')"
             let (before, inside, after) = try await pool.withConnection { connection in
                 let before = try connection.query(settings).single()

@@ -24,10 +24,11 @@ import Testing
     typealias F = ReportFixtures
 
     static func load(_ pool: PostgresPool) async throws {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(F.catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: F.bundleID) else {
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        guard let app = try await catalogStore.app(bundleID: F.bundleID) else {
             throw ReportError(code: .unknownApp, message: "")
         }
         func started(_ chain: String, product: String = "pro.monthly", from: Int, on day: Int) -> (Int, LedgerInput) {

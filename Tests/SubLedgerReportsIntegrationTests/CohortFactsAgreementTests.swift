@@ -239,10 +239,11 @@ import Testing
     /// A migrated schema with this suite's catalog, the revenue-columns trigger, catalog price points and exchange
     /// rates: the store and the app to apply histories to.
     static func setUp(_ pool: PostgresPool) async throws -> (LedgerStore, StoredApp) {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: Self.bundleID) else {
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        guard let app = try await catalogStore.app(bundleID: Self.bundleID) else {
             throw ReportError.unknownApp(Self.bundleID)
         }
         try await pool.withConnection { try $0.execute(script: Self.fillRevenueColumnsTrigger) }

@@ -59,10 +59,11 @@ import Testing
     /// active in the reports after its period, where the core says `expired(period_ended)`.
     @Test func nonRenewingPassLapsesInTheReportsAtItsPeriodEnd() async throws {
         try await ReportsDatabase.withMigratedSchema { pool in
-            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+            let store = LedgerStore(pool: pool)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
-            guard let app = try await store.app(bundleID: Self.bundleID) else {
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
+            guard let app = try await catalogStore.app(bundleID: Self.bundleID) else {
                 throw ReportError(code: .unknownApp, message: "")
             }
             let t0 = RandomChain.t0
@@ -103,10 +104,11 @@ import Testing
     /// Writes `chains` random chains and compares every chain at its instants; returns the number of
     /// comparisons and a description of each disagreement.
     static func compare(_ pool: PostgresPool, seed: UInt64, chains: Int) async throws -> Comparison {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else {
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        guard let app = try await catalogStore.app(bundleID: bundleID) else {
             throw ReportError(code: .unknownApp, message: "")
         }
         var rng = SplitMix64(seed: seed)

@@ -145,22 +145,27 @@ import Testing
             }
         }
         try await ReportsDatabase.withMigratedSchema { pool in
-            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+            let store = LedgerStore(pool: pool)
+            let catalogStore = CatalogStore(pool: pool)
+            let settings = RevenueSettingsStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(CohortFactsAgreementTests.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
-            guard let app = try await store.app(bundleID: bundleID) else { throw ReportError.unknownApp(bundleID) }
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
+            guard let app = try await catalogStore.app(bundleID: bundleID) else {
+                throw ReportError.unknownApp(bundleID)
+            }
             try await pool.query(
                 """
                 INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
                     ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
                     ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01'), ($1, 'pro.monthly', 'GBR', 'GBP', 7990, '2024-01-01');
                 """, [app.appID])
-            _ = try await store.applyExchangeRates(
+            _ = try await settings.applyExchangeRates(
                 try RateFile.exchangeRates(
                     "2024-01-01,EUR,1.1\n2024-10-01,EUR,1.05\n2024-06-01,JPY,0.0067\n2024-03-01,GBP,1.27"),
                 reportingCurrency: "USD")
-            _ = try await store.applyTaxRates(try RateFile.taxRates("GBR,2024-01-01,0.166667\nDEU,2024-07-01,0.159664"))
-            try await store.setSmallBusinessPeriod(
+            _ = try await settings.applyTaxRates(
+                try RateFile.taxRates("GBR,2024-01-01,0.166667\nDEU,2024-07-01,0.159664"))
+            try await settings.setSmallBusinessPeriod(
                 SmallBusinessPeriod(
                     fromDay: CalendarDay.parse("2024-09-01")!, untilDay: CalendarDay.parse("2025-03-01")!),
                 bundleID: bundleID)

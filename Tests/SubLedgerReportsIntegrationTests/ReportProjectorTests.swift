@@ -82,8 +82,9 @@ import Testing
     @Test func aChangeRecordedDuringABatchStaysQueued() async throws {
         try await ReportsDatabase.withMigratedSchema { pool in
             try await ReportFixtures.load(pool)
-            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
-            let app = try #require(try await store.app(bundleID: ReportFixtures.bundleID))
+            let store = LedgerStore(pool: pool)
+            let catalogStore = CatalogStore(pool: pool)
+            let app = try #require(try await catalogStore.app(bundleID: ReportFixtures.bundleID))
             let renewal = ReportFixtures.receipt(
                 by: nil,
                 [ReportFixtures.subscription("c6-2", chain: "c6", product: "premium.monthly", from: 68, to: 98)],

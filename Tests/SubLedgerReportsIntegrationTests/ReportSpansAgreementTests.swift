@@ -171,11 +171,12 @@ import Testing
     static func applyRandomHistory(_ history: Int, on pool: PostgresPool, using rng: inout SplitMix64) async throws
         -> [Date]
     {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        guard let cohortApp = try await store.app(bundleID: CohortFactsAgreementTests.bundleID),
-            let lapseApp = try await store.app(bundleID: EffectiveStateAgreementTests.bundleID)
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        guard let cohortApp = try await catalogStore.app(bundleID: CohortFactsAgreementTests.bundleID),
+            let lapseApp = try await catalogStore.app(bundleID: EffectiveStateAgreementTests.bundleID)
         else { throw ReportError.unknownApp(CohortFactsAgreementTests.bundleID) }
         for (moment, input) in try CohortFactsAgreementTests.randomInputs(history: history, using: &rng) {
             try await store.apply(input, app: cohortApp, reference: .none, now: moment)

@@ -24,10 +24,11 @@ import Testing
     @Test func concurrentAppliesOfOneProductOnOneDayKeepTheTotalsExact() async throws {
         try await TestDatabase.withSchema(maxConnections: Self.connections, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: ReportsDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+            let store = LedgerStore(pool: pool)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(CohortFactsAgreementTests.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
-            guard let app = try await store.app(bundleID: Self.bundleID) else {
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
+            guard let app = try await catalogStore.app(bundleID: Self.bundleID) else {
                 throw ReportError.unknownApp(Self.bundleID)
             }
 

@@ -218,34 +218,37 @@ import Testing
     @Test func revenueSettingsRefuseBadInputWithAClearError() async throws {
         try await ReportsDatabase.withMigratedSchema { pool in
             try await F.load(pool)
-            let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+            let catalogStore = CatalogStore(pool: pool)
+            let settings = RevenueSettingsStore(pool: pool)
             let overlap = await #expect(throws: StoreError.self) {
-                try await store.setSmallBusinessPeriod(
+                try await settings.setSmallBusinessPeriod(
                     SmallBusinessPeriod(fromDay: CalendarDay.parse("2025-06-01")!), bundleID: F.small)
             }
             #expect(overlap?.code == .invalidRevenueSetting)
             let unknown = await #expect(throws: StoreError.self) {
-                try await store.setSmallBusinessPeriod(SmallBusinessPeriod(fromDay: 0), bundleID: "com.example.nobody")
+                try await settings.setSmallBusinessPeriod(
+                    SmallBusinessPeriod(fromDay: 0), bundleID: "com.example.nobody")
             }
             #expect(unknown?.code == .unknownApp)
             let backwards = await #expect(throws: StoreError.self) {
-                try await store.setSmallBusinessPeriod(
+                try await settings.setSmallBusinessPeriod(
                     SmallBusinessPeriod(fromDay: 10, untilDay: 10), bundleID: F.money)
             }
             #expect(backwards?.code == .invalidRevenueSetting)
             let currency = await #expect(throws: StoreError.self) {
-                try await store.applyExchangeRates([], reportingCurrency: "usd")
+                try await settings.applyExchangeRates([], reportingCurrency: "usd")
             }
             #expect(currency?.code == .invalidRevenueSetting)
             #expect(
-                try await store.removeSmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!, bundleID: F.small))
-            #expect(try await store.smallBusinessPeriods(bundleID: F.small).isEmpty)
+                try await settings.removeSmallBusinessPeriod(
+                    fromDay: CalendarDay.parse("2025-01-01")!, bundleID: F.small))
+            #expect(try await settings.smallBusinessPeriods(bundleID: F.small).isEmpty)
 
             let duplicate = F.catalogYAML.replacingOccurrences(
                 of: "storefront: FRA }",
                 with: "storefront: FRA }\n          - { currency: EUR, price: \"1\", storefront: FRA }")
             let (catalog, _) = try CatalogFile.read(duplicate)
-            let refused = await #expect(throws: StoreError.self) { try await store.applyCatalog(catalog) }
+            let refused = await #expect(throws: StoreError.self) { try await catalogStore.applyCatalog(catalog) }
             #expect(refused?.code == .invalidCatalog)
             #expect(refused?.message.contains("two price points") == true)
             for bad in ["price: \"99.99\"", "currency: USD"] {

@@ -14,8 +14,8 @@ import Testing
     @Test func aTokenGivenToAnAccountNamesItInALaterPayloadAndStaysTheSame() async throws {
         try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             let writeBacks = AppleWriteBackStore(pool: pool)
             let erin = F.account("erin")
 

@@ -17,8 +17,8 @@ import Testing
     @Test func aRenewalNotificationIsStoredAndAppliedInFewRoundTrips() async throws {
         try await TestDatabase.withSchema(maxConnections: 1, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             try await store.apply(
                 F.receipt(
                     by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],

@@ -89,11 +89,11 @@ import Testing
     @Test func everyStatementOfTheApplyRoutesToTheNodeOfItsDistributionValues() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, configuration, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let app = try await F.app(LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys))
+            let app = try await F.app(on: pool)
             var single = configuration
             single.maxConnections = 1
             let recorded = PostgresPool(configuration: single, logger: TestDatabase.logger)
-            let store = LedgerStore(pool: recorded, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+            let store = LedgerStore(pool: recorded)
             do {
                 try await Self.applyEveryKindOfInput(store, app: app)
                 let statements = try await recorded.query("SELECT statement FROM pg_prepared_statements")

@@ -186,11 +186,13 @@ import Testing
 
     /// Two apps' worth of ledger, written by the store as the service writes it.
     static func fill(_ pool: PostgresPool) async throws -> (LedgerStore, StoredApp, StoredApp, RandomHistory) {
-        let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool, secretKeys: F.secretKeys)
         let (catalog, secrets) = try CatalogFile.read(EntitlementReadModelAgreementTests.catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        let readModelApp = try #require(try await store.app(bundleID: EntitlementReadModelAgreementTests.bundleID))
-        let ledgerApp = try await F.app(store)
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        let readModelApp = try #require(
+            try await catalogStore.app(bundleID: EntitlementReadModelAgreementTests.bundleID))
+        let ledgerApp = try await F.app(on: store.pool)
         _ = try await WebhookEndpointStore(pool: pool, secretKeys: F.secretKeys).add(
             .init(
                 bundleID: F.bundleID, url: "https://hooks.example.com/subledger", description: nil, eventTypes: [],

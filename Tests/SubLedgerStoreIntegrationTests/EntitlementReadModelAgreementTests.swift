@@ -38,10 +38,11 @@ import Testing
     static func withApp(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
         try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let store = LedgerStore(pool: pool)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
-            guard let app = try await store.app(bundleID: bundleID) else {
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
+            guard let app = try await catalogStore.app(bundleID: bundleID) else {
                 throw StoreError(code: .unknownApp, message: bundleID)
             }
             try await body(store, app, pool)
@@ -131,7 +132,9 @@ import Testing
                     Int64.self, at: 0) == 0)
 
             var drained = 0
-            while case let done = try await store.backfillEntitlementPeriods(app: app, limit: 7), done > 0 {
+            while case let done = try await EntitlementReadStore(pool: store.pool).backfill(app: app, limit: 7),
+                done > 0
+            {
                 drained += done
             }
             #expect(drained == Int(listed))
@@ -192,7 +195,7 @@ import Testing
             for instant in instants.sorted() {
                 comparison.checked += 1
                 let general = Ledger.entitlements(for: account, at: instant, chains: chains, app: app.definition)
-                let read = try await store.entitlementRead(of: account, app: app, at: instant)
+                let read = try await EntitlementReadStore(pool: store.pool).read(of: account, app: app, at: instant)
                 let periods = try await store.pool.withConnection { connection in
                     try EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: connection).periods
                 }

@@ -33,8 +33,8 @@ import Testing
         let chains = try #require(Self.setting("SUBLEDGER_CHAIN_SCALE"))
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             // Per chain: the receipt that bought it, its purchase and two renewals (four links).
             try await pool.execute(
                 script: """
@@ -85,8 +85,8 @@ import Testing
         let perRound = Self.setting("SUBLEDGER_CHAIN_APPLY_CHAINS") ?? 50
         try await TestDatabase.withSchema(maxConnections: 1, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             let real = try await pool.query(
                 """
                 SELECT pg_get_functiondef('ledger_chain_link(bigint, text, text, bigint, bigint, bigint)'::regprocedure)

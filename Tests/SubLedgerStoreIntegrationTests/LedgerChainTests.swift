@@ -20,8 +20,8 @@ import Testing
     ) async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             try await FilledLedger.fill(store, app)
             try await body(store, app, pool)
         }
@@ -227,9 +227,10 @@ import Testing
             #expect(try await store.verifyLedgerChain(appID: app.appID, since: nil).isIntact)
 
             let redact: (String) -> String = { $0.replacingOccurrences(of: #","password":"s3cret""#, with: "") }
-            #expect(try await store.countUnredactedV1Notifications(redact: redact) == 1)
-            #expect(try await store.redactStoredV1Notifications(redact: redact) == 1)
-            #expect(try await store.countUnredactedV1Notifications(redact: redact) == 0)
+            let secrets = SecretStore(pool: pool, secretKeys: F.secretKeys, logger: TestDatabase.logger)
+            #expect(try await secrets.countUnredactedV1Notifications(redact: redact) == 1)
+            #expect(try await secrets.redactStoredV1Notifications(redact: redact) == 1)
+            #expect(try await secrets.countUnredactedV1Notifications(redact: redact) == 0)
             let stored = try await pool.query("SELECT body FROM notifications WHERE notification_row_id = \(row)")
                 .single().decode(String.self, at: 0)
             #expect(stored == redacted)
@@ -286,8 +287,8 @@ import Testing
         }
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await migrator.migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             try await FilledLedger.fill(store, app)
             let linked = try await pool.query(
                 "SELECT string_agg(concat_ws(':', original_transaction_id, seq, item_table, item_id, encode(hash, 'hex')), ',' ORDER BY original_transaction_id, seq) FROM ledger_chain_links"

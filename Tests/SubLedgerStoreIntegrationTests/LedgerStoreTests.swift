@@ -17,8 +17,8 @@ import Testing
     func withLedger(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
         try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            try await body(store, try await F.app(store), pool)
+            let store = LedgerStore(pool: pool)
+            try await body(store, try await F.app(on: pool), pool)
         }
     }
 
@@ -32,9 +32,10 @@ import Testing
                 [app.appID])
             #expect(try entitlements.map { try $0.decode(String.self, at: 0) } == ["premium", "pro"])
             // Applying again changes nothing but keeps the secret when the file leaves it out.
+            let catalogStore = CatalogStore(pool: pool, secretKeys: F.secretKeys)
             let (catalog, _) = try CatalogFile.read(F.catalogYAML)
-            try await store.applyCatalog(catalog)
-            #expect(try await store.app(bundleID: F.bundleID)?.sharedSecret == "s3cret")
+            try await catalogStore.applyCatalog(catalog)
+            #expect(try await catalogStore.app(bundleID: F.bundleID)?.sharedSecret == "s3cret")
         }
     }
 

@@ -19,8 +19,8 @@ import Testing
     private func withLedger(_ body: (LedgerStore, StoredApp, PostgresPool) async throws -> Void) async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            try await body(store, try await F.app(store), pool)
+            let store = LedgerStore(pool: pool)
+            try await body(store, try await F.app(on: store.pool), pool)
         }
     }
 

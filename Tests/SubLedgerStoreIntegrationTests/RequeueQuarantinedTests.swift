@@ -50,8 +50,8 @@ import Testing
     @Test func oneQuarantinedReceiptIsPutBackDueAtOnce() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             let stored = try await Self.store(store, app)
 
             let listed = try await store.requeueQuarantined(
@@ -87,8 +87,8 @@ import Testing
     @Test func everyQuarantinedInputOfAnAppIsPutBack() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             let stored = try await Self.store(store, app)
 
             let expected: [LedgerStore.RequeuedInput] = [
@@ -118,8 +118,8 @@ import Testing
     @Test func eachRequeueIsRecordedInTheInputsHistory() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: F.secretKeys)
-            let app = try await F.app(store)
+            let store = LedgerStore(pool: pool)
+            let app = try await F.app(on: store.pool)
             let stored = try await Self.store(store, app)
             let receipt = stored.receipts[0]
             #expect(try await store.inputHistory(.receipt, id: receipt)?.events == [])

@@ -15,14 +15,14 @@ import Testing
 
     /// A migrated schema with the catalog applied by a store holding `keys`.
     func withSecrets(
-        _ keys: SecretKeyring, _ body: (LedgerStore, PostgresPool) async throws -> Void
+        _ keys: SecretKeyring, _ body: (CatalogStore, PostgresPool) async throws -> Void
     ) async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: keys)
+            let catalogStore = CatalogStore(pool: pool, secretKeys: keys)
             let (catalog, secrets) = try CatalogFile.read(SecretsFixture.catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
-            try await body(store, pool)
+            try await catalogStore.applyCatalog(catalog, secrets: secrets)
+            try await body(catalogStore, pool)
         }
     }
 
@@ -36,7 +36,7 @@ import Testing
 
     @Test func catalogApplyStoresSecretsSealedNotInPlaintext() async throws {
         let key = SecretKey.generate()
-        try await withSecrets(try Self.keyring(key)) { store, pool in
+        try await withSecrets(try Self.keyring(key)) { catalogStore, pool in
             let raw = try await SecretsFixture.rawColumns(pool)
             #expect(raw.sharedSecret == nil)
             #expect(raw.pem == nil)
@@ -53,7 +53,7 @@ import Testing
             .single()
             #expect(!(try text.decode(String.self, at: 0)).contains("the-shared-secret"))
 
-            let app = try #require(try await store.app(bundleID: SecretsFixture.bundleID))
+            let app = try #require(try await catalogStore.app(bundleID: SecretsFixture.bundleID))
             #expect(app.sharedSecret == "the-shared-secret-0123456789abcdef")
             #expect(app.serverAPI?.privateKeyPEM == SecretsFixture.pem)
             #expect(app.serverAPI?.keyID == "2X9R4HXF34")
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func aSealedSecretAlteredOrSwappedInTheTableIsRefused() async throws {
-        try await withSecrets(try Self.keyring(.generate())) { store, pool in
+        try await withSecrets(try Self.keyring(.generate())) { catalogStore, pool in
             // One app's sealed shared secret copied onto the other app: it does not open there.
             try await pool.query(
                 """
@@ -117,7 +117,7 @@ import Testing
                 WHERE bundle_id = $2
                 """, [SecretsFixture.bundleID, SecretsFixture.otherBundleID])
             await #expect(
-                performing: { try await store.app(bundleID: SecretsFixture.otherBundleID) },
+                performing: { try await catalogStore.app(bundleID: SecretsFixture.otherBundleID) },
                 throws: {
                     ($0 as? SecretError)?.code == .sealedSecretRejected
                 })
@@ -128,7 +128,7 @@ import Testing
                 WHERE bundle_id = $1
                 """, [SecretsFixture.bundleID])
             await #expect(
-                performing: { try await store.app(bundleID: SecretsFixture.bundleID) },
+                performing: { try await catalogStore.app(bundleID: SecretsFixture.bundleID) },
                 throws: {
                     ($0 as? SecretError)?.code == .sealedSecretRejected
                 })
@@ -138,24 +138,26 @@ import Testing
     @Test func catalogApplyWithoutAKeyRefusesToStoreSecretsUnlessPlaintextIsAllowed() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger)
+            let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(SecretsFixture.catalogYAML)
             await #expect(
-                performing: { try await store.applyCatalog(catalog, secrets: secrets) },
+                performing: { try await catalogStore.applyCatalog(catalog, secrets: secrets) },
                 throws: {
                     ($0 as? SecretError)?.code == .noSecretKey && !"\($0)".contains("the-shared-secret")
                 })
             #expect(try await pool.query("SELECT count(*) FROM apps").single().decode(Int64.self, at: 0) == 0)
             // A catalog without secrets needs no key.
-            try await store.applyCatalog(catalog)
-            #expect(try await store.app(bundleID: SecretsFixture.bundleID)?.sharedSecret == nil)
+            try await catalogStore.applyCatalog(catalog)
+            #expect(try await catalogStore.app(bundleID: SecretsFixture.bundleID)?.sharedSecret == nil)
             // Explicitly allowed: stored unsealed, and read back.
-            try await store.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
+            try await catalogStore.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
             #expect(try await SecretsFixture.rawColumns(pool).sharedSecret == "the-shared-secret-0123456789abcdef")
             #expect(
-                try await store.app(bundleID: SecretsFixture.bundleID)?.sharedSecret
+                try await catalogStore.app(bundleID: SecretsFixture.bundleID)?.sharedSecret
                     == "the-shared-secret-0123456789abcdef")
-            #expect(try await store.secretsStatus().plaintext == 3)
+            #expect(
+                try await SecretStore(pool: pool, secretKeys: SecretKeyring(), logger: TestDatabase.logger).status()
+                    .plaintext == 3)
         }
     }
 
@@ -165,42 +167,45 @@ import Testing
         let old = SecretKey.generate()
         let new = SecretKey.generate()
         try await withSecrets(try Self.keyring(old)) { _, pool in
-            let both = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(new, old))
-            let onlyNew = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(new))
+            let both = SecretStore(pool: pool, secretKeys: try Self.keyring(new, old), logger: TestDatabase.logger)
+            let bothCatalog = CatalogStore(pool: pool, secretKeys: try Self.keyring(new, old))
+            let onlyNew = SecretStore(pool: pool, secretKeys: try Self.keyring(new), logger: TestDatabase.logger)
+            let onlyNewCatalog = CatalogStore(pool: pool, secretKeys: try Self.keyring(new))
 
             // Before rotation: both keys open the old ciphertexts; the new key alone fails cleanly.
             #expect(
-                try await both.app(bundleID: SecretsFixture.bundleID)?.sharedSecret
+                try await bothCatalog.app(bundleID: SecretsFixture.bundleID)?.sharedSecret
                     == "the-shared-secret-0123456789abcdef")
             await #expect(
-                performing: { try await onlyNew.app(bundleID: SecretsFixture.bundleID) },
+                performing: { try await onlyNewCatalog.app(bundleID: SecretsFixture.bundleID) },
                 throws: { error in
                     guard let error = error as? SecretError else { return false }
                     return error.code == .keyUnavailable && error.message.contains(old.id)
                 })
             await #expect(
-                performing: { try await onlyNew.checkSecretKeys() },
+                performing: { try await onlyNew.checkKeys() },
                 throws: {
                     ($0 as? SecretError)?.code == .keyUnavailable
                 })
-            #expect(try await both.secretsStatus().sealedByKeyID == [old.id: 3])
+            #expect(try await both.status().sealedByKeyID == [old.id: 3])
 
-            let resealing = try await both.resealSecrets()
-            #expect(resealing == LedgerStore.Resealing(keyID: new.id, resealed: 3, sealedPlaintext: 0))
+            let resealing = try await both.reseal()
+            #expect(resealing == SecretStore.Resealing(keyID: new.id, resealed: 3, sealedPlaintext: 0))
             let raw = try await SecretsFixture.rawColumns(pool)
             #expect(raw.sharedKeyID == new.id)
             #expect(raw.pemKeyID == new.id)
-            #expect(try await both.secretsStatus().sealedByKeyID == [new.id: 3])
+            #expect(try await both.status().sealedByKeyID == [new.id: 3])
 
             // After rotation the old key is no longer needed.
-            try await onlyNew.checkSecretKeys()
-            let app = try #require(try await onlyNew.app(bundleID: SecretsFixture.bundleID))
+            try await onlyNew.checkKeys()
+            let app = try #require(try await onlyNewCatalog.app(bundleID: SecretsFixture.bundleID))
             #expect(app.sharedSecret == "the-shared-secret-0123456789abcdef")
             #expect(app.serverAPI?.privateKeyPEM == SecretsFixture.pem)
-            #expect(try await onlyNew.app(bundleID: SecretsFixture.otherBundleID)?.sharedSecret == "another-secret")
+            #expect(
+                try await onlyNewCatalog.app(bundleID: SecretsFixture.otherBundleID)?.sharedSecret == "another-secret")
             // Rotating again changes nothing.
             #expect(
-                try await both.resealSecrets() == LedgerStore.Resealing(keyID: new.id, resealed: 0, sealedPlaintext: 0))
+                try await both.reseal() == SecretStore.Resealing(keyID: new.id, resealed: 0, sealedPlaintext: 0))
         }
     }
 
@@ -209,9 +214,9 @@ import Testing
         let new = SecretKey.generate()
         try await withSecrets(try Self.keyring(old)) { _, pool in
             let before = try await SecretsFixture.rawColumns(pool)
-            let onlyNew = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(new))
+            let onlyNew = SecretStore(pool: pool, secretKeys: try Self.keyring(new), logger: TestDatabase.logger)
             await #expect(
-                performing: { try await onlyNew.resealSecrets() },
+                performing: { try await onlyNew.reseal() },
                 throws: {
                     ($0 as? SecretError)?.code == .keyUnavailable
                 })
@@ -242,45 +247,49 @@ import Testing
 
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             // Without a key the plaintext rows are read as before.
-            let keyless = LedgerStore(pool: pool, logger: TestDatabase.logger)
-            #expect(try await keyless.app(bundleID: SecretsFixture.bundleID)?.sharedSecret == "old-plain-secret")
-            #expect(try await keyless.checkSecretKeys().plaintext == 2)
+            let keyless = SecretStore(pool: pool, secretKeys: SecretKeyring(), logger: TestDatabase.logger)
+            let keylessCatalog = CatalogStore(pool: pool)
+            #expect(try await keylessCatalog.app(bundleID: SecretsFixture.bundleID)?.sharedSecret == "old-plain-secret")
+            #expect(try await keyless.checkKeys().plaintext == 2)
             await #expect(
-                performing: { try await keyless.resealSecrets() },
+                performing: { try await keyless.reseal() },
                 throws: {
                     ($0 as? SecretError)?.code == .noSecretKey
                 })
 
             let key = SecretKey.generate()
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: try Self.keyring(key))
+            let secretStore = SecretStore(pool: pool, secretKeys: try Self.keyring(key), logger: TestDatabase.logger)
+            let catalogStore = CatalogStore(pool: pool, secretKeys: try Self.keyring(key))
             #expect(
-                try await store.app(bundleID: SecretsFixture.bundleID)?.serverAPI?.privateKeyPEM == SecretsFixture.pem)
+                try await catalogStore.app(bundleID: SecretsFixture.bundleID)?.serverAPI?.privateKeyPEM
+                    == SecretsFixture.pem)
             #expect(
-                try await store.resealSecrets() == LedgerStore.Resealing(keyID: key.id, resealed: 0, sealedPlaintext: 2)
+                try await secretStore.reseal() == SecretStore.Resealing(keyID: key.id, resealed: 0, sealedPlaintext: 2)
             )
             let raw = try await SecretsFixture.rawColumns(pool)
             #expect(raw.sharedSecret == nil)
             #expect(raw.pem == nil)
             #expect(raw.sharedKeyID == key.id)
-            let sealed = try #require(try await store.app(bundleID: SecretsFixture.bundleID))
+            let sealed = try #require(try await catalogStore.app(bundleID: SecretsFixture.bundleID))
             #expect(sealed.sharedSecret == "old-plain-secret")
             #expect(
                 sealed.serverAPI
                     == ServerAPICredentials(issuerID: "issuer", keyID: "KEYID", privateKeyPEM: SecretsFixture.pem))
             #expect(
-                try await store.secretsStatus() == .init(sealedByKeyID: [key.id: 2], plaintext: 0, missingKeyIDs: []))
+                try await secretStore.status() == .init(sealedByKeyID: [key.id: 2], plaintext: 0, missingKeyIDs: []))
         }
     }
 
     @Test func aCatalogWithoutSecretsKeepsTheSealedOnes() async throws {
         let key = SecretKey.generate()
-        try await withSecrets(try Self.keyring(key)) { store, pool in
+        try await withSecrets(try Self.keyring(key)) { catalogStore, pool in
             let before = try await SecretsFixture.rawColumns(pool)
             let (catalog, _) = try CatalogFile.read(SecretsFixture.catalogYAML)
-            try await store.applyCatalog(catalog)
+            try await catalogStore.applyCatalog(catalog)
             #expect(try await SecretsFixture.rawColumns(pool).sharedSealed == before.sharedSealed)
             #expect(
-                try await store.app(bundleID: SecretsFixture.bundleID)?.serverAPI?.privateKeyPEM == SecretsFixture.pem)
+                try await catalogStore.app(bundleID: SecretsFixture.bundleID)?.serverAPI?.privateKeyPEM
+                    == SecretsFixture.pem)
         }
     }
 

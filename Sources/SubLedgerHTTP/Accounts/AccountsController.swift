@@ -33,7 +33,8 @@ struct AccountsController: Sendable {
         }
         let at = instant
         let read = try await reads.read(context) { store in
-            try await store.entitlementRead(of: account, app: app, at: at)
+            // The read model on the pool that answers this read (a standby's or the primary's).
+            try await EntitlementReadStore(pool: store.pool).read(of: account, app: app, at: at)
         }
         return Representation.EntitlementsResponse(
             account: account, at: instant, entitlements: read.entitlements, credits: read.credits)

@@ -14,13 +14,17 @@ extension SubLedgerServer {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
-            try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
+            try await DatabaseReadiness.check(
+                SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger),
+                pooler: opened.pooler, migrator: migrator)
+            let catalog = CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let ingestion = Ingestion(
+                store: LedgerStore(pool: opened.pool), catalog: catalog, apple: apple, logger: logger,
+                now: { Instant.systemNow() })
             let report = try await NotificationRecovery(
-                configuration: recovery, cursors: NotificationHistoryCursors(pool: opened.pool), ingestion: ingestion,
-                logger: logger, now: { Instant.systemNow() }
+                configuration: recovery, cursors: NotificationHistoryCursors(pool: opened.pool), catalog: catalog,
+                ingestion: ingestion, logger: logger, now: { Instant.systemNow() }
             ).run(request)
             await opened.close()
             return report

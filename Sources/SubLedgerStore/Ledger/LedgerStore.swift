@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import PostgresLibPQ
 import SubLedgerCore
 
@@ -11,21 +10,17 @@ import SubLedgerCore
 /// `FOR UPDATE`), loaded, handed to `Ledger.apply`, and the decision is written. Two service instances
 /// applying inputs for the same chain therefore run one after the other, and the idempotency keys make
 /// any repeat a no-op.
+///
+/// The apps it applies for are read with `CatalogStore`; the concepts beside the ledger have stores of their
+/// own (`EntitlementReadStore`, `SecretStore`, `SupportStore`, `OfferEligibilityStore`, `AppTransactionStore`,
+/// `RevenueSettingsStore`), each on the same pool.
 public struct LedgerStore: Sendable {
     public let pool: PostgresPool
-    let logger: Logger
-    /// The keys that seal and open the apps' secrets at rest (see `LedgerStore+Catalog`); empty: none.
-    public let secretKeys: SecretKeyring
     /// How stored inputs that could not be applied are retried and when they are quarantined.
     public var retry: StoredInputRetry
 
-    public init(
-        pool: PostgresPool, logger: Logger, secretKeys: SecretKeyring = SecretKeyring(),
-        retry: StoredInputRetry = StoredInputRetry()
-    ) {
+    public init(pool: PostgresPool, retry: StoredInputRetry = StoredInputRetry()) {
         self.pool = pool
-        self.logger = logger
-        self.secretKeys = secretKeys
         self.retry = retry
     }
 
@@ -215,4 +210,8 @@ extension AppStoreEnvironment {
         }
         return environment
     }
+
+    /// Every environment, as the text array parameter (`string_to_array($n::text, ',')`) that lets the
+    /// `(app_id, environment, ...)` keys apply.
+    static let allAsParameter = AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
 }

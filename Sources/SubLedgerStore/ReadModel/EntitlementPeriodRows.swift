@@ -54,7 +54,7 @@ enum EntitlementPeriodRows {
             $13::text::text[]) AS p
         """)
 
-    /// An entitlement read from the read model (`LedgerStore.entitlements(of:app:at:)`): the account's credit
+    /// An entitlement read from the read model (`EntitlementReadStore.read(of:app:at:)`): the account's credit
     /// balance (column 0), whether its periods may be incomplete (1), and each period containing `$3`
     /// (milliseconds since 1970) from column 2: environment, original transaction id, transaction id, product
     /// id, state, expiry, grace expiry, will auto-renew, ownership type. One row with nulls from column 2 when

@@ -4,7 +4,7 @@ import PostgresLibPQ
 /// keys as the apps' secrets, so they are counted and re-sealed with them.
 enum WebhookEndpointSecrets {
     /// Key ids of sealed endpoint secrets (current and previous), one row each, as a subquery of
-    /// `secretsStatus`'s union.
+    /// `SecretStore.status()`'s union.
     static let sealedKeyIDsSQL = """
         SELECT secret_key_id FROM webhook_endpoints WHERE secret_sealed IS NOT NULL
         UNION ALL

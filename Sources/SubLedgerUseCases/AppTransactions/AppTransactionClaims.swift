@@ -9,11 +9,11 @@ import SubLedgerStore
 /// (`subledger support app-transaction`). Verified like any signed data (chain, signature, app, environment);
 /// the owner is the latest account to claim it (the store's `app_transaction_claims`, append-only).
 public struct AppTransactionClaims: Sendable {
-    let store: LedgerStore
+    let store: AppTransactionStore
     let apple: AppleGateway
     let now: @Sendable () -> Instant
 
-    public init(store: LedgerStore, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
+    public init(store: AppTransactionStore, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
         self.store = store
         self.apple = apple
         self.now = now
@@ -46,7 +46,7 @@ public struct AppTransactionClaims: Sendable {
                 $0.utf8.count <= 64 && !$0.contains("\u{0}") ? $0 : nil
             },
             signedDate: instant(payload.signedDate))
-        return try await store.claimAppTransaction(claim, signed: token, app: app, now: now())
+        return try await store.claim(claim, signed: token, app: app, now: now())
     }
 
     /// The environment the token's payload claims (`receiptType`), read before verification to pick the

@@ -6,18 +6,18 @@ import Synchronization
 public final class AppDirectory: Sendable {
     static let channel = "subledger_catalog"
 
-    let store: LedgerStore
+    let catalog: CatalogStore
     private let byBundleID = Mutex<[String: StoredApp]>([:])
     private let byAppID = Mutex<[Int64: StoredApp]>([:])
 
-    public init(store: LedgerStore) {
-        self.store = store
+    public init(catalog: CatalogStore) {
+        self.catalog = catalog
     }
 
     /// The app with `bundleID`, or `nil` when none is configured.
     public func app(bundleID: String) async throws -> StoredApp? {
         if let cached = byBundleID.withLock({ $0[bundleID] }) { return cached }
-        guard let app = try await store.app(bundleID: bundleID) else { return nil }
+        guard let app = try await catalog.app(bundleID: bundleID) else { return nil }
         remember(app)
         return app
     }

@@ -9,12 +9,12 @@ public enum DatabaseReadiness {
     /// (`secret_key_unavailable`). `checkingSecretKeys: false` is for the commands that manage the keys
     /// themselves (`subledger secrets`), which must run while a key is missing.
     public static func check(
-        _ store: LedgerStore, pooler: DatabasePooler, migrator: Migrator, checkingSecretKeys: Bool = true
+        _ secrets: SecretStore, pooler: DatabasePooler, migrator: Migrator, checkingSecretKeys: Bool = true
     ) async throws {
-        try await pooler.check(store.pool)
-        guard try await migrator.isCurrent(store.pool) else {
+        try await pooler.check(secrets.pool)
+        guard try await migrator.isCurrent(secrets.pool) else {
             throw ConfigurationError("the database schema is not current: run `subledger migrate` first")
         }
-        if checkingSecretKeys { _ = try await store.checkSecretKeys() }
+        if checkingSecretKeys { _ = try await secrets.checkKeys() }
     }
 }

@@ -64,18 +64,20 @@ public struct ConsumptionResponder: Service {
 
     let configuration: Configuration
     let store: ConsumptionStore
-    let ledger: LedgerStore
+    /// The apps the requests are for.
+    let catalog: CatalogStore
     let apple: AppleGateway
     let logger: Logger
     let now: @Sendable () -> Instant
 
     public init(
-        configuration: Configuration, store: ConsumptionStore, ledger: LedgerStore, apple: AppleGateway, logger: Logger,
+        configuration: Configuration, store: ConsumptionStore, catalog: CatalogStore, apple: AppleGateway,
+        logger: Logger,
         now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.store = store
-        self.ledger = ledger
+        self.catalog = catalog
         self.apple = apple
         self.logger = logger
         self.now = now
@@ -129,7 +131,7 @@ public struct ConsumptionResponder: Service {
         let app: StoredApp
         let facts: ConsumptionFacts
         do {
-            guard let found = try await ledger.app(bundleID: request.bundleID) else {
+            guard let found = try await catalog.app(bundleID: request.bundleID) else {
                 return ConsumptionAttemptRecord(
                     outcome: .finalFailure, detail: "unknown_app: the app is no longer configured")
             }

@@ -17,13 +17,17 @@ public enum ImportRunner {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: service.secretKeys)
-            try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
-            guard IdentifierRule.bundleID.accepts(bundleID), let app = try await store.app(bundleID: bundleID) else {
+            let catalog = CatalogStore(pool: opened.pool, secretKeys: service.secretKeys)
+            try await DatabaseReadiness.check(
+                SecretStore(pool: opened.pool, secretKeys: service.secretKeys, logger: logger), pooler: opened.pooler,
+                migrator: migrator)
+            guard IdentifierRule.bundleID.accepts(bundleID), let app = try await catalog.app(bundleID: bundleID) else {
                 throw ImportError(.invalidApp, "no app \(bundleID) is configured: run `subledger catalog apply` first")
             }
             let apple = try AppleGateway(configuration: service.apple, logger: logger)
-            let ingestion = Ingestion(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let ingestion = Ingestion(
+                store: LedgerStore(pool: opened.pool), catalog: catalog, apple: apple, logger: logger,
+                now: { Instant.systemNow() })
             let migration = try MigrationImporter(
                 ingestion: ingestion, app: app, configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent

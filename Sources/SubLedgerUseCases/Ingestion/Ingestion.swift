@@ -23,7 +23,7 @@ public struct Ingestion: Sendable {
 
     public init(
         store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant,
-        findApp: (@Sendable (String) async throws -> StoredApp?)? = nil
+        findApp: @escaping @Sendable (String) async throws -> StoredApp?
     ) {
         var configured = store
         configured.retry = apple.configuration.retry
@@ -31,7 +31,18 @@ public struct Ingestion: Sendable {
         self.apple = apple
         self.logger = logger
         self.now = now
-        self.findApp = findApp ?? { bundleID in try await store.app(bundleID: bundleID) }
+        self.findApp = findApp
+    }
+
+    /// An ingestion that reads the apps from `catalog` on every input (the jobs and commands; the service
+    /// passes its cached `AppDirectory` to the other initializer).
+    public init(
+        store: LedgerStore, catalog: CatalogStore, apple: AppleGateway, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
+        self.init(
+            store: store, apple: apple, logger: logger, now: now,
+            findApp: { bundleID in try await catalog.app(bundleID: bundleID) })
     }
 
     // MARK: - Receipts (StoreKit 1)

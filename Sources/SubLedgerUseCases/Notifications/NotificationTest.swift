@@ -12,15 +12,17 @@ import SubLedgerStore
 /// Apple is called through the `AppleGateway` (circuit breaker, call slots, `AppleCallMetrics`).
 public struct NotificationTest: Sendable {
     let store: LedgerStore
+    let catalog: CatalogStore
     let apple: AppleGateway
     let sleep: @Sendable (Duration) async throws -> Void
 
     /// - Parameter sleep: waits between two checks (`Task.sleep` in production; tests pass their own).
     public init(
-        store: LedgerStore, apple: AppleGateway,
+        store: LedgerStore, catalog: CatalogStore, apple: AppleGateway,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.store = store
+        self.catalog = catalog
         self.apple = apple
         self.sleep = sleep
     }
@@ -33,7 +35,7 @@ public struct NotificationTest: Sendable {
         let app: StoredApp
         let client: AppStoreServerAPIClient
         do {
-            guard let found = try await store.app(bundleID: bundleID) else {
+            guard let found = try await catalog.app(bundleID: bundleID) else {
                 throw NotificationTestError("no app with bundle id \(bundleID) in the catalog")
             }
             app = found

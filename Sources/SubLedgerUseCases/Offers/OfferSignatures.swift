@@ -6,13 +6,13 @@ import SubLedgerStore
 /// Makes the signatures StoreKit needs before it shows an offer, with the app's In-App Purchase key from the
 /// catalog, and answers the account's introductory-offer eligibility from the ledger (docs/offers.md).
 public struct OfferSignatures: Sendable {
-    let store: LedgerStore
+    let store: OfferEligibilityStore
     let now: @Sendable () -> Instant
     let makeNonce: @Sendable () -> UUID
 
     /// `makeNonce` gives each signature its one-time nonce (Apple: a new one for every signature).
     public init(
-        store: LedgerStore, now: @escaping @Sendable () -> Instant,
+        store: OfferEligibilityStore, now: @escaping @Sendable () -> Instant,
         makeNonce: @escaping @Sendable () -> UUID = { UUID() }
     ) {
         self.store = store
@@ -57,7 +57,7 @@ public struct OfferSignatures: Sendable {
         } catch {
             throw OfferError(.keyUnusable, "the In-App Purchase key of \(app.bundleID) cannot sign: \(error.message)")
         }
-        let facts = try await store.offerEligibilityFacts(
+        let facts = try await store.facts(
             of: request.account, subscriptionGroupID: request.subscriptionGroupID, app: app)
         let instant = now()
         let transactionID = request.transactionID ?? facts.latestTransactionID

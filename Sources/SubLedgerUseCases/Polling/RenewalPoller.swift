@@ -99,6 +99,7 @@ public struct RenewalPoller: Service {
     let configuration: Configuration
     let queue: PollQueue
     let store: LedgerStore
+    let catalog: CatalogStore
     let ingestion: Ingestion
     let refresher: ChainRefresher
     let logger: Logger
@@ -106,12 +107,13 @@ public struct RenewalPoller: Service {
     let limiter: RateLimiter
 
     public init(
-        configuration: Configuration, queue: PollQueue, store: LedgerStore, ingestion: Ingestion,
+        configuration: Configuration, queue: PollQueue, store: LedgerStore, catalog: CatalogStore, ingestion: Ingestion,
         refresher: ChainRefresher? = nil, logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.queue = queue
         self.store = store
+        self.catalog = catalog
         self.ingestion = ingestion
         self.refresher = refresher ?? .apple(ingestion)
         self.logger = logger
@@ -208,7 +210,7 @@ public struct RenewalPoller: Service {
         let deferred = try await store.appleDeferredInputs(now: now())
         StoredInputMetrics.deferred(deferred.total)
         guard deferred.waiting > 0, let bundleID = deferred.oldestWaitingBundleID,
-            let app = try await store.app(bundleID: bundleID)
+            let app = try await catalog.app(bundleID: bundleID)
         else { return }
         guard await ingestion.appleAnswers(app: app) else { return }
         let woken = try await store.makeAppleDeferredInputsDue(now: now())
@@ -262,7 +264,7 @@ public struct RenewalPoller: Service {
     private func verifyLeased(_ input: PollQueue.PendingInput) async throws -> CycleReport {
         var report = CycleReport()
         report.checked = 1
-        guard let app = try await store.app(bundleID: input.bundleID) else { return report }
+        guard let app = try await catalog.app(bundleID: input.bundleID) else { return report }
         try await limiter.acquire()
         do {
             switch input.kind {
@@ -316,7 +318,7 @@ public struct RenewalPoller: Service {
     private func applyLeased(_ notification: PollQueue.PendingNotification) async throws -> CycleReport {
         var report = CycleReport()
         report.checked = 1
-        guard let app = try await store.app(bundleID: notification.bundleID) else { return report }
+        guard let app = try await catalog.app(bundleID: notification.bundleID) else { return report }
         do {
             if case .applied = try await ingestion.applyStoredNotification(notification, app: app) {
                 report.notifications = 1
@@ -334,7 +336,7 @@ public struct RenewalPoller: Service {
     private func check(_ chain: PollQueue.DueChain) async throws -> CycleReport {
         var report = CycleReport()
         report.checked = 1
-        guard let app = try await store.app(bundleID: chain.bundleID) else { return report }
+        guard let app = try await catalog.app(bundleID: chain.bundleID) else { return report }
         let instant = now()
         do {
             try await limiter.acquire()

@@ -24,12 +24,17 @@ public struct EntitlementBackfill: Service {
     }
 
     let configuration: Configuration
-    let store: LedgerStore
+    /// The apps whose accounts are backfilled.
+    let catalog: CatalogStore
+    let readModel: EntitlementReadStore
     let logger: Logger
 
-    public init(configuration: Configuration, store: LedgerStore, logger: Logger) {
+    public init(
+        configuration: Configuration, catalog: CatalogStore, readModel: EntitlementReadStore, logger: Logger
+    ) {
         self.configuration = configuration
-        self.store = store
+        self.catalog = catalog
+        self.readModel = readModel
         self.logger = logger
     }
 
@@ -46,9 +51,9 @@ public struct EntitlementBackfill: Service {
     /// Backfills every listed account of every app; returns how many.
     public func runCycle() async throws -> Int {
         var done = 0
-        for app in try await store.apps() {
+        for app in try await catalog.apps() {
             while !Task.isCancelled {
-                let batch = try await store.backfillEntitlementPeriods(app: app, limit: configuration.batchSize)
+                let batch = try await readModel.backfill(app: app, limit: configuration.batchSize)
                 done += batch
                 if batch < configuration.batchSize { break }
             }

@@ -50,16 +50,19 @@ public struct NotificationRecovery: Sendable {
 
     public let configuration: Configuration
     let cursors: NotificationHistoryCursors
+    /// The apps recovered.
+    let catalog: CatalogStore
     let ingestion: Ingestion
     let logger: Logger
     let now: @Sendable () -> Instant
 
     public init(
-        configuration: Configuration, cursors: NotificationHistoryCursors, ingestion: Ingestion, logger: Logger,
-        now: @escaping @Sendable () -> Instant
+        configuration: Configuration, cursors: NotificationHistoryCursors, catalog: CatalogStore,
+        ingestion: Ingestion, logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.cursors = cursors
+        self.catalog = catalog
         self.ingestion = ingestion
         self.logger = logger
         self.now = now
@@ -69,7 +72,7 @@ public struct NotificationRecovery: Sendable {
     /// reported (and logged, and counted), never thrown: the others still run. Throws `RecoveryError` for a
     /// request naming an unknown app or an environment the app does not have.
     public func run(_ request: RecoveryRequest = RecoveryRequest()) async throws -> RecoveryReport {
-        var apps = try await ingestion.store.apps()
+        var apps = try await catalog.apps()
         if let bundleID = request.bundleID {
             apps = apps.filter { $0.bundleID == bundleID }
             guard !apps.isEmpty else {

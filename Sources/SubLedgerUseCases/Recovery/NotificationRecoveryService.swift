@@ -17,17 +17,19 @@ public struct NotificationRecoveryService: Service {
         self.logger = logger
     }
 
-    /// The service of `subledger poll`: recovery on `pool` through `ingestion`, on the system clock.
+    /// The service of `subledger poll`: recovery of `catalog`'s apps on `pool` through `ingestion`, on the
+    /// system clock.
     public init(
-        configuration: NotificationRecovery.Configuration, pool: PostgresPool, ingestion: Ingestion, once: Bool,
-        logger: Logger
+        configuration: NotificationRecovery.Configuration, pool: PostgresPool, catalog: CatalogStore,
+        ingestion: Ingestion, once: Bool, logger: Logger
     ) {
         var configuration = configuration
         // `poll --once` ends the group when its cycle is done; the recovery finishes its run all the same.
         if once { configuration.finishOnShutdown = true }
         self.init(
             recovery: NotificationRecovery(
-                configuration: configuration, cursors: NotificationHistoryCursors(pool: pool), ingestion: ingestion,
+                configuration: configuration, cursors: NotificationHistoryCursors(pool: pool), catalog: catalog,
+                ingestion: ingestion,
                 logger: logger, now: { Instant.systemNow() }),
             once: once, logger: logger)
     }

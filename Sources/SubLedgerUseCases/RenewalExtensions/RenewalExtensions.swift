@@ -13,6 +13,7 @@ import SubLedgerStore
 /// transaction with the same new expiry, so whichever arrives second changes nothing.
 public struct RenewalExtensions: Sendable {
     let store: LedgerStore
+    let catalog: CatalogStore
     let records: RenewalExtensionStore
     let apple: AppleGateway
     let ingestion: Ingestion
@@ -21,11 +22,12 @@ public struct RenewalExtensions: Sendable {
     let makeRequestIdentifier: @Sendable () -> String
 
     public init(
-        store: LedgerStore, apple: AppleGateway, ingestion: Ingestion, logger: Logger,
+        store: LedgerStore, catalog: CatalogStore, apple: AppleGateway, ingestion: Ingestion, logger: Logger,
         now: @escaping @Sendable () -> Instant,
         makeRequestIdentifier: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
     ) {
         self.store = store
+        self.catalog = catalog
         self.records = RenewalExtensionStore(pool: store.pool)
         self.apple = apple
         self.ingestion = ingestion
@@ -70,12 +72,12 @@ public struct RenewalExtensions: Sendable {
     /// The app named by `bundleID`, or the only app when none is named.
     public func app(bundleID: String?) async throws -> StoredApp {
         if let bundleID {
-            guard let app = try await store.app(bundleID: bundleID) else {
+            guard let app = try await catalog.app(bundleID: bundleID) else {
                 throw RenewalExtensionError(.unknownApp, "no app \(bundleID) in the catalog")
             }
             return app
         }
-        let apps = try await store.apps()
+        let apps = try await catalog.apps()
         guard apps.count == 1 else {
             throw RenewalExtensionError(
                 .unknownApp,

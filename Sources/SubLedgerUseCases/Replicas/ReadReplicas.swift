@@ -42,9 +42,7 @@ public final class ReadReplicas: Service, Sendable {
             monitorConfiguration.acquireTimeout = .seconds(1)
             return Standby(
                 label: label,
-                store: LedgerStore(
-                    pool: PostgresPool(configuration: readConfiguration, logger: logger), logger: logger,
-                    secretKeys: primary.secretKeys),
+                store: LedgerStore(pool: PostgresPool(configuration: readConfiguration, logger: logger)),
                 monitor: PostgresPool(configuration: monitorConfiguration, logger: logger))
         }
         var primaryConfiguration = primary.pool.configuration

@@ -13,10 +13,13 @@ extension SupportLookup {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
-            let store = LedgerStore(pool: opened.pool, logger: logger, secretKeys: configuration.secretKeys)
-            try await DatabaseReadiness.check(store, pooler: opened.pooler, migrator: migrator)
+            let secrets = SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger)
+            try await DatabaseReadiness.check(secrets, pooler: opened.pooler, migrator: migrator)
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let lookup = SupportLookup(store: store, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let lookup = SupportLookup(
+                store: LedgerStore(pool: opened.pool),
+                catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys), apple: apple,
+                logger: logger, now: { Instant.systemNow() })
             let answer = try await lookup.lookUp(query, bundleID: bundleID, apply: apply)
             await opened.close()
             return answer

@@ -16,15 +16,26 @@ import SubLedgerStore
 /// app account token, and without one the chain stays unclaimed until the customer restores purchases.
 public struct SupportLookup: Sendable {
     let store: LedgerStore
+    let catalog: CatalogStore
+    /// Which chains an id names, and whether an account is known.
+    let support: SupportStore
+    let appTransactions: AppTransactionStore
     let apple: AppleGateway
     let ingestion: Ingestion
     let logger: Logger
     let now: @Sendable () -> Instant
 
-    public init(store: LedgerStore, apple: AppleGateway, logger: Logger, now: @escaping @Sendable () -> Instant) {
+    /// The support and app-transaction stores are on `store`'s pool.
+    public init(
+        store: LedgerStore, catalog: CatalogStore, apple: AppleGateway, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
         self.store = store
+        self.catalog = catalog
+        self.support = SupportStore(pool: store.pool)
+        self.appTransactions = AppTransactionStore(pool: store.pool)
         self.apple = apple
-        self.ingestion = Ingestion(store: store, apple: apple, logger: logger, now: now)
+        self.ingestion = Ingestion(store: store, catalog: catalog, apple: apple, logger: logger, now: now)
         self.logger = logger
         self.now = now
     }
@@ -51,7 +62,7 @@ public struct SupportLookup: Sendable {
             return .refused(
                 query: text, reason: "not an order id, a transaction id, an app account token or an account id")
         }
-        let apps = try await store.apps().sorted { $0.bundleID < $1.bundleID }
+        let apps = try await catalog.apps().sorted { $0.bundleID < $1.bundleID }
         var appleFailure: SupportError?
         for askingApple in [false, true] {
             for candidate in candidates {
@@ -114,7 +125,7 @@ public struct SupportLookup: Sendable {
     private func transaction(
         _ id: String, app: StoredApp, apply: Bool, consultingApple: Bool
     ) async throws -> SupportAnswer {
-        let keys = try await store.supportChainKeys(transactionID: id, app: app)
+        let keys = try await support.chainKeys(transactionID: id, app: app)
         if !keys.isEmpty {
             return try await answer(.transaction(id), keys: keys, app: app, expectedAccount: nil)
         }
@@ -146,9 +157,9 @@ public struct SupportLookup: Sendable {
 
     private func token(_ token: OrderID, app: StoredApp) async throws -> SupportAnswer {
         let order = try await store.order(token, app: app)
-        var keys = try await store.supportChainKeys(appAccountToken: token, app: app)
+        var keys = try await support.chainKeys(appAccountToken: token, app: app)
         if let fulfilledBy = order?.fulfilledBy {
-            keys += try await store.supportChainKeys(transactionID: fulfilledBy, app: app)
+            keys += try await support.chainKeys(transactionID: fulfilledBy, app: app)
         }
         guard order != nil || !keys.isEmpty else {
             throw SupportError(
@@ -174,8 +185,8 @@ public struct SupportLookup: Sendable {
 
     /// The chains whose transactions carry the app transaction id, and who claimed the app purchase.
     private func appTransaction(_ id: String, app: StoredApp) async throws -> SupportAnswer {
-        let keys = try await store.supportChainKeys(appTransactionID: id, app: app)
-        let claims = try await store.appTransactionClaims(appTransactionID: id, app: app)
+        let keys = try await support.chainKeys(appTransactionID: id, app: app)
+        let claims = try await appTransactions.claims(appTransactionID: id, app: app)
         guard !keys.isEmpty || !claims.isEmpty else {
             throw SupportError(
                 .appTransactionNotFound,
@@ -204,7 +215,7 @@ public struct SupportLookup: Sendable {
     }
 
     private func account(_ account: AccountID, app: StoredApp) async throws -> SupportAnswer {
-        guard try await store.supportAccountExists(account, app: app) else {
+        guard try await support.accountExists(account, app: app) else {
             throw SupportError(.accountNotFound, "\(app.bundleID) has no account \(account)")
         }
         let chains = try await store.chains(for: account, app: app)
@@ -350,12 +361,12 @@ public struct SupportLookup: Sendable {
 
     private func resolveApp(_ bundleID: String?) async throws -> StoredApp {
         if let bundleID {
-            guard IdentifierRule.bundleID.accepts(bundleID), let app = try await store.app(bundleID: bundleID) else {
+            guard IdentifierRule.bundleID.accepts(bundleID), let app = try await catalog.app(bundleID: bundleID) else {
                 throw SupportError(.unknownApp, "no app is configured under that bundle id")
             }
             return app
         }
-        let apps = try await store.apps()
+        let apps = try await catalog.apps()
         guard apps.count == 1 else {
             throw SupportError(
                 .appRequired,

@@ -51,18 +51,19 @@ public struct AppleWriteBackSender: Service {
 
     let configuration: Configuration
     let store: AppleWriteBackStore
-    let ledger: LedgerStore
+    /// The apps the write-backs are for.
+    let catalog: CatalogStore
     let apple: AppleGateway
     let logger: Logger
     let now: @Sendable () -> Instant
 
     public init(
-        configuration: Configuration, store: AppleWriteBackStore, ledger: LedgerStore, apple: AppleGateway,
+        configuration: Configuration, store: AppleWriteBackStore, catalog: CatalogStore, apple: AppleGateway,
         logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.store = store
-        self.ledger = ledger
+        self.catalog = catalog
         self.apple = apple
         self.logger = logger
         self.now = now
@@ -127,7 +128,7 @@ public struct AppleWriteBackSender: Service {
         let instant = now()
         let app: StoredApp
         do {
-            guard let found = try await ledger.app(bundleID: writeBack.bundleID) else {
+            guard let found = try await catalog.app(bundleID: writeBack.bundleID) else {
                 return .failed(
                     httpStatus: nil, appleErrorCode: nil, detail: "unknown_app: the app is no longer configured")
             }

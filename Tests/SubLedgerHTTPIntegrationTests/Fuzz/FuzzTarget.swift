@@ -74,10 +74,9 @@ final class FuzzTarget {
                 let secretKey = SecretKey.generate()
                 let keyFile = directory.appendingPathComponent("secret.key")
                 try Data((secretKey.base64 + "\n").utf8).write(to: keyFile)
-                let store = LedgerStore(
-                    pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [secretKey]))
+                let catalogStore = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: [secretKey]))
                 let (catalog, secrets) = try CatalogFile.read(ServiceHarness.catalogYAML)
-                try await store.applyCatalog(catalog, secrets: secrets)
+                try await catalogStore.applyCatalog(catalog, secrets: secrets)
                 let keys = APIKeys(store: APIKeyStore(pool: pool))
                 let keyOne = try await keys.create(bundleID: FuzzCorpus.bundleID, name: "fuzz one").secret
                 let keyTwo = try await keys.create(bundleID: ServiceHarness.appTwo, name: "fuzz two").secret

@@ -74,11 +74,11 @@ struct ImportHarness: Sendable {
 
     private static func ledger(_ pool: PostgresPool, sim: AppStoreSimulator) async throws -> Ledger {
         try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-        let store = LedgerStore(
-            pool: pool, logger: TestDatabase.logger, secretKeys: try SecretKeyring(keys: [SecretKey.generate()]))
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: [SecretKey.generate()]))
         let simApp = try sim.control.app(bundleID)
         let (catalog, _) = try CatalogFile.read(catalogYAML)
-        try await store.applyCatalog(
+        try await catalogStore.applyCatalog(
             catalog,
             secrets: [
                 bundleID: AppSecrets(
@@ -95,9 +95,9 @@ struct ImportHarness: Sendable {
                 serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [sim.trustedRoot], logger: TestDatabase.logger)
         let ingestion = Ingestion(
-            store: store, apple: gateway, logger: TestDatabase.logger,
+            store: store, catalog: catalogStore, apple: gateway, logger: TestDatabase.logger,
             now: { Instant(millisecondsSince1970: sim.control.clock().now) })
-        guard let app = try await store.app(bundleID: bundleID) else { throw HarnessError() }
+        guard let app = try await catalogStore.app(bundleID: bundleID) else { throw HarnessError() }
         return Ledger(pool: pool, store: store, ingestion: ingestion, app: app)
     }
 

@@ -44,7 +44,7 @@ enum OfferHarness {
                 let simApp = try sim.control.app(E.bundleID)
                 let pem = try #require(simApp.serverAPI.privateKeyPEM)
                 let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-                try await service.store.applyCatalog(
+                try await service.catalog.applyCatalog(
                     catalog,
                     secrets: [
                         E.bundleID: AppSecrets(

@@ -71,7 +71,7 @@ import Testing
     ) async throws {
         try await ServiceHarness.run { service, client in
             let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-            try await service.store.applyCatalog(
+            try await service.catalog.applyCatalog(
                 catalog,
                 secrets: [
                     ServiceHarness.appOne: AppSecrets(

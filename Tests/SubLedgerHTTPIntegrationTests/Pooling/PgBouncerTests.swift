@@ -27,9 +27,10 @@ import Testing
                 let migrator = try Migrator.bundled(logger: TestDatabase.logger)
                 try await migrator.migrate(try opened.sessionPool(for: "migrate"))
                 let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
-                let store = LedgerStore(pool: opened.pool, logger: TestDatabase.logger, secretKeys: secretKeys)
+                let store = LedgerStore(pool: opened.pool)
+                let catalogStore = CatalogStore(pool: opened.pool, secretKeys: secretKeys)
                 let (catalog, secrets) = try CatalogFile.read(H.catalogYAML)
-                try await store.applyCatalog(catalog, secrets: secrets)
+                try await catalogStore.applyCatalog(catalog, secrets: secrets)
                 // Another process's view of the keys: the service's cache learns of a revocation only by NOTIFY.
                 let keys = APIKeys(store: APIKeyStore(pool: opened.pool))
                 let keyOne = try await keys.create(bundleID: H.appOne, name: "one")
@@ -44,7 +45,8 @@ import Testing
                     pool: opened.pool, migrator: migrator, apple: gateway, now: { clock.now })
                 dependencies.listenPool = try opened.sessionPool(for: "LISTEN")
                 let harness = ServiceHarness(
-                    pool: opened.pool, store: store, clock: clock, signer: JWSSigner(chain: chain),
+                    pool: opened.pool, store: store, catalog: catalogStore, clock: clock,
+                    signer: JWSSigner(chain: chain),
                     keyOne: keyOne.secret, keyTwo: "", keys: keys)
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.secretKeys = secretKeys

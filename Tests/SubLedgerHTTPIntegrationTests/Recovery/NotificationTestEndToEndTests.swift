@@ -23,7 +23,8 @@ import Testing
         try await E.run { e in
             try await e.giveServerAPICredentials()
             let waits = Waits()
-            let test = NotificationTest(store: e.service.store, apple: try e.freshGateway(), sleep: waits.sleep)
+            let test = NotificationTest(
+                store: e.service.store, catalog: e.service.catalog, apple: try e.freshGateway(), sleep: waits.sleep)
             let report = try await test.run(
                 bundleID: E.bundleID, environment: .production, checks: 30, interval: .seconds(1))
             #expect(report.verdict == .delivered, "\(report)")
@@ -46,7 +47,8 @@ import Testing
             // The URL in "App Store Connect" answers 404: Apple's attempt fails, SubLedger never sees it.
             await e.loseNotifications()
             let waits = Waits()
-            let test = NotificationTest(store: e.service.store, apple: try e.freshGateway(), sleep: waits.sleep)
+            let test = NotificationTest(
+                store: e.service.store, catalog: e.service.catalog, apple: try e.freshGateway(), sleep: waits.sleep)
             let report = try await test.run(
                 bundleID: E.bundleID, environment: .production, checks: 3, interval: .seconds(1))
             guard case .notDelivered(let result) = report.verdict else {
@@ -63,7 +65,8 @@ import Testing
 
     @Test func anAppWithoutServerAPICredentialsOrUnknownIsAClearError() async throws {
         try await E.run { e in
-            let test = NotificationTest(store: e.service.store, apple: try e.freshGateway(), sleep: { _ in })
+            let test = NotificationTest(
+                store: e.service.store, catalog: e.service.catalog, apple: try e.freshGateway(), sleep: { _ in })
             await #expect(throws: NotificationTestError.self) {
                 _ = try await test.run(bundleID: E.bundleID, environment: .production, checks: 1, interval: .seconds(1))
             }

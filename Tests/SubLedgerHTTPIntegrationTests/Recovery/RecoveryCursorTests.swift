@@ -95,7 +95,7 @@ import Testing
     @Test func aCursorLeasedByAnotherProcessIsBusy() async throws {
         try await E.run { e in
             try await e.giveServerAPICredentials()
-            let app = try #require(try await e.service.store.app(bundleID: E.bundleID))
+            let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
             let cursors = NotificationHistoryCursors(pool: e.service.pool)
             let now = Instant(millisecondsSince1970: e.control.clock().now)
             let held = try await cursors.claim(

@@ -19,7 +19,7 @@ extension EndToEndHarness {
         let simApp = try control.app(Self.bundleID)
         guard let pem = simApp.serverAPI.privateKeyPEM else { throw RecoveryHarnessError.noKey }
         let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-        try await service.store.applyCatalog(
+        try await service.catalog.applyCatalog(
             catalog,
             secrets: [
                 Self.bundleID: AppSecrets(
@@ -48,14 +48,15 @@ extension EndToEndHarness {
         let gateway = try freshGateway()
         let control = self.control
         let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: control.clock().now) }
-        let store = LedgerStore(pool: service.pool, logger: TestDatabase.logger, secretKeys: service.store.secretKeys)
+        let store = LedgerStore(pool: service.pool)
+        let catalog = CatalogStore(pool: service.pool, secretKeys: service.catalog.secretKeys)
         var configuration = NotificationRecovery.Configuration(worker: worker)
         configuration.window = .seconds(30 * 86_400)
         configuration.retryBase = .milliseconds(10)
         configure(&configuration)
         return NotificationRecovery(
-            configuration: configuration, cursors: NotificationHistoryCursors(pool: service.pool),
-            ingestion: Ingestion(store: store, apple: gateway, logger: TestDatabase.logger, now: now),
+            configuration: configuration, cursors: NotificationHistoryCursors(pool: service.pool), catalog: catalog,
+            ingestion: Ingestion(store: store, catalog: catalog, apple: gateway, logger: TestDatabase.logger, now: now),
             logger: TestDatabase.logger, now: now)
     }
 

@@ -52,6 +52,8 @@ struct ServiceHarness: Sendable {
 
     let pool: PostgresPool
     let store: LedgerStore
+    /// The apps, their secrets opened with the service's keys.
+    let catalog: CatalogStore
     let clock: TestClock
     let signer: JWSSigner
     let keyOne: String
@@ -80,9 +82,10 @@ struct ServiceHarness: Sendable {
             try await migrator.migrate(pool)
             // Secrets at rest: the catalog's shared secret is sealed with this key, which the service is given too.
             let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: secretKeys)
-            let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-            try await store.applyCatalog(catalog, secrets: secrets)
+            let store = LedgerStore(pool: pool)
+            let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
+            let (definitions, secrets) = try CatalogFile.read(catalogYAML)
+            try await catalog.applyCatalog(definitions, secrets: secrets)
             let keys = APIKeys(store: APIKeyStore(pool: pool))
             let keyOne = try await keys.create(bundleID: appOne, name: "one").secret
             let keyTwo = try await keys.create(bundleID: appTwo, name: "two").secret
@@ -111,7 +114,8 @@ struct ServiceHarness: Sendable {
             let app = buildApplication(
                 configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
             let harness = ServiceHarness(
-                pool: pool, store: store, clock: clock, signer: JWSSigner(chain: chain), keyOne: keyOne, keyTwo: keyTwo,
+                pool: pool, store: store, catalog: catalog, clock: clock, signer: JWSSigner(chain: chain),
+                keyOne: keyOne, keyTwo: keyTwo,
                 keys: keys, readReplicas: dependencies.readReplicas)
             try await app.test(.live) { client in try await body(harness, client) }
         }

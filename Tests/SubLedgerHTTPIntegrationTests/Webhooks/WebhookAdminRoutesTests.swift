@@ -28,7 +28,7 @@ import Testing
     }
 
     static func endpointStore(_ harness: H) -> WebhookEndpointStore {
-        WebhookEndpointStore(pool: harness.pool, secretKeys: harness.store.secretKeys)
+        WebhookEndpointStore(pool: harness.pool, secretKeys: harness.catalog.secretKeys)
     }
 
     /// Writes an event of app one as the events' outbox would (the fan-out trigger makes its deliveries).
@@ -66,7 +66,7 @@ import Testing
             #expect(endpoint["environments"] as? [String] == ["Production"])
             #expect(endpoint["state"] as? String == "active")
             // Sealed with the service's key, never stored or listed in plaintext.
-            #expect(endpoint["secret_key_id"] as? String == harness.store.secretKeys.current?.id)
+            #expect(endpoint["secret_key_id"] as? String == harness.catalog.secretKeys.current?.id)
             let plaintext = try await harness.pool.query(
                 "SELECT count(*) FROM webhook_endpoints WHERE secret IS NOT NULL OR position($1 in url) > 0", [secret]
             ).single().decode(Int64.self, at: 0)
@@ -306,18 +306,20 @@ import Testing
                 bundleID: H.appOne, url: "https://example.com/hook", description: nil, eventTypes: [], environments: [],
                 allowPrivateNetwork: false)
             #expect(added.endpoint.secretKeyID == nil)
-            let before = try await harness.store.secretsStatus()
+            let before = try await SecretStore(
+                pool: harness.pool, secretKeys: harness.catalog.secretKeys, logger: TestDatabase.logger
+            ).status()
             #expect(before.plaintext == 1)
             let rotated = try await WebhookAdmin(store: Self.endpointStore(harness)).rotateSecret(
                 added.endpoint.endpointID, expirePreviousAfter: "1h")
 
-            let newKeys = try SecretKeyring(keys: [SecretKey.generate()] + harness.store.secretKeys.keys)
-            let store = LedgerStore(pool: harness.pool, logger: TestDatabase.logger, secretKeys: newKeys)
-            let resealing = try await store.resealSecrets()
+            let newKeys = try SecretKeyring(keys: [SecretKey.generate()] + harness.catalog.secretKeys.keys)
+            let store = SecretStore(pool: harness.pool, secretKeys: newKeys, logger: TestDatabase.logger)
+            let resealing = try await store.reseal()
             // The app's shared secret and the endpoint's current secret moved keys; its previous one was plaintext.
             #expect(resealing.resealed == 2)
             #expect(resealing.sealedPlaintext == 1)
-            let after = try await store.secretsStatus()
+            let after = try await store.status()
             #expect(after.plaintext == 0)
             #expect(after.sealedByKeyID == [newKeys.current!.id: 3])
             let secrets = try await WebhookEndpointStore(pool: harness.pool, secretKeys: newKeys)

@@ -32,8 +32,8 @@ struct WebhookDeliveryHarness: Sendable {
     static func with<T: Sendable>(_ body: (WebhookDeliveryHarness) async throws -> T) async throws -> T {
         try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { schema, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-            let store = LedgerStore(pool: pool, logger: TestDatabase.logger, secretKeys: SecretKeyring())
-            try await store.applyCatalog(try CatalogFile.read(catalogYAML).catalog)
+            let catalogStore = CatalogStore(pool: pool, secretKeys: SecretKeyring())
+            try await catalogStore.applyCatalog(try CatalogFile.read(catalogYAML).catalog)
             let appID = try await pool.query(
                 "SELECT app_id FROM apps WHERE bundle_id = 'com.example.webhooks'"
             ).single().decode(Int64.self, at: 0)

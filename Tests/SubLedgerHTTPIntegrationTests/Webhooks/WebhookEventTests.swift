@@ -313,7 +313,7 @@ import Testing
                     "      - { product_id: pro.plus, type: auto_renewable, subscription_group_id: \"g1\", entitlements: [pro, plus] }\n      - { product_id: coins.100,"
             )
             let (definitions, secrets) = try CatalogFile.read(catalog)
-            try await e.service.store.applyCatalog(definitions, secrets: secrets)
+            try await e.service.catalog.applyCatalog(definitions, secrets: secrets)
 
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))

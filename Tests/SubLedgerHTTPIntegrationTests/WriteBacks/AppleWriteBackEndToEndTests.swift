@@ -29,7 +29,7 @@ import Testing
                     issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID,
                     privateKeyPEM: try #require(simApp.serverAPI.privateKeyPEM)))
         }
-        try await e.service.store.applyCatalog(catalog, secrets: secrets)
+        try await e.service.catalog.applyCatalog(catalog, secrets: secrets)
     }
 
     static func sender(_ e: E) throws -> AppleWriteBackSender {
@@ -42,7 +42,7 @@ import Testing
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
         return AppleWriteBackSender(
             configuration: .init(worker: "write-backs-e2e"), store: AppleWriteBackStore(pool: e.service.pool),
-            ledger: e.service.store, apple: gateway, logger: TestDatabase.logger,
+            catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
             now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 

@@ -115,10 +115,11 @@ enum CohortFixtures {
     /// Applies the catalog and each chain's transactions, one receipt per transaction in purchase order (the
     /// refund and the upgrade arrive as the revoked version of the transaction, later).
     static func load(_ pool: PostgresPool) async throws {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else {
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        guard let app = try await catalogStore.app(bundleID: bundleID) else {
             throw ReportError(code: .unknownApp, message: "")
         }
         for (account, transactions) in chains {

@@ -77,10 +77,11 @@ enum ReportFixtures {
 
     /// Applies the catalog and every input of the story, each at its own day.
     static func load(_ pool: PostgresPool) async throws {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        guard let app = try await store.app(bundleID: bundleID) else {
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        guard let app = try await catalogStore.app(bundleID: bundleID) else {
             throw ReportError(code: .unknownApp, message: "")
         }
         let inputs: [(Int, LedgerInput)] = [

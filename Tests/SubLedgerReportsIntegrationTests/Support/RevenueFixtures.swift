@@ -121,15 +121,18 @@ enum RevenueFixtures {
     /// Applies the catalog, the revenue settings and every chain (one receipt per chain, observed the day after its
     /// last purchase).
     static func load(_ pool: PostgresPool) async throws {
-        let store = LedgerStore(pool: pool, logger: ReportsDatabase.logger)
+        let store = LedgerStore(pool: pool)
+        let catalogStore = CatalogStore(pool: pool)
+        let settings = RevenueSettingsStore(pool: pool)
         let (catalog, secrets) = try CatalogFile.read(catalogYAML)
-        try await store.applyCatalog(catalog, secrets: secrets)
-        try await store.setSmallBusinessPeriod(
+        try await catalogStore.applyCatalog(catalog, secrets: secrets)
+        try await settings.setSmallBusinessPeriod(
             SmallBusinessPeriod(fromDay: CalendarDay.parse("2025-01-01")!), bundleID: small)
-        try await store.applyTaxRates(try RateFile.taxRates("GBR,2025-01-01,0.2"))
-        try await store.applyExchangeRates(try RateFile.exchangeRates("2025-01-01,GBP,1.25"), reportingCurrency: "USD")
+        try await settings.applyTaxRates(try RateFile.taxRates("GBR,2025-01-01,0.2"))
+        try await settings.applyExchangeRates(
+            try RateFile.exchangeRates("2025-01-01,GBP,1.25"), reportingCurrency: "USD")
         for chain in chains {
-            guard let app = try await store.app(bundleID: chain.bundleID) else {
+            guard let app = try await catalogStore.app(bundleID: chain.bundleID) else {
                 throw ReportError(code: .unknownApp, message: "")
             }
             let observed = chain.transactions.map(\.purchaseDate).max()!.adding(milliseconds: 86_400_000)

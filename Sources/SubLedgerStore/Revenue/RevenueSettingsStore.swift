@@ -3,7 +3,13 @@ import SubLedgerCore
 
 /// The revenue settings the reports read: exchange rates, tax rates per storefront, and each app's Small
 /// Business Program periods (docs/revenue.md). Each write is one transaction: a file applies whole or not.
-extension LedgerStore {
+public struct RevenueSettingsStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
     /// Stores `rates` as worth in `reportingCurrency` (a rate already stored for the same day and currency is
     /// replaced). Returns how many rows were written.
     @discardableResult

@@ -2,7 +2,19 @@ import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 
-extension LedgerStore {
+/// The apps and their catalogs (`apps`, `products`, `product_entitlements`, price points): what `catalog apply`
+/// stores and every use case reads back as `StoredApp`. The apps' secrets are sealed with `secretKeys` when
+/// stored and opened with them when read (docs/operations.md, "Secrets at rest").
+public struct CatalogStore: Sendable {
+    public let pool: PostgresPool
+    /// The keys that seal and open the apps' secrets at rest; empty: none.
+    public let secretKeys: SecretKeyring
+
+    public init(pool: PostgresPool, secretKeys: SecretKeyring = SecretKeyring()) {
+        self.pool = pool
+        self.secretKeys = secretKeys
+    }
+
     /// What `applyCatalog` changed.
     public struct CatalogReport: Sendable, Hashable {
         public var apps: [String]

@@ -47,11 +47,19 @@ public enum AppTransactionClaimOutcome: Sendable, Hashable {
     }
 }
 
-extension LedgerStore {
+/// The claims of app purchases (`app_transaction_claims`, append-only): which account owns Apple's app
+/// transaction of an app (a paid app, a pre-order), from StoreKit 2's `AppTransaction`.
+public struct AppTransactionStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
     /// Records that `claim.account` owns the app transaction (verified by the caller; `signed` is the JWS as
     /// received), unless it already does. Claims of one app transaction are serialized; the sequence and
     /// `claimedAt` of `claim` are the store's (the next sequence, `now`).
-    public func claimAppTransaction(
+    public func claim(
         _ claim: AppTransactionClaim, signed: String, app: StoredApp, now: Instant
     ) async throws -> AppTransactionClaimOutcome {
         try await pool.transaction { connection in
@@ -61,7 +69,7 @@ extension LedgerStore {
             let latest = try connection.query(
                 "\(Self.claimColumnsSQL) AND c.app_transaction_id = $3 ORDER BY c.sequence DESC LIMIT 1",
                 [app.appID, claim.environment.rawValue, claim.appTransactionID]
-            ).map(Self.claim).first
+            ).map(Self.claim(from:)).first
             if let latest, latest.account == claim.account { return .alreadyOwned(latest) }
             try AccountRows.ensure([claim.account], appID: app.appID, on: connection)
             var written = claim
@@ -86,31 +94,19 @@ extension LedgerStore {
 
     /// Every claim of the app transaction `id` of `app`, in any environment, oldest first (the last is the
     /// owner's).
-    public func appTransactionClaims(appTransactionID id: String, app: StoredApp) async throws
+    public func claims(appTransactionID id: String, app: StoredApp) async throws
         -> [AppTransactionClaim]
     {
         try await pool.withConnection { connection in
             try connection.query(
                 "\(Self.claimColumnsSQL) AND c.app_transaction_id = $3 ORDER BY c.environment, c.sequence",
-                [app.appID, Self.allEnvironments, id]
-            ).map(Self.claim)
-        }
-    }
-
-    /// The chains of `app` holding a transaction of the app transaction `id`, in any environment, sorted.
-    public func supportChainKeys(appTransactionID id: String, app: StoredApp) async throws -> [ChainKey] {
-        try await pool.withConnection { connection in
-            try Self.chainKeys(
-                connection.query(
-                    """
-                    SELECT DISTINCT environment, original_transaction_id FROM transactions
-                    WHERE app_id = $1 AND app_transaction_id = $2
-                    """, [app.appID, id]))
+                [app.appID, AppStoreEnvironment.allAsParameter, id]
+            ).map(Self.claim(from:))
         }
     }
 
     /// The claim columns of `app_transaction_claims c` of app `$1` in the environments `$2` (one, or the
-    /// comma-separated list), for `claim(_:)`.
+    /// comma-separated list), for `claim(from:)`.
     static let claimColumnsSQL = """
         SELECT c.environment, c.app_transaction_id, c.sequence, c.account_id,
             (extract(epoch FROM c.claimed_at) * 1000)::bigint, (extract(epoch FROM c.original_purchase_date) * 1000)::bigint,
@@ -120,7 +116,7 @@ extension LedgerStore {
         WHERE c.app_id = $1 AND c.environment = ANY (string_to_array($2::text, ','))
         """
 
-    static func claim(_ row: PostgresRow) throws -> AppTransactionClaim {
+    static func claim(from row: PostgresRow) throws -> AppTransactionClaim {
         let rawEnvironment = try row.decode(String.self, at: 0)
         guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
             throw StoreError(code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a claim row")

@@ -3,7 +3,13 @@ import SubLedgerCore
 
 /// The ledger's reads behind offer signatures (`POST /v1/offers/signatures`): has this account had an
 /// introductory offer in a subscription group?
-extension LedgerStore {
+public struct OfferEligibilityStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
     /// The facts that decide `account`'s offers in `subscriptionGroupID` of `app`, in every environment.
     ///
     /// The chains considered are those the account owns or has owned (`ownership_bindings`) and those whose
@@ -12,7 +18,7 @@ extension LedgerStore {
     /// is one the catalog places in the group. A transaction used an introductory offer when the core value
     /// kept in `transactions.payload` says so: legacy `is_trial_period` / `is_in_intro_offer_period`
     /// (`isTrialPeriod`, `isInIntroOfferPeriod`) or StoreKit 2 `offerType` 1.
-    public func offerEligibilityFacts(
+    public func facts(
         of account: AccountID, subscriptionGroupID: String, app: StoredApp
     ) async throws -> OfferEligibilityFacts {
         let groupProducts = app.definition.products

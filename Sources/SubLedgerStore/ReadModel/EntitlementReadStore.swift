@@ -1,26 +1,34 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-extension LedgerStore {
+/// The entitlement read model (`account_entitlement_periods`): the entitlement reads it answers, and the
+/// backfill of accounts from before it. `LedgerStore.apply` keeps it current, in each apply's transaction.
+public struct EntitlementReadStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
     /// An entitlement read: what `account` holds at `instant` and its credit balance, in one round trip.
     ///
     /// Answered from the read model (`account_entitlement_periods`: no chain snapshot is decoded) when it
     /// covers the account; otherwise (an account from before the read model that is not backfilled yet, or a
-    /// non-renewing purchase) from the chains, in a second round trip, exactly as `holdings(of:app:)` and
+    /// non-renewing purchase) from the chains, in a second round trip, exactly as `LedgerStore.holdings(of:app:)` and
     /// `Ledger.entitlements(for:at:chains:app:)` do. A read never writes, so it runs as well on a hot standby:
     /// `subledger poll` backfills the accounts still listed (`EntitlementBackfill`).
-    public func entitlementRead(
+    public func read(
         of account: AccountID, app: StoredApp, at instant: Instant
     ) async throws -> (entitlements: [Entitlement], credits: Int64) {
         // The read model's statement alone first: most reads end here, with no hop to a connection's thread.
-        let read = try await EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: pool)
-        if let periods = read.periods,
+        let stored = try await EntitlementPeriodRows.read(account, appID: app.appID, at: instant, on: pool)
+        if let periods = stored.periods,
             let entitlements = Ledger.entitlements(from: periods, for: account, at: instant, app: app.definition)
         {
-            return (entitlements, read.credits)
+            return (entitlements, stored.credits)
         }
         return try await pool.withConnection { connection in
-            let holdings = try Self.holdings(of: account, appID: app.appID, on: connection)
+            let holdings = try LedgerStore.holdings(of: account, appID: app.appID, on: connection)
             let entitlements = Ledger.entitlements(
                 for: account, at: instant, chains: holdings.chains, app: app.definition)
             return (entitlements, holdings.credits)
@@ -29,7 +37,7 @@ extension LedgerStore {
 
     /// Writes the entitlement periods of every chain `account` owns or has owned, and takes the account off
     /// the backfill list (`account_entitlement_backfill`).
-    public func backfillEntitlementPeriods(of account: AccountID, app: StoredApp) async throws {
+    public func backfill(of account: AccountID, app: StoredApp) async throws {
         try await pool.transaction { connection in
             try EntitlementPeriodRows.backfill(account, app: app, on: connection)
         }
@@ -39,12 +47,12 @@ extension LedgerStore {
     /// how many. Run until it returns 0 to complete the read model of a database migrated to it; reads work
     /// meanwhile (an account not backfilled is answered from the chains).
     @discardableResult
-    public func backfillEntitlementPeriods(app: StoredApp, limit: Int = 1_000) async throws -> Int {
+    public func backfill(app: StoredApp, limit: Int = 1_000) async throws -> Int {
         let pending = try await pool.query(
             EntitlementPeriodRows.pendingAccountsStatement, [app.appID, Int64(max(0, limit))])
         var done = 0
         for row in pending {
-            try await backfillEntitlementPeriods(of: try storedAccount(row.decode(String.self, at: 0)), app: app)
+            try await backfill(of: try storedAccount(row.decode(String.self, at: 0)), app: app)
             done += 1
         }
         return done

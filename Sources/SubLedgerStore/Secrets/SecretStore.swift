@@ -1,10 +1,22 @@
 import Logging
 import PostgresLibPQ
 
-/// Secrets at rest: what is stored how, whether this process can open it, and `secrets rotate-key`.
-extension LedgerStore {
+/// Secrets at rest: what is stored how, whether this process can open it, and `secrets rotate-key` (the apps'
+/// secrets, the webhook endpoints' secrets, and the shared secrets left in stored V1 notification bodies).
+public struct SecretStore: Sendable {
+    public let pool: PostgresPool
+    /// The keys that seal and open the secrets; empty: none.
+    public let secretKeys: SecretKeyring
+    let logger: Logger
+
+    public init(pool: PostgresPool, secretKeys: SecretKeyring, logger: Logger) {
+        self.pool = pool
+        self.secretKeys = secretKeys
+        self.logger = logger
+    }
+
     /// How the apps' secrets are stored.
-    public struct SecretsStatus: Sendable, Hashable {
+    public struct Status: Sendable, Hashable {
         /// Sealed secrets by the id of the key that sealed them.
         public var sealedByKeyID: [String: Int]
         /// Secrets stored unsealed (written before secrets were sealed, or explicitly allowed).
@@ -14,7 +26,7 @@ extension LedgerStore {
     }
 
     /// How the apps' secrets are stored now.
-    public func secretsStatus() async throws -> SecretsStatus {
+    public func status() async throws -> Status {
         let sealed = try await pool.query(
             """
             SELECT key_id, count(*) FROM (
@@ -36,7 +48,7 @@ extension LedgerStore {
                 """
             ).single().decode(Int64.self, at: 0)
             + (try await pool.query(WebhookEndpointSecrets.plaintextCountSQL).single().decode(Int64.self, at: 0))
-        return SecretsStatus(
+        return Status(
             sealedByKeyID: byKeyID, plaintext: Int(plaintext),
             missingKeyIDs: byKeyID.keys.filter { secretKeys.key(id: $0) == nil }.sorted())
     }
@@ -45,8 +57,8 @@ extension LedgerStore {
     /// have, so a service without its keys stops at start instead of failing on every request; warns when
     /// secrets are still stored in plaintext.
     @discardableResult
-    public func checkSecretKeys() async throws -> SecretsStatus {
-        let status = try await secretsStatus()
+    public func checkKeys() async throws -> Status {
+        let status = try await status()
         guard status.missingKeyIDs.isEmpty else {
             let configured = secretKeys.isEmpty ? "none" : secretKeys.keys.map(\.id).joined(separator: ", ")
             throw SecretError(
@@ -63,7 +75,7 @@ extension LedgerStore {
         return status
     }
 
-    /// What `resealSecrets` did.
+    /// What `reseal` did.
     public struct Resealing: Sendable, Hashable {
         /// The key everything is sealed with now.
         public var keyID: String
@@ -76,7 +88,7 @@ extension LedgerStore {
     /// Seals every app secret with the current key: re-seals those sealed with older keys and seals those
     /// stored in plaintext. One transaction: when any secret cannot be opened nothing changes, so no secret
     /// is ever lost half-way.
-    public func resealSecrets() async throws -> Resealing {
+    public func reseal() async throws -> Resealing {
         guard let current = secretKeys.current else {
             throw SecretError(.noSecretKey, "no secret key is configured to seal with")
         }

@@ -2,35 +2,47 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// The reads behind customer support lookups (`subledger support`, `/v1/admin/lookup/...`): which chains an
-/// id names. The chains themselves are then loaded with `chain(_:app:)`, the same read the ledger uses.
-extension LedgerStore {
+/// id names, and whether an account is known. The chains themselves are then loaded with
+/// `LedgerStore.chain(_:app:)`, the same read the ledger uses.
+public struct SupportStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
     /// The chains of `app` that hold `id` as a transaction id or as an original transaction id, in any
     /// environment, sorted.
-    public func supportChainKeys(transactionID id: String, app: StoredApp) async throws -> [ChainKey] {
+    public func chainKeys(transactionID id: String, app: StoredApp) async throws -> [ChainKey] {
         try await pool.withConnection { connection in
             try Self.chainKeys(
-                connection.query(Self.chainKeysByTransactionIDStatement, [app.appID, id, Self.allEnvironments]))
+                from: connection.query(
+                    Self.chainKeysByTransactionIDStatement, [app.appID, id, AppStoreEnvironment.allAsParameter]))
         }
     }
 
     /// The chains of `app` holding a transaction whose `appAccountToken` is `token`, sorted.
-    public func supportChainKeys(appAccountToken token: OrderID, app: StoredApp) async throws -> [ChainKey] {
+    public func chainKeys(appAccountToken token: OrderID, app: StoredApp) async throws -> [ChainKey] {
         try await pool.withConnection { connection in
-            try Self.chainKeys(connection.query(Self.chainKeysByTokenStatement, [app.appID, token.rawValue]))
+            try Self.chainKeys(from: connection.query(Self.chainKeysByTokenStatement, [app.appID, token.rawValue]))
+        }
+    }
+
+    /// The chains of `app` holding a transaction of the app transaction `id`, in any environment, sorted.
+    public func chainKeys(appTransactionID id: String, app: StoredApp) async throws -> [ChainKey] {
+        try await pool.withConnection { connection in
+            try Self.chainKeys(from: connection.query(Self.chainKeysByAppTransactionIDStatement, [app.appID, id]))
         }
     }
 
     /// Whether `account` is known to `app` (it submitted, ordered or owned something).
-    public func supportAccountExists(_ account: AccountID, app: StoredApp) async throws -> Bool {
+    public func accountExists(_ account: AccountID, app: StoredApp) async throws -> Bool {
         try await pool.withConnection { connection in
             try !connection.query(Self.accountExistsStatement, [app.appID, account.rawValue]).isEmpty
         }
     }
 
-    /// Every environment, as the text array parameter that lets the `(app_id, environment, ...)` keys apply.
-    static let allEnvironments = AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
-
-    static func chainKeys(_ rows: PostgresRows) throws -> [ChainKey] {
+    static func chainKeys(from rows: PostgresRows) throws -> [ChainKey] {
         try rows.map { row in
             let rawEnvironment = try row.decode(String.self, at: 0)
             guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
@@ -53,6 +65,11 @@ extension LedgerStore {
     static let chainKeysByTokenStatement = """
         SELECT DISTINCT environment, original_transaction_id FROM transactions
         WHERE app_id = $1 AND lower(app_account_token) = $2
+        """
+
+    static let chainKeysByAppTransactionIDStatement = """
+        SELECT DISTINCT environment, original_transaction_id FROM transactions
+        WHERE app_id = $1 AND app_transaction_id = $2
         """
 
     static let accountExistsStatement = "SELECT 1 FROM accounts WHERE app_id = $1 AND account_id = $2"
