@@ -38,41 +38,43 @@ extension LedgerStore {
         return try await pool.transaction { connection in
             var requeued: [RequeuedInput] = []
             for kind in StoredInputKind.allCases {
-                let (table, key) =
+                let (table, key): (PostgresQuery, PostgresQuery) =
                     kind == .receipt ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
-                let filter: String
-                let value: Int64
+                let selected: PostgresQuery
                 switch selection {
-                case .input(let selected, let id):
-                    guard selected == kind else { continue }
-                    (filter, value) = ("\(key) = $1", id)
+                case .input(let selectedKind, let id):
+                    guard selectedKind == kind else { continue }
+                    selected = "\(key) = \(id)"
                 case .app(let appID):
-                    (filter, value) = ("app_id = $1", appID)
+                    selected = "app_id = \(appID)"
                 }
                 let rows: PostgresRows
                 if dryRun {
                     rows = try connection.query(
-                        "SELECT \(key), last_error FROM \(table) WHERE \(filter) AND status = 'quarantined' ORDER BY 1",
-                        [value])
+                        "SELECT \(key), last_error FROM \(table) WHERE \(selected) AND status = 'quarantined' ORDER BY 1"
+                            as PostgresQuery)
                 } else {
                     // The old state is returned from the row as it was before the update (a self-join on the key),
                     // and recorded as the re-queue's event in the same statement.
+                    let at = timestamp(now)
                     rows = try connection.query(
                         """
                         WITH moved AS (
-                            UPDATE \(table) AS t SET status = 'retry', attempts = 0, next_attempt_at = $2::timestamptz,
+                            UPDATE \(table) AS t SET status = 'retry', attempts = 0, next_attempt_at = \(at)::timestamptz,
                                 leased_until = NULL, leased_by = NULL,
-                                last_error = left('re-queued from quarantine at ' || to_char($2::timestamptz AT TIME ZONE 'UTC',
+                                last_error = left('re-queued from quarantine at ' || to_char(\(at)::timestamptz AT TIME ZONE 'UTC',
                                     'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '; quarantined with: ' || coalesce(old.last_error, ''), 1000)
                             FROM \(table) AS old
-                            WHERE old.\(key) = t.\(key) AND t.\(filter) AND t.status = 'quarantined'
+                            WHERE old.\(key) = t.\(key) AND t.\(selected) AND t.status = 'quarantined'
                             RETURNING t.\(key) AS id, t.app_id, old.status, old.attempts, old.last_error),
                         recorded AS (
                             INSERT INTO input_events (input_kind, input_id, app_id, event, occurred_at, actor,
                                 previous_status, previous_attempts, previous_error)
-                            SELECT $3, id, app_id, 'requeued', $2::timestamptz, $4, status, attempts, last_error FROM moved)
+                            SELECT \(kind.rawValue), id, app_id, 'requeued', \(at)::timestamptz, \(String(actor.prefix(500))),
+                                status, attempts, last_error
+                            FROM moved)
                         SELECT id, last_error FROM moved
-                        """, [value, timestamp(now), kind.rawValue, String(actor.prefix(500))])
+                        """ as PostgresQuery)
                 }
                 for row in rows {
                     requeued.append(
@@ -115,22 +117,24 @@ extension LedgerStore {
     public func notificationHistory(appID: Int64, notificationID: String) async throws -> InputHistory? {
         let rows = try await pool.query(
             """
-            SELECT notification_row_id FROM notifications WHERE notification_id = $1 AND (app_id = $2 OR app_id IS NULL)
+            SELECT notification_row_id FROM notifications
+            WHERE notification_id = \(notificationID) AND (app_id = \(appID) OR app_id IS NULL)
             ORDER BY notification_row_id LIMIT 1
-            """, [notificationID, appID])
+            """ as PostgresQuery)
         guard let id = try rows.first?.decode(Int64.self, at: 0) else { return nil }
         return try await inputHistory(.notification, id: id)
     }
 
     /// The state and history of one stored input; nil when there is no such input.
     public func inputHistory(_ kind: StoredInputKind, id: Int64) async throws -> InputHistory? {
-        let (table, key) = kind == .receipt ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
+        let (table, key): (PostgresQuery, PostgresQuery) =
+            kind == .receipt ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
         return try await pool.withConnection { connection in
             let rows = try connection.query(
                 """
-                SELECT status, attempts, last_error, \(millisecondsSQL("received_at")), \(millisecondsSQL("applied_at"))
-                FROM \(table) WHERE \(key) = $1
-                """, [id])
+                SELECT status, attempts, last_error, \(milliseconds("received_at")), \(milliseconds("applied_at"))
+                FROM \(table) WHERE \(key) = \(id)
+                """ as PostgresQuery)
             guard let row = rows.first else { return nil }
             var history = InputHistory(
                 kind: kind, id: id, status: try row.decode(String.self, at: 0),
@@ -139,9 +143,9 @@ extension LedgerStore {
                 appliedAt: try row.decode(Int64?.self, at: 4).map(Instant.init(millisecondsSince1970:)), events: [])
             let events = try connection.query(
                 """
-                SELECT event, \(millisecondsSQL("occurred_at")), actor, previous_status, previous_attempts, previous_error
-                FROM input_events WHERE input_kind = $1 AND input_id = $2 ORDER BY event_id
-                """, [kind.rawValue, id])
+                SELECT event, \(milliseconds("occurred_at")), actor, previous_status, previous_attempts, previous_error
+                FROM input_events WHERE input_kind = \(kind.rawValue) AND input_id = \(id) ORDER BY event_id
+                """ as PostgresQuery)
             history.events = try events.map { event in
                 InputEvent(
                     event: try event.decode(String.self, at: 0),

@@ -34,3 +34,8 @@ func timestamp(_ instant: Instant?) -> PostgresValue {
 func millisecondsSQL(_ column: String) -> String {
     "(extract(epoch FROM \(column)) * 1000)::bigint"
 }
+
+/// `millisecondsSQL` for a statement written as a `PostgresQuery`.
+func milliseconds(_ column: PostgresQuery) -> PostgresQuery {
+    "(extract(epoch FROM \(column)) * 1000)::bigint"
+}
