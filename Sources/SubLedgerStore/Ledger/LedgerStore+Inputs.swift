@@ -86,7 +86,7 @@ extension LedgerStore {
     }
 
     private func markInput(
-        table: String, key: String, id: Int64, reason: String, retryable: Bool, now: Instant
+        table: PostgresQuery, key: PostgresQuery, id: Int64, reason: String, retryable: Bool, now: Instant
     ) async throws -> StoredInputFailure {
         let retry = self.retry
         return try await pool.withConnection { connection in
@@ -97,22 +97,20 @@ extension LedgerStore {
     }
 
     static func markInput(
-        table: String, key: String, id: Int64, reason: String, retryable: Bool, now: Instant, retry: StoredInputRetry,
-        on connection: PostgresConnection
+        table: PostgresQuery, key: PostgresQuery, id: Int64, reason: String, retryable: Bool, now: Instant,
+        retry: StoredInputRetry, on connection: PostgresConnection
     ) throws -> StoredInputFailure {
-        let (base, maximum) = retry.parameters
-        let next = StoredInputRetry.nextAttemptSQL(
-            now: "$4::timestamptz", attempts: "attempts", base: "$6", maximum: "$7")
         let rows = try connection.query(
             """
             UPDATE \(table) SET
-                status = CASE WHEN NOT $3 THEN 'invalid' WHEN attempts >= $5 THEN 'quarantined' ELSE 'retry' END,
-                last_error = $2,
-                next_attempt_at = CASE WHEN NOT $3 OR attempts >= $5 THEN NULL ELSE \(next) END
-            WHERE \(key) = $1 AND status <> 'applied'
+                status = CASE WHEN NOT \(retryable) THEN 'invalid' WHEN attempts >= \(retry.maximumAttempts) THEN 'quarantined'
+                         ELSE 'retry' END,
+                last_error = \(storableError(reason)),
+                next_attempt_at = CASE WHEN NOT \(retryable) OR attempts >= \(retry.maximumAttempts) THEN NULL
+                                  ELSE \(retry.nextAttempt(now: timestamp(now), attempts: "attempts")) END
+            WHERE \(key) = \(id) AND status <> 'applied'
             RETURNING status, attempts
-            """,
-            [id, storableError(reason), retryable, timestamp(now), retry.maximumAttempts, base, maximum])
+            """ as PostgresQuery)
         guard let row = rows.first else { return StoredInputFailure(status: "applied", retryAfter: nil) }
         let status = try row.decode(String.self, at: 0)
         let attempts = Int(try row.decode(Int32.self, at: 1))

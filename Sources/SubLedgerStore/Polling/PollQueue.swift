@@ -44,31 +44,32 @@ public struct PollQueue: Sendable {
     public func claimDueChains(
         limit: Int, window: Duration, lease: Duration, worker: String, now: Instant
     ) async throws -> [DueChain] {
-        try await pool.transaction { connection in
+        let at = timestamp(now)
+        return try await pool.transaction { connection in
             let rows = try connection.query(
                 """
                 WITH due AS (
                     SELECT app_id, environment, original_transaction_id FROM chains
                     WHERE product_type = 'auto_renewable' AND state NOT IN ('revoked', 'upgraded_away')
-                      AND (leased_until IS NULL OR leased_until < $1)
-                      AND (next_poll_at IS NULL OR next_poll_at <= $1)
+                      AND (leased_until IS NULL OR leased_until < \(at))
+                      AND (next_poll_at IS NULL OR next_poll_at <= \(at))
                       AND (state IN ('billing_retry', 'grace_period')
-                           OR (expires_at <= $1 + $2 * interval '1 millisecond'
-                               AND expires_at > $1 - interval '60 days'
+                           OR (expires_at <= \(at) + \(window.milliseconds) * interval '1 millisecond'
+                               AND expires_at > \(at) - interval '60 days'
                                AND will_auto_renew IS DISTINCT FROM false))
                     ORDER BY next_poll_at NULLS FIRST, expires_at
-                    LIMIT $3
+                    LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE chains c SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5
+                UPDATE chains c SET leased_until = \(at) + \(lease.milliseconds) * interval '1 millisecond',
+                    leased_by = \(worker)
                 FROM due
                 WHERE c.app_id = due.app_id AND c.environment = due.environment
                   AND c.original_transaction_id = due.original_transaction_id
                 RETURNING c.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment,
                           c.original_transaction_id, c.refresh_via,
                           (SELECT body FROM receipts r WHERE r.receipt_id = c.last_receipt_id), c.poll_failures
-                """,
-                [timestamp(now), window.milliseconds, limit, lease.milliseconds, worker])
+                """ as PostgresQuery)
             return try rows.map { row in
                 DueChain(
                     appID: try row.decode(Int64.self, at: 0),
@@ -94,30 +95,26 @@ public struct PollQueue: Sendable {
         limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant,
         retry: StoredInputRetry = StoredInputRetry()
     ) async throws -> [PendingInput] {
-        let (base, maximum) = retry.parameters
-        let next = StoredInputRetry.nextAttemptSQL(now: "$1", attempts: "(r.attempts + 1)", base: "$7", maximum: "$8")
+        let at = timestamp(now)
         return try await pool.transaction { connection in
             let rows = try connection.query(
                 """
                 WITH due AS (
                     SELECT receipt_id FROM receipts
-                    WHERE \(Self.dueCondition(age: "received_at"))
-                      AND attempts < $6
+                    WHERE \(Self.due(age: "received_at", at: at, pendingAge: pendingAge))
+                      AND attempts < \(retry.maximumAttempts)
                     ORDER BY next_attempt_at NULLS FIRST, receipt_id
-                    LIMIT $3
+                    LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE receipts r SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5,
-                    attempts = r.attempts + 1, status = 'retry', next_attempt_at = \(next),
+                UPDATE receipts r SET leased_until = \(at) + \(lease.milliseconds) * interval '1 millisecond',
+                    leased_by = \(worker), attempts = r.attempts + 1, status = 'retry',
+                    next_attempt_at = \(retry.nextAttempt(now: at, attempts: "(r.attempts + 1)")),
                     last_error = \(Self.abandonedError("r"))
                 FROM due WHERE r.receipt_id = due.receipt_id
                 RETURNING r.receipt_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id), r.kind,
                           r.body, r.account_id, r.attempts, r.environment
-                """,
-                [
-                    timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
-                    base, maximum,
-                ])
+                """ as PostgresQuery)
             return try rows.map { row in
                 let rawKind = try row.decode(String.self, at: 3)
                 guard let kind = LedgerStore.SubmissionKind(rawValue: rawKind) else {
@@ -154,30 +151,26 @@ public struct PollQueue: Sendable {
         limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant,
         retry: StoredInputRetry = StoredInputRetry()
     ) async throws -> [PendingNotification] {
-        let (base, maximum) = retry.parameters
-        let next = StoredInputRetry.nextAttemptSQL(now: "$1", attempts: "(n.attempts + 1)", base: "$7", maximum: "$8")
+        let at = timestamp(now)
         return try await pool.transaction { connection in
             let rows = try connection.query(
                 """
                 WITH due AS (
                     SELECT notification_row_id FROM notifications
-                    WHERE app_id IS NOT NULL AND \(Self.dueCondition(age: "received_at"))
-                      AND attempts < $6
+                    WHERE app_id IS NOT NULL AND \(Self.due(age: "received_at", at: at, pendingAge: pendingAge))
+                      AND attempts < \(retry.maximumAttempts)
                     ORDER BY next_attempt_at NULLS FIRST, notification_row_id
-                    LIMIT $3
+                    LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE notifications n SET leased_until = $1 + $4 * interval '1 millisecond', leased_by = $5,
-                    attempts = n.attempts + 1, status = 'retry', next_attempt_at = \(next),
+                UPDATE notifications n SET leased_until = \(at) + \(lease.milliseconds) * interval '1 millisecond',
+                    leased_by = \(worker), attempts = n.attempts + 1, status = 'retry',
+                    next_attempt_at = \(retry.nextAttempt(now: at, attempts: "(n.attempts + 1)")),
                     last_error = \(Self.abandonedError("n"))
                 FROM due WHERE n.notification_row_id = due.notification_row_id
                 RETURNING n.notification_row_id, n.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = n.app_id),
-                          n.version, n.body, \(millisecondsSQL("n.received_at")), n.attempts
-                """,
-                [
-                    timestamp(now), pendingAge.milliseconds, limit, lease.milliseconds, worker, retry.maximumAttempts,
-                    base, maximum,
-                ])
+                          n.version, n.body, \(milliseconds("n.received_at")), n.attempts
+                """ as PostgresQuery)
             return try rows.map { row in
                 PendingNotification(
                     rowID: try row.decode(Int64.self, at: 0),
@@ -199,16 +192,18 @@ public struct PollQueue: Sendable {
     ) async throws -> (receipts: Int, notifications: Int) {
         try await pool.transaction { connection in
             var counts: [Int] = []
-            for table in ["receipts", "notifications"] {
+            let at = timestamp(now)
+            for table: PostgresQuery in ["receipts", "notifications"] {
                 let rows = try connection.query(
                     """
                     UPDATE \(table) SET status = 'quarantined', next_attempt_at = NULL,
                         last_error = coalesce(last_error, 'no outcome was recorded')
                             || ' (quarantined after ' || attempts || ' attempts)'
-                    WHERE \(Self.dueCondition(age: "received_at"))
-                      AND (attempts >= $3 OR (leased_by IS NOT NULL AND last_error = $4))
+                    WHERE \(Self.due(age: "received_at", at: at, pendingAge: pendingAge))
+                      AND (attempts >= \(retry.maximumAttempts)
+                           OR (leased_by IS NOT NULL AND last_error = \(Self.abandonedMessage)))
                     RETURNING 1
-                    """, [timestamp(now), pendingAge.milliseconds, retry.maximumAttempts, Self.abandonedMessage])
+                    """ as PostgresQuery)
                 counts.append(rows.count)
             }
             return (counts[0], counts[1])
@@ -219,17 +214,18 @@ public struct PollQueue: Sendable {
     /// was killed while working on it), so that a second such attempt quarantines it.
     static let abandonedMessage = "the job stopped while working on it (its lease ran out without an outcome)"
 
-    /// SQL: the abandoned message when the row's lease ran out unreleased, else its last error.
-    private static func abandonedError(_ alias: String) -> String {
-        "CASE WHEN \(alias).leased_by IS NOT NULL THEN '\(abandonedMessage)' ELSE \(alias).last_error END"
+    /// The abandoned message when the row's lease ran out unreleased, else its last error.
+    private static func abandonedError(_ alias: PostgresQuery) -> PostgresQuery {
+        "CASE WHEN \(alias).leased_by IS NOT NULL THEN \(abandonedMessage) ELSE \(alias).last_error END"
     }
 
-    /// Due stored inputs: not leased, and `retry` whose time has come or `pending` older than `$2` ms at `$1`.
-    private static func dueCondition(age column: String) -> String {
+    /// Due stored inputs at `at`: not leased, and `retry` whose time has come or `pending` for longer than
+    /// `pendingAge` (by `column`).
+    private static func due(age column: PostgresQuery, at: PostgresValue, pendingAge: Duration) -> PostgresQuery {
         """
-        (leased_until IS NULL OR leased_until < $1)
-        AND ((status = 'retry' AND (next_attempt_at IS NULL OR next_attempt_at <= $1))
-             OR (status = 'pending' AND \(column) <= $1 - $2 * interval '1 millisecond'))
+        (leased_until IS NULL OR leased_until < \(at))
+        AND ((status = 'retry' AND (next_attempt_at IS NULL OR next_attempt_at <= \(at)))
+             OR (status = 'pending' AND \(column) <= \(at) - \(pendingAge.milliseconds) * interval '1 millisecond'))
         """
     }
 
@@ -240,39 +236,40 @@ public struct PollQueue: Sendable {
     {
         try await pool.query(
             """
-            UPDATE chains SET leased_until = NULL, leased_by = NULL, last_polled_at = $5, next_poll_at = $6,
-                poll_failures = CASE WHEN $7 THEN poll_failures + 1 ELSE 0 END
-            WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3 AND leased_by = $4
-            """,
-            [
-                chain.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, worker, timestamp(now),
-                timestamp(nextPollAt), failed,
-            ])
+            UPDATE chains SET leased_until = NULL, leased_by = NULL, last_polled_at = \(timestamp(now)),
+                next_poll_at = \(timestamp(nextPollAt)),
+                poll_failures = CASE WHEN \(failed) THEN poll_failures + 1 ELSE 0 END
+            WHERE app_id = \(chain.appID) AND environment = \(chain.key.environment.rawValue)
+              AND original_transaction_id = \(chain.key.originalTransactionID) AND leased_by = \(worker)
+            """ as PostgresQuery)
     }
 
     /// Ends a stored input's lease (its status was set by whatever verified it).
     public func finishInput(_ input: PendingInput, worker: String) async throws {
         try await pool.query(
-            "UPDATE receipts SET leased_until = NULL, leased_by = NULL WHERE receipt_id = $1 AND leased_by = $2",
-            [input.receiptID, worker])
+            """
+            UPDATE receipts SET leased_until = NULL, leased_by = NULL
+            WHERE receipt_id = \(input.receiptID) AND leased_by = \(worker)
+            """ as PostgresQuery)
     }
 
     /// Ends a stored notification's lease (its status was set by whatever applied it).
     public func finishNotification(_ notification: PendingNotification, worker: String) async throws {
         try await pool.query(
-            "UPDATE notifications SET leased_until = NULL, leased_by = NULL WHERE notification_row_id = $1 AND leased_by = $2",
-            [notification.rowID, worker])
+            """
+            UPDATE notifications SET leased_until = NULL, leased_by = NULL
+            WHERE notification_row_id = \(notification.rowID) AND leased_by = \(worker)
+            """ as PostgresQuery)
     }
 
     /// Gives back every lease `worker` holds (graceful shutdown), so other pollers need not wait them out.
     public func releaseAll(worker: String) async throws {
         try await pool.transaction { connection in
-            try connection.query(
-                "UPDATE chains SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
-            try connection.query(
-                "UPDATE receipts SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
-            try connection.query(
-                "UPDATE notifications SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+            for table: PostgresQuery in ["chains", "receipts", "notifications"] {
+                try connection.query(
+                    "UPDATE \(table) SET leased_until = NULL, leased_by = NULL WHERE leased_by = \(worker)"
+                        as PostgresQuery)
+            }
         }
     }
 }

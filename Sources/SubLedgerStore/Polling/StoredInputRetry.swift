@@ -1,3 +1,5 @@
+import PostgresLibPQ
+
 /// How stored inputs (receipts, signed transactions, notifications) that could not be applied are retried.
 ///
 /// Every attempt is counted when it starts (at submission, or when the renewal job claims the input), so an
@@ -27,13 +29,14 @@ public struct StoredInputRetry: Sendable, Hashable {
         return .milliseconds(capped)
     }
 
-    /// SQL parameters for `StoredInputRetry.nextAttemptSQL`: base and maximum in milliseconds.
-    var parameters: (base: Int64, maximum: Int64) { (max(base.milliseconds, 1), max(maximum.milliseconds, 1)) }
-
-    /// The next attempt's time after `attempts` failed attempts, in SQL: `now` + the capped exponential wait.
-    /// `now`, `base` and `maximum` are the placeholders of the instant and the two millisecond parameters.
-    static func nextAttemptSQL(now: String, attempts: String, base: String, maximum: String) -> String {
-        "\(now) + least(\(maximum)::float8, \(base)::float8 * power(2::float8, least(greatest(\(attempts) - 1, 0), 40)))"
-            + " * interval '1 millisecond'"
+    /// The next attempt's time after `attempts` (an SQL expression) failed attempts, at `now`: `now` + the capped
+    /// exponential wait of this policy.
+    func nextAttempt(now: PostgresValue, attempts: PostgresQuery) -> PostgresQuery {
+        let base = max(self.base.milliseconds, 1)
+        let maximum = max(self.maximum.milliseconds, 1)
+        return """
+            \(now)::timestamptz + least(\(maximum)::float8, \(base)::float8 * power(2::float8, least(greatest(\(attempts) - 1, 0), 40)))
+                * interval '1 millisecond'
+            """
     }
 }
