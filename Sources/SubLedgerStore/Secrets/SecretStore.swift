@@ -34,9 +34,9 @@ public struct SecretStore: Sendable {
                 UNION ALL
                 SELECT server_api_private_key_key_id FROM apps WHERE server_api_private_key_sealed IS NOT NULL
                 UNION ALL
-                \(WebhookEndpointSecrets.sealedKeyIDsSQL)
+                \(WebhookEndpointSecrets.sealedKeyIDs)
             ) sealed GROUP BY key_id
-            """)
+            """ as PostgresQuery)
         var byKeyID: [String: Int] = [:]
         for row in sealed { byKeyID[try row.decode(String.self, at: 0)] = Int(try row.decode(Int64.self, at: 1)) }
         let plaintext =
@@ -47,7 +47,7 @@ public struct SecretStore: Sendable {
                 FROM apps
                 """
             ).single().decode(Int64.self, at: 0)
-            + (try await pool.query(WebhookEndpointSecrets.plaintextCountSQL).single().decode(Int64.self, at: 0))
+            + (try await pool.query(WebhookEndpointSecrets.plaintextCount).single().decode(Int64.self, at: 0))
         return Status(
             sealedByKeyID: byKeyID, plaintext: Int(plaintext),
             missingKeyIDs: byKeyID.keys.filter { secretKeys.key(id: $0) == nil }.sorted())
@@ -104,7 +104,7 @@ public struct SecretStore: Sendable {
             for row in rows {
                 let appID = try row.decode(Int64.self, at: 0)
                 let bundleID = try row.decode(String.self, at: 1)
-                let fields: [(SecretPurpose.Field, Int, String)] = [
+                let fields: [(SecretPurpose.Field, Int, PostgresQuery)] = [
                     (.sharedSecret, 2, "shared_secret"), (.serverAPIPrivateKey, 5, "server_api_private_key"),
                 ]
                 for (field, index, column) in fields {
@@ -112,10 +112,12 @@ public struct SecretStore: Sendable {
                     if stored.sealed?.keyID == current.id { continue }
                     let purpose = SecretPurpose(field, bundleID: bundleID)
                     let sealed = try keys.seal(try stored.open(for: purpose, with: keys), for: purpose)
-                    // The column names come from the list above, never from input.
                     try connection.query(
-                        "UPDATE apps SET \(column) = NULL, \(column)_sealed = $2, \(column)_key_id = $3 WHERE app_id = $1",
-                        [appID, sealed.combined, sealed.keyID])
+                        """
+                        UPDATE apps SET \(column) = NULL, \(column)_sealed = \(sealed.combined),
+                            \(column)_key_id = \(sealed.keyID)
+                        WHERE app_id = \(appID)
+                        """ as PostgresQuery)
                     if stored.plaintext != nil { result.sealedPlaintext += 1 } else { result.resealed += 1 }
                 }
             }
@@ -149,9 +151,9 @@ public struct SecretStore: Sendable {
             let rows = try await pool.query(
                 """
                 SELECT notification_row_id, body FROM notifications
-                WHERE version = 'v1' AND notification_row_id > $1
+                WHERE version = 'v1' AND notification_row_id > \(after)
                 ORDER BY notification_row_id LIMIT 500
-                """, [after])
+                """ as PostgresQuery)
             if rows.isEmpty { return changed }
             var updates: [(id: Int64, old: String, new: String)] = []
             for row in rows {
@@ -167,7 +169,8 @@ public struct SecretStore: Sendable {
             try await pool.transaction { connection in
                 for update in batch {
                     // Rewrites the body and links the redaction into the body's chains (migrations/0026).
-                    try connection.query("SELECT notification_redact($1, $2, $3)", [update.id, update.old, update.new])
+                    try connection.query(
+                        "SELECT notification_redact(\(update.id), \(update.old), \(update.new))" as PostgresQuery)
                 }
             }
         }

@@ -5,14 +5,14 @@ import PostgresLibPQ
 enum WebhookEndpointSecrets {
     /// Key ids of sealed endpoint secrets (current and previous), one row each, as a subquery of
     /// `SecretStore.status()`'s union.
-    static let sealedKeyIDsSQL = """
+    static let sealedKeyIDs: PostgresQuery = """
         SELECT secret_key_id FROM webhook_endpoints WHERE secret_sealed IS NOT NULL
         UNION ALL
         SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_sealed IS NOT NULL
         """
 
     /// How many endpoint secrets are stored in plaintext.
-    static let plaintextCountSQL = """
+    static let plaintextCount: PostgresQuery = """
         SELECT count(*) FILTER (WHERE secret IS NOT NULL) + count(*) FILTER (WHERE previous_secret IS NOT NULL)
         FROM webhook_endpoints
         """
@@ -34,17 +34,17 @@ enum WebhookEndpointSecrets {
             let endpointID = try row.decode(String.self, at: 0)
             let purpose = SecretPurpose.webhookSecret(
                 endpointID: endpointID, bundleID: try row.decode(String.self, at: 1))
-            for (index, column) in [(2, "secret"), (5, "previous_secret")] {
+            for (index, column): (Int, PostgresQuery) in [(2, "secret"), (5, "previous_secret")] {
                 guard let stored = try StoredSecret(row, at: index), stored.sealed?.keyID != current.id else {
                     continue
                 }
                 let sealed = try keys.seal(try stored.open(for: purpose, with: keys), for: purpose)
-                // The column names come from the list above, never from input.
                 try connection.query(
                     """
-                    UPDATE webhook_endpoints SET \(column) = NULL, \(column)_sealed = $2, \(column)_key_id = $3
-                    WHERE endpoint_id = $1::uuid
-                    """, [endpointID, sealed.combined, sealed.keyID])
+                    UPDATE webhook_endpoints SET \(column) = NULL, \(column)_sealed = \(sealed.combined),
+                        \(column)_key_id = \(sealed.keyID)
+                    WHERE endpoint_id = \(endpointID)::uuid
+                    """ as PostgresQuery)
                 if stored.plaintext != nil { result.sealed += 1 } else { result.resealed += 1 }
             }
         }

@@ -19,9 +19,9 @@ extension WebhookEndpointStore {
                  FROM (SELECT * FROM webhook_delivery_attempts x WHERE x.delivery_id = d.delivery_id
                        ORDER BY x.attempt_id DESC LIMIT \(Self.attemptsPerDelivery)) a)
             FROM webhook_deliveries d JOIN webhook_events ev USING (event_id)
-            WHERE d.endpoint_id = $1::uuid AND ($2::text IS NULL OR d.state = $2)
-            ORDER BY d.delivery_id DESC LIMIT $3
-            """, [id, state, limit])
+            WHERE d.endpoint_id = \(id)::uuid AND (\(state)::text IS NULL OR d.state = \(state))
+            ORDER BY d.delivery_id DESC LIMIT \(limit)
+            """ as PostgresQuery)
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try rows.map { row in

@@ -47,15 +47,12 @@ public struct WebhookEndpointStore: Sendable {
             """
             INSERT INTO webhook_endpoints (endpoint_id, app_id, url, description, event_types, environments,
                 allow_private_network, secret, secret_sealed, secret_key_id)
-            SELECT $1::uuid, a.app_id, $3, $4, ARRAY(SELECT jsonb_array_elements_text($5::jsonb)),
-                ARRAY(SELECT jsonb_array_elements_text($6::jsonb)), $7, $8, $9, $10
-            FROM apps a WHERE a.bundle_id = $2
-            """,
-            [
-                id, new.bundleID, new.url, new.description, try Self.jsonArray(new.eventTypes),
-                try Self.jsonArray(new.environments), new.allowPrivateNetwork, stored.plaintext,
-                stored.sealed?.combined, stored.sealed?.keyID,
-            ])
+            SELECT \(id)::uuid, a.app_id, \(new.url), \(new.description),
+                ARRAY(SELECT jsonb_array_elements_text(\(try Self.jsonArray(new.eventTypes))::jsonb)),
+                ARRAY(SELECT jsonb_array_elements_text(\(try Self.jsonArray(new.environments))::jsonb)),
+                \(new.allowPrivateNetwork), \(stored.plaintext), \(stored.sealed?.combined), \(stored.sealed?.keyID)
+            FROM apps a WHERE a.bundle_id = \(new.bundleID)
+            """ as PostgresQuery)
         guard inserted.rowsAffected == 1 else { return nil }
         return try await endpoint(id: id)
     }
@@ -63,15 +60,17 @@ public struct WebhookEndpointStore: Sendable {
     /// The endpoints of the app `bundleID` (every app's when `nil`), oldest first; removed ones only when asked.
     public func list(bundleID: String?, includingRemoved: Bool = false) async throws -> [WebhookEndpoint] {
         try await pool.query(
-            Self.selectEndpoints
-                + " WHERE ($1::text IS NULL OR a.bundle_id = $1) AND ($2 OR e.state <> 'removed') ORDER BY e.created_at, e.endpoint_id",
-            [bundleID, includingRemoved]
+            """
+            \(Self.selectEndpoints)
+            WHERE (\(bundleID)::text IS NULL OR a.bundle_id = \(bundleID)) AND (\(includingRemoved) OR e.state <> 'removed')
+            ORDER BY e.created_at, e.endpoint_id
+            """ as PostgresQuery
         ).map(Self.endpoint(from:))
     }
 
     /// The endpoint `id` (a UUID in text), removed or not; `nil` when there is none.
     public func endpoint(id: String) async throws -> WebhookEndpoint? {
-        try await pool.query(Self.selectEndpoints + " WHERE e.endpoint_id = $1::uuid", [id])
+        try await pool.query("\(Self.selectEndpoints) WHERE e.endpoint_id = \(id)::uuid" as PostgresQuery)
             .map(Self.endpoint(from:)).first
     }
 
@@ -82,8 +81,8 @@ public struct WebhookEndpointStore: Sendable {
         let found = try await pool.query(
             """
             SELECT a.bundle_id FROM webhook_endpoints e JOIN apps a USING (app_id)
-            WHERE e.endpoint_id = $1::uuid AND e.state <> 'removed'
-            """, [id])
+            WHERE e.endpoint_id = \(id)::uuid AND e.state <> 'removed'
+            """ as PostgresQuery)
         guard let bundleID = try found.first?.decode(String.self, at: 0) else { return false }
         let stored = try seal(newSecret, endpointID: id, bundleID: bundleID)
         // The sealed columns move as they are: current and previous share one purpose (the endpoint), so a
@@ -91,14 +90,14 @@ public struct WebhookEndpointStore: Sendable {
         let updated = try await pool.query(
             """
             UPDATE webhook_endpoints SET
-                previous_secret = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret END,
-                previous_secret_sealed = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
-                previous_secret_key_id = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_key_id END,
-                previous_secret_expires_at = $5::timestamptz,
-                secret = $2, secret_sealed = $3, secret_key_id = $4, updated_at = now()
-            WHERE endpoint_id = $1::uuid AND state <> 'removed'
-            """,
-            [id, stored.plaintext, stored.sealed?.combined, stored.sealed?.keyID, previousValidUntil])
+                previous_secret = CASE WHEN \(previousValidUntil)::timestamptz IS NULL THEN NULL ELSE secret END,
+                previous_secret_sealed = CASE WHEN \(previousValidUntil)::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
+                previous_secret_key_id = CASE WHEN \(previousValidUntil)::timestamptz IS NULL THEN NULL ELSE secret_key_id END,
+                previous_secret_expires_at = \(previousValidUntil)::timestamptz,
+                secret = \(stored.plaintext), secret_sealed = \(stored.sealed?.combined),
+                secret_key_id = \(stored.sealed?.keyID), updated_at = now()
+            WHERE endpoint_id = \(id)::uuid AND state <> 'removed'
+            """ as PostgresQuery)
         return updated.rowsAffected == 1
     }
 
@@ -109,9 +108,9 @@ public struct WebhookEndpointStore: Sendable {
             """
             SELECT a.bundle_id, e.secret, e.secret_sealed, e.secret_key_id,
                 e.previous_secret, e.previous_secret_sealed, e.previous_secret_key_id,
-                e.previous_secret_expires_at > $2::timestamptz
-            FROM webhook_endpoints e JOIN apps a USING (app_id) WHERE e.endpoint_id = $1::uuid
-            """, [id, now])
+                e.previous_secret_expires_at > \(now)::timestamptz
+            FROM webhook_endpoints e JOIN apps a USING (app_id) WHERE e.endpoint_id = \(id)::uuid
+            """ as PostgresQuery)
         guard let row = rows.first else { return nil }
         let purpose = SecretPurpose.webhookSecret(endpointID: id, bundleID: try row.decode(String.self, at: 0))
         guard let current = try StoredSecret(row, at: 1) else {
@@ -131,8 +130,8 @@ public struct WebhookEndpointStore: Sendable {
             """
             UPDATE webhook_endpoints SET state = 'paused', paused_reason = 'manual',
                 paused_at = coalesce(paused_at, now()), updated_at = now()
-            WHERE endpoint_id = $1::uuid AND state <> 'removed'
-            """, [id]
+            WHERE endpoint_id = \(id)::uuid AND state <> 'removed'
+            """ as PostgresQuery
         ).rowsAffected == 1
     }
 
@@ -145,16 +144,16 @@ public struct WebhookEndpointStore: Sendable {
                 """
                 UPDATE webhook_endpoints SET state = 'active', paused_reason = NULL, paused_at = NULL,
                     consecutive_failures = 0, updated_at = now()
-                WHERE endpoint_id = $1::uuid AND state <> 'removed'
-                """, [id])
+                WHERE endpoint_id = \(id)::uuid AND state <> 'removed'
+                """ as PostgresQuery)
             guard updated.rowsAffected == 1 else { return false }
             // Deliveries held by a live lease are left to their deliverer, which sets their next attempt itself.
             try connection.query(
                 """
                 UPDATE webhook_deliveries SET next_attempt_at = now()
-                WHERE endpoint_id = $1::uuid AND state = 'pending' AND next_attempt_at > now()
+                WHERE endpoint_id = \(id)::uuid AND state = 'pending' AND next_attempt_at > now()
                   AND (leased_until IS NULL OR leased_until < now())
-                """, [id])
+                """ as PostgresQuery)
             try connection.query("SELECT pg_notify('subledger_webhooks', '')")
             return true
         }
@@ -168,15 +167,15 @@ public struct WebhookEndpointStore: Sendable {
                 """
                 UPDATE webhook_endpoints SET state = 'removed', paused_reason = NULL, paused_at = NULL,
                     removed_at = now(), updated_at = now()
-                WHERE endpoint_id = $1::uuid AND state <> 'removed'
-                """, [id])
+                WHERE endpoint_id = \(id)::uuid AND state <> 'removed'
+                """ as PostgresQuery)
             guard updated.rowsAffected == 1 else { return false }
             try connection.query(
                 """
                 UPDATE webhook_deliveries SET state = 'failed', last_error = 'the endpoint was removed',
                     leased_until = NULL, leased_by = NULL
-                WHERE endpoint_id = $1::uuid AND state = 'pending'
-                """, [id])
+                WHERE endpoint_id = \(id)::uuid AND state = 'pending'
+                """ as PostgresQuery)
             return true
         }
     }
@@ -184,7 +183,7 @@ public struct WebhookEndpointStore: Sendable {
     // MARK: - Internals
 
     /// The columns `endpoint(from:)` reads, over `webhook_endpoints e JOIN apps a`.
-    static let selectEndpoints = """
+    static let selectEndpoints: PostgresQuery = """
         SELECT e.endpoint_id::text, a.bundle_id, e.url, e.description, array_to_json(e.event_types)::text,
             array_to_json(e.environments)::text, e.allow_private_network, e.state, e.paused_reason,
             e.consecutive_failures, \(utc("e.previous_secret_expires_at")), e.secret_key_id,
@@ -211,8 +210,7 @@ public struct WebhookEndpointStore: Sendable {
     }
 
     /// SQL that renders the timestamptz `column` as RFC 3339 UTC with milliseconds (NULL stays NULL).
-    /// `column` is always a literal of this file, never input.
-    static func utc(_ column: String) -> String {
+    static func utc(_ column: PostgresQuery) -> PostgresQuery {
         "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
     }
 
