@@ -19,15 +19,8 @@ public struct PostgresBatch: Sendable {
     /// Whether the batch holds no statement.
     public var isEmpty: Bool { items.isEmpty }
 
-    /// Appends a statement (run through the connection's prepared-statement cache) and returns its position:
-    /// the index of its rows in what `pipeline(_:)` returns.
-    @discardableResult
-    public mutating func append(_ statement: PostgresStatement, _ parameters: [any PostgresEncodable] = []) -> Int {
-        items.append(Item(statement: statement, values: parameters.map(\.postgresValue)))
-        return items.count - 1
-    }
-
-    /// Appends `query` (run through the connection's prepared-statement cache) and returns its position.
+    /// Appends `query` (run through the connection's prepared-statement cache) and returns its position: the index
+    /// of its rows in what `pipeline(_:)` returns.
     @discardableResult
     public mutating func append(_ query: PostgresQuery) -> Int {
         items.append(Item(statement: PostgresStatement(query.sql), values: query.parameters))

@@ -25,7 +25,7 @@ extension PostgresConnection {
         switch batch.count {
         case 0: return []
         // A pending BEGIN makes two statements of one: they share the round trip.
-        case 1 where pendingBegin == nil: return [try query(batch.items[0].statement, batch.items[0].values)]
+        case 1 where pendingBegin == nil: return [try query(cached: batch.items[0].statement, batch.items[0].values)]
         default: break
         }
         let startedIdle = transactionStatus == .idle

@@ -133,11 +133,10 @@ public final class PostgresConnection {
         }
     }
 
-    /// Runs one SQL statement with `$1…` parameters (`PQexecParams`) and returns its materialized result.
+    /// Runs one SQL statement with `$1…` parameters (`PQexecParams`, unnamed) and returns its materialized result.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> PostgresRows {
+    func query(text sql: String, _ values: [PostgresValue] = []) throws -> PostgresRows {
         let handle = try openHandle()
-        let values = parameters.map(\.postgresValue)
         roundTrips += 1
         let result = try ParameterArrays.with(values) { count, types, pointers, lengths, formats in
             PQexecParams(handle, sql, count, types, pointers, lengths, formats, 0)
@@ -150,8 +149,8 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ query: PostgresQuery, planning: PostgresQuery.Planning = .cached) throws -> PostgresRows {
         switch planning {
-        case .cached: try self.query(PostgresStatement(query.sql), query.parameters)
-        case .eachRun: try self.query(query.sql, query.parameters)
+        case .cached: try self.query(cached: PostgresStatement(query.sql), query.parameters)
+        case .eachRun: try self.query(text: query.sql, query.parameters)
         }
     }
 
@@ -161,12 +160,9 @@ public final class PostgresConnection {
     /// full, and always unnamed when `configuration.transactionPooled`; a cached statement that the server lost
     /// or invalidated is prepared again on the next call.
     @discardableResult
-    public func query(_ statement: PostgresStatement, _ parameters: [any PostgresEncodable] = []) throws
-        -> PostgresRows
-    {
+    func query(cached statement: PostgresStatement, _ values: [PostgresValue]) throws -> PostgresRows {
         // Behind a transaction pooler a named statement may be missing from the next server connection.
-        if configuration.transactionPooled { return try query(statement.sql, parameters) }
-        let values = parameters.map(\.postgresValue)
+        if configuration.transactionPooled { return try query(text: statement.sql, values) }
         let key = StatementCache.Key(sql: statement.sql, parameterTypes: values.map(\.dataType))
         do {
             return try executeCached(key, values: values)
@@ -187,7 +183,7 @@ public final class PostgresConnection {
             statementCache.insert(key, name: reserved)
             name = reserved
         } else {
-            return try query(key.sql, values)
+            return try query(text: key.sql, values)
         }
         do {
             return try execute(prepared: name, values: values, sql: key.sql)

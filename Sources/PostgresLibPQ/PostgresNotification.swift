@@ -29,18 +29,18 @@ extension PostgresConnection {
 
     /// Starts listening on a channel (`LISTEN "channel"`; the name is quoted, not parameterised).
     public func listen(channel: String) throws {
-        try query("LISTEN \(Self.quotedChannel(channel))")
+        try query(text: "LISTEN \(try Self.quotedChannel(channel))")
     }
 
     /// Stops listening on a channel.
     public func unlisten(channel: String) throws {
-        try query("UNLISTEN \(Self.quotedChannel(channel))")
+        try query(text: "UNLISTEN \(try Self.quotedChannel(channel))")
     }
 
     /// Sends a notification (`SELECT pg_notify($1, $2)`); delivered when the current transaction commits.
     public func notify(channel: String, payload: String) throws {
         _ = try Self.quotedChannel(channel)
-        try query("SELECT pg_notify($1, $2)", [channel, payload])
+        try query("SELECT pg_notify(\(channel), \(payload))")
     }
 
     /// Returns the notifications that arrive within `timeout` (at least one, or none on timeout).

@@ -125,23 +125,12 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    /// Runs one statement on a pooled connection.
-    @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws -> PostgresRows {
-        let values = parameters.map(\.postgresValue)
-        return try await withConnection { connection in try connection.query(sql, values) }
-    }
-
     /// Runs one statement through the connection's prepared-statement cache.
     ///
     /// On Linux, once a connection has the statement prepared, the statement is sent from the calling task
     /// and its reply awaited on the process's readiness thread (`SocketReadiness`), with no hop to the
     /// connection's thread; the first use on a connection (open, prepare) goes through that thread.
-    @discardableResult
-    public func query(_ statement: PostgresStatement, _ parameters: [any PostgresEncodable] = []) async throws
-        -> PostgresRows
-    {
-        let values = parameters.map(\.postgresValue)
+    func query(cached statement: PostgresStatement, _ values: [PostgresValue]) async throws -> PostgresRows {
         #if os(Linux)
             if awaitsReadiness {
                 let slot = try await acquire()
@@ -151,16 +140,24 @@ public final class PostgresPool: Sendable {
                 if let rows = try await slot.queryWithoutHandOff(key, values: values) {
                     return rows
                 }
-                return try await slot.run { connection in try connection.query(statement, values) }
+                return try await slot.run { connection in try connection.query(cached: statement, values) }
             }
         #endif
-        return try await withConnection { connection in try connection.query(statement, values) }
+        return try await withConnection { connection in try connection.query(cached: statement, values) }
     }
 
-    /// Runs `query` through the connection's prepared-statement cache, as `query(_:_:)` runs a `PostgresStatement`.
+    /// Runs `query` on a pooled connection's thread, through that connection's prepared-statement cache.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        try await self.query(PostgresStatement(query.sql), query.parameters)
+        let statement = PostgresStatement(query.sql)
+        return try await withConnection { connection in try connection.query(cached: statement, query.parameters) }
+    }
+
+    /// Runs `query` as `query(_:)` does, but once a connection has it prepared, sends it from the calling task and
+    /// awaits the reply on the process's readiness thread (Linux): for the hot reads, one short statement each.
+    @discardableResult
+    public func queryWithoutHandOff(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await self.query(cached: PostgresStatement(query.sql), query.parameters)
     }
 
     /// Runs a multi-statement script without parameters (e.g. a migration).

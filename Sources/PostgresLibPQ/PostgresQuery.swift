@@ -35,6 +35,15 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         parameters = []
     }
 
+    /// A query whose text was not written in the source: a migration file's statement, a test's generated SQL.
+    ///
+    /// The name says what the caller vouches for: `sql` holds no data, only SQL the program itself chose (with
+    /// identifiers quoted by `PostgresConnection.quoteIdentifier(_:)`); values go in `parameters`, as `$1…`.
+    public init(unsafeSQL sql: String, parameters: [PostgresValue] = []) {
+        self.sql = sql
+        self.parameters = parameters
+    }
+
     /// A query built by interpolation.
     public init(stringInterpolation: StringInterpolation) {
         sql = stringInterpolation.sql

@@ -1,10 +1,9 @@
-/// SQL text to run through a connection's prepared-statement cache: `static let find = PostgresStatement("…")`.
-public struct PostgresStatement: Sendable, Hashable {
+/// The text of a `PostgresQuery` run through a connection's prepared-statement cache.
+struct PostgresStatement: Sendable, Hashable {
     /// The statement's SQL, with `$1…` placeholders.
-    public let sql: String
+    let sql: String
 
-    /// Wraps SQL text for cached preparation.
-    public init(_ sql: String) {
+    init(_ sql: String) {
         self.sql = sql
     }
 }

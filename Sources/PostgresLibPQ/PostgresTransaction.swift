@@ -27,7 +27,7 @@ extension PostgresConnection {
         }
         let commit: PostgresRows
         do {
-            commit = try query("COMMIT")
+            commit = try query(text: "COMMIT")
         } catch {
             // A failed COMMIT ends the transaction on the server already; this only tidies odd states.
             rollbackQuietly()
@@ -59,7 +59,7 @@ extension PostgresConnection {
         }
         switch transactionStatus {
         case .inTransaction, .inFailedTransaction, .active:
-            _ = try? query("ROLLBACK")
+            _ = try? query(text: "ROLLBACK")
         case .idle, .unknown:
             break
         }

@@ -38,8 +38,8 @@ public enum SecretsFixture {
             """
             SELECT shared_secret, shared_secret_sealed, shared_secret_key_id,
                 server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
-            FROM apps WHERE bundle_id = $1
-            """, [bundleID]
+            FROM apps WHERE bundle_id = \(bundleID)
+            """
         ).single()
         return (
             try row.decode(String?.self, at: 0), try row.decode([UInt8]?.self, at: 1),

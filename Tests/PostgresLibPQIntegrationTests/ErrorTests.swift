@@ -15,9 +15,9 @@ import Testing
                     )
                     """)
             let secret = "hunter2-secret@example.com"
-            try await pool.query("INSERT INTO subscribers VALUES ($1, $2)", [1, secret])
+            try await pool.query("INSERT INTO subscribers VALUES (\(1), \(secret))")
             do {
-                try await pool.query("INSERT INTO subscribers VALUES ($1, $2)", [2, secret])
+                try await pool.query("INSERT INTO subscribers VALUES (\(2), \(secret))")
                 Issue.record("duplicate email must be refused")
             } catch let error as PostgresError {
                 #expect(error.kind == .queryFailed)
@@ -44,16 +44,17 @@ import Testing
                     );
                     INSERT INTO products VALUES (1);
                     """)
-            let cases: [(String, [any PostgresEncodable], SQLState)] = [
-                ("INSERT INTO purchases VALUES ($1, $2, $3)", [1, 99, 1], .foreignKeyViolation),
-                ("INSERT INTO purchases VALUES ($1, $2, $3)", [1, 1, 0], .checkViolation),
-                ("INSERT INTO purchases VALUES ($1, $2, $3)", [1, .null, 1], .notNullViolation),
-                ("SELECT * FROM no_such_table", [], .undefinedTable),
+            let none: Int64? = nil
+            let cases: [(PostgresQuery, SQLState)] = [
+                ("INSERT INTO purchases VALUES (\(1), \(99), \(1))", .foreignKeyViolation),
+                ("INSERT INTO purchases VALUES (\(1), \(1), \(0))", .checkViolation),
+                ("INSERT INTO purchases VALUES (\(1), \(none), \(1))", .notNullViolation),
+                ("SELECT * FROM no_such_table", .undefinedTable),
             ]
-            for (sql, parameters, expected) in cases {
+            for (query, expected) in cases {
                 do {
-                    try await pool.query(sql, parameters)
-                    Issue.record("\(sql) should fail with \(expected)")
+                    try await pool.query(query)
+                    Issue.record("\(query) should fail with \(expected)")
                 } catch let error as PostgresError {
                     #expect(error.sqlState == expected)
                 }
@@ -66,7 +67,7 @@ import Testing
             let secret = "receipt-token-s3cr3t"
             do {
                 // The server's primary message quotes the bad input: "invalid input syntax for type integer".
-                try await pool.query("SELECT $1::text::int4", [secret])
+                try await pool.query("SELECT \(secret)::text::int4")
                 Issue.record("cast should fail")
             } catch let error as PostgresError {
                 #expect(error.sqlState == .invalidTextRepresentation)

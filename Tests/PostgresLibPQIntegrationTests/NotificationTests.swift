@@ -25,9 +25,10 @@ import Testing
         let stream = try await pool.listen(channel: channel)
 
         let terminated = try await pool.query(
-            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity "
-                + "WHERE application_name = $1 AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'",
-            [applicationName])
+            """
+            SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+            WHERE application_name = \(applicationName) AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'
+            """)
         #expect(try terminated.single().decode(Int.self, at: 0) == 1)
 
         // Notifications sent while the listener is away are lost, so keep sending until one arrives.

@@ -4,9 +4,11 @@ import SubLedgerTestSupport
 import Testing
 
 @Suite struct PipelineTests {
-    static let insert = PostgresStatement("INSERT INTO notes (id, note) VALUES ($1, $2)")
-    static let count = PostgresStatement("SELECT count(*) FROM notes")
-    static let notes = PostgresStatement("SELECT note FROM notes ORDER BY id")
+    static func insert(_ id: Int, _ note: String) -> PostgresQuery {
+        "INSERT INTO notes (id, note) VALUES (\(id), \(note))"
+    }
+    static let count: PostgresQuery = "SELECT count(*) FROM notes"
+    static let notes: PostgresQuery = "SELECT note FROM notes ORDER BY id"
 
     static func createNotes(_ pool: PostgresPool) async throws {
         try await pool.execute(script: "CREATE TABLE notes (id int8 PRIMARY KEY, note text NOT NULL)")
@@ -17,10 +19,10 @@ import Testing
             try await Self.createNotes(pool)
             let (rows, roundTrips) = try await pool.withConnection { connection in
                 var batch = PostgresBatch()
-                batch.append(Self.insert, [Int64(1), "first"])
-                batch.append(Self.insert, [Int64(2), "second"])
+                batch.append(Self.insert(1, "first"))
+                batch.append(Self.insert(2, "second"))
                 let counted = batch.append(Self.count)
-                batch.append(PostgresStatement("UPDATE notes SET note = note || '!'"))
+                batch.append("UPDATE notes SET note = note || '!'")
                 let listed = batch.append(Self.notes)
                 let before = connection.roundTrips
                 let rows = try connection.pipeline(batch)
@@ -45,8 +47,8 @@ import Testing
                 for round in 0..<3 {
                     var batch = PostgresBatch()
                     // The same statement twice in one batch is prepared once.
-                    batch.append(Self.insert, [Int64(round * 2), "a"])
-                    batch.append(Self.insert, [Int64(round * 2 + 1), "b"])
+                    batch.append(Self.insert(round * 2, "a"))
+                    batch.append(Self.insert(round * 2 + 1, "b"))
                     batch.append(Self.count)
                     let before = connection.roundTrips
                     let rows = try connection.pipeline(batch)
@@ -66,15 +68,15 @@ import Testing
     @Test func failureInTheMiddleThrowsThatStatementsErrorAsQueryWouldAndKeepsNothing() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await Self.createNotes(pool)
-            try await pool.query(Self.insert, [Int64(7), "already there"])
+            try await pool.query(Self.insert(7, "already there"))
             let (pipelined, queried, status, after) = try await pool.withConnection { connection in
                 var batch = PostgresBatch()
-                batch.append(Self.insert, [Int64(1), "one"])
-                batch.append(Self.insert, [Int64(2), "two"])
-                batch.append(Self.insert, [Int64(7), "three: a duplicate key"])
-                batch.append(Self.insert, [Int64(4), "four"])
+                batch.append(Self.insert(1, "one"))
+                batch.append(Self.insert(2, "two"))
+                batch.append(Self.insert(7, "three: a duplicate key"))
+                batch.append(Self.insert(4, "four"))
                 batch.append(Self.count)
-                batch.append(PostgresStatement("SELECT 1 / 0"))
+                batch.append("SELECT 1 / 0")
                 var pipelined: PostgresError?
                 do {
                     _ = try connection.pipeline(batch)
@@ -83,14 +85,14 @@ import Testing
                 }
                 var queried: PostgresError?
                 do {
-                    try connection.query(Self.insert, [Int64(7), "three: a duplicate key"])
+                    try connection.query(Self.insert(7, "three: a duplicate key"))
                 } catch let error as PostgresError {
                     queried = error
                 }
                 let status = connection.transactionStatus
                 // The connection is out of pipeline mode and usable, with a batch and a plain statement.
                 var again = PostgresBatch()
-                again.append(Self.insert, [Int64(5), "five"])
+                again.append(Self.insert(5, "five"))
                 let counted = again.append(Self.count)
                 let after = try connection.pipeline(again)[counted].single().decode(Int.self, at: 0)
                 return (pipelined, queried, status, after)
@@ -114,11 +116,11 @@ import Testing
             try await Self.createNotes(pool)
             do {
                 try await pool.transaction { connection in
-                    try connection.query(Self.insert, [Int64(1), "before the batch"])
+                    try connection.query(Self.insert(1, "before the batch"))
                     var batch = PostgresBatch()
-                    batch.append(Self.insert, [Int64(2), "in the batch"])
-                    batch.append(Self.insert, [Int64(1), "a duplicate key"])
-                    batch.append(Self.insert, [Int64(3), "never run"])
+                    batch.append(Self.insert(2, "in the batch"))
+                    batch.append(Self.insert(1, "a duplicate key"))
+                    batch.append(Self.insert(3, "never run"))
                     do {
                         _ = try connection.pipeline(batch)
                     } catch {
@@ -135,8 +137,8 @@ import Testing
             do {
                 try await pool.transaction { connection in
                     var batch = PostgresBatch()
-                    batch.append(Self.insert, [Int64(1), "one"])
-                    batch.append(PostgresStatement("SELECT 1 / 0"))
+                    batch.append(Self.insert(1, "one"))
+                    batch.append("SELECT 1 / 0")
                     _ = try? connection.pipeline(batch)
                 }
                 Issue.record("COMMIT after a failed batch should fail")
@@ -147,8 +149,8 @@ import Testing
             // And one that succeeds commits with the transaction.
             let written = try await pool.transaction { connection in
                 var batch = PostgresBatch()
-                batch.append(Self.insert, [Int64(1), "one"])
-                batch.append(Self.insert, [Int64(2), "two"])
+                batch.append(Self.insert(1, "one"))
+                batch.append(Self.insert(2, "two"))
                 return try connection.pipeline(batch).map(\.rowsAffected).reduce(0, +)
             }
             #expect(written == 2)
@@ -160,14 +162,13 @@ import Testing
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await Self.createNotes(pool)
             let body = String(repeating: "notification body ", count: 700)  // about 12 KB
-            let echo = PostgresStatement("SELECT $1::text || repeat('x', 50000)")
             let (inserted, echoed, total) = try await pool.transaction { connection in
                 var batch = PostgresBatch()
                 for id in 0..<300 {
-                    batch.append(Self.insert, [Int64(id), body + "\(id)"])
-                    batch.append(echo, [body])
+                    batch.append(Self.insert(id, body + "\(id)"))
+                    batch.append("SELECT \(body)::text || repeat('x', 50000)")
                 }
-                let counted = batch.append(PostgresStatement("SELECT sum(length(note)) FROM notes"))
+                let counted = batch.append("SELECT sum(length(note)) FROM notes")
                 let rows = try connection.pipeline(batch)
                 let inserted = stride(from: 0, to: 600, by: 2).map { rows[$0].rowsAffected }.reduce(0, +)
                 let echoed = try stride(from: 1, to: 600, by: 2).map {
@@ -186,8 +187,8 @@ import Testing
             try await Self.createNotes(pool)
             let (kind, roundTrips, status) = try await pool.withConnection { connection in
                 var batch = PostgresBatch()
-                batch.append(Self.insert, [Int64(1), "fine"])
-                batch.append(Self.insert, [Int64(2), "cut\u{0}here"])
+                batch.append(Self.insert(1, "fine"))
+                batch.append(Self.insert(2, "cut\u{0}here"))
                 let before = connection.roundTrips
                 var kind: PostgresError.Kind?
                 do {
@@ -211,9 +212,9 @@ import Testing
             do {
                 try await pool.withConnection { connection in
                     var batch = PostgresBatch()
-                    batch.append(Self.insert, [Int64(1), "one"])
-                    batch.append(PostgresStatement("SELECT pg_terminate_backend(pg_backend_pid())"))
-                    batch.append(Self.insert, [Int64(2), "two"])
+                    batch.append(Self.insert(1, "one"))
+                    batch.append("SELECT pg_terminate_backend(pg_backend_pid())")
+                    batch.append(Self.insert(2, "two"))
                     _ = try connection.pipeline(batch)
                 }
                 Issue.record("a batch whose backend terminates should fail")
@@ -231,12 +232,12 @@ import Testing
             try await Self.createNotes(pool)
             let counts = try await pool.withConnection { connection in
                 var batch = PostgresBatch()
-                batch.append(Self.insert, [Int64(1), "one"])
+                batch.append(Self.insert(1, "one"))
                 batch.append(Self.count)
                 let first = try connection.pipeline(batch)[1].single().decode(Int.self, at: 0)
                 try connection.execute(script: "DEALLOCATE ALL")
                 var again = PostgresBatch()
-                again.append(Self.insert, [Int64(2), "two"])
+                again.append(Self.insert(2, "two"))
                 again.append(Self.count)
                 let second = try connection.pipeline(again)[1].single().decode(Int.self, at: 0)
                 return [first, second]
@@ -252,8 +253,8 @@ import Testing
                 let before = connection.roundTrips
                 let isolation = try connection.transaction(isolation: .repeatableRead) { connection in
                     var batch = PostgresBatch()
-                    batch.append(Self.insert, [Int64(1), "one"])
-                    let shown = batch.append(PostgresStatement("SELECT current_setting('transaction_isolation')"))
+                    batch.append(Self.insert(1, "one"))
+                    let shown = batch.append("SELECT current_setting('transaction_isolation')")
                     return try connection.pipeline(batch)[shown].single().decode(String.self, at: 0)
                 }
                 let inTransaction = try connection.transaction { connection in connection.transactionStatus }
@@ -270,9 +271,9 @@ import Testing
             await #expect(throws: PostgresError.self) {
                 try await pool.transaction { connection in
                     var batch = PostgresBatch()
-                    batch.append(Self.insert, [Int64(2), "two"])
+                    batch.append(Self.insert(2, "two"))
                     _ = try connection.pipeline(batch)
-                    try connection.query(Self.insert, [Int64(1), "a duplicate key"])
+                    try connection.query(Self.insert(1, "a duplicate key"))
                 }
             }
             #expect(try await pool.query(Self.count).single().decode(Int.self, at: 0) == 1)
@@ -285,7 +286,7 @@ import Testing
             let (empty, single) = try await pool.withConnection { connection in
                 let empty = try connection.pipeline(PostgresBatch()).count
                 var batch = PostgresBatch()
-                batch.append(Self.insert, [Int64(1), "one"])
+                batch.append(Self.insert(1, "one"))
                 return (empty, try connection.pipeline(batch).map(\.rowsAffected))
             }
             #expect(empty == 0)

@@ -66,7 +66,7 @@ import Testing
         let admin = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1))
         defer { admin.close() }
         let rows = try await admin.query(
-            "SELECT count(*)::int8 FROM pg_stat_activity WHERE application_name = $1", [name])
+            "SELECT count(*)::int8 FROM pg_stat_activity WHERE application_name = \(name)")
         return Int(try rows.single().decode(Int64.self, at: 0))
     }
 

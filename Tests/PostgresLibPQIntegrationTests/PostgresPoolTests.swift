@@ -3,13 +3,19 @@ import PostgresLibPQ
 import SubLedgerTestSupport
 import Testing
 
+/// `sql` with positional parameters (`$1…`) bound to `values`: these tests drive the prepared-statement cache with
+/// statements written as the server sees them.
+private func positional(_ sql: String, _ values: any PostgresEncodable...) -> PostgresQuery {
+    PostgresQuery(unsafeSQL: sql, parameters: values.map(\.postgresValue))
+}
+
 @Suite struct PostgresPoolTests {
     @Test func twoHundredConcurrentTasksShareFourConnectionsWithoutDeadlock() async throws {
         try await TestDatabase.withSchema(maxConnections: 4) { _, _, pool in
             let total = try await withThrowingTaskGroup(of: Int64.self) { group in
                 for index in 0..<200 {
                     group.addTask {
-                        let rows = try await pool.query("SELECT $1::int8 * 2 AS doubled", [Int64(index)])
+                        let rows = try await pool.query("SELECT \(Int64(index))::int8 * 2 AS doubled")
                         return try rows.single().decode(Int64.self, column: "doubled")
                     }
                 }
@@ -129,7 +135,7 @@ import Testing
             let firstPID = try await pool.withConnection { $0.backendPID }
             let admin = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1))
             // The timeout form waits until the backend has exited, so its socket is closed.
-            let terminated = try await admin.query("SELECT pg_terminate_backend($1, 5000)", [firstPID])
+            let terminated = try await admin.query("SELECT pg_terminate_backend(\(firstPID), 5000)")
             await admin.shutdown()
             #expect(try terminated.single().decode(Bool.self, at: 0))
 
@@ -188,7 +194,7 @@ import Testing
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await pool.execute(script: "CREATE TABLE notes (body text NOT NULL)")
             try await pool.withConnection { connection in
-                try connection.query("BEGIN")
+                try connection.execute(script: "BEGIN")
                 try connection.query("INSERT INTO notes VALUES ('never committed')")
             }
             let rows = try await pool.query("SELECT count(*) FROM notes")
@@ -198,13 +204,13 @@ import Testing
 
     @Test func cachedStatementsArePreparedOncePerConnection() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT $1::int8 + 1 AS next")
+            let statement = "SELECT $1::int8 + 1 AS next"
             for value in [Int64(1), 41, -5] {
-                let rows = try await pool.query(statement, [value])
+                let rows = try await pool.queryWithoutHandOff(positional(statement, value))
                 #expect(try rows.single().decode(Int64.self, at: 0) == value + 1)
             }
             let prepared = try await pool.query(
-                "SELECT count(*) FROM pg_prepared_statements WHERE statement = $1", [statement.sql])
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement = \(statement)")
             #expect(try prepared.single().decode(Int.self, at: 0) == 1)
         }
     }
@@ -212,15 +218,15 @@ import Testing
     @Test func cachedStatementSurvivesRolledBackTransaction() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             struct Abort: Error {}
-            let statement = PostgresStatement("SELECT $1::text || '!' AS shout")
+            let statement = "SELECT $1::text || '!' AS shout"
             await #expect(throws: Abort.self) {
                 try await pool.transaction { connection in
-                    _ = try connection.query(statement, ["first"])
+                    _ = try connection.query(positional(statement, "first"))
                     throw Abort()
                 }
             }
             let shout = try await pool.transaction { connection in
-                try connection.query(statement, ["second"]).single().decode(String.self, at: 0)
+                try connection.query(positional(statement, "second")).single().decode(String.self, at: 0)
             }
             #expect(shout == "second!")
         }

@@ -3,18 +3,25 @@ import PostgresLibPQ
 import SubLedgerTestSupport
 import Testing
 
-/// `PostgresPool.query(_:_:)` with a `PostgresStatement`: after the first use on a connection the statement
+/// `sql` with positional parameters (`$1…`) bound to `values`: these tests drive the prepared-statement cache with
+/// statements written as the server sees them.
+private func positional(_ sql: String, _ values: any PostgresEncodable...) -> PostgresQuery {
+    PostgresQuery(unsafeSQL: sql, parameters: values.map(\.postgresValue))
+}
+
+/// `PostgresPool.queryWithoutHandOff(_:)`: after the first use on a connection the statement
 /// is sent from the calling task and its reply awaited on the readiness thread, not the connection's thread.
 @Suite struct StatementsWithoutHandOffTests {
     @Test func manyTasksOnFewConnectionsEachGetTheirOwnRows() async throws {
         try await TestDatabase.withSchema(maxConnections: 3) { _, _, pool in
-            let statement = PostgresStatement("SELECT $1::int8 * 3 AS tripled, repeat('x', $2::int) AS padding")
+            let statement = "SELECT $1::int8 * 3 AS tripled, repeat('x', $2::int) AS padding"
             let results = try await withThrowingTaskGroup(of: (Int64, Int64, Int).self) { group in
                 for index in 0..<300 {
                     group.addTask {
                         // Some replies span many socket reads (up to 200 kB), most fit in one.
                         let width = index % 10 == 0 ? 200_000 : 10
-                        let row = try await pool.query(statement, [Int64(index), Int64(width)]).single()
+                        let row = try await pool.queryWithoutHandOff(positional(statement, Int64(index), Int64(width)))
+                            .single()
                         return (
                             Int64(index), try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1).count
                         )
@@ -34,9 +41,9 @@ import Testing
 
     @Test func manyRowsArriveComplete() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT n, md5(n::text) FROM generate_series(1, $1::int) AS n")
-            _ = try await pool.query(statement, [Int64(1)])
-            let rows = try await pool.query(statement, [Int64(50_000)])
+            let statement = "SELECT n, md5(n::text) FROM generate_series(1, $1::int) AS n"
+            _ = try await pool.queryWithoutHandOff(positional(statement, Int64(1)))
+            let rows = try await pool.queryWithoutHandOff(positional(statement, Int64(50_000)))
             #expect(rows.count == 50_000)
             #expect(try rows.map { try $0.decode(Int64.self, at: 0) }.reduce(0, +) == 50_000 * 50_001 / 2)
         }
@@ -44,29 +51,35 @@ import Testing
 
     @Test func serverErrorIsThrownAndTheConnectionServesTheNextStatement() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT 100 / $1::int AS quotient")
-            #expect(try await pool.query(statement, [Int64(4)]).single().decode(Int.self, at: 0) == 25)
+            let statement = "SELECT 100 / $1::int AS quotient"
+            #expect(
+                try await pool.queryWithoutHandOff(positional(statement, Int64(4))).single().decode(Int.self, at: 0)
+                    == 25)
             do {
-                try await pool.query(statement, [Int64(0)])
+                try await pool.queryWithoutHandOff(positional(statement, Int64(0)))
                 Issue.record("division by zero should fail")
             } catch let error as PostgresError {
                 #expect(error.kind == .queryFailed)
                 #expect(error.sqlState == SQLState(rawValue: "22012"))
             }
-            #expect(try await pool.query(statement, [Int64(5)]).single().decode(Int.self, at: 0) == 20)
+            #expect(
+                try await pool.queryWithoutHandOff(positional(statement, Int64(5))).single().decode(Int.self, at: 0)
+                    == 20)
             #expect(pool.statistics.connectionsOpened == 1)
         }
     }
 
     @Test func terminatedBackendIsReplacedBeforeACachedStatementRuns() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT pg_backend_pid() + $1::int AS pid")
-            let firstPID = try await pool.query(statement, [Int64(0)]).single().decode(Int32.self, at: 0)
+            let statement = "SELECT pg_backend_pid() + $1::int AS pid"
+            let firstPID = try await pool.queryWithoutHandOff(positional(statement, Int64(0))).single().decode(
+                Int32.self, at: 0)
             let admin = PostgresPool(configuration: try TestDatabase.configuration(maxConnections: 1))
-            _ = try await admin.query("SELECT pg_terminate_backend($1, 5000)", [firstPID])
+            _ = try await admin.query("SELECT pg_terminate_backend(\(firstPID), 5000)")
             await admin.shutdown()
 
-            let secondPID = try await pool.query(statement, [Int64(0)]).single().decode(Int32.self, at: 0)
+            let secondPID = try await pool.queryWithoutHandOff(positional(statement, Int64(0))).single().decode(
+                Int32.self, at: 0)
             #expect(secondPID != firstPID)
             #expect(pool.statistics.connectionsReplaced == 1)
         }
@@ -74,40 +87,44 @@ import Testing
 
     @Test func backendTerminatedMidStatementIsAConnectionErrorAndTheSlotIsReplaced() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement(
-                "SELECT CASE WHEN $1::bool THEN pg_terminate_backend(pg_backend_pid()) END")
-            _ = try await pool.query(statement, [false])
+            let statement = "SELECT CASE WHEN $1::bool THEN pg_terminate_backend(pg_backend_pid()) END"
+            _ = try await pool.queryWithoutHandOff(positional(statement, false))
             do {
-                try await pool.query(statement, [true])
+                try await pool.queryWithoutHandOff(positional(statement, true))
                 Issue.record("a statement whose backend terminates should fail")
             } catch let error as PostgresError {
                 #expect(error.isConnectionError)
             }
-            #expect(try await pool.query(statement, [false]).count == 1)
+            #expect(try await pool.queryWithoutHandOff(positional(statement, false)).count == 1)
             #expect(pool.statistics.openConnections == 1)
         }
     }
 
     @Test func statementTheServerForgotIsPreparedAgain() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT $1::text || '?' AS question")
-            #expect(try await pool.query(statement, ["who"]).single().decode(String.self, at: 0) == "who?")
+            let statement = "SELECT $1::text || '?' AS question"
+            #expect(
+                try await pool.queryWithoutHandOff(positional(statement, "who")).single().decode(String.self, at: 0)
+                    == "who?")
             try await pool.execute(script: "DEALLOCATE ALL")
-            #expect(try await pool.query(statement, ["why"]).single().decode(String.self, at: 0) == "why?")
+            #expect(
+                try await pool.queryWithoutHandOff(positional(statement, "why")).single().decode(String.self, at: 0)
+                    == "why?")
         }
     }
 
     @Test func textParameterWithANULByteIsRefusedBeforeAnythingIsSent() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
-            let statement = PostgresStatement("SELECT length($1::text)")
-            _ = try await pool.query(statement, ["fine"])
+            let statement = "SELECT length($1::text)"
+            _ = try await pool.queryWithoutHandOff(positional(statement, "fine"))
             do {
-                try await pool.query(statement, ["cut\u{0}here"])
+                try await pool.queryWithoutHandOff(positional(statement, "cut\u{0}here"))
                 Issue.record("a NUL byte should be refused")
             } catch let error as PostgresError {
                 #expect(error.kind == .invalidParameter)
             }
-            #expect(try await pool.query(statement, ["é"]).single().decode(Int.self, at: 0) == 1)
+            #expect(
+                try await pool.queryWithoutHandOff(positional(statement, "é")).single().decode(Int.self, at: 0) == 1)
         }
     }
 }

@@ -11,7 +11,7 @@ import Testing
             try await pool.execute(script: "CREATE TABLE ledger_entries (id int8 PRIMARY KEY, note text)")
             await #expect(throws: DeliberateFailure.self) {
                 try await pool.transaction { connection in
-                    try connection.query("INSERT INTO ledger_entries VALUES ($1, $2)", [Int64(1), "rolled back"])
+                    try connection.query("INSERT INTO ledger_entries VALUES (\(Int64(1)), \("rolled back"))")
                     throw DeliberateFailure()
                 }
             }
@@ -24,7 +24,7 @@ import Testing
         try await TestDatabase.withSchema { _, _, pool in
             try await pool.execute(script: "CREATE TABLE ledger_entries (id int8 PRIMARY KEY, note text)")
             let inserted = try await pool.transaction(isolation: .repeatableRead) { connection in
-                try connection.query("INSERT INTO ledger_entries VALUES ($1, $2), ($3, $4)", [1, "a", 2, "b"])
+                try connection.query("INSERT INTO ledger_entries VALUES (\(1), \("a")), (\(2), \("b"))")
                     .rowsAffected
             }
             #expect(inserted == 2)
@@ -53,7 +53,7 @@ import Testing
                 if attempt == 1, !barrier.arriveAndWait() {
                     throw BarrierTimeout()
                 }
-                try connection.query("UPDATE counters SET value = $1 WHERE id = 1", [current + 1])
+                try connection.query("UPDATE counters SET value = \(current + 1) WHERE id = 1")
                 return attempt
             }
 

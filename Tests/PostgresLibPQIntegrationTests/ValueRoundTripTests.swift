@@ -25,15 +25,16 @@ import Testing
             let receipt = Receipt(product: "com.example.pro.monthly 掉单", quantity: 3, flags: [true, false])
             let milliseconds: Int64 = 1_700_000_000_123
             try await pool.query(
-                "INSERT INTO samples VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                [
-                    Int64.max, text, Int32.min, true, 0.1,
-                    .timestamptz(millisecondsSince1970: milliseconds), token,
-                    try .jsonb(encoding: receipt), allBytes,
-                ])
+                """
+                INSERT INTO samples VALUES (\(Int64.max), \(text), \(Int32.min), \(true), \(0.1),
+                    \(.timestamptz(millisecondsSince1970: milliseconds)), \(token), \(try .jsonb(encoding: receipt)),
+                    \(allBytes))
+                """)
             try await pool.query(
-                "INSERT INTO samples VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                [Int64.min, .null, .null, .null, .null, .null, .null, .null, .null])
+                """
+                INSERT INTO samples VALUES (\(Int64.min), \(.null), \(.null), \(.null), \(.null), \(.null), \(.null),
+                    \(.null), \(.null))
+                """)
 
             let rows = try await pool.query("SELECT * FROM samples ORDER BY id DESC")
             #expect(rows.count == 2)
@@ -67,7 +68,7 @@ import Testing
 
     @Test func tupleDecodingReadsLeadingColumns() async throws {
         try await TestDatabase.withSchema { _, _, pool in
-            let rows = try await pool.query("SELECT $1::int8, $2::text, $3::bool", [Int64(7), "seven", nil as Bool?])
+            let rows = try await pool.query("SELECT \(Int64(7))::int8, \("seven")::text, \(nil as Bool?)::bool")
             let (number, name, flag) = try rows.single().decode((Int64, String, Bool?).self)
             #expect(number == 7)
             #expect(name == "seven")
@@ -111,9 +112,9 @@ import Testing
             for zone in ["UTC", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "Europe/Amsterdam"] {
                 for instant in instants {
                     let rows = try await pool.withConnection { connection in
-                        try connection.query("SELECT set_config('TimeZone', $1, false)", [zone])
+                        try connection.query("SELECT set_config('TimeZone', \(zone), false)")
                         return try connection.query(
-                            "SELECT $1::timestamptz AS at, $1::timestamptz::text AS shown", [instant])
+                            "SELECT \(instant)::timestamptz AS at, \(instant)::timestamptz::text AS shown")
                     }
                     let row = try rows.single()
                     let shown = try row.decode(String.self, column: "shown")
@@ -126,11 +127,10 @@ import Testing
     @Test func integerAndFloatExtremesRoundTrip() async throws {
         try await TestDatabase.withSchema { _, _, pool in
             let rows = try await pool.query(
-                "SELECT $1::int8, $2::int8, $3::int4, $4::int4, $5::float8, $6::float8, $7::float8",
-                [
-                    Int64.max, Int64.min, Int32.max, Int32.min, Double.greatestFiniteMagnitude, -0.000_001,
-                    Double.infinity,
-                ])
+                """
+                SELECT \(Int64.max)::int8, \(Int64.min)::int8, \(Int32.max)::int4, \(Int32.min)::int4,
+                    \(Double.greatestFiniteMagnitude)::float8, \(-0.000_001)::float8, \(Double.infinity)::float8
+                """)
             let row = try rows.single()
             #expect(try row.decode(Int64.self, at: 0) == .max)
             #expect(try row.decode(Int64.self, at: 1) == .min)
@@ -145,7 +145,7 @@ import Testing
     @Test func textWithNulByteIsRefusedBeforeSending() async throws {
         try await TestDatabase.withSchema { _, _, pool in
             do {
-                try await pool.query("SELECT $1::text", ["before\u{0}after"])
+                try await pool.query("SELECT \("before\u{0}after")::text")
                 Issue.record("a NUL byte must not be silently truncated")
             } catch let error as PostgresError {
                 #expect(error.kind == .invalidParameter)

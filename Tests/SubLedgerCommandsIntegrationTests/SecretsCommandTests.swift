@@ -43,8 +43,10 @@ import Testing
             let (catalog, secrets) = try CatalogFile.read(S.catalogYAML)
             try await keylessCatalog.applyCatalog(catalog, secrets: secrets, allowingPlaintextSecrets: true)
             try await pool.query(
-                "INSERT INTO notifications (notification_id, version, body) VALUES ('n1', 'v1', $1), ('n2', 'v2', $2)",
-                [Self.v1Body, #"{"signedPayload":"x","password":"kept"}"#])
+                """
+                INSERT INTO notifications (notification_id, version, body) VALUES ('n1', 'v1', \(Self.v1Body)), ('n2',
+                    'v2', \(#"{"signedPayload":"x","password":"kept"}"#))
+                """)
 
             let key = SecretKey.generate()
             let before = try await Self.subledger(

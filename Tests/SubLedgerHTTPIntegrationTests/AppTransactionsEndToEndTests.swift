@@ -31,7 +31,7 @@ import Testing
 
             // Every transaction of that Apple ID in the app carries the same id.
             let stored = try await e.service.pool.query(
-                "SELECT app_transaction_id FROM transactions WHERE transaction_id = $1", [bought.transactionID])
+                "SELECT app_transaction_id FROM transactions WHERE transaction_id = \(bought.transactionID)")
             #expect(try stored.single().decode(String?.self, at: 0) == device.appTransactionID)
 
             let lookup = try await e.client.call(

@@ -16,8 +16,9 @@ import Testing
 
     static func nextAttempt(_ e: E, _ id: Int64) async throws -> (String, Int64?) {
         let row = try await e.service.pool.query(
-            "SELECT status, (extract(epoch FROM next_attempt_at) * 1000)::bigint FROM receipts WHERE receipt_id = $1",
-            [id]
+            """
+            SELECT status, (extract(epoch FROM next_attempt_at) * 1000)::bigint FROM receipts WHERE receipt_id = \(id)
+            """
         ).single()
         return (try row.decode(String.self, at: 0), try row.decode(Int64?.self, at: 1))
     }

@@ -132,7 +132,7 @@ import Testing
             // Apple delivers the same notification again: it is a duplicate, and so is its request.
             let uuid = try #require(asked.notificationUUIDs.first)
             let stored = try await e.service.pool.query(
-                "SELECT body FROM notifications WHERE notification_id = $1", [uuid]
+                "SELECT body FROM notifications WHERE notification_id = \(uuid)"
             ).single().decode(String.self, at: 0)
             let replay = try await e.client.call(
                 .post, "/v1/notifications/appstore", key: nil, raw: ByteBuffer(string: stored))

@@ -34,7 +34,7 @@ import Testing
             }
             #expect(reasons == [ivy: "UNINTENDED_PURCHASE", ned: nil])
             let stored = try await e.service.pool.query(
-                "SELECT consumption_request_reason FROM notifications WHERE notification_id = $1", [uuid]
+                "SELECT consumption_request_reason FROM notifications WHERE notification_id = \(uuid)"
             ).single().decode(String?.self, at: 0)
             #expect(stored == "UNINTENDED_PURCHASE")
 

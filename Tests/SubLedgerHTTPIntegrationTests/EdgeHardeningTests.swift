@@ -33,10 +33,10 @@ import Testing
             """
             INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id,
                 account_id, purchase_date, expires_date, ownership_type, source, payload)
-            SELECT app_id, environment, $1 || g::text, original_transaction_id, product_id, NULL, purchase_date,
+            SELECT app_id, environment, \(prefix) || g::text, original_transaction_id, product_id, NULL, purchase_date,
                 expires_date, ownership_type, source, payload
-            FROM transactions, generate_series(1, $2::integer) g WHERE transaction_id = '9100'
-            """, [prefix, count])
+            FROM transactions, generate_series(1, \(count)::integer) g WHERE transaction_id = '9100'
+            """)
     }
 
     static func adminHeaders(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }

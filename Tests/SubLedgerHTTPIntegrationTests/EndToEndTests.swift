@@ -93,8 +93,10 @@ import Testing
             #expect(subscription["renewal_price"] as? String == "9.990")
             #expect(subscription["renewal_currency"] as? String == "USD")
             let stored = try await e.service.pool.query(
-                "SELECT renewal_info->>'renewalPrice', renewal_info->>'currency' FROM chains WHERE original_transaction_id = $1",
-                [try #require(bought.originalTransactionID)]
+                """
+                SELECT renewal_info->>'renewalPrice', renewal_info->>'currency' FROM chains WHERE
+                    original_transaction_id = \(try #require(bought.originalTransactionID))
+                """
             ).single()
             #expect(try stored.decode(String?.self, at: 0) == "9990")
             #expect(try stored.decode(String?.self, at: 1) == "USD")

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import NIOCore
+import PostgresLibPQ
 import SubLedgerCore
 import Testing
 
@@ -22,7 +23,7 @@ private typealias H = ServiceHarness
                 """)
     }
 
-    static func rowCount(_ harness: ServiceHarness, _ table: String) async throws -> Int64 {
+    static func rowCount(_ harness: ServiceHarness, _ table: PostgresQuery) async throws -> Int64 {
         try await harness.pool.query("SELECT count(*) FROM \(table)").single().decode(Int64.self, at: 0)
     }
 

@@ -82,7 +82,7 @@ import Testing
         }
     }
 
-    static func count(_ e: E, _ sql: String) async throws -> Int64 {
+    static func count(_ e: E, _ sql: PostgresQuery) async throws -> Int64 {
         try await e.service.pool.query(sql).single().decode(Int64.self, at: 0)
     }
 

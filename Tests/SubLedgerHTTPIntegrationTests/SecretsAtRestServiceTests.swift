@@ -61,7 +61,7 @@ import Testing
 
             // The shared secret that authenticated it is sealed in the apps table.
             let app = try await harness.pool.query(
-                "SELECT shared_secret, shared_secret_key_id, apps::text FROM apps WHERE bundle_id = $1", [H.appOne]
+                "SELECT shared_secret, shared_secret_key_id, apps::text FROM apps WHERE bundle_id = \(H.appOne)"
             ).single()
             #expect(try app.decode(String?.self, at: 0) == nil)
             #expect(try app.decode(String?.self, at: 1) != nil)

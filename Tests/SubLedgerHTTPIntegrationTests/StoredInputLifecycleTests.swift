@@ -73,13 +73,15 @@ import Testing
 
     /// The harness's clock is pinned in 2025; a row stored now is dated by the database's clock.
     static func receivedLongAgo(_ pool: PostgresPool, _ id: Int64) async throws {
-        try await pool.query("UPDATE receipts SET received_at = to_timestamp(0) WHERE receipt_id = $1", [id])
+        try await pool.query("UPDATE receipts SET received_at = to_timestamp(0) WHERE receipt_id = \(id)")
     }
 
-    static func row(_ pool: PostgresPool, _ sql: String, _ id: Int64) async throws -> (
+    static func row(_ pool: PostgresPool, receipt id: Int64) async throws -> (
         status: String, attempts: Int32, error: String?
     ) {
-        let row = try await pool.query(sql, [id]).single()
+        let row = try await pool.query(
+            "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = \(id)"
+        ).single()
         return (
             try row.decode(String.self, at: 0), try row.decode(Int32.self, at: 1), try row.decode(String?.self, at: 2)
         )
@@ -97,11 +99,10 @@ import Testing
             try await Self.poisonTheLedger(harness.pool)
             let retry = StoredInputRetry(base: .seconds(30), maximum: .seconds(3_600), maximumAttempts: 3)
             let poller = try Self.poller(harness, retry: retry)
-            let sql = "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = $1"
 
             let first = try await Self.within(.seconds(20)) { try await poller.runCycle() }
             #expect(first.errors == 1)
-            var stored = try await Self.row(harness.pool, sql, id)
+            var stored = try await Self.row(harness.pool, receipt: id)
             #expect(stored.status == "retry")
             #expect(stored.attempts == 2)
             #expect(stored.error?.contains("poisoned input") == true)
@@ -111,7 +112,7 @@ import Testing
             harness.clock.set(H.start.adding(milliseconds: 61_000))
             let third = try await Self.within(.seconds(20)) { try await poller.runCycle() }
             #expect(third.checked == 1)
-            stored = try await Self.row(harness.pool, sql, id)
+            stored = try await Self.row(harness.pool, receipt: id)
             #expect(stored.status == "quarantined")
             #expect(stored.attempts == 3)
             harness.clock.set(H.day(10))
@@ -140,8 +141,7 @@ import Testing
             let report = try await poller.runCycle()
             #expect(report.quarantined == 1)
             #expect(report.checked == 0)
-            let stored = try await Self.row(
-                harness.pool, "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = $1", id)
+            let stored = try await Self.row(harness.pool, receipt: id)
             #expect(stored.status == "quarantined")
             #expect(stored.error?.contains("lease ran out") == true)
         }
@@ -157,14 +157,14 @@ import Testing
             try await Self.receivedLongAgo(harness.pool, id)
             let retry = StoredInputRetry(base: .seconds(30), maximum: .seconds(3_600), maximumAttempts: 4)
             let poller = try Self.poller(harness, retry: retry)
-            let sql = "SELECT status, attempts, last_error FROM receipts WHERE receipt_id = $1"
             var elapsed: Int64 = 0
             var waits: [Int64] = []
             for _ in 0..<2 {
                 #expect(try await poller.runCycle().checked == 1)
                 let due = try await harness.pool.query(
-                    "SELECT (extract(epoch FROM next_attempt_at) * 1000)::bigint FROM receipts WHERE receipt_id = $1",
-                    [id]
+                    """
+                    SELECT (extract(epoch FROM next_attempt_at) * 1000)::bigint FROM receipts WHERE receipt_id = \(id)
+                    """
                 )
                 .single().decode(Int64?.self, at: 0)
                 let next = try #require(due)
@@ -174,7 +174,7 @@ import Testing
             }
             #expect(waits == [60_000, 120_000])
             #expect(try await poller.runCycle().checked == 1)  // the fourth attempt, the last
-            let stored = try await Self.row(harness.pool, sql, id)
+            let stored = try await Self.row(harness.pool, receipt: id)
             #expect(stored.status == "quarantined")
             #expect(stored.error != nil)
 
@@ -200,13 +200,12 @@ import Testing
                 type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: transaction, onDay: 0)
             let rowID = try await harness.pool.query(
                 """
-                INSERT INTO notifications (app_id, notification_id, version, notification_type, environment, body, received_at)
-                VALUES ($1, 'stranded', 'v2', 'SUBSCRIBED', 'Production', $2, $3) RETURNING notification_row_id
-                """,
-                [
-                    app.appID, String(buffer: body),
-                    PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970),
-                ]
+                INSERT INTO notifications (app_id, notification_id, version, notification_type, environment, body,
+                    received_at)
+                VALUES (\(app.appID), 'stranded', 'v2', 'SUBSCRIBED', 'Production', \(String(buffer: body)),
+                    \(PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970))) RETURNING
+                    notification_row_id
+                """
             ).single().decode(Int64.self, at: 0)
             let poller = try Self.poller(harness, retry: StoredInputRetry(), pendingAge: .seconds(120))
 
@@ -237,10 +236,12 @@ import Testing
                 """
             let rowID = try await harness.pool.query(
                 """
-                INSERT INTO notifications (app_id, notification_id, version, notification_type, environment, body, received_at)
-                VALUES ($1, 'stranded-v1', 'v1', 'INITIAL_BUY', 'Production', $2, $3) RETURNING notification_row_id
-                """,
-                [app.appID, redacted, PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970)]
+                INSERT INTO notifications (app_id, notification_id, version, notification_type, environment, body,
+                    received_at)
+                VALUES (\(app.appID), 'stranded-v1', 'v1', 'INITIAL_BUY', 'Production', \(redacted),
+                    \(PostgresValue.timestamptz(millisecondsSince1970: H.start.millisecondsSince1970))) RETURNING
+                    notification_row_id
+                """
             ).single().decode(Int64.self, at: 0)
             let poller = try Self.poller(harness, retry: StoredInputRetry(), pendingAge: .seconds(120))
             harness.clock.set(H.start.adding(milliseconds: 121_000))
@@ -251,7 +252,7 @@ import Testing
             #expect(chain != nil)
             // The stored body still holds no password after the job verified it.
             let stored = try await harness.pool.query(
-                "SELECT body FROM notifications WHERE notification_row_id = $1", [rowID]
+                "SELECT body FROM notifications WHERE notification_row_id = \(rowID)"
             ).single().decode(String.self, at: 0)
             #expect(!stored.contains("password"))
         }

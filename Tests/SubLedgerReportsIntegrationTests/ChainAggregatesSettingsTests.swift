@@ -16,7 +16,7 @@ import Testing
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool)
             let app = try await LedgerFixtures.app(on: store.pool)
-            let settings = "SELECT current_setting('jit'), current_setting('plan_cache_mode')"
+            let settings: PostgresQuery = "SELECT current_setting('jit'), current_setting('plan_cache_mode')"
             let (before, inside, after) = try await pool.withConnection { connection in
                 let before = try connection.query(settings).single()
                 let inside = try connection.transaction { connection in

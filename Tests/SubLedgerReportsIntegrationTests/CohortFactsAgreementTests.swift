@@ -95,9 +95,11 @@ import Testing
                 // A catalog change: the unpriced monthly payments get a price point, then the app is recomputed.
                 try await pool.query(
                     """
-                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
-                    VALUES ($1, 'premium.monthly', NULL, 'JPY', 1500000, '2024-01-01'), ($1, 'pro.yearly', NULL, 'EUR', 64990, '2024-06-01')
-                    """, [app.appID])
+                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits,
+                        effective_from)
+                    VALUES (\(app.appID), 'premium.monthly', NULL, 'JPY', 1500000, '2024-01-01'), (\(app.appID),
+                        'pro.yearly', NULL, 'EUR', 64990, '2024-06-01')
+                    """)
                 try await store.requeueReportAggregates(app: app)
                 try await ReportsDatabase.project(pool)
                 let afterCatalog = try await pool.withConnection { connection in
@@ -249,10 +251,12 @@ import Testing
         try await pool.withConnection { try $0.execute(script: Self.fillRevenueColumnsTrigger) }
         try await pool.query(
             """
-            INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
-                ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
-                ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01');
-            """, [app.appID])
+            INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
+                VALUES
+                (\(app.appID), 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), (\(app.appID), 'pro.yearly', NULL,
+                    'USD', 69990, '2024-09-15'),
+                (\(app.appID), 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01');
+            """)
         try await pool.query(
             """
             INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate) VALUES
@@ -339,7 +343,7 @@ import Testing
         ]
     }
 
-    static let totalsSQL = """
+    static let totalsSQL: PostgresQuery = """
         SELECT line FROM (
             SELECT 0 AS part, concat_ws(' ', app_id, cohort, environment, paid_mask, sum(chains)) AS line
             FROM cohort_chain_totals GROUP BY app_id, cohort, environment, paid_mask HAVING sum(chains) <> 0
@@ -351,7 +355,7 @@ import Testing
         ) t ORDER BY part, line
         """
 
-    static let totalsFromFactsSQL = """
+    static let totalsFromFactsSQL: PostgresQuery = """
         SELECT line FROM (
             SELECT 0 AS part, concat_ws(' ', app_id, date_trunc('month', first_paid_at AT TIME ZONE 'UTC')::date, environment,
                                         paid_mask, count(*)) AS line

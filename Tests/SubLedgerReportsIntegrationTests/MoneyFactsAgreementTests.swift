@@ -48,9 +48,10 @@ import Testing
                 // A catalog price change: the app is requeued and projected again, and the reports still agree.
                 try await pool.query(
                     """
-                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
-                    VALUES ($1, 'pro.monthly', NULL, 'EUR', 10990, '2025-02-01')
-                    """, [app.appID])
+                    INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits,
+                        effective_from)
+                    VALUES (\(app.appID), 'pro.monthly', NULL, 'EUR', 10990, '2025-02-01')
+                    """)
                 try await store.requeueReportAggregates(app: app)
                 try await ReportsDatabase.project(pool)
                 outcome.add(
@@ -109,10 +110,10 @@ import Testing
             ]
             for breakage in breakages {
                 let broken = try await pool.withConnection { connection in
-                    try connection.query("BEGIN")
-                    let changed = try connection.query(breakage + " RETURNING 1").count
+                    try connection.execute(script: "BEGIN")
+                    let changed = try connection.query(PostgresQuery(unsafeSQL: breakage + " RETURNING 1")).count
                     #expect(changed == 1, "nothing to break: \(breakage)")
-                    defer { _ = try? connection.query("ROLLBACK") }
+                    defer { _ = try? connection.execute(script: "ROLLBACK") }
                     return (
                         try Self.compareReports(on: connection, label: "broken"),
                         try Self.totalsDisagreements(on: connection)
@@ -155,10 +156,13 @@ import Testing
             }
             try await pool.query(
                 """
-                INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from) VALUES
-                    ($1, 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), ($1, 'pro.yearly', NULL, 'USD', 69990, '2024-09-15'),
-                    ($1, 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01'), ($1, 'pro.monthly', 'GBR', 'GBP', 7990, '2024-01-01');
-                """, [app.appID])
+                INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
+                    VALUES
+                    (\(app.appID), 'pro.yearly', NULL, 'USD', 59990, '2023-01-01'), (\(app.appID), 'pro.yearly', NULL,
+                        'USD', 69990, '2024-09-15'),
+                    (\(app.appID), 'pro.monthly', NULL, 'EUR', 8990, '2024-03-01'), (\(app.appID), 'pro.monthly',
+                        'GBR', 'GBP', 7990, '2024-01-01');
+                """)
             _ = try await settings.applyExchangeRates(
                 try RateFile.exchangeRates(
                     "2024-01-01,EUR,1.1\n2024-10-01,EUR,1.05\n2024-06-01,JPY,0.0067\n2024-03-01,GBP,1.27"),
@@ -400,7 +404,7 @@ import Testing
         try connection.query(totalsDisagreementsSQL).map { try $0.decode(String.self, at: 0) }
     }
 
-    static let totalsDisagreementsSQL = """
+    static let totalsDisagreementsSQL: PostgresQuery = """
         WITH facts AS (
             SELECT f.app_id, d.day, f.environment, d.kind, d.bought_day, f.product_id, f.storefront, f.currency,
                 d.amount_milli, f.second_year, d.estimated, (hashtext(f.original_transaction_id) & 15)::smallint AS shard,

@@ -36,12 +36,12 @@ import Testing
 
             let dying = await #expect(throws: PostgresError.self) {
                 try await pool.withConnection { connection in
-                    try connection.query("BEGIN")
+                    try connection.execute(script: "BEGIN")
                     let progress = try ReportProjector.projectBatch(limit: 25, on: connection)
                     precondition(progress.changes == 25)
                     // Every claimed chain is refreshed and its rows deleted, uncommitted: the projector dies here.
                     try connection.query("SELECT pg_terminate_backend(pg_backend_pid())")
-                    try connection.query("COMMIT")
+                    try connection.execute(script: "COMMIT")
                 }
             }
             #expect(dying != nil)
@@ -130,12 +130,15 @@ import Testing
             #expect(chains == ["c7", "c6"])
             _ = try await ReportProjector(pool: pool).projectAll()
             // c6's spans are those of its state after the renewal.
-            let spans =
-                "SELECT s::text FROM chain_report_spans s WHERE s.app_id = $1 AND s.original_transaction_id = 'c6' ORDER BY s.kind, s.seq"
-            let computed = "SELECT f::text FROM chain_report_spans_of($1, 'Production', 'c6') f ORDER BY f.kind, f.seq"
-            let stored = try await pool.query(spans, [app.appID]).map { try $0.decode(String.self, at: 0) }
+            let spans: PostgresQuery = """
+                SELECT s::text FROM chain_report_spans s WHERE s.app_id = \(app.appID) AND s.original_transaction_id = 'c6'
+                ORDER BY s.kind, s.seq
+                """
+            let computed: PostgresQuery =
+                "SELECT f::text FROM chain_report_spans_of(\(app.appID), 'Production', 'c6') f ORDER BY f.kind, f.seq"
+            let stored = try await pool.query(spans).map { try $0.decode(String.self, at: 0) }
             #expect(!stored.isEmpty)
-            #expect(stored == (try await pool.query(computed, [app.appID]).map { try $0.decode(String.self, at: 0) }))
+            #expect(stored == (try await pool.query(computed).map { try $0.decode(String.self, at: 0) }))
         }
     }
 

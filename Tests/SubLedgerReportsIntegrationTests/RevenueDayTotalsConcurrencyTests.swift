@@ -54,8 +54,10 @@ import Testing
 
             let chains = Int64(Self.connections * Self.chainsPerConnection)
             let firstDay = try await pool.query(
-                "SELECT sum(sales)::bigint, count(DISTINCT shard) FROM revenue_day_totals WHERE kind = 0 AND day = $1::integer",
-                [Int(Self.base / Self.day)]
+                """
+                SELECT sum(sales)::bigint, count(DISTINCT shard) FROM revenue_day_totals WHERE kind = 0 AND day =
+                    \(Int(Self.base / Self.day))::integer
+                """
             ).first
             #expect(try firstDay?.decode(Int64.self, at: 0) == chains)
             #expect(try (firstDay?.decode(Int64.self, at: 1) ?? 0) > 1, "the chains share more than one shard")

@@ -29,15 +29,15 @@ import Testing
         try await pool.query(
             """
             SELECT f::text, f.xmin::text FROM chain_cohort_facts f
-            WHERE f.app_id = $1 AND f.environment = 'Production' AND f.original_transaction_id = $2
-            """, [app.appID, chain]
+            WHERE f.app_id = \(app.appID) AND f.environment = 'Production' AND f.original_transaction_id = \(chain)
+            """
         ).first.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
     }
 
     /// What `chain_cohort_facts_of` computes for production chain `chain` now, as text.
     private func computed(_ chain: String, app: StoredApp, on pool: PostgresPool) async throws -> String {
         try await pool.query(
-            "SELECT f::text FROM chain_cohort_facts_of($1, 'Production', $2) f", [app.appID, chain]
+            "SELECT f::text FROM chain_cohort_facts_of(\(app.appID), 'Production', \(chain)) f"
         ).single().decode(String.self, at: 0)
     }
 
@@ -52,14 +52,15 @@ import Testing
             #expect(first.row == (try await computed("o1", app: app, on: pool)))
 
             // Only the renewal preference changes: the chain is written, its cohort facts are not.
-            let chainVersion = "SELECT xmin::text FROM chains WHERE app_id = $1 AND original_transaction_id = 'o1'"
-            let chainBefore = try await pool.query(chainVersion, [app.appID]).single().decode(String.self, at: 0)
+            let chainVersion: PostgresQuery =
+                "SELECT xmin::text FROM chains WHERE app_id = \(app.appID) AND original_transaction_id = 'o1'"
+            let chainBefore = try await pool.query(chainVersion).single().decode(String.self, at: 0)
             let applied = try await store.apply(
                 F.notification([], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1)], on: 10),
                 app: app, now: F.day(10))
             _ = try await ReportProjector(pool: pool).projectAll()
             #expect(applied.decision.updatedChains.map(\.key.originalTransactionID) == ["o1"])
-            #expect(try await pool.query(chainVersion, [app.appID]).single().decode(String.self, at: 0) != chainBefore)
+            #expect(try await pool.query(chainVersion).single().decode(String.self, at: 0) != chainBefore)
             let unchanged = try #require(try await stored("o1", app: app, on: pool))
             #expect(unchanged.row == first.row)
             #expect(unchanged.version == first.version)
@@ -84,8 +85,9 @@ import Testing
                 INSERT INTO chain_cohort_facts (app_id, environment, original_transaction_id, first_paid_at, paid_mask,
                     money_months, money_currencies, money_days, money_gross, money_refunded, money_estimated,
                     money_unpriced, money_priced)
-                VALUES ($1, 'Production', 'l1', now(), 1, '{0}', '{USD}', '{2026-01-01}', '{990}', '{0}', '{0}', '{0}', '{1}')
-                """, [app.appID])
+                VALUES (\(app.appID), 'Production', 'l1', now(), 1, '{0}', '{USD}', '{2026-01-01}', '{990}', '{0}',
+                    '{0}', '{0}', '{1}')
+                """)
             let lifetime = Transaction(
                 transactionID: "l1", originalTransactionID: "l1", productID: "lifetime", bundleID: F.bundleID,
                 purchaseDate: F.day(0), environment: .production, source: .verifyReceipt)

@@ -107,11 +107,11 @@ import Testing
             let report = try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             #expect(report.applied == [13])
             let listed = try await pool.query(
-                "SELECT count(*) FROM account_entitlement_backfill WHERE app_id = $1", [app.appID]
+                "SELECT count(*) FROM account_entitlement_backfill WHERE app_id = \(app.appID)"
             )
             .single().decode(Int64.self, at: 0)
             let owners = try await pool.query(
-                "SELECT count(DISTINCT account_id) FROM ownership_bindings WHERE app_id = $1", [app.appID]
+                "SELECT count(DISTINCT account_id) FROM ownership_bindings WHERE app_id = \(app.appID)"
             ).single().decode(Int64.self, at: 0)
             #expect(listed == owners && listed > 5)
             #expect(
@@ -123,8 +123,10 @@ import Testing
             let before = try await Self.compare(store, app: app, accounts: [first], extraInstants: generated.instants)
             #expect(before.disagreements.isEmpty, "\(before.disagreements.prefix(3))")
             let stillListed = try await pool.query(
-                "SELECT count(*) FROM account_entitlement_backfill WHERE app_id = $1 AND account_id = $2",
-                [app.appID, first.rawValue]
+                """
+                SELECT count(*) FROM account_entitlement_backfill WHERE app_id = \(app.appID) AND account_id =
+                    \(first.rawValue)
+                """
             ).single().decode(Int64.self, at: 0)
             #expect(stillListed == 1)
             #expect(

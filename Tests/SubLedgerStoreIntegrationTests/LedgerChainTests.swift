@@ -27,12 +27,12 @@ import Testing
         }
     }
 
-    static func count(_ pool: PostgresPool, _ sql: String) async throws -> Int64 {
+    static func count(_ pool: PostgresPool, _ sql: PostgresQuery) async throws -> Int64 {
         try await pool.query(sql).single().decode(Int64.self, at: 0)
     }
 
     static func entryID(_ pool: PostgresPool, key: String) async throws -> Int64 {
-        try await pool.query("SELECT entry_id FROM ledger_entries WHERE idempotency_key = $1", [key]).single()
+        try await pool.query("SELECT entry_id FROM ledger_entries WHERE idempotency_key = \(key)").single()
             .decode(Int64.self, at: 0)
     }
 
@@ -153,8 +153,9 @@ import Testing
                 """
                 INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment,
                     original_transaction_id, product_id, effective_at, reason)
-                VALUES ($1, 'forged-grant', 'grant', 'bob', 'Production', 'bob-sub', 'pro.monthly', now(), 'purchase')
-                """, [app.appID])
+                VALUES (\(app.appID), 'forged-grant', 'grant', 'bob', 'Production', 'bob-sub', 'pro.monthly', now(),
+                    'purchase')
+                """)
             let forged = try await Self.entryID(pool, key: "forged-grant")
             result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
             let bob = try #require(result.breaks.first { $0.originalTransactionID == "bob-sub" })
@@ -256,8 +257,9 @@ import Testing
             try await pool.query(
                 """
                 INSERT INTO notification_redactions (notification_row_id, body_sha256_before, body_sha256_after)
-                VALUES ($1, sha256(convert_to($2, 'UTF8')), sha256(convert_to('{"notification_type":"REFUND"}', 'UTF8')))
-                """, [row, redacted])
+                VALUES (\(row), sha256(convert_to(\(redacted), 'UTF8')),
+                    sha256(convert_to('{"notification_type":"REFUND"}', 'UTF8')))
+                """)
             let forged = try await store.verifyLedgerChain(appID: app.appID, since: nil)
             let first = try #require(forged.breaks.first)
             #expect(forged.breaks.count == 1)

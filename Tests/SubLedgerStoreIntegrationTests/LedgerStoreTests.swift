@@ -28,8 +28,10 @@ import Testing
             #expect(app.definition.appAppleID == 1_234_567_890)
             #expect(app.definition.product("premium.monthly")?.groupLevel == 1)
             let entitlements = try await pool.query(
-                "SELECT entitlement_id FROM product_entitlements WHERE app_id = $1 AND product_id = 'premium.monthly' ORDER BY 1",
-                [app.appID])
+                """
+                SELECT entitlement_id FROM product_entitlements WHERE app_id = \(app.appID) AND product_id =
+                    'premium.monthly' ORDER BY 1
+                """)
             #expect(try entitlements.map { try $0.decode(String.self, at: 0) } == ["premium", "pro"])
             // Applying again changes nothing but keeps the secret when the file leaves it out.
             let catalogStore = CatalogStore(pool: pool, secretKeys: F.secretKeys)
@@ -113,8 +115,8 @@ import Testing
             let bindings = try await pool.query(
                 """
                 SELECT sequence, account_id, started_reason, ended_at IS NULL FROM ownership_bindings
-                WHERE app_id = $1 ORDER BY sequence
-                """, [app.appID])
+                WHERE app_id = \(app.appID) ORDER BY sequence
+                """)
             #expect(try bindings.map { try $0.decode(String.self, at: 1) } == ["alice", "bob"])
             #expect(
                 try bindings.map { try $0.decode(String.self, at: 2) } == [
@@ -202,7 +204,7 @@ import Testing
             }
             #expect(again == id)
             let rows = try await pool.query(
-                "SELECT status, notification_row_id FROM notifications WHERE app_id = $1", [app.appID])
+                "SELECT status, notification_row_id FROM notifications WHERE app_id = \(app.appID)")
             #expect(try rows.map { try $0.decode(String.self, at: 0) } == ["applied"])
             #expect(try await store.entitlements(for: alice, app: app, at: F.day(45)).first?.expiresAt == F.day(60))
         }
@@ -227,17 +229,19 @@ import Testing
                 try await group.waitForAll()
             }
             let owners = try await pool.query(
-                "SELECT DISTINCT account_id FROM transactions WHERE app_id = $1 AND original_transaction_id = 'oc'",
-                [app.appID])
+                """
+                SELECT DISTINCT account_id FROM transactions WHERE app_id = \(app.appID) AND original_transaction_id =
+                    'oc'
+                """)
             #expect(owners.count == 1)
             let current = try await pool.query(
-                "SELECT count(*) FROM ownership_bindings WHERE app_id = $1 AND ended_at IS NULL", [app.appID])
+                "SELECT count(*) FROM ownership_bindings WHERE app_id = \(app.appID) AND ended_at IS NULL")
             #expect(try current.single().decode(Int64.self, at: 0) == 2)  // chain oc and the consumable's chain k1
             let perTransaction = try await pool.query(
                 """
                 SELECT transaction_id, count(*) FROM ledger_entries
-                WHERE app_id = $1 AND kind IN ('grant', 'extend', 'credit') GROUP BY transaction_id ORDER BY 1
-                """, [app.appID])
+                WHERE app_id = \(app.appID) AND kind IN ('grant', 'extend', 'credit') GROUP BY transaction_id ORDER BY 1
+                """)
             #expect(try perTransaction.map { try $0.decode(String.self, at: 0) } == ["c1", "c2", "k1"])
             #expect(try perTransaction.allSatisfy { try $0.decode(Int64.self, at: 1) == 1 })
             let owner = try #require(try await store.ownerColumn(of: "oc", app: app))
@@ -263,14 +267,14 @@ import Testing
             for input in inputs { try await store.apply(input, app: app, now: F.day(36)) }
             let entries = try await store.entryAccounts(app: app)
             let chainRow = try await pool.query(
-                "SELECT snapshot::text, state FROM chains WHERE app_id = $1", [app.appID])
+                "SELECT snapshot::text, state FROM chains WHERE app_id = \(app.appID)")
             #expect(try chainRow.single().decode(String.self, at: 1) == "revoked")
             for input in inputs.reversed() {
                 let applied = try await store.apply(input, app: app, now: F.day(36))
                 #expect(applied.newEntries == 0)
             }
             #expect(try await store.entryAccounts(app: app) == entries)
-            let again = try await pool.query("SELECT snapshot::text, state FROM chains WHERE app_id = $1", [app.appID])
+            let again = try await pool.query("SELECT snapshot::text, state FROM chains WHERE app_id = \(app.appID)")
             #expect(try again.single().decode(String.self, at: 0) == chainRow.single().decode(String.self, at: 0))
             #expect(entries.keys.contains("revoke:Production:t2:\(F.day(35).millisecondsSince1970)"))
         }
@@ -336,7 +340,7 @@ import Testing
                 F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 0),
                 app: app, reference: .receipt(id), now: F.day(0))
             #expect(try await store.receiptStatus(id) == "applied")
-            let linked = try await pool.query("SELECT count(*) FROM ledger_entries WHERE receipt_id = $1", [id])
+            let linked = try await pool.query("SELECT count(*) FROM ledger_entries WHERE receipt_id = \(id)")
             #expect(try linked.single().decode(Int64.self, at: 0) == 1)
             try await store.markReceipt(id, failed: "late failure", retryable: false, now: F.day(1))
             #expect(try await store.receiptStatus(id) == "applied")

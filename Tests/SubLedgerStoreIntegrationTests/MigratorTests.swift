@@ -12,10 +12,10 @@ import Testing
             """
             SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' '
                    || coalesce(column_default, '')
-            FROM information_schema.columns WHERE table_schema = $1 ORDER BY 1
-            """, [schema])
+            FROM information_schema.columns WHERE table_schema = \(schema) ORDER BY 1
+            """)
         let indexes = try await pool.query(
-            "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY 1", [schema])
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = \(schema) ORDER BY 1")
         return try rows.map { try $0.decode(String.self, at: 0) } + indexes.map { try $0.decode(String.self, at: 0) }
     }
 

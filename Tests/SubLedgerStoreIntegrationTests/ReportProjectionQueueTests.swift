@@ -34,7 +34,7 @@ import Testing
         ).map { try $0.decode(String.self, at: 0) }
     }
 
-    private func count(_ table: String, _ pool: PostgresPool) async throws -> Int64 {
+    private func count(_ table: PostgresQuery, _ pool: PostgresPool) async throws -> Int64 {
         try await pool.query("SELECT count(*)::bigint FROM \(table)").single().decode(Int64.self, at: 0)
     }
 
@@ -74,7 +74,7 @@ import Testing
             let queued = Mutex(false)
             let catalog = Task {
                 try await pool.transaction { connection in
-                    try connection.query(ReportProjectionQueueRows.enqueueAppStatement, [app.appID])
+                    try connection.query(ReportProjectionQueueRows.enqueueApp(app.appID))
                     queued.withLock { $0 = true }
                     while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
                 }

@@ -31,17 +31,16 @@ import Testing
         try await pool.query(
             """
             SELECT s::text, s.xmin::text FROM chain_report_spans s
-            WHERE s.app_id = $1 AND s.environment = 'Production' AND s.original_transaction_id = $2
+            WHERE s.app_id = \(app.appID) AND s.environment = 'Production' AND s.original_transaction_id = \(chain)
             ORDER BY s.kind, s.seq
-            """, [app.appID, chain]
+            """
         ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
     }
 
     /// What `chain_report_spans_of` computes for production chain `chain` now, as text, in key order.
     private func computed(_ chain: String, app: StoredApp, on pool: PostgresPool) async throws -> [String] {
         try await pool.query(
-            "SELECT f::text FROM chain_report_spans_of($1, 'Production', $2) f ORDER BY f.kind, f.seq",
-            [app.appID, chain]
+            "SELECT f::text FROM chain_report_spans_of(\(app.appID), 'Production', \(chain)) f ORDER BY f.kind, f.seq"
         ).map { try $0.decode(String.self, at: 0) }
     }
 
@@ -50,8 +49,9 @@ import Testing
         try await pool.query(
             """
             SELECT count(*)::bigint FROM chain_report_spans
-            WHERE app_id = $1 AND environment = 'Production' AND original_transaction_id = $2 AND kind = 'in_force'
-            """, [app.appID, chain]
+            WHERE app_id = \(app.appID) AND environment = 'Production' AND original_transaction_id = \(chain) AND kind
+                = 'in_force'
+            """
         ).single().decode(Int64.self, at: 0)
     }
 

@@ -23,23 +23,27 @@ import Testing
             receipts.append(try await store.storeSubmission(kind: .appReceipt, body: body, account: nil, app: app))
         }
         try await store.pool.query(
-            "UPDATE receipts SET status = 'quarantined', attempts = 16, last_error = 'Apple failed' WHERE receipt_id IN ($1, $2)",
-            [receipts[0], receipts[1]])
-        try await store.pool.query("UPDATE receipts SET status = 'applied' WHERE receipt_id = $1", [receipts[2]])
+            """
+            UPDATE receipts SET status = 'quarantined', attempts = 16, last_error = 'Apple failed' WHERE receipt_id IN
+                (\(receipts[0]), \(receipts[1]))
+            """)
+        try await store.pool.query("UPDATE receipts SET status = 'applied' WHERE receipt_id = \(receipts[2])")
         let notification = try await store.pool.query(
             """
             INSERT INTO notifications (app_id, notification_id, version, body, status, attempts, last_error)
-            VALUES ($1, 'requeue-test', 'v2', '{}', 'quarantined', 16, 'could not apply')
+            VALUES (\(app.appID), 'requeue-test', 'v2', '{}', 'quarantined', 16, 'could not apply')
             RETURNING notification_row_id
-            """, [app.appID]
+            """
         ).single().decode(Int64.self, at: 0)
         return Stored(receipts: [receipts[0], receipts[1]], notification: notification, applied: receipts[2])
     }
 
     static func state(_ store: LedgerStore, receipt id: Int64) async throws -> (String, Int32, Bool, String?) {
         let row = try await store.pool.query(
-            "SELECT status, attempts, next_attempt_at <= $2::timestamptz, last_error FROM receipts WHERE receipt_id = $1",
-            [id, timestamp(F.day(1))]
+            """
+            SELECT status, attempts, next_attempt_at <= \(timestamp(F.day(1)))::timestamptz, last_error FROM receipts
+                WHERE receipt_id = \(id)
+            """
         ).single()
         return (
             try row.decode(String.self, at: 0), try row.decode(Int32.self, at: 1),
@@ -103,7 +107,7 @@ import Testing
                 try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, actor: "test", now: F.day(1))
                     == expected)
             let statuses = try await pool.query(
-                "SELECT status FROM notifications WHERE notification_row_id = $1", [stored.notification]
+                "SELECT status FROM notifications WHERE notification_row_id = \(stored.notification)"
             ).single().decode(String.self, at: 0)
             #expect(statuses == "retry")
             #expect(try await Self.state(store, receipt: stored.receipts[1]).0 == "retry")
@@ -133,8 +137,10 @@ import Testing
                 now: F.day(1))
             // Quarantined again by later attempts, then re-queued with the whole app.
             try await pool.query(
-                "UPDATE receipts SET status = 'quarantined', attempts = 16, last_error = 'Apple failed again' WHERE receipt_id = $1",
-                [receipt])
+                """
+                UPDATE receipts SET status = 'quarantined', attempts = 16, last_error = 'Apple failed again' WHERE
+                    receipt_id = \(receipt)
+                """)
             _ = try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, actor: "admin", now: F.day(2))
 
             let history = try #require(try await store.inputHistory(.receipt, id: receipt))

@@ -48,7 +48,7 @@ import Testing
             #expect(!Self.contains(pemSealed, "PRIVATE KEY"))
             // Nothing else in the row carries them either.
             let text = try await pool.query(
-                "SELECT apps::text FROM apps WHERE bundle_id = $1", [SecretsFixture.bundleID]
+                "SELECT apps::text FROM apps WHERE bundle_id = \(SecretsFixture.bundleID)"
             )
             .single()
             #expect(!(try text.decode(String.self, at: 0)).contains("the-shared-secret"))
@@ -113,9 +113,10 @@ import Testing
             // One app's sealed shared secret copied onto the other app: it does not open there.
             try await pool.query(
                 """
-                UPDATE apps SET shared_secret_sealed = (SELECT shared_secret_sealed FROM apps WHERE bundle_id = $1)
-                WHERE bundle_id = $2
-                """, [SecretsFixture.bundleID, SecretsFixture.otherBundleID])
+                UPDATE apps SET shared_secret_sealed = (SELECT shared_secret_sealed FROM apps WHERE bundle_id =
+                    \(SecretsFixture.bundleID))
+                WHERE bundle_id = \(SecretsFixture.otherBundleID)
+                """)
             await #expect(
                 performing: { try await catalogStore.app(bundleID: SecretsFixture.otherBundleID) },
                 throws: {
@@ -124,9 +125,10 @@ import Testing
             // A flipped bit in the stored ciphertext.
             try await pool.query(
                 """
-                UPDATE apps SET shared_secret_sealed = set_byte(shared_secret_sealed, 20, get_byte(shared_secret_sealed, 20) # 1)
-                WHERE bundle_id = $1
-                """, [SecretsFixture.bundleID])
+                UPDATE apps SET shared_secret_sealed = set_byte(shared_secret_sealed, 20,
+                    get_byte(shared_secret_sealed, 20) # 1)
+                WHERE bundle_id = \(SecretsFixture.bundleID)
+                """)
             await #expect(
                 performing: { try await catalogStore.app(bundleID: SecretsFixture.bundleID) },
                 throws: {
@@ -240,10 +242,12 @@ import Testing
             let app = try #require(catalog.apps.first { $0.bundleID == SecretsFixture.bundleID })
             try await pool.query(
                 """
-                INSERT INTO apps (bundle_id, environments, shared_secret, catalog, server_api_issuer_id, server_api_key_id,
+                INSERT INTO apps (bundle_id, environments, shared_secret, catalog, server_api_issuer_id,
+                    server_api_key_id,
                     server_api_private_key)
-                VALUES ($1, ARRAY['Production', 'Sandbox'], 'old-plain-secret', $2::jsonb, 'issuer', 'KEYID', $3)
-                """, [SecretsFixture.bundleID, try StoreJSON.encode(app), SecretsFixture.pem])
+                VALUES (\(SecretsFixture.bundleID), ARRAY['Production', 'Sandbox'], 'old-plain-secret',
+                    \(try StoreJSON.encode(app))::jsonb, 'issuer', 'KEYID', \(SecretsFixture.pem))
+                """)
 
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             // Without a key the plaintext rows are read as before.

@@ -15,8 +15,10 @@ import Testing
     /// Each text through `::jsonb::text`, in order.
     static func throughJSONB(_ texts: [String], on pool: PostgresPool) async throws -> [String] {
         let rows = try await pool.query(
-            "SELECT j::text FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(j, n) ORDER BY n",
-            ["[" + texts.joined(separator: ",") + "]"])
+            """
+            SELECT j::text FROM jsonb_array_elements(\("[" + texts.joined(separator: ",") + "]")::jsonb) WITH
+                ORDINALITY AS e(j, n) ORDER BY n
+            """)
         return try rows.map { try $0.decode(String.self, at: 0) }
     }
 
@@ -61,8 +63,9 @@ import Testing
             // As `ChainRows.chainColumns` reads them: `json_agg` of jsonb payloads.
             let aggregated = try await pool.query(
                 """
-                SELECT json_agg(j ORDER BY n)::text FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(j, n)
-                """, ["[" + texts.joined(separator: ",") + "]"]
+                SELECT json_agg(j ORDER BY n)::text FROM
+                    jsonb_array_elements(\("[" + texts.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(j, n)
+                """
             ).single().decode(String.self, at: 0)
             #expect(aggregated.hasPrefix("[{") && aggregated.contains("}, {"))
             #expect(try StoredChainJSON.transactions(from: aggregated) == known)
@@ -94,8 +97,9 @@ import Testing
             let text = try await pool.query(
                 """
                 SELECT json_agg(json_build_array(b.s, b.f, b.t, b.r, b.ms, b.tx) ORDER BY b.s)::text
-                FROM jsonb_to_recordset($1::jsonb) AS b(s integer, f text, t text, r text, ms bigint, tx text)
-                """, [String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)]
+                FROM jsonb_to_recordset(\(String(decoding: try JSONEncoder().encode(rows), as: UTF8.self))::jsonb) AS
+                    b(s integer, f text, t text, r text, ms bigint, tx text)
+                """
             ).single().decode(String.self, at: 0)
             #expect(try StoredChainJSON.bindings(from: text) == bindings)
         }

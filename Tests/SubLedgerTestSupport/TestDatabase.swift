@@ -222,7 +222,7 @@ actor TemplateDatabases {
     }
 
     private static func exists(_ name: String, _ pool: PostgresPool) async throws -> Bool {
-        try await !pool.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]).isEmpty
+        try await !pool.query("SELECT 1 FROM pg_database WHERE datname = \(name)").isEmpty
     }
 }
 

@@ -37,10 +37,11 @@ public struct APIKeyStore: Sendable {
         let rows = try await pool.query(
             """
             INSERT INTO api_keys (key_id, app_id, scope, name, prefix, key_sha256)
-            SELECT $1::uuid, (SELECT app_id FROM apps WHERE bundle_id = $2), $3, $4, $5, $6
-            WHERE $2::text IS NULL OR EXISTS (SELECT 1 FROM apps WHERE bundle_id = $2)
+            SELECT \(keyID)::uuid, (SELECT app_id FROM apps WHERE bundle_id = \(bundleID)), \(scope), \(name),
+                \(prefix), \(secretSHA256)
+            WHERE \(bundleID)::text IS NULL OR EXISTS (SELECT 1 FROM apps WHERE bundle_id = \(bundleID))
             RETURNING key_id::text
-            """, [keyID, bundleID, scope, name, prefix, secretSHA256])
+            """)
         return rows.count == 1
     }
 
@@ -65,8 +66,8 @@ public struct APIKeyStore: Sendable {
     public func revoke(keyID: String, notifying channel: String) async throws -> Bool {
         try await pool.transaction { connection in
             let rows = try connection.query(
-                "UPDATE api_keys SET revoked_at = now() WHERE key_id = $1::uuid AND revoked_at IS NULL", [keyID])
-            try connection.query("SELECT pg_notify($1, $2)", [channel, keyID])
+                "UPDATE api_keys SET revoked_at = now() WHERE key_id = \(keyID)::uuid AND revoked_at IS NULL")
+            try connection.query("SELECT pg_notify(\(channel), \(keyID))")
             return rows.rowsAffected == 1
         }
     }
@@ -76,8 +77,8 @@ public struct APIKeyStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT k.key_id::text, k.scope, k.app_id, a.bundle_id FROM api_keys k LEFT JOIN apps a USING (app_id)
-            WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL
-            """, [secretSHA256])
+            WHERE k.key_sha256 = \(secretSHA256) AND k.revoked_at IS NULL
+            """)
         return try rows.first.map { row in
             ActiveKey(
                 keyID: try row.decode(String.self, at: 0), scope: try row.decode(String.self, at: 1),

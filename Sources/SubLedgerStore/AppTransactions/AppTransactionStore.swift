@@ -64,11 +64,15 @@ public struct AppTransactionStore: Sendable {
     ) async throws -> AppTransactionClaimOutcome {
         try await pool.transaction { connection in
             try connection.query(
-                "SELECT pg_advisory_xact_lock(hashtextextended('app-transaction:' || $1::text || ':' || $2 || ':' || $3, 0))",
-                [app.appID, claim.environment.rawValue, claim.appTransactionID])
+                """
+                SELECT pg_advisory_xact_lock(hashtextextended('app-transaction:' || \(app.appID)::text || ':' ||
+                    \(claim.environment.rawValue) || ':' || \(claim.appTransactionID), 0))
+                """)
             let latest = try connection.query(
-                "\(Self.claimColumnsSQL) AND c.app_transaction_id = $3 ORDER BY c.sequence DESC LIMIT 1",
-                [app.appID, claim.environment.rawValue, claim.appTransactionID]
+                """
+                \(Self.claims(appID: app.appID, environments: claim.environment.rawValue))
+                AND c.app_transaction_id = \(claim.appTransactionID) ORDER BY c.sequence DESC LIMIT 1
+                """
             ).map(Self.claim(from:)).first
             if let latest, latest.account == claim.account { return .alreadyOwned(latest) }
             try AccountRows.ensure([claim.account], appID: app.appID, on: connection)
@@ -80,14 +84,11 @@ public struct AppTransactionStore: Sendable {
                 INSERT INTO app_transaction_claims (app_id, environment, app_transaction_id, sequence, account_id,
                     claimed_at, original_purchase_date, preorder_date, original_application_version, signed_date,
                     signed_app_transaction)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                """,
-                [
-                    app.appID, written.environment.rawValue, written.appTransactionID, written.sequence,
-                    written.account.rawValue, timestamp(written.claimedAt), timestamp(written.originalPurchaseDate),
-                    timestamp(written.preorderDate), written.originalApplicationVersion,
-                    timestamp(written.signedDate), signed,
-                ])
+                VALUES (\(app.appID), \(written.environment.rawValue), \(written.appTransactionID),
+                    \(written.sequence), \(written.account.rawValue), \(timestamp(written.claimedAt)),
+                    \(timestamp(written.originalPurchaseDate)), \(timestamp(written.preorderDate)),
+                    \(written.originalApplicationVersion), \(timestamp(written.signedDate)), \(signed))
+                """)
             return .claimed(written, previous: latest?.account)
         }
     }
@@ -99,22 +100,26 @@ public struct AppTransactionStore: Sendable {
     {
         try await pool.withConnection { connection in
             try connection.query(
-                "\(Self.claimColumnsSQL) AND c.app_transaction_id = $3 ORDER BY c.environment, c.sequence",
-                [app.appID, AppStoreEnvironment.allAsParameter, id]
+                """
+                \(Self.claims(appID: app.appID, environments: AppStoreEnvironment.allAsParameter))
+                AND c.app_transaction_id = \(id) ORDER BY c.environment, c.sequence
+                """
             ).map(Self.claim(from:))
         }
     }
 
-    /// The claim columns of `app_transaction_claims c` of app `$1` in the environments `$2` (one, or the
+    /// The claim columns of `app_transaction_claims c` of app `appID` in `environments` (one, or the
     /// comma-separated list), for `claim(from:)`.
-    static let claimColumnsSQL = """
+    static func claims(appID: Int64, environments: String) -> PostgresQuery {
+        """
         SELECT c.environment, c.app_transaction_id, c.sequence, c.account_id,
             (extract(epoch FROM c.claimed_at) * 1000)::bigint, (extract(epoch FROM c.original_purchase_date) * 1000)::bigint,
             (extract(epoch FROM c.preorder_date) * 1000)::bigint, c.original_application_version,
             (extract(epoch FROM c.signed_date) * 1000)::bigint
         FROM app_transaction_claims c
-        WHERE c.app_id = $1 AND c.environment = ANY (string_to_array($2::text, ','))
+        WHERE c.app_id = \(appID) AND c.environment = ANY (string_to_array(\(environments)::text, ','))
         """
+    }
 
     static func claim(from row: PostgresRow) throws -> AppTransactionClaim {
         let rawEnvironment = try row.decode(String.self, at: 0)

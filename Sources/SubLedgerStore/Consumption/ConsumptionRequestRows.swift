@@ -14,22 +14,17 @@ enum ConsumptionRequestRows {
     ) throws {
         guard input.kind == .notification, let transaction = input.transactions.first else { return }
         let requestedAt = input.observedAt ?? transaction.signedDate ?? transaction.purchaseDate
+        let deadline = requestedAt.adding(milliseconds: answerWindowMilliseconds)
         try connection.query(
-            recordStatement,
-            [
-                app.appID, notificationRowID, input.environment.rawValue, transaction.transactionID,
-                transaction.originalTransactionID, timestamp(requestedAt),
-                timestamp(requestedAt.adding(milliseconds: answerWindowMilliseconds)),
-            ])
+            """
+            INSERT INTO consumption_requests (app_id, notification_row_id, environment, transaction_id,
+                original_transaction_id, requested_at, deadline_at, reason)
+            SELECT \(app.appID), n.notification_row_id, \(input.environment.rawValue), \(transaction.transactionID),
+                \(transaction.originalTransactionID), \(timestamp(requestedAt)), \(timestamp(deadline)),
+                n.consumption_request_reason
+            FROM notifications n
+            WHERE n.notification_row_id = \(notificationRowID) AND n.notification_type = 'CONSUMPTION_REQUEST'
+            ON CONFLICT (notification_row_id) DO NOTHING
+            """)
     }
-
-    static let recordStatement = PostgresStatement(
-        """
-        INSERT INTO consumption_requests (app_id, notification_row_id, environment, transaction_id,
-            original_transaction_id, requested_at, deadline_at, reason)
-        SELECT $1, n.notification_row_id, $3, $4, $5, $6, $7, n.consumption_request_reason
-        FROM notifications n
-        WHERE n.notification_row_id = $2 AND n.notification_type = 'CONSUMPTION_REQUEST'
-        ON CONFLICT (notification_row_id) DO NOTHING
-        """)
 }

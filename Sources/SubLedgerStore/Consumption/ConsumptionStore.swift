@@ -23,8 +23,9 @@ public struct ConsumptionStore: Sendable {
             return try connection.query(
                 """
                 INSERT INTO consumption_consents (app_id, account_id, consented, consented_at)
-                VALUES ($1, $2, $3, $4) RETURNING consent_id
-                """, [app.appID, account.rawValue, consent.consented, timestamp(consent.at)]
+                VALUES (\(app.appID), \(account.rawValue), \(consent.consented), \(timestamp(consent.at))) RETURNING
+                    consent_id
+                """
             ).single().decode(Int64.self, at: 0)
         }
     }
@@ -40,12 +41,10 @@ public struct ConsumptionStore: Sendable {
                 """
                 INSERT INTO consumption_usage_reports (app_id, account_id, transaction_id, consumed_milliunits,
                     play_time_minutes, sample_content_provided, delivery_status)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING usage_id
-                """,
-                [
-                    app.appID, account.rawValue, transactionID, usage.consumedMilliunits, usage.playTimeMinutes,
-                    usage.sampleContentProvided, usage.deliveryStatus?.rawValue,
-                ]
+                VALUES (\(app.appID), \(account.rawValue), \(transactionID), \(usage.consumedMilliunits),
+                    \(usage.playTimeMinutes), \(usage.sampleContentProvided), \(usage.deliveryStatus?.rawValue))
+                    RETURNING usage_id
+                """
             ).single().decode(Int64.self, at: 0)
         }
     }
@@ -64,10 +63,10 @@ public struct ConsumptionStore: Sendable {
         guard
             let row = try connection.query(
                 """
-                SELECT consented, \(millisecondsSQL("consented_at")) FROM consumption_consents
-                WHERE app_id = $1 AND account_id = $2 AND consented_at <= $3
+                SELECT consented, \(milliseconds("consented_at")) FROM consumption_consents
+                WHERE app_id = \(appID) AND account_id = \(account) AND consented_at <= \(timestamp(instant))
                 ORDER BY consented_at DESC, consent_id DESC LIMIT 1
-                """, [appID, account, timestamp(instant)]
+                """
             ).first
         else { return nil }
         return ConsumptionConsent(
@@ -88,18 +87,19 @@ public struct ConsumptionStore: Sendable {
                 WITH due AS (
                     SELECT request_id FROM consumption_requests
                     WHERE state IN ('pending', 'retry')
-                      AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
-                      AND (leased_until IS NULL OR leased_until < $1)
+                      AND (next_attempt_at IS NULL OR next_attempt_at <= \(timestamp(now)))
+                      AND (leased_until IS NULL OR leased_until < \(timestamp(now)))
                     ORDER BY deadline_at
-                    LIMIT $2
+                    LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE consumption_requests r SET leased_until = $1 + $3 * interval '1 millisecond', leased_by = $4
+                UPDATE consumption_requests r SET leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval
+                    '1 millisecond', leased_by = \(worker)
                 FROM due WHERE r.request_id = due.request_id
                 RETURNING r.request_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id),
                     r.environment, r.transaction_id, r.original_transaction_id,
-                    \(millisecondsSQL("r.requested_at")), \(millisecondsSQL("r.deadline_at")), r.attempts
-                """, [timestamp(now), limit, lease.milliseconds, worker])
+                    \(milliseconds("r.requested_at")), \(milliseconds("r.deadline_at")), r.attempts
+                """)
             return try rows.map { row in
                 DueConsumptionRequest(
                     requestID: try row.decode(Int64.self, at: 0),
@@ -123,8 +123,9 @@ public struct ConsumptionStore: Sendable {
             let chain = try connection.query(
                 """
                 SELECT owner_account_id, product_id FROM chains
-                WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
-                """, [app.appID, request.environment.rawValue, request.originalTransactionID]
+                WHERE app_id = \(app.appID) AND environment = \(request.environment.rawValue) AND
+                    original_transaction_id = \(request.originalTransactionID)
+                """
             ).first
             let owner = try chain?.decode(String?.self, at: 0)
             let productID = try chain?.decode(String.self, at: 1)
@@ -134,8 +135,9 @@ public struct ConsumptionStore: Sendable {
             for row in try connection.query(
                 """
                 SELECT consumed_milliunits, play_time_minutes, sample_content_provided, delivery_status
-                FROM consumption_usage_reports WHERE app_id = $1 AND transaction_id = $2 ORDER BY usage_id
-                """, [app.appID, request.transactionID])
+                FROM consumption_usage_reports WHERE app_id = \(app.appID) AND transaction_id =
+                    \(request.transactionID) ORDER BY usage_id
+                """)
             {
                 facts.usage = facts.usage.updated(
                     with: ConsumptionUsage(
@@ -147,8 +149,9 @@ public struct ConsumptionStore: Sendable {
             if let token = try connection.query(
                 """
                 SELECT app_account_token FROM transactions
-                WHERE app_id = $1 AND environment = $2 AND transaction_id = $3
-                """, [app.appID, request.environment.rawValue, request.transactionID]
+                WHERE app_id = \(app.appID) AND environment = \(request.environment.rawValue) AND transaction_id =
+                    \(request.transactionID)
+                """
             ).first {
                 facts.appAccountToken = try token.decode(String?.self, at: 0)
             }
@@ -156,9 +159,9 @@ public struct ConsumptionStore: Sendable {
             facts.consent = try Self.consent(appID: app.appID, account: account.rawValue, at: now, on: connection)
             let purchases = try connection.query(
                 """
-                SELECT payload::text FROM transactions WHERE app_id = $1 AND account_id = $2
+                SELECT payload::text FROM transactions WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)
                 ORDER BY purchase_date
-                """, [app.appID, account.rawValue])
+                """)
             for row in purchases {
                 let known = try StoredChainJSON.transaction(from: row.decode(String.self, at: 0))
                 let transaction = known.transaction
@@ -186,26 +189,21 @@ public struct ConsumptionStore: Sendable {
                 """
                 INSERT INTO consumption_request_attempts (request_id, outcome, endpoint, body, http_status,
                     apple_error_code, detail, attempted_at)
-                VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)
-                """,
-                [
-                    request.requestID, record.outcome.rawValue, record.endpoint, record.body, record.httpStatus,
-                    record.appleErrorCode.map(Int64.init), record.detail.map(LedgerStore.storableError), timestamp(now),
-                ])
+                VALUES (\(request.requestID), \(record.outcome.rawValue), \(record.endpoint), \(record.body)::jsonb,
+                    \(record.httpStatus), \(record.appleErrorCode.map(Int64.init)),
+                    \(record.detail.map(LedgerStore.storableError)), \(timestamp(now)))
+                """)
             let updated = try connection.query(
                 """
-                UPDATE consumption_requests SET state = $2, attempts = attempts + $3, next_attempt_at = $4,
-                    last_error = $5, answered_at = CASE WHEN $2 = 'sent' THEN $6 ELSE answered_at END,
+                UPDATE consumption_requests SET state = \(record.outcome.state), attempts = attempts +
+                    \(record.calledApple ? 1 : 0), next_attempt_at = \(timestamp(record.nextAttemptAt)),
+                    last_error = \(record.outcome == .accepted ? nil : record.detail.map(LedgerStore.storableError)),
+                        answered_at = CASE WHEN \(record.outcome.state) = 'sent' THEN \(timestamp(now)) ELSE
+                        answered_at END,
                     leased_until = NULL, leased_by = NULL
-                WHERE request_id = $1 AND state IN ('pending', 'retry') AND leased_by = $7
+                WHERE request_id = \(request.requestID) AND state IN ('pending', 'retry') AND leased_by = \(worker)
                 RETURNING request_id
-                """,
-                [
-                    request.requestID, record.outcome.state, record.calledApple ? 1 : 0,
-                    timestamp(record.nextAttemptAt),
-                    record.outcome == .accepted ? nil : record.detail.map(LedgerStore.storableError), timestamp(now),
-                    worker,
-                ])
+                """)
             return !updated.isEmpty
         }
     }
@@ -213,6 +211,6 @@ public struct ConsumptionStore: Sendable {
     /// Gives back every lease `worker` holds (on shutdown), so other processes need not wait them out.
     public func releaseAll(worker: String) async throws {
         try await pool.query(
-            "UPDATE consumption_requests SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+            "UPDATE consumption_requests SET leased_until = NULL, leased_by = NULL WHERE leased_by = \(worker)")
     }
 }

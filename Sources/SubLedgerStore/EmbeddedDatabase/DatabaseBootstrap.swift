@@ -95,7 +95,7 @@ public enum DatabaseBootstrap {
         defer { maintenance.close() }
         let name = cluster.databaseName
         try await maintenance.withConnection { connection in
-            let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
+            let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)")
             if exists.isEmpty {
                 try connection.execute(script: "CREATE DATABASE \(try PostgresConnection.quoteIdentifier(name))")
             }

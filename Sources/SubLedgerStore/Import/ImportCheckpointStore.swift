@@ -38,8 +38,8 @@ public struct ImportCheckpointStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT import_run_id, file_digest, total_rows, finished_at IS NOT NULL
-            FROM import_runs WHERE file_digest = $1
-            """, [fileDigest])
+            FROM import_runs WHERE file_digest = \(fileDigest)
+            """)
         guard let row = rows.first else { return nil }
         return Run(
             runID: try row.decode(Int64.self, at: 0), fileDigest: try row.decode(String.self, at: 1),
@@ -50,10 +50,11 @@ public struct ImportCheckpointStore: Sendable {
     public func startRun(fileDigest: String, fileName: String, totalRows: Int) async throws -> Run {
         let rows = try await pool.query(
             """
-            INSERT INTO import_runs (file_digest, file_name, total_rows) VALUES ($1, $2, $3)
+            INSERT INTO import_runs (file_digest, file_name, total_rows) VALUES (\(fileDigest),
+                \(String(fileName.prefix(1024))), \(Int64(totalRows)))
             ON CONFLICT (file_digest) DO UPDATE SET finished_at = NULL
             RETURNING import_run_id, file_digest, total_rows, false
-            """, [fileDigest, String(fileName.prefix(1024)), Int64(totalRows)])
+            """)
         let row = try rows.single()
         return Run(
             runID: try row.decode(Int64.self, at: 0), fileDigest: try row.decode(String.self, at: 1),
@@ -63,7 +64,7 @@ public struct ImportCheckpointStore: Sendable {
     /// Every line the run has recorded, by line number.
     public func rows(of runID: Int64) async throws -> [Int: RowRecord] {
         let rows = try await pool.query(
-            "SELECT line_number, status, transactions, reason FROM import_rows WHERE import_run_id = $1", [runID])
+            "SELECT line_number, status, transactions, reason FROM import_rows WHERE import_run_id = \(runID)")
         var records: [Int: RowRecord] = [:]
         for row in rows {
             let line = Int(try row.decode(Int64.self, at: 0))
@@ -83,19 +84,16 @@ public struct ImportCheckpointStore: Sendable {
             """
             INSERT INTO import_rows
                 (import_run_id, line_number, status, account_id, original_transaction_id, transactions, reason)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            VALUES (\(runID), \(Int64(lineNumber)), \(status.rawValue), \(accountID), \(originalTransactionID),
+                \(Int64(transactions)), \(reason.map { String($0.prefix(1000)) }))
             ON CONFLICT (import_run_id, line_number) DO UPDATE SET
                 status = EXCLUDED.status, original_transaction_id = EXCLUDED.original_transaction_id,
                 transactions = EXCLUDED.transactions, reason = EXCLUDED.reason, updated_at = now()
-            """,
-            [
-                runID, Int64(lineNumber), status.rawValue, accountID, originalTransactionID, Int64(transactions),
-                reason.map { String($0.prefix(1000)) },
-            ])
+            """)
     }
 
     /// Marks the run finished (every line done or failed).
     public func finish(runID: Int64) async throws {
-        try await pool.query("UPDATE import_runs SET finished_at = now() WHERE import_run_id = $1", [runID])
+        try await pool.query("UPDATE import_runs SET finished_at = now() WHERE import_run_id = \(runID)")
     }
 }

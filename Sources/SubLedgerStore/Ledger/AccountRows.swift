@@ -3,8 +3,9 @@ import SubLedgerCore
 
 /// The `accounts` table: an app's accounts, created when first seen.
 enum AccountRows {
-    static let ensureStatement = PostgresStatement(
-        "INSERT INTO accounts (app_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+    static func ensure(_ account: AccountID, appID: Int64) -> PostgresQuery {
+        "INSERT INTO accounts (app_id, account_id) VALUES (\(appID), \(account.rawValue)) ON CONFLICT DO NOTHING"
+    }
 
     /// Creates the accounts that do not exist yet (sorted, so concurrent callers lock in one order).
     static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, on connection: PostgresConnection) throws {
@@ -16,18 +17,22 @@ enum AccountRows {
         -> Batched<Void>
     {
         for account in accounts.sorted(by: { $0.rawValue < $1.rawValue }) {
-            batch.append(ensureStatement, [appID, account.rawValue])
+            batch.append(ensure(account, appID: appID))
         }
         return .none
     }
 
-    static let namedStatement = PostgresStatement(
-        "SELECT account_id FROM accounts WHERE app_id = $1 AND account_id = ANY ($2::text::text[])")
+    static func named(_ ids: String, appID: Int64) -> PostgresQuery {
+        "SELECT account_id FROM accounts WHERE app_id = \(appID) AND account_id = ANY (\(ids)::text::text[])"
+    }
 
     /// The accounts that tokens SubLedger gave them (`account_tokens`, written back to Apple) name. A separate
     /// statement rather than a union: the two tables are distributed by account, the lookups are by token.
-    static let tokenStatement = PostgresStatement(
-        "SELECT token::text, account_id FROM account_tokens WHERE app_id = $1 AND token = ANY ($2::text::uuid[])")
+    static func tokens(_ tokens: String, appID: Int64) -> PostgresQuery {
+        """
+        SELECT token::text, account_id FROM account_tokens WHERE app_id = \(appID) AND token = ANY (\(tokens)::text::uuid[])
+        """
+    }
 
     /// The accounts of the app whose id equals one of `tokens` (an app account token or username that is
     /// an account id), or that SubLedger gave one of `tokens` (`account_tokens`).
@@ -44,9 +49,9 @@ enum AccountRows {
         guard !tokens.isEmpty else { return .constant([:]) }
         var byRaw: [String: AccountToken] = [:]
         for token in tokens { byRaw[token.rawValue] = token }
-        let index = batch.append(namedStatement, [appID, PostgresArrayText.strings(byRaw.keys.sorted())])
+        let index = batch.append(named(PostgresArrayText.strings(byRaw.keys.sorted()), appID: appID))
         let uuids = byRaw.keys.filter(UUIDFormat.isUUID).sorted()
-        let tokenIndex = uuids.isEmpty ? nil : batch.append(tokenStatement, [appID, PostgresArrayText.strings(uuids)])
+        let tokenIndex = uuids.isEmpty ? nil : batch.append(Self.tokens(PostgresArrayText.strings(uuids), appID: appID))
         return Batched { rows in
             var found: [AccountToken: AccountID] = [:]
             if let tokenIndex {

@@ -59,59 +59,66 @@ public struct CatalogStore: Sendable {
                         shared_secret, shared_secret_sealed, shared_secret_key_id,
                         server_api_issuer_id, server_api_key_id,
                         server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id)
-                    VALUES ($1, $2, ARRAY(SELECT jsonb_array_elements_text($3::jsonb)), $4, $5, $6, $7, $8, $9, $10,
-                        $11, $12, $13)
+                    VALUES (\(app.bundleID), \(app.appAppleID), ARRAY(SELECT
+                        jsonb_array_elements_text(\(try StoreJSON.encode(app.environments.map(\.rawValue)))::jsonb)),
+                        \(app.ownershipPolicy.rawValue), \(PostgresValue.jsonb(try StoreJSON.encode(app))),
+                        \(secret?.sharedSecret?.plaintext), \(secret?.sharedSecret?.sealed?.combined),
+                        \(secret?.sharedSecret?.sealed?.keyID), \(secret?.serverAPI?.issuerID),
+                        \(secret?.serverAPI?.keyID),
+                        \(secret?.serverAPIPrivateKey?.plaintext), \(secret?.serverAPIPrivateKey?.sealed?.combined),
+                            \(secret?.serverAPIPrivateKey?.sealed?.keyID))
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
                         catalog = EXCLUDED.catalog, updated_at = now(),
-                        shared_secret = CASE WHEN $14 THEN EXCLUDED.shared_secret ELSE apps.shared_secret END,
+                        shared_secret = CASE WHEN \(secret?.sharedSecret != nil) THEN EXCLUDED.shared_secret ELSE
+                            apps.shared_secret END,
                         shared_secret_sealed =
-                            CASE WHEN $14 THEN EXCLUDED.shared_secret_sealed ELSE apps.shared_secret_sealed END,
+                            CASE WHEN \(secret?.sharedSecret != nil) THEN EXCLUDED.shared_secret_sealed ELSE
+                                apps.shared_secret_sealed END,
                         shared_secret_key_id =
-                            CASE WHEN $14 THEN EXCLUDED.shared_secret_key_id ELSE apps.shared_secret_key_id END,
+                            CASE WHEN \(secret?.sharedSecret != nil) THEN EXCLUDED.shared_secret_key_id ELSE
+                                apps.shared_secret_key_id END,
                         server_api_issuer_id =
-                            CASE WHEN $15 THEN EXCLUDED.server_api_issuer_id ELSE apps.server_api_issuer_id END,
-                        server_api_key_id = CASE WHEN $15 THEN EXCLUDED.server_api_key_id ELSE apps.server_api_key_id END,
+                            CASE WHEN \(secret?.serverAPI != nil) THEN EXCLUDED.server_api_issuer_id ELSE
+                                apps.server_api_issuer_id END,
+                        server_api_key_id = CASE WHEN \(secret?.serverAPI != nil) THEN EXCLUDED.server_api_key_id ELSE
+                            apps.server_api_key_id END,
                         server_api_private_key =
-                            CASE WHEN $15 THEN EXCLUDED.server_api_private_key ELSE apps.server_api_private_key END,
-                        server_api_private_key_sealed = CASE WHEN $15 THEN EXCLUDED.server_api_private_key_sealed
+                            CASE WHEN \(secret?.serverAPI != nil) THEN EXCLUDED.server_api_private_key ELSE
+                                apps.server_api_private_key END,
+                        server_api_private_key_sealed = CASE WHEN \(secret?.serverAPI != nil) THEN
+                            EXCLUDED.server_api_private_key_sealed
                             ELSE apps.server_api_private_key_sealed END,
-                        server_api_private_key_key_id = CASE WHEN $15 THEN EXCLUDED.server_api_private_key_key_id
+                        server_api_private_key_key_id = CASE WHEN \(secret?.serverAPI != nil) THEN
+                            EXCLUDED.server_api_private_key_key_id
                             ELSE apps.server_api_private_key_key_id END
                     RETURNING app_id
-                    """,
-                    [
-                        app.bundleID, app.appAppleID, try StoreJSON.encode(app.environments.map(\.rawValue)),
-                        app.ownershipPolicy.rawValue, PostgresValue.jsonb(try StoreJSON.encode(app)),
-                        secret?.sharedSecret?.plaintext, secret?.sharedSecret?.sealed?.combined,
-                        secret?.sharedSecret?.sealed?.keyID,
-                        secret?.serverAPI?.issuerID, secret?.serverAPI?.keyID,
-                        secret?.serverAPIPrivateKey?.plaintext, secret?.serverAPIPrivateKey?.sealed?.combined,
-                        secret?.serverAPIPrivateKey?.sealed?.keyID,
-                        secret?.sharedSecret != nil, secret?.serverAPI != nil,
-                    ])
+                    """)
                 let appID = try rows.single().decode(Int64.self, at: 0)
                 for product in app.products {
                     try connection.query(
                         """
-                        INSERT INTO products (app_id, product_id, product_type, subscription_group, credits, duration_days,
+                        INSERT INTO products (app_id, product_id, product_type, subscription_group, credits,
+                            duration_days,
                             group_level)
-                        VALUES ($1, $2, $3, $4, $5, $6, $7)
+                        VALUES (\(appID), \(product.productID), \(product.type.rawValue),
+                            \(product.subscriptionGroupID), \(product.creditsPerUnit), \(product.durationDays),
+                            \(product.groupLevel))
                         ON CONFLICT (app_id, product_id) DO UPDATE SET product_type = EXCLUDED.product_type,
                             subscription_group = EXCLUDED.subscription_group, credits = EXCLUDED.credits,
-                            duration_days = EXCLUDED.duration_days, group_level = EXCLUDED.group_level, updated_at = now()
-                        """,
-                        [
-                            appID, product.productID, product.type.rawValue, product.subscriptionGroupID,
-                            product.creditsPerUnit, product.durationDays, product.groupLevel,
-                        ])
+                            duration_days = EXCLUDED.duration_days, group_level = EXCLUDED.group_level, updated_at =
+                                now()
+                        """)
                     try connection.query(
-                        "DELETE FROM product_entitlements WHERE app_id = $1 AND product_id = $2",
-                        [appID, product.productID])
+                        """
+                        DELETE FROM product_entitlements WHERE app_id = \(appID) AND product_id = \(product.productID)
+                        """)
                     for entitlement in Set(product.entitlementIDs).sorted() {
                         try connection.query(
-                            "INSERT INTO product_entitlements (app_id, product_id, entitlement_id) VALUES ($1, $2, $3)",
-                            [appID, product.productID, entitlement])
+                            """
+                            INSERT INTO product_entitlements (app_id, product_id, entitlement_id) VALUES (\(appID),
+                                \(product.productID), \(entitlement))
+                            """)
                     }
                     if let prices = product.prices {
                         try CatalogPriceRows.replace(prices, of: product.productID, appID: appID, on: connection)
@@ -121,7 +128,7 @@ public struct CatalogStore: Sendable {
                 // The reports' per-chain aggregates price transactions from the catalog's price points and count
                 // auto-renewable products only: every chain of the app is queued for the report projector, in this
                 // transaction (applies go on meanwhile; the reports catch up with the projector).
-                try connection.query(ReportProjectionQueueRows.enqueueAppStatement, [appID])
+                try connection.query(ReportProjectionQueueRows.enqueueApp(appID))
             }
             try connection.query("SELECT pg_notify('subledger_catalog', '')")
             return CatalogReport(apps: catalog.apps.map(\.bundleID), products: products)
@@ -131,7 +138,7 @@ public struct CatalogStore: Sendable {
     /// The stored app with `bundleID`, or `nil`. Its secrets are opened with the store's keys.
     public func app(bundleID: String) async throws -> StoredApp? {
         try await pool.withConnection { connection in
-            let rows = try connection.query("SELECT \(Self.appColumns) FROM apps WHERE bundle_id = $1", [bundleID])
+            let rows = try connection.query("SELECT \(Self.appColumns) FROM apps WHERE bundle_id = \(bundleID)")
             return try rows.first.map(storedApp)
         }
     }
@@ -143,7 +150,7 @@ public struct CatalogStore: Sendable {
         }
     }
 
-    static let appColumns = """
+    static let appColumns: PostgresQuery = """
         app_id, catalog::text, bundle_id, server_api_issuer_id, server_api_key_id, \
         shared_secret, shared_secret_sealed, shared_secret_key_id, \
         server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id

@@ -13,45 +13,55 @@ enum ChainRows {
     /// statements (a load `FOR UPDATE` after them in the same batch runs under them).
     static func lock(_ keys: [ChainKey], appID: Int64, into batch: inout PostgresBatch) -> Batched<Void> {
         for key in keys.sorted() {
-            batch.append(lockStatement, ["\(appID):\(key.environment.rawValue):\(key.originalTransactionID)"])
+            batch.append(lock(key, appID: appID))
         }
         return .none
     }
 
-    static let lockStatement = PostgresStatement("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+    /// The advisory transaction lock of one chain, keyed `app:environment:original transaction id`.
+    static func lock(_ key: ChainKey, appID: Int64) -> PostgresQuery {
+        let lockKey = "\(appID):\(key.environment.rawValue):\(key.originalTransactionID)"
+        return "SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))"
+    }
 
-    /// Joins a table aliased `t` with the chain keys passed as JSON in `$2`.
-    private static let keyJoin = """
-        JOIN jsonb_to_recordset($2::jsonb) AS k(e text, o text)
-          ON k.e = t.environment AND k.o = t.original_transaction_id
+    /// Joins a table aliased `t` with `keys` (passed as one JSON parameter), and keeps to the keys' original
+    /// transaction ids (passed again as an array): the join finds the rows, the array lets the planner (and Citus,
+    /// which distributes chains by `original_transaction_id`) go only where they are.
+    private static func keyJoin(_ keys: [ChainKey], appID: Int64) -> PostgresQuery {
         """
+        JOIN jsonb_to_recordset(\(keyJSON(keys))::jsonb) AS k(e text, o text)
+          ON k.e = t.environment AND k.o = t.original_transaction_id
+        WHERE t.app_id = \(appID) AND t.original_transaction_id = ANY (\(originalTransactionIDs(keys))::text::text[])
+        """
+    }
 
     /// The columns of one fully loaded chain `t`, in one row: its snapshot, its transactions as one JSON
     /// array, and its ownership history as one JSON array of `[sequence, from, to, reason, ms, transaction]`.
     /// One row per chain keeps a load at one round trip however many tables it spans.
-    static let chainColumns = """
+    static let chainColumns: PostgresQuery = """
         t.snapshot::text,
         (SELECT json_agg(x.payload)::text FROM transactions x
           WHERE x.app_id = t.app_id AND x.environment = t.environment
             AND x.original_transaction_id = t.original_transaction_id),
         (SELECT json_agg(json_build_array(b.sequence, b.from_account_id, b.account_id, b.started_reason,
-                 \(millisecondsSQL("b.started_at")), b.transaction_id) ORDER BY b.sequence)::text
+                 \(milliseconds("b.started_at")), b.transaction_id) ORDER BY b.sequence)::text
           FROM ownership_bindings b
           WHERE b.app_id = t.app_id AND b.environment = t.environment
             AND b.original_transaction_id = t.original_transaction_id)
         """
-    /// `$3` repeats the original transaction ids as an array: the join finds the rows, the array lets the planner
-    /// (and Citus, which distributes chains by `original_transaction_id`) go only where they are.
-    static let loadStatement = PostgresStatement(
-        "SELECT \(chainColumns) FROM chains t \(keyJoin) WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($3::text::text[])"
-    )
-    /// `loadStatement` row-locked, with the state and expiration reason as stored (columns 3 and 4), which
-    /// `write` compares with the new state: read here, the apply needs no statement of its own for them.
-    static let loadForUpdateStatement = PostgresStatement(
+    /// The stored chains among `keys`.
+    static func load(_ keys: [ChainKey], appID: Int64) -> PostgresQuery {
+        "SELECT \(chainColumns) FROM chains t \(keyJoin(keys, appID: appID))"
+    }
+
+    /// `load` row-locked, with the state and expiration reason as stored (columns 3 and 4), which `write` compares
+    /// with the new state: read here, the apply needs no statement of its own for them.
+    static func loadForUpdate(_ keys: [ChainKey], appID: Int64) -> PostgresQuery {
         """
-        SELECT \(chainColumns), t.state, t.expiration_reason FROM chains t \(keyJoin)
-        WHERE t.app_id = $1 AND t.original_transaction_id = ANY ($3::text::text[]) FOR UPDATE OF t
-        """)
+        SELECT \(chainColumns), t.state, t.expiration_reason FROM chains t \(keyJoin(keys, appID: appID))
+        FOR UPDATE OF t
+        """
+    }
 
     /// The state and expiration reason a chain row holds (not re-evaluated now).
     struct StoredState: Sendable, Equatable {
@@ -65,7 +75,7 @@ enum ChainRows {
     ) throws -> [ChainSnapshot] {
         guard !keys.isEmpty else { return [] }
         if forUpdate { return try loadForUpdate(keys, appID: appID, on: connection).chains }
-        let rows = try connection.query(loadStatement, [appID, keyJSON(keys), originalTransactionIDs(keys)])
+        let rows = try connection.query(load(keys, appID: appID))
         return try rows.map { row in try chain(from: row, at: 0) }.sorted { $0.key < $1.key }
     }
 
@@ -81,7 +91,7 @@ enum ChainRows {
         _ keys: [ChainKey], appID: Int64, into batch: inout PostgresBatch
     ) -> Batched<(chains: [ChainSnapshot], states: [ChainKey: StoredState])> {
         guard !keys.isEmpty else { return .constant(([], [:])) }
-        let index = batch.append(loadForUpdateStatement, [appID, keyJSON(keys), originalTransactionIDs(keys)])
+        let index = batch.append(loadForUpdate(keys, appID: appID))
         return Batched { rows in
             var chains: [ChainSnapshot] = []
             var states: [ChainKey: StoredState] = [:]
@@ -95,7 +105,7 @@ enum ChainRows {
         }
     }
 
-    /// The keys' original transaction ids as a PostgreSQL array (text syntax), for `= ANY ($3::text::text[])`.
+    /// The keys' original transaction ids as a PostgreSQL array (text syntax), for `= ANY (…::text::text[])`.
     static func originalTransactionIDs(_ keys: [ChainKey]) -> String {
         PostgresArrayText.strings(keys.map(\.originalTransactionID))
     }
@@ -180,78 +190,65 @@ enum ChainRows {
                 $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1
             }
             ? "server_api" : "verify_receipt"
+        let header = chain.header
+        let renewalJSON = renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null
+        let commitmentEnd = latest?.details.commitment?.expiresDate
         batch.append(
-            upsertChainStatement,
-            [
-                app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID,
-                chain.header.owner?.rawValue, chain.header.productID, chain.header.productType.rawValue,
-                chain.header.subscriptionGroupID, state.name, state.expirationReason?.name,
-                timestamp(chain.header.latestExpiry), timestamp(renewal?.gracePeriodExpiresDate), timestamp(revokedAt),
-                renewal?.willAutoRenew, renewal?.autoRenewProductID, renewal?.isInBillingRetryPeriod ?? false,
-                renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null,
-                timestamp(renewal?.observedAt), refreshVia, PostgresValue.jsonb(StoredChainJSON.json(of: chain.header)),
-                receiptID,
-                billingPlan, timestamp(latest?.details.commitment?.expiresDate),
-            ])
+            """
+            INSERT INTO chains (app_id, environment, original_transaction_id, owner_account_id, product_id,
+                product_type, subscription_group, state, expiration_reason, expires_at, grace_expires_at, revoked_at,
+                will_auto_renew, auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at,
+                refresh_via, snapshot, last_receipt_id, billing_plan, commitment_ends_at)
+            VALUES (\(app.appID), \(chain.key.environment.rawValue), \(chain.key.originalTransactionID),
+                \(header.owner?.rawValue), \(header.productID), \(header.productType.rawValue),
+                \(header.subscriptionGroupID), \(state.name), \(state.expirationReason?.name),
+                \(timestamp(header.latestExpiry)), \(timestamp(renewal?.gracePeriodExpiresDate)), \(timestamp(revokedAt)),
+                \(renewal?.willAutoRenew), \(renewal?.autoRenewProductID), \(renewal?.isInBillingRetryPeriod ?? false),
+                \(renewalJSON), \(timestamp(renewal?.observedAt)), \(refreshVia),
+                \(PostgresValue.jsonb(StoredChainJSON.json(of: header))), \(receiptID), \(billingPlan),
+                \(timestamp(commitmentEnd)))
+            \(upsertChainConflict)
+            """)
 
         if storedState?.0 != state.name || storedState?.1 != state.expirationReason?.name {
             batch.append(
-                insertStateChangeStatement,
-                [
-                    app.appID, chain.key.environment.rawValue, chain.key.originalTransactionID, storedState?.0,
-                    state.name, state.expirationReason?.name, chain.header.productID, timestamp(now), billingPlan,
-                ])
+                """
+                INSERT INTO chain_state_changes (app_id, environment, original_transaction_id, previous_state, state,
+                    expiration_reason, product_id, changed_at, billing_plan)
+                VALUES (\(app.appID), \(chain.key.environment.rawValue), \(chain.key.originalTransactionID),
+                    \(storedState?.0), \(state.name), \(state.expirationReason?.name), \(header.productID),
+                    \(timestamp(now)), \(billingPlan))
+                """)
         }
 
         for known in chain.transactions where previous?.transaction(known.transactionID) != known {
-            let transaction = known.transaction
-            batch.append(
-                upsertTransactionStatement,
-                [
-                    app.appID, transaction.environment.rawValue, transaction.transactionID,
-                    transaction.originalTransactionID, transaction.productID, known.account?.rawValue,
-                    timestamp(transaction.purchaseDate), timestamp(transaction.expiresDate),
-                    timestamp(known.activeRevocation?.revocationDate), known.activeRevocation?.revocationReason,
-                    transaction.ownershipType.rawValue, transaction.webOrderLineItemID, transaction.appAccountToken,
-                    transaction.source.rawValue, PostgresValue.jsonb(StoredChainJSON.json(of: known)),
-                    // Revenue (schema step 14), through the same rules as the mapping: a bad value is NULL.
-                    RevenueFieldRules.price(known.details.price), RevenueFieldRules.code(known.details.currency),
-                    RevenueFieldRules.code(known.details.storefront),
-                    RevenueFieldRules.offerType(transaction.offerType),
-                    RevenueFieldRules.offerDiscountType(transaction.offerDiscountType), transaction.isTrialPeriod,
-                    transaction.isInIntroOfferPeriod, known.activeRevocation?.revocationPercentage,
-                    known.details.appTransactionID,
-                    // The billing plan Apple signed (schema step 34: committed MRR).
-                    known.details.billingPlanType ?? transaction.billingPlanType,
-                ])
+            batch.append(upsertTransaction(known, appID: app.appID))
         }
 
         let lastStored = previous?.bindingChanges.last?.sequence ?? -1
         for change in chain.bindingChanges where change.sequence > lastStored {
+            let key = change.chain
             batch.append(
-                endBindingStatement,
-                [
-                    app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID,
-                    timestamp(change.at), change.reason.rawValue,
-                ])
+                """
+                UPDATE ownership_bindings SET ended_at = greatest(started_at, \(timestamp(change.at))),
+                    ended_reason = \(change.reason.rawValue)
+                WHERE app_id = \(app.appID) AND environment = \(key.environment.rawValue)
+                  AND original_transaction_id = \(key.originalTransactionID) AND ended_at IS NULL
+                """)
             batch.append(
-                insertBindingStatement,
-                [
-                    app.appID, change.chain.environment.rawValue, change.chain.originalTransactionID, change.sequence,
-                    change.to.rawValue, change.from?.rawValue, change.transactionID, timestamp(change.at),
-                    change.reason.rawValue,
-                ])
+                """
+                INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id,
+                    from_account_id, transaction_id, started_at, started_reason)
+                VALUES (\(app.appID), \(key.environment.rawValue), \(key.originalTransactionID), \(change.sequence),
+                    \(change.to.rawValue), \(change.from?.rawValue), \(change.transactionID), \(timestamp(change.at)),
+                    \(change.reason.rawValue))
+                """)
         }
         return .none
     }
 
-    static let upsertChainStatement = PostgresStatement(
-        """
-        INSERT INTO chains (app_id, environment, original_transaction_id, owner_account_id, product_id, product_type,
-            subscription_group, state, expiration_reason, expires_at, grace_expires_at, revoked_at, will_auto_renew,
-            auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at, refresh_via, snapshot,
-            last_receipt_id, billing_plan, commitment_ends_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+    /// What an upsert of a chain row changes of a stored one.
+    private static let upsertChainConflict: PostgresQuery = """
         ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
             owner_account_id = EXCLUDED.owner_account_id, product_id = EXCLUDED.product_id,
             product_type = EXCLUDED.product_type, subscription_group = EXCLUDED.subscription_group,
@@ -263,65 +260,67 @@ enum ChainRows {
             snapshot = EXCLUDED.snapshot, last_receipt_id = coalesce(EXCLUDED.last_receipt_id, chains.last_receipt_id),
             billing_plan = EXCLUDED.billing_plan, commitment_ends_at = EXCLUDED.commitment_ends_at,
             next_poll_at = NULL, updated_at = now()
-        """)
-
-    static let upsertTransactionStatement = PostgresStatement(
         """
-        INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id, account_id,
-            purchase_date, expires_date, revocation_date, revocation_reason, ownership_type, web_order_line_item_id,
-            app_account_token, source, payload, price_milliunits, currency, storefront, offer_type, offer_discount_type,
-            is_trial_period, is_in_intro_offer_period, revocation_percentage, app_transaction_id, billing_plan)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-            $23, $24, $25)
-        ON CONFLICT (app_id, environment, original_transaction_id, transaction_id) DO UPDATE SET
-            account_id = EXCLUDED.account_id, product_id = EXCLUDED.product_id, purchase_date = EXCLUDED.purchase_date,
-            expires_date = EXCLUDED.expires_date, revocation_date = EXCLUDED.revocation_date,
-            revocation_reason = EXCLUDED.revocation_reason, ownership_type = EXCLUDED.ownership_type,
-            web_order_line_item_id = EXCLUDED.web_order_line_item_id, app_account_token = EXCLUDED.app_account_token,
-            source = EXCLUDED.source, payload = EXCLUDED.payload, price_milliunits = EXCLUDED.price_milliunits,
-            currency = EXCLUDED.currency, storefront = EXCLUDED.storefront, offer_type = EXCLUDED.offer_type,
-            offer_discount_type = EXCLUDED.offer_discount_type, is_trial_period = EXCLUDED.is_trial_period,
-            is_in_intro_offer_period = EXCLUDED.is_in_intro_offer_period,
-            revocation_percentage = EXCLUDED.revocation_percentage, app_transaction_id = EXCLUDED.app_transaction_id,
-            billing_plan = EXCLUDED.billing_plan, updated_at = now()
-        WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
-        """)
 
-    static let insertStateChangeStatement = PostgresStatement(
-        """
-        INSERT INTO chain_state_changes (app_id, environment, original_transaction_id, previous_state, state,
-            expiration_reason, product_id, changed_at, billing_plan)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-        """)
+    /// Inserts the transaction `known`, or updates its row when its payload changed.
+    static func upsertTransaction(_ known: KnownTransaction, appID: Int64) -> PostgresQuery {
+        let transaction = known.transaction
+        let revocation = known.activeRevocation
+        // Revenue (schema step 14), through the same rules as the mapping: a bad value is NULL.
+        let price = RevenueFieldRules.price(known.details.price)
+        let currency = RevenueFieldRules.code(known.details.currency)
+        let storefront = RevenueFieldRules.code(known.details.storefront)
+        let offerType = RevenueFieldRules.offerType(transaction.offerType)
+        let offerDiscountType = RevenueFieldRules.offerDiscountType(transaction.offerDiscountType)
+        // The billing plan Apple signed (schema step 34: committed MRR).
+        let billingPlan = known.details.billingPlanType ?? transaction.billingPlanType
+        return """
+            INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id,
+                account_id, purchase_date, expires_date, revocation_date, revocation_reason, ownership_type,
+                web_order_line_item_id, app_account_token, source, payload, price_milliunits, currency, storefront,
+                offer_type, offer_discount_type, is_trial_period, is_in_intro_offer_period, revocation_percentage,
+                app_transaction_id, billing_plan)
+            VALUES (\(appID), \(transaction.environment.rawValue), \(transaction.transactionID),
+                \(transaction.originalTransactionID), \(transaction.productID), \(known.account?.rawValue),
+                \(timestamp(transaction.purchaseDate)), \(timestamp(transaction.expiresDate)),
+                \(timestamp(revocation?.revocationDate)), \(revocation?.revocationReason),
+                \(transaction.ownershipType.rawValue), \(transaction.webOrderLineItemID), \(transaction.appAccountToken),
+                \(transaction.source.rawValue), \(PostgresValue.jsonb(StoredChainJSON.json(of: known))), \(price),
+                \(currency), \(storefront), \(offerType), \(offerDiscountType), \(transaction.isTrialPeriod),
+                \(transaction.isInIntroOfferPeriod), \(revocation?.revocationPercentage), \(known.details.appTransactionID),
+                \(billingPlan))
+            ON CONFLICT (app_id, environment, original_transaction_id, transaction_id) DO UPDATE SET
+                account_id = EXCLUDED.account_id, product_id = EXCLUDED.product_id, purchase_date = EXCLUDED.purchase_date,
+                expires_date = EXCLUDED.expires_date, revocation_date = EXCLUDED.revocation_date,
+                revocation_reason = EXCLUDED.revocation_reason, ownership_type = EXCLUDED.ownership_type,
+                web_order_line_item_id = EXCLUDED.web_order_line_item_id, app_account_token = EXCLUDED.app_account_token,
+                source = EXCLUDED.source, payload = EXCLUDED.payload, price_milliunits = EXCLUDED.price_milliunits,
+                currency = EXCLUDED.currency, storefront = EXCLUDED.storefront, offer_type = EXCLUDED.offer_type,
+                offer_discount_type = EXCLUDED.offer_discount_type, is_trial_period = EXCLUDED.is_trial_period,
+                is_in_intro_offer_period = EXCLUDED.is_in_intro_offer_period,
+                revocation_percentage = EXCLUDED.revocation_percentage, app_transaction_id = EXCLUDED.app_transaction_id,
+                billing_plan = EXCLUDED.billing_plan, updated_at = now()
+            WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
+            """
+    }
 
-    static let endBindingStatement = PostgresStatement(
-        """
-        UPDATE ownership_bindings SET ended_at = greatest(started_at, $4), ended_reason = $5
-        WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3 AND ended_at IS NULL
-        """)
-
-    static let insertBindingStatement = PostgresStatement(
-        """
-        INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id,
-            from_account_id, transaction_id, started_at, started_reason)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-        """)
-
-    /// The chains an account owns or has owned (its binding history), for entitlement and history reads.
-    /// Every chain account `$2` owns or has owned, fully loaded (`chainColumns` from column 1), beside the
+    /// The chains an account owns or has owned (its binding history), for entitlement and history reads:
+    /// every chain `account` owns or has owned, fully loaded (`chainColumns` from column 1), beside the
     /// account's credit balance in column 0; an account without chains gives one row whose other columns
     /// are null. An entitlement read is this one statement.
-    static let accountStatement = PostgresStatement(
+    static func account(_ account: AccountID, appID: Int64) -> PostgresQuery {
         """
         SELECT credit.balance, owned.* FROM
           (SELECT \(EntryRows.creditBalance)
-             AS balance FROM ledger_entries WHERE app_id = $1 AND account_id = $2) AS credit
+             AS balance FROM ledger_entries WHERE app_id = \(appID) AND account_id = \(account.rawValue)) AS credit
           LEFT JOIN LATERAL (
             SELECT \(chainColumns) FROM chains t
-            WHERE t.app_id = $1 AND (t.environment, t.original_transaction_id) IN (
-              SELECT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2)
+            WHERE t.app_id = \(appID) AND (t.environment, t.original_transaction_id) IN (
+              SELECT environment, original_transaction_id FROM ownership_bindings
+              WHERE app_id = \(appID) AND account_id = \(account.rawValue))
           ) AS owned ON true
-        """)
+        """
+    }
 }
 
 /// An account id read back from the database.

@@ -6,7 +6,7 @@ enum EntryRows {
     /// An account's credit balance as an aggregate over its ledger entries: credits granted minus credits taken
     /// back (a `bigint`, 0 without entries). The statements that read a balance select it `FROM ledger_entries`
     /// filtered to one app and account.
-    static let creditBalance =
+    static let creditBalance: PostgresQuery =
         "coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint"
 
     /// Inserts `entries`, skipping those whose idempotency key is recorded already; returns how many were new.
@@ -31,26 +31,26 @@ enum EntryRows {
         for entry in entries {
             indices.append(
                 batch.append(
-                    insertStatement,
-                    [
-                        appID, entry.idempotencyKey, entry.kind.storedName, entry.account.rawValue,
-                        entry.environment.rawValue, entry.originalTransactionID, entry.transactionID, entry.productID,
-                        try StoreJSON.encode(entry.entitlementIDs), entry.credits, timestamp(entry.effectiveAt),
-                        timestamp(entry.periodEnd), entry.reason.rawValue, receiptID, notificationID,
-                    ]))
+                    try insert(entry, appID: appID, receiptID: receiptID, notificationID: notificationID)))
         }
         return Batched { rows in indices.reduce(0) { $0 + rows[$1].rowsAffected } }
     }
 
-    static let insertStatement = PostgresStatement(
+    static func insert(_ entry: LedgerEntry, appID: Int64, receiptID: Int64?, notificationID: Int64?) throws
+        -> PostgresQuery
+    {
         """
         INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment, original_transaction_id,
             transaction_id, product_id, entitlement_ids, credits, effective_at, period_end, reason, receipt_id,
             notification_row_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11, $12,
-            $13, $14, $15)
+        VALUES (\(appID), \(entry.idempotencyKey), \(entry.kind.storedName), \(entry.account.rawValue),
+            \(entry.environment.rawValue), \(entry.originalTransactionID), \(entry.transactionID), \(entry.productID),
+            ARRAY(SELECT jsonb_array_elements_text(\(try StoreJSON.encode(entry.entitlementIDs))::jsonb)),
+            \(entry.credits), \(timestamp(entry.effectiveAt)), \(timestamp(entry.periodEnd)), \(entry.reason.rawValue),
+            \(receiptID), \(notificationID))
         ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
-        """)
+        """
+    }
 
     /// The entries of `account`, in the order they were recorded.
     static func entries(account: AccountID, appID: Int64, on connection: PostgresConnection) throws -> [LedgerEntry] {
@@ -58,10 +58,10 @@ enum EntryRows {
             """
             SELECT e.idempotency_key, e.kind, e.account_id, a.bundle_id, e.environment, e.original_transaction_id,
                    e.transaction_id, e.product_id, to_jsonb(e.entitlement_ids)::text, e.credits,
-                   \(millisecondsSQL("e.effective_at")), \(millisecondsSQL("e.period_end")), e.reason
+                   \(milliseconds("e.effective_at")), \(milliseconds("e.period_end")), e.reason
             FROM ledger_entries e JOIN apps a USING (app_id)
-            WHERE e.app_id = $1 AND e.account_id = $2 ORDER BY e.entry_id
-            """, [appID, account.rawValue])
+            WHERE e.app_id = \(appID) AND e.account_id = \(account.rawValue) ORDER BY e.entry_id
+            """)
         return try rows.map { row in
             let rawKind = try row.decode(String.self, at: 1)
             let rawReason = try row.decode(String.self, at: 12)

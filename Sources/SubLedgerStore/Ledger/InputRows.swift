@@ -17,10 +17,10 @@ enum InputRows {
     ) -> Batched<Void> {
         switch reference {
         case .receipt(let id):
-            batch.append(markReceiptAppliedStatement, [id, environment.rawValue])
+            batch.append(markReceiptApplied(id, environment: environment))
             return .none
         case .notification(let id):
-            let index = batch.append(markNotificationAppliedStatement, [id, environment.rawValue])
+            let index = batch.append(markNotificationApplied(id, environment: environment))
             // The row lock this takes is what two deliveries of one notification serialize on: the second one
             // waits here for the first to commit, then finds it applied, and its transaction is rolled back.
             return Batched { rows in
@@ -31,18 +31,20 @@ enum InputRows {
         }
     }
 
-    static let markReceiptAppliedStatement = PostgresStatement(
+    static func markReceiptApplied(_ id: Int64, environment: AppStoreEnvironment) -> PostgresQuery {
         """
-        UPDATE receipts SET status = 'applied', applied_at = now(), environment = $2, last_error = NULL,
-            next_attempt_at = NULL
-        WHERE receipt_id = $1
-        """)
+        UPDATE receipts SET status = 'applied', applied_at = now(), environment = \(environment.rawValue),
+            last_error = NULL, next_attempt_at = NULL
+        WHERE receipt_id = \(id)
+        """
+    }
 
-    static let markNotificationAppliedStatement = PostgresStatement(
+    static func markNotificationApplied(_ id: Int64, environment: AppStoreEnvironment) -> PostgresQuery {
         """
-        UPDATE notifications SET status = 'applied', applied_at = now(), environment = $2
-        WHERE notification_row_id = $1 AND status <> 'applied'
-        """)
+        UPDATE notifications SET status = 'applied', applied_at = now(), environment = \(environment.rawValue)
+        WHERE notification_row_id = \(id) AND status <> 'applied'
+        """
+    }
 
     /// Thrown inside an apply transaction when its notification was applied meanwhile (by another delivery or
     /// the renewal job); the caller rolls back and answers `.duplicate`. It never leaves the store.

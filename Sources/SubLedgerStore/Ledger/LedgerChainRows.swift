@@ -24,15 +24,17 @@ enum LedgerChainRows {
         var indices: [Int] = []
         for key in chains.sorted() {
             indices.append(
-                batch.append(
-                    linkStatement,
-                    [appID, key.environment.rawValue, key.originalTransactionID, receiptID, notificationID]))
+                batch.append(link(key, appID: appID, receiptID: receiptID, notificationID: notificationID)))
         }
         return Batched { rows in
             try indices.reduce(0) { total, index in total + Int(try rows[index].single().decode(Int32.self, at: 0)) }
         }
     }
 
-    static let linkStatement = PostgresStatement(
-        "SELECT ledger_chain_link($1::bigint, $2::text, $3::text, $4::bigint, $5::bigint)")
+    static func link(_ key: ChainKey, appID: Int64, receiptID: Int64?, notificationID: Int64?) -> PostgresQuery {
+        """
+        SELECT ledger_chain_link(\(appID)::bigint, \(key.environment.rawValue)::text, \(key.originalTransactionID)::text,
+            \(receiptID)::bigint, \(notificationID)::bigint)
+        """
+    }
 }

@@ -18,12 +18,12 @@ extension LedgerStore {
     public func appleDeferredInputs(now: Instant) async throws -> AppleDeferredInputs {
         let row = try await pool.query(
             """
-            SELECT count(*), count(*) FILTER (WHERE r.next_attempt_at > $2::timestamptz),
+            SELECT count(*), count(*) FILTER (WHERE r.next_attempt_at > \(timestamp(now))::timestamptz),
                 (array_agg(a.bundle_id ORDER BY r.received_at, r.receipt_id)
-                    FILTER (WHERE r.next_attempt_at > $2::timestamptz))[1]
+                    FILTER (WHERE r.next_attempt_at > \(timestamp(now))::timestamptz))[1]
             FROM receipts r JOIN apps a ON a.app_id = r.app_id
-            WHERE r.status = 'retry' AND starts_with(r.last_error, $1)
-            """, [Self.appleDeferredPrefix, timestamp(now)]
+            WHERE r.status = 'retry' AND starts_with(r.last_error, \(Self.appleDeferredPrefix))
+            """
         ).single()
         return AppleDeferredInputs(
             total: Int(try row.decode(Int64.self, at: 0)), waiting: Int(try row.decode(Int64.self, at: 1)),
@@ -36,10 +36,11 @@ extension LedgerStore {
     public func makeAppleDeferredInputsDue(now: Instant) async throws -> Int {
         try await pool.query(
             """
-            UPDATE receipts SET next_attempt_at = $2::timestamptz
-            WHERE status = 'retry' AND starts_with(last_error, $1) AND next_attempt_at > $2::timestamptz
+            UPDATE receipts SET next_attempt_at = \(timestamp(now))::timestamptz
+            WHERE status = 'retry' AND starts_with(last_error, \(Self.appleDeferredPrefix)) AND next_attempt_at >
+                \(timestamp(now))::timestamptz
             RETURNING 1
-            """, [Self.appleDeferredPrefix, timestamp(now)]
+            """
         ).count
     }
 }

@@ -85,8 +85,7 @@ extension LedgerStore {
             var after = ChainPageKey(appID: 0, environment: "", chain: "")
             while breaks.count < limit {
                 let heads = try connection.query(
-                    Self.chainHeadsStatement,
-                    [appID, timestamp(since), after.appID, after.environment, after.chain, Int64(pageSize)]
+                    Self.chainHeads(appID: appID, since: since, after: after, limit: pageSize)
                 ).map { row in
                     (
                         key: ChainPageKey(
@@ -100,12 +99,12 @@ extension LedgerStore {
                 let page = String(decoding: try JSONEncoder().encode(heads.map { $0.key }), as: UTF8.self)
 
                 var links: [ChainPageKey: [ChainLink]] = [:]
-                for row in try connection.query(Self.chainLinksStatement, [page, timestamp(since)]) {
+                for row in try connection.query(Self.chainLinks(page: page, since: since)) {
                     let link = try ChainLink(row)
                     links[link.key, default: []].append(link)
                 }
                 var unlinked: [ChainPageKey: Int64] = [:]
-                for row in try connection.query(Self.unlinkedEntriesStatement, [page]) {
+                for row in try connection.query(Self.unlinkedEntries(page: page)) {
                     let key = ChainPageKey(
                         appID: try row.decode(Int64.self, at: 0), environment: try row.decode(String.self, at: 1),
                         chain: try row.decode(String.self, at: 2))
@@ -172,7 +171,7 @@ extension LedgerStore {
                 }
             }
             // Entries of chains that have no head at all: none of their entries was ever linked.
-            for row in try connection.query(Self.headlessEntriesStatement, [appID, timestamp(since), Int64(limit)]) {
+            for row in try connection.query(Self.headlessEntries(appID: appID, since: since, limit: limit)) {
                 breaks.append(
                     LedgerChainBreak(
                         kind: .unlinked, bundleID: bundle(try row.decode(Int64.self, at: 0)),
@@ -302,23 +301,24 @@ extension LedgerStore {
     }
 
     /// A page of chain heads after a key, of one app (or all: NULL), changed since a moment (or ever: NULL).
-    static let chainHeadsStatement = PostgresStatement(
+    static func chainHeads(appID: Int64?, since: Instant?, after: ChainPageKey, limit: Int) -> PostgresQuery {
         """
         SELECT h.app_id, h.environment, h.original_transaction_id, h.seq, h.hash
         FROM ledger_chain_heads h
-        WHERE ($1::bigint IS NULL OR h.app_id = $1) AND ($2::timestamptz IS NULL OR h.updated_at >= $2)
-          AND (h.app_id, h.environment, h.original_transaction_id) > ($3::bigint, $4::text, $5::text)
+        WHERE (\(appID)::bigint IS NULL OR h.app_id = \(appID)) AND (\(timestamp(since))::timestamptz IS NULL OR h.updated_at >= \(timestamp(since)))
+          AND (h.app_id, h.environment, h.original_transaction_id) > (\(after.appID)::bigint, \(after.environment)::text, \(after.chain)::text)
         ORDER BY h.app_id, h.environment, h.original_transaction_id
-        LIMIT $6
-        """)
+        LIMIT \(Int64(limit))
+        """
+    }
 
     /// The links of a page of chains, in order, each with the columns its item is hashed from (read only for links
-    /// made since $2, when given). Timestamps are read as microseconds since 1970, not as text.
-    static let chainLinksStatement = PostgresStatement(
+    /// made since `since`, when given). Timestamps are read as microseconds since 1970, not as text.
+    static func chainLinks(page: String, since: Instant?) -> PostgresQuery {
         """
-        WITH page AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS p(app_id bigint, environment text, chain text)),
+        WITH page AS (SELECT * FROM jsonb_to_recordset(\(page)::jsonb) AS p(app_id bigint, environment text, chain text)),
         links AS (
-            SELECT l.*, ($2::timestamptz IS NULL OR l.linked_at >= $2) AS rehash
+            SELECT l.*, (\(timestamp(since))::timestamptz IS NULL OR l.linked_at >= \(timestamp(since))) AS rehash
             FROM page p JOIN ledger_chain_links l
               ON l.app_id = p.app_id AND l.environment = p.environment AND l.original_transaction_id = p.chain)
         SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash, l.rehash,
@@ -345,13 +345,14 @@ extension LedgerStore {
             ON l.rehash AND l.item_table = 'notification_redactions' AND d.redaction_id = l.item_id
         LEFT JOIN notifications dn ON dn.notification_row_id = d.notification_row_id
         ORDER BY l.app_id, l.environment, l.original_transaction_id, l.seq
-        """)
+        """
+    }
 
     /// The first ledger entry of each chain of a page that no link holds.
-    static let unlinkedEntriesStatement = PostgresStatement(
+    static func unlinkedEntries(page: String) -> PostgresQuery {
         """
         SELECT e.app_id, e.environment, e.original_transaction_id, min(e.entry_id)
-        FROM jsonb_to_recordset($1::jsonb) AS p(app_id bigint, environment text, chain text)
+        FROM jsonb_to_recordset(\(page)::jsonb) AS p(app_id bigint, environment text, chain text)
         JOIN ledger_entries e
           ON e.app_id = p.app_id AND e.environment = p.environment AND e.original_transaction_id = p.chain
         WHERE NOT EXISTS (
@@ -360,21 +361,23 @@ extension LedgerStore {
               AND l.original_transaction_id = e.original_transaction_id
               AND l.item_table = 'ledger_entries' AND l.item_id = e.entry_id)
         GROUP BY 1, 2, 3
-        """)
+        """
+    }
 
     /// The first entry of each chain that has entries but no head (of one app or all, recorded since a moment or
     /// ever), in chain order.
-    static let headlessEntriesStatement = PostgresStatement(
+    static func headlessEntries(appID: Int64?, since: Instant?, limit: Int) -> PostgresQuery {
         """
         SELECT e.app_id, e.environment, e.original_transaction_id, min(e.entry_id)
         FROM ledger_entries e
-        WHERE ($1::bigint IS NULL OR e.app_id = $1) AND ($2::timestamptz IS NULL OR e.recorded_at >= $2)
+        WHERE (\(appID)::bigint IS NULL OR e.app_id = \(appID)) AND (\(timestamp(since))::timestamptz IS NULL OR e.recorded_at >= \(timestamp(since)))
           AND NOT EXISTS (
             SELECT 1 FROM ledger_chain_heads h
             WHERE h.app_id = e.app_id AND h.environment = e.environment
               AND h.original_transaction_id = e.original_transaction_id)
         GROUP BY 1, 2, 3
         ORDER BY 1, 2, 3
-        LIMIT $3
-        """)
+        LIMIT \(Int64(limit))
+        """
+    }
 }

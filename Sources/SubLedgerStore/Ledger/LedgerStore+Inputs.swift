@@ -30,8 +30,9 @@ extension LedgerStore {
             try connection.query(
                 """
                 SELECT pg_advisory_xact_lock(
-                    hashtextextended('receipt:' || $1::text || ':' || encode(sha256(convert_to($2, 'UTF8')), 'hex'), 0))
-                """, [app.appID, body])
+                    hashtextextended('receipt:' || \(app.appID)::text || ':' || encode(sha256(convert_to(\(body),
+                        'UTF8')), 'hex'), 0))
+                """)
             if let account { try AccountRows.ensure([account], appID: app.appID, on: connection) }
             let existing = try connection.query(
                 """
@@ -39,19 +40,23 @@ extension LedgerStore {
                     status = CASE WHEN status = 'applied' THEN status ELSE 'pending' END
                 WHERE receipt_id = (
                     SELECT receipt_id FROM receipts
-                    WHERE app_id = $1 AND body_sha256 = sha256(convert_to($2, 'UTF8')) AND body = $2 AND kind = $3
-                      AND account_id IS NOT DISTINCT FROM $4 AND order_id IS NOT DISTINCT FROM $5::uuid
-                      AND client_transaction_id IS NOT DISTINCT FROM $6
+                    WHERE app_id = \(app.appID) AND body_sha256 = sha256(convert_to(\(body), 'UTF8')) AND body =
+                        \(body) AND kind = \(kind.rawValue)
+                      AND account_id IS NOT DISTINCT FROM \(account?.rawValue) AND order_id IS NOT DISTINCT FROM
+                          \(orderID?.rawValue)::uuid
+                      AND client_transaction_id IS NOT DISTINCT FROM \(clientTransactionID)
                     ORDER BY receipt_id DESC LIMIT 1)
                 RETURNING receipt_id
-                """, [app.appID, body, kind.rawValue, account?.rawValue, orderID?.rawValue, clientTransactionID])
+                """)
             if let row = existing.first { return try row.decode(Int64.self, at: 0) }
             let rows = try connection.query(
                 """
-                INSERT INTO receipts (app_id, account_id, order_id, kind, body, body_sha256, client_transaction_id, attempts)
-                VALUES ($1, $2, $3::uuid, $4, $5, sha256(convert_to($5, 'UTF8')), $6, 1)
+                INSERT INTO receipts (app_id, account_id, order_id, kind, body, body_sha256, client_transaction_id,
+                    attempts)
+                VALUES (\(app.appID), \(account?.rawValue), \(orderID?.rawValue)::uuid, \(kind.rawValue), \(body),
+                    sha256(convert_to(\(body), 'UTF8')), \(clientTransactionID), 1)
                 RETURNING receipt_id
-                """, [app.appID, account?.rawValue, orderID?.rawValue, kind.rawValue, body, clientTransactionID])
+                """)
             return try rows.single().decode(Int64.self, at: 0)
         }
     }
@@ -126,13 +131,13 @@ extension LedgerStore {
 
     /// The status of a stored receipt (`pending`, `applied`, `invalid`, `retry`, `quarantined`), if it exists.
     public func receiptStatus(_ id: Int64) async throws -> String? {
-        try await pool.query("SELECT status FROM receipts WHERE receipt_id = $1", [id]).first?.decode(
+        try await pool.query("SELECT status FROM receipts WHERE receipt_id = \(id)").first?.decode(
             String.self, at: 0)
     }
 
     /// The status of a stored notification, if it exists.
     public func notificationStatus(_ id: Int64) async throws -> String? {
-        try await pool.query("SELECT status FROM notifications WHERE notification_row_id = $1", [id]).first?
+        try await pool.query("SELECT status FROM notifications WHERE notification_row_id = \(id)").first?
             .decode(String.self, at: 0)
     }
 }
@@ -232,7 +237,12 @@ extension LedgerStore {
         if let known = cause0 {
             cause = known
         } else {
-            let row = try connection.query(notificationCauseStatement, [id]).single()
+            let row = try connection.query(
+                """
+                SELECT notification_id, notification_type, consumption_request_reason FROM notifications
+                WHERE notification_row_id = \(id)
+                """
+            ).single()
             cause = WebhookEventCause(
                 kind: .notification, id: try row.decode(String.self, at: 0),
                 notificationType: try row.decode(String?.self, at: 1),
@@ -253,38 +263,27 @@ extension LedgerStore {
         _ notification: ServerNotification, body: String, app: StoredApp, on connection: PostgresConnection
     ) throws -> (id: Int64, alreadyApplied: Bool) {
         let inserted = try connection.query(
-            insertNotificationStatement,
-            [
-                app.appID, notification.notificationID, notification.version.rawValue, notification.notificationType,
-                notification.subtype, notification.environment.rawValue, body, timestamp(notification.signedDate),
-                notification.consumptionRequestReason,
-            ])
+            """
+            INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
+                body, signed_at, consumption_request_reason, attempts)
+            VALUES (\(app.appID), \(notification.notificationID), \(notification.version.rawValue),
+                \(notification.notificationType), \(notification.subtype), \(notification.environment.rawValue), \(body),
+                \(timestamp(notification.signedDate)), \(notification.consumptionRequestReason), 1)
+            ON CONFLICT (notification_id) DO NOTHING
+            RETURNING notification_row_id
+            """)
         if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
         let existing = try connection.query(
-            notificationStatusStatement, [notification.notificationID]
+            "SELECT notification_row_id, status FROM notifications WHERE notification_id = \(notification.notificationID)"
         ).single()
         let id = try existing.decode(Int64.self, at: 0)
         let applied = try existing.decode(String.self, at: 1) == "applied"
         // A redelivery of one not applied yet is another attempt (counted before it starts; see `StoredInputRetry`).
-        if !applied { try connection.query(countNotificationAttemptStatement, [id]) }
+        if !applied {
+            try connection.query(
+                "UPDATE notifications SET attempts = attempts + 1 WHERE notification_row_id = \(id) AND status <> 'applied'"
+            )
+        }
         return (id, applied)
     }
-
-    static let insertNotificationStatement = PostgresStatement(
-        """
-        INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
-            body, signed_at, consumption_request_reason, attempts)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)
-        ON CONFLICT (notification_id) DO NOTHING
-        RETURNING notification_row_id
-        """)
-    static let countNotificationAttemptStatement = PostgresStatement(
-        "UPDATE notifications SET attempts = attempts + 1 WHERE notification_row_id = $1 AND status <> 'applied'")
-    static let notificationCauseStatement = PostgresStatement(
-        """
-        SELECT notification_id, notification_type, consumption_request_reason FROM notifications
-        WHERE notification_row_id = $1
-        """)
-    static let notificationStatusStatement = PostgresStatement(
-        "SELECT notification_row_id, status FROM notifications WHERE notification_id = $1")
 }

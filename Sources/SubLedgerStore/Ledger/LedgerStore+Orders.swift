@@ -16,9 +16,10 @@ extension LedgerStore {
             let rows = try connection.query(
                 """
                 INSERT INTO orders (order_id, app_id, account_id, product_id, created_at)
-                VALUES ($1::uuid, $2, $3, $4, $5)
-                RETURNING order_id::text, account_id, product_id, \(millisecondsSQL("created_at")), state, fulfilled_transaction_id
-                """, [id.rawValue, app.appID, account.rawValue, productID, timestamp(now)])
+                VALUES (\(id.rawValue)::uuid, \(app.appID), \(account.rawValue), \(productID), \(timestamp(now)))
+                RETURNING order_id::text, account_id, product_id, \(milliseconds("created_at")), state,
+                    fulfilled_transaction_id
+                """)
             return try OrderRows.order(from: rows.single(), bundleID: app.bundleID)
         }
     }
@@ -28,9 +29,10 @@ extension LedgerStore {
         try await pool.withConnection { connection in
             let rows = try connection.query(
                 """
-                SELECT order_id::text, account_id, product_id, \(millisecondsSQL("created_at")), state, fulfilled_transaction_id
-                FROM orders WHERE app_id = $1 AND order_id = $2::uuid
-                """, [app.appID, id.rawValue])
+                SELECT order_id::text, account_id, product_id, \(milliseconds("created_at")), state,
+                    fulfilled_transaction_id
+                FROM orders WHERE app_id = \(app.appID) AND order_id = \(id.rawValue)::uuid
+                """)
             return try rows.first.map { try OrderRows.order(from: $0, bundleID: app.bundleID) }
         }
     }

@@ -159,7 +159,7 @@ public struct LedgerStore: Sendable {
     static func holdings(
         of account: AccountID, appID: Int64, on connection: PostgresConnection
     ) throws -> (chains: [ChainSnapshot], credits: Int64) {
-        let rows = try connection.query(ChainRows.accountStatement, [appID, account.rawValue])
+        let rows = try connection.query(ChainRows.account(account, appID: appID))
         var credits: Int64 = 0
         var chains: [ChainSnapshot] = []
         for row in rows {
@@ -188,18 +188,14 @@ public struct LedgerStore: Sendable {
     /// The credit balance of `account` (consumables bought minus refunded).
     public func creditBalance(for account: AccountID, app: StoredApp) async throws -> Int64 {
         try await pool.withConnection { connection in
-            let rows = try connection.query(Self.creditBalanceStatement, [app.appID, account.rawValue])
+            let rows = try connection.query(
+                """
+                SELECT \(EntryRows.creditBalance)
+                FROM ledger_entries WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)
+                """)
             return try rows.single().decode(Int64.self, at: 0)
         }
     }
-}
-
-extension LedgerStore {
-    static let creditBalanceStatement = PostgresStatement(
-        """
-        SELECT \(EntryRows.creditBalance)
-        FROM ledger_entries WHERE app_id = $1 AND account_id = $2
-        """)
 }
 
 extension AppStoreEnvironment {

@@ -18,26 +18,31 @@ enum OrderRows {
         let orderIDs = tokens.compactMap { try? OrderID($0.rawValue) }.map(\.rawValue)
         guard !orderIDs.isEmpty || submitter != nil else { return .constant([]) }
         let index = batch.append(
-            candidatesStatement, [appID, try StoreJSON.encode(orderIDs), submitter?.rawValue])
+            candidates(orderIDs: try StoreJSON.encode(orderIDs), submitter: submitter?.rawValue, appID: appID))
         return Batched { rows in try rows[index].map { try order(from: $0, bundleID: app.bundleID) } }
     }
 
-    static let candidatesStatement = PostgresStatement(
+    /// The orders of `appID` whose ids are in the JSON array `orderIDs`, and `submitter`'s pending orders, locked.
+    static func candidates(orderIDs: String, submitter: String?, appID: Int64) -> PostgresQuery {
         """
-        SELECT order_id::text, account_id, product_id, \(millisecondsSQL("created_at")), state, fulfilled_transaction_id
+        SELECT order_id::text, account_id, product_id, \(milliseconds("created_at")), state, fulfilled_transaction_id
         FROM orders
-        WHERE app_id = $1 AND (order_id::text IN (SELECT jsonb_array_elements_text($2::jsonb))
-                               OR (state = 'pending' AND account_id = $3))
+        WHERE app_id = \(appID) AND (order_id::text IN (SELECT jsonb_array_elements_text(\(orderIDs)::jsonb))
+                               OR (state = 'pending' AND account_id = \(submitter)))
         ORDER BY order_id FOR UPDATE
-        """)
-
-    static let fulfilStatement = PostgresStatement(
         """
-        UPDATE orders SET state = 'fulfilled', fulfilled_transaction_id = $3, environment = $4,
-            fulfilled_at = coalesce(fulfilled_at, $5)
-        WHERE app_id = $1 AND order_id = $2::uuid
-          AND fulfilled_transaction_id IS DISTINCT FROM $3
-        """)
+    }
+
+    static func fulfil(
+        _ orderID: String, by transactionID: String?, environment: AppStoreEnvironment, at now: Instant, appID: Int64
+    ) -> PostgresQuery {
+        """
+        UPDATE orders SET state = 'fulfilled', fulfilled_transaction_id = \(transactionID),
+            environment = \(environment.rawValue), fulfilled_at = coalesce(fulfilled_at, \(timestamp(now)))
+        WHERE app_id = \(appID) AND order_id = \(orderID)::uuid
+          AND fulfilled_transaction_id IS DISTINCT FROM \(transactionID)
+        """
+    }
 
     static func order(from row: PostgresRow, bundleID: String) throws -> Order {
         let rawState = try row.decode(String.self, at: 4)
@@ -65,7 +70,7 @@ enum OrderRows {
     ) -> Batched<Void> {
         for order in orders where order.state == .fulfilled {
             batch.append(
-                fulfilStatement, [appID, order.id.rawValue, order.fulfilledBy, environment.rawValue, timestamp(now)])
+                fulfil(order.id.rawValue, by: order.fulfilledBy, environment: environment, at: now, appID: appID))
         }
         return .none
     }

@@ -31,11 +31,6 @@ func timestamp(_ instant: Instant?) -> PostgresValue {
 }
 
 /// SQL that turns a timestamptz column into whole milliseconds since 1970.
-func millisecondsSQL(_ column: String) -> String {
-    "(extract(epoch FROM \(column)) * 1000)::bigint"
-}
-
-/// `millisecondsSQL` for a statement written as a `PostgresQuery`.
 func milliseconds(_ column: PostgresQuery) -> PostgresQuery {
     "(extract(epoch FROM \(column)) * 1000)::bigint"
 }

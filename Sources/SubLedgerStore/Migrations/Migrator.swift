@@ -38,8 +38,8 @@ public struct Migrator: Sendable {
         let script = self.script
         let logger = self.logger
         return try await pool.withConnection { connection in
-            try connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
-            defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
+            try connection.query("SELECT pg_advisory_lock(\(Self.lockKey))")
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))") }
 
             try connection.execute(script: Self.versionTableSQL)
             let known = try Self.appliedSteps(connection)
@@ -65,8 +65,10 @@ public struct Migrator: Sendable {
                 do {
                     try connection.execute(script: step.sql)
                     try connection.query(
-                        "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
-                        [step.version, step.name, checksum])
+                        """
+                        INSERT INTO schema_migrations (version, name, checksum) VALUES (\(step.version), \(step.name),
+                            \(checksum))
+                        """)
                     try connection.execute(script: "COMMIT")
                 } catch {
                     _ = try? connection.execute(script: "ROLLBACK")
@@ -82,9 +84,9 @@ public struct Migrator: Sendable {
     /// The database's applied version, or `nil` when it was never migrated.
     public func currentVersion(_ pool: PostgresPool) async throws -> Int? {
         try await pool.withConnection { connection in
-            let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", [])
+            let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL")
             guard try exists.first?.decode(Bool.self, at: 0) == true else { return nil }
-            let rows = try connection.query("SELECT max(version) FROM schema_migrations", [])
+            let rows = try connection.query("SELECT max(version) FROM schema_migrations")
             return try rows.first?.decode(Int64?.self, at: 0).map { Int($0) }
         }
     }
@@ -105,7 +107,7 @@ public struct Migrator: Sendable {
 
     private static func appliedSteps(_ connection: PostgresConnection) throws -> [Int: String] {
         var steps: [Int: String] = [:]
-        for row in try connection.query("SELECT version, checksum FROM schema_migrations", []) {
+        for row in try connection.query("SELECT version, checksum FROM schema_migrations") {
             steps[Int(try row.decode(Int64.self, at: 0))] = try row.decode(String.self, at: 1)
         }
         return steps
@@ -113,7 +115,7 @@ public struct Migrator: Sendable {
 
     /// The step's SHA-256, computed by PostgreSQL so the store needs no crypto library.
     private static func checksum(_ sql: String, _ connection: PostgresConnection) throws -> String {
-        let rows = try connection.query("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", [sql])
+        let rows = try connection.query("SELECT encode(sha256(convert_to(\(sql), 'UTF8')), 'hex')")
         return try rows.first?.decode(String.self, at: 0) ?? ""
     }
 }

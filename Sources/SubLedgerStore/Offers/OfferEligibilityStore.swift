@@ -26,7 +26,8 @@ public struct OfferEligibilityStore: Sendable {
             .map(\.productID).joined(separator: ",")
         return try await pool.withConnection { connection in
             let used = try connection.query(
-                Self.introductoryOfferStatement, [app.appID, account.rawValue, subscriptionGroupID, groupProducts]
+                Self.introductoryOffer(
+                    of: account, group: subscriptionGroupID, groupProducts: groupProducts, appID: app.appID)
             ).first.map { row -> IntroductoryOfferUse in
                 let rawEnvironment = try row.decode(String.self, at: 0)
                 guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
@@ -39,7 +40,7 @@ public struct OfferEligibilityStore: Sendable {
                     productID: try row.decode(String.self, at: 3),
                     purchaseDate: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 4)))
             }
-            let latest = try connection.query(Self.latestTransactionStatement, [app.appID, account.rawValue])
+            let latest = try connection.query(Self.latestTransaction(of: account, appID: app.appID))
                 .first.map { try $0.decode(String.self, at: 0) }
             return OfferEligibilityFacts(introductoryOffer: used, latestTransactionID: latest)
         }
@@ -47,32 +48,36 @@ public struct OfferEligibilityStore: Sendable {
 
     // Uses index_ownership_bindings_on_account and index_transactions_on_app_id_and_account_id for the chains,
     // then the chain's transactions by index_transactions_on_chain_and_purchase_date.
-    static let introductoryOfferStatement = PostgresStatement(
+    static func introductoryOffer(of account: AccountID, group: String, groupProducts: String, appID: Int64)
+        -> PostgresQuery
+    {
         """
         WITH held AS (
-            SELECT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2
+            SELECT environment, original_transaction_id FROM ownership_bindings WHERE app_id = \(appID) AND account_id = \(account.rawValue)
             UNION
-            SELECT environment, original_transaction_id FROM transactions WHERE app_id = $1 AND account_id = $2
+            SELECT environment, original_transaction_id FROM transactions WHERE app_id = \(appID) AND account_id = \(account.rawValue)
         )
         SELECT t.environment, t.transaction_id, t.original_transaction_id, t.product_id,
-            \(millisecondsSQL("t.purchase_date"))
+            \(milliseconds("t.purchase_date"))
         FROM held h
-        JOIN chains c ON c.app_id = $1 AND c.environment = h.environment
+        JOIN chains c ON c.app_id = \(appID) AND c.environment = h.environment
             AND c.original_transaction_id = h.original_transaction_id
-        JOIN transactions t ON t.app_id = $1 AND t.environment = h.environment
+        JOIN transactions t ON t.app_id = \(appID) AND t.environment = h.environment
             AND t.original_transaction_id = h.original_transaction_id
-        WHERE (c.subscription_group = $3 OR t.product_id = ANY (string_to_array($4::text, ','))
-                OR t.payload -> 'transaction' ->> 'subscriptionGroupID' = $3)
+        WHERE (c.subscription_group = \(group) OR t.product_id = ANY (string_to_array(\(groupProducts)::text, ','))
+                OR t.payload -> 'transaction' ->> 'subscriptionGroupID' = \(group))
             AND (t.payload -> 'transaction' ->> 'isTrialPeriod' = 'true'
                 OR t.payload -> 'transaction' ->> 'isInIntroOfferPeriod' = 'true'
                 OR t.payload -> 'transaction' ->> 'offerType' = '1')
         ORDER BY t.purchase_date, t.transaction_id
         LIMIT 1
-        """)
-
-    static let latestTransactionStatement = PostgresStatement(
         """
-        SELECT transaction_id FROM transactions WHERE app_id = $1 AND account_id = $2
+    }
+
+    static func latestTransaction(of account: AccountID, appID: Int64) -> PostgresQuery {
+        """
+        SELECT transaction_id FROM transactions WHERE app_id = \(appID) AND account_id = \(account.rawValue)
         ORDER BY purchase_date DESC, transaction_id DESC LIMIT 1
-        """)
+        """
+    }
 }

@@ -19,78 +19,76 @@ enum EntitlementPeriodRows {
         -> Batched<Void>
     {
         for chain in chains {
-            let periods = chain.periods
-            let grants = periods.map(\.grant)
-            batch.append(
-                replaceStatement,
-                [
-                    appID, chain.chain.environment.rawValue, chain.chain.originalTransactionID,
-                    PostgresArrayText.strings(periods.map(\.account.rawValue)),
-                    PostgresArrayText.integers(periods.map(\.from.millisecondsSince1970)),
-                    PostgresArrayText.integers(periods.map { $0.until?.millisecondsSince1970 }),
-                    PostgresArrayText.strings(grants.map { $0?.transactionID }),
-                    PostgresArrayText.strings(grants.map { $0?.productID }),
-                    PostgresArrayText.strings(grants.map { $0?.state.name }),
-                    PostgresArrayText.integers(grants.map { $0?.expiresAt?.millisecondsSince1970 }),
-                    PostgresArrayText.integers(grants.map { $0?.gracePeriodExpiresAt?.millisecondsSince1970 }),
-                    PostgresArrayText.booleans(grants.map { $0?.willAutoRenew }),
-                    PostgresArrayText.strings(grants.map { $0?.ownershipType.rawValue }),
-                    PostgresArrayText.strings(chain.accounts.map(\.rawValue).sorted()),
-                ])
+            batch.append(replace(chain, appID: appID))
         }
         return .none
     }
 
-    static let replaceStatement = PostgresStatement(
-        """
-        WITH gone AS (
-            DELETE FROM account_entitlement_periods
-            WHERE app_id = $1 AND account_id = ANY ($14::text::text[]) AND environment = $2
-              AND original_transaction_id = $3)
-        INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id, valid_from,
-            valid_until, transaction_id, product_id, state, expires_at, grace_expires_at, will_auto_renew, ownership_type)
-        SELECT $1, $2, $3, p.* FROM unnest($4::text::text[], $5::text::bigint[], $6::text::bigint[], $7::text::text[],
-            $8::text::text[], $9::text::text[], $10::text::bigint[], $11::text::bigint[], $12::text::boolean[],
-            $13::text::text[]) AS p
-        """)
+    /// Replaces the periods of `chain`'s chain with its periods.
+    static func replace(_ chain: ChainEntitlementPeriods, appID: Int64) -> PostgresQuery {
+        let periods = chain.periods
+        let grants = periods.map(\.grant)
+        let accounts = PostgresArrayText.strings(periods.map(\.account.rawValue))
+        let from = PostgresArrayText.integers(periods.map(\.from.millisecondsSince1970))
+        let until = PostgresArrayText.integers(periods.map { $0.until?.millisecondsSince1970 })
+        let transactionIDs = PostgresArrayText.strings(grants.map { $0?.transactionID })
+        let productIDs = PostgresArrayText.strings(grants.map { $0?.productID })
+        let states = PostgresArrayText.strings(grants.map { $0?.state.name })
+        let expiries = PostgresArrayText.integers(grants.map { $0?.expiresAt?.millisecondsSince1970 })
+        let graceExpiries = PostgresArrayText.integers(grants.map { $0?.gracePeriodExpiresAt?.millisecondsSince1970 })
+        let willAutoRenew = PostgresArrayText.booleans(grants.map { $0?.willAutoRenew })
+        let ownershipTypes = PostgresArrayText.strings(grants.map { $0?.ownershipType.rawValue })
+        let holders = PostgresArrayText.strings(chain.accounts.map(\.rawValue).sorted())
+        let environment = chain.chain.environment.rawValue
+        let original = chain.chain.originalTransactionID
+        return """
+            WITH gone AS (
+                DELETE FROM account_entitlement_periods
+                WHERE app_id = \(appID) AND account_id = ANY (\(holders)::text::text[]) AND environment = \(environment)
+                  AND original_transaction_id = \(original))
+            INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id,
+                valid_from, valid_until, transaction_id, product_id, state, expires_at, grace_expires_at,
+                will_auto_renew, ownership_type)
+            SELECT \(appID), \(environment), \(original), p.*
+            FROM unnest(\(accounts)::text::text[], \(from)::text::bigint[], \(until)::text::bigint[],
+                \(transactionIDs)::text::text[], \(productIDs)::text::text[], \(states)::text::text[],
+                \(expiries)::text::bigint[], \(graceExpiries)::text::bigint[], \(willAutoRenew)::text::boolean[],
+                \(ownershipTypes)::text::text[]) AS p
+            """
+    }
 
     /// An entitlement read from the read model (`EntitlementReadStore.read(of:app:at:)`): the account's credit
-    /// balance (column 0), whether its periods may be incomplete (1), and each period containing `$3`
-    /// (milliseconds since 1970) from column 2: environment, original transaction id, transaction id, product
-    /// id, state, expiry, grace expiry, will auto-renew, ownership type. One row with nulls from column 2 when
-    /// none contains it.
-    static let readStatement = PostgresStatement(
-        """
-        SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
-            p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew, p.ownership_type
-        FROM (SELECT \(EntryRows.creditBalance)
-                AS balance FROM ledger_entries WHERE app_id = $1 AND account_id = $2) AS credit
-          LEFT JOIN account_entitlement_backfill pending ON pending.app_id = $1 AND pending.account_id = $2
-          LEFT JOIN account_entitlement_periods p ON p.app_id = $1 AND p.account_id = $2
-            AND p.valid_from <= $3 AND (p.valid_until IS NULL OR p.valid_until > $3)
-        """)
+    /// balance (column 0), whether its periods may be incomplete (1), and each period containing `instant` from
+    /// column 2: environment, original transaction id, transaction id, product id, state, expiry, grace expiry, will
+    /// auto-renew, ownership type. One row with nulls from column 2 when none contains it.
+    static func read(_ account: AccountID, appID: Int64, at instant: Instant) -> PostgresQuery {
+        let milliseconds = instant.millisecondsSince1970
+        return """
+            SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
+                p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew,
+                p.ownership_type
+            FROM (SELECT \(EntryRows.creditBalance)
+                    AS balance FROM ledger_entries WHERE app_id = \(appID) AND account_id = \(account.rawValue)) AS credit
+              LEFT JOIN account_entitlement_backfill pending
+                ON pending.app_id = \(appID) AND pending.account_id = \(account.rawValue)
+              LEFT JOIN account_entitlement_periods p ON p.app_id = \(appID) AND p.account_id = \(account.rawValue)
+                AND p.valid_from <= \(milliseconds) AND (p.valid_until IS NULL OR p.valid_until > \(milliseconds))
+            """
+    }
 
-    /// What `readStatement` found: the balance, and the periods at the instant unless the read must go to the
+    /// What `read(_:appID:at:)` found: the balance, and the periods at the instant unless the read must go to the
     /// chains (`nil`: the account is not backfilled yet, or a period needs the chains).
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on connection: PostgresConnection
     ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
-        try parseRead(
-            connection.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
+        try parseRead(connection.query(read(account, appID: appID, at: instant)), account, at: instant)
     }
 
     /// `read` through the pool: one statement, no connection thread in between (`PostgresPool.query`).
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on pool: PostgresPool
     ) async throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
-        try parseRead(
-            await pool.query(readStatement, readParameters(account, appID: appID, at: instant)), account, at: instant)
-    }
-
-    private static func readParameters(_ account: AccountID, appID: Int64, at instant: Instant)
-        -> [any PostgresEncodable]
-    {
-        [appID, account.rawValue, instant.millisecondsSince1970]
+        try parseRead(await pool.queryWithoutHandOff(read(account, appID: appID, at: instant)), account, at: instant)
     }
 
     private static func parseRead(
@@ -140,22 +138,23 @@ enum EntitlementPeriodRows {
 
     // MARK: - Backfill
 
-    /// The chains (keys) account `$2` owns or has owned.
-    static let accountChainsStatement = PostgresStatement(
-        "SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings WHERE app_id = $1 AND account_id = $2"
-    )
-
-    static let backfilledStatement = PostgresStatement(
-        "DELETE FROM account_entitlement_backfill WHERE app_id = $1 AND account_id = $2")
-
-    static let pendingAccountsStatement = PostgresStatement(
-        "SELECT account_id FROM account_entitlement_backfill WHERE app_id = $1 ORDER BY account_id LIMIT $2")
+    /// The accounts of `appID` whose periods may be incomplete, in account order, at most `limit`.
+    static func pendingAccounts(appID: Int64, limit: Int) -> PostgresQuery {
+        """
+        SELECT account_id FROM account_entitlement_backfill WHERE app_id = \(appID) ORDER BY account_id LIMIT \(limit)
+        """
+    }
 
     /// Writes the periods of every chain `account` owns or has owned and takes it off the backfill list, in
     /// the caller's transaction: the chains are locked as `LedgerStore.apply` locks them, so a concurrent
     /// apply runs before or after, never in between.
     static func backfill(_ account: AccountID, app: StoredApp, on connection: PostgresConnection) throws {
-        let keys = try connection.query(accountChainsStatement, [app.appID, account.rawValue]).map { row in
+        let keys = try connection.query(
+            """
+            SELECT DISTINCT environment, original_transaction_id FROM ownership_bindings
+            WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)
+            """
+        ).map { row in
             ChainKey(
                 environment: try AppStoreEnvironment.stored(row.decode(String.self, at: 0)),
                 originalTransactionID: try row.decode(String.self, at: 1))
@@ -163,6 +162,7 @@ enum EntitlementPeriodRows {
         try ChainRows.lock(keys, appID: app.appID, on: connection)
         let chains = try ChainRows.load(keys, appID: app.appID, forUpdate: true, on: connection)
         try refresh(chains, app: app, on: connection)
-        try connection.query(backfilledStatement, [app.appID, account.rawValue])
+        try connection.query(
+            "DELETE FROM account_entitlement_backfill WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)")
     }
 }

@@ -48,8 +48,8 @@ public struct EntitlementReadStore: Sendable {
     /// meanwhile (an account not backfilled is answered from the chains).
     @discardableResult
     public func backfill(app: StoredApp, limit: Int = 1_000) async throws -> Int {
-        let pending = try await pool.query(
-            EntitlementPeriodRows.pendingAccountsStatement, [app.appID, Int64(max(0, limit))])
+        let pending = try await pool.queryWithoutHandOff(
+            EntitlementPeriodRows.pendingAccounts(appID: app.appID, limit: max(0, limit)))
         var done = 0
         for row in pending {
             try await backfill(of: try storedAccount(row.decode(String.self, at: 0)), app: app)

@@ -9,29 +9,26 @@ enum ReportProjectionQueueRows {
     /// Records that `chains` of `appID` changed at `now`, appended to `batch`: one row per chain, in one statement.
     static func enqueue(_ chains: [ChainKey], appID: Int64, now: Instant, into batch: inout PostgresBatch) {
         guard !chains.isEmpty else { return }
+        let environments = PostgresArrayText.strings(chains.map(\.environment.rawValue))
+        let originals = PostgresArrayText.strings(chains.map(\.originalTransactionID))
         batch.append(
-            enqueueStatement,
-            [
-                appID, PostgresArrayText.strings(chains.map(\.environment.rawValue)),
-                PostgresArrayText.strings(chains.map(\.originalTransactionID)), timestamp(now),
-            ])
+            """
+            INSERT INTO report_projection_queue (app_id, environment, original_transaction_id, changed_at)
+            SELECT \(appID), c.environment, c.chain, \(timestamp(now))
+            FROM unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
+            """)
     }
 
-    static let enqueueStatement = PostgresStatement(
-        """
-        INSERT INTO report_projection_queue (app_id, environment, original_transaction_id, changed_at)
-        SELECT $1, c.environment, c.chain, $4 FROM unnest($2::text::text[], $3::text::text[]) AS c(environment, chain)
-        """)
-
-    /// Records every chain of app `$1` as changed now (the database's clock): what `catalog apply` sends, since the
-    /// catalog's price points and product types are inputs of every chain's aggregates. One row per chain; the
+    /// Records every chain of app `appID` as changed now (the database's clock): what `catalog apply` sends, since
+    /// the catalog's price points and product types are inputs of every chain's aggregates. One row per chain; the
     /// projector refreshes them in batches while applies go on.
-    static let enqueueAppStatement = PostgresStatement(
+    static func enqueueApp(_ appID: Int64) -> PostgresQuery {
         """
         INSERT INTO report_projection_queue (app_id, environment, original_transaction_id, changed_at)
-        SELECT app_id, environment, original_transaction_id, now() FROM chains WHERE app_id = $1
+        SELECT app_id, environment, original_transaction_id, now() FROM chains WHERE app_id = \(appID)
         ORDER BY environment, original_transaction_id
-        """)
+        """
+    }
 }
 
 extension LedgerStore {
@@ -40,7 +37,7 @@ extension LedgerStore {
     /// change once the projector has caught up (`as_of`, docs/reports.md).
     public func requeueReportAggregates(app: StoredApp) async throws {
         try await pool.transaction { connection in
-            try connection.query(ReportProjectionQueueRows.enqueueAppStatement, [app.appID])
+            try connection.query(ReportProjectionQueueRows.enqueueApp(app.appID))
         }
     }
 }

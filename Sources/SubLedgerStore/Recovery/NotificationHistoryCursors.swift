@@ -37,13 +37,13 @@ public struct NotificationHistoryCursors: Sendable {
             let rows = try connection.query(
                 """
                 INSERT INTO notification_history_cursors AS c (app_id, environment, leased_until, leased_by)
-                VALUES ($1, $2, $3 + $4 * interval '1 millisecond', $5)
+                VALUES (\(appID), \(environment.rawValue), \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond',
+                    \(worker))
                 ON CONFLICT (app_id, environment) DO UPDATE
                     SET leased_until = EXCLUDED.leased_until, leased_by = EXCLUDED.leased_by, updated_at = now()
-                    WHERE c.leased_until IS NULL OR c.leased_until < $3 OR c.leased_by = $5
-                RETURNING \(Self.columns("c"))
-                """,
-                [appID, environment.rawValue, timestamp(now), lease.milliseconds, worker])
+                    WHERE c.leased_until IS NULL OR c.leased_until < \(timestamp(now)) OR c.leased_by = \(worker)
+                RETURNING \(Self.columns)
+                """)
             return try rows.first.map(Self.cursor)
         }
     }
@@ -62,16 +62,14 @@ public struct NotificationHistoryCursors: Sendable {
                 """
                 UPDATE notification_history_cursors
                 SET complete_until = CASE
-                        WHEN complete_until IS NULL OR (complete_until >= $3 AND complete_until < $4) THEN $4
+                        WHEN complete_until IS NULL OR (complete_until >= \(timestamp(start)) AND complete_until <
+                            \(timestamp(end))) THEN \(timestamp(end))
                         ELSE complete_until END,
-                    leased_until = $5 + $6 * interval '1 millisecond', updated_at = now()
-                WHERE app_id = $1 AND environment = $2 AND leased_by = $7
-                RETURNING \(millisecondsSQL("complete_until"))
-                """,
-                [
-                    appID, environment.rawValue, timestamp(start), timestamp(end), timestamp(now), lease.milliseconds,
-                    worker,
-                ])
+                    leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond',
+                    updated_at = now()
+                WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND leased_by = \(worker)
+                RETURNING \(milliseconds("complete_until"))
+                """)
             guard let row = rows.first else {
                 throw StoreError(
                     code: .leaseLost,
@@ -88,11 +86,11 @@ public struct NotificationHistoryCursors: Sendable {
     ) async throws {
         let rows = try await pool.query(
             """
-            UPDATE notification_history_cursors SET leased_until = $3 + $4 * interval '1 millisecond'
-            WHERE app_id = $1 AND environment = $2 AND leased_by = $5
+            UPDATE notification_history_cursors
+            SET leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond'
+            WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND leased_by = \(worker)
             RETURNING 1
-            """,
-            [appID, environment.rawValue, timestamp(now), lease.milliseconds, worker])
+            """)
         if rows.isEmpty {
             throw StoreError(
                 code: .leaseLost,
@@ -109,30 +107,28 @@ public struct NotificationHistoryCursors: Sendable {
         _ = try await pool.query(
             """
             UPDATE notification_history_cursors
-            SET leased_until = NULL, leased_by = NULL, last_run_at = $3, last_result = $4, last_error = $5,
+            SET leased_until = NULL, leased_by = NULL, last_run_at = \(timestamp(now)), last_result = \(result),
+                last_error = \(error),
                 updated_at = now()
-            WHERE app_id = $1 AND environment = $2 AND leased_by = $6
-            """,
-            [appID, environment.rawValue, timestamp(now), result, error, worker])
+            WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND leased_by = \(worker)
+            """)
     }
 
     /// Every cursor, by bundle id and environment.
     public func all() async throws -> [Cursor] {
         try await pool.query(
             """
-            SELECT \(Self.columns("c")) FROM notification_history_cursors c
+            SELECT \(Self.columns) FROM notification_history_cursors c
             ORDER BY (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment
             """
         ).map(Self.cursor)
     }
 
-    private static func columns(_ table: String) -> String {
+    /// The columns of a cursor row aliased `c`, for `cursor(_:)`.
+    private static let columns: PostgresQuery = """
+        c.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment,
+        \(milliseconds("c.complete_until")), \(milliseconds("c.last_run_at")), c.last_result, c.last_error
         """
-        \(table).app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = \(table).app_id), \(table).environment,
-        \(millisecondsSQL("\(table).complete_until")), \(millisecondsSQL("\(table).last_run_at")),
-        \(table).last_result, \(table).last_error
-        """
-    }
 
     private static func cursor(_ row: PostgresRow) throws -> Cursor {
         Cursor(

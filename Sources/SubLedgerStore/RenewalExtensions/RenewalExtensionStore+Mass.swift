@@ -16,31 +16,29 @@ extension RenewalExtensionStore {
                     """
                     INSERT INTO renewal_extension_requests (app_id, request_identifier, environment, product_id,
                         storefront_country_codes, days, reason_code, requested_by, requested_at, status, updated_at)
-                    VALUES ($1, $2, $3, $4,
-                        CASE WHEN $5::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,
-                        $6, $7, $8, $9, 'requested', $9)
+                    VALUES (\(appID), \(request.requestIdentifier), \(request.environment.rawValue),
+                        \(request.productID),
+                        CASE WHEN \(storefronts ?? .null)::jsonb IS NOT NULL THEN ARRAY(SELECT
+                            jsonb_array_elements_text(\(storefronts ?? .null)::jsonb)) END,
+                        \(request.days), \(request.reasonCode), \(request.requestedBy), \(timestamp(now)), 'requested',
+                            \(timestamp(now)))
                     ON CONFLICT (app_id, request_identifier) DO NOTHING
                     RETURNING 1
-                    """,
-                    [
-                        appID, request.requestIdentifier, request.environment.rawValue, request.productID,
-                        storefronts ?? .null, request.days, request.reasonCode, request.requestedBy, timestamp(now),
-                    ]
+                    """
                 ).count == 1
             guard inserted else { return false }
             try connection.query(
                 """
                 INSERT INTO renewal_extensions (app_id, environment, original_transaction_id, request_identifier,
                     mass, days, reason_code, requested_by, requested_at, expires_before, status)
-                SELECT app_id, environment, original_transaction_id, $4, true, $5, $6, $7, $8, expires_at, 'requested'
+                SELECT app_id, environment, original_transaction_id, \(request.requestIdentifier), true,
+                    \(request.days), \(request.reasonCode), \(request.requestedBy), \(timestamp(now)), expires_at,
+                    'requested'
                 FROM chains
-                WHERE app_id = $1 AND environment = $2 AND product_id = $3 AND product_type = 'auto_renewable'
-                  AND state = 'active' AND expires_at > $8
-                """,
-                [
-                    appID, request.environment.rawValue, request.productID, request.requestIdentifier, request.days,
-                    request.reasonCode, request.requestedBy, timestamp(now),
-                ])
+                WHERE app_id = \(appID) AND environment = \(request.environment.rawValue) AND product_id =
+                    \(request.productID) AND product_type = 'auto_renewable'
+                  AND state = 'active' AND expires_at > \(timestamp(now))
+                """)
             return true
         }
         guard let stored = try await massRequest(request.requestIdentifier, appID: appID) else {
@@ -57,14 +55,11 @@ extension RenewalExtensionStore {
         try await pool.query(
             """
             UPDATE renewal_extension_requests
-            SET status = $3, apple_error = $4, complete_date = $5, succeeded_count = $6, failed_count = $7,
-                updated_at = $8
-            WHERE app_id = $1 AND request_identifier = $2
-            """,
-            [
-                appID, requestIdentifier, status.rawValue, appleError, timestamp(completeDate), succeededCount,
-                failedCount, timestamp(now),
-            ])
+            SET status = \(status.rawValue), apple_error = \(appleError), complete_date = \(timestamp(completeDate)),
+                succeeded_count = \(succeededCount), failed_count = \(failedCount),
+                updated_at = \(timestamp(now))
+            WHERE app_id = \(appID) AND request_identifier = \(requestIdentifier)
+            """)
     }
 
     /// A recorded mass request, with its member count.
@@ -72,13 +67,13 @@ extension RenewalExtensionStore {
         let rows = try await pool.query(
             """
             SELECT environment, product_id, array_to_json(storefront_country_codes)::text, days, reason_code,
-                requested_by, \(millisecondsSQL("requested_at")), status, apple_error,
-                \(millisecondsSQL("complete_date")), succeeded_count, failed_count,
+                requested_by, \(milliseconds("requested_at")), status, apple_error,
+                \(milliseconds("complete_date")), succeeded_count, failed_count,
                 (SELECT count(*) FROM renewal_extensions e
                  WHERE e.app_id = r.app_id AND e.request_identifier = r.request_identifier AND e.mass)
             FROM renewal_extension_requests r
-            WHERE app_id = $1 AND request_identifier = $2
-            """, [appID, requestIdentifier])
+            WHERE app_id = \(appID) AND request_identifier = \(requestIdentifier)
+            """)
         guard let row = rows.first else { return nil }
         guard let environment = AppStoreEnvironment(rawValue: try row.decode(String.self, at: 0)),
             let status = MassExtensionRecord.Status(rawValue: try row.decode(String.self, at: 7))
@@ -103,9 +98,9 @@ extension RenewalExtensionStore {
         try await pool.query(
             """
             SELECT environment, original_transaction_id FROM renewal_extensions
-            WHERE app_id = $1 AND request_identifier = $2 AND mass AND status = 'requested'
+            WHERE app_id = \(appID) AND request_identifier = \(requestIdentifier) AND mass AND status = 'requested'
             ORDER BY environment, original_transaction_id
-            """, [appID, requestIdentifier]
+            """
         ).map { row in
             guard let environment = AppStoreEnvironment(rawValue: try row.decode(String.self, at: 0)) else {
                 throw StoreError(code: .corruptRow, message: "a stored renewal extension has an unknown environment")
@@ -125,13 +120,14 @@ extension RenewalExtensionStore {
             UPDATE renewal_extensions e
             SET status = CASE WHEN c.expires_at > e.expires_before THEN 'succeeded' ELSE 'refused' END,
                 effective_date = CASE WHEN c.expires_at > e.expires_before THEN c.expires_at END,
-                answered_at = $3
+                answered_at = \(timestamp(now))
             FROM chains c
-            WHERE e.app_id = $1 AND e.request_identifier = $2 AND e.mass AND e.status = 'requested'
+            WHERE e.app_id = \(appID) AND e.request_identifier = \(requestIdentifier) AND e.mass AND e.status =
+                'requested'
               AND c.app_id = e.app_id AND c.environment = e.environment
               AND c.original_transaction_id = e.original_transaction_id
             RETURNING e.status
-            """, [appID, requestIdentifier, timestamp(now)])
+            """)
         var succeeded = 0
         var refused = 0
         for row in rows {

@@ -18,16 +18,12 @@ public struct RenewalExtensionStore: Sendable {
         _ chain: ChainKey, appID: Int64, requestIdentifier: String, days: Int, reasonCode: Int, requestedBy: String,
         now: Instant, windowStart: Instant, maximum: Int
     ) async throws -> RenewalExtensionReservation {
-        let key: [any PostgresEncodable] = [appID, chain.environment.rawValue, chain.originalTransactionID]
+        let isChain = Self.isChain(chain, appID: appID)
         return try await pool.transaction { connection in
-            _ = try connection.query(
-                """
-                SELECT 1 FROM chains WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
-                FOR UPDATE
-                """, key)
+            _ = try connection.query("SELECT 1 FROM chains WHERE \(isChain) FOR UPDATE")
             var retried = false
             if let existing = try connection.query(
-                Self.selectExtensions + " AND request_identifier = $4", key + [requestIdentifier]
+                "\(Self.selectExtensions) WHERE \(isChain) AND request_identifier = \(requestIdentifier)"
             ).first {
                 let record = try Self.record(existing)
                 // Succeeded, or asked with no answer yet: the caller may ask Apple again with the same
@@ -39,28 +35,28 @@ public struct RenewalExtensionStore: Sendable {
             let count = try connection.query(
                 """
                 SELECT count(*) FROM renewal_extensions
-                WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
-                  AND status IN ('requested', 'succeeded') AND requested_at > $4
-                """, key + [timestamp(windowStart)]
+                WHERE \(isChain) AND status IN ('requested', 'succeeded') AND requested_at > \(timestamp(windowStart))
+                """
             ).single().decode(Int64.self, at: 0)
             guard count < Int64(maximum) else { return .limitReached(count: Int(count)) }
             if retried {
                 try connection.query(
                     """
                     UPDATE renewal_extensions
-                    SET days = $5, reason_code = $6, requested_by = $7, requested_at = $8, status = 'requested',
-                        apple_error = NULL, effective_date = NULL, web_order_line_item_id = NULL, answered_at = NULL
-                    WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
-                      AND request_identifier = $4
-                    """, key + [requestIdentifier, days, reasonCode, requestedBy, timestamp(now)])
+                    SET days = \(days), reason_code = \(reasonCode), requested_by = \(requestedBy),
+                        requested_at = \(timestamp(now)), status = 'requested', apple_error = NULL, effective_date = NULL,
+                        web_order_line_item_id = NULL, answered_at = NULL
+                    WHERE \(isChain) AND request_identifier = \(requestIdentifier)
+                    """)
                 return .reserved
             }
             try connection.query(
                 """
                 INSERT INTO renewal_extensions (app_id, environment, original_transaction_id, request_identifier,
                     days, reason_code, requested_by, requested_at, status)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'requested')
-                """, key + [requestIdentifier, days, reasonCode, requestedBy, timestamp(now)])
+                VALUES (\(appID), \(chain.environment.rawValue), \(chain.originalTransactionID), \(requestIdentifier),
+                    \(days), \(reasonCode), \(requestedBy), \(timestamp(now)), 'requested')
+                """)
             return .reserved
         }
     }
@@ -73,33 +69,37 @@ public struct RenewalExtensionStore: Sendable {
         try await pool.query(
             """
             UPDATE renewal_extensions
-            SET status = $5, effective_date = $6, web_order_line_item_id = $7, apple_error = $8, answered_at = $9
-            WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3 AND request_identifier = $4
-            """,
-            [
-                appID, chain.environment.rawValue, chain.originalTransactionID, requestIdentifier, status.rawValue,
-                timestamp(effectiveDate), webOrderLineItemID, appleError, timestamp(now),
-            ])
+            SET status = \(status.rawValue), effective_date = \(timestamp(effectiveDate)),
+                web_order_line_item_id = \(webOrderLineItemID), apple_error = \(appleError), answered_at = \(timestamp(now))
+            WHERE \(Self.isChain(chain, appID: appID)) AND request_identifier = \(requestIdentifier)
+            """)
     }
 
     /// Every extension of `chain`, oldest first.
     public func extensions(of chain: ChainKey, appID: Int64) async throws -> [RenewalExtensionRecord] {
         try await pool.query(
-            Self.selectExtensions + " ORDER BY requested_at, request_identifier",
-            [appID, chain.environment.rawValue, chain.originalTransactionID]
+            """
+            \(Self.selectExtensions) WHERE \(Self.isChain(chain, appID: appID))
+            ORDER BY requested_at, request_identifier
+            """
         ).map(Self.record)
     }
 
-    static let extensionColumns = """
+    static let extensionColumns: PostgresQuery = """
         environment, original_transaction_id, request_identifier, mass, days, reason_code, requested_by,
-        \(millisecondsSQL("requested_at")), status, apple_error, \(millisecondsSQL("effective_date")),
-        web_order_line_item_id, \(millisecondsSQL("answered_at"))
+        \(milliseconds("requested_at")), status, apple_error, \(milliseconds("effective_date")),
+        web_order_line_item_id, \(milliseconds("answered_at"))
         """
 
-    static let selectExtensions = """
-        SELECT \(extensionColumns) FROM renewal_extensions
-        WHERE app_id = $1 AND environment = $2 AND original_transaction_id = $3
+    static let selectExtensions: PostgresQuery = "SELECT \(extensionColumns) FROM renewal_extensions"
+
+    /// The condition (unaliased columns) that selects the rows of `chain`.
+    static func isChain(_ chain: ChainKey, appID: Int64) -> PostgresQuery {
         """
+        app_id = \(appID) AND environment = \(chain.environment.rawValue) \
+        AND original_transaction_id = \(chain.originalTransactionID)
+        """
+    }
 
     static func record(_ row: PostgresRow) throws -> RenewalExtensionRecord {
         guard let environment = AppStoreEnvironment(rawValue: try row.decode(String.self, at: 0)),

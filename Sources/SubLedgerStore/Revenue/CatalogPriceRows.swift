@@ -15,17 +15,14 @@ enum CatalogPriceRows {
                 message: "product \(productID) has two price points for storefront \(point.storefront ?? "(all)") "
                     + "from \(CalendarDay.text(point.effectiveFromDay))")
         }
-        try connection.query("DELETE FROM catalog_prices WHERE app_id = $1 AND product_id = $2", [appID, productID])
+        try connection.query("DELETE FROM catalog_prices WHERE app_id = \(appID) AND product_id = \(productID)")
         for point in prices {
             try connection.query(
                 """
                 INSERT INTO catalog_prices (app_id, product_id, storefront, currency, price_milliunits, effective_from)
-                VALUES ($1, $2, $3, $4, $5, $6::date::timestamp AT TIME ZONE 'UTC')
-                """,
-                [
-                    appID, productID, point.storefront, point.currency, point.priceMilliunits,
-                    CalendarDay.text(point.effectiveFromDay),
-                ])
+                VALUES (\(appID), \(productID), \(point.storefront), \(point.currency), \(point.priceMilliunits),
+                    \(CalendarDay.text(point.effectiveFromDay))::date::timestamp AT TIME ZONE 'UTC')
+                """)
         }
     }
 }

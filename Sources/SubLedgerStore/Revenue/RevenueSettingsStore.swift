@@ -23,11 +23,11 @@ public struct RevenueSettingsStore: Sendable {
                 try connection.query(
                     """
                     INSERT INTO exchange_rates (reporting_currency, currency, rate_date, rate)
-                    VALUES ($1, $2, $3::date, $4::numeric)
+                    VALUES (\(reportingCurrency), \(rate.currency), \(CalendarDay.text(rate.day))::date,
+                        \(rate.rateText)::numeric)
                     ON CONFLICT (reporting_currency, currency, rate_date)
                     DO UPDATE SET rate = EXCLUDED.rate, loaded_at = now()
-                    """,
-                    [reportingCurrency, rate.currency, CalendarDay.text(rate.day), rate.rateText])
+                    """)
             }
             return rates.count
         }
@@ -41,10 +41,9 @@ public struct RevenueSettingsStore: Sendable {
                 try connection.query(
                     """
                     INSERT INTO storefront_tax_rates (storefront, effective_from, rate)
-                    VALUES ($1, $2::date, $3::numeric / 1000000)
+                    VALUES (\(rate.storefront), \(CalendarDay.text(rate.day))::date, \(rate.ppm)::numeric / 1000000)
                     ON CONFLICT (storefront, effective_from) DO UPDATE SET rate = EXCLUDED.rate
-                    """,
-                    [rate.storefront, CalendarDay.text(rate.day), rate.ppm])
+                    """)
             }
             return rates.count
         }
@@ -62,10 +61,11 @@ public struct RevenueSettingsStore: Sendable {
             let overlapping = try connection.query(
                 """
                 SELECT 1 FROM app_small_business_periods
-                WHERE app_id = $1 AND effective_from <> $2::date
-                  AND daterange(effective_from, effective_until) && daterange($2::date, $3::date)
-                """,
-                [appID, CalendarDay.text(period.fromDay), period.untilDay.map(CalendarDay.text)])
+                WHERE app_id = \(appID) AND effective_from <> \(CalendarDay.text(period.fromDay))::date
+                  AND daterange(effective_from, effective_until) &&
+                      daterange(\(CalendarDay.text(period.fromDay))::date,
+                      \(period.untilDay.map(CalendarDay.text))::date)
+                """)
             guard overlapping.isEmpty else {
                 throw StoreError(
                     code: .invalidRevenueSetting,
@@ -74,10 +74,10 @@ public struct RevenueSettingsStore: Sendable {
             try connection.query(
                 """
                 INSERT INTO app_small_business_periods (app_id, effective_from, effective_until)
-                VALUES ($1, $2::date, $3::date)
+                VALUES (\(appID), \(CalendarDay.text(period.fromDay))::date,
+                    \(period.untilDay.map(CalendarDay.text))::date)
                 ON CONFLICT (app_id, effective_from) DO UPDATE SET effective_until = EXCLUDED.effective_until
-                """,
-                [appID, CalendarDay.text(period.fromDay), period.untilDay.map(CalendarDay.text)])
+                """)
         }
     }
 
@@ -87,8 +87,10 @@ public struct RevenueSettingsStore: Sendable {
         try await pool.transaction { connection in
             let appID = try Self.appID(bundleID, on: connection)
             return try !connection.query(
-                "DELETE FROM app_small_business_periods WHERE app_id = $1 AND effective_from = $2::date RETURNING 1",
-                [appID, CalendarDay.text(fromDay)]
+                """
+                DELETE FROM app_small_business_periods WHERE app_id = \(appID) AND effective_from =
+                    \(CalendarDay.text(fromDay))::date RETURNING 1
+                """
             ).isEmpty
         }
     }
@@ -100,8 +102,8 @@ public struct RevenueSettingsStore: Sendable {
             return try connection.query(
                 """
                 SELECT (effective_from - DATE '1970-01-01')::bigint, (effective_until - DATE '1970-01-01')::bigint
-                FROM app_small_business_periods WHERE app_id = $1 ORDER BY effective_from
-                """, [appID]
+                FROM app_small_business_periods WHERE app_id = \(appID) ORDER BY effective_from
+                """
             ).map { row in
                 SmallBusinessPeriod(
                     fromDay: try row.decode(Int64.self, at: 0), untilDay: try row.decode(Int64?.self, at: 1))
@@ -110,7 +112,7 @@ public struct RevenueSettingsStore: Sendable {
     }
 
     private static func appID(_ bundleID: String, on connection: PostgresConnection) throws -> Int64 {
-        guard let row = try connection.query("SELECT app_id FROM apps WHERE bundle_id = $1", [bundleID]).first else {
+        guard let row = try connection.query("SELECT app_id FROM apps WHERE bundle_id = \(bundleID)").first else {
             throw StoreError(code: .unknownApp, message: "no app has the bundle id \(bundleID)")
         }
         return try row.decode(Int64.self, at: 0)

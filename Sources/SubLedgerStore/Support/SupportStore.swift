@@ -14,31 +14,54 @@ public struct SupportStore: Sendable {
     /// The chains of `app` that hold `id` as a transaction id or as an original transaction id, in any
     /// environment, sorted.
     public func chainKeys(transactionID id: String, app: StoredApp) async throws -> [ChainKey] {
-        try await pool.withConnection { connection in
+        let environments = AppStoreEnvironment.allAsParameter
+        return try await pool.withConnection { connection in
             try Self.chainKeys(
                 from: connection.query(
-                    Self.chainKeysByTransactionIDStatement, [app.appID, id, AppStoreEnvironment.allAsParameter]))
+                    """
+                    SELECT environment, original_transaction_id FROM transactions
+                    WHERE app_id = \(app.appID) AND environment = ANY (string_to_array(\(environments)::text, ','))
+                      AND transaction_id = \(id)
+                    UNION
+                    SELECT environment, original_transaction_id FROM chains
+                    WHERE app_id = \(app.appID) AND environment = ANY (string_to_array(\(environments)::text, ','))
+                      AND original_transaction_id = \(id)
+                    """))
         }
     }
 
     /// The chains of `app` holding a transaction whose `appAccountToken` is `token`, sorted.
     public func chainKeys(appAccountToken token: OrderID, app: StoredApp) async throws -> [ChainKey] {
         try await pool.withConnection { connection in
-            try Self.chainKeys(from: connection.query(Self.chainKeysByTokenStatement, [app.appID, token.rawValue]))
+            // Tokens are stored as Apple sent them; Apple may upper-case a UUID, so the comparison ignores case
+            // (`index_transactions_on_app_id_and_lower_app_account_token`).
+            try Self.chainKeys(
+                from: connection.query(
+                    """
+                    SELECT DISTINCT environment, original_transaction_id FROM transactions
+                    WHERE app_id = \(app.appID) AND lower(app_account_token) = \(token.rawValue)
+                    """))
         }
     }
 
     /// The chains of `app` holding a transaction of the app transaction `id`, in any environment, sorted.
     public func chainKeys(appTransactionID id: String, app: StoredApp) async throws -> [ChainKey] {
         try await pool.withConnection { connection in
-            try Self.chainKeys(from: connection.query(Self.chainKeysByAppTransactionIDStatement, [app.appID, id]))
+            try Self.chainKeys(
+                from: connection.query(
+                    """
+                    SELECT DISTINCT environment, original_transaction_id FROM transactions
+                    WHERE app_id = \(app.appID) AND app_transaction_id = \(id)
+                    """))
         }
     }
 
     /// Whether `account` is known to `app` (it submitted, ordered or owned something).
     public func accountExists(_ account: AccountID, app: StoredApp) async throws -> Bool {
         try await pool.withConnection { connection in
-            try !connection.query(Self.accountExistsStatement, [app.appID, account.rawValue]).isEmpty
+            try !connection.query(
+                "SELECT 1 FROM accounts WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)"
+            ).isEmpty
         }
     }
 
@@ -51,26 +74,4 @@ public struct SupportStore: Sendable {
             return ChainKey(environment: environment, originalTransactionID: try row.decode(String.self, at: 1))
         }.sorted()
     }
-
-    static let chainKeysByTransactionIDStatement = """
-        SELECT environment, original_transaction_id FROM transactions
-        WHERE app_id = $1 AND environment = ANY (string_to_array($3::text, ',')) AND transaction_id = $2
-        UNION
-        SELECT environment, original_transaction_id FROM chains
-        WHERE app_id = $1 AND environment = ANY (string_to_array($3::text, ',')) AND original_transaction_id = $2
-        """
-
-    // Tokens are stored as Apple sent them; Apple may upper-case a UUID, so the comparison ignores case
-    // (`index_transactions_on_app_id_and_lower_app_account_token`).
-    static let chainKeysByTokenStatement = """
-        SELECT DISTINCT environment, original_transaction_id FROM transactions
-        WHERE app_id = $1 AND lower(app_account_token) = $2
-        """
-
-    static let chainKeysByAppTransactionIDStatement = """
-        SELECT DISTINCT environment, original_transaction_id FROM transactions
-        WHERE app_id = $1 AND app_transaction_id = $2
-        """
-
-    static let accountExistsStatement = "SELECT 1 FROM accounts WHERE app_id = $1 AND account_id = $2"
 }

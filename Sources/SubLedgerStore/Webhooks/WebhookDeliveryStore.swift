@@ -44,7 +44,7 @@ public struct WebhookDeliveryStore: Sendable {
     /// of an active endpoint (a paused endpoint's deliveries wait for it to be resumed).
     public func claimDue(limit: Int, lease: Duration, worker: String, now: Instant) async throws -> [DueDelivery] {
         try await pool.transaction { connection in
-            try connection.query(Self.claimStatement, [timestamp(now), limit, lease.milliseconds, worker]).map { row in
+            try connection.query(Self.claim(limit: limit, lease: lease, worker: worker, now: now)).map { row in
                 try decodeDue(row, now: now)
             }
         }
@@ -86,28 +86,29 @@ public struct WebhookDeliveryStore: Sendable {
             origin: try row.decode(String.self, at: 9))
     }
 
-    private static let claimStatement = PostgresStatement(
+    private static func claim(limit: Int, lease: Duration, worker: String, now: Instant) -> PostgresQuery {
         """
         WITH due AS (
             SELECT d.delivery_id FROM webhook_deliveries d
             JOIN webhook_endpoints e ON e.endpoint_id = d.endpoint_id
-            WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-              AND (d.leased_until IS NULL OR d.leased_until < $1)
+            WHERE d.state = 'pending' AND d.next_attempt_at <= \(timestamp(now))
+              AND (d.leased_until IS NULL OR d.leased_until < \(timestamp(now)))
               AND e.state = 'active'
             ORDER BY d.next_attempt_at, d.delivery_id
-            LIMIT $2
+            LIMIT \(limit)
             FOR UPDATE OF d SKIP LOCKED
         )
-        UPDATE webhook_deliveries d SET leased_until = $1 + $3 * interval '1 millisecond', leased_by = $4
+        UPDATE webhook_deliveries d SET leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond', leased_by = \(worker)
         FROM due, webhook_events v, webhook_endpoints e, apps a
         WHERE d.delivery_id = due.delivery_id AND v.event_id = d.event_id AND e.endpoint_id = d.endpoint_id
           AND a.app_id = e.app_id
-        RETURNING d.delivery_id, d.event_id, v.event_type, v.body, \(millisecondsSQL("v.created_at")),
+        RETURNING d.delivery_id, d.event_id, v.event_type, v.body, \(milliseconds("v.created_at")),
                   d.endpoint_id, e.url, e.allow_private_network, d.attempts, d.origin, a.bundle_id,
                   e.secret, e.secret_sealed, e.secret_key_id,
                   e.previous_secret, e.previous_secret_sealed, e.previous_secret_key_id,
-                  \(millisecondsSQL("e.previous_secret_expires_at"))
-        """)
+                  \(milliseconds("e.previous_secret_expires_at"))
+        """
+    }
 
     /// What one attempt to send a claimed delivery came to.
     public struct Attempt: Sendable, Hashable {
@@ -183,11 +184,7 @@ public struct WebhookDeliveryStore: Sendable {
         let endpointsJSON = try StoreJSON.encode(endpointRows)
         return try await pool.transaction { connection in
             let updated = try connection.query(
-                Self.recordStatement,
-                [
-                    PostgresValue.jsonb(attemptsJSON), worker, timestamp(now), policy.giveUpAfter.milliseconds,
-                    policy.minimumAttempts,
-                ])
+                Self.record(attempts: .jsonb(attemptsJSON), worker: worker, now: now, policy: policy))
             var outcomes: [Int64: Outcome] = [:]
             for attempt in attempts { outcomes[attempt.deliveryID] = .leaseLost }
             for row in updated {
@@ -199,13 +196,8 @@ public struct WebhookDeliveryStore: Sendable {
                     default: .retrying
                     }
             }
-            try connection.query(Self.endpointRunStatement, [PostgresValue.jsonb(endpointsJSON)])
-            let paused = try connection.query(
-                Self.pauseStatement,
-                [
-                    PostgresValue.jsonb(endpointsJSON), timestamp(now), policy.pauseAfterFailures,
-                    policy.pauseAfter.milliseconds,
-                ])
+            try connection.query(Self.endpointRun(.jsonb(endpointsJSON)))
+            let paused = try connection.query(Self.pause(.jsonb(endpointsJSON), now: now, policy: policy))
             return Recorded(outcomes: outcomes, pausedEndpoints: try paused.map { try $0.decode(UUID.self, at: 0) })
         }
     }
@@ -248,35 +240,38 @@ public struct WebhookDeliveryStore: Sendable {
         return runs.values.sorted { $0.id.uuidString < $1.id.uuidString }
     }
 
-    private static let recordStatement = PostgresStatement(
+    private static func record(attempts: PostgresValue, worker: String, now: Instant, policy: WebhookRetryPolicy)
+        -> PostgresQuery
+    {
         """
         WITH r AS (
-            SELECT * FROM jsonb_to_recordset($1::jsonb)
+            SELECT * FROM jsonb_to_recordset(\(attempts)::jsonb)
                 AS r(d bigint, at bigint, ms integer, s integer, e text, ok boolean, next bigint)
         ), logged AS (
             INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, duration_ms, status, error, deliverer)
-            SELECT r.d, to_timestamp(r.at / 1000.0), r.ms, r.s, r.e, $2 FROM r
+            SELECT r.d, to_timestamp(r.at / 1000.0), r.ms, r.s, r.e, \(worker) FROM r
         )
         UPDATE webhook_deliveries w SET
             attempts = w.attempts + 1,
             state = CASE WHEN r.ok THEN 'delivered'
-                         WHEN w.created_at <= $3 - $4 * interval '1 millisecond' AND w.attempts + 1 >= $5 THEN 'failed'
+                         WHEN w.created_at <= \(timestamp(now)) - \(policy.giveUpAfter.milliseconds) * interval '1 millisecond' AND w.attempts + 1 >= \(policy.minimumAttempts) THEN 'failed'
                          ELSE 'pending' END,
             next_attempt_at = CASE WHEN r.ok THEN w.next_attempt_at ELSE to_timestamp(r.next / 1000.0) END,
             leased_until = NULL, leased_by = NULL,
             last_attempt_at = to_timestamp(r.at / 1000.0), last_status = r.s, last_error = r.e,
-            delivered_at = CASE WHEN r.ok THEN $3 ELSE NULL END
+            delivered_at = CASE WHEN r.ok THEN \(timestamp(now)) ELSE NULL END
         FROM r
-        WHERE w.delivery_id = r.d AND w.state = 'pending' AND w.leased_by = $2
+        WHERE w.delivery_id = r.d AND w.state = 'pending' AND w.leased_by = \(worker)
         RETURNING w.delivery_id, w.state
-        """)
+        """
+    }
 
     // Only rows that change are written: a healthy endpoint's row is not touched by every batch. A run starts
     // again when the count is 0 (a success, or `webhooks resume`, which resets the count but not the time).
-    private static let endpointRunStatement = PostgresStatement(
+    private static func endpointRun(_ endpoints: PostgresValue) -> PostgresQuery {
         """
         WITH u AS (
-            SELECT * FROM jsonb_to_recordset($1::jsonb) AS u(id uuid, ok boolean, n integer, first bigint)
+            SELECT * FROM jsonb_to_recordset(\(endpoints)::jsonb) AS u(id uuid, ok boolean, n integer, first bigint)
         )
         UPDATE webhook_endpoints e SET
             consecutive_failures = CASE WHEN u.ok THEN u.n ELSE e.consecutive_failures + u.n END,
@@ -287,25 +282,26 @@ public struct WebhookDeliveryStore: Sendable {
         FROM u
         WHERE e.endpoint_id = u.id
           AND NOT (u.ok AND u.n = 0 AND e.consecutive_failures = 0 AND e.failing_since IS NULL)
-        """)
-
-    private static let pauseStatement = PostgresStatement(
         """
-        UPDATE webhook_endpoints e SET state = 'paused', paused_reason = 'failing', paused_at = $2, updated_at = $2
-        FROM jsonb_to_recordset($1::jsonb) AS u(id uuid, ok boolean, n integer, first bigint)
+    }
+
+    private static func pause(_ endpoints: PostgresValue, now: Instant, policy: WebhookRetryPolicy) -> PostgresQuery {
+        """
+        UPDATE webhook_endpoints e SET state = 'paused', paused_reason = 'failing', paused_at = \(timestamp(now)), updated_at = \(timestamp(now))
+        FROM jsonb_to_recordset(\(endpoints)::jsonb) AS u(id uuid, ok boolean, n integer, first bigint)
         WHERE e.endpoint_id = u.id AND u.n > 0 AND e.state = 'active'
-          AND e.consecutive_failures >= $3 AND e.failing_since <= $2 - $4 * interval '1 millisecond'
+          AND e.consecutive_failures >= \(policy.pauseAfterFailures) AND e.failing_since <= \(timestamp(now)) - \(policy.pauseAfter.milliseconds) * interval '1 millisecond'
         RETURNING e.endpoint_id
-        """)
+        """
+    }
 
     /// Gives back every lease `worker` holds on a delivery not sent yet (graceful shutdown).
     public func releaseAll(worker: String) async throws {
         try await pool.query(
             """
             UPDATE webhook_deliveries SET leased_until = NULL, leased_by = NULL
-            WHERE leased_by = $1 AND state = 'pending'
-            """,
-            [worker])
+            WHERE leased_by = \(worker) AND state = 'pending'
+            """)
     }
 
     /// The queue as the metrics show it: pending deliveries of active endpoints, and the creation time of the
@@ -318,7 +314,7 @@ public struct WebhookDeliveryStore: Sendable {
     public func queueStatus() async throws -> QueueStatus {
         let row = try await pool.query(
             """
-            SELECT count(*), min(\(millisecondsSQL("v.created_at")))
+            SELECT count(*), min(\(milliseconds("v.created_at")))
             FROM webhook_deliveries d
             JOIN webhook_endpoints e ON e.endpoint_id = d.endpoint_id AND e.state = 'active'
             JOIN webhook_events v ON v.event_id = d.event_id

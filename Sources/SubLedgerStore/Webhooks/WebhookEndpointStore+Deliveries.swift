@@ -72,15 +72,17 @@ extension WebhookEndpointStore {
                 """
                 INSERT INTO webhook_events (event_id, app_id, environment, event_type, occurred_at, cause_kind,
                     cause_id, idempotency_key, body)
-                SELECT $1::uuid, e.app_id, $3, $4, $5, 'test', NULL, 'test:' || $1, $6
-                FROM webhook_endpoints e WHERE e.endpoint_id = $2::uuid AND e.state <> 'removed'
-                """, [eventID, id, event.environment, event.eventType, event.occurredAt, event.body])
+                SELECT \(eventID)::uuid, e.app_id, \(event.environment), \(event.eventType), \(event.occurredAt),
+                    'test', NULL, 'test:' || \(eventID), \(event.body)
+                FROM webhook_endpoints e WHERE e.endpoint_id = \(id)::uuid AND e.state <> 'removed'
+                """)
             guard inserted.rowsAffected == 1 else { return nil }
             let delivery = try connection.query(
                 """
-                INSERT INTO webhook_deliveries (event_id, endpoint_id, origin) VALUES ($1::uuid, $2::uuid, 'test')
+                INSERT INTO webhook_deliveries (event_id, endpoint_id, origin) VALUES (\(eventID)::uuid, \(id)::uuid,
+                    'test')
                 RETURNING delivery_id
-                """, [eventID, id]
+                """
             ).single().decode(Int64.self, at: 0)
             try connection.query("SELECT pg_notify('subledger_webhooks', '')")
             return delivery
@@ -106,19 +108,21 @@ extension WebhookEndpointStore {
     ) async throws -> ReplayOutcome {
         let types = try Self.jsonArray(eventTypes)
         return try await pool.transaction { connection in
-            let matching = """
+            let matching: PostgresQuery = """
                 FROM webhook_events ev JOIN webhook_endpoints e ON e.app_id = ev.app_id
-                WHERE e.endpoint_id = $1::uuid AND ev.cause_kind <> 'test'
-                  AND ev.created_at >= $2::timestamptz AND ($3::timestamptz IS NULL OR ev.created_at < $3::timestamptz)
-                  AND (jsonb_array_length($4::jsonb) = 0 OR ev.event_type IN (SELECT jsonb_array_elements_text($4::jsonb)))
+                WHERE e.endpoint_id = \(id)::uuid AND ev.cause_kind <> 'test'
+                  AND ev.created_at >= \(since)::timestamptz
+                  AND (\(until)::timestamptz IS NULL OR ev.created_at < \(until)::timestamptz)
+                  AND (jsonb_array_length(\(types)::jsonb) = 0
+                       OR ev.event_type IN (SELECT jsonb_array_elements_text(\(types)::jsonb)))
                   AND (cardinality(e.event_types) = 0 OR ev.event_type = ANY (e.event_types))
                   AND (cardinality(e.environments) = 0 OR ev.environment = ANY (e.environments))
                 """
             let endpoint = try connection.query(
-                "SELECT 1 FROM webhook_endpoints WHERE endpoint_id = $1::uuid AND state <> 'removed' FOR UPDATE", [id])
+                "SELECT 1 FROM webhook_endpoints WHERE endpoint_id = \(id)::uuid AND state <> 'removed' FOR UPDATE")
             guard endpoint.count == 1 else { return .unknownEndpoint }
             let count = Int(
-                try connection.query("SELECT count(*) " + matching, [id, since, until, types]).single()
+                try connection.query("SELECT count(*) \(matching)").single()
                     .decode(Int64.self, at: 0))
             guard count <= maximum else { return .tooMany(matching: count, maximum: maximum) }
             guard count > 0 else { return .queued(0) }
@@ -126,7 +130,8 @@ extension WebhookEndpointStore {
                 """
                 INSERT INTO webhook_deliveries (event_id, endpoint_id, origin)
                 SELECT ev.event_id, e.endpoint_id, 'replay'
-                """ + matching + " ORDER BY ev.created_at, ev.event_id", [id, since, until, types])
+                \(matching) ORDER BY ev.created_at, ev.event_id
+                """)
             try connection.query("SELECT pg_notify('subledger_webhooks', '')")
             return .queued(inserted.rowsAffected)
         }

@@ -85,7 +85,8 @@ enum WebhookOutbox {
                 due_ms: $0.dueAt.millisecondsSince1970)
         }
         var batch = PostgresBatch()
-        batch.append(insertStatement, [app.appID, try StoreJSON.encode(events), try StoreJSON.encode(momentRows)])
+        batch.append(
+            insert(events: try StoreJSON.encode(events), moments: try StoreJSON.encode(momentRows), appID: app.appID))
         return batch
     }
 
@@ -125,12 +126,7 @@ enum WebhookOutbox {
         of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
     ) throws -> Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> {
         let names = try StoreJSON.encode(accounts.map(\.rawValue).sorted())
-        let index = batch.append(
-            holdingsStatement,
-            [
-                appID, names, PostgresArrayText.strings(known.map(\.key.environment.rawValue)),
-                PostgresArrayText.strings(known.map(\.key.originalTransactionID)),
-            ])
+        let index = batch.append(holdings(of: names, appID: appID, except: known))
         return Batched { rows in
             var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
             for row in rows[index] {
@@ -150,43 +146,46 @@ enum WebhookOutbox {
         }
     }
 
-    static let holdingsStatement = PostgresStatement(
-        """
-        SELECT a.account_id,
-          (SELECT \(EntryRows.creditBalance)
-             FROM ledger_entries WHERE app_id = $1 AND account_id = a.account_id),
-          owned.*
-        FROM jsonb_array_elements_text($2::jsonb) AS a(account_id)
-        LEFT JOIN LATERAL (
-          SELECT \(ChainRows.chainColumns) FROM chains t
-          WHERE t.app_id = $1 AND (t.environment, t.original_transaction_id) IN (
-            SELECT environment, original_transaction_id FROM ownership_bindings
-            WHERE app_id = $1 AND account_id = a.account_id)
-            AND (t.environment, t.original_transaction_id) NOT IN (
-              SELECT * FROM unnest($3::text::text[], $4::text::text[]))
-        ) AS owned ON true
-        """)
+    static func holdings(of names: String, appID: Int64, except known: [ChainSnapshot]) -> PostgresQuery {
+        let knownEnvironments = PostgresArrayText.strings(known.map(\.key.environment.rawValue))
+        let knownOriginals = PostgresArrayText.strings(known.map(\.key.originalTransactionID))
+        return """
+            SELECT a.account_id,
+              (SELECT \(EntryRows.creditBalance)
+                 FROM ledger_entries WHERE app_id = \(appID) AND account_id = a.account_id),
+              owned.*
+            FROM jsonb_array_elements_text(\(names)::jsonb) AS a(account_id)
+            LEFT JOIN LATERAL (
+              SELECT \(ChainRows.chainColumns) FROM chains t
+              WHERE t.app_id = \(appID) AND (t.environment, t.original_transaction_id) IN (
+                SELECT environment, original_transaction_id FROM ownership_bindings
+                WHERE app_id = \(appID) AND account_id = a.account_id)
+                AND (t.environment, t.original_transaction_id) NOT IN (
+                  SELECT * FROM unnest(\(knownEnvironments)::text::text[], \(knownOriginals)::text::text[]))
+            ) AS owned ON true
+            """
+    }
 
     /// Every event whose key is new gets the next numbers of its account (`webhook_account_sequences`,
     /// upserted with RETURNING: writers of one account wait for each other there, so numbers follow commit
     /// order); a key already recorded consumes no number. Callers hold the chain locks of their events'
     /// subjects, so no other transaction can be inserting the same key meanwhile (the ON CONFLICT is a
     /// safety net that at worst leaves a gap, never a repeat). The clock's moments ride along.
-    static let insertStatement = PostgresStatement(
+    static func insert(events: String, moments: String, appID: Int64) -> PostgresQuery {
         """
         WITH input AS (
-          SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(n int, event_id uuid, environment text, account_id text,
+          SELECT * FROM jsonb_to_recordset(\(events)::jsonb) AS i(n int, event_id uuid, environment text, account_id text,
               event_type text, occurred_ms bigint, cause_kind text, cause_id text, idempotency_key text, head text,
               tail text)
         ), fresh AS (
           SELECT i.* FROM input i
-          WHERE NOT EXISTS (SELECT 1 FROM webhook_events w WHERE w.app_id = $1 AND w.idempotency_key = i.idempotency_key)
+          WHERE NOT EXISTS (SELECT 1 FROM webhook_events w WHERE w.app_id = \(appID) AND w.idempotency_key = i.idempotency_key)
         ), counted AS (
           SELECT environment, account_id, count(*) AS taken FROM fresh WHERE account_id IS NOT NULL
           GROUP BY environment, account_id
         ), numbers AS (
           INSERT INTO webhook_account_sequences AS s (app_id, environment, account_id, last_sequence)
-          SELECT $1, environment, account_id, taken FROM counted
+          SELECT \(appID), environment, account_id, taken FROM counted
           ON CONFLICT (app_id, environment, account_id) DO UPDATE SET last_sequence = s.last_sequence + EXCLUDED.last_sequence
           RETURNING environment, account_id, last_sequence
         ), numbered AS (
@@ -196,16 +195,17 @@ enum WebhookOutbox {
           FROM fresh f LEFT JOIN numbers q ON q.environment = f.environment AND q.account_id = f.account_id
         ), moments AS (
           INSERT INTO webhook_clock_moments AS m (app_id, environment, original_transaction_id, due_at)
-          SELECT $1, environment, original_transaction_id, timestamptz 'epoch' + due_ms * interval '1 millisecond'
-          FROM jsonb_to_recordset($3::jsonb) AS d(environment text, original_transaction_id text, due_ms bigint)
+          SELECT \(appID), environment, original_transaction_id, timestamptz 'epoch' + due_ms * interval '1 millisecond'
+          FROM jsonb_to_recordset(\(moments)::jsonb) AS d(environment text, original_transaction_id text, due_ms bigint)
           ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET due_at = EXCLUDED.due_at
         )
         INSERT INTO webhook_events (event_id, app_id, environment, account_id, account_sequence, event_type,
             occurred_at, cause_kind, cause_id, idempotency_key, body)
-        SELECT event_id, $1, environment, account_id, sequence, event_type,
+        SELECT event_id, \(appID), environment, account_id, sequence, event_type,
             timestamptz 'epoch' + occurred_ms * interval '1 millisecond', cause_kind, cause_id, idempotency_key,
             head || coalesce(sequence::text, 'null') || tail
         FROM numbered ORDER BY n
         ON CONFLICT (app_id, idempotency_key) DO NOTHING
-        """)
+        """
+    }
 }

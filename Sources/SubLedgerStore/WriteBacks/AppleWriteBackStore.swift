@@ -42,32 +42,30 @@ public struct AppleWriteBackStore: Sendable {
                 """
                 UPDATE apple_write_backs w SET state = 'superseded', leased_until = NULL, leased_by = NULL
                 WHERE w.kind = 'set_app_account_token' AND w.state IN ('pending', 'retry')
-                  AND (w.leased_until IS NULL OR w.leased_until < $1)
+                  AND (w.leased_until IS NULL OR w.leased_until < \(timestamp(now)))
                   AND EXISTS (
                     SELECT 1 FROM apple_write_backs n
                     WHERE n.app_id = w.app_id AND n.environment = w.environment AND n.kind = w.kind
                       AND n.transaction_id = w.transaction_id AND n.sequence > w.sequence)
-                """, [timestamp(now)])
+                """)
             let rows = try connection.query(
                 """
                 WITH due AS (
                     SELECT write_back_id FROM apple_write_backs
                     WHERE state IN ('pending', 'retry')
-                      AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
-                      AND (leased_until IS NULL OR leased_until < $1)
+                      AND (next_attempt_at IS NULL OR next_attempt_at <= \(timestamp(now)))
+                      AND (leased_until IS NULL OR leased_until < \(timestamp(now)))
                     ORDER BY write_back_id
-                    LIMIT $2
+                    LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE apple_write_backs w SET leased_until = $1 + $3 * interval '1 millisecond', leased_by = $4
+                UPDATE apple_write_backs w SET leased_until = \(timestamp(now)) +
+                    \(lease.components.seconds * 1000 + lease.components.attoseconds / 1_000_000_000_000_000) *
+                    interval '1 millisecond', leased_by = \(worker)
                 FROM due WHERE w.write_back_id = due.write_back_id
                 RETURNING w.write_back_id, w.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = w.app_id),
                     w.kind, w.environment, w.transaction_id, w.account_id, w.attempts
-                """,
-                [
-                    timestamp(now), limit,
-                    lease.components.seconds * 1000 + lease.components.attoseconds / 1_000_000_000_000_000, worker,
-                ])
+                """)
             return try rows.map { row in
                 guard let kind = AppleWriteBack.Kind(rawValue: try row.decode(String.self, at: 3)) else {
                     throw StoreError(code: .corruptRow, message: "unknown write-back kind in apple_write_backs")
@@ -92,17 +90,22 @@ public struct AppleWriteBackStore: Sendable {
         return try await pool.transaction { connection in
             // One token per account: two pollers making one at once take turns.
             try connection.query(
-                "SELECT pg_advisory_xact_lock(hashtextextended('account-token/' || $1::bigint::text || '/' || $2, 0))",
-                [appID, account.rawValue])
+                """
+                SELECT pg_advisory_xact_lock(hashtextextended('account-token/' || \(appID)::bigint::text || '/' ||
+                    \(account.rawValue), 0))
+                """)
             try connection.query(
                 """
                 INSERT INTO account_tokens (app_id, token, account_id)
-                SELECT $1, gen_random_uuid(), $2
-                WHERE NOT EXISTS (SELECT 1 FROM account_tokens WHERE app_id = $1 AND account_id = $2)
-                """, [appID, account.rawValue])
+                SELECT \(appID), gen_random_uuid(), \(account.rawValue)
+                WHERE NOT EXISTS (SELECT 1 FROM account_tokens WHERE app_id = \(appID) AND account_id =
+                    \(account.rawValue))
+                """)
             return try connection.query(
-                "SELECT token::text FROM account_tokens WHERE app_id = $1 AND account_id = $2 ORDER BY created_at LIMIT 1",
-                [appID, account.rawValue]
+                """
+                SELECT token::text FROM account_tokens WHERE app_id = \(appID) AND account_id = \(account.rawValue)
+                    ORDER BY created_at LIMIT 1
+                """
             ).single().decode(String.self, at: 0)
         }
     }
@@ -134,24 +137,23 @@ public struct AppleWriteBackStore: Sendable {
         }
         let updated = try await pool.query(
             """
-            UPDATE apple_write_backs SET state = $2, attempts = attempts + $3, next_attempt_at = $4,
-                app_account_token = coalesce($5::uuid, app_account_token), http_status = $6, apple_error_code = $7,
-                last_error = $8, sent_at = CASE WHEN $2 = 'sent' THEN $9 ELSE sent_at END,
+            UPDATE apple_write_backs SET state = \(state), attempts = attempts + \(calledApple ? 1 : 0),
+                next_attempt_at = \(timestamp(nextAttempt)),
+                app_account_token = coalesce(\(token)::uuid, app_account_token), http_status =
+                    \(httpStatus.map(Int64.init)), apple_error_code = \(appleErrorCode.map(Int64.init)),
+                last_error = \(detail.map(LedgerStore.storableError)), sent_at = CASE WHEN \(state) = 'sent' THEN
+                    \(timestamp(now)) ELSE sent_at END,
                 leased_until = NULL, leased_by = NULL
-            WHERE write_back_id = $1 AND state IN ('pending', 'retry') AND leased_by = $10
+            WHERE write_back_id = \(due.id) AND state IN ('pending', 'retry') AND leased_by = \(worker)
             RETURNING write_back_id
-            """,
-            [
-                due.id, state, calledApple ? 1 : 0, timestamp(nextAttempt), token, httpStatus.map(Int64.init),
-                appleErrorCode.map(Int64.init), detail.map(LedgerStore.storableError), timestamp(now), worker,
-            ])
+            """)
         return !updated.isEmpty
     }
 
     /// Gives back every lease `worker` holds (on shutdown), so other processes need not wait them out.
     public func releaseAll(worker: String) async throws {
         try await pool.query(
-            "UPDATE apple_write_backs SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1", [worker])
+            "UPDATE apple_write_backs SET leased_until = NULL, leased_by = NULL WHERE leased_by = \(worker)")
     }
 
     /// How many write-backs there are, by kind and state, for the admin page and `/metrics`.

@@ -166,7 +166,8 @@ final class FuzzTarget {
             "(SELECT count(*)::text || ':' || md5(coalesce(string_agg((\(table.columns))::text, '|' ORDER BY (\(table.columns))::text), '')) FROM \(table.table) t)"
         }
         let raw = Self.rawInputTables.map { "(SELECT count(*)::text FROM \($0))" }
-        let row = try await pool.query("SELECT " + (columns + raw).joined(separator: ", ")).single()
+        let row = try await pool.query(PostgresQuery(unsafeSQL: "SELECT " + (columns + raw).joined(separator: ", ")))
+            .single()
         return try (0..<(columns.count + raw.count)).map { try row.decode(String.self, at: $0) }
     }
 

@@ -133,7 +133,7 @@ struct ImportHarness: Sendable {
     /// What the ledger holds, in a form two databases can be compared by: chains with their owners and
     /// transactions, ledger entries by idempotency key, and every account's entitlements now.
     func snapshot(_ ledger: Ledger) async throws -> LedgerSnapshotText {
-        func lines(_ sql: String) async throws -> [String] {
+        func lines(_ sql: PostgresQuery) async throws -> [String] {
             try await ledger.pool.query(sql).map { try $0.decode(String.self, at: 0) }.sorted()
         }
         let chains = try await lines(
@@ -160,7 +160,7 @@ struct ImportHarness: Sendable {
     }
 
     /// Rows of `table` in `ledger`.
-    func count(_ table: String, in ledger: Ledger) async throws -> Int64 {
+    func count(_ table: PostgresQuery, in ledger: Ledger) async throws -> Int64 {
         try await ledger.pool.query("SELECT count(*) FROM \(table)").single().decode(Int64.self, at: 0)
     }
 }

@@ -1,5 +1,6 @@
 import AppStoreSimulator
 import Foundation
+import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore
@@ -181,7 +182,7 @@ import Testing
             #expect(summary.dryRun)
             #expect(summary.plan.count == 3)
             #expect(summary.plan[0].contains("would fetch the history of chain"))
-            for table in ["import_runs", "import_rows", "chains", "transactions", "ledger_entries"] {
+            for table: PostgresQuery in ["import_runs", "import_rows", "chains", "transactions", "ledger_entries"] {
                 #expect(try await h.count(table, in: h.imported) == 0)
             }
         }

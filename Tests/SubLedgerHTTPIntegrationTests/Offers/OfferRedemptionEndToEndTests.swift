@@ -40,8 +40,9 @@ import Testing
             #expect(offers.first?.data["price_milli"] as? Int == 4_990)
             #expect(offers.first?.data["transaction_id"] as? String == redeemed.transactionID)
             let price = try await e.service.pool.query(
-                "SELECT price_milliunits, offer_type FROM transactions WHERE transaction_id = $1",
-                [redeemed.transactionID])
+                """
+                SELECT price_milliunits, offer_type FROM transactions WHERE transaction_id = \(redeemed.transactionID)
+                """)
             #expect(try price.single().decode(Int64?.self, at: 0) == 4_990)
             #expect(try price.single().decode(Int?.self, at: 1) == 3)
 

@@ -32,7 +32,7 @@ import Testing
             let uuid = try #require(report.notificationUUID)
             #expect(report.arrival?.status == "applied")
             let stored = try await e.service.pool.query(
-                "SELECT notification_type, status FROM notifications WHERE notification_id = $1", [uuid]
+                "SELECT notification_type, status FROM notifications WHERE notification_id = \(uuid)"
             ).single()
             #expect(try stored.decode(String?.self, at: 0) == "TEST")
             // It stopped checking once SubLedger had handled it.

@@ -64,7 +64,7 @@ import Testing
             String.self, at: 0)
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
-            let caughtUp = try await standby.query("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [target])
+            let caughtUp = try await standby.query("SELECT pg_last_wal_replay_lsn() >= \(target)::pg_lsn")
                 .single().decode(Bool.self, at: 0)
             if caughtUp { return }
             if let client {

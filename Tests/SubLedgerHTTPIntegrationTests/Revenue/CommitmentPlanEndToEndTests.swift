@@ -22,8 +22,8 @@ import Testing
         let row = try await e.service.pool.query(
             """
             SELECT billing_plan, (extract(epoch FROM commitment_ends_at) * 1000)::bigint FROM chains
-            WHERE original_transaction_id = $1
-            """, [original]
+            WHERE original_transaction_id = \(original)
+            """
         ).single()
         return Commitment(
             plan: try row.decode(String?.self, at: 0), endsAtMilliseconds: try row.decode(Int64?.self, at: 1))
@@ -122,8 +122,10 @@ import Testing
             #expect(written.plan == "MONTHLY")
             #expect(written.endsAtMilliseconds != nil)
             _ = try await e.service.pool.query(
-                "UPDATE chains SET billing_plan = NULL, commitment_ends_at = NULL WHERE original_transaction_id = $1",
-                [original])
+                """
+                UPDATE chains SET billing_plan = NULL, commitment_ends_at = NULL WHERE original_transaction_id =
+                    \(original)
+                """)
             #expect(try await Self.chainCommitment(e, original) == Commitment(plan: nil, endsAtMilliseconds: nil))
             let step = try #require(BundledMigrations.files().first { $0.name == "0033_chain_commitments.sql" })
             let backfill = try #require(step.text.range(of: "UPDATE chains"))
@@ -144,8 +146,10 @@ import Testing
             _ = await e.control.advanceClock(.init(seconds: 340 * 86_400))
             await e.deliverNotifications()
             let paid = try await e.service.pool.query(
-                "SELECT count(*), sum(price_milliunits)::bigint FROM transactions WHERE original_transaction_id = $1",
-                [original])
+                """
+                SELECT count(*), sum(price_milliunits)::bigint FROM transactions WHERE original_transaction_id =
+                    \(original)
+                """)
             #expect(try paid.single().decode(Int64.self, at: 0) == 12)
             #expect(try paid.single().decode(Int64.self, at: 1) == 83_880)
             subscription = try await Self.subscription(e, "gail")

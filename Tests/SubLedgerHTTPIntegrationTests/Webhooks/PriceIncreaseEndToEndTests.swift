@@ -53,9 +53,9 @@ import Testing
             await e.deliverNotifications()
             let renewed = try await e.service.pool.query(
                 """
-                SELECT price_milliunits FROM transactions WHERE original_transaction_id = $1
+                SELECT price_milliunits FROM transactions WHERE original_transaction_id = \(original)
                 ORDER BY purchase_date
-                """, [original])
+                """)
             #expect(try renewed.map { try $0.decode(Int64?.self, at: 0) } == [9_990, 12_990])
             let after = try await Self.subscription(e, "alice")
             #expect(after["state"] as? String == "active")

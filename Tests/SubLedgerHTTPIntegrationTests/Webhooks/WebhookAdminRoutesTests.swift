@@ -39,10 +39,11 @@ import Testing
             """
             INSERT INTO webhook_events (event_id, app_id, environment, account_id, account_sequence, event_type,
                 occurred_at, cause_kind, cause_id, idempotency_key, body, created_at)
-            SELECT gen_random_uuid(), app_id, 'Production', $2, $3, $1, $4::timestamptz, 'notification', 'n',
-                'test-' || gen_random_uuid(), '{}', $4::timestamptz
+            SELECT gen_random_uuid(), app_id, 'Production', \(account), \(sequence), \(type),
+                \(createdAt)::timestamptz, 'notification', 'n',
+                'test-' || gen_random_uuid(), '{}', \(createdAt)::timestamptz
             FROM apps WHERE bundle_id = 'com.example.one'
-            """, [type, account, sequence, createdAt])
+            """)
     }
 
     @Test func endpointsAreAddedListedRotatedPausedResumedAndRemoved() async throws {
@@ -68,7 +69,7 @@ import Testing
             // Sealed with the service's key, never stored or listed in plaintext.
             #expect(endpoint["secret_key_id"] as? String == harness.catalog.secretKeys.current?.id)
             let plaintext = try await harness.pool.query(
-                "SELECT count(*) FROM webhook_endpoints WHERE secret IS NOT NULL OR position($1 in url) > 0", [secret]
+                "SELECT count(*) FROM webhook_endpoints WHERE secret IS NOT NULL OR position(\(secret) in url) > 0"
             ).single().decode(Int64.self, at: 0)
             #expect(plaintext == 0)
 
@@ -100,7 +101,7 @@ import Testing
             #expect(paused.json["state"] as? String == "paused")
             #expect(paused.json["paused_reason"] as? String == "manual")
             try await harness.pool.query(
-                "UPDATE webhook_endpoints SET consecutive_failures = 9 WHERE endpoint_id = $1::uuid", [id])
+                "UPDATE webhook_endpoints SET consecutive_failures = 9 WHERE endpoint_id = \(id)::uuid")
             let resumed = try await Self.send(client, .post, "/v1/admin/webhooks/\(id)/resume", key: admin)
             #expect(resumed.json["state"] as? String == "active")
             #expect(resumed.json["paused_reason"] == nil)
@@ -137,7 +138,7 @@ import Testing
             #expect(test.status == .accepted)
             let eventID = try #require(test.json["event_id"] as? String)
             let body = try await harness.pool.query(
-                "SELECT body, cause_kind, event_type FROM webhook_events WHERE event_id = $1::uuid", [eventID]
+                "SELECT body, cause_kind, event_type FROM webhook_events WHERE event_id = \(eventID)::uuid"
             ).single()
             let event = try #require(
                 try JSONSerialization.jsonObject(with: Data(try body.decode(String.self, at: 0).utf8)) as? [String: Any]
@@ -168,16 +169,18 @@ import Testing
             // A delivered one, with a failed attempt first, for the state filter and the attempts.
             try await harness.pool.query(
                 """
-                WITH d AS (SELECT delivery_id FROM webhook_deliveries WHERE endpoint_id = $1::uuid AND origin = 'event'
+                WITH d AS (SELECT delivery_id FROM webhook_deliveries WHERE endpoint_id = \(id)::uuid AND origin =
+                    'event'
                            ORDER BY delivery_id LIMIT 1)
                 INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, duration_ms, status, error, deliverer)
                 SELECT delivery_id, now(), 12, 503, 'the receiver answered 503', 'test' FROM d
-                """, [id])
+                """)
             try await harness.pool.query(
                 """
                 UPDATE webhook_deliveries SET state = 'delivered', attempts = 2, delivered_at = now()
-                WHERE delivery_id = (SELECT min(delivery_id) FROM webhook_deliveries WHERE endpoint_id = $1::uuid AND origin = 'event')
-                """, [id])
+                WHERE delivery_id = (SELECT min(delivery_id) FROM webhook_deliveries WHERE endpoint_id = \(id)::uuid
+                    AND origin = 'event')
+                """)
             let delivered = try await Self.send(
                 client, .get, "/v1/admin/webhooks/\(id)/deliveries?state=delivered", key: admin)
             let deliveredList = try #require(delivered.json["deliveries"] as? [[String: Any]])
@@ -198,7 +201,7 @@ import Testing
                 ])
             #expect(narrowed.json["queued"] as? Int == 1)
             let replays = try await harness.pool.query(
-                "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::uuid AND origin = 'replay'", [id]
+                "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = \(id)::uuid AND origin = 'replay'"
             ).single().decode(Int64.self, at: 0)
             #expect(replays == 4)
             let tooMany = try await Self.endpointStore(harness).replay(

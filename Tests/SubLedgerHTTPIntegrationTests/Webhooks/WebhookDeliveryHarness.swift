@@ -51,12 +51,10 @@ struct WebhookDeliveryHarness: Sendable {
             """
             INSERT INTO webhook_endpoints (endpoint_id, app_id, url, allow_private_network, secret,
                 previous_secret, previous_secret_expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 millisecond')
-            """,
-            [
-                id, appID, url, allowPrivateNetwork, Self.secret,
-                previousExpiresIn.map { _ in Self.previousSecret }, previousExpiresIn.map { $0.milliseconds } ?? 0,
-            ])
+            VALUES (\(id), \(appID), \(url), \(allowPrivateNetwork), \(Self.secret),
+                \(previousExpiresIn.map { _ in Self.previousSecret }), now() +
+                \(previousExpiresIn.map { $0.milliseconds } ?? 0) * interval '1 millisecond')
+            """)
         return id
     }
 
@@ -71,9 +69,9 @@ struct WebhookDeliveryHarness: Sendable {
                     """
                     INSERT INTO webhook_events (event_id, app_id, environment, event_type, occurred_at, cause_kind,
                         idempotency_key, body)
-                    VALUES ($1, $2, 'Sandbox', $3, now(), 'admin', $4, $5)
-                    """,
-                    [id, appID, type, "delivery-test:\(key)", #"{"id":"\#(key)","type":"\#(type)","n":\#(index)}"#])
+                    VALUES (\(id), \(appID), 'Sandbox', \(type), now(), 'admin', \("delivery-test:\(key)"),
+                        \(#"{"id":"\#(key)","type":"\#(type)","n":\#(index)}"#))
+                    """)
             }
         }
         return ids
@@ -90,8 +88,10 @@ struct WebhookDeliveryHarness: Sendable {
 
     func endpointState(_ id: UUID) async throws -> (state: String, reason: String?, failures: Int, failingSince: Bool) {
         let row = try await pool.query(
-            "SELECT state, paused_reason, consecutive_failures, failing_since IS NOT NULL FROM webhook_endpoints WHERE endpoint_id = $1",
-            [id]
+            """
+            SELECT state, paused_reason, consecutive_failures, failing_since IS NOT NULL FROM webhook_endpoints WHERE
+                endpoint_id = \(id)
+            """
         ).single()
         return (
             try row.decode(String.self, at: 0), try row.decode(String?.self, at: 1),

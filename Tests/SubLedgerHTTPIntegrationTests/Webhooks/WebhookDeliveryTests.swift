@@ -266,8 +266,8 @@ struct WebhookDeliveryTests {
                 try await harness.pool.query(
                     """
                     INSERT INTO webhook_endpoints (endpoint_id, app_id, url, secret_sealed, secret_key_id)
-                    VALUES ($1, $2, $3, $4, $5)
-                    """, [endpoint, harness.appID, receiver.baseURL, sealed.combined, sealed.keyID])
+                    VALUES (\(endpoint), \(harness.appID), \(receiver.baseURL), \(sealed.combined), \(sealed.keyID))
+                    """)
                 try await harness.insertEvents(1)
                 var configuration = WebhookDeliverer.Configuration(worker: "sealed")
                 configuration.retry = WebhookDeliveryHarness.quickRetry
@@ -322,8 +322,8 @@ struct WebhookDeliveryTests {
                     """
                     UPDATE webhook_endpoints SET state = 'active', paused_reason = NULL, paused_at = NULL,
                         consecutive_failures = 0
-                    WHERE endpoint_id = $1
-                    """, [endpoint])
+                    WHERE endpoint_id = \(endpoint)
+                    """)
                 let all = Set((first + later).map { $0.uuidString.lowercased() })
                 #expect(try await harness.deliverUntil(deliverer, timeout: .seconds(30)) { received.distinct == all })
                 #expect(try await harness.states() == ["delivered": 5])
@@ -396,8 +396,9 @@ struct WebhookDeliveryTests {
             #expect(status.pending == 4)
             #expect(status.oldestEventCreatedAt != nil)
             try await harness.pool.query(
-                "UPDATE webhook_endpoints SET state = 'paused', paused_reason = 'manual' WHERE endpoint_id = $1",
-                [endpoint])
+                """
+                UPDATE webhook_endpoints SET state = 'paused', paused_reason = 'manual' WHERE endpoint_id = \(endpoint)
+                """)
             status = try await harness.store.queueStatus()
             #expect(status.pending == 0)
             #expect(status.oldestEventCreatedAt == nil)

@@ -33,8 +33,9 @@ import Testing
         let rows = try await e.service.pool.query(
             """
             SELECT event_type, account_id, account_sequence, cause_kind, cause_id, body FROM webhook_events
-            WHERE $1::text IS NULL OR account_id = $1 ORDER BY created_at, account_sequence NULLS FIRST, event_id
-            """, [account])
+            WHERE \(account)::text IS NULL OR account_id = \(account) ORDER BY created_at, account_sequence NULLS
+                FIRST, event_id
+            """)
         return try rows.map { row in
             let text = try row.decode(String.self, at: 5)
             let body = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -142,7 +143,7 @@ import Testing
             #expect(extended.data["transaction_id"] as? String == renewed.transactionID)
             #expect(extended.causeKind == "notification")
             let notified = try await e.service.pool.query(
-                "SELECT count(*) FROM notifications WHERE notification_id = $1", [extended.causeID]
+                "SELECT count(*) FROM notifications WHERE notification_id = \(extended.causeID)"
             ).single()
             #expect(try notified.decode(Int64.self, at: 0) == 1)
             #expect((extended.body["cause"] as? [String: Any])?["id"] as? String == extended.causeID)
@@ -493,7 +494,7 @@ import Testing
             let failed = try await e.submitReceipt(bought.receiptData, account: "ada")
             #expect(failed.status.code >= 500)
             #expect(try await Self.count(e) == 0)
-            let entries = "SELECT count(*) FROM ledger_entries WHERE account_id = 'ada'"
+            let entries: PostgresQuery = "SELECT count(*) FROM ledger_entries WHERE account_id = 'ada'"
             #expect(try await e.service.pool.query(entries).single().decode(Int64.self, at: 0) == 0)
 
             try await e.service.pool.query("DROP TRIGGER fail_at_commit ON webhook_events")

@@ -115,8 +115,8 @@ import Testing
             let renewal = try await e.service.pool.query(
                 """
                 SELECT transaction_id, account_id, app_account_token FROM transactions
-                WHERE original_transaction_id = $1 ORDER BY purchase_date DESC LIMIT 1
-                """, [original]
+                WHERE original_transaction_id = \(original) ORDER BY purchase_date DESC LIMIT 1
+                """
             ).single()
             #expect(try renewal.decode(String.self, at: 0) != original)
             #expect(try renewal.decode(String?.self, at: 1) == "dana")

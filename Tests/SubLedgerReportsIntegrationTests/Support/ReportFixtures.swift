@@ -154,8 +154,8 @@ enum ReportFixtures {
         let notification = try await pool.query(
             """
             INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment, body)
-            VALUES ($1, 'n-c1', 'v2', 'DID_RENEW', NULL, 'Production', '{}') RETURNING notification_row_id
-            """, [app.appID]
+            VALUES (\(app.appID), 'n-c1', 'v2', 'DID_RENEW', NULL, 'Production', '{}') RETURNING notification_row_id
+            """
         ).single().decode(Int64.self, at: 0)
         for (observedDay, input) in inputs {
             let reference: LedgerStore.InputReference =
