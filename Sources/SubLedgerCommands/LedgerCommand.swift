@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
@@ -36,8 +35,7 @@ struct LedgerCommand: AsyncParsableCommand {
 
         static func instant(_ text: String) throws -> Instant {
             do {
-                let date = try ReportArguments.instant(text, now: Date())
-                return Instant(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+                return try ReportArguments.instant(text, now: Instant.systemNow())
             } catch {
                 throw ValidationError("--since: \(error)")
             }

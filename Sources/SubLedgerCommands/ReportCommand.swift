@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
 import SubLedgerUseCases
@@ -84,13 +85,13 @@ struct ReportCommand: AsyncParsableCommand {
             throw ValidationError("unknown format '\(format)': use table, json or csv")
         }
         do {
-            _ = try request(now: Date())
+            _ = try request(now: Instant.systemNow())
         } catch let error as ReportError {
             throw ValidationError(error.description)
         }
     }
 
-    private func request(now: Date) throws -> ReportRequest {
+    private func request(now: Instant) throws -> ReportRequest {
         let pairs: [(String, String?)] = [
             ("app", app), ("environment", environment), ("at", at), ("from", from), ("to", to), ("within", within),
             ("limit", limit), ("days", days), ("by", by),
@@ -105,7 +106,7 @@ struct ReportCommand: AsyncParsableCommand {
         try database.apply(to: &configuration, environment: CommandContext.current.environment)
         let logger = makeLogger("subledger.report", level: configuration.logLevel)
         let format = ReportFormat(rawValue: format) ?? .table
-        let now = Date()
+        let now = Instant.systemNow()
         let request = try request(now: now)
         let opened = try await DatabaseBootstrap.open(configuration, poolSize: 1, logger: logger)
         let report: AnyReport

@@ -74,9 +74,9 @@ enum BenchLedger {
             var depths: [Int] = []
             while clock.now < end {
                 let freshness = try await pool.withConnection { connection in
-                    try ReportFreshness.read(scope: .everything, now: Date(), on: connection)
+                    try ReportFreshness.read(scope: .everything, now: Instant.systemNow(), on: connection)
                 }
-                lags.append(freshness.lag(at: Date()))
+                lags.append(freshness.lag(at: Instant.systemNow()))
                 depths.append(freshness.pendingChanges)
                 try await Task.sleep(for: .seconds(1))
             }

@@ -83,7 +83,7 @@ import Testing
             try await Self.load(pool)
             return try await pool.withConnection { connection in
                 try Reports.churn(
-                    on: connection, scope: ReportScope(bundleID: F.bundleID), from: F.date(from), to: F.date(to))
+                    on: connection, scope: ReportScope(bundleID: F.bundleID), from: F.day(from), to: F.day(to))
             }
         }
     }

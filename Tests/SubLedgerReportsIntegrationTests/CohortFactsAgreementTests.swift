@@ -193,7 +193,7 @@ import Testing
     /// EUR, one receipt per payment in purchase order; every fifth chain's second payment refunded afterwards.
     static func sameCohortInputs(chain index: Int) -> [(Instant, LedgerInput)] {
         let chain = "same\(index)"
-        let start = date(2024, 5, 10 + index % 2).addingTimeInterval(3_600)
+        let start = foundationDate(2024, 5, 10 + index % 2).addingTimeInterval(3_600)
         let currency = index % 3 == 0 ? "EUR" : "USD"
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
@@ -205,15 +205,15 @@ import Testing
             var transaction = Transaction(
                 transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: "pro.monthly",
                 bundleID: bundleID,
-                purchaseDate: CohortFixtures.instant(from), originalPurchaseDate: CohortFixtures.instant(start),
-                expiresDate: CohortFixtures.instant(to), webOrderLineItemID: "w\(chain)\(sequence)",
+                purchaseDate: instant(from), originalPurchaseDate: instant(start),
+                expiresDate: instant(to), webOrderLineItemID: "w\(chain)\(sequence)",
                 subscriptionGroupID: "g1",
                 ownershipType: .purchased, environment: .production, source: .verifyReceipt, price: 9_990,
                 currency: currency)
             inputs.append(Self.receipt(account: "acct\(index)", [transaction], at: from))
             if sequence == 1, index % 5 == 0 {
                 let refundedAt = from.addingTimeInterval(5 * 86_400)
-                transaction.revocationDate = CohortFixtures.instant(refundedAt)
+                transaction.revocationDate = instant(refundedAt)
                 transaction.revocationReason = 0
                 refund = Self.receipt(account: "acct\(index)", [transaction], at: refundedAt)
             }
@@ -229,7 +229,7 @@ import Testing
     }
 
     static func receipt(account: String, _ transactions: [Transaction], at moment: Date) -> (Instant, LedgerInput) {
-        let instant = CohortFixtures.instant(moment)
+        let instant = Self.instant(moment)
         return (
             instant,
             LedgerInput(
@@ -383,23 +383,35 @@ import Testing
         .map { try $0.decode(String.self, at: 0) }
     }
 
-    static func date(_ year: Int, _ month: Int, _ day: Int) -> Date {
+    /// Midnight UTC of `year`-`month`-`day`: the report cases' instants.
+    static func date(_ year: Int, _ month: Int, _ day: Int) -> Instant {
         CohortFixtures.date(month, day, year: year)
     }
 
-    static let retentionCases: [(Date, Date, Int, String?, Date)] = [
+    /// The same midnight as a Foundation `Date`: the generated histories step through months and years of
+    /// varying length with Foundation's calendar, and their moments become instants through `instant(_:)`.
+    static func foundationDate(_ year: Int, _ month: Int, _ day: Int) -> Date {
+        Date(timeIntervalSince1970: Double(date(year, month, day).millisecondsSince1970) / 1_000)
+    }
+
+    /// The instant of a generated history's moment (whole seconds, so exact).
+    static func instant(_ date: Date) -> Instant {
+        Instant(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000))
+    }
+
+    static let retentionCases: [(Instant, Instant, Int, String?, Instant)] = [
         (date(2024, 1, 1), date(2026, 1, 1), 24, nil, date(2025, 9, 1)),
         (date(2024, 1, 1), date(2026, 1, 1), 24, "USD", date(2025, 9, 1)),
         (date(2024, 3, 10), date(2025, 2, 20), 6, "EUR", date(2025, 4, 17)),
         (date(2024, 1, 1), date(2025, 1, 1), 60, "USD", date(2030, 1, 1)),
         (date(2024, 6, 1), date(2024, 9, 1), 1, nil, date(2024, 8, 1)),
         // Cut at one end only, and within one month (no whole month: every chain from the facts).
-        (date(2024, 2, 1), date(2024, 11, 15).addingTimeInterval(3_600), 12, "USD", date(2025, 6, 1)),
-        (date(2024, 4, 30).addingTimeInterval(7_200), date(2024, 10, 1), 24, nil, date(2025, 6, 1)),
+        (date(2024, 2, 1), date(2024, 11, 15).adding(milliseconds: 3_600_000), 12, "USD", date(2025, 6, 1)),
+        (date(2024, 4, 30).adding(milliseconds: 7_200_000), date(2024, 10, 1), 24, nil, date(2025, 6, 1)),
         (date(2024, 5, 3), date(2024, 5, 27), 3, "USD", date(2025, 1, 1)),
     ]
 
-    static let trialsCases: [(Date, Date, TrialsReport.Granularity, Date)] = [
+    static let trialsCases: [(Instant, Instant, TrialsReport.Granularity, Instant)] = [
         (date(2024, 1, 1), date(2026, 1, 1), .month, date(2025, 9, 1)),
         (date(2024, 1, 1), date(2026, 1, 1), .week, date(2024, 11, 3)),
         (date(2024, 5, 1), date(2024, 12, 1), .month, date(2024, 7, 2)),
@@ -421,7 +433,7 @@ import Testing
             let currency = currencies.randomElement(using: &rng)!
             var product = ["pro.monthly", "pro.monthly", "pro.yearly", "premium.monthly"].randomElement(using: &rng)!
             if Int.random(in: 0..<15, using: &rng) == 0 { product = "pass.30d" }
-            var start = date(2024, Int.random(in: 1...12, using: &rng), Int.random(in: 1...28, using: &rng))
+            var start = foundationDate(2024, Int.random(in: 1...12, using: &rng), Int.random(in: 1...28, using: &rng))
             if Bool.random(using: &rng) {
                 start = calendar.date(
                     byAdding: .day, value: Int.random(in: 0...3, using: &rng),
@@ -441,8 +453,8 @@ import Testing
                     Transaction(
                         transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product,
                         bundleID: bundleID,
-                        purchaseDate: CohortFixtures.instant(from), originalPurchaseDate: CohortFixtures.instant(start),
-                        expiresDate: product == "pass.30d" ? nil : CohortFixtures.instant(to),
+                        purchaseDate: instant(from), originalPurchaseDate: instant(start),
+                        expiresDate: product == "pass.30d" ? nil : instant(to),
                         webOrderLineItemID: "w\(chain)\(sequence)", subscriptionGroupID: "g1", isTrialPeriod: trial,
                         isInIntroOfferPeriod: intro,
                         offerType: trial || intro ? [1, 2, 3].randomElement(using: &rng)! : nil,
@@ -478,7 +490,7 @@ import Testing
                 if product != "premium.monthly", Int.random(in: 0..<12, using: &rng) == 0 {
                     // Upgrade half-way: Apple revokes the current transaction with isUpgraded.
                     let at = moment.addingTimeInterval(-Double(Int.random(in: 1...10, using: &rng)) * 86_400)
-                    transactions[transactions.count - 1].revocationDate = CohortFixtures.instant(at)
+                    transactions[transactions.count - 1].revocationDate = instant(at)
                     transactions[transactions.count - 1].isUpgraded = true
                     product = "premium.monthly"
                     moment = at
@@ -498,7 +510,7 @@ import Testing
                 } else if Int.random(in: 0..<10, using: &rng) == 0 {
                     let refundedAt = bought.addingTimeInterval(Double(Int.random(in: 1...20, using: &rng)) * 86_400)
                     var refunded = transaction
-                    refunded.revocationDate = CohortFixtures.instant(refundedAt)
+                    refunded.revocationDate = instant(refundedAt)
                     refunded.revocationReason = 0
                     // Whole, or prorated (Apple's `revocationPercentage`), chosen without drawing from `rng`.
                     refunded.revocationPercentage = Self.refundPercentage(at: refunded.revocationDate!)
@@ -524,7 +536,7 @@ import Testing
                 // Some arrive late.
                 let observed = at.addingTimeInterval(
                     Int.random(in: 0..<6, using: &rng) == 0 ? Double(Int.random(in: 1...40, using: &rng)) * 86_400 : 0)
-                let moment = CohortFixtures.instant(observed)
+                let moment = instant(observed)
                 inputs.append(
                     (
                         moment,

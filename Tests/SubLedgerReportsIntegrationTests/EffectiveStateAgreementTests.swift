@@ -76,16 +76,16 @@ import Testing
                 transactions: [pass], observedAt: t0)
             try await store.apply(input, app: app, reference: .none, now: t0)
             try await ReportsDatabase.project(pool)
-            let now = Date(timeIntervalSince1970: Double(t0.millisecondsSince1970) / 1000)
+            let now = t0
             let scope = ReportScope(bundleID: Self.bundleID)
             // The reports run on the connection's own thread; the expectations are checked back in the test.
             let (during, after, active) = try await pool.withConnection { connection in
                 (
                     try Reports.summary(
-                        on: connection, scope: scope, at: now.addingTimeInterval(29 * 86_400), now: now),
+                        on: connection, scope: scope, at: now.adding(milliseconds: 29 * 86_400_000), now: now),
                     try Reports.summary(
-                        on: connection, scope: scope, at: now.addingTimeInterval(30 * 86_400), now: now),
-                    try Reports.active(on: connection, scope: scope, at: now.addingTimeInterval(31 * 86_400))
+                        on: connection, scope: scope, at: now.adding(milliseconds: 30 * 86_400_000), now: now),
+                    try Reports.active(on: connection, scope: scope, at: now.adding(milliseconds: 31 * 86_400_000))
                 )
             }
             #expect(during.totals.active == 1)

@@ -296,12 +296,12 @@ import Testing
         }
     }
 
-    static func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
-        CohortFixtures.date(month, day, year: year).addingTimeInterval(Double(hour) * 3_600)
+    static func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Instant {
+        CohortFixtures.date(month, day, year: year).adding(milliseconds: Int64(hour) * 3_600_000)
     }
 
     /// (from, to, now, reporting currency): months measured at their end, and at a `now` inside a month.
-    static let mrrCases: [(Date, Date, Date, String?)] = [
+    static let mrrCases: [(Instant, Instant, Instant, String?)] = [
         (date(2024, 1, 1), date(2027, 1, 1), date(2030, 1, 1), nil),
         (date(2024, 1, 1), date(2026, 1, 1), date(2025, 9, 17, 13), "USD"),
         (date(2024, 5, 20), date(2025, 3, 1), date(2024, 11, 1), "EUR"),
@@ -310,7 +310,7 @@ import Testing
     ]
 
     /// (from, to, granularity, reporting currency).
-    static let revenueCases: [(Date, Date, RevenueReport.Granularity, String?)] = [
+    static let revenueCases: [(Instant, Instant, RevenueReport.Granularity, String?)] = [
         (date(2024, 1, 1), date(2026, 1, 1), .day, nil),
         (date(2024, 1, 1), date(2027, 1, 1), .week, "USD"),
         (date(2024, 2, 10, 7), date(2025, 8, 3, 19), .month, "EUR"),

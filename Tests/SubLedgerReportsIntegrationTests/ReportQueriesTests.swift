@@ -54,7 +54,7 @@ import Testing
             #expect(report.totals.revoked == 2)
 
             // A week on, c1 is still active but c4's period (day 15-45) has run out.
-            let later = try await story.read { try Reports.summary(on: $0, scope: scope, at: F.date(47), now: F.now) }
+            let later = try await story.read { try Reports.summary(on: $0, scope: scope, at: F.day(47), now: F.now) }
             #expect(later.basis == .chainColumns)
             #expect(later.totals.active == 2)
             #expect(later.totals.expired == 3)
@@ -64,7 +64,7 @@ import Testing
     @Test func summaryInThePastReadsTheStateHistory() async throws {
         try await withStory { story in
             // Day 30: c1, c5, c2, c4 recorded active; k1 and c3 recorded revoked (on days 13 and 26); c6 unknown yet.
-            let report = try await story.read { try Reports.summary(on: $0, scope: scope, at: F.date(30), now: F.now) }
+            let report = try await story.read { try Reports.summary(on: $0, scope: scope, at: F.day(30), now: F.now) }
             #expect(report.basis == .stateHistory)
             #expect(report.totals.active == 4)
             #expect(report.totals.revoked == 2)
@@ -81,7 +81,7 @@ import Testing
             #expect(report.rows[1].paid == 1 && report.rows[1].trial == 0 && report.rows[1].total == 1)
             #expect(report.totals.total == 2)
             // On day 10 alice was still in her trial.
-            let early = try await story.read { try Reports.active(on: $0, scope: scope, at: F.date(10)) }
+            let early = try await story.read { try Reports.active(on: $0, scope: scope, at: F.day(10)) }
             #expect(early.rows.first { $0.productID == "pro.monthly" }?.trial == 1)
         }
     }
@@ -96,7 +96,7 @@ import Testing
             #expect(report.rows[0].willAutoRenew == nil)
             #expect(report.rows[1].ownerAccountID == "alice")
             #expect(report.rows[1].willAutoRenew == true)
-            #expect(report.rows[1].expiresAt == F.date(60))
+            #expect(report.rows[1].expiresAt == F.day(60))
             #expect(report.totals.chains == 3)
             #expect(report.totals.willAutoRenew == 2)
             #expect(report.totals.autoRenewUnknown == 1)
@@ -111,7 +111,7 @@ import Testing
     @Test func churnCountsStartsRenewalsAndExpiriesPerDay() async throws {
         try await withStory { story in
             let report = try await story.read {
-                try Reports.churn(on: $0, scope: scope, from: F.date(0), to: F.date(40))
+                try Reports.churn(on: $0, scope: scope, from: F.day(0), to: F.day(40))
             }
             #expect(report.granularity == .day)
             #expect(report.periods.count == 40)
@@ -121,12 +121,12 @@ import Testing
             #expect(report.totals.expiredByReason == ["voluntary": 1])
             #expect(report.totals.recovered == 0)
             let started = report.periods.filter { $0.counts.started > 0 }.map(\.start)
-            #expect(started == [F.date(0), F.date(2), F.date(5), F.date(20), F.date(38)])
+            #expect(started == [F.day(0), F.day(2), F.day(5), F.day(20), F.day(38)])
             #expect(report.periods[30].counts.renewed == 1)
             #expect(report.periods[36].counts.expired == 1)
 
             let monthly = try await story.read {
-                try Reports.churn(on: $0, scope: scope, from: F.date(0), to: F.date(365))
+                try Reports.churn(on: $0, scope: scope, from: F.day(0), to: F.day(365))
             }
             #expect(monthly.granularity == .month)
             #expect(monthly.periods.count == 12)
@@ -139,7 +139,7 @@ import Testing
     @Test func refundsCarryReasonCodesAndAmounts() async throws {
         try await withStory { story in
             let report = try await story.read {
-                try Reports.refunds(on: $0, scope: scope, from: F.date(0), to: F.now, limit: 10)
+                try Reports.refunds(on: $0, scope: scope, from: F.day(0), to: F.now, limit: 10)
             }
             #expect(report.rows.count == 2)
             let subscription = try #require(report.rows.first)
@@ -150,7 +150,7 @@ import Testing
             #expect(subscription.revocationReasonCode == 1)
             #expect(subscription.priceMilli == 9_990)
             #expect(subscription.currency == "EUR")
-            #expect(subscription.at == F.date(25))
+            #expect(subscription.at == F.day(25))
             let credits = report.rows[1]
             #expect(credits.kind == "debit")
             #expect(credits.credits == 100)
@@ -166,7 +166,7 @@ import Testing
     @Test func transfersJoinThePreviousBinding() async throws {
         try await withStory { story in
             let report = try await story.read {
-                try Reports.transfers(on: $0, scope: scope, from: F.date(0), to: F.now, limit: 10)
+                try Reports.transfers(on: $0, scope: scope, from: F.day(0), to: F.now, limit: 10)
             }
             #expect(report.rows.count == 1)
             let transfer = try #require(report.rows.first)
@@ -175,8 +175,8 @@ import Testing
             #expect(transfer.toAccountID == "frank")
             #expect(transfer.sequence == 1)
             #expect(transfer.reason == "owner_not_actively_auto_renewing")
-            #expect(transfer.at == F.date(8))
-            #expect(transfer.previousOwnerSince == F.date(3))
+            #expect(transfer.at == F.day(8))
+            #expect(transfer.previousOwnerSince == F.day(3))
             #expect(transfer.productID == "pro.monthly")
             #expect(report.totals == [.init(reason: "owner_not_actively_auto_renewing", transfers: 1)])
         }
@@ -186,7 +186,7 @@ import Testing
         try await withStory { story in
             let report = try await story.read { try Reports.unclaimed(on: $0, scope: scope, limit: 10) }
             #expect(report.rows.map(\.transactionID) == ["c4"])
-            #expect(report.rows.first?.purchaseDate == F.date(15))
+            #expect(report.rows.first?.purchaseDate == F.day(15))
             #expect(report.totals.map(\.transactions) == [1])
         }
     }
@@ -200,16 +200,16 @@ import Testing
                     .ledgerEntry, .entitlementGained, .bindingStarted, .ledgerEntry, .entitlementGained,
                 ])
             #expect(timeline.events.map(\.kind) == ["grant", "grant", nil, "extend", "extend"])
-            #expect(timeline.events.map(\.at) == [F.date(0), F.date(0), F.date(1), F.date(30), F.date(30)])
+            #expect(timeline.events.map(\.at) == [F.day(0), F.day(0), F.day(1), F.day(30), F.day(30)])
             #expect(timeline.events[1].note == "pro")
-            #expect(timeline.events[4].until == F.date(60))
+            #expect(timeline.events[4].until == F.day(60))
 
             let erin = try await story.read { try Reports.account("erin", on: $0, scope: scope) }
             #expect(
                 erin.events.map(\.category) == [
                     .ledgerEntry, .entitlementGained, .bindingStarted, .bindingEnded, .ledgerEntry, .entitlementLost,
                 ])
-            #expect(erin.events.last?.at == F.date(8))
+            #expect(erin.events.last?.at == F.day(8))
             await #expect(throws: ReportError.self) {
                 try await story.read { try Reports.account("nobody", on: $0, scope: scope) }
             }
@@ -255,7 +255,7 @@ import Testing
     @Test func activeOverTimeCountsSubscriptionsInForceAtEachDayEnd() async throws {
         try await withStory { story in
             let report = try await story.read { try Reports.activeOverTime(on: $0, scope: scope, days: 12, now: F.now) }
-            #expect(report.days.map(\.day) == (29...40).map(F.date))
+            #expect(report.days.map(\.day) == (29...40).map(F.day))
             // Day 29 ends: c1 (0-30), c5 (2-32), c2 (5-35), c4 (15-45); c3 was refunded on day 25.
             #expect(report.days.map(\.active) == [4, 4, 3, 3, 3, 2, 2, 2, 3, 3, 3, 3])
         }

@@ -169,7 +169,7 @@ import Testing
     /// Applies one random history of both generators through `LedgerStore.apply`; returns the instants to compare
     /// the reports at: around every date the ledger holds, and some midnights.
     static func applyRandomHistory(_ history: Int, on pool: PostgresPool, using rng: inout SplitMix64) async throws
-        -> [Date]
+        -> [Instant]
     {
         let store = LedgerStore(pool: pool)
         let catalogStore = CatalogStore(pool: pool)
@@ -202,21 +202,21 @@ import Testing
         for date in dates { milliseconds.formUnion([date - 1, date, date + 1]) }
         let t0 = RandomChain.t0.millisecondsSince1970
         for day in -3...3 { milliseconds.insert(t0 + Int64(day) * RandomChain.day) }
-        return milliseconds.sorted().map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        return milliseconds.sorted().map { Instant(millisecondsSince1970: $0) }
     }
 
     /// Every report from the spans and from the ledger: `active` and `summary` (in the past) at every instant of
     /// a sample of `instants` for every scope, `active-over-time` over several day counts ending at some of them.
     static func compareReports(
-        on connection: PostgresConnection, at instants: [Date], history: Int, scopes: [ReportScope] = scopes
+        on connection: PostgresConnection, at instants: [Instant], history: Int, scopes: [ReportScope] = scopes
     ) throws -> Outcome {
         var outcome = Outcome()
         // Every third instant (all of them around t0, where the lapse chains' dates are), so each scope stays quick.
-        let t0 = Date(timeIntervalSince1970: Double(RandomChain.t0.millisecondsSince1970) / 1000)
+        let t0 = RandomChain.t0.millisecondsSince1970
         let sampled = instants.enumerated().filter { index, instant in
-            index % 5 == 0 || (index % 2 == 0 && abs(instant.timeIntervalSince(t0)) < 62 * 86_400)
+            index % 5 == 0 || (index % 2 == 0 && abs(instant.millisecondsSince1970 - t0) < 62 * 86_400_000)
         }.map(\.element)
-        let future = Date(timeIntervalSince1970: 2_000_000_000)
+        let future = Instant(millisecondsSince1970: 2_000_000_000_000)
         for scope in scopes {
             let scopeName = "\(scope.bundleID ?? "*")/\(scope.environment ?? "*")"
             for instant in sampled {
@@ -273,22 +273,23 @@ import Testing
 
     /// `churn` ranges: the whole history by month, ranges with edges inside days (by day and by month), within
     /// one day, from midnight to midnight, and empty of whole days.
-    static func churnRanges(_ instants: [Date]) -> [(Date, Date)] {
+    static func churnRanges(_ instants: [Instant]) -> [(Instant, Instant)] {
         guard let first = instants.first, let last = instants.last else { return [] }
-        let t0 = Date(timeIntervalSince1970: Double(RandomChain.t0.millisecondsSince1970) / 1000)
-        let day: TimeInterval = 86_400
-        var ranges: [(Date, Date)] = [
-            (first, last.addingTimeInterval(1)),
-            (t0.addingTimeInterval(-40 * day + 12_345.678), t0.addingTimeInterval(5 * day + 3_600)),
-            (t0.addingTimeInterval(-day), t0.addingTimeInterval(day)),
-            (t0.addingTimeInterval(3_600), t0.addingTimeInterval(7_200)),
-            (t0.addingTimeInterval(-0.001), t0.addingTimeInterval(0.001)),
-            (t0.addingTimeInterval(-400 * day - 1), t0.addingTimeInterval(200 * day + 1)),
+        let t0 = RandomChain.t0
+        let day: Int64 = 86_400_000
+        let hour: Int64 = 3_600_000
+        var ranges: [(Instant, Instant)] = [
+            (first, last.adding(milliseconds: 1_000)),
+            (t0.adding(milliseconds: -40 * day + 12_345_678), t0.adding(milliseconds: 5 * day + hour)),
+            (t0.adding(milliseconds: -day), t0.adding(milliseconds: day)),
+            (t0.adding(milliseconds: hour), t0.adding(milliseconds: 2 * hour)),
+            (t0.adding(milliseconds: -1), t0.adding(milliseconds: 1)),
+            (t0.adding(milliseconds: -400 * day - 1_000), t0.adding(milliseconds: 200 * day + 1_000)),
         ]
         // Ranges between instants of the history (dates of its entries among them), by day and by month.
         for index in stride(from: 0, to: instants.count - 1, by: max(instants.count / 6, 1)) {
             let from = instants[index]
-            ranges.append((from, min(from.addingTimeInterval(20 * day), last)))
+            ranges.append((from, min(from.adding(milliseconds: 20 * day), last)))
             ranges.append((from, last))
         }
         return ranges.filter { $0.0 < $0.1 }

@@ -67,8 +67,8 @@ import Testing
             // The report from the totals equals the reference from the ledger.
             let scope = ReportScope(bundleID: Self.bundleID)
             try await pool.withConnection { connection in
-                let from = Date(timeIntervalSince1970: Double(Self.base) / 1_000 + 3_600)
-                let to = from.addingTimeInterval(150 * 86_400)
+                let from = Instant(millisecondsSince1970: Self.base + 3_600_000)
+                let to = from.adding(milliseconds: 150 * 86_400_000)
                 for granularity in RevenueReport.Granularity.allCases {
                     let totals = try Reports.revenue(
                         on: connection, scope: scope, from: from, to: to, granularity: granularity,

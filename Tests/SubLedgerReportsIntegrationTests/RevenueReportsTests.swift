@@ -31,7 +31,7 @@ import Testing
     @Test func mrrMovesByNewExpansionChurnAndReactivation() async throws {
         try await withFixture { connection in
             let report = try Reports.mrr(
-                on: connection, scope: .everything, from: F.date(0), to: F.date(120), now: F.date(200),
+                on: connection, scope: .everything, from: F.day(0), to: F.day(120), now: F.day(200),
                 reportingCurrency: "USD")
             let usd = report.rows.filter { $0.currency == "USD" }
             #expect(usd.map(\.month) == ["2025-01", "2025-02", "2025-03", "2025-04"])
@@ -68,7 +68,7 @@ import Testing
     @Test func revenueSplitsGrossRefundsTaxCommissionAndProceeds() async throws {
         try await withFixture { connection in
             let report = try Reports.revenue(
-                on: connection, scope: .everything, from: F.date(0), to: F.date(120), granularity: .month,
+                on: connection, scope: .everything, from: F.day(0), to: F.day(120), granularity: .month,
                 reportingCurrency: "USD")
             let usd = report.periods.filter { $0.currency == "USD" }
             #expect(usd.map(\.period) == ["2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01"])
@@ -106,7 +106,7 @@ import Testing
     @Test func renewalsAfterAYearOfPaidServicePayFifteenPercent() async throws {
         try await withFixture { connection in
             let report = try Reports.revenue(
-                on: connection, scope: ReportScope(bundleID: F.money), from: F.date(375), to: F.date(385),
+                on: connection, scope: ReportScope(bundleID: F.money), from: F.day(375), to: F.day(385),
                 granularity: .day)
             #expect(report.rows.count == 1)
             #expect(report.rows.first?.period == "2026-01-16")
@@ -119,13 +119,13 @@ import Testing
     @Test func aReportingCurrencyWithoutRatesListsTheMissingOnesAndGuessesNothing() async throws {
         try await withFixture { connection in
             let report = try Reports.revenue(
-                on: connection, scope: .everything, from: F.date(0), to: F.date(31), granularity: .week,
+                on: connection, scope: .everything, from: F.day(0), to: F.day(31), granularity: .week,
                 reportingCurrency: "EUR")
             #expect(report.missingRates.map(\.currency) == ["GBP", "USD"])
             #expect(report.reportingTotal?.grossMilli == 0)
             #expect(report.periods.first?.period == "2024-12-30")
             let mrr = try Reports.mrr(
-                on: connection, scope: .everything, from: F.date(0), to: F.date(31), now: F.date(200),
+                on: connection, scope: .everything, from: F.day(0), to: F.day(31), now: F.day(200),
                 reportingCurrency: "EUR")
             #expect(mrr.reporting?.first?.complete == false)
             #expect(mrr.missingRates.map(\.currency) == ["GBP", "USD"])
@@ -166,13 +166,13 @@ import Testing
 
     @Test func theCLIsRequestAndTheRevenuePageShowTheSameNumbers() async throws {
         try await withFixture { connection in
-            let now = F.date(119)
+            let now = F.day(119)
             let panel = try RevenuePanel.load(on: connection, now: now)
             let (from, to) = RevenuePanel.range(now: now)
             let request = try ReportRequest(
                 name: "mrr",
                 options: [
-                    "from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to),
+                    "from": RFC3339.format(from, precision: .seconds), "to": RFC3339.format(to, precision: .seconds),
                 ],
                 now: now)
             guard case .mrr(let cli) = try Reports.run(request, on: connection) else {
@@ -183,7 +183,7 @@ import Testing
             let revenueRequest = try ReportRequest(
                 name: "revenue",
                 options: [
-                    "from": ISO8601DateFormatter().string(from: from), "to": ISO8601DateFormatter().string(from: to),
+                    "from": RFC3339.format(from, precision: .seconds), "to": RFC3339.format(to, precision: .seconds),
                     "by": "month",
                 ],
                 now: now)
@@ -264,7 +264,7 @@ import Testing
         try await withFixture { connection in
             let mrr = AnyReport.mrr(
                 try Reports.mrr(
-                    on: connection, scope: .everything, from: F.date(0), to: F.date(59), now: F.date(200)))
+                    on: connection, scope: .everything, from: F.day(0), to: F.day(59), now: F.day(200)))
             let csv = ReportFormat.csv.render(mrr)
             #expect(
                 csv.hasPrefix(
@@ -275,7 +275,7 @@ import Testing
             #expect(json.contains("\"mrr_milli\" : 43303") || json.contains("\"mrr_milli\":43303"))
             let revenue = AnyReport.revenue(
                 try Reports.revenue(
-                    on: connection, scope: ReportScope(bundleID: F.small), from: F.date(0), to: F.date(31),
+                    on: connection, scope: ReportScope(bundleID: F.small), from: F.day(0), to: F.day(31),
                     granularity: .month))
             let table = ReportFormat.table.render(revenue)
             #expect(table.contains("Revenue per month"))

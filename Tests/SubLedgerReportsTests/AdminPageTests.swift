@@ -1,16 +1,17 @@
 import Foundation
+import SubLedgerCore
 import Testing
 
 @testable import SubLedgerReports
 
 /// The admin page renderer: escaping, charts, the search result.
 @Suite struct AdminPageTests {
-    static let day = Date(timeIntervalSince1970: 1_735_689_600)
+    static let day = Instant(millisecondsSince1970: 1_735_689_600_000)
     static let hostile = "<script>alert('x')</script>"
 
     func page(
         search: String? = nil, timeline: AdminSearchResult? = nil, freshness: ReportFreshness? = nil,
-        now: Date = Date(timeIntervalSince1970: 0)
+        now: Instant = Instant(millisecondsSince1970: 0)
     ) -> String {
         var counts = StateCounts()
         counts.add(4_321, in: "active")
@@ -23,10 +24,11 @@ import Testing
         january.started = 250
         january.expired = 31
         let churn = ChurnReport(
-            from: Self.day, to: Self.day.addingTimeInterval(40 * 86_400), granularity: .month,
+            from: Self.day, to: Self.day.adding(milliseconds: 40 * 86_400_000), granularity: .month,
             periods: [.init(start: Self.day, counts: january)], totals: january)
         let days = (0..<3).map {
-            ActiveOverTimeReport.Day(day: Self.day.addingTimeInterval(Double($0) * 86_400), active: 4_000 + $0 * 150)
+            ActiveOverTimeReport.Day(
+                day: Self.day.adding(milliseconds: Int64($0) * 86_400_000), active: 4_000 + $0 * 150)
         }
         return AdminPage.render(
             summary: summary, activeOverTime: days, statesByProduct: summary.products, churnByMonth: churn,
@@ -39,7 +41,7 @@ import Testing
         let current = page(freshness: ReportFreshness(asOf: Self.day, pendingChanges: 0), now: Self.day)
         #expect(current.contains("Reports as of 2025-01-01T00:00:00Z (up to date)"))
         let behind = page(
-            freshness: ReportFreshness(asOf: Self.day, pendingChanges: 12), now: Self.day.addingTimeInterval(90))
+            freshness: ReportFreshness(asOf: Self.day, pendingChanges: 12), now: Self.day.adding(milliseconds: 90_000))
         #expect(behind.contains("Reports as of 2025-01-01T00:00:00Z (12 changes not projected yet, 90 s behind)"))
         #expect(!page().contains("Reports as of"))
     }
@@ -71,7 +73,7 @@ import Testing
         let event = TimelineEvent(
             at: Self.day, category: .ledgerEntry, bundleID: "com.example.app", environment: "Production",
             originalTransactionID: "1000", transactionID: "1000", productID: "pro.monthly", accountID: Self.hostile,
-            kind: "grant", reason: "purchase", until: Self.day.addingTimeInterval(86_400), note: "pro", rowID: 1)
+            kind: "grant", reason: "purchase", until: Self.day.adding(milliseconds: 86_400_000), note: "pro", rowID: 1)
         let timeline = AccountTimeline(accountID: Self.hostile, bundleIDs: ["com.example.app"], events: [event])
         let html = page(search: Self.hostile, timeline: .account(timeline))
         #expect(html.contains("<form method=\"get\" action=\"/admin\""))

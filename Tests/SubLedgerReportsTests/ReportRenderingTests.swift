@@ -1,11 +1,12 @@
 import Foundation
+import SubLedgerCore
 import Testing
 
 @testable import SubLedgerReports
 
 /// Table, JSON and CSV rendering: pure functions of report values.
 @Suite struct ReportRenderingTests {
-    static let day = Date(timeIntervalSince1970: 1_735_689_600)
+    static let day = Instant(millisecondsSince1970: 1_735_689_600_000)
 
     static let unclaimed = UnclaimedReport(
         rows: [

@@ -1,11 +1,12 @@
 import Foundation
+import SubLedgerCore
 import Testing
 
 @testable import SubLedgerReports
 
 /// Parsing report names and arguments: bad input is a clear error, never a silent default.
 @Suite struct ReportRequestTests {
-    let now = Date(timeIntervalSince1970: 1_735_689_600)
+    let now = Instant(millisecondsSince1970: 1_735_689_600_000)
 
     @Test(arguments: [("7d", 604_800), ("12h", 43_200), ("30m", 1_800), ("45s", 45), ("2w", 1_209_600)])
     func durations(text: String, seconds: Int64) throws {
@@ -22,7 +23,7 @@ import Testing
         #expect(try ReportArguments.instant("2025-01-01", now: now) == now)
         #expect(try ReportArguments.instant("2025-01-01T02:00:00+02:00", now: now) == now)
         #expect(try ReportArguments.instant("now", now: now) == now)
-        #expect(try ReportArguments.instant("2025-01-01T00:00:00.500Z", now: now) == now.addingTimeInterval(0.5))
+        #expect(try ReportArguments.instant("2025-01-01T00:00:00.500Z", now: now) == now.adding(milliseconds: 500))
         #expect(throws: ReportError.self) { try ReportArguments.instant("yesterday", now: now) }
         #expect(throws: ReportError.self) { try ReportArguments.instant("2025-13-01", now: now) }
     }
@@ -65,15 +66,16 @@ import Testing
 
 /// The revenue reports' arguments.
 @Suite struct RevenueReportRequestTests {
-    let now = Date(timeIntervalSince1970: 1_735_689_600)
+    let now = Instant(millisecondsSince1970: 1_735_689_600_000)
 
     @Test func revenueAndMRRResolveTheirDefaultsAndOptions() throws {
         let revenue = try ReportRequest(name: "revenue", options: ["by": "week", "currency": "EUR"], now: now)
         #expect(
-            revenue.kind == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .week, currency: "EUR"))
+            revenue.kind
+                == .revenue(from: now.adding(milliseconds: -30 * 86_400_000), to: now, by: .week, currency: "EUR"))
         #expect(
             try ReportRequest(name: "revenue", options: [:], now: now).kind
-                == .revenue(from: now.addingTimeInterval(-30 * 86_400), to: now, by: .day, currency: nil))
+                == .revenue(from: now.adding(milliseconds: -30 * 86_400_000), to: now, by: .day, currency: nil))
         let mrr = try ReportRequest(name: "mrr", options: ["from": "2024-01-01"], now: now)
         #expect(
             mrr.kind

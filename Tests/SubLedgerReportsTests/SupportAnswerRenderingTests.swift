@@ -1,11 +1,12 @@
 import Foundation
+import SubLedgerCore
 import Testing
 
 @testable import SubLedgerReports
 
 /// A support answer as JSON, as a terminal table and on the admin page, with every string escaped.
 @Suite struct SupportAnswerRenderingTests {
-    static let day = Date(timeIntervalSince1970: 1_735_689_600)  // 2025-01-01
+    static let day = Instant(millisecondsSince1970: 1_735_689_600_000)  // 2025-01-01
     static let hostile = "<script>alert('x')</script>"
 
     static func answer(account: String = "ben", advice: String = "Active until 2025-02-01, renews automatically.")
@@ -14,22 +15,22 @@ import Testing
         let chain = SupportAnswer.Chain(
             environment: "Production", originalTransactionID: "2000000001", productID: "pro.monthly",
             productType: "auto_renewable", ownerAccountID: account, state: "active", expirationReason: nil,
-            expiresAt: day.addingTimeInterval(31 * 86_400), willAutoRenew: true, revokedAt: nil,
+            expiresAt: day.adding(milliseconds: 31 * 86_400_000), willAutoRenew: true, revokedAt: nil,
             submittedBy: ["ann", account],
             ownership: [
                 .init(
                     accountID: "ann", fromAccountID: nil, reason: "first_claim", startedAt: day,
-                    endedAt: day.addingTimeInterval(60)),
+                    endedAt: day.adding(milliseconds: 60_000)),
                 .init(
                     accountID: account, fromAccountID: "ann", reason: "owner_not_actively_auto_renewing",
-                    startedAt: day.addingTimeInterval(60), endedAt: nil),
+                    startedAt: day.adding(milliseconds: 60_000), endedAt: nil),
             ],
             advice: advice)
         let event = TimelineEvent(
             at: day, category: .ledgerEntry, bundleID: "com.example.app", environment: "Production",
             originalTransactionID: "2000000001", transactionID: "2000000001", productID: "pro.monthly",
             accountID: account,
-            kind: "grant", reason: "purchase", until: day.addingTimeInterval(31 * 86_400), note: "pro", rowID: 1)
+            kind: "grant", reason: "purchase", until: day.adding(milliseconds: 31 * 86_400_000), note: "pro", rowID: 1)
         return SupportAnswer(
             kind: .order, query: "MK5TTTVWJH", bundleID: "com.example.app", at: day, accountID: account, order: nil,
             apple: .init(

@@ -43,8 +43,8 @@ struct AdminController: Sendable {
         let name = context.parameters.get("name") ?? ""
         // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
         let reportRequest = try ReportRequest(
-            name: name, id: context.parameters.get("id"), options: options, now: date(now()))
-        let instant = date(now())
+            name: name, id: context.parameters.get("id"), options: options, now: now())
+        let instant = now()
         let (report, freshness) = try await reads.read(context) { store in
             try await store.pool.withConnection { connection in
                 (
@@ -68,7 +68,7 @@ struct AdminController: Sendable {
     func adminPage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
         let query = try request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }
             .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: "invalid_query") }
-        let instant = date(now())
+        let instant = now()
         let found: AdminSearchResult?
         if let query { found = try await support.search(query) } else { found = nil }
         let html = try await reads.read(context) { store in
@@ -81,7 +81,7 @@ struct AdminController: Sendable {
             }
             async let churn = pool.withConnection {
                 try Reports.churn(
-                    on: $0, scope: .everything, from: instant.addingTimeInterval(-365 * 86_400), to: instant)
+                    on: $0, scope: .everything, from: instant.adding(milliseconds: -365 * 86_400_000), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
             async let writeBacks = pool.withConnection { try AppleWriteBacksPanel.load(on: $0) }
@@ -103,7 +103,7 @@ struct AdminController: Sendable {
     func adminRevenuePage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
         var options: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { options[String(key)] = String(value) }
-        let instant = date(now())
+        let instant = now()
         let query = try RevenuePageQuery(options: options, now: instant)
         let html = try await reads.read(context) { store in
             let pool = store.pool
@@ -124,9 +124,5 @@ struct AdminController: Sendable {
                 .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    private func date(_ instant: Instant) -> Date {
-        Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
     }
 }

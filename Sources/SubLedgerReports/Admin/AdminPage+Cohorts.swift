@@ -1,4 +1,4 @@
-import Foundation
+import SubLedgerCore
 
 extension AdminPage {
     /// The cohorts section: the retention heatmap (share still paying per cohort and month since the first
@@ -13,8 +13,8 @@ extension AdminPage {
         }
         html += "<h2>Trial conversion per \(panel.trials.granularity.rawValue)</h2>"
         let cohorts = panel.trials.cohorts
-        func label(_ date: Date) -> String {
-            panel.trials.granularity == .month ? String(ReportFormat.day(date).prefix(7)) : ReportFormat.day(date)
+        func label(_ start: Instant) -> String {
+            panel.trials.granularity == .month ? String(ReportFormat.day(start).prefix(7)) : ReportFormat.day(start)
         }
         html += SVGChart.groupedBars(
             cohorts.map { (label: label($0.start), values: [$0.trial.starts, $0.trial.converted, $0.trial.pending]) },

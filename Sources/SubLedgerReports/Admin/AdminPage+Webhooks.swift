@@ -1,8 +1,8 @@
-import Foundation
+import SubLedgerCore
 
 extension AdminPage {
     /// The webhooks section: endpoints with state and queue, then the recent failures.
-    static func webhooksSection(_ panel: WebhooksPanel, now: Date) -> String {
+    static func webhooksSection(_ panel: WebhooksPanel, now: Instant) -> String {
         var html = "<section class=\"webhooks\"><h2>Webhooks</h2>"
         if panel.endpoints.isEmpty {
             html += "<p class=\"muted\">No endpoints. Add one with <code>subledger webhooks add</code>.</p>"
@@ -49,8 +49,8 @@ extension AdminPage {
     }
 
     /// "45 s", "12 min", "3 h", "2 d".
-    static func age(since: Date, now: Date) -> String {
-        let seconds = max(0, Int(now.timeIntervalSince(since)))
+    static func age(since: Instant, now: Instant) -> String {
+        let seconds = max(0, Int(ReportCalendar.milliseconds(from: since, to: now) / 1_000))
         switch seconds {
         case ..<60: return "\(seconds) s"
         case ..<3_600: return "\(seconds / 60) min"

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 
 /// The admin page, `GET /admin`: server-rendered HTML with inline CSS and inline SVG charts, no script.
 /// The money charts are on their own page, `AdminRevenuePage` (`/admin/revenue`), linked from the header.
@@ -36,7 +37,7 @@ public enum AdminPage {
         webhooks: WebhooksPanel? = nil,
         appleWriteBacks: AppleWriteBacksPanel? = nil,
         freshness: ReportFreshness? = nil,
-        now: Date = Date(timeIntervalSince1970: 0)
+        now: Instant = Instant(millisecondsSince1970: 0)
     ) -> String {
         var html = """
             <!DOCTYPE html>
@@ -84,7 +85,7 @@ public enum AdminPage {
     }
 
     /// The moment the reports are complete up to, and how many changes they are still missing.
-    static func freshnessLine(_ freshness: ReportFreshness, now: Date) -> String {
+    static func freshnessLine(_ freshness: ReportFreshness, now: Instant) -> String {
         let lag = Int(freshness.lag(at: now).rounded(.down))
         return "<p class=\"freshness\">Reports as of \(HTML.escape(ReportFormat.timestamp(freshness.asOf)))"
             + (freshness.pendingChanges == 0

@@ -1,4 +1,4 @@
-import Foundation
+import SubLedgerCore
 
 /// The revenue page, `GET /admin/revenue`: the money charts (MRR movement, revenue per month) apart from the
 /// operations dashboard `/admin`, because their reports take seconds on a large ledger while `/admin` must
@@ -15,7 +15,7 @@ public enum AdminRevenuePage {
     ///   - now: the page's moment.
     ///   - cohorts: the retention heatmap and trial conversion (`CohortsPanel.load`), shown under the money charts.
     public static func render(
-        query: RevenuePageQuery, revenue: RevenuePanel, cohorts: CohortsPanel? = nil, now: Date
+        query: RevenuePageQuery, revenue: RevenuePanel, cohorts: CohortsPanel? = nil, now: Instant
     ) -> String {
         var html = """
             <!DOCTYPE html>

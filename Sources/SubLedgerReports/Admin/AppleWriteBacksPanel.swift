@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// What the admin page shows of the calls SubLedger owes Apple (`apple_write_backs`: Set App Account Token, Finish
 /// Transaction): per app and kind, how many wait, were sent or failed, and the oldest waiting one; then the most
@@ -15,12 +15,12 @@ public struct AppleWriteBacksPanel: Sendable, Hashable {
         public var sent: Int
         public var failed: Int
         public var superseded: Int
-        public var oldestWaitingSince: Date?
+        public var oldestWaitingSince: Instant?
     }
 
     /// One write-back Apple refused, or that waits for another try.
     public struct Problem: Sendable, Hashable {
-        public var at: Date
+        public var at: Instant
         public var bundleID: String
         public var kind: String
         public var transactionID: String
@@ -53,7 +53,7 @@ public struct AppleWriteBacksPanel: Sendable, Hashable {
                 bundleID: try row.decode(String.self, at: 0), kind: try row.decode(String.self, at: 1),
                 waiting: try row.decode(Int.self, at: 2), sent: try row.decode(Int.self, at: 3),
                 failed: try row.decode(Int.self, at: 4), superseded: try row.decode(Int.self, at: 5),
-                oldestWaitingSince: try row.decode(Date?.self, at: 6))
+                oldestWaitingSince: try row.optionalInstant(at: 6))
         }
         let problems = try connection.query(
             """
@@ -64,7 +64,7 @@ public struct AppleWriteBacksPanel: Sendable, Hashable {
             """ as PostgresQuery
         ).map { row in
             Problem(
-                at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                at: try row.instant(at: 0), bundleID: try row.decode(String.self, at: 1),
                 kind: try row.decode(String.self, at: 2), transactionID: try row.decode(String.self, at: 3),
                 state: try row.decode(String.self, at: 4), error: try row.decode(String?.self, at: 5))
         }
@@ -74,7 +74,7 @@ public struct AppleWriteBacksPanel: Sendable, Hashable {
 
 extension AdminPage {
     /// The "Writes to Apple" section; nothing when no app has ever owed Apple a call.
-    static func appleWriteBacksSection(_ panel: AppleWriteBacksPanel, now: Date) -> String {
+    static func appleWriteBacksSection(_ panel: AppleWriteBacksPanel, now: Instant) -> String {
         guard !panel.rows.isEmpty else { return "" }
         var html = "<section class=\"webhooks\"><h2>Writes to Apple</h2>"
         let header = ["app", "call", "waiting", "oldest waiting", "sent", "failed", "superseded"]

@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// What the admin page shows about cohorts: the `retention` and `trials` reports exactly as
 /// `subledger report retention` and `subledger report trials` print them with their defaults, at the same moment.
@@ -13,7 +13,7 @@ public struct CohortsPanel: Sendable, Hashable {
     }
 
     /// Runs both reports with their default arguments at `now`, over every app and environment.
-    public static func load(on connection: PostgresConnection, now: Date) throws -> CohortsPanel {
+    public static func load(on connection: PostgresConnection, now: Instant) throws -> CohortsPanel {
         guard
             case .retention(let retention) = try Reports.run(
                 ReportRequest(name: "retention", options: [:], now: now), on: connection),

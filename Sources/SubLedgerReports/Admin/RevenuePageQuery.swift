@@ -1,4 +1,3 @@
-import Foundation
 import SubLedgerCore
 
 /// The revenue page's query, `GET /admin/revenue?from=&to=&currency=`: the range of both reports and the
@@ -6,8 +5,8 @@ import SubLedgerCore
 /// by default the 12 calendar months up to `now` (`RevenuePanel.range(now:)`). `currency` picks the currency
 /// charted among those in the ledger (by default the one with the most MRR); it converts nothing.
 public struct RevenuePageQuery: Sendable, Hashable {
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     public var currency: String?
 
     /// The parameters the page takes.
@@ -15,7 +14,7 @@ public struct RevenuePageQuery: Sendable, Hashable {
 
     /// Reads the query; a `ReportError.invalidArgument` (HTTP 400) for an unknown parameter, a malformed date
     /// or currency, or `from` not before `to`.
-    public init(options: [String: String], now: Date) throws {
+    public init(options: [String: String], now: Instant) throws {
         if let unknown = options.keys.sorted().first(where: { !Self.parameters.contains($0) }) {
             throw ReportError.invalidArgument(
                 "unknown parameter '\(unknown.prefix(32))': the page takes from, to and currency")
@@ -37,7 +36,7 @@ public struct RevenuePageQuery: Sendable, Hashable {
     }
 
     /// The default query at `now`: the 12 calendar months up to `now`, the currency with the most MRR.
-    public init(now: Date) {
+    public init(now: Instant) {
         (from, to) = RevenuePanel.range(now: now)
         currency = nil
     }

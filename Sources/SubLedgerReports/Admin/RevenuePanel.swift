@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 
@@ -18,20 +17,20 @@ public struct RevenuePanel: Sendable, Hashable {
     }
 
     /// The months the panel covers at `now`: from the first day of the month 11 months back, to `now`.
-    public static func range(now: Date) -> (from: Date, to: Date) {
-        let today = CalendarDay.of(RevenueCalendar.instant(now))
-        var start = RevenueCalendar.monthStart(today)
-        for _ in 0..<11 { start = RevenueCalendar.monthStart(start - 1) }
-        return (RevenueCalendar.date(CalendarDay.start(of: start)), now)
+    public static func range(now: Instant) -> (from: Instant, to: Instant) {
+        let today = CalendarDay.of(now)
+        var start = ReportCalendar.monthStart(today)
+        for _ in 0..<11 { start = ReportCalendar.monthStart(start - 1) }
+        return (CalendarDay.start(of: start), now)
     }
 
     /// Runs both reports over `range(now:)` for every app.
-    public static func load(on connection: PostgresConnection, now: Date) throws -> RevenuePanel {
+    public static func load(on connection: PostgresConnection, now: Instant) throws -> RevenuePanel {
         try load(on: connection, query: RevenuePageQuery(now: now), now: now)
     }
 
     /// Runs both reports over the query's range for every app.
-    public static func load(on connection: PostgresConnection, query: RevenuePageQuery, now: Date) throws
+    public static func load(on connection: PostgresConnection, query: RevenuePageQuery, now: Instant) throws
         -> RevenuePanel
     {
         RevenuePanel(

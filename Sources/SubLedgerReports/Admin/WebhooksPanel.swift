@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// What the admin page shows about webhooks: every endpoint that is not removed with its state and queue,
 /// and the most recent failed attempts. A plain value, read by `load(on:)` and rendered by `AdminPage`.
@@ -18,13 +18,13 @@ public struct WebhooksPanel: Sendable, Hashable {
         public var failed: Int
         public var delivered: Int
         /// When the oldest pending delivery was created; `nil` when nothing waits.
-        public var oldestPendingSince: Date?
-        public var lastDeliveredAt: Date?
+        public var oldestPendingSince: Instant?
+        public var lastDeliveredAt: Instant?
     }
 
     /// One failed attempt.
     public struct Failure: Sendable, Hashable {
-        public var attemptedAt: Date
+        public var attemptedAt: Instant
         public var bundleID: String
         public var url: String
         public var eventType: String

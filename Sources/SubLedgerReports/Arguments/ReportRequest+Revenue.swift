@@ -1,4 +1,3 @@
-import Foundation
 import SubLedgerCore
 
 extension ReportRequest {
@@ -6,7 +5,7 @@ extension ReportRequest {
     /// `by` (revenue: day, week or month; default day). `mrr` defaults to the 12 calendar months up to the
     /// current one, `revenue` to the 30 days before now.
     static func revenueKind(
-        _ name: String, options: [String: String], now: Date, range: (Int) throws -> (Date, Date)
+        _ name: String, options: [String: String], now: Instant, range: (Int) throws -> (Instant, Instant)
     ) throws -> Kind {
         let currency = options["currency"].flatMap { $0.isEmpty ? nil : $0 }
         if let currency, !RevenueFieldRules.isCode(currency) {

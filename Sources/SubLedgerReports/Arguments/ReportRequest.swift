@@ -6,22 +6,22 @@ import SubLedgerCore
 public struct ReportRequest: Sendable, Hashable {
     /// Which report, with its time arguments resolved.
     public enum Kind: Sendable, Hashable {
-        case summary(at: Date?, now: Date)
-        case active(at: Date)
-        case expiring(at: Date, within: Duration, limit: Int)
-        case churn(from: Date, to: Date)
-        case refunds(from: Date, to: Date, limit: Int)
-        case transfers(from: Date, to: Date, limit: Int)
+        case summary(at: Instant?, now: Instant)
+        case active(at: Instant)
+        case expiring(at: Instant, within: Duration, limit: Int)
+        case churn(from: Instant, to: Instant)
+        case refunds(from: Instant, to: Instant, limit: Int)
+        case transfers(from: Instant, to: Instant, limit: Int)
         case unclaimed(limit: Int)
         case account(String)
         case original(String)
-        case activeOverTime(days: Int, now: Date)
+        case activeOverTime(days: Int, now: Instant)
         case quarantined(limit: Int)
-        case consumption(from: Date, to: Date, limit: Int, now: Date)
-        case trials(from: Date, to: Date, granularity: TrialsReport.Granularity, now: Date)
-        case retention(from: Date, to: Date, months: Int, currency: String?, now: Date)
-        case mrr(from: Date, to: Date, now: Date, currency: String?)
-        case revenue(from: Date, to: Date, by: RevenueReport.Granularity, currency: String?)
+        case consumption(from: Instant, to: Instant, limit: Int, now: Instant)
+        case trials(from: Instant, to: Instant, granularity: TrialsReport.Granularity, now: Instant)
+        case retention(from: Instant, to: Instant, months: Int, currency: String?, now: Instant)
+        case mrr(from: Instant, to: Instant, now: Instant, currency: String?)
+        case revenue(from: Instant, to: Instant, by: RevenueReport.Granularity, currency: String?)
     }
 
     public var scope: ReportScope
@@ -59,7 +59,7 @@ public struct ReportRequest: Sendable, Hashable {
     ///
     /// Defaults: `at` now; `within` 7d; `from`/`to` the 30 days before now (churn: 365 days); `limit` 100;
     /// `days` 30. An option the report does not take is an error, so a typo never passes silently.
-    public init(name: String, id: String? = nil, options: [String: String], now: Date) throws {
+    public init(name: String, id: String? = nil, options: [String: String], now: Instant) throws {
         guard let accepted = Self.options[name] else {
             throw ReportError(
                 code: .unknownReport,
@@ -82,13 +82,13 @@ public struct ReportRequest: Sendable, Hashable {
                 "unknown environment '\(environment)': use Production, Sandbox, Xcode or LocalTesting")
         }
 
-        func instant(_ key: String) throws -> Date? {
+        func instant(_ key: String) throws -> Instant? {
             try options[key].map { try ReportArguments.instant($0, now: now) }
         }
         func limit() throws -> Int { try options["limit"].map { try ReportArguments.limit($0) } ?? Self.defaultLimit }
-        func range(defaultDays: Int) throws -> (Date, Date) {
+        func range(defaultDays: Int) throws -> (Instant, Instant) {
             let to = try instant("to") ?? now
-            let from = try instant("from") ?? to.addingTimeInterval(-Double(defaultDays) * 86_400)
+            let from = try instant("from") ?? to.adding(milliseconds: -Int64(defaultDays) * 86_400_000)
             try ReportError.checkRange(from: from, to: to)
             return (from, to)
         }
@@ -152,7 +152,7 @@ extension ReportRequest {
     /// week: the Monday) 11 cohorts before `to`'s for trials, 23 for retention, so the default is 12 monthly trial
     /// cohorts and 24 retention cohorts; `cohort` month; `months` 24; `currency` the only one rates are loaded for.
     static func cohortKind(
-        _ name: String, options: [String: String], instant: (String) throws -> Date?, now: Date
+        _ name: String, options: [String: String], instant: (String) throws -> Instant?, now: Instant
     ) throws -> Kind {
         let to = try instant("to") ?? now
         let granularity: TrialsReport.Granularity =
@@ -162,12 +162,7 @@ extension ReportRequest {
                 }
                 return value
             } ?? .month
-        let back = name == "trials" ? 11 : 23
-        let defaultFrom =
-            Reports.cohortStarts(
-                from: Self.shifted(to, by: -back, granularity), to: to.addingTimeInterval(1), granularity: granularity
-            ).first ?? to
-        let from = try instant("from") ?? defaultFrom
+        let from = try instant("from") ?? Self.cohortStart(to, back: name == "trials" ? 11 : 23, granularity)
         try ReportError.checkRange(from: from, to: to)
         if name == "trials" { return .trials(from: from, to: to, granularity: granularity, now: now) }
         let months =
@@ -187,10 +182,13 @@ extension ReportRequest {
         return .retention(from: from, to: to, months: months, currency: currency, now: now)
     }
 
-    /// `date` moved by `count` weeks or months in UTC.
-    private static func shifted(_ date: Date, by count: Int, _ granularity: TrialsReport.Granularity) -> Date {
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(byAdding: granularity == .week ? .weekOfYear : .month, value: count, to: date) ?? date
+    /// The first instant of the UTC week (its Monday) or month `count` cohorts before the one `instant` is in.
+    private static func cohortStart(_ instant: Instant, back count: Int64, _ granularity: TrialsReport.Granularity)
+        -> Instant
+    {
+        let day = CalendarDay.of(instant)
+        return CalendarDay.start(
+            of: granularity == .week
+                ? ReportCalendar.weekStart(day - 7 * count) : ReportCalendar.monthStart(day, plus: -count))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 
 /// How a report is written out: an aligned text table, JSON, or CSV. Rendering is pure.
 public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
@@ -47,15 +48,13 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// JSON of any report: snake_case keys, ISO 8601 UTC dates, sorted keys.
+    /// JSON of any report: snake_case keys, instants as `timestamp` writes them (RFC 3339 in UTC, to the second),
+    /// sorted keys.
     public static func json(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(timestamp(date))
-        }
+        encoder.userInfo[Instant.rfc3339CodingKey] = RFC3339.Precision.seconds
         // A ratio over an empty set can be NaN; JSON has no such number, and a report must never fail (or
         // trap) over one, so non-finite numbers are written as strings.
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
@@ -63,7 +62,7 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
         } catch {
-            // Unreachable with the report types (strings, numbers, booleans, dates); answer an error document
+            // Unreachable with the report types (strings, numbers, booleans, instants); answer an error document
             // rather than stopping the process.
             return #"{"error": {"code": "report_encoding_failed", "message": "the report could not be encoded"}}"#
                 + "\n"
@@ -123,14 +122,15 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         return needsQuotes ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
     }
 
-    /// An instant as ISO 8601 in UTC, to the second (`2025-01-31T12:00:00Z`).
-    public static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    /// An instant as RFC 3339 in UTC, to the second (`2025-01-31T12:00:00Z`): `RFC3339.format`, the fraction
+    /// truncated toward the past.
+    public static func timestamp(_ instant: Instant) -> String {
+        RFC3339.format(instant, precision: .seconds)
     }
 
     /// A UTC date (`2025-01-31`).
-    public static func day(_ date: Date) -> String {
-        String(timestamp(date).prefix(10))
+    public static func day(_ instant: Instant) -> String {
+        String(timestamp(instant).prefix(10))
     }
 
     /// Milli-units as a decimal amount (`9990` → `9.99`).

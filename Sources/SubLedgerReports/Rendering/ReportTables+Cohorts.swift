@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 
 // How the cohort reports read as a table (for `--format table` and `--format csv`).
 
@@ -12,8 +13,8 @@ extension ReportFormat {
 
 extension TrialsReport {
     public var table: ReportTable {
-        func cohortLabel(_ date: Date) -> String {
-            granularity == .month ? String(ReportFormat.day(date).prefix(7)) : ReportFormat.day(date)
+        func cohortLabel(_ start: Instant) -> String {
+            granularity == .month ? String(ReportFormat.day(start).prefix(7)) : ReportFormat.day(start)
         }
         func cells(_ counts: Counts) -> [String] {
             [

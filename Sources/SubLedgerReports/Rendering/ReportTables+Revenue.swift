@@ -1,4 +1,3 @@
-import Foundation
 import SubLedgerCore
 
 // How the revenue reports read as tables: amounts in units with three decimals (milli-units exactly).

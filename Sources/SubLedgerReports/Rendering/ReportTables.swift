@@ -1,9 +1,8 @@
-import Foundation
 import SubLedgerCore
 
 // How each report reads as a table (for `--format table` and `--format csv`).
 
-private func text(_ date: Date?) -> String { date.map(ReportFormat.timestamp) ?? "" }
+private func text(_ instant: Instant?) -> String { instant.map(ReportFormat.timestamp) ?? "" }
 private func text(_ value: Bool?) -> String { value.map { $0 ? "yes" : "no" } ?? "" }
 private func stateCells(_ counts: StateCounts) -> [String] {
     StateCounts.stateNames.map { String(counts[$0]) } + [String(counts.other), String(counts.total)]

@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 
 /// Everything that happened to one account: its ledger entries, ownership bindings and entitlement changes.

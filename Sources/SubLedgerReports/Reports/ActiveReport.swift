@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Active subscribers per product, split by the offer of the period they are in.
 public struct ActiveReport: Sendable, Hashable, Codable {
@@ -16,7 +16,7 @@ public struct ActiveReport: Sendable, Hashable, Codable {
         public var total: Int
     }
 
-    public var at: Date
+    public var at: Instant
     public var rows: [Row]
     public var totals: Row
 }
@@ -25,13 +25,14 @@ extension Reports {
     /// Chains that grant access at `at` (effective state `active` or `grace_period`, see `EffectiveState`) and
     /// have an owner, per product, split trial / intro / paid by the flags of the chain's latest transaction
     /// purchased at or before `at` (greatest purchase date, then transaction id).
-    public static func active(on connection: PostgresConnection, scope: ReportScope, at: Date) throws -> ActiveReport {
+    public static func active(on connection: PostgresConnection, scope: ReportScope, at: Instant) throws -> ActiveReport
+    {
         try active(on: connection, scope: scope, at: at, source: .aggregate)
     }
 
     /// `active` from the given source (the tests compare the aggregate with the ledger).
     static func active(
-        on connection: PostgresConnection, scope: ReportScope, at: Date, source: AggregateSource
+        on connection: PostgresConnection, scope: ReportScope, at: Instant, source: AggregateSource
     ) throws -> ActiveReport {
         let rows = try ReportStore(on: connection, scope: scope).grantingChainsByOffer(at: at, source: source)
         var totals = ActiveReport.Row(bundleID: "", productID: "", trial: 0, intro: 0, paid: 0, total: 0)

@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// The audit trail of one original transaction: its chain(s) as stored now, and every input and effect.
 public struct ChainAudit: Sendable, Hashable, Codable {
@@ -11,7 +11,7 @@ public struct ChainAudit: Sendable, Hashable, Codable {
         public var ownerAccountID: String?
         public var state: String
         public var expirationReason: String?
-        public var expiresAt: Date?
+        public var expiresAt: Instant?
         public var willAutoRenew: Bool?
         public var inBillingRetry: Bool
     }

@@ -1,24 +1,15 @@
-import Foundation
+import SubLedgerCore
 
 /// The UTC day or month boundaries that cover a range.
 enum ChurnBuckets {
-    static let calendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     /// The start of every period that overlaps [`from`, `to`), the first one truncated down to its boundary.
-    static func starts(from: Date, to: Date, granularity: ChurnReport.Granularity) -> [Date] {
-        let components: Set<Calendar.Component> = granularity == .day ? [.year, .month, .day] : [.year, .month]
-        guard var start = calendar.date(from: calendar.dateComponents(components, from: from)) else { return [] }
-        var starts: [Date] = []
-        while start < to {
-            starts.append(start)
-            guard let next = calendar.date(byAdding: granularity == .day ? .day : .month, value: 1, to: start) else {
-                break
-            }
-            start = next
+    static func starts(from: Instant, to: Instant, granularity: ChurnReport.Granularity) -> [Instant] {
+        let first = CalendarDay.of(from)
+        var day = granularity == .day ? first : ReportCalendar.monthStart(first)
+        var starts: [Instant] = []
+        while CalendarDay.start(of: day) < to {
+            starts.append(CalendarDay.start(of: day))
+            day = granularity == .day ? day + 1 : ReportCalendar.nextMonthStart(day)
         }
         return starts
     }

@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Subscriptions started, renewed, expired, recovered and refunded, per day or per month, with churn split by
 /// cause (voluntary, involuntary, price increase declined, product unavailable, refunded).
@@ -43,12 +43,12 @@ public struct ChurnReport: Sendable, Hashable, Codable {
 
     public struct Period: Sendable, Hashable, Codable {
         /// The period's first instant (UTC midnight, or the first of the month at UTC midnight).
-        public var start: Date
+        public var start: Instant
         public var counts: Counts
     }
 
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     public var granularity: Granularity
     public var periods: [Period]
     public var totals: Counts
@@ -63,7 +63,7 @@ extension Reports {
     /// Churn over [`from`, `to`): ledger entries by `effective_at`, state changes by `changed_at` (when the
     /// ledger observed the change), bucketed by UTC day or month (see `ChurnReport.Granularity`). Expiries are
     /// split by reason (`voluntary`, `involuntary`, ...) and subscription refunds counted beside them.
-    public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date) throws
+    public static func churn(on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant) throws
         -> ChurnReport
     {
         try churn(on: connection, scope: scope, from: from, to: to, source: .aggregate)
@@ -71,11 +71,12 @@ extension Reports {
 
     /// `churn` from the given source (the tests compare the aggregate with the ledger).
     static func churn(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, source: AggregateSource
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, source: AggregateSource
     ) throws -> ChurnReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
-        let granularity: ChurnReport.Granularity = to.timeIntervalSince(from) < 62 * 86_400 ? .day : .month
+        let granularity: ChurnReport.Granularity =
+            ReportCalendar.milliseconds(from: from, to: to) < 62 * 86_400_000 ? .day : .month
         let starts = ChurnBuckets.starts(from: from, to: to, granularity: granularity)
         var periods = starts.map { ChurnReport.Period(start: $0, counts: .init()) }
         let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })

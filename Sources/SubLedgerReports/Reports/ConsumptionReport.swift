@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Apple's consumption requests (customers asking for a refund) and how SubLedger answered each: its state
 /// (`pending`, `retry`, `sent`, `skipped_no_consent`, `skipped_disabled`, `failed`), the calls made, and
@@ -11,12 +11,12 @@ public struct ConsumptionReport: Sendable, Hashable, Codable {
         public var bundleID: String
         public var environment: String
         public var transactionID: String
-        public var requestedAt: Date
-        public var deadlineAt: Date
+        public var requestedAt: Instant
+        public var deadlineAt: Instant
         public var state: String
         /// Calls made to Apple.
         public var attempts: Int
-        public var answeredAt: Date?
+        public var answeredAt: Instant?
         public var lastError: String?
         /// Not answered by the deadline: still waiting past it, sent after it, or given up on because of it.
         public var missedDeadline: Bool
@@ -44,7 +44,7 @@ extension Reports {
     /// Consumption requests received from `from` to `to`, newest first (at most `limit`), their count per
     /// app and state, and how many missed Apple's deadline as of `now`.
     public static func consumption(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int, now: Date
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, limit: Int, now: Instant
     ) throws -> ConsumptionReport {
         let store = try ReportStore(on: connection, scope: scope)
         let rows = try store.consumptionRequests(from: from, to: to, limit: limit, now: now)

@@ -31,11 +31,11 @@ enum MRRFromFacts {
         guard let first = monthStarts.first else { return [] }
         // Months measured at their end come first; the rest are measured at `now`.
         let closed = zip(monthStarts, measured).prefix {
-            CalendarDay.start(of: RevenueCalendar.nextMonthStart($0.0)).adding(milliseconds: -1) == $0.1
+            CalendarDay.start(of: ReportCalendar.nextMonthStart($0.0)).adding(milliseconds: -1) == $0.1
         }.count
         let boundary =
             closed < monthStarts.count
-            ? monthStarts[closed] : RevenueCalendar.nextMonthStart(monthStarts[monthStarts.count - 1])
+            ? monthStarts[closed] : ReportCalendar.nextMonthStart(monthStarts[monthStarts.count - 1])
         var byMonth: [Int64: [ReportStore.MRRMoves]] = [:]
         for moves in try store.mrrMonthMoves(beforeDay: boundary) { byMonth[moves.monthDay, default: []].append(moves) }
 

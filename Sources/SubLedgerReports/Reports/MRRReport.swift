@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 
@@ -11,7 +10,7 @@ public struct MRRReport: Sendable, Hashable, Codable {
         public var month: String
         /// The instant MRR is measured at: the month's end (the next month's first instant), or the report's
         /// `now` for the current month.
-        public var at: Date
+        public var at: Instant
         public var currency: String
         public var mrrMilli: Int64
         /// 12 × MRR.
@@ -43,9 +42,9 @@ public struct MRRReport: Sendable, Hashable, Codable {
     }
 
     /// The first month's first instant.
-    public var from: Date
+    public var from: Instant
     /// The end of the last month (exclusive).
-    public var to: Date
+    public var to: Instant
     public var rows: [Row]
     /// The reporting currency asked for, if any.
     public var reportingCurrency: String?
@@ -62,7 +61,7 @@ extension Reports {
     /// MRR for the calendar months (UTC) starting in [`from`, `to`), at most `maximumMRRMonths`; the current
     /// month is measured at `now`. With `reportingCurrency`, also converted with `subledger fx apply`'s rates.
     public static func mrr(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, now: Date,
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, now: Instant,
         reportingCurrency: String? = nil
     ) throws -> MRRReport {
         try mrr(
@@ -72,37 +71,35 @@ extension Reports {
 
     /// `mrr` from the given source (the tests compare the aggregates with the ledger).
     static func mrr(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, now: Date,
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, now: Instant,
         reportingCurrency: String?, source: MoneySource
     ) throws -> MRRReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
-        let first = RevenueCalendar.monthStart(CalendarDay.of(RevenueCalendar.instant(from)))
-        let end = RevenueCalendar.instant(to)
+        let first = ReportCalendar.monthStart(CalendarDay.of(from))
         var monthStarts: [Int64] = []
         var day = first
-        while CalendarDay.start(of: day) < end, monthStarts.count < maximumMRRMonths {
+        while CalendarDay.start(of: day) < to, monthStarts.count < maximumMRRMonths {
             monthStarts.append(day)
-            day = RevenueCalendar.nextMonthStart(day)
+            day = ReportCalendar.nextMonthStart(day)
         }
-        let nowInstant = RevenueCalendar.instant(now)
         // Measured just before each month's end: MRR "at the end of January" is what is in force at its last
         // millisecond, so a renewal at midnight on February 1 belongs to February.
         let measured = monthStarts.map { start -> Instant in
-            min(CalendarDay.start(of: RevenueCalendar.nextMonthStart(start)).adding(milliseconds: -1), nowInstant)
+            min(CalendarDay.start(of: ReportCalendar.nextMonthStart(start)).adding(milliseconds: -1), now)
         }
         // The previous month's end, or now when the range starts later: the instants measured never go back.
-        let baseline = min(CalendarDay.start(of: first).adding(milliseconds: -1), nowInstant)
+        let baseline = min(CalendarDay.start(of: first).adding(milliseconds: -1), now)
         let lastEnd = CalendarDay.start(of: day)
         let series: [[String: MRRSeries.Point]]
         switch source {
         case .dayTotals, .facts:
             series = try MRRFromFacts.series(
-                store: store, monthStarts: monthStarts, measured: measured, now: nowInstant)
+                store: store, monthStarts: monthStarts, measured: measured, now: now)
         case .ledger:
             let chains = try store.revenueChains(
-                from: RevenueCalendar.date(baseline),
-                to: RevenueCalendar.date(max(lastEnd, baseline.adding(milliseconds: 1))))
+                from: baseline,
+                to: max(lastEnd, baseline.adding(milliseconds: 1)))
             series = MRRSeries.compute(chains: chains.map(\.transactions), at: [baseline] + measured)
         }
 
@@ -112,7 +109,7 @@ extension Reports {
         }
         var reporting: [MRRReport.ReportingRow] = []
         for (index, points) in series.enumerated() {
-            let month = RevenueCalendar.monthName(monthStarts[index])
+            let month = ReportCalendar.monthName(monthStarts[index])
             var converted = MRRReport.ReportingRow(
                 month: month, mrrMilli: 0, arrMilli: 0, movementMilli: MRRMovement(), committedMrrMilli: 0,
                 complete: true)
@@ -120,7 +117,7 @@ extension Reports {
             for point in points.values.sorted(by: { $0.currency < $1.currency }) {
                 rows.append(
                     MRRReport.Row(
-                        month: month, at: RevenueCalendar.date(measured[index].adding(milliseconds: 1)),
+                        month: month, at: measured[index].adding(milliseconds: 1),
                         currency: point.currency, mrrMilli: point.mrr, arrMilli: point.mrr * 12,
                         subscribers: point.subscribers, movementMilli: point.movement, estimated: point.estimated,
                         committedMrrMilli: point.committedMRR, committedSubscribers: point.committedSubscribers))
@@ -146,7 +143,7 @@ extension Reports {
             reporting.append(converted)
         }
         return MRRReport(
-            from: RevenueCalendar.date(CalendarDay.start(of: first)), to: RevenueCalendar.date(lastEnd), rows: rows,
+            from: CalendarDay.start(of: first), to: lastEnd, rows: rows,
             reportingCurrency: reportingCurrency, reporting: converter == nil ? nil : reporting,
             missingRates: converter?.missingRates ?? [])
     }

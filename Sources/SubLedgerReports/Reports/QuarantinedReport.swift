@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Stored inputs SubLedger gave up on: receipts, signed transactions and notifications that failed to be
 /// verified or applied on every attempt (see `StoredInputRetry`), with their last error. Nothing in them
@@ -19,7 +19,7 @@ public struct QuarantinedReport: Sendable, Hashable, Codable {
         public var accountID: String?
         public var attempts: Int
         public var lastError: String?
-        public var receivedAt: Date
+        public var receivedAt: Instant
     }
 
     public struct Count: Sendable, Hashable, Codable {

@@ -1,12 +1,12 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Refunds and Family Sharing revocations, with the amount given back where Apple stated a price (the share
 /// refunded, for a prorated refund).
 public struct RefundsReport: Sendable, Hashable, Codable {
     public struct Row: Sendable, Hashable, Codable {
         /// The revocation date (the ledger entry's `effective_at`).
-        public var at: Date
+        public var at: Instant
         public var bundleID: String
         public var environment: String
         public var accountID: String?
@@ -48,8 +48,8 @@ public struct RefundsReport: Sendable, Hashable, Codable {
         public var amounts: [CurrencyTotal]
     }
 
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     /// The latest `limit` revocations of the range, newest first.
     public var rows: [Row]
     /// Every revocation of the range, by kind, reason and currency.
@@ -63,7 +63,7 @@ extension Reports {
     /// `debit`, whose `effective_at` lies in [`from`, `to`), joined to their transaction for Apple's
     /// revocation reason, price and currency. Newest first, at most `limit` rows; totals cover the range.
     public static func refunds(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, limit: Int
     ) throws -> RefundsReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)

@@ -1,4 +1,4 @@
-import Foundation
+import SubLedgerCore
 
 /// A report that cannot be produced: bad arguments, or nothing to report on.
 ///
@@ -35,7 +35,7 @@ public struct ReportError: Error, CustomStringConvertible, Sendable, Hashable {
     }
 
     /// Throws `invalidArgument` unless `from` is before `to`.
-    static func checkRange(from: Date, to: Date) throws {
+    static func checkRange(from: Instant, to: Instant) throws {
         guard from < to else { throw invalidArgument("--from must be before --to") }
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 
 /// The admin reports: one function per report, each a few parameterized, index-backed SQL statements over

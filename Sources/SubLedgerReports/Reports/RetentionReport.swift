@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Subscription cohorts by the month of their first payment: how many were still paying k months later, how
 /// their revenue held up, and what they have paid so far (realized LTV, net of refunds).
@@ -28,7 +28,7 @@ public struct RetentionReport: Sendable, Hashable, Codable {
 
     /// One cohort: the chains whose first payment fell in the month starting at `start`.
     public struct Cohort: Sendable, Hashable, Codable {
-        public var start: Date
+        public var start: Instant
         /// Chains in the cohort.
         public var subscribers: Int
         /// Chains that paid for part of month k since their first payment; nil where month k has not ended for
@@ -48,10 +48,10 @@ public struct RetentionReport: Sendable, Hashable, Codable {
     }
 
     /// The first payments' range, [`from`, `to`).
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     /// When the report ran: months ending later are incomplete.
-    public var at: Date
+    public var at: Instant
     /// Months since the first payment tracked (0 ..< months).
     public var months: Int
     /// The currency `reporting` is in, when exchange rates are loaded for it.
@@ -67,8 +67,8 @@ extension Reports {
     /// money converted to `reportingCurrency`
     /// (by default the only reporting currency `exchange_rates` holds, if exactly one).
     public static func retention(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, months: Int,
-        reportingCurrency: String?, now: Date
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, months: Int,
+        reportingCurrency: String?, now: Instant
     ) throws -> RetentionReport {
         try retention(
             on: connection, scope: scope, from: from, to: to, months: months, reportingCurrency: reportingCurrency,
@@ -77,8 +77,8 @@ extension Reports {
 
     /// `retention` from the given source (the tests compare the aggregates with the ledger).
     static func retention(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, months: Int,
-        reportingCurrency: String?, now: Date, source: CohortSource
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, months: Int,
+        reportingCurrency: String?, now: Instant, source: CohortSource
     ) throws -> RetentionReport {
         try ReportError.checkRange(from: from, to: to)
         guard (1...retentionMonthsLimit).contains(months) else {
@@ -89,13 +89,10 @@ extension Reports {
         let reportingCurrency = try reportingCurrency ?? store.onlyReportingCurrency()
         let (patterns, money) = try store.retention(
             from: from, to: to, months: months, reportingCurrency: reportingCurrency, source: source)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
         // A cohort's month k is complete when it has ended for its latest member: k + 1 months after the cohort's
-        // month starts, plus the cohort's month.
-        func complete(_ start: Date, _ month: Int) -> Bool {
-            guard let end = calendar.date(byAdding: .month, value: month + 1, to: start) else { return false }
-            return end <= now
+        // month starts (`start`, the first instant of a UTC month), plus the cohort's month.
+        func complete(_ start: Instant, _ month: Int) -> Bool {
+            CalendarDay.start(of: ReportCalendar.monthStart(CalendarDay.of(start), plus: Int64(month) + 1)) <= now
         }
         let starts = Set(patterns.map(\.cohort)).union(money.map(\.cohort)).sorted()
         let cohorts = starts.map { start -> RetentionReport.Cohort in

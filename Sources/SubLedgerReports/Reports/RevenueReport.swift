@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 
@@ -103,8 +102,8 @@ public struct RevenueReport: Sendable, Hashable, Codable {
         public var amounts: Amounts
     }
 
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     public var granularity: Granularity
     public var rows: [Row]
     /// Per period and currency: the charts' series.
@@ -130,7 +129,7 @@ extension Reports {
     /// upgrade moment), per `granularity` period. Commission follows `RevenueSale.sales` (Small Business
     /// Program, a year of paid service); tax the storefront's rate on the purchase day.
     public static func revenue(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant,
         granularity: RevenueReport.Granularity, reportingCurrency: String? = nil
     ) throws -> RevenueReport {
         try revenue(
@@ -140,15 +139,13 @@ extension Reports {
 
     /// `revenue` from the given source (the tests compare the aggregates with the ledger).
     static func revenue(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant,
         granularity: RevenueReport.Granularity, reportingCurrency: String?, source: MoneySource
     ) throws -> RevenueReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
-        let start = RevenueCalendar.instant(from)
-        let end = RevenueCalendar.instant(to)
         let periodCount =
-            (end.millisecondsSince1970 - start.millisecondsSince1970) / 86_400_000
+            ReportCalendar.milliseconds(from: from, to: to) / 86_400_000
             / (granularity == .day ? 1 : granularity == .week ? 7 : 28)
         if periodCount > maximumRevenuePeriods {
             throw ReportError.invalidArgument(
@@ -165,8 +162,8 @@ extension Reports {
         func period(_ day: Int64) -> Int64 {
             switch granularity {
             case .day: day
-            case .week: RevenueCalendar.weekStart(day)
-            case .month: RevenueCalendar.monthStart(day)
+            case .week: ReportCalendar.weekStart(day)
+            case .month: ReportCalendar.monthStart(day)
             }
         }
         struct Key: Hashable {
@@ -198,7 +195,7 @@ extension Reports {
         case .dayTotals, .facts:
             // Sales, refunds and credits grouped by everything their split depends on: one split per group.
             for group in try revenueGroups(
-                store: store, from: start.millisecondsSince1970, to: end.millisecondsSince1970, source: source)
+                store: store, from: from.millisecondsSince1970, to: to.millisecondsSince1970, source: source)
             {
                 guard let amount = group.amount else {
                     if group.kind == .sale { unpriced += group.count }
@@ -221,7 +218,7 @@ extension Reports {
                     taxPPM: { storefront, day in storefront.flatMap { taxes[$0]?.value(on: day) } ?? 0 })
                 for sale in sales {
                     let transaction = sale.transaction
-                    let inRange = { (instant: Instant) in instant >= start && instant < end }
+                    let inRange = { (instant: Instant) in instant >= from && instant < to }
                     if inRange(transaction.purchaseDate), sale.sale == nil { unpriced += 1 }
                     guard let currency = transaction.currency else { continue }
                     if let proceeds = sale.sale, inRange(transaction.purchaseDate) {

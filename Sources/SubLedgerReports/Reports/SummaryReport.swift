@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Subscription chains by state: per product, per entitlement, and in all.
 public struct SummaryReport: Sendable, Hashable, Codable {
@@ -27,7 +27,7 @@ public struct SummaryReport: Sendable, Hashable, Codable {
         public var counts: StateCounts
     }
 
-    public var at: Date
+    public var at: Instant
     public var basis: Basis
     public var products: [ProductRow]
     public var entitlements: [EntitlementRow]
@@ -41,7 +41,7 @@ extension Reports {
     /// `now` from each chain's last recorded state change at or before `at` (chains with no change recorded
     /// by then are left out).
     public static func summary(
-        on connection: PostgresConnection, scope: ReportScope, at: Date? = nil, now: Date
+        on connection: PostgresConnection, scope: ReportScope, at: Instant? = nil, now: Instant
     ) throws -> SummaryReport {
         try summary(on: connection, scope: scope, at: at, now: now, source: .aggregate)
     }
@@ -49,7 +49,7 @@ extension Reports {
     /// `summary` from the given source for an instant in the past (the tests compare the aggregate with the
     /// ledger).
     static func summary(
-        on connection: PostgresConnection, scope: ReportScope, at: Date?, now: Date, source: AggregateSource
+        on connection: PostgresConnection, scope: ReportScope, at: Instant?, now: Instant, source: AggregateSource
     ) throws -> SummaryReport {
         let store = try ReportStore(on: connection, scope: scope)
         let instant = at ?? now

@@ -1,4 +1,4 @@
-import Foundation
+import SubLedgerCore
 
 /// One dated fact in an account's timeline or a chain's audit trail.
 public struct TimelineEvent: Sendable, Hashable, Codable {
@@ -18,7 +18,7 @@ public struct TimelineEvent: Sendable, Hashable, Codable {
         var rank: Int { Self.allCases.firstIndex(of: self) ?? Self.allCases.count }
     }
 
-    public var at: Date
+    public var at: Instant
     public var category: Category
     public var bundleID: String
     public var environment: String?
@@ -31,7 +31,7 @@ public struct TimelineEvent: Sendable, Hashable, Codable {
     /// Entry reason, expiration reason, binding reason, receipt status or notification subtype.
     public var reason: String?
     /// The end of the period an entry or transaction covers.
-    public var until: Date?
+    public var until: Instant?
     /// A category-specific remark: entitlement ids, the previous state, the other account, a notification id.
     public var note: String?
     /// The row's id in its table (`entry_id`, `binding_id`, `change_id`, `receipt_id`, `notification_row_id`).

@@ -1,11 +1,11 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Ownership changes of chains between accounts.
 public struct TransfersReport: Sendable, Hashable, Codable {
     public struct Row: Sendable, Hashable, Codable {
         /// When the chain moved (the new binding's `started_at`).
-        public var at: Date
+        public var at: Instant
         public var bundleID: String
         public var environment: String
         public var originalTransactionID: String
@@ -17,7 +17,7 @@ public struct TransfersReport: Sendable, Hashable, Codable {
         /// Why it moved (`owner_not_actively_auto_renewing`, `latest_submitter_takes`).
         public var reason: String
         /// Since when the previous owner held the chain.
-        public var previousOwnerSince: Date?
+        public var previousOwnerSince: Instant?
         /// The transaction whose arrival moved the chain.
         public var transactionID: String?
     }
@@ -27,8 +27,8 @@ public struct TransfersReport: Sendable, Hashable, Codable {
         public var transfers: Int
     }
 
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     /// The latest `limit` transfers of the range, newest first.
     public var rows: [Row]
     /// Every transfer of the range, counted by reason.
@@ -41,7 +41,7 @@ extension Reports {
     /// `ownership_bindings` with `sequence > 0` started in [`from`, `to`), each joined with the binding
     /// it replaced (`sequence - 1`) and the chain's product. Newest first, at most `limit` rows.
     public static func transfers(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date, limit: Int
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, limit: Int
     ) throws -> TransfersReport {
         try ReportError.checkRange(from: from, to: to)
         let listing = try ReportListing(

@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Free trials and paid introductory offers started per cohort (the UTC week or month of the start), by product,
 /// and how many converted to a payment.
@@ -43,7 +43,7 @@ public struct TrialsReport: Sendable, Hashable, Codable {
 
     /// One cohort, app, product and offer.
     public struct Row: Sendable, Hashable, Codable {
-        public var cohort: Date
+        public var cohort: Instant
         public var bundleID: String
         public var productID: String
         public var offer: Offer
@@ -52,16 +52,16 @@ public struct TrialsReport: Sendable, Hashable, Codable {
 
     /// One cohort, all products, per offer.
     public struct Cohort: Sendable, Hashable, Codable {
-        public var start: Date
+        public var start: Instant
         public var trial: Counts
         public var intro: Counts
     }
 
     /// The starts' range, [`from`, `to`).
-    public var from: Date
-    public var to: Date
+    public var from: Instant
+    public var to: Instant
     /// When the report ran (for `pending`).
-    public var at: Date
+    public var at: Instant
     public var granularity: Granularity
     public var rows: [Row]
     /// Every cohort of the range, in order, empty ones included.
@@ -73,16 +73,16 @@ public struct TrialsReport: Sendable, Hashable, Codable {
 extension Reports {
     /// Offers started in [`from`, `to`) per `granularity` cohort, at `now`.
     public static func trials(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
-        granularity: TrialsReport.Granularity, now: Date
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant,
+        granularity: TrialsReport.Granularity, now: Instant
     ) throws -> TrialsReport {
         try trials(on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now, source: .facts)
     }
 
     /// `trials` from the given source (the tests compare the aggregate with the ledger).
     static func trials(
-        on connection: PostgresConnection, scope: ReportScope, from: Date, to: Date,
-        granularity: TrialsReport.Granularity, now: Date, source: CohortSource
+        on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant,
+        granularity: TrialsReport.Granularity, now: Instant, source: CohortSource
     ) throws -> TrialsReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
@@ -120,17 +120,13 @@ extension Reports {
     }
 
     /// The first instants of the UTC weeks (Mondays) or months that overlap [`from`, `to`).
-    static func cohortStarts(from: Date, to: Date, granularity: TrialsReport.Granularity) -> [Date] {
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let component: Calendar.Component = granularity == .week ? .weekOfYear : .month
-        guard let first = calendar.dateInterval(of: component, for: from)?.start else { return [] }
-        var starts: [Date] = []
-        var start = first
-        while start < to, starts.count < 10_000 {
-            starts.append(start)
-            guard let next = calendar.date(byAdding: component, value: 1, to: start) else { break }
-            start = next
+    static func cohortStarts(from: Instant, to: Instant, granularity: TrialsReport.Granularity) -> [Instant] {
+        let first = CalendarDay.of(from)
+        var day = granularity == .week ? ReportCalendar.weekStart(first) : ReportCalendar.monthStart(first)
+        var starts: [Instant] = []
+        while CalendarDay.start(of: day) < to, starts.count < 10_000 {
+            starts.append(CalendarDay.start(of: day))
+            day = granularity == .week ? day + 7 : ReportCalendar.nextMonthStart(day)
         }
         return starts
     }

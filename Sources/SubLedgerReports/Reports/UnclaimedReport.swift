@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Transactions the ledger holds for no account yet (no owner, no known submitter).
 public struct UnclaimedReport: Sendable, Hashable, Codable {
@@ -9,8 +9,8 @@ public struct UnclaimedReport: Sendable, Hashable, Codable {
         public var transactionID: String
         public var originalTransactionID: String
         public var productID: String
-        public var purchaseDate: Date
-        public var expiresDate: Date?
+        public var purchaseDate: Instant
+        public var expiresDate: Instant?
         /// Where the transaction came from (`verify_receipt`, `notification_v2`, ...).
         public var source: String
     }

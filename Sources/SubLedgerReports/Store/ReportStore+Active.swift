@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// Subscription periods starting or ending on one day of a range.
@@ -21,7 +21,7 @@ extension ReportStore {
     /// Ordered by bundle id and product.
     /// From `.aggregate` (the default), the `granting` rows of `chain_report_spans` around `instant`; from `.ledger`,
     /// the reference query over `chains` and `transactions`.
-    func grantingChainsByOffer(at instant: Date, source: AggregateSource = .aggregate) throws -> [ActiveReport.Row] {
+    func grantingChainsByOffer(at instant: Instant, source: AggregateSource = .aggregate) throws -> [ActiveReport.Row] {
         let query =
             source == .aggregate
             ? grantingChainsByOfferFromSpans(at: instant) : grantingChainsByOfferFromLedger(at: instant)
@@ -49,7 +49,7 @@ extension ReportStore {
     /// From `.aggregate` (the default) the same counts come from the `in_force` rows of `chain_report_spans`: a chain's
     /// transactions merged where they touch (the counts at every sample are the same, see docs/reports.md).
     func subscriptionEdgeCounts(
-        firstDay: Date, firstSample: Date, now: Date, source: AggregateSource = .aggregate
+        firstDay: Instant, firstSample: Instant, now: Instant, source: AggregateSource = .aggregate
     ) throws -> [SubscriptionEdgeCount] {
         var edges: [SubscriptionEdgeCount] = []
         let query =
@@ -71,7 +71,7 @@ extension ReportStore {
     /// the instant (an index-only probe). Reading every granting chain's latest transaction instead was a
     /// probe and a payload per chain, seconds on a million chains. The flags are step 14's columns, which hold
     /// what the payload's `isTrialPeriod` / `isInIntroOfferPeriod` say.
-    func grantingChainsByOfferFromLedger(at instant: Date) -> PostgresQuery {
+    func grantingChainsByOfferFromLedger(at instant: Instant) -> PostgresQuery {
         """
         WITH \(apps),
         granting AS (
@@ -110,7 +110,7 @@ extension ReportStore {
 
     /// Per transaction in force: its start day (from the midnight `firstDay`) and its end day (NULL when it ends
     /// after `now`).
-    func edgeCountsFromTransactions(firstDay: Date, firstSample: Date, now: Date) -> PostgresQuery {
+    func edgeCountsFromTransactions(firstDay: Instant, firstSample: Instant, now: Instant) -> PostgresQuery {
         """
         WITH \(apps),
         spans AS (
@@ -131,7 +131,7 @@ extension ReportStore {
 
     /// `active` from the aggregate: the owned chains' granting spans that contain the instant (an index-only range
     /// scan of `index_chain_report_spans_granting` over the spans ending after it), counted per product and offer.
-    func grantingChainsByOfferFromSpans(at instant: Date) -> PostgresQuery {
+    func grantingChainsByOfferFromSpans(at instant: Instant) -> PostgresQuery {
         """
         WITH \(apps),
         counted AS (
@@ -151,7 +151,7 @@ extension ReportStore {
     }
 
     /// `edgeCountsFromTransactions` on the chains' `in_force` spans instead of their transactions.
-    func edgeCountsFromSpans(firstDay: Date, firstSample: Date, now: Date) -> PostgresQuery {
+    func edgeCountsFromSpans(firstDay: Instant, firstSample: Instant, now: Instant) -> PostgresQuery {
         """
         WITH \(apps),
         spans AS (

@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// One churn metric counted in one period.
@@ -10,7 +10,7 @@ extension ReportStore {
         /// The expiration reason of `expired` (`unknown` when none was recorded); nil for the other metrics.
         var reason: String?
         /// The period's first instant (`date_trunc` in UTC).
-        var periodStart: Date
+        var periodStart: Instant
         var count: Int
     }
 
@@ -24,7 +24,7 @@ extension ReportStore {
     /// `ledger_entry_day_counts` (schema step 20) and only those of the partial days at its edges from
     /// `ledger_entries`; from `.ledger`, every entry from `ledger_entries` (the reference).
     func churnCounts(
-        from: Date, to: Date, granularity: ChurnReport.Granularity, source: AggregateSource = .aggregate
+        from: Instant, to: Instant, granularity: ChurnReport.Granularity, source: AggregateSource = .aggregate
     ) throws -> [ChurnCount] {
         let rows: PostgresRows
         switch source {
@@ -33,10 +33,12 @@ extension ReportStore {
         case .aggregate:
             // The whole days [firstDay, endDay) by day number; none when the range holds no whole day, and then
             // its edges are the whole range.
-            var firstDay = Int64((from.timeIntervalSince1970 / 86_400).rounded(.up))
-            var endDay = Int64((to.timeIntervalSince1970 / 86_400).rounded(.down))
-            var wholeFrom = Date(timeIntervalSince1970: Double(firstDay) * 86_400)
-            var wholeTo = Date(timeIntervalSince1970: Double(endDay) * 86_400)
+            // The first midnight at or after `from` (the day of its last millisecond before that midnight), and
+            // the last at or before `to`.
+            var firstDay = CalendarDay.of(from.adding(milliseconds: 86_399_999))
+            var endDay = CalendarDay.of(to)
+            var wholeFrom = CalendarDay.start(of: firstDay)
+            var wholeTo = CalendarDay.start(of: endDay)
             if firstDay >= endDay {
                 (firstDay, endDay, wholeFrom, wholeTo) = (0, 0, to, to)
             }
@@ -48,7 +50,7 @@ extension ReportStore {
         return try rows.map { row in
             ChurnCount(
                 metric: try row.decode(String.self, at: 0), reason: try row.decode(String?.self, at: 1),
-                periodStart: try row.decode(Date.self, at: 2), count: try row.decode(Int.self, at: 3))
+                periodStart: try row.instant(at: 2), count: try row.decode(Int.self, at: 3))
         }
     }
 
@@ -56,7 +58,7 @@ extension ReportStore {
     /// [`from`, `to`), changes to `expired` from another state by reason, those of them on a commitment plan (the plan
     /// each change recorded, schema step 34), and back to `active` from `billing_retry` or `grace_period`. Three
     /// branches of a `UNION ALL` over (metric, reason, day, count).
-    func churnStateChanges(from: Date, to: Date) -> PostgresQuery {
+    func churnStateChanges(from: Instant, to: Instant) -> PostgresQuery {
         """
         SELECT 'expired', coalesce(x.expiration_reason, 'unknown'), \(Self.utcDay("x.changed_at")), count(*)
         FROM chain_state_changes x JOIN scope s ON s.app_id = x.app_id
@@ -84,7 +86,7 @@ extension ReportStore {
     /// Each source is counted per UTC day first, on the day number `floor(epoch / 86400)` (float arithmetic), and
     /// only the few hundred day rows are truncated to the period: `date_trunc` with a time zone costs about a
     /// microsecond a row, which over millions of renewals was most of the report's time.
-    func churnCountsFromLedger(from: Date, to: Date, granularity: String) -> PostgresQuery {
+    func churnCountsFromLedger(from: Instant, to: Instant, granularity: String) -> PostgresQuery {
         """
         WITH \(apps),
         daily AS (
@@ -119,7 +121,8 @@ extension ReportStore {
     /// `wholeTo` their midnights) summed from `ledger_entry_day_counts`, and those of [`from`, `wholeFrom`) and
     /// [`wholeTo`, `to`) read from `ledger_entries`.
     func churnCountsFromDays(
-        from: Date, to: Date, granularity: String, wholeFrom: Date, wholeTo: Date, firstDay: Int, endDay: Int
+        from: Instant, to: Instant, granularity: String, wholeFrom: Instant, wholeTo: Instant, firstDay: Int,
+        endDay: Int
     ) -> PostgresQuery {
         """
         WITH \(apps),

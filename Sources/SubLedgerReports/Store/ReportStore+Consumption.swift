@@ -1,9 +1,9 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// Consumption requests received in `[from, to)`, newest first, at most `limit`.
-    func consumptionRequests(from: Date, to: Date, limit: Int, now: Date) throws -> [ConsumptionReport.Row] {
+    func consumptionRequests(from: Instant, to: Instant, limit: Int, now: Instant) throws -> [ConsumptionReport.Row] {
         try run(
             """
             WITH \(apps)
@@ -17,15 +17,15 @@ extension ReportStore {
             ConsumptionReport.Row(
                 requestID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2), transactionID: try row.decode(String.self, at: 3),
-                requestedAt: try row.decode(Date.self, at: 4), deadlineAt: try row.decode(Date.self, at: 5),
+                requestedAt: try row.instant(at: 4), deadlineAt: try row.instant(at: 5),
                 state: try row.decode(String.self, at: 6), attempts: Int(try row.decode(Int32.self, at: 7)),
-                answeredAt: try row.decode(Date?.self, at: 8), lastError: try row.decode(String?.self, at: 9),
+                answeredAt: try row.optionalInstant(at: 8), lastError: try row.decode(String?.self, at: 9),
                 missedDeadline: try row.decode(Bool.self, at: 10), reason: try row.decode(String?.self, at: 11))
         }
     }
 
     /// The period's requests counted per app and state.
-    func consumptionCounts(from: Date, to: Date) throws -> [ConsumptionReport.Count] {
+    func consumptionCounts(from: Instant, to: Instant) throws -> [ConsumptionReport.Count] {
         try run(
             """
             WITH \(apps)
@@ -42,7 +42,7 @@ extension ReportStore {
     }
 
     /// How many of the period's requests missed their deadline as of `now`.
-    func consumptionDeadlineMisses(from: Date, to: Date, now: Date) throws -> Int {
+    func consumptionDeadlineMisses(from: Instant, to: Instant, now: Instant) throws -> Int {
         try run(
             """
             WITH \(apps)
@@ -54,7 +54,7 @@ extension ReportStore {
     }
 
     /// The requests (alias `c`) of the scope's environment received in [`from`, `to`).
-    func requested(from: Date, to: Date) -> PostgresQuery {
+    func requested(from: Instant, to: Instant) -> PostgresQuery {
         """
         \(inEnvironment("c.environment")) AND c.requested_at >= \(from)::timestamptz
           AND c.requested_at < \(to)::timestamptz
@@ -62,7 +62,7 @@ extension ReportStore {
     }
 
     /// Missed: still unanswered past the deadline at `now`, sent after it, or given up on because of it.
-    func missedDeadline(now: Date) -> PostgresQuery {
+    func missedDeadline(now: Instant) -> PostgresQuery {
         """
         ((c.state IN ('pending', 'retry') AND c.deadline_at <= \(now)::timestamptz)
             OR (c.state = 'sent' AND c.answered_at > c.deadline_at)

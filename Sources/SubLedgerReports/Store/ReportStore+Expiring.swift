@@ -1,10 +1,10 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// Chains stored `active`, `grace_period` or `billing_retry` whose `expires_at` lies in [`from`, `to`),
     /// earliest first, at most `limit`.
-    func expiringChains(from: Date, to: Date, limit: Int) throws -> [ExpiringReport.Row] {
+    func expiringChains(from: Instant, to: Instant, limit: Int) throws -> [ExpiringReport.Row] {
         try run(
             """
             WITH \(apps)
@@ -20,15 +20,15 @@ extension ReportStore {
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
                 originalTransactionID: try row.decode(String.self, at: 2),
                 productID: try row.decode(String.self, at: 3),
-                ownerAccountID: try row.decode(String?.self, at: 4), expiresAt: try row.decode(Date.self, at: 5),
+                ownerAccountID: try row.decode(String?.self, at: 4), expiresAt: try row.instant(at: 5),
                 state: try row.decode(String.self, at: 6), willAutoRenew: try row.decode(Bool?.self, at: 7),
-                inBillingRetry: try row.decode(Bool.self, at: 8), graceExpiresAt: try row.decode(Date?.self, at: 9),
-                billingPlan: try row.decode(String?.self, at: 10), commitmentEndsAt: try row.decode(Date?.self, at: 11))
+                inBillingRetry: try row.decode(Bool.self, at: 8), graceExpiresAt: try row.optionalInstant(at: 9),
+                billingPlan: try row.decode(String?.self, at: 10), commitmentEndsAt: try row.optionalInstant(at: 11))
         }
     }
 
     /// The same chains as `expiringChains`, all of them counted by what is known of their renewal.
-    func expiringTotals(from: Date, to: Date) throws -> ExpiringReport.Totals {
+    func expiringTotals(from: Instant, to: Instant) throws -> ExpiringReport.Totals {
         let row = try run(
             """
             WITH \(apps)
@@ -46,7 +46,7 @@ extension ReportStore {
     }
 
     /// The chains (alias `c`) of the scope's environment that are live and expire in [`from`, `to`).
-    func expiring(from: Date, to: Date) -> PostgresQuery {
+    func expiring(from: Instant, to: Instant) -> PostgresQuery {
         """
         \(inEnvironment("c.environment"))
           AND c.expires_at >= \(from)::timestamptz AND c.expires_at < \(to)::timestamptz

@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 
 extension ReportStore {
@@ -17,7 +16,7 @@ extension ReportStore {
                 bundleID: try row.decode(String.self, at: 2), kind: try row.decode(String.self, at: 3),
                 environment: try row.decode(String?.self, at: 4), accountID: try row.decode(String?.self, at: 5),
                 attempts: Int(try row.decode(Int32.self, at: 6)), lastError: try row.decode(String?.self, at: 7),
-                receivedAt: try row.decode(Date.self, at: 8))
+                receivedAt: try row.instant(at: 8))
         }
     }
 

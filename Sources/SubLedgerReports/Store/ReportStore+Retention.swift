@@ -1,11 +1,11 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// How many chains of one cohort were paying in exactly the months of `mask`.
     struct RetentionPattern {
         /// The cohort's month (UTC).
-        var cohort: Date
+        var cohort: Instant
         /// Bit k set: the chain paid for part of month k since its first payment (k below the report's months).
         var mask: Int64
         var chains: Int
@@ -13,7 +13,7 @@ extension ReportStore {
 
     /// The money of one cohort's transactions bought in one month since the first payment, in one currency.
     struct RetentionMoney {
-        var cohort: Date
+        var cohort: Instant
         /// Months since the chain's first payment at the purchase (can exceed the report's months).
         var month: Int
         /// nil for transactions without a known amount (`unpriced` counts them).
@@ -34,7 +34,8 @@ extension ReportStore {
     /// per-cohort totals (schema step 21) and only the chains of the months the range cuts from the per-chain
     /// aggregate `chain_cohort_facts` (schema step 17); from `.facts`, every chain from `chain_cohort_facts`; from
     /// `.ledger`, computed from the transactions (the reference both aggregates are tested against).
-    func retention(from: Date, to: Date, months: Int, reportingCurrency: String?, source: CohortSource = .totals) throws
+    func retention(from: Instant, to: Instant, months: Int, reportingCurrency: String?, source: CohortSource = .totals)
+        throws
         -> (patterns: [RetentionPattern], money: [RetentionMoney])
     {
         var patterns: [RetentionPattern] = []
@@ -58,7 +59,7 @@ extension ReportStore {
                     wholeTo: wholeTo))
         }
         for row in rows {
-            let cohort = try row.decode(Date.self, at: 1)
+            let cohort = try row.instant(at: 1)
             if try row.decode(String.self, at: 0) == "paying" {
                 patterns.append(
                     RetentionPattern(
@@ -80,14 +81,12 @@ extension ReportStore {
 
     /// The UTC months that lie wholly in [`from`, `to`), as [first month's start, end of the last): from the first
     /// month start at or after `from` to the last at or before `to`; (`to`, `to`), empty, when there is none.
-    static func wholeMonths(from: Date, to: Date) -> (from: Date, to: Date) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let fromMonth = calendar.dateInterval(of: .month, for: from),
-            let toMonth = calendar.dateInterval(of: .month, for: to)
-        else { return (to, to) }
-        let wholeFrom = fromMonth.start == from ? from : fromMonth.end
-        let wholeTo = toMonth.start
+    static func wholeMonths(from: Instant, to: Instant) -> (from: Instant, to: Instant) {
+        let fromMonth = ReportCalendar.monthStart(CalendarDay.of(from))
+        let wholeFrom =
+            CalendarDay.start(of: fromMonth) == from
+            ? from : CalendarDay.start(of: ReportCalendar.nextMonthStart(fromMonth))
+        let wholeTo = CalendarDay.start(of: ReportCalendar.monthStart(CalendarDay.of(to)))
         return wholeFrom < wholeTo ? (wholeFrom, wholeTo) : (to, to)
     }
 
@@ -108,7 +107,7 @@ extension ReportStore {
     /// `wholeFrom` = `wholeTo` = `to` every chain is read from `chain_cohort_facts`. The same answer as
     /// `retentionFromLedger` (a property test holds them to it); no transaction is read.
     func retentionFromAggregates(
-        from: Date, to: Date, months: Int, reportingCurrency: String?, wholeFrom: Date, wholeTo: Date
+        from: Instant, to: Instant, months: Int, reportingCurrency: String?, wholeFrom: Instant, wholeTo: Instant
     ) -> PostgresQuery {
         """
         WITH \(apps),
@@ -150,7 +149,7 @@ extension ReportStore {
 
     /// The scope's rows of `chain_cohort_facts` with a first payment in [`from`, `to`) (parameters), with their
     /// cohort: one range of the index on (app_id, first_paid_at).
-    func retentionMembers(from: Date, to: Date) -> PostgresQuery {
+    func retentionMembers(from: Instant, to: Instant) -> PostgresQuery {
         """
         SELECT date_trunc('month', f.first_paid_at AT TIME ZONE 'UTC') AS cohort, f.paid_mask,
                f.money_months, f.money_currencies, f.money_days, f.money_gross, f.money_refunded, f.money_estimated,
@@ -162,7 +161,7 @@ extension ReportStore {
     }
 
     /// The totals' cohorts (a month's first day, on `column`) that lie in the whole months [`from`, `to`).
-    static func wholeCohorts(_ column: PostgresQuery, from: Date, to: Date) -> PostgresQuery {
+    static func wholeCohorts(_ column: PostgresQuery, from: Instant, to: Instant) -> PostgresQuery {
         "\(column) >= (\(from)::timestamptz AT TIME ZONE 'UTC')::date AND \(column) < (\(to)::timestamptz AT TIME ZONE 'UTC')::date"
     }
 
@@ -174,7 +173,7 @@ extension ReportStore {
     /// the answer small however many chains there are). `paid` is materialized so that the window's sort carries
     /// its few narrow columns, not the payload the refund test reads. Money is summed per cohort, month since the anchor at
     /// the purchase, and currency; each purchase day's sum is converted at the nearest earlier rate.
-    func retentionFromLedger(from: Date, to: Date, months: Int, reportingCurrency: String?) -> PostgresQuery {
+    func retentionFromLedger(from: Instant, to: Instant, months: Int, reportingCurrency: String?) -> PostgresQuery {
         """
         WITH \(apps),
         paid AS MATERIALIZED (

@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 
@@ -15,7 +14,7 @@ extension ReportStore {
     /// No ORDER BY (sorting the whole result spilled to disk at 20,000 chains): rows are grouped by chain here
     /// and each chain's few transactions sorted. The upgrade moment is not read from the kept payload (a
     /// jsonb read and a join per row) but derived: `RevenueTransaction.markingUpgrades`.
-    func revenueChains(from: Date, to: Date) throws -> [RevenueChain] {
+    func revenueChains(from: Instant, to: Instant) throws -> [RevenueChain] {
         struct Key: Hashable {
             var appID: Int64
             var environment: String
@@ -45,7 +44,7 @@ extension ReportStore {
     }
 
     /// The statement of `revenueChains`.
-    func revenueChains(touchedFrom from: Date, to: Date) -> PostgresQuery {
+    func revenueChains(touchedFrom from: Instant, to: Instant) -> PostgresQuery {
         """
         WITH \(apps),
         touched AS (

@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// Revocations of one kind, reason and currency, with the amount Apple stated for them.
@@ -17,7 +17,7 @@ extension ReportStore {
     /// `ledger_entries` of kind `revoke` with reason `refund` or `family_sharing_revoked`, and of kind `debit`,
     /// whose `effective_at` lies in [`from`, `to`), joined to their transaction for Apple's revocation reason,
     /// price, currency and refunded percentage; newest first, at most `limit`.
-    func revocations(from: Date, to: Date, limit: Int) throws -> [RefundsReport.Row] {
+    func revocations(from: Instant, to: Instant, limit: Int) throws -> [RefundsReport.Row] {
         try run(
             """
             WITH \(apps)
@@ -30,7 +30,7 @@ extension ReportStore {
             """
         ).map { row in
             RefundsReport.Row(
-                at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                at: try row.instant(at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2), accountID: try row.decode(String?.self, at: 3),
                 productID: try row.decode(String.self, at: 4),
                 originalTransactionID: try row.decode(String.self, at: 5),
@@ -45,7 +45,7 @@ extension ReportStore {
     }
 
     /// The same entries as `revocations`, all of them counted by kind, reason and currency.
-    func revocationCounts(from: Date, to: Date) throws -> [RevocationCount] {
+    func revocationCounts(from: Instant, to: Instant) throws -> [RevocationCount] {
         try run(
             """
             WITH \(apps)
@@ -63,7 +63,7 @@ extension ReportStore {
 
     /// The refund, Family Sharing and debit entries of the scope's environment effective in [`from`, `to`), with
     /// their transaction (alias `t`).
-    func revocationsFrom(from: Date, to: Date) -> PostgresQuery {
+    func revocationsFrom(from: Instant, to: Instant) -> PostgresQuery {
         """
         FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
         LEFT JOIN transactions t

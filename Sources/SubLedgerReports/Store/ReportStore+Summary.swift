@@ -1,5 +1,5 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// A number of chains of one product in one state.
@@ -21,7 +21,7 @@ extension ReportStore {
 
     /// The `chains` rows counted per product and state at `instant`, lapses applied (see `EffectiveState`);
     /// ordered by bundle id, product and state.
-    func chainStateCounts(at instant: Date) throws -> [ChainStateCount] {
+    func chainStateCounts(at instant: Instant) throws -> [ChainStateCount] {
         try run(
             """
             WITH \(apps),
@@ -46,7 +46,7 @@ extension ReportStore {
     ///
     /// From `.aggregate` (the default) the same counts come from the `recorded` rows of `chain_report_spans` that
     /// contain the instant (an index-only range scan over the spans ending after it).
-    func recordedStateCounts(at instant: Date, source: AggregateSource = .aggregate) throws -> [ChainStateCount] {
+    func recordedStateCounts(at instant: Instant, source: AggregateSource = .aggregate) throws -> [ChainStateCount] {
         let query: PostgresQuery =
             source == .aggregate
             ? """

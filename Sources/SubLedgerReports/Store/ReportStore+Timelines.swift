@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 import SubLedgerCore
 
@@ -40,7 +39,7 @@ extension ReportStore {
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
                 productID: try row.decode(String.self, at: 2), ownerAccountID: try row.decode(String?.self, at: 3),
                 state: try row.decode(String.self, at: 4), expirationReason: try row.decode(String?.self, at: 5),
-                expiresAt: try row.decode(Date?.self, at: 6), willAutoRenew: try row.decode(Bool?.self, at: 7),
+                expiresAt: try row.optionalInstant(at: 6), willAutoRenew: try row.decode(Bool?.self, at: 7),
                 inBillingRetry: try row.decode(Bool.self, at: 8))
         }
     }
@@ -170,12 +169,12 @@ extension TimelineEvent {
             throw ReportError.invalidArgument("unknown timeline category '\(rawCategory)'")
         }
         self.init(
-            at: try row.decode(Date.self, at: 0), category: category, bundleID: try row.decode(String.self, at: 2),
+            at: try row.instant(at: 0), category: category, bundleID: try row.decode(String.self, at: 2),
             environment: try row.decode(String?.self, at: 3),
             originalTransactionID: try row.decode(String?.self, at: 4),
             transactionID: try row.decode(String?.self, at: 5), productID: try row.decode(String?.self, at: 6),
             accountID: try row.decode(String?.self, at: 7), kind: try row.decode(String?.self, at: 8),
-            reason: try row.decode(String?.self, at: 9), until: try row.decode(Date?.self, at: 10),
+            reason: try row.decode(String?.self, at: 9), until: try row.optionalInstant(at: 10),
             note: try row.decode(String?.self, at: 11), rowID: try row.decode(Int64?.self, at: 12))
     }
 }

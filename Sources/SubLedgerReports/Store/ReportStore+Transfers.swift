@@ -1,10 +1,10 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// `ownership_bindings` with `sequence > 0` started in [`from`, `to`), each joined with the binding it
     /// replaced (`sequence - 1`) and the chain's product; newest first, at most `limit`.
-    func transfers(from: Date, to: Date, limit: Int) throws -> [TransfersReport.Row] {
+    func transfers(from: Instant, to: Instant, limit: Int) throws -> [TransfersReport.Row] {
         try run(
             """
             WITH \(apps)
@@ -23,18 +23,18 @@ extension ReportStore {
             """
         ).map { row in
             TransfersReport.Row(
-                at: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                at: try row.instant(at: 0), bundleID: try row.decode(String.self, at: 1),
                 environment: try row.decode(String.self, at: 2),
                 originalTransactionID: try row.decode(String.self, at: 3),
                 productID: try row.decode(String?.self, at: 4), sequence: Int(try row.decode(Int32.self, at: 5)),
                 fromAccountID: try row.decode(String?.self, at: 6), toAccountID: try row.decode(String.self, at: 7),
-                reason: try row.decode(String.self, at: 8), previousOwnerSince: try row.decode(Date?.self, at: 9),
+                reason: try row.decode(String.self, at: 8), previousOwnerSince: try row.optionalInstant(at: 9),
                 transactionID: try row.decode(String?.self, at: 10))
         }
     }
 
     /// The same bindings as `transfers`, all of them counted by reason.
-    func transferCounts(from: Date, to: Date) throws -> [TransfersReport.ReasonCount] {
+    func transferCounts(from: Instant, to: Instant) throws -> [TransfersReport.ReasonCount] {
         try run(
             """
             WITH \(apps)
@@ -50,7 +50,7 @@ extension ReportStore {
     }
 
     /// The bindings (alias `b`) of the scope's environment that moved a chain, started in [`from`, `to`).
-    func transferred(from: Date, to: Date) -> PostgresQuery {
+    func transferred(from: Instant, to: Instant) -> PostgresQuery {
         """
         b.sequence > 0 AND \(inEnvironment("b.environment"))
           AND b.started_at >= \(from)::timestamptz AND b.started_at < \(to)::timestamptz

@@ -1,10 +1,10 @@
-import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 extension ReportStore {
     /// Offer starts of one cohort period, app, product and offer kind, with their outcome.
     struct TrialCount {
-        var cohort: Date
+        var cohort: Instant
         var bundleID: String
         var productID: String
         /// `trial` or `intro`.
@@ -19,7 +19,8 @@ extension ReportStore {
     /// how many converted (a later payment that was not refunded, and for an intro offer not itself in the offer)
     /// and how many are still in the offer at `now` without having converted.
     /// Read from `chain_cohort_facts` (schema step 17), or, for `.ledger`, computed from the transactions.
-    func trialCounts(from: Date, to: Date, granularity: String, now: Date, source: CohortSource = .facts) throws
+    func trialCounts(from: Instant, to: Instant, granularity: String, now: Instant, source: CohortSource = .facts)
+        throws
         -> [TrialCount]
     {
         let query =
@@ -28,7 +29,7 @@ extension ReportStore {
             : trialCountsFromFacts(from: from, to: to, granularity: granularity, now: now)
         return try run(query).map { row in
             TrialCount(
-                cohort: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                cohort: try row.instant(at: 0), bundleID: try row.decode(String.self, at: 1),
                 productID: try row.decode(String.self, at: 2), offer: try row.decode(String.self, at: 3),
                 starts: try row.decode(Int.self, at: 4), converted: try row.decode(Int.self, at: 5),
                 pending: try row.decode(Int.self, at: 6))
@@ -38,7 +39,7 @@ extension ReportStore {
     /// Each chain's first offer, its conversion and until when an offer runs are kept in `chain_cohort_facts`;
     /// the starts in range come from its partial index on `offer_started_at`. The same answer as
     /// `trialCountsFromLedger` (a property test holds them to it).
-    func trialCountsFromFacts(from: Date, to: Date, granularity: String, now: Date) -> PostgresQuery {
+    func trialCountsFromFacts(from: Instant, to: Instant, granularity: String, now: Instant) -> PostgresQuery {
         """
         WITH \(apps)
         SELECT date_trunc(\(granularity)::text, f.offer_started_at, 'UTC'), s.bundle_id, f.offer_product_id,
@@ -57,7 +58,7 @@ extension ReportStore {
     /// Offer starts are the offer transactions bought in the range; each
     /// start's earlier offers, conversion and running offer are index probes on its chain; `outcomes` is materialized
     /// so that each probe runs once per start (inlined, the two counts that read `converted` would each run it).
-    func trialCountsFromLedger(from: Date, to: Date, granularity: String, now: Date) -> PostgresQuery {
+    func trialCountsFromLedger(from: Instant, to: Instant, granularity: String, now: Instant) -> PostgresQuery {
         """
         WITH \(apps),
         starts AS (

@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 
 extension ReportStore {
@@ -19,8 +18,8 @@ extension ReportStore {
                 bundleID: try row.decode(String.self, at: 0), environment: try row.decode(String.self, at: 1),
                 transactionID: try row.decode(String.self, at: 2),
                 originalTransactionID: try row.decode(String.self, at: 3),
-                productID: try row.decode(String.self, at: 4), purchaseDate: try row.decode(Date.self, at: 5),
-                expiresDate: try row.decode(Date?.self, at: 6), source: try row.decode(String.self, at: 7))
+                productID: try row.decode(String.self, at: 4), purchaseDate: try row.instant(at: 5),
+                expiresDate: try row.optionalInstant(at: 6), source: try row.decode(String.self, at: 7))
         }
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 import PostgresLibPQ
 
 extension ReportStore {
@@ -28,8 +27,8 @@ extension ReportStore {
                 pausedReason: try row.decode(String?.self, at: 4),
                 consecutiveFailures: Int(try row.decode(Int32.self, at: 5)),
                 pending: try row.decode(Int.self, at: 6), failed: try row.decode(Int.self, at: 7),
-                delivered: try row.decode(Int.self, at: 8), oldestPendingSince: try row.decode(Date?.self, at: 9),
-                lastDeliveredAt: try row.decode(Date?.self, at: 10))
+                delivered: try row.decode(Int.self, at: 8), oldestPendingSince: try row.optionalInstant(at: 9),
+                lastDeliveredAt: try row.optionalInstant(at: 10))
         }
     }
 
@@ -51,7 +50,7 @@ extension ReportStore {
             """
         ).map { row in
             WebhooksPanel.Failure(
-                attemptedAt: try row.decode(Date.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                attemptedAt: try row.instant(at: 0), bundleID: try row.decode(String.self, at: 1),
                 url: try row.decode(String.self, at: 2), eventType: try row.decode(String.self, at: 3),
                 eventID: try row.decode(String.self, at: 4), status: try row.decode(Int32?.self, at: 5).map(Int.init),
                 error: try row.decode(String?.self, at: 6))

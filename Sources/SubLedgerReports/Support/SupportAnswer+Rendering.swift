@@ -1,5 +1,3 @@
-import Foundation
-
 extension SupportAnswer {
     /// The answer as JSON (snake_case keys, ISO 8601 UTC dates), like the reports.
     public var json: String { ReportFormat.json(self) }

@@ -1,4 +1,4 @@
-import Foundation
+import SubLedgerCore
 
 /// The answer to a customer support lookup (`subledger support ...`, `/v1/admin/lookup/...`, the admin page's
 /// search): who owns what the customer names, where it stands now, what happened to it, and what to tell the
@@ -26,9 +26,9 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         /// One account's claim of the app purchase.
         public struct Claim: Sendable, Hashable, Codable {
             public var accountID: String
-            public var claimedAt: Date
+            public var claimedAt: Instant
 
-            public init(accountID: String, claimedAt: Date) {
+            public init(accountID: String, claimedAt: Instant) {
                 self.accountID = accountID
                 self.claimedAt = claimedAt
             }
@@ -38,14 +38,14 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         public var environment: String
         /// The account of the latest claim.
         public var ownerAccountID: String
-        public var originalPurchaseDate: Date?
-        public var preorderDate: Date?
+        public var originalPurchaseDate: Instant?
+        public var preorderDate: Instant?
         /// Every claim, oldest first.
         public var claims: [Claim]
 
         public init(
-            appTransactionID: String, environment: String, ownerAccountID: String, originalPurchaseDate: Date?,
-            preorderDate: Date?, claims: [Claim]
+            appTransactionID: String, environment: String, ownerAccountID: String, originalPurchaseDate: Instant?,
+            preorderDate: Instant?, claims: [Claim]
         ) {
             self.appTransactionID = appTransactionID
             self.environment = environment
@@ -63,10 +63,10 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         public var fromAccountID: String?
         /// `first_claim` or the transfer rule that moved it.
         public var reason: String
-        public var startedAt: Date
-        public var endedAt: Date?
+        public var startedAt: Instant
+        public var endedAt: Instant?
 
-        public init(accountID: String, fromAccountID: String?, reason: String, startedAt: Date, endedAt: Date?) {
+        public init(accountID: String, fromAccountID: String?, reason: String, startedAt: Instant, endedAt: Instant?) {
             self.accountID = accountID
             self.fromAccountID = fromAccountID
             self.reason = reason
@@ -87,10 +87,10 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         public var state: String
         public var expirationReason: String?
         /// The end of the current (or last) period.
-        public var expiresAt: Date?
+        public var expiresAt: Instant?
         public var willAutoRenew: Bool?
         /// When the latest transaction's refund or revocation took effect, if it is in force.
-        public var revokedAt: Date?
+        public var revokedAt: Instant?
         /// The accounts whose submissions carried the chain, in order of first submission.
         public var submittedBy: [String]
         /// Every owner it had, oldest first (claim, then transfers).
@@ -100,8 +100,9 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
 
         public init(
             environment: String, originalTransactionID: String, productID: String, productType: String,
-            ownerAccountID: String?, state: String, expirationReason: String?, expiresAt: Date?, willAutoRenew: Bool?,
-            revokedAt: Date?, submittedBy: [String], ownership: [Ownership], advice: String
+            ownerAccountID: String?, state: String, expirationReason: String?, expiresAt: Instant?,
+            willAutoRenew: Bool?,
+            revokedAt: Instant?, submittedBy: [String], ownership: [Ownership], advice: String
         ) {
             self.environment = environment
             self.originalTransactionID = originalTransactionID
@@ -171,7 +172,7 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
     public var query: String
     public var bundleID: String
     /// The instant the states are evaluated at.
-    public var at: Date
+    public var at: Instant
     /// The account the answer is about: the one looked up, the order's, or the owner of the first chain.
     public var accountID: String?
     public var order: Order?
@@ -185,7 +186,8 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
     public var timeline: [TimelineEvent]
 
     public init(
-        kind: Kind, query: String, bundleID: String, at: Date, accountID: String?, order: Order?, apple: AppleRecord?,
+        kind: Kind, query: String, bundleID: String, at: Instant, accountID: String?, order: Order?,
+        apple: AppleRecord?,
         chains: [Chain], advice: String, timeline: [TimelineEvent]
     ) {
         self.kind = kind

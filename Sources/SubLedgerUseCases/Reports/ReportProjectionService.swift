@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import Metrics
 import PostgresLibPQ
@@ -61,7 +60,7 @@ public struct ReportProjectionService: Service {
     /// Projects until the queue has nothing this process can claim, then records the lag.
     public func runCycle() async throws -> ReportProjector.Progress {
         let progress = try await projector.projectAll()
-        let instant = Date(timeIntervalSince1970: Double(now().millisecondsSince1970) / 1000)
+        let instant = now()
         let freshness = try await pool.withConnection { connection in
             try ReportFreshness.read(scope: .everything, now: instant, on: connection)
         }
@@ -72,7 +71,7 @@ public struct ReportProjectionService: Service {
 
 /// The report projection's gauges, recorded by `ReportProjectionService` after each cycle.
 enum ReportProjectionMetrics {
-    static func record(_ freshness: ReportFreshness, now: Date) {
+    static func record(_ freshness: ReportFreshness, now: Instant) {
         Gauge(label: "subledger_report_projection_lag_seconds").record(freshness.lag(at: now))
         Gauge(label: "subledger_report_projection_queue_depth").record(freshness.pendingChanges)
     }

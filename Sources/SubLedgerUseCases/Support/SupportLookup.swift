@@ -197,10 +197,10 @@ public struct SupportLookup: Sendable {
                 guard let latest = claims.max(by: { $0.sequence < $1.sequence }) else { return nil }
                 return SupportAnswer.AppPurchase(
                     appTransactionID: id, environment: environment.rawValue, ownerAccountID: latest.account.rawValue,
-                    originalPurchaseDate: latest.originalPurchaseDate.map(Self.date),
-                    preorderDate: latest.preorderDate.map(Self.date),
+                    originalPurchaseDate: latest.originalPurchaseDate,
+                    preorderDate: latest.preorderDate,
                     claims: claims.sorted { $0.sequence < $1.sequence }.map {
-                        .init(accountID: $0.account.rawValue, claimedAt: Self.date($0.claimedAt))
+                        .init(accountID: $0.account.rawValue, claimedAt: $0.claimedAt)
                     })
             }
         let owner = purchases.first.flatMap { try? AccountID($0.ownerAccountID) }
@@ -326,7 +326,7 @@ public struct SupportLookup: Sendable {
             }
         return SupportAnswer(
             kind: SupportAnswer.Kind(rawValue: query.kindName) ?? .transaction, query: query.id,
-            bundleID: app.bundleID, at: Self.date(instant), accountID: chains.first?.ownerAccountID, order: nil,
+            bundleID: app.bundleID, at: instant, accountID: chains.first?.ownerAccountID, order: nil,
             apple: nil, chains: chains, advice: advice, timeline: timeline)
     }
 
@@ -338,7 +338,7 @@ public struct SupportLookup: Sendable {
         let ownership = changes.enumerated().map { index, change in
             SupportAnswer.Ownership(
                 accountID: change.to.rawValue, fromAccountID: change.from?.rawValue, reason: change.reason.rawValue,
-                startedAt: date(change.at), endedAt: index + 1 < changes.count ? date(changes[index + 1].at) : nil)
+                startedAt: change.at, endedAt: index + 1 < changes.count ? changes[index + 1].at : nil)
         }
         var submitters: [String] = []
         for event in events
@@ -350,9 +350,9 @@ public struct SupportLookup: Sendable {
             environment: snapshot.key.environment.rawValue, originalTransactionID: snapshot.key.originalTransactionID,
             productID: snapshot.header.productID, productType: snapshot.header.productType.rawValue,
             ownerAccountID: snapshot.header.owner?.rawValue, state: state.name,
-            expirationReason: state.expirationReason?.name, expiresAt: snapshot.header.latestExpiry.map(date),
+            expirationReason: state.expirationReason?.name, expiresAt: snapshot.header.latestExpiry,
             willAutoRenew: snapshot.header.renewalInfo?.willAutoRenew,
-            revokedAt: latest?.revocation(inForceAt: now).map { date($0.revocationDate) }, submittedBy: submitters,
+            revokedAt: latest?.revocation(inForceAt: now)?.revocationDate, submittedBy: submitters,
             ownership: ownership,
             advice: CustomerAdvice.advice(for: snapshot, state: state, expectedAccount: expectedAccount, now: now))
     }
@@ -446,9 +446,5 @@ public struct SupportLookup: Sendable {
         } catch {
             throw SupportError(.appleRefused, "Apple returned a transaction that cannot be applied: \(error)")
         }
-    }
-
-    static func date(_ instant: Instant) -> Date {
-        Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
     }
 }

@@ -35,26 +35,21 @@ enum CohortFixtures {
     /// When the reports run: 2025-07-01T00:00:00Z.
     static let now = date(7, 1)
 
-    static func date(_ month: Int, _ day: Int, year: Int = 2025) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
-    }
-
-    static func instant(_ date: Date) -> Instant {
-        Instant(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000))
+    /// Midnight UTC of `year`-`month`-`day`.
+    static func date(_ month: Int, _ day: Int, year: Int = 2025) -> Instant {
+        CalendarDay.start(of: CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day)))
     }
 
     /// One transaction of `chain`, for the period [`from`, `to`).
     static func payment(
-        _ id: String, chain: String, product: String = "pro.monthly", from: Date, to: Date, price: Int64?,
-        currency: String? = "USD", refundedOn: Date? = nil, upgradedOn: Date? = nil, trial: Bool = false,
+        _ id: String, chain: String, product: String = "pro.monthly", from: Instant, to: Instant, price: Int64?,
+        currency: String? = "USD", refundedOn: Instant? = nil, upgradedOn: Instant? = nil, trial: Bool = false,
         intro: Bool = false
     ) -> Transaction {
         Transaction(
             transactionID: id, originalTransactionID: chain, productID: product, bundleID: bundleID,
-            purchaseDate: instant(from), originalPurchaseDate: instant(from), expiresDate: instant(to),
-            revocationDate: (refundedOn ?? upgradedOn).map(instant), revocationReason: refundedOn.map { _ in 0 },
+            purchaseDate: from, originalPurchaseDate: from, expiresDate: to,
+            revocationDate: refundedOn ?? upgradedOn, revocationReason: refundedOn.map { _ in 0 },
             webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", isTrialPeriod: trial, isInIntroOfferPeriod: intro,
             offerType: trial || intro ? 1 : nil, offerDiscountType: trial ? "FREE_TRIAL" : intro ? "PAY_UP_FRONT" : nil,
             isUpgraded: upgradedOn != nil, environment: .production, source: .verifyReceipt,

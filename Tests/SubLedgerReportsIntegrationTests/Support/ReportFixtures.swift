@@ -35,10 +35,9 @@ enum ReportFixtures {
     static let start: Int64 = 1_735_689_600_000
 
     static func day(_ day: Int) -> Instant { Instant(millisecondsSince1970: start + Int64(day) * 86_400_000) }
-    static func date(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(start) / 1000 + Double(day) * 86_400) }
 
     /// When the reports run.
-    static let now = date(40)
+    static let now = day(40)
 
     static func account(_ name: String) -> AccountID { try! AccountID(name) }
 

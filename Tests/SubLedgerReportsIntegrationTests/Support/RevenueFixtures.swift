@@ -50,7 +50,6 @@ enum RevenueFixtures {
     /// 2025-01-01T00:00:00Z.
     static let start: Int64 = 1_735_689_600_000
     static func day(_ day: Int) -> Instant { Instant(millisecondsSince1970: start + Int64(day) * 86_400_000) }
-    static func date(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(start) / 1000 + Double(day) * 86_400) }
 
     static func transaction(
         _ id: String, chain: String, bundleID: String = money, product: String = "pro.monthly", from: Int, to: Int,
