@@ -68,7 +68,7 @@ import Testing
             let outcome = await RawHTTPConnection.exchange(port: port, request: refused.request, timeout: 20)
             let answer = try #require(outcome.response, "\(outcome.summary)")
             #expect(answer.status == refused.status, "\(answer.text)")
-            let body = try JSONDecoder().decode(ErrorBody.self, from: Data(answer.body))
+            let body = try JSONDecoder().decode(RefusalBody.self, from: Data(answer.body))
             #expect(body.error.code == refused.code)
             #expect(!body.error.message.isEmpty)
             #expect(answer.header("Content-Type")?.hasPrefix("application/json") == true)
@@ -110,4 +110,13 @@ import Testing
             #expect(text.hasPrefix("HTTP/1.1 400 "))
         }
     }
+}
+
+/// The error shape every refusal has, decoded as a client would.
+private struct RefusalBody: Decodable {
+    struct Detail: Decodable {
+        var code: String
+        var message: String
+    }
+    var error: Detail
 }

@@ -1,4 +1,4 @@
-/// A JSON value whose object members keep their order, written without Foundation: the body of a webhook
+/// A JSON value whose object members keep their order, written by `JSONWriter`: the body of a webhook
 /// event is built in the core, so what a receiver gets is a pure function of the ledger's facts.
 public indirect enum EventJSON: Sendable, Equatable {
     case string(String)
@@ -25,56 +25,30 @@ public indirect enum EventJSON: Sendable, Equatable {
     /// An instant as the API writes times: RFC 3339, UTC, milliseconds (`2026-11-22T10:15:00.000Z`).
     public static func time(_ instant: Instant?) -> EventJSON { instant.map { .string(RFC3339.format($0)) } ?? .null }
 
-    /// The compact JSON text.
+    /// The compact JSON text, as `JSONWriter` writes it.
     public var text: String {
-        var output = ""
-        write(to: &output)
-        return output
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
     }
 
-    func write(to output: inout String) {
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .string(let value): Self.writeString(value, to: &output)
-        case .integer(let value): output += String(value)
-        case .bool(let value): output += value ? "true" : "false"
-        case .null: output += "null"
+        case .string(let value): writer.string(value)
+        case .integer(let value): writer.integer(value)
+        case .bool(let value): writer.bool(value)
+        case .null: writer.null()
         case .array(let values):
-            output += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                value.write(to: &output)
-            }
-            output += "]"
+            writer.beginArray()
+            for value in values { value.write(to: &writer) }
+            writer.endArray()
         case .object(let members):
-            output += "{"
-            for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                Self.writeString(member.key, to: &output)
-                output += ":"
-                member.value.write(to: &output)
+            writer.beginObject()
+            for member in members {
+                writer.escapedKey(member.key)
+                member.value.write(to: &writer)
             }
-            output += "}"
+            writer.endObject()
         }
-    }
-
-    static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        output += "\""
     }
 }

@@ -1,7 +1,7 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SubLedgerCore
 import SubLedgerUseCases
 
 /// An error answered to a client as `{"error": {"code": "...", "message": "..."}}` with an HTTP status.
@@ -27,7 +27,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
     public var description: String { "\(status.code) \(code): \(message)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try JSONEncoder().encode(ErrorBody(error: .init(code: code, message: message)))
+        let data = ErrorBody.json(code: code, message: message)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
         // Every 401 carries a challenge (RFC 9110); routes with another scheme set their own.
@@ -55,11 +55,19 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
     }
 }
 
-/// The body of every error answer.
-struct ErrorBody: Codable, Sendable {
-    struct Detail: Codable, Sendable {
-        var code: String
-        var message: String
+/// The body of every error answer, `{"error":{"code":…,"message":…}}`.
+enum ErrorBody {
+    static func json(code: String, message: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64 + code.utf8.count + message.utf8.count)
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.string(message)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
     }
-    var error: Detail
 }

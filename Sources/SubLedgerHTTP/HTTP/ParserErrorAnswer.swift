@@ -1,8 +1,8 @@
-import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import SubLedgerCore
 import SubLedgerUseCases
 
 /// Answers a request the HTTP/1.1 parser refuses (below the router, before any route or middleware runs) in
@@ -113,7 +113,7 @@ final class ParserErrorAnswer {
         guard !answered else { return true }
         answered = true
         let (status, code, message) = refusal(for: error)
-        let body = (try? JSONEncoder().encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
+        let body = ErrorBody.json(code: code, message: message)
         var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
         head += "Content-Type: application/json; charset=utf-8\r\n"
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"

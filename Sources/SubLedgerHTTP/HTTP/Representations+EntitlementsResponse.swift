@@ -25,28 +25,25 @@ extension Representation {
 
         func json() -> [UInt8] {
             var writer = JSONWriter(capacity: 128 + 320 * entitlements.count)
-            writer.raw("{")
-            writer.key("account_id", first: true)
+            writer.beginObject()
+            writer.key("account_id")
             writer.string(account.rawValue)
             writer.key("at")
             writer.time(at)
             writer.key("entitlements")
-            writer.raw("[")
-            for (index, entitlement) in entitlements.enumerated() {
-                if index > 0 { writer.raw(",") }
-                Self.write(entitlement, to: &writer)
-            }
-            writer.raw("]")
+            writer.beginArray()
+            for entitlement in entitlements { Self.write(entitlement, to: &writer) }
+            writer.endArray()
             writer.key("credits")
             writer.integer(credits)
-            writer.raw("}")
+            writer.endObject()
             return writer.bytes
         }
 
         /// One entitlement, as `EntitlementBody` has it.
         static func write(_ entitlement: Entitlement, to writer: inout JSONWriter) {
-            writer.raw("{")
-            writer.key("entitlement_id", first: true)
+            writer.beginObject()
+            writer.key("entitlement_id")
             writer.string(entitlement.entitlementID)
             writer.key("product_id")
             writer.string(entitlement.productID)
@@ -72,7 +69,7 @@ extension Representation {
             writer.string(entitlement.originalTransactionID)
             writer.key("environment")
             writer.string(entitlement.environment.rawValue)
-            writer.raw("}")
+            writer.endObject()
         }
     }
 }

@@ -3,7 +3,7 @@ import SubLedgerCore
 /// Writing the stored chain's types exactly as their synthesized `Codable` conformances did through
 /// `JSONEncoder` with `.sortedKeys`: one member per stored property, in sorted order, an optional that is
 /// `nil` left out, an `Instant` as its milliseconds, an enum as its raw value, an account id as its string.
-extension StoredJSONWriter {
+extension JSONWriter {
     mutating func write(_ chain: SubscriptionChain) {
         beginObject()
         key("bundleID")
@@ -12,7 +12,7 @@ extension StoredJSONWriter {
         write(chain.key)
         if let latestExpiry = chain.latestExpiry {
             key("latestExpiry")
-            int(latestExpiry.millisecondsSince1970)
+            integer(latestExpiry.millisecondsSince1970)
         }
         if let owner = chain.owner {
             key("owner")
@@ -61,7 +61,7 @@ extension StoredJSONWriter {
         key("isInBillingRetryPeriod")
         bool(renewal.isInBillingRetryPeriod)
         key("observedAt")
-        int(renewal.observedAt.millisecondsSince1970)
+        integer(renewal.observedAt.millisecondsSince1970)
         optional("offerDiscountType", renewal.offerDiscountType)
         optional("offerIdentifier", renewal.offerIdentifier)
         optional("offerType", renewal.offerType)
@@ -73,7 +73,7 @@ extension StoredJSONWriter {
         optional("renewalDate", renewal.renewalDate)
         if let renewalPrice = renewal.renewalPrice {
             key("renewalPrice")
-            int(renewalPrice)
+            integer(renewalPrice)
         }
         key("willAutoRenew")
         bool(renewal.willAutoRenew)
@@ -107,7 +107,7 @@ extension StoredJSONWriter {
         bool(revocation.isFamilySharing)
         optional("lastObservedAt", revocation.lastObservedAt)
         key("revocationDate")
-        int(revocation.revocationDate.millisecondsSince1970)
+        integer(revocation.revocationDate.millisecondsSince1970)
         optional("revocationPercentage", revocation.revocationPercentage)
         optional("revocationPercentageObservedAt", revocation.revocationPercentageObservedAt)
         optional("revocationReason", revocation.revocationReason)
@@ -117,15 +117,15 @@ extension StoredJSONWriter {
     mutating func write(_ commitment: TransactionCommitment) {
         beginObject()
         key("billingPeriodNumber")
-        int(Int64(commitment.billingPeriodNumber))
+        integer(Int64(commitment.billingPeriodNumber))
         key("expiresDate")
-        int(commitment.expiresDate.millisecondsSince1970)
+        integer(commitment.expiresDate.millisecondsSince1970)
         if let price = commitment.price {
             key("price")
-            int(price)
+            integer(price)
         }
         key("totalBillingPeriods")
-        int(Int64(commitment.totalBillingPeriods))
+        integer(Int64(commitment.totalBillingPeriods))
         endObject()
     }
 
@@ -136,7 +136,7 @@ extension StoredJSONWriter {
         optional("renewalDate", commitment.renewalDate)
         if let price = commitment.renewalPrice {
             key("renewalPrice")
-            int(price)
+            integer(price)
         }
         key("willAutoRenew")
         bool(commitment.willAutoRenew)
@@ -155,7 +155,7 @@ extension StoredJSONWriter {
         optional("observedAt", details.observedAt)
         if let price = details.price {
             key("price")
-            int(price)
+            integer(price)
         }
         optional("storefront", details.storefront)
         endObject()
@@ -192,14 +192,14 @@ extension StoredJSONWriter {
         string(transaction.ownershipType.rawValue)
         if let price = transaction.price {
             key("price")
-            int(price)
+            integer(price)
         }
         key("productID")
         string(transaction.productID)
         key("purchaseDate")
-        int(transaction.purchaseDate.millisecondsSince1970)
+        integer(transaction.purchaseDate.millisecondsSince1970)
         key("quantity")
-        int(Int64(transaction.quantity))
+        integer(Int64(transaction.quantity))
         optional("rawProductType", transaction.rawProductType)
         optional("revocationDate", transaction.revocationDate)
         optional("revocationPercentage", transaction.revocationPercentage)
@@ -226,12 +226,12 @@ extension StoredJSONWriter {
     private mutating func optional(_ name: StaticString, _ value: Int?) {
         guard let value else { return }
         key(name)
-        int(Int64(value))
+        integer(Int64(value))
     }
 
     private mutating func optional(_ name: StaticString, _ value: Instant?) {
         guard let value else { return }
         key(name)
-        int(value.millisecondsSince1970)
+        integer(value.millisecondsSince1970)
     }
 }

@@ -42,19 +42,19 @@ enum StoredChainJSON {
     }
 
     static func json(of chain: SubscriptionChain) -> String {
-        var writer = StoredJSONWriter(capacity: 512)
+        var writer = JSONWriter(capacity: 512, escaping: .foundation)
         writer.write(chain)
         return writer.text
     }
 
     static func json(of renewal: RenewalInfo) -> String {
-        var writer = StoredJSONWriter(capacity: 384)
+        var writer = JSONWriter(capacity: 384, escaping: .foundation)
         writer.write(renewal)
         return writer.text
     }
 
     static func json(of known: KnownTransaction) -> String {
-        var writer = StoredJSONWriter(capacity: 768)
+        var writer = JSONWriter(capacity: 768, escaping: .foundation)
         writer.write(known)
         return writer.text
     }
