@@ -39,7 +39,7 @@ struct InputsCommand: AsyncParsableCommand {
             let requeued = try await withStores(database, label: "subledger.inputs") { stores in
                 let selection: LedgerStore.RequeueSelection
                 if let receipt {
-                    selection = .input(.receipt, id: receipt)
+                    selection = .input(.submission, id: receipt)
                 } else if let notification {
                     selection = .input(.notification, id: notification)
                 } else {
@@ -86,7 +86,7 @@ struct InputsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let kind: LedgerStore.StoredInputKind = receipt != nil ? .receipt : .notification
+            let kind: LedgerStore.StoredInputKind = receipt != nil ? .submission : .notification
             let id = receipt ?? notification ?? 0
             let history = try await withStores(database, label: "subledger.inputs") { stores in
                 try await stores.ledger.inputHistory(kind, id: id)

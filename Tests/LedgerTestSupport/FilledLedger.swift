@@ -13,7 +13,7 @@ public enum FilledLedger {
     public static func fill(_ store: LedgerStore, _ app: StoredApp) async throws {
         func receipt(_ input: LedgerInput, _ body: String, by account: AccountID, day: Int) async throws {
             let id = try await store.storeSubmission(kind: .appReceipt, body: body, account: account, app: app)
-            try await store.apply(input, app: app, reference: .receipt(id), now: F.day(day))
+            try await store.apply(input, app: app, reference: .submission(id), now: F.day(day))
         }
         func notification(_ id: String, _ type: String, _ transaction: Transaction, day: Int) async throws {
             let subscription = transaction.productID == "pro.monthly"

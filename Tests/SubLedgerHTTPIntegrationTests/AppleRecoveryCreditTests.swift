@@ -37,7 +37,7 @@ import Testing
             let now = Instant(millisecondsSince1970: e.control.clock().now)
             let own = try await e.service.store.storeSubmission(
                 kind: .appReceipt, body: "b3duLXJlYXNvbg==", account: try AccountID("dee"), app: app)
-            try await e.service.store.markReceipt(own, failed: "applying it failed", retryable: true, now: now)
+            try await e.service.store.markSubmission(own, failed: "applying it failed", retryable: true, now: now)
             let ownBefore = try await Self.nextAttempt(e, own)
             #expect(try await e.service.store.appleDeferredInputs(now: now).total == 3)
 

@@ -134,7 +134,7 @@ import Testing
                 harness.clock.set(H.start.adding(milliseconds: Int64(minute) * 60_000))
                 let claimed = try await queue.claimPendingInputs(
                     limit: 10, pendingAge: .zero, lease: .seconds(60), worker: worker, now: harness.clock.now)
-                #expect(claimed.map(\.receiptID) == [id])
+                #expect(claimed.map(\.submissionID) == [id])
             }
             harness.clock.set(H.start.adding(milliseconds: 30 * 60_000))
             let poller = try Self.poller(harness, retry: StoredInputRetry())

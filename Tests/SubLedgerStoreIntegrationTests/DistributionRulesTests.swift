@@ -105,7 +105,7 @@ import Testing
                 let key = ChainKey(environment: .production, originalTransactionID: "o")
                 for expected in [
                     ChainRows.loadForUpdate([key], appID: 0).sql,
-                    InputRows.markReceiptApplied(0, environment: .production).sql,
+                    InputRows.markSubmissionApplied(0, environment: .production).sql,
                     InputRows.markNotificationApplied(0, environment: .production).sql,
                     AccountRows.ensure(try AccountID("a"), appID: 0).sql, AccountRows.named("{}", appID: 0).sql,
                     OrderRows.candidates(orderIDs: "[]", submitter: nil, appID: 0).sql,
@@ -174,7 +174,7 @@ import Testing
         let purchase = F.subscription("t1", chain: "o1", from: 0, to: 30)
         try await store.apply(
             F.receipt(by: alice, [purchase], renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
-            app: app, reference: .receipt(receiptID), now: F.day(0))
+            app: app, reference: .submission(receiptID), now: F.day(0))
         let stopped = ServerNotification(
             notificationID: "n-stop", version: .v2, notificationType: "DID_CHANGE_RENEWAL_STATUS", bundleID: F.bundleID,
             environment: .production, signedDate: F.day(10), transaction: purchase,

@@ -335,15 +335,15 @@ import Testing
     @Test func aStoredReceiptIsMarkedAppliedWithItsEffects() async throws {
         try await withLedger { store, app, pool in
             let id = try await store.storeSubmission(kind: .appReceipt, body: "MIIT...base64", account: alice, app: app)
-            #expect(try await store.receiptStatus(id) == "pending")
+            #expect(try await store.submissionStatus(id) == "pending")
             try await store.apply(
                 F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)], on: 0),
-                app: app, reference: .receipt(id), now: F.day(0))
-            #expect(try await store.receiptStatus(id) == "applied")
+                app: app, reference: .submission(id), now: F.day(0))
+            #expect(try await store.submissionStatus(id) == "applied")
             let linked = try await pool.query("SELECT count(*) FROM ledger_entries WHERE receipt_id = \(id)")
             #expect(try linked.single().decode(Int64.self, at: 0) == 1)
-            try await store.markReceipt(id, failed: "late failure", retryable: false, now: F.day(1))
-            #expect(try await store.receiptStatus(id) == "applied")
+            try await store.markSubmission(id, failed: "late failure", retryable: false, now: F.day(1))
+            #expect(try await store.submissionStatus(id) == "applied")
         }
     }
 

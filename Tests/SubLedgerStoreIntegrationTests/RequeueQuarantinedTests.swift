@@ -59,12 +59,12 @@ import Testing
             let stored = try await Self.store(store, app)
 
             let listed = try await store.requeueQuarantined(
-                .input(.receipt, id: stored.receipts[0]), dryRun: true, actor: "test", now: F.day(1))
-            #expect(listed == [.init(kind: .receipt, id: stored.receipts[0], lastError: "Apple failed")])
+                .input(.submission, id: stored.receipts[0]), dryRun: true, actor: "test", now: F.day(1))
+            #expect(listed == [.init(kind: .submission, id: stored.receipts[0], lastError: "Apple failed")])
             #expect(try await Self.state(store, receipt: stored.receipts[0]).0 == "quarantined")
 
             let requeued = try await store.requeueQuarantined(
-                .input(.receipt, id: stored.receipts[0]), dryRun: false, actor: "test", now: F.day(1))
+                .input(.submission, id: stored.receipts[0]), dryRun: false, actor: "test", now: F.day(1))
             #expect(requeued == listed)
             let (status, attempts, due, lastError) = try await Self.state(store, receipt: stored.receipts[0])
             #expect(status == "retry")
@@ -77,11 +77,11 @@ import Testing
             // Again: it is no longer quarantined, so nothing moves; neither does an applied receipt.
             #expect(
                 try await store.requeueQuarantined(
-                    .input(.receipt, id: stored.receipts[0]), dryRun: false, actor: "test", now: F.day(1)
+                    .input(.submission, id: stored.receipts[0]), dryRun: false, actor: "test", now: F.day(1)
                 ).isEmpty)
             #expect(
                 try await store.requeueQuarantined(
-                    .input(.receipt, id: stored.applied), dryRun: false, actor: "test", now: F.day(1)
+                    .input(.submission, id: stored.applied), dryRun: false, actor: "test", now: F.day(1)
                 )
                 .isEmpty)
             #expect(try await Self.state(store, receipt: stored.applied).0 == "applied")
@@ -97,8 +97,8 @@ import Testing
 
             let expected: [LedgerStore.RequeuedInput] = [
                 .init(kind: .notification, id: stored.notification, lastError: "could not apply"),
-                .init(kind: .receipt, id: stored.receipts[0], lastError: "Apple failed"),
-                .init(kind: .receipt, id: stored.receipts[1], lastError: "Apple failed"),
+                .init(kind: .submission, id: stored.receipts[0], lastError: "Apple failed"),
+                .init(kind: .submission, id: stored.receipts[1], lastError: "Apple failed"),
             ]
             #expect(
                 try await store.requeueQuarantined(.app(appID: app.appID), dryRun: true, actor: "test", now: F.day(1))
@@ -126,14 +126,14 @@ import Testing
             let app = try await F.app(on: store.pool)
             let stored = try await Self.store(store, app)
             let receipt = stored.receipts[0]
-            #expect(try await store.inputHistory(.receipt, id: receipt)?.events == [])
+            #expect(try await store.inputHistory(.submission, id: receipt)?.events == [])
 
             _ = try await store.requeueQuarantined(
-                .input(.receipt, id: receipt), dryRun: true, actor: "ops", now: F.day(1))
-            #expect(try await store.inputHistory(.receipt, id: receipt)?.events == [])
+                .input(.submission, id: receipt), dryRun: true, actor: "ops", now: F.day(1))
+            #expect(try await store.inputHistory(.submission, id: receipt)?.events == [])
 
             _ = try await store.requeueQuarantined(
-                .input(.receipt, id: receipt), dryRun: false, actor: "subledger inputs requeue (ops on host)",
+                .input(.submission, id: receipt), dryRun: false, actor: "subledger inputs requeue (ops on host)",
                 now: F.day(1))
             // Quarantined again by later attempts, then re-queued with the whole app.
             try await pool.query(
@@ -143,7 +143,7 @@ import Testing
                 """)
             _ = try await store.requeueQuarantined(.app(appID: app.appID), dryRun: false, actor: "admin", now: F.day(2))
 
-            let history = try #require(try await store.inputHistory(.receipt, id: receipt))
+            let history = try #require(try await store.inputHistory(.submission, id: receipt))
             #expect(history.status == "retry")
             #expect(history.attempts == 0)
             #expect(
@@ -159,9 +159,9 @@ import Testing
             let notification = try #require(try await store.inputHistory(.notification, id: stored.notification))
             #expect(notification.events.map(\.actor) == ["admin"])
             #expect(notification.events.first?.previousError == "could not apply")
-            #expect(try await store.inputHistory(.receipt, id: stored.receipts[1])?.events.count == 1)
-            #expect(try await store.inputHistory(.receipt, id: stored.applied)?.events == [])
-            #expect(try await store.inputHistory(.receipt, id: 999_999) == nil)
+            #expect(try await store.inputHistory(.submission, id: stored.receipts[1])?.events.count == 1)
+            #expect(try await store.inputHistory(.submission, id: stored.applied)?.events == [])
+            #expect(try await store.inputHistory(.submission, id: 999_999) == nil)
 
             await #expect(throws: PostgresError.self) {
                 _ = try await pool.query("UPDATE input_events SET actor = 'someone else'")

@@ -164,11 +164,11 @@ enum ChainRows {
     /// now is one change, not two.
     static func write(
         _ chain: ChainSnapshot, previous: ChainSnapshot?, storedState: StoredState?, app: StoredApp,
-        receiptID: Int64?, now: Instant, on connection: PostgresConnection
+        submissionID: Int64?, now: Instant, on connection: PostgresConnection
     ) throws {
         try connection.run {
             try write(
-                chain, previous: previous, storedState: storedState, app: app, receiptID: receiptID, now: now,
+                chain, previous: previous, storedState: storedState, app: app, submissionID: submissionID, now: now,
                 into: &$0)
         }
     }
@@ -176,7 +176,7 @@ enum ChainRows {
     /// `write`'s statements, appended to `batch`.
     static func write(
         _ chain: ChainSnapshot, previous: ChainSnapshot?, storedState: StoredState?, app: StoredApp,
-        receiptID: Int64?, now: Instant, into batch: inout PostgresBatch
+        submissionID: Int64?, now: Instant, into batch: inout PostgresBatch
     ) throws -> Batched<Void> {
         let state = chain.state(at: now, in: app.definition)
         let storedState = previous == nil ? nil : storedState.map { ($0.state, $0.expirationReason) }
@@ -205,7 +205,7 @@ enum ChainRows {
                 \(timestamp(header.latestExpiry)), \(timestamp(renewal?.gracePeriodExpiresDate)), \(timestamp(revokedAt)),
                 \(renewal?.willAutoRenew), \(renewal?.autoRenewProductID), \(renewal?.isInBillingRetryPeriod ?? false),
                 \(renewalJSON), \(timestamp(renewal?.observedAt)), \(refreshVia),
-                \(PostgresValue.jsonb(StoredChainJSON.json(of: header))), \(receiptID), \(billingPlan),
+                \(PostgresValue.jsonb(StoredChainJSON.json(of: header))), \(submissionID), \(billingPlan),
                 \(timestamp(commitmentEnd)))
             \(upsertChainConflict)
             """)

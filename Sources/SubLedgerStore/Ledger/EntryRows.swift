@@ -20,10 +20,10 @@ enum EntryRows {
     static func insert(
         _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, into batch: inout PostgresBatch
     ) throws -> Batched<Int> {
-        var receiptID: Int64?
+        var submissionID: Int64?
         var notificationID: Int64?
         switch reference {
-        case .receipt(let id): receiptID = id
+        case .submission(let id): submissionID = id
         case .notification(let id): notificationID = id
         case .none: break
         }
@@ -31,12 +31,12 @@ enum EntryRows {
         for entry in entries {
             indices.append(
                 batch.append(
-                    try insert(entry, appID: appID, receiptID: receiptID, notificationID: notificationID)))
+                    try insert(entry, appID: appID, submissionID: submissionID, notificationID: notificationID)))
         }
         return Batched { rows in indices.reduce(0) { $0 + rows[$1].rowsAffected } }
     }
 
-    static func insert(_ entry: LedgerEntry, appID: Int64, receiptID: Int64?, notificationID: Int64?) throws
+    static func insert(_ entry: LedgerEntry, appID: Int64, submissionID: Int64?, notificationID: Int64?) throws
         -> PostgresQuery
     {
         """
@@ -47,7 +47,7 @@ enum EntryRows {
             \(entry.environment.rawValue), \(entry.originalTransactionID), \(entry.transactionID), \(entry.productID),
             ARRAY(SELECT jsonb_array_elements_text(\(try StoreJSON.encode(entry.entitlementIDs))::jsonb)),
             \(entry.credits), \(timestamp(entry.effectiveAt)), \(timestamp(entry.periodEnd)), \(entry.reason.rawValue),
-            \(receiptID), \(notificationID))
+            \(submissionID), \(notificationID))
         ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
         """
     }

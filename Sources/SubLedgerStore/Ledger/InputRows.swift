@@ -16,8 +16,8 @@ enum InputRows {
         _ reference: LedgerStore.InputReference, environment: AppStoreEnvironment, into batch: inout PostgresBatch
     ) -> Batched<Void> {
         switch reference {
-        case .receipt(let id):
-            batch.append(markReceiptApplied(id, environment: environment))
+        case .submission(let id):
+            batch.append(markSubmissionApplied(id, environment: environment))
             return .none
         case .notification(let id):
             let index = batch.append(markNotificationApplied(id, environment: environment))
@@ -31,7 +31,7 @@ enum InputRows {
         }
     }
 
-    static func markReceiptApplied(_ id: Int64, environment: AppStoreEnvironment) -> PostgresQuery {
+    static func markSubmissionApplied(_ id: Int64, environment: AppStoreEnvironment) -> PostgresQuery {
         """
         UPDATE receipts SET status = 'applied', applied_at = now(), environment = \(environment.rawValue),
             last_error = NULL, next_attempt_at = NULL

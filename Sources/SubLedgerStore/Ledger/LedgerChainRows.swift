@@ -10,10 +10,10 @@ enum LedgerChainRows {
     static func link(
         _ decision: LedgerDecision, reference: LedgerStore.InputReference, appID: Int64, into batch: inout PostgresBatch
     ) -> Batched<Int> {
-        var receiptID: Int64?
+        var submissionID: Int64?
         var notificationID: Int64?
         switch reference {
-        case .receipt(let id): receiptID = id
+        case .submission(let id): submissionID = id
         case .notification(let id): notificationID = id
         case .none: break
         }
@@ -24,17 +24,17 @@ enum LedgerChainRows {
         var indices: [Int] = []
         for key in chains.sorted() {
             indices.append(
-                batch.append(link(key, appID: appID, receiptID: receiptID, notificationID: notificationID)))
+                batch.append(link(key, appID: appID, submissionID: submissionID, notificationID: notificationID)))
         }
         return Batched { rows in
             try indices.reduce(0) { total, index in total + Int(try rows[index].single().decode(Int32.self, at: 0)) }
         }
     }
 
-    static func link(_ key: ChainKey, appID: Int64, receiptID: Int64?, notificationID: Int64?) -> PostgresQuery {
+    static func link(_ key: ChainKey, appID: Int64, submissionID: Int64?, notificationID: Int64?) -> PostgresQuery {
         """
         SELECT ledger_chain_link(\(appID)::bigint, \(key.environment.rawValue)::text, \(key.originalTransactionID)::text,
-            \(receiptID)::bigint, \(notificationID)::bigint)
+            \(submissionID)::bigint, \(notificationID)::bigint)
         """
     }
 }

@@ -3,7 +3,7 @@ import PostgresLibPQ
 import SubLedgerCore
 
 extension LedgerStore {
-    /// The kind of a stored receipt.
+    /// The kind of a stored submission.
     public enum SubmissionKind: String, Sendable, Hashable {
         /// A base64 PKCS#7 app receipt, verified through verifyReceipt.
         case appReceipt = "app_receipt"
@@ -70,18 +70,18 @@ extension LedgerStore {
         public var retryAfter: Duration?
     }
 
-    /// Records that a stored receipt could not be verified or applied: `invalid` when the failure is final
+    /// Records that a stored submission could not be verified or applied: `invalid` when the failure is final
     /// (`retryable` false), else `retry` after the backoff of its attempts, or `quarantined` once it has had
-    /// `retry.maximumAttempts`. An applied receipt is left as it is.
+    /// `retry.maximumAttempts`. An applied submission is left as it is.
     @discardableResult
-    public func markReceipt(_ id: Int64, failed reason: String, retryable: Bool, now: Instant) async throws
+    public func markSubmission(_ id: Int64, failed reason: String, retryable: Bool, now: Instant) async throws
         -> StoredInputFailure
     {
         try await markInput(
             table: "receipts", key: "receipt_id", id: id, reason: reason, retryable: retryable, now: now)
     }
 
-    /// Records that a stored notification could not be applied (as `markReceipt` does for receipts).
+    /// Records that a stored notification could not be applied (as `markSubmission` does for submissions).
     @discardableResult
     public func markNotification(_ id: Int64, failed reason: String, retryable: Bool, now: Instant) async throws
         -> StoredInputFailure
@@ -129,8 +129,8 @@ extension LedgerStore {
         return cleaned.count > 1_000 ? String(cleaned.prefix(1_000)) + "…" : cleaned
     }
 
-    /// The status of a stored receipt (`pending`, `applied`, `invalid`, `retry`, `quarantined`), if it exists.
-    public func receiptStatus(_ id: Int64) async throws -> String? {
+    /// The status of a stored submission (`pending`, `applied`, `invalid`, `retry`, `quarantined`), if it exists.
+    public func submissionStatus(_ id: Int64) async throws -> String? {
         try await pool.query("SELECT status FROM receipts WHERE receipt_id = \(id)").first?.decode(
             String.self, at: 0)
     }
@@ -200,8 +200,8 @@ extension LedgerStore {
             }
         }
         switch first {
-        case .done(let receipt):
-            return receipt
+        case .done(let outcome):
+            return outcome
         case .retry(let id):
             return try await applyStoredNotification(id, input, app: app, now: now)
         }

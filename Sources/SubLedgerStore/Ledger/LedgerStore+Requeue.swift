@@ -4,7 +4,9 @@ import SubLedgerCore
 extension LedgerStore {
     /// The two kinds of stored input that share the retry lifecycle (`pending`, `retry`, `quarantined`, ...).
     public enum StoredInputKind: String, Sendable, Hashable, CaseIterable {
-        case receipt
+        /// What an app server submitted: an app receipt or a signed transaction (`receipts` table). Named
+        /// `receipt` where operators see it (the CLI's `--receipt`, reports, metrics), after that table.
+        case submission = "receipt"
         case notification
     }
 
@@ -39,7 +41,7 @@ extension LedgerStore {
             var requeued: [RequeuedInput] = []
             for kind in StoredInputKind.allCases {
                 let (table, key): (PostgresQuery, PostgresQuery) =
-                    kind == .receipt ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
+                    kind == .submission ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
                 let selected: PostgresQuery
                 switch selection {
                 case .input(let selectedKind, let id):
@@ -128,7 +130,7 @@ extension LedgerStore {
     /// The state and history of one stored input; nil when there is no such input.
     public func inputHistory(_ kind: StoredInputKind, id: Int64) async throws -> InputHistory? {
         let (table, key): (PostgresQuery, PostgresQuery) =
-            kind == .receipt ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
+            kind == .submission ? ("receipts", "receipt_id") : ("notifications", "notification_row_id")
         return try await pool.withConnection { connection in
             let rows = try connection.query(
                 """

@@ -26,7 +26,9 @@ public struct LedgerStore: Sendable {
 
     /// Which stored raw input an apply came from; it is marked applied in the same transaction.
     public enum InputReference: Sendable, Hashable {
-        case receipt(Int64)
+        /// A submitted app receipt or signed transaction: its `receipts.receipt_id`.
+        case submission(Int64)
+        /// A stored notification: its `notifications.notification_row_id`.
         case notification(Int64)
         case none
     }
@@ -92,12 +94,12 @@ public struct LedgerStore: Sendable {
         // so a renewal of an owned chain creates none.
         _ = AccountRows.ensure(planned.newAccounts, appID: app.appID, into: &writes)
         let loaded = Dictionary(snapshot.chains.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        var receiptID: Int64?
-        if case .receipt(let id) = reference { receiptID = id }
+        var submissionID: Int64?
+        if case .submission(let id) = reference { submissionID = id }
         for chain in decision.updatedChains {
             _ = try ChainRows.write(
                 chain, previous: loaded[chain.key], storedState: stored.states[chain.key], app: app,
-                receiptID: receiptID, now: now, into: &writes)
+                submissionID: submissionID, now: now, into: &writes)
         }
         _ = EntitlementPeriodRows.write(planned.periods, appID: app.appID, into: &writes)
         let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)

@@ -27,7 +27,7 @@ public struct PollQueue: Sendable {
 
     /// A stored receipt or signed transaction not yet verified (Apple was down, or the request died).
     public struct PendingInput: Sendable, Hashable {
-        public var receiptID: Int64
+        public var submissionID: Int64
         public var appID: Int64
         public var bundleID: String
         public var kind: LedgerStore.SubmissionKind
@@ -121,7 +121,7 @@ public struct PollQueue: Sendable {
                     throw StoreError(code: .corruptRow, message: "unknown receipt kind '\(rawKind)'")
                 }
                 return PendingInput(
-                    receiptID: try row.decode(Int64.self, at: 0),
+                    submissionID: try row.decode(Int64.self, at: 0),
                     appID: try row.decode(Int64.self, at: 1),
                     bundleID: try row.decode(String.self, at: 2),
                     kind: kind,
@@ -249,7 +249,7 @@ public struct PollQueue: Sendable {
         try await pool.query(
             """
             UPDATE receipts SET leased_until = NULL, leased_by = NULL
-            WHERE receipt_id = \(input.receiptID) AND leased_by = \(worker)
+            WHERE receipt_id = \(input.submissionID) AND leased_by = \(worker)
             """ as PostgresQuery)
     }
 

@@ -16,7 +16,7 @@ enum WebhookOutbox {
     static func cause(of input: LedgerInput, reference: LedgerStore.InputReference) -> WebhookEventCause {
         switch (input.kind, reference) {
         case (.signedTransaction, _): WebhookEventCause(kind: .transaction, id: input.transactions.first?.transactionID)
-        case (_, .receipt(let id)): WebhookEventCause(kind: .receipt, id: String(id))
+        case (_, .submission(let id)): WebhookEventCause(kind: .receipt, id: String(id))
         case (.receipt, .none): WebhookEventCause(kind: .receipt)
         case (.notification, _), (_, .notification): WebhookEventCause(kind: .notification)
         case (.poll, .none): WebhookEventCause(kind: .poll)

@@ -67,7 +67,7 @@ public struct Ingestion: Sendable {
         let offline = Self.readOffline(receiptData)
         if let bundleID = offline.bundleID, bundleID != app.bundleID {
             // Apple would answer 21004 (wrong shared secret), which reads as our misconfiguration.
-            try await mark(.receipt, receiptID, failed: "foreign_receipt: issued to another app", retryable: false)
+            try await mark(.submission, receiptID, failed: "foreign_receipt: issued to another app", retryable: false)
             throw IngestionError(.foreignReceipt, "the receipt was issued to another app than \(app.bundleID)")
         }
         let outcome: VerifyReceiptOutcome
@@ -76,7 +76,7 @@ public struct Ingestion: Sendable {
                 receiptData, app: app, firstEnvironment: knownEnvironment ?? offline.environment)
         } catch let refusal as IngestionError {
             try await mark(
-                .receipt, receiptID, failed: LedgerStore.appleDeferredPrefix + refusal.message, retryable: true)
+                .submission, receiptID, failed: LedgerStore.appleDeferredPrefix + refusal.message, retryable: true)
             throw refusal
         }
         let normalized: NormalizedReceipt
@@ -87,7 +87,7 @@ public struct Ingestion: Sendable {
             let failure =
                 error.refusal.code == .appleUnavailable
                 ? LedgerStore.appleDeferredPrefix + error.failure : error.failure
-            let marked = try await mark(.receipt, receiptID, failed: failure, retryable: error.refusal.isTransient)
+            let marked = try await mark(.submission, receiptID, failed: failure, retryable: error.refusal.isTransient)
             // The client is asked to come back when the job will have tried again (at most 30 s for Apple).
             let retryAfter = marked.retryAfter?.retryAfterSeconds ?? Self.retryAfterSeconds
             switch error.refusal.code {
@@ -108,7 +108,8 @@ public struct Ingestion: Sendable {
             }
         }
         let applied = try await applyInput(
-            LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .receipt(receiptID), now: now()
+            LedgerInput(receipt: normalized, submittedBy: account), app: app, reference: .submission(receiptID),
+            now: now()
         )
         return try await result(
             receiptID, normalized.environment, applied, ignored: normalized.ignored, account: account, app: app)
@@ -300,7 +301,7 @@ public struct Ingestion: Sendable {
     ) async throws -> SubmissionOutcome {
         // Parsed once: the claimed environment picks the verifier, which verifies this same parse.
         guard let claimed = AppleGateway.claimedJWS(token), let environment = claimed.environment else {
-            try await mark(.receipt, inputID, failed: "malformed JWS", retryable: false)
+            try await mark(.submission, inputID, failed: "malformed JWS", retryable: false)
             throw IngestionError(.malformedJWS, "signed_transaction is not a JWS transaction with an environment")
         }
         let transaction: Transaction
@@ -310,16 +311,16 @@ public struct Ingestion: Sendable {
         } catch let error as IngestionError {
             // A transient refusal is our side (e.g. an app that cannot verify this environment yet): the stored
             // transaction is retried once that is fixed, never given up.
-            try await mark(.receipt, inputID, failed: error.code.rawValue, retryable: error.isTransient)
+            try await mark(.submission, inputID, failed: error.code.rawValue, retryable: error.isTransient)
             throw error
         } catch {
-            try await mark(.receipt, inputID, failed: "\(error)", retryable: false)
+            try await mark(.submission, inputID, failed: "\(error)", retryable: false)
             throw IngestionError(.invalidSignedTransaction, "the signed transaction did not verify: \(error)")
         }
         let input = LedgerInput(
             kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
             transactions: [transaction], observedAt: transaction.signedDate)
-        let applied = try await applyInput(input, app: app, reference: .receipt(inputID), now: now())
+        let applied = try await applyInput(input, app: app, reference: .submission(inputID), now: now())
         return try await result(inputID, environment, applied, ignored: [], account: account, app: app)
     }
 
@@ -473,19 +474,15 @@ public struct Ingestion: Sendable {
 
     // MARK: - Answers
 
-    /// The two kinds of stored input whose failed attempts are recorded (and named so in the metrics).
-    private enum StoredInput: String {
-        case receipt, notification
-    }
-
-    /// Records a failed attempt on a stored input (see `LedgerStore.markReceipt`), counting quarantines.
+    /// Records a failed attempt on a stored input (see `LedgerStore.markSubmission`), counting quarantines.
     @discardableResult
-    private func mark(_ input: StoredInput, _ id: Int64, failed reason: String, retryable: Bool) async throws
+    private func mark(_ input: LedgerStore.StoredInputKind, _ id: Int64, failed reason: String, retryable: Bool)
+        async throws
         -> LedgerStore.StoredInputFailure
     {
         let marked =
             switch input {
-            case .receipt: try await store.markReceipt(id, failed: reason, retryable: retryable, now: now())
+            case .submission: try await store.markSubmission(id, failed: reason, retryable: retryable, now: now())
             case .notification: try await store.markNotification(id, failed: reason, retryable: retryable, now: now())
             }
         if marked.status == "quarantined" { StoredInputMetrics.quarantined(input.rawValue) }

@@ -270,11 +270,11 @@ public struct RenewalPoller: Service {
             switch input.kind {
             case .appReceipt:
                 _ = try await ingestion.verifyStoredReceipt(
-                    input.receiptID, receiptData: input.body, account: input.account, app: app,
+                    input.submissionID, receiptData: input.body, account: input.account, app: app,
                     knownEnvironment: input.environment)
             case .signedTransaction:
                 _ = try await ingestion.verifyStoredSignedTransaction(
-                    input.receiptID, token: input.body, account: input.account, app: app)
+                    input.submissionID, token: input.body, account: input.account, app: app)
             }
             report.credited = 1
         } catch let error as IngestionError where !error.isTransient {
@@ -284,15 +284,15 @@ public struct RenewalPoller: Service {
             // Apple still unavailable: the ingestion path has recorded the failure and the next attempt.
             logger.info(
                 "stored input still waits for Apple",
-                metadata: ["receipt": "\(input.receiptID)", "error": "\(error.code.rawValue)"])
+                metadata: ["receipt": "\(input.submissionID)", "error": "\(error.code.rawValue)"])
             report.errors = 1
         } catch {
             // Applying it failed (a poison input, the database): recorded with its error, retried with backoff
             // until it is quarantined. The job goes on with the next input.
             logger.warning(
-                "stored input failed to apply", metadata: ["receipt": "\(input.receiptID)", "error": "\(error)"])
-            let marked = try? await ingestion.store.markReceipt(
-                input.receiptID, failed: "\(error)", retryable: true, now: now())
+                "stored input failed to apply", metadata: ["receipt": "\(input.submissionID)", "error": "\(error)"])
+            let marked = try? await ingestion.store.markSubmission(
+                input.submissionID, failed: "\(error)", retryable: true, now: now())
             if marked?.status == "quarantined" {
                 StoredInputMetrics.quarantined("receipt")
                 report.quarantined = 1

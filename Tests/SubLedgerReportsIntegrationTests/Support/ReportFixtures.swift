@@ -159,7 +159,7 @@ enum ReportFixtures {
         for (observedDay, input) in inputs {
             let reference: LedgerStore.InputReference =
                 switch observedDay {
-                case 3: .receipt(erinsReceipt)
+                case 3: .submission(erinsReceipt)
                 case 31: .notification(notification)
                 default: .none
                 }
