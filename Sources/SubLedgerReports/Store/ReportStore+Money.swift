@@ -33,31 +33,36 @@ extension ReportStore {
     /// purchase instant, refunds of priced sales by refund instant (at the amount refunded: `refund_milli`),
     /// upgrade credits by the upgrade.
     func revenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
-        try run(
+        // One branch per kind: the instant its amount counts at, its amount and the rows it takes.
+        func branch(
+            at instant: PostgresQuery, kind: PostgresQuery, estimated: PostgresQuery, amount: PostgresQuery,
+            where condition: PostgresQuery
+        ) -> PostgresQuery {
+            """
+            SELECT \(Self.packed(day: "\(instant) / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: kind,
+                              secondYear: "f.second_year", estimated: estimated)),
+                \(instant) / 86400000, f.app_id, f.product_id, f.storefront, f.currency, \(amount), count(*)
+            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+            WHERE \(inEnvironment("f.environment")) AND \(instant) >= \(from) AND \(instant) < \(to)\(condition)
+            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            """
+        }
+        let sales = branch(
+            at: "f.purchase_ms", kind: "0", estimated: "f.estimated", amount: "f.amount_milli", where: "")
+        let refunds = branch(
+            at: "f.refund_ms", kind: "4", estimated: "f.estimated", amount: "f.refund_milli",
+            where: " AND f.refund_ms IS NOT NULL AND f.amount_milli > 0")
+        let credits = branch(
+            at: "f.credit_ms", kind: "8", estimated: "true", amount: "f.credit_milli",
+            where: " AND f.credit_ms IS NOT NULL")
+        return try run(
             """
             WITH \(apps)
-            SELECT \(Self.packed(day: "f.purchase_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: "0",
-                              secondYear: "f.second_year", estimated: "f.estimated")),
-                f.purchase_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.amount_milli, count(*)
-            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-            WHERE \(inEnvironment("f.environment")) AND f.purchase_ms >= \(from) AND f.purchase_ms < \(to)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            \(sales)
             UNION ALL
-            SELECT \(Self.packed(day: "f.refund_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: "4",
-                              secondYear: "f.second_year", estimated: "f.estimated")),
-                f.refund_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.refund_milli, count(*)
-            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-            WHERE \(inEnvironment("f.environment")) AND f.refund_ms >= \(from) AND f.refund_ms < \(to)
-              AND f.refund_ms IS NOT NULL AND f.amount_milli > 0
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            \(refunds)
             UNION ALL
-            SELECT \(Self.packed(day: "f.credit_ms / 86400000", boughtDay: "f.purchase_ms / 86400000", kind: "8",
-                              secondYear: "f.second_year", estimated: "true")),
-                f.credit_ms / 86400000, f.app_id, f.product_id, f.storefront, f.currency, f.credit_milli, count(*)
-            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-            WHERE \(inEnvironment("f.environment")) AND f.credit_ms >= \(from) AND f.credit_ms < \(to)
-              AND f.credit_ms IS NOT NULL
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
+            \(credits)
             """
         ).map(Self.revenueGroup)
     }

@@ -210,7 +210,6 @@ public struct ConsumptionStore: Sendable {
 
     /// Gives back every lease `worker` holds (on shutdown), so other processes need not wait them out.
     public func releaseAll(worker: String) async throws {
-        try await pool.query(
-            "UPDATE consumption_requests SET leased_until = NULL, leased_by = NULL WHERE leased_by = \(worker)")
+        try await pool.query(Leases.releaseAll(in: "consumption_requests", worker: worker))
     }
 }

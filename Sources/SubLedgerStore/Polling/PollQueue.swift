@@ -266,9 +266,7 @@ public struct PollQueue: Sendable {
     public func releaseAll(worker: String) async throws {
         try await pool.transaction { connection in
             for table: PostgresQuery in ["chains", "receipts", "notifications"] {
-                try connection.query(
-                    "UPDATE \(table) SET leased_until = NULL, leased_by = NULL WHERE leased_by = \(worker)"
-                        as PostgresQuery)
+                try connection.query(Leases.releaseAll(in: table, worker: worker))
             }
         }
     }

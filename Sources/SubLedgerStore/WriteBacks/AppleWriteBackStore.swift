@@ -152,8 +152,7 @@ public struct AppleWriteBackStore: Sendable {
 
     /// Gives back every lease `worker` holds (on shutdown), so other processes need not wait them out.
     public func releaseAll(worker: String) async throws {
-        try await pool.query(
-            "UPDATE apple_write_backs SET leased_until = NULL, leased_by = NULL WHERE leased_by = \(worker)")
+        try await pool.query(Leases.releaseAll(in: "apple_write_backs", worker: worker))
     }
 
     /// How many write-backs there are, by kind and state, for the admin page and `/metrics`.

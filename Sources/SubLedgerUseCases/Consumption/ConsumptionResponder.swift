@@ -97,27 +97,25 @@ public struct ConsumptionResponder: Service {
     /// Answers every request due now, one at a time (there are few, and each is one call to Apple).
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
-        while !Task.isCancelled {
-            let due = try await store.claimDue(
+        try await LeasedQueue.drain {
+            try await store.claimDue(
                 limit: configuration.batchSize, lease: configuration.lease, worker: configuration.worker, now: now())
-            if due.isEmpty { break }
-            for request in due {
-                let record = await answer(request)
-                try await store.finish(request, record, worker: configuration.worker, now: now())
-                Counter(
-                    label: "subledger_consumption_answers_total", dimensions: [("outcome", record.outcome.rawValue)]
-                )
-                .increment()
-                if record.outcome == .finalFailure || record.outcome == .transientFailure {
-                    logger.warning(
-                        "consumption request not answered",
-                        metadata: [
-                            "request": "\(request.requestID)", "outcome": "\(record.outcome.rawValue)",
-                            "detail": "\(record.detail ?? "")",
-                        ])
-                }
-                report.add(record.outcome)
+        } handle: { request in
+            let record = await answer(request)
+            try await store.finish(request, record, worker: configuration.worker, now: now())
+            Counter(
+                label: "subledger_consumption_answers_total", dimensions: [("outcome", record.outcome.rawValue)]
+            )
+            .increment()
+            if record.outcome == .finalFailure || record.outcome == .transientFailure {
+                logger.warning(
+                    "consumption request not answered",
+                    metadata: [
+                        "request": "\(request.requestID)", "outcome": "\(record.outcome.rawValue)",
+                        "detail": "\(record.detail ?? "")",
+                    ])
             }
+            report.add(record.outcome)
         }
         return report
     }

@@ -83,42 +83,39 @@ public struct AppleWriteBackSender: Service {
     /// Sends every write-back due now, oldest first.
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
-        while !Task.isCancelled {
-            let due = try await store.claimDue(
+        try await LeasedQueue.drain {
+            try await store.claimDue(
                 limit: configuration.batchSize, lease: configuration.lease, worker: configuration.worker, now: now())
-            if due.isEmpty { break }
-            for writeBack in due {
-                let outcome = await send(writeBack)
-                try await store.finish(writeBack, outcome, worker: configuration.worker, now: now())
-                let name: String
-                switch outcome {
-                case .sent:
-                    name = "sent"
-                    report.sent += 1
-                case .retry(_, _, _, let detail):
-                    name = "retry"
-                    report.retrying += 1
-                    logger.warning(
-                        "write-back not sent yet",
-                        metadata: [
-                            "write_back": "\(writeBack.id)", "kind": "\(writeBack.kind.rawValue)",
-                            "detail": "\(detail)",
-                        ])
-                case .failed(_, _, let detail):
-                    name = "failed"
-                    report.failed += 1
-                    logger.error(
-                        "write-back refused",
-                        metadata: [
-                            "write_back": "\(writeBack.id)", "kind": "\(writeBack.kind.rawValue)",
-                            "detail": "\(detail)",
-                        ])
-                }
-                Counter(
-                    label: "subledger_apple_write_backs_total",
-                    dimensions: [("kind", writeBack.kind.rawValue), ("outcome", name)]
-                ).increment()
+        } handle: { writeBack in
+            let outcome = await send(writeBack)
+            try await store.finish(writeBack, outcome, worker: configuration.worker, now: now())
+            let name: String
+            var unsent: (level: Logger.Level, message: Logger.Message, detail: String)?
+            switch outcome {
+            case .sent:
+                name = "sent"
+                report.sent += 1
+            case .retry(_, _, _, let detail):
+                name = "retry"
+                report.retrying += 1
+                unsent = (.warning, "write-back not sent yet", detail)
+            case .failed(_, _, let detail):
+                name = "failed"
+                report.failed += 1
+                unsent = (.error, "write-back refused", detail)
             }
+            if let unsent {
+                logger.log(
+                    level: unsent.level, unsent.message,
+                    metadata: [
+                        "write_back": "\(writeBack.id)", "kind": "\(writeBack.kind.rawValue)",
+                        "detail": "\(unsent.detail)",
+                    ])
+            }
+            Counter(
+                label: "subledger_apple_write_backs_total",
+                dimensions: [("kind", writeBack.kind.rawValue), ("outcome", name)]
+            ).increment()
         }
         return report
     }
