@@ -1,5 +1,7 @@
+import AppStore
 import ArgumentParser
 import Foundation
+import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore
 import SubLedgerUseCases
@@ -263,7 +265,8 @@ struct WebhooksCommand: AsyncParsableCommand {
                 let id = try WebhookAdminInput.endpointID(endpoint)
                 secrets = try await withStores(database) { stores in
                     let endpoints = WebhookEndpointStore(pool: stores.pool, secretKeys: stores.secretKeys)
-                    guard let secrets = try await endpoints.signingSecrets(endpointID: id, now: Date()) else {
+                    guard let secrets = try await endpoints.signingSecrets(endpointID: id, now: Instant.systemNow())
+                    else {
                         throw WebhookAdminError(.unknownEndpoint, "no webhook endpoint \(id)")
                     }
                     return secrets

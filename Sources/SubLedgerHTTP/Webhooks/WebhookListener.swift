@@ -1,9 +1,11 @@
+import AppStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SubLedgerCore
 import SubLedgerUseCases
 
 /// `subledger webhooks listen`: a loopback HTTP server for development that checks each request's
@@ -47,7 +49,7 @@ public enum WebhookListener {
     /// The listener's application; `onListening` is told the port once it accepts connections.
     public static func buildApplication(
         configuration: Configuration, output: Output,
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        now: @escaping @Sendable () -> Instant = { Instant.systemNow() },
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
@@ -64,7 +66,9 @@ public enum WebhookListener {
                 output.warning("refused a request without a \(WebhookSignature.headerName) header")
                 return answer(.badRequest, code: "missing_signature", "no \(WebhookSignature.headerName) header")
             }
-            if let refusal = refusal(header: header, body: bytes, configuration: configuration, now: now()) {
+            // The signature's `t` is in whole seconds.
+            let seconds = now().millisecondsSince1970 / 1_000
+            if let refusal = refusal(header: header, body: bytes, configuration: configuration, now: seconds) {
                 output.warning("refused a request whose signature does not verify: \(refusal)")
                 return answer(.badRequest, code: refusal.code.rawValue, refusal.message)
             }

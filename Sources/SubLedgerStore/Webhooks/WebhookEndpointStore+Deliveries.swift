@@ -1,5 +1,6 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// An endpoint's deliveries: listing them, sending it a test event, replaying past events to it.
 extension WebhookEndpointStore {
@@ -49,11 +50,11 @@ extension WebhookEndpointStore {
         public var eventID: UUID
         public var environment: String
         public var eventType: String
-        public var occurredAt: Date
+        public var occurredAt: Instant
         /// The JSON text delivered.
         public var body: String
 
-        public init(eventID: UUID, environment: String, eventType: String, occurredAt: Date, body: String) {
+        public init(eventID: UUID, environment: String, eventType: String, occurredAt: Instant, body: String) {
             self.eventID = eventID
             self.environment = environment
             self.eventType = eventType
@@ -72,7 +73,7 @@ extension WebhookEndpointStore {
                 """
                 INSERT INTO webhook_events (event_id, app_id, environment, event_type, occurred_at, cause_kind,
                     cause_id, idempotency_key, body)
-                SELECT \(eventID)::uuid, e.app_id, \(event.environment), \(event.eventType), \(event.occurredAt),
+                SELECT \(eventID)::uuid, e.app_id, \(event.environment), \(event.eventType), \(timestamp(event.occurredAt)),
                     'test', NULL, 'test:' || \(eventID), \(event.body)
                 FROM webhook_endpoints e WHERE e.endpoint_id = \(id)::uuid AND e.state <> 'removed'
                 """)
@@ -104,15 +105,15 @@ extension WebhookEndpointStore {
     /// events excepted. Nothing is queued when more than `maximum` match, so one command cannot flood a
     /// receiver by mistake.
     public func replay(
-        endpointID id: String, since: Date, until: Date?, eventTypes: [String], maximum: Int
+        endpointID id: String, since: Instant, until: Instant?, eventTypes: [String], maximum: Int
     ) async throws -> ReplayOutcome {
         let types = try Self.jsonArray(eventTypes)
         return try await pool.transaction { connection in
             let matching: PostgresQuery = """
                 FROM webhook_events ev JOIN webhook_endpoints e ON e.app_id = ev.app_id
                 WHERE e.endpoint_id = \(id)::uuid AND ev.cause_kind <> 'test'
-                  AND ev.created_at >= \(since)::timestamptz
-                  AND (\(until)::timestamptz IS NULL OR ev.created_at < \(until)::timestamptz)
+                  AND ev.created_at >= \(timestamp(since))::timestamptz
+                  AND (\(timestamp(until))::timestamptz IS NULL OR ev.created_at < \(timestamp(until))::timestamptz)
                   AND (jsonb_array_length(\(types)::jsonb) = 0
                        OR ev.event_type IN (SELECT jsonb_array_elements_text(\(types)::jsonb)))
                   AND (cardinality(e.event_types) = 0 OR ev.event_type = ANY (e.event_types))

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresLibPQ
+import SubLedgerCore
 
 /// The `webhook_endpoints` table and what operators do to it: add, list, rotate the secret, pause, resume,
 /// remove. Secrets are sealed with the current secret key when one is configured, like the apps' secrets,
@@ -77,7 +78,9 @@ public struct WebhookEndpointStore: Sendable {
     /// Makes `newSecret` the endpoint's secret. The one it replaces keeps signing until `previousValidUntil`
     /// (requests carry both signatures meanwhile); with `nil` it stops at once. `false` when there is no
     /// such endpoint that is not removed.
-    public func rotateSecret(endpointID id: String, newSecret: String, previousValidUntil: Date?) async throws -> Bool {
+    public func rotateSecret(endpointID id: String, newSecret: String, previousValidUntil: Instant?) async throws
+        -> Bool
+    {
         let found = try await pool.query(
             """
             SELECT a.bundle_id FROM webhook_endpoints e JOIN apps a USING (app_id)
@@ -90,10 +93,10 @@ public struct WebhookEndpointStore: Sendable {
         let updated = try await pool.query(
             """
             UPDATE webhook_endpoints SET
-                previous_secret = CASE WHEN \(previousValidUntil)::timestamptz IS NULL THEN NULL ELSE secret END,
-                previous_secret_sealed = CASE WHEN \(previousValidUntil)::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
-                previous_secret_key_id = CASE WHEN \(previousValidUntil)::timestamptz IS NULL THEN NULL ELSE secret_key_id END,
-                previous_secret_expires_at = \(previousValidUntil)::timestamptz,
+                previous_secret = CASE WHEN \(timestamp(previousValidUntil))::timestamptz IS NULL THEN NULL ELSE secret END,
+                previous_secret_sealed = CASE WHEN \(timestamp(previousValidUntil))::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
+                previous_secret_key_id = CASE WHEN \(timestamp(previousValidUntil))::timestamptz IS NULL THEN NULL ELSE secret_key_id END,
+                previous_secret_expires_at = \(timestamp(previousValidUntil))::timestamptz,
                 secret = \(stored.plaintext), secret_sealed = \(stored.sealed?.combined),
                 secret_key_id = \(stored.sealed?.keyID), updated_at = now()
             WHERE endpoint_id = \(id)::uuid AND state <> 'removed'
@@ -103,12 +106,12 @@ public struct WebhookEndpointStore: Sendable {
 
     /// The secrets that sign the endpoint's requests at `now`: the current one, then the previous one while
     /// it is still valid. `nil` when there is no such endpoint.
-    public func signingSecrets(endpointID id: String, now: Date) async throws -> [String]? {
+    public func signingSecrets(endpointID id: String, now: Instant) async throws -> [String]? {
         let rows = try await pool.query(
             """
             SELECT a.bundle_id, e.secret, e.secret_sealed, e.secret_key_id,
                 e.previous_secret, e.previous_secret_sealed, e.previous_secret_key_id,
-                e.previous_secret_expires_at > \(now)::timestamptz
+                e.previous_secret_expires_at > \(timestamp(now))::timestamptz
             FROM webhook_endpoints e JOIN apps a USING (app_id) WHERE e.endpoint_id = \(id)::uuid
             """ as PostgresQuery)
         guard let row = rows.first else { return nil }

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import SubLedgerCore
 import SubLedgerStore
@@ -7,9 +8,9 @@ import SubLedgerStore
 /// `WebhookAdminError` with a code.
 public struct WebhookAdmin: Sendable {
     public let store: WebhookEndpointStore
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Instant
 
-    public init(store: WebhookEndpointStore, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: WebhookEndpointStore, now: @escaping @Sendable () -> Instant = { Instant.systemNow() }) {
         self.store = store
         self.now = now
     }
@@ -67,7 +68,7 @@ public struct WebhookAdmin: Sendable {
                     maximum: WebhookAdminInput.maximumRotationOverlapSeconds)
             } ?? WebhookAdminInput.defaultRotationOverlapSeconds
         let secret = WebhookSignature.generateSecret()
-        let until = overlap == 0 ? nil : now().addingTimeInterval(TimeInterval(overlap))
+        let until = overlap == 0 ? nil : now().adding(milliseconds: Int64(overlap) * 1_000)
         guard try await store.rotateSecret(endpointID: id, newSecret: secret, previousValidUntil: until),
             let endpoint = try await store.endpoint(id: id)
         else { throw Self.unknown(id) }
@@ -135,8 +136,8 @@ public struct WebhookAdmin: Sendable {
         -> ReplayQueued
     {
         let id = try WebhookAdminInput.endpointID(rawID)
-        let from = try WebhookAdminInput.date(since, "--since")
-        let to = try until.map { try WebhookAdminInput.date($0, "--until") }
+        let from = try WebhookAdminInput.instant(since, "--since")
+        let to = try until.map { try WebhookAdminInput.instant($0, "--until") }
         if let to, to <= from {
             throw WebhookAdminError(.invalidDate, "--until must be later than --since")
         }
@@ -170,22 +171,20 @@ public struct WebhookAdmin: Sendable {
 
     /// The body of a `webhook.test` event: the event shape of docs/webhooks.md, about no account.
     static func testBody(
-        eventID: UUID, occurredAt: Date, bundleID: String, environment: String, endpointID: String
+        eventID: UUID, occurredAt: Instant, bundleID: String, environment: String, endpointID: String
     ) -> String {
-        // Whole milliseconds, as every other event's `occurred_at` (the clock's `Date` has a finer fraction; a
-        // clock outside years 1970 to 9999 is not one SubLedger runs on).
-        let occurred =
-            Instant(acceptedMillisecondsSince1970: occurredAt.timeIntervalSince1970 * 1000) ?? .earliestAccepted
-        let object: [String: Any] = [
-            "id": eventID.uuidString.lowercased(), "type": WebhookEventTypeNames.test,
-            "occurred_at": RFC3339.format(occurred), "app": bundleID, "environment": environment,
-            "account_id": NSNull(), "sequence": NSNull(), "cause": ["kind": "test", "id": NSNull()],
-            "data": ["endpoint_id": endpointID], "entitlements": [Any](),
-        ]
-        // Every value above is a string, null, an array or a dictionary: serialization cannot fail.
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        // The members in the order every other event has them (`WebhookEventBody`).
+        EventJSON.object([
+            .init("id", .string(eventID.uuidString.lowercased())),
+            .init("type", .string(WebhookEventTypeNames.test)),
+            .init("occurred_at", .time(occurredAt)),
+            .init("app", .string(bundleID)),
+            .init("environment", .string(environment)),
+            .init("account_id", .null),
+            .init("sequence", .null),
+            .init("cause", .object([.init("kind", .string("test")), .init("id", .null)])),
+            .init("data", .object([.init("endpoint_id", .string(endpointID))])),
+            .init("entitlements", .array([])),
+        ]).text
     }
 }

@@ -83,12 +83,10 @@ public enum WebhookAdminInput {
 
     /// A moment: RFC 3339 (`2026-11-22T10:00:00Z`, fractions and offsets allowed, as `RFC3339.parse` reads
     /// them) or a day (`2026-11-22`, midnight UTC).
-    public static func date(_ raw: String, _ what: String) throws(WebhookAdminError) -> Date {
+    public static func instant(_ raw: String, _ what: String) throws(WebhookAdminError) -> Instant {
         let text = raw.trimmingCharacters(in: .whitespaces)
         // A day alone is that day's first instant; `RFC3339.parse` checks that the day exists.
-        if let instant = RFC3339.parse(text.utf8.count == 10 ? text + "T00:00:00Z" : text) {
-            return Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
-        }
+        if let instant = RFC3339.parse(text.utf8.count == 10 ? text + "T00:00:00Z" : text) { return instant }
         throw WebhookAdminError(
             .invalidDate, "\(what) must be an RFC 3339 time like 2026-11-22T10:00:00Z or a day like 2026-11-22")
     }

@@ -1,8 +1,10 @@
+import AppStore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
+import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore
 import SubLedgerTestSupport
@@ -77,25 +79,31 @@ import Testing
             #expect(listed.status == .ok)
             #expect((listed.json["endpoints"] as? [[String: Any]])?.map { $0["endpoint_id"] as? String } == [id])
             #expect(!String(describing: listed.json).contains(secret))
-            #expect(try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Date()) == [secret])
+            #expect(
+                try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Instant.systemNow()) == [
+                    secret
+                ])
 
             let rotated = try await Self.send(client, .post, "/v1/admin/webhooks/\(id)/rotate-secret", key: admin, [:])
             #expect(rotated.status == .ok)
             let newSecret = try #require(rotated.json["secret"] as? String)
             #expect(newSecret != secret)
             #expect(
-                try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Date()) == [
+                try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Instant.systemNow()) == [
                     newSecret, secret,
                 ])
             // A day later the previous secret no longer signs.
             #expect(
                 try await Self.endpointStore(harness).signingSecrets(
-                    endpointID: id, now: Date().addingTimeInterval(86_401))
+                    endpointID: id, now: Instant.systemNow().adding(milliseconds: 86_401_000))
                     == [newSecret])
             let immediate = try await Self.send(
                 client, .post, "/v1/admin/webhooks/\(id)/rotate-secret", key: admin, ["expire_previous_after": "0"])
             let third = try #require(immediate.json["secret"] as? String)
-            #expect(try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Date()) == [third])
+            #expect(
+                try await Self.endpointStore(harness).signingSecrets(endpointID: id, now: Instant.systemNow()) == [
+                    third
+                ])
 
             let paused = try await Self.send(client, .post, "/v1/admin/webhooks/\(id)/pause", key: admin)
             #expect(paused.json["state"] as? String == "paused")
@@ -205,7 +213,7 @@ import Testing
             ).single().decode(Int64.self, at: 0)
             #expect(replays == 4)
             let tooMany = try await Self.endpointStore(harness).replay(
-                endpointID: id, since: Date(timeIntervalSince1970: 0), until: nil, eventTypes: [], maximum: 2)
+                endpointID: id, since: Instant(millisecondsSince1970: 0), until: nil, eventTypes: [], maximum: 2)
             #expect(tooMany == .tooMany(matching: 3, maximum: 2))
 
             // The admin page shows the endpoints and the failure.
@@ -326,7 +334,7 @@ import Testing
             #expect(after.plaintext == 0)
             #expect(after.sealedByKeyID == [newKeys.current!.id: 3])
             let secrets = try await WebhookEndpointStore(pool: harness.pool, secretKeys: newKeys)
-                .signingSecrets(endpointID: added.endpoint.endpointID, now: Date())
+                .signingSecrets(endpointID: added.endpoint.endpointID, now: Instant.systemNow())
             #expect(secrets == [rotated.secret, added.secret])
         }
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerUseCases
 import Synchronization
@@ -41,7 +42,8 @@ import Testing
         var configuration = WebhookListener.Configuration(port: 0, secrets: [secret])
         configuration.printsRawBody = raw
         return WebhookListener.buildApplication(
-            configuration: configuration, output: lines.output, now: { now }, logger: Logger(label: "test"))
+            configuration: configuration, output: lines.output, now: { Instant(millisecondsSince1970: now * 1_000) },
+            logger: Logger(label: "test"))
     }
 
     @Test func printsAVerifiedEventAndAnswers200() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 import SubLedgerUseCases
 import Testing
 
@@ -25,13 +26,15 @@ import Testing
     }
 
     @Test func datesAreRFC3339OrADay() throws {
-        #expect(try WebhookAdminInput.date("2026-11-22", "x") == Date(timeIntervalSince1970: 1_795_305_600))
+        #expect(try WebhookAdminInput.instant("2026-11-22", "x") == Instant(millisecondsSince1970: 1_795_305_600_000))
         #expect(
-            try WebhookAdminInput.date("2026-11-22T01:00:00+01:00", "x") == Date(timeIntervalSince1970: 1_795_305_600))
+            try WebhookAdminInput.instant("2026-11-22T01:00:00+01:00", "x")
+                == Instant(millisecondsSince1970: 1_795_305_600_000))
         #expect(
-            try WebhookAdminInput.date("2026-11-22T00:00:00.500Z", "x") == Date(timeIntervalSince1970: 1_795_305_600.5))
+            try WebhookAdminInput.instant("2026-11-22T00:00:00.500Z", "x")
+                == Instant(millisecondsSince1970: 1_795_305_600_500))
         for bad in ["yesterday", "2026-13-01", "22/11/2026", "2026-11-22 10:00", "2026-11-22\u{0}"] {
-            #expect(code { _ = try WebhookAdminInput.date(bad, "x") } == "invalid_date", "\(bad)")
+            #expect(code { _ = try WebhookAdminInput.instant(bad, "x") } == "invalid_date", "\(bad)")
         }
     }
 
