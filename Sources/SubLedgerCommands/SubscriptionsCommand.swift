@@ -183,12 +183,13 @@ private func follow(
     _ pollSeconds: Double
 ) async throws {
     let terminal = isatty(STDOUT_FILENO) == 1
-    let started = Date()
+    let clock = ContinuousClock()
+    let started = clock.now
     let done = try await extensions.waitForMassCompletion(
         requestIdentifier: requestIdentifier, productID: productID, app: app,
         interval: .milliseconds(Int64(pollSeconds * 1000))
     ) { record in
-        let line = progressLine(record) + " (\(Int(Date().timeIntervalSince(started))) s)"
+        let line = progressLine(record) + " (\(started.duration(to: clock.now).components.seconds) s)"
         if terminal {
             printOutput("\r\u{1B}[2K" + line, terminator: record.status == .complete ? "\n" : "")
             fflush(nil)

@@ -34,6 +34,13 @@ import Testing
         #expect(RFC3339.format(Instant(millisecondsSince1970: .min)) == "-292275055-05-16T16:47:04.192Z")
     }
 
+    @Test func theDayAloneIsTheUTCDateOfTheInstant() {
+        #expect(RFC3339.day(Instant(millisecondsSince1970: 1_709_251_199_999)) == "2024-02-29")
+        #expect(RFC3339.day(Instant(millisecondsSince1970: 1_709_251_200_000)) == "2024-03-01")
+        #expect(RFC3339.day(Instant(millisecondsSince1970: -1)) == "1969-12-31")
+        #expect(RFC3339.day(Instant(millisecondsSince1970: Self.year10000)) == "+10000-01-01")
+    }
+
     @Test func wholeSecondsAreTruncatedTowardThePast() {
         #expect(
             RFC3339.format(Instant(millisecondsSince1970: 1_672_531_200_999), precision: .seconds)

@@ -28,6 +28,11 @@ public enum RFC3339 {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The UTC date of `instant` alone (`2026-11-22`): RFC 3339's full-date.
+    public static func day(_ instant: Instant) -> String {
+        String(format(instant, precision: .seconds).prefix { $0 != "T" })
+    }
+
     /// Appends `format(instant, precision:)` as UTF-8 to `bytes`: the path of JSON written straight into a
     /// buffer (the entitlement read), with no intermediate `String`.
     public static func append(_ instant: Instant, precision: Precision = .milliseconds, to bytes: inout [UInt8]) {

@@ -130,7 +130,7 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
 
     /// A UTC date (`2025-01-31`).
     public static func day(_ instant: Instant) -> String {
-        String(timestamp(instant).prefix(10))
+        RFC3339.day(instant)
     }
 
     /// Milli-units as a decimal amount (`9990` → `9.99`).

@@ -1,4 +1,3 @@
-import Foundation
 import SubLedgerCore
 
 /// What a support agent should tell the customer about one chain: a short plain sentence derived from the
@@ -81,10 +80,6 @@ enum CustomerAdvice {
 
     /// `2026-12-01` (UTC).
     static func day(_ instant: Instant) -> String {
-        let date = Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        RFC3339.day(instant)
     }
 }
