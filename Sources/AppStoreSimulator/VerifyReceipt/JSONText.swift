@@ -1,24 +1,12 @@
+import SubLedgerCore
+
 /// Minimal JSON text building for answers whose exact shape and speed matter (verifyReceipt, V1 bodies).
 enum JSONText {
-    /// `"text"` with JSON escaping.
+    /// `"text"` with JSON escaping, as `JSONWriter` escapes strings.
     static func quoted(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out +=
-                    "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
-                    + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter(capacity: text.utf8.count + 2)
+        writer.string(text)
+        return writer.text
     }
 
     /// Appends `"name":"value"` (with a leading comma unless first).
