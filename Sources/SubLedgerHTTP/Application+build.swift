@@ -48,7 +48,7 @@ func buildRouter(
 ) -> Router<SubLedgerRequestContext> {
     let router = Router(context: SubLedgerRequestContext.self)
     // Outermost, so it sees the final status of every request (including errors and unknown routes).
-    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: RequestMetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: BodyLimitMiddleware())

@@ -34,7 +34,8 @@ import Testing
             let entitlements = try await client.call(.get, "/v1/accounts/alice/entitlements", key: harness.keyOne)
             #expect(entitlements.status == .ok)
 
-            // Hummingbird counts a request once its body is written, which may be just after the client read it.
+            // A request is counted when its handler returns, before its body is written; look again a few times all
+            // the same, in case the scrape overtakes it.
             var scraped = try await Self.scrape(client)
             for _ in 0..<200 where !scraped.text.contains("http_route=\"/v1/accounts/{account_id}/entitlements\"") {
                 try await Task.sleep(for: .milliseconds(50))
@@ -57,6 +58,19 @@ import Testing
             #expect(Self.sample(scraped.text, "subledger_db_pool_connections_idle") != nil)
             #expect(Self.sample(scraped.text, "subledger_db_pool_waiters") != nil)
             #expect(Self.sample(scraped.text, "subledger_db_pool_connections_max") == 8)
+        }
+    }
+
+    @Test func aRefusedRequestIsCountedAsAnErrorOfItsRouteAndStatus() async throws {
+        try await H.run { _, client in
+            let refused = try await client.call(.get, "/v1/accounts/alice/entitlements", key: nil)
+            #expect(refused.status == .unauthorized)
+            let scraped = try await Self.scrape(client)
+            let route = "http_route=\"/v1/accounts/{account_id}/entitlements\""
+            let errors = Self.sample(scraped.text, "hb_request_errors{", [route, "error_type=\"401\""])
+            #expect((errors ?? 0) >= 1, "hb_request_errors for the 401")
+            let counted = Self.sample(scraped.text, "hb_requests{", [route, "http_response_status_code=\"401\""])
+            #expect((counted ?? 0) >= 1, "hb_requests for the 401")
         }
     }
 
