@@ -87,6 +87,13 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(parameters.count)"
         }
 
+        /// An optional value, bound as `NULL` when absent. (Spelled out so that the compiler sees an optional is
+        /// meant here, not a value's debug description.)
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            parameters.append(value.postgresValue)
+            sql += "$\(parameters.count)"
+        }
+
         /// A fragment without parameters of its own whose placeholders name parameters this query has already
         /// bound (a condition repeated in several parts of one statement): its text as it is. A fragment with
         /// parameters, or naming one not bound yet, is a programming error.

@@ -10,6 +10,7 @@ import Testing
         let query: PostgresQuery = "SELECT * FROM notes WHERE note = \(name) AND tag = \(missing) LIMIT \(limit)"
         #expect(query.sql == "SELECT * FROM notes WHERE note = $1 AND tag = $2 LIMIT $3")
         #expect(query.parameters == [name.postgresValue, missing.postgresValue, limit.postgresValue])
+        #expect(query.parameters[1] == .null, "an absent optional is bound as NULL")
         #expect(!query.description.contains("DROP"))
     }
 
