@@ -1,0 +1,238 @@
+-- Distributes SubLedger's tables over a Citus cluster, as each table's comment says
+-- (docs/operations.md, "Scaling out: distributing with Citus"):
+--
+--   'citus: reference'                      create_reference_table (a copy on every node)
+--   'citus: distributed by COLUMN'          create_distributed_table by COLUMN; the tables of one COLUMN
+--                                           form one colocation group of their own
+--   'citus: coordinator'                    left as they are on the coordinator (Citus makes a table with a
+--                                           foreign key to a reference table a Citus local table by itself)
+--
+-- Run it on the coordinator, in the database `subledger migrate` migrated, with the workers added; it runs in
+-- one transaction (a failure changes nothing):
+--
+--   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f citus/distribute.sql
+--
+-- It reads the comments when it runs, so a table added later follows its comment. It is idempotent: a table
+-- already placed as its comment says is left alone, and a second run changes nothing. It refuses (and changes
+-- nothing) when the citus extension is absent, when the coordinator is not in Citus's metadata, when a table
+-- has no 'citus: …' comment or an unknown one, or when a table is already placed otherwise than its comment
+-- says. Order: the reference tables first, then each family, its tables in foreign-key order (a table after
+-- the tables it references), the first with a colocation group of its own and the rest colocated with it.
+--
+-- Shards per distributed table: citus.shard_count (32), e.g. PGOPTIONS='-c citus.shard_count=4' for a
+-- small test cluster. The tables of the schema first on the search path (current_schema()) are placed.
+DO $distribute$
+DECLARE
+    unclassified text;
+    misplaced text;
+    -- The work, in order: (table, 'reference' | 'distributed', column, colocate_with).
+    -- Names, not oids: Citus replaces a table it converts (to a Citus local table, the shell of its shard).
+    plan_tables text[] := '{}';
+    plan_kinds text[] := '{}';
+    plan_columns text[] := '{}';
+    plan_colocate text[] := '{}';
+    remaining regclass[];
+    ready regclass[];
+    family_column text;
+    anchor regclass;
+    t regclass;
+    i int;
+    j int;
+    -- Every table's comment, put back after each step.
+    comment_tables text[];
+    comment_texts text[];
+    -- The foreign keys of the tables to distribute, dropped until the tables are placed, as statements adding them.
+    family_keys text[] := '{}';
+    key record;
+    statement text;
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'citus/distribute.sql: the citus extension is not installed in database "%"',
+            current_database()
+            USING HINT = 'Run it on a Citus coordinator: CREATE EXTENSION citus on every node, then '
+                || 'citus_set_coordinator_host and citus_add_node (scripts/citus-cluster start DIR does all of it).';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_dist_node WHERE groupid = 0) THEN
+        RAISE EXCEPTION 'citus/distribute.sql: the coordinator is not in Citus''s metadata'
+            USING HINT = 'SELECT citus_set_coordinator_host(''HOST'', PORT) on the coordinator first: its tables '
+                || 'with a foreign key to a reference table become Citus local tables.';
+    END IF;
+
+    -- Every ordinary or partitioned table of the schema (not a partition) with its placement.
+    CREATE TEMPORARY TABLE IF NOT EXISTS citus_distribute_placements (
+        relation regclass PRIMARY KEY, kind text, dist_column text, comment text);
+    TRUNCATE citus_distribute_placements;
+    INSERT INTO citus_distribute_placements
+    SELECT c.oid::regclass,
+           CASE WHEN m[1] = 'reference' THEN 'reference'
+                WHEN m[1] = 'coordinator' THEN 'coordinator'
+                WHEN m[2] IS NOT NULL THEN 'distributed' END,
+           m[2],
+           d.description
+    FROM pg_class c
+    LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+    LEFT JOIN LATERAL (
+        SELECT regexp_match(d.description, '^citus: (reference|coordinator|distributed by ([a-z_][a-z0-9_]*))\M')
+    ) AS r(m) ON true
+    WHERE c.relnamespace = current_schema()::regnamespace
+      AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+      AND NOT relation_is_a_known_shard(c.oid);
+
+    SELECT string_agg(format('%s (%s)', relation, coalesce(quote_literal(comment), 'no comment')), ', '
+                      ORDER BY relation::text)
+    INTO unclassified FROM citus_distribute_placements WHERE kind IS NULL;
+    IF unclassified IS NOT NULL THEN
+        RAISE EXCEPTION 'citus/distribute.sql: tables without a ''citus: …'' comment: %', unclassified
+            USING HINT = 'COMMENT ON TABLE t IS ''citus: distributed by original_transaction_id'' | '
+                || '''citus: distributed by account_id'' | ''citus: reference'' | ''citus: coordinator''.';
+    END IF;
+    SELECT string_agg(format('%s has no column %s', p.relation, p.dist_column), ', ')
+    INTO misplaced FROM citus_distribute_placements p
+    WHERE p.kind = 'distributed'
+      AND NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = p.relation AND a.attname = p.dist_column
+                      AND a.attnum > 0 AND NOT a.attisdropped);
+    IF misplaced IS NOT NULL THEN
+        RAISE EXCEPTION 'citus/distribute.sql: %', misplaced;
+    END IF;
+
+    -- Tables Citus already holds otherwise than their comment says: refused (undistribute_table first). A Citus
+    -- local table is not placed yet: Citus makes every table with a foreign key to a reference table one (with
+    -- the tables its foreign keys connect it to), and create_distributed_table and create_reference_table
+    -- take it from there.
+    SELECT string_agg(format('%s is %s', p.relation,
+               CASE WHEN d.partmethod = 'h' THEN 'distributed by '
+                        || column_to_column_name(d.logicalrelid, d.partkey)
+                    WHEN d.repmodel = 't' THEN 'a reference table'
+                    ELSE 'a Citus local table' END), ', ' ORDER BY p.relation::text)
+    INTO misplaced
+    FROM citus_distribute_placements p JOIN pg_dist_partition d ON d.logicalrelid = p.relation
+    WHERE NOT CASE p.kind
+        WHEN 'reference' THEN d.partmethod = 'n' AND d.repmodel = 't'
+        WHEN 'distributed' THEN d.partmethod = 'h' AND column_to_column_name(d.logicalrelid, d.partkey) = p.dist_column
+        ELSE d.partmethod = 'n' AND d.repmodel <> 't' END
+      AND NOT (d.partmethod = 'n' AND d.repmodel <> 't');
+    IF misplaced IS NOT NULL THEN
+        RAISE EXCEPTION 'citus/distribute.sql: placed otherwise than their comment says: %', misplaced;
+    END IF;
+
+    -- The plan. Each group is put in foreign-key order: a table comes after the tables of its group it
+    -- references; among the tables that are ready, the most referenced first, then by name.
+    FOR family_column IN
+        SELECT NULL UNION ALL
+        (SELECT DISTINCT dist_column FROM citus_distribute_placements WHERE kind = 'distributed' ORDER BY 1)
+    LOOP
+        remaining := ARRAY(SELECT relation FROM citus_distribute_placements
+                           WHERE kind = CASE WHEN family_column IS NULL THEN 'reference' ELSE 'distributed' END
+                             AND dist_column IS NOT DISTINCT FROM family_column);
+        -- The family's anchor: a table of it Citus already distributed (an earlier run), else the first.
+        anchor := (SELECT d.logicalrelid FROM pg_dist_partition d
+                   WHERE family_column IS NOT NULL AND d.partmethod = 'h' AND d.logicalrelid = ANY (remaining)
+                   ORDER BY d.colocationid, d.logicalrelid::text LIMIT 1);
+        WHILE cardinality(remaining) > 0 LOOP
+            ready := ARRAY(
+                SELECT x FROM unnest(remaining) AS x
+                WHERE NOT EXISTS (SELECT FROM pg_constraint f
+                                  WHERE f.contype = 'f' AND f.conrelid = x AND f.confrelid <> x
+                                    AND f.confrelid = ANY (remaining))
+                ORDER BY (SELECT count(*) FROM pg_constraint f
+                          WHERE f.contype = 'f' AND f.confrelid = x AND f.conrelid <> x) DESC, x::text);
+            IF cardinality(ready) = 0 THEN
+                RAISE EXCEPTION 'citus/distribute.sql: the foreign keys among % form a cycle', remaining;
+            END IF;
+            FOREACH t IN ARRAY ready LOOP
+                IF family_column IS NOT NULL AND anchor IS NULL THEN
+                    anchor := t;
+                END IF;
+                plan_tables := plan_tables || format('%I.%I', current_schema(), (SELECT relname FROM pg_class WHERE oid = t));
+                plan_kinds := plan_kinds || CASE WHEN family_column IS NULL THEN 'reference' ELSE 'distributed' END;
+                plan_columns := plan_columns || family_column;
+                plan_colocate := plan_colocate || CASE WHEN t = anchor THEN 'none' ELSE anchor::text END;
+            END LOOP;
+            remaining := ARRAY(SELECT x FROM unnest(remaining) AS x WHERE x <> ALL (ready));
+        END LOOP;
+    END LOOP;
+    comment_tables := ARRAY(SELECT format('%I.%I', current_schema(), c.relname)
+                            FROM citus_distribute_placements p JOIN pg_class c ON c.oid = p.relation
+                            ORDER BY 1);
+    comment_texts := ARRAY(SELECT p.comment
+                           FROM citus_distribute_placements p JOIN pg_class c ON c.oid = p.relation
+                           ORDER BY format('%I.%I', current_schema(), c.relname));
+    DROP TABLE citus_distribute_placements;
+
+    -- All in this one transaction: a failure leaves the database as it was. Sequential mode: Citus refuses
+    -- a foreign key to, or a write to, a table that a parallel operation of the same transaction created.
+    PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    -- Citus distributes a table with triggers only with citus.enable_unsafe_triggers: each trigger then fires
+    -- on the shards, on the worker holding the row, so it must touch no other table. SubLedger's triggers on
+    -- distributed tables only refuse an UPDATE, DELETE or TRUNCATE (append-only tables).
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    FOR key IN
+        SELECT g.tgrelid::regclass AS relation, g.tgname, g.tgfoid::regproc AS function
+        FROM pg_trigger g JOIN unnest(plan_tables, plan_kinds) AS p(relation, kind) ON p.relation::regclass = g.tgrelid
+        WHERE NOT g.tgisinternal AND p.kind = 'distributed'
+          AND NOT EXISTS (SELECT FROM pg_dist_partition d WHERE d.logicalrelid = g.tgrelid AND d.partmethod = 'h')
+        ORDER BY 1, 2
+    LOOP
+        RAISE NOTICE 'citus/distribute.sql: trigger % of % (%) will fire on the shards', key.tgname, key.relation,
+            key.function;
+    END LOOP;
+
+    -- The foreign keys of the tables to distribute are dropped first, while every table is plain, and added
+    -- back at the end. Else a reference table makes every table with a foreign key to it a Citus local table,
+    -- and Citus cannot distribute a Citus local table with an identity column (ledger_entries: "cannot complete
+    -- operation on a table with identity column"); and a key within a family (chains <- transactions) is one
+    -- Citus refuses while the referencing table is still local ("foreign keys from reference tables and local
+    -- tables to distributed tables are not supported").
+    FOR key IN
+        SELECT f.conrelid::regclass AS relation, f.conname, pg_get_constraintdef(f.oid) AS definition
+        FROM pg_constraint f
+        JOIN unnest(plan_tables, plan_kinds) AS p(relation, kind) ON p.relation::regclass = f.conrelid
+        WHERE f.contype = 'f' AND f.conrelid <> f.confrelid AND p.kind = 'distributed'
+          AND NOT EXISTS (SELECT FROM pg_dist_partition d WHERE d.logicalrelid = f.conrelid AND d.partmethod = 'h')
+        ORDER BY 1, 2
+    LOOP
+        RAISE NOTICE 'citus/distribute.sql: foreign key % of % dropped until its tables are placed',
+            key.conname, key.relation;
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.relation, key.conname);
+        family_keys := family_keys
+            || format('ALTER TABLE %s ADD CONSTRAINT %I %s', key.relation, key.conname, key.definition);
+    END LOOP;
+
+    FOR i IN 1 .. coalesce(cardinality(plan_tables), 0) LOOP
+        t := plan_tables[i]::regclass;
+        -- Already placed (an earlier run), or a Citus local table still to place.
+        CONTINUE WHEN EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = t
+                              AND NOT (partmethod = 'n' AND repmodel <> 't'));
+        IF plan_kinds[i] = 'reference' THEN
+            RAISE NOTICE 'citus/distribute.sql: % -> reference table', t;
+            PERFORM create_reference_table(t);
+        ELSE
+            RAISE NOTICE 'citus/distribute.sql: % -> distributed by %, colocate_with %', t, plan_columns[i],
+                plan_colocate[i];
+            PERFORM create_distributed_table(t, plan_columns[i], colocate_with => plan_colocate[i]);
+        END IF;
+    END LOOP;
+
+    FOREACH statement IN ARRAY family_keys LOOP
+        EXECUTE statement;
+    END LOOP;
+
+    -- Citus 12.1 loses the comment of a table it converts (to a Citus local table, or from one to a reference or
+    -- distributed table): the comments are put back, so that the schema still says where each table goes.
+    FOR j IN 1 .. coalesce(cardinality(comment_tables), 0) LOOP
+        IF obj_description(comment_tables[j]::regclass, 'pg_class') IS DISTINCT FROM comment_texts[j] THEN
+            EXECUTE format('COMMENT ON TABLE %s IS %L', comment_tables[j], comment_texts[j]);
+        END IF;
+    END LOOP;
+END
+$distribute$;
+
+-- What Citus holds now, one line per table it knows.
+SELECT logicalrelid AS table_name,
+       CASE WHEN partmethod = 'h' THEN 'distributed' WHEN repmodel = 't' THEN 'reference' ELSE 'local' END
+           AS citus_table_type,
+       CASE WHEN partmethod = 'h' THEN column_to_column_name(logicalrelid, partkey) END AS distribution_column,
+       colocationid
+FROM pg_dist_partition
+WHERE logicalrelid::regclass::text NOT LIKE 'pg\_%'
+ORDER BY 2, 4, logicalrelid::text;
