@@ -97,7 +97,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("Resources/migrations")],
+            resources: [.embedInCode("Resources/migrations"), .embedInCode("Resources/citus-distribute.sql")],
             swiftSettings: swiftSettings
         ),
         // The catalog file (YAML or JSON): the core's catalog and, beside it, the apps' secrets.

@@ -948,6 +948,7 @@ CREATE FUNCTION ledger_chain_link(p_app_id bigint, p_environment text, p_chain t
     AS $$
 DECLARE
     v_found boolean;
+    v_linked boolean;
     v_seq bigint := 0;
     v_last_entry_id bigint := 0;
     v_hash bytea := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
@@ -966,33 +967,39 @@ BEGIN
         v_hash := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
     END IF;
 
-    IF p_receipt_id IS NOT NULL AND NOT EXISTS (
-        SELECT 1 FROM ledger_chain_links l
+    IF p_receipt_id IS NOT NULL THEN
+        PERFORM FROM ledger_chain_links l
         WHERE l.app_id = p_app_id AND l.environment = p_environment AND l.original_transaction_id = p_chain
-          AND l.item_table = 'receipts' AND l.item_id = p_receipt_id)
-    THEN
-        SELECT ledger_chain_fields(r) INTO v_fields FROM receipts r WHERE r.receipt_id = p_receipt_id;
-        IF v_fields IS NOT NULL THEN
-            v_seq := v_seq + 1;
-            v_hash := sha256(v_hash || v_fields);
-            INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
-            VALUES (p_app_id, p_environment, p_chain, v_seq, 'receipts', p_receipt_id, v_hash);
-            v_added := v_added + 1;
+          AND l.item_table = 'receipts' AND l.item_id = p_receipt_id;
+        v_linked := FOUND;
+        IF NOT v_linked THEN
+            SELECT ledger_chain_fields(r) INTO v_fields FROM receipts r WHERE r.receipt_id = p_receipt_id;
+            IF v_fields IS NOT NULL THEN
+                v_seq := v_seq + 1;
+                v_hash := sha256(v_hash || v_fields);
+                INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id,
+                    hash)
+                VALUES (p_app_id, p_environment, p_chain, v_seq, 'receipts', p_receipt_id, v_hash);
+                v_added := v_added + 1;
+            END IF;
         END IF;
     END IF;
-    IF p_notification_row_id IS NOT NULL AND NOT EXISTS (
-        SELECT 1 FROM ledger_chain_links l
+    IF p_notification_row_id IS NOT NULL THEN
+        PERFORM FROM ledger_chain_links l
         WHERE l.app_id = p_app_id AND l.environment = p_environment AND l.original_transaction_id = p_chain
-          AND l.item_table = 'notifications' AND l.item_id = p_notification_row_id)
-    THEN
-        SELECT ledger_chain_fields(n) INTO v_fields FROM notifications n
-        WHERE n.notification_row_id = p_notification_row_id;
-        IF v_fields IS NOT NULL THEN
-            v_seq := v_seq + 1;
-            v_hash := sha256(v_hash || v_fields);
-            INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
-            VALUES (p_app_id, p_environment, p_chain, v_seq, 'notifications', p_notification_row_id, v_hash);
-            v_added := v_added + 1;
+          AND l.item_table = 'notifications' AND l.item_id = p_notification_row_id;
+        v_linked := FOUND;
+        IF NOT v_linked THEN
+            SELECT ledger_chain_fields(n) INTO v_fields FROM notifications n
+            WHERE n.notification_row_id = p_notification_row_id;
+            IF v_fields IS NOT NULL THEN
+                v_seq := v_seq + 1;
+                v_hash := sha256(v_hash || v_fields);
+                INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id,
+                    hash)
+                VALUES (p_app_id, p_environment, p_chain, v_seq, 'notifications', p_notification_row_id, v_hash);
+                v_added := v_added + 1;
+            END IF;
         END IF;
     END IF;
 

@@ -3,7 +3,8 @@ import Foundation
 import SubLedgerStore
 import SubLedgerUseCases
 
-/// `subledger migrate`: applies the schema steps (`migrations/`) the database lacks.
+/// `subledger migrate`: applies the schema steps (`migrations/`) the database lacks; with `--distribute`, then
+/// places the tables on the Citus cluster whose coordinator the database is.
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -11,6 +12,23 @@ struct MigrateCommand: AsyncParsableCommand {
             "Apply the schema's migrations to the database (idempotent; safe to run from several processes at once).")
 
     @OptionGroup var database: DatabaseOptions
+
+    @Flag(
+        help: """
+            On a Citus coordinator (workers added), then create the reference and distributed tables as each \
+            table's 'citus:' comment says (idempotent; Citus moves rows already there). Refused on a plain PostgreSQL.
+            """)
+    var distribute = false
+
+    @Option(help: "With --distribute: shards per newly distributed table (Citus's citus.shard_count, default 32).")
+    var shardCount: Int?
+
+    func validate() throws {
+        if let shardCount {
+            guard distribute else { throw ValidationError("--shard-count goes with --distribute") }
+            guard (1...64_000).contains(shardCount) else { throw ValidationError("--shard-count must be 1...64000") }
+        }
+    }
 
     func run() async throws {
         var configuration = ServiceConfiguration()
@@ -26,6 +44,16 @@ struct MigrateCommand: AsyncParsableCommand {
                 printOutput(
                     "applied step(s) \(report.applied.map(String.init).joined(separator: ", ")); schema version \(report.version)"
                 )
+            }
+            if distribute {
+                let placements = try await CitusDistribution.distribute(
+                    try opened.sessionPool(for: "migrate"), shardCount: shardCount)
+                for placement in placements {
+                    let column = placement.column.map { " by \($0)" } ?? ""
+                    printOutput(
+                        "\(placement.table): \(placement.kind)\(column) (colocation group \(placement.colocationGroup))"
+                    )
+                }
             }
         } catch {
             await opened.close()

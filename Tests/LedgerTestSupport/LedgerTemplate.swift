@@ -5,9 +5,11 @@ import SubLedgerTestSupport
 extension TestDatabaseTemplate {
     /// A database with every migration of this build applied: what `subledger migrate` makes of an empty one.
     /// Its name carries a digest of the migrations, so a changed migration makes a new template.
-    public static let ledger = TestDatabaseTemplate(name: "template_ledger_\(migrationsDigest)") { pool in
-        try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
-    }
+    /// On a Citus cluster it is then distributed as `subledger migrate --distribute` does, with 4 shards a table.
+    public static let ledger = TestDatabaseTemplate(
+        name: "template_ledger_\(migrationsDigest)",
+        prepare: { pool in try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool) },
+        distribute: { pool in _ = try await CitusDistribution.distribute(pool, shardCount: 4) })
 
     /// FNV-1a over every migration file's name and text, in hexadecimal.
     private static let migrationsDigest: String = {

@@ -14,6 +14,23 @@ import Testing
 public enum TestDatabase {
     public static let variable = "SUBLEDGER_TEST_DATABASE_URL"
     public static let standbyVariable = "SUBLEDGER_TEST_STANDBY_URL"
+    /// Set by `scripts/citus-test`: the Citus workers (`HOST:PORT,…`) of the cluster whose coordinator
+    /// `SUBLEDGER_TEST_DATABASE_URL` names. Databases are then made on every node and distributed.
+    public static let citusWorkersVariable = "SUBLEDGER_TEST_CITUS_WORKERS"
+
+    /// The Citus workers as `(host, port)`, when the tests run on a Citus cluster.
+    public static let citusWorkers: [(host: String, port: Int)]? = {
+        guard let text = ProcessInfo.processInfo.environment[citusWorkersVariable], !text.isEmpty else { return nil }
+        return text.split(separator: ",").compactMap { item in
+            guard let colon = item.lastIndex(of: ":"), let port = Int(item[item.index(after: colon)...]) else {
+                return nil
+            }
+            return (String(item[..<colon]), port)
+        }
+    }()
+
+    /// Whether databases are made on the Citus cluster (distributed) unless a test asks otherwise.
+    public static var isCitus: Bool { citusWorkers != nil }
 
     /// How long a test's pool lets a unit of work wait for a connection. A test's own waits are not what it
     /// measures, so this is generous: many tests share two cores (tests of the timeout itself pass a short one).
@@ -69,17 +86,18 @@ public enum TestDatabase {
         acquireTimeout: Duration = defaultAcquireTimeout,
         template: TestDatabaseTemplate? = nil,
         exclusive: Bool = false,
+        distributed: Bool = TestDatabase.isCitus,
         _ body: (_ schema: String, _ configuration: PostgresConfiguration, _ pool: PostgresPool) async throws -> T
     ) async throws -> T {
         // A test inside another's database (two databases at once) already holds its access.
         if holdsClusterAccess {
             precondition(!exclusive, "an exclusive test database inside another test database")
-            return try await withFreshDatabase(maxConnections, acquireTimeout, template, body)
+            return try await withFreshDatabase(maxConnections, acquireTimeout, template, distributed, body)
         }
         await ClusterAccess.shared.acquire(exclusive: exclusive)
         do {
             let result = try await $holdsClusterAccess.withValue(true) {
-                try await withFreshDatabase(maxConnections, acquireTimeout, template, body)
+                try await withFreshDatabase(maxConnections, acquireTimeout, template, distributed, body)
             }
             await ClusterAccess.shared.release(exclusive: exclusive)
             return result
@@ -93,9 +111,12 @@ public enum TestDatabase {
     @TaskLocal static var holdsClusterAccess = false
 
     private static func withFreshDatabase<T: Sendable>(
-        _ maxConnections: Int, _ acquireTimeout: Duration, _ template: TestDatabaseTemplate?,
+        _ maxConnections: Int, _ acquireTimeout: Duration, _ template: TestDatabaseTemplate?, _ distributed: Bool,
         _ body: (_ schema: String, _ configuration: PostgresConfiguration, _ pool: PostgresPool) async throws -> T
     ) async throws -> T {
+        if distributed {
+            return try await withDistributedDatabase(maxConnections, acquireTimeout, template, body)
+        }
         var source = "template0"
         if let template { source = try await TemplateDatabases.shared.name(of: template) }
         let database = uniqueName("test")
@@ -109,28 +130,126 @@ public enum TestDatabase {
             throw error
         }
         return try await $currentDatabase.withValue(database) {
-            let pool: PostgresPool
-            let configuration: PostgresConfiguration
+            try await withPool(database, [admin], maxConnections, acquireTimeout, body)
+        }
+    }
+
+    /// A database on every node of the Citus cluster, the coordinator's with the workers added: Citus needs the same
+    /// database on each node and keeps its metadata per database. A template is prepared in it (a copy of a
+    /// distributed database by `CREATE DATABASE … TEMPLATE` would copy one node only) and then distributed.
+    private static func withDistributedDatabase<T: Sendable>(
+        _ maxConnections: Int, _ acquireTimeout: Duration, _ template: TestDatabaseTemplate?,
+        _ body: (_ schema: String, _ configuration: PostgresConfiguration, _ pool: PostgresPool) async throws -> T
+    ) async throws -> T {
+        guard let workers = citusWorkers, !workers.isEmpty else {
+            Issue.record("\(citusWorkersVariable) names no worker: run the test through scripts/citus-test")
+            throw MissingTestDatabase()
+        }
+        let cluster = try clusterConnectionString()
+        guard let coordinator = URLComponents(string: cluster), let host = coordinator.host else {
+            Issue.record("\(variable) is not a postgresql:// URL with a host")
+            throw MissingTestDatabase()
+        }
+        let coordinatorPort = coordinator.port ?? 5432
+        let nodes =
+            [cluster]
+            + workers.map { worker in
+                var url = coordinator
+                url.host = worker.host
+                url.port = worker.port
+                return url.string ?? cluster
+            }
+        let admins = try nodes.map { PostgresPool(configuration: try PostgresConfiguration(connectionString: $0)) }
+        let database = uniqueName("test")
+        // One database made at a time: adding a node propagates the roles to it, and two such propagations at
+        // once fail on the same catalog row ("tuple concurrently updated").
+        await DistributedDatabaseSetup.shared.acquire()
+        do {
+            // The workers first: adding a worker connects to its database.
+            for (index, admin) in admins.enumerated().reversed() {
+                try await admin.execute(script: "CREATE DATABASE \(database) TEMPLATE template0")
+                let node = PostgresPool(
+                    configuration: try PostgresConfiguration(
+                        connectionString: replacingDatabase(of: nodes[index], with: database)))
+                do {
+                    try await node.execute(script: "SET client_min_messages = warning; CREATE EXTENSION citus")
+                    if index == 0 {
+                        _ = try await node.query("SELECT citus_set_coordinator_host(\(host), \(coordinatorPort)::int)")
+                        for worker in workers {
+                            _ = try await node.query("SELECT citus_add_node(\(worker.host), \(worker.port)::int)")
+                        }
+                    }
+                    await node.shutdown()
+                } catch {
+                    await node.shutdown()
+                    throw error
+                }
+            }
+            await DistributedDatabaseSetup.shared.release()
+        } catch {
+            await DistributedDatabaseSetup.shared.release()
+            await drop(database, admins)
+            throw error
+        }
+        return try await $currentDatabase.withValue(database) {
             do {
-                configuration = try Self.configuration(maxConnections: maxConnections, acquireTimeout: acquireTimeout)
-                pool = PostgresPool(configuration: configuration, logger: logger)
+                if let template {
+                    let configuration = try Self.configuration(maxConnections: 1)
+                    let pool = PostgresPool(configuration: configuration, logger: logger)
+                    do {
+                        try await template.prepare(pool)
+                        try await template.distribute?(pool)
+                        await pool.shutdown()
+                    } catch {
+                        await pool.shutdown()
+                        throw error
+                    }
+                }
             } catch {
-                _ = try? await admin.execute(script: "DROP DATABASE \(database) WITH (FORCE)")
-                await admin.shutdown()
+                await drop(database, admins)
                 throw error
             }
-            do {
-                let result = try await body("public", configuration, pool)
-                await pool.shutdown()
-                try await admin.execute(script: "DROP DATABASE \(database) WITH (FORCE)")
-                await admin.shutdown()
-                return result
-            } catch {
-                await pool.shutdown()
-                _ = try? await admin.execute(script: "DROP DATABASE \(database) WITH (FORCE)")
-                await admin.shutdown()
-                throw error
-            }
+            return try await withPool(database, admins, maxConnections, acquireTimeout, body)
+        }
+    }
+
+    /// A pool on the test's database for `body`, then the database dropped on every node `admins` reach.
+    private static func withPool<T: Sendable>(
+        _ database: String, _ admins: [PostgresPool], _ maxConnections: Int, _ acquireTimeout: Duration,
+        _ body: (_ schema: String, _ configuration: PostgresConfiguration, _ pool: PostgresPool) async throws -> T
+    ) async throws -> T {
+        let pool: PostgresPool
+        let configuration: PostgresConfiguration
+        do {
+            configuration = try Self.configuration(maxConnections: maxConnections, acquireTimeout: acquireTimeout)
+            pool = PostgresPool(configuration: configuration, logger: logger)
+        } catch {
+            await drop(database, admins)
+            throw error
+        }
+        do {
+            let result = try await body("public", configuration, pool)
+            await pool.shutdown()
+            try await dropOrThrow(database, admins)
+            return result
+        } catch {
+            await pool.shutdown()
+            await drop(database, admins)
+            throw error
+        }
+    }
+
+    private static func dropOrThrow(_ database: String, _ admins: [PostgresPool]) async throws {
+        for admin in admins {
+            try await admin.execute(script: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+            await admin.shutdown()
+        }
+    }
+
+    private static func drop(_ database: String, _ admins: [PostgresPool]) async {
+        for admin in admins {
+            _ = try? await admin.execute(script: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+            await admin.shutdown()
         }
     }
 
@@ -160,10 +279,17 @@ public struct TestDatabaseTemplate: Sendable {
     /// migrations, say), so a cluster that outlives a build never hands out a stale copy.
     public var name: String
     public var prepare: @Sendable (_ pool: PostgresPool) async throws -> Void
+    /// On a Citus cluster, run after `prepare` on the coordinator (the tables placed on the workers).
+    public var distribute: (@Sendable (_ pool: PostgresPool) async throws -> Void)?
 
-    public init(name: String, prepare: @escaping @Sendable (_ pool: PostgresPool) async throws -> Void) {
+    public init(
+        name: String,
+        prepare: @escaping @Sendable (_ pool: PostgresPool) async throws -> Void,
+        distribute: (@Sendable (_ pool: PostgresPool) async throws -> Void)? = nil
+    ) {
         self.name = name
         self.prepare = prepare
+        self.distribute = distribute
     }
 }
 
@@ -223,6 +349,26 @@ actor TemplateDatabases {
 
     private static func exists(_ name: String, _ pool: PostgresPool) async throws -> Bool {
         try await !pool.query("SELECT 1 FROM pg_database WHERE datname = \(name)").isEmpty
+    }
+}
+
+/// Makes distributed databases one at a time.
+actor DistributedDatabaseSetup {
+    static let shared = DistributedDatabaseSetup()
+
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }
 

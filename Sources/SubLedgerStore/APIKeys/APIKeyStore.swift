@@ -34,12 +34,17 @@ public struct APIKeyStore: Sendable {
     public func insert(
         keyID: String, bundleID: String?, scope: String, name: String, prefix: String, secretSHA256: [UInt8]
     ) async throws -> Bool {
+        // The app first, then a plain INSERT: Citus plans no INSERT … SELECT without a FROM into a reference table.
+        var appID: Int64?
+        if let bundleID {
+            let apps = try await pool.query("SELECT app_id FROM apps WHERE bundle_id = \(bundleID)")
+            guard let app = apps.first else { return false }
+            appID = try app.decode(Int64.self, at: 0)
+        }
         let rows = try await pool.query(
             """
             INSERT INTO api_keys (key_id, app_id, scope, name, prefix, key_sha256)
-            SELECT \(keyID)::uuid, (SELECT app_id FROM apps WHERE bundle_id = \(bundleID)), \(scope), \(name),
-                \(prefix), \(secretSHA256)
-            WHERE \(bundleID)::text IS NULL OR EXISTS (SELECT 1 FROM apps WHERE bundle_id = \(bundleID))
+            VALUES (\(keyID)::uuid, \(appID), \(scope), \(name), \(prefix), \(secretSHA256))
             RETURNING key_id::text
             """)
         return rows.count == 1

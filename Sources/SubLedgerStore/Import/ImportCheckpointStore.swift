@@ -88,7 +88,7 @@ public struct ImportCheckpointStore: Sendable {
                 \(Int64(transactions)), \(reason.map { String($0.prefix(1000)) }))
             ON CONFLICT (import_run_id, line_number) DO UPDATE SET
                 status = EXCLUDED.status, original_transaction_id = EXCLUDED.original_transaction_id,
-                transactions = EXCLUDED.transactions, reason = EXCLUDED.reason, updated_at = now()
+                transactions = EXCLUDED.transactions, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at
             """)
     }
 

@@ -59,8 +59,7 @@ public struct CatalogStore: Sendable {
                         shared_secret, shared_secret_sealed, shared_secret_key_id,
                         server_api_issuer_id, server_api_key_id,
                         server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id)
-                    VALUES (\(app.bundleID), \(app.appAppleID), ARRAY(SELECT
-                        jsonb_array_elements_text(\(try StoreJSON.encode(app.environments.map(\.rawValue)))::jsonb)),
+                    VALUES (\(app.bundleID), \(app.appAppleID), \(PostgresArrayText.strings(app.environments.map(\.rawValue)))::text[],
                         \(app.ownershipPolicy.rawValue), \(PostgresValue.jsonb(try StoreJSON.encode(app))),
                         \(secret?.sharedSecret?.plaintext), \(secret?.sharedSecret?.sealed?.combined),
                         \(secret?.sharedSecret?.sealed?.keyID), \(secret?.serverAPI?.issuerID),
@@ -69,7 +68,7 @@ public struct CatalogStore: Sendable {
                             \(secret?.serverAPIPrivateKey?.sealed?.keyID))
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
-                        catalog = EXCLUDED.catalog, updated_at = now(),
+                        catalog = EXCLUDED.catalog, updated_at = EXCLUDED.updated_at,
                         shared_secret = CASE WHEN \(secret?.sharedSecret != nil) THEN EXCLUDED.shared_secret ELSE
                             apps.shared_secret END,
                         shared_secret_sealed =
@@ -106,8 +105,8 @@ public struct CatalogStore: Sendable {
                             \(product.groupLevel))
                         ON CONFLICT (app_id, product_id) DO UPDATE SET product_type = EXCLUDED.product_type,
                             subscription_group = EXCLUDED.subscription_group, credits = EXCLUDED.credits,
-                            duration_days = EXCLUDED.duration_days, group_level = EXCLUDED.group_level, updated_at =
-                                now()
+                            duration_days = EXCLUDED.duration_days, group_level = EXCLUDED.group_level,
+                            updated_at = EXCLUDED.updated_at
                         """)
                     try connection.query(
                         """

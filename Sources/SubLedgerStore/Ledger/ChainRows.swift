@@ -24,17 +24,6 @@ enum ChainRows {
         return "SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))"
     }
 
-    /// Joins a table aliased `t` with `keys` (passed as one JSON parameter), and keeps to the keys' original
-    /// transaction ids (passed again as an array): the join finds the rows, the array lets the planner (and Citus,
-    /// which distributes chains by `original_transaction_id`) go only where they are.
-    private static func keyJoin(_ keys: [ChainKey], appID: Int64) -> PostgresQuery {
-        """
-        JOIN jsonb_to_recordset(\(keyJSON(keys))::jsonb) AS k(e text, o text)
-          ON k.e = t.environment AND k.o = t.original_transaction_id
-        WHERE t.app_id = \(appID) AND t.original_transaction_id = ANY (\(originalTransactionIDs(keys))::text::text[])
-        """
-    }
-
     /// The columns of one fully loaded chain `t`, in one row: its snapshot, its transactions as one JSON
     /// array, and its ownership history as one JSON array of `[sequence, from, to, reason, ms, transaction]`.
     /// One row per chain keeps a load at one round trip however many tables it spans.
@@ -49,18 +38,40 @@ enum ChainRows {
           WHERE b.app_id = t.app_id AND b.environment = t.environment
             AND b.original_transaction_id = t.original_transaction_id)
         """
-    /// The stored chains among `keys`.
-    static func load(_ keys: [ChainKey], appID: Int64) -> PostgresQuery {
-        "SELECT \(chainColumns) FROM chains t \(keyJoin(keys, appID: appID))"
+
+    /// One chain's row `t` with `chainColumns`, every table filtered by the key itself rather than joined to `t`:
+    /// so Citus, which distributes the three tables by `original_transaction_id`, routes the statement to the one
+    /// worker holding the chain (and runs it `FOR UPDATE`, which it refuses across workers).
+    private static func chainRow(_ key: ChainKey, appID: Int64, extra: PostgresQuery, forUpdate: Bool)
+        -> PostgresQuery
+    {
+        let environment = key.environment.rawValue
+        let id = key.originalTransactionID
+        let lock: PostgresQuery = forUpdate ? "FOR UPDATE OF t" : ""
+        return """
+            SELECT t.snapshot::text,
+                (SELECT json_agg(x.payload)::text FROM transactions x
+                  WHERE x.app_id = \(appID) AND x.environment = \(environment) AND x.original_transaction_id = \(id)),
+                (SELECT json_agg(json_build_array(b.sequence, b.from_account_id, b.account_id, b.started_reason,
+                         \(milliseconds("b.started_at")), b.transaction_id) ORDER BY b.sequence)::text
+                  FROM ownership_bindings b
+                  WHERE b.app_id = \(appID) AND b.environment = \(environment) AND b.original_transaction_id = \(id))
+                \(extra)
+            FROM chains t
+            WHERE t.app_id = \(appID) AND t.environment = \(environment) AND t.original_transaction_id = \(id)
+            \(lock)
+            """
+    }
+
+    /// The stored chain `key`, if any: one statement per chain.
+    static func load(_ key: ChainKey, appID: Int64) -> PostgresQuery {
+        chainRow(key, appID: appID, extra: "", forUpdate: false)
     }
 
     /// `load` row-locked, with the state and expiration reason as stored (columns 3 and 4), which `write` compares
     /// with the new state: read here, the apply needs no statement of its own for them.
-    static func loadForUpdate(_ keys: [ChainKey], appID: Int64) -> PostgresQuery {
-        """
-        SELECT \(chainColumns), t.state, t.expiration_reason FROM chains t \(keyJoin(keys, appID: appID))
-        FOR UPDATE OF t
-        """
+    static func loadForUpdate(_ key: ChainKey, appID: Int64) -> PostgresQuery {
+        chainRow(key, appID: appID, extra: ", t.state, t.expiration_reason", forUpdate: true)
     }
 
     /// The state and expiration reason a chain row holds (not re-evaluated now).
@@ -75,8 +86,11 @@ enum ChainRows {
     ) throws -> [ChainSnapshot] {
         guard !keys.isEmpty else { return [] }
         if forUpdate { return try loadForUpdate(keys, appID: appID, on: connection).chains }
-        let rows = try connection.query(load(keys, appID: appID))
-        return try rows.map { row in try chain(from: row, at: 0) }.sorted { $0.key < $1.key }
+        return try connection.run { batch in
+            let indexes = keys.sorted().map { batch.append(load($0, appID: appID)) }
+            return Batched { rows in try indexes.flatMap { index in try rows[index].map { try chain(from: $0, at: 0) } }
+            }
+        }
     }
 
     /// The stored chains among `keys`, row-locked, with the state each row holds.
@@ -91,11 +105,12 @@ enum ChainRows {
         _ keys: [ChainKey], appID: Int64, into batch: inout PostgresBatch
     ) -> Batched<(chains: [ChainSnapshot], states: [ChainKey: StoredState])> {
         guard !keys.isEmpty else { return .constant(([], [:])) }
-        let index = batch.append(loadForUpdate(keys, appID: appID))
+        // One statement per chain, in key order (the order the advisory locks were taken in).
+        let indexes = keys.sorted().map { batch.append(loadForUpdate($0, appID: appID)) }
         return Batched { rows in
             var chains: [ChainSnapshot] = []
             var states: [ChainKey: StoredState] = [:]
-            for row in rows[index] {
+            for row in indexes.flatMap({ rows[$0] }) {
                 let chain = try chain(from: row, at: 0)
                 chains.append(chain)
                 states[chain.key] = StoredState(
@@ -103,41 +118,6 @@ enum ChainRows {
             }
             return (chains.sorted { $0.key < $1.key }, states)
         }
-    }
-
-    /// The keys' original transaction ids as a PostgreSQL array (text syntax), for `= ANY (…::text::text[])`.
-    static func originalTransactionIDs(_ keys: [ChainKey]) -> String {
-        PostgresArrayText.strings(keys.map(\.originalTransactionID))
-    }
-
-    /// `[{"e": environment, "o": original transaction id}, ...]`, written directly: a JSON encoder for these
-    /// two strings per key was 1% of the service's CPU per notification.
-    static func keyJSON(_ keys: [ChainKey]) -> String {
-        var json = "["
-        for (index, key) in keys.enumerated() {
-            json += index == 0 ? "{\"e\":" : ",{\"e\":"
-            appendJSONString(key.environment.rawValue, to: &json)
-            json += ",\"o\":"
-            appendJSONString(key.originalTransactionID, to: &json)
-            json += "}"
-        }
-        return json + "]"
-    }
-
-    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped.
-    private static func appendJSONString(_ value: String, to json: inout String) {
-        json += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": json += "\\\""
-            case "\\": json += "\\\\"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: json.unicodeScalars.append(scalar)
-            }
-        }
-        json += "\""
     }
 
     /// One chain from the three `chainColumns` starting at column `column` of `row`.
@@ -259,7 +239,7 @@ enum ChainRows {
             renewal_observed_at = EXCLUDED.renewal_observed_at, refresh_via = EXCLUDED.refresh_via,
             snapshot = EXCLUDED.snapshot, last_receipt_id = coalesce(EXCLUDED.last_receipt_id, chains.last_receipt_id),
             billing_plan = EXCLUDED.billing_plan, commitment_ends_at = EXCLUDED.commitment_ends_at,
-            next_poll_at = NULL, updated_at = now()
+            next_poll_at = NULL, updated_at = EXCLUDED.updated_at
         """
 
     /// Inserts the transaction `known`, or updates its row when its payload changed.
@@ -299,7 +279,7 @@ enum ChainRows {
                 offer_discount_type = EXCLUDED.offer_discount_type, is_trial_period = EXCLUDED.is_trial_period,
                 is_in_intro_offer_period = EXCLUDED.is_in_intro_offer_period,
                 revocation_percentage = EXCLUDED.revocation_percentage, app_transaction_id = EXCLUDED.app_transaction_id,
-                billing_plan = EXCLUDED.billing_plan, updated_at = now()
+                billing_plan = EXCLUDED.billing_plan, updated_at = EXCLUDED.updated_at
             WHERE transactions.payload IS DISTINCT FROM EXCLUDED.payload
             """
     }

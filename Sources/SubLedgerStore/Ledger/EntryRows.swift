@@ -45,7 +45,7 @@ enum EntryRows {
             notification_row_id)
         VALUES (\(appID), \(entry.idempotencyKey), \(entry.kind.storedName), \(entry.account.rawValue),
             \(entry.environment.rawValue), \(entry.originalTransactionID), \(entry.transactionID), \(entry.productID),
-            ARRAY(SELECT jsonb_array_elements_text(\(try StoreJSON.encode(entry.entitlementIDs))::jsonb)),
+            \(PostgresArrayText.strings(entry.entitlementIDs))::text[],
             \(entry.credits), \(timestamp(entry.effectiveAt)), \(timestamp(entry.periodEnd)), \(entry.reason.rawValue),
             \(submissionID), \(notificationID))
         ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING

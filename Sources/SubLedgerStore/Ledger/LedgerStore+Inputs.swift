@@ -112,7 +112,7 @@ extension LedgerStore {
                          ELSE 'retry' END,
                 last_error = \(storableError(reason)),
                 next_attempt_at = CASE WHEN NOT \(retryable) OR attempts >= \(retry.maximumAttempts) THEN NULL
-                                  ELSE \(retry.nextAttempt(now: timestamp(now), attempts: "attempts")) END
+                                  ELSE \(retry.nextAttempt(now: now, attempts: "attempts")) END
             WHERE \(key) = \(id) AND status <> 'applied'
             RETURNING status, attempts
             """ as PostgresQuery)

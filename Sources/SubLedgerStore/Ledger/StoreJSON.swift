@@ -30,7 +30,21 @@ func timestamp(_ instant: Instant?) -> PostgresValue {
     instant.map { .timestamptz(millisecondsSince1970: $0.millisecondsSince1970) } ?? .null
 }
 
-/// SQL that turns a timestamptz column into whole milliseconds since 1970.
+/// A timestamptz parameter `duration` after (or, negative, before) `instant`, computed here rather than by
+/// `timestamptz + interval` in the statement: PostgreSQL marks that operator STABLE, and Citus refuses a STABLE
+/// function in an UPDATE that also names a column, in a CASE, in `ON CONFLICT DO UPDATE` or in RETURNING.
+func timestamp(_ instant: Instant, plus duration: Duration) -> PostgresValue {
+    timestamp(instant.adding(milliseconds: duration.milliseconds))
+}
+
+/// SQL that turns a timestamptz column into whole milliseconds since 1970. The difference from the epoch is
+/// IMMUTABLE (`extract(epoch FROM timestamptz)` is STABLE, which Citus refuses in RETURNING and CASE).
 func milliseconds(_ column: PostgresQuery) -> PostgresQuery {
-    "(extract(epoch FROM \(column)) * 1000)::bigint"
+    "(extract(epoch FROM (\(column)) - timestamptz 'epoch') * 1000)::bigint"
+}
+
+/// SQL that turns whole milliseconds since 1970 (an SQL expression) into a timestamptz, in a form PostgreSQL
+/// marks IMMUTABLE (`to_timestamp(float8)`; exact to the millisecond).
+func timestamptz(milliseconds expression: PostgresQuery) -> PostgresQuery {
+    "to_timestamp((\(expression))::float8 / 1000)"
 }

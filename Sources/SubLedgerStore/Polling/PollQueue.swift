@@ -3,9 +3,10 @@ import SubLedgerCore
 
 /// The renewal job's work, shared by any number of pollers on any machines.
 ///
-/// Items are claimed with `SELECT … FOR UPDATE SKIP LOCKED` and marked with a lease (`leased_until`,
-/// `leased_by`) in the same short transaction: concurrent pollers never claim the same item, and an item
-/// whose poller died is claimed again once its lease has run out.
+/// Items are marked with a lease (`leased_until`, `leased_by`) in a short transaction: stored inputs are claimed
+/// with `SELECT … FOR UPDATE SKIP LOCKED`; chains, which Citus distributes (and locks on one worker at a time),
+/// are read as candidates and each claimed by an update that finds nothing once another poller has it. Concurrent
+/// pollers never claim the same item, and an item whose poller died is claimed again once its lease has run out.
 public struct PollQueue: Sendable {
     public let pool: PostgresPool
 
@@ -46,40 +47,74 @@ public struct PollQueue: Sendable {
     ) async throws -> [DueChain] {
         let at = timestamp(now)
         return try await pool.transaction { connection in
-            let rows = try connection.query(
+            // The due chains, read across every worker (Citus runs no FOR UPDATE there), with their apps.
+            let candidates = try connection.query(
                 """
-                WITH due AS (
-                    SELECT app_id, environment, original_transaction_id FROM chains
-                    WHERE product_type = 'auto_renewable' AND state NOT IN ('revoked', 'upgraded_away')
-                      AND (leased_until IS NULL OR leased_until < \(at))
-                      AND (next_poll_at IS NULL OR next_poll_at <= \(at))
-                      AND (state IN ('billing_retry', 'grace_period')
-                           OR (expires_at <= \(at) + \(window.milliseconds) * interval '1 millisecond'
-                               AND expires_at > \(at) - interval '60 days'
-                               AND will_auto_renew IS DISTINCT FROM false))
-                    ORDER BY next_poll_at NULLS FIRST, expires_at
-                    LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED
-                )
-                UPDATE chains c SET leased_until = \(at) + \(lease.milliseconds) * interval '1 millisecond',
-                    leased_by = \(worker)
-                FROM due
-                WHERE c.app_id = due.app_id AND c.environment = due.environment
-                  AND c.original_transaction_id = due.original_transaction_id
-                RETURNING c.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment,
-                          c.original_transaction_id, c.refresh_via,
-                          (SELECT body FROM receipts r WHERE r.receipt_id = c.last_receipt_id), c.poll_failures
-                """ as PostgresQuery)
-            return try rows.map { row in
-                DueChain(
-                    appID: try row.decode(Int64.self, at: 0),
-                    bundleID: try row.decode(String.self, at: 1),
+                SELECT c.app_id, a.bundle_id, c.environment, c.original_transaction_id FROM chains c
+                JOIN apps a ON a.app_id = c.app_id
+                WHERE c.product_type = 'auto_renewable' AND c.state NOT IN ('revoked', 'upgraded_away')
+                  AND (c.leased_until IS NULL OR c.leased_until < \(at))
+                  AND (c.next_poll_at IS NULL OR c.next_poll_at <= \(at))
+                  AND (c.state IN ('billing_retry', 'grace_period')
+                       OR (c.expires_at <= \(timestamp(now, plus: window))
+                           AND c.expires_at > \(timestamp(now, plus: .seconds(-60 * 86_400)))
+                           AND c.will_auto_renew IS DISTINCT FROM false))
+                ORDER BY c.next_poll_at NULLS FIRST, c.expires_at
+                LIMIT \(limit)
+                """ as PostgresQuery
+            ).map { row in
+                (
+                    appID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                     key: ChainKey(
                         environment: try .stored(row.decode(String.self, at: 2)),
-                        originalTransactionID: try row.decode(String.self, at: 3)),
-                    refreshVia: try row.decode(String.self, at: 4),
-                    receiptBody: try row.decode(String?.self, at: 5),
-                    pollFailures: Int(try row.decode(Int32.self, at: 6)))
+                        originalTransactionID: try row.decode(String.self, at: 3))
+                )
+            }
+            guard !candidates.isEmpty else { return [] }
+            // Each claimed by an update of its own row (one worker each), which finds nothing when another poller
+            // claimed or checked it meanwhile: the lease is the claim. One round trip for all of them.
+            let claimed = try connection.run { batch in
+                let indexes = candidates.map { candidate in
+                    batch.append(
+                        """
+                        UPDATE chains SET leased_until = \(timestamp(now, plus: lease)), leased_by = \(worker)
+                        WHERE app_id = \(candidate.appID) AND environment = \(candidate.key.environment.rawValue)
+                          AND original_transaction_id = \(candidate.key.originalTransactionID)
+                          AND (leased_until IS NULL OR leased_until < \(at))
+                          AND (next_poll_at IS NULL OR next_poll_at <= \(at))
+                        RETURNING refresh_via, last_receipt_id, poll_failures
+                        """)
+                }
+                return Batched { rows in
+                    try zip(candidates, indexes).compactMap { candidate, index in
+                        try rows[index].first.map { row in
+                            (
+                                candidate: candidate, refreshVia: try row.decode(String.self, at: 0),
+                                receiptID: try row.decode(Int64?.self, at: 1),
+                                pollFailures: Int(try row.decode(Int32.self, at: 2))
+                            )
+                        }
+                    }
+                }
+            }
+            // The receipts verifyReceipt is asked about again: a coordinator table, read on its own.
+            let receiptIDs = claimed.compactMap(\.receiptID)
+            var bodies: [Int64: String] = [:]
+            if !receiptIDs.isEmpty {
+                for row in try connection.query(
+                    """
+                    SELECT receipt_id, body FROM receipts
+                    WHERE receipt_id = ANY (\(PostgresArrayText.integers(receiptIDs))::text::bigint[])
+                    """)
+                {
+                    bodies[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
+                }
+            }
+            return claimed.map { claim in
+                DueChain(
+                    appID: claim.candidate.appID, bundleID: claim.candidate.bundleID, key: claim.candidate.key,
+                    refreshVia: claim.refreshVia, receiptBody: claim.receiptID.flatMap { bodies[$0] },
+                    pollFailures: claim.pollFailures)
             }
         }
     }
@@ -101,15 +136,15 @@ public struct PollQueue: Sendable {
                 """
                 WITH due AS (
                     SELECT receipt_id FROM receipts
-                    WHERE \(Self.due(age: "received_at", at: at, pendingAge: pendingAge))
+                    WHERE \(Self.due(age: "received_at", now: now, pendingAge: pendingAge))
                       AND attempts < \(retry.maximumAttempts)
                     ORDER BY next_attempt_at NULLS FIRST, receipt_id
                     LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE receipts r SET leased_until = \(at) + \(lease.milliseconds) * interval '1 millisecond',
+                UPDATE receipts r SET leased_until = \(timestamp(now, plus: lease)),
                     leased_by = \(worker), attempts = r.attempts + 1, status = 'retry',
-                    next_attempt_at = \(retry.nextAttempt(now: at, attempts: "(r.attempts + 1)")),
+                    next_attempt_at = \(retry.nextAttempt(now: now, attempts: "(r.attempts + 1)")),
                     last_error = \(Self.abandonedError("r"))
                 FROM due WHERE r.receipt_id = due.receipt_id
                 RETURNING r.receipt_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id), r.kind,
@@ -157,15 +192,15 @@ public struct PollQueue: Sendable {
                 """
                 WITH due AS (
                     SELECT notification_row_id FROM notifications
-                    WHERE app_id IS NOT NULL AND \(Self.due(age: "received_at", at: at, pendingAge: pendingAge))
+                    WHERE app_id IS NOT NULL AND \(Self.due(age: "received_at", now: now, pendingAge: pendingAge))
                       AND attempts < \(retry.maximumAttempts)
                     ORDER BY next_attempt_at NULLS FIRST, notification_row_id
                     LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED
                 )
-                UPDATE notifications n SET leased_until = \(at) + \(lease.milliseconds) * interval '1 millisecond',
+                UPDATE notifications n SET leased_until = \(timestamp(now, plus: lease)),
                     leased_by = \(worker), attempts = n.attempts + 1, status = 'retry',
-                    next_attempt_at = \(retry.nextAttempt(now: at, attempts: "(n.attempts + 1)")),
+                    next_attempt_at = \(retry.nextAttempt(now: now, attempts: "(n.attempts + 1)")),
                     last_error = \(Self.abandonedError("n"))
                 FROM due WHERE n.notification_row_id = due.notification_row_id
                 RETURNING n.notification_row_id, n.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = n.app_id),
@@ -199,7 +234,7 @@ public struct PollQueue: Sendable {
                     UPDATE \(table) SET status = 'quarantined', next_attempt_at = NULL,
                         last_error = coalesce(last_error, 'no outcome was recorded')
                             || ' (quarantined after ' || attempts || ' attempts)'
-                    WHERE \(Self.due(age: "received_at", at: at, pendingAge: pendingAge))
+                    WHERE \(Self.due(age: "received_at", now: now, pendingAge: pendingAge))
                       AND (attempts >= \(retry.maximumAttempts)
                            OR (leased_by IS NOT NULL AND last_error = \(Self.abandonedMessage)))
                     RETURNING 1
@@ -221,12 +256,13 @@ public struct PollQueue: Sendable {
 
     /// Due stored inputs at `at`: not leased, and `retry` whose time has come or `pending` for longer than
     /// `pendingAge` (by `column`).
-    private static func due(age column: PostgresQuery, at: PostgresValue, pendingAge: Duration) -> PostgresQuery {
-        """
-        (leased_until IS NULL OR leased_until < \(at))
-        AND ((status = 'retry' AND (next_attempt_at IS NULL OR next_attempt_at <= \(at)))
-             OR (status = 'pending' AND \(column) <= \(at) - \(pendingAge.milliseconds) * interval '1 millisecond'))
-        """
+    private static func due(age column: PostgresQuery, now: Instant, pendingAge: Duration) -> PostgresQuery {
+        let at = timestamp(now)
+        return """
+            (leased_until IS NULL OR leased_until < \(at))
+            AND ((status = 'retry' AND (next_attempt_at IS NULL OR next_attempt_at <= \(at)))
+                 OR (status = 'pending' AND \(column) <= \(timestamp(now, plus: .zero - pendingAge))))
+            """
     }
 
     /// Ends a chain's lease after a check: `nextPollAt` is when it is next due (`nil`: decided by its state

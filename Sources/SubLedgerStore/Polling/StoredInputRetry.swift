@@ -1,4 +1,5 @@
 import PostgresLibPQ
+import SubLedgerCore
 
 /// How stored inputs (receipts, signed transactions, notifications) that could not be applied are retried.
 ///
@@ -31,12 +32,13 @@ public struct StoredInputRetry: Sendable, Hashable {
 
     /// The next attempt's time after `attempts` (an SQL expression) failed attempts, at `now`: `now` + the capped
     /// exponential wait of this policy.
-    func nextAttempt(now: PostgresValue, attempts: PostgresQuery) -> PostgresQuery {
+    func nextAttempt(now: Instant, attempts: PostgresQuery) -> PostgresQuery {
         let base = max(self.base.milliseconds, 1)
         let maximum = max(self.maximum.milliseconds, 1)
-        return """
-            \(now)::timestamptz + least(\(maximum)::float8, \(base)::float8 * power(2::float8, least(greatest(\(attempts) - 1, 0), 40)))
-                * interval '1 millisecond'
+        let milliseconds: PostgresQuery = """
+            \(now.millisecondsSince1970)::float8
+                + least(\(maximum)::float8, \(base)::float8 * power(2::float8, least(greatest(\(attempts) - 1, 0), 40)))
             """
+        return timestamptz(milliseconds: milliseconds)
     }
 }

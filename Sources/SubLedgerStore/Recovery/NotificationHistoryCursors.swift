@@ -34,15 +34,20 @@ public struct NotificationHistoryCursors: Sendable {
         appID: Int64, environment: AppStoreEnvironment, worker: String, lease: Duration, now: Instant
     ) async throws -> Cursor? {
         try await pool.transaction { connection in
+            // The bundle id first: Citus plans no subquery in an INSERT (its RETURNING included).
+            guard let app = try connection.query("SELECT bundle_id FROM apps WHERE app_id = \(appID)").first else {
+                return nil
+            }
+            let bundleID = try app.decode(String.self, at: 0)
             let rows = try connection.query(
                 """
                 INSERT INTO notification_history_cursors AS c (app_id, environment, leased_until, leased_by)
-                VALUES (\(appID), \(environment.rawValue), \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond',
+                VALUES (\(appID), \(environment.rawValue), \(timestamp(now, plus: lease)),
                     \(worker))
                 ON CONFLICT (app_id, environment) DO UPDATE
-                    SET leased_until = EXCLUDED.leased_until, leased_by = EXCLUDED.leased_by, updated_at = now()
+                    SET leased_until = EXCLUDED.leased_until, leased_by = EXCLUDED.leased_by, updated_at = EXCLUDED.updated_at
                     WHERE c.leased_until IS NULL OR c.leased_until < \(timestamp(now)) OR c.leased_by = \(worker)
-                RETURNING \(Self.columns)
+                RETURNING \(Self.columns(bundleID: "\(bundleID)::text"))
                 """)
             return try rows.first.map(Self.cursor)
         }
@@ -65,7 +70,7 @@ public struct NotificationHistoryCursors: Sendable {
                         WHEN complete_until IS NULL OR (complete_until >= \(timestamp(start)) AND complete_until <
                             \(timestamp(end))) THEN \(timestamp(end))
                         ELSE complete_until END,
-                    leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond',
+                    leased_until = \(timestamp(now, plus: lease)),
                     updated_at = now()
                 WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND leased_by = \(worker)
                 RETURNING \(milliseconds("complete_until"))
@@ -87,7 +92,7 @@ public struct NotificationHistoryCursors: Sendable {
         let rows = try await pool.query(
             """
             UPDATE notification_history_cursors
-            SET leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond'
+            SET leased_until = \(timestamp(now, plus: lease))
             WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND leased_by = \(worker)
             RETURNING 1
             """)
@@ -118,17 +123,20 @@ public struct NotificationHistoryCursors: Sendable {
     public func all() async throws -> [Cursor] {
         try await pool.query(
             """
-            SELECT \(Self.columns) FROM notification_history_cursors c
-            ORDER BY (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment
+            SELECT \(Self.columns(bundleID: "a.bundle_id")) FROM notification_history_cursors c
+            JOIN apps a ON a.app_id = c.app_id
+            ORDER BY a.bundle_id, c.environment
             """
         ).map(Self.cursor)
     }
 
     /// The columns of a cursor row aliased `c`, for `cursor(_:)`.
-    private static let columns: PostgresQuery = """
-        c.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = c.app_id), c.environment,
+    private static func columns(bundleID: PostgresQuery) -> PostgresQuery {
+        """
+        c.app_id, \(bundleID), c.environment,
         \(milliseconds("c.complete_until")), \(milliseconds("c.last_run_at")), c.last_result, c.last_error
         """
+    }
 
     private static func cursor(_ row: PostgresRow) throws -> Cursor {
         Cursor(

@@ -9,7 +9,8 @@ extension RenewalExtensionStore {
     public func recordMassRequest(
         _ request: MassExtensionRecord, appID: Int64, now: Instant
     ) async throws -> (record: MassExtensionRecord, created: Bool) {
-        let storefronts = try request.storefrontCountryCodes.map { PostgresValue.jsonb(try StoreJSON.encode($0)) }
+        // A text array literal: Citus refuses a subquery inside an INSERT's VALUES.
+        let storefronts = request.storefrontCountryCodes.map { PostgresArrayText.strings($0) }
         let created = try await pool.transaction { connection in
             let inserted =
                 try connection.query(
@@ -18,8 +19,7 @@ extension RenewalExtensionStore {
                         storefront_country_codes, days, reason_code, requested_by, requested_at, status, updated_at)
                     VALUES (\(appID), \(request.requestIdentifier), \(request.environment.rawValue),
                         \(request.productID),
-                        CASE WHEN \(storefronts ?? .null)::jsonb IS NOT NULL THEN ARRAY(SELECT
-                            jsonb_array_elements_text(\(storefronts ?? .null)::jsonb)) END,
+                        \(storefronts)::text[],
                         \(request.days), \(request.reasonCode), \(request.requestedBy), \(timestamp(now)), 'requested',
                             \(timestamp(now)))
                     ON CONFLICT (app_id, request_identifier) DO NOTHING

@@ -26,7 +26,7 @@ public struct RevenueSettingsStore: Sendable {
                     VALUES (\(reportingCurrency), \(rate.currency), \(CalendarDay.text(rate.day))::date,
                         \(rate.rateText)::numeric)
                     ON CONFLICT (reporting_currency, currency, rate_date)
-                    DO UPDATE SET rate = EXCLUDED.rate, loaded_at = now()
+                    DO UPDATE SET rate = EXCLUDED.rate, loaded_at = EXCLUDED.loaded_at
                     """)
             }
             return rates.count

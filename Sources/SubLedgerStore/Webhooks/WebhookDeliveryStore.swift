@@ -98,7 +98,7 @@ public struct WebhookDeliveryStore: Sendable {
             LIMIT \(limit)
             FOR UPDATE OF d SKIP LOCKED
         )
-        UPDATE webhook_deliveries d SET leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval '1 millisecond', leased_by = \(worker)
+        UPDATE webhook_deliveries d SET leased_until = \(timestamp(now, plus: lease)), leased_by = \(worker)
         FROM due, webhook_events v, webhook_endpoints e, apps a
         WHERE d.delivery_id = due.delivery_id AND v.event_id = d.event_id AND e.endpoint_id = d.endpoint_id
           AND a.app_id = e.app_id

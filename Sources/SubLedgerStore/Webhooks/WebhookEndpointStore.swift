@@ -49,8 +49,8 @@ public struct WebhookEndpointStore: Sendable {
             INSERT INTO webhook_endpoints (endpoint_id, app_id, url, description, event_types, environments,
                 allow_private_network, secret, secret_sealed, secret_key_id)
             SELECT \(id)::uuid, a.app_id, \(new.url), \(new.description),
-                ARRAY(SELECT jsonb_array_elements_text(\(try Self.jsonArray(new.eventTypes))::jsonb)),
-                ARRAY(SELECT jsonb_array_elements_text(\(try Self.jsonArray(new.environments))::jsonb)),
+                \(PostgresArrayText.strings(new.eventTypes))::text[],
+                \(PostgresArrayText.strings(new.environments))::text[],
                 \(new.allowPrivateNetwork), \(stored.plaintext), \(stored.sealed?.combined), \(stored.sealed?.keyID)
             FROM apps a WHERE a.bundle_id = \(new.bundleID)
             """ as PostgresQuery)

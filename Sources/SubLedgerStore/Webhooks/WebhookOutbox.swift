@@ -111,7 +111,7 @@ enum WebhookOutbox {
         var due_ms: Int64
     }
 
-    /// The chains (fully loaded, in key order) and credit balance of each of `accounts`, in one statement. The
+    /// The chains (fully loaded, in key order) and credit balance of each of `accounts`, in one round trip. The
     /// chains of `known`, whose current rows the caller holds (an apply's own chains, loaded under their locks
     /// and written by it), are taken from there rather than read and decoded again: an account has one of them
     /// when it has a binding to it (`ownership_bindings.account_id`, one row per binding change).
@@ -121,22 +121,22 @@ enum WebhookOutbox {
         try connection.run { try holdings(of: accounts, appID: appID, known: known, into: &$0) }
     }
 
-    /// `holdings`'s statement, appended to `batch`.
+    /// `holdings`'s statements, appended to `batch`: the credit balances, and the chains the accounts own.
     static func holdings(
         of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
     ) throws -> Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> {
-        let names = try StoreJSON.encode(accounts.map(\.rawValue).sorted())
-        let index = batch.append(holdings(of: names, appID: appID, except: known))
+        let names = PostgresArrayText.strings(accounts.map(\.rawValue).sorted())
+        let balances = batch.append(credits(of: names, appID: appID))
+        let owned = batch.append(ownedChains(of: names, appID: appID, except: known))
         return Batched { rows in
             var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
-            for row in rows[index] {
-                let account = try storedAccount(row.decode(String.self, at: 0))
-                var held: (chains: [ChainSnapshot], credits: Int64)
-                if let known = result[account] { held = known } else { held = ([], try row.decode(Int64.self, at: 1)) }
-                if try row.decode(String?.self, at: 2) != nil {
-                    held.chains.append(try ChainRows.chain(from: row, at: 2))
-                }
-                result[account] = held
+            for account in accounts { result[account] = ([], 0) }
+            for row in rows[balances] {
+                result[try storedAccount(row.decode(String.self, at: 0))]?.credits = try row.decode(Int64.self, at: 1)
+            }
+            for row in rows[owned] {
+                result[try storedAccount(row.decode(String.self, at: 0))]?.chains.append(
+                    try ChainRows.chain(from: row, at: 1))
             }
             for (account, held) in result {
                 let mine = known.filter { chain in chain.bindingChanges.contains { $0.to == account } }
@@ -146,23 +146,29 @@ enum WebhookOutbox {
         }
     }
 
-    static func holdings(of names: String, appID: Int64, except known: [ChainSnapshot]) -> PostgresQuery {
-        let knownEnvironments = PostgresArrayText.strings(known.map(\.key.environment.rawValue))
-        let knownOriginals = PostgresArrayText.strings(known.map(\.key.originalTransactionID))
+    /// The credit balance of each of `names` (a text array) that has entries. Ledger entries are distributed by
+    /// chain, so this reads every shard of them: only when an apply has events to write.
+    static func credits(of names: String, appID: Int64) -> PostgresQuery {
+        """
+        SELECT account_id, \(EntryRows.creditBalance) FROM ledger_entries
+        WHERE app_id = \(appID) AND account_id = ANY (\(names)::text::text[])
+        GROUP BY account_id
+        """
+    }
+
+    /// The chains each of `names` has a binding to, but those of `known`: the bindings and chains are joined on
+    /// their distribution column, so Citus runs the join on each worker (every shard, as the account is not the
+    /// key).
+    static func ownedChains(of names: String, appID: Int64, except known: [ChainSnapshot]) -> PostgresQuery {
+        let knownKeys = PostgresArrayText.strings(
+            known.map { "\($0.key.environment.rawValue):\($0.key.originalTransactionID)" })
         return """
-            SELECT a.account_id,
-              (SELECT \(EntryRows.creditBalance)
-                 FROM ledger_entries WHERE app_id = \(appID) AND account_id = a.account_id),
-              owned.*
-            FROM jsonb_array_elements_text(\(names)::jsonb) AS a(account_id)
-            LEFT JOIN LATERAL (
-              SELECT \(ChainRows.chainColumns) FROM chains t
-              WHERE t.app_id = \(appID) AND (t.environment, t.original_transaction_id) IN (
-                SELECT environment, original_transaction_id FROM ownership_bindings
-                WHERE app_id = \(appID) AND account_id = a.account_id)
-                AND (t.environment, t.original_transaction_id) NOT IN (
-                  SELECT * FROM unnest(\(knownEnvironments)::text::text[], \(knownOriginals)::text::text[]))
-            ) AS owned ON true
+            SELECT b.account_id, \(ChainRows.chainColumns)
+            FROM (SELECT DISTINCT account_id, environment, original_transaction_id FROM ownership_bindings
+                  WHERE app_id = \(appID) AND account_id = ANY (\(names)::text::text[])) AS b
+            JOIN chains t ON t.app_id = \(appID) AND t.environment = b.environment
+              AND t.original_transaction_id = b.original_transaction_id
+            WHERE t.environment || ':' || t.original_transaction_id <> ALL (\(knownKeys)::text::text[])
             """
     }
 

@@ -123,13 +123,22 @@ import Testing
             let recovery = try e.recovery()
             _ = try await recovery.run()
             try await e.threeDaysAroundTheRenewal(originals, drop: true)
-            try await e.service.pool.execute(
-                script: """
-                    CREATE FUNCTION refuse_revocations() RETURNS trigger LANGUAGE plpgsql
-                        AS $$ BEGIN RAISE EXCEPTION 'revocations refused by the test'; END $$;
-                    CREATE TRIGGER refuse_revocations BEFORE INSERT ON ledger_entries
-                        FOR EACH ROW WHEN (NEW.kind = 'revoke') EXECUTE FUNCTION refuse_revocations();
-                    """)
+            // One statement at a time (Citus sends a trigger's statement on to the shards), and on Citus the
+            // trigger fires there, which Citus allows only when asked to.
+            try await e.service.pool.withConnection { connection in
+                if TestDatabase.isCitus { try connection.execute(script: "SET citus.enable_unsafe_triggers = on") }
+                try connection.execute(
+                    script: """
+                        CREATE FUNCTION refuse_revocations() RETURNS trigger LANGUAGE plpgsql
+                            AS $$ BEGIN RAISE EXCEPTION 'revocations refused by the test'; END $$
+                        """)
+                try connection.execute(
+                    script: """
+                        CREATE TRIGGER refuse_revocations BEFORE INSERT ON ledger_entries
+                            FOR EACH ROW WHEN (NEW.kind = 'revoke') EXECUTE FUNCTION refuse_revocations()
+                        """)
+                if TestDatabase.isCitus { try connection.execute(script: "RESET citus.enable_unsafe_triggers") }
+            }
 
             let run = try await recovery.run()
             let production = try #require(run.ours.first { $0.environment == .production })
@@ -139,7 +148,11 @@ import Testing
             #expect(production.completeUntil == Instant(millisecondsSince1970: e.control.clock().now))
             #expect(try await e.entitlements("bob").entitlementIDs == ["pro"])  // the refund is not applied yet
 
-            try await e.service.pool.execute(script: "DROP TRIGGER refuse_revocations ON ledger_entries")
+            try await e.service.pool.withConnection { connection in
+                if TestDatabase.isCitus { try connection.execute(script: "SET citus.enable_unsafe_triggers = on") }
+                try connection.execute(script: "DROP TRIGGER refuse_revocations ON ledger_entries")
+                if TestDatabase.isCitus { try connection.execute(script: "RESET citus.enable_unsafe_triggers") }
+            }
             _ = await e.control.advanceClock(.init(minutes: 3))
             let cycle = try await EndToEndTests.poller(e).runCycle()
             #expect(cycle.notifications == 1)

@@ -1,26 +1,24 @@
--- Distributes SubLedger's tables over a Citus cluster, as each table's comment says
--- (docs/operations.md, "Scaling out: distributing with Citus"):
+-- Places SubLedger's tables on a Citus cluster as each table's comment says (`subledger migrate --distribute`
+-- runs this after the schema steps; docs/operations.md, "Scaling out"):
 --
 --   'citus: reference'                      create_reference_table (a copy on every node)
 --   'citus: distributed by COLUMN'          create_distributed_table by COLUMN; the tables of one COLUMN
 --                                           form one colocation group of their own
---   'citus: coordinator'                    left as they are on the coordinator (Citus makes a table with a
---                                           foreign key to a reference table a Citus local table by itself)
+--   'citus: coordinator'                    left on the coordinator (Citus makes a table with a foreign key to a
+--                                           reference table a Citus local table by itself)
 --
--- Run it on the coordinator, in the database `subledger migrate` migrated, with the workers added; it runs in
--- one transaction (a failure changes nothing):
+-- Then every function of the schema is propagated to the workers (create_distributed_function), so that a
+-- statement Citus routes to a worker can call it there.
 --
---   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f citus/distribute.sql
---
--- It reads the comments when it runs, so a table added later follows its comment. It is idempotent: a table
--- already placed as its comment says is left alone, and a second run changes nothing. It refuses (and changes
--- nothing) when the citus extension is absent, when the coordinator is not in Citus's metadata, when a table
--- has no 'citus: …' comment or an unknown one, or when a table is already placed otherwise than its comment
--- says. Order: the reference tables first, then each family, its tables in foreign-key order (a table after
--- the tables it references), the first with a colocation group of its own and the rest colocated with it.
---
--- Shards per distributed table: citus.shard_count (32), e.g. PGOPTIONS='-c citus.shard_count=4' for a
--- small test cluster. The tables of the schema first on the search path (current_schema()) are placed.
+-- It runs in one transaction: a failure changes nothing. It reads the comments when it runs, so a table added
+-- later follows its comment, and it is idempotent: a table already placed as its comment says is left alone,
+-- and a second run changes nothing. It refuses (and changes nothing) when the citus extension is absent, when
+-- the coordinator is not in Citus's metadata, when a table has no 'citus: …' comment or an unknown one, or when
+-- a table is already placed otherwise than its comment says. Order: the reference tables first, then each
+-- family, its tables in foreign-key order (a table after the tables it references), the first with a
+-- colocation group of its own and the rest colocated with it. Shards per distributed table: the session's
+-- citus.shard_count (Citus's default 32; `--shard-count`). The tables of the schema first on the search path
+-- (current_schema()) are placed.
 DO $distribute$
 DECLARE
     unclassified text;
@@ -47,16 +45,19 @@ DECLARE
     statement text;
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
-        RAISE EXCEPTION 'citus/distribute.sql: the citus extension is not installed in database "%"',
+        RAISE EXCEPTION 'the citus extension is not installed in database "%"',
             current_database()
             USING HINT = 'Run it on a Citus coordinator: CREATE EXTENSION citus on every node, then '
                 || 'citus_set_coordinator_host and citus_add_node (scripts/citus-cluster start DIR does all of it).';
     END IF;
     IF NOT EXISTS (SELECT FROM pg_dist_node WHERE groupid = 0) THEN
-        RAISE EXCEPTION 'citus/distribute.sql: the coordinator is not in Citus''s metadata'
+        RAISE EXCEPTION 'the coordinator is not in Citus''s metadata'
             USING HINT = 'SELECT citus_set_coordinator_host(''HOST'', PORT) on the coordinator first: its tables '
                 || 'with a foreign key to a reference table become Citus local tables.';
     END IF;
+
+    -- Citus hides the shards of the coordinator's tables from catalog queries; this script must see them.
+    PERFORM set_config('citus.show_shards_for_app_name_prefixes', '*', true);
 
     -- Every ordinary or partitioned table of the schema (not a partition) with its placement.
     CREATE TEMPORARY TABLE IF NOT EXISTS citus_distribute_placements (
@@ -82,7 +83,7 @@ BEGIN
                       ORDER BY relation::text)
     INTO unclassified FROM citus_distribute_placements WHERE kind IS NULL;
     IF unclassified IS NOT NULL THEN
-        RAISE EXCEPTION 'citus/distribute.sql: tables without a ''citus: …'' comment: %', unclassified
+        RAISE EXCEPTION 'tables without a ''citus: …'' comment: %', unclassified
             USING HINT = 'COMMENT ON TABLE t IS ''citus: distributed by original_transaction_id'' | '
                 || '''citus: distributed by account_id'' | ''citus: reference'' | ''citus: coordinator''.';
     END IF;
@@ -92,7 +93,7 @@ BEGIN
       AND NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = p.relation AND a.attname = p.dist_column
                       AND a.attnum > 0 AND NOT a.attisdropped);
     IF misplaced IS NOT NULL THEN
-        RAISE EXCEPTION 'citus/distribute.sql: %', misplaced;
+        RAISE EXCEPTION '%', misplaced;
     END IF;
 
     -- Tables Citus already holds otherwise than their comment says: refused (undistribute_table first). A Citus
@@ -112,7 +113,7 @@ BEGIN
         ELSE d.partmethod = 'n' AND d.repmodel <> 't' END
       AND NOT (d.partmethod = 'n' AND d.repmodel <> 't');
     IF misplaced IS NOT NULL THEN
-        RAISE EXCEPTION 'citus/distribute.sql: placed otherwise than their comment says: %', misplaced;
+        RAISE EXCEPTION 'placed otherwise than their comment says: %', misplaced;
     END IF;
 
     -- The plan. Each group is put in foreign-key order: a table comes after the tables of its group it
@@ -137,7 +138,7 @@ BEGIN
                 ORDER BY (SELECT count(*) FROM pg_constraint f
                           WHERE f.contype = 'f' AND f.confrelid = x AND f.conrelid <> x) DESC, x::text);
             IF cardinality(ready) = 0 THEN
-                RAISE EXCEPTION 'citus/distribute.sql: the foreign keys among % form a cycle', remaining;
+                RAISE EXCEPTION 'the foreign keys among % form a cycle', remaining;
             END IF;
             FOREACH t IN ARRAY ready LOOP
                 IF family_column IS NOT NULL AND anchor IS NULL THEN
@@ -173,7 +174,7 @@ BEGIN
           AND NOT EXISTS (SELECT FROM pg_dist_partition d WHERE d.logicalrelid = g.tgrelid AND d.partmethod = 'h')
         ORDER BY 1, 2
     LOOP
-        RAISE NOTICE 'citus/distribute.sql: trigger % of % (%) will fire on the shards', key.tgname, key.relation,
+        RAISE NOTICE 'trigger % of % (%) will fire on the shards', key.tgname, key.relation,
             key.function;
     END LOOP;
 
@@ -191,7 +192,7 @@ BEGIN
           AND NOT EXISTS (SELECT FROM pg_dist_partition d WHERE d.logicalrelid = f.conrelid AND d.partmethod = 'h')
         ORDER BY 1, 2
     LOOP
-        RAISE NOTICE 'citus/distribute.sql: foreign key % of % dropped until its tables are placed',
+        RAISE NOTICE 'foreign key % of % dropped until its tables are placed',
             key.conname, key.relation;
         EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.relation, key.conname);
         family_keys := family_keys
@@ -204,10 +205,10 @@ BEGIN
         CONTINUE WHEN EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = t
                               AND NOT (partmethod = 'n' AND repmodel <> 't'));
         IF plan_kinds[i] = 'reference' THEN
-            RAISE NOTICE 'citus/distribute.sql: % -> reference table', t;
+            RAISE NOTICE '% -> reference table', t;
             PERFORM create_reference_table(t);
         ELSE
-            RAISE NOTICE 'citus/distribute.sql: % -> distributed by %, colocate_with %', t, plan_columns[i],
+            RAISE NOTICE '% -> distributed by %, colocate_with %', t, plan_columns[i],
                 plan_colocate[i];
             PERFORM create_distributed_table(t, plan_columns[i], colocate_with => plan_colocate[i]);
         END IF;
@@ -224,15 +225,63 @@ BEGIN
             EXECUTE format('COMMENT ON TABLE %s IS %L', comment_tables[j], comment_texts[j]);
         END IF;
     END LOOP;
+
+    -- A function of a table's row type (ledger_chain_fields(receipts)) follows the table when Citus makes it a
+    -- Citus local table: the table is renamed to its shard (receipts_102008) behind a new shell of the old name,
+    -- and the function now takes the shard's row type, so a call with a row of the shell finds no function. Each
+    -- such function is defined again for the shell's row type (the shard's version stays, unused).
+    FOR key IN
+        SELECT p.oid AS function, c.relname AS shard, shell.relname AS shell
+        FROM pg_proc p
+        JOIN pg_type ty ON ty.oid = ANY (p.proargtypes::oid[])
+        JOIN pg_class c ON c.oid = ty.typrelid
+        JOIN pg_class shell ON shell.relnamespace = c.relnamespace
+                           AND shell.relname = regexp_replace(c.relname, '_[0-9]+$', '')
+        WHERE p.pronamespace = current_schema()::regnamespace AND relation_is_a_known_shard(c.oid)
+          AND EXISTS (SELECT FROM pg_dist_partition d WHERE d.logicalrelid = shell.oid
+                      AND d.partmethod = 'n' AND d.repmodel <> 't')
+        ORDER BY p.oid
+    LOOP
+        EXECUTE regexp_replace(pg_get_functiondef(key.function), '\m' || key.shard || '\M', key.shell, 'g');
+    END LOOP;
+
+    -- Citus creates a function on the workers only once it is a distributed object; the schema's functions were
+    -- created before the extension knew of them. A statement routed to a worker that calls one (an INSERT …
+    -- SELECT through a function of a row type, a trigger on a shard) needs it there.
+    FOR key IN
+        SELECT p.oid::regprocedure AS function
+        FROM pg_proc p
+        WHERE p.pronamespace = current_schema()::regnamespace AND p.prokind IN ('f', 'p')
+          AND NOT EXISTS (SELECT FROM pg_depend e WHERE e.classid = 'pg_proc'::regclass AND e.objid = p.oid
+                          AND e.deptype = 'e')
+          AND NOT EXISTS (SELECT FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = p.oid)
+          -- A function of a coordinator table's row type (receipts, notifications), or an array of one, stays on
+          -- the coordinator with the statements that call it: Citus propagates no object that depends on a table
+          -- only the coordinator has.
+          AND NOT EXISTS (
+              SELECT FROM pg_depend e
+              JOIN pg_type ty ON e.refclassid = 'pg_type'::regclass AND ty.oid = e.refobjid
+              LEFT JOIN pg_type elem ON elem.oid = ty.typelem
+              WHERE e.classid = 'pg_proc'::regclass AND e.objid = p.oid
+                AND coalesce(nullif(ty.typrelid, 0), elem.typrelid, 0) <> 0
+                AND NOT EXISTS (SELECT FROM pg_dist_partition d
+                                WHERE d.logicalrelid = coalesce(nullif(ty.typrelid, 0), elem.typrelid)
+                                  AND NOT (d.partmethod = 'n' AND d.repmodel <> 't')))
+          -- Nor one whose body names a coordinator table (ledger_chain_link reads the input it links): the
+          -- coordinator runs it, and a copy on the workers could not.
+          AND NOT EXISTS (
+              SELECT FROM pg_dist_partition d JOIN pg_class c ON c.oid = d.logicalrelid
+              WHERE d.partmethod = 'n' AND d.repmodel <> 't' AND c.relnamespace = p.pronamespace
+                AND p.prosrc ~ ('\m' || c.relname || '\M'))
+        ORDER BY p.oid
+    LOOP
+        PERFORM create_distributed_function(key.function);
+    END LOOP;
+
+    -- An apply reads across shards (the webhook events' holdings) and then writes the coordinator's tables (the
+    -- input's status) in one transaction. Citus refuses that write after a parallel multi-shard statement; in
+    -- sequential mode a multi-shard statement uses one connection per worker, and the write is allowed. Every new
+    -- session of the database starts so.
+    EXECUTE format('ALTER DATABASE %I SET citus.multi_shard_modify_mode TO sequential', current_database());
 END
 $distribute$;
-
--- What Citus holds now, one line per table it knows.
-SELECT logicalrelid AS table_name,
-       CASE WHEN partmethod = 'h' THEN 'distributed' WHEN repmodel = 't' THEN 'reference' ELSE 'local' END
-           AS citus_table_type,
-       CASE WHEN partmethod = 'h' THEN column_to_column_name(logicalrelid, partkey) END AS distribution_column,
-       colocationid
-FROM pg_dist_partition
-WHERE logicalrelid::regclass::text NOT LIKE 'pg\_%'
-ORDER BY 2, 4, logicalrelid::text;
