@@ -29,13 +29,18 @@ struct EndToEndHarness: Sendable {
     var key: String { service.keyOne }
 
     /// `configureApple` adjusts SubLedger's Apple configuration (timeouts, connections, circuit breaker).
+    /// `distributed`: on the Citus cluster (`scripts/citus-test`) or a plain database of it; `startTime`: the
+    /// simulator's clock at the start (default: now).
     static func run(
         configureApple: (inout AppleConfiguration) -> Void = { _ in },
+        distributed: Bool = TestDatabase.isCitus,
+        startTime: Instant? = nil,
         _ body: @Sendable (EndToEndHarness) async throws -> Void
     ) async throws {
         let sim = try await AppStoreSimulator.start(
             .init(
                 seed: 7,
+                startTime: startTime,
                 notificationTimeout: EndToEndHarness.notificationTimeout,
                 apps: [
                     AppDefinition(
@@ -64,7 +69,7 @@ struct EndToEndHarness: Sendable {
             configureApple(&apple)
             try await ServiceHarness.run(
                 apple: apple, additionalRoots: [sim.trustedRoot],
-                now: { Instant(millisecondsSince1970: sim.control.clock().now) }
+                now: { Instant(millisecondsSince1970: sim.control.clock().now) }, distributed: distributed
             ) { service, client in
                 let port = try require(client.port)
                 _ = await sim.control.updateNotificationSettings(

@@ -73,10 +73,13 @@ struct ServiceHarness: Sendable {
         additionalRoots: [TrustedRoot] = [],
         now: (@Sendable () -> Instant)? = nil,
         readReplicas: ReadReplicaConfiguration? = nil,
+        distributed: Bool = TestDatabase.isCitus,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
-        try await TestDatabase.withSchema(maxConnections: 8, template: .ledger, exclusive: readReplicas != nil) {
+        try await TestDatabase.withSchema(
+            maxConnections: 8, template: .ledger, exclusive: readReplicas != nil, distributed: distributed
+        ) {
             _, _, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
             try await migrator.migrate(pool)
