@@ -1236,6 +1236,8 @@ CREATE TABLE account_entitlement_periods (
     CONSTRAINT account_entitlement_periods_state_check CHECK ((state = ANY (ARRAY['active'::text, 'grace_period'::text])))
 );
 
+ALTER TABLE ONLY account_entitlement_periods REPLICA IDENTITY FULL;
+
 --
 -- Name: TABLE account_entitlement_periods; Type: COMMENT
 --

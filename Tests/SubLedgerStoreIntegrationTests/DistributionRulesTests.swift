@@ -120,7 +120,7 @@ import Testing
                 for beginning in [
                     "INSERT INTO chains (", "INSERT INTO transactions (", "INSERT INTO ownership_bindings (",
                     "UPDATE ownership_bindings SET ended_at", "INSERT INTO ledger_entries (",
-                    "WITH gone AS (\n    DELETE FROM account_entitlement_periods",
+                    "DELETE FROM account_entitlement_periods", "INSERT INTO account_entitlement_periods (",
                 ] {
                     #expect(
                         statements.contains { $0.hasPrefix(beginning) },

@@ -49,6 +49,6 @@ public enum BundledMigrations {
         ("0032_report_projection_queue.sql", PackageResources._032_report_projection_queue_sql),
         ("0033_chain_commitments.sql", PackageResources._033_chain_commitments_sql),
         ("0034_committed_mrr.sql", PackageResources._034_committed_mrr_sql),
-        ("0035_citus_routable_statements.sql", PackageResources._035_citus_routable_statements_sql),
+        ("0035_citus_cluster.sql", PackageResources._035_citus_cluster_sql),
     ]
 }

@@ -12,49 +12,56 @@ enum EntitlementPeriodRows {
     }
 
     /// Replaces each chain's periods with `chains`' (what `Ledger.writes` derived, for `LedgerStore.apply`
-    /// in the transaction that writes the chains), appended to `batch`: one statement per chain. The old periods
-    /// are deleted among the rows of the accounts that hold or held the chain, so with the periods distributed by
-    /// account (Citus) the statement goes only to their shards instead of every one.
+    /// in the transaction that writes the chains), appended to `batch`: `replace`'s statements for each chain.
     static func write(_ chains: [ChainEntitlementPeriods], appID: Int64, into batch: inout PostgresBatch)
         -> Batched<Void>
     {
         for chain in chains {
-            batch.append(replace(chain, appID: appID))
+            for statement in replace(chain, appID: appID) {
+                batch.append(statement)
+            }
         }
         return .none
     }
 
-    /// Replaces the periods of `chain`'s chain with its periods.
-    static func replace(_ chain: ChainEntitlementPeriods, appID: Int64) -> PostgresQuery {
-        let periods = chain.periods
-        let grants = periods.map(\.grant)
-        let accounts = PostgresArrayText.strings(periods.map(\.account.rawValue))
-        let from = PostgresArrayText.integers(periods.map(\.from.millisecondsSince1970))
-        let until = PostgresArrayText.integers(periods.map { $0.until?.millisecondsSince1970 })
-        let transactionIDs = PostgresArrayText.strings(grants.map { $0?.transactionID })
-        let productIDs = PostgresArrayText.strings(grants.map { $0?.productID })
-        let states = PostgresArrayText.strings(grants.map { $0?.state.name })
-        let expiries = PostgresArrayText.integers(grants.map { $0?.expiresAt?.millisecondsSince1970 })
-        let graceExpiries = PostgresArrayText.integers(grants.map { $0?.gracePeriodExpiresAt?.millisecondsSince1970 })
-        let willAutoRenew = PostgresArrayText.booleans(grants.map { $0?.willAutoRenew })
-        let ownershipTypes = PostgresArrayText.strings(grants.map { $0?.ownershipType.rawValue })
-        let holders = PostgresArrayText.strings(chain.accounts.map(\.rawValue).sorted())
+    /// Replaces the periods of `chain`'s chain with its periods: for each account that holds or held the chain, in
+    /// account order, its old periods of the chain deleted and its new ones inserted. Every statement names one
+    /// account, so with the periods distributed by account (Citus) each goes to that account's shard.
+    static func replace(_ chain: ChainEntitlementPeriods, appID: Int64) -> [PostgresQuery] {
         let environment = chain.chain.environment.rawValue
         let original = chain.chain.originalTransactionID
-        return """
-            WITH gone AS (
+        let accounts = chain.accounts.union(chain.periods.map(\.account)).sorted { $0.rawValue < $1.rawValue }
+        var statements: [PostgresQuery] = []
+        for account in accounts {
+            statements.append(
+                """
                 DELETE FROM account_entitlement_periods
-                WHERE app_id = \(appID) AND account_id = ANY (\(holders)::text::text[]) AND environment = \(environment)
-                  AND original_transaction_id = \(original))
-            INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id,
-                valid_from, valid_until, transaction_id, product_id, state, expires_at, grace_expires_at,
-                will_auto_renew, ownership_type)
-            SELECT \(appID), \(environment), \(original), p.*
-            FROM unnest(\(accounts)::text::text[], \(from)::text::bigint[], \(until)::text::bigint[],
-                \(transactionIDs)::text::text[], \(productIDs)::text::text[], \(states)::text::text[],
-                \(expiries)::text::bigint[], \(graceExpiries)::text::bigint[], \(willAutoRenew)::text::boolean[],
-                \(ownershipTypes)::text::text[]) AS p
-            """
+                WHERE app_id = \(appID) AND account_id = \(account.rawValue) AND environment = \(environment)
+                  AND original_transaction_id = \(original)
+                """)
+            let periods = chain.periods.filter { $0.account == account }
+            guard !periods.isEmpty else { continue }
+            var rows: PostgresQuery = ""
+            for (index, period) in periods.enumerated() {
+                let grant = period.grant
+                let row: PostgresQuery = """
+                    (\(appID), \(environment), \(original), \(account.rawValue), \(period.from.millisecondsSince1970),
+                     \(period.until?.millisecondsSince1970), \(grant?.transactionID), \(grant?.productID),
+                     \(grant?.state.name), \(grant?.expiresAt?.millisecondsSince1970),
+                     \(grant?.gracePeriodExpiresAt?.millisecondsSince1970), \(grant?.willAutoRenew),
+                     \(grant?.ownershipType.rawValue))
+                    """
+                rows = index == 0 ? row : "\(rows), \(row)"
+            }
+            statements.append(
+                """
+                INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id,
+                    valid_from, valid_until, transaction_id, product_id, state, expires_at, grace_expires_at,
+                    will_auto_renew, ownership_type)
+                VALUES \(rows)
+                """)
+        }
+        return statements
     }
 
     /// An entitlement read from the read model (`EntitlementReadStore.read(of:app:at:)`): the account's credit

@@ -1,10 +1,18 @@
--- step 35: the ledger's hash chain linked by statements Citus routes to one worker
+-- step 35: what a real Citus cluster needs: the hash chain linked by statements Citus routes, and a replica identity
+-- for every distributed table
 -- `ledger_chain_link` (step 24) decided whether an input was linked already inside an IF condition (`p IS NOT NULL
 -- AND NOT EXISTS (SELECT … FROM ledger_chain_links …)`) under `plan_cache_mode = force_generic_plan`. Citus plans a
 -- generic plan with parameters only for a simple statement on one distributed table; it refuses that condition
 -- ("could not create distributed plan"). Each look-up is now its own statement on one table filtered by the chain,
 -- which Citus's fast path routes to the worker holding the chain, and which plain PostgreSQL plans as before. What
 -- the function links, in which order, and the hashes are unchanged.
+--
+-- Citus moves a shard to another worker (`citus_rebalance_start()`) by logical replication, which needs a replica
+-- identity for the rows updated or deleted meanwhile; `account_entitlement_periods`, the one distributed table
+-- without a primary key (an account's periods of a chain are replaced whole), identifies its rows by all their
+-- columns. On a single PostgreSQL (wal_level replica) this writes nothing more.
+ALTER TABLE account_entitlement_periods REPLICA IDENTITY FULL;
+
 CREATE OR REPLACE FUNCTION ledger_chain_link(
     p_app_id bigint, p_environment text, p_chain text, p_receipt_id bigint, p_notification_row_id bigint,
     p_through_entry_id bigint DEFAULT NULL
