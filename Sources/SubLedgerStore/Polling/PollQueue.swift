@@ -45,78 +45,95 @@ public struct PollQueue: Sendable {
     public func claimDueChains(
         limit: Int, window: Duration, lease: Duration, worker: String, now: Instant
     ) async throws -> [DueChain] {
-        let at = timestamp(now)
-        return try await pool.transaction { connection in
-            // The due chains, read across every worker (Citus runs no FOR UPDATE there), with their apps.
-            let candidates = try connection.query(
-                """
-                SELECT c.app_id, a.bundle_id, c.environment, c.original_transaction_id FROM chains c
-                JOIN apps a ON a.app_id = c.app_id
-                WHERE c.product_type = 'auto_renewable' AND c.state NOT IN ('revoked', 'upgraded_away')
-                  AND (c.leased_until IS NULL OR c.leased_until < \(at))
-                  AND (c.next_poll_at IS NULL OR c.next_poll_at <= \(at))
-                  AND (c.state IN ('billing_retry', 'grace_period')
-                       OR (c.expires_at <= \(timestamp(now, plus: window))
-                           AND c.expires_at > \(timestamp(now, plus: .seconds(-60 * 86_400)))
-                           AND c.will_auto_renew IS DISTINCT FROM false))
-                ORDER BY c.next_poll_at NULLS FIRST, c.expires_at
-                LIMIT \(limit)
-                """ as PostgresQuery
-            ).map { row in
-                (
-                    appID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
-                    key: ChainKey(
-                        environment: try .stored(row.decode(String.self, at: 2)),
-                        originalTransactionID: try row.decode(String.self, at: 3))
-                )
+        try await pool.transaction { connection in
+            // Candidates all claimed by another poller meanwhile (both read the same ones): read again, which now
+            // passes over their leases, so concurrent pollers share the due chains instead of one stopping early.
+            for _ in 0..<16 {
+                let (candidates, claimed) = try claimDueChains(
+                    limit: limit, window: window, lease: lease, worker: worker, now: now, on: connection)
+                if candidates == 0 || !claimed.isEmpty { return claimed }
             }
-            guard !candidates.isEmpty else { return [] }
-            // Each claimed by an update of its own row (one worker each), which finds nothing when another poller
-            // claimed or checked it meanwhile: the lease is the claim. One round trip for all of them.
-            let claimed = try connection.run { batch in
-                let indexes = candidates.map { candidate in
-                    batch.append(
-                        """
-                        UPDATE chains SET leased_until = \(timestamp(now, plus: lease)), leased_by = \(worker)
-                        WHERE app_id = \(candidate.appID) AND environment = \(candidate.key.environment.rawValue)
-                          AND original_transaction_id = \(candidate.key.originalTransactionID)
-                          AND (leased_until IS NULL OR leased_until < \(at))
-                          AND (next_poll_at IS NULL OR next_poll_at <= \(at))
-                        RETURNING refresh_via, last_receipt_id, poll_failures
-                        """)
-                }
-                return Batched { rows in
-                    try zip(candidates, indexes).compactMap { candidate, index in
-                        try rows[index].first.map { row in
-                            (
-                                candidate: candidate, refreshVia: try row.decode(String.self, at: 0),
-                                receiptID: try row.decode(Int64?.self, at: 1),
-                                pollFailures: Int(try row.decode(Int32.self, at: 2))
-                            )
-                        }
+            return []
+        }
+    }
+
+    /// One attempt of `claimDueChains`: how many due chains it found, and those it claimed.
+    private func claimDueChains(
+        limit: Int, window: Duration, lease: Duration, worker: String, now: Instant, on connection: PostgresConnection
+    ) throws -> (candidates: Int, claimed: [DueChain]) {
+        let at = timestamp(now)
+        // The due chains, read across every worker (Citus runs no FOR UPDATE there), with their apps.
+        let candidates = try connection.query(
+            """
+            SELECT c.app_id, a.bundle_id, c.environment, c.original_transaction_id FROM chains c
+            JOIN apps a ON a.app_id = c.app_id
+            WHERE c.product_type = 'auto_renewable' AND c.state NOT IN ('revoked', 'upgraded_away')
+              AND (c.leased_until IS NULL OR c.leased_until < \(at))
+              AND (c.next_poll_at IS NULL OR c.next_poll_at <= \(at))
+              AND (c.state IN ('billing_retry', 'grace_period')
+                   OR (c.expires_at <= \(timestamp(now, plus: window))
+                       AND c.expires_at > \(timestamp(now, plus: .seconds(-60 * 86_400)))
+                       AND c.will_auto_renew IS DISTINCT FROM false))
+            ORDER BY c.next_poll_at NULLS FIRST, c.expires_at
+            LIMIT \(limit)
+            """ as PostgresQuery
+        ).map { row in
+            (
+                appID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
+                key: ChainKey(
+                    environment: try .stored(row.decode(String.self, at: 2)),
+                    originalTransactionID: try row.decode(String.self, at: 3))
+            )
+        }
+        guard !candidates.isEmpty else { return (0, []) }
+        // Each claimed by an update of its own row (one worker each), which finds nothing when another poller
+        // claimed or checked it meanwhile: the lease is the claim. One round trip for all of them.
+        let claimed = try connection.run { batch in
+            let indexes = candidates.map { candidate in
+                batch.append(
+                    """
+                    UPDATE chains SET leased_until = \(timestamp(now, plus: lease)), leased_by = \(worker)
+                    WHERE app_id = \(candidate.appID) AND environment = \(candidate.key.environment.rawValue)
+                      AND original_transaction_id = \(candidate.key.originalTransactionID)
+                      AND (leased_until IS NULL OR leased_until < \(at))
+                      AND (next_poll_at IS NULL OR next_poll_at <= \(at))
+                    RETURNING refresh_via, last_receipt_id, poll_failures
+                    """)
+            }
+            return Batched { rows in
+                try zip(candidates, indexes).compactMap { candidate, index in
+                    try rows[index].first.map { row in
+                        (
+                            candidate: candidate, refreshVia: try row.decode(String.self, at: 0),
+                            receiptID: try row.decode(Int64?.self, at: 1),
+                            pollFailures: Int(try row.decode(Int32.self, at: 2))
+                        )
                     }
                 }
             }
-            // The receipts verifyReceipt is asked about again: a coordinator table, read on its own.
-            let receiptIDs = claimed.compactMap(\.receiptID)
-            var bodies: [Int64: String] = [:]
-            if !receiptIDs.isEmpty {
-                for row in try connection.query(
-                    """
-                    SELECT receipt_id, body FROM receipts
-                    WHERE receipt_id = ANY (\(PostgresArrayText.integers(receiptIDs))::text::bigint[])
-                    """)
-                {
-                    bodies[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
-                }
+        }
+        // The receipts verifyReceipt is asked about again: a coordinator table, read on its own.
+        let receiptIDs = claimed.compactMap(\.receiptID)
+        var bodies: [Int64: String] = [:]
+        if !receiptIDs.isEmpty {
+            for row in try connection.query(
+                """
+                SELECT receipt_id, body FROM receipts
+                WHERE receipt_id = ANY (\(PostgresArrayText.integers(receiptIDs))::text::bigint[])
+                """)
+            {
+                bodies[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
             }
-            return claimed.map { claim in
+        }
+        return (
+            candidates.count,
+            claimed.map { claim in
                 DueChain(
                     appID: claim.candidate.appID, bundleID: claim.candidate.bundleID, key: claim.candidate.key,
                     refreshVia: claim.refreshVia, receiptBody: claim.receiptID.flatMap { bodies[$0] },
                     pollFailures: claim.pollFailures)
             }
-        }
+        )
     }
 
     /// Claims up to `limit` stored receipts and signed transactions waiting for verification: `retry` ones
