@@ -147,7 +147,6 @@ public struct PollQueue: Sendable {
         limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant,
         retry: StoredInputRetry = StoredInputRetry()
     ) async throws -> [PendingInput] {
-        let at = timestamp(now)
         return try await pool.transaction { connection in
             let rows = try connection.query(
                 """
@@ -203,7 +202,6 @@ public struct PollQueue: Sendable {
         limit: Int, pendingAge: Duration, lease: Duration, worker: String, now: Instant,
         retry: StoredInputRetry = StoredInputRetry()
     ) async throws -> [PendingNotification] {
-        let at = timestamp(now)
         return try await pool.transaction { connection in
             let rows = try connection.query(
                 """
@@ -244,7 +242,6 @@ public struct PollQueue: Sendable {
     ) async throws -> (receipts: Int, notifications: Int) {
         try await pool.transaction { connection in
             var counts: [Int] = []
-            let at = timestamp(now)
             for table: PostgresQuery in ["receipts", "notifications"] {
                 let rows = try connection.query(
                     """
