@@ -390,6 +390,8 @@ import Testing
             ) t
             """
         ).map { try $0.decode(String.self, at: 0) }
+            // Sorted here: Citus keeps no subquery's order across the workers' rows.
+            .sorted()
     }
 
     /// Where `revenue_day_totals` differs from `chain_money_facts` counted by the totals' key (a sale on its

@@ -19,8 +19,9 @@ enum OperationalReportRows {
     /// stored ones; a chain whose spans did not change is not written, otherwise only the spans that differ are
     /// deleted, inserted or updated. Entries after the chain's `counted_through` are added to the day counts (in key
     /// order, so concurrent projections lock shared rows in one order) and the mark moved. The PL/pgSQL function
-    /// (schema step 23) keeps its statements' plans for the connection's life; step 20's set-based statement, which
-    /// did the same in one statement, upserted (and so locked and rewrote) every span of the chain on every apply.
+    /// (schema step 23; step 36 reads each chain's entries apart, so that Citus routes every read to one worker)
+    /// keeps its statements' plans for the connection's life; step 20's set-based statement, which did the same in
+    /// one statement, upserted (and so locked and rewrote) every span of the chain on every apply.
     static func refresh(appID: Int64, environment: String, chains: [String]) -> PostgresQuery {
         "SELECT chain_report_spans_refresh(\(appID), \(environment), \(PostgresArrayText.strings(chains))::text::text[])"
     }

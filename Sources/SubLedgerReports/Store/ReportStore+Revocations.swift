@@ -62,12 +62,14 @@ extension ReportStore {
     }
 
     /// The refund, Family Sharing and debit entries of the scope's environment effective in [`from`, `to`), with
-    /// their transaction (alias `t`).
+    /// their transaction (alias `t`). An entry's transaction is of the entry's chain: joined on the chain too, the
+    /// two tables meet on their distribution column, which Citus needs to join them shard by shard.
     func revocationsFrom(from: Instant, to: Instant) -> PostgresQuery {
         """
         FROM ledger_entries e JOIN scope s ON s.app_id = e.app_id
         LEFT JOIN transactions t
-               ON t.app_id = e.app_id AND t.environment = e.environment AND t.transaction_id = e.transaction_id
+               ON t.app_id = e.app_id AND t.environment = e.environment
+              AND t.original_transaction_id = e.original_transaction_id AND t.transaction_id = e.transaction_id
         WHERE e.kind IN ('revoke', 'debit')
           AND (e.kind = 'debit' OR e.reason IN ('refund', 'family_sharing_revoked'))
           AND \(inEnvironment("e.environment"))

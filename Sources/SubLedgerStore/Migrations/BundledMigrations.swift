@@ -50,5 +50,6 @@ public enum BundledMigrations {
         ("0033_chain_commitments.sql", PackageResources._033_chain_commitments_sql),
         ("0034_committed_mrr.sql", PackageResources._034_committed_mrr_sql),
         ("0035_citus_cluster.sql", PackageResources._035_citus_cluster_sql),
+        ("0036_report_refresh_per_chain.sql", PackageResources._036_report_refresh_per_chain_sql),
     ]
 }

@@ -245,6 +245,55 @@ BEGIN
         EXECUTE regexp_replace(pg_get_functiondef(key.function), '\m' || key.shard || '\M', key.shell, 'g');
     END LOOP;
 
+    -- Citus plans no statement of a LANGUAGE sql function with parameters that reads a distributed table
+    -- ("parameterized queries for SQL functions referencing distributed tables are not supported"): the report
+    -- projector's per-chain functions (chain_money_facts_of and the like) are such functions, with one query each
+    -- (in the database's schema steps, only these).
+    -- Each is defined again as PL/pgSQL returning the same query, planned for the call's values
+    -- (force_custom_plan), so that Citus sees the chain's key and routes the query to the worker holding the chain.
+    -- The query is the function's own text: the two definitions cannot differ.
+    FOR key IN
+        SELECT p.oid, p.prosrc
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+        WHERE p.pronamespace = current_schema()::regnamespace AND l.lanname = 'sql' AND p.proretset
+          AND p.pronargs > 0
+          -- It names a distributed table, or a view over one (transaction_amounts).
+          AND EXISTS (
+              SELECT FROM pg_class c
+              WHERE c.relnamespace = p.pronamespace AND p.prosrc ~ ('\m' || c.relname || '\M')
+                AND (EXISTS (SELECT FROM pg_dist_partition d WHERE d.logicalrelid = c.oid AND d.partmethod = 'h')
+                     OR (c.relkind = 'v' AND EXISTS (
+                         SELECT FROM pg_rewrite r
+                         JOIN pg_depend e ON e.classid = 'pg_rewrite'::regclass AND e.objid = r.oid
+                         JOIN pg_dist_partition d ON d.logicalrelid = e.refobjid AND d.partmethod = 'h'
+                         WHERE r.ev_class = c.oid))))
+        ORDER BY p.oid
+    LOOP
+        IF regexp_replace(key.prosrc, ';\s*$', '') ~ ';' THEN
+            RAISE EXCEPTION 'the SQL function % reads a distributed table and has more than one statement',
+                key.oid::regprocedure
+                USING HINT = 'Citus cannot plan it; write it as one query';
+        END IF;
+        EXECUTE format(
+            'CREATE OR REPLACE FUNCTION %s.%I(%s) RETURNS %s LANGUAGE plpgsql %s SET plan_cache_mode = force_custom_plan AS %L',
+            current_schema(), (SELECT proname FROM pg_proc WHERE oid = key.oid), pg_get_function_arguments(key.oid),
+            pg_get_function_result(key.oid),
+            CASE (SELECT provolatile FROM pg_proc WHERE oid = key.oid)
+                WHEN 'i' THEN 'IMMUTABLE' WHEN 's' THEN 'STABLE' ELSE 'VOLATILE' END,
+            E'#variable_conflict use_column\nBEGIN\nRETURN QUERY\n' || regexp_replace(key.prosrc, ';\s*$', '')
+                || E'\n;\nEND');
+    END LOOP;
+
+    -- The report projector's refresh functions keep generic plans on a single PostgreSQL (planned once per
+    -- connection); on Citus each statement is planned for its chain, so that it is routed to one worker.
+    FOR key IN
+        SELECT p.oid::regprocedure AS function FROM pg_proc p
+        WHERE p.pronamespace = current_schema()::regnamespace
+          AND p.proname IN ('chain_cohort_facts_refresh', 'chain_money_facts_refresh', 'chain_report_spans_refresh')
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET plan_cache_mode = force_custom_plan', key.function);
+    END LOOP;
+
     -- Citus creates a function on the workers only once it is a distributed object; the schema's functions were
     -- created before the extension knew of them. A statement routed to a worker that calls one (an INSERT …
     -- SELECT through a function of a row type, a trigger on a shard) needs it there.
