@@ -1,6 +1,7 @@
 import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerStore
 import SubLedgerTestSupport
 import Testing
@@ -75,6 +76,63 @@ import Testing
             let comment = try await pool.query("SELECT obj_description('chains'::regclass, 'pg_class')").single()
                 .decode(String?.self, at: 0)
             #expect(comment?.hasPrefix("citus: distributed by original_transaction_id") == true)
+        }
+    }
+
+    /// A schema step that ships after the database was distributed: `subledger migrate` (and `serve`, which migrates
+    /// first) applies it on the coordinator one statement at a time and places it as the distribution would have: the
+    /// per-chain SQL functions made PL/pgSQL, the refreshes planned per call, and the report projector works.
+    @Test(.enabled(if: TestDatabase.isCitus, "runs on the Citus cluster of scripts/citus-test"))
+    func aStepShippedAfterTheDistributionIsAppliedAndPlaced() async throws {
+        try await TestDatabase.withSchema(distributed: true) { _, configuration, pool in
+            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+            var before = migrator.script
+            let newest = try #require(before.steps.last)
+            before.steps.removeLast()
+            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
+            _ = try await CitusDistribution.distribute(pool, shardCount: 4)
+
+            let report = try await migrator.migrate(pool)
+            #expect(report.applied == [newest.version])
+            let sqlFunctionsOnDistributedTables = try await pool.query(
+                """
+                SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+                WHERE p.pronamespace = current_schema()::regnamespace AND l.lanname = 'sql' AND p.proretset
+                  AND p.pronargs > 0 AND p.proname LIKE 'chain\\_%\\_of'
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(sqlFunctionsOnDistributedTables == [])
+            let refreshPlans = try await pool.query(
+                """
+                SELECT proname::text || ' ' || coalesce(array_to_string(proconfig, ','), '') FROM pg_proc
+                WHERE pronamespace = current_schema()::regnamespace AND proname LIKE 'chain\\_%\\_refresh' ORDER BY 1
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(refreshPlans.count == 3)
+            #expect(refreshPlans.allSatisfy { $0.hasSuffix("plan_cache_mode=force_custom_plan") }, "\(refreshPlans)")
+
+            // The ledger and the report projector work on what the step left, in sessions opened after the
+            // distribution (it sets the database's citus.multi_shard_modify_mode for new sessions), as a restarted
+            // `serve` and `poll` open theirs.
+            let fresh = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+            do {
+                let store = LedgerStore(pool: fresh)
+                let app = try await F.app(on: fresh)
+                try await FilledLedger.fill(store, app)
+                let projected = try await ReportProjector(pool: fresh).projectAll()
+                #expect(projected.chains > 0)
+                let left = try await fresh.query("SELECT count(*) FROM report_projection_queue").single()
+                    .decode(Int64.self, at: 0)
+                #expect(left == 0)
+                let spans = try await fresh.query("SELECT count(*) FROM chain_report_spans").single()
+                    .decode(Int64.self, at: 0)
+                #expect(spans > 0)
+                #expect(try await store.verifyLedgerChain(appID: app.appID, since: nil).breaks == [])
+            } catch {
+                await fresh.shutdown()
+                throw error
+            }
+            await fresh.shutdown()
         }
     }
 }

@@ -35,6 +35,19 @@ public struct Migrator: Sendable {
     /// Applies every step the database lacks.
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> Report {
+        let report = try await applySteps(pool)
+        // On a distributed database (`subledger migrate --distribute` ran), the new steps' tables are placed as
+        // their comments say and their functions adjusted for Citus, as the distribution did for the older ones.
+        if !report.applied.isEmpty,
+            try await CitusDistribution.placements(pool).contains(where: { $0.kind == "distributed" })
+        {
+            _ = try await CitusDistribution.distribute(pool)
+            logger.info("placed the new schema steps on the Citus cluster", metadata: ["version": "\(report.version)"])
+        }
+        return report
+    }
+
+    private func applySteps(_ pool: PostgresPool) async throws -> Report {
         let script = self.script
         let logger = self.logger
         return try await pool.withConnection { connection in
@@ -63,7 +76,11 @@ public struct Migrator: Sendable {
                 }
                 try connection.execute(script: "BEGIN")
                 do {
-                    try connection.execute(script: step.sql)
+                    // One statement at a time: a Citus coordinator refuses DDL it propagates inside a script of
+                    // several statements. In one transaction, as the step's text would have run.
+                    for statement in SQLStatements.split(step.sql) {
+                        try connection.execute(script: statement)
+                    }
                     try connection.query(
                         """
                         INSERT INTO schema_migrations (version, name, checksum) VALUES (\(step.version), \(step.name),

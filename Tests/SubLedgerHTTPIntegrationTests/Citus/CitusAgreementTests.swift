@@ -8,7 +8,8 @@ import Synchronization
 import Testing
 
 /// The same inputs on a single PostgreSQL and on the Citus cluster (`scripts/citus-test`) leave the same ledger:
-/// the same entitlements, ledger entries, chains, ownership bindings, hash-chain links and webhook events. Both runs
+/// the same entitlements, ledger entries, chains, ownership bindings, hash-chain links and webhook events, and the
+/// same reports once the report projector caught up. Both runs
 /// start the simulator with one seed at one instant, so Apple's ids, signatures and times are the same.
 @Suite(.enabled(if: TestDatabase.isCitus, "runs on the Citus cluster of scripts/citus-test"))
 struct CitusAgreementTests {
@@ -167,8 +168,31 @@ struct CitusAgreementTests {
         for (name, query) in tables {
             snapshot[name] = try await e.service.pool.query(query).map { try $0.decode(String.self, at: 0) }
         }
+        // The reports, once the report projector caught up: each at fixed instants and ranges around the flows, as
+        // JSON without the freshness (when the projection ran).
+        try await e.service.projectReports()
+        let admin = try await e.service.keys.create(bundleID: nil, name: "agreement").secret
+        for report in reports {
+            let answer = try await e.client.call(.get, "/v1/admin/reports/\(report)", key: admin)
+            #expect(answer.status == .ok, "\(report): \(answer.json)")
+            var json = answer.json
+            json.removeValue(forKey: "as_of")
+            json.removeValue(forKey: "pending_changes")
+            let text = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+            snapshot["report \(report)"] = ["\(answer.status.code) \(String(decoding: text, as: UTF8.self))"]
+        }
         return snapshot
     }
+
+    /// The reports compared, every one the admin API serves, with the flows' months in range.
+    static let reports = [
+        "summary?at=2026-10-15T00:00:00Z", "active?at=2026-10-15T00:00:00Z", "active-over-time?days=120",
+        "expiring?at=2026-10-15T00:00:00Z&within=30d", "churn?from=2026-09-01&to=2027-01-01",
+        "refunds?from=2026-09-01&to=2027-01-01", "transfers?from=2026-09-01&to=2027-01-01", "unclaimed",
+        "account/alice", "account/dan", "account/multi", "quarantined", "consumption?from=2026-09-01&to=2027-01-01",
+        "trials?from=2026-09-01&to=2027-01-01", "retention?from=2026-09-01&to=2027-01-01&months=3",
+        "revenue?from=2026-09-01&to=2027-01-01&by=month", "mrr?from=2026-09-01&to=2027-01-01",
+    ]
 
     @Test func theFlowsLeaveTheSameLedgerOnOnePostgreSQLAndOnCitus() async throws {
         let single = try await Self.run(distributed: false)
