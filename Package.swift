@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SubLedgerCore", targets: ["SubLedgerCore"]),
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreClients", targets: ["AppStoreClients"]),
+        .library(name: "GooglePlay", targets: ["GooglePlay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -73,6 +74,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ],
             resources: [.copy("Resources/AppleRootCA-G3.der")],
+            swiftSettings: swiftSettings
+        ),
+        // Google Play's wire protocols as values, with no I/O: the Android Publisher API's purchase bodies, voided
+        // purchases, real-time developer notifications in their Pub/Sub envelope, the Pub/Sub push token (OIDC,
+        // RS256) and its verifier, service-account keys and the OAuth2 JWT assertion, money in micros.
+        .target(
+            name: "GooglePlay",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Apple's HTTP endpoints: the verifyReceipt and App Store Server API clients, on AsyncHTTPClient.
@@ -300,6 +313,16 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GooglePlayTests",
+            dependencies: [
+                "GooglePlay",
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
