@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "subledger", targets: ["subledger"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
+        .executable(name: "play-sim", targets: ["play-sim"]),
+        .library(name: "GooglePlaySimulator", targets: ["GooglePlaySimulator"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
         .library(name: "SubLedgerCore", targets: ["SubLedgerCore"]),
@@ -203,6 +205,35 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A local, wire-compatible simulator of Google Play's Developer API, OAuth2 token endpoint and real-time
+        // developer notifications (Pub/Sub push), driven by a control API.
+        .target(
+            name: "GooglePlaySimulator",
+            dependencies: [
+                "GooglePlay", "SubLedgerCore", "SeededRandom",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `play-sim` executable.
+        .executableTarget(
+            name: "play-sim",
+            dependencies: [
+                "GooglePlaySimulator",
+                "SubLedgerCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The `subledger` commands: each parses its options and runs the use cases (the composition root of the
         // command-line tools; tests run them in-process through `CommandContext`).
         .target(
@@ -389,6 +420,18 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GooglePlaySimulatorIntegrationTests",
+            dependencies: [
+                "GooglePlaySimulator", "GooglePlay", "SubLedgerCore", "HTTPTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,115 @@
+import GooglePlay
+import SubLedgerCore
+
+/// One subscription purchase token and everything the simulator knows of it.
+struct SubscriptionRecord: Sendable {
+    enum Status: String, Sendable, Codable {
+        case active, canceled, inGracePeriod, onHold, paused, expired
+    }
+
+    var token: String
+    var packageName: String
+    var productId: String
+    var basePlanId: String
+    var offerId: String?
+    var offerTags: [String]?
+    var billingPeriod: BillingPeriod
+    var priceMicros: Int64
+    var currencyCode: String
+    var gracePeriodDays: Int
+    var accountHoldDays: Int
+    var accountId: String?
+    var profileId: String?
+    var isTest: Bool
+    var regionCode: String
+    /// When the token was bought (`startTime`); its acknowledgement is due three days later.
+    var startTime: Instant
+    /// Paid through: the end of the current (or last) paid period.
+    var periodEnd: Instant
+    var status: Status
+    var autoRenew: Bool
+    /// Renewals fail from now on (until billing recovery).
+    var billingFailing: Bool = false
+    var acknowledged: Bool = false
+    /// The first order's id (`GPA.…`); renewal orders append `..0`, `..1`, …
+    var orderBase: String
+    /// How many renewal orders there were.
+    var renewals: Int = 0
+    var linkedPurchaseToken: String?
+    var cancellation: CanceledStateContext.Initiator?
+    var cancelTime: Instant?
+    var graceEnd: Instant?
+    var holdEnd: Instant?
+    /// A pause the user scheduled, starting at the period's end, lasting this long.
+    var scheduledPauseMilliseconds: Int64?
+    var autoResume: Instant?
+    /// When it expired (for Google's 410 on tokens expired long ago).
+    var expiredAt: Instant?
+    /// Refunded and revoked: never entitles again.
+    var revoked: Bool = false
+    /// The token that replaced this one (upgrade or downgrade).
+    var replacedBy: String?
+
+    var latestOrderId: String { renewals == 0 ? orderBase : "\(orderBase)..\(renewals - 1)" }
+
+    /// Until when it entitles: the grace period's end while in it, else the paid period's end.
+    var expiry: Instant {
+        if status == .inGracePeriod, let graceEnd { return graceEnd }
+        return periodEnd
+    }
+
+    var acknowledgementDeadline: Instant { startTime.adding(milliseconds: Timing.acknowledgementWindow) }
+}
+
+/// One one-time product purchase token.
+struct OneTimePurchaseRecord: Sendable {
+    var token: String
+    var packageName: String
+    var productId: String
+    var orderId: String
+    var purchaseTime: Instant
+    var quantity: Int32
+    var consumable: Bool
+    var accountId: String?
+    var profileId: String?
+    var isTest: Bool
+    var regionCode: String
+    var acknowledged: Bool = false
+    var consumed: Bool = false
+    /// Refunded (purchase state 1, canceled).
+    var refunded: Bool = false
+    var refundedQuantity: Int32 = 0
+
+    var acknowledgementDeadline: Instant { purchaseTime.adding(milliseconds: Timing.acknowledgementWindow) }
+}
+
+/// A voided purchase, as `purchases.voidedpurchases.list` lists it.
+struct VoidedRecord: Sendable {
+    var packageName: String
+    var token: String
+    var orderId: String
+    var purchaseTime: Instant
+    var voidedTime: Instant
+    var source: Int32
+    var reason: Int32
+    var isSubscription: Bool
+    var voidedQuantity: Int32?
+
+    var wire: VoidedPurchase {
+        VoidedPurchase(
+            purchaseToken: token, purchaseTimeMillis: String(purchaseTime.millisecondsSince1970),
+            voidedTimeMillis: String(voidedTime.millisecondsSince1970), orderId: orderId, voidedSource: source,
+            voidedReason: reason, voidedQuantity: voidedQuantity)
+    }
+}
+
+/// Google Play's fixed times.
+enum Timing {
+    static let day: Int64 = 86_400_000
+    /// A purchase not acknowledged within three days is refunded.
+    static let acknowledgementWindow: Int64 = 3 * day
+    /// A subscription expired longer than this answers 410.
+    static let queryableAfterExpiry: Int64 = 60 * day
+    /// `voidedpurchases.list` looks back at most 30 days.
+    static let voidedLookBack: Int64 = 30 * day
+}
