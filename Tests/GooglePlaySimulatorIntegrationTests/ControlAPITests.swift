@@ -75,6 +75,13 @@ import Testing
             #expect(failed.status == 503)
             #expect(try failed.decode(GoogleAPIErrorBody.self).error.status == "UNAVAILABLE")
             #expect(try await fixture.call(route).status == 200)
+            // A slow answer is still the normal answer.
+            _ = try await fixture.control(
+                .PUT, "/control/faults/developer_api", FaultRule(kind: "latency", latencyMs: 1))
+            #expect(try await fixture.call(route).decode(ProductPurchase.self).productId == "lifetime")
+            let listed = try await fixture.send(.GET, fixture.simulator.baseURL + "/control/faults")
+                .decode([String: FaultRule].self, control: true)
+            #expect(listed["developer_api"]?.kind == "latency")
 
             _ = try await fixture.control(.PUT, "/control/faults/token", FaultRule(kind: "http_500"))
             await #expect(throws: FixtureError.self) { try await fixture.accessToken() }

@@ -94,6 +94,10 @@ import _CryptoExtras
                 .decode([NotificationRecord].self, control: true)
             let droppedRecord = try #require(records.first { $0.messageId == dropped.messageIds.first })
             #expect(droppedRecord.dropped && droppedRecord.attempts.isEmpty)
+            // `data` is the notification as it would have been pushed, in Google's field names.
+            let data = try #require(Data(base64Encoded: droppedRecord.data))
+            #expect(String(decoding: data, as: UTF8.self).contains(#""oneTimeProductNotification""#))
+            #expect(try DeveloperNotificationDecoder.decode(notificationData: data) == droppedRecord.notification)
             let retried = try #require(records.first { $0.messageId == failing.messageIds.first })
             #expect(retried.attempts.map(\.result) == ["http_error", "acknowledged"])
             #expect(retried.acknowledged)

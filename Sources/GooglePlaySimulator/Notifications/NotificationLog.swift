@@ -18,6 +18,8 @@ public struct NotificationRecord: Sendable, Codable, Hashable {
     /// Simulated publish time (milliseconds since 1970).
     public var publishTime: Int64
     public var notification: DeveloperNotification
+    /// The notification exactly as pushed in `message.data`: base64 of its JSON in Google's field names.
+    public var data: String
     /// Dropped by the drop fault: never pushed.
     public var dropped: Bool
     public var acknowledged: Bool
@@ -48,9 +50,12 @@ struct NotificationLog: Sendable {
 
     mutating func publish(_ notification: DeveloperNotification, messageId: String, at: Instant) {
         let dropped = settings.drop
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = ((try? encoder.encode(notification)) ?? Data()).base64EncodedString()
         records.append(
             NotificationRecord(
-                messageId: messageId, publishTime: at.millisecondsSince1970, notification: notification,
+                messageId: messageId, publishTime: at.millisecondsSince1970, notification: notification, data: data,
                 dropped: dropped, acknowledged: false, attempts: [],
                 nextAttemptAt: dropped ? nil : at.millisecondsSince1970))
     }

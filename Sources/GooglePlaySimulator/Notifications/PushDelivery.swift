@@ -24,10 +24,9 @@ struct PushDelivery: Sendable {
         request.headers.add(
             name: "User-Agent", value: "APIs-Google; (+https://developers.google.com/webmasters/APIs-Google.html)")
         do {
-            let notificationData = try JSONEncoder().encode(record.notification)
             let envelope = PushBody(
                 message: .init(
-                    data: notificationData.base64EncodedString(), messageId: record.messageId,
+                    data: record.data, messageId: record.messageId,
                     message_id: record.messageId,
                     publishTime: GoogleTime.format(Instant(millisecondsSince1970: record.publishTime)),
                     publish_time: GoogleTime.format(Instant(millisecondsSince1970: record.publishTime))),
