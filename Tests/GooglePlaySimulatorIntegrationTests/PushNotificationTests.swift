@@ -1,7 +1,9 @@
 import Foundation
 import GooglePlay
 import GooglePlaySimulator
+import HTTPTestSupport
 import SubLedgerCore
+import Synchronization
 import Testing
 import _CryptoExtras
 
@@ -104,6 +106,35 @@ import _CryptoExtras
         }
     }
 
+    @Test func aReceiverThatCallsBackDuringThePushGetsEachMessageOnce() async throws {
+        try await PlayFixture.with { fixture in
+            let token = try await fixture.accessToken()
+            let looked = Counter()
+            // As a backend does: on each push, read the purchase from the Developer API before answering.
+            fixture.receiverStatus.onPush.withLock {
+                $0 = { request in
+                    guard
+                        let push = try? DeveloperNotificationDecoder.decode(pushBody: request.body).notification,
+                        let purchaseToken = push.subscriptionNotification?.purchaseToken
+                    else { return }
+                    let route = AndroidPublisherRoute.getSubscriptionV2(
+                        packageName: PlayFixture.packageName, token: purchaseToken)
+                    if let answer = try? await fixture.send(
+                        .GET, fixture.simulator.developerAPIBaseURL + route.path,
+                        headers: [("Authorization", "Bearer " + token)]), answer.status == 200
+                    {
+                        looked.increment()
+                    }
+                }
+            }
+            let bought = try await fixture.buy("pro", basePlanId: "monthly")
+            try await fixture.acknowledge(bought)
+            try await fixture.advance(days: 31)
+            #expect(try fixture.pushedTypes(bought.purchaseToken) == [.purchased, .renewed])
+            #expect(looked.value == 2)
+        }
+    }
+
     @Test func testNotificationIsPushed() async throws {
         try await PlayFixture.with { fixture in
             let answer = try await fixture.control(
@@ -113,6 +144,13 @@ import _CryptoExtras
             #expect(push.notification.content == .test(TestNotification()))
         }
     }
+}
+
+/// A count shared with a receiver's handler.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }
 
 /// The claims of a push token, decoded to be re-signed by a forger.

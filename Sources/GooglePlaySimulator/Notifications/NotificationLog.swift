@@ -40,6 +40,9 @@ struct NotificationLog: Sendable {
 
     var records: [NotificationRecord] = []
     var settings: Settings
+    /// Records being pushed now: a push whose receiver calls back into the simulator (which delivers what is
+    /// due after every call) must not be sent a second time meanwhile.
+    var inFlight: Set<Int> = []
 
     init(settings: Settings = Settings(serviceAccountEmail: "")) { self.settings = settings }
 
@@ -60,17 +63,21 @@ struct NotificationLog: Sendable {
                 nextAttemptAt: dropped ? nil : at.millisecondsSince1970))
     }
 
-    /// The indexes of records whose next attempt is due, when a URL is set.
-    func due(now: Instant) -> [Int] {
+    /// The indexes of records whose next attempt is due (when a URL is set), marked in flight until their
+    /// attempt is recorded.
+    mutating func takeDue(now: Instant) -> [Int] {
         guard settings.pushURL != nil else { return [] }
-        return records.indices.filter { index in
-            guard let next = records[index].nextAttemptAt else { return false }
+        let due = records.indices.filter { index in
+            guard !inFlight.contains(index), let next = records[index].nextAttemptAt else { return false }
             return next <= now.millisecondsSince1970
         }
+        inFlight.formUnion(due)
+        return due
     }
 
-    mutating func record(_ attempt: NotificationRecord.Attempt, at index: Int) {
-        guard records.indices.contains(index) else { return }
+    mutating func record(_ attempt: NotificationRecord.Attempt?, at index: Int) {
+        inFlight.remove(index)
+        guard let attempt, records.indices.contains(index) else { return }
         records[index].attempts.append(attempt)
         if attempt.result == "acknowledged" {
             records[index].acknowledged = true

@@ -90,15 +90,18 @@ final class SimulatorEngine: Sendable {
     func deliverDue() async {
         let now = self.now
         let due = state.withLock { state in
-            state.notifications.due(now: now).map {
+            state.notifications.takeDue(now: now).map {
                 ($0, state.notifications.records[$0], state.notifications.settings)
             }
         }
         for (index, record, settings) in due {
-            guard let url = settings.pushURL else { continue }
+            guard let url = settings.pushURL else {
+                state.withLock { $0.notifications.record(nil, at: index) }
+                continue
+            }
             let at = Instant(
-                millisecondsSince1970: min(record.nextAttemptAt ?? now.millisecondsSince1970, now.millisecondsSince1970)
-            )
+                millisecondsSince1970: min(
+                    record.nextAttemptAt ?? now.millisecondsSince1970, now.millisecondsSince1970))
             let attempt = await delivery.push(
                 record, to: url, audience: settings.audience ?? url, email: settings.serviceAccountEmail,
                 authenticated: !settings.unauthenticated, at: at, wallNow: wallClock())

@@ -50,7 +50,10 @@ struct PlayFixture: Sendable {
     /// Runs `body` with a fresh simulator and receiver, and always shuts everything down.
     static func with<Result: Sendable>(_ body: (PlayFixture) async throws -> Result) async throws -> Result {
         let status = ReceiverStatus()
-        let receiver = try await StubHTTPServer.start { _ in .empty(status: status.value.withLock { $0 }) }
+        let receiver = try await StubHTTPServer.start { request in
+            if let callback = status.onPush.withLock({ $0 }) { await callback(request) }
+            return .empty(status: status.value.withLock { $0 })
+        }
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let simulator: GooglePlaySimulator
         do {
@@ -203,9 +206,10 @@ struct PlayFixture: Sendable {
     }
 }
 
-/// The receiver's answer status, shared with its handler.
+/// The receiver's answer status, and what it does before answering, shared with its handler.
 final class ReceiverStatus: Sendable {
     let value = Mutex(200)
+    let onPush = Mutex<(@Sendable (StubRequest) async -> Void)?>(nil)
 }
 
 struct FixtureError: Error, CustomStringConvertible {
