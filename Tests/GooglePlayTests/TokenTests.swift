@@ -66,6 +66,9 @@ enum TestKeys {
         #expect(code("a.b") == .malformedToken)
         #expect(code("a.b.c") == .malformedToken)
         #expect(code(try token(alg: "HS256")) == .unsupportedAlgorithm)
+        let critical = try RS256.sign(
+            header: .init(alg: "RS256", kid: "k1", crit: ["exp"]), claims: Claims(), with: TestKeys.google)
+        #expect(code(critical) == .malformedToken)
         #expect(code(try token(kid: "k2")) == .unknownKey)
         #expect(code(try token(key: TestKeys.other)) == .invalidSignature)
         var claims = Claims()

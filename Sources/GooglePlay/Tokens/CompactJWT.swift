@@ -19,11 +19,14 @@ public struct CompactJWT: Sendable {
         public var alg: String
         public var kid: String?
         public var typ: String?
+        /// Critical extensions (RFC 7515 §4.1.11): none is understood, so a token listing any is refused.
+        public var crit: [String]?
 
-        public init(alg: String, kid: String?, typ: String? = "JWT") {
+        public init(alg: String, kid: String?, typ: String? = "JWT", crit: [String]? = nil) {
             self.alg = alg
             self.kid = kid
             self.typ = typ
+            self.crit = crit
         }
     }
 
@@ -50,6 +53,9 @@ public struct CompactJWT: Sendable {
             header = try JSONDecoder().decode(Header.self, from: headerBytes)
         } catch {
             throw JWTVerificationError(.malformedToken, detail: "header is not a JSON object with alg")
+        }
+        guard header.crit == nil else {
+            throw JWTVerificationError(.malformedToken, detail: "header lists critical extensions")
         }
         self.payload = payload
         self.signature = signature
