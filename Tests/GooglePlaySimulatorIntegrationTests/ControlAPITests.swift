@@ -35,6 +35,11 @@ import Testing
                     packageName: PlayFixture.packageName, productId: "coins",
                     obfuscatedExternalAccountId: String(repeating: "a", count: 65)))
             #expect(longAccount.status == 400)
+            let longProduct = try await fixture.control(
+                .POST, "/control/purchases",
+                PurchaseRequest(packageName: PlayFixture.packageName, productId: String(repeating: "p", count: 10_000)))
+            #expect(longProduct.status == 400)
+            #expect(longProduct.body.count < 1000)
             let unknownToken = try await fixture.control(
                 .POST, "/control/subscriptions/nope/cancel", [String: String]())
             #expect(unknownToken.status == 404)

@@ -37,6 +37,9 @@ public struct PurchaseRequest: Sendable, Codable, Hashable {
 
 enum PurchaseRequestValidation {
     static func check(_ request: PurchaseRequest) throws(SimulatorError) {
+        try CatalogValidation.identifier(
+            request.packageName, "package_name", maximum: WireText.maximumPackageNameLength)
+        try checkProduct(request.productId, basePlanId: request.basePlanId, offerId: request.offerId)
         for (value, field) in [
             (request.obfuscatedExternalAccountId, "obfuscated_external_account_id"),
             (request.obfuscatedExternalProfileId, "obfuscated_external_profile_id"),
@@ -53,6 +56,13 @@ enum PurchaseRequestValidation {
         if let quantity = request.quantity, !(1...100).contains(quantity) {
             throw SimulatorError(.badRequest, "quantity must be 1 to 100")
         }
+    }
+
+    /// Ids are checked before they are looked up, so no refusal echoes an unbounded value.
+    static func checkProduct(_ productId: String, basePlanId: String?, offerId: String?) throws(SimulatorError) {
+        try CatalogValidation.identifier(productId, "product_id")
+        if let basePlanId { try CatalogValidation.identifier(basePlanId, "base_plan_id", maximum: 63) }
+        if let offerId { try CatalogValidation.identifier(offerId, "offer_id", maximum: 63) }
     }
 }
 

@@ -6,8 +6,8 @@ extension SimulatorState {
 
     /// A purchase of a subscription's base plan (and offer), or of a one-time product.
     mutating func purchase(_ request: PurchaseRequest, now: Instant) throws(SimulatorError) -> String {
-        let package = try package(request.packageName)
         try PurchaseRequestValidation.check(request)
+        let package = try package(request.packageName)
         if let subscription = package.subscriptions.first(where: { $0.productId == request.productId }) {
             let plan = try basePlan(of: subscription, request.basePlanId)
             let offer = try offer(of: plan, request.offerId)
@@ -176,11 +176,14 @@ extension SimulatorState {
         subscriptions[token] = record
     }
 
-    /// An upgrade or downgrade (immediate, with time proration): a new purchase token linked to the old one
-    /// (`linkedPurchaseToken`); the old token ends now, canceled by replacement. SUBSCRIPTION_PURCHASED for the new.
+    /// An upgrade or downgrade, immediate and charged in full (Google's replacement mode `CHARGE_FULL_PRICE`): a new
+    /// purchase token linked to the old one (`linkedPurchaseToken`) whose first period starts now; the old token
+    /// ends now, canceled by replacement. SUBSCRIPTION_PURCHASED for the new.
     mutating func replace(_ token: String, with request: ChangePlanRequest, now: Instant) throws(SimulatorError)
         -> String
     {
+        try PurchaseRequestValidation.checkProduct(
+            request.productId, basePlanId: request.basePlanId, offerId: request.offerId)
         var old = try subscription(token)
         guard [.active, .canceled, .inGracePeriod].contains(old.status) else {
             throw SimulatorError(.conflict, "only an entitled subscription can be replaced")
