@@ -31,7 +31,7 @@ struct PlaySimCommand: AsyncParsableCommand {
                      billing-recovery | pause | resume | change-plan
               GET    /control/voided-purchases
               GET    /control/clock             POST /control/clock/advance
-              GET    /control/notifications     PATCH /control/notifications/settings
+              GET    /control/notifications     GET|PATCH /control/notifications/settings
               POST   /control/notifications/test
               GET    /control/faults            PUT|DELETE /control/faults/{developer_api|token}
               DELETE /control/faults

@@ -52,9 +52,12 @@ import _CryptoExtras
             #expect(throws: Never.self) { try verifier.verify(token, now: now) }
             #expect(throws: JWTVerificationError(.invalidSignature)) { try verifier.verify(forged, now: now) }
             // The simulator's own key, but pushing as another service account.
-            _ = try await fixture.control(
+            let changed = try await fixture.control(
                 .PATCH, "/control/notifications/settings",
                 NotificationSettingsUpdate(serviceAccountEmail: "someone-else@example.iam.gserviceaccount.com"))
+            let settings = try changed.decode(NotificationSettingsDescription.self, control: true)
+            #expect(settings.serviceAccountEmail == "someone-else@example.iam.gserviceaccount.com")
+            #expect(settings.audience == fixture.receiver.baseURL + PlayFixture.pushPath)
             _ = try await fixture.buy("coins")
             let other = try #require(try fixture.pushes().last)
             #expect(throws: JWTVerificationError(.invalidEmail)) {

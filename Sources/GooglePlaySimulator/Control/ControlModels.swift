@@ -203,3 +203,22 @@ public struct NotificationSettingsUpdate: Sendable, Codable, Hashable {
         self.unauthenticated = unauthenticated
     }
 }
+
+/// Where and how notifications are pushed (`GET` and `PATCH /control/notifications/settings`).
+public struct NotificationSettingsDescription: Sendable, Codable, Hashable {
+    /// Where pushes go; `nil`: published, not pushed.
+    public var pushUrl: String?
+    /// The `aud` of push tokens (the push URL unless set).
+    public var audience: String?
+    public var serviceAccountEmail: String
+    public var drop: Bool
+    public var unauthenticated: Bool
+
+    init(_ settings: NotificationLog.Settings) {
+        pushUrl = settings.pushURL
+        audience = settings.audience ?? settings.pushURL
+        serviceAccountEmail = settings.serviceAccountEmail
+        drop = settings.drop
+        unauthenticated = settings.unauthenticated
+    }
+}

@@ -75,6 +75,7 @@ struct ControlRoutes: Sendable {
         }
         // Notifications
         group.get("notifications") { _, _ in Self.json(control.notifications()) }
+        group.get("notifications/settings") { _, _ in Self.json(control.notificationSettings()) }
         group.patch("notifications/settings") { request, _ in
             try await Self.run(request, NotificationSettingsUpdate.self) { body async throws(SimulatorError) in
                 try await control.updateNotificationSettings(body)

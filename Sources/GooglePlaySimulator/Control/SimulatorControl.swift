@@ -136,9 +136,15 @@ public struct SimulatorControl: Sendable {
         (try? engine.read { state throws(SimulatorError) in state.notifications.records }) ?? []
     }
 
+    /// Where and how notifications are pushed.
+    public func notificationSettings() -> NotificationSettingsDescription {
+        let settings = engine.state.withLock { $0.notifications.settings }
+        return NotificationSettingsDescription(settings)
+    }
+
     /// Changes where and how notifications are pushed.
     public func updateNotificationSettings(_ update: NotificationSettingsUpdate) async throws(SimulatorError)
-        -> [String: String]
+        -> NotificationSettingsDescription
     {
         if let url = update.pushUrl, !url.isEmpty {
             guard url.utf8.count <= 2048, let parsed = URL(string: url),
@@ -162,11 +168,7 @@ public struct SimulatorControl: Sendable {
             return state.notifications.settings
         }
         await engine.deliverDue()
-        return [
-            "push_url": settings.pushURL ?? "", "audience": settings.audience ?? settings.pushURL ?? "",
-            "service_account_email": settings.serviceAccountEmail, "drop": String(settings.drop),
-            "unauthenticated": String(settings.unauthenticated),
-        ]
+        return NotificationSettingsDescription(settings)
     }
 
     /// Publishes a `testNotification` for a package (as the Play Console's "Send test notification").
