@@ -26,7 +26,7 @@ struct PlaySimCommand: AsyncParsableCommand {
               GET    /control/health, /control/service-account, /control/jwks
               GET    /control/packages          POST /control/packages
               POST   /control/purchases         GET  /control/purchases/{token}
-              POST   /control/purchases/{token}/refund
+              POST   /control/purchases/{token}/refund | complete-pending | cancel-pending
               POST   /control/subscriptions/{token}/cancel | restart | billing-failure |
                      billing-recovery | pause | resume | change-plan
               GET    /control/voided-purchases

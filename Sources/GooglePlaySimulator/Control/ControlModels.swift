@@ -17,11 +17,14 @@ public struct PurchaseRequest: Sendable, Codable, Hashable {
     public var regionCode: String?
     /// One-time products: 1 to 100. Default: 1.
     public var quantity: Int32?
+    /// Paid with a payment method that completes later: pending (not granted, no notification) until
+    /// `complete-pending` or `cancel-pending`.
+    public var pending: Bool?
 
     public init(
         packageName: String, productId: String, basePlanId: String? = nil, offerId: String? = nil,
         obfuscatedExternalAccountId: String? = nil, obfuscatedExternalProfileId: String? = nil, test: Bool? = nil,
-        regionCode: String? = nil, quantity: Int32? = nil
+        regionCode: String? = nil, quantity: Int32? = nil, pending: Bool? = nil
     ) {
         self.packageName = packageName
         self.productId = productId
@@ -32,6 +35,7 @@ public struct PurchaseRequest: Sendable, Codable, Hashable {
         self.test = test
         self.regionCode = regionCode
         self.quantity = quantity
+        self.pending = pending
     }
 }
 

@@ -46,6 +46,16 @@ struct ControlRoutes: Sendable {
                 try await control.refund(try Self.token(context), body)
             }
         }
+        group.post("purchases/:token/complete-pending") { _, context in
+            try await Self.run { () async throws(SimulatorError) in
+                try await control.completePending(try Self.token(context))
+            }
+        }
+        group.post("purchases/:token/cancel-pending") { _, context in
+            try await Self.run { () async throws(SimulatorError) in
+                try await control.cancelPending(try Self.token(context))
+            }
+        }
         // Subscriptions
         for (path, action) in [
             ("cancel", control.cancel), ("restart", control.restart), ("billing-failure", control.failBilling),

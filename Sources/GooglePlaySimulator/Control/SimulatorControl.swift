@@ -45,6 +45,16 @@ public struct SimulatorControl: Sendable {
         }
     }
 
+    /// The user pays a pending purchase.
+    public func completePending(_ token: String) async throws(SimulatorError) -> PurchaseDescription {
+        try await act(token) { state, now throws(SimulatorError) in try state.completePending(token, now: now) }
+    }
+
+    /// The user never pays a pending purchase.
+    public func cancelPending(_ token: String) async throws(SimulatorError) -> PurchaseDescription {
+        try await act(token) { state, now throws(SimulatorError) in try state.cancelPending(token, now: now) }
+    }
+
     /// The user cancels in the Play Store (renewal off; entitled to the period's end).
     public func cancel(_ token: String) async throws(SimulatorError) -> PurchaseDescription {
         try await act(token) { state, now throws(SimulatorError) in try state.cancel(token, by: .user, now: now) }

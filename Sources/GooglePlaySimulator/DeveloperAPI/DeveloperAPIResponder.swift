@@ -58,7 +58,7 @@ struct DeveloperAPIResponder: Sendable {
                         400, "Item-based refunds are only for subscriptions with several items.", reason: "invalid"))
             }
             try change(package, token) { state, record, now throws(SimulatorError) in
-                guard !record.revoked, record.status != .expired else {
+                guard !record.revoked, record.status != .expired, !record.status.isPending else {
                     throw SimulatorError(.conflict, "The subscription purchase is not revocable.")
                 }
                 state.revoke(
@@ -101,6 +101,9 @@ struct DeveloperAPIResponder: Sendable {
             _ = try decode(AcknowledgeRequest.self, body, allowEmpty: true)
             try change(package, token) { _, record, _ throws(SimulatorError) in
                 guard record.productId == productId else { throw SimulatorError(.notFound, "") }
+                guard !record.status.isPending else {
+                    throw SimulatorError(.conflict, "The purchase is pending and cannot be acknowledged.")
+                }
                 guard !record.revoked else {
                     throw SimulatorError(.conflict, "The purchase has been refunded and cannot be acknowledged.")
                 }
@@ -116,6 +119,9 @@ struct DeveloperAPIResponder: Sendable {
         case .acknowledgeProduct(let package, let productId, let token):
             _ = try decode(AcknowledgeRequest.self, body, allowEmpty: true)
             try changeOneTime(package, productId, token) { record throws(SimulatorError) in
+                guard !record.pending, !record.pendingCanceled else {
+                    throw SimulatorError(.conflict, "The purchase is not in the purchased state.")
+                }
                 guard !record.refunded else {
                     throw SimulatorError(.conflict, "The purchase has been refunded and cannot be acknowledged.")
                 }
@@ -127,6 +133,9 @@ struct DeveloperAPIResponder: Sendable {
                 guard record.consumable else { throw SimulatorError(.conflict, "The product is not consumable.") }
                 guard !record.consumed else { throw SimulatorError(.conflict, "The purchase is already consumed.") }
                 guard !record.refunded else { throw SimulatorError(.conflict, "The purchase has been refunded.") }
+                guard !record.pending, !record.pendingCanceled else {
+                    throw SimulatorError(.conflict, "The purchase is not in the purchased state.")
+                }
                 // Consuming acknowledges, as with Google.
                 record.consumed = true
                 record.acknowledged = true

@@ -6,6 +6,8 @@ extension SubscriptionRecord {
     var wire: SubscriptionPurchaseV2 {
         let state: SubscriptionState =
             switch status {
+            case .pending: .pending
+            case .pendingPurchaseCanceled: .pendingPurchaseCanceled
             case .active: .active
             case .canceled: .canceled
             case .inGracePeriod: .inGracePeriod
@@ -62,6 +64,8 @@ extension SubscriptionRecord {
 extension SubscriptionRecord.Status {
     var snakeCase: String {
         switch self {
+        case .pending: "pending"
+        case .pendingPurchaseCanceled: "pending_purchase_canceled"
         case .active: "active"
         case .canceled: "canceled"
         case .inGracePeriod: "in_grace_period"
@@ -76,7 +80,8 @@ extension OneTimePurchaseRecord {
     /// The record as `purchases.products.get` answers it.
     var wire: ProductPurchase {
         ProductPurchase(
-            purchaseTimeMillis: String(purchaseTime.millisecondsSince1970), purchaseState: refunded ? 1 : 0,
+            purchaseTimeMillis: String(purchaseTime.millisecondsSince1970),
+            purchaseState: pending ? 2 : refunded || pendingCanceled ? 1 : 0,
             consumptionState: consumed ? 1 : 0, orderId: orderId, purchaseType: isTest ? 0 : nil,
             acknowledgementState: acknowledged ? 1 : 0, purchaseToken: nil, productId: productId, quantity: quantity,
             obfuscatedExternalAccountId: accountId, obfuscatedExternalProfileId: profileId, regionCode: regionCode,
@@ -94,7 +99,8 @@ extension OneTimePurchaseRecord {
                         consumptionState: consumed ? .consumed : .yetToBeConsumed))
             ],
             purchaseCompletionTime: GoogleTime.format(purchaseTime),
-            purchaseStateContext: PurchaseStateContext(purchaseState: refunded ? .cancelled : .purchased),
+            purchaseStateContext: PurchaseStateContext(
+                purchaseState: pending ? .pending : refunded || pendingCanceled ? .cancelled : .purchased),
             orderId: orderId, acknowledgementState: acknowledged ? .acknowledged : .pending,
             obfuscatedExternalAccountId: accountId, obfuscatedExternalProfileId: profileId, regionCode: regionCode,
             testPurchaseContext: isTest ? TestPurchaseContext(fopType: "TEST") : nil)
@@ -103,7 +109,11 @@ extension OneTimePurchaseRecord {
     func description(messageIds: [String]) -> PurchaseDescription {
         PurchaseDescription(
             purchaseToken: token, packageName: packageName, productId: productId, kind: "one_time", orderId: orderId,
-            basePlanId: nil, offerId: nil, state: refunded ? "refunded" : consumed ? "consumed" : "purchased",
+            basePlanId: nil, offerId: nil,
+            state: pending
+                ? "pending"
+                : pendingCanceled
+                    ? "pending_purchase_canceled" : refunded ? "refunded" : consumed ? "consumed" : "purchased",
             acknowledged: acknowledged, linkedPurchaseToken: nil, expiryTime: nil, messageIds: messageIds)
     }
 }

@@ -4,7 +4,10 @@ import SubLedgerCore
 /// One subscription purchase token and everything the simulator knows of it.
 struct SubscriptionRecord: Sendable {
     enum Status: String, Sendable, Codable {
-        case active, canceled, inGracePeriod, onHold, paused, expired
+        case pending, pendingPurchaseCanceled, active, canceled, inGracePeriod, onHold, paused, expired
+
+        /// Bought with a payment method that completes later: not yet (or never) granted.
+        var isPending: Bool { self == .pending || self == .pendingPurchaseCanceled }
     }
 
     var token: String
@@ -22,7 +25,8 @@ struct SubscriptionRecord: Sendable {
     var profileId: String?
     var isTest: Bool
     var regionCode: String
-    /// When the token was bought (`startTime`); its acknowledgement is due three days later.
+    /// When the subscription was granted (`startTime`; a pending purchase's completion); its acknowledgement is
+    /// due three days later.
     var startTime: Instant
     /// Paid through: the end of the current (or last) paid period.
     var periodEnd: Instant
@@ -76,11 +80,21 @@ struct OneTimePurchaseRecord: Sendable {
     var regionCode: String
     var acknowledged: Bool = false
     var consumed: Bool = false
+    /// Bought with a payment method that completes later (purchase state 2) until completed or canceled.
+    var pending: Bool = false
+    /// A pending purchase the user never paid: canceled (purchase state 1), never granted.
+    var pendingCanceled: Bool = false
+    /// When payment completed (the purchase time, unless it was pending); the acknowledgement is due three days
+    /// later.
+    var completedAt: Instant?
     /// Refunded (purchase state 1, canceled).
     var refunded: Bool = false
     var refundedQuantity: Int32 = 0
 
-    var acknowledgementDeadline: Instant { purchaseTime.adding(milliseconds: Timing.acknowledgementWindow) }
+    var acknowledgementDeadline: Instant? {
+        pending || pendingCanceled
+            ? nil : (completedAt ?? purchaseTime).adding(milliseconds: Timing.acknowledgementWindow)
+    }
 }
 
 /// A voided purchase, as `purchases.voidedpurchases.list` lists it.

@@ -12,6 +12,7 @@ extension SimulatorState {
             let plan = try basePlan(of: subscription, request.basePlanId)
             let offer = try offer(of: plan, request.offerId)
             let token = makePurchaseToken()
+            let pending = request.pending ?? false
             subscriptions[token] = SubscriptionRecord(
                 token: token, packageName: package.packageName, productId: subscription.productId,
                 basePlanId: plan.basePlanId, offerId: offer?.offerId, offerTags: offer?.offerTags,
@@ -19,9 +20,9 @@ extension SimulatorState {
                 gracePeriodDays: plan.gracePeriodDays, accountHoldDays: plan.accountHoldDays,
                 accountId: request.obfuscatedExternalAccountId, profileId: request.obfuscatedExternalProfileId,
                 isTest: request.test ?? false, regionCode: request.regionCode ?? "US", startTime: now,
-                periodEnd: plan.billingPeriod.end(after: now), status: .active, autoRenew: true,
-                orderBase: makeOrderID())
-            emit(package.packageName, at: now, subscription: .purchased, token)
+                periodEnd: pending ? now : plan.billingPeriod.end(after: now), status: pending ? .pending : .active,
+                autoRenew: true, orderBase: makeOrderID())
+            if !pending { emit(package.packageName, at: now, subscription: .purchased, token) }
             return token
         }
         guard let product = package.products.first(where: { $0.productId == request.productId }) else {
@@ -31,18 +32,69 @@ extension SimulatorState {
             throw SimulatorError(.badRequest, "a one-time product has no base plan or offer")
         }
         let token = makePurchaseToken()
+        let pending = request.pending ?? false
         oneTimePurchases[token] = OneTimePurchaseRecord(
             token: token, packageName: package.packageName, productId: product.productId, orderId: makeOrderID(),
             purchaseTime: now, quantity: request.quantity ?? 1, consumable: product.consumable,
             accountId: request.obfuscatedExternalAccountId, profileId: request.obfuscatedExternalProfileId,
-            isTest: request.test ?? false, regionCode: request.regionCode ?? "US")
+            isTest: request.test ?? false, regionCode: request.regionCode ?? "US", pending: pending)
+        if !pending {
+            emitOneTime(package.packageName, at: now, OneTimeProductNotification.purchased, token, product.productId)
+        }
+        return token
+    }
+
+    private mutating func emitOneTime(
+        _ packageName: String, at: Instant, _ type: Int, _ token: String, _ productId: String
+    ) {
         events.append(
             DeveloperNotification(
-                packageName: package.packageName, eventTimeMillis: now.millisecondsSince1970,
+                packageName: packageName, eventTimeMillis: at.millisecondsSince1970,
                 oneTimeProductNotification: OneTimeProductNotification(
-                    notificationType: OneTimeProductNotification.purchased, purchaseToken: token,
-                    sku: product.productId)))
-        return token
+                    notificationType: type, purchaseToken: token, sku: productId)))
+    }
+
+    // MARK: Pending purchases
+
+    /// The user pays a pending purchase: it is granted now (a subscription's period starts now), the
+    /// acknowledgement is due three days later, and SUBSCRIPTION_PURCHASED or ONE_TIME_PRODUCT_PURCHASED is sent.
+    mutating func completePending(_ token: String, now: Instant) throws(SimulatorError) {
+        if var record = subscriptions[token] {
+            guard record.status == .pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
+            record.status = .active
+            record.startTime = now
+            record.periodEnd = record.billingPeriod.end(after: now)
+            subscriptions[token] = record
+            emit(record.packageName, at: now, subscription: .purchased, token)
+        } else if var record = oneTimePurchases[token] {
+            guard record.pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
+            record.pending = false
+            record.completedAt = now
+            oneTimePurchases[token] = record
+            emitOneTime(record.packageName, at: now, OneTimeProductNotification.purchased, token, record.productId)
+        } else {
+            throw SimulatorError(.notFound, "no purchase \(token)")
+        }
+    }
+
+    /// The user never pays a pending purchase: it is canceled, never granted, and SUBSCRIPTION_PENDING_PURCHASE_CANCELED
+    /// or ONE_TIME_PRODUCT_CANCELED is sent.
+    mutating func cancelPending(_ token: String, now: Instant) throws(SimulatorError) {
+        if var record = subscriptions[token] {
+            guard record.status == .pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
+            record.status = .pendingPurchaseCanceled
+            record.autoRenew = false
+            subscriptions[token] = record
+            emit(record.packageName, at: now, subscription: .pendingPurchaseCanceled, token)
+        } else if var record = oneTimePurchases[token] {
+            guard record.pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
+            record.pending = false
+            record.pendingCanceled = true
+            oneTimePurchases[token] = record
+            emitOneTime(record.packageName, at: now, OneTimeProductNotification.canceled, token, record.productId)
+        } else {
+            throw SimulatorError(.notFound, "no purchase \(token)")
+        }
     }
 
     private func basePlan(of subscription: SubscriptionDefinition, _ id: String?) throws(SimulatorError)
@@ -122,7 +174,9 @@ extension SimulatorState {
     /// Payment fails from now on: the next renewal enters the grace period (or account hold).
     mutating func failBilling(_ token: String) throws(SimulatorError) {
         var record = try subscription(token)
-        guard record.status != .expired else { throw SimulatorError(.conflict, "the subscription has expired") }
+        guard record.status != .expired, !record.status.isPending else {
+            throw SimulatorError(.conflict, "the subscription is not renewing")
+        }
         record.billingFailing = true
         subscriptions[token] = record
     }
@@ -216,6 +270,7 @@ extension SimulatorState {
     mutating func refundSubscription(_ token: String, _ request: RefundRequest, now: Instant) throws(SimulatorError) {
         var record = try subscription(token)
         guard !record.revoked else { throw SimulatorError(.conflict, "already refunded and revoked") }
+        guard !record.status.isPending else { throw SimulatorError(.conflict, "a pending purchase was never charged") }
         let source = request.source ?? VoidedPurchase.Source.developer.rawValue
         let reason = request.reason ?? VoidedPurchase.Reason.other.rawValue
         if request.revoke ?? true {
@@ -235,6 +290,9 @@ extension SimulatorState {
     mutating func refundOneTime(_ token: String, _ request: RefundRequest, now: Instant) throws(SimulatorError) {
         guard var record = oneTimePurchases[token] else { throw SimulatorError(.notFound, "no purchase \(token)") }
         guard !record.refunded else { throw SimulatorError(.conflict, "already refunded") }
+        guard !record.pending, !record.pendingCanceled else {
+            throw SimulatorError(.conflict, "a pending purchase was never charged")
+        }
         let remaining = record.quantity - record.refundedQuantity
         let quantity = request.quantity ?? remaining
         guard quantity >= 1, quantity <= remaining else {

@@ -13,8 +13,9 @@ extension SimulatorState {
         }
         for token in oneTimePurchases.keys.sorted() {
             guard var record = oneTimePurchases[token] else { continue }
-            if !record.acknowledged, !record.consumed, !record.refunded, record.acknowledgementDeadline <= now {
-                let at = record.acknowledgementDeadline
+            if !record.acknowledged, !record.consumed, !record.refunded, let at = record.acknowledgementDeadline,
+                at <= now
+            {
                 record.refunded = true
                 record.refundedQuantity = record.quantity
                 voided.append(
@@ -33,11 +34,16 @@ extension SimulatorState {
     private mutating func advance(_ record: inout SubscriptionRecord, to now: Instant) {
         // Each pass moves the record one step; a step always moves a due time forward, so this ends.
         while true {
-            if !record.acknowledged, !record.revoked, record.status != .expired, record.acknowledgementDeadline <= now {
+            if !record.acknowledged, !record.revoked, record.status != .expired, !record.status.isPending,
+                record.acknowledgementDeadline <= now
+            {
                 refundUnacknowledged(&record)
                 continue
             }
             switch record.status {
+            case .pending, .pendingPurchaseCanceled:
+                // Completed or canceled only by the control API.
+                return
             case .active:
                 guard record.periodEnd <= now else { return }
                 let at = record.periodEnd
