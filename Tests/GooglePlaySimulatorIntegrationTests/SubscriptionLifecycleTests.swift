@@ -18,7 +18,8 @@ import Testing
             #expect(purchase.isTestPurchase)
             #expect(purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId == "account-1")
             #expect(purchase.start == Self.start)
-            #expect(purchase.expiry == RFC3339.parse("2025-02-01T00:00:00Z"))
+            // A license tester's month lasts five minutes.
+            #expect(purchase.expiry == Self.start.adding(milliseconds: 5 * 60_000))
             let item = try #require(purchase.lineItems?.first)
             #expect(item.productId == "pro")
             #expect(item.offerDetails == OfferDetails(basePlanId: "monthly", offerId: "intro", offerTags: ["launch"]))
@@ -29,6 +30,46 @@ import Testing
             let push = try #require(try fixture.pushes().first)
             #expect(push.notification.packageName == PlayFixture.packageName)
             #expect(push.notification.eventTime == Self.start)
+        }
+    }
+
+    @Test func licenseTesterSubscriptionsRunOnGoogleTestTimesAndStopAfterSixRenewals() async throws {
+        try await PlayFixture.with { fixture in
+            let minute: Int64 = 60_000
+            let renewing = try await fixture.buy("pro", basePlanId: "yearly", test: true)
+            try await fixture.acknowledge(renewing)
+            let failing = try await fixture.buy("pro", basePlanId: "monthly", test: true)
+            try await fixture.acknowledge(failing)
+            _ = try await fixture.controlAction("/control/subscriptions/\(failing.purchaseToken)/billing-failure")
+
+            try await fixture.advance(hours: 1)
+            // A year is 30 minutes: renewed at 30 minutes, and in the hour no more.
+            var purchase = try await fixture.subscription(renewing.purchaseToken)
+            #expect(purchase.expiry == Self.start.adding(milliseconds: 90 * minute))
+            // Grace 5 minutes from the 5th, hold 10 minutes from the 10th, over at the 20th.
+            purchase = try await fixture.subscription(failing.purchaseToken)
+            #expect(purchase.subscriptionState == .expired)
+            #expect(
+                try fixture.pushedTypes(failing.purchaseToken) == [
+                    .purchased, .inGracePeriod, .onHold, .canceled, .expired,
+                ])
+            let times = try fixture.pushes().filter {
+                $0.notification.subscriptionNotification?.purchaseToken == failing.purchaseToken
+            }.compactMap(\.notification.eventTime)
+            #expect(
+                times.map { ($0.millisecondsSince1970 - Self.start.millisecondsSince1970) / minute } == [
+                    0, 5, 10, 20, 20,
+                ])
+
+            // Six renewals in three hours, canceled by Google with the sixth, expired at its end.
+            try await fixture.advance(hours: 3)
+            purchase = try await fixture.subscription(renewing.purchaseToken)
+            #expect(purchase.subscriptionState == .expired)
+            #expect(purchase.canceledStateContext?.initiator == .system)
+            #expect(purchase.expiry == Self.start.adding(milliseconds: 210 * minute))
+            #expect(
+                try fixture.pushedTypes(renewing.purchaseToken)
+                    == [.purchased] + Array(repeating: .renewed, count: 6) + [.canceled, .expired])
         }
     }
 

@@ -63,6 +63,30 @@ struct SubscriptionRecord: Sendable {
     }
 
     var acknowledgementDeadline: Instant { startTime.adding(milliseconds: Timing.acknowledgementWindow) }
+
+    /// The end of a period starting at `start`: the base plan's calendar period, or for a license tester's
+    /// purchase Google's test length (a week or a month 5 minutes, 3 months 10, 6 months 15, a year 30).
+    func periodEnd(after start: Instant) -> Instant {
+        guard isTest else { return billingPeriod.end(after: start) }
+        let minutes: Int64 =
+            switch billingPeriod {
+            case .oneWeek, .oneMonth: 5
+            case .threeMonths: 10
+            case .sixMonths: 15
+            case .oneYear: 30
+            }
+        return start.adding(milliseconds: minutes * Timing.minute)
+    }
+
+    /// The grace period's length: its days, or 5 minutes for a license tester's purchase.
+    var gracePeriod: Int64 {
+        isTest && gracePeriodDays > 0 ? 5 * Timing.minute : Int64(gracePeriodDays) * Timing.day
+    }
+
+    /// The account hold's length: its days, or 10 minutes for a license tester's purchase.
+    var accountHold: Int64 {
+        isTest && accountHoldDays > 0 ? 10 * Timing.minute : Int64(accountHoldDays) * Timing.day
+    }
 }
 
 /// One one-time product purchase token.
@@ -119,7 +143,10 @@ struct VoidedRecord: Sendable {
 
 /// Google Play's fixed times.
 enum Timing {
+    static let minute: Int64 = 60_000
     static let day: Int64 = 86_400_000
+    /// A license tester's subscription renews at most this many times, then Google cancels it.
+    static let testRenewalLimit = 6
     /// A purchase not acknowledged within three days is refunded.
     static let acknowledgementWindow: Int64 = 3 * day
     /// A subscription expired longer than this answers 410.

@@ -20,8 +20,11 @@ extension SimulatorState {
                 gracePeriodDays: plan.gracePeriodDays, accountHoldDays: plan.accountHoldDays,
                 accountId: request.obfuscatedExternalAccountId, profileId: request.obfuscatedExternalProfileId,
                 isTest: request.test ?? false, regionCode: request.regionCode ?? "US", startTime: now,
-                periodEnd: pending ? now : plan.billingPeriod.end(after: now), status: pending ? .pending : .active,
-                autoRenew: true, orderBase: makeOrderID())
+                periodEnd: now, status: pending ? .pending : .active, autoRenew: true, orderBase: makeOrderID())
+            if !pending, var record = subscriptions[token] {
+                record.periodEnd = record.periodEnd(after: now)
+                subscriptions[token] = record
+            }
             if !pending { emit(package.packageName, at: now, subscription: .purchased, token) }
             return token
         }
@@ -63,7 +66,7 @@ extension SimulatorState {
             guard record.status == .pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
             record.status = .active
             record.startTime = now
-            record.periodEnd = record.billingPeriod.end(after: now)
+            record.periodEnd = record.periodEnd(after: now)
             subscriptions[token] = record
             emit(record.packageName, at: now, subscription: .purchased, token)
         } else if var record = oneTimePurchases[token] {
@@ -191,13 +194,13 @@ extension SimulatorState {
             record.status = .active
             record.graceEnd = nil
             record.renewals += 1
-            record.periodEnd = record.billingPeriod.end(after: record.periodEnd)
+            record.periodEnd = record.periodEnd(after: record.periodEnd)
             emit(record.packageName, at: now, subscription: .recovered, token)
         case .onHold:
             record.status = .active
             record.holdEnd = nil
             record.renewals += 1
-            record.periodEnd = record.billingPeriod.end(after: now)
+            record.periodEnd = record.periodEnd(after: now)
             emit(record.packageName, at: now, subscription: .recovered, token)
         default:
             break

@@ -55,15 +55,23 @@ extension SimulatorState {
                 } else if record.billingFailing {
                     if record.gracePeriodDays > 0 {
                         record.status = .inGracePeriod
-                        record.graceEnd = at.adding(milliseconds: Int64(record.gracePeriodDays) * Timing.day)
+                        record.graceEnd = at.adding(milliseconds: record.gracePeriod)
                         emit(record.packageName, at: at, subscription: .inGracePeriod, record.token)
                     } else {
                         enterHoldOrExpire(&record, at: at)
                     }
                 } else {
                     record.renewals += 1
-                    record.periodEnd = record.billingPeriod.end(after: at)
+                    record.periodEnd = record.periodEnd(after: at)
                     emit(record.packageName, at: at, subscription: .renewed, record.token)
+                    if record.isTest, record.renewals >= Timing.testRenewalLimit {
+                        // Google cancels a license tester's subscription after its sixth renewal.
+                        record.status = .canceled
+                        record.autoRenew = false
+                        record.cancellation = .system
+                        record.cancelTime = at
+                        emit(record.packageName, at: at, subscription: .canceled, record.token)
+                    }
                 }
             case .canceled:
                 guard record.periodEnd <= now else { return }
@@ -90,7 +98,7 @@ extension SimulatorState {
     private mutating func enterHoldOrExpire(_ record: inout SubscriptionRecord, at: Instant) {
         if record.accountHoldDays > 0 {
             record.status = .onHold
-            record.holdEnd = at.adding(milliseconds: Int64(record.accountHoldDays) * Timing.day)
+            record.holdEnd = at.adding(milliseconds: record.accountHold)
             emit(record.packageName, at: at, subscription: .onHold, record.token)
         } else {
             expireBySystem(&record, at: at)
@@ -113,7 +121,7 @@ extension SimulatorState {
         record.status = .active
         record.autoResume = nil
         record.renewals += 1
-        record.periodEnd = record.billingPeriod.end(after: at)
+        record.periodEnd = record.periodEnd(after: at)
         emit(record.packageName, at: at, subscription: .recovered, record.token)
     }
 
