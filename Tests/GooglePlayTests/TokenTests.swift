@@ -197,6 +197,15 @@ enum TestKeys {
         #expect(throws: JWTVerificationError(.invalidAudience)) { try elsewhere.verify(assertion, now: Self.now) }
     }
 
+    @Test func privateKeyIsReadAsPKCS8OrPKCS1() throws {
+        var file = try JSONSerialization.jsonObject(with: try Self.key().jsonData()) as! [String: String]
+        #expect(file["private_key"]?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+        file["private_key"] = TestKeys.account.pemRepresentation
+        #expect(file["private_key"]?.hasPrefix("-----BEGIN RSA PRIVATE KEY-----") == true)
+        let read = try ServiceAccountKey(jsonData: try JSONSerialization.data(withJSONObject: file))
+        #expect(read.privateKey.publicKey.derRepresentation == TestKeys.account.publicKey.derRepresentation)
+    }
+
     @Test func assertionLivingLongerThanAnHourIsRefused() throws {
         struct Claims: Encodable {
             var iss = "subledger@project.iam.gserviceaccount.com"
