@@ -73,6 +73,29 @@ import Testing
         }
     }
 
+    @Test func aFreeTrialIsTheFirstPeriodThenTheBasePriceIsCharged() async throws {
+        try await PlayFixture.with { fixture in
+            let bought = try await fixture.buy("pro", basePlanId: "monthly", offerId: "trial")
+            try await fixture.acknowledge(bought)
+            var purchase = try await fixture.subscription(bought.purchaseToken)
+            #expect(purchase.expiry == RFC3339.parse("2025-01-08T00:00:00Z"))
+            #expect(purchase.lineItems?.first?.offerPhase?.kind == .freeTrial)
+            #expect(purchase.lineItems?.first?.offerDetails?.offerId == "trial")
+            try await fixture.advance(days: 7)
+            purchase = try await fixture.subscription(bought.purchaseToken)
+            #expect(purchase.lineItems?.first?.offerPhase?.kind == .basePrice)
+            #expect(purchase.expiry == RFC3339.parse("2025-02-08T00:00:00Z"))
+            #expect(purchase.lineItems?.first?.latestSuccessfulOrderId == bought.orderId + "..0")
+            #expect(try fixture.pushedTypes(bought.purchaseToken) == [.purchased, .renewed])
+
+            // A license tester's trial lasts three minutes.
+            let tester = try await fixture.buy("pro", basePlanId: "monthly", offerId: "trial", test: true)
+            #expect(
+                try await fixture.subscription(tester.purchaseToken).expiry
+                    == RFC3339.parse("2025-01-08T00:03:00Z"))
+        }
+    }
+
     @Test func renewalMovesTheExpiryAndIsNotified() async throws {
         try await PlayFixture.with { fixture in
             let bought = try await fixture.buy("pro", basePlanId: "monthly")

@@ -27,6 +27,7 @@ import Testing
                 "recurringPrice": {"currencyCode": "USD", "units": "9", "nanos": 990000000}
               },
               "offerDetails": {"basePlanId": "monthly", "offerId": "intro", "offerTags": ["a"]},
+              "offerPhase": {"freeTrial": {}},
               "latestSuccessfulOrderId": "GPA.3300-0000-0000-00001..1"
             },
             {"productId": "addon", "expiryTime": "2025-03-01T00:00:00Z", "prepaidPlan": {}}
@@ -48,6 +49,8 @@ import Testing
         #expect(purchase.expiry == RFC3339.parse("2025-03-01T00:00:00Z"))
         let item = try #require(purchase.lineItems?.first)
         #expect(item.offerDetails?.basePlanId == "monthly")
+        #expect(item.offerPhase?.kind == .freeTrial)
+        #expect(purchase.lineItems?.last?.offerPhase == nil)
         #expect(item.autoRenewingPlan?.recurringPrice?.micros == 9_990_000)
         #expect(purchase.latestOrderId == "GPA.3300-0000-0000-00001..1")
     }

@@ -79,18 +79,22 @@ public struct SubscriptionPurchaseLineItem: Codable, Hashable, Sendable {
     /// Set for a prepaid base plan.
     public var prepaidPlan: PrepaidPlan?
     public var offerDetails: OfferDetails?
+    /// Which phase of its offer the item is in now (free trial, introductory price, base price).
+    public var offerPhase: OfferPhase?
     /// The order id of the latest successful order of this item (renewals end in `..0`, `..1`, …).
     public var latestSuccessfulOrderId: String?
 
     public init(
         productId: String?, expiryTime: String?, autoRenewingPlan: AutoRenewingPlan? = nil,
-        prepaidPlan: PrepaidPlan? = nil, offerDetails: OfferDetails? = nil, latestSuccessfulOrderId: String? = nil
+        prepaidPlan: PrepaidPlan? = nil, offerDetails: OfferDetails? = nil, offerPhase: OfferPhase? = nil,
+        latestSuccessfulOrderId: String? = nil
     ) {
         self.productId = productId
         self.expiryTime = expiryTime
         self.autoRenewingPlan = autoRenewingPlan
         self.prepaidPlan = prepaidPlan
         self.offerDetails = offerDetails
+        self.offerPhase = offerPhase
         self.latestSuccessfulOrderId = latestSuccessfulOrderId
     }
 
@@ -131,6 +135,47 @@ public struct OfferDetails: Codable, Hashable, Sendable {
         self.offerId = offerId
         self.offerTags = offerTags
     }
+}
+
+/// `OfferPhase`: exactly one member is present.
+public struct OfferPhase: Codable, Hashable, Sendable {
+    public var basePrice: EmptyContext?
+    /// A free trial: the current period was not charged.
+    public var freeTrial: EmptyContext?
+    public var introductoryPrice: EmptyContext?
+    public var prorationPeriod: ProrationPeriodOfferPhase?
+
+    public init(
+        basePrice: EmptyContext? = nil, freeTrial: EmptyContext? = nil, introductoryPrice: EmptyContext? = nil,
+        prorationPeriod: ProrationPeriodOfferPhase? = nil
+    ) {
+        self.basePrice = basePrice
+        self.freeTrial = freeTrial
+        self.introductoryPrice = introductoryPrice
+        self.prorationPeriod = prorationPeriod
+    }
+
+    /// The phase, from whichever member is present.
+    public var kind: Kind? {
+        if freeTrial != nil { return .freeTrial }
+        if introductoryPrice != nil { return .introductoryPrice }
+        if prorationPeriod != nil { return .prorationPeriod }
+        if basePrice != nil { return .basePrice }
+        return nil
+    }
+
+    /// The four phases.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case basePrice, freeTrial, introductoryPrice, prorationPeriod
+    }
+}
+
+/// `ProrationPeriodOfferPhase`.
+public struct ProrationPeriodOfferPhase: Codable, Hashable, Sendable {
+    /// `BASE`, `INTRODUCTORY` or `FREE_TRIAL`: the phase before the proration period.
+    public var originalOfferPhaseType: String?
+
+    public init(originalOfferPhaseType: String?) { self.originalOfferPhaseType = originalOfferPhaseType }
 }
 
 /// `ExternalAccountIdentifiers`: what the app set on the billing flow (`setObfuscatedAccountId`): the way a

@@ -81,15 +81,18 @@ public struct BasePlanDefinition: Sendable, Codable, Hashable {
     }
 }
 
-/// An offer of a base plan (a free trial or an introductory price, by tag only: the simulator charges the base
-/// plan's price and reports the offer in `offerDetails`).
+/// An offer of a base plan, reported in `offerDetails`: with `freeTrialDays`, a free trial before the base plan's
+/// periods (an introductory price is not simulated: after any trial the base plan's price is charged).
 public struct OfferDefinition: Sendable, Codable, Hashable {
     public var offerId: String
     public var offerTags: [String]?
+    /// A free trial of this many days (1 to 365) before the first charge.
+    public var freeTrialDays: Int?
 
-    public init(offerId: String, offerTags: [String]? = nil) {
+    public init(offerId: String, offerTags: [String]? = nil, freeTrialDays: Int? = nil) {
         self.offerId = offerId
         self.offerTags = offerTags
+        self.freeTrialDays = freeTrialDays
     }
 }
 

@@ -40,6 +40,9 @@ enum CatalogValidation {
                         throw SimulatorError(.badRequest, "offer_id \(offer.offerId) is repeated")
                     }
                     for tag in offer.offerTags ?? [] { try identifier(tag, "offer_tags", maximum: 20) }
+                    if let days = offer.freeTrialDays, !(1...365).contains(days) {
+                        throw SimulatorError(.badRequest, "free_trial_days must be 1 to 365")
+                    }
                     guard (offer.offerTags ?? []).count <= 20 else {
                         throw SimulatorError(.badRequest, "at most 20 offer_tags")
                     }

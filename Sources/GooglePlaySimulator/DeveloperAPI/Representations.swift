@@ -35,6 +35,8 @@ extension SubscriptionRecord {
                         autoRenewEnabled: autoRenew,
                         recurringPrice: Money(currencyCode: currencyCode, micros: priceMicros)),
                     offerDetails: OfferDetails(basePlanId: basePlanId, offerId: offerId, offerTags: offerTags),
+                    offerPhase: isInFreeTrial
+                        ? OfferPhase(freeTrial: EmptyContext()) : OfferPhase(basePrice: EmptyContext()),
                     latestSuccessfulOrderId: latestOrderId)
             ],
             startTime: GoogleTime.format(startTime), subscriptionState: state, latestOrderId: latestOrderId,

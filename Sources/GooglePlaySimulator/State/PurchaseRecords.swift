@@ -53,6 +53,17 @@ struct SubscriptionRecord: Sendable {
     var revoked: Bool = false
     /// The token that replaced this one (upgrade or downgrade).
     var replacedBy: String?
+    /// The offer's free trial, in days; the first period is the trial (3 minutes for a license tester).
+    var freeTrialDays: Int?
+
+    /// In the free trial: the first period of an offer with one, before any renewal.
+    var isInFreeTrial: Bool { freeTrialDays != nil && renewals == 0 }
+
+    /// The end of the first period from `start`: the free trial's (3 minutes for a license tester), or a period.
+    func firstPeriodEnd(after start: Instant) -> Instant {
+        guard let days = freeTrialDays else { return periodEnd(after: start) }
+        return start.adding(milliseconds: isTest ? 3 * Timing.minute : Int64(days) * Timing.day)
+    }
 
     var latestOrderId: String { renewals == 0 ? orderBase : "\(orderBase)..\(renewals - 1)" }
 

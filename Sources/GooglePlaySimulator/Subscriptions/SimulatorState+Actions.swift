@@ -20,9 +20,10 @@ extension SimulatorState {
                 gracePeriodDays: plan.gracePeriodDays, accountHoldDays: plan.accountHoldDays,
                 accountId: request.obfuscatedExternalAccountId, profileId: request.obfuscatedExternalProfileId,
                 isTest: request.test ?? false, regionCode: request.regionCode ?? "US", startTime: now,
-                periodEnd: now, status: pending ? .pending : .active, autoRenew: true, orderBase: makeOrderID())
+                periodEnd: now, status: pending ? .pending : .active, autoRenew: true, orderBase: makeOrderID(),
+                freeTrialDays: offer?.freeTrialDays)
             if !pending, var record = subscriptions[token] {
-                record.periodEnd = record.periodEnd(after: now)
+                record.periodEnd = record.firstPeriodEnd(after: now)
                 subscriptions[token] = record
             }
             if !pending { emit(package.packageName, at: now, subscription: .purchased, token) }
@@ -66,7 +67,7 @@ extension SimulatorState {
             guard record.status == .pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
             record.status = .active
             record.startTime = now
-            record.periodEnd = record.periodEnd(after: now)
+            record.periodEnd = record.firstPeriodEnd(after: now)
             subscriptions[token] = record
             emit(record.packageName, at: now, subscription: .purchased, token)
         } else if var record = oneTimePurchases[token] {

@@ -64,8 +64,10 @@ extension SimulatorState {
                     record.renewals += 1
                     record.periodEnd = record.periodEnd(after: at)
                     emit(record.packageName, at: at, subscription: .renewed, record.token)
-                    if record.isTest, record.renewals >= Timing.testRenewalLimit {
-                        // Google cancels a license tester's subscription after its sixth renewal.
+                    // Google cancels a license tester's subscription after its sixth regular renewal (the end of a
+                    // free trial is not one).
+                    if record.isTest, record.renewals >= Timing.testRenewalLimit + (record.freeTrialDays == nil ? 0 : 1)
+                    {
                         record.status = .canceled
                         record.autoRenew = false
                         record.cancellation = .system

@@ -29,7 +29,10 @@ struct PlayFixture: Sendable {
                 basePlans: [
                     BasePlanDefinition(
                         basePlanId: "monthly", billingPeriod: .oneMonth,
-                        offers: [OfferDefinition(offerId: "intro", offerTags: ["launch"])]),
+                        offers: [
+                            OfferDefinition(offerId: "intro", offerTags: ["launch"]),
+                            OfferDefinition(offerId: "trial", freeTrialDays: 7),
+                        ]),
                     BasePlanDefinition(basePlanId: "yearly", billingPeriod: .oneYear, priceMicros: 99_990_000),
                 ]),
             SubscriptionDefinition(
