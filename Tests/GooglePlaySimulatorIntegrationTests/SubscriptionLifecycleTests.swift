@@ -150,6 +150,20 @@ import Testing
         }
     }
 
+    @Test func whatFallsDueBeforeTheAcknowledgementDeadlineHappensFirst() async throws {
+        try await PlayFixture.with { fixture in
+            // A tester's month is five minutes: it renews (and, the sixth time, is canceled) well within the three
+            // days to acknowledge, which a single advance of four days passes.
+            let bought = try await fixture.buy("pro", basePlanId: "monthly", test: true)
+            try await fixture.advance(days: 4)
+            #expect(
+                try fixture.pushedTypes(bought.purchaseToken)
+                    == [.purchased] + Array(repeating: .renewed, count: 6) + [.canceled, .expired])
+            // It expired before the deadline: nothing was left to refund.
+            #expect(fixture.simulator.control.voidedPurchases().isEmpty)
+        }
+    }
+
     @Test func upgradeMakesANewTokenLinkedToTheOldOne() async throws {
         try await PlayFixture.with { fixture in
             let bought = try await fixture.buy("pro", basePlanId: "monthly")

@@ -75,6 +75,18 @@ struct SubscriptionRecord: Sendable {
 
     var acknowledgementDeadline: Instant { startTime.adding(milliseconds: Timing.acknowledgementWindow) }
 
+    /// When the clock next changes this subscription by itself (a renewal, the end of a grace period, a hold or
+    /// a pause, an expiry); `nil` when nothing is due.
+    var nextStateChange: Instant? {
+        switch status {
+        case .active, .canceled: periodEnd
+        case .inGracePeriod: graceEnd
+        case .onHold: holdEnd
+        case .paused: autoResume
+        case .pending, .pendingPurchaseCanceled, .expired: nil
+        }
+    }
+
     /// The end of a period starting at `start`: the base plan's calendar period, or for a license tester's
     /// purchase Google's test length (a week or a month 5 minutes, 3 months 10, 6 months 15, a year 30).
     func periodEnd(after start: Instant) -> Instant {

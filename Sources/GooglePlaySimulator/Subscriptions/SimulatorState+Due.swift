@@ -32,10 +32,12 @@ extension SimulatorState {
     }
 
     private mutating func advance(_ record: inout SubscriptionRecord, to now: Instant) {
-        // Each pass moves the record one step; a step always moves a due time forward, so this ends.
+        // Each pass moves the record one step, the earliest due one first; a step always moves a due time forward
+        // (or ends the record), so this ends.
         while true {
             if !record.acknowledged, !record.revoked, record.status != .expired, !record.status.isPending,
-                record.acknowledgementDeadline <= now
+                record.acknowledgementDeadline <= now,
+                record.nextStateChange.map({ record.acknowledgementDeadline <= $0 }) ?? true
             {
                 refundUnacknowledged(&record)
                 continue
