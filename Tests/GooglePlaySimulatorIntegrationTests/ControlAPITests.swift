@@ -63,6 +63,25 @@ import Testing
                             ])
                     ]))
             #expect(badPackage.status == 400)
+            #expect(try badPackage.decode(ErrorBody.self).error.message.contains("grace_period_days"))
+            // The same package with an allowed grace period is created over HTTP.
+            let goodPackage = try await fixture.control(
+                .POST, "/control/packages",
+                PackageDefinition(
+                    packageName: "com.good",
+                    subscriptions: [
+                        SubscriptionDefinition(
+                            productId: "x",
+                            basePlans: [
+                                BasePlanDefinition(
+                                    basePlanId: "m", billingPeriod: .oneMonth, gracePeriodDays: 7,
+                                    offers: [OfferDefinition(offerId: "t", freeTrialDays: 3)])
+                            ])
+                    ]))
+            #expect(goodPackage.status == 200)
+            #expect(
+                try goodPackage.decode(PackageDefinition.self, control: true).subscriptions.first?.basePlans.first?
+                    .offers.first?.freeTrialDays == 3)
             let badFault = try await fixture.control(.PUT, "/control/faults/developer_api", FaultRule(kind: "explode"))
             #expect(badFault.status == 400)
         }
