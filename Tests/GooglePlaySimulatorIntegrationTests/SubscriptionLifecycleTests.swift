@@ -188,6 +188,26 @@ import Testing
         }
     }
 
+    @Test func reSignupOfACanceledSubscriptionIsLinkedToo() async throws {
+        try await PlayFixture.with { fixture in
+            let bought = try await fixture.buy("pro", basePlanId: "monthly")
+            try await fixture.acknowledge(bought)
+            _ = try await fixture.controlAction("/control/subscriptions/\(bought.purchaseToken)/cancel")
+            try await fixture.advance(days: 5)
+            let again = try await fixture.controlAction(
+                "/control/subscriptions/\(bought.purchaseToken)/change-plan",
+                ChangePlanRequest(productId: "pro", basePlanId: "monthly"))
+            #expect(try await fixture.subscription(again.purchaseToken).linkedPurchaseToken == bought.purchaseToken)
+            #expect(try await fixture.subscription(bought.purchaseToken).subscriptionState == .expired)
+            // Once expired, a subscription can no longer be replaced: a new purchase is not linked.
+            try await fixture.advance(days: 40)
+            let late = try await fixture.control(
+                .POST, "/control/subscriptions/\(bought.purchaseToken)/change-plan",
+                ChangePlanRequest(productId: "pro", basePlanId: "monthly"))
+            #expect(late.status == 409)
+        }
+    }
+
     @Test func failedPaymentGoesThroughGraceAndHoldAndRecovers() async throws {
         try await PlayFixture.with { fixture in
             let bought = try await fixture.buy("pro", basePlanId: "monthly")
