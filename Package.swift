@@ -11,11 +11,14 @@ let package = Package(
     products: [
         .executable(name: "subledger", targets: ["subledger"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
+        .executable(name: "play-sim", targets: ["play-sim"]),
+        .library(name: "GooglePlaySimulator", targets: ["GooglePlaySimulator"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
         .library(name: "SubLedgerCore", targets: ["SubLedgerCore"]),
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreClients", targets: ["AppStoreClients"]),
+        .library(name: "GooglePlay", targets: ["GooglePlay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -73,6 +76,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ],
             resources: [.copy("Resources/AppleRootCA-G3.der")],
+            swiftSettings: swiftSettings
+        ),
+        // Google Play's wire protocols as values, with no I/O: the Android Publisher API's purchase bodies, voided
+        // purchases, real-time developer notifications in their Pub/Sub envelope, the Pub/Sub push token (OIDC,
+        // RS256) and its verifier, service-account keys and the OAuth2 JWT assertion, money in micros.
+        .target(
+            name: "GooglePlay",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Apple's HTTP endpoints: the verifyReceipt and App Store Server API clients, on AsyncHTTPClient.
@@ -184,6 +199,35 @@ let package = Package(
             name: "appstore-sim",
             dependencies: [
                 "AppStoreSimulator",
+                "SubLedgerCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A local, wire-compatible simulator of Google Play's Developer API, OAuth2 token endpoint and real-time
+        // developer notifications (Pub/Sub push), driven by a control API.
+        .target(
+            name: "GooglePlaySimulator",
+            dependencies: [
+                "GooglePlay", "SubLedgerCore", "SeededRandom",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `play-sim` executable.
+        .executableTarget(
+            name: "play-sim",
+            dependencies: [
+                "GooglePlaySimulator",
                 "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -303,6 +347,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GooglePlayTests",
+            dependencies: [
+                "GooglePlay",
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SubLedgerStoreTests",
             dependencies: [
                 "SubLedgerStore", "SubLedgerCore", "CatalogFile",
@@ -366,6 +420,18 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GooglePlaySimulatorIntegrationTests",
+            dependencies: [
+                "GooglePlaySimulator", "GooglePlay", "SubLedgerCore", "HTTPTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
