@@ -1344,6 +1344,25 @@ END
 $$;
 
 --
+-- Name: account_credit_entries; Type: TABLE
+--
+
+CREATE TABLE account_credit_entries (
+    app_id bigint NOT NULL,
+    account_id text NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    idempotency_key text NOT NULL,
+    credits bigint NOT NULL
+);
+
+--
+-- Name: TABLE account_credit_entries; Type: COMMENT
+--
+
+COMMENT ON TABLE account_credit_entries IS 'citus: distributed by account_id';
+
+--
 -- Name: account_entitlement_backfill; Type: TABLE
 --
 
@@ -2723,6 +2742,13 @@ COMMENT ON TABLE webhook_events IS 'citus: coordinator';
 --
 
 ALTER TABLE ONLY import_runs ALTER COLUMN import_run_id SET DEFAULT nextval('import_runs_import_run_id_seq'::regclass);
+
+--
+-- Name: account_credit_entries account_credit_entries_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY account_credit_entries
+    ADD CONSTRAINT account_credit_entries_pkey PRIMARY KEY (app_id, account_id, environment, original_transaction_id, idempotency_key);
 
 --
 -- Name: account_entitlement_backfill account_entitlement_backfill_pkey; Type: CONSTRAINT

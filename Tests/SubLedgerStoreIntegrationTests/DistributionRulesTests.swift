@@ -16,12 +16,9 @@ import Testing
     /// The statements of the apply known not to route to one node, and why that is acceptable (docs/operations.md
     /// lists them too). Matched by their exact text.
     static let knownMultiShardStatements: [String: String] = [
-        WebhookOutbox.credits(of: "{}", appID: 0).sql:
-            "the webhook events' entitlements-after read sums an account's credits from ledger_entries by account: "
-            + "a read of every entry shard, only when an apply has events to write",
         WebhookOutbox.ownedChains(of: "{}", appID: 0, except: []).sql:
             "the same read finds an account's chains through ownership_bindings by account (joined with chains on "
-            + "the distribution column): a read of every chain shard, only when an apply has events to write",
+            + "the distribution column): a read of every chain shard, only when an apply has events to write"
     ]
 
     @Test func theMigratedSchemaFollowsCitussRules() async throws {

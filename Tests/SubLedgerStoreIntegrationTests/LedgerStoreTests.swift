@@ -128,6 +128,54 @@ import Testing
         }
     }
 
+    /// The account's record of its credit and debit entries (schema step 37, where its balance is read) holds what
+    /// the ledger holds, entry for entry, a replay adds to neither, and the step fills it from a ledger written
+    /// before it.
+    @Test func theAccountsCreditEntriesAreItsLedgerCreditsAndDebits() async throws {
+        let credits: PostgresQuery = """
+            SELECT account_id || ' ' || idempotency_key || ' ' || credits FROM account_credit_entries ORDER BY 1
+            """
+        let ledger: PostgresQuery = """
+            SELECT account_id || ' ' || idempotency_key || ' ' || CASE kind WHEN 'credit' THEN credits ELSE -credits END
+            FROM ledger_entries WHERE kind IN ('credit', 'debit') ORDER BY 1
+            """
+        let consumables = F.receipt(
+            by: alice,
+            [F.consumable("c2", on: 5), F.consumable("c1", on: 3, refundedOn: 4), F.consumable("c3", on: 6)],
+            on: 6)
+        try await withLedger { store, app, pool in
+            try await store.apply(consumables, app: app, now: F.day(6))
+            try await store.apply(consumables, app: app, now: F.day(7))
+            let mirrored = try await pool.query(credits).map { try $0.decode(String.self, at: 0) }
+            #expect(mirrored.count == 4)  // three credits and the refund's debit
+            #expect(mirrored == (try await pool.query(ledger).map { try $0.decode(String.self, at: 0) }))
+            #expect(try await store.creditBalance(for: alice, app: app) == 200)
+        }
+        let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+        let step = try #require(migrator.script.steps.first { $0.name.hasPrefix("each account's credit and debit") })
+        var before = migrator.script
+        before.steps.removeAll { $0.version >= step.version }
+        try await TestDatabase.withSchema { _, _, pool in
+            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
+            let app = try await F.app(on: pool)
+            // Entries as a build before the step wrote them: the ledger alone.
+            _ = try await pool.query(
+                """
+                INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment,
+                    original_transaction_id, transaction_id, product_id, credits, effective_at, reason)
+                VALUES (\(app.appID), 'credit:c1', 'credit', 'alice', 'Production', 'c1', 'c1', 'coins.100', 100, now(), 'purchase'),
+                    (\(app.appID), 'debit:c1', 'debit', 'alice', 'Production', 'c1', 'c1', 'coins.100', 100, now(), 'refund'),
+                    (\(app.appID), 'credit:c2', 'credit', 'alice', 'Production', 'c2', 'c2', 'coins.100', 100, now(), 'purchase'),
+                    (\(app.appID), 'grant:o1', 'grant', 'alice', 'Production', 'o1', 't1', 'pro.monthly', NULL, now(), 'purchase')
+                """)
+            try await migrator.migrate(pool)
+            let filled = try await pool.query(credits).map { try $0.decode(String.self, at: 0) }
+            #expect(filled == ["alice credit:c1 100", "alice credit:c2 100", "alice debit:c1 -100"])
+            #expect(filled == (try await pool.query(ledger).map { try $0.decode(String.self, at: 0) }))
+            #expect(try await LedgerStore(pool: pool).creditBalance(for: alice, app: app) == 100)
+        }
+    }
+
     /// The one-statement account read gives what the per-chain reads give: every chain the account owns or
     /// has owned (transactions sorted, bindings in sequence) and its credit balance; nothing for a stranger.
     @Test func holdingsReadEveryChainAnAccountHasOwnedAndItsCredits() async throws {

@@ -291,8 +291,7 @@ enum ChainRows {
     static func account(_ account: AccountID, appID: Int64) -> PostgresQuery {
         """
         SELECT credit.balance, owned.* FROM
-          (SELECT \(EntryRows.creditBalance)
-             AS balance FROM ledger_entries WHERE app_id = \(appID) AND account_id = \(account.rawValue)) AS credit
+          \(EntryRows.creditBalance(of: account, appID: appID)) AS credit
           LEFT JOIN LATERAL (
             SELECT \(chainColumns) FROM chains t
             WHERE t.app_id = \(appID) AND (t.environment, t.original_transaction_id) IN (

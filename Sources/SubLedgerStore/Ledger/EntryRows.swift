@@ -3,11 +3,16 @@ import SubLedgerCore
 
 /// The append-only `ledger_entries` table.
 enum EntryRows {
-    /// An account's credit balance as an aggregate over its ledger entries: credits granted minus credits taken
-    /// back (a `bigint`, 0 without entries). The statements that read a balance select it `FROM ledger_entries`
-    /// filtered to one app and account.
-    static let creditBalance: PostgresQuery =
-        "coalesce(sum(CASE kind WHEN 'credit' THEN credits WHEN 'debit' THEN -credits ELSE 0 END), 0)::bigint"
+    /// The credit balance of `account` of app `appID` (credits granted minus credits taken back: a `bigint`, 0
+    /// without entries), as a subquery of one row and one column, `balance`. It sums `account_credit_entries`
+    /// (schema step 37), which keeps the account's credit and debit entries with its other rows, so that on a Citus
+    /// cluster the read goes to the account's shard alone.
+    static func creditBalance(of account: AccountID, appID: Int64) -> PostgresQuery {
+        """
+        (SELECT coalesce(sum(credits), 0)::bigint AS balance FROM account_credit_entries
+         WHERE app_id = \(appID) AND account_id = \(account.rawValue))
+        """
+    }
 
     /// Inserts `entries`, skipping those whose idempotency key is recorded already; returns how many were new.
     static func insert(
@@ -32,6 +37,7 @@ enum EntryRows {
             indices.append(
                 batch.append(
                     try insert(entry, appID: appID, submissionID: submissionID, notificationID: notificationID)))
+            if let credit = creditEntry(entry, appID: appID) { batch.append(credit) }
         }
         return Batched { rows in indices.reduce(0) { $0 + rows[$1].rowsAffected } }
     }
@@ -50,6 +56,24 @@ enum EntryRows {
             \(submissionID), \(notificationID))
         ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
         """
+    }
+
+    /// The account's record of a `credit` or `debit` entry (schema step 37), written with the entry under its key,
+    /// so that a replay that adds no entry adds no credits either; nil for the other kinds.
+    static func creditEntry(_ entry: LedgerEntry, appID: Int64) -> PostgresQuery? {
+        let credits: Int64
+        switch entry.kind {
+        case .credit: credits = entry.credits ?? 0
+        case .debit: credits = -(entry.credits ?? 0)
+        default: return nil
+        }
+        return """
+            INSERT INTO account_credit_entries (app_id, account_id, environment, original_transaction_id,
+                idempotency_key, credits)
+            VALUES (\(appID), \(entry.account.rawValue), \(entry.environment.rawValue), \(entry.originalTransactionID),
+                \(entry.idempotencyKey), \(credits))
+            ON CONFLICT DO NOTHING
+            """
     }
 
     /// The entries of `account`, in the order they were recorded.

@@ -191,10 +191,7 @@ public struct LedgerStore: Sendable {
     public func creditBalance(for account: AccountID, app: StoredApp) async throws -> Int64 {
         try await pool.withConnection { connection in
             let rows = try connection.query(
-                """
-                SELECT \(EntryRows.creditBalance)
-                FROM ledger_entries WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)
-                """)
+                "SELECT credit.balance FROM \(EntryRows.creditBalance(of: account, appID: app.appID)) AS credit")
             return try rows.single().decode(Int64.self, at: 0)
         }
     }

@@ -51,5 +51,6 @@ public enum BundledMigrations {
         ("0034_committed_mrr.sql", PackageResources._034_committed_mrr_sql),
         ("0035_citus_cluster.sql", PackageResources._035_citus_cluster_sql),
         ("0036_report_refresh_per_chain.sql", PackageResources._036_report_refresh_per_chain_sql),
+        ("0037_account_credit_entries.sql", PackageResources._037_account_credit_entries_sql),
     ]
 }

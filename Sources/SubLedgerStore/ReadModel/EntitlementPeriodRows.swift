@@ -74,8 +74,7 @@ enum EntitlementPeriodRows {
             SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
                 p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew,
                 p.ownership_type
-            FROM (SELECT \(EntryRows.creditBalance)
-                    AS balance FROM ledger_entries WHERE app_id = \(appID) AND account_id = \(account.rawValue)) AS credit
+            FROM \(EntryRows.creditBalance(of: account, appID: appID)) AS credit
               LEFT JOIN account_entitlement_backfill pending
                 ON pending.app_id = \(appID) AND pending.account_id = \(account.rawValue)
               LEFT JOIN account_entitlement_periods p ON p.app_id = \(appID) AND p.account_id = \(account.rawValue)

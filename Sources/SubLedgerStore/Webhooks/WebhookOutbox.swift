@@ -146,11 +146,11 @@ enum WebhookOutbox {
         }
     }
 
-    /// The credit balance of each of `names` (a text array) that has entries. Ledger entries are distributed by
-    /// chain, so this reads every shard of them: only when an apply has events to write.
+    /// The credit balance of each of `names` (a text array) that has credit entries (`account_credit_entries`,
+    /// schema step 37: on a Citus cluster, the shards of those accounts).
     static func credits(of names: String, appID: Int64) -> PostgresQuery {
         """
-        SELECT account_id, \(EntryRows.creditBalance) FROM ledger_entries
+        SELECT account_id, coalesce(sum(credits), 0)::bigint FROM account_credit_entries
         WHERE app_id = \(appID) AND account_id = ANY (\(names)::text::text[])
         GROUP BY account_id
         """
