@@ -429,6 +429,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GooglePlayClientsIntegrationTests",
+            dependencies: [
+                "GooglePlayClients",
+                "GooglePlay",
+                "GooglePlaySimulator",
+                "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "AppStoreSimulatorIntegrationTests",
             dependencies: [
                 "AppStoreSimulator", "AppStore", "AppStoreClients", "SubLedgerCore", "HTTPTestSupport",
