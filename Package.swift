@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreClients", targets: ["AppStoreClients"]),
         .library(name: "GooglePlay", targets: ["GooglePlay"]),
+        .library(name: "GooglePlayClients", targets: ["GooglePlayClients"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -95,6 +96,20 @@ let package = Package(
             name: "AppStoreClients",
             dependencies: [
                 "AppStore",
+                "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Google's HTTP endpoints: OAuth2 access tokens for a service account and the Android Publisher API's
+        // purchase methods, on AsyncHTTPClient.
+        .target(
+            name: "GooglePlayClients",
+            dependencies: [
+                "GooglePlay",
                 "SubLedgerCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -410,6 +425,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GooglePlayClientsIntegrationTests",
+            dependencies: [
+                "GooglePlayClients",
+                "GooglePlay",
+                "GooglePlaySimulator",
+                "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
