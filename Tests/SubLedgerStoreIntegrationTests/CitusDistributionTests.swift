@@ -27,9 +27,10 @@ import Testing
     @Test(.enabled(if: !TestDatabase.isCitus, "the plain PostgreSQL of scripts/test"))
     func aShardCountOutOfRangeIsRefused() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
-            await #expect(throws: CitusDistribution.Refusal.self) {
+            let refusal = await #expect(throws: CitusDistribution.Refusal.self) {
                 _ = try await CitusDistribution.distribute(pool, shardCount: 0)
             }
+            #expect(refusal?.message.contains("shard count") == true)
         }
     }
 
