@@ -95,8 +95,19 @@ let package = Package(
         .target(
             name: "AppStoreClients",
             dependencies: [
-                "AppStore",
+                "AppStore", "BoundedHTTP",
                 "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // One HTTP exchange bounded in time and size, on AsyncHTTPClient: what the store clients send through.
+        .target(
+            name: "BoundedHTTP",
+            dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -109,7 +120,7 @@ let package = Package(
         .target(
             name: "GooglePlayClients",
             dependencies: [
-                "GooglePlay",
+                "GooglePlay", "BoundedHTTP",
                 "SubLedgerCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

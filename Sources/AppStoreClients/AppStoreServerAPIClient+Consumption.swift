@@ -1,4 +1,5 @@
 import AppStore
+import BoundedHTTP
 import Foundation
 import NIOHTTP1
 
@@ -45,7 +46,7 @@ extension AppStoreServerAPIClient {
         let answer: HTTPExchange.Answer
         do {
             answer = try await exchange.perform(
-                method, url: base + path, headers: headers, jsonBody: data, timeout: configuration.timeout)
+                method, url: base + path, headers: headers, body: data, timeout: configuration.timeout)
         } catch {
             let code: AppStoreServerAPIError.Code = error == .timeout ? .timeout : .connectionError
             exchange.logger.debug(

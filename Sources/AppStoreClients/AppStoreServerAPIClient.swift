@@ -1,5 +1,6 @@
 import AppStore
 import AsyncHTTPClient
+import BoundedHTTP
 import Foundation
 import Logging
 import NIOHTTP1
@@ -368,7 +369,7 @@ public struct AppStoreServerAPIClient: Sendable {
                 method,
                 url: url,
                 headers: requestHeaders,
-                jsonBody: body,
+                body: body,
                 timeout: configuration.timeout
             )
         } catch {

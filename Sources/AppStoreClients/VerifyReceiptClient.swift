@@ -1,5 +1,6 @@
 import AppStore
 import AsyncHTTPClient
+import BoundedHTTP
 import Foundation
 import Logging
 import NIOHTTP1
@@ -191,7 +192,7 @@ public struct VerifyReceiptClient: Sendable {
                 .POST,
                 url: url,
                 headers: [("Accept", "application/json")],
-                jsonBody: body,
+                body: body,
                 timeout: timeout
             )
         } catch {

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BoundedHTTP
 import Foundation
 import GooglePlay
 import Logging

@@ -4,22 +4,28 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The HTTP side both Google clients share: one pooled `HTTPClient`, a logger, and exchanges bounded in time and
-/// size. (The same shape as AppStoreClients' exchange, which is internal to that module.)
+/// The HTTP side the store clients share (`AppStoreClients`, `GooglePlayClients`): one pooled `HTTPClient`, a logger,
+/// and exchanges bounded in time and size.
 ///
 /// AsyncHTTPClient's deadline stops applying once the response head arrives, so a peer that sends headers and
 /// then trickles the body would hold a caller indefinitely; here the time limit covers connecting, sending, the
 /// head and the full body.
-struct HTTPExchange: Sendable {
+public struct HTTPExchange: Sendable {
     /// The answer: status, headers and the complete body.
-    struct Answer: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: Data
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: Data
+
+        public init(status: Int, headers: HTTPHeaders, body: Data) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
     }
 
     /// Why no answer was obtained.
-    enum Failure: Error {
+    public enum Failure: Error {
         case timeout
         case connection
     }
@@ -30,14 +36,21 @@ struct HTTPExchange: Sendable {
     static let grace: Duration = .milliseconds(500)
 
     /// The shared client; its connection pool serves every request.
-    let client: HTTPClient
+    public let client: HTTPClient
     /// Where request failures are logged (at debug level, never with bodies or credentials).
-    let logger: Logger
+    public let logger: Logger
     /// The largest answer accepted; a longer body fails the exchange.
-    let maximumBytes: Int
+    public let maximumBytes: Int
 
-    /// Sends one request and reads the whole answer; `body` goes with `Content-Type: contentType`.
-    func perform(
+    public init(client: HTTPClient, logger: Logger, maximumBytes: Int) {
+        self.client = client
+        self.logger = logger
+        self.maximumBytes = maximumBytes
+    }
+
+    /// Sends one request and reads the whole answer; `body` goes with `Content-Type: contentType`, and a POST
+    /// without a body says `Content-Length: 0` (Google's front end answers 411 to one that says nothing).
+    public func perform(
         _ method: HTTPMethod,
         url: String,
         headers: [(String, String)],
@@ -52,7 +65,6 @@ struct HTTPExchange: Sendable {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         } else if method == .POST {
-            // Google's front end answers 411 to a POST without a length.
             request.headers.add(name: "Content-Length", value: "0")
         }
         let (client, logger, maximumBytes) = (client, logger, maximumBytes)
@@ -82,7 +94,7 @@ struct HTTPExchange: Sendable {
     }
 
     /// Whether the error means the deadline, connect, read or write timeout passed.
-    static func isTimeout(_ error: any Error) -> Bool {
+    public static func isTimeout(_ error: any Error) -> Bool {
         if let httpError = error as? HTTPClientError {
             return httpError == .deadlineExceeded || httpError == .readTimeout || httpError == .connectTimeout
                 || httpError == .writeTimeout
