@@ -111,6 +111,7 @@ import Testing
                     OrderRows.candidates(orderIDs: "[]", submitter: nil, appID: 0).sql,
                     OrderRows.fulfil("o", by: nil, environment: .production, at: F.day(0), appID: 0).sql,
                     WebhookOutbox.insert(events: "[]", moments: "[]", appID: 0).sql,
+                    WebhookOutbox.credits(of: try AccountID("a"), appID: 0).sql,
                 ] {
                     #expect(statements.contains(expected), "not recorded: \(expected.prefix(80))")
                 }

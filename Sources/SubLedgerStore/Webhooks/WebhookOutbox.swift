@@ -125,14 +125,15 @@ enum WebhookOutbox {
     static func holdings(
         of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
     ) throws -> Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> {
-        let names = PostgresArrayText.strings(accounts.map(\.rawValue).sorted())
-        let balances = batch.append(credits(of: names, appID: appID))
+        let sorted = accounts.sorted { $0.rawValue < $1.rawValue }
+        let names = PostgresArrayText.strings(sorted.map(\.rawValue))
+        let balances = sorted.map { account in (account, batch.append(credits(of: account, appID: appID))) }
         let owned = batch.append(ownedChains(of: names, appID: appID, except: known))
         return Batched { rows in
             var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
             for account in accounts { result[account] = ([], 0) }
-            for row in rows[balances] {
-                result[try storedAccount(row.decode(String.self, at: 0))]?.credits = try row.decode(Int64.self, at: 1)
+            for (account, balance) in balances {
+                result[account]?.credits = try rows[balance].single().decode(Int64.self, at: 0)
             }
             for row in rows[owned] {
                 result[try storedAccount(row.decode(String.self, at: 0))]?.chains.append(
@@ -146,14 +147,11 @@ enum WebhookOutbox {
         }
     }
 
-    /// The credit balance of each of `names` (a text array) that has credit entries (`account_credit_entries`,
-    /// schema step 37: on a Citus cluster, the shards of those accounts).
-    static func credits(of names: String, appID: Int64) -> PostgresQuery {
-        """
-        SELECT account_id, coalesce(sum(credits), 0)::bigint FROM account_credit_entries
-        WHERE app_id = \(appID) AND account_id = ANY (\(names)::text::text[])
-        GROUP BY account_id
-        """
+    /// The credit balance of `account` (`account_credit_entries`, schema step 37), one statement per account: each
+    /// names its account as a value, so on a Citus cluster it goes to that account's shard (a list of accounts in
+    /// one statement went to every shard).
+    static func credits(of account: AccountID, appID: Int64) -> PostgresQuery {
+        "SELECT balance FROM \(EntryRows.creditBalance(of: account, appID: appID)) AS credit"
     }
 
     /// The chains each of `names` has a binding to, but those of `known`: the bindings and chains are joined on
