@@ -47,13 +47,17 @@ func buildRouter(
     metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry
 ) -> Router<SubLedgerRequestContext> {
     let router = Router(context: SubLedgerRequestContext.self)
-    // Outermost, so it sees the final status of every request (including errors and unknown routes).
-    router.add(middleware: RequestMetricsMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.info))
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: BodyLimitMiddleware())
-    // Read replicas: write responses carry a consistency token, reads may present one (docs/operations.md).
-    router.add(middleware: ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger))
+    // One stack of fixed types: each layer calls the next directly, where middleware added one by one is called
+    // through an existential and a closure per layer on every request.
+    router.addMiddleware {
+        // Outermost, so it sees the final status of every request (including errors and unknown routes).
+        RequestMetricsMiddleware()
+        LogRequestsMiddleware(.info)
+        ErrorMiddleware()
+        BodyLimitMiddleware()
+        // Read replicas: write responses carry a consistency token, reads may present one (docs/operations.md).
+        ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger)
+    }
     let reads = Reads(primary: store, replicas: dependencies.readReplicas)
     HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
     let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
