@@ -163,6 +163,8 @@ let package = Package(
                 "SubLedgerReports",
                 "AppStore",
                 "AppStoreClients",
+                "GooglePlay",
+                "GooglePlayClients",
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -499,6 +501,7 @@ let package = Package(
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
+                "GooglePlay", "GooglePlayClients", "GooglePlaySimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 "HTTPTestSupport",  // webhook delivery tests: the receiver
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

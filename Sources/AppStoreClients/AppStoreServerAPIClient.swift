@@ -20,7 +20,7 @@ public struct AppStoreServerAPIClient: Sendable {
         public static let sandboxBaseURL = "https://api.storekit-sandbox.apple.com"
 
         /// The environment this client serves.
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         /// The base URL. Default: Apple's URL for `environment`.
         public var baseURL: String
         /// Time allowed per request. Default: 30 seconds.
@@ -32,7 +32,7 @@ public struct AppStoreServerAPIClient: Sendable {
 
         /// Creates a configuration; `baseURL` defaults by environment.
         public init(
-            environment: AppStoreEnvironment,
+            environment: StoreEnvironment,
             baseURL: String? = nil,
             timeout: Duration = .seconds(30),
             maximumResponseBytes: Int = 16 * 1024 * 1024,

@@ -22,7 +22,7 @@ public struct VerifyReceiptClient: Sendable {
         /// Whether Apple should return only the latest renewal of each subscription. Default: `false`.
         public var excludeOldTransactions: Bool
         /// The endpoint asked first. Default: `.production`, as Apple recommends.
-        public var firstEnvironment: AppStoreEnvironment
+        public var firstEnvironment: StoreEnvironment
         /// Time allowed for the whole verification, both endpoints of a redirected receipt, time waiting for
         /// a pooled connection and connecting included: one deadline, not one per request. Default: 30 seconds.
         public var timeout: Duration
@@ -37,7 +37,7 @@ public struct VerifyReceiptClient: Sendable {
             productionURL: String = "https://buy.itunes.apple.com/verifyReceipt",
             sandboxURL: String = "https://sandbox.itunes.apple.com/verifyReceipt",
             excludeOldTransactions: Bool = false,
-            firstEnvironment: AppStoreEnvironment = .production,
+            firstEnvironment: StoreEnvironment = .production,
             timeout: Duration = .seconds(30),
             maximumResponseBytes: Int = 16 * 1024 * 1024,
             acceptedBundleIDs: Set<String>? = nil
@@ -77,7 +77,7 @@ public struct VerifyReceiptClient: Sendable {
         let requestedAt = now()
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.timeout
-        var environment = configuration.firstEnvironment == .sandbox ? AppStoreEnvironment.sandbox : .production
+        var environment = configuration.firstEnvironment == .sandbox ? StoreEnvironment.sandbox : .production
         var redirected = false
         let body: Data
         do {
@@ -118,7 +118,7 @@ public struct VerifyReceiptClient: Sendable {
             case .valid:
                 return mapValid(response, answeredBy: environment, requestedAt: requestedAt)
             case .useSandbox, .useProduction:
-                let target: AppStoreEnvironment = status == .useSandbox ? .sandbox : .production
+                let target: StoreEnvironment = status == .useSandbox ? .sandbox : .production
                 guard !redirected, target != environment else {
                     return .upstreamFailure(
                         VerifyReceiptFailure(
@@ -141,7 +141,7 @@ public struct VerifyReceiptClient: Sendable {
 
     private func mapValid(
         _ response: VerifyReceiptResponse,
-        answeredBy environment: AppStoreEnvironment,
+        answeredBy environment: StoreEnvironment,
         requestedAt: Instant
     ) -> VerifyReceiptOutcome {
         let snapshot: ReceiptSnapshot
@@ -184,7 +184,7 @@ public struct VerifyReceiptClient: Sendable {
         }
     }
 
-    private func post(body: Data, to environment: AppStoreEnvironment, timeout: Duration) async -> Answer {
+    private func post(body: Data, to environment: StoreEnvironment, timeout: Duration) async -> Answer {
         let url = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
         let answer: HTTPExchange.Answer
         do {

@@ -12,8 +12,9 @@ public enum CatalogFile {
     ///
     /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications) and
     /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
-    /// returned separately so they never travel inside the core's values. A relative `private_key_file` is
-    /// read relative to `directory`.
+    /// returned separately so they never travel inside the core's values; `google_play` may carry, beside its
+    /// `package_name`, `service_account_key_file | service_account_key` (the Developer API's JSON key). A relative
+    /// `private_key_file` or `service_account_key_file` is read relative to `directory`.
     public static func read(
         _ text: String, directory: String = "."
     ) throws(CatalogFileError) -> (catalog: Catalog, secrets: [String: AppSecrets]) {
@@ -25,10 +26,15 @@ public enum CatalogFile {
                 var private_key: String?
                 var private_key_file: String?
             }
+            struct GooglePlay: Decodable {
+                var service_account_key: String?
+                var service_account_key_file: String?
+            }
             struct AppSecret: Decodable {
                 var bundle_id: String
                 var shared_secret: String?
                 var server_api: ServerAPI?
+                var google_play: GooglePlay?
             }
             var apps: [AppSecret]
         }
@@ -61,7 +67,28 @@ public enum CatalogFile {
                     }
                     serverAPI = ServerAPICredentials(issuerID: api.issuer_id, keyID: api.key_id, privateKeyPEM: pem)
                 }
-                result[app.bundle_id] = AppSecrets(sharedSecret: app.shared_secret, serverAPI: serverAPI)
+                var googleKey = app.google_play?.service_account_key
+                if googleKey == nil, let file = app.google_play?.service_account_key_file {
+                    let path = file.hasPrefix("/") ? file : directory + "/" + file
+                    guard let data = FileManager.default.contents(atPath: path), data.count <= 16 * 1024 else {
+                        throw CatalogFileError(
+                            "cannot read the Google Play service account key \(path) of \(app.bundle_id) (at most 16 KiB)")
+                    }
+                    googleKey = String(decoding: data, as: UTF8.self)
+                }
+                if let googleKey {
+                    // The whole key is checked where it is used (GooglePlay.ServiceAccountKey); here only its shape.
+                    let object = try? JSONSerialization.jsonObject(with: Data(googleKey.utf8)) as? [String: Any]
+                    guard let object, object["type"] as? String == "service_account", object["private_key"] is String,
+                        object["client_email"] is String
+                    else {
+                        throw CatalogFileError(
+                            "google_play of \(app.bundle_id): the service account key is not a JSON key file of a "
+                                + "service account (type, private_key, client_email)")
+                    }
+                }
+                result[app.bundle_id] = AppSecrets(
+                    sharedSecret: app.shared_secret, serverAPI: serverAPI, googleServiceAccountKey: googleKey)
             }
             return (catalog, result)
         } catch let error as CatalogFileError {

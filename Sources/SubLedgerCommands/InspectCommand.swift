@@ -71,9 +71,9 @@ struct InspectCommand: AsyncParsableCommand {
             printError("inspect: cannot load a --root certificate")
             throw ExitCode(2)
         }
-        var expectedEnvironment = AppStoreEnvironment.production
+        var expectedEnvironment = StoreEnvironment.production
         if let environment {
-            guard let parsed = AppStoreEnvironment(appleSpelling: environment) else {
+            guard let parsed = StoreEnvironment(appleSpelling: environment) else {
                 throw ValidationError("unknown --environment '\(environment)'")
             }
             expectedEnvironment = parsed

@@ -107,7 +107,7 @@ struct NotificationsCommand: AsyncParsableCommand {
         }
 
         /// The environments named, or `catalog`'s.
-        func environments(default catalog: [AppStoreEnvironment]) throws -> [AppStoreEnvironment] {
+        func environments(default catalog: [StoreEnvironment]) throws -> [StoreEnvironment] {
             guard let environment else { return catalog.filter { $0 == .production || $0 == .sandbox } }
             switch environment.lowercased() {
             case "production": return [.production]

@@ -50,6 +50,7 @@ struct PollCommand: AsyncParsableCommand {
 
     @OptionGroup var recovery: RecoveryOptions
     @OptionGroup var apple: AppleOptions
+    @OptionGroup var googlePlay: GooglePlayOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
 
@@ -66,6 +67,7 @@ struct PollCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
+        try googlePlay.apply(to: &configuration.googlePlay, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
         var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")

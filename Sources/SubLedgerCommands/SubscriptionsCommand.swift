@@ -236,7 +236,7 @@ private func withExtensions(
     }
 }
 
-private func parseEnvironment(_ name: String?) throws -> AppStoreEnvironment? {
+private func parseEnvironment(_ name: String?) throws -> StoreEnvironment? {
     guard let name else { return nil }
     switch name.lowercased() {
     case "production": return .production

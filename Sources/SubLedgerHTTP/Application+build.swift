@@ -91,6 +91,12 @@ func buildRouter(
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
+    // Google Play purchases (docs/google-play.md): verified with the Developer API, acknowledged through the outbox.
+    GooglePlayPurchasesController(
+        apps: apps,
+        ingestion: GooglePlayIngestion(
+            store: store, gateway: dependencies.googlePlay, logger: logger, now: dependencies.now)
+    ).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(
         apps: apps,

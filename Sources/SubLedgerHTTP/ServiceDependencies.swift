@@ -1,3 +1,5 @@
+import AsyncHTTPClient
+import Logging
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
@@ -11,6 +13,8 @@ public struct ServiceDependencies: Sendable {
     public var listenPool: PostgresPool?
     public var migrator: Migrator
     public var apple: AppleGateway
+    /// The way to the Google Play Developer API (each app's service account key is in its catalog entry).
+    public var googlePlay = GooglePlayGateway(httpClient: .shared, logger: Logger(label: "subledger.googleplay"))
     /// The clock (tests pin it; the service uses the system clock).
     public var now: @Sendable () -> Instant
     /// The hot standbys that answer reads (docs/operations.md, "Read replicas"); `nil`: the primary answers all.

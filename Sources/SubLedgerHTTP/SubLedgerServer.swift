@@ -1,3 +1,4 @@
+import Foundation
 import AppStore
 import Hummingbird
 import Logging
@@ -20,6 +21,8 @@ public enum SubLedgerServer {
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             var dependencies = ServiceDependencies(
                 pool: opened.pool, migrator: migrator, apple: apple, now: { Instant.systemNow() })
+            dependencies.googlePlay = GooglePlayGateway(
+                httpClient: .shared, configuration: configuration.googlePlay, logger: logger)
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool
@@ -44,6 +47,16 @@ public enum SubLedgerServer {
             if try await !schema.attempt(firstFailure: true) {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
+            // Google Play acknowledgements owed by committed applies (docs/google-play.md): every serve process
+            // sends them too, so a purchase is acknowledged without waiting for `poll`.
+            services.append(
+                .init(
+                    service: GooglePlayAcknowledgementSender(
+                        configuration: .init(worker: "serve-\(ProcessInfo.processInfo.processIdentifier)"),
+                        store: GooglePlayStore(pool: opened.pool),
+                        catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys),
+                        gateway: dependencies.googlePlay, logger: logger, now: { Instant.systemNow() }),
+                    successTerminationBehavior: .ignore))
             // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
@@ -157,9 +170,14 @@ extension SubLedgerServer {
             let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let ingestion = Ingestion(
                 store: store, catalog: catalog, apple: apple, logger: logger, now: { Instant.systemNow() })
+            let googlePlay = GooglePlayGateway(
+                httpClient: .shared, configuration: configuration.googlePlay, logger: logger)
             let job = RenewalPoller(
                 configuration: poller, queue: PollQueue(pool: opened.pool), store: store, catalog: catalog,
-                ingestion: ingestion, logger: logger, now: { Instant.systemNow() })
+                ingestion: ingestion,
+                googlePlay: GooglePlayIngestion(
+                    store: store, gateway: googlePlay, logger: logger, now: { Instant.systemNow() }),
+                logger: logger, now: { Instant.systemNow() })
             // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
             // The pool first, so it closes last, after the job has given its leases back.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -210,6 +228,15 @@ extension SubLedgerServer {
                     AppleWriteBackSender(
                         configuration: writeBacks, store: AppleWriteBackStore(pool: opened.pool), catalog: catalog,
                         apple: apple, logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
+            // What applies owed Google Play: each credited purchase acknowledged or consumed (docs/google-play.md).
+            var acknowledgements = GooglePlayAcknowledgementSender.Configuration(worker: poller.worker)
+            acknowledgements.once = poller.once
+            services.append(
+                onceAware(
+                    GooglePlayAcknowledgementSender(
+                        configuration: acknowledgements, store: GooglePlayStore(pool: opened.pool), catalog: catalog,
+                        gateway: googlePlay, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
             // The entitlement read model of accounts from before it existed (reads never write, so they cannot).
             var backfill = EntitlementBackfill.Configuration()

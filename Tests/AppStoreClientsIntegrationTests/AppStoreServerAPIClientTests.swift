@@ -31,7 +31,7 @@ import Testing
             )
         }
 
-        func client(_ http: HTTPClient, baseURL: String, environment: AppStoreEnvironment = .sandbox) throws
+        func client(_ http: HTTPClient, baseURL: String, environment: StoreEnvironment = .sandbox) throws
             -> AppStoreServerAPIClient
         {
             AppStoreServerAPIClient(

@@ -11,7 +11,7 @@ import Testing
         #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example","request_date_ms":"1700000000000","in_app":[{"product_id":"p","transaction_id":"1","original_transaction_id":"1","purchase_date_ms":"1699000000000"}]}}"#
 
     static func configuration(
-        _ server: StubHTTPServer, timeout: Duration = .seconds(30), first: AppStoreEnvironment = .production
+        _ server: StubHTTPServer, timeout: Duration = .seconds(30), first: StoreEnvironment = .production
     ) -> VerifyReceiptClient.Configuration {
         VerifyReceiptClient.Configuration(
             sharedSecret: "app-shared-secret",
@@ -25,7 +25,7 @@ import Testing
 
     static func verify(
         timeout: Duration = .seconds(30),
-        first: AppStoreEnvironment = .production,
+        first: StoreEnvironment = .production,
         handler: @escaping StubHTTPServer.Handler
     ) async throws -> (VerifyReceiptOutcome, [StubRequest]) {
         try await StubHTTPServer.with(handler: handler) { server in

@@ -14,7 +14,7 @@ public enum TestChains {
 
     public static func verifier(
         roots: [TrustedRoot],
-        environment: AppStoreEnvironment = .sandbox,
+        environment: StoreEnvironment = .sandbox,
         appAppleID: Int64? = 1234,
         validationTime: CertificateValidationTime = .signedDate,
         now: Instant = TestChains.now,

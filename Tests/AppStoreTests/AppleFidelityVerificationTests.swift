@@ -67,7 +67,7 @@ import Testing
 
     @Test func unsignedDataNeverPassesASignedEnvironmentsVerifier() async throws {
         let xcode = try Self.xcodeSigner().sign(TestChains.transaction(environment: "Xcode"))
-        for environment in [AppStoreEnvironment.sandbox, .production] {
+        for environment in [StoreEnvironment.sandbox, .production] {
             await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
                 try await TestResources.vectorVerifier(environment: environment).verifyTransaction(xcode)
             }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ArtifactInspectorTests {
     static func inspector(
         bundleID: String? = "com.example",
-        environment: AppStoreEnvironment = .sandbox,
+        environment: StoreEnvironment = .sandbox,
         roots: [TrustedRoot]? = nil,
         sharedSecret: String? = nil
     ) throws -> ArtifactInspector {

@@ -125,14 +125,14 @@ import Testing
     }
 
     @Test(arguments: [
-        ("Production", AppStoreEnvironment.production), ("PROD", .production), ("Sandbox", .sandbox),
+        ("Production", StoreEnvironment.production), ("PROD", .production), ("Sandbox", .sandbox),
         ("SANDBOX", .sandbox), ("Xcode", .xcode), ("LocalTesting", .localTesting),
     ])
-    func environmentSpellings(spelling: String, expected: AppStoreEnvironment) {
-        #expect(AppStoreEnvironment(appleSpelling: spelling) == expected)
+    func environmentSpellings(spelling: String, expected: StoreEnvironment) {
+        #expect(StoreEnvironment(appleSpelling: spelling) == expected)
     }
 
     @Test func unknownEnvironmentSpellingIsNil() {
-        #expect(AppStoreEnvironment(appleSpelling: "Staging") == nil)
+        #expect(StoreEnvironment(appleSpelling: "Staging") == nil)
     }
 }

@@ -74,7 +74,7 @@ import Testing
         var testDescription: String { name }
     }
 
-    static func app(_ products: [Product], environments: [AppStoreEnvironment] = [.production]) -> App {
+    static func app(_ products: [Product], environments: [StoreEnvironment] = [.production]) -> App {
         App(bundleID: "a", environments: environments, products: products)
     }
 

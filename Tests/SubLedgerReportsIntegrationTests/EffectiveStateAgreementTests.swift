@@ -155,7 +155,7 @@ import Testing
             CROSS JOIN LATERAL (
                 SELECT ms, timestamptz 'epoch' + ms * interval '1 millisecond' AS at
                 FROM unnest(\(milliseconds)::text::bigint[]) AS ms) t
-            WHERE c.app_id = \(appID) AND c.environment = \(AppStoreEnvironment.production.rawValue)
+            WHERE c.app_id = \(appID) AND c.environment = \(StoreEnvironment.production.rawValue)
               AND c.original_transaction_id = \(originalTransactionID)
             """ as PostgresQuery)
         var states: [Int64: String] = [:]

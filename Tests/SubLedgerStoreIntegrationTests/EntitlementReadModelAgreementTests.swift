@@ -245,7 +245,7 @@ struct RandomHistory {
         var timeline: [(Instant, LedgerInput)] = []
         for number in 0..<chains {
             let original = "h\(index)-c\(number)"
-            let environment: AppStoreEnvironment = chance(0.15) ? .sandbox : .production
+            let environment: StoreEnvironment = chance(0.15) ? .sandbox : .production
             let ownership: OwnershipType = chance(0.15) ? .familyShared : .purchased
             func transaction(_ id: String, _ product: String, purchase: Int64, expires: Int64?) -> Transaction {
                 Transaction(

@@ -18,7 +18,7 @@ public struct AppReceipt: Codable, Hashable, Sendable {
     public var inAppPurchases: [AppReceiptInAppPurchase]
 
     /// The environment the receipt type names (`ProductionSandbox` is the sandbox).
-    public var environment: AppStoreEnvironment? { receiptType.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { receiptType.flatMap(StoreEnvironment.init(appleSpelling:)) }
 
     /// Every transaction and original transaction id, first occurrence order, without repeats:
     /// the ids to query the App Store Server API with.

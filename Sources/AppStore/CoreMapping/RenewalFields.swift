@@ -53,7 +53,7 @@ struct RenewalFields {
     var currency: String? = nil
     var offerDiscountType: String? = nil
     /// `nil` when the format states an environment this code does not know.
-    var environment: AppStoreEnvironment?
+    var environment: StoreEnvironment?
     var observation: Observation
 
     /// StoreKit 2's `eligibleWinBackOfferIds`; receipts have none.

@@ -61,7 +61,7 @@ struct TransactionFields {
     var offerIdentifier: String?
     var offerDiscountType: String?
     /// `nil` when the format states an environment this code does not know.
-    var environment: AppStoreEnvironment?
+    var environment: StoreEnvironment?
     var rawProductType: String?
     var price: Int64?
     var currency: String?

@@ -17,7 +17,7 @@ public struct ArtifactInspector: Sendable {
         /// The expected Apple app id (required with a production bundle id).
         public var appAppleID: Int64?
         /// The expected environment. Default: production.
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         /// The shared secret V1 notifications must carry; `nil` leaves V1 unverified.
         public var sharedSecret: String?
         /// When certificates must have been valid. Default: at the payload's `signedDate`.
@@ -28,7 +28,7 @@ public struct ArtifactInspector: Sendable {
             roots: [TrustedRoot],
             bundleID: String? = nil,
             appAppleID: Int64? = nil,
-            environment: AppStoreEnvironment = .production,
+            environment: StoreEnvironment = .production,
             sharedSecret: String? = nil,
             validationTime: CertificateValidationTime = .signedDate
         ) {

@@ -184,7 +184,7 @@ public struct ServerNotificationDecoder: Sendable {
             throw NotificationDecodingError(.invalidAppIdentifier)
         }
         let rawEnvironment = payload.rawEnvironment ?? payload.unifiedReceipt?.rawEnvironment
-        guard let environment = rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)),
+        guard let environment = rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)),
             environment == configuration.environment
         else {
             throw NotificationDecodingError(.invalidEnvironment)

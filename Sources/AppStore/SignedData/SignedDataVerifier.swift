@@ -21,7 +21,7 @@ public struct SignedDataVerifier: Sendable {
         /// The app's Apple id; required for production, checked there only (sandbox payloads may omit it).
         public var appAppleID: Int64?
         /// The environment payloads must state.
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         /// Roots, validation time and chain cache. Default roots: Apple Root CA - G3.
         public var signature: JWSSignatureVerifier.Configuration
 
@@ -29,7 +29,7 @@ public struct SignedDataVerifier: Sendable {
         public init(
             bundleID: String,
             appAppleID: Int64?,
-            environment: AppStoreEnvironment,
+            environment: StoreEnvironment,
             signature: JWSSignatureVerifier.Configuration
         ) {
             self.bundleID = bundleID
@@ -181,7 +181,7 @@ public struct SignedDataVerifier: Sendable {
     }
 
     private func checkEnvironment(_ raw: String?) throws(JWSVerificationError) {
-        guard let raw, AppStoreEnvironment(signedDataSpelling: raw) == configuration.environment else {
+        guard let raw, StoreEnvironment(signedDataSpelling: raw) == configuration.environment else {
             throw JWSVerificationError(.invalidEnvironment, detail: "environment does not match")
         }
     }

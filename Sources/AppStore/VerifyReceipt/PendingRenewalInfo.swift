@@ -84,7 +84,7 @@ public struct PendingRenewalInfo: Codable, Hashable, Sendable {
 extension PendingRenewalInfo {
     /// The core's renewal state, observed at `observedAt` (the receipt's request time).
     public func coreRenewalInfo(
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         observedAt: Instant
     ) throws(PayloadMappingError) -> RenewalInfo {
         try RenewalFields(

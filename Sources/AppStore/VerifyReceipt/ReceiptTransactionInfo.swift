@@ -140,7 +140,7 @@ extension ReceiptTransactionInfo {
     /// The core's transaction; receipt entries inherit the receipt's bundle id and environment.
     public func coreTransaction(
         bundleID: String?,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         source: TransactionSource
     ) throws(PayloadMappingError) -> Transaction {
         let isIntroductory = isInIntroOfferPeriod == true || isTrialPeriod == true

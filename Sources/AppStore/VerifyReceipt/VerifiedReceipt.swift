@@ -7,10 +7,10 @@ public struct VerifiedReceipt: Sendable {
     /// The answer mapped to the core's snapshot.
     public var snapshot: ReceiptSnapshot
     /// The endpoint that gave the answer.
-    public var answeredBy: AppStoreEnvironment
+    public var answeredBy: StoreEnvironment
 
     /// Creates a verified receipt.
-    public init(response: VerifyReceiptResponse, snapshot: ReceiptSnapshot, answeredBy: AppStoreEnvironment) {
+    public init(response: VerifyReceiptResponse, snapshot: ReceiptSnapshot, answeredBy: StoreEnvironment) {
         self.response = response
         self.snapshot = snapshot
         self.answeredBy = answeredBy

@@ -41,10 +41,10 @@ public struct VerifyReceiptFailure: Hashable, Sendable, CustomStringConvertible 
     /// SubLedger's own API answers with (the service decides those at its HTTP edge).
     public var httpStatus: Int?
     /// The environment whose endpoint was asked last.
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
 
     /// Creates a failure.
-    public init(code: Code, appleStatus: Int? = nil, httpStatus: Int? = nil, environment: AppStoreEnvironment) {
+    public init(code: Code, appleStatus: Int? = nil, httpStatus: Int? = nil, environment: StoreEnvironment) {
         self.code = code
         self.appleStatus = appleStatus
         self.httpStatus = httpStatus

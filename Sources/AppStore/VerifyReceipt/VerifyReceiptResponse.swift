@@ -81,7 +81,7 @@ extension VerifyReceiptResponse {
     ///   - requestedAt: when the request was made, used when Apple sends no `request_date_ms`.
     ///   - source: `.verifyReceipt`, or `.notificationV1` for a V1 notification's `unified_receipt`.
     public func receiptSnapshot(
-        answeredBy: AppStoreEnvironment,
+        answeredBy: StoreEnvironment,
         requestedAt: Instant,
         source: TransactionSource = .verifyReceipt
     ) throws(PayloadMappingError) -> ReceiptSnapshot {
@@ -89,7 +89,7 @@ extension VerifyReceiptResponse {
         guard let bundleID = receipt.bundleID ?? receipt.bid, !bundleID.isEmpty else {
             throw PayloadMappingError(.missingField, field: "receipt.bundle_id")
         }
-        let environment = rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) ?? answeredBy
+        let environment = rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)) ?? answeredBy
         let requestDate = try Instant.appleIfPresent(receipt.requestDateMS, field: "request_date_ms") ?? requestedAt
         let creationDate = try Instant.appleIfPresent(receipt.receiptCreationDateMS, field: "receipt_creation_date_ms")
         return try ReceiptSnapshot.assemble(
@@ -112,7 +112,7 @@ extension ReceiptSnapshot {
     static func assemble(
         bundleID: String,
         applicationVersion: String?,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         creationDate: Instant?,
         requestDate: Instant,
         entries: [ReceiptTransactionInfo],

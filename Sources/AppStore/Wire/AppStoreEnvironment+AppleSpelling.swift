@@ -1,6 +1,6 @@
 import SubLedgerCore
 
-extension AppStoreEnvironment {
+extension StoreEnvironment {
     /// Reads any of Apple's spellings: `Production`, `PROD`, `Sandbox`, `SANDBOX`, `Xcode`, `LocalTesting`.
     ///
     /// Legacy receipts and V1 notifications say `PROD`; JWS payloads and the Server API say `Production`.

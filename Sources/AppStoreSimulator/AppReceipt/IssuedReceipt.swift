@@ -12,7 +12,7 @@ struct IssuedReceipt: Sendable {
 
     var kind: Kind
     var key: AccountAppKey
-    var environment: AppStoreEnvironment
+    var environment: StoreEnvironment
     var creationDate: Instant
     /// The transactions the receipt holds, as they were when it was issued (`receipt.in_app`).
     var purchases: [TransactionRecord]

@@ -17,7 +17,7 @@ struct DeviceVerification: Sendable, Hashable {
     /// Apple's `deviceVerification`: the base64 SHA-384 above.
     var value: String
 
-    init(seed: UInt64, appleID: String, bundleID: String, environment: AppStoreEnvironment) {
+    init(seed: UInt64, appleID: String, bundleID: String, environment: StoreEnvironment) {
         func uuid(_ label: String) -> String {
             let bytes = SeedDerivation.bytes(seed: seed, label: label)
             var random = SplitMix64(seed: bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })

@@ -5,7 +5,7 @@ extension SimulatorState {
     /// The Apple ID and app whose app transaction Get App Transaction Info finds by `id`: a transaction id or an
     /// original transaction id (both are transactions), or an `appTransactionId`, of the authenticated app in the
     /// endpoint's environment; nil for any other id.
-    func appTransactionOwner(of id: String, bundleID: String, environment: AppStoreEnvironment) -> AccountAppKey? {
+    func appTransactionOwner(of id: String, bundleID: String, environment: StoreEnvironment) -> AccountAppKey? {
         if let record = transactions[id] {
             guard record.bundleID == bundleID, record.environment == environment else { return nil }
             return AccountAppKey(appleID: record.appleID, bundleID: record.bundleID)

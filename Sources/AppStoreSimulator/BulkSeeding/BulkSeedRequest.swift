@@ -11,7 +11,7 @@ public struct BulkSeedRequest: Sendable, Codable, Hashable {
     /// Seeds `SplitMix64`: the same seed gives the same mix of chains. Default 1.
     public var seed: UInt64?
     /// Default Sandbox.
-    public var environment: AppStoreEnvironment?
+    public var environment: StoreEnvironment?
     /// The product chains start on; default: the lowest tier of the app's first subscription group.
     public var productID: String?
     /// The product upgraded chains move to; default: the highest tier of that group (none: no upgrades).
@@ -20,7 +20,7 @@ public struct BulkSeedRequest: Sendable, Codable, Hashable {
     public var format: String?
 
     public init(
-        bundleID: String, count: Int, seed: UInt64? = nil, environment: AppStoreEnvironment? = nil,
+        bundleID: String, count: Int, seed: UInt64? = nil, environment: StoreEnvironment? = nil,
         productID: String? = nil, upgradeProductID: String? = nil, format: String? = nil
     ) {
         self.bundleID = bundleID

@@ -7,7 +7,7 @@ public struct BulkSeedResult: Sendable, Codable, Hashable {
         /// The account id to import it for (`bulk-SEED-N`, also its Apple ID's local part).
         public var accountID: String
         public var originalTransactionID: String
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         /// `active`, `expired`, `refunded` or `upgraded`.
         public var kind: String
         /// How many transactions the chain holds.

@@ -7,7 +7,7 @@ public struct ActionResult: Sendable, Codable, Hashable {
     /// The app.
     public var bundleID: String
     /// The Apple ID's environment.
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// The affected product.
     public var productID: String?
     /// The affected (or newly created) transaction.

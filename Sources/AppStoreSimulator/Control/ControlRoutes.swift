@@ -251,5 +251,5 @@ struct ControlRoutes: Sendable {
 struct TestNotificationRequest: Sendable, Codable {
     var bundleID: String
     /// `Production` or `Sandbox` (default).
-    var environment: AppStoreEnvironment?
+    var environment: StoreEnvironment?
 }

@@ -290,7 +290,7 @@ public struct SimulatorControl: Sendable {
     /// Sends a `TEST` notification for an app in `environment` (what Request a Test Notification does, for the
     /// environment whose API was called).
     public func sendTestNotification(
-        bundleID: String, environment: AppStoreEnvironment = .sandbox
+        bundleID: String, environment: StoreEnvironment = .sandbox
     ) async throws(SimulatorError) -> NotificationSummary {
         let uuids = try engine.mutate { state, _ throws(SimulatorError) in
             let app = try state.app(bundleID)

@@ -8,7 +8,7 @@ enum FaultResponses {
     static let maintenancePage =
         "<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We'll be back soon.</h1></body></html>"
 
-    static func verifyReceipt(_ rule: FaultRule, environment: AppStoreEnvironment) async -> Response? {
+    static func verifyReceipt(_ rule: FaultRule, environment: StoreEnvironment) async -> Response? {
         switch rule.kind {
         case .appleStatus:
             let status = rule.status ?? 21005

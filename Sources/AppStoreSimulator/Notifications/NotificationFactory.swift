@@ -85,7 +85,7 @@ extension SimulatorState {
     private mutating func v1Body(
         _ event: SimulatorEvent,
         app: AppRecord,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         chain: SubscriptionChainRecord?,
         signer: PayloadSigner,
         now: Instant

@@ -7,7 +7,7 @@ struct NotificationRecord: Sendable {
     var uuid: String
     var bundleID: String
     var appleID: String?
-    var environment: AppStoreEnvironment
+    var environment: StoreEnvironment
     var type: String
     var subtype: String?
     var transactionID: String?

@@ -16,7 +16,7 @@ struct ServerAPIResponder: Sendable {
         query: [String: [String]],
         body: Data,
         authorization: String?,
-        environment: AppStoreEnvironment
+        environment: StoreEnvironment
     ) -> SimpleResponse {
         let segments = path.split(separator: "/").map(String.init)
         let apps = engine.state.withLock { $0.apps }
@@ -79,7 +79,7 @@ struct ServerAPIResponder: Sendable {
     /// What a handler needs to know about the request.
     struct Request: Sendable {
         var app: AppDescription
-        var environment: AppStoreEnvironment
+        var environment: StoreEnvironment
         var query: [String: [String]]
         var body: Data
         var now: Instant
@@ -113,7 +113,7 @@ extension ServerAPIResponder {
     /// Request a Test Notification: sends a `TEST` notification and answers its token.
     func requestTestNotification(
         authorization: String?,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         control: SimulatorControl
     ) async -> SimpleResponse {
         let apps = engine.state.withLock { $0.apps }

@@ -7,7 +7,7 @@ enum SignedPayloads {
     /// Apple's `appTransactionId`: the id of the Apple ID's download of the app, the same in every
     /// transaction and renewal info of that Apple ID and app (an 18-digit number, like Apple's), derived
     /// from both so that it needs no state.
-    static func appTransactionID(appleID: String, bundleID: String, environment: AppStoreEnvironment) -> String {
+    static func appTransactionID(appleID: String, bundleID: String, environment: StoreEnvironment) -> String {
         let digest = SHA256.hash(data: Array("\(environment.rawValue)|\(bundleID)|\(appleID)".utf8))
         let number = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let digits = String(number % 10_000_000_000_000_000)

@@ -44,7 +44,7 @@ public final class AppStoreSimulator: Sendable {
     public var sandboxVerifyReceiptURL: String { baseURL + "/sandbox/verifyReceipt" }
 
     /// The Server API base URL for an environment (`AppStoreServerAPIClient.Configuration.baseURL`).
-    public func serverAPIBaseURL(_ environment: AppStoreEnvironment) -> String {
+    public func serverAPIBaseURL(_ environment: StoreEnvironment) -> String {
         environment == .production ? baseURL : baseURL + "/sandbox"
     }
 

@@ -17,7 +17,7 @@ extension AppStoreSimulator {
             rootCertificatePEM: try root.serializeAsPEM().pemString
         ).register(on: router)
 
-        for (prefix, environment) in [("", AppStoreEnvironment.production), ("/sandbox", .sandbox)] {
+        for (prefix, environment) in [("", StoreEnvironment.production), ("/sandbox", .sandbox)] {
             router.post("\(prefix)/verifyReceipt") { request, _ in
                 var request = request
                 let body = try await request.collectBody(upTo: 16 * 1024 * 1024)

@@ -5,7 +5,7 @@ public struct AppleIDDescription: Sendable, Codable, Hashable {
     /// The account name.
     public var appleID: String
     /// Its environment.
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// Its storefront.
     public var storefront: String
 }

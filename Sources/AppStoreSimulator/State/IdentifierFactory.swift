@@ -18,13 +18,13 @@ struct IdentifierFactory: Sendable {
     }
 
     /// A new transaction id (`2000000123456789`).
-    mutating func transactionID(environment: AppStoreEnvironment) -> String {
+    mutating func transactionID(environment: StoreEnvironment) -> String {
         transactionCounter += 1
         return prefix(environment) + String(transactionCounter)
     }
 
     /// A new web order line item id, one per subscription period.
-    mutating func webOrderLineItemID(environment: AppStoreEnvironment) -> String {
+    mutating func webOrderLineItemID(environment: StoreEnvironment) -> String {
         webOrderCounter += 1
         return prefix(environment) + String(webOrderCounter)
     }
@@ -50,7 +50,7 @@ struct IdentifierFactory: Sendable {
     /// Opaque random bytes (receipt attribute 4).
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
 
-    private func prefix(_ environment: AppStoreEnvironment) -> String {
+    private func prefix(_ environment: StoreEnvironment) -> String {
         environment == .production ? "3000000" : "2000000"
     }
 }

@@ -11,7 +11,7 @@ struct SimulatorEvent: Sendable {
     /// The transaction the notification carries.
     var transactionID: String?
     /// The environment of a notification about no account (a `TEST`); otherwise the account's.
-    var environment: AppStoreEnvironment? = nil
+    var environment: StoreEnvironment? = nil
     /// A `CONSUMPTION_REQUEST`'s `consumptionRequestReason`.
     var consumptionRequestReason: String? = nil
 }

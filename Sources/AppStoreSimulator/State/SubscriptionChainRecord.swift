@@ -6,7 +6,7 @@ struct SubscriptionChainRecord: Sendable {
     var originalTransactionID: String
     var appleID: String
     var bundleID: String
-    var environment: AppStoreEnvironment
+    var environment: StoreEnvironment
     var groupID: String
     /// The product of the current period.
     var productID: String

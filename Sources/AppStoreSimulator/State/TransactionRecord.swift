@@ -11,7 +11,7 @@ struct TransactionRecord: Sendable {
     var subscriptionGroupID: String?
     var bundleID: String
     var appleID: String
-    var environment: AppStoreEnvironment
+    var environment: StoreEnvironment
     var purchaseDate: Instant
     var originalPurchaseDate: Instant
     var expiresDate: Instant?

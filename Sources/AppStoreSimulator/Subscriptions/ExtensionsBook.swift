@@ -15,7 +15,7 @@ struct ExtensionsBook: Sendable {
     struct MassRequest: Sendable {
         var requestIdentifier: String
         var bundleID: String
-        var environment: AppStoreEnvironment
+        var environment: StoreEnvironment
         var productID: String
         var days: Int
         var reasonCode: Int

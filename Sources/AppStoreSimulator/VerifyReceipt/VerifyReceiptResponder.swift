@@ -34,7 +34,7 @@ struct VerifyReceiptResponder: Sendable {
     }
 
     /// The JSON answer for a request body sent to the `endpoint` environment's URL.
-    func answer(body: Data, endpoint: AppStoreEnvironment) -> String {
+    func answer(body: Data, endpoint: StoreEnvironment) -> String {
         guard let request = try? JSONDecoder().decode(RequestBody.self, from: body) else {
             return Self.status(21000, endpoint: endpoint)
         }
@@ -104,11 +104,11 @@ struct VerifyReceiptResponder: Sendable {
         case unknown
         case status(Int)
         case legacy(String)
-        case receipt(head: String, inApp: String, latest: String?, environment: AppStoreEnvironment)
+        case receipt(head: String, inApp: String, latest: String?, environment: StoreEnvironment)
     }
 
     /// `{"status": N, "environment": ...}` (with `is-retryable` for 21100–21199).
-    static func status(_ status: Int, endpoint: AppStoreEnvironment, isRetryable: Bool? = nil) -> String {
+    static func status(_ status: Int, endpoint: StoreEnvironment, isRetryable: Bool? = nil) -> String {
         var out = "{\"status\":\(status),\"environment\":\"\(endpoint == .production ? "Production" : "Sandbox")\""
         if (21100...21199).contains(status) || isRetryable != nil {
             out += ",\"is-retryable\":\((isRetryable ?? true) ? "true" : "false")"

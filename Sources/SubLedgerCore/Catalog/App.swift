@@ -4,7 +4,7 @@ public struct App: Hashable, Sendable, Codable {
     /// Apple's numeric app id (`appAppleId`), checked against notifications when present.
     public var appAppleID: Int64?
     /// The environments whose transactions this deployment accepts.
-    public var environments: [AppStoreEnvironment]
+    public var environments: [StoreEnvironment]
     /// Who keeps a subscription chain when another account submits it; default `.activeAutoRenewerKeeps`.
     public var ownershipPolicy: OwnershipPolicy
     public var products: [Product]
@@ -12,15 +12,18 @@ public struct App: Hashable, Sendable, Codable {
     public var consumption: ConsumptionPolicy
     /// What SubLedger tells Apple after an apply (Set App Account Token, Finish Transaction); default `.off`.
     public var writeBack: WriteBackPolicy
+    /// Where the app is sold on Google Play, if it is: its products with `store: google_play` are bought there.
+    public var googlePlay: GooglePlayListing?
 
     public init(
         bundleID: String,
         appAppleID: Int64? = nil,
-        environments: [AppStoreEnvironment] = [.production],
+        environments: [StoreEnvironment] = [.production],
         ownershipPolicy: OwnershipPolicy = .activeAutoRenewerKeeps,
         products: [Product],
         consumption: ConsumptionPolicy = .disabled,
-        writeBack: WriteBackPolicy = .off
+        writeBack: WriteBackPolicy = .off,
+        googlePlay: GooglePlayListing? = nil
     ) {
         self.bundleID = bundleID
         self.appAppleID = appAppleID
@@ -29,6 +32,7 @@ public struct App: Hashable, Sendable, Codable {
         self.products = products
         self.consumption = consumption
         self.writeBack = writeBack
+        self.googlePlay = googlePlay
     }
 
     /// The product with id `productID`, if the app sells it.
@@ -44,6 +48,7 @@ public struct App: Hashable, Sendable, Codable {
         case products
         case consumption
         case writeBack = "write_back"
+        case googlePlay = "google_play"
     }
 
     /// Decodes the file format. Environment names match case-insensitively and without underscores
@@ -56,7 +61,7 @@ public struct App: Hashable, Sendable, Codable {
         let rawEnvironments = try container.decodeIfPresent([String].self, forKey: .environments) ?? ["Production"]
         environments = try rawEnvironments.map { [bundleID] raw throws(CatalogError) in
             guard
-                let environment = AppStoreEnvironment.allCases.first(where: {
+                let environment = StoreEnvironment.allCases.first(where: {
                     $0.rawValue.lowercased() == String(raw.lowercased().filter { $0 != "_" })
                 })
             else { throw CatalogError(code: .unknownEnvironment, subject: bundleID, detail: raw) }
@@ -73,5 +78,14 @@ public struct App: Hashable, Sendable, Codable {
         products = try container.decodeIfPresent([Product].self, forKey: .products) ?? []
         consumption = try container.decodeIfPresent(ConsumptionPolicy.self, forKey: .consumption) ?? .disabled
         writeBack = try container.decodeIfPresent(WriteBackPolicy.self, forKey: .writeBack) ?? .off
+        googlePlay = try container.decodeIfPresent(GooglePlayListing.self, forKey: .googlePlay)
+    }
+
+    /// The package name or bundle id a transaction of `store` names this app by, if the app is sold there.
+    public func storeIdentifier(in store: Store) -> String? {
+        switch store {
+        case .appStore: bundleID
+        case .googlePlay: googlePlay?.packageName
+        }
     }
 }

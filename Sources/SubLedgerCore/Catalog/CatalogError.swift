@@ -23,6 +23,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case durationOnRenewableOrOneTime = "duration_on_wrong_type"
             case invalidConsumptionPolicy = "invalid_consumption_policy"
             case missingAppleAppID = "missing_apple_app_id"
+            case unknownStore = "unknown_store"
+            case invalidPackageName = "invalid_package_name"
+            case googlePlayProductWithoutListing = "google_play_product_without_listing"
         }
 
         private let value: Value
@@ -67,6 +70,13 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An app that accepts `Production` states no `apple_app_id`: Apple's Production notifications, whose
         /// signed payload names the app by that id, would all be refused.
         public static let missingAppleAppID = Code(.missingAppleAppID)
+        /// A product's `store` is neither `app_store` nor `google_play`.
+        public static let unknownStore = Code(.unknownStore)
+        /// `google_play.package_name` is not an Android application id (dot-separated segments of letters,
+        /// digits and `_`, each starting with a letter, at least two, at most 255 characters).
+        public static let invalidPackageName = Code(.invalidPackageName)
+        /// A product with `store: google_play` in an app without a `google_play` listing.
+        public static let googlePlayProductWithoutListing = Code(.googlePlayProductWithoutListing)
 
         public var description: String { value.rawValue }
     }

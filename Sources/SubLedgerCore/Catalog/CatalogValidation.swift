@@ -18,10 +18,14 @@ extension Catalog {
     }
 
     /// What a catalog needs before it is served, beyond being consistent: every app that accepts Production
-    /// states its `apple_app_id`, without which none of its Production notifications can be verified. Values
+    /// and sells on the App Store states its `apple_app_id`, without which none of its Production notifications
+    /// can be verified (an app listed on Google Play with no App Store product needs none). Values
     /// built in code (tests, tools) may leave it out; a catalog file an operator applies may not.
     public var servingErrors: [CatalogError] {
-        apps.filter { $0.environments.contains(.production) && $0.appAppleID == nil }
+        apps.filter {
+            $0.environments.contains(.production) && $0.appAppleID == nil
+                && ($0.googlePlay == nil || $0.products.contains { $0.store == .appStore })
+        }
             .map { CatalogError(code: .missingAppleAppID, subject: $0.bundleID) }
     }
 
@@ -52,10 +56,16 @@ extension App {
                 CatalogError(
                     code: .unverifiableEnvironmentWithProduction, subject: bundleID, detail: unverifiable.rawValue))
         }
+        if let listing = googlePlay, !GooglePlayListing.isPackageName(listing.packageName) {
+            errors.append(CatalogError(code: .invalidPackageName, subject: bundleID))
+        }
         var seenProductIDs: Set<String> = []
         for product in products {
             if !seenProductIDs.insert(product.productID).inserted {
                 errors.append(CatalogError(code: .duplicateProductID, subject: product.productID))
+            }
+            if product.store == .googlePlay, googlePlay == nil {
+                errors.append(CatalogError(code: .googlePlayProductWithoutListing, subject: product.productID))
             }
             errors += product.validationErrors
         }

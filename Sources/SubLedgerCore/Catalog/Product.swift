@@ -15,6 +15,9 @@ public struct Product: Hashable, Sendable, Codable {
     /// Catalog price points (`PricePoint`), for transactions Apple sent without a price; `nil` when the file
     /// states none, which keeps the stored ones.
     public var prices: [PricePoint]?
+    /// The store that sells the product (`store` in the file; default the App Store). A Google Play
+    /// subscription's `product_id` is its subscription id, whatever base plan or offer was bought.
+    public var store: Store
 
     public init(
         productID: String,
@@ -24,7 +27,8 @@ public struct Product: Hashable, Sendable, Codable {
         entitlementIDs: [String] = [],
         creditsPerUnit: Int64? = nil,
         durationDays: Int? = nil,
-        prices: [PricePoint]? = nil
+        prices: [PricePoint]? = nil,
+        store: Store = .appStore
     ) {
         self.productID = productID
         self.type = type
@@ -34,6 +38,7 @@ public struct Product: Hashable, Sendable, Codable {
         self.creditsPerUnit = creditsPerUnit
         self.durationDays = durationDays
         self.prices = prices
+        self.store = store
     }
 
     /// A non-renewing purchase's length in milliseconds, when the catalog states it.
@@ -50,6 +55,7 @@ public struct Product: Hashable, Sendable, Codable {
         case creditsPerUnit = "credits"
         case durationDays = "duration_days"
         case prices
+        case store
     }
 
     /// Decodes the file format; an unknown `type` throws `CatalogError.unknownProductType`.
@@ -67,5 +73,28 @@ public struct Product: Hashable, Sendable, Codable {
         creditsPerUnit = try container.decodeIfPresent(Int64.self, forKey: .creditsPerUnit)
         durationDays = try container.decodeIfPresent(Int.self, forKey: .durationDays)
         prices = try container.decodeIfPresent([PricePoint].self, forKey: .prices)
+        if let rawStore = try container.decodeIfPresent(String.self, forKey: .store) {
+            guard let store = Store(rawValue: rawStore) else {
+                throw CatalogError(code: .unknownStore, subject: productID, detail: rawStore)
+            }
+            self.store = store
+        } else {
+            store = .appStore
+        }
+    }
+
+    /// Encodes the file format; an App Store product leaves `store` out (the default), so catalogs written
+    /// before Google Play read and compare as they did.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(productID, forKey: .productID)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(subscriptionGroupID, forKey: .subscriptionGroupID)
+        try container.encodeIfPresent(groupLevel, forKey: .groupLevel)
+        try container.encode(entitlementIDs, forKey: .entitlementIDs)
+        try container.encodeIfPresent(creditsPerUnit, forKey: .creditsPerUnit)
+        try container.encodeIfPresent(durationDays, forKey: .durationDays)
+        try container.encodeIfPresent(prices, forKey: .prices)
+        if store != .appStore { try container.encode(store, forKey: .store) }
     }
 }

@@ -1,9 +1,9 @@
 /// Identifies a chain: Apple's original transaction id is unique only within one environment.
 public struct ChainKey: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var originalTransactionID: String
 
-    public init(environment: AppStoreEnvironment, originalTransactionID: String) {
+    public init(environment: StoreEnvironment, originalTransactionID: String) {
         self.environment = environment
         self.originalTransactionID = originalTransactionID
     }

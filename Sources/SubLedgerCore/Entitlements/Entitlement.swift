@@ -4,7 +4,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
     public var productID: String
     public var productType: ProductType
     public var bundleID: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// The source chain.
     public var originalTransactionID: String
     /// The transaction whose period grants it.
@@ -24,7 +24,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
         productID: String,
         productType: ProductType,
         bundleID: String,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         originalTransactionID: String,
         transactionID: String,
         state: ChainState,

@@ -16,7 +16,7 @@ extension Ledger {
         at instant: Instant,
         chains: [ChainSnapshot],
         app: App,
-        environment: AppStoreEnvironment? = nil
+        environment: StoreEnvironment? = nil
     ) -> [Entitlement] {
         var best: [String: Entitlement] = [:]
         for chain in chains

@@ -2,7 +2,7 @@
 /// entitlements after it.
 public struct WebhookEventDraft: Sendable, Equatable {
     public var type: WebhookEventType
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// `nil` only for an event about no account (an unclaimed transaction, a refund request for one).
     public var account: AccountID?
     public var occurredAt: Instant
@@ -13,7 +13,7 @@ public struct WebhookEventDraft: Sendable, Equatable {
     public var data: [EventJSON.Member]
 
     public init(
-        type: WebhookEventType, environment: AppStoreEnvironment, account: AccountID?, occurredAt: Instant,
+        type: WebhookEventType, environment: StoreEnvironment, account: AccountID?, occurredAt: Instant,
         subject: String, data: [EventJSON.Member]
     ) {
         self.type = type

@@ -11,32 +11,32 @@
 ///   `transferIn`, where `sequence` is the binding change's position in the chain's history.
 /// Account ids cannot contain `:` or `>` (see `AccountID`), so keys are unambiguous.
 public enum IdempotencyKey {
-    public static func grant(_ environment: AppStoreEnvironment, transactionID: String) -> String {
+    public static func grant(_ environment: StoreEnvironment, transactionID: String) -> String {
         "grant:\(environment.rawValue):\(transactionID)"
     }
 
-    public static func extend(_ environment: AppStoreEnvironment, transactionID: String) -> String {
+    public static func extend(_ environment: StoreEnvironment, transactionID: String) -> String {
         "extend:\(environment.rawValue):\(transactionID)"
     }
 
-    public static func credit(_ environment: AppStoreEnvironment, transactionID: String) -> String {
+    public static func credit(_ environment: StoreEnvironment, transactionID: String) -> String {
         "credit:\(environment.rawValue):\(transactionID)"
     }
 
     public static func revoke(
-        _ environment: AppStoreEnvironment,
+        _ environment: StoreEnvironment,
         transactionID: String,
         revokedAt: Instant
     ) -> String {
         "revoke:\(environment.rawValue):\(transactionID):\(revokedAt.millisecondsSince1970)"
     }
 
-    public static func debit(_ environment: AppStoreEnvironment, transactionID: String, revokedAt: Instant) -> String {
+    public static func debit(_ environment: StoreEnvironment, transactionID: String, revokedAt: Instant) -> String {
         "debit:\(environment.rawValue):\(transactionID):\(revokedAt.millisecondsSince1970)"
     }
 
     public static func restore(
-        _ environment: AppStoreEnvironment,
+        _ environment: StoreEnvironment,
         transactionID: String,
         revokedAt: Instant
     ) -> String {
@@ -44,7 +44,7 @@ public enum IdempotencyKey {
     }
 
     public static func creditReversal(
-        _ environment: AppStoreEnvironment,
+        _ environment: StoreEnvironment,
         transactionID: String,
         revokedAt: Instant
     ) -> String {

@@ -41,7 +41,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
     public var kind: Kind
     public var account: AccountID
     public var bundleID: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var originalTransactionID: String
     /// The transaction that caused the effect (for transfers: the arrival that moved the chain).
     public var transactionID: String
@@ -60,7 +60,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         kind: Kind,
         account: AccountID,
         bundleID: String,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         originalTransactionID: String,
         transactionID: String,
         productID: String,

@@ -13,6 +13,8 @@ public struct LedgerInput: Hashable, Sendable, Codable {
         /// A chain's history moved onto SubLedger by `subledger import`: the row's account is the submitter,
         /// so the chain is claimed by it under the ownership rule.
         case `import`
+        /// A Google Play purchase token submitted by an account, read back from the Developer API.
+        case googlePurchase = "google_purchase"
     }
 
     /// The most transactions plus renewal infos one input may carry; larger inputs are refused.
@@ -20,7 +22,7 @@ public struct LedgerInput: Hashable, Sendable, Codable {
 
     public var kind: Kind
     public var bundleID: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// The signed-in account that submitted the input; `nil` for notifications and polls.
     public var submitter: AccountID?
     /// In any order, possibly repeated.
@@ -33,7 +35,7 @@ public struct LedgerInput: Hashable, Sendable, Codable {
     public init(
         kind: Kind,
         bundleID: String,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         submitter: AccountID? = nil,
         transactions: [Transaction],
         renewalInfo: [RenewalInfo] = [],

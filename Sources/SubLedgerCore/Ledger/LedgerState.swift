@@ -51,7 +51,7 @@ public struct LedgerState: Hashable, Sendable, Codable {
         for account: AccountID,
         bundleID: String,
         at instant: Instant,
-        environment: AppStoreEnvironment? = nil
+        environment: StoreEnvironment? = nil
     ) -> [Entitlement] {
         guard let app = catalog.app(bundleID: bundleID) else { return [] }
         return Ledger.entitlements(

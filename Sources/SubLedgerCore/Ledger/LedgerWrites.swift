@@ -10,6 +10,8 @@ public struct LedgerWrites: Equatable, Sendable {
     public var periods: [ChainEntitlementPeriods]
     /// What the decision owes Apple (Set App Account Token, Finish Transaction), as the app's catalog enables.
     public var writeBacks: [AppleWriteBack]
+    /// What the decision owes Google Play: the acknowledgement (or consumption) of each purchase it credited.
+    public var acknowledgements: [GooglePlayAcknowledgement]
     /// The webhook events the decision raises (their accounts' holdings are added where they are stored).
     public var events: [WebhookEventDraft]
     /// The webhook clock's moments the decision sets (expiries, grace periods' ends).
@@ -93,6 +95,7 @@ extension Ledger {
             newAccounts: decision.accountsNamed(submitter: input.submitter).subtracting(snapshot.storedAccounts),
             periods: decision.updatedChains.map { ChainEntitlementPeriods(of: $0, in: app) },
             writeBacks: AppleWriteBack.owed(by: decision, on: snapshot, app: app),
+            acknowledgements: GooglePlayAcknowledgement.owed(by: decision, app: app),
             events: WebhookEventDerivation.drafts(
                 input: input, cause: cause, before: snapshot.chains, decision: decision, app: app, now: now),
             clockMoments: WebhookClockDerivation.moments(

@@ -17,14 +17,14 @@ public struct TransactionOutcome: Hashable, Sendable, Codable {
         case ignored(IgnoredTransaction.Reason)
     }
 
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var transactionID: String
     public var originalTransactionID: String
     public var productID: String
     public var result: Result
 
     public init(
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         transactionID: String,
         originalTransactionID: String,
         productID: String,

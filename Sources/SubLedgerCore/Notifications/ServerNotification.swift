@@ -13,7 +13,7 @@ public struct ServerNotification: Hashable, Sendable, Codable {
     public var subtype: String?
     public var bundleID: String
     public var appAppleID: Int64?
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// V2 `signedDate`; for V1, the time it was received.
     public var signedDate: Instant
     public var transaction: Transaction?
@@ -36,7 +36,7 @@ public struct ServerNotification: Hashable, Sendable, Codable {
         subtype: String? = nil,
         bundleID: String,
         appAppleID: Int64? = nil,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         signedDate: Instant,
         transaction: Transaction? = nil,
         renewalInfo: RenewalInfo? = nil,

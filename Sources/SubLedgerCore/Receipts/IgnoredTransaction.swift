@@ -8,6 +8,8 @@ public struct IgnoredTransaction: Hashable, Sendable, Codable {
         case otherApp = "other_app"
         /// The transaction's environment differs from its receipt's or input's.
         case environmentMismatch = "environment_mismatch"
+        /// The transaction comes from another store than the one its product is sold in.
+        case otherStore = "other_store"
     }
 
     public var transaction: Transaction
@@ -19,10 +21,13 @@ public struct IgnoredTransaction: Hashable, Sendable, Codable {
     }
 
     /// Why `transaction` cannot enter the ledger of `app` from an input in `environment`, if it cannot.
-    static func reason(for transaction: Transaction, app: App, environment: AppStoreEnvironment) -> Reason? {
-        if let bundleID = transaction.bundleID, bundleID != app.bundleID { return .otherApp }
+    static func reason(for transaction: Transaction, app: App, environment: StoreEnvironment) -> Reason? {
+        if let bundleID = transaction.bundleID, bundleID != app.storeIdentifier(in: transaction.store) {
+            return .otherApp
+        }
         if transaction.environment != environment { return .environmentMismatch }
-        if app.product(transaction.productID) == nil { return .unknownProduct }
+        guard let product = app.product(transaction.productID) else { return .unknownProduct }
+        if product.store != transaction.store { return .otherStore }
         return nil
     }
 }

@@ -17,7 +17,7 @@ public struct NormalizedReceipt: Hashable, Sendable, Codable {
     }
 
     public var bundleID: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// When Apple produced the receipt (`requestDate`, else `creationDate`): the observation time of its
     /// transactions, which carry no signed date of their own.
     public var observedAt: Instant?
@@ -30,7 +30,7 @@ public struct NormalizedReceipt: Hashable, Sendable, Codable {
 
     public init(
         bundleID: String,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         observedAt: Instant?,
         transactions: [Transaction],
         renewalInfo: [RenewalInfo],

@@ -8,7 +8,7 @@ public struct ReceiptSnapshot: Hashable, Sendable, Codable {
     public var bundleID: String
     /// `receipt.application_version` or `bvrs`.
     public var applicationVersion: String?
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// Apple's `receipt_creation_date_ms`, or the request time when absent.
     public var creationDate: Instant?
     /// The time Apple answered (`request_date_ms`), used as the observation time of renewal info.
@@ -21,7 +21,7 @@ public struct ReceiptSnapshot: Hashable, Sendable, Codable {
     public init(
         bundleID: String,
         applicationVersion: String? = nil,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         creationDate: Instant? = nil,
         requestDate: Instant? = nil,
         transactions: [Transaction],

@@ -37,7 +37,7 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
     public var billingPlanType: String?
     /// StoreKit 2 `commitmentInfo`: what happens when the current commitment ends.
     public var commitment: RenewalCommitment?
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// When Apple produced this renewal state (JWS `signedDate`, or the receipt's request time); used so
     /// an older renewal state never overwrites a newer one.
     public var observedAt: Instant
@@ -60,7 +60,7 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         eligibleWinBackOfferIDs: [String]? = nil,
         billingPlanType: String? = nil,
         commitment: RenewalCommitment? = nil,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         observedAt: Instant
     ) {
         self.originalTransactionID = originalTransactionID

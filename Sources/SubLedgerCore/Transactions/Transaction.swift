@@ -1,7 +1,13 @@
-/// One App Store transaction, normalized from whichever Apple source carried it.
+/// One store transaction, normalized from whichever source carried it.
 ///
 /// Every Apple shape (legacy receipt `in_app` entries, StoreKit 2 JWS transactions, notification
-/// payloads, Server API answers) maps into this one value; the ledger only ever sees this.
+/// payloads, Server API answers) and every Google Play one (a subscription's order, a one-time product's
+/// order, read from the Developer API) maps into this one value; the ledger only ever sees this.
+///
+/// Google Play in Apple's words: `transactionID` is the order id (`GPA.…`, a renewal's with `..N`),
+/// `originalTransactionID` the first purchase token of the subscription's lineage (an upgrade's new token,
+/// naming the old one in `linkedPurchaseToken`, stays on the chain), `appAccountToken` the
+/// `obfuscatedExternalAccountId` the app set, and `purchaseToken` the token the order was bought under.
 public struct Transaction: Hashable, Sendable, Codable {
     /// Apple's `transaction_id` / `transactionId`: unique per purchase or renewal within an environment.
     public var transactionID: String
@@ -39,7 +45,7 @@ public struct Transaction: Hashable, Sendable, Codable {
     public var appAccountToken: String?
     /// StoreKit 1 `applicationUsername`, where a source exposes it; often empty (a known Apple bug).
     public var applicationUsername: String?
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var source: TransactionSource
     /// Apple's `type` (`Auto-Renewable Subscription`, `Consumable`, ...), raw, when the source states it.
     public var rawProductType: String?
@@ -56,6 +62,12 @@ public struct Transaction: Hashable, Sendable, Codable {
     public var billingPlanType: String?
     /// StoreKit 2 `commitmentInfo`: where a commitment plan's transaction stands in its commitment.
     public var commitment: TransactionCommitment?
+    /// Google Play: the purchase token this order was bought under (what the Developer API is asked with,
+    /// and what is acknowledged or consumed); `nil` for the App Store.
+    public var purchaseToken: String?
+
+    /// The store that sold this transaction (the store of its source).
+    public var store: Store { source.store }
 
     public init(
         transactionID: String,
@@ -80,7 +92,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         ownershipType: OwnershipType = .purchased,
         appAccountToken: String? = nil,
         applicationUsername: String? = nil,
-        environment: AppStoreEnvironment,
+        environment: StoreEnvironment,
         source: TransactionSource,
         rawProductType: String? = nil,
         price: Int64? = nil,
@@ -89,7 +101,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         signedDate: Instant? = nil,
         appTransactionID: String? = nil,
         billingPlanType: String? = nil,
-        commitment: TransactionCommitment? = nil
+        commitment: TransactionCommitment? = nil,
+        purchaseToken: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -123,5 +136,6 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.appTransactionID = appTransactionID
         self.billingPlanType = billingPlanType
         self.commitment = commitment
+        self.purchaseToken = purchaseToken
     }
 }

@@ -1,4 +1,4 @@
-/// Which Apple artifact a normalized value was read from; kept with every stored transaction for audit.
+/// Which store artifact a normalized value was read from; kept with every stored transaction for audit.
 public enum TransactionSource: String, Hashable, Sendable, Codable, CaseIterable {
     /// A legacy `verifyReceipt` answer (`in_app` / `latest_receipt_info`).
     case verifyReceipt = "verify_receipt"
@@ -10,4 +10,15 @@ public enum TransactionSource: String, Hashable, Sendable, Codable, CaseIterable
     case notificationV1 = "notification_v1"
     /// The App Store Server API (transaction history, subscription statuses, transaction info).
     case serverAPI = "server_api"
+    /// The Google Play Developer API (`purchases.subscriptionsv2`, `purchases.productsv2`), read after a
+    /// purchase was submitted, a real-time developer notification arrived, or the poller asked.
+    case googlePlayAPI = "google_play_api"
+
+    /// The store whose artifact this is.
+    public var store: Store {
+        switch self {
+        case .verifyReceipt, .signedTransaction, .notificationV2, .notificationV1, .serverAPI: .appStore
+        case .googlePlayAPI: .googlePlay
+        }
+    }
 }

@@ -10,7 +10,7 @@ public struct AppleWriteBack: Hashable, Sendable {
     }
 
     public var kind: Kind
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// The chain's original transaction id (`setAppAccountToken`) or the credited transaction's id.
     public var transactionID: String
     /// The binding's position in the chain's history (`setAppAccountToken`); 0 for `finishTransaction`. With the
@@ -20,7 +20,7 @@ public struct AppleWriteBack: Hashable, Sendable {
     public var account: AccountID
 
     public init(
-        kind: Kind, environment: AppStoreEnvironment, transactionID: String, sequence: Int, account: AccountID
+        kind: Kind, environment: StoreEnvironment, transactionID: String, sequence: Int, account: AccountID
     ) {
         self.kind = kind
         self.environment = environment
@@ -41,7 +41,8 @@ public struct AppleWriteBack: Hashable, Sendable {
                 decision.bindingChanges.map { ($0.chain, $0) },
                 uniquingKeysWith: { first, second in first.sequence >= second.sequence ? first : second })
             for chain in decision.updatedChains {
-                guard let binding = newest[chain.key] else { continue }
+                guard let binding = newest[chain.key], chain.transactions.allSatisfy({ $0.transaction.store == .appStore })
+                else { continue }
                 guard !chain.transactions.contains(where: { $0.transaction.ownershipType == .familyShared }) else {
                     continue
                 }
@@ -60,7 +61,8 @@ public struct AppleWriteBack: Hashable, Sendable {
             var seen = Set<String>()
             for entry in decision.entries where entry.reason == .purchase {
                 guard entry.kind == .grant || entry.kind == .credit,
-                    let type = app.product(entry.productID)?.type, type == .consumable || type == .nonConsumable,
+                    let product = app.product(entry.productID), product.store == .appStore,
+                    product.type == .consumable || product.type == .nonConsumable,
                     seen.insert(entry.transactionID).inserted
                 else { continue }
                 owed.append(

@@ -12,12 +12,13 @@ extension APIError {
         let status: HTTPResponse.Status =
             switch error.code {
             case .foreignReceipt, .invalidReceipt, .invalidSignedTransaction, .invalidAppTransaction,
-                .invalidNotificationPayload, .unknownApp, .environmentNotAllowed:
+                .invalidNotificationPayload, .unknownApp, .environmentNotAllowed, .invalidPurchase,
+                .purchaseNotCompleted:
                 .unprocessableContent
             case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
             case .invalidSignature, .invalidNotification: .unauthorized
-            case .appleUnavailable: .serviceUnavailable
-            case .appleConfigurationError, .serverAPIRefused: .badGateway
+            case .appleUnavailable, .googlePlayUnavailable: .serviceUnavailable
+            case .appleConfigurationError, .serverAPIRefused, .googlePlayConfigurationError: .badGateway
             case .appMisconfigured: .internalServerError
             }
         self.init(

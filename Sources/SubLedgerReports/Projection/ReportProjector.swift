@@ -66,7 +66,7 @@ public struct ReportProjector: Sendable {
         for row in try connection.query(claim(limit: limit)) {
             claimed.append(try row.decode(Int64.self, at: 0))
             let environment = try row.decode(String.self, at: 2)
-            guard let known = AppStoreEnvironment(rawValue: environment) else {
+            guard let known = StoreEnvironment(rawValue: environment) else {
                 throw PostgresError(
                     .decoding, message: "unknown environment '\(environment)' in report_projection_queue")
             }

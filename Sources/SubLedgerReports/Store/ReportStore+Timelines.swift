@@ -100,7 +100,7 @@ extension ReportStore {
     /// The scope's apps and the chains holding `originalTransactionID` (CTE `keys`), every environment named so the
     /// primary key (app_id, environment, original_transaction_id) applies.
     func chainKeys(_ originalTransactionID: String) -> PostgresQuery {
-        let environments = AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
+        let environments = StoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
         return """
             \(apps),
             keys AS (

@@ -4,7 +4,7 @@ import SubLedgerCore
 /// One accepted claim of an app purchase (schema step 29, `app_transaction_claims`): the account that claimed
 /// Apple's app transaction, with what the signed `AppTransaction` said.
 public struct AppTransactionClaim: Sendable, Hashable {
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var appTransactionID: String
     /// The claims of one app transaction, counted from 0: the highest is its owner's.
     public var sequence: Int
@@ -16,7 +16,7 @@ public struct AppTransactionClaim: Sendable, Hashable {
     public var signedDate: Instant?
 
     public init(
-        environment: AppStoreEnvironment, appTransactionID: String, sequence: Int, account: AccountID,
+        environment: StoreEnvironment, appTransactionID: String, sequence: Int, account: AccountID,
         claimedAt: Instant, originalPurchaseDate: Instant? = nil, preorderDate: Instant? = nil,
         originalApplicationVersion: String? = nil, signedDate: Instant? = nil
     ) {
@@ -101,7 +101,7 @@ public struct AppTransactionStore: Sendable {
         try await pool.withConnection { connection in
             try connection.query(
                 """
-                \(Self.claims(appID: app.appID, environments: AppStoreEnvironment.allAsParameter))
+                \(Self.claims(appID: app.appID, environments: StoreEnvironment.allAsParameter))
                 AND c.app_transaction_id = \(id) ORDER BY c.environment, c.sequence
                 """
             ).map(Self.claim(from:))
@@ -123,7 +123,7 @@ public struct AppTransactionStore: Sendable {
 
     static func claim(from row: PostgresRow) throws -> AppTransactionClaim {
         let rawEnvironment = try row.decode(String.self, at: 0)
-        guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
+        guard let environment = StoreEnvironment(rawValue: rawEnvironment) else {
             throw StoreError(code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a claim row")
         }
         func instant(_ column: Int) throws -> Instant? {

@@ -5,7 +5,7 @@ public struct DueConsumptionRequest: Sendable, Hashable {
     public var requestID: Int64
     public var appID: Int64
     public var bundleID: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var transactionID: String
     public var originalTransactionID: String
     public var requestedAt: Instant

@@ -46,6 +46,11 @@ public struct CatalogStore: Sendable {
                     try storedForm(
                         $0.privateKeyPEM, for: SecretPurpose(.serverAPIPrivateKey, bundleID: app.bundleID),
                         allowingPlaintextSecrets)
+                },
+                googleServiceAccountKey: try given.googleServiceAccountKey.map {
+                    try storedForm(
+                        $0, for: SecretPurpose(.googleServiceAccountKey, bundleID: app.bundleID),
+                        allowingPlaintextSecrets)
                 })
         }
         let sealed = stored
@@ -58,14 +63,19 @@ public struct CatalogStore: Sendable {
                     INSERT INTO apps (bundle_id, apple_app_id, environments, ownership_policy, catalog,
                         shared_secret, shared_secret_sealed, shared_secret_key_id,
                         server_api_issuer_id, server_api_key_id,
-                        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id)
+                        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id,
+                        google_play_package_name, google_service_account_key, google_service_account_key_sealed,
+                        google_service_account_key_key_id)
                     VALUES (\(app.bundleID), \(app.appAppleID), \(PostgresArrayText.strings(app.environments.map(\.rawValue)))::text[],
                         \(app.ownershipPolicy.rawValue), \(PostgresValue.jsonb(try StoreJSON.encode(app))),
                         \(secret?.sharedSecret?.plaintext), \(secret?.sharedSecret?.sealed?.combined),
                         \(secret?.sharedSecret?.sealed?.keyID), \(secret?.serverAPI?.issuerID),
                         \(secret?.serverAPI?.keyID),
                         \(secret?.serverAPIPrivateKey?.plaintext), \(secret?.serverAPIPrivateKey?.sealed?.combined),
-                            \(secret?.serverAPIPrivateKey?.sealed?.keyID))
+                            \(secret?.serverAPIPrivateKey?.sealed?.keyID),
+                        \(app.googlePlay?.packageName), \(secret?.googleServiceAccountKey?.plaintext),
+                        \(secret?.googleServiceAccountKey?.sealed?.combined),
+                        \(secret?.googleServiceAccountKey?.sealed?.keyID))
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
                         catalog = EXCLUDED.catalog, updated_at = EXCLUDED.updated_at,
@@ -90,7 +100,14 @@ public struct CatalogStore: Sendable {
                             ELSE apps.server_api_private_key_sealed END,
                         server_api_private_key_key_id = CASE WHEN \(secret?.serverAPI != nil) THEN
                             EXCLUDED.server_api_private_key_key_id
-                            ELSE apps.server_api_private_key_key_id END
+                            ELSE apps.server_api_private_key_key_id END,
+                        google_play_package_name = EXCLUDED.google_play_package_name,
+                        google_service_account_key = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
+                            EXCLUDED.google_service_account_key ELSE apps.google_service_account_key END,
+                        google_service_account_key_sealed = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
+                            EXCLUDED.google_service_account_key_sealed ELSE apps.google_service_account_key_sealed END,
+                        google_service_account_key_key_id = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
+                            EXCLUDED.google_service_account_key_key_id ELSE apps.google_service_account_key_key_id END
                     RETURNING app_id
                     """)
                 let appID = try rows.single().decode(Int64.self, at: 0)
@@ -142,6 +159,15 @@ public struct CatalogStore: Sendable {
         }
     }
 
+    /// The stored app sold on Google Play as `packageName`, or `nil`.
+    public func app(googlePlayPackage packageName: String) async throws -> StoredApp? {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                "SELECT \(Self.appColumns) FROM apps WHERE google_play_package_name = \(packageName)")
+            return try rows.first.map(storedApp)
+        }
+    }
+
     /// Every stored app.
     public func apps() async throws -> [StoredApp] {
         try await pool.withConnection { connection in
@@ -152,7 +178,8 @@ public struct CatalogStore: Sendable {
     static let appColumns: PostgresQuery = """
         app_id, catalog::text, bundle_id, server_api_issuer_id, server_api_key_id, \
         shared_secret, shared_secret_sealed, shared_secret_key_id, \
-        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
+        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id, \
+        google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id
         """
 
     func storedApp(_ row: PostgresRow) throws -> StoredApp {
@@ -170,7 +197,9 @@ public struct CatalogStore: Sendable {
             appID: try row.decode(Int64.self, at: 0),
             definition: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
             sharedSecret: sharedSecret,
-            serverAPI: serverAPI)
+            serverAPI: serverAPI,
+            googleServiceAccountKey: try StoredSecret(row, at: 11)?.open(
+                for: SecretPurpose(.googleServiceAccountKey, bundleID: bundleID), with: secretKeys))
     }
 
     /// `secret` as it is to be stored: sealed with the current key, or plaintext when no key is
@@ -194,5 +223,6 @@ public struct CatalogStore: Sendable {
         var sharedSecret: StoredSecret?
         var serverAPI: ServerAPICredentials?
         var serverAPIPrivateKey: StoredSecret?
+        var googleServiceAccountKey: StoredSecret?
     }
 }

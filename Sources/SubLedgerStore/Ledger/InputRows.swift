@@ -5,7 +5,7 @@ import SubLedgerCore
 enum InputRows {
     /// Marks the input applied, in the transaction that applied it.
     static func markApplied(
-        _ reference: LedgerStore.InputReference, environment: AppStoreEnvironment, on connection: PostgresConnection
+        _ reference: LedgerStore.InputReference, environment: StoreEnvironment, on connection: PostgresConnection
     ) throws {
         try connection.run { markApplied(reference, environment: environment, into: &$0) }
     }
@@ -13,7 +13,7 @@ enum InputRows {
     /// `markApplied`'s statement, appended to `batch`; reading its outcome throws `NotificationAlreadyApplied`
     /// when the notification was applied already.
     static func markApplied(
-        _ reference: LedgerStore.InputReference, environment: AppStoreEnvironment, into batch: inout PostgresBatch
+        _ reference: LedgerStore.InputReference, environment: StoreEnvironment, into batch: inout PostgresBatch
     ) -> Batched<Void> {
         switch reference {
         case .submission(let id):
@@ -31,7 +31,7 @@ enum InputRows {
         }
     }
 
-    static func markSubmissionApplied(_ id: Int64, environment: AppStoreEnvironment) -> PostgresQuery {
+    static func markSubmissionApplied(_ id: Int64, environment: StoreEnvironment) -> PostgresQuery {
         """
         UPDATE receipts SET status = 'applied', applied_at = now(), environment = \(environment.rawValue),
             last_error = NULL, next_attempt_at = NULL
@@ -39,7 +39,7 @@ enum InputRows {
         """
     }
 
-    static func markNotificationApplied(_ id: Int64, environment: AppStoreEnvironment) -> PostgresQuery {
+    static func markNotificationApplied(_ id: Int64, environment: StoreEnvironment) -> PostgresQuery {
         """
         UPDATE notifications SET status = 'applied', applied_at = now(), environment = \(environment.rawValue)
         WHERE notification_row_id = \(id) AND status <> 'applied'

@@ -9,6 +9,9 @@ extension LedgerStore {
         case appReceipt = "app_receipt"
         /// A StoreKit 2 JWS signed transaction.
         case signedTransaction = "signed_transaction"
+        /// A Google Play purchase token an account submitted (`{package_name, product_id, purchase_token}`),
+        /// verified with the Google Play Developer API.
+        case googlePurchase = "google_purchase"
     }
 
     /// Stores a submitted receipt or signed transaction as received, before anything else happens to it, and

@@ -114,6 +114,8 @@ public struct LedgerStore: Sendable {
         let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
         // What the decision owes Apple (Set App Account Token, Finish Transaction), sent by `poll` once this commits.
         _ = AppleWriteBackRows.record(planned.writeBacks, appID: app.appID, now: now, into: &writes)
+        // What it owes Google Play (each credited purchase token acknowledged or consumed), sent once this commits.
+        _ = GooglePlayAcknowledgementRows.record(planned.acknowledgements, appID: app.appID, now: now, into: &writes)
         // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
         // are read here, after the entries (the credit balance), and the events inserted in the last batch. The
         // chains this apply loaded and wrote are in memory as they now are in the database, so that read skips them.
@@ -135,7 +137,7 @@ public struct LedgerStore: Sendable {
         for account: AccountID,
         app: StoredApp,
         at instant: Instant,
-        environment: AppStoreEnvironment? = nil
+        environment: StoreEnvironment? = nil
     ) async throws -> [Entitlement] {
         let chains = try await holdings(of: account, app: app).chains
         return Ledger.entitlements(
@@ -197,10 +199,10 @@ public struct LedgerStore: Sendable {
     }
 }
 
-extension AppStoreEnvironment {
+extension StoreEnvironment {
     /// Reads an environment name stored by this module; an unknown one is a corrupt row, not a client error.
-    static func stored(_ raw: String) throws -> AppStoreEnvironment {
-        guard let environment = AppStoreEnvironment(rawValue: raw) else {
+    static func stored(_ raw: String) throws -> StoreEnvironment {
+        guard let environment = StoreEnvironment(rawValue: raw) else {
             throw StoreError(code: .corruptRow, message: "unknown environment '\(raw)' in the database")
         }
         return environment
@@ -208,5 +210,5 @@ extension AppStoreEnvironment {
 
     /// Every environment, as the text array parameter (`string_to_array($n::text, ',')`) that lets the
     /// `(app_id, environment, ...)` keys apply.
-    static let allAsParameter = AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
+    static let allAsParameter = StoreEnvironment.allCases.map(\.rawValue).joined(separator: ",")
 }

@@ -34,7 +34,7 @@ enum OrderRows {
     }
 
     static func fulfil(
-        _ orderID: String, by transactionID: String?, environment: AppStoreEnvironment, at now: Instant, appID: Int64
+        _ orderID: String, by transactionID: String?, environment: StoreEnvironment, at now: Instant, appID: Int64
     ) -> PostgresQuery {
         """
         UPDATE orders SET state = 'fulfilled', fulfilled_transaction_id = \(transactionID),
@@ -58,7 +58,7 @@ enum OrderRows {
 
     /// Records the decision's fulfilled orders (an order may be re-pointed to an earlier purchase of its chain).
     static func fulfil(
-        _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant,
+        _ orders: [Order], appID: Int64, environment: StoreEnvironment, now: Instant,
         on connection: PostgresConnection
     ) throws {
         try connection.run { fulfil(orders, appID: appID, environment: environment, now: now, into: &$0) }
@@ -66,7 +66,7 @@ enum OrderRows {
 
     /// `fulfil`'s statements, appended to `batch`.
     static func fulfil(
-        _ orders: [Order], appID: Int64, environment: AppStoreEnvironment, now: Instant, into batch: inout PostgresBatch
+        _ orders: [Order], appID: Int64, environment: StoreEnvironment, now: Instant, into batch: inout PostgresBatch
     ) -> Batched<Void> {
         for order in orders where order.state == .fulfilled {
             batch.append(

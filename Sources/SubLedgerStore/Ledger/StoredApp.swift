@@ -9,12 +9,18 @@ public struct StoredApp: Sendable, Hashable {
     public var sharedSecret: String?
     /// App Store Server API credentials, if configured.
     public var serverAPI: ServerAPICredentials?
+    /// The Google Play service account's JSON key (the Developer API's credentials), if configured.
+    public var googleServiceAccountKey: String?
 
-    public init(appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil) {
+    public init(
+        appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil,
+        googleServiceAccountKey: String? = nil
+    ) {
         self.appID = appID
         self.definition = definition
         self.sharedSecret = sharedSecret
         self.serverAPI = serverAPI
+        self.googleServiceAccountKey = googleServiceAccountKey
     }
 
     public var bundleID: String { definition.bundleID }
@@ -24,7 +30,8 @@ public struct StoredApp: Sendable, Hashable {
 extension StoredApp: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         "StoredApp(appID: \(appID), bundleID: \(bundleID), sharedSecret: \(sharedSecret == nil ? "none" : "<redacted>"), "
-            + "serverAPI: \(serverAPI.map(\.description) ?? "none"))"
+            + "serverAPI: \(serverAPI.map(\.description) ?? "none"), "
+            + "googleServiceAccountKey: \(googleServiceAccountKey == nil ? "none" : "<redacted>"))"
     }
     public var debugDescription: String { description }
 }

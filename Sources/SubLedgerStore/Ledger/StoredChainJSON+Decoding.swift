@@ -54,7 +54,7 @@ extension StoredJSONReader {
         case expiresDate, revocationDate, revocationReason, webOrderLineItemID, subscriptionGroupID, isTrialPeriod
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
-        case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment
+        case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -97,7 +97,7 @@ extension StoredJSONReader {
     }
 
     mutating func readChainKey() throws -> ChainKey {
-        var environment: AppStoreEnvironment?
+        var environment: StoreEnvironment?
         var originalTransactionID: String?
         try beginObject()
         var cursor = ObjectCursor()
@@ -111,7 +111,7 @@ extension StoredJSONReader {
                 try skipValue()
             case .known(let index):
                 switch ChainKeyField(rawValue: index)! {
-                case .environment: environment = try readEnum(AppStoreEnvironment.self)
+                case .environment: environment = try readEnum(StoreEnvironment.self)
                 case .originalTransactionID: originalTransactionID = try readString()
                 }
             }
@@ -133,7 +133,7 @@ extension StoredJSONReader {
         var renewalPrice: Int64?
         var currency: String?
         var offerDiscountType: String?
-        var environment: AppStoreEnvironment?
+        var environment: StoreEnvironment?
         var observedAt: Instant?
         var eligibleWinBackOfferIDs: [String]?
         var billingPlanType: String?
@@ -182,7 +182,7 @@ extension StoredJSONReader {
                         while try nextElement(&isFirst) { ids.append(try readString()) }
                         eligibleWinBackOfferIDs = ids
                     }
-                case .environment: environment = try readEnum(AppStoreEnvironment.self)
+                case .environment: environment = try readEnum(StoreEnvironment.self)
                 case .observedAt: observedAt = try readInstant()
                 case .billingPlanType: billingPlanType = try readOptionalString()
                 case .commitment: commitment = try readNull() ? nil : try readRenewalCommitment()
@@ -356,7 +356,7 @@ extension StoredJSONReader {
         var ownershipType: OwnershipType?
         var appAccountToken: String?
         var applicationUsername: String?
-        var environment: AppStoreEnvironment?
+        var environment: StoreEnvironment?
         var source: TransactionSource?
         var rawProductType: String?
         var price: Int64?
@@ -367,6 +367,7 @@ extension StoredJSONReader {
         var appTransactionID: String?
         var billingPlanType: String?
         var commitment: TransactionCommitment?
+        var purchaseToken: String?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -390,7 +391,8 @@ extension StoredJSONReader {
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
                     currency: currency, storefront: storefront, signedDate: signedDate,
-                    appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment)
+                    appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment,
+                    purchaseToken: purchaseToken)
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -416,7 +418,7 @@ extension StoredJSONReader {
                 case .ownershipType: ownershipType = try readEnum(OwnershipType.self)
                 case .appAccountToken: appAccountToken = try readOptionalString()
                 case .applicationUsername: applicationUsername = try readOptionalString()
-                case .environment: environment = try readEnum(AppStoreEnvironment.self)
+                case .environment: environment = try readEnum(StoreEnvironment.self)
                 case .source: source = try readEnum(TransactionSource.self)
                 case .rawProductType: rawProductType = try readOptionalString()
                 case .price: price = try readNull() ? nil : try readInt64()
@@ -427,6 +429,7 @@ extension StoredJSONReader {
                 case .appTransactionID: appTransactionID = try readOptionalString()
                 case .billingPlanType: billingPlanType = try readOptionalString()
                 case .commitment: commitment = try readNull() ? nil : try readTransactionCommitment()
+                case .purchaseToken: purchaseToken = try readOptionalString()
                 }
             }
         }

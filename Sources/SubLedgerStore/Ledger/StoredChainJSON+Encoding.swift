@@ -198,6 +198,7 @@ extension JSONWriter {
         string(transaction.productID)
         key("purchaseDate")
         integer(transaction.purchaseDate.millisecondsSince1970)
+        optional("purchaseToken", transaction.purchaseToken)
         key("quantity")
         integer(Int64(transaction.quantity))
         optional("rawProductType", transaction.rawProductType)

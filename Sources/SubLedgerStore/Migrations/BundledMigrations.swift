@@ -52,5 +52,6 @@ public enum BundledMigrations {
         ("0035_citus_cluster.sql", PackageResources._035_citus_cluster_sql),
         ("0036_report_refresh_per_chain.sql", PackageResources._036_report_refresh_per_chain_sql),
         ("0037_account_credit_entries.sql", PackageResources._037_account_credit_entries_sql),
+        ("0038_google_play.sql", PackageResources._038_google_play_sql),
     ]
 }

@@ -22,14 +22,14 @@ public struct OfferEligibilityFacts: Sendable, Hashable {
 
 /// One transaction that used an introductory offer.
 public struct IntroductoryOfferUse: Sendable, Hashable {
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var transactionID: String
     public var originalTransactionID: String
     public var productID: String
     public var purchaseDate: Instant
 
     public init(
-        environment: AppStoreEnvironment, transactionID: String, originalTransactionID: String, productID: String,
+        environment: StoreEnvironment, transactionID: String, originalTransactionID: String, productID: String,
         purchaseDate: Instant
     ) {
         self.environment = environment

@@ -30,7 +30,7 @@ public struct OfferEligibilityStore: Sendable {
                     of: account, group: subscriptionGroupID, groupProducts: groupProducts, appID: app.appID)
             ).first.map { row -> IntroductoryOfferUse in
                 let rawEnvironment = try row.decode(String.self, at: 0)
-                guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
+                guard let environment = StoreEnvironment(rawValue: rawEnvironment) else {
                     throw StoreError(
                         code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a transaction row")
                 }

@@ -36,7 +36,7 @@ public struct PollQueue: Sendable {
         public var account: AccountID?
         public var attempts: Int
         /// The environment it was applied in before, if any (verifyReceipt is asked there first).
-        public var environment: AppStoreEnvironment?
+        public var environment: StoreEnvironment?
     }
 
     /// Claims up to `limit` auto-renewable chains that are due at `now`: expiring within `window`, past
@@ -179,7 +179,7 @@ public struct PollQueue: Sendable {
                     body: try row.decode(String.self, at: 4),
                     account: try row.decode(String?.self, at: 5).map(storedAccount),
                     attempts: Int(try row.decode(Int32.self, at: 6)),
-                    environment: try row.decode(String?.self, at: 7).flatMap(AppStoreEnvironment.init(rawValue:)))
+                    environment: try row.decode(String?.self, at: 7).flatMap(StoreEnvironment.init(rawValue:)))
             }
         }
     }

@@ -108,7 +108,7 @@ enum EntitlementPeriodRows {
             pending = try row.decode(Bool.self, at: 1)
             guard let environment = try row.decode(String?.self, at: 2) else { continue }
             let key = ChainKey(
-                environment: try AppStoreEnvironment.stored(environment),
+                environment: try StoreEnvironment.stored(environment),
                 originalTransactionID: try row.decode(String.self, at: 3))
             guard let state = try row.decode(String?.self, at: 6) else {
                 periods = nil
@@ -162,7 +162,7 @@ enum EntitlementPeriodRows {
             """
         ).map { row in
             ChainKey(
-                environment: try AppStoreEnvironment.stored(row.decode(String.self, at: 0)),
+                environment: try StoreEnvironment.stored(row.decode(String.self, at: 0)),
                 originalTransactionID: try row.decode(String.self, at: 1))
         }
         try ChainRows.lock(keys, appID: app.appID, on: connection)

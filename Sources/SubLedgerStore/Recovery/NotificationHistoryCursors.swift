@@ -19,7 +19,7 @@ public struct NotificationHistoryCursors: Sendable {
     public struct Cursor: Sendable, Hashable {
         public var appID: Int64
         public var bundleID: String
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         /// Every notification created before this instant has been fetched and applied; `nil`: never.
         public var completeUntil: Instant?
         public var lastRunAt: Instant?
@@ -31,7 +31,7 @@ public struct NotificationHistoryCursors: Sendable {
     /// Claims the cursor of `appID` in `environment` for `worker` until `now + lease`, creating the row on
     /// first use. `nil` when another worker holds an unexpired lease on it.
     public func claim(
-        appID: Int64, environment: AppStoreEnvironment, worker: String, lease: Duration, now: Instant
+        appID: Int64, environment: StoreEnvironment, worker: String, lease: Duration, now: Instant
     ) async throws -> Cursor? {
         try await pool.transaction { connection in
             // The bundle id first: Citus plans no subquery in an INSERT (its RETURNING included).
@@ -59,7 +59,7 @@ public struct NotificationHistoryCursors: Sendable {
     /// `StoreError.leaseLost` when `worker` no longer holds the lease. Returns the cursor afterwards.
     @discardableResult
     public func advance(
-        appID: Int64, environment: AppStoreEnvironment, from start: Instant, to end: Instant, worker: String,
+        appID: Int64, environment: StoreEnvironment, from start: Instant, to end: Instant, worker: String,
         lease: Duration, now: Instant
     ) async throws -> Instant? {
         try await pool.transaction { connection in
@@ -87,7 +87,7 @@ public struct NotificationHistoryCursors: Sendable {
 
     /// Renews `worker`'s lease (between pages of a long window). Throws `StoreError.leaseLost` when it is gone.
     public func renewLease(
-        appID: Int64, environment: AppStoreEnvironment, worker: String, lease: Duration, now: Instant
+        appID: Int64, environment: StoreEnvironment, worker: String, lease: Duration, now: Instant
     ) async throws {
         let rows = try await pool.query(
             """
@@ -107,7 +107,7 @@ public struct NotificationHistoryCursors: Sendable {
     /// Gives the lease back and records how the run ended (`complete`, `partial`, `failed`; `error` is a
     /// message without secrets).
     public func release(
-        appID: Int64, environment: AppStoreEnvironment, worker: String, result: String, error: String?, now: Instant
+        appID: Int64, environment: StoreEnvironment, worker: String, result: String, error: String?, now: Instant
     ) async throws {
         _ = try await pool.query(
             """

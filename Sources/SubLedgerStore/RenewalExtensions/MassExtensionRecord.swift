@@ -15,7 +15,7 @@ public struct MassExtensionRecord: Sendable, Hashable, Codable {
     }
 
     public var requestIdentifier: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var productID: String
     /// The storefronts asked for; `nil` for all.
     public var storefrontCountryCodes: [String]?
@@ -32,7 +32,7 @@ public struct MassExtensionRecord: Sendable, Hashable, Codable {
     public var members: Int
 
     public init(
-        requestIdentifier: String, environment: AppStoreEnvironment, productID: String,
+        requestIdentifier: String, environment: StoreEnvironment, productID: String,
         storefrontCountryCodes: [String]?, days: Int, reasonCode: Int, requestedBy: String, requestedAt: Instant,
         status: Status, appleError: String? = nil, completeDate: Instant? = nil, succeededCount: Int64? = nil,
         failedCount: Int64? = nil, members: Int = 0

@@ -75,7 +75,7 @@ extension RenewalExtensionStore {
             WHERE app_id = \(appID) AND request_identifier = \(requestIdentifier)
             """)
         guard let row = rows.first else { return nil }
-        guard let environment = AppStoreEnvironment(rawValue: try row.decode(String.self, at: 0)),
+        guard let environment = StoreEnvironment(rawValue: try row.decode(String.self, at: 0)),
             let status = MassExtensionRecord.Status(rawValue: try row.decode(String.self, at: 7))
         else { throw StoreError(code: .corruptRow, message: "a stored mass extension has an unknown value") }
         let storefronts = try row.decode(String?.self, at: 2).map {
@@ -102,7 +102,7 @@ extension RenewalExtensionStore {
             ORDER BY environment, original_transaction_id
             """
         ).map { row in
-            guard let environment = AppStoreEnvironment(rawValue: try row.decode(String.self, at: 0)) else {
+            guard let environment = StoreEnvironment(rawValue: try row.decode(String.self, at: 0)) else {
                 throw StoreError(code: .corruptRow, message: "a stored renewal extension has an unknown environment")
             }
             return ChainKey(environment: environment, originalTransactionID: try row.decode(String.self, at: 1))

@@ -102,7 +102,7 @@ public struct RenewalExtensionStore: Sendable {
     }
 
     static func record(_ row: PostgresRow) throws -> RenewalExtensionRecord {
-        guard let environment = AppStoreEnvironment(rawValue: try row.decode(String.self, at: 0)),
+        guard let environment = StoreEnvironment(rawValue: try row.decode(String.self, at: 0)),
             let status = RenewalExtensionRecord.Status(rawValue: try row.decode(String.self, at: 8))
         else { throw StoreError(code: .corruptRow, message: "a stored renewal extension has an unknown value") }
         return RenewalExtensionRecord(

@@ -14,6 +14,8 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
         public static let sharedSecret = Field(rawValue: "shared_secret")
         /// `apps.server_api_private_key`: the App Store Server API `.p8` key (PEM).
         public static let serverAPIPrivateKey = Field(rawValue: "server_api_private_key")
+        /// `apps.google_service_account_key`: the Google Play service account's JSON key.
+        public static let googleServiceAccountKey = Field(rawValue: "google_service_account_key")
         /// `webhook_endpoints.secret` (and `previous_secret`): the key that signs an endpoint's requests.
         public static let webhookSecret = Field(rawValue: "webhook_secret")
     }

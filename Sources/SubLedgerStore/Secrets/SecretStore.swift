@@ -34,6 +34,8 @@ public struct SecretStore: Sendable {
                 UNION ALL
                 SELECT server_api_private_key_key_id FROM apps WHERE server_api_private_key_sealed IS NOT NULL
                 UNION ALL
+                SELECT google_service_account_key_key_id FROM apps WHERE google_service_account_key_sealed IS NOT NULL
+                UNION ALL
                 \(WebhookEndpointSecrets.sealedKeyIDs)
             ) sealed GROUP BY key_id
             """ as PostgresQuery)
@@ -44,6 +46,7 @@ public struct SecretStore: Sendable {
                 """
                 SELECT count(*) FILTER (WHERE shared_secret IS NOT NULL)
                     + count(*) FILTER (WHERE server_api_private_key IS NOT NULL)
+                    + count(*) FILTER (WHERE google_service_account_key IS NOT NULL)
                 FROM apps
                 """
             ).single().decode(Int64.self, at: 0)
@@ -97,7 +100,8 @@ public struct SecretStore: Sendable {
             let rows = try connection.query(
                 """
                 SELECT app_id, bundle_id, shared_secret, shared_secret_sealed, shared_secret_key_id,
-                    server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
+                    server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id,
+                    google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id
                 FROM apps ORDER BY app_id FOR UPDATE
                 """)
             var result = Resealing(keyID: current.id, resealed: 0, sealedPlaintext: 0)
@@ -106,6 +110,7 @@ public struct SecretStore: Sendable {
                 let bundleID = try row.decode(String.self, at: 1)
                 let fields: [(SecretPurpose.Field, Int, PostgresQuery)] = [
                     (.sharedSecret, 2, "shared_secret"), (.serverAPIPrivateKey, 5, "server_api_private_key"),
+                    (.googleServiceAccountKey, 8, "google_service_account_key"),
                 ]
                 for (field, index, column) in fields {
                     guard let stored = try StoredSecret(row, at: index) else { continue }

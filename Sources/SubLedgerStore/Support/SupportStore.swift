@@ -14,7 +14,7 @@ public struct SupportStore: Sendable {
     /// The chains of `app` that hold `id` as a transaction id or as an original transaction id, in any
     /// environment, sorted.
     public func chainKeys(transactionID id: String, app: StoredApp) async throws -> [ChainKey] {
-        let environments = AppStoreEnvironment.allAsParameter
+        let environments = StoreEnvironment.allAsParameter
         return try await pool.withConnection { connection in
             try Self.chainKeys(
                 from: connection.query(
@@ -68,7 +68,7 @@ public struct SupportStore: Sendable {
     static func chainKeys(from rows: PostgresRows) throws -> [ChainKey] {
         try rows.map { row in
             let rawEnvironment = try row.decode(String.self, at: 0)
-            guard let environment = AppStoreEnvironment(rawValue: rawEnvironment) else {
+            guard let environment = StoreEnvironment(rawValue: rawEnvironment) else {
                 throw StoreError(code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a chain row")
             }
             return ChainKey(environment: environment, originalTransactionID: try row.decode(String.self, at: 1))

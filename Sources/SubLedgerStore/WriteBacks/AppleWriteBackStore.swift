@@ -17,7 +17,7 @@ public struct AppleWriteBackStore: Sendable {
         public var appID: Int64
         public var bundleID: String
         public var kind: AppleWriteBack.Kind
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         public var transactionID: String
         public var account: AccountID
         /// Attempts made before this one.

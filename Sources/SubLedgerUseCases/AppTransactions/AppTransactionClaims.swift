@@ -51,11 +51,11 @@ public struct AppTransactionClaims: Sendable {
 
     /// The environment the token's payload claims (`receiptType`), read before verification to pick the
     /// verifier, which then checks it.
-    static func claimedEnvironment(_ token: String) throws(IngestionError) -> AppStoreEnvironment {
+    static func claimedEnvironment(_ token: String) throws(IngestionError) -> StoreEnvironment {
         struct Claims: Decodable { var receiptType: String? }
         guard let jws = try? CompactJWS(token),
             let claims = try? JSONDecoder().decode(Claims.self, from: jws.payload),
-            let environment = claims.receiptType.flatMap(AppStoreEnvironment.init(appleSpelling:))
+            let environment = claims.receiptType.flatMap(StoreEnvironment.init(appleSpelling:))
         else {
             throw IngestionError(
                 .malformedJWS, "signed_app_transaction is not a JWS app transaction with a receiptType")

@@ -29,6 +29,8 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Where Apple is and which roots sign its data.
     public var apple: AppleConfiguration
+    /// Where the Google Play Developer API is (Google's, or play-sim's) and how it is called.
+    public var googlePlay = GooglePlayGateway.Configuration()
     /// The keys that seal the apps' secrets at rest, newest first (docs/operations.md, "Secrets at rest").
     /// Default none: secrets stored unsealed can be read, sealed ones cannot.
     public var secretKeys: SecretKeyring = SecretKeyring()

@@ -19,9 +19,9 @@ public struct ImportRow: Sendable, Hashable {
     public var account: AccountID
     public var source: Source
     /// The environment; for a receipt row it may be left empty (read from the receipt).
-    public var environment: AppStoreEnvironment?
+    public var environment: StoreEnvironment?
 
-    public init(lineNumber: Int, account: AccountID, source: Source, environment: AppStoreEnvironment?) {
+    public init(lineNumber: Int, account: AccountID, source: Source, environment: StoreEnvironment?) {
         self.lineNumber = lineNumber
         self.account = account
         self.source = source
@@ -48,7 +48,7 @@ public struct ImportRow: Sendable, Hashable {
             throw ImportRowError(lineNumber, .invalidAccount(IdentifierRule.accountID.summary))
         }
         let environmentText = field("environment")
-        var environment: AppStoreEnvironment?
+        var environment: StoreEnvironment?
         if !environmentText.isEmpty {
             switch environmentText.lowercased() {
             case "production": environment = .production

@@ -56,7 +56,7 @@ public final class AppleGateway: Sendable {
 
     /// A verifyReceipt client for `app`, with its shared secret, asking `firstEnvironment` first (the
     /// receipt's known environment; production when unknown, as Apple recommends).
-    func verifyReceiptClient(for app: StoredApp, firstEnvironment: AppStoreEnvironment? = nil) -> VerifyReceiptClient {
+    func verifyReceiptClient(for app: StoredApp, firstEnvironment: StoreEnvironment? = nil) -> VerifyReceiptClient {
         VerifyReceiptClient(
             httpClient: httpClient,
             configuration: .init(
@@ -69,7 +69,7 @@ public final class AppleGateway: Sendable {
     }
 
     /// The signed-data verifier of `app` in `environment` (cached: it keeps the verified-chain cache).
-    func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier
+    func verifier(for app: StoredApp, environment: StoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier
     {
         let key = "\(app.bundleID)|\(environment.rawValue)|\(app.definition.appAppleID.map(String.init) ?? "")"
         if let cached = verifiers.withLock({ $0[key] }) { return cached }
@@ -98,7 +98,7 @@ public final class AppleGateway: Sendable {
     }
 
     /// The App Store Server API client of `app` in `environment`, or `nil` when the app has no credentials.
-    func serverAPIClient(for app: StoredApp, environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient? {
+    func serverAPIClient(for app: StoredApp, environment: StoreEnvironment) throws -> AppStoreServerAPIClient? {
         guard let credentials = app.serverAPI else { return nil }
         let key = "\(app.bundleID)|\(environment.rawValue)|\(credentials.keyID)"
         if let cached = serverAPIClients.withLock({ $0[key] }) { return cached }
@@ -144,7 +144,7 @@ public final class AppleGateway: Sendable {
         /// The parsed token, its header's `crit` not checked yet: every verifier checks it first.
         var jws: CompactJWS
         var bundleID: String?
-        var environment: AppStoreEnvironment?
+        var environment: StoreEnvironment?
         /// The notification decoded with its claims, when the token came through `claimedNotification(_:)`.
         var notification: UnverifiedNotificationV2?
 
@@ -152,7 +152,7 @@ public final class AppleGateway: Sendable {
             self.jws = notification.jws
             self.notification = notification
             bundleID = notification.claimedBundleID
-            environment = notification.claimedEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:))
+            environment = notification.claimedEnvironment.flatMap(StoreEnvironment.init(appleSpelling:))
         }
 
         init(jws: CompactJWS) {
@@ -162,7 +162,7 @@ public final class AppleGateway: Sendable {
             self.jws = jws
             guard let claims = PayloadClaims.read(jws.payload) else { return }
             bundleID = claims.bundleID
-            environment = claims.environment.flatMap(AppStoreEnvironment.init(appleSpelling:))
+            environment = claims.environment.flatMap(StoreEnvironment.init(appleSpelling:))
         }
     }
 }

@@ -5,9 +5,9 @@ import SubLedgerCore
 /// `code` is stable and machine-readable; `description` never contains keys, receipts or tokens.
 public enum AppleGatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The app does not accept `environment`.
-    case environmentNotAllowed(AppStoreEnvironment, bundleID: String)
+    case environmentNotAllowed(StoreEnvironment, bundleID: String)
     /// The app cannot verify `environment`'s signed data (e.g. no `apple_app_id` for Production).
-    case appMisconfigured(bundleID: String, environment: AppStoreEnvironment, reason: String)
+    case appMisconfigured(bundleID: String, environment: StoreEnvironment, reason: String)
     /// Apple kept failing: calls are refused until `retryAfter` has passed (see `AppleCircuitBreaker`).
     case circuitOpen(retryAfter: Duration)
 

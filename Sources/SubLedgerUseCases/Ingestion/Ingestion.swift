@@ -62,7 +62,7 @@ public struct Ingestion: Sendable {
     /// is asked first; else the environment the receipt names, read offline.
     public func verifyStoredReceipt(
         _ receiptID: Int64, receiptData: String, account: AccountID?, app: StoredApp,
-        knownEnvironment: AppStoreEnvironment? = nil
+        knownEnvironment: StoreEnvironment? = nil
     ) async throws -> SubmissionOutcome {
         let offline = Self.readOffline(receiptData)
         if let bundleID = offline.bundleID, bundleID != app.bundleID {
@@ -119,7 +119,7 @@ public struct Ingestion: Sendable {
     /// submitter: renewals and refunds go to each chain's owner. Throws a transient `IngestionError`
     /// (`apple_unavailable`) when Apple is unavailable, so the job backs off.
     public func pollReceipt(
-        _ receiptData: String, app: StoredApp, environment: AppStoreEnvironment? = nil
+        _ receiptData: String, app: StoredApp, environment: StoreEnvironment? = nil
     ) async throws -> LedgerStore.Applied {
         let outcome = try await callVerifyReceipt(receiptData, app: app, firstEnvironment: environment)
         let normalized: NormalizedReceipt
@@ -179,7 +179,7 @@ public struct Ingestion: Sendable {
 
     /// Calls verifyReceipt through the circuit breaker: a transient `apple_unavailable` at once while it is open.
     private func callVerifyReceipt(
-        _ receiptData: String, app: StoredApp, firstEnvironment: AppStoreEnvironment?
+        _ receiptData: String, app: StoredApp, firstEnvironment: StoreEnvironment?
     ) async throws -> VerifyReceiptOutcome {
         try admitAppleCall()
         guard await apple.callSlots.acquire() else {
@@ -220,7 +220,7 @@ public struct Ingestion: Sendable {
     }
 
     /// The signed-data verifier of `app` in `environment`, or the ingestion's refusal.
-    private func verifier(for app: StoredApp, environment: AppStoreEnvironment) throws(IngestionError)
+    private func verifier(for app: StoredApp, environment: StoreEnvironment) throws(IngestionError)
         -> SignedDataVerifier
     {
         do {
@@ -232,9 +232,9 @@ public struct Ingestion: Sendable {
 
     /// What an app receipt says about itself, read without Apple (nothing is granted on it): its bundle id
     /// and environment. Both `nil` when it cannot be read offline (it still goes to Apple then).
-    static func readOffline(_ receiptData: String) -> (bundleID: String?, environment: AppStoreEnvironment?) {
+    static func readOffline(_ receiptData: String) -> (bundleID: String?, environment: StoreEnvironment?) {
         guard let receipt = try? AppReceiptReader().read(base64: receiptData) else { return (nil, nil) }
-        let environment: AppStoreEnvironment? =
+        let environment: StoreEnvironment? =
             switch receipt.receiptType {
             case "Production": .production
             case "ProductionSandbox", "Sandbox": .sandbox
@@ -459,10 +459,10 @@ public struct Ingestion: Sendable {
             .invalidNotificationPayload, "the notification is authentic but cannot be applied\(field)")
     }
 
-    private static func v1Environment(_ body: Data) -> AppStoreEnvironment? {
+    private static func v1Environment(_ body: Data) -> StoreEnvironment? {
         struct Environment: Decodable { var environment: String? }
         return (try? JSONDecoder().decode(Environment.self, from: body))?.environment.flatMap(
-            AppStoreEnvironment.init(appleSpelling:))
+            StoreEnvironment.init(appleSpelling:))
     }
 
     private func knownApp(_ bundleID: String) async throws -> StoredApp {
@@ -500,7 +500,7 @@ public struct Ingestion: Sendable {
     }
 
     private func result(
-        _ inputID: Int64, _ environment: AppStoreEnvironment, _ applied: LedgerStore.Applied,
+        _ inputID: Int64, _ environment: StoreEnvironment, _ applied: LedgerStore.Applied,
         ignored: [IgnoredTransaction], account: AccountID?, app: StoredApp
     ) async throws -> SubmissionOutcome {
         var entitlements: [Entitlement] = []

@@ -38,6 +38,15 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
         case environmentNotAllowed = "environment_not_allowed"
         /// The app is configured so that it cannot verify the input (SubLedger's side, fixed by the catalog).
         case appMisconfigured = "app_misconfigured"
+        /// Google Play cannot be reached or failed; the submitted purchase is kept and verified again.
+        case googlePlayUnavailable = "google_play_unavailable"
+        /// Google refused SubLedger's service account for the app (401/403); the purchase is kept.
+        case googlePlayConfigurationError = "google_play_configuration_error"
+        /// Google knows no such purchase of this app and product (the token is wrong, or of another app).
+        case invalidPurchase = "invalid_purchase"
+        /// The purchase is pending (a slow payment method) or was cancelled before it completed: nothing is
+        /// bought yet; submit it again once the app sees it purchased.
+        case purchaseNotCompleted = "purchase_not_completed"
     }
 
     public let code: Code
@@ -56,7 +65,9 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
     /// due for retry; any other refusal is final.
     public var isTransient: Bool {
         switch code {
-        case .appleUnavailable, .appleConfigurationError, .serverAPIRefused, .appMisconfigured: true
+        case .appleUnavailable, .appleConfigurationError, .serverAPIRefused, .appMisconfigured,
+            .googlePlayUnavailable, .googlePlayConfigurationError:
+            true
         default: false
         }
     }

@@ -4,7 +4,7 @@ import SubLedgerCore
 public struct SubmissionOutcome: Sendable {
     /// The stored submission's row id.
     public var inputID: Int64
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     public var outcomes: [TransactionOutcome]
     /// Whose each transaction is after the application (see `LedgerStore.Applied.accounts`).
     public var accounts: [String: AccountID]

@@ -30,7 +30,7 @@ public struct NotificationTest: Sendable {
     /// Requests a test notification for `bundleID` in `environment` and checks up to `checks` times, `interval`
     /// apart, until SubLedger has handled it.
     public func run(
-        bundleID: String, environment: AppStoreEnvironment, checks: Int, interval: Duration
+        bundleID: String, environment: StoreEnvironment, checks: Int, interval: Duration
     ) async throws(NotificationTestError) -> NotificationTestReport {
         let app: StoredApp
         let client: AppStoreServerAPIClient
@@ -138,7 +138,7 @@ public struct NotificationTestReport: Sendable, Hashable, CustomStringConvertibl
     }
 
     public var bundleID: String
-    public var environment: AppStoreEnvironment
+    public var environment: StoreEnvironment
     /// Apple's `testNotificationToken`.
     public var token: String
     /// The notification's `notificationUUID`, once Apple's status named it.
@@ -150,7 +150,7 @@ public struct NotificationTestReport: Sendable, Hashable, CustomStringConvertibl
     /// How many times both ends were checked.
     public var checks = 0
 
-    public init(bundleID: String, environment: AppStoreEnvironment, token: String) {
+    public init(bundleID: String, environment: StoreEnvironment, token: String) {
         self.bundleID = bundleID
         self.environment = environment
         self.token = token

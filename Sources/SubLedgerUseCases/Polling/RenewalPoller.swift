@@ -102,20 +102,24 @@ public struct RenewalPoller: Service {
     let catalog: CatalogStore
     let ingestion: Ingestion
     let refresher: ChainRefresher
+    /// Google Play's purchases and chains, when the process is configured for Google Play.
+    let googlePlay: GooglePlayIngestion?
     let logger: Logger
     let now: @Sendable () -> Instant
     let limiter: RateLimiter
 
     public init(
         configuration: Configuration, queue: PollQueue, store: LedgerStore, catalog: CatalogStore, ingestion: Ingestion,
-        refresher: ChainRefresher? = nil, logger: Logger, now: @escaping @Sendable () -> Instant
+        refresher: ChainRefresher? = nil, googlePlay: GooglePlayIngestion? = nil, logger: Logger,
+        now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.queue = queue
         self.store = store
         self.catalog = catalog
         self.ingestion = ingestion
-        self.refresher = refresher ?? .apple(ingestion)
+        self.refresher = refresher ?? .stores(apple: ingestion, googlePlay: googlePlay)
+        self.googlePlay = googlePlay
         self.logger = logger
         self.now = now
         self.limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
@@ -275,6 +279,14 @@ public struct RenewalPoller: Service {
             case .signedTransaction:
                 _ = try await ingestion.verifyStoredSignedTransaction(
                     input.submissionID, token: input.body, account: input.account, app: app)
+            case .googlePurchase:
+                guard let googlePlay else {
+                    throw IngestionError(
+                        .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
+                }
+                let submission = try GooglePlayIngestion.PurchaseSubmission(storedBody: input.body)
+                _ = try await googlePlay.verifyStoredPurchase(
+                    input.submissionID, submission: submission, account: input.account, app: app)
             }
             report.credited = 1
         } catch let error as IngestionError where !error.isTransient {
@@ -385,7 +397,17 @@ extension RenewalPoller.ChainRefresher {
     /// checked (a StoreKit 2 chain of an app without Server API credentials) is skipped (`nil`) and
     /// checked again a day later.
     public static func apple(_ ingestion: Ingestion) -> Self {
+        stores(apple: ingestion, googlePlay: nil)
+    }
+
+    /// Checks a chain with the store that sold it: Google Play's chains (`google_play`) through the Developer
+    /// API (skipped, `nil`, in a process not configured for Google Play), Apple's as `apple` says.
+    public static func stores(apple ingestion: Ingestion, googlePlay: GooglePlayIngestion?) -> Self {
         Self { chain, app in
+            if chain.refreshVia == "google_play" {
+                guard let googlePlay else { return nil }
+                return try await googlePlay.pollChain(chain.key, app: app)
+            }
             if chain.refreshVia == "verify_receipt", let receipt = chain.receiptBody {
                 return try await ingestion.pollReceipt(receipt, app: app, environment: chain.key.environment)
             }

@@ -46,7 +46,7 @@ public struct NotificationRecovery: Sendable {
     }
 
     /// The environments Apple keeps a notification history for.
-    public static let historyEnvironments: [AppStoreEnvironment] = [.production, .sandbox]
+    public static let historyEnvironments: [StoreEnvironment] = [.production, .sandbox]
 
     public let configuration: Configuration
     let cursors: NotificationHistoryCursors
@@ -104,7 +104,7 @@ public struct NotificationRecovery: Sendable {
     }
 
     /// One app and environment: claim, fetch window by window, apply, advance, release.
-    func recover(_ app: StoredApp, _ environment: AppStoreEnvironment, since: Instant?) async -> RecoveryReport.Unit {
+    func recover(_ app: StoredApp, _ environment: StoreEnvironment, since: Instant?) async -> RecoveryReport.Unit {
         var unit = RecoveryReport.Unit(bundleID: app.bundleID, environment: environment, result: .complete)
         let metadata: Logger.Metadata = ["app": "\(app.bundleID)", "environment": "\(environment.rawValue)"]
         let client: AppStoreServerAPIClient
@@ -216,7 +216,7 @@ public struct NotificationRecovery: Sendable {
 
     /// Fetches every page of `[from, to)` and applies each notification; throws when any is not applied.
     private func recoverWindow(
-        from: Instant, to: Instant, client: AppStoreServerAPIClient, app: StoredApp, environment: AppStoreEnvironment,
+        from: Instant, to: Instant, client: AppStoreServerAPIClient, app: StoredApp, environment: StoreEnvironment,
         unit: inout RecoveryReport.Unit
     ) async throws {
         let request = NotificationHistoryRequest(

@@ -18,7 +18,7 @@ enum RecoveryMetrics {
         Counter(label: "subledger_recovery_runs_total", dimensions: [("result", result.rawValue)]).increment()
     }
 
-    static func lag(bundleID: String, environment: AppStoreEnvironment, completeUntil: Instant?, now: Instant) {
+    static func lag(bundleID: String, environment: StoreEnvironment, completeUntil: Instant?, now: Instant) {
         guard let completeUntil else { return }
         let seconds = max(0, Double(now.millisecondsSince1970 - completeUntil.millisecondsSince1970) / 1000)
         Gauge(

@@ -19,7 +19,7 @@ public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
     /// One app and environment.
     public struct Unit: Sendable, Hashable, CustomStringConvertible {
         public var bundleID: String
-        public var environment: AppStoreEnvironment
+        public var environment: StoreEnvironment
         public var result: Result
         /// Notifications Apple's history held that had not been applied, and now are.
         public var applied = 0

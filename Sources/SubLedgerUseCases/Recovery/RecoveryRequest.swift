@@ -8,9 +8,9 @@ public struct RecoveryRequest: Sendable, Hashable {
     /// Only this app.
     public var bundleID: String?
     /// Only this environment.
-    public var environment: AppStoreEnvironment?
+    public var environment: StoreEnvironment?
 
-    public init(since: Instant? = nil, bundleID: String? = nil, environment: AppStoreEnvironment? = nil) {
+    public init(since: Instant? = nil, bundleID: String? = nil, environment: StoreEnvironment? = nil) {
         self.since = since
         self.bundleID = bundleID
         self.environment = environment
@@ -47,7 +47,7 @@ public struct RecoveryRequest: Sendable, Hashable {
             throw RecoveryError(.unknownApp, "--app must be a bundle id")
         }
         if let raw = environment {
-            guard let parsed = AppStoreEnvironment(appleSpelling: raw),
+            guard let parsed = StoreEnvironment(appleSpelling: raw),
                 NotificationRecovery.historyEnvironments.contains(parsed)
             else {
                 throw RecoveryError(

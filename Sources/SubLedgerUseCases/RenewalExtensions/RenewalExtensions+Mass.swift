@@ -11,7 +11,7 @@ extension RenewalExtensions {
     /// Apple answers at once and works later: follow with `refreshMassStatus` or `waitForMassCompletion`.
     /// A `requestIdentifier` recorded before is not sent again unless Apple never answered it.
     public func extendAllActive(
-        productID: String, app: StoredApp, environment: AppStoreEnvironment = .production,
+        productID: String, app: StoredApp, environment: StoreEnvironment = .production,
         storefrontCountryCodes: [String]? = nil, days: Int, reason: ExtendReasonCode, requestedBy: String,
         requestIdentifier given: String? = nil
     ) async throws -> MassExtensionRecord {

@@ -86,7 +86,7 @@ public struct RenewalExtensions: Sendable {
         return apps[0]
     }
 
-    func serverAPIClient(_ app: StoredApp, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient {
+    func serverAPIClient(_ app: StoredApp, _ environment: StoreEnvironment) throws -> AppStoreServerAPIClient {
         let client: AppStoreServerAPIClient?
         do {
             client = try apple.serverAPIClient(for: app, environment: environment)
@@ -139,7 +139,7 @@ public struct RenewalExtensions: Sendable {
     /// auto-renewable subscription, or already had two extensions requested or granted within 365 days.
     /// A `requestIdentifier` that succeeded before answers its record again without calling Apple.
     public func extend(
-        originalTransactionID: String, app: StoredApp, environment: AppStoreEnvironment? = nil, days: Int,
+        originalTransactionID: String, app: StoredApp, environment: StoreEnvironment? = nil, days: Int,
         reason: ExtendReasonCode, requestedBy: String, requestIdentifier given: String? = nil
     ) async throws -> SingleExtensionOutcome {
         try Self.checkDays(days)
@@ -209,7 +209,7 @@ public struct RenewalExtensions: Sendable {
 
     /// The ledger's chain, which must be an active auto-renewable subscription now.
     func activeChain(
-        _ originalTransactionID: String, app: StoredApp, environment: AppStoreEnvironment?
+        _ originalTransactionID: String, app: StoredApp, environment: StoreEnvironment?
     ) async throws -> ChainSnapshot {
         guard !originalTransactionID.isEmpty, originalTransactionID.count <= 64,
             originalTransactionID.allSatisfy({ $0.isASCII && $0.isNumber })

@@ -234,7 +234,7 @@ public struct SupportLookup: Sendable {
 
     /// The answer for transactions Apple returned: which of them the ledger lacks, applied first when asked.
     private func answerFromApple(
-        _ query: SupportQuery, transactions: [Transaction], environment: AppStoreEnvironment, app: StoredApp,
+        _ query: SupportQuery, transactions: [Transaction], environment: StoreEnvironment, app: StoredApp,
         apply: Bool
     ) async throws -> SupportAnswer {
         var unrecorded: [String] = []
@@ -266,7 +266,7 @@ public struct SupportLookup: Sendable {
     /// Applies Apple's transactions with no submitter (a `poll` input: SubLedger's own question to Apple), then
     /// brings each subscription up to date with Get All Subscription Statuses, as the renewal job would.
     private func applyFromApple(
-        _ transactions: [Transaction], keys: [ChainKey], environment: AppStoreEnvironment, app: StoredApp
+        _ transactions: [Transaction], keys: [ChainKey], environment: StoreEnvironment, app: StoredApp
     ) async throws {
         let instant = now()
         let input = LedgerInput(
@@ -376,7 +376,7 @@ public struct SupportLookup: Sendable {
     }
 
     /// The environments Apple's Server API serves for `app`, production first (as Apple recommends).
-    private func serverAPIEnvironments(of app: StoredApp) throws(SupportError) -> [AppStoreEnvironment] {
+    private func serverAPIEnvironments(of app: StoredApp) throws(SupportError) -> [StoreEnvironment] {
         guard app.serverAPI != nil else {
             throw SupportError(
                 .serverAPINotConfigured,
@@ -385,7 +385,7 @@ public struct SupportLookup: Sendable {
         return [.production, .sandbox].filter(app.definition.environments.contains)
     }
 
-    private func serverAPIClient(_ app: StoredApp, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient
+    private func serverAPIClient(_ app: StoredApp, _ environment: StoreEnvironment) throws -> AppStoreServerAPIClient
     {
         let client: AppStoreServerAPIClient?
         do {

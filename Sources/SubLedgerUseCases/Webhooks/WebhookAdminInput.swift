@@ -60,13 +60,13 @@ public enum WebhookAdminInput {
         var names: [String] = []
         for item in raw.flatMap({ $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }) {
             guard
-                let environment = AppStoreEnvironment.allCases.first(where: {
+                let environment = StoreEnvironment.allCases.first(where: {
                     $0.rawValue.lowercased() == item.lowercased()
                 })
             else {
                 throw WebhookAdminError(
                     .unknownEnvironment,
-                    "environments are \(AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "environments are \(StoreEnvironment.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             if !names.contains(environment.rawValue) { names.append(environment.rawValue) }
         }

@@ -75,7 +75,7 @@ struct SimulatorFixture: Sendable {
 
     // MARK: Control calls over HTTP
 
-    func createAppleID(_ name: String, environment: AppStoreEnvironment = .sandbox) async throws -> AppleIDDescription {
+    func createAppleID(_ name: String, environment: StoreEnvironment = .sandbox) async throws -> AppleIDDescription {
         try await controlClient.call(
             "POST", "/control/apple-ids", body: AppleIDDefinition(appleID: name, environment: environment),
             as: AppleIDDescription.self)
@@ -114,7 +114,7 @@ struct SimulatorFixture: Sendable {
         )
     }
 
-    func verifier(_ environment: AppStoreEnvironment = .sandbox, roots: [TrustedRoot]? = nil) throws
+    func verifier(_ environment: StoreEnvironment = .sandbox, roots: [TrustedRoot]? = nil) throws
         -> SignedDataVerifier
     {
         try SignedDataVerifier(
@@ -124,7 +124,7 @@ struct SimulatorFixture: Sendable {
     }
 
     func serverAPIClient(
-        _ environment: AppStoreEnvironment = .sandbox, now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
+        _ environment: StoreEnvironment = .sandbox, now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) throws
         -> AppStoreServerAPIClient
     {

@@ -30,7 +30,7 @@ enum TestResources {
     /// A verifier for Apple's test vectors: sandbox, `com.example`, app id 1234, test root.
     static func vectorVerifier(
         bundleID: String = "com.example",
-        environment: AppStoreEnvironment = .sandbox,
+        environment: StoreEnvironment = .sandbox,
         roots: [TrustedRoot]? = nil,
         validationTime: CertificateValidationTime = .signedDate
     ) throws -> SignedDataVerifier {

@@ -71,7 +71,7 @@ enum Fixtures {
         appAccountToken: String? = nil,
         applicationUsername: String? = nil,
         signedOn signedDay: Int? = nil,
-        environment: AppStoreEnvironment = .production
+        environment: StoreEnvironment = .production
     ) -> Transaction {
         Transaction(
             transactionID: transactionID,

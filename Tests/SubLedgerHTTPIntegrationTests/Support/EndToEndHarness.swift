@@ -84,7 +84,7 @@ struct EndToEndHarness: Sendable {
     }
 
     /// A new Apple ID (production unless asked otherwise).
-    func appleID(_ environment: AppStoreEnvironment = .production) throws -> String {
+    func appleID(_ environment: StoreEnvironment = .production) throws -> String {
         try control.createAppleID(AppleIDDefinition(environment: environment)).appleID
     }
 

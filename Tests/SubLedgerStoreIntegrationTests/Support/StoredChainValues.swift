@@ -66,7 +66,7 @@ struct StoredChainValues {
     }
 
     mutating func chainKey() -> ChainKey {
-        ChainKey(environment: element(of: AppStoreEnvironment.self), originalTransactionID: string())
+        ChainKey(environment: element(of: StoreEnvironment.self), originalTransactionID: string())
     }
 
     mutating func renewalInfo() -> RenewalInfo {
@@ -87,7 +87,7 @@ struct StoredChainValues {
                     billingPlanType: $0.maybe { $0.string() }, renewalDate: $0.maybe { $0.instant() },
                     renewalPrice: $0.maybe { $0.int64() })
             },
-            environment: element(of: AppStoreEnvironment.self), observedAt: instant())
+            environment: element(of: StoreEnvironment.self), observedAt: instant())
     }
 
     mutating func chain() -> SubscriptionChain {
@@ -115,7 +115,7 @@ struct StoredChainValues {
             isTrialPeriod: chance(50), isInIntroOfferPeriod: chance(50), offerType: maybe { $0.int() },
             offerIdentifier: maybe { $0.string() }, offerDiscountType: maybe { $0.string() }, isUpgraded: chance(50),
             ownershipType: element(of: OwnershipType.self), appAccountToken: maybe { $0.string() },
-            applicationUsername: maybe { $0.string() }, environment: element(of: AppStoreEnvironment.self),
+            applicationUsername: maybe { $0.string() }, environment: element(of: StoreEnvironment.self),
             source: element(of: TransactionSource.self), rawProductType: maybe { $0.string() },
             price: maybe { $0.int64() }, currency: maybe { $0.string() }, storefront: maybe { $0.string() },
             signedDate: maybe { $0.instant() }, appTransactionID: maybe { $0.string() },

@@ -32,7 +32,7 @@ public struct AppTransaction: Codable, Hashable, Sendable {
     @AppleMilliseconds public var signedDate: Int64?
 
     /// The environment the receipt type names.
-    public var environment: AppStoreEnvironment? { rawReceiptType.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { rawReceiptType.flatMap(StoreEnvironment.init(appleSpelling:)) }
 
     /// Creates a payload; every field is optional as in Apple's schema.
     public init(
@@ -73,7 +73,7 @@ public struct AppTransaction: Codable, Hashable, Sendable {
         applicationVersion = try container.decodeIfPresent(String.self, forKey: .applicationVersion)
         versionExternalIdentifier = try container.decodeIfPresent(Int64.self, forKey: .versionExternalIdentifier)
         _receiptCreationDate = try container.decode(AppleMilliseconds.self, forKey: .receiptCreationDate)
-        if rawReceiptType == AppStoreEnvironment.xcode.rawValue,
+        if rawReceiptType == StoreEnvironment.xcode.rawValue,
             (try? container.decodeIfPresent(Int64.self, forKey: .originalPurchaseDate))
                 == Self.xcodeAbsentOriginalPurchaseDate
         {

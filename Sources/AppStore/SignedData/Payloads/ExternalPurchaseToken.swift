@@ -12,7 +12,7 @@ public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     public var bundleID: String?
 
     /// Sandbox tokens are marked by an id starting with `SANDBOX`; the payload has no environment field.
-    public var environment: AppStoreEnvironment {
+    public var environment: StoreEnvironment {
         (externalPurchaseID?.hasPrefix("SANDBOX") ?? false) ? .sandbox : .production
     }
 

@@ -60,7 +60,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
     /// `rawOfferType` as a typed value; `nil` when absent or a value this code does not know yet.
     public var offerType: OfferType? { rawOfferType.flatMap(OfferType.init(rawValue:)) }
     /// `rawEnvironment` as a typed value; `nil` when absent or a value this code does not know yet.
-    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)) }
     /// `rawOfferDiscountType` as a typed value; `nil` when absent or a value this code does not know yet.
     public var offerDiscountType: OfferDiscountType? {
         rawOfferDiscountType.flatMap(OfferDiscountType.init(rawValue:))

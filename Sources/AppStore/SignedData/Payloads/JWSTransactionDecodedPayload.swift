@@ -81,7 +81,7 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     /// `rawOfferType` as a typed value; `nil` when absent or a value this code does not know yet.
     public var offerType: OfferType? { rawOfferType.flatMap(OfferType.init(rawValue:)) }
     /// `rawEnvironment` as a typed value; `nil` when absent or a value this code does not know yet.
-    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)) }
     /// `rawTransactionReason` as a typed value; `nil` when absent or a value this code does not know yet.
     public var transactionReason: TransactionReason? {
         rawTransactionReason.flatMap(TransactionReason.init(rawValue:))

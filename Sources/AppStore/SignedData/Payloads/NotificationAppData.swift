@@ -12,7 +12,7 @@ public struct NotificationAppData: Codable, Hashable, Sendable {
     public var signedAppTransactionInfo: String?
 
     /// `rawEnvironment` as a typed value; `nil` when absent or a value this code does not know yet.
-    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)) }
 
     /// Creates app data.
     public init(

@@ -20,7 +20,7 @@ public struct NotificationData: Codable, Hashable, Sendable {
     public var rawConsumptionRequestReason: String?
 
     /// `rawEnvironment` as a typed value; `nil` when absent or a value this code does not know yet.
-    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)) }
     /// `rawStatus` as a typed value; `nil` when absent or a value this code does not know yet.
     public var status: SubscriptionStatus? { rawStatus.flatMap(SubscriptionStatus.init(rawValue:)) }
 

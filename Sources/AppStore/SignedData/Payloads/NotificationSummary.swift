@@ -20,7 +20,7 @@ public struct NotificationSummary: Codable, Hashable, Sendable {
     public var failedCount: Int64?
 
     /// `rawEnvironment` as a typed value; `nil` when absent or a value this code does not know yet.
-    public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(appleSpelling:)) }
+    public var environment: StoreEnvironment? { rawEnvironment.flatMap(StoreEnvironment.init(appleSpelling:)) }
 
     /// Creates a summary.
     public init(

@@ -1,0 +1,57 @@
+import AsyncHTTPClient
+import Foundation
+import GooglePlay
+import GooglePlayClients
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+
+/// The way to the Google Play Developer API for each app: one client per service account key, whose access
+/// token is exchanged once and cached until it is near its end (`GoogleAccessTokenProvider`).
+public actor GooglePlayGateway {
+    /// Where the Developer API is (Google's, or play-sim's) and how it is called.
+    public struct Configuration: Sendable {
+        public var developerAPI: GooglePlayDeveloperAPI.Configuration
+
+        public init(developerAPI: GooglePlayDeveloperAPI.Configuration = .init()) {
+            self.developerAPI = developerAPI
+        }
+    }
+
+    public nonisolated let configuration: Configuration
+    private let httpClient: HTTPClient
+    private let logger: Logger
+    /// Clients by the key they were made with: a rotated key makes a new client.
+    private var clients: [String: GooglePlayDeveloperAPI] = [:]
+
+    public init(httpClient: HTTPClient, configuration: Configuration = .init(), logger: Logger) {
+        self.httpClient = httpClient
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The Developer API client of `app`, or `app_misconfigured` when it has no usable service account key.
+    public func client(for app: StoredApp) throws(IngestionError) -> (GooglePlayDeveloperAPI, packageName: String) {
+        guard let packageName = app.definition.googlePlay?.packageName else {
+            throw IngestionError(.appMisconfigured, "the app \(app.bundleID) is not listed on Google Play")
+        }
+        guard let keyJSON = app.googleServiceAccountKey else {
+            throw IngestionError(
+                .appMisconfigured, "the app \(app.bundleID) has no Google Play service account key in its catalog")
+        }
+        if let client = clients[keyJSON] { return (client, packageName) }
+        let key: ServiceAccountKey
+        do {
+            key = try ServiceAccountKey(jsonData: Data(keyJSON.utf8))
+        } catch {
+            throw IngestionError(
+                .appMisconfigured, "the Google Play service account key of \(app.bundleID) is unusable: \(error)")
+        }
+        let tokens = GoogleAccessTokenProvider(httpClient: httpClient, key: key, logger: logger)
+        let client = GooglePlayDeveloperAPI(
+            httpClient: httpClient, configuration: configuration.developerAPI, tokens: tokens, logger: logger)
+        if clients.count >= 64 { clients.removeAll() }
+        clients[keyJSON] = client
+        return (client, packageName)
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import GooglePlay
+import GooglePlayClients
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+
+/// Google Play purchases into the ledger: store the submission first, read the purchase from the Developer API
+/// (the app's word is a hint; Google's answer is the state), apply it under the ownership rule, and leave the
+/// acknowledgement to the outbox the apply wrote (`GooglePlayAcknowledgementSender`).
+///
+/// As for Apple, a submission is stored before Google is called, so when Google is unavailable the refusal is
+/// transient (`google_play_unavailable`, with a retry delay) and the stored purchase stays `retry` for the
+/// renewal job to verify again.
+public struct GooglePlayIngestion: Sendable {
+    public let store: LedgerStore
+    let tokens: GooglePlayStore
+    let gateway: GooglePlayGateway
+    let logger: Logger
+    let now: @Sendable () -> Instant
+    /// How long a client is asked to wait after Google failed.
+    static let retryAfterSeconds = 30
+
+    public init(
+        store: LedgerStore, gateway: GooglePlayGateway, logger: Logger, now: @escaping @Sendable () -> Instant
+    ) {
+        self.store = store
+        self.tokens = GooglePlayStore(pool: store.pool)
+        self.gateway = gateway
+        self.logger = logger
+        self.now = now
+    }
+
+    /// What an app submits for a Google Play purchase, and what is stored as the submission's body.
+    public struct PurchaseSubmission: Codable, Hashable, Sendable {
+        public var packageName: String
+        public var productID: String
+        public var purchaseToken: String
+
+        public init(packageName: String, productID: String, purchaseToken: String) {
+            self.packageName = packageName
+            self.productID = productID
+            self.purchaseToken = purchaseToken
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case packageName = "package_name"
+            case productID = "product_id"
+            case purchaseToken = "purchase_token"
+        }
+
+        /// The stored body: the same submission is the same text, so a replay finds its stored row.
+        var body: String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        }
+
+        /// Reads a stored body.
+        public init(storedBody: String) throws {
+            self = try JSONDecoder().decode(Self.self, from: Data(storedBody.utf8))
+        }
+    }
+
+    /// Stores `submission` for `account`, verifies it with Google and applies it.
+    public func submitPurchase(_ submission: PurchaseSubmission, account: AccountID, app: StoredApp) async throws
+        -> SubmissionOutcome
+    {
+        let id = try await store.storeSubmission(
+            kind: .googlePurchase, body: submission.body, account: account, app: app)
+        return try await verifyStoredPurchase(id, submission: submission, account: account, app: app)
+    }
+
+    /// Verifies and applies a stored submission: the second half of `submitPurchase`, also run by the renewal
+    /// job for submissions left `pending` or `retry`.
+    public func verifyStoredPurchase(
+        _ id: Int64, submission: PurchaseSubmission, account: AccountID?, app: StoredApp
+    ) async throws -> SubmissionOutcome {
+        guard app.definition.googlePlay?.packageName == submission.packageName else {
+            try await mark(id, failed: "wrong_package", retryable: false)
+            throw IngestionError(.invalidPurchase, "the package name is not this app's on Google Play")
+        }
+        guard let product = app.definition.product(submission.productID), product.store == .googlePlay else {
+            try await mark(id, failed: "unknown_product", retryable: false)
+            throw IngestionError(.invalidPurchase, "'\(submission.productID)' is not a Google Play product of this app")
+        }
+        let observation: GooglePlayObservation
+        do {
+            observation = try await read(submission, type: product.type, app: app)
+        } catch let refusal as IngestionError {
+            try await mark(id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient)
+            throw refusal
+        }
+        let input = LedgerInput(
+            kind: .googlePurchase, bundleID: app.bundleID, environment: observation.environment, submitter: account,
+            transactions: [observation.transaction], renewalInfo: [observation.renewalInfo].compactMap { $0 },
+            observedAt: now())
+        let applied = try await store.apply(input, app: app, reference: .submission(id), now: now())
+        LedgerMetrics.record(applied)
+        var entitlements: [Entitlement] = []
+        if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
+        return SubmissionOutcome(
+            inputID: id, environment: observation.environment, outcomes: applied.decision.transactionOutcomes,
+            accounts: applied.accounts, ignored: [], entitlements: entitlements)
+    }
+
+    /// Reads `chain`'s subscription again from the Developer API (on its newest purchase token) and applies
+    /// Google's current state with no submitter: renewals, grace, hold and expiry go to the chain's owner. `nil`
+    /// when the chain is not a Google Play subscription SubLedger knows a token of.
+    public func pollChain(_ chain: ChainKey, app: StoredApp) async throws -> LedgerStore.Applied? {
+        guard let stored = try await store.chain(chain, app: app) else { return nil }
+        let newest = stored.transactions.max {
+            ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
+        }
+        guard let transaction = newest?.transaction, transaction.store == .googlePlay,
+            let token = transaction.purchaseToken, let product = app.definition.product(transaction.productID),
+            product.type == .autoRenewable, let packageName = app.definition.googlePlay?.packageName
+        else { return nil }
+        let observation = try await read(
+            PurchaseSubmission(packageName: packageName, productID: transaction.productID, purchaseToken: token),
+            type: product.type, app: app)
+        let input = LedgerInput(
+            kind: .poll, bundleID: app.bundleID, environment: observation.environment, submitter: nil,
+            transactions: [observation.transaction], renewalInfo: [observation.renewalInfo].compactMap { $0 },
+            observedAt: now())
+        let applied = try await store.apply(input, app: app, now: now())
+        LedgerMetrics.record(applied)
+        return applied
+    }
+
+    /// Reads the purchase from the Developer API and maps it, its chain found through the token's lineage.
+    func read(_ submission: PurchaseSubmission, type: ProductType, app: StoredApp) async throws
+        -> GooglePlayObservation
+    {
+        let (client, packageName) = try await gateway.client(for: app)
+        let observedAt = now()
+        do {
+            switch type {
+            case .autoRenewable:
+                let purchase = try await client.subscriptionV2(packageName: packageName, token: submission.purchaseToken)
+                guard purchase.primaryLineItem?.productId == submission.productID else {
+                    throw IngestionError(.invalidPurchase, "the purchase token is not a purchase of this product")
+                }
+                let chain = try await chain(of: submission.purchaseToken, purchase: purchase, app: app)
+                return try purchase.observation(
+                    purchaseToken: submission.purchaseToken, packageName: packageName, chainID: chain,
+                    observedAt: observedAt)
+            case .consumable, .nonConsumable, .nonRenewing:
+                let purchase = try await client.productV2(packageName: packageName, token: submission.purchaseToken)
+                guard purchase.productLineItem?.first?.productId == submission.productID else {
+                    throw IngestionError(.invalidPurchase, "the purchase token is not a purchase of this product")
+                }
+                return try purchase.observation(
+                    purchaseToken: submission.purchaseToken, packageName: packageName, observedAt: observedAt)
+            }
+        } catch let error as GooglePlayAPIError {
+            throw Self.refusal(error)
+        } catch let error as GooglePlayMappingError {
+            switch error.code {
+            case .notPurchased:
+                throw IngestionError(.purchaseNotCompleted, "Google has the purchase as not completed (\(error.field))")
+            case .missingField, .invalidField:
+                throw IngestionError(.invalidPurchase, "Google's answer cannot be applied (\(error))")
+            }
+        }
+    }
+
+    /// The chain a subscription's token belongs to: where the token was recorded before; else the chain of the
+    /// token it replaced (`linkedPurchaseToken`); else a new chain named by the purchase's first order id. Recorded
+    /// before the apply: the first recording wins, so two submissions at once agree.
+    func chain(of token: String, purchase: SubscriptionPurchaseV2, app: StoredApp) async throws -> String {
+        let environment: StoreEnvironment = purchase.isTestPurchase ? .sandbox : .production
+        if let known = try await tokens.chain(ofToken: token, appID: app.appID) { return known.originalTransactionID }
+        var chain: ChainKey?
+        if let linked = purchase.linkedPurchaseToken, !linked.isEmpty {
+            chain = try await tokens.chain(ofToken: linked, appID: app.appID)
+        }
+        if chain == nil {
+            guard let base = purchase.baseOrderID else {
+                throw IngestionError(.purchaseNotCompleted, "Google names no order of the purchase yet")
+            }
+            chain = ChainKey(environment: environment, originalTransactionID: base)
+        }
+        guard let chain, chain.environment == environment else {
+            throw IngestionError(.invalidPurchase, "the purchase replaces one of another environment")
+        }
+        let linked = purchase.linkedPurchaseToken.flatMap { $0.isEmpty ? nil : $0 }
+        let recorded = try await tokens.record(
+            token: token, chain: chain, linkedPurchaseToken: linked.map { String($0.prefix(1024)) }, appID: app.appID)
+        return recorded.originalTransactionID
+    }
+
+    /// Google's error as the ingestion's refusal.
+    static func refusal(_ error: GooglePlayAPIError) -> IngestionError {
+        if error.isRetryable {
+            return IngestionError(
+                .googlePlayUnavailable,
+                "Google Play is unavailable; the purchase is stored and will be credited when Google answers",
+                retryAfter: .seconds(retryAfterSeconds))
+        }
+        switch error.code {
+        case .notFound, .invalidArgument, .purchaseNoLongerAvailable:
+            return IngestionError(.invalidPurchase, "Google Play knows no such purchase of this app (\(error.code))")
+        case .unauthorized, .permissionDenied, .invalidGrant, .tokenExchangeRefused:
+            return IngestionError(
+                .googlePlayConfigurationError,
+                "Google Play refused SubLedger's service account for this app; the purchase is stored and will be "
+                    + "verified again", retryAfter: .seconds(retryAfterSeconds))
+        default:
+            return IngestionError(
+                .googlePlayUnavailable, "Google Play's answer could not be used (\(error.code)); the purchase is stored",
+                retryAfter: .seconds(retryAfterSeconds))
+        }
+    }
+
+    @discardableResult
+    private func mark(_ id: Int64, failed reason: String, retryable: Bool) async throws
+        -> LedgerStore.StoredInputFailure
+    {
+        let marked = try await store.markSubmission(id, failed: reason, retryable: retryable, now: now())
+        if marked.status == "quarantined" { StoredInputMetrics.quarantined("receipt") }
+        return marked
+    }
+}

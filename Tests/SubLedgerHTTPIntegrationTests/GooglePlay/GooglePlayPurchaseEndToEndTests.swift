@@ -1,0 +1,286 @@
+import CatalogFile
+import Foundation
+import GooglePlay
+import GooglePlayClients
+import GooglePlaySimulator
+import HTTPTypes
+import HummingbirdTesting
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerHTTP
+import SubLedgerStore
+import SubLedgerTestSupport
+import SubLedgerUseCases
+import Testing
+
+/// Google Play purchases on the ledger, through play-sim and PostgreSQL over loopback: an app sold in both stores,
+/// a purchase token submitted by an account, verified with the Developer API, credited under the ownership rule,
+/// and acknowledged (or consumed) through the outbox only once the credit committed.
+@Suite struct GooglePlayPurchaseEndToEndTests {
+    static let bundleID = "com.example.one"
+    static let packageName = "com.example.android"
+
+    static let catalogYAML = """
+        apps:
+          - bundle_id: com.example.one
+            apple_app_id: 1111111111
+            environments: [production, sandbox]
+            google_play: { package_name: com.example.android }
+            products:
+              - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }
+              - { product_id: pro, type: auto_renewable, subscription_group_id: "play", group_level: 2, entitlements: [pro], store: google_play }
+              - { product_id: pro.plus, type: auto_renewable, subscription_group_id: "play", group_level: 1, entitlements: [pro, plus], store: google_play }
+              - { product_id: coins, type: consumable, credits: 100, store: google_play }
+        """
+
+    struct Harness: Sendable {
+        let sim: GooglePlaySimulator
+        let pool: PostgresPool
+        let key: String
+        let client: any TestClientProtocol
+        let sender: GooglePlayAcknowledgementSender
+        let ingestion: GooglePlayIngestion
+        let catalog: CatalogStore
+
+        var now: Instant { Instant(millisecondsSince1970: sim.control.clock().now) }
+
+        func buy(_ product: String, account: String?, basePlan: String? = nil) async throws -> PurchaseDescription {
+            try await sim.control.purchase(
+                PurchaseRequest(
+                    packageName: GooglePlayPurchaseEndToEndTests.packageName, productId: product,
+                    basePlanId: basePlan, obfuscatedExternalAccountId: account))
+        }
+
+        func submit(_ account: String, _ purchase: PurchaseDescription, package: String? = nil) async throws
+            -> (status: HTTPResponse.Status, json: [String: Any])
+        {
+            let answer = try await client.call(
+                .post, "/v1/purchases/google", key: key,
+                json: [
+                    "account_id": account, "package_name": package ?? GooglePlayPurchaseEndToEndTests.packageName,
+                    "product_id": purchase.productId, "purchase_token": purchase.purchaseToken,
+                    "order_id": purchase.orderId,
+                ])
+            return (answer.status, answer.json)
+        }
+
+        func entitlements(_ account: String) async throws -> [String] {
+            let answer = try await client.call(.get, "/v1/accounts/\(account)/entitlements", key: key)
+            let list = answer.json["entitlements"] as? [[String: Any]] ?? []
+            return list.compactMap { $0["entitlement_id"] as? String }.sorted()
+        }
+
+        func credits(_ account: String) async throws -> Int64? {
+            let answer = try await client.call(.get, "/v1/accounts/\(account)/entitlements", key: key)
+            return (answer.json["credits"] as? NSNumber)?.int64Value
+        }
+
+        func acknowledgements() async throws -> [(kind: String, account: String, state: String)] {
+            try await pool.query(
+                "SELECT kind, account_id, state FROM google_play_acknowledgements ORDER BY acknowledgement_id"
+            ).map { row in
+                (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
+            }
+        }
+
+        func owner(ofToken token: String) async throws -> String? {
+            try await pool.query(
+                """
+                SELECT c.owner_account_id FROM google_purchase_tokens t
+                JOIN chains c ON c.app_id = t.app_id AND c.environment = t.environment
+                    AND c.original_transaction_id = t.original_transaction_id
+                WHERE t.purchase_token = \(token)
+                """
+            ).first?.decode(String?.self, at: 0)
+        }
+    }
+
+    static func run(_ body: @Sendable (Harness) async throws -> Void) async throws {
+        let sim = try await GooglePlaySimulator.start(
+            .init(packages: [
+                PackageDefinition(
+                    packageName: packageName,
+                    subscriptions: [
+                        SubscriptionDefinition(
+                            productId: "pro",
+                            basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
+                        SubscriptionDefinition(
+                            productId: "pro.plus",
+                            basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
+                    ],
+                    products: [OneTimeProductDefinition(productId: "coins", consumable: true)])
+            ]))
+        do {
+            try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
+                let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+                try await migrator.migrate(pool)
+                let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
+                let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
+                let (definitions, _) = try CatalogFile.read(catalogYAML)
+                let keyJSON = String(decoding: try sim.serviceAccountKey.jsonData(), as: UTF8.self)
+                try await catalog.applyCatalog(
+                    definitions, secrets: [bundleID: AppSecrets(googleServiceAccountKey: keyJSON)])
+                let keys = APIKeys(store: APIKeyStore(pool: pool))
+                let key = try await keys.create(bundleID: bundleID, name: "one").secret
+                let gateway = GooglePlayGateway(
+                    httpClient: .shared,
+                    configuration: .init(developerAPI: .init(baseURL: sim.developerAPIBaseURL)),
+                    logger: TestDatabase.logger)
+                let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: sim.control.clock().now) }
+                let apple = try AppleGateway(
+                    configuration: AppleConfiguration(
+                        verifyReceiptProductionURL: "http://127.0.0.1:9/verifyReceipt",
+                        verifyReceiptSandboxURL: "http://127.0.0.1:9/sandbox/verifyReceipt", trustAppleRoot: true,
+                        timeout: .seconds(2)),
+                    logger: TestDatabase.logger)
+                var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: apple, now: now)
+                dependencies.googlePlay = gateway
+                var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
+                configuration.idleTimeout = .seconds(600)
+                configuration.secretKeys = secretKeys
+                let app = buildApplication(
+                    configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
+                let sender = GooglePlayAcknowledgementSender(
+                    configuration: .init(worker: "google-e2e"), store: GooglePlayStore(pool: pool), catalog: catalog,
+                    gateway: gateway, logger: TestDatabase.logger, now: now)
+                let ingestion = GooglePlayIngestion(
+                    store: LedgerStore(pool: pool), gateway: gateway, logger: TestDatabase.logger, now: now)
+                try await app.test(.live) { client in
+                    try await body(
+                        Harness(
+                            sim: sim, pool: pool, key: key, client: client, sender: sender, ingestion: ingestion,
+                            catalog: catalog))
+                }
+            }
+        } catch {
+            try? await sim.shutdown()
+            throw error
+        }
+        try await sim.shutdown()
+    }
+
+    @Test func aSubscriptionIsCreditedThenAcknowledgedOnceAndStaysBoughtPastGooglesThreeDays() async throws {
+        try await Self.run { h in
+            let bought = try await h.buy("pro", account: "alice")
+            #expect(!bought.acknowledged)
+            let first = try await h.submit("alice", bought)
+            #expect(first.status == .ok)
+            #expect(try await h.entitlements("alice") == ["pro"])
+            // Credited and committed; the acknowledgement is owed but not sent by the request itself.
+            #expect(try await h.acknowledgements().map(\.state) == ["pending"])
+            #expect(try h.sim.control.describe(bought.purchaseToken).acknowledged == false)
+            // The same submission again (the app retried): nothing new is owed.
+            #expect(try await h.submit("alice", bought).status == .ok)
+            #expect(try await h.acknowledgements().count == 1)
+
+            // The process that credited it died before acknowledging: the next cycle of any sender does, on day 2.
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 2))
+            #expect(try await h.sender.runCycle().sent == 1)
+            #expect(try h.sim.control.describe(bought.purchaseToken).acknowledged)
+            #expect(try await h.acknowledgements().map(\.state) == ["sent"])
+            #expect(try await h.sender.runCycle() == .init())
+            #expect(try await h.acknowledgements().map(\.kind) == ["acknowledge_subscription"])
+
+            // Past Google's three days the purchase stands (an unacknowledged one is refunded then).
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 2))
+            #expect(try h.sim.control.describe(bought.purchaseToken).state == "active")
+            #expect(try await h.entitlements("alice") == ["pro"])
+        }
+    }
+
+    @Test func anotherAccountSubmittingAnActiveSubscriptionGetsNothingAndRenewalsStayWithTheOwner() async throws {
+        try await Self.run { h in
+            // alice buys; bob, signed in later on the same phone and Google account, restores the purchase.
+            let bought = try await h.buy("pro", account: "alice")
+            #expect(try await h.submit("alice", bought).status == .ok)
+            let restored = try await h.submit("bob", bought)
+            #expect(restored.status == .ok)
+            #expect(try await h.entitlements("bob") == [])
+            #expect(try await h.entitlements("alice") == ["pro"])
+            #expect(try await h.owner(ofToken: bought.purchaseToken) == "alice")
+            #expect(try await h.sender.runCycle().sent == 1)
+
+            // The month renews at Google; the poller reads the chain again and alice keeps it past the first period.
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 40))
+            let chain = try #require(
+                try await h.pool.query(
+                    "SELECT original_transaction_id FROM google_purchase_tokens WHERE purchase_token = \(bought.purchaseToken)"
+                ).first?.decode(String.self, at: 0))
+            let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
+            let polled = try await h.ingestion.pollChain(
+                ChainKey(environment: .production, originalTransactionID: chain), app: app)
+            #expect(polled?.decision.entries.contains { $0.kind == .extend && $0.account.rawValue == "alice" } == true)
+            #expect(try await h.entitlements("alice") == ["pro"])
+            #expect(try await h.entitlements("bob") == [])
+            let orders = try await h.pool.query(
+                "SELECT transaction_id FROM transactions WHERE original_transaction_id = \(chain) ORDER BY purchase_date"
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(orders == [chain, chain + "..0"])
+            // One acknowledgement per token: the renewal owed none.
+            #expect(try await h.acknowledgements().map(\.account) == ["alice"])
+        }
+    }
+
+    @Test func anUpgradeMakesANewTokenThatStaysOnTheChain() async throws {
+        try await Self.run { h in
+            let bought = try await h.buy("pro", account: "alice")
+            #expect(try await h.submit("alice", bought).status == .ok)
+            #expect(try await h.sender.runCycle().sent == 1)
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 5))
+            let upgraded = try await h.sim.control.changePlan(
+                bought.purchaseToken, ChangePlanRequest(productId: "pro.plus", basePlanId: "monthly"))
+            #expect(upgraded.linkedPurchaseToken == bought.purchaseToken)
+            #expect(try await h.submit("alice", upgraded).status == .ok)
+            #expect(try await h.entitlements("alice") == ["plus", "pro"])
+            let chains = try await h.pool.query(
+                "SELECT DISTINCT original_transaction_id FROM google_purchase_tokens"
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(chains.count == 1)
+            #expect(try await h.owner(ofToken: upgraded.purchaseToken) == "alice")
+            // Each token is acknowledged: the upgrade's is a new purchase at Google.
+            #expect(try await h.sender.runCycle().sent == 1)
+            #expect(try await h.acknowledgements().map(\.state) == ["sent", "sent"])
+            #expect(try h.sim.control.describe(upgraded.purchaseToken).acknowledged)
+        }
+    }
+
+    @Test func aConsumableIsCreditedOnceAndConsumed() async throws {
+        try await Self.run { h in
+            let bought = try await h.buy("coins", account: "carol")
+            #expect(try await h.submit("carol", bought).status == .ok)
+            #expect(try await h.submit("carol", bought).status == .ok)
+            #expect(try await h.credits("carol") == 100)
+            #expect(try await h.acknowledgements().map(\.kind) == ["consume_product"])
+            #expect(try await h.sender.runCycle().sent == 1)
+            let consumed = try h.sim.control.describe(bought.purchaseToken)
+            #expect(consumed.state == "consumed")
+            #expect(try await h.credits("carol") == 100)
+        }
+    }
+
+    @Test func wrongPackagesTokensAndProductsAreRefusedWithNoStateChange() async throws {
+        try await Self.run { h in
+            let bought = try await h.buy("pro", account: "alice")
+            let wrongPackage = try await h.submit("alice", bought, package: "com.example.other")
+            #expect(wrongPackage.status == .unprocessableContent)
+            #expect((wrongPackage.json["error"] as? [String: Any])?["code"] as? String == "invalid_purchase")
+            var forged = bought
+            forged.purchaseToken = "notatoken.AO-J1Oforged"
+            let unknown = try await h.submit("alice", forged)
+            #expect(unknown.status == .unprocessableContent)
+            #expect((unknown.json["error"] as? [String: Any])?["code"] as? String == "invalid_purchase")
+            var appleProduct = bought
+            appleProduct.productId = "pro.monthly"
+            #expect(try await h.submit("alice", appleProduct).status == .unprocessableContent)
+            var malformed = bought
+            malformed.purchaseToken = "token with spaces"
+            let refused = try await h.submit("alice", malformed)
+            #expect(refused.status == .badRequest)
+            #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "invalid_purchase_token")
+            #expect(try await h.entitlements("alice") == [])
+            #expect(try await h.acknowledgements().isEmpty)
+            #expect(
+                try await h.pool.query("SELECT count(*) FROM chains").single().decode(Int64.self, at: 0) == 0)
+        }
+    }
+}
