@@ -72,7 +72,8 @@ public enum CatalogFile {
                     let path = file.hasPrefix("/") ? file : directory + "/" + file
                     guard let data = FileManager.default.contents(atPath: path), data.count <= 16 * 1024 else {
                         throw CatalogFileError(
-                            "cannot read the Google Play service account key \(path) of \(app.bundle_id) (at most 16 KiB)")
+                            "cannot read the Google Play service account key \(path) of \(app.bundle_id) (at most 16 KiB)"
+                        )
                     }
                     googleKey = String(decoding: data, as: UTF8.self)
                 }

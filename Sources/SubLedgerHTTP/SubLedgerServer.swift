@@ -1,5 +1,5 @@
-import Foundation
 import AppStore
+import Foundation
 import Hummingbird
 import Logging
 import PostgresLibPQ

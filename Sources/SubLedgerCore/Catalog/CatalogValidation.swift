@@ -26,7 +26,7 @@ extension Catalog {
             $0.environments.contains(.production) && $0.appAppleID == nil
                 && ($0.googlePlay == nil || $0.products.contains { $0.store == .appStore })
         }
-            .map { CatalogError(code: .missingAppleAppID, subject: $0.bundleID) }
+        .map { CatalogError(code: .missingAppleAppID, subject: $0.bundleID) }
     }
 
     /// Throws the first defect of the catalog, then the first thing it lacks to be served (`servingErrors`).

@@ -24,7 +24,9 @@ extension GooglePlayListing {
         guard segments.count >= 2 else { return false }
         return segments.allSatisfy { segment in
             guard let first = segment.first, isLetter(first) else { return false }
-            return segment.allSatisfy { isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+            return segment.allSatisfy {
+                isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+            }
         }
     }
 

@@ -41,7 +41,8 @@ public struct AppleWriteBack: Hashable, Sendable {
                 decision.bindingChanges.map { ($0.chain, $0) },
                 uniquingKeysWith: { first, second in first.sequence >= second.sequence ? first : second })
             for chain in decision.updatedChains {
-                guard let binding = newest[chain.key], chain.transactions.allSatisfy({ $0.transaction.store == .appStore })
+                guard let binding = newest[chain.key],
+                    chain.transactions.allSatisfy({ $0.transaction.store == .appStore })
                 else { continue }
                 guard !chain.transactions.contains(where: { $0.transaction.ownershipType == .familyShared }) else {
                     continue

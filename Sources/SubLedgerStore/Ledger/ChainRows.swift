@@ -173,7 +173,7 @@ enum ChainRows {
             : chain.transactions.contains {
                 $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1
             }
-            ? "server_api" : "verify_receipt"
+                ? "server_api" : "verify_receipt"
         let header = chain.header
         let renewalJSON = renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null
         let commitmentEnd = latest?.details.commitment?.expiresDate

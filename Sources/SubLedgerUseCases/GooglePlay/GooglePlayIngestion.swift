@@ -137,7 +137,8 @@ public struct GooglePlayIngestion: Sendable {
         do {
             switch type {
             case .autoRenewable:
-                let purchase = try await client.subscriptionV2(packageName: packageName, token: submission.purchaseToken)
+                let purchase = try await client.subscriptionV2(
+                    packageName: packageName, token: submission.purchaseToken)
                 guard purchase.primaryLineItem?.productId == submission.productID else {
                     throw IngestionError(.invalidPurchase, "the purchase token is not a purchase of this product")
                 }
@@ -208,7 +209,8 @@ public struct GooglePlayIngestion: Sendable {
                     + "verified again", retryAfter: .seconds(retryAfterSeconds))
         default:
             return IngestionError(
-                .googlePlayUnavailable, "Google Play's answer could not be used (\(error.code)); the purchase is stored",
+                .googlePlayUnavailable,
+                "Google Play's answer could not be used (\(error.code)); the purchase is stored",
                 retryAfter: .seconds(retryAfterSeconds))
         }
     }

@@ -69,8 +69,7 @@ public final class AppleGateway: Sendable {
     }
 
     /// The signed-data verifier of `app` in `environment` (cached: it keeps the verified-chain cache).
-    func verifier(for app: StoredApp, environment: StoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier
-    {
+    func verifier(for app: StoredApp, environment: StoreEnvironment) throws(AppleGatewayError) -> SignedDataVerifier {
         let key = "\(app.bundleID)|\(environment.rawValue)|\(app.definition.appAppleID.map(String.init) ?? "")"
         if let cached = verifiers.withLock({ $0[key] }) { return cached }
         guard app.definition.environments.contains(environment) else {

@@ -385,8 +385,7 @@ public struct SupportLookup: Sendable {
         return [.production, .sandbox].filter(app.definition.environments.contains)
     }
 
-    private func serverAPIClient(_ app: StoredApp, _ environment: StoreEnvironment) throws -> AppStoreServerAPIClient
-    {
+    private func serverAPIClient(_ app: StoredApp, _ environment: StoreEnvironment) throws -> AppStoreServerAPIClient {
         let client: AppStoreServerAPIClient?
         do {
             client = try apple.serverAPIClient(for: app, environment: environment)

@@ -79,7 +79,10 @@ import Testing
             try await pool.query(
                 "SELECT kind, account_id, state FROM google_play_acknowledgements ORDER BY acknowledgement_id"
             ).map { row in
-                (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
+                (
+                    try row.decode(String.self, at: 0), try row.decode(String.self, at: 1),
+                    try row.decode(String.self, at: 2)
+                )
             }
         }
 
