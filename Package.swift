@@ -189,6 +189,8 @@ let package = Package(
                 "AppStore",
                 "SubLedgerCore",
                 "PostgresLibPQ",
+                // The Google Play gateway's HTTP client (`HTTPClient.shared`).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
