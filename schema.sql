@@ -1060,7 +1060,7 @@ CREATE TABLE receipts (
     leased_by text,
     received_at timestamp with time zone DEFAULT now() NOT NULL,
     applied_at timestamp with time zone,
-    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text]))),
+    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text, 'google_purchase'::text]))),
     CONSTRAINT receipts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])))
 );
 
@@ -1579,7 +1579,12 @@ CREATE TABLE apps (
     shared_secret_key_id text,
     server_api_private_key_sealed bytea,
     server_api_private_key_key_id text,
+    google_play_package_name text,
+    google_service_account_key text,
+    google_service_account_key_sealed bytea,
+    google_service_account_key_key_id text,
     CONSTRAINT apps_bundle_id_check CHECK (((length(bundle_id) >= 1) AND (length(bundle_id) <= 255))),
+    CONSTRAINT apps_google_play_package_name_check CHECK (((google_play_package_name IS NULL) OR ((length(google_play_package_name) >= 1) AND (length(google_play_package_name) <= 255)))),
     CONSTRAINT apps_server_api_private_key_sealed_names_its_key CHECK (((server_api_private_key_sealed IS NULL) = (server_api_private_key_key_id IS NULL))),
     CONSTRAINT apps_server_api_private_key_sealed_or_plaintext CHECK (((server_api_private_key IS NULL) OR (server_api_private_key_sealed IS NULL))),
     CONSTRAINT apps_shared_secret_sealed_names_its_key CHECK (((shared_secret_sealed IS NULL) = (shared_secret_key_id IS NULL))),
@@ -1954,6 +1959,72 @@ CREATE TABLE exchange_rates (
 --
 
 COMMENT ON TABLE exchange_rates IS 'citus: reference';
+
+--
+-- Name: google_play_acknowledgements; Type: TABLE
+--
+
+CREATE TABLE google_play_acknowledgements (
+    acknowledgement_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    kind text NOT NULL,
+    purchase_token text NOT NULL,
+    product_id text NOT NULL,
+    transaction_id text NOT NULL,
+    account_id text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
+    leased_until timestamp with time zone,
+    leased_by text,
+    sent_at timestamp with time zone,
+    http_status integer,
+    last_error text,
+    CONSTRAINT google_play_acknowledgements_kind_check CHECK ((kind = ANY (ARRAY['acknowledge_subscription'::text, 'acknowledge_product'::text, 'consume_product'::text]))),
+    CONSTRAINT google_play_acknowledgements_purchase_token_check CHECK (((length(purchase_token) >= 1) AND (length(purchase_token) <= 1024))),
+    CONSTRAINT google_play_acknowledgements_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text])))
+);
+
+--
+-- Name: TABLE google_play_acknowledgements; Type: COMMENT
+--
+
+COMMENT ON TABLE google_play_acknowledgements IS 'citus: coordinator';
+
+--
+-- Name: google_play_acknowledgements_acknowledgement_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE google_play_acknowledgements ALTER COLUMN acknowledgement_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME google_play_acknowledgements_acknowledgement_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: google_purchase_tokens; Type: TABLE
+--
+
+CREATE TABLE google_purchase_tokens (
+    app_id bigint NOT NULL,
+    purchase_token text NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    linked_purchase_token text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT google_purchase_tokens_purchase_token_check CHECK (((length(purchase_token) >= 1) AND (length(purchase_token) <= 1024)))
+);
+
+--
+-- Name: TABLE google_purchase_tokens; Type: COMMENT
+--
+
+COMMENT ON TABLE google_purchase_tokens IS 'citus: distributed by purchase_token';
 
 --
 -- Name: import_rows; Type: TABLE
@@ -2821,6 +2892,13 @@ ALTER TABLE ONLY apps
     ADD CONSTRAINT apps_bundle_id_key UNIQUE (bundle_id);
 
 --
+-- Name: apps apps_google_play_package_name_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY apps
+    ADD CONSTRAINT apps_google_play_package_name_key UNIQUE (google_play_package_name);
+
+--
 -- Name: apps apps_pkey; Type: CONSTRAINT
 --
 
@@ -2945,6 +3023,27 @@ ALTER TABLE ONLY consumption_usage_reports
 
 ALTER TABLE ONLY exchange_rates
     ADD CONSTRAINT exchange_rates_pkey PRIMARY KEY (reporting_currency, currency, rate_date);
+
+--
+-- Name: google_play_acknowledgements google_play_acknowledgements_app_id_purchase_token_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY google_play_acknowledgements
+    ADD CONSTRAINT google_play_acknowledgements_app_id_purchase_token_key UNIQUE (app_id, purchase_token);
+
+--
+-- Name: google_play_acknowledgements google_play_acknowledgements_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY google_play_acknowledgements
+    ADD CONSTRAINT google_play_acknowledgements_pkey PRIMARY KEY (acknowledgement_id);
+
+--
+-- Name: google_purchase_tokens google_purchase_tokens_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY google_purchase_tokens
+    ADD CONSTRAINT google_purchase_tokens_pkey PRIMARY KEY (app_id, purchase_token);
 
 --
 -- Name: import_rows import_rows_pkey; Type: CONSTRAINT
@@ -3358,6 +3457,12 @@ CREATE INDEX index_consumption_requests_on_due ON consumption_requests USING btr
 CREATE INDEX index_consumption_usage_reports_on_app_id_and_transaction_id ON consumption_usage_reports USING btree (app_id, transaction_id, usage_id);
 
 --
+-- Name: index_google_play_acknowledgements_due; Type: INDEX
+--
+
+CREATE INDEX index_google_play_acknowledgements_due ON google_play_acknowledgements USING btree (next_attempt_at, acknowledgement_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
+
+--
 -- Name: index_input_events_on_input; Type: INDEX
 --
 
@@ -3716,6 +3821,13 @@ ALTER TABLE ONLY consumption_requests
 
 ALTER TABLE ONLY consumption_usage_reports
     ADD CONSTRAINT consumption_usage_reports_app_id_account_id_fkey FOREIGN KEY (app_id, account_id) REFERENCES accounts(app_id, account_id);
+
+--
+-- Name: google_play_acknowledgements google_play_acknowledgements_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY google_play_acknowledgements
+    ADD CONSTRAINT google_play_acknowledgements_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: import_rows import_rows_import_run_id_fkey; Type: FK CONSTRAINT
