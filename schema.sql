@@ -2892,13 +2892,6 @@ ALTER TABLE ONLY apps
     ADD CONSTRAINT apps_bundle_id_key UNIQUE (bundle_id);
 
 --
--- Name: apps apps_google_play_package_name_key; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY apps
-    ADD CONSTRAINT apps_google_play_package_name_key UNIQUE (google_play_package_name);
-
---
 -- Name: apps apps_pkey; Type: CONSTRAINT
 --
 
@@ -3305,6 +3298,12 @@ CREATE INDEX index_app_transaction_claims_on_app_id_and_account_id ON app_transa
 --
 
 CREATE INDEX index_apple_write_backs_due ON apple_write_backs USING btree (next_attempt_at, write_back_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
+
+--
+-- Name: index_apps_on_google_play_package_name; Type: INDEX
+--
+
+CREATE UNIQUE INDEX index_apps_on_google_play_package_name ON apps USING btree (google_play_package_name);
 
 --
 -- Name: index_catalog_prices_on_point; Type: INDEX

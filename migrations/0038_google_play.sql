@@ -5,8 +5,11 @@
 -- order id of its purchase token's lineage the chain's original transaction id.
 
 -- The package name, queryable and unique: a Developer API answer or a notification names its app by it.
-ALTER TABLE apps ADD COLUMN google_play_package_name text UNIQUE
+-- (Column and constraints in separate statements: Citus adds no column with a constraint to a distributed table.)
+ALTER TABLE apps ADD COLUMN google_play_package_name text;
+ALTER TABLE apps ADD CONSTRAINT apps_google_play_package_name_check
     CHECK (google_play_package_name IS NULL OR length(google_play_package_name) BETWEEN 1 AND 255);
+CREATE UNIQUE INDEX index_apps_on_google_play_package_name ON apps (google_play_package_name);
 -- The service account's JSON key SubLedger calls the Developer API with, sealed like the Apple keys (plaintext only
 -- where `--allow-plaintext-secrets` was given).
 ALTER TABLE apps ADD COLUMN google_service_account_key text;

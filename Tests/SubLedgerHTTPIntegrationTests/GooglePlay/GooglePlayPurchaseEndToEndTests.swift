@@ -86,14 +86,15 @@ import Testing
             }
         }
 
+        /// The owner of the chain `token` is on (two statements: on Citus the tables are distributed apart).
         func owner(ofToken token: String) async throws -> String? {
-            try await pool.query(
-                """
-                SELECT c.owner_account_id FROM google_purchase_tokens t
-                JOIN chains c ON c.app_id = t.app_id AND c.environment = t.environment
-                    AND c.original_transaction_id = t.original_transaction_id
-                WHERE t.purchase_token = \(token)
-                """
+            guard
+                let chain = try await pool.query(
+                    "SELECT original_transaction_id FROM google_purchase_tokens WHERE purchase_token = \(token)"
+                ).first?.decode(String.self, at: 0)
+            else { return nil }
+            return try await pool.query(
+                "SELECT owner_account_id FROM chains WHERE original_transaction_id = \(chain)"
             ).first?.decode(String?.self, at: 0)
         }
     }
