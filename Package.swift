@@ -505,6 +505,7 @@ let package = Package(
                 "AppStoreSimulator",
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
+                .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

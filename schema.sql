@@ -1014,7 +1014,7 @@ CREATE TABLE notifications (
     consumption_request_reason text,
     CONSTRAINT notifications_consumption_request_reason_check CHECK (((consumption_request_reason IS NULL) OR (consumption_request_reason ~ '^[A-Z_]{1,64}$'::text))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
-    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text])))
+    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text])))
 );
 ALTER TABLE ONLY notifications ALTER COLUMN body SET COMPRESSION lz4;
 
@@ -2005,6 +2005,31 @@ ALTER TABLE google_play_acknowledgements ALTER COLUMN acknowledgement_id ADD GEN
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: google_play_voided_cursors; Type: TABLE
+--
+
+CREATE TABLE google_play_voided_cursors (
+    app_id bigint NOT NULL,
+    polled_through timestamp with time zone,
+    window_start timestamp with time zone,
+    window_end timestamp with time zone,
+    page_token text,
+    pages bigint DEFAULT 0 NOT NULL,
+    voided_seen bigint DEFAULT 0 NOT NULL,
+    last_polled_at timestamp with time zone,
+    last_error text,
+    leased_until timestamp with time zone,
+    leased_by text,
+    CONSTRAINT google_play_voided_cursors_page_token_check CHECK (((page_token IS NULL) OR ((length(page_token) >= 1) AND (length(page_token) <= 4096))))
+);
+
+--
+-- Name: TABLE google_play_voided_cursors; Type: COMMENT
+--
+
+COMMENT ON TABLE google_play_voided_cursors IS 'citus: coordinator';
 
 --
 -- Name: google_purchase_tokens; Type: TABLE
@@ -3032,6 +3057,13 @@ ALTER TABLE ONLY google_play_acknowledgements
     ADD CONSTRAINT google_play_acknowledgements_pkey PRIMARY KEY (acknowledgement_id);
 
 --
+-- Name: google_play_voided_cursors google_play_voided_cursors_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY google_play_voided_cursors
+    ADD CONSTRAINT google_play_voided_cursors_pkey PRIMARY KEY (app_id);
+
+--
 -- Name: google_purchase_tokens google_purchase_tokens_pkey; Type: CONSTRAINT
 --
 
@@ -3827,6 +3859,13 @@ ALTER TABLE ONLY consumption_usage_reports
 
 ALTER TABLE ONLY google_play_acknowledgements
     ADD CONSTRAINT google_play_acknowledgements_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: google_play_voided_cursors google_play_voided_cursors_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY google_play_voided_cursors
+    ADD CONSTRAINT google_play_voided_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: import_rows import_rows_import_run_id_fkey; Type: FK CONSTRAINT

@@ -12,10 +12,26 @@ struct GooglePlayOptions: ParsableArguments {
     )
     var developerAPIURL: String?
 
+    @Option(
+        name: .customLong("google-push-keys-url"),
+        help:
+            "JWKS of the OIDC tokens on Google Play's notification pushes (env SUBLEDGER_GOOGLE_PUSH_KEYS_URL, default https://www.googleapis.com/oauth2/v3/certs); play-sim's for tests."
+    )
+    var pushKeysURL: String?
+
     func apply(to configuration: inout GooglePlayGateway.Configuration, environment: [String: String]) throws {
-        guard let url = developerAPIURL ?? environment["SUBLEDGER_GOOGLE_PLAY_API_URL"], !url.isEmpty else { return }
+        if let url = developerAPIURL ?? environment["SUBLEDGER_GOOGLE_PLAY_API_URL"], !url.isEmpty {
+            try Self.check(url, "--google-play-api-url")
+            configuration.developerAPI.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        if let url = pushKeysURL ?? environment["SUBLEDGER_GOOGLE_PUSH_KEYS_URL"], !url.isEmpty {
+            try Self.check(url, "--google-push-keys-url")
+            configuration.pushKeys.url = url
+        }
+    }
+
+    private static func check(_ url: String, _ option: String) throws {
         guard let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http", parsed.host != nil
-        else { throw ValidationError("--google-play-api-url must be an http or https URL") }
-        configuration.developerAPI.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        else { throw ValidationError("\(option) must be an http or https URL") }
     }
 }

@@ -172,12 +172,11 @@ extension SubLedgerServer {
                 store: store, catalog: catalog, apple: apple, logger: logger, now: { Instant.systemNow() })
             let googlePlay = GooglePlayGateway(
                 httpClient: .shared, configuration: configuration.googlePlay, logger: logger)
+            let googlePlayIngestion = GooglePlayIngestion(
+                store: store, gateway: googlePlay, logger: logger, now: { Instant.systemNow() })
             let job = RenewalPoller(
                 configuration: poller, queue: PollQueue(pool: opened.pool), store: store, catalog: catalog,
-                ingestion: ingestion,
-                googlePlay: GooglePlayIngestion(
-                    store: store, gateway: googlePlay, logger: logger, now: { Instant.systemNow() }),
-                logger: logger, now: { Instant.systemNow() })
+                ingestion: ingestion, googlePlay: googlePlayIngestion, logger: logger, now: { Instant.systemNow() })
             // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
             // The pool first, so it closes last, after the job has given its leases back.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -237,6 +236,17 @@ extension SubLedgerServer {
                     GooglePlayAcknowledgementSender(
                         configuration: acknowledgements, store: GooglePlayStore(pool: opened.pool), catalog: catalog,
                         gateway: googlePlay, logger: logger, now: { Instant.systemNow() }),
+                    once: poller.once))
+            // Google Play's voided purchases (refunds, chargebacks, revocations), read from the list every 10 minutes
+            // per app, so one whose notification was dropped is revoked all the same (docs/google-play.md).
+            var voided = GooglePlayVoidedPurchasesPoller.Configuration(worker: poller.worker)
+            voided.once = poller.once
+            services.append(
+                onceAware(
+                    GooglePlayVoidedPurchasesPoller(
+                        configuration: voided, ingestion: googlePlayIngestion,
+                        store: GooglePlayStore(pool: opened.pool),
+                        catalog: catalog, gateway: googlePlay, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
             // The entitlement read model of accounts from before it existed (reads never write, so they cannot).
             var backfill = EntitlementBackfill.Configuration()

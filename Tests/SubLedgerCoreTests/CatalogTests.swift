@@ -143,6 +143,27 @@ import Testing
                 CatalogError(code: .invalidProductID, subject: "pro monthly"),
             ]),
         ValidationCase(
+            name: "Google Play push settings: one without the other, a service account that is no address",
+            catalog: Catalog(apps: [
+                App(
+                    bundleID: "a", environments: [.production], products: [],
+                    googlePlay: GooglePlayListing(packageName: "com.example.a", pushAudience: "https://x.example/push")),
+                App(
+                    bundleID: "b", environments: [.production], products: [],
+                    googlePlay: GooglePlayListing(
+                        packageName: "com.example.b", pushAudience: "https://x.example/push",
+                        pushServiceAccount: "no-at-sign")),
+                App(
+                    bundleID: "c", environments: [.production], products: [],
+                    googlePlay: GooglePlayListing(
+                        packageName: "com.example.c", pushAudience: "https://x.example/push",
+                        pushServiceAccount: "push@project.iam.gserviceaccount.com")),
+            ]),
+            expected: [
+                CatalogError(code: .invalidGooglePlayPush, subject: "a"),
+                CatalogError(code: .invalidGooglePlayPush, subject: "b"),
+            ]),
+        ValidationCase(
             name: "duplicate bundle id, no environments",
             catalog: Catalog(apps: [app([]), app([], environments: [])]),
             expected: [

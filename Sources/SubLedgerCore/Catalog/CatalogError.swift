@@ -26,6 +26,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case unknownStore = "unknown_store"
             case invalidPackageName = "invalid_package_name"
             case googlePlayProductWithoutListing = "google_play_product_without_listing"
+            case invalidGooglePlayPush = "invalid_google_play_push"
         }
 
         private let value: Value
@@ -77,6 +78,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidPackageName = Code(.invalidPackageName)
         /// A product with `store: google_play` in an app without a `google_play` listing.
         public static let googlePlayProductWithoutListing = Code(.googlePlayProductWithoutListing)
+        /// `google_play.push_audience` and `push_service_account` are not both given, or one is not usable (the
+        /// audience 1 to 2048 printable ASCII characters, the service account `name@domain`).
+        public static let invalidGooglePlayPush = Code(.invalidGooglePlayPush)
 
         public var description: String { value.rawValue }
     }

@@ -59,6 +59,9 @@ extension App {
         if let listing = googlePlay, !GooglePlayListing.isPackageName(listing.packageName) {
             errors.append(CatalogError(code: .invalidPackageName, subject: bundleID))
         }
+        if let listing = googlePlay, !listing.hasValidPushSettings {
+            errors.append(CatalogError(code: .invalidGooglePlayPush, subject: bundleID))
+        }
         var seenProductIDs: Set<String> = []
         for product in products {
             if !seenProductIDs.insert(product.productID).inserted {

@@ -26,7 +26,9 @@ extension KnownTransaction {
     /// (or seen again, later), or a clean observation that may reverse earlier ones.
     mutating func recordRevocationFacts(of version: Transaction, observedAt: Instant?) {
         guard let date = Revocation.date(of: version) else {
-            if let observedAt, lastUnrevokedObservationAt.map({ observedAt > $0 }) ?? true {
+            if version.source.statesRevocation, let observedAt,
+                lastUnrevokedObservationAt.map({ observedAt > $0 }) ?? true
+            {
                 lastUnrevokedObservationAt = observedAt
             }
             return

@@ -21,4 +21,15 @@ public enum TransactionSource: String, Hashable, Sendable, Codable, CaseIterable
         case .googlePlayAPI: .googlePlay
         }
     }
+
+    /// Whether a version from this source without a revocation date says the transaction is not revoked. Apple's
+    /// sources state a refund on the transaction itself, so a clean version observed after a refund reverses it.
+    /// Google's purchase resources never state one (voids are listed apart, in voided purchases, and Google never
+    /// takes one back), so their clean versions say nothing about revocation.
+    public var statesRevocation: Bool {
+        switch self {
+        case .verifyReceipt, .signedTransaction, .notificationV2, .notificationV1, .serverAPI: true
+        case .googlePlayAPI: false
+        }
+    }
 }

@@ -16,7 +16,7 @@ extension APIError {
                 .purchaseNotCompleted:
                 .unprocessableContent
             case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
-            case .invalidSignature, .invalidNotification: .unauthorized
+            case .invalidSignature, .invalidNotification, .invalidPushToken: .unauthorized
             case .appleUnavailable, .googlePlayUnavailable: .serviceUnavailable
             case .appleConfigurationError, .serverAPIRefused, .googlePlayConfigurationError: .badGateway
             case .appMisconfigured: .internalServerError

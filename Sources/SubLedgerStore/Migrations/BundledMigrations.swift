@@ -53,5 +53,6 @@ public enum BundledMigrations {
         ("0036_report_refresh_per_chain.sql", PackageResources._036_report_refresh_per_chain_sql),
         ("0037_account_credit_entries.sql", PackageResources._037_account_credit_entries_sql),
         ("0038_google_play.sql", PackageResources._038_google_play_sql),
+        ("0039_google_play_notifications.sql", PackageResources._039_google_play_notifications_sql),
     ]
 }

@@ -12,13 +12,21 @@ public actor GooglePlayGateway {
     /// Where the Developer API is (Google's, or play-sim's) and how it is called.
     public struct Configuration: Sendable {
         public var developerAPI: GooglePlayDeveloperAPI.Configuration
+        /// Where the keys of real-time developer notifications' push tokens are (Google's JWKS, or play-sim's).
+        public var pushKeys: GooglePushKeySource.Configuration
 
-        public init(developerAPI: GooglePlayDeveloperAPI.Configuration = .init()) {
+        public init(
+            developerAPI: GooglePlayDeveloperAPI.Configuration = .init(),
+            pushKeys: GooglePushKeySource.Configuration = .init()
+        ) {
             self.developerAPI = developerAPI
+            self.pushKeys = pushKeys
         }
     }
 
     public nonisolated let configuration: Configuration
+    /// The keys push tokens are verified with.
+    public nonisolated let pushKeys: GooglePushKeySource
     private let httpClient: HTTPClient
     private let logger: Logger
     /// Clients by the key they were made with: a rotated key makes a new client.
@@ -28,6 +36,8 @@ public actor GooglePlayGateway {
         self.httpClient = httpClient
         self.configuration = configuration
         self.logger = logger
+        self.pushKeys = GooglePushKeySource(
+            httpClient: httpClient, configuration: configuration.pushKeys, logger: logger)
     }
 
     /// The Developer API client of `app`, or `app_misconfigured` when it has no usable service account key.

@@ -47,6 +47,9 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
         /// The purchase is pending (a slow payment method) or was cancelled before it completed: nothing is
         /// bought yet; submit it again once the app sees it purchased.
         case purchaseNotCompleted = "purchase_not_completed"
+        /// A Google Play notification push whose OIDC token is missing or did not verify for the app it names (or
+        /// that names no app listed on Google Play, or one without push settings).
+        case invalidPushToken = "invalid_push_token"
     }
 
     public let code: Code

@@ -332,7 +332,18 @@ public struct RenewalPoller: Service {
         report.checked = 1
         guard let app = try await catalog.app(bundleID: notification.bundleID) else { return report }
         do {
-            if case .applied = try await ingestion.applyStoredNotification(notification, app: app) {
+            if notification.version == "google_rtdn" {
+                guard let googlePlay else {
+                    throw IngestionError(
+                        .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
+                }
+                let notifications = GooglePlayNotifications(
+                    ingestion: googlePlay, gateway: googlePlay.gateway,
+                    findApp: { try await catalog.app(googlePlayPackage: $0) }, logger: logger, now: now)
+                if case .applied = try await notifications.applyStored(notification, app: app) {
+                    report.notifications = 1
+                }
+            } else if case .applied = try await ingestion.applyStoredNotification(notification, app: app) {
                 report.notifications = 1
             }
         } catch {

@@ -19,13 +19,19 @@ import Testing
 @Suite struct GooglePlayPurchaseEndToEndTests {
     static let bundleID = "com.example.one"
     static let packageName = "com.example.android"
+    /// The push subscription's audience and service account, as the catalog and play-sim both say.
+    static let pushAudience = "https://subledger.example/v1/notifications/google"
+    static let pushServiceAccount = "rtdn-push@play-sim.iam.gserviceaccount.com"
 
     static let catalogYAML = """
         apps:
           - bundle_id: com.example.one
             apple_app_id: 1111111111
             environments: [production, sandbox]
-            google_play: { package_name: com.example.android }
+            google_play:
+              package_name: com.example.android
+              push_audience: https://subledger.example/v1/notifications/google
+              push_service_account: rtdn-push@play-sim.iam.gserviceaccount.com
             products:
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "g1", entitlements: [pro] }
               - { product_id: pro, type: auto_renewable, subscription_group_id: "play", group_level: 2, entitlements: [pro], store: google_play }
@@ -41,6 +47,7 @@ import Testing
         let sender: GooglePlayAcknowledgementSender
         let ingestion: GooglePlayIngestion
         let catalog: CatalogStore
+        let gateway: GooglePlayGateway
 
         var now: Instant { Instant(millisecondsSince1970: sim.control.clock().now) }
 
@@ -99,7 +106,9 @@ import Testing
         }
     }
 
-    static func run(_ body: @Sendable (Harness) async throws -> Void) async throws {
+    /// Runs `body` beside play-sim and a live server; with `pushes` play-sim pushes its notifications to the server's
+    /// `/v1/notifications/google` as Pub/Sub would.
+    static func run(pushes: Bool = false, _ body: @Sendable (Harness) async throws -> Void) async throws {
         let sim = try await GooglePlaySimulator.start(
             .init(packages: [
                 PackageDefinition(
@@ -128,7 +137,8 @@ import Testing
                 let key = try await keys.create(bundleID: bundleID, name: "one").secret
                 let gateway = GooglePlayGateway(
                     httpClient: .shared,
-                    configuration: .init(developerAPI: .init(baseURL: sim.developerAPIBaseURL)),
+                    configuration: .init(
+                        developerAPI: .init(baseURL: sim.developerAPIBaseURL), pushKeys: .init(url: sim.jwksURL)),
                     logger: TestDatabase.logger)
                 let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: sim.control.clock().now) }
                 let apple = try AppleGateway(
@@ -150,10 +160,16 @@ import Testing
                 let ingestion = GooglePlayIngestion(
                     store: LedgerStore(pool: pool), gateway: gateway, logger: TestDatabase.logger, now: now)
                 try await app.test(.live) { client in
+                    if pushes, let port = client.port {
+                        _ = try await sim.control.updateNotificationSettings(
+                            NotificationSettingsUpdate(
+                                pushUrl: "http://127.0.0.1:\(port)/v1/notifications/google", audience: pushAudience,
+                                serviceAccountEmail: pushServiceAccount))
+                    }
                     try await body(
                         Harness(
                             sim: sim, pool: pool, key: key, client: client, sender: sender, ingestion: ingestion,
-                            catalog: catalog))
+                            catalog: catalog, gateway: gateway))
                 }
             }
         } catch {
