@@ -18,6 +18,8 @@ public struct Entitlement: Hashable, Sendable, Codable {
     /// Whether the subscription will renew, per the latest renewal info; `nil` for other products.
     public var willAutoRenew: Bool?
     public var ownershipType: OwnershipType
+    /// The store that sold the product granting it (the catalog's `store` of the product).
+    public var store: Store
 
     public init(
         entitlementID: String,
@@ -31,7 +33,8 @@ public struct Entitlement: Hashable, Sendable, Codable {
         expiresAt: Instant?,
         gracePeriodExpiresAt: Instant?,
         willAutoRenew: Bool?,
-        ownershipType: OwnershipType
+        ownershipType: OwnershipType,
+        store: Store = .appStore
     ) {
         self.entitlementID = entitlementID
         self.productID = productID
@@ -45,6 +48,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
         self.gracePeriodExpiresAt = gracePeriodExpiresAt
         self.willAutoRenew = willAutoRenew
         self.ownershipType = ownershipType
+        self.store = store
     }
 
     /// When access ends: the grace period's end while in one, else the period's end; `nil` for never.

@@ -52,7 +52,8 @@ extension Ledger {
                 expiresAt: chain.periodEnd(of: latest, in: app),
                 gracePeriodExpiresAt: state == .gracePeriod ? renewal?.gracePeriodExpiresDate : nil,
                 willAutoRenew: renewal?.willAutoRenew,
-                ownershipType: latest.transaction.ownershipType
+                ownershipType: latest.transaction.ownershipType,
+                store: product.store
             )
         }
     }
@@ -80,7 +81,7 @@ extension Ledger {
                     expiresAt: grant.expiresAt,
                     gracePeriodExpiresAt: grant.gracePeriodExpiresAt,
                     willAutoRenew: grant.willAutoRenew,
-                    ownershipType: grant.ownershipType)
+                    ownershipType: grant.ownershipType, store: product.store)
                 if best[entitlementID].map({ isBetter(candidate, than: $0, app: app) }) ?? true {
                     best[entitlementID] = candidate
                 }

@@ -4,21 +4,24 @@ public enum WebhookEventBody {
     /// when the event is really inserted: `head + "<sequence>" + tail` (or `head + "null" + tail`).
     ///
     /// `entitlements` are the account's after the event; `creditBalance` is added to a `credits.changed`
-    /// event's data as `balance`.
+    /// event's data as `balance`; `store` is the store of the product the event is about (named when it is not
+    /// the App Store).
     public static func parts(
         of draft: WebhookEventDraft, id: String, bundleID: String, cause: WebhookEventCause,
-        entitlements: [Entitlement], creditBalance: Int64?
+        entitlements: [Entitlement], creditBalance: Int64?, store: Store = .appStore
     ) -> (head: String, tail: String) {
         var data = draft.data
         if draft.type == .creditsChanged, let creditBalance { data.append(.init("balance", .integer(creditBalance))) }
-        let head = EventJSON.object([
+        var headMembers: [EventJSON.Member] = [
             .init("id", .string(id)),
             .init("type", .string(draft.type.rawValue)),
             .init("occurred_at", .time(draft.occurredAt)),
             .init("app", .string(bundleID)),
             .init("environment", .string(draft.environment.rawValue)),
-            .init("account_id", .optional(draft.account?.rawValue)),
-        ]).text
+        ]
+        if store != .appStore { headMembers.append(.init("store", .string(store.rawValue))) }
+        headMembers.append(.init("account_id", .optional(draft.account?.rawValue)))
+        let head = EventJSON.object(headMembers).text
         let tail = EventJSON.object([
             .init("cause", cause.json),
             .init("data", .object(data)),
@@ -30,7 +33,8 @@ public enum WebhookEventBody {
 }
 
 extension Entitlement {
-    /// One entitlement as `GET /v1/accounts/{id}/entitlements` writes it (absent values left out, as there).
+    /// One entitlement as `GET /v1/accounts/{id}/entitlements` writes it (absent values left out, as there; `store`
+    /// only when not the App Store).
     public var eventJSON: EventJSON {
         var members: [EventJSON.Member] = [
             .init("entitlement_id", .string(entitlementID)),
@@ -46,6 +50,8 @@ extension Entitlement {
             .init("original_transaction_id", .string(originalTransactionID)),
             .init("environment", .string(environment.rawValue)),
         ]
+        // The App Store is the default: only another store is named.
+        if store != .appStore { members.append(.init("store", .string(store.rawValue))) }
         return .object(members)
     }
 }

@@ -12,6 +12,14 @@ public struct WebhookEventDraft: Sendable, Equatable {
     /// The type-specific `data` members.
     public var data: [EventJSON.Member]
 
+    /// The product the event is about (its `data.product_id`), if it names one.
+    public var productID: String? {
+        for member in data where member.key == "product_id" {
+            if case .string(let id) = member.value { return id }
+        }
+        return nil
+    }
+
     public init(
         type: WebhookEventType, environment: StoreEnvironment, account: AccountID?, occurredAt: Instant,
         subject: String, data: [EventJSON.Member]

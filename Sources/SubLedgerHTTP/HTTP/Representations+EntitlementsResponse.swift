@@ -69,6 +69,10 @@ extension Representation {
             writer.string(entitlement.originalTransactionID)
             writer.key("environment")
             writer.string(entitlement.environment.rawValue)
+            if entitlement.store != .appStore {
+                writer.key("store")
+                writer.string(entitlement.store.rawValue)
+            }
             writer.endObject()
         }
     }

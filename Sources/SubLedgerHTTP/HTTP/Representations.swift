@@ -28,6 +28,8 @@ enum Representation {
         var ownership_type: String
         var original_transaction_id: String
         var environment: String
+        /// The store that sold it, when not the App Store (`google_play`).
+        var store: String?
 
         init(_ entitlement: Entitlement) {
             entitlement_id = entitlement.entitlementID
@@ -40,6 +42,7 @@ enum Representation {
             ownership_type = entitlement.ownershipType.rawValue
             original_transaction_id = entitlement.originalTransactionID
             environment = entitlement.environment.rawValue
+            store = entitlement.store == .appStore ? nil : entitlement.store.rawValue
         }
     }
 

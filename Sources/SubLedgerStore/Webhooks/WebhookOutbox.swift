@@ -71,7 +71,8 @@ enum WebhookOutbox {
             }
             let parts = WebhookEventBody.parts(
                 of: draft, id: id, bundleID: app.definition.bundleID, cause: cause, entitlements: entitlements,
-                creditBalance: credits)
+                creditBalance: credits,
+                store: draft.productID.flatMap { app.definition.product($0)?.store } ?? .appStore)
             events.append(
                 EventRow(
                     n: index, event_id: id, environment: draft.environment.rawValue,
