@@ -75,11 +75,19 @@ public struct ChangePlanRequest: Sendable, Codable, Hashable {
     public var productId: String
     public var basePlanId: String?
     public var offerId: String?
+    /// What the app set on the new billing flow (the account signed in now); default: the old purchase's.
+    public var obfuscatedExternalAccountId: String?
+    public var obfuscatedExternalProfileId: String?
 
-    public init(productId: String, basePlanId: String? = nil, offerId: String? = nil) {
+    public init(
+        productId: String, basePlanId: String? = nil, offerId: String? = nil,
+        obfuscatedExternalAccountId: String? = nil, obfuscatedExternalProfileId: String? = nil
+    ) {
         self.productId = productId
         self.basePlanId = basePlanId
         self.offerId = offerId
+        self.obfuscatedExternalAccountId = obfuscatedExternalAccountId
+        self.obfuscatedExternalProfileId = obfuscatedExternalProfileId
     }
 }
 

@@ -249,8 +249,10 @@ extension SimulatorState {
         let newToken = try purchase(
             PurchaseRequest(
                 packageName: old.packageName, productId: request.productId, basePlanId: request.basePlanId,
-                offerId: request.offerId, obfuscatedExternalAccountId: old.accountId,
-                obfuscatedExternalProfileId: old.profileId, test: old.isTest, regionCode: old.regionCode),
+                offerId: request.offerId,
+                obfuscatedExternalAccountId: request.obfuscatedExternalAccountId ?? old.accountId,
+                obfuscatedExternalProfileId: request.obfuscatedExternalProfileId ?? old.profileId, test: old.isTest,
+                regionCode: old.regionCode),
             now: now)
         guard var new = subscriptions[newToken] else {
             throw SimulatorError(.badRequest, "\(request.productId) is not a subscription")

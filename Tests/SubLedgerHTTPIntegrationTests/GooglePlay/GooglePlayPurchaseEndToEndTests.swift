@@ -241,6 +241,53 @@ import Testing
         }
     }
 
+    /// docs/ownership.md, story 2, on Google Play: alice stops renewing; bob, on the same phone and Google account,
+    /// signs up again before her period ends (Google makes a new token linked to hers, on her chain); the chain
+    /// moves to bob, and alice restoring later gets nothing while bob renews.
+    @Test func aResignupAfterTheOwnerStoppedRenewingMovesTheChainAndLaterRestoresStayWithTheNewOwner() async throws {
+        try await Self.run { h in
+            let bought = try await h.buy("pro", account: "alice")
+            #expect(try await h.submit("alice", bought).status == .ok)
+            #expect(try await h.sender.runCycle().sent == 1)
+            let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
+            let chain = ChainKey(environment: .production, originalTransactionID: bought.orderId)
+
+            // Day 10: alice turns renewal off; the poller learns it from Google.
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))
+            _ = try await h.sim.control.cancel(bought.purchaseToken)
+            _ = try await h.ingestion.pollChain(chain, app: app)
+            #expect(try await h.entitlements("alice") == ["pro"])
+
+            // Day 20: bob signs up again on the same Google account (his app session sets his account id): a new
+            // token naming alice's.
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))
+            let resigned = try await h.sim.control.changePlan(
+                bought.purchaseToken,
+                ChangePlanRequest(productId: "pro", basePlanId: "monthly", obfuscatedExternalAccountId: "bob"))
+            #expect(resigned.linkedPurchaseToken == bought.purchaseToken)
+            let submitted = try await h.submit("bob", resigned)
+            #expect(submitted.status == .ok)
+            #expect(try await h.owner(ofToken: resigned.purchaseToken) == "bob")
+            #expect(try await h.entitlements("bob") == ["pro"])
+            #expect(try await h.entitlements("alice") == [])
+            let transfers = try await h.pool.query(
+                "SELECT kind, account_id FROM ledger_entries WHERE kind IN ('transfer_out', 'transfer_in') ORDER BY kind"
+            ).map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1))" }
+            #expect(transfers == ["transfer_in bob", "transfer_out alice"])
+            #expect(try await h.sender.runCycle().sent == 1)
+
+            // Day 55: bob's period renewed at Google; alice signs in again and restores the new token.
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 35))
+            let restored = try await h.submit("alice", resigned)
+            #expect(restored.status == .ok)
+            let outcomes = restored.json["transactions"] as? [[String: Any]] ?? []
+            #expect(outcomes.map { $0["result"] as? String } == ["belongs_to_another_account"])
+            #expect(try await h.entitlements("alice") == [])
+            #expect(try await h.entitlements("bob") == ["pro"])
+            #expect(try await h.owner(ofToken: resigned.purchaseToken) == "bob")
+        }
+    }
+
     @Test func anUpgradeMakesANewTokenThatStaysOnTheChain() async throws {
         try await Self.run { h in
             let bought = try await h.buy("pro", account: "alice")
