@@ -152,6 +152,16 @@ final class ServedSubLedger {
         self.process = nil
     }
 
+    /// Kills the child at once (SIGKILL: no shutdown, no lease given back), as a crash or `kill -9` would.
+    func kill9() {
+        guard let process else { return }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? logHandle?.close()
+        logHandle = nil
+        self.process = nil
+    }
+
     /// The log's size now (to read what a later step wrote).
     var logOffset: UInt64 {
         ((try? FileManager.default.attributesOfItem(atPath: logURL.path)[.size]) as? NSNumber)?.uint64Value ?? 0
