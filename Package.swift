@@ -299,7 +299,10 @@ let package = Package(
         .executableTarget(
             name: "subledger-bench",
             dependencies: [
-                "AppStore",
+                "AppStore", "GooglePlay",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 "SubLedgerCore",
                 "SubLedgerReports",
                 "SubLedgerStore",

@@ -16,6 +16,11 @@ import SubLedgerStore
 ///     subledger-bench refresh-sql                     # the report projector's refreshes for one bench chain,
 ///                                                     # as pgbench script lines (scripts/bench, write.sql)
 ///     subledger-bench project SECONDS                 # DATABASE_URL; runs the report projector, prints its lag
+///     subledger-bench catalog-google KEY_FILE         # the catalog with the app's Google Play listing and product
+///     subledger-bench play-packages                   # play-sim's packages (--config) for that listing
+///     subledger-bench google-notifications COUNT SIM_URL KEY_DIR DIRECTORY
+///                                                     # COUNT purchases in play-sim; their RTDN as push bodies
+///                                                     # (DIRECTORY/google.jsonl) and a push token (google.token)
 @main
 enum BenchCommand {
     static func main() async {
@@ -28,6 +33,18 @@ enum BenchCommand {
                 )
             case "catalog":
                 print(BenchShape.catalogYAML)
+            case "catalog-google":
+                guard arguments.count >= 2 else { throw BenchError("usage: subledger-bench catalog-google KEY_FILE") }
+                print(BenchGoogleNotifications.catalogYAML(keyFile: arguments[1]))
+            case "play-packages":
+                print(BenchGoogleNotifications.packagesJSON)
+            case "google-notifications":
+                guard arguments.count >= 5 else {
+                    throw BenchError("usage: subledger-bench google-notifications COUNT SIM_URL KEY_DIR DIRECTORY")
+                }
+                try await BenchGoogleNotifications.write(
+                    count: try number(arguments, 1, default: 0), simulator: arguments[2], keyDirectory: arguments[3],
+                    to: arguments[4])
             case "refresh-sql":
                 print(try BenchShape.refreshScript())
             case "project":
@@ -42,7 +59,9 @@ enum BenchCommand {
             default:
                 throw BenchError(
                     "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | "
-                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql | project [SECONDS]")
+                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql | project [SECONDS] | "
+                        + "catalog-google KEY_FILE | play-packages | google-notifications COUNT SIM_URL KEY_DIR DIRECTORY"
+                )
             }
         } catch {
             FileHandle.standardError.write(Data("subledger-bench: \(error)\n".utf8))

@@ -19,7 +19,13 @@ enum BenchLedger {
         configuration.maxConnections = workers
         let pool = PostgresPool(configuration: configuration, logger: logger)
         let store = LedgerStore(pool: pool)
-        guard let app = try await CatalogStore(pool: pool).app(bundleID: BenchShape.bundleID) else {
+        // The app's sealed secrets (a Google Play listing's service account key) open with SUBLEDGER_SECRET_KEY.
+        var keys: [SecretKey] = []
+        if let text = ProcessInfo.processInfo.environment["SUBLEDGER_SECRET_KEY"], !text.isEmpty {
+            keys.append(try SecretKey(base64: text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        let catalog = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: keys))
+        guard let app = try await catalog.app(bundleID: BenchShape.bundleID) else {
             throw BenchError(
                 "no app \(BenchShape.bundleID): run `subledger-bench catalog | subledger catalog apply -` first")
         }
