@@ -13,6 +13,8 @@ struct SupportCommand: AsyncParsableCommand {
             subledger support transaction ID       a transaction or original transaction id
             subledger support token UUID           SubLedger's order token (appAccountToken)
             subledger support account ID           the app's account id
+            subledger support transaction GPA.…    a Google Play order id (a renewal's with ..N)
+            subledger support purchase-token TOKEN a Google Play purchase token
 
             An order id, and a transaction id the ledger does not hold, are asked of
             Apple with the app's App Store Server API key from the catalog. When Apple
@@ -22,7 +24,10 @@ struct SupportCommand: AsyncParsableCommand {
             customer restores purchases. See docs/operations.md, "A customer says they
             paid and got nothing".
             """,
-        subcommands: [Order.self, TransactionLookup.self, Token.self, Account.self, AppTransactionLookup.self])
+        subcommands: [
+            Order.self, TransactionLookup.self, Token.self, Account.self, AppTransactionLookup.self,
+            PurchaseTokenLookup.self,
+        ])
 
     /// The options every lookup takes.
     struct Options: ParsableArguments {
@@ -103,6 +108,22 @@ struct SupportCommand: AsyncParsableCommand {
         func run() async throws {
             try await SupportCommand.run(
                 SupportCommand.parse(id, SupportQuery.appTransaction(parsing:)), apply: false, options: options,
+                apple: apple, database: database)
+        }
+    }
+
+    struct PurchaseTokenLookup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "purchase-token", abstract: "Look up a Google Play purchase token.")
+        @Argument(help: "The purchase token.") var id: String
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.purchaseToken(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.purchaseToken(parsing:)), apply: false, options: options,
                 apple: apple, database: database)
         }
     }

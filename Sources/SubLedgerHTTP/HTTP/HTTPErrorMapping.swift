@@ -58,10 +58,10 @@ extension APIError {
         let status: HTTPResponse.Status =
             switch error.code {
             case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID,
-                .invalidAppTransactionID, .appRequired:
+                .invalidAppTransactionID, .invalidPurchaseToken, .appRequired:
                 .badRequest
             case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
-                .appTransactionNotFound:
+                .appTransactionNotFound, .purchaseTokenNotFound:
                 .notFound
             case .serverAPINotConfigured: .conflict
             case .appleUnavailable: .serviceUnavailable

@@ -3,7 +3,7 @@ import NIOCore
 import SubLedgerReports
 import SubLedgerUseCases
 
-/// `/v1/admin/lookup/{order,transaction,token,account,app-transaction}/{id}`: the support lookups over HTTP, behind an admin
+/// `/v1/admin/lookup/{order,transaction,token,account,app-transaction,purchase-token}/{id}`: the support lookups over HTTP, behind an admin
 /// key. `GET` only reads (Apple is asked for an order id, and for a transaction id the ledger lacks); `POST` on
 /// an order or transaction also applies what Apple knows and the ledger lacks. `?bundle_id=` names the app when
 /// several are configured. Refusals are `SupportError`s, answered by `HTTPErrorMapping`.
@@ -28,6 +28,9 @@ struct SupportController: Sendable {
         }
         group.get("lookup/account/:id") { request, context in
             try await answer(request, context, SupportQuery.account(parsing:))
+        }
+        group.get("lookup/purchase-token/:id") { request, context in
+            try await answer(request, context, SupportQuery.purchaseToken(parsing:))
         }
         group.get("lookup/app-transaction/:id") { request, context in
             try await answer(request, context, SupportQuery.appTransaction(parsing:))

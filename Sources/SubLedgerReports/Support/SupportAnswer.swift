@@ -19,6 +19,8 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         case account
         /// Apple's `appTransactionId`: the customer's download or purchase of the app itself.
         case appTransaction = "app_transaction"
+        /// A Google Play purchase token.
+        case purchaseToken = "purchase_token"
     }
 
     /// Who owns an app purchase (`POST /v1/app-transactions`), for a lookup by app transaction id.

@@ -48,13 +48,23 @@ extension GooglePlayIngestion {
             let product = app.definition.product(productID), product.store == .googlePlay,
             product.type != .autoRenewable
         else { return nil }
+        let observation: GooglePlayObservation
         do {
-            return try purchase.observation(purchaseToken: token, packageName: packageName, observedAt: observedAt)
+            observation = try purchase.observation(
+                purchaseToken: token, packageName: packageName, observedAt: observedAt)
         } catch  where error.code == .notPurchased {
             return nil
         } catch {
             throw Self.refusal(error)
         }
+        // The token's chain, for look-ups by token (a one-time product's chain is its own order).
+        try await tokens.record(
+            token: token,
+            chain: ChainKey(
+                environment: observation.environment,
+                originalTransactionID: observation.transaction.originalTransactionID),
+            linkedPurchaseToken: nil, appID: app.appID)
+        return observation
     }
 
     /// Google's answer that cannot be applied, as the ingestion's refusal.

@@ -151,8 +151,16 @@ public struct GooglePlayIngestion: Sendable {
                 guard purchase.productLineItem?.first?.productId == submission.productID else {
                     throw IngestionError(.invalidPurchase, "the purchase token is not a purchase of this product")
                 }
-                return try purchase.observation(
+                let observation = try purchase.observation(
                     purchaseToken: submission.purchaseToken, packageName: packageName, observedAt: observedAt)
+                // The token's chain, for look-ups by token (a one-time product's chain is its own order).
+                try await tokens.record(
+                    token: submission.purchaseToken,
+                    chain: ChainKey(
+                        environment: observation.environment,
+                        originalTransactionID: observation.transaction.originalTransactionID),
+                    linkedPurchaseToken: nil, appID: app.appID)
+                return observation
             }
         } catch let error as GooglePlayAPIError {
             throw Self.refusal(error)

@@ -27,6 +27,10 @@ public struct SupportError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidAppTransactionID = "invalid_app_transaction_id"
         /// No transaction and no claimed app purchase of the app carries the app transaction id.
         case appTransactionNotFound = "app_transaction_not_found"
+        /// Not a Google Play purchase token (1 to 1024 characters from `A-Z a-z 0-9 . _ -`).
+        case invalidPurchaseToken = "invalid_purchase_token"
+        /// No Google Play purchase of the app was bought under the purchase token.
+        case purchaseTokenNotFound = "purchase_token_not_found"
         /// Asking Apple needs the app's App Store Server API key, and the catalog gives none.
         case serverAPINotConfigured = "server_api_not_configured"
         /// Apple could not be reached, failed, or the circuit breaker is open; retry after `retryAfter`.

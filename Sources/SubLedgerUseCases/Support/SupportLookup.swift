@@ -70,7 +70,7 @@ public struct SupportLookup: Sendable {
                 switch candidate {
                 case .order: needsApple = true
                 case .transaction: needsApple = askingApple
-                case .appAccountToken, .account, .appTransaction: needsApple = false
+                case .appAccountToken, .account, .appTransaction, .purchaseToken: needsApple = false
                 }
                 guard needsApple == askingApple else { continue }
                 for app in apps where !askingApple || app.serverAPI != nil {
@@ -93,6 +93,7 @@ public struct SupportLookup: Sendable {
 
     static let notFoundCodes: Set<SupportError.Code> = [
         .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound, .appTransactionNotFound,
+        .purchaseTokenNotFound,
     ]
 
     func lookUp(
@@ -104,6 +105,7 @@ public struct SupportLookup: Sendable {
         case .appAccountToken(let value): try await token(value, app: app)
         case .account(let value): try await account(value, app: app)
         case .appTransaction(let id): try await appTransaction(id, app: app)
+        case .purchaseToken(let token): try await purchaseToken(token, app: app)
         }
     }
 
@@ -153,6 +155,14 @@ public struct SupportLookup: Sendable {
         }
         throw SupportError(
             .transactionNotFound, "neither the ledger nor Apple knows transaction \(id) of \(app.bundleID)")
+    }
+
+    /// The chain a Google Play purchase token's purchase is on (its lineage's, for a subscription).
+    private func purchaseToken(_ token: String, app: StoredApp) async throws -> SupportAnswer {
+        guard let key = try await GooglePlayStore(pool: store.pool).chain(ofToken: token, appID: app.appID) else {
+            throw SupportError(.purchaseTokenNotFound, "no Google Play purchase of \(app.bundleID) has this token")
+        }
+        return try await answer(.purchaseToken(token), keys: [key], app: app, expectedAccount: nil)
     }
 
     private func token(_ token: OrderID, app: StoredApp) async throws -> SupportAnswer {

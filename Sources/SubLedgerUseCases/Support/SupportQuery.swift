@@ -13,6 +13,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     case account(AccountID)
     /// Apple's `appTransactionId`: the customer's download or purchase of the app.
     case appTransaction(String)
+    /// A Google Play purchase token (the app's `Purchase.getPurchaseToken()`).
+    case purchaseToken(String)
 
     /// The longest Apple order id accepted; Apple's are about ten characters.
     static let orderIDLength = 5...32
@@ -56,6 +58,16 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         return .appTransaction(trimmed)
     }
 
+    /// `raw` as a Google Play purchase token: 1 to 1024 characters from `A-Z a-z 0-9 . _ -`.
+    public static func purchaseToken(parsing raw: String) throws(SupportError) -> SupportQuery {
+        let trimmed = raw.trimmingWhitespace
+        guard (1...1024).contains(trimmed.utf8.count), trimmed.utf8.allSatisfy(Self.isTokenByte) else {
+            throw SupportError(
+                .invalidPurchaseToken, "a purchase token has 1 to 1024 characters from A-Z a-z 0-9 . _ -")
+        }
+        return .purchaseToken(trimmed)
+    }
+
     /// `raw` as an account id.
     public static func account(parsing raw: String) throws(SupportError) -> SupportQuery {
         do {
@@ -76,6 +88,12 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
             !trimmed.isEmpty && trimmed.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         var candidates: [SupportQuery] = []
         if let token = try? appAccountToken(parsing: trimmed) { candidates.append(token) }
+        // A Google Play order id (`GPA.3312-…`, a renewal's with `..N`) is a transaction id of the ledger.
+        if trimmed.hasPrefix("GPA."), let transaction = try? transaction(parsing: trimmed) {
+            candidates.append(transaction)
+        }
+        // Google's purchase tokens are long (over 100 characters) and never a UUID or an account id.
+        if trimmed.utf8.count >= 64, let token = try? purchaseToken(parsing: trimmed) { candidates.append(token) }
         if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
         if isDigits, let appTransaction = try? appTransaction(parsing: trimmed) { candidates.append(appTransaction) }
         if let account = try? account(parsing: trimmed) { candidates.append(account) }
@@ -91,19 +109,24 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         case .appAccountToken: "app_account_token"
         case .account: "account"
         case .appTransaction: "app_transaction"
+        case .purchaseToken: "purchase_token"
         }
     }
 
     /// The normalized id.
     public var id: String {
         switch self {
-        case .order(let id), .transaction(let id), .appTransaction(let id): id
+        case .order(let id), .transaction(let id), .appTransaction(let id), .purchaseToken(let id): id
         case .appAccountToken(let token): token.rawValue
         case .account(let account): account.rawValue
         }
     }
 
     public var description: String { "\(kindName) \(id)" }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        isLetterOrDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
 
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         switch byte {

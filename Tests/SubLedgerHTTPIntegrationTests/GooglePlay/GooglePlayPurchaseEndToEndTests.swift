@@ -288,6 +288,40 @@ import Testing
         }
     }
 
+    @Test func supportLooksUpAGooglePlayPurchaseByOrderIDAndByPurchaseToken() async throws {
+        try await Self.run { h in
+            let subscription = try await h.buy("pro", account: "alice")
+            #expect(try await h.submit("alice", subscription).status == .ok)
+            let coins = try await h.buy("coins", account: "carol")
+            #expect(try await h.submit("carol", coins).status == .ok)
+            let admin = try await APIKeys(store: APIKeyStore(pool: h.pool)).create(bundleID: nil, name: "support")
+                .secret
+            for (path, owner) in [
+                ("transaction/\(subscription.orderId)", "alice"),
+                ("purchase-token/\(subscription.purchaseToken)", "alice"),
+                ("purchase-token/\(coins.purchaseToken)", "carol"), ("transaction/\(coins.orderId)", "carol"),
+            ] {
+                let answer = try await h.client.call(.get, "/v1/admin/lookup/\(path)", key: admin)
+                #expect(answer.status == .ok, "\(path)")
+                let chains = answer.json["chains"] as? [[String: Any]] ?? []
+                #expect(chains.first?["owner_account_id"] as? String == owner, "\(path): \(answer.json)")
+                #expect(
+                    answer.json["kind"] as? String == (path.hasPrefix("purchase") ? "purchase_token" : "transaction"))
+            }
+            let unknown = try await h.client.call(.get, "/v1/admin/lookup/purchase-token/nosuchtoken", key: admin)
+            #expect(unknown.status == .notFound)
+            #expect(unknown.json.errorCode == "purchase_token_not_found")
+            let invalid = try await h.client.call(.get, "/v1/admin/lookup/purchase-token/bad%20token", key: admin)
+            #expect(invalid.status == .badRequest)
+            #expect(invalid.json.errorCode == "invalid_purchase_token")
+            // The admin page's search box finds a pasted order id and a pasted token.
+            #expect(SupportQuery.candidates(subscription.orderId).first == .transaction(subscription.orderId))
+            #expect(
+                SupportQuery.candidates(subscription.purchaseToken).contains(.purchaseToken(subscription.purchaseToken))
+            )
+        }
+    }
+
     @Test func anUpgradeMakesANewTokenThatStaysOnTheChain() async throws {
         try await Self.run { h in
             let bought = try await h.buy("pro", account: "alice")
