@@ -271,7 +271,8 @@ SELECT p_app_id, p_environment, p_chain, h.transaction_id, h.product_id, h.purch
                         >= h.expires_ms - h.purchase_ms THEN 1 ELSE 0 END)::bigint END,
        h.amount, h.currency, h.storefront, h.estimated,
        coalesce(sum(h.paid_ms) OVER (PARTITION BY h.segment ORDER BY h.purchase_ms, h.transaction_id COLLATE "C"
-                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) >= 365::bigint * 86400000,
+                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) >= 365::bigint * 86400000
+           OR (h.source = 'google_play_api' AND h.expires_ms IS NOT NULL),
        CASE WHEN h.amount IS NULL OR h.expires_ms IS NULL THEN NULL
             WHEN (h.expires_ms - h.purchase_ms) / 86400000 BETWEEN 6 AND 8 THEN (h.amount * 52 + 6) / 12
             ELSE (h.amount + greatest(1, (h.expires_ms - h.purchase_ms + 1314873000) / 2629746000) / 2)
@@ -304,7 +305,7 @@ FROM (
                                (extract(epoch FROM a.purchase_date) * 1000)::bigint AS purchase_ms,
                                (extract(epoch FROM a.expires_date) * 1000)::bigint AS expires_ms,
                                (extract(epoch FROM a.revocation_date) * 1000)::bigint AS refund_ms,
-                               a.revocation_percentage AS refund_percentage, a.billing_plan,
+                               a.revocation_percentage AS refund_percentage, a.billing_plan, a.source,
                                a.amount_milliunits AS amount, a.currency, a.storefront, coalesce(a.estimated, false) AS estimated,
                                (extract(epoch FROM lead(a.purchase_date) OVER (
                                    ORDER BY a.purchase_date, a.transaction_id COLLATE "C")) * 1000)::bigint AS next_ms
@@ -2637,7 +2638,8 @@ CREATE VIEW transaction_amounts AS
     COALESCE(t.currency, catalog.currency) AS currency,
     ((t.price_milliunits IS NULL) AND (NOT (t.is_trial_period OR (NOT (t.offer_discount_type IS DISTINCT FROM 'FREE_TRIAL'::text)))) AND (catalog.price_milliunits IS NOT NULL)) AS estimated,
     t.revocation_percentage,
-    t.billing_plan
+    t.billing_plan,
+    t.source
    FROM (transactions t
      LEFT JOIN LATERAL ( SELECT p.price_milliunits,
             p.currency

@@ -122,6 +122,25 @@ import Testing
         #expect(small[0].sale?.commission == 1_499)
     }
 
+    @Test func aGooglePlaySubscriptionPaysGooglesFifteenPercentFromItsFirstSaleAndAOneTimeProductTheStandardRate() {
+        var first = Self.paid("GPA.1", from: 0, to: 30)
+        first.store = .googlePlay
+        var renewal = Self.paid("GPA.1..0", from: 30, to: 60)
+        renewal.store = .googlePlay
+        var coins = Self.paid("GPA.2", from: 0, to: 0)
+        coins.expiresDate = nil
+        coins.store = .googlePlay
+        let sales = RevenueSale.sales(of: [first, renewal], smallBusiness: [], taxPPM: { _, _ in 0 })
+        #expect(sales.map(\.basis) == [.googlePlaySubscription, .googlePlaySubscription])
+        #expect(sales[0].sale?.commission == 1_499)
+        let oneTime = RevenueSale.sales(of: [coins], smallBusiness: [], taxPPM: { _, _ in 0 })
+        #expect(oneTime[0].basis == .standard)
+        // The App Store's first-year sale of the same price.
+        #expect(
+            RevenueSale.sales(of: [Self.paid("a", from: 0, to: 30)], smallBusiness: [], taxPPM: { _, _ in 0 })[0]
+                .sale?.commission == 2_997)
+    }
+
     /// Apple's `revocationPercentage` is thousandths of a percent; the refunded part is rounded half up and
     /// never overflows at the largest accepted price.
     @Test func aRevocationPercentageRefundsThatShareOfThePrice() {

@@ -38,7 +38,7 @@ final class SimulatorEngine: Sendable {
     /// Runs a change under the lock, after applying what the clock has passed; publishes the events of both as
     /// notifications. Returns the body's result and the message ids it published.
     func mutate<Result: Sendable>(
-        _ body: (inout SimulatorState, Instant) throws(SimulatorError) -> Result
+        changingPurchases: Bool = true, _ body: (inout SimulatorState, Instant) throws(SimulatorError) -> Result
     ) throws(SimulatorError) -> (Result, [String]) {
         let now = self.now
         return try state.withLock { state throws(SimulatorError) -> (Result, [String]) in
@@ -46,6 +46,7 @@ final class SimulatorEngine: Sendable {
             _ = Self.publish(&state, now: now)
             do throws(SimulatorError) {
                 let result = try body(&state, now)
+                if changingPurchases { state.changedSinceProcessing = true }
                 return (result, Self.publish(&state, now: now))
             } catch {
                 state.events.removeAll()
@@ -54,11 +55,12 @@ final class SimulatorEngine: Sendable {
         }
     }
 
-    /// Reads state under the lock, after applying what the clock has passed.
+    /// Reads state under the lock, after applying what the clock has passed. `body` changes no purchase (it may
+    /// change the notification settings).
     func read<Result: Sendable>(_ body: (inout SimulatorState) throws(SimulatorError) -> Result) throws(SimulatorError)
         -> Result
     {
-        try mutate { state, _ throws(SimulatorError) in try body(&state) }.0
+        try mutate(changingPurchases: false) { state, _ throws(SimulatorError) in try body(&state) }.0
     }
 
     private static func publish(_ state: inout SimulatorState, now: Instant) -> [String] {

@@ -13,6 +13,11 @@ struct SimulatorState: Sendable {
     var notifications = NotificationLog()
     /// Events of the current change, turned into notifications when it completes.
     var events: [DeveloperNotification] = []
+    /// The instant `processDue` last brought every purchase to, and whether a change was made since: with neither
+    /// the clock moved nor a purchase changed, nothing can be due that was not processed (the check walks every
+    /// purchase, which a read of one purchase should not pay for).
+    var processedThrough: Instant?
+    var changedSinceProcessing = true
     var random: SplitMix64
 
     init(seed: UInt64) {

@@ -6,6 +6,11 @@ extension SimulatorState {
     /// periods, account holds and their ends, pauses and resumptions, expiries, and the refund of purchases not
     /// acknowledged within three days.
     mutating func processDue(now: Instant) {
+        if let processedThrough, now <= processedThrough, !changedSinceProcessing { return }
+        defer {
+            processedThrough = now
+            changedSinceProcessing = false
+        }
         for token in subscriptions.keys.sorted() {
             guard var record = subscriptions[token] else { continue }
             advance(&record, to: now)

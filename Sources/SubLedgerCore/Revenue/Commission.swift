@@ -1,4 +1,5 @@
-/// Apple's commission on a sale, in parts per million of the price after tax.
+/// The store's commission (Apple's commission, Google Play's service fee) on a sale, in parts per million of the
+/// price after tax.
 public enum Commission {
     /// 30 %: the standard rate.
     public static let standardPPM: Int64 = 300_000
@@ -10,11 +11,17 @@ public enum Commission {
         case standard
         case smallBusiness = "small_business"
         case secondYear = "second_year"
+        /// Google Play's 15 % on every auto-renewing subscription sale, from the first.
+        case googlePlaySubscription = "google_play_subscription"
     }
 
     /// The rate of a sale: 15 % when the app is in the Small Business Program on the purchase day, or when
     /// the subscriber had a year of paid service in the group before it (`PaidServiceDays`); else 30 %.
-    public static func basis(smallBusiness: Bool, accruedPaidMilliseconds: Int64) -> Basis {
+    /// A Google Play subscription sale (`googlePlaySubscription`) is 15 % whatever came before.
+    public static func basis(smallBusiness: Bool, accruedPaidMilliseconds: Int64, googlePlaySubscription: Bool = false)
+        -> Basis
+    {
+        if googlePlaySubscription { return .googlePlaySubscription }
         if smallBusiness { return .smallBusiness }
         if accruedPaidMilliseconds >= PaidServiceDays.oneYearMilliseconds { return .secondYear }
         return .standard

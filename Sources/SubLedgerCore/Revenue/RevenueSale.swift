@@ -16,7 +16,8 @@ public struct RevenueSale: Hashable, Sendable {
 
     /// Every transaction of one chain (one subscriber in one subscription group) as sales.
     ///
-    /// - the commission basis follows `Commission.basis` with `PaidServiceDays` over the whole chain;
+    /// - the commission basis follows `Commission.basis` with `PaidServiceDays` over the whole chain (a Google Play
+    ///   subscription's sales are at Google's 15 % from the first);
     /// - a refund gives back its share of the price (`RevenueTransaction.refundedMilliunits`: the whole price
     ///   unless Apple stated a `revocationPercentage`) at the refund date, with the sale's rates;
     /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
@@ -31,7 +32,8 @@ public struct RevenueSale: Hashable, Sendable {
             let day = CalendarDay.of(transaction.purchaseDate)
             let basis = Commission.basis(
                 smallBusiness: smallBusiness.contains { $0.contains(day) },
-                accruedPaidMilliseconds: accrued[transaction.transactionID] ?? 0)
+                accruedPaidMilliseconds: accrued[transaction.transactionID] ?? 0,
+                googlePlaySubscription: transaction.store == .googlePlay && transaction.expiresDate != nil)
             let tax = transaction.amountMilliunits == nil ? 0 : taxPPM(transaction.storefront, day)
             let rate = Commission.ppm(basis)
             var result = RevenueSale(

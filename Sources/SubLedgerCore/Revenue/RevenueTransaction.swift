@@ -22,12 +22,14 @@ public struct RevenueTransaction: Hashable, Sendable {
     public var isEstimated: Bool
     /// Bought on a plan with a commitment (`BillingPlan.isCommitted`): its MRR is committed MRR.
     public var isCommitted: Bool
+    /// The store that sold it (its commission rules).
+    public var store: Store
 
     public init(
         transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
         refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
         amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false,
-        isCommitted: Bool = false
+        isCommitted: Bool = false, store: Store = .appStore
     ) {
         self.transactionID = transactionID
         self.productID = productID
@@ -41,6 +43,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         self.storefront = storefront
         self.isEstimated = isEstimated
         self.isCommitted = isCommitted
+        self.store = store
     }
 
     /// Whether the customer paid anything for it (free trials and free offers did not).

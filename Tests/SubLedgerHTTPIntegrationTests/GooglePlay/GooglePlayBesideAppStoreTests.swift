@@ -65,6 +65,17 @@ import Testing
             let amounts = totals.first?["amounts"] as? [String: Any] ?? [:]
             #expect(amounts["gross_milli"] as? Int == 2 * 9_990)
             #expect(amounts["sales"] as? Int == 2)
+            // Google Play's service fee on a subscription is 15 % from the first sale; Apple's commission 30 % in
+            // the first year.
+            let rows = revenue.json["rows"] as? [[String: Any]] ?? []
+            func commission(_ product: String) -> Int? {
+                (rows.first { $0["product_id"] as? String == product }?["amounts"] as? [String: Any])?[
+                    "commission_milli"] as? Int
+            }
+            let reduced = Proceeds.of(price: 9_990, taxPPM: 0, commissionPPM: Commission.reducedPPM).commission
+            let standard = Proceeds.of(price: 9_990, taxPPM: 0, commissionPPM: Commission.standardPPM).commission
+            #expect(commission("pro").map(Int64.init) == reduced)
+            #expect(commission("pro.monthly").map(Int64.init) == standard)
         }
     }
 }
