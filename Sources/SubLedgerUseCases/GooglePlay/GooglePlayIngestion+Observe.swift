@@ -86,17 +86,20 @@ extension GooglePlayIngestion {
         async throws -> (listed: Int, revoked: [Transaction])
     {
         let (client, packageName) = try await gateway.client(for: app)
-        // Google keeps 30 days and refuses a window reaching into the future.
+        // Google keeps 30 days. No end time: Google lists up to its own now, and refuses an end time past it (a
+        // clock here ahead of Google's would make every list fail).
         let current = now()
         let oldest = current.adding(milliseconds: -29 * 86_400_000)
         let from = max(oldest, min(instant, current).adding(milliseconds: -3_600_000))
         let listed: [VoidedPurchase]
         do {
             listed = try await client.allVoidedPurchases(
-                packageName: packageName,
-                query: .init(startTime: from, endTime: current, includeQuantityBasedPartialRefund: true))
+                packageName: packageName, query: .init(startTime: from, includeQuantityBasedPartialRefund: true))
         } catch {
-            throw Self.refusal(error)
+            // Whatever Google answered, the void is real (the notification said so): tried again later.
+            throw IngestionError(
+                .googlePlayUnavailable, "Google's voided purchases could not be listed (\(error.code))",
+                retryAfter: .seconds(Self.retryAfterSeconds))
         }
         let matching = listed.filter { $0.purchaseToken == token && (orderID == nil || $0.orderId == orderID) }
         var revoked: [Transaction] = []

@@ -103,7 +103,7 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
             } catch {
                 report.failed += 1
                 // Google no longer takes the continuation token (too old): the window is read again from its start.
-                let restart = (error as? IngestionError)?.code == .invalidPurchase && cursor.window != nil
+                let restart = (error as? GooglePlayAPIError)?.code == .invalidArgument && cursor.window != nil
                 logger.warning(
                     "google play voided purchases could not be read",
                     metadata: ["bundle_id": "\(app.bundleID)", "error": "\(error)"])
@@ -117,7 +117,9 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
         return report
     }
 
-    /// Reads `app`'s list from where `cursor` stands, applying and recording each page.
+    /// Reads `app`'s list from where `cursor` stands, applying and recording each page. A window ends at this
+    /// process's now, but the list is asked with no end time (Google lists up to its own now and refuses an end
+    /// past it); the next window starts `overlap` before this one's end, which covers a clock ahead of Google's.
     func poll(_ app: StoredApp, from cursor: GooglePlayStore.VoidedCursor, report: inout CycleReport) async throws {
         let (client, packageName) = try await gateway.client(for: app)
         let current = now()
@@ -135,16 +137,12 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
         }
         for _ in 0..<max(1, configuration.maximumPages) {
             let page: VoidedPurchasesListResponse
-            do {
-                page = try await client.voidedPurchases(
-                    packageName: packageName,
-                    query: .init(
-                        startTime: window.start, endTime: window.end, includeQuantityBasedPartialRefund: true,
-                        maxResults: configuration.pageSize),
-                    pageToken: pageToken)
-            } catch {
-                throw GooglePlayIngestion.refusal(error)
-            }
+            page = try await client.voidedPurchases(
+                packageName: packageName,
+                query: .init(
+                    startTime: window.start, includeQuantityBasedPartialRefund: true,
+                    maxResults: configuration.pageSize),
+                pageToken: pageToken)
             let voided = page.voidedPurchases ?? []
             let revoked = try await ingestion.applyVoided(voided, app: app)
             report.pages += 1

@@ -232,13 +232,19 @@ import _CryptoExtras
             _ = try await h.sim.control.refund(bought[2].purchaseToken, RefundRequest())
             #expect(try await h.credits("carol") == 100)
 
-            // One voided purchase per page: the poll follows the continuation tokens to the end of the list.
+            // One voided purchase per page: the poll follows the continuation tokens to the end of the list. The
+            // poller's clock runs ten minutes ahead of Google's (Google refuses a list ending in its future).
             var configuration = GooglePlayVoidedPurchasesPoller.Configuration(worker: "voided-e2e")
             configuration.pageSize = 1
+            let ahead: @Sendable () -> Instant = {
+                Instant(millisecondsSince1970: h.sim.control.clock().now).adding(milliseconds: 600_000)
+            }
             let poller = GooglePlayVoidedPurchasesPoller(
-                configuration: configuration, ingestion: h.ingestion, store: GooglePlayStore(pool: h.pool),
-                catalog: h.catalog, gateway: h.gateway, logger: TestDatabase.logger,
-                now: { Instant(millisecondsSince1970: h.sim.control.clock().now) })
+                configuration: configuration,
+                ingestion: GooglePlayIngestion(
+                    store: LedgerStore(pool: h.pool), gateway: h.gateway, logger: TestDatabase.logger, now: ahead),
+                store: GooglePlayStore(pool: h.pool), catalog: h.catalog, gateway: h.gateway,
+                logger: TestDatabase.logger, now: ahead)
             let report = try await poller.runCycle()
             #expect(report.listed == 2)
             #expect(report.revoked == 2)
