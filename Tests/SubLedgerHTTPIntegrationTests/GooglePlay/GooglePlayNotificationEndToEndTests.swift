@@ -109,6 +109,9 @@ import _CryptoExtras
             #expect(entries.contains("revoke \(renewedOrder) alice"))
             #expect(!entries.contains("revoke \(bought.orderId) alice"))
             #expect(entries.filter { $0.hasPrefix("revoke ") }.count == 1)
+            let subscriptions = try await h.client.call(.get, "/v1/accounts/alice/subscriptions", key: h.key)
+            let state = (subscriptions.json["subscriptions"] as? [[String: Any]])?.first?["state"] as? String
+            #expect(state == "revoked", "\(subscriptions.json)")
             // The poller reads the subscription again later: Google states no refund on the order, which reverses
             // nothing.
             _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(hours: 1))
