@@ -15,6 +15,12 @@ struct ImportCommand: AsyncParsableCommand {
             base64 app receipt (verified with verifyReceipt). environment is Production or Sandbox (it may be
             empty on a receipt row). A bad row is reported with its line number and the others go on.
 
+            Google Play subscribers: a file with the header row
+              account_id,purchase_token,product_id
+            one row per purchase token the app holds; each is read from the Google Play Developer API (the app
+            needs its google_play listing and service account key) and claimed by the row's account, and
+            acknowledged if Google has it unacknowledged.
+
             Progress is checkpointed in the database by the file's SHA-256: after a crash or Ctrl-C, run the
             same command again and finished rows are skipped; applying a chain twice changes nothing.
             Exit status: 0 all rows imported, 2 some rows failed, 130 interrupted.
@@ -44,6 +50,7 @@ struct ImportCommand: AsyncParsableCommand {
     var plainProgress = false
 
     @OptionGroup var apple: AppleOptions
+    @OptionGroup var googlePlay: GooglePlayOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
@@ -58,7 +65,8 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try serviceConfiguration(database, apple)
+        var configuration = try serviceConfiguration(database, apple)
+        try googlePlay.apply(to: &configuration.googlePlay, environment: ProcessInfo.processInfo.environment)
         let logger = makeLogger("subledger.import", level: configuration.logLevel)
         let importer = MigrationImporter.Configuration(
             concurrency: concurrency, dryRun: dryRun, requestsPerSecond: requestsPerSecond,

@@ -32,21 +32,18 @@ public struct ImportFile: Sendable {
                 .invalidFile,
                 "the first line must be the header \(ImportRow.columns.joined(separator: ","))")
         }
+        // An App Store file or a Google Play file, told apart by its header.
+        let wanted =
+            "the header must name the columns \(ImportRow.columns.joined(separator: ",")) (App Store) or "
+            + "\(ImportRow.googlePlayColumns.joined(separator: ",")) (Google Play), once each, in any order"
+        let columns = names.map { $0.trimmingASCIIWhitespace.lowercased() }
+        let expected = columns.contains("purchase_token") ? ImportRow.googlePlayColumns : ImportRow.columns
         var order: [String: Int] = [:]
-        for (index, name) in names.enumerated() {
-            let column = name.trimmingASCIIWhitespace.lowercased()
-            guard ImportRow.columns.contains(column), order[column] == nil else {
-                throw ImportError(
-                    .invalidFile,
-                    "the header must name the columns \(ImportRow.columns.joined(separator: ",")) once each (in any order)"
-                )
-            }
+        for (index, column) in columns.enumerated() {
+            guard expected.contains(column), order[column] == nil else { throw ImportError(.invalidFile, wanted) }
             order[column] = index
         }
-        guard order.count == ImportRow.columns.count else {
-            throw ImportError(
-                .invalidFile, "the header must name the columns \(ImportRow.columns.joined(separator: ","))")
-        }
+        guard order.count == expected.count else { throw ImportError(.invalidFile, wanted) }
         guard records.count - 1 <= Self.maximumRows else {
             throw ImportError(.invalidFile, "the file has more than \(Self.maximumRows) rows")
         }
@@ -57,8 +54,13 @@ public struct ImportFile: Sendable {
             do throws(ImportRowError) {
                 let fields = try record.fields.get(line: record.lineNumber)
                 let row = try ImportRow.parse(fields: fields, order: order, lineNumber: record.lineNumber)
+                var key: String?
                 if let id = row.originalTransactionID {
-                    let key = "\(row.account.rawValue)|\(id)|\(row.environment?.rawValue ?? "")"
+                    key = "\(row.account.rawValue)|\(id)|\(row.environment?.rawValue ?? "")"
+                } else if case .googlePurchase(let token, _) = row.source {
+                    key = "\(row.account.rawValue)|\(token)"
+                }
+                if let key {
                     if let first = seen[key] { throw ImportRowError(record.lineNumber, .duplicateRow(first)) }
                     seen[key] = record.lineNumber
                 }

@@ -1,18 +1,25 @@
 import SubLedgerCore
 
 /// One line of the import file: an account and the chain it owns, named by an original transaction id
-/// (fetched from the App Store Server API) or by a base64 app receipt (verified through verifyReceipt).
+/// (fetched from the App Store Server API), by a base64 app receipt (verified through verifyReceipt), or, in a
+/// Google Play file, by a purchase token and its product (read from the Google Play Developer API).
 public struct ImportRow: Sendable, Hashable {
     /// Where the chain comes from.
     public enum Source: Sendable, Hashable {
         case originalTransactionID(String)
         case receipt(String)
+        /// A Google Play purchase token of the product `productID`.
+        case googlePurchase(token: String, productID: String)
     }
 
     /// The longest base64 app receipt accepted, in bytes.
     public static let maximumReceiptBytes = 1024 * 1024
     /// The columns of the header row, in any order.
     public static let columns = ["account_id", "original_transaction_id", "receipt_data", "environment"]
+    /// The columns of a Google Play file's header row, in any order.
+    public static let googlePlayColumns = ["account_id", "purchase_token", "product_id"]
+    /// The longest purchase token accepted (Google's are a few hundred characters).
+    public static let maximumPurchaseTokenBytes = 1024
 
     /// The line of the file the row starts on (1-based; the header is line 1).
     public var lineNumber: Int
@@ -47,6 +54,18 @@ public struct ImportRow: Sendable, Hashable {
         } catch {
             throw ImportRowError(lineNumber, .invalidAccount(IdentifierRule.accountID.summary))
         }
+        if order["purchase_token"] != nil {
+            let token = field("purchase_token")
+            guard (1...maximumPurchaseTokenBytes).contains(token.utf8.count), token.utf8.allSatisfy(Self.isTokenByte)
+            else { throw ImportRowError(lineNumber, .invalidPurchaseToken) }
+            let productID = field("product_id")
+            guard IdentifierRule.productID.accepts(productID) else {
+                throw ImportRowError(lineNumber, .invalidProductID)
+            }
+            return ImportRow(
+                lineNumber: lineNumber, account: account, source: .googlePurchase(token: token, productID: productID),
+                environment: nil)
+        }
         let environmentText = field("environment")
         var environment: StoreEnvironment?
         if !environmentText.isEmpty {
@@ -73,6 +92,15 @@ public struct ImportRow: Sendable, Hashable {
             guard receipt.utf8.allSatisfy(Self.isBase64) else { throw ImportRowError(lineNumber, .invalidReceipt) }
             return ImportRow(
                 lineNumber: lineNumber, account: account, source: .receipt(receipt), environment: environment)
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default: false
         }
     }
 

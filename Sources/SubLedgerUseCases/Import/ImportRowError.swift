@@ -1,3 +1,5 @@
+import SubLedgerCore
+
 /// Why a line of the import file was not imported; it carries the line number, never the receipt.
 public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The reason, as a code and a message.
@@ -13,6 +15,8 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
         case invalidOriginalTransactionID
         case invalidReceipt
         case duplicateRow(Int)
+        case invalidPurchaseToken
+        case invalidProductID
         /// Apple or the ledger refused the chain (the message says which, without secrets).
         case importFailed(code: String, message: String)
 
@@ -29,6 +33,8 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
             case .invalidOriginalTransactionID: "invalid_original_transaction_id"
             case .invalidReceipt: "invalid_receipt_data"
             case .duplicateRow: "duplicate_row"
+            case .invalidPurchaseToken: "invalid_purchase_token"
+            case .invalidProductID: "invalid_product_id"
             case .importFailed(let code, _): code
             }
         }
@@ -37,7 +43,7 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
             switch self {
             case .malformedCSV(let detail): "not valid CSV: \(detail)"
             case .fieldTooLong(let limit): "a field is longer than \(limit) bytes"
-            case .wrongColumnCount: "the row must have exactly the header's \(ImportRow.columns.count) columns"
+            case .wrongColumnCount: "the row must have exactly the header's columns"
             case .nulCharacter: "the row contains a NUL character"
             case .invalidUTF8: "the row is not valid UTF-8"
             case .invalidAccount(let requirement): "account_id is invalid: \(requirement)"
@@ -47,6 +53,8 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
             case .invalidOriginalTransactionID: "original_transaction_id must be 1 to 64 digits"
             case .invalidReceipt: "receipt_data must be base64"
             case .duplicateRow(let first): "the same account and chain as line \(first)"
+            case .invalidPurchaseToken: "purchase_token must be 1 to 1024 characters from A-Z a-z 0-9 . _ -"
+            case .invalidProductID: "product_id is invalid: \(IdentifierRule.productID.summary)"
             case .importFailed(_, let message): message
             }
         }

@@ -28,8 +28,12 @@ public enum ImportRunner {
             let ingestion = Ingestion(
                 store: LedgerStore(pool: opened.pool), catalog: catalog, apple: apple, logger: logger,
                 now: { Instant.systemNow() })
+            let googlePlay = GooglePlayIngestion(
+                store: LedgerStore(pool: opened.pool),
+                gateway: GooglePlayGateway(httpClient: .shared, configuration: service.googlePlay, logger: logger),
+                logger: logger, now: { Instant.systemNow() })
             let migration = try MigrationImporter(
-                ingestion: ingestion, app: app, configuration: importer, logger: logger)
+                ingestion: ingestion, googlePlay: googlePlay, app: app, configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent
             let task = Task { try await migration.run(file, fileName: name) { printer.show($0) } }
             let signals = cancelling(task, on: [SIGINT, SIGTERM])

@@ -59,17 +59,20 @@ public struct MigrationImporter: Sendable {
     }
 
     let ingestion: Ingestion
+    /// Google Play purchases, for a Google Play file.
+    let googlePlay: GooglePlayIngestion?
     let checkpoints: ImportCheckpointStore
     let app: StoredApp
     let configuration: Configuration
     let logger: Logger
 
     public init(
-        ingestion: Ingestion, app: StoredApp, configuration: Configuration = Configuration(),
-        logger: Logger = Logger(label: "subledger.import")
+        ingestion: Ingestion, googlePlay: GooglePlayIngestion? = nil, app: StoredApp,
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
         try configuration.validate()
         self.ingestion = ingestion
+        self.googlePlay = googlePlay
         self.checkpoints = ImportCheckpointStore(pool: ingestion.store.pool)
         self.app = app
         self.configuration = configuration
@@ -187,6 +190,8 @@ public struct MigrationImporter: Sendable {
                 return .success(try await importChain(id, row: row, gate: gate))
             case .receipt(let receiptData):
                 return .success(try await importReceipt(receiptData, row: row, gate: gate))
+            case .googlePurchase(let token, let productID):
+                return .success(try await importGooglePurchase(token, productID: productID, row: row, gate: gate))
             }
         } catch let error as ImportRowError {
             return .failure(error)
@@ -357,6 +362,47 @@ public struct MigrationImporter: Sendable {
         }
     }
 
+    /// Submits the row's purchase token for its account through the normal Google Play path: read from the
+    /// Developer API, applied with the account as submitter, acknowledged through the outbox if it was not yet.
+    private func importGooglePurchase(_ token: String, productID: String, row: ImportRow, gate: AppleRateGate)
+        async throws -> RowResult
+    {
+        guard let googlePlay, let packageName = app.definition.googlePlay?.packageName else {
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(code: "app_not_on_google_play", message: "\(app.bundleID) has no google_play listing"))
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await gate.admit()
+            do {
+                let outcome = try await googlePlay.submitPurchase(
+                    .init(packageName: packageName, productID: productID, purchaseToken: token), account: row.account,
+                    app: app)
+                let chains = Set(outcome.outcomes.map(\.originalTransactionID))
+                if let foreign = outcome.outcomes.first(where: {
+                    if case .belongsToAnotherAccount = $0.result { return true } else { return false }
+                }) {
+                    throw ImportRowError(
+                        row.lineNumber,
+                        .importFailed(
+                            code: "owned_by_another_account",
+                            message: "the chain \(foreign.originalTransactionID) is owned by another account; the "
+                                + "ownership rule kept it"))
+                }
+                return RowResult(
+                    chains: chains.count, transactions: outcome.outcomes.count,
+                    originalTransactionID: chains.sorted().first)
+            } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
+                let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
+                logger.debug(
+                    "Google Play unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
+                gate.pause(for: delay)
+            }
+        }
+    }
+
     /// Calls Apple through the gateway (its circuit breaker and metrics), waiting on 429 for `Retry-After` and
     /// while the breaker is open (all workers pause) and backing off on other retryable failures.
     private func calling<Value: Sendable>(
@@ -410,6 +456,8 @@ public struct MigrationImporter: Sendable {
                 "fetch the history of chain \(id) (\(row.environment?.rawValue ?? "?")) from the App Store Server API"
         case .receipt:
             what = "verify an app receipt with verifyReceipt"
+        case .googlePurchase(_, let productID):
+            what = "read a Google Play purchase of \(productID) from the Developer API"
         }
         if done {
             return "line \(row.lineNumber): skip (done by an earlier run): \(what) for account \(row.account.rawValue)"

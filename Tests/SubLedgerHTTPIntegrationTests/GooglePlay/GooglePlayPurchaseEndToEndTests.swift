@@ -322,6 +322,49 @@ import Testing
         }
     }
 
+    /// `subledger import` of a Google Play file: each purchase token read from Google, claimed by its row's account,
+    /// acknowledged through the outbox; a bad row refused with its line; a second run skips what was done.
+    @Test func existingGooglePlaySubscribersAreImportedFromAFileOfPurchaseTokens() async throws {
+        try await Self.run { h in
+            let subscription = try await h.buy("pro", account: nil)
+            let coins = try await h.buy("coins", account: nil)
+            let csv = """
+                account_id,product_id,purchase_token
+                alice,pro,\(subscription.purchaseToken)
+                carol,coins,\(coins.purchaseToken)
+                dave,pro,not a token
+                alice,pro,\(subscription.purchaseToken)
+
+                """
+            let file = try ImportFile(bytes: Array(csv.utf8))
+            #expect(file.rows.count == 2)
+            #expect(file.refused.map(\.reason.code) == ["invalid_purchase_token", "duplicate_row"])
+            let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
+            let apple = try AppleGateway(
+                configuration: AppleConfiguration(
+                    verifyReceiptProductionURL: "http://127.0.0.1:9/verifyReceipt",
+                    verifyReceiptSandboxURL: "http://127.0.0.1:9/sandbox/verifyReceipt", trustAppleRoot: true,
+                    timeout: .seconds(2)),
+                logger: TestDatabase.logger)
+            let ingestion = Ingestion(
+                store: LedgerStore(pool: h.pool), catalog: h.catalog, apple: apple, logger: TestDatabase.logger,
+                now: { Instant(millisecondsSince1970: h.sim.control.clock().now) })
+            let importer = try MigrationImporter(ingestion: ingestion, googlePlay: h.ingestion, app: app)
+            let summary = try await importer.run(file, fileName: "google.csv")
+            #expect(summary.progress.rowsOK == 2)
+            #expect(summary.progress.rowsFailed == 2)
+            #expect(try await h.entitlements("alice") == ["pro"])
+            #expect(try await h.credits("carol") == 100)
+            #expect(try await h.acknowledgements().map(\.account).sorted() == ["alice", "carol"])
+            #expect(try await h.sender.runCycle().sent == 2)
+            #expect(try h.sim.control.describe(subscription.purchaseToken).acknowledged)
+
+            let again = try await importer.run(file, fileName: "google.csv")
+            #expect(again.progress.rowsSkipped == 2)
+            #expect(try await h.credits("carol") == 100)
+        }
+    }
+
     @Test func anUpgradeMakesANewTokenThatStaysOnTheChain() async throws {
         try await Self.run { h in
             let bought = try await h.buy("pro", account: "alice")
