@@ -87,12 +87,13 @@ func buildRouter(
         }
     }
     NotificationsController(ingestion: ingestion).register(on: router)
-    // Google Play's real-time developer notifications, pushed by Pub/Sub with an OIDC token (docs/google-play.md).
+    // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
+    // developer notifications pushed by Pub/Sub with an OIDC token (docs/google-play.md).
+    let googlePlay = GooglePlayIngestion(
+        store: store, gateway: dependencies.googlePlay, logger: logger, now: dependencies.now)
     GooglePlayNotificationsController(
         notifications: GooglePlayNotifications(
-            ingestion: GooglePlayIngestion(
-                store: store, gateway: dependencies.googlePlay, logger: logger, now: dependencies.now),
-            gateway: dependencies.googlePlay,
+            ingestion: googlePlay,
             findApp: { packageName in
                 guard GooglePlayListing.isPackageName(packageName) else { return nil }
                 return try await catalog.app(googlePlayPackage: packageName)
@@ -102,9 +103,6 @@ func buildRouter(
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
-    // Google Play purchases (docs/google-play.md): verified with the Developer API, acknowledged through the outbox.
-    let googlePlay = GooglePlayIngestion(
-        store: store, gateway: dependencies.googlePlay, logger: logger, now: dependencies.now)
     GooglePlayPurchasesController(apps: apps, ingestion: googlePlay).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(

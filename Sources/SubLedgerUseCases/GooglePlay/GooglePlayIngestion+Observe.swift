@@ -57,13 +57,7 @@ extension GooglePlayIngestion {
         } catch {
             throw Self.refusal(error)
         }
-        // The token's chain, for look-ups by token (a one-time product's chain is its own order).
-        try await tokens.record(
-            token: token,
-            chain: ChainKey(
-                environment: observation.environment,
-                originalTransactionID: observation.transaction.originalTransactionID),
-            linkedPurchaseToken: nil, appID: app.appID)
+        try await recordProductToken(token, of: observation, app: app)
         return observation
     }
 

@@ -153,25 +153,24 @@ public struct GooglePlayIngestion: Sendable {
                 }
                 let observation = try purchase.observation(
                     purchaseToken: submission.purchaseToken, packageName: packageName, observedAt: observedAt)
-                // The token's chain, for look-ups by token (a one-time product's chain is its own order).
-                try await tokens.record(
-                    token: submission.purchaseToken,
-                    chain: ChainKey(
-                        environment: observation.environment,
-                        originalTransactionID: observation.transaction.originalTransactionID),
-                    linkedPurchaseToken: nil, appID: app.appID)
+                try await recordProductToken(submission.purchaseToken, of: observation, app: app)
                 return observation
             }
         } catch let error as GooglePlayAPIError {
             throw Self.refusal(error)
         } catch let error as GooglePlayMappingError {
-            switch error.code {
-            case .notPurchased:
-                throw IngestionError(.purchaseNotCompleted, "Google has the purchase as not completed (\(error.field))")
-            case .missingField, .invalidField:
-                throw IngestionError(.invalidPurchase, "Google's answer cannot be applied (\(error))")
-            }
+            throw Self.refusal(error)
         }
+    }
+
+    /// Records a one-time product's token with its chain (its own order), for look-ups by token.
+    func recordProductToken(_ token: String, of observation: GooglePlayObservation, app: StoredApp) async throws {
+        try await tokens.record(
+            token: token,
+            chain: ChainKey(
+                environment: observation.environment,
+                originalTransactionID: observation.transaction.originalTransactionID),
+            linkedPurchaseToken: nil, appID: app.appID)
     }
 
     /// The chain a subscription's token belongs to: where the token was recorded before; else the chain of the

@@ -21,7 +21,6 @@ public struct GooglePlayNotifications: Sendable {
     }
 
     let ingestion: GooglePlayIngestion
-    let gateway: GooglePlayGateway
     let findApp: @Sendable (_ packageName: String) async throws -> StoredApp?
     let logger: Logger
     let now: @Sendable () -> Instant
@@ -33,13 +32,12 @@ public struct GooglePlayNotifications: Sendable {
     static let maximumMessageIDLength = 256
 
     public init(
-        ingestion: GooglePlayIngestion, gateway: GooglePlayGateway,
+        ingestion: GooglePlayIngestion,
         findApp: @escaping @Sendable (_ packageName: String) async throws -> StoredApp?, logger: Logger,
         now: @escaping @Sendable () -> Instant,
         tokenClock: @escaping @Sendable () -> Instant = { GoogleAccessTokenProvider.systemNow() }
     ) {
         self.ingestion = ingestion
-        self.gateway = gateway
         self.findApp = findApp
         self.logger = logger
         self.now = now
@@ -113,7 +111,7 @@ public struct GooglePlayNotifications: Sendable {
         }
         let keys: JSONWebKeySet
         do {
-            keys = try await gateway.pushKeys.keys(containing: keyID)
+            keys = try await ingestion.gateway.pushKeys.keys(containing: keyID)
         } catch {
             // Google's keys cannot be fetched: a retry (Pub/Sub redelivers) can succeed.
             throw IngestionError(

@@ -338,7 +338,7 @@ public struct RenewalPoller: Service {
                         .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
                 }
                 let notifications = GooglePlayNotifications(
-                    ingestion: googlePlay, gateway: googlePlay.gateway,
+                    ingestion: googlePlay,
                     findApp: { try await catalog.app(googlePlayPackage: $0) }, logger: logger, now: now)
                 if case .applied = try await notifications.applyStored(notification, app: app) {
                     report.notifications = 1
