@@ -192,6 +192,8 @@ let package = Package(
                 // The Google Play gateway's HTTP client (`HTTPClient.shared`).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The server's HTTP/1 connections (`SubLedgerHTTP1Channel`).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -199,6 +201,8 @@ let package = Package(
                 // The HTTP parser's errors and the request parts around them (ParserErrorAnswer).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                // The HTTP/1 pipeline of `SubLedgerHTTP1Channel`.
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -51,23 +51,75 @@ final class PooledConnection: @unchecked Sendable {
             else { return nil }
             do {
                 let rows = try await connection.executeAwaitingReadiness(prepared: name, values: values, sql: key.sql)
+                return try settle(.success(rows), key: key, on: connection)
+            } catch {
+                return try settle(.failure(error), key: key, on: connection)
+            }
+        }
+
+        /// `queryWithoutHandOff` without a task: false when the slot cannot (as nil is there), else `completion`
+        /// gets the outcome (nil: the server lost the statement, use `run`) on the readiness thread or this one.
+        func queryWithoutHandOff(
+            _ key: StatementCache.Key, values: [PostgresValue],
+            completion: @escaping @Sendable (Result<PostgresRows?, any Error>) -> Void
+        ) -> Bool {
+            guard let connection, let name = connection.statementCache.name(for: key), connection.probeIsAlive()
+            else { return false }
+            // The lease confines the connection to whichever thread holds the reply.
+            nonisolated(unsafe) let held = connection
+            connection.executeWhenReadable(prepared: name, values: values, sql: key.sql) { outcome in
+                completion(Result { try self.settle(outcome, key: key, on: held) })
+            }
+            return true
+        }
+
+        /// Tidies the connection after a statement sent without a hand-off, and says what its caller gets.
+        private func settle(
+            _ outcome: Result<PostgresRows, any Error>, key: StatementCache.Key, on connection: PostgresConnection
+        ) throws -> PostgresRows? {
+            switch outcome {
+            case .success(let rows):
                 tidyAfterUse(connection, error: nil)
                 return rows
-            } catch let error as PostgresError
-                where error.sqlState == .featureNotSupported || error.sqlState == .invalidSQLStatementName
-            {
+            case .failure(let error as PostgresError)
+            where error.sqlState == .featureNotSupported || error.sqlState == .invalidSQLStatementName:
                 // As `PostgresConnection.query(_:_:)` does: forget the statement; one that the server lost is
                 // prepared again at once (outside a transaction) by the caller's `run`.
                 connection.statementCache.remove(key)
                 tidyAfterUse(connection, error: error)
                 if error.sqlState == .invalidSQLStatementName, !isBroken { return nil }
                 throw error
-            } catch {
+            case .failure(let error):
                 tidyAfterUse(connection, error: error)
                 throw error
             }
         }
     #endif
+
+    /// `run` without a task: `completion` gets `body`'s outcome on this slot's thread (or at once, on the caller's,
+    /// when the thread has stopped).
+    func run<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let accepted = worker.submit {
+            let outcome = Result { () throws -> T in
+                let connection = try self.liveConnection()
+                do {
+                    let value = try body(connection)
+                    self.tidyAfterUse(connection, error: nil)
+                    return value
+                } catch {
+                    self.tidyAfterUse(connection, error: error)
+                    throw error
+                }
+            }
+            completion(outcome)
+        }
+        if !accepted {
+            completion(.failure(PostgresError(.poolClosed, message: "connection thread has stopped")))
+        }
+    }
 
     /// Closes the connection on its thread, then ends the thread; `completion` runs on that thread.
     func retire(completion: (@Sendable () -> Void)?) {

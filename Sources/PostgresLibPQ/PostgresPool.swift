@@ -42,9 +42,29 @@ public final class PostgresPool: Sendable {
         var isFullyShutDown: Bool { isClosed && slotCount == 0 && listeners.isEmpty }
     }
 
-    /// One task waiting in `acquire`; its fields are guarded by the pool's lock.
+    /// Where a leased connection goes: a task suspended in `acquire`, or a callback (`acquire(then:)`).
+    private enum Handoff {
+        case task(CheckedContinuation<PooledConnection, any Error>)
+        case callback(@Sendable (Result<PooledConnection, any Error>) -> Void)
+
+        func resume(returning slot: PooledConnection) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: slot)
+            case .callback(let callback): callback(.success(slot))
+            }
+        }
+
+        func resume(throwing error: any Error) {
+            switch self {
+            case .task(let continuation): continuation.resume(throwing: error)
+            case .callback(let callback): callback(.failure(error))
+            }
+        }
+    }
+
+    /// One caller waiting in `acquire`; its fields are guarded by the pool's lock.
     private final class Waiter: @unchecked Sendable {
-        var continuation: CheckedContinuation<PooledConnection, any Error>?
+        var continuation: Handoff?
         var isCancelled = false
         /// When the wait ends in `poolTimeout`, in nanoseconds of the pool's deadline clock.
         var deadline: UInt64 = 0
@@ -160,6 +180,45 @@ public final class PostgresPool: Sendable {
         try await self.query(cached: PostgresStatement(query.sql), query.parameters)
     }
 
+    /// `queryWithoutHandOff(_:)` for a caller that is not a task (an event loop's channel handler): leases a
+    /// connection, sends the statement from the thread that got the lease, and calls `completion` once with the
+    /// rows or the error, on the readiness thread (or the connection's, the first time a connection runs the
+    /// statement, or the caller's when the pool refuses at once). The connection is back in the pool by then.
+    public func queryWithoutHandOff(
+        _ query: PostgresQuery, completion: @escaping @Sendable (Result<PostgresRows, any Error>) -> Void
+    ) {
+        let statement = PostgresStatement(query.sql)
+        let values = query.parameters
+        acquire { [self] leased in
+            let slot: PooledConnection
+            switch leased {
+            case .failure(let error):
+                completion(.failure(error))
+                return
+            case .success(let leasedSlot):
+                slot = leasedSlot
+            }
+            let finish: @Sendable (Result<PostgresRows, any Error>) -> Void = { outcome in
+                self.release(slot)
+                completion(outcome)
+            }
+            #if os(Linux)
+                if awaitsReadiness {
+                    let key = StatementCache.Key(sql: statement.sql, parameterTypes: values.map(\.dataType))
+                    let sent = slot.queryWithoutHandOff(key, values: values) { outcome in
+                        switch outcome {
+                        case .success(let rows?): finish(.success(rows))
+                        case .success(nil): slot.run({ try $0.query(cached: statement, values) }, completion: finish)
+                        case .failure(let error): finish(.failure(error))
+                        }
+                    }
+                    if sent { return }
+                }
+            #endif
+            slot.run({ try $0.query(cached: statement, values) }, completion: finish)
+        }
+    }
+
     /// Runs a multi-statement script without parameters (e.g. a migration).
     public func execute(script: String) async throws {
         try await withConnection { connection in try connection.execute(script: script) }
@@ -194,7 +253,7 @@ public final class PostgresPool: Sendable {
     /// now and the others when released. Returns at once; `shutdown()` also waits for all to close.
     public func close() {
         let (idle, waiters, listeners) = state.withLock {
-            state -> ([PooledConnection], [CheckedContinuation<PooledConnection, any Error>], [NotificationListener]) in
+            state -> ([PooledConnection], [Handoff], [NotificationListener]) in
             state.isClosed = true
             let listeners = Array(state.listeners.values)
             let idle = state.idle
@@ -252,45 +311,10 @@ public final class PostgresPool: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<PooledConnection, any Error>) in
-                let outcome = state.withLock { state -> AcquireOutcome in
-                    if state.isClosed {
-                        return .failed(PostgresError(.poolClosed, message: "the connection pool is shut down"))
-                    }
-                    if waiter.isCancelled {
-                        return .failed(CancellationError())
-                    }
-                    if let slot = state.idle.popLast() {
-                        state.leased += 1
-                        return .reused(slot)
-                    }
-                    if state.slotCount < maxConnections {
-                        state.slotCount += 1
-                        state.leased += 1
-                        defer { state.nextSlotID += 1 }
-                        return .create(slotID: state.nextSlotID)
-                    }
-                    waiter.continuation = continuation
-                    waiter.deadline = Self.deadline(after: configuration.acquireTimeout, from: deadlineClock.now())
-                    state.waiters.append(waiter)
-                    if state.sweepScheduled { return .waiting }
-                    state.sweepScheduled = true
-                    return .waitingFirst(deadline: waiter.deadline)
-                }
-                switch outcome {
-                case .failed(let error):
-                    continuation.resume(throwing: error)
-                case .reused(let slot):
-                    continuation.resume(returning: slot)
-                case .create(let slotID):
-                    continuation.resume(returning: makeSlot(id: slotID))
-                case .waiting:
-                    break
-                case .waitingFirst(let deadline):
-                    scheduleSweep(at: deadline)
-                }
+                acquire(waiter, .task(continuation))
             }
         } onCancel: {
-            let continuation = state.withLock { state -> CheckedContinuation<PooledConnection, any Error>? in
+            let continuation = state.withLock { state -> Handoff? in
                 waiter.isCancelled = true
                 guard let continuation = waiter.continuation else { return nil }
                 waiter.continuation = nil
@@ -298,6 +322,52 @@ public final class PostgresPool: Sendable {
                 return continuation
             }
             continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Leases a connection without a task: `completion` gets it (or the pool's refusal) at once on the caller's
+    /// thread when one is free, else on the thread that releases one (or the deadline sweep's). Not cancellable;
+    /// the caller releases the slot with `release(_:)`.
+    private func acquire(then completion: @escaping @Sendable (Result<PooledConnection, any Error>) -> Void) {
+        acquire(Waiter(), .callback(completion))
+    }
+
+    private func acquire(_ waiter: Waiter, _ continuation: Handoff) {
+        let outcome = state.withLock { state -> AcquireOutcome in
+            if state.isClosed {
+                return .failed(PostgresError(.poolClosed, message: "the connection pool is shut down"))
+            }
+            if waiter.isCancelled {
+                return .failed(CancellationError())
+            }
+            if let slot = state.idle.popLast() {
+                state.leased += 1
+                return .reused(slot)
+            }
+            if state.slotCount < maxConnections {
+                state.slotCount += 1
+                state.leased += 1
+                defer { state.nextSlotID += 1 }
+                return .create(slotID: state.nextSlotID)
+            }
+            waiter.continuation = continuation
+            waiter.deadline = Self.deadline(after: configuration.acquireTimeout, from: deadlineClock.now())
+            state.waiters.append(waiter)
+            if state.sweepScheduled { return .waiting }
+            state.sweepScheduled = true
+            return .waitingFirst(deadline: waiter.deadline)
+        }
+        switch outcome {
+        case .failed(let error):
+            continuation.resume(throwing: error)
+        case .reused(let slot):
+            continuation.resume(returning: slot)
+        case .create(let slotID):
+            continuation.resume(returning: makeSlot(id: slotID))
+        case .waiting:
+            break
+        case .waitingFirst(let deadline):
+            scheduleSweep(at: deadline)
         }
     }
 
@@ -326,8 +396,8 @@ public final class PostgresPool: Sendable {
     private func sweepExpiredWaiters() {
         let now = deadlineClock.now()
         let (expired, next) = state.withLock {
-            state -> ([CheckedContinuation<PooledConnection, any Error>], UInt64?) in
-            var expired: [CheckedContinuation<PooledConnection, any Error>] = []
+            state -> ([Handoff], UInt64?) in
+            var expired: [Handoff] = []
             state.waiters.removeAll { waiter in
                 guard let continuation = waiter.continuation else { return true }
                 guard waiter.deadline <= now else { return false }
@@ -354,7 +424,7 @@ public final class PostgresPool: Sendable {
 
     private enum ReleaseOutcome {
         case keptIdle
-        case handedOver(CheckedContinuation<PooledConnection, any Error>)
+        case handedOver(Handoff)
         case retire
     }
 
@@ -389,7 +459,7 @@ public final class PostgresPool: Sendable {
 
     private func slotRetired() {
         let (replacement, shutdownWaiters) = state.withLock {
-            state -> ((Int, CheckedContinuation<PooledConnection, any Error>)?, [CheckedContinuation<Void, Never>]) in
+            state -> ((Int, Handoff)?, [CheckedContinuation<Void, Never>]) in
             state.slotCount -= 1
             // The freed place goes to the longest waiter as a fresh slot.
             if !state.isClosed, let continuation = Self.popWaiter(&state) {
@@ -434,7 +504,7 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    private static func popWaiter(_ state: inout State) -> CheckedContinuation<PooledConnection, any Error>? {
+    private static func popWaiter(_ state: inout State) -> Handoff? {
         while !state.waiters.isEmpty {
             let waiter = state.waiters.removeFirst()
             if let continuation = waiter.continuation {

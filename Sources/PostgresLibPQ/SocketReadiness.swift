@@ -13,8 +13,21 @@
         static let shared = SocketReadiness()
 
         private let epollDescriptor: Int32
-        /// The task waiting on each armed descriptor (a leased connection has at most one).
-        private let waiting = Mutex<[Int32: CheckedContinuation<Void, Never>]>([:])
+        /// What waits on each armed descriptor (a leased connection has at most one waiter).
+        private let waiting = Mutex<[Int32: Waiter]>([:])
+
+        /// A suspended task, or a callback for work that runs without a task (`whenReadable`).
+        private enum Waiter {
+            case task(CheckedContinuation<Void, Never>)
+            case callback(@Sendable () -> Void)
+
+            func wake() {
+                switch self {
+                case .task(let continuation): continuation.resume()
+                case .callback(let callback): callback()
+                }
+            }
+        }
 
         private init() {
             epollDescriptor = sl_epoll_create()
@@ -34,18 +47,28 @@
         /// Returns at once when the descriptor cannot be armed: the caller's next libpq read reports why.
         func readable(_ socket: Int32) async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiting.withLock { $0[socket] = continuation }
-                if sl_epoll_arm_readable(epollDescriptor, socket) != 0 {
-                    let armed = waiting.withLock { $0.removeValue(forKey: socket) }
-                    armed?.resume()
-                }
+                arm(socket, .task(continuation))
+            }
+        }
+
+        /// Calls `callback` once `socket` is readable, has failed or was closed by the server: on this object's
+        /// thread, or at once on the caller's when the descriptor cannot be armed.
+        func whenReadable(_ socket: Int32, _ callback: @escaping @Sendable () -> Void) {
+            arm(socket, .callback(callback))
+        }
+
+        private func arm(_ socket: Int32, _ waiter: Waiter) {
+            waiting.withLock { $0[socket] = waiter }
+            if sl_epoll_arm_readable(epollDescriptor, socket) != 0 {
+                let armed = waiting.withLock { $0.removeValue(forKey: socket) }
+                armed?.wake()
             }
         }
 
         private func runLoop() {
             let capacity = 256
             var ready = [Int32](repeating: -1, count: capacity)
-            var resumable: [CheckedContinuation<Void, Never>] = []
+            var resumable: [Waiter] = []
             resumable.reserveCapacity(capacity)
             while true {
                 let count = ready.withUnsafeMutableBufferPointer { buffer in
@@ -57,13 +80,13 @@
                 }
                 waiting.withLock { waiting in
                     for index in 0..<Int(count) {
-                        if let continuation = waiting.removeValue(forKey: ready[index]) {
-                            resumable.append(continuation)
+                        if let waiter = waiting.removeValue(forKey: ready[index]) {
+                            resumable.append(waiter)
                         }
                     }
                 }
-                for continuation in resumable {
-                    continuation.resume()
+                for waiter in resumable {
+                    waiter.wake()
                 }
                 resumable.removeAll(keepingCapacity: true)
             }

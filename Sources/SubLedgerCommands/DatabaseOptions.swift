@@ -70,6 +70,7 @@ struct DatabaseOptions: ParsableArguments {
             configuration.directDatabaseURL = url
         }
         configuration.databaseAwaitsSocketReadiness = environment[EnvironmentVariable.threadPerQuery] != "1"
+        configuration.entitlementReadsOnEventLoops = environment[EnvironmentVariable.eventLoopReads] != "0"
         if let directory = dataDirectory ?? environment[EnvironmentVariable.dataDirectory], !directory.isEmpty {
             configuration.dataDirectory = directory
         }

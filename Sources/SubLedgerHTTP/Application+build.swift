@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import PostgresLibPQ
@@ -22,14 +23,21 @@ public func buildApplication(
     let keys = APIKeys(store: APIKeyStore(pool: dependencies.pool))
     let router = buildRouter(
         dependencies: dependencies, store: store, catalog: catalog, apps: apps, keys: keys, logger: logger)
+    let serverName = "SubLedger"
+    // Plain entitlement reads on the event loops; with read replicas every read goes through `Reads`' routing.
+    let entitlementReads =
+        configuration.entitlementReadsOnEventLoops && dependencies.readReplicas == nil
+        ? EntitlementReadRoute(
+            keys: keys, apps: apps, reads: EntitlementReadStore(pool: dependencies.pool), now: dependencies.now,
+            serverName: serverName, logger: logger)
+        : nil
+    let idleTimeout = configuration.idleTimeout
     return Application(
         router: router,
-        // Requests the HTTP parser refuses are answered in the error shape too (`ParserErrorAnswer`).
-        server: .http1(
-            configuration: .init(
-                additionalChannelHandlers: ParserErrorAnswer.handlers(),
-                idleTimeout: TimeAmount(configuration.idleTimeout))),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "SubLedger"),
+        server: HTTPServerBuilder { responder in
+            SubLedgerHTTP1Channel(responder: responder, idleTimeout: idleTimeout, entitlementReads: entitlementReads)
+        },
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: [
             CacheInvalidationService(
                 pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)

@@ -97,7 +97,7 @@ enum EntitlementPeriodRows {
         try parseRead(await pool.queryWithoutHandOff(read(account, appID: appID, at: instant)), account, at: instant)
     }
 
-    private static func parseRead(
+    static func parseRead(
         _ rows: PostgresRows, _ account: AccountID, at instant: Instant
     ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
         var credits: Int64 = 0

@@ -35,6 +35,29 @@ public struct EntitlementReadStore: Sendable {
         }
     }
 
+    /// `read(of:app:at:)`'s first step for a caller that is not a task (the HTTP server's event loops): the read
+    /// model's statement alone, sent from the calling thread. `completion` gets the answer, or nil when the
+    /// account needs the chains (not backfilled yet, or a period the model cannot answer): then call
+    /// `read(of:app:at:)`. It runs on the pool's readiness thread, or a connection's.
+    public func readFromModel(
+        of account: AccountID, app: StoredApp, at instant: Instant,
+        completion: @escaping @Sendable (Result<(entitlements: [Entitlement], credits: Int64)?, any Error>) -> Void
+    ) {
+        let appID = app.appID
+        let definition = app.definition
+        pool.queryWithoutHandOff(EntitlementPeriodRows.read(account, appID: appID, at: instant)) { outcome in
+            completion(
+                Result {
+                    let stored = try EntitlementPeriodRows.parseRead(outcome.get(), account, at: instant)
+                    guard let periods = stored.periods,
+                        let entitlements = Ledger.entitlements(
+                            from: periods, for: account, at: instant, app: definition)
+                    else { return nil }
+                    return (entitlements, stored.credits)
+                })
+        }
+    }
+
     /// Writes the entitlement periods of every chain `account` owns or has owned, and takes the account off
     /// the backfill list (`account_entitlement_backfill`).
     public func backfill(of account: AccountID, app: StoredApp) async throws {

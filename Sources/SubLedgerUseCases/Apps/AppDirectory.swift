@@ -34,6 +34,12 @@ public final class AppDirectory: Sendable {
         return app
     }
 
+    /// The app an app-scoped key belongs to if it is cached, without asking the database (`app(for:)` asks).
+    package func cachedApp(for key: AuthenticatedKey) -> StoredApp? {
+        guard let appID = key.appID else { return nil }
+        return byAppID.withLock { $0[appID] }
+    }
+
     private func remember(_ app: StoredApp) {
         byBundleID.withLock { $0[app.bundleID] = app }
         byAppID.withLock { $0[app.appID] = app }

@@ -72,6 +72,15 @@ public final class APIKeys: Sendable {
         return key
     }
 
+    /// The key presented as `secret` as the cache knows it now, without asking the database: `.some(nil)` for a
+    /// secret known to be unknown or revoked, `nil` when the cache cannot say (not looked up within
+    /// `cacheLifetime`; `authenticate` then asks).
+    package func cachedKey(_ secret: String) -> AuthenticatedKey?? {
+        let hash = Self.hash(secret)
+        guard let cached = cache.withLock({ $0[hash] }), cached.until > ContinuousClock.now else { return nil }
+        return .some(cached.key)
+    }
+
     /// Drops every cached key (a key was revoked somewhere).
     func invalidate() {
         cache.withLock { $0.removeAll() }

@@ -8,6 +8,7 @@ public enum EnvironmentVariable {
     public static let directDatabaseURL = "SUBLEDGER_DIRECT_DATABASE_URL"
     /// `1`: every database statement on its connection's own thread (to compare with the shared readiness thread).
     public static let threadPerQuery = "SUBLEDGER_POSTGRES_THREAD_PER_QUERY"
+    public static let eventLoopReads = "SUBLEDGER_EVENT_LOOP_READS"
     public static let host = "SUBLEDGER_HOST"
     public static let port = "SUBLEDGER_PORT"
     public static let dataDirectory = "SUBLEDGER_DATA_DIR"

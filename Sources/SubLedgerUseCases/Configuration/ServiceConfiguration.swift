@@ -22,6 +22,10 @@ public struct ServiceConfiguration: Sendable {
     /// (`PostgresConfiguration.awaitsSocketReadiness`); false (`SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1`) runs each
     /// on its connection's own thread, to compare the two. Default true.
     public var databaseAwaitsSocketReadiness = true
+    /// Whether plain entitlement reads are answered on the event loops, without the router
+    /// (`EntitlementReadsOnEventLoop`; never with read replicas). False (`SUBLEDGER_EVENT_LOOP_READS=0`) sends
+    /// them through the router like every other request, to compare the two. Default true.
+    public var entitlementReadsOnEventLoops = true
     /// Apply the schema's migrations on start. Default: on for the embedded database, off for a configured one
     /// (run `subledger migrate` as a deployment step there).
     public var migrateOnStart: Bool?

@@ -74,6 +74,7 @@ struct ServiceHarness: Sendable {
         now: (@Sendable () -> Instant)? = nil,
         readReplicas: ReadReplicaConfiguration? = nil,
         distributed: Bool = TestDatabase.isCitus,
+        entitlementReadsOnEventLoops: Bool = true,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
@@ -114,6 +115,7 @@ struct ServiceHarness: Sendable {
             // than production's 30 s when many tests share the machine.
             configuration.idleTimeout = .seconds(600)
             configuration.secretKeys = secretKeys
+            configuration.entitlementReadsOnEventLoops = entitlementReadsOnEventLoops
             let app = buildApplication(
                 configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
             let harness = ServiceHarness(

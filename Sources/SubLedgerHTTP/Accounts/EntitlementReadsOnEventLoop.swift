@@ -1,0 +1,296 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTPTypes
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// What every connection's `EntitlementReadsOnEventLoop` shares: the caches it authenticates from, the read
+/// model, the clock, and the route's metrics and request log as the router's middleware keeps them.
+final class EntitlementReadRoute: Sendable {
+    let keys: APIKeys
+    let apps: AppDirectory
+    let reads: EntitlementReadStore
+    let now: @Sendable () -> Instant
+    let serverName: String
+    let logger: Logger
+    /// Whether requests are logged (`LogRequestsMiddleware(.info)` logs them at this level): decided once.
+    let logsRequests: Bool
+    let requests: Counter
+    let duration: Timer
+    let active: Meter
+
+    /// The route as the router names it in metrics (`http.route`).
+    static let path = "/v1/accounts/{account_id}/entitlements"
+
+    init(
+        keys: APIKeys, apps: AppDirectory, reads: EntitlementReadStore, now: @escaping @Sendable () -> Instant,
+        serverName: String, logger: Logger
+    ) {
+        self.keys = keys
+        self.apps = apps
+        self.reads = reads
+        self.now = now
+        self.serverName = serverName
+        self.logger = logger
+        self.logsRequests = logger.logLevel <= .info
+        // The same metrics `RequestMetricsMiddleware` records for this route's 200 answers.
+        let dimensions = [
+            ("http.route", Self.path), ("http.request.method", "GET"), ("http.response.status_code", "200"),
+        ]
+        requests = Counter(label: "hb.requests", dimensions: dimensions)
+        duration = Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        active = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", "GET")])
+    }
+
+    /// A read this route answers: a plain `GET /v1/accounts/{id}/entitlements` (no query, no body, no consistency
+    /// token, not closing the connection) with an app key and app both in the caches. Anything else, including
+    /// every request that is refused, goes to the router, which answers it as it answers every route.
+    func read(of head: HTTPRequest) -> (account: AccountID, app: StoredApp)? {
+        guard head.method == .get, let path = head.path, let account = Self.account(inPath: path) else { return nil }
+        let fields = head.headerFields
+        if let connection = fields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        guard fields[.contentLength] == nil || fields[.contentLength] == "0", fields[.transferEncoding] == nil,
+            fields[.expect] == nil,
+            fields[ConsistencyTokenMiddleware.header] == nil,
+            let secret = APIKeyMiddleware.presentedKey(fields[.authorization], acceptsBasic: false),
+            case .some(.some(let key)) = keys.cachedKey(secret), key.scope == .app,
+            let app = apps.cachedApp(for: key)
+        else { return nil }
+        return (account, app)
+    }
+
+    /// The account of `/v1/accounts/{id}/entitlements`, when the path is exactly that with a valid id that needs
+    /// no percent-decoding.
+    static func account(inPath path: String) -> AccountID? {
+        let prefix = "/v1/accounts/"
+        let suffix = "/entitlements"
+        let utf8 = path.utf8
+        guard utf8.count > prefix.utf8.count + suffix.utf8.count, path.hasPrefix(prefix), path.hasSuffix(suffix)
+        else { return nil }
+        let id = utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        guard !id.contains(UInt8(ascii: "/")), !id.contains(UInt8(ascii: "%")), !id.contains(UInt8(ascii: "?")),
+            let text = String(id)
+        else { return nil }
+        return try? AccountID(text)
+    }
+}
+
+/// Answers entitlement reads on the connection's event loop, with no task, router or middleware per request:
+/// the key and app from the caches, the read model's statement sent from the event loop and its reply taken by
+/// the pool's readiness thread (`EntitlementReadStore.readFromModel`), the answer written back from the event
+/// loop in the same bytes the router writes (`Representation.EntitlementsResponse`), counted and logged as the
+/// router's middleware does. What it does not answer it passes on to the router untouched, and anything that
+/// goes wrong (a key not cached, an account still answered from its chains, a database error) is passed on
+/// too, so every refusal, error and edge case is the router's.
+///
+/// Answers keep the order of requests on the connection (HTTP/1.1 pipelining): a read arriving while the router
+/// still answers an earlier request goes to the router, and requests arriving while a read is answered here
+/// wait, with further socket reads held, until its answer is written.
+final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let route: EntitlementReadRoute
+    /// Requests passed to the router whose answer has not been written to its end.
+    private var routed = 0
+    /// The read being answered here, from its head until its answer is written or it is passed on.
+    private var current: Current?
+    /// Parts that arrived while a read was answered here, in order.
+    private var held = CircularBuffer<HTTPRequestPart>()
+    /// A `read` from further up the pipeline, held while a read is answered here.
+    private var readHeld = false
+    private var isActive = true
+    /// The `Date` header and the second it was made for.
+    private var date = (second: Int.min, text: "")
+
+    private struct Current {
+        var head: HTTPRequest
+        /// Whether its `.end` part arrived (a GET without a body has it right after the head).
+        var ended = false
+        /// What the read model answered, when it has.
+        var outcome: Result<(entitlements: [Entitlement], credits: Int64)?, any Error>?
+        var account: AccountID
+        var at: Instant
+        var started: ContinuousClock.Instant
+    }
+
+    init(route: EntitlementReadRoute) {
+        self.route = route
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if var current {
+            if !current.ended, case .end = part {
+                current.ended = true
+                self.current = current
+                finishIfAnswered(context: context)
+            } else {
+                held.append(part)
+            }
+            return
+        }
+        dispatch(part, context: context)
+    }
+
+    /// Begins a read here, or passes the part on to the router (true).
+    @discardableResult
+    private func dispatch(_ part: HTTPRequestPart, context: ChannelHandlerContext) -> Bool {
+        if case .head(let head) = part, routed == 0, let (account, app) = route.read(of: head) {
+            begin(head, account: account, app: app, context: context)
+            return false
+        }
+        if case .head = part { routed += 1 }
+        context.fireChannelRead(wrapInboundOut(part))
+        return true
+    }
+
+    private func begin(_ head: HTTPRequest, account: AccountID, app: StoredApp, context: ChannelHandlerContext) {
+        let at = route.now()
+        current = Current(head: head, account: account, at: at, started: .now)
+        route.active.increment()
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        route.reads.readFromModel(of: account, app: app, at: at) { outcome in
+            loop.execute {
+                let (handler, context) = bound.value
+                handler.answered(outcome, context: context)
+            }
+        }
+    }
+
+    private func answered(
+        _ outcome: Result<(entitlements: [Entitlement], credits: Int64)?, any Error>, context: ChannelHandlerContext
+    ) {
+        route.active.decrement()
+        current?.outcome = outcome
+        finishIfAnswered(context: context)
+    }
+
+    /// Once the read's request has ended and the read model has answered: the answer, or the request passed to
+    /// the router. Then the requests that waited.
+    private func finishIfAnswered(context: ChannelHandlerContext) {
+        guard let current, current.ended, let outcome = current.outcome else { return }
+        self.current = nil
+        guard isActive else { return }
+        var passedOn = false
+        switch outcome {
+        case .success(let read?):
+            if route.logsRequests { log(current.head) }
+            write(
+                Representation.EntitlementsResponse(
+                    account: current.account, at: current.at, entitlements: read.entitlements, credits: read.credits),
+                context: context)
+            route.requests.increment()
+            route.duration.recordNanoseconds(
+                RequestMetricsMiddleware<SubLedgerRequestContext>.nanoseconds(
+                    current.started.duration(to: .now)))
+        case .success(nil):
+            pass(current.head, context: context)
+            passedOn = true
+        case .failure(let error):
+            route.logger.debug(
+                "entitlement read passed to the router", metadata: ["error": "\(String(reflecting: error))"])
+            pass(current.head, context: context)
+            passedOn = true
+        }
+        while self.current == nil, let part = held.popFirst() {
+            passedOn = dispatch(part, context: context) || passedOn
+        }
+        // Parts passed on outside a socket read: the router's side takes what it was given when told that a read
+        // is complete.
+        if passedOn {
+            context.fireChannelReadComplete()
+        }
+        if self.current == nil, readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    /// Hands a read's request to the router as it arrived.
+    private func pass(_ head: HTTPRequest, context: ChannelHandlerContext) {
+        routed += 1
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+        context.fireChannelRead(wrapInboundOut(.end(nil)))
+    }
+
+    private func write(_ answer: Representation.EntitlementsResponse, context: ChannelHandlerContext) {
+        let bytes = answer.json()
+        // The router's answer's headers, in its order: the response's own, then Hummingbird's `Date` and `Server`.
+        var fields = HTTPFields()
+        fields.reserveCapacity(4)
+        fields.append(HTTPField(name: .contentType, value: "application/json; charset=utf-8"))
+        fields.append(HTTPField(name: .contentLength, value: String(bytes.count)))
+        fields.append(HTTPField(name: .date, value: httpDate()))
+        fields.append(HTTPField(name: .server, value: route.serverName))
+        var body = context.channel.allocator.buffer(capacity: bytes.count)
+        body.writeBytes(bytes)
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private func log(_ head: HTTPRequest) {
+        route.logger.info(
+            "Request",
+            metadata: [
+                "hb.request.path": .string(head.path ?? ""), "hb.request.method": .string(head.method.rawValue),
+                "hb.request.id": .stringConvertible(RequestID()),
+            ])
+    }
+
+    /// `Date` in the IMF-fixdate form (RFC 9110), made once a second.
+    private func httpDate() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let second = now.tv_sec
+        if Int(second) != date.second {
+            date = (Int(second), HTTPDate.text(secondsSince1970: Int64(second)))
+        }
+        return date.text
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), routed > 0 {
+            routed -= 1
+        }
+        context.write(data, promise: promise)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if current != nil {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isActive = false
+        context.fireChannelInactive()
+    }
+}
+
+/// HTTP's date format, `Wed, 25 Nov 2026 13:45:00 GMT`.
+enum HTTPDate {
+    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func text(secondsSince1970 seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = CivilDate.date(days: days)
+        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return
+            "\(weekday), \(two(day)) \(months[Int(month) - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+    }
+}

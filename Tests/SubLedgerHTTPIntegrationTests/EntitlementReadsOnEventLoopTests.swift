@@ -1,0 +1,212 @@
+import CatalogFile
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTesting
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerTestSupport
+import Synchronization
+import Testing
+
+@testable import SubLedgerHTTP
+@testable import SubLedgerUseCases
+
+/// Entitlement reads answered on the event loop (`EntitlementReadsOnEventLoop`): the same bytes as the router's,
+/// every other request (and every read it cannot answer) passed to the router, answers in request order.
+@Suite struct EntitlementReadsOnEventLoopTests {
+    typealias H = ServiceHarness
+
+    /// One answer as compared: status, headers but `Date`, body.
+    struct Answer: Equatable, CustomStringConvertible {
+        var status: Int
+        var headers: [String]
+        var body: String
+        var description: String { "\(status) \(headers) \(body)" }
+
+        init(_ response: RawHTTPResponse) {
+            status = response.status
+            headers = response.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name): \($0.value)" }
+            body = String(decoding: response.body, as: UTF8.self)
+        }
+    }
+
+    static func get(_ path: String, key: String?, extra: String = "") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: localhost\r\n" + (key.map { "Authorization: Bearer \($0)\r\n" } ?? "") + extra
+            + "\r\n"
+    }
+
+    /// The service's answers to a set of reads, with or without the event loop's route.
+    static func answers(onEventLoops: Bool) async throws -> [Answer] {
+        let collected = Mutex<[Answer]>([])
+        try await H.run(entitlementReadsOnEventLoops: onEventLoops) { harness, client in
+            let order = try await client.call(
+                .post, "/v1/orders", key: harness.keyOne, json: ["account_id": "alice", "product_id": "pro.monthly"])
+            let token = try #require(order.json["app_account_token"] as? String)
+            let signed = try harness.signedTransaction(id: "1000", purchasedOnDay: 0, expiresOnDay: 30, token: token)
+            let submitted = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: ["account_id": "alice", "signed_transaction": signed, "order_id": token])
+            #expect(submitted.status == .ok)
+            let port = try #require(client.port)
+            let requests = [
+                get("/v1/accounts/alice/entitlements", key: harness.keyOne),
+                get("/v1/accounts/alice/entitlements", key: harness.keyOne, extra: "Connection: keep-alive\r\n"),
+                get("/v1/accounts/bob/entitlements", key: harness.keyOne),
+                get("/v1/accounts/alice/entitlements", key: harness.keyTwo),
+                get("/v1/accounts/alice/entitlements?at=2025-03-01T00:00:00Z", key: harness.keyOne),
+                get("/v1/accounts/a%20b/entitlements", key: harness.keyOne),
+                get("/v1/accounts/alice/entitlements", key: "sl_app_unknown"),
+                get("/v1/accounts/alice/entitlements", key: nil),
+                get("/v1/accounts/alice/entitlements", key: harness.keyOne, extra: "Connection: close\r\n"),
+                get(
+                    "/v1/accounts/alice/entitlements", key: harness.keyOne,
+                    extra: "SubLedger-Consistency-Token: nonsense\r\n"),
+            ]
+            for request in requests {
+                let outcome = await RawHTTPConnection.exchange(port: port, request: request, timeout: 20)
+                let response = try #require(outcome.response, "\(request): \(outcome.summary)")
+                collected.withLock { $0.append(Answer(response)) }
+            }
+        }
+        return collected.withLock { $0 }
+    }
+
+    @Test func readsAreAnsweredAsTheRouterAnswersThem() async throws {
+        let here = try await Self.answers(onEventLoops: true)
+        let routed = try await Self.answers(onEventLoops: false)
+        #expect(here.count == 10)
+        #expect(here == routed)
+        // Sanity of what was compared: a read with an entitlement, and refusals.
+        #expect(here.first?.status == 200)
+        #expect(here.first?.body.contains("\"entitlement_id\":\"pro\"") == true)
+        #expect(here.map(\.status) == [200, 200, 200, 200, 200, 400, 401, 401, 200, 400])
+    }
+
+    /// A server whose router answers every request it gets with `routed <path>` (after 200 ms for `/slow`), with
+    /// the event loop's route in front of it reading a real database.
+    static func withServer(
+        _ body: @Sendable (_ port: Int, _ key: String, _ appID: Int64, _ pool: PostgresPool) async throws -> Void,
+        readsPool: (@Sendable (PostgresPool) -> PostgresPool)? = nil
+    ) async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let catalog = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: [SecretKey.generate()]))
+            let (definitions, secrets) = try CatalogFile.read(H.catalogYAML)
+            try await catalog.applyCatalog(definitions, secrets: secrets)
+            let keys = APIKeys(store: APIKeyStore(pool: pool))
+            let apps = AppDirectory(catalog: catalog)
+            let secret = try await keys.create(bundleID: H.appOne, name: "reads").secret
+            // The route answers from the caches only: fill them as a first request through the router would.
+            let key = try #require(try await keys.authenticate(secret))
+            let app = try await apps.app(for: key)
+            let route = EntitlementReadRoute(
+                keys: keys, apps: apps, reads: EntitlementReadStore(pool: readsPool?(pool) ?? pool),
+                now: { H.day(1) }, serverName: "SubLedger", logger: TestDatabase.logger)
+            let router = Router()
+            router.get("slow") { _, _ in
+                try await Task.sleep(for: .milliseconds(200))
+                return "routed /slow"
+            }
+            router.on("**", method: .get) { request, _ in "routed \(request.uri.path)" }
+            router.on("**", method: .post) { request, _ in "routed \(request.uri.path)" }
+            let application = Application(
+                router: router,
+                server: HTTPServerBuilder { responder in
+                    SubLedgerHTTP1Channel(responder: responder, idleTimeout: .seconds(600), entitlementReads: route)
+                },
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
+            try await application.test(.live) { client in
+                try await body(try #require(client.port), secret, app.appID, pool)
+            }
+        }
+    }
+
+    /// Every complete answer in `bytes`, in order.
+    static func answers(in bytes: [UInt8]) -> [RawHTTPResponse] {
+        var rest = bytes[...]
+        var found: [RawHTTPResponse] = []
+        while let response = RawHTTPConnection.parse(Array(rest), complete: false) {
+            found.append(response)
+            guard
+                let headEnd = (rest.startIndex..<(rest.endIndex - 3)).first(where: {
+                    rest[$0] == 13 && rest[$0 + 1] == 10 && rest[$0 + 2] == 13 && rest[$0 + 3] == 10
+                })
+            else { break }
+            rest = rest[(headEnd + 4 + response.body.count)...]
+        }
+        return found
+    }
+
+    static func text(_ response: RawHTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await Self.withServer { port, key, _, _ in
+            // One write: a read answered here; while its statement runs, a slow request for the router and two
+            // reads arrive and wait. They then go to the router in order: the reads too, since the router is still
+            // answering the request before them.
+            let pipelined =
+                Self.get("/v1/accounts/alice/entitlements", key: key) + Self.get("/slow", key: nil)
+                + Self.get("/v1/accounts/bob/entitlements", key: key)
+                + Self.get("/v1/accounts/carol/entitlements", key: key, extra: "Connection: close\r\n")
+            let received = await RawHTTPConnection.exchangeUntilClosed(
+                port: port, request: Array(pipelined.utf8), timeout: 20)
+            let answers = Self.answers(in: received)
+            #expect(answers.map(\.status) == [200, 200, 200, 200])
+            #expect(answers.count == 4)
+            guard answers.count == 4 else { return }
+            #expect(Self.text(answers[0]).hasPrefix("{\"account_id\":\"alice\",\"at\":\"2025-01-02T00:00:00.000Z\""))
+            #expect(answers[0].header("Server") == "SubLedger")
+            #expect(answers[0].header("Content-Type") == "application/json; charset=utf-8")
+            #expect(Self.text(answers[1]) == "routed /slow")
+            #expect(Self.text(answers[2]) == "routed /v1/accounts/bob/entitlements")
+            #expect(Self.text(answers[3]) == "routed /v1/accounts/carol/entitlements")
+        }
+    }
+
+    @Test func whatTheRouteCannotAnswerGoesToTheRouter() async throws {
+        try await Self.withServer { port, key, appID, pool in
+            // Still on the backfill list: answered from the chains, which only the router's read does.
+            try await pool.query(
+                "INSERT INTO account_entitlement_backfill (app_id, account_id) VALUES (\(appID), 'dave')")
+            let cases: [(request: String, answer: String)] = [
+                (Self.get("/v1/accounts/alice/entitlements", key: key), "{\"account_id\":\"alice\""),
+                (Self.get("/v1/accounts/alice/entitlements", key: "sl_app_unknown"), "routed "),
+                (Self.get("/v1/accounts/alice/entitlements?at=0", key: key), "routed "),
+                (Self.get("/v1/accounts/alice/entitlements/", key: key), "routed "),
+                (Self.get("/v1/accounts/a%41/entitlements", key: key), "routed "),
+                (Self.get("/v1/accounts/dave/entitlements", key: key), "routed /v1/accounts/dave/entitlements"),
+                (
+                    "POST /v1/accounts/alice/entitlements HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(key)\r\n"
+                        + "Content-Length: 0\r\n\r\n", "routed "
+                ),
+                (
+                    Self.get("/v1/accounts/alice/entitlements", key: key, extra: "Content-Length: 2\r\n") + "{}",
+                    "routed "
+                ),
+            ]
+            for (request, answer) in cases {
+                let outcome = await RawHTTPConnection.exchange(port: port, request: request, timeout: 20)
+                let response = try #require(outcome.response, "\(request): \(outcome.summary)")
+                #expect(Self.text(response).hasPrefix(answer), "\(request)")
+            }
+        }
+    }
+
+    @Test func aReadTheDatabaseFailsGoesToTheRouter() async throws {
+        try await Self.withServer(
+            { port, key, _, _ in
+                let outcome = await RawHTTPConnection.exchange(
+                    port: port, request: Self.get("/v1/accounts/alice/entitlements", key: key), timeout: 20)
+                let response = try #require(outcome.response, "\(outcome.summary)")
+                #expect(Self.text(response) == "routed /v1/accounts/alice/entitlements")
+            },
+            readsPool: { pool in
+                // A pool of its own, shut: every statement through it fails at once.
+                let reads = PostgresPool(configuration: pool.configuration)
+                reads.close()
+                return reads
+            })
+    }
+}
