@@ -59,11 +59,15 @@ final class PooledConnection: @unchecked Sendable {
 
         /// `queryWithoutHandOff` without a task: false when the slot cannot (as nil is there), else `completion`
         /// gets the outcome (nil: the server lost the statement, use `run`) on the readiness thread or this one.
+        /// Unlike the task's form it does not probe the connection first, so a backend terminated while the
+        /// connection sat idle fails this statement (and the slot is replaced).
         func queryWithoutHandOff(
             _ key: StatementCache.Key, values: [PostgresValue],
             completion: @escaping @Sendable (Result<PostgresRows?, any Error>) -> Void
         ) -> Bool {
-            guard let connection, let name = connection.statementCache.name(for: key), connection.probeIsAlive()
+            // No probe of an idle connection here (a `poll` per statement): a connection the server closed fails
+            // the statement instead, and this form's callers take a failure as "ask again another way".
+            guard let connection, let name = connection.statementCache.name(for: key), connection.isHealthy
             else { return false }
             // The lease confines the connection to whichever thread holds the reply.
             nonisolated(unsafe) let held = connection

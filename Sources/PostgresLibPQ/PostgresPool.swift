@@ -184,6 +184,9 @@ public final class PostgresPool: Sendable {
     /// connection, sends the statement from the thread that got the lease, and calls `completion` once with the
     /// rows or the error, on the readiness thread (or the connection's, the first time a connection runs the
     /// statement, or the caller's when the pool refuses at once). The connection is back in the pool by then.
+    ///
+    /// For callers that can ask again another way when it fails: an idle connection is not probed before the
+    /// statement, so one whose backend was terminated meanwhile fails it (`isConnectionError`) and is replaced.
     public func queryWithoutHandOff(
         _ query: PostgresQuery, completion: @escaping @Sendable (Result<PostgresRows, any Error>) -> Void
     ) {

@@ -1,5 +1,6 @@
 import CatalogFile
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTesting
@@ -86,9 +87,28 @@ import Testing
 
     /// A server whose router answers every request it gets with `routed <path>` (after 200 ms for `/slow`), with
     /// the event loop's route in front of it reading a real database.
+    struct Server: Sendable {
+        var port: Int
+        /// The app key's secret and id.
+        var key: String
+        var keyID: String
+        var appID: Int64
+        var pool: PostgresPool
+        var keys: APIKeys
+        var client: any TestClientProtocol
+    }
+
     static func withServer(
         _ body: @Sendable (_ port: Int, _ key: String, _ appID: Int64, _ pool: PostgresPool) async throws -> Void,
         readsPool: (@Sendable (PostgresPool) -> PostgresPool)? = nil
+    ) async throws {
+        try await withServer(readsPool: readsPool) { server in
+            try await body(server.port, server.key, server.appID, server.pool)
+        }
+    }
+
+    static func withServer(
+        readsPool: (@Sendable (PostgresPool) -> PostgresPool)? = nil, _ body: @Sendable (Server) async throws -> Void
     ) async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
@@ -97,7 +117,7 @@ import Testing
             try await catalog.applyCatalog(definitions, secrets: secrets)
             let keys = APIKeys(store: APIKeyStore(pool: pool))
             let apps = AppDirectory(catalog: catalog)
-            let secret = try await keys.create(bundleID: H.appOne, name: "reads").secret
+            let (keyID, secret) = try await keys.create(bundleID: H.appOne, name: "reads")
             // The route answers from the caches only: fill them as a first request through the router would.
             let key = try #require(try await keys.authenticate(secret))
             let app = try await apps.app(for: key)
@@ -118,7 +138,10 @@ import Testing
                 },
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
             try await application.test(.live) { client in
-                try await body(try #require(client.port), secret, app.appID, pool)
+                try await body(
+                    Server(
+                        port: try #require(client.port), key: secret, keyID: keyID, appID: app.appID, pool: pool,
+                        keys: keys, client: client))
             }
         }
     }
@@ -191,6 +214,25 @@ import Testing
                 let response = try #require(outcome.response, "\(request): \(outcome.summary)")
                 #expect(Self.text(response).hasPrefix(answer), "\(request)")
             }
+        }
+    }
+
+    /// A connection remembers the key it presented last, until the key cache is dropped (a revocation anywhere).
+    @Test func aKeyRevokedBetweenTwoReadsOfOneConnectionIsNotTakenAgain() async throws {
+        try await Self.withServer { server in
+            let headers: HTTPFields = [.authorization: "Bearer \(server.key)", .connection: "keep-alive"]
+            let first = try await server.client.executeRequest(
+                uri: "/v1/accounts/alice/entitlements", method: .get, headers: headers, body: nil)
+            #expect(String(buffer: first.body).hasPrefix("{\"account_id\":\"alice\""))
+            let again = try await server.client.executeRequest(
+                uri: "/v1/accounts/alice/entitlements", method: .get, headers: headers, body: nil)
+            #expect(String(buffer: again.body).hasPrefix("{\"account_id\":\"alice\""))
+            // As a revocation's NOTIFY does in the service (`CacheInvalidationService`).
+            #expect(try await server.keys.revoke(keyID: server.keyID))
+            server.keys.invalidate()
+            let revoked = try await server.client.executeRequest(
+                uri: "/v1/accounts/alice/entitlements", method: .get, headers: headers, body: nil)
+            #expect(String(buffer: revoked.body) == "routed /v1/accounts/alice/entitlements")
         }
     }
 

@@ -47,21 +47,64 @@ final class EntitlementReadRoute: Sendable {
         active = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", "GET")])
     }
 
+    /// The key a connection presented last, with the app it reads: the same key on the next request is taken
+    /// without hashing it again, while the caches still vouch for it (`until`, and neither cache dropped since).
+    struct KnownKey {
+        var secret: String
+        var app: StoredApp
+        var until: ContinuousClock.Instant
+        var keysGeneration: Int
+        var appsGeneration: Int
+    }
+
     /// A read this route answers: a plain `GET /v1/accounts/{id}/entitlements` (no query, no body, no consistency
     /// token, not closing the connection) with an app key and app both in the caches. Anything else, including
     /// every request that is refused, goes to the router, which answers it as it answers every route.
-    func read(of head: HTTPRequest) -> (account: AccountID, app: StoredApp)? {
+    func read(of head: HTTPRequest, known: inout KnownKey?, now: ContinuousClock.Instant) -> (
+        account: AccountID, app: StoredApp
+    )? {
         guard head.method == .get, let path = head.path, let account = Self.account(inPath: path) else { return nil }
-        let fields = head.headerFields
-        if let connection = fields[.connection], connection.lowercased() != "keep-alive" { return nil }
-        guard fields[.contentLength] == nil || fields[.contentLength] == "0", fields[.transferEncoding] == nil,
-            fields[.expect] == nil,
-            fields[ConsistencyTokenMiddleware.header] == nil,
-            let secret = APIKeyMiddleware.presentedKey(fields[.authorization], acceptsBasic: false),
-            case .some(.some(let key)) = keys.cachedKey(secret), key.scope == .app,
+        var authorization: String?
+        for field in head.headerFields {
+            switch field.name {
+            case .authorization:
+                guard authorization == nil else { return nil }
+                authorization = field.value
+            case .connection:
+                guard Self.isKeepAlive(field.value) else { return nil }
+            case .contentLength:
+                guard field.value == "0" else { return nil }
+            case .transferEncoding, .expect, ConsistencyTokenMiddleware.header:
+                return nil
+            default:
+                continue
+            }
+        }
+        guard let secret = APIKeyMiddleware.presentedKey(authorization, acceptsBasic: false) else { return nil }
+        let keysGeneration = keys.generation
+        let appsGeneration = apps.generation
+        if let known, known.secret == secret, known.until > now, known.keysGeneration == keysGeneration,
+            known.appsGeneration == appsGeneration
+        {
+            return (account, known.app)
+        }
+        guard let cached = keys.cachedKey(secret), let key = cached.key, key.scope == .app,
             let app = apps.cachedApp(for: key)
         else { return nil }
+        known = KnownKey(
+            secret: secret, app: app, until: cached.until, keysGeneration: keysGeneration,
+            appsGeneration: appsGeneration)
         return (account, app)
+    }
+
+    /// `keep-alive`, in any case.
+    static func isKeepAlive(_ value: String) -> Bool {
+        let expected = "keep-alive".utf8
+        let utf8 = value.utf8
+        guard utf8.count == expected.count else { return false }
+        return zip(utf8, expected).allSatisfy { byte, want in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == want
+        }
     }
 
     /// The account of `/v1/accounts/{id}/entitlements`, when the path is exactly that with a valid id that needs
@@ -107,6 +150,8 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
     /// A `read` from further up the pipeline, held while a read is answered here.
     private var readHeld = false
     private var isActive = true
+    /// The key this connection presented last (`EntitlementReadRoute.KnownKey`).
+    private var knownKey: EntitlementReadRoute.KnownKey?
     /// The `Date` header and the second it was made for.
     private var date = (second: Int.min, text: "")
 
@@ -143,18 +188,24 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
     /// Begins a read here, or passes the part on to the router (true).
     @discardableResult
     private func dispatch(_ part: HTTPRequestPart, context: ChannelHandlerContext) -> Bool {
-        if case .head(let head) = part, routed == 0, let (account, app) = route.read(of: head) {
-            begin(head, account: account, app: app, context: context)
-            return false
+        if case .head(let head) = part, routed == 0 {
+            let started = ContinuousClock.now
+            if let (account, app) = route.read(of: head, known: &knownKey, now: started) {
+                begin(head, account: account, app: app, started: started, context: context)
+                return false
+            }
         }
         if case .head = part { routed += 1 }
         context.fireChannelRead(wrapInboundOut(part))
         return true
     }
 
-    private func begin(_ head: HTTPRequest, account: AccountID, app: StoredApp, context: ChannelHandlerContext) {
+    private func begin(
+        _ head: HTTPRequest, account: AccountID, app: StoredApp, started: ContinuousClock.Instant,
+        context: ChannelHandlerContext
+    ) {
         let at = route.now()
-        current = Current(head: head, account: account, at: at, started: .now)
+        current = Current(head: head, account: account, at: at, started: started)
         route.active.increment()
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)

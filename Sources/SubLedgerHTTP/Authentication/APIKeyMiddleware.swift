@@ -39,10 +39,23 @@ struct APIKeyMiddleware: RouterMiddleware {
     /// The challenge of the admin page's 401 answers, so a browser asks for the key as a password (RFC 7617).
     static let basicChallenge = "Basic realm=\"SubLedger admin\", charset=\"UTF-8\""
 
+    /// `text` without the whitespace `CharacterSet.whitespaces` names (tab and the space separators) at either
+    /// end, without Foundation: every authenticated request trims its key.
+    static func trimmingWhitespace(_ text: Substring.UnicodeScalarView) -> String {
+        func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t"
+                || (scalar.value > 0x7F && scalar.properties.generalCategory == .spaceSeparator)
+        }
+        guard let first = text.firstIndex(where: { !isWhitespace($0) }),
+            let last = text.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        return String(text[first...last])
+    }
+
     static func presentedKey(_ header: String?, acceptsBasic: Bool) -> String? {
         guard let header else { return nil }
         if header.hasPrefix("Bearer ") {
-            return String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+            return trimmingWhitespace(header.unicodeScalars.dropFirst("Bearer ".count))
         }
         if acceptsBasic, header.hasPrefix("Basic "),
             let decoded = Data(

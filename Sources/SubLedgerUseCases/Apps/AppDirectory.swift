@@ -9,6 +9,7 @@ public final class AppDirectory: Sendable {
     let catalog: CatalogStore
     private let byBundleID = Mutex<[String: StoredApp]>([:])
     private let byAppID = Mutex<[Int64: StoredApp]>([:])
+    private let invalidations = Atomic<Int>(0)
 
     public init(catalog: CatalogStore) {
         self.catalog = catalog
@@ -45,9 +46,15 @@ public final class AppDirectory: Sendable {
         byAppID.withLock { $0[app.appID] = app }
     }
 
+    /// How many times the cache was dropped (`invalidate`): an app from `cachedApp(for:)` taken before a change
+    /// of this number is no longer to be trusted. Read it before asking.
+    package var generation: Int { invalidations.load(ordering: .acquiring) }
+
     /// Drops every cached app (a catalog was applied somewhere).
     func invalidate() {
         byBundleID.withLock { $0.removeAll() }
         byAppID.withLock { $0.removeAll() }
+        // After the clearing: a reader that saw the old number looked before it, or finds the cache empty.
+        invalidations.add(1, ordering: .releasing)
     }
 }

@@ -13,6 +13,7 @@ public final class APIKeys: Sendable {
 
     let store: APIKeyStore
     private let cache = Mutex<[[UInt8]: (key: AuthenticatedKey?, until: ContinuousClock.Instant)]>([:])
+    private let invalidations = Atomic<Int>(0)
 
     /// API keys kept in `store`.
     public init(store: APIKeyStore) {
@@ -75,18 +76,27 @@ public final class APIKeys: Sendable {
     /// The key presented as `secret` as the cache knows it now, without asking the database: `.some(nil)` for a
     /// secret known to be unknown or revoked, `nil` when the cache cannot say (not looked up within
     /// `cacheLifetime`; `authenticate` then asks).
-    package func cachedKey(_ secret: String) -> AuthenticatedKey?? {
+    /// With the moment the cache stops trusting the answer (unless `invalidate` runs first: see `generation`).
+    package func cachedKey(_ secret: String) -> (key: AuthenticatedKey?, until: ContinuousClock.Instant)? {
         let hash = Self.hash(secret)
         guard let cached = cache.withLock({ $0[hash] }), cached.until > ContinuousClock.now else { return nil }
-        return .some(cached.key)
+        return cached
     }
+
+    /// How many times the cache was dropped (`invalidate`): an answer of `cachedKey` taken before a change of
+    /// this number is no longer to be trusted. Read it before asking.
+    package var generation: Int { invalidations.load(ordering: .acquiring) }
 
     /// Drops every cached key (a key was revoked somewhere).
     func invalidate() {
         cache.withLock { $0.removeAll() }
+        // After the clearing: a reader that saw the old number looked before it, or finds the cache empty.
+        invalidations.add(1, ordering: .releasing)
     }
 
     static func hash(_ secret: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data(secret.utf8)))
+        var hasher = SHA256()
+        hasher.update(data: Array(secret.utf8))
+        return Array(hasher.finalize())
     }
 }
