@@ -300,6 +300,7 @@ public final class PostgresConnection {
         error.tableName = field(SL_PG_DIAG_TABLE_NAME)
         error.columnName = field(SL_PG_DIAG_COLUMN_NAME)
         error.severity = field(SL_PG_DIAG_SEVERITY_NONLOCALIZED) ?? field(SL_PG_DIAG_SEVERITY)
+        error.context = field(SL_PG_DIAG_CONTEXT)
         error.query = sql
         if transactionStatus == .inFailedTransaction, errorThatAbortedTransaction == nil {
             errorThatAbortedTransaction = error

@@ -75,6 +75,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public var columnName: String?
     /// The server's severity (ERROR, FATAL, PANIC), non-localized.
     public var severity: String?
+    /// The server's CONTEXT field: where the error arose (a PL/pgSQL line, or, from a Citus coordinator, the
+    /// worker a command ran on); only in `debugDescription`.
+    public var context: String?
     /// The SQL text that failed (never its parameters); only in `debugDescription`.
     public var query: String?
     /// The server's primary message before redaction; only in `debugDescription`.
@@ -95,6 +98,15 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     /// Whether the connection that raised this error is no longer usable.
     public var isConnectionError: Bool {
         kind == .connectionFailed || kind == .connectionLost || (sqlState?.meansConnectionIsGone ?? false)
+    }
+
+    /// Whether a Citus coordinator lost its connection to a worker under this statement (the worker restarted,
+    /// crashed or became unreachable): libpq's own error on that link has no SQLSTATE, which the coordinator
+    /// reports as XX000 in the context "while executing command on HOST:PORT". The coordinator session itself
+    /// is intact and its transaction is rolled back (the commit is two-phase); the database is unavailable for
+    /// the moment, as when `isConnectionError`. A refusal the worker itself sent keeps the worker's SQLSTATE.
+    public var isRemoteNodeFailure: Bool {
+        sqlState == .internalError && (context?.contains("while executing command on ") ?? false)
     }
 
     public var description: String {
@@ -123,6 +135,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         if let schemaName { lines.append("schema: \(schemaName)") }
         if let tableName { lines.append("table: \(tableName)") }
         if let columnName { lines.append("column: \(columnName)") }
+        if let context { lines.append("context: \(context)") }
         if let query { lines.append("query: \(query)") }
         return lines.joined(separator: "\n  ")
     }

@@ -241,6 +241,45 @@ import Testing
         }
     }
 
+    /// A Citus coordinator that loses a worker under a statement (the worker restarting) relays libpq's error on
+    /// that link as XX000 "while executing command on HOST:PORT": the database is unavailable for the moment, a 503
+    /// with `Retry-After` that the client retries, not a 500. The error below is the one a `COMMIT` met in a load
+    /// run while a worker restarted; an XX000 from anywhere else stays a 500.
+    @Test func aCitusWorkerLostUnderAStatementIsA503WithRetryAfter() async throws {
+        let router = Router(context: SubLedgerRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.post("commit") { _, _ -> String in
+            var lost = PostgresError(
+                .queryFailed, message: "server closed the connection unexpectedly", sqlState: .internalError)
+            lost.context = "while executing command on 127.0.0.1:25601"
+            lost.query = "COMMIT"
+            throw lost
+        }
+        router.post("relayed-context") { _, _ -> String in
+            var lost = PostgresError(
+                .queryFailed, message: "SSL SYSCALL error: EOF detected", sqlState: .internalError)
+            lost.context =
+                "PL/pgSQL function record_input() line 4 at SQL statement\nwhile executing command on w1:5432"
+            throw lost
+        }
+        router.post("internal") { _, _ -> String in
+            var fault = PostgresError(.queryFailed, message: "could not open relation", sqlState: .internalError)
+            fault.context = "PL/pgSQL function record_input() line 4 at SQL statement"
+            throw fault
+        }
+        try await Application(router: router).test(.router) { client in
+            for uri in ["/commit", "/relayed-context"] {
+                let answer = try await client.call(.post, uri, key: nil)
+                #expect(answer.status == .serviceUnavailable, "\(uri)")
+                #expect(answer.json.errorCode == "database_unavailable", "\(uri)")
+                #expect(answer.headers[.retryAfter] == "5", "\(uri)")
+            }
+            let fault = try await client.call(.post, "/internal", key: nil)
+            #expect(fault.status == .internalServerError)
+            #expect(fault.json.errorCode == "internal_error")
+        }
+    }
+
     /// A `Content-Length` above the limit is refused with 413 at once, not after the idle timeout.
     @Test func oversizedContentLengthIsRefusedAtOnce() async throws {
         try await H.run { _, client in

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerTestSupport
 import PostgresLibPQ
 import SubLedgerCore
@@ -77,6 +78,83 @@ import Testing
             let comment = try await pool.query("SELECT obj_description('chains'::regclass, 'pg_class')").single()
                 .decode(String?.self, at: 0)
             #expect(comment?.hasPrefix("citus: distributed by original_transaction_id") == true)
+        }
+    }
+
+    /// A worker lost under a transaction (restarted, crashed, unreachable): the coordinator's connection to it is cut
+    /// here (`ss -K`, the socket destroyed as a crash or a network fault would) before `COMMIT`. libpq's error on
+    /// that link carries no SQLSTATE, so the coordinator reports XX000 "while executing command on HOST:PORT": the
+    /// error reads as a remote node failure (the HTTP edge answers it 503 with `Retry-After`), the commit took
+    /// nothing on any node, and the coordinator session goes on.
+    @Test(.enabled(if: TestDatabase.isCitus, "runs on the Citus cluster of scripts/citus-test"))
+    func aWorkerLostBeforeCommitIsARemoteNodeFailureAndCommitsNothing() async throws {
+        try await TestDatabase.withSchema(maxConnections: 1, distributed: true) { _, configuration, pool in
+            let database = try #require(TestDatabase.currentDatabase)
+            let workers = try #require(TestDatabase.citusWorkers)
+            try await pool.execute(
+                script: """
+                    CREATE TABLE worker_link_probe (k int PRIMARY KEY);
+                    SELECT create_distributed_table('worker_link_probe', 'k');
+                    """)
+            let outcome: Result<Void, PostgresError> = try await pool.withConnection { connection in
+                do {
+                    try connection.transaction { connection in
+                        // Rows on every shard, so the transaction holds a connection to each worker.
+                        try connection.execute(script: "INSERT INTO worker_link_probe SELECT generate_series(1, 64)")
+                        try Self.cutCoordinatorLinks(database: database, worker: workers[0], configuration)
+                    }
+                    return .success(())
+                } catch let error as PostgresError {
+                    return .failure(error)
+                }
+            }
+            guard case .failure(let lost) = outcome else {
+                Issue.record("the commit succeeded after its link to \(workers[0].host):\(workers[0].port) was cut")
+                return
+            }
+            #expect(lost.isRemoteNodeFailure, "\(String(reflecting: lost))")
+            #expect(lost.context?.contains("while executing command on \(workers[0].host):\(workers[0].port)") == true)
+            #expect(!lost.isConnectionError, "the coordinator session is intact")
+            let rows = try await pool.query("SELECT count(*) FROM worker_link_probe").single().decode(Int64.self, at: 0)
+            #expect(rows == 0)
+        }
+    }
+
+    /// Destroys the coordinator's sockets to `worker` that serve a transaction of `database` (the worker's
+    /// backends for it, idle in that transaction, name their client ports); throws when there is none to cut or
+    /// `ss -K` (iproute2, as root, a kernel with socket destruction) cuts none.
+    private static func cutCoordinatorLinks(
+        database: String, worker: (host: String, port: Int), _ configuration: PostgresConfiguration
+    ) throws {
+        struct LinkNotCut: Error, CustomStringConvertible { var description: String }
+        var node = configuration
+        node.parameters["hostaddr"] = nil
+        node.parameters["host"] = worker.host
+        node.parameters["port"] = String(worker.port)
+        node.parameters["dbname"] = database
+        node.parameters["options"] = nil
+        let connection = try PostgresConnection.connect(node)
+        defer { connection.close() }
+        let ports = try connection.query(
+            """
+            SELECT client_port FROM pg_stat_activity
+            WHERE datname = current_database() AND state = 'idle in transaction'
+              AND application_name LIKE 'citus_internal gpid=%'
+            """
+        ).map { try $0.decode(Int32.self, at: 0) }
+        guard !ports.isEmpty else {
+            throw LinkNotCut(description: "the transaction holds no connection to \(worker.host):\(worker.port)")
+        }
+        for port in ports {
+            let ss = Process()
+            ss.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            ss.arguments = ["ss", "-K", "-t", "dst", "\(worker.host):\(worker.port)", "sport", "=", ":\(port)"]
+            ss.standardOutput = FileHandle.nullDevice
+            try ss.run()
+            ss.waitUntilExit()
+            guard ss.terminationStatus == 0 else {
+                throw LinkNotCut(description: "ss -K exited \(ss.terminationStatus) for port \(port)")
+            }
         }
     }
 

@@ -9,7 +9,8 @@ import SubLedgerUseCases
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
 /// client mistakes into 4xx with a code (a value the database refuses included), a database that is down or
-/// read-only (a failover) into 503 (so callers, and Apple, retry), and anything else into a logged 500.
+/// read-only (a failover), or a Citus worker lost mid-statement, into 503 (so callers, and Apple, retry), and
+/// anything else into a logged 500.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -44,9 +45,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError.badRequest("malformed_body", "the request was cancelled before it was complete")
         } catch let error as DecodingError {
             throw APIError.badRequest("malformed_json", Self.describe(error))
-        } catch let error as PostgresError
-            where error.isConnectionError || error.kind == .poolTimeout || error.kind == .poolClosed
-        {
+        } catch let error as PostgresError where Self.meansUnavailable(error) {
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             throw APIError.unavailable(
                 "database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
@@ -97,6 +96,14 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(
                 error.status, code: "request_refused", message: error.body ?? error.status.reasonPhrase)
         }
+    }
+
+    /// Whether the database cannot answer for the moment, so a retry later is right: the connection is gone or
+    /// none could be had in time, or (Citus) the coordinator lost a worker under the statement, as while a
+    /// worker restarts. A write that failed so did not happen (Citus commits in two phases), and its retry is
+    /// answered as any repeated input is.
+    static func meansUnavailable(_ error: PostgresError) -> Bool {
+        error.isConnectionError || error.isRemoteNodeFailure || error.kind == .poolTimeout || error.kind == .poolClosed
     }
 
     /// Whether the database refused a value sent as a parameter rather than failing: text libpq cannot send
