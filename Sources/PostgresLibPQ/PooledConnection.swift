@@ -26,16 +26,19 @@ final class PooledConnection: @unchecked Sendable {
 
     /// Runs `body` with a live connection on this slot's thread: one hop per unit of work.
     func run<T: Sendable>(_ body: @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await worker.run {
-            let connection = try self.liveConnection()
-            do {
-                let value = try body(connection)
-                self.tidyAfterUse(connection, error: nil)
-                return value
-            } catch {
-                self.tidyAfterUse(connection, error: error)
-                throw error
-            }
+        try await worker.run { try self.runHere(body) }
+    }
+
+    /// Runs `body` with a live connection on the calling thread (this slot's), and tidies the connection after it.
+    private func runHere<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try liveConnection()
+        do {
+            let value = try body(connection)
+            tidyAfterUse(connection, error: nil)
+            return value
+        } catch {
+            tidyAfterUse(connection, error: error)
+            throw error
         }
     }
 
@@ -107,18 +110,7 @@ final class PooledConnection: @unchecked Sendable {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let accepted = worker.submit {
-            let outcome = Result { () throws -> T in
-                let connection = try self.liveConnection()
-                do {
-                    let value = try body(connection)
-                    self.tidyAfterUse(connection, error: nil)
-                    return value
-                } catch {
-                    self.tidyAfterUse(connection, error: error)
-                    throw error
-                }
-            }
-            completion(outcome)
+            completion(Result { try self.runHere(body) })
         }
         if !accepted {
             completion(.failure(PostgresError(.poolClosed, message: "connection thread has stopped")))
