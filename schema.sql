@@ -885,7 +885,7 @@ $$;
 --
 
 CREATE FUNCTION ledger_chain_field(v text) RETURNS bytea
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
     SELECT ledger_chain_field(convert_to(v, 'UTF8'))
 $$;
@@ -895,7 +895,7 @@ $$;
 --
 
 CREATE FUNCTION ledger_chain_field(v timestamp with time zone) RETURNS bytea
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
     SELECT ledger_chain_field(int8send((extract(epoch FROM v) * 1000000)::bigint))
 $$;

@@ -203,6 +203,30 @@ import Testing
         }
     }
 
+    /// The field encodings run inside the plans of the statements that call them (schema step 40). One that
+    /// PostgreSQL cannot inline runs as a query of its own, planned again for every statement that calls it: an
+    /// apply's linking then planned about seventeen of them. Only the text array field stays a call (a loop).
+    @Test func theFieldEncodingsAreInlinedIntoTheirCallersPlans() async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            func plan(_ sql: PostgresQuery) async throws -> String {
+                try await pool.query(sql).map { try $0.decode(String.self, at: 0) }.joined(separator: "\n")
+            }
+            let notifications = try await plan(
+                "EXPLAIN (VERBOSE, COSTS OFF) SELECT ledger_chain_fields(n) FROM notifications n")
+            let receipts = try await plan("EXPLAIN (VERBOSE, COSTS OFF) SELECT ledger_chain_fields(r) FROM receipts r")
+            let entries = try await plan(
+                "EXPLAIN (VERBOSE, COSTS OFF) SELECT ledger_chain_fields(e) FROM ledger_entries e")
+            #expect(!notifications.contains("ledger_chain_field"), "\(notifications)")
+            #expect(!receipts.contains("ledger_chain_field"), "\(receipts)")
+            #expect(entries.components(separatedBy: "ledger_chain_field(").count == 2, "\(entries)")
+            #expect(entries.contains("ledger_chain_field(entitlement_ids)"), "\(entries)")
+            // Inlined down to the functions the encodings call (the bytes stay those `ledger verify` recomputes in
+            // Swift, as the other tests here check).
+            #expect(notifications.contains("sha256(convert_to(body"), "\(notifications)")
+        }
+    }
+
     /// `secrets rotate-key` takes the shared secret out of V1 bodies stored with it. A body its chain has linked
     /// already keeps the chain intact through that (the redaction is recorded and linked); a body changed any other
     /// way still reads as changed, even with a forged redaction row beside it.
@@ -275,12 +299,12 @@ import Testing
     /// migrated without them), migrated: the step links what was there, and `ledger verify` passes at once.
     @Test func anUpgradedDatabaseVerifiesClean() async throws {
         let migrator = try Migrator.bundled(logger: TestDatabase.logger)
-        // The chain's step and the later steps that change the chain (its redactions, its array field): a database
-        // from before the chain has none of them.
+        // The chain's step and the later steps that change the chain (its redactions, its array field, its fields'
+        // volatility): a database from before the chain has none of them.
         let chainSteps = migrator.script.steps.filter {
             $0.name.hasPrefix("ledger chain:") || $0.name.hasPrefix("notification redactions:")
         }.map(\.version)
-        #expect(chainSteps.count == 3)
+        #expect(chainSteps.count == 4)
         var before = migrator.script
         before.steps.removeAll { chainSteps.contains($0.version) }
         let oldShape = try await TestDatabase.withSchema { _, _, pool in

@@ -54,5 +54,6 @@ public enum BundledMigrations {
         ("0037_account_credit_entries.sql", PackageResources._037_account_credit_entries_sql),
         ("0038_google_play.sql", PackageResources._038_google_play_sql),
         ("0039_google_play_notifications.sql", PackageResources._039_google_play_notifications_sql),
+        ("0040_ledger_chain_fields_inlined.sql", PackageResources._040_ledger_chain_fields_inlined_sql),
     ]
 }
