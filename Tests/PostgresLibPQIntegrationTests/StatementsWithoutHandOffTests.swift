@@ -14,28 +14,7 @@ private func positional(_ sql: String, _ values: any PostgresEncodable...) -> Po
 @Suite struct StatementsWithoutHandOffTests {
     @Test func manyTasksOnFewConnectionsEachGetTheirOwnRows() async throws {
         try await TestDatabase.withSchema(maxConnections: 3) { _, _, pool in
-            let statement = "SELECT $1::int8 * 3 AS tripled, repeat('x', $2::int) AS padding"
-            let results = try await withThrowingTaskGroup(of: (Int64, Int64, Int).self) { group in
-                for index in 0..<300 {
-                    group.addTask {
-                        // Some replies span many socket reads (up to 200 kB), most fit in one.
-                        let width = index % 10 == 0 ? 200_000 : 10
-                        let row = try await pool.queryWithoutHandOff(positional(statement, Int64(index), Int64(width)))
-                            .single()
-                        return (
-                            Int64(index), try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1).count
-                        )
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            #expect(results.count == 300)
-            for (index, tripled, width) in results {
-                #expect(tripled == index * 3)
-                #expect(width == (index % 10 == 0 ? 200_000 : 10))
-            }
-            #expect(pool.statistics.connectionsOpened <= 3)
-            #expect(pool.statistics.inUse == 0)
+            try await ManyCallersScenario.run(on: pool) { try await pool.queryWithoutHandOff($0) }
         }
     }
 
