@@ -6,6 +6,13 @@
 # binaries of SET (/opt/sl/SET), BENCH_LAYOUT=LAYOUT and server pool POOL (32); `handoff` runs the server with
 # SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1 (every statement on its connection's thread, as before the readiness
 # thread). Logs go to $OUT/SET-LAYOUT[-handoff].log.
+#   bash .perfcarry/device.sh peers:LAYOUT[:SET] ...   e.g. peers:separate peers:shared
+# runs ../shared/peers/bench-peers (packed with WITH_PEERS=1) with SET's binaries (new): SubLedger beside the
+# reference servers. LAYOUT separate puts PostgreSQL on the first half of the cores, every server on the next
+# quarter and wrk/pgbench on the last (16 cores: 0-7, 8-11, 12-15), as scripts/bench's BENCH_LAYOUT=separate;
+# shared pins nothing. PEERS_ROUNDS (3), PEERS_DURATION (10), PEERS_THREADS (4), PEERS_CONNECTIONS (64) and
+# ACCOUNTS are its ROUNDS, DURATION, THREADS, CONNECTIONS, ACCOUNTS. Its report and rounds come back as
+# $OUT/peers-LAYOUT.report.txt and $OUT/peers-LAYOUT.rounds.tsv.
 set -uo pipefail
 T0=$(date +%s)
 OUT="${OUT:-/tmp/perfout}"; mkdir -p "$OUT"
@@ -36,7 +43,47 @@ id postgres >/dev/null 2>&1 || useradd -m -s /bin/bash postgres
 postgres -V && wrk -v 2>&1 | head -1
 echo "== unpacked ($(elapsed) s)"
 
+# bench-peers with the servers (and everything else it starts) on one core set, PostgreSQL on another and the
+# load generators on a third: the script pins nothing itself, so pinned wrappers of pg_ctl (the postmaster and
+# every backend inherit its affinity), wrk and pgbench go first on PATH, and the script runs under taskset.
+run_peers() {
+    local layout="$1" set="${2:-new}" cores pin=() path="$PATH"
+    local dir="/tmp/peers-$layout" log="$OUT/peers-$layout.log"
+    [[ -x /opt/sl/peers/bench-peers ]] || { echo "== no bench-peers in the bundle (WITH_PEERS=1)"; return; }
+    case "$layout" in
+        shared) ;;
+        separate)
+            cores="$(nproc)"
+            (( cores >= 4 )) || { echo "== peers:separate needs 4 cores"; return; }
+            local pg="0-$((cores / 2 - 1))" server="$((cores / 2))-$((cores * 3 / 4 - 1))" client="$((cores * 3 / 4))-$((cores - 1))"
+            mkdir -p /opt/sl/pinned
+            printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v initdb)" >/opt/sl/pinned/initdb
+            printf '#!/bin/sh\nexec taskset -c %s %s "$@"\n' "$pg" "$(command -v pg_ctl)" >/opt/sl/pinned/pg_ctl
+            printf '#!/bin/sh\nexec taskset -c %s %s "$@"\n' "$client" "$(command -v wrk)" >/opt/sl/pinned/wrk
+            printf '#!/bin/sh\nexec taskset -c %s %s "$@"\n' "$client" "$(command -v pgbench)" >/opt/sl/pinned/pgbench
+            chmod 755 /opt/sl/pinned/*
+            path="/opt/sl/pinned:$PATH" pin=(taskset -c "$server")
+            echo "   PostgreSQL on $pg, servers on $server, wrk and pgbench on $client" ;;
+        *) echo "== unknown layout $layout"; return ;;
+    esac
+    local left=$(( BUDGET - $(elapsed) ))
+    echo "== run peers:$layout at $(elapsed) s ($left s left)"
+    ( cd /opt/sl/project && timeout -s TERM $(( left - 5 )) env PATH="$path" OUT_DIR="$dir" ACCOUNTS="$ACCOUNTS" \
+        ROUNDS="${PEERS_ROUNDS:-3}" DURATION="${PEERS_DURATION:-10}" THREADS="${PEERS_THREADS:-4}" \
+        CONNECTIONS="${PEERS_CONNECTIONS:-64}" PEER_SWIFT=/opt/sl/peers/peer-hummingbird PEER_RUST=/opt/sl/peers/peer-hyper \
+        "${pin[@]}" bash /opt/sl/peers/bench-peers "/opt/sl/$set" ) >"$log" 2>&1
+    cp "$dir/report.txt" "$OUT/peers-$layout.report.txt" 2>/dev/null
+    cp "$dir/rounds.tsv" "$OUT/peers-$layout.rounds.tsv" 2>/dev/null
+    sed -n '/^Entitlement reads,/,$p' "$dir/report.txt" 2>/dev/null | head -50
+    tail -3 "$log"
+}
+
 for run in "$@"; do
+    if [[ "$run" == peers:* ]]; then
+        IFS=: read -r _ layout set <<<"$run"
+        run_peers "$layout" "$set"
+        continue
+    fi
     IFS=: read -r set layout pool mode <<<"$run"
     pool="${pool:-32}"
     log="$OUT/$set-$layout${mode:+-$mode}.log"

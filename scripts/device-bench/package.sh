@@ -7,6 +7,8 @@
 #   /opt/sl/zoneinfo     tz data (installed on the machine only where it has none)
 #   /opt/sl/project      scripts/bench and scripts/with-postgres of SRC
 #   /usr/lib/postgresql/15, /usr/share/postgresql/15   PostgreSQL 15 at its usual paths
+#   /opt/sl/peers        with WITH_PEERS=1: ../shared/peers/bench-peers and the two reference servers it measures
+#                        SubLedger beside (built by ../shared/peers/build-peers into PEERS_BUILD, stripped)
 #
 #   SRC=<project root> OUTDIR=<dir> SETS="base=/path/to/bin new=/path/to/bin" scripts/device-bench/package.sh
 # Each set's directory holds release builds of subledger and subledger-bench.
@@ -40,11 +42,20 @@ for set in $SETS; do
         strip "$STAGE/opt/sl/$name/$b"
     done
 done
+if [[ -n "${WITH_PEERS:-}" ]]; then
+    PEERS_SRC="${PEERS_SRC:-$SRC/../shared/peers}"
+    PEERS_BUILD="${PEERS_BUILD:-${XDG_CACHE_HOME:-$HOME/.cache}/subledger-peers}"
+    mkdir -p "$STAGE/opt/sl/peers"
+    cp "$PEERS_SRC/bench-peers" "$STAGE/opt/sl/peers/"
+    for b in "$PEERS_BUILD/swift/.build/release/peer-hummingbird" "$PEERS_BUILD/rust/target/release/peer-hyper"; do
+        cp "$b" "$STAGE/opt/sl/peers/" && strip "$STAGE/opt/sl/peers/$(basename "$b")"
+    done
+fi
 cp "$(command -v wrk)" "$STAGE/opt/sl/bin/"
 cp "$(command -v curl)" "$STAGE/opt/sl/extra/"
 for b in postgres postmaster initdb pg_ctl pgbench psql pg_config; do cp -a "$PG/bin/$b" "$STAGE$PG/bin/"; done
-# PostgreSQL's modules without the LLVM JIT (it needs libLLVM; without it JIT is simply off).
-(cd "$PG/lib" && tar --exclude=bitcode --exclude='llvmjit*' -cf - .) | tar -xf - -C "$STAGE$PG/lib"
+# PostgreSQL's modules without the LLVM JIT (it needs libLLVM; without it JIT is simply off) and without Citus.
+(cd "$PG/lib" && tar --exclude=bitcode --exclude='llvmjit*' --exclude='citus*' -cf - .) | tar -xf - -C "$STAGE$PG/lib"
 cp -a /usr/share/postgresql/15 "$STAGE/usr/share/postgresql/"
 (cd /usr/share/zoneinfo && tar --exclude=right --exclude=posix -cf - .) | tar -xf - -C "$STAGE/opt/sl/zoneinfo"
 cp "$SRC/scripts/bench" "$SRC/scripts/with-postgres" "$STAGE/opt/sl/project/scripts/"
@@ -64,6 +75,6 @@ strip --strip-unneeded "$STAGE/opt/sl/lib/"*.so* 2>/dev/null || true
 if [[ -n "${LIBRARIES_ONLY:-}" ]]; then for set in $SETS; do rm -rf "$STAGE/opt/sl/${set%%=*}"; done; fi
 du -sh "$STAGE"/opt/sl/* "$STAGE$PG"
 mkdir -p "$OUTDIR"
-tar -C "$STAGE" -cf - opt usr | xz -6 -T2 >"$OUTDIR/bundle.tar.xz"
+tar -C "$STAGE" -cf - opt usr | xz -9e -T2 >"$OUTDIR/bundle.tar.xz"
 cp "$(dirname "$0")/device.sh" "$OUTDIR/"
 ls -l "$OUTDIR"
