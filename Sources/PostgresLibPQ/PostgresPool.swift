@@ -148,7 +148,7 @@ public final class PostgresPool: Sendable {
     /// Runs one statement through the connection's prepared-statement cache.
     ///
     /// On Linux, once a connection has the statement prepared, the statement is sent from the calling task
-    /// and its reply awaited on the process's readiness thread (`SocketReadiness`), with no hop to the
+    /// and its reply awaited on the readiness thread of its socket (`SocketReadiness`), with no hop to the
     /// connection's thread; the first use on a connection (open, prepare) goes through that thread.
     func query(cached statement: PostgresStatement, _ values: [PostgresValue]) async throws -> PostgresRows {
         #if os(Linux)
@@ -174,7 +174,7 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `query` as `query(_:)` does, but once a connection has it prepared, sends it from the calling task and
-    /// awaits the reply on the process's readiness thread (Linux): for the hot reads, one short statement each.
+    /// awaits the reply on a readiness thread (Linux): for the hot reads, one short statement each.
     @discardableResult
     public func queryWithoutHandOff(_ query: PostgresQuery) async throws -> PostgresRows {
         try await self.query(cached: PostgresStatement(query.sql), query.parameters)
@@ -182,7 +182,7 @@ public final class PostgresPool: Sendable {
 
     /// `queryWithoutHandOff(_:)` for a caller that is not a task (an event loop's channel handler): leases a
     /// connection, sends the statement from the thread that got the lease, and calls `completion` once with the
-    /// rows or the error, on the readiness thread (or the connection's, the first time a connection runs the
+    /// rows or the error, on the socket's readiness thread (or the connection's, the first time a connection runs the
     /// statement, or the caller's when the pool refuses at once). The connection is back in the pool by then.
     ///
     /// For callers that can ask again another way when it fails: an idle connection is not probed before the

@@ -70,6 +70,15 @@ struct DatabaseOptions: ParsableArguments {
             configuration.directDatabaseURL = url
         }
         configuration.databaseAwaitsSocketReadiness = environment[EnvironmentVariable.threadPerQuery] != "1"
+        if let text = environment[EnvironmentVariable.readinessThreads], !text.isEmpty {
+            let threads = try parseInt(text, EnvironmentVariable.readinessThreads)
+            guard (1...PostgresReadiness.maximumThreadCount).contains(threads) else {
+                throw ValidationError(
+                    "\(EnvironmentVariable.readinessThreads) must be between 1 and \(PostgresReadiness.maximumThreadCount)"
+                )
+            }
+            configuration.databaseReadinessThreads = threads
+        }
         configuration.entitlementReadsOnEventLoops = environment[EnvironmentVariable.eventLoopReads] != "0"
         if let directory = dataDirectory ?? environment[EnvironmentVariable.dataDirectory], !directory.isEmpty {
             configuration.dataDirectory = directory

@@ -53,4 +53,33 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: unused + "/secret.key"))
     }
+
+    /// `SUBLEDGER_POSTGRES_READINESS_THREADS`: a whole number from 1 to 64 becomes the configuration's count of
+    /// readiness threads; anything else stops `serve` and names the variable; unset leaves the default (nil).
+    @Test func theReadinessThreadsAreAWholeNumberFromOneTo64() throws {
+        func configured(_ value: String?) throws -> Int? {
+            let command = try SubLedgerCommand.parseAsRoot(["serve", "--port", "0", "--database-url", Self.primary])
+            let serve = try #require(command as? ServeCommand)
+            var environment: [String: String] = [:]
+            environment["SUBLEDGER_POSTGRES_READINESS_THREADS"] = value
+            return try serve.configuration(environment: environment).databaseReadinessThreads
+        }
+        #expect(try configured(nil) == nil)
+        #expect(try configured("") == nil)
+        #expect(try configured("1") == 1)
+        #expect(try configured("4") == 4)
+        #expect(try configured("64") == 64)
+        for (value, message) in [
+            ("0", "SUBLEDGER_POSTGRES_READINESS_THREADS must be between 1 and 64"),
+            ("65", "SUBLEDGER_POSTGRES_READINESS_THREADS must be between 1 and 64"),
+            ("-3", "SUBLEDGER_POSTGRES_READINESS_THREADS must be between 1 and 64"),
+            ("four", "SUBLEDGER_POSTGRES_READINESS_THREADS must be a whole number"),
+            ("99999999999999999999999", "SUBLEDGER_POSTGRES_READINESS_THREADS must be a whole number"),
+        ] {
+            let result = Self.serve(
+                ["--database-url", Self.primary], environment: ["SUBLEDGER_POSTGRES_READINESS_THREADS": value])
+            #expect(result.status != 0, "\(value)")
+            #expect(result.output.contains(message), "\(value): \(result.output)")
+        }
+    }
 }

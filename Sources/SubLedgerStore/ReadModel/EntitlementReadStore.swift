@@ -38,7 +38,7 @@ public struct EntitlementReadStore: Sendable {
     /// `read(of:app:at:)`'s first step for a caller that is not a task (the HTTP server's event loops): the read
     /// model's statement alone, sent from the calling thread. `completion` gets the answer, or nil when the
     /// account needs the chains (not backfilled yet, or a period the model cannot answer): then call
-    /// `read(of:app:at:)`. It runs on the pool's readiness thread, or a connection's.
+    /// `read(of:app:at:)`. It runs on the readiness thread of the connection's socket, or the connection's own thread.
     public func readFromModel(
         of account: AccountID, app: StoredApp, at instant: Instant,
         completion: @escaping @Sendable (Result<(entitlements: [Entitlement], credits: Int64)?, any Error>) -> Void

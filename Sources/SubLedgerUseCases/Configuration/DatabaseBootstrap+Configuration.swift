@@ -1,4 +1,5 @@
 import Logging
+import PostgresLibPQ
 import SubLedgerStore
 
 extension DatabaseBootstrap {
@@ -6,7 +7,10 @@ extension DatabaseBootstrap {
     public static func open(
         _ configuration: ServiceConfiguration, poolSize: Int, logger: Logger
     ) async throws -> Opened {
-        try await open(
+        if let threads = configuration.databaseReadinessThreads {
+            PostgresReadiness.setThreadCount(threads)
+        }
+        return try await open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: poolSize,
             pooler: configuration.databasePooler, directURL: configuration.directDatabaseURL,
             awaitsSocketReadiness: configuration.databaseAwaitsSocketReadiness, logger: logger)
