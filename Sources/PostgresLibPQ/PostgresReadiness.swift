@@ -8,10 +8,16 @@ public enum PostgresReadiness {
     public static let maximumThreadCount = 64
 
     /// How many threads wait for the process's libpq sockets (`SocketReadiness`), instead of one per 4 cores
-    /// (at least 1, at most 8). Takes effect only before the first pool opens a connection: call it at start.
+    /// (at least 1, at most 8), kept within 1...`maximumThreadCount`. Takes effect only before the first pool
+    /// opens a connection: call it at start.
     public static func setThreadCount(_ count: Int) {
-        precondition((1...maximumThreadCount).contains(count), "readiness threads out of range")
-        requested.withLock { $0 = count }
+        let kept = kept(count)
+        requested.withLock { $0 = kept }
+    }
+
+    /// `count` within 1...`maximumThreadCount`.
+    static func kept(_ count: Int) -> Int {
+        min(max(count, 1), maximumThreadCount)
     }
 
     static var requestedThreadCount: Int? { requested.withLock { $0 } }

@@ -11,6 +11,11 @@
             #expect(counts == [1, 1, 1, 1, 1, 2, 4, 7, 8, 8, 8])
         }
 
+        @Test func aChosenCountIsKeptWithinOneTo64() {
+            let kept = [Int.min, -1, 0, 1, 2, 64, 65, Int.max].map(PostgresReadiness.kept)
+            #expect(kept == [1, 1, 1, 1, 2, 64, 64, 64])
+        }
+
         /// Sockets spread over three threads: every armed socket's callback runs once, when it became readable, on
         /// the thread its descriptor maps to (the same thread for sockets that map alike, another for another loop).
         @Test func everySocketIsWokenOnceOnTheThreadItMapsTo() async throws {
