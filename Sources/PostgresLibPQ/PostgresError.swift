@@ -105,8 +105,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     /// reports as XX000 in the context "while executing command on HOST:PORT". The coordinator session itself
     /// is intact and its transaction is rolled back (the commit is two-phase); the database is unavailable for
     /// the moment, as when `isConnectionError`. A refusal the worker itself sent keeps the worker's SQLSTATE.
+    /// A link lost while the coordinator copies rows to a shard (a multi-row insert) is reported as 58030, "failed
+    /// to COPY to shard N on HOST:PORT".
     public var isRemoteNodeFailure: Bool {
-        sqlState == .internalError && (context?.contains("while executing command on ") ?? false)
+        switch sqlState {
+        case .internalError?: context?.contains("while executing command on ") ?? false
+        case .ioError?: (unredactedMessage ?? message).hasPrefix("failed to COPY to shard ")
+        default: false
+        }
     }
 
     public var description: String {

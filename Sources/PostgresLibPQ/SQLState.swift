@@ -72,6 +72,8 @@ public struct SQLState: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let crashShutdown = SQLState(rawValue: "57P02")
     public static let cannotConnectNow = SQLState(rawValue: "57P03")
     public static let idleSessionTimeout = SQLState(rawValue: "57P05")
+    // Class 58: system error.
+    public static let ioError = SQLState(rawValue: "58030")
     // Class XX: internal error.
     public static let internalError = SQLState(rawValue: "XX000")
 
