@@ -867,7 +867,7 @@ $$;
 CREATE FUNCTION ledger_chain_field(v bytea) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT CASE WHEN v IS NULL THEN '\xffffffff'::bytea ELSE int4send(length(v)) || v END
+    SELECT coalesce(int4send(length(v)) || v, '\xffffffff'::bytea)
 $$;
 
 --
@@ -877,7 +877,7 @@ $$;
 CREATE FUNCTION ledger_chain_field(v bigint) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT ledger_chain_field(int8send(v))
+    SELECT coalesce('\x00000008'::bytea || int8send(v), '\xffffffff'::bytea)
 $$;
 
 --
@@ -897,7 +897,7 @@ $$;
 CREATE FUNCTION ledger_chain_field(v timestamp with time zone) RETURNS bytea
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-    SELECT ledger_chain_field(int8send((extract(epoch FROM v) * 1000000)::bigint))
+    SELECT coalesce('\x00000008'::bytea || int8send((extract(epoch FROM v) * 1000000)::bigint), '\xffffffff'::bytea)
 $$;
 
 --
@@ -907,7 +907,7 @@ $$;
 CREATE FUNCTION ledger_chain_field(v uuid) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT ledger_chain_field(uuid_send(v))
+    SELECT coalesce('\x00000010'::bytea || uuid_send(v), '\xffffffff'::bytea)
 $$;
 
 --
@@ -1035,7 +1035,7 @@ CREATE FUNCTION ledger_chain_fields(n notifications) RETURNS bytea
     SELECT ledger_chain_field('notifications'::text) || ledger_chain_field(n.notification_row_id)
         || ledger_chain_field(n.app_id) || ledger_chain_field(n.notification_id) || ledger_chain_field(n.version)
         || ledger_chain_field(n.notification_type) || ledger_chain_field(n.subtype)
-        || ledger_chain_field(sha256(convert_to(n.body, 'UTF8'))) || ledger_chain_field(n.signed_at)
+        || '\x00000020'::bytea || sha256(convert_to(n.body, 'UTF8')) || ledger_chain_field(n.signed_at)
         || ledger_chain_field(n.received_at)
 $$;
 
@@ -1064,6 +1064,7 @@ CREATE TABLE receipts (
     CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text, 'google_purchase'::text]))),
     CONSTRAINT receipts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])))
 );
+ALTER TABLE ONLY receipts ALTER COLUMN body SET COMPRESSION lz4;
 
 --
 -- Name: TABLE receipts; Type: COMMENT
@@ -1080,7 +1081,7 @@ CREATE FUNCTION ledger_chain_fields(r receipts) RETURNS bytea
     AS $$
     SELECT ledger_chain_field('receipts'::text) || ledger_chain_field(r.receipt_id) || ledger_chain_field(r.app_id)
         || ledger_chain_field(r.account_id) || ledger_chain_field(r.order_id) || ledger_chain_field(r.kind)
-        || ledger_chain_field(sha256(convert_to(r.body, 'UTF8'))) || ledger_chain_field(r.client_transaction_id)
+        || '\x00000020'::bytea || sha256(convert_to(r.body, 'UTF8')) || ledger_chain_field(r.client_transaction_id)
         || ledger_chain_field(r.received_at)
 $$;
 

@@ -55,5 +55,7 @@ public enum BundledMigrations {
         ("0038_google_play.sql", PackageResources._038_google_play_sql),
         ("0039_google_play_notifications.sql", PackageResources._039_google_play_notifications_sql),
         ("0040_ledger_chain_fields_inlined.sql", PackageResources._040_ledger_chain_fields_inlined_sql),
+        ("0041_ledger_chain_fields_computed_once.sql", PackageResources._041_ledger_chain_fields_computed_once_sql),
+        ("0042_input_bodies_lz4.sql", PackageResources._042_input_bodies_lz4_sql),
     ]
 }
