@@ -109,20 +109,25 @@ import Testing
     /// Runs `body` beside play-sim and a live server; with `pushes` play-sim pushes its notifications to the server's
     /// `/v1/notifications/google` as Pub/Sub would.
     static func run(pushes: Bool = false, _ body: @Sendable (Harness) async throws -> Void) async throws {
+        // A push waits for the server's answer (so a test reads the server's rows right after one), however long a
+        // loaded machine takes: a notification the Developer API fails is retried with the gateway's backoff
+        // (seconds) before the server answers, longer than play-sim's default 5 s.
         let sim = try await GooglePlaySimulator.start(
-            .init(packages: [
-                PackageDefinition(
-                    packageName: packageName,
-                    subscriptions: [
-                        SubscriptionDefinition(
-                            productId: "pro",
-                            basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
-                        SubscriptionDefinition(
-                            productId: "pro.plus",
-                            basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
-                    ],
-                    products: [OneTimeProductDefinition(productId: "coins", consumable: true)])
-            ]))
+            .init(
+                pushTimeout: .seconds(120),
+                packages: [
+                    PackageDefinition(
+                        packageName: packageName,
+                        subscriptions: [
+                            SubscriptionDefinition(
+                                productId: "pro",
+                                basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
+                            SubscriptionDefinition(
+                                productId: "pro.plus",
+                                basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
+                        ],
+                        products: [OneTimeProductDefinition(productId: "coins", consumable: true)])
+                ]))
         do {
             try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
                 let migrator = try Migrator.bundled(logger: TestDatabase.logger)

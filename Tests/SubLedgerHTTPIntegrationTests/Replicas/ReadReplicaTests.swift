@@ -60,39 +60,105 @@ import Testing
         let primary = PostgresPool(
             configuration: try TestDatabase.configuration(maxConnections: 1), logger: TestDatabase.logger)
         defer { primary.close() }
-        let target = try await primary.query("SELECT pg_current_wal_insert_lsn()::text").single().decode(
+        let text = try await primary.query("SELECT pg_current_wal_insert_lsn()::text").single().decode(
             String.self, at: 0)
-        let deadline = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < deadline {
-            let caughtUp = try await standby.query("SELECT pg_last_wal_replay_lsn() >= \(target)::pg_lsn")
-                .single().decode(Bool.self, at: 0)
-            if caughtUp { return }
-            if let client {
-                _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil)
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        let target = try #require(WALPosition(text: text))
+        _ = try await whileReplaying("the standby did not replay up to \(target) after its resume", client: client) {
+            let replayed = try await standby.query("SELECT pg_last_wal_replay_lsn()::text").single()
+                .decode(String?.self, at: 0).flatMap(WALPosition.init(text:))
+            // `covers`: an idle primary's insert position may sit just past a page header the standby reports as
+            // the page's start.
+            return replayed?.covers(target) ?? false
         }
-        Issue.record("the standby did not replay up to \(target) within two minutes of its resume")
     }
 
     /// Waits until the service measures its standby within `bound` (it has replayed the database the test made),
-    /// keeping `client`'s connection busy meanwhile (the server closes one idle for 30 s). The wait's own bound only
-    /// ends a test that would hang: the standby replays what every earlier test wrote first.
+    /// keeping `client`'s connection busy meanwhile (the server closes one idle for 30 s).
     static func waitUntilCurrent(
         _ harness: ServiceHarness, _ client: some TestClientProtocol, within bound: Duration
     ) async throws {
         let replicas = try #require(harness.readReplicas)
-        let deadline = ContinuousClock.now + .seconds(300)
-        var pinged = ContinuousClock.now
-        while ContinuousClock.now < deadline {
-            if let lag = replicas.lags().first?.lag, lag <= bound { return }
-            if pinged.duration(to: .now) > .seconds(5) {
+        _ = try await whileReplaying("the standby never became current", client: client) {
+            guard let lag = replicas.lags().first?.lag else { return false }
+            return lag <= bound
+        }
+    }
+
+    /// Waits until `isDone` holds, for as long as the standby's replay keeps moving: a test that needs it current
+    /// waits for it to replay what every earlier test wrote, which a machine loaded by more than this suite can
+    /// take minutes to do. Records an issue naming `failure` and what replication looks like (and returns false)
+    /// once replay has stood still for `stall` without `isDone` holding, or after `limit` in all.
+    static func whileReplaying(
+        _ failure: String, client: (any TestClientProtocol)?, stall: Duration = .seconds(120),
+        limit: Duration = .seconds(900), until isDone: () async throws -> Bool
+    ) async throws -> Bool {
+        var configuration = try PostgresConfiguration(connectionString: try standbyURL())
+        configuration.maxConnections = 1
+        configuration.acquireTimeout = .seconds(10)
+        let standby = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+        defer { standby.close() }
+        let start = ContinuousClock.now
+        var (probed, pinged, moved) = (start, start, start)
+        var replayed: String? = nil
+        while true {
+            if try await isDone() { return true }
+            let now = ContinuousClock.now
+            if now - probed >= .seconds(1) {
+                // Unreachable (nil) is no progress.
+                let position = try? await standby.query("SELECT pg_last_wal_replay_lsn()::text").single()
+                    .decode(String?.self, at: 0)
+                if let position, position != replayed { (replayed, moved) = (position, now) }
+                probed = now
+            }
+            if now - moved > stall || now - start > limit {
+                let state = await replicationState()
+                Issue.record("\(failure) (replay at \(replayed ?? "unknown"), last moved \(now - moved) ago): \(state)")
+                return false
+            }
+            if let client, now - pinged > .seconds(5) {
                 _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil)
-                pinged = .now
+                pinged = now
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("the standby never became current: \(replicas.lags())")
+    }
+
+    /// What the standby and the primary say of replication now, for a failure's message: whether the standby is in
+    /// recovery, paused, how far it has received and replayed, its WAL receiver's status, and the primary's senders
+    /// and slots (or why one of them could not be asked).
+    static func replicationState() async -> String {
+        func ask(_ configuration: () throws -> PostgresConfiguration, _ sql: PostgresQuery) async -> String {
+            do {
+                var configuration = try configuration()
+                configuration.maxConnections = 1
+                configuration.acquireTimeout = .seconds(10)
+                let pool = PostgresPool(configuration: configuration, logger: TestDatabase.logger)
+                defer { pool.close() }
+                let row = try await pool.query(sql).single()
+                return try (0..<row.count).map { "\(try row.decode(String?.self, at: $0) ?? "NULL")" }
+                    .joined(separator: " | ")
+            } catch {
+                return "not asked: \(error)"
+            }
+        }
+        let standby = await ask(
+            { try PostgresConfiguration(connectionString: try standbyURL()) },
+            """
+            SELECT pg_is_in_recovery()::text, pg_is_wal_replay_paused()::text, pg_last_wal_receive_lsn()::text,
+                pg_last_wal_replay_lsn()::text, (SELECT status FROM pg_stat_wal_receiver),
+                (SELECT string_agg(backend_type || ' ' || wait_event_type || '/' || wait_event, ', ')
+                    FROM pg_stat_activity WHERE wait_event IS NOT NULL AND backend_type <> 'client backend')
+            """)
+        let primary = await ask(
+            { try TestDatabase.configuration(maxConnections: 1) },
+            """
+            SELECT pg_current_wal_lsn()::text,
+                (SELECT string_agg(state || ' replayed ' || coalesce(replay_lsn::text, '-'), ', ')
+                    FROM pg_stat_replication),
+                (SELECT string_agg(slot_name || ' ' || coalesce(wal_status, '-'), ', ') FROM pg_replication_slots)
+            """)
+        return "standby (in recovery | paused | received | replayed | receiver | processes waiting): \(standby); "
+            + "primary (WAL | senders | slots): \(primary)"
     }
 
     /// GET `uri` with `key` and, when given, a consistency token.
