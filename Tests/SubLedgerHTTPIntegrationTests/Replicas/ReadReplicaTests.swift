@@ -63,7 +63,7 @@ import Testing
         let text = try await primary.query("SELECT pg_current_wal_insert_lsn()::text").single().decode(
             String.self, at: 0)
         let target = try #require(WALPosition(text: text))
-        _ = try await whileReplaying("the standby did not replay up to \(target) after its resume", client: client) {
+        try await whileReplaying("the standby did not replay up to \(target) after its resume", client: client) {
             let replayed = try await standby.query("SELECT pg_last_wal_replay_lsn()::text").single()
                 .decode(String?.self, at: 0).flatMap(WALPosition.init(text:))
             // `covers`: an idle primary's insert position may sit just past a page header the standby reports as
@@ -78,7 +78,7 @@ import Testing
         _ harness: ServiceHarness, _ client: some TestClientProtocol, within bound: Duration
     ) async throws {
         let replicas = try #require(harness.readReplicas)
-        _ = try await whileReplaying("the standby never became current", client: client) {
+        try await whileReplaying("the standby never became current", client: client) {
             guard let lag = replicas.lags().first?.lag else { return false }
             return lag <= bound
         }
@@ -86,12 +86,12 @@ import Testing
 
     /// Waits until `isDone` holds, for as long as the standby's replay keeps moving: a test that needs it current
     /// waits for it to replay what every earlier test wrote, which a machine loaded by more than this suite can
-    /// take minutes to do. Records an issue naming `failure` and what replication looks like (and returns false)
-    /// once replay has stood still for `stall` without `isDone` holding, or after `limit` in all.
+    /// take minutes to do. Records an issue naming `failure` and what replication looks like once replay has stood
+    /// still for `stall` without `isDone` holding, or after `limit` in all.
     static func whileReplaying(
         _ failure: String, client: (any TestClientProtocol)?, stall: Duration = .seconds(120),
         limit: Duration = .seconds(900), until isDone: () async throws -> Bool
-    ) async throws -> Bool {
+    ) async throws {
         var configuration = try PostgresConfiguration(connectionString: try standbyURL())
         configuration.maxConnections = 1
         configuration.acquireTimeout = .seconds(10)
@@ -101,7 +101,7 @@ import Testing
         var (probed, pinged, moved) = (start, start, start)
         var replayed: String? = nil
         while true {
-            if try await isDone() { return true }
+            if try await isDone() { return }
             let now = ContinuousClock.now
             if now - probed >= .seconds(1) {
                 // Unreachable (nil) is no progress.
@@ -113,7 +113,7 @@ import Testing
             if now - moved > stall || now - start > limit {
                 let state = await replicationState()
                 Issue.record("\(failure) (replay at \(replayed ?? "unknown"), last moved \(now - moved) ago): \(state)")
-                return false
+                return
             }
             if let client, now - pinged > .seconds(5) {
                 _ = try await client.executeRequest(uri: "/health/live", method: .get, headers: [:], body: nil)
