@@ -17,6 +17,10 @@ extension SubscriptionPurchaseV2 {
     /// The line item the ledger follows: the first (a subscription without add-ons has exactly one).
     public var primaryLineItem: SubscriptionPurchaseLineItem? { lineItems?.first }
 
+    /// Whether Google ended this token because another replaced it (an upgrade, downgrade or re-signup): its state
+    /// is then this token's, no longer the subscription's.
+    public var isReplaced: Bool { canceledStateContext?.replacementCancellation != nil }
+
     /// The first order id of this purchase (`latestOrderId` without its renewal suffix): the chain's
     /// original transaction id when the purchase starts a lineage.
     public var baseOrderID: String? {
@@ -32,6 +36,7 @@ extension SubscriptionPurchaseV2 {
     ///   `startTime`) Google states no start, so it is estimated as the expiry minus the average period length
     ///   since `startTime`, exact for periods of equal length and never before `startTime` or after the expiry.
     /// - A license tester's purchase (`testPurchase`) is `sandbox`.
+    /// - The transaction names the token this one replaced (`replacedPurchaseToken`), which orders the lineage.
     public func observation(
         purchaseToken: String, packageName: String, chainID: String, observedAt: Instant
     ) throws(GooglePlayMappingError) -> GooglePlayObservation {
@@ -64,7 +69,8 @@ extension SubscriptionPurchaseV2 {
             offerIdentifier: item.offerDetails?.offerId,
             appAccountToken: externalAccountIdentifiers?.obfuscatedExternalAccountId, environment: environment,
             source: .googlePlayAPI, price: isTrial ? 0 : price?.milliunits, currency: price?.currencyCode,
-            storefront: regionCode, purchaseToken: purchaseToken)
+            storefront: regionCode, purchaseToken: purchaseToken,
+            replacedPurchaseToken: linkedPurchaseToken.flatMap { $0.isEmpty ? nil : String($0.prefix(1024)) })
         let autoRenews = item.autoRenewingPlan?.autoRenewEnabled ?? false
         let state = subscriptionState
         let renewal = RenewalInfo(

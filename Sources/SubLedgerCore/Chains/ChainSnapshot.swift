@@ -5,7 +5,7 @@
 public struct ChainSnapshot: Hashable, Sendable, Codable {
     /// The chain row: its key, owner, product and latest renewal info.
     public var header: SubscriptionChain
-    /// Sorted by (`purchaseDate`, `transactionID`).
+    /// In `TransactionOrder`: by purchase date, then lineage, then id.
     public var transactions: [KnownTransaction]
     /// The chain's ownership history, by `sequence`; the first entry (if any) is the first claim.
     public var bindingChanges: [BindingChange]
@@ -41,17 +41,20 @@ public struct ChainSnapshot: Hashable, Sendable, Codable {
         transactions.first { $0.transactionID == transactionID }
     }
 
-    /// The latest transaction purchased at or before `instant`, by (`purchaseDate`, `transactionID`).
+    /// The latest transaction purchased at or before `instant`, in `TransactionOrder`.
     public func latestTransaction(at instant: Instant) -> KnownTransaction? {
         transactions.last { $0.transaction.purchaseDate <= instant }
     }
 }
 
 extension ChainSnapshot {
-    /// Keeps `transactions` in their documented order.
-    mutating func sortTransactions() {
-        transactions.sort {
-            ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
-        }
+    /// Puts `transactions` in their documented order (`TransactionOrder`).
+    public mutating func sortTransactions() {
+        let order = TransactionOrder(transactions.map(\.transaction))
+        transactions.sort { order.precedes($0.transaction, $1.transaction) }
     }
+
+    /// The purchase token of the chain's latest transaction in `TransactionOrder` (Google Play: the lineage's newest
+    /// token SubLedger knows), if it names one.
+    public var latestPurchaseToken: String? { transactions.last?.transaction.purchaseToken }
 }

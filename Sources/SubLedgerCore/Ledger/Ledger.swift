@@ -5,7 +5,8 @@ public enum Ledger {
     /// Per chain the input touches (in `ChainKey` order):
     /// 1. the input's versions of its transactions are merged into the stored ones (newest observation wins;
     ///    revocations and their reversals are kept as facts) and the newest renewal info is noted;
-    /// 2. the input is attributed (`Attribution`) through the chain's latest arriving transaction;
+    /// 2. the input is attributed (`Attribution`) through the chain's latest arriving transaction
+    ///    (`TransactionOrder`);
     /// 3. `OwnershipRule` decides, with "still actively auto-renewing" evaluated on the chain as stored plus
     ///    the input's continuing renewals (see `OwnershipRule.ownerIsActivelyAutoRenewing`);
     /// 4. the renewal info is stored if newer, the owner changes if decided, and every unclaimed
@@ -92,10 +93,10 @@ private struct InputApplication {
             }
         }
         for key in Set(arrivals.keys).union(renewals.keys).sorted() {
-            let chainArrivals = (arrivals[key] ?? [:]).values.sorted {
-                ($0.transaction.purchaseDate, $0.transaction.transactionID)
-                    < ($1.transaction.purchaseDate, $1.transaction.transactionID)
-            }
+            let unordered = (arrivals[key] ?? [:]).values
+            let order = TransactionOrder(
+                (chains[key]?.transactions.map(\.transaction) ?? []) + unordered.map(\.transaction))
+            let chainArrivals = unordered.sorted { order.precedes($0.transaction, $1.transaction) }
             applyToChain(key, arrivals: chainArrivals, renewals: renewals[key] ?? [])
         }
         decision.transactionOutcomes += ignored.keys.sorted().compactMap { ignored[$0] }

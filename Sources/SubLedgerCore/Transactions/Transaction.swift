@@ -65,6 +65,10 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// Google Play: the purchase token this order was bought under (what the Developer API is asked with,
     /// and what is acknowledged or consumed); `nil` for the App Store.
     public var purchaseToken: String?
+    /// Google Play: the purchase token that `purchaseToken` replaced (Google's `linkedPurchaseToken`: an upgrade,
+    /// downgrade or re-signup continues the lineage under a new token). It orders the chain's transactions
+    /// (`TransactionOrder`); `nil` for a lineage's first token and for the App Store.
+    public var replacedPurchaseToken: String?
 
     /// The store that sold this transaction (the store of its source).
     public var store: Store { source.store }
@@ -102,7 +106,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         appTransactionID: String? = nil,
         billingPlanType: String? = nil,
         commitment: TransactionCommitment? = nil,
-        purchaseToken: String? = nil
+        purchaseToken: String? = nil,
+        replacedPurchaseToken: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -137,5 +142,6 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.billingPlanType = billingPlanType
         self.commitment = commitment
         self.purchaseToken = purchaseToken
+        self.replacedPurchaseToken = replacedPurchaseToken
     }
 }

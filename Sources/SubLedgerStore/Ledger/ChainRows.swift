@@ -126,9 +126,7 @@ enum ChainRows {
         var chain = ChainSnapshot(header: stored)
         if let transactions = try row.decode(String?.self, at: column + 1) {
             chain.transactions = try StoredChainJSON.transactions(from: transactions)
-            chain.transactions.sort {
-                ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
-            }
+            chain.sortTransactions()
         }
         if let bindings = try row.decode(String?.self, at: column + 2) {
             chain.bindingChanges = try StoredChainJSON.bindings(from: bindings)

@@ -55,6 +55,7 @@ extension StoredJSONReader {
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
         case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
+        case replacedPurchaseToken
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -368,6 +369,7 @@ extension StoredJSONReader {
         var billingPlanType: String?
         var commitment: TransactionCommitment?
         var purchaseToken: String?
+        var replacedPurchaseToken: String?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -392,7 +394,7 @@ extension StoredJSONReader {
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
                     currency: currency, storefront: storefront, signedDate: signedDate,
                     appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment,
-                    purchaseToken: purchaseToken)
+                    purchaseToken: purchaseToken, replacedPurchaseToken: replacedPurchaseToken)
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -430,6 +432,7 @@ extension StoredJSONReader {
                 case .billingPlanType: billingPlanType = try readOptionalString()
                 case .commitment: commitment = try readNull() ? nil : try readTransactionCommitment()
                 case .purchaseToken: purchaseToken = try readOptionalString()
+                case .replacedPurchaseToken: replacedPurchaseToken = try readOptionalString()
                 }
             }
         }

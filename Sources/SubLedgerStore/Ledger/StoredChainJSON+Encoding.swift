@@ -202,6 +202,7 @@ extension JSONWriter {
         key("quantity")
         integer(Int64(transaction.quantity))
         optional("rawProductType", transaction.rawProductType)
+        optional("replacedPurchaseToken", transaction.replacedPurchaseToken)
         optional("revocationDate", transaction.revocationDate)
         optional("revocationPercentage", transaction.revocationPercentage)
         optional("revocationReason", transaction.revocationReason)

@@ -8,7 +8,10 @@ extension GooglePlayIngestion {
     /// The subscription `token` bought, as Google shows it now; `nil` when there is nothing to apply: a product the
     /// catalog does not sell on Google Play as a subscription, or a purchase still pending or cancelled before it
     /// completed. A token Google does not know is `invalid_purchase`; Google failing, `google_play_unavailable`.
-    public func observeSubscription(token: String, app: StoredApp) async throws -> GooglePlayObservation? {
+    ///
+    /// The reading carries the chain's current state (`currentState(of:…)`): a notification about a token that a newer
+    /// one replaced applies the newest token's state.
+    func observeSubscription(token: String, app: StoredApp) async throws -> GooglePlayReading? {
         let (client, packageName) = try await gateway.client(for: app)
         let observedAt = now()
         let purchase: SubscriptionPurchaseV2
@@ -24,11 +27,16 @@ extension GooglePlayIngestion {
         case .pending?, .pendingPurchaseCanceled?: return nil
         default: break
         }
-        let chain = try await chain(of: token, purchase: purchase, app: app)
+        let chain = try await chain(of: token, purchase: purchase, client: client, packageName: packageName, app: app)
         do {
-            return try purchase.observation(
+            let observation = try purchase.observation(
                 purchaseToken: token, packageName: packageName, chainID: chain, observedAt: observedAt)
-        } catch {
+            return try await currentState(
+                of: observation, replaced: purchase.isReplaced, client: client, packageName: packageName, app: app,
+                observedAt: observedAt)
+        } catch let error as GooglePlayMappingError {
+            throw Self.refusal(error)
+        } catch let error as GooglePlayAPIError {
             throw Self.refusal(error)
         }
     }
@@ -129,10 +137,10 @@ extension GooglePlayIngestion {
             else { continue }
             return Self.revoked(known.transaction, by: voided, at: voidedAt)
         }
-        if tokenChain != nil, let observed = try await observeSubscription(token: token, app: app),
-            observed.transaction.transactionID == order.description
+        if tokenChain != nil, let observed = try await observeSubscription(token: token, app: app)?.transactions.first,
+            observed.transactionID == order.description
         {
-            return Self.revoked(observed.transaction, by: voided, at: voidedAt)
+            return Self.revoked(observed, by: voided, at: voidedAt)
         }
         return nil
     }

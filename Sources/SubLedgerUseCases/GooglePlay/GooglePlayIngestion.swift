@@ -84,23 +84,23 @@ public struct GooglePlayIngestion: Sendable {
             try await mark(id, failed: "unknown_product", retryable: false)
             throw IngestionError(.invalidPurchase, "'\(submission.productID)' is not a Google Play product of this app")
         }
-        let observation: GooglePlayObservation
+        let reading: GooglePlayReading
         do {
-            observation = try await read(submission, type: product.type, app: app)
+            reading = try await read(submission, type: product.type, app: app)
         } catch let refusal as IngestionError {
             try await mark(id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient)
             throw refusal
         }
         let input = LedgerInput(
-            kind: .googlePurchase, bundleID: app.bundleID, environment: observation.environment, submitter: account,
-            transactions: [observation.transaction], renewalInfo: [observation.renewalInfo].compactMap { $0 },
+            kind: .googlePurchase, bundleID: app.bundleID, environment: reading.environment, submitter: account,
+            transactions: reading.transactions, renewalInfo: [reading.renewalInfo].compactMap { $0 },
             observedAt: now())
         let applied = try await store.apply(input, app: app, reference: .submission(id), now: now())
         LedgerMetrics.record(applied)
         var entitlements: [Entitlement] = []
         if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
         return SubmissionOutcome(
-            inputID: id, environment: observation.environment, outcomes: applied.decision.transactionOutcomes,
+            inputID: id, environment: reading.environment, outcomes: applied.decision.transactionOutcomes,
             accounts: applied.accounts, ignored: [], entitlements: entitlements)
     }
 
@@ -109,28 +109,27 @@ public struct GooglePlayIngestion: Sendable {
     /// when the chain is not a Google Play subscription SubLedger knows a token of.
     public func pollChain(_ chain: ChainKey, app: StoredApp) async throws -> LedgerStore.Applied? {
         guard let stored = try await store.chain(chain, app: app) else { return nil }
-        let newest = stored.transactions.max {
-            ($0.transaction.purchaseDate, $0.transactionID) < ($1.transaction.purchaseDate, $1.transactionID)
-        }
-        guard let transaction = newest?.transaction, transaction.store == .googlePlay,
+        // The lineage's newest token: the chain's latest transaction in the lineage's order.
+        guard let transaction = stored.transactions.last?.transaction, transaction.store == .googlePlay,
             let token = transaction.purchaseToken, let product = app.definition.product(transaction.productID),
             product.type == .autoRenewable, let packageName = app.definition.googlePlay?.packageName
         else { return nil }
-        let observation = try await read(
+        let reading = try await read(
             PurchaseSubmission(packageName: packageName, productID: transaction.productID, purchaseToken: token),
             type: product.type, app: app)
         let input = LedgerInput(
-            kind: .poll, bundleID: app.bundleID, environment: observation.environment, submitter: nil,
-            transactions: [observation.transaction], renewalInfo: [observation.renewalInfo].compactMap { $0 },
+            kind: .poll, bundleID: app.bundleID, environment: reading.environment, submitter: nil,
+            transactions: reading.transactions, renewalInfo: [reading.renewalInfo].compactMap { $0 },
             observedAt: now())
         let applied = try await store.apply(input, app: app, now: now())
         LedgerMetrics.record(applied)
         return applied
     }
 
-    /// Reads the purchase from the Developer API and maps it, its chain found through the token's lineage.
+    /// Reads the purchase from the Developer API and maps it, its chain found through the token's lineage; for a
+    /// subscription, with the chain's current state (`currentState(of:…)`).
     func read(_ submission: PurchaseSubmission, type: ProductType, app: StoredApp) async throws
-        -> GooglePlayObservation
+        -> GooglePlayReading
     {
         let (client, packageName) = try await gateway.client(for: app)
         let observedAt = now()
@@ -142,10 +141,15 @@ public struct GooglePlayIngestion: Sendable {
                 guard purchase.primaryLineItem?.productId == submission.productID else {
                     throw IngestionError(.invalidPurchase, "the purchase token is not a purchase of this product")
                 }
-                let chain = try await chain(of: submission.purchaseToken, purchase: purchase, app: app)
-                return try purchase.observation(
+                let chain = try await chain(
+                    of: submission.purchaseToken, purchase: purchase, client: client, packageName: packageName,
+                    app: app)
+                let observation = try purchase.observation(
                     purchaseToken: submission.purchaseToken, packageName: packageName, chainID: chain,
                     observedAt: observedAt)
+                return try await currentState(
+                    of: observation, replaced: purchase.isReplaced, client: client, packageName: packageName,
+                    app: app, observedAt: observedAt)
             case .consumable, .nonConsumable, .nonRenewing:
                 let purchase = try await client.productV2(packageName: packageName, token: submission.purchaseToken)
                 guard purchase.productLineItem?.first?.productId == submission.productID else {
@@ -154,13 +158,46 @@ public struct GooglePlayIngestion: Sendable {
                 let observation = try purchase.observation(
                     purchaseToken: submission.purchaseToken, packageName: packageName, observedAt: observedAt)
                 try await recordProductToken(submission.purchaseToken, of: observation, app: app)
-                return observation
+                return GooglePlayReading(observation)
             }
         } catch let error as GooglePlayAPIError {
             throw Self.refusal(error)
         } catch let error as GooglePlayMappingError {
             throw Self.refusal(error)
         }
+    }
+
+    /// `observation` of a subscription token with the chain's current state.
+    ///
+    /// A token that still auto-renews is the lineage's newest: its state is the chain's. Otherwise, when Google
+    /// replaced the token (`replaced`) or the stored chain has a transaction bought under a token that replaced it,
+    /// the chain's state is read from the lineage's newest token SubLedger knows (the stored chain's latest
+    /// transaction in `TransactionOrder`): its latest order joins the reading and its renewal state is the chain's.
+    /// Without a newer known token the read token's own state stands (the best known of the chain).
+    func currentState(
+        of observation: GooglePlayObservation, replaced: Bool, client: GooglePlayDeveloperAPI, packageName: String,
+        app: StoredApp, observedAt: Instant
+    ) async throws -> GooglePlayReading {
+        var reading = GooglePlayReading(observation)
+        guard observation.renewalInfo?.willAutoRenew != true, let token = observation.transaction.purchaseToken else {
+            return reading
+        }
+        let key = ChainKey(
+            environment: observation.environment, originalTransactionID: observation.transaction.originalTransactionID)
+        guard let stored = try await store.chain(key, app: app) else { return reading }
+        let replacedOnChain = stored.transactions.contains { $0.transaction.replacedPurchaseToken == token }
+        guard replaced || replacedOnChain, let newest = stored.latestPurchaseToken, newest != token else {
+            return reading
+        }
+        let purchase = try await client.subscriptionV2(packageName: packageName, token: newest)
+        guard purchase.primaryLineItem?.productId != nil else { return reading }
+        let successor = try purchase.observation(
+            purchaseToken: newest, packageName: packageName, chainID: key.originalTransactionID,
+            observedAt: observedAt)
+        guard successor.environment == observation.environment else { return reading }
+        reading.transactions.append(successor.transaction)
+        reading.renewalInfo = successor.renewalInfo
+        return reading
     }
 
     /// Records a one-time product's token with its chain (its own order), for look-ups by token.
@@ -174,14 +211,39 @@ public struct GooglePlayIngestion: Sendable {
     }
 
     /// The chain a subscription's token belongs to: where the token was recorded before; else the chain of the
-    /// token it replaced (`linkedPurchaseToken`); else a new chain named by the purchase's first order id. Recorded
-    /// before the apply: the first recording wins, so two submissions at once agree.
-    func chain(of token: String, purchase: SubscriptionPurchaseV2, app: StoredApp) async throws -> String {
+    /// token it replaced (`linkedPurchaseToken`), that token read from Google and its own chain found the same way when
+    /// SubLedger has not met it (a lineage first heard of at a later token still ends on the chain its first token
+    /// names); else a new chain named by the purchase's first order id. Recorded before the apply: the first recording
+    /// wins, so two submissions at once agree.
+    func chain(
+        of token: String, purchase: SubscriptionPurchaseV2, client: GooglePlayDeveloperAPI, packageName: String,
+        app: StoredApp
+    ) async throws -> String {
+        try await chain(of: token, purchase: purchase, client: client, packageName: packageName, app: app, depth: 0)
+    }
+
+    /// The longest lineage followed back through tokens SubLedger has not met.
+    static let maximumLineageWalk = 32
+
+    private func chain(
+        of token: String, purchase: SubscriptionPurchaseV2, client: GooglePlayDeveloperAPI, packageName: String,
+        app: StoredApp, depth: Int
+    ) async throws -> String {
         let environment: StoreEnvironment = purchase.isTestPurchase ? .sandbox : .production
         if let known = try await tokens.chain(ofToken: token, appID: app.appID) { return known.originalTransactionID }
         var chain: ChainKey?
-        if let linked = purchase.linkedPurchaseToken, !linked.isEmpty {
+        let linked = purchase.linkedPurchaseToken.flatMap { $0.isEmpty || $0 == token ? nil : String($0.prefix(1024)) }
+        if let linked {
             chain = try await tokens.chain(ofToken: linked, appID: app.appID)
+            if chain == nil, depth < Self.maximumLineageWalk,
+                let replaced = try await replacedPurchase(linked, client: client, packageName: packageName)
+            {
+                let root = try await self.chain(
+                    of: linked, purchase: replaced, client: client, packageName: packageName, app: app,
+                    depth: depth + 1)
+                chain = ChainKey(
+                    environment: replaced.isTestPurchase ? .sandbox : .production, originalTransactionID: root)
+            }
         }
         if chain == nil {
             guard let base = purchase.baseOrderID else {
@@ -192,10 +254,28 @@ public struct GooglePlayIngestion: Sendable {
         guard let chain, chain.environment == environment else {
             throw IngestionError(.invalidPurchase, "the purchase replaces one of another environment")
         }
-        let linked = purchase.linkedPurchaseToken.flatMap { $0.isEmpty ? nil : $0 }
         let recorded = try await tokens.record(
-            token: token, chain: chain, linkedPurchaseToken: linked.map { String($0.prefix(1024)) }, appID: app.appID)
+            token: token, chain: chain, linkedPurchaseToken: linked, appID: app.appID)
         return recorded.originalTransactionID
+    }
+
+    /// The purchase a token replaced, as Google shows it now; `nil` when Google no longer has it (a token expired
+    /// long ago answers 404 or 410): the lineage is then followed no further back, and the chain is named by the
+    /// oldest token Google still has. Google failing is `google_play_unavailable`, tried again later.
+    private func replacedPurchase(_ token: String, client: GooglePlayDeveloperAPI, packageName: String) async throws
+        -> SubscriptionPurchaseV2?
+    {
+        let answer: Result<SubscriptionPurchaseV2, GooglePlayAPIError>
+        do {
+            answer = .success(try await client.subscriptionV2(packageName: packageName, token: token))
+        } catch {
+            answer = .failure(error)
+        }
+        switch answer {
+        case .success(let purchase): return purchase
+        case .failure(let error) where error.code == .notFound || error.code == .purchaseNoLongerAvailable: return nil
+        case .failure(let error): throw error
+        }
     }
 
     /// Google's error as the ingestion's refusal.

@@ -171,7 +171,7 @@ public struct GooglePlayNotifications: Sendable {
         switch notification.content {
         case .subscription(let subscription):
             if let observed = try await ingestion.observeSubscription(token: subscription.purchaseToken, app: app) {
-                observations.append(observed.transaction)
+                observations += observed.transactions
                 renewals += [observed.renewalInfo].compactMap { $0 }
             }
         case .oneTimeProduct(let product):

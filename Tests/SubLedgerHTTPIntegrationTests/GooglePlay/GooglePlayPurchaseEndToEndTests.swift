@@ -293,6 +293,101 @@ import Testing
         }
     }
 
+    /// The ownership rule is about the chain, never one token. After bob's re-signup moved the chain to him, alice
+    /// submits her old token again: Google shows that token replaced (auto-renew off), which is that token's state, not
+    /// the subscription's. The rule reads the chain's state from the lineage's newest token: bob pays and auto-renews,
+    /// so alice gets nothing, and the owner is not whoever submitted last. Still so after bob's renewal at Google,
+    /// which SubLedger hears of first through alice's stale submission.
+    @Test func aReplacedTokenSubmittedAgainByTheFormerOwnerLeavesTheChainWithTheAccountPayingForIt() async throws {
+        try await Self.run { h in
+            let bought = try await h.buy("pro", account: "alice")
+            #expect(try await h.submit("alice", bought).status == .ok)
+            // Acknowledged (by this sender or the server's), so Google keeps the purchase past three days.
+            _ = try await h.sender.runCycle()
+            #expect(try h.sim.control.describe(bought.purchaseToken).acknowledged)
+            let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
+            let chain = ChainKey(environment: .production, originalTransactionID: bought.orderId)
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))
+            _ = try await h.sim.control.cancel(bought.purchaseToken)
+            _ = try await h.ingestion.pollChain(chain, app: app)
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))
+            let resigned = try await h.sim.control.changePlan(
+                bought.purchaseToken,
+                ChangePlanRequest(productId: "pro", basePlanId: "monthly", obfuscatedExternalAccountId: "bob"))
+            #expect(try await h.submit("bob", resigned).status == .ok)
+            _ = try await h.sender.runCycle()
+            #expect(try h.sim.control.describe(resigned.purchaseToken).acknowledged)
+            #expect(try await h.owner(ofToken: resigned.purchaseToken) == "bob")
+            #expect(try h.sim.control.describe(bought.purchaseToken).state == "expired")
+
+            func transfers() async throws -> [String] {
+                try await h.pool.query(
+                    "SELECT kind, account_id FROM ledger_entries WHERE kind IN ('transfer_out', 'transfer_in') ORDER BY entry_id"
+                ).map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1))" }
+            }
+            func expectAliceGetsNothing(_ answer: (status: HTTPResponse.Status, json: [String: Any])) {
+                #expect(answer.status == .ok)
+                let outcomes = answer.json["transactions"] as? [[String: Any]] ?? []
+                #expect(outcomes.contains { $0["transaction_id"] as? String == bought.orderId }, "\(answer.json)")
+                #expect(
+                    outcomes.allSatisfy { $0["result"] as? String == "belongs_to_another_account" }, "\(answer.json)")
+            }
+
+            // Alice's replaced token, submitted again: the chain stays with bob.
+            expectAliceGetsNothing(try await h.submit("alice", bought))
+            #expect(try await h.owner(ofToken: resigned.purchaseToken) == "bob")
+            #expect(try await h.entitlements("bob") == ["pro"])
+            #expect(try await h.entitlements("alice") == [])
+            // Bob's own token again moves nothing either: one transfer, alice to bob, in all.
+            #expect(try await h.submit("bob", resigned).status == .ok)
+            #expect(try await transfers() == ["transfer_out alice", "transfer_in bob"])
+
+            // Day 55: bob's period renewed at Google; SubLedger first hears of it through alice's stale token.
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 35))
+            expectAliceGetsNothing(try await h.submit("alice", bought))
+            #expect(try await h.owner(ofToken: resigned.purchaseToken) == "bob")
+            #expect(try await h.entitlements("bob") == ["pro"])
+            #expect(try await h.entitlements("alice") == [])
+            #expect(try await transfers() == ["transfer_out alice", "transfer_in bob"])
+            // The poller reads the lineage's newest token, not the chain's first.
+            let polled = try await h.ingestion.pollChain(chain, app: app)
+            #expect(polled?.decision.bindingChanges.isEmpty == true)
+            #expect(try await h.entitlements("bob") == ["pro"])
+        }
+    }
+
+    /// A purchase and its upgrade or downgrade at the same millisecond: which order is the chain's latest is a fact
+    /// of the lineage (the new token replaced the old), not of the order ids' spelling. Several lineages each way, so
+    /// that ids sorting either way are met; each ends with the new product's entitlements, whichever token arrives
+    /// first.
+    @Test func aPlanChangeInThePurchasesOwnMillisecondEndsOnTheNewPlan() async throws {
+        try await Self.run { h in
+            let changes: [(from: String, to: String, entitlements: [String])] = [
+                ("pro", "pro.plus", ["plus", "pro"]), ("pro.plus", "pro", ["pro"]),
+            ]
+            for round in 0..<3 {
+                for (index, change) in changes.enumerated() {
+                    let account = "user\(round)x\(index)"
+                    let bought = try await h.buy(change.from, account: account)
+                    let changed = try await h.sim.control.changePlan(
+                        bought.purchaseToken, ChangePlanRequest(productId: change.to, basePlanId: "monthly"))
+                    #expect(changed.linkedPurchaseToken == bought.purchaseToken)
+                    let first = round.isMultiple(of: 2) ? bought : changed
+                    let second = round.isMultiple(of: 2) ? changed : bought
+                    #expect(try await h.submit(account, first).status == .ok)
+                    #expect(try await h.submit(account, second).status == .ok)
+                    #expect(
+                        try await h.entitlements(account) == change.entitlements,
+                        "\(change.from) -> \(change.to), orders \(bought.orderId) then \(changed.orderId)")
+                    let product = try await h.pool.query(
+                        "SELECT product_id FROM chains WHERE original_transaction_id = \(bought.orderId)"
+                    ).first?.decode(String.self, at: 0)
+                    #expect(product == change.to)
+                }
+            }
+        }
+    }
+
     @Test func supportLooksUpAGooglePlayPurchaseByOrderIDAndByPurchaseToken() async throws {
         try await Self.run { h in
             let subscription = try await h.buy("pro", account: "alice")

@@ -1,0 +1,23 @@
+import GooglePlay
+import SubLedgerCore
+
+/// What one read from the Developer API adds to the ledger: the orders read, and for a subscription the chain's
+/// renewal state.
+///
+/// The renewal state is the chain's, not the read token's: Google ends a token that another replaced (an upgrade,
+/// downgrade or re-signup), so once a lineage has moved on to a newer token, the old token's state (auto-renew off,
+/// expired) says nothing about the subscription, and the state is read from the newest token SubLedger knows.
+struct GooglePlayReading: Sendable {
+    /// The orders read: the read token's latest, and when the chain has moved on from it, the newest token's latest.
+    var transactions: [Transaction]
+    /// The chain's renewal state, when the product is a subscription.
+    var renewalInfo: RenewalInfo?
+    var environment: StoreEnvironment
+
+    /// One token's observation, as the chain's state.
+    init(_ observation: GooglePlayObservation) {
+        transactions = [observation.transaction]
+        renewalInfo = observation.renewalInfo
+        environment = observation.environment
+    }
+}
