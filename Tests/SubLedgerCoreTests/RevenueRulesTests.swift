@@ -160,6 +160,32 @@ import Testing
         #expect(RevocationPercentage.refunded(of: largest, percentage: 99_999) == largest / 100_000 * 99_999)
     }
 
+    /// One definition of a refund's amount: the share the store stated (Apple's `revocationPercentage`, Google's
+    /// voided quantity of the quantity bought), the whole price when none is stated, nothing once reversed.
+    @Test func aRefundGivesBackTheStatedShareAndNothingOnceReversed() {
+        #expect(RefundAmount.given(price: 9_990, percentage: nil, isInForce: true) == 9_990)
+        #expect(RefundAmount.given(price: 9_990, percentage: 100_000, isInForce: true) == 9_990)
+        #expect(RefundAmount.given(price: 9_990, percentage: 50_000, isInForce: true) == 4_995)
+        // Google: 1 of 3 voided is stated as 33 333 (1 × 100 000 / 3): 2.99 × 33.333 % = 0.99669 → 0.997.
+        #expect(RefundAmount.given(price: 2_990, percentage: 33_333, isInForce: true) == 997)
+        #expect(RefundAmount.given(price: 0, percentage: nil, isInForce: true) == 0)
+        #expect(RefundAmount.given(price: nil, percentage: 50_000, isInForce: true) == nil)
+        // Reversed (REFUND_REVERSED): nothing was given back, whatever the price or share.
+        #expect(RefundAmount.given(price: 9_990, percentage: 50_000, isInForce: false) == 0)
+        #expect(RefundAmount.given(price: 9_990, percentage: nil, isInForce: false) == 0)
+        #expect(RefundAmount.given(price: nil, percentage: nil, isInForce: false) == 0)
+        // Revenue's refund is that amount: a refund in force, at its share; no refund after a reversal.
+        var refunded = Self.paid("r", from: 0, to: 30, refundedOn: 10)
+        refunded.refundPercentage = 50_000
+        #expect(refunded.refundedMilliunits == 4_995)
+        #expect(
+            RevenueSale.sales(of: [refunded], smallBusiness: [], taxPPM: { _, _ in 0 })[0].refund?.price == 4_995)
+        refunded.refundDate = nil
+        refunded.refundPercentage = nil
+        #expect(refunded.refundedMilliunits == nil)
+        #expect(RevenueSale.sales(of: [refunded], smallBusiness: [], taxPPM: { _, _ in 0 })[0].refund == nil)
+    }
+
     @Test func aProratedRefundGivesBackItsShareWithTheSalesRates() {
         var yearly = Self.paid("y", from: 0, to: 365, price: 99_990, refundedOn: 91)
         yearly.refundPercentage = 25_000

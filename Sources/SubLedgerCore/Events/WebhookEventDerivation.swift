@@ -163,8 +163,8 @@ public enum WebhookEventDerivation {
 
     /// For an entry that a refund caused (reason `refund`), the money it gave back, as Apple stated it on the
     /// refunded transaction when the entry was derived: `refund.revocation_percentage` (thousandths of a
-    /// percent; `null`: not stated, the whole price), `price_milli` and `refunded_milli` (Apple's price and its
-    /// refunded share, `RevocationPercentage.refunded`; `null` when Apple stated no price), `currency`.
+    /// percent; `null`: not stated, the whole price), `price_milli` and `refunded_milli` (Apple's price and the
+    /// amount the refund gave back, `RefundAmount`; `null` when Apple stated no price), `currency`.
     private static func refundMembers(_ entry: LedgerEntry, chains: [ChainSnapshot]) -> [EventJSON.Member] {
         guard entry.reason == .refund, let known = transaction(of: entry, in: chains) else { return [] }
         let percentage = known.revocations.first { $0.revocationDate == entry.effectiveAt }?.revocationPercentage
@@ -177,7 +177,8 @@ public enum WebhookEventDerivation {
                     .init("price_milli", price.map(EventJSON.integer) ?? .null),
                     .init(
                         "refunded_milli",
-                        price.map { .integer(RevocationPercentage.refunded(of: $0, percentage: percentage)) } ?? .null),
+                        RefundAmount.given(price: price, percentage: percentage, isInForce: true).map { .integer($0) }
+                            ?? .null),
                     .init("currency", .optional(RevenueFieldRules.code(known.details.currency))),
                 ]))
         ]

@@ -49,11 +49,11 @@ public struct RevenueTransaction: Hashable, Sendable {
     /// Whether the customer paid anything for it (free trials and free offers did not).
     public var isPaid: Bool { (amountMilliunits ?? 0) > 0 }
 
-    /// The amount a refund in force gave back: the refunded share of the price (`RevocationPercentage`);
-    /// `nil` when not refunded or unpriced.
+    /// The amount the refund in force gave back (`RefundAmount`: the share stated of the price); `nil` when not
+    /// refunded or unpriced.
     public var refundedMilliunits: Int64? {
-        guard refundDate != nil, let amountMilliunits else { return nil }
-        return RevocationPercentage.refunded(of: amountMilliunits, percentage: refundPercentage)
+        guard refundDate != nil else { return nil }
+        return RefundAmount.given(price: amountMilliunits, percentage: refundPercentage, isInForce: true)
     }
 
     /// The end of the period actually served: the upgrade moment when earlier than the expiry.

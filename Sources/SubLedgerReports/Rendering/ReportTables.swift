@@ -90,12 +90,13 @@ extension RefundsReport {
                 + "\(totals.debits) credit debits" + (truncated ? " (latest \(rows.count) shown)" : "")
         ]
         notes += totals.amounts.map { "\($0.currency): \(ReportFormat.amount(milli: $0.amountMilli)) in \($0.refunds)" }
+        if totals.reversed > 0 { notes.append("\(totals.reversed) reversed since (listed at 0)") }
         if totals.withoutAmount > 0 { notes.append("\(totals.withoutAmount) without a known amount") }
         return ReportTable(
             title: "Refunds and revocations from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to))",
             columns: [
                 "at", "app", "environment", "account", "product", "original_transaction_id", "transaction_id", "kind",
-                "reason", "reason_code", "credits", "amount", "refunded", "percentage", "currency",
+                "reason", "reason_code", "credits", "amount", "refunded", "percentage", "currency", "reversed",
             ],
             rows: rows.map {
                 [
@@ -105,6 +106,7 @@ extension RefundsReport {
                     $0.credits.map(String.init) ?? "", $0.priceMilli.map(ReportFormat.amount(milli:)) ?? "",
                     $0.refundedMilli.map(ReportFormat.amount(milli:)) ?? "",
                     $0.revocationPercentage.map { DecimalText.milliunits(Int64($0)) } ?? "", $0.currency ?? "",
+                    $0.reversed ? "yes" : "",
                 ]
             },
             notes: notes)

@@ -1,8 +1,9 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// Refunds and Family Sharing revocations, with the amount given back where Apple stated a price (the share
-/// refunded, for a prorated refund).
+/// Refunds and Family Sharing revocations, with the amount each gave back (`RefundAmount`: the share the store
+/// stated, nothing once reversed): per currency, the `revenue` report's refunds of the same range, less its
+/// upgrade credits.
 public struct RefundsReport: Sendable, Hashable, Codable {
     public struct Row: Sendable, Hashable, Codable {
         /// The revocation date (the ledger entry's `effective_at`).
@@ -21,29 +22,41 @@ public struct RefundsReport: Sendable, Hashable, Codable {
         public var revocationReasonCode: Int?
         /// Credits taken back, for a `debit`.
         public var credits: Int64?
-        /// The transaction's price in milli-units of `currency` (StoreKit 2 only).
+        /// The transaction's amount in milli-units of `currency`, as the `revenue` report counts it: the store's
+        /// price, else the catalog's (`estimated`); 0 for a free trial; `nil` when nothing prices it.
         public var priceMilli: Int64?
         public var currency: String?
-        /// Apple's `revocationPercentage` of the refund in force (thousandths of a percent; `nil`: not stated,
-        /// the whole price).
+        /// The share the store stated for this refund (`RevocationPercentage`, thousandths of a percent; `nil`: not
+        /// stated, the whole price, or reversed).
         public var revocationPercentage: Int? = nil
-        /// The part of the price given back: `priceMilli` × the percentage, rounded half up (the whole price
-        /// when no percentage is stated); `nil` without a price.
+        /// What the refund gave back (`RefundAmount`): `priceMilli` × the percentage, rounded half up (the whole
+        /// price when none is stated); 0 once reversed; `nil` when unpriced.
         public var refundedMilli: Int64? = nil
+        /// The store reversed the refund since (Apple's `REFUND_REVERSED`): listed, at 0, beside the `restore` (or
+        /// `credit`) entry that undid it.
+        public var reversed: Bool = false
+        /// `priceMilli` came from the catalog, not from the store.
+        public var estimated: Bool = false
     }
 
     public struct CurrencyTotal: Sendable, Hashable, Codable {
         public var currency: String
+        /// Refunds in force in this currency (reversed ones give back nothing and are not counted here).
         public var refunds: Int
         /// The amounts given back (`Row.refundedMilli`): prorated refunds count their refunded part only.
         public var amountMilli: Int64
+        /// The part of `amountMilli` priced from the catalog.
+        public var estimatedMilli: Int64 = 0
     }
 
     public struct Totals: Sendable, Hashable, Codable {
+        /// Refunds listed in the range, reversed ones included.
         public var refunds: Int
         public var familySharingRevocations: Int
         public var debits: Int
-        /// Revocations whose price is unknown (legacy receipts state none).
+        /// Of the above, those the store reversed since (listed at 0, in no amount).
+        public var reversed: Int = 0
+        /// Revocations in force whose amount is unknown (neither the store nor the catalog prices them).
         public var withoutAmount: Int
         public var amounts: [CurrencyTotal]
     }
@@ -61,7 +74,8 @@ public struct RefundsReport: Sendable, Hashable, Codable {
 extension Reports {
     /// `ledger_entries` of kind `revoke` with reason `refund` or `family_sharing_revoked`, and of kind
     /// `debit`, whose `effective_at` lies in [`from`, `to`), joined to their transaction for Apple's
-    /// revocation reason, price and currency. Newest first, at most `limit` rows; totals cover the range.
+    /// revocation reason, the amount, currency and the share refunded. Newest first, at most `limit` rows; totals
+    /// cover the range. Each amount given back is `RefundAmount.given`: the stated share, 0 once reversed.
     public static func refunds(
         on connection: PostgresConnection, scope: ReportScope, from: Instant, to: Instant, limit: Int
     ) throws -> RefundsReport {
@@ -70,24 +84,35 @@ extension Reports {
         let rows = try store.revocations(from: from, to: to, limit: limit)
         var totals = RefundsReport.Totals(
             refunds: 0, familySharingRevocations: 0, debits: 0, withoutAmount: 0, amounts: [])
-        for revocations in try store.revocationCounts(from: from, to: to) {
-            let count = revocations.count
-            if revocations.kind == "debit" {
+        for group in try store.revocationGroups(from: from, to: to) {
+            let count = group.count
+            if group.kind == "debit" {
                 totals.debits += count
-            } else if revocations.reason == "family_sharing_revoked" {
+            } else if group.reason == "family_sharing_revoked" {
                 totals.familySharingRevocations += count
             } else {
                 totals.refunds += count
             }
-            if let currency = revocations.currency, let amount = revocations.amountMilli {
-                if let index = totals.amounts.firstIndex(where: { $0.currency == currency }) {
-                    totals.amounts[index].refunds += count
-                    totals.amounts[index].amountMilli += amount
-                } else {
-                    totals.amounts.append(.init(currency: currency, refunds: count, amountMilli: amount))
-                }
-            } else {
+            guard group.isInForce else {
+                totals.reversed += count
+                continue
+            }
+            guard let currency = group.currency,
+                let each = RefundAmount.given(
+                    price: group.priceMilli, percentage: group.revocationPercentage, isInForce: true)
+            else {
                 totals.withoutAmount += count
+                continue
+            }
+            let amount = each * Int64(count)
+            let estimated = group.estimated ? amount : 0
+            if let index = totals.amounts.firstIndex(where: { $0.currency == currency }) {
+                totals.amounts[index].refunds += count
+                totals.amounts[index].amountMilli += amount
+                totals.amounts[index].estimatedMilli += estimated
+            } else {
+                totals.amounts.append(
+                    .init(currency: currency, refunds: count, amountMilli: amount, estimatedMilli: estimated))
             }
         }
         totals.amounts.sort { $0.currency < $1.currency }
