@@ -12,6 +12,9 @@ import SubLedgerUseCases
 public enum SubLedgerServer {
     /// Serves until SIGTERM or SIGINT; in-flight requests finish before the database is closed.
     public static func run(configuration: ServiceConfiguration) async throws {
+        // Before anything creates a metric: the Apple gateway's circuit breaker records its gauge at 0 when built,
+        // and a metric created before the bootstrap is never exported.
+        ServiceMetrics.bootstrap()
         var logger = Logger(label: "subledger")
         logger.logLevel = configuration.logLevel
         let opened = try await DatabaseBootstrap.open(
@@ -152,6 +155,8 @@ extension SubLedgerServer {
         configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
         recovery: NotificationRecovery.Configuration? = nil, logger: Logger
     ) async throws {
+        // Before anything creates a metric (the Apple gateway's breaker gauge, at 0 when built): see `run`.
+        if metricsPort != nil { ServiceMetrics.bootstrap() }
         let opened = try await DatabaseBootstrap.open(
             configuration, poolSize: max(2, poller.concurrency + 2), logger: logger)
         do {
@@ -193,7 +198,6 @@ extension SubLedgerServer {
                         once: poller.once))
             }
             if let metricsPort {
-                ServiceMetrics.bootstrap()
                 let router = Router(context: SubLedgerRequestContext.self)
                 MetricsController(
                     registry: ServiceMetrics.registry,
