@@ -145,6 +145,70 @@ import Testing
         }
     }
 
+    /// Story 2's twin of the Google Play lineage story: after dan's re-signup moved the chain to him, cleo submits
+    /// what her phone kept from before: her old receipt and her old StoreKit 2 transaction. The rule is about the
+    /// chain's current state, not what one input carries: dan keeps the chain, also once his period renewed at Apple
+    /// unheard by SubLedger (the signed transaction alone would make it look lapsed; the chain is read again from the
+    /// Server API before the rule decides).
+    @Test func thePreviousOwnersOldReceiptAndTransactionLeaveTheChainWithTheNewOwner() async throws {
+        try await E.run { e in
+            await e.loseNotifications()
+            let simApp = try e.control.app(E.bundleID)
+            let pem = try #require(simApp.serverAPI.privateKeyPEM)
+            let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
+            try await e.service.catalog.applyCatalog(
+                catalog,
+                secrets: [
+                    E.bundleID: AppSecrets(
+                        serverAPI: .init(
+                            issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
+                ])
+            let phone = try e.appleID()
+            let first = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
+            let oldSigned = try #require(first.signedTransaction)
+            _ = try await e.submitReceipt(first.receiptData, account: "cleo")
+            let chain = try #require(first.originalTransactionID)
+            _ = try await e.control.setAutoRenew(chain, enabled: false)
+            _ = await e.control.advanceClock(.init(days: 35))
+            let resubscribed = try await e.control.purchase(
+                PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
+            #expect(resubscribed.originalTransactionID == chain)
+            let byDan = try await e.submitReceipt(resubscribed.receiptData, account: "dan")
+            #expect(byDan.json.results[try #require(resubscribed.transactionID)] == "applied")
+
+            func owner() async throws -> String? {
+                try await e.service.pool.query(
+                    "SELECT owner_account_id FROM chains WHERE original_transaction_id = \(chain)"
+                ).first?.decode(String?.self, at: 0)
+            }
+            func transfers() async throws -> Int64 {
+                try await e.service.pool.query(
+                    "SELECT count(*) FROM ledger_entries WHERE kind = 'transfer_in' AND original_transaction_id = \(chain)"
+                ).single().decode(Int64.self, at: 0)
+            }
+            func cleoSubmitsWhatHerPhoneKept() async throws {
+                let receipt = try await e.submitReceipt(first.receiptData, account: "cleo")
+                #expect(receipt.status == .ok)
+                #expect(receipt.json.results[try #require(first.transactionID)] == "belongs_to_another_account")
+                let signed = try await e.client.call(
+                    .post, "/v1/transactions", key: e.key,
+                    json: ["account_id": "cleo", "signed_transaction": oldSigned])
+                #expect(signed.status == .ok)
+                #expect(signed.json.results[try #require(first.transactionID)] == "belongs_to_another_account")
+                #expect(try await owner() == "dan")
+                #expect(try await e.entitlements("cleo").entitlementIDs.isEmpty)
+                #expect(try await e.entitlements("dan").entitlementIDs == ["pro"])
+                #expect(try await transfers() == 1)
+            }
+
+            try await cleoSubmitsWhatHerPhoneKept()
+            // Dan's month renews at Apple; the notification is lost, so SubLedger last knew a period that has ended.
+            _ = await e.control.advanceClock(.init(days: 32))
+            try await cleoSubmitsWhatHerPhoneKept()
+        }
+    }
+
     /// App Review: a sandbox receipt sent to production answers 21007 and is verified in the sandbox.
     @Test func aSandboxReceiptSentToProductionIsAccepted() async throws {
         try await E.run { e in

@@ -317,11 +317,40 @@ public struct Ingestion: Sendable {
             try await mark(.submission, inputID, failed: "\(error)", retryable: false)
             throw IngestionError(.invalidSignedTransaction, "the signed transaction did not verify: \(error)")
         }
+        do {
+            try await refreshContestedChain(of: transaction, submitter: account, app: app)
+        } catch let error as IngestionError {
+            try await mark(.submission, inputID, failed: error.code.rawValue, retryable: error.isTransient)
+            throw error
+        }
         let input = LedgerInput(
             kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
             transactions: [transaction], observedAt: transaction.signedDate)
         let applied = try await applyInput(input, app: app, reference: .submission(inputID), now: now())
         return try await result(inputID, environment, applied, ignored: [], account: account, app: app)
+    }
+
+    /// The ownership rule judges a chain by its current state, whatever a submission carries. A signed transaction
+    /// is one transaction as Apple signed it then (possibly long ago): when it names a subscription chain another
+    /// account owns, the chain is first read again from the App Store Server API (Get All Subscription Statuses,
+    /// applied with no submitter), so that "the owner is still actively auto-renewing" is judged on Apple's current
+    /// state, not on what SubLedger last heard (a renewal whose notification was lost would otherwise look like a
+    /// lapse). Apple failing is transient (the submission is kept and retried); an app without Server API
+    /// credentials is judged on the stored state.
+    func refreshContestedChain(of transaction: Transaction, submitter: AccountID?, app: StoredApp) async throws {
+        guard let submitter, app.definition.ownershipPolicy == .activeAutoRenewerKeeps,
+            app.definition.product(transaction.productID)?.type == .autoRenewable,
+            let stored = try await store.chain(transaction.chainKey, app: app),
+            let owner = stored.header.owner, owner != submitter
+        else { return }
+        do {
+            _ = try await pollServerAPI(transaction.chainKey, app: app)
+        } catch let error as IngestionError where !error.isTransient {
+            // Apple refused the question (not the service failing): judged on the stored state.
+            logger.notice(
+                "the contested chain could not be read again from the Server API",
+                metadata: ["chain": "\(transaction.chainKey.originalTransactionID)", "error": "\(error.code.rawValue)"])
+        }
     }
 
     // MARK: - Notifications
