@@ -4,7 +4,7 @@ import ArgumentParser
 public struct SubLedgerCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "subledger",
-        abstract: "A self-hosted App Store subscription ledger and entitlement engine.",
+        abstract: "A self-hosted subscription ledger and entitlement engine for App Store and Google Play purchases.",
         subcommands: [
             ServeCommand.self, PollCommand.self, MigrateCommand.self, CatalogCommand.self, KeysCommand.self,
             SecretsCommand.self, ReportCommand.self, InspectCommand.self, NotificationsCommand.self,
