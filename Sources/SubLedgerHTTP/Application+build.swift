@@ -23,6 +23,8 @@ public func buildApplication(
     let keys = APIKeys(store: APIKeyStore(pool: dependencies.pool))
     let router = buildRouter(
         dependencies: dependencies, store: store, catalog: catalog, apps: apps, keys: keys, logger: logger)
+    // Over every route: a known path asked with a method it does not take is answered 405, not 404.
+    MethodNotAllowed.register(on: router)
     let serverName = "SubLedger"
     // Plain entitlement reads on the event loops; with read replicas every read goes through `Reads`' routing.
     let entitlementReads =
@@ -32,10 +34,13 @@ public func buildApplication(
             serverName: serverName, logger: logger)
         : nil
     let idleTimeout = configuration.idleTimeout
+    let requestTimeout = configuration.requestTimeout
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in
-            SubLedgerHTTP1Channel(responder: responder, idleTimeout: idleTimeout, entitlementReads: entitlementReads)
+            SubLedgerHTTP1Channel(
+                responder: responder, idleTimeout: idleTimeout, requestTimeout: requestTimeout,
+                entitlementReads: entitlementReads)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: [
@@ -62,15 +67,21 @@ func buildRouter(
         RequestMetricsMiddleware()
         LogRequestsMiddleware(.info)
         ErrorMiddleware()
+    }
+    // What every route checks of a request before its handler reads it: a body above the limit (413), and a
+    // consistency token that is not one (400; read replicas: write responses carry a token, reads may present
+    // one, docs/operations.md). On routes with a key these come after authentication, so a request without a
+    // valid key is answered 401 whatever else is wrong with it.
+    let consistency = ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger)
+    let open = router.group().addMiddleware {
         BodyLimitMiddleware()
-        // Read replicas: write responses carry a consistency token, reads may present one (docs/operations.md).
-        ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger)
+        consistency
     }
     let reads = Reads(primary: store, replicas: dependencies.readReplicas)
-    HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: router)
+    HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: open)
     let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
-    MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: router)
-    OpenAPIController().register(on: router)
+    MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: open)
+    OpenAPIController().register(on: open)
 
     let ingestion = Ingestion(
         store: store, apple: dependencies.apple, logger: logger, now: dependencies.now,
@@ -94,7 +105,7 @@ func buildRouter(
             }
         }
     }
-    NotificationsController(ingestion: ingestion).register(on: router)
+    NotificationsController(ingestion: ingestion).register(on: open)
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/google-play.md).
     let googlePlay = GooglePlayIngestion(
@@ -106,9 +117,13 @@ func buildRouter(
                 guard GooglePlayListing.isPackageName(packageName) else { return nil }
                 return try await catalog.app(googlePlayPackage: packageName)
             }, logger: logger, now: dependencies.now)
-    ).register(on: router)
+    ).register(on: open)
 
-    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .app))
+    let v1 = router.group("v1").addMiddleware {
+        APIKeyMiddleware(keys: keys, requiredScope: .app)
+        BodyLimitMiddleware()
+        consistency
+    }
     OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
     GooglePlayPurchasesController(apps: apps, ingestion: googlePlay).register(on: v1)
@@ -129,9 +144,16 @@ func buildRouter(
             store: OfferEligibilityStore(pool: dependencies.pool), now: dependencies.now)
     ).register(on: v1)
 
-    let adminReports = router.group("v1/admin").add(middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin))
-    let adminPage = router.group("admin").add(
-        middleware: APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true))
+    let adminReports = router.group("v1/admin").addMiddleware {
+        APIKeyMiddleware(keys: keys, requiredScope: .admin)
+        BodyLimitMiddleware()
+        consistency
+    }
+    let adminPage = router.group("admin").addMiddleware {
+        APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true)
+        BodyLimitMiddleware()
+        consistency
+    }
     // Support lookups (/v1/admin/lookup/...) and the admin page's search box.
     let support = SupportLookup(
         store: store, catalog: catalog, apple: dependencies.apple, logger: logger, now: dependencies.now)

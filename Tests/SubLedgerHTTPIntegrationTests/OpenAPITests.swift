@@ -77,6 +77,16 @@ import Yams
         #expect(missing.isEmpty, "openapi.yaml documents routes the router does not have: \(missing)")
     }
 
+    /// `Transaction.source` lists every source a transaction the server answers with can have.
+    @Test func transactionSourcesAreEveryTransactionSource() throws {
+        let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let transaction = try #require(schemas["Transaction"] as? [String: Any])
+        let source = try #require((transaction["properties"] as? [String: Any])?["source"] as? [String: Any])
+        let documented = try #require(source["enum"] as? [String])
+        #expect(Set(documented) == Set(TransactionSource.allCases.map(\.rawValue)))
+    }
+
     @Test func documentedPathParametersAreDeclared() throws {
         let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
         let paths = try #require(document["paths"] as? [String: Any])

@@ -1,8 +1,8 @@
 /// Why an app server's consent or usage report was refused: a stable code and a message naming the field.
 public struct ConsumptionInputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable, machine-readable reason; new codes can be added without breaking callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, CaseIterable {
+        private enum Value: String, CaseIterable {
             case invalidConsumptionPercentage = "invalid_consumption_percentage"
             case invalidPlayTime = "invalid_play_time"
             case invalidDeliveryStatus = "invalid_delivery_status"
@@ -25,6 +25,9 @@ public struct ConsumptionInputError: Error, Hashable, Sendable, CustomStringConv
         public static let invalidTransactionID = Code(.invalidTransactionID)
 
         public var description: String { value.rawValue }
+
+        /// Every code, read off the cases themselves.
+        public static var allCases: [Code] { Value.allCases.map(Code.init) }
     }
 
     public var code: Code

@@ -27,7 +27,7 @@ struct AccountsController: Sendable {
         if let at = request.uri.queryParameters.get("at") {
             guard let parsed = Representation.instant(at) else {
                 throw APIError.badRequest(
-                    "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
+                    .invalidTime, Representation.timeRule)
             }
             instant = parsed
         }
@@ -194,16 +194,15 @@ struct AccountsController: Sendable {
     }
 }
 
-/// The `:account_id` path parameter as an account id, or a 400 saying why not.
+/// The `:account_id` path parameter, percent-decoded, as an account id, or a 400 saying why not.
 func accountID(_ context: SubLedgerRequestContext) throws -> AccountID {
-    let raw = context.parameters.get("account_id") ?? ""
-    return try parseAccountID(raw)
+    try parseAccountID(try context.pathParameter("account_id") { APIError.badRequest(.invalidAccountID, $0) })
 }
 
 func parseAccountID(_ raw: String) throws -> AccountID {
     do {
         return try AccountID(raw)
     } catch {
-        throw APIError.badRequest("invalid_account_id", IdentifierRule.accountID.summary)
+        throw APIError.badRequest(.invalidAccountID, IdentifierRule.accountID.summary)
     }
 }

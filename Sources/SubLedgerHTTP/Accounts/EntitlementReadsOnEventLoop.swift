@@ -108,7 +108,8 @@ final class EntitlementReadRoute: Sendable {
     }
 
     /// The account of `/v1/accounts/{id}/entitlements`, when the path is exactly that with a valid id that needs
-    /// no percent-decoding.
+    /// no percent-decoding: an id with escapes goes to the router, which decodes it (`PathSegment`), so both
+    /// answer it alike.
     static func account(inPath path: String) -> AccountID? {
         let prefix = "/v1/accounts/"
         let suffix = "/entitlements"

@@ -36,14 +36,16 @@ struct AdminController: Sendable {
         let format =
             try options.removeValue(forKey: "format").map { raw in
                 guard let format = ReportFormat(rawValue: raw) else {
-                    throw APIError.badRequest("invalid_format", "format is json, csv or table")
+                    throw APIError.badRequest(.invalidFormat, "format is json, csv or table")
                 }
                 return format
             } ?? .json
-        let name = context.parameters.get("name") ?? ""
+        // Path parameters that cannot be percent-decoded are bad arguments.
+        let refusal = { (why: String) -> any Error in ReportError(code: .invalidArgument, message: why) }
+        let name = try context.pathParameter("name", refusal: refusal)
+        let id = context.parameters.get("id") == nil ? nil : try context.pathParameter("id", refusal: refusal)
         // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
-        let reportRequest = try ReportRequest(
-            name: name, id: context.parameters.get("id"), options: options, now: now())
+        let reportRequest = try ReportRequest(name: name, id: id, options: options, now: now())
         let instant = now()
         let (report, freshness) = try await reads.read(context) { store in
             try await store.pool.withConnection { connection in
@@ -67,7 +69,7 @@ struct AdminController: Sendable {
 
     func adminPage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
         let query = try request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }
-            .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: "invalid_query") }
+            .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: .invalidQuery) }
         let instant = now()
         let found: AdminSearchResult?
         if let query { found = try await support.search(query) } else { found = nil }

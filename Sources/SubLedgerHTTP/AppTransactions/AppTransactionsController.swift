@@ -41,7 +41,7 @@ struct AppTransactionsController: Sendable {
             token.utf8.allSatisfy(SubmissionsController.isJWSByte)
         else {
             throw APIError.badRequest(
-                "malformed_jws", "signed_app_transaction must be a JWS (three dot-separated parts)")
+                .malformedJWS, "signed_app_transaction must be a JWS (three dot-separated parts)")
         }
         let outcome = try await claims.claim(token, account: account, app: app)
         let claim = outcome.claim

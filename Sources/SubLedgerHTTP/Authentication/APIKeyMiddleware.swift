@@ -16,18 +16,18 @@ struct APIKeyMiddleware: RouterMiddleware {
     {
         guard let secret = Self.presentedKey(request.headers[.authorization], acceptsBasic: acceptsBasic) else {
             var error = APIError(
-                .unauthorized, code: "unauthorized", message: "send the API key as 'Authorization: Bearer <key>'")
+                .unauthorized, code: .unauthorized, message: "send the API key as 'Authorization: Bearer <key>'")
             error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge
             throw error
         }
         guard let key = try await keys.authenticate(secret) else {
-            var error = APIError(.unauthorized, code: "invalid_api_key", message: "the API key is unknown or revoked")
+            var error = APIError(.unauthorized, code: .invalidAPIKey, message: "the API key is unknown or revoked")
             error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge + ", error=\"invalid_token\""
             throw error
         }
         guard key.scope == requiredScope else {
             throw APIError(
-                .forbidden, code: "wrong_key_scope", message: "this route needs an \(requiredScope.rawValue) key")
+                .forbidden, code: .wrongKeyScope, message: "this route needs an \(requiredScope.rawValue) key")
         }
         var context = context
         context.apiKey = key

@@ -35,16 +35,16 @@ struct ConsumptionController: Sendable {
         let account = try accountID(context)
         let body = try await Self.decodeStrictly(request, ConsentRequest.self, allowed: ["consented", "at"], context)
         guard let consented = body.consented else {
-            throw APIError.badRequest("missing_consented", "'consented' (true or false) is required")
+            throw APIError.badRequest(.missingConsented, "'consented' (true or false) is required")
         }
         var instant = now()
         if let at = body.at {
             guard let parsed = Representation.instant(at) else {
                 throw APIError.badRequest(
-                    "invalid_time", "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999")
+                    .invalidTime, Representation.timeRule)
             }
             guard parsed <= instant else {
-                throw APIError.badRequest("invalid_time", "'at' must not be in the future")
+                throw APIError.badRequest(.invalidTime, "'at' must not be in the future")
             }
             instant = parsed
         }
@@ -85,7 +85,7 @@ struct ConsumptionController: Sendable {
                 "delivery_status",
             ], context)
         guard let rawTransactionID = body.transaction_id else {
-            throw APIError.badRequest("missing_transaction_id", "'transaction_id' is required")
+            throw APIError.badRequest(.missingTransactionID, "'transaction_id' is required")
         }
         let transactionID: String
         let usage: ConsumptionUsage
@@ -105,7 +105,9 @@ struct ConsumptionController: Sendable {
     }
 
     /// Decodes a JSON object whose keys must all be in `allowed`: a misspelt field is refused (400
-    /// `unknown_field`) rather than silently ignored, since it would otherwise report nothing.
+    /// `unknown_field`) rather than silently ignored, since it would otherwise report nothing. A field given as
+    /// `null` is refused too (400 `malformed_json`): no field of these bodies may be null (openapi.yaml), and
+    /// taking null for absent would record a report the client did not state.
     static func decodeStrictly<T: Decodable>(
         _ request: Request, _ type: T.Type, allowed: Set<String>, _ context: SubLedgerRequestContext
     ) async throws -> T {
@@ -116,12 +118,15 @@ struct ConsumptionController: Sendable {
             let keys = try JSONDecoder().decode(ObjectKeys.self, from: data)
             if let unknown = keys.names.sorted().first(where: { !allowed.contains($0) }) {
                 throw APIError.badRequest(
-                    "unknown_field",
+                    .unknownField,
                     "unknown field '\(unknown.prefix(64))'; allowed: \(allowed.sorted().joined(separator: ", "))")
+            }
+            if let null = keys.nulls.sorted().first {
+                throw APIError.badRequest(.malformedJSON, "'\(null)' must not be null; leave it out instead")
             }
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
-            throw APIError.badRequest("malformed_json", ErrorMiddleware<BasicRequestContext>.describe(error))
+            throw APIError.badRequest(.malformedJSON, ErrorMiddleware<BasicRequestContext>.describe(error))
         }
     }
 }
@@ -129,6 +134,8 @@ struct ConsumptionController: Sendable {
 /// The keys of a JSON object, to refuse fields a request type does not know.
 private struct ObjectKeys: Decodable {
     var names: [String]
+    /// The keys whose value is `null`.
+    var nulls: [String]
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -138,6 +145,8 @@ private struct ObjectKeys: Decodable {
     }
 
     init(from decoder: any Decoder) throws {
-        names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+        let container = try decoder.container(keyedBy: Key.self)
+        names = container.allKeys.map(\.stringValue)
+        nulls = try container.allKeys.filter { try container.decodeNil(forKey: $0) }.map(\.stringValue)
     }
 }

@@ -12,7 +12,7 @@ import SubLedgerUseCases
 struct GooglePlayNotificationsController: Sendable {
     let notifications: GooglePlayNotifications
 
-    func register(on router: Router<SubLedgerRequestContext>) {
+    func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         router.post("v1/notifications/google") { request, context in try await receive(request, context) }
     }
 
@@ -33,7 +33,7 @@ struct GooglePlayNotificationsController: Sendable {
                 body: Data(buffer: buffer), authorization: request.headers[.authorization])
         } catch let error as IngestionError where error.code == .invalidPushToken {
             context.logger.info("google play notification refused", metadata: ["reason": "\(error)"])
-            var refusal = APIError(.unauthorized, code: "invalid_push_token", message: "the push token did not verify")
+            var refusal = APIError(.unauthorized, code: .invalidPushToken, message: "the push token did not verify")
             refusal.challenge = Self.challenge
             throw refusal
         }

@@ -31,17 +31,17 @@ struct GooglePlayPurchasesController: Sendable {
         let body = try await request.decodeJSON(as: PurchaseRequest.self, context: context)
         let account = try parseAccountID(body.account_id)
         guard GooglePlayListing.isPackageName(body.package_name) else {
-            throw APIError.badRequest("invalid_package_name", "package_name must be an Android application id")
+            throw APIError.badRequest(.invalidPackageName, "package_name must be an Android application id")
         }
-        let productID = try RequestText.identifier(body.product_id, .productID, code: "invalid_product_id")
+        let productID = try RequestText.identifier(body.product_id, .productID, code: .invalidProductID)
         let token = body.purchase_token
         guard (1...Self.maximumTokenLength).contains(token.utf8.count), token.utf8.allSatisfy(Self.isTokenByte) else {
             throw APIError.badRequest(
-                "invalid_purchase_token",
+                .invalidPurchaseToken,
                 "purchase_token must be 1 to \(Self.maximumTokenLength) characters from A-Z a-z 0-9 . _ -")
         }
         if let orderID = body.order_id, !orderID.isEmpty {
-            _ = try RequestText.identifier(orderID, .transactionID, code: "invalid_order_id")
+            _ = try RequestText.identifier(orderID, .transactionID, code: .invalidOrderID)
         }
         let result = try await ingestion.submitPurchase(
             .init(packageName: body.package_name, productID: productID, purchaseToken: token), account: account,

@@ -10,7 +10,8 @@ import SubLedgerUseCases
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
 /// client mistakes into 4xx with a code (a value the database refuses included), a database that is down or
 /// read-only (a failover), or a Citus worker lost mid-statement, into 503 (so callers, and Apple, retry), and
-/// anything else into a logged 500.
+/// anything else into a logged 500. Every typed error caught here is listed in `ErrorCatalog`, against which
+/// docs/errors.md is held.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -42,59 +43,59 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch is CancellationError {
             // The client went away (mid-body or mid-request): its mistake or its network, not a server fault.
             context.logger.debug("request cancelled")
-            throw APIError.badRequest("malformed_body", "the request was cancelled before it was complete")
+            throw APIError.badRequest(.malformedBody, "the request was cancelled before it was complete")
         } catch let error as DecodingError {
-            throw APIError.badRequest("malformed_json", Self.describe(error))
+            throw APIError.badRequest(.malformedJSON, Self.describe(error))
         } catch let error as PostgresError where Self.meansUnavailable(error) {
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             throw APIError.unavailable(
-                "database_unavailable", "the database is unavailable; retry later", retryAfter: 5)
+                .databaseUnavailable, "the database is unavailable; retry later", retryAfter: 5)
         } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
             // A write reached a server that takes none: a standby, or a primary on its way down in a failover.
             // `target_session_attrs=read-write` keeps new connections off standbys; this covers the moment in
             // between, and a URL without it. The write did not happen, so a retry is right.
             context.logger.warning("the database refused a write as read-only", metadata: ["error": "\(error)"])
             throw APIError.unavailable(
-                "database_unavailable", "the database accepts no writes right now; retry later", retryAfter: 5)
+                .databaseUnavailable, "the database accepts no writes right now; retry later", retryAfter: 5)
         } catch let error as PostgresError where Self.isRefusedValue(error) {
             // The edge validates text before it gets here; this is the net under it. A value the database
             // refuses came from the request, so retrying (what a 5xx asks Apple to do) cannot help.
             context.logger.warning("the database refused a value of the request", metadata: ["error": "\(error)"])
-            throw APIError.badRequest("invalid_value", "a value in the request cannot be stored")
+            throw APIError.badRequest(.invalidValue, "a value in the request cannot be stored")
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw APIError(.internalServerError, code: "internal_error", message: "an internal error occurred")
+            throw APIError(.internalServerError, code: .internalError, message: "an internal error occurred")
         }
     }
 
     static func map(_ error: HTTPError) -> APIError {
         switch error.status {
         case .contentTooLarge:
-            return APIError(error.status, code: "body_too_large", message: "the request body is larger than 1 MiB")
-        case .notFound: return APIError(error.status, code: "not_found", message: "no such route")
+            return APIError(error.status, code: .bodyTooLarge, message: "the request body is larger than 1 MiB")
+        case .notFound: return APIError(error.status, code: .notFound, message: "no such route")
         case .methodNotAllowed:
-            return APIError(error.status, code: "method_not_allowed", message: "method not allowed on this route")
+            return APIError(error.status, code: .methodNotAllowed, message: "method not allowed on this route")
         case .unauthorized:
             var mapped = APIError(
-                error.status, code: "unauthorized", message: error.body ?? "a valid API key is required")
+                error.status, code: .unauthorized, message: error.body ?? "a valid API key is required")
             mapped.challenge = APIKeyMiddleware.bearerChallenge
             return mapped
         case .badRequest:
-            return APIError(error.status, code: "malformed_request", message: error.body ?? "malformed request")
+            return APIError(error.status, code: .malformedRequest, message: error.body ?? "malformed request")
         case .uriTooLong:
-            return APIError(error.status, code: "uri_too_long", message: error.body ?? "the request target is too long")
+            return APIError(error.status, code: .uriTooLong, message: error.body ?? "the request target is too long")
         case .requestHeaderFieldsTooLarge:
             return APIError(
-                error.status, code: "headers_too_large", message: error.body ?? "the request's headers are too large")
+                error.status, code: .headersTooLarge, message: error.body ?? "the request's headers are too large")
         case .requestTimeout:
-            return APIError(error.status, code: "request_timeout", message: error.body ?? "the request took too long")
+            return APIError(error.status, code: .requestTimeout, message: error.body ?? "the request took too long")
         default:
             // A code per status would be a code per accident; every other refusal shares one.
             if error.status.kind == .serverError {
-                return APIError(error.status, code: "internal_error", message: "an internal error occurred")
+                return APIError(error.status, code: .internalError, message: "an internal error occurred")
             }
             return APIError(
-                error.status, code: "request_refused", message: error.body ?? error.status.reasonPhrase)
+                error.status, code: .requestRefused, message: error.body ?? error.status.reasonPhrase)
         }
     }
 

@@ -22,7 +22,7 @@ extension APIError {
             case .appMisconfigured: .internalServerError
             }
         self.init(
-            status, code: error.code.rawValue, message: error.message,
+            status, mappedCode: error.code.rawValue, message: error.message,
             retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
     }
 
@@ -34,12 +34,12 @@ extension APIError {
     /// How a report that cannot be produced is answered: bad arguments 400, nothing to report on 404.
     init(_ error: ReportError) {
         let status: HTTPResponse.Status = error.code == .invalidArgument ? .badRequest : .notFound
-        self.init(status, code: error.code.rawValue, message: error.message)
+        self.init(status, mappedCode: error.code.rawValue, message: error.message)
     }
 
     /// How an app server's consumption report that breaks Apple's rules is refused.
     init(_ error: ConsumptionInputError) {
-        self.init(.badRequest, code: error.code.description, message: error.message)
+        self.init(.badRequest, mappedCode: error.code.description, message: error.message)
     }
 
     /// How a key, or a request to create or revoke one, is refused.
@@ -50,7 +50,7 @@ extension APIError {
             case .unknownApp, .keyAppRemoved: .notFound
             case .appKeyRequired: .forbidden
             }
-        self.init(status, code: error.code, message: error.message)
+        self.init(status, mappedCode: error.code, message: error.message)
     }
 
     /// How a support lookup (`/v1/admin/lookup/...`) is refused.
@@ -68,7 +68,7 @@ extension APIError {
             case .appleRefused: .badGateway
             }
         self.init(
-            status, code: error.code.rawValue, message: error.message,
+            status, mappedCode: error.code.rawValue, message: error.message,
             retryAfterSeconds: error.retryAfter?.retryAfterSeconds)
     }
 
@@ -84,7 +84,7 @@ extension APIError {
             case .keyNotConfigured, .keyUnusable: .conflict
             case .signingFailed: .internalServerError
             }
-        self.init(status, code: error.code.rawValue, message: error.message)
+        self.init(status, mappedCode: error.code.rawValue, message: error.message)
     }
 
     /// How a webhook management request is refused: an unknown app or endpoint 404, anything else 400.
@@ -95,6 +95,6 @@ extension APIError {
             case .replayTooLarge: .unprocessableContent
             default: .badRequest
             }
-        self.init(status, code: error.code.rawValue, message: error.message)
+        self.init(status, mappedCode: error.code.rawValue, message: error.message)
     }
 }

@@ -76,33 +76,33 @@ final class ParserErrorAnswer {
     }
 
     /// The status, code and message for a parser error.
-    func refusal(for error: HTTPParserError) -> (status: HTTPResponse.Status, code: String, message: String) {
+    func refusal(for error: HTTPParserError) -> (status: HTTPResponse.Status, code: APIError.Code, message: String) {
         switch error {
         case .headerOverflow where overflowIsRequestLine:
-            return (.uriTooLong, "uri_too_long", "the request target is longer than the server reads")
+            return (.uriTooLong, .uriTooLong, "the request target is longer than the server reads")
         case .headerOverflow:
             return (
-                .requestHeaderFieldsTooLarge, "headers_too_large",
+                .requestHeaderFieldsTooLarge, .headersTooLarge,
                 "the request's headers are larger than the server reads"
             )
         case .invalidContentLength, .unexpectedContentLength:
             return (
-                .badRequest, "malformed_request",
+                .badRequest, .malformedRequest,
                 "the Content-Length is invalid, repeated with different values, or sent with Transfer-Encoding"
             )
         case .invalidChunkSize:
-            return (.badRequest, "malformed_request", "a chunk of the body is malformed")
+            return (.badRequest, .malformedRequest, "a chunk of the body is malformed")
         case .invalidHeaderToken:
-            return (.badRequest, "malformed_request", "a header line is malformed (folded header lines are refused)")
+            return (.badRequest, .malformedRequest, "a header line is malformed (folded header lines are refused)")
         case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort,
             .invalidCharactersUsed:
-            return (.badRequest, "malformed_request", "the request target holds characters HTTP does not allow")
+            return (.badRequest, .malformedRequest, "the request target holds characters HTTP does not allow")
         case .invalidMethod:
-            return (.badRequest, "malformed_request", "the method is not a valid HTTP method")
+            return (.badRequest, .malformedRequest, "the method is not a valid HTTP method")
         case .invalidVersion:
-            return (.badRequest, "malformed_request", "the request is not HTTP/1.x")
+            return (.badRequest, .malformedRequest, "the request is not HTTP/1.x")
         default:
-            return (.badRequest, "malformed_request", "the request is not valid HTTP/1.1")
+            return (.badRequest, .malformedRequest, "the request is not valid HTTP/1.1")
         }
     }
 
@@ -113,7 +113,7 @@ final class ParserErrorAnswer {
         guard !answered else { return true }
         answered = true
         let (status, code, message) = refusal(for: error)
-        let body = ErrorBody.json(code: code, message: message)
+        let body = ErrorBody.json(code: code.rawValue, message: message)
         var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
         head += "Content-Type: application/json; charset=utf-8\r\n"
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"

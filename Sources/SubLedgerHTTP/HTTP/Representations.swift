@@ -10,9 +10,16 @@ enum Representation {
         instant.map { RFC3339.format($0) }
     }
 
-    /// A time the API reads (`at`): RFC 3339 or whole milliseconds since 1970, in `Instant.acceptedRange`; `nil`
-    /// for anything else.
+    /// The longest time text the API reads (openapi.yaml's `maxLength` of `at`).
+    static let maximumTimeLength = 64
+    /// What `instant` reads, for the 400 `invalid_time` answer.
+    static let timeRule =
+        "'at' must be an RFC 3339 time or milliseconds since 1970, in years 1970 to 9999, of at most 64 characters"
+
+    /// A time the API reads (`at`): RFC 3339 or whole milliseconds since 1970, in `Instant.acceptedRange`, of at
+    /// most `maximumTimeLength` characters; `nil` for anything else.
     static func instant(_ text: String) -> Instant? {
+        guard text.utf8.count <= maximumTimeLength else { return nil }
         if let milliseconds = Int64(text) { return Instant(acceptedMillisecondsSince1970: milliseconds) }
         return Instant(acceptedRFC3339: text)
     }

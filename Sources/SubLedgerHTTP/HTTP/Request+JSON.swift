@@ -13,7 +13,7 @@ extension Request {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {
-            throw APIError.badRequest("malformed_json", ErrorMiddleware<BasicRequestContext>.describe(error))
+            throw APIError.badRequest(.malformedJSON, ErrorMiddleware<BasicRequestContext>.describe(error))
         }
     }
 
@@ -31,7 +31,7 @@ extension Request {
         } catch {
             context.logger.debug("the request body could not be read", metadata: ["error": "\(error)"])
             throw APIError.badRequest(
-                "malformed_body", "the request body could not be read (broken chunked framing or a closed connection)")
+                .malformedBody, "the request body could not be read (broken chunked framing or a closed connection)")
         }
     }
 }

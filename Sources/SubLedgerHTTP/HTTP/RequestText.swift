@@ -21,7 +21,7 @@ enum RequestText {
             String(validating: bytes, as: UTF8.self) != nil && !containsEscapedNUL(bytes)
         }
         guard isText else {
-            throw APIError.badRequest("invalid_text", "the body must be UTF-8 text without NUL characters")
+            throw APIError.badRequest(.invalidText, "the body must be UTF-8 text without NUL characters")
         }
     }
 
@@ -46,14 +46,14 @@ enum RequestText {
     }
 
     /// `raw` when it follows `rule`; otherwise 400 with `code` and the rule (never the value) as the message.
-    static func identifier(_ raw: String, _ rule: IdentifierRule, code: String) throws -> String {
+    static func identifier(_ raw: String, _ rule: IdentifierRule, code: APIError.Code) throws -> String {
         guard rule.accepts(raw) else { throw APIError.badRequest(code, rule.summary) }
         return raw
     }
 
     /// Free text (a search): at most `maximumFreeTextLength` bytes, no control characters, nothing that was
     /// invalid UTF-8 (decoded as U+FFFD); otherwise 400 `code`.
-    static func freeText(_ raw: String, code: String) throws -> String {
+    static func freeText(_ raw: String, code: APIError.Code) throws -> String {
         let isClean = raw.unicodeScalars.allSatisfy { scalar in
             !(scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FFFD}")
         }

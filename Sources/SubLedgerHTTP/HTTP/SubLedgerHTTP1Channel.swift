@@ -6,8 +6,9 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
-/// The service's HTTP/1.1 connections: Hummingbird's pipeline (`HTTP1Channel`), with SubLedger's two handlers in
-/// it. The parser's refusals are answered in the error shape (`ParserErrorAnswer`), and entitlement reads are
+/// The service's HTTP/1.1 connections: Hummingbird's pipeline (`HTTP1Channel`), with SubLedger's handlers in
+/// it. The parser's refusals are answered in the error shape (`ParserErrorAnswer`), a request that does not
+/// arrive in time is answered 408 (`RequestTimeoutAnswer`), and entitlement reads are
 /// answered on the event loop (`EntitlementReadsOnEventLoop`) after Hummingbird's connection state handler, so
 /// its idle timeout and graceful shutdown count those requests as they count the router's.
 struct SubLedgerHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
@@ -16,6 +17,8 @@ struct SubLedgerHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     /// How long a connection may sit without a request before it is closed.
     let idleTimeout: Duration?
+    /// How long a request may take to arrive once begun before it is answered 408 (`RequestTimeoutAnswer`).
+    var requestTimeout: Duration = .seconds(30)
     /// Entitlement reads answered on the event loop; nil sends every request to the router.
     let entitlementReads: EntitlementReadRoute?
 
@@ -32,6 +35,9 @@ struct SubLedgerHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandlers(ParserErrorAnswer.handlers())
+            // Before the connection state handler, so that its idle timeout's close of a half-read request is
+            // answered too.
+            try pipeline.addHandler(RequestTimeoutAnswer(timeout: requestTimeout))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             if let entitlementReads {
                 try pipeline.addHandler(EntitlementReadsOnEventLoop(route: entitlementReads))

@@ -21,7 +21,7 @@ public struct SubLedgerRequestContext: RequestContext {
     /// The key of an authenticated route (the middleware guarantees it is set there).
     func requireKey() throws -> AuthenticatedKey {
         guard let apiKey else {
-            var error = APIError(.unauthorized, code: "unauthorized", message: "a valid API key is required")
+            var error = APIError(.unauthorized, code: .unauthorized, message: "a valid API key is required")
             error.challenge = APIKeyMiddleware.bearerChallenge
             throw error
         }

@@ -10,7 +10,7 @@ struct HealthController: Sendable {
     let pool: PostgresPool
     let migrator: Migrator
 
-    func register(on router: Router<SubLedgerRequestContext>) {
+    func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         // The same body as `HealthStatus(status: "ok", checks: [:])`, written once: liveness probes call this
         // often, and `scripts/bench` phase (h) measures the HTTP stack's own cost per request with it.
         router.get("/health/live") { _, _ in

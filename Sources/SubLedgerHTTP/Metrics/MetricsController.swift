@@ -8,7 +8,7 @@ struct MetricsController: Sendable {
     let registry: PrometheusCollectorRegistry
     let poolMetrics: PoolMetrics
 
-    func register(on router: Router<SubLedgerRequestContext>) {
+    func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         router.get("/metrics") { _, _ in scrape() }
     }
 

@@ -15,7 +15,7 @@ import SubLedgerUseCases
 struct NotificationsController: Sendable {
     let ingestion: Ingestion
 
-    func register(on router: Router<SubLedgerRequestContext>) {
+    func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         router.post("v1/notifications/appstore") { request, context in try await receive(request, context) }
     }
 
@@ -62,8 +62,8 @@ struct NotificationsController: Sendable {
     static func refusal(isV2: Bool) -> APIError {
         var error =
             isV2
-            ? APIError(.unauthorized, code: "invalid_signature", message: "the notification did not verify")
-            : APIError(.unauthorized, code: "invalid_notification", message: "the V1 notification was refused")
+            ? APIError(.unauthorized, code: .invalidSignature, message: "the notification did not verify")
+            : APIError(.unauthorized, code: .invalidNotification, message: "the V1 notification was refused")
         error.challenge = challenge
         return error
     }

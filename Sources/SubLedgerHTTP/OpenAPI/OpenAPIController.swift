@@ -4,7 +4,7 @@ import SubLedgerUseCases
 
 /// `GET /openapi.yaml`: the OpenAPI 3.1 description of this API, as built into the binary (no API key).
 struct OpenAPIController: Sendable {
-    func register(on router: Router<SubLedgerRequestContext>) {
+    func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok,

@@ -34,8 +34,8 @@ struct OrdersController: Sendable {
         let body = try await request.decodeJSON(as: CreateBody.self, context: context)
         let account = try parseAccountID(body.account_id)
         guard app.definition.product(body.product_id) != nil else {
-            let productID = try RequestText.identifier(body.product_id, .productID, code: "invalid_product_id")
-            throw APIError.unprocessable("unknown_product", "'\(productID)' is not a product of \(app.bundleID)")
+            let productID = try RequestText.identifier(body.product_id, .productID, code: .invalidProductID)
+            throw APIError.unprocessable(.unknownProduct, "'\(productID)' is not a product of \(app.bundleID)")
         }
         let order = try await store.createOrder(account: account, productID: body.product_id, app: app, now: now())
         return EditedResponse(

@@ -28,11 +28,11 @@ struct SubmissionsController: Sendable {
         let account = try parseAccountID(body.account_id)
         let receiptData = body.receipt_data.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !receiptData.isEmpty, Data(base64Encoded: receiptData) != nil else {
-            throw APIError.badRequest("malformed_receipt", "receipt_data must be the base64 app receipt")
+            throw APIError.badRequest(.malformedReceipt, "receipt_data must be the base64 app receipt")
         }
         // The transaction the client just finished, if it names one: Apple's ids are short digit strings.
         let clientTransactionID = try body.transaction_id.flatMap { $0.isEmpty ? nil : $0 }.map {
-            try RequestText.identifier($0, .transactionID, code: "invalid_transaction_id")
+            try RequestText.identifier($0, .transactionID, code: .invalidTransactionID)
         }
         let orderID = try await order(body.order_id, account: account, app: app)
         let result = try await ingestion.submitReceipt(
@@ -56,7 +56,7 @@ struct SubmissionsController: Sendable {
         guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3,
             token.utf8.allSatisfy(Self.isJWSByte)
         else {
-            throw APIError.badRequest("malformed_jws", "signed_transaction must be a JWS (three dot-separated parts)")
+            throw APIError.badRequest(.malformedJWS, "signed_transaction must be a JWS (three dot-separated parts)")
         }
         let orderID = try await order(body.order_id, account: account, app: app)
         let result = try await ingestion.submitSignedTransaction(token, account: account, orderID: orderID, app: app)
@@ -80,10 +80,10 @@ struct SubmissionsController: Sendable {
         guard let raw, !raw.isEmpty else { return nil }
         // Only an id that is an order id is repeated in the answer (the text is the client's, of any length).
         guard let id = try? OrderID(raw) else {
-            throw APIError.notFound("unknown_order", "no such order of this account (an order id is a UUID)")
+            throw APIError.notFound(.unknownOrder, "no such order of this account (an order id is a UUID)")
         }
         guard let order = try await store.order(id, app: app), order.account == account else {
-            throw APIError.notFound("unknown_order", "no order '\(id)' of this account")
+            throw APIError.notFound(.unknownOrder, "no order '\(id)' of this account")
         }
         return order.id
     }

@@ -25,7 +25,7 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
         if !presented.isEmpty {
             guard presented.count == 1, let token = WALPosition(text: presented[0]) else {
                 throw APIError.badRequest(
-                    "invalid_consistency_token",
+                    .invalidConsistencyToken,
                     "SubLedger-Consistency-Token must be one token exactly as a write's response carried it")
             }
             context.consistencyToken = token

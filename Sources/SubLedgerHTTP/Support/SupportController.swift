@@ -41,11 +41,11 @@ struct SupportController: Sendable {
         _ request: Request, _ context: SubLedgerRequestContext,
         _ parse: (String) throws(SupportError) -> SupportQuery, apply: Bool = false
     ) async throws -> Response {
-        let query = try parse(context.parameters.get("id") ?? "")
+        let query = try parse(try Self.id(context, parse))
         var bundleID: String?
         for (key, value) in request.uri.queryParameters {
             guard key == "bundle_id" else {
-                throw APIError.badRequest("unknown_parameter", "the only parameter of a lookup is bundle_id")
+                throw APIError.badRequest(.unknownParameter, "the only parameter of a lookup is bundle_id")
             }
             bundleID = String(value)
         }
@@ -53,5 +53,21 @@ struct SupportController: Sendable {
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: .init(string: answer.json)))
+    }
+
+    /// The `:id` parameter, percent-decoded; one that cannot be decoded is refused with the lookup's own code
+    /// (`invalid_order_id`, ...), which its parser gives the raw text: a `%` is in no kind of id.
+    private static func id(
+        _ context: SubLedgerRequestContext, _ parse: (String) throws(SupportError) -> SupportQuery
+    ) throws -> String {
+        let raw = context.parameters.get("id") ?? ""
+        return try context.pathParameter("id") { why in
+            do {
+                _ = try parse(raw)
+            } catch let error as SupportError {
+                return SupportError(error.code, why)
+            } catch {}
+            return SupportError(.invalidTransactionID, why)
+        }
     }
 }

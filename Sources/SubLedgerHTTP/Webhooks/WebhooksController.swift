@@ -28,7 +28,7 @@ struct WebhooksController: Sendable {
         group.get("webhooks/:id/deliveries") { request, context in try await deliveries(request, context) }
         group.post("webhooks/:id/replay") { request, context in
             let body = try await Self.decode(Replay.self, request, context)
-            guard let since = body.since else { throw APIError.badRequest("malformed_json", "missing field 'since'") }
+            guard let since = body.since else { throw APIError.badRequest(.malformedJSON, "missing field 'since'") }
             return try Self.json(
                 try await admin.replay(
                     Self.id(context), since: since, until: body.until, eventTypes: body.eventTypes ?? []),
@@ -92,10 +92,10 @@ struct WebhooksController: Sendable {
             case "bundle_id": bundleID = String(value)
             case "include_removed":
                 guard ["true", "false"].contains(value) else {
-                    throw APIError.badRequest("invalid_parameter", "include_removed is true or false")
+                    throw APIError.badRequest(.invalidParameter, "include_removed is true or false")
                 }
                 includingRemoved = value == "true"
-            default: throw APIError.badRequest("unknown_parameter", "the parameters are bundle_id and include_removed")
+            default: throw APIError.badRequest(.unknownParameter, "the parameters are bundle_id and include_removed")
             }
         }
         return try Self.json(
@@ -113,15 +113,15 @@ struct WebhooksController: Sendable {
                     throw WebhookAdminError(.invalidLimit, "the limit is a whole number")
                 }
                 limit = number
-            default: throw APIError.badRequest("unknown_parameter", "the parameters are state and limit")
+            default: throw APIError.badRequest(.unknownParameter, "the parameters are state and limit")
             }
         }
         return try Self.json(
             Deliveries(deliveries: try await admin.deliveries(Self.id(context), state: state, limit: limit)))
     }
 
-    private static func id(_ context: SubLedgerRequestContext) -> String {
-        context.parameters.get("id") ?? ""
+    private static func id(_ context: SubLedgerRequestContext) throws -> String {
+        try context.pathParameter("id") { WebhookAdminError(.invalidEndpointID, $0) }
     }
 
     /// The body as `T`; an empty body is `{}` (every field of these bodies but the new endpoint's is optional).
@@ -134,7 +134,7 @@ struct WebhooksController: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {
-            throw APIError.badRequest("malformed_json", ErrorMiddleware<BasicRequestContext>.describe(error))
+            throw APIError.badRequest(.malformedJSON, ErrorMiddleware<BasicRequestContext>.describe(error))
         }
     }
 

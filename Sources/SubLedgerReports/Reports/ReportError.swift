@@ -6,7 +6,7 @@ import SubLedgerCore
 /// 400 or 404 by `code`).
 public struct ReportError: Error, CustomStringConvertible, Sendable, Hashable {
     /// A machine-readable reason.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, CaseIterable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
@@ -19,6 +19,9 @@ public struct ReportError: Error, CustomStringConvertible, Sendable, Hashable {
         public static let unknownApp = Code(rawValue: "unknown_app")
         /// The account or original transaction asked about is not in the ledger (HTTP 404).
         public static let notFound = Code(rawValue: "not_found")
+
+        /// Every code above (docs/errors.md is held against them).
+        public static let allCases: [Code] = [.invalidArgument, .unknownReport, .unknownApp, .notFound]
     }
 
     public var code: Code

@@ -47,6 +47,9 @@ public struct ServiceConfiguration: Sendable {
     public var readReplicas: ReadReplicaConfiguration? = nil
     /// How long an HTTP connection may sit idle before the server closes it. Default 30 seconds.
     public var idleTimeout: Duration = .seconds(30)
+    /// How long a request may take to arrive once its first byte has: one whose headers or body are still
+    /// incomplete then is answered 408 `request_timeout` and its connection closed. Default 30 seconds.
+    public var requestTimeout: Duration = .seconds(30)
 
     public init(
         host: String = "127.0.0.1",

@@ -1,6 +1,6 @@
 /// Why a webhook management command or route was refused. Its message never contains a secret.
 public struct WebhookAdminError: Error, CustomStringConvertible, Sendable, Hashable {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, CaseIterable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
@@ -31,6 +31,15 @@ public struct WebhookAdminError: Error, CustomStringConvertible, Sendable, Hasha
         public static let replayTooLarge = Code(rawValue: "replay_too_large")
         /// The URL's own codes (`invalid_webhook_url`, `insecure_webhook_url`, `private_webhook_address`)
         /// are passed on as they are.
+
+        /// Every code a webhook management request can be refused with, the URL's included (docs/errors.md is
+        /// held against them).
+        public static var allCases: [Code] {
+            [
+                .unknownApp, .unknownEndpoint, .invalidEndpointID, .unknownEventType, .unknownEnvironment, .invalidDate,
+                .invalidDuration, .invalidDescription, .invalidText, .invalidState, .invalidLimit, .replayTooLarge,
+            ] + WebhookURLError.Code.allCases.map { Code(rawValue: $0.rawValue) }
+        }
     }
 
     public var code: Code

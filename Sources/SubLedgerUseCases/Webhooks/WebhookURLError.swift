@@ -1,6 +1,6 @@
 /// Why a webhook URL or the address it resolved to was refused.
 public struct WebhookURLError: Error, CustomStringConvertible, Sendable, Hashable {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, CaseIterable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
@@ -11,6 +11,9 @@ public struct WebhookURLError: Error, CustomStringConvertible, Sendable, Hashabl
         public static let insecureURL = Code(rawValue: "insecure_webhook_url")
         /// A private, loopback, link-local or otherwise non-public address without the explicit flag.
         public static let privateAddress = Code(rawValue: "private_webhook_address")
+
+        /// Every code above.
+        public static let allCases: [Code] = [.invalidURL, .insecureURL, .privateAddress]
     }
 
     public var code: Code

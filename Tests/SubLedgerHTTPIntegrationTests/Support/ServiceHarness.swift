@@ -75,6 +75,7 @@ struct ServiceHarness: Sendable {
         readReplicas: ReadReplicaConfiguration? = nil,
         distributed: Bool = TestDatabase.isCitus,
         entitlementReadsOnEventLoops: Bool = true,
+        requestTimeout: Duration = .seconds(600),
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
@@ -114,6 +115,8 @@ struct ServiceHarness: Sendable {
             // A test's client connection idles while the test drives Apple, the poller or the database, for longer
             // than production's 30 s when many tests share the machine.
             configuration.idleTimeout = .seconds(600)
+            // Likewise for a request's arrival (`RequestTimeoutAnswer`); its own test sets a short one.
+            configuration.requestTimeout = requestTimeout
             configuration.secretKeys = secretKeys
             configuration.entitlementReadsOnEventLoops = entitlementReadsOnEventLoops
             let app = buildApplication(

@@ -1,0 +1,163 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers 408 `request_timeout` with `Connection: close`, and closes, when a request has begun to arrive and is
+/// not complete within the timeout: a client that sent part of its headers or of its body and then nothing.
+/// Without it the idle timeout closed such a connection with no answer at all.
+///
+/// A request begins with its first byte (seen by `RequestBytesArrive`, first in the pipeline, before the parser
+/// has a head to show; line ends alone, which may follow a body, begin nothing) or with its head, and ends with
+/// its `.end` part. The answer is written only when no earlier request's answer is still owed and none has begun
+/// for this one, so answers never interleave; otherwise the connection is only closed. The idle timeout's close
+/// of a connection in the middle of a request (and a graceful shutdown's) passes through here and is answered
+/// the same way: 408 tells the client that it may send the request again on a new connection.
+final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let timeout: TimeAmount
+    private var context: ChannelHandlerContext?
+    /// A request has begun and its `.end` has not been read.
+    private var inRequest = false
+    /// The head of the request in progress has been read (and passed on).
+    private var headRead = false
+    /// Requests whose head has been read and whose answer has not ended.
+    private var unanswered = 0
+    /// An answer's head has been written and its end not yet.
+    private var answering = false
+    private var deadline: Scheduled<Void>?
+    private var timedOut = false
+
+    init(timeout: Duration) {
+        self.timeout = TimeAmount(timeout)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // The bytes must be seen before the HTTP decoder holds them; this handler comes after the codec.
+        try? context.pipeline.syncOperations.addHandler(RequestBytesArrive(self), position: .first)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancelDeadline()
+        self.context = nil
+    }
+
+    /// Bytes arrived: a request begins unless one is in progress.
+    fileprivate func bytesArrived(_ buffer: ByteBuffer) {
+        guard !inRequest, let context else { return }
+        let startsSomething = buffer.readableBytesView.contains { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+        if startsSomething { begin(context) }
+    }
+
+    private func begin(_ context: ChannelHandlerContext) {
+        inRequest = true
+        headRead = false
+        cancelDeadline()
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+            deadline = nil
+            guard inRequest, let context = self.context else { return }
+            answerAndClose(context, promise: nil)
+        }
+    }
+
+    private func cancelDeadline() {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            if !inRequest { begin(context) }
+            headRead = true
+            unanswered += 1
+        case .body:
+            break
+        case .end:
+            inRequest = false
+            headRead = false
+            cancelDeadline()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.kind != .informational:
+            answering = true
+        case .end:
+            answering = false
+            unanswered = max(0, unanswered - 1)
+        default:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, inRequest, !timedOut, context.channel.isActive else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        answerAndClose(context, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        inRequest = false
+        cancelDeadline()
+        context.fireChannelInactive()
+    }
+
+    /// The 408 answer when nothing else is being written or owed, then the close.
+    private func answerAndClose(_ context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard !timedOut else { return }
+        timedOut = true
+        inRequest = false
+        cancelDeadline()
+        // This request's own answer, begun or written, or an earlier one still owed, would interleave with ours.
+        guard !answering, unanswered == (headRead ? 1 : 0) else {
+            context.close(promise: promise)
+            return
+        }
+        let body = ErrorBody.json(
+            code: APIError.Code.requestTimeout.rawValue,
+            message: "the request did not arrive completely within \(Self.describe(timeout))")
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentLength] = String(body.count)
+        fields[.connection] = "close"
+        var buffer = context.channel.allocator.buffer(capacity: body.count)
+        buffer.writeBytes(body)
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: .requestTimeout, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(buffer)), promise: nil)
+        let bound = context.loopBound
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            bound.value.close(promise: promise)
+        }
+    }
+
+    /// `30 s`, `1.5 s`.
+    static func describe(_ amount: TimeAmount) -> String {
+        let milliseconds = amount.nanoseconds / 1_000_000
+        return milliseconds % 1000 == 0
+            ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
+    }
+}
+
+/// First in the pipeline: tells the `RequestTimeoutAnswer` that bytes arrived.
+final class RequestBytesArrive: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    private let answer: RequestTimeoutAnswer
+
+    init(_ answer: RequestTimeoutAnswer) { self.answer = answer }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        answer.bytesArrived(unwrapInboundIn(data))
+        context.fireChannelRead(data)
+    }
+}
