@@ -163,15 +163,8 @@ enum ChainRows {
         // The latest transaction's billing plan (schema steps 33 and 34), as Apple signed it.
         let billingPlan = latest?.details.billingPlanType ?? latest?.transaction.billingPlanType
         let revokedAt = state == .revoked ? latest?.activeRevocation?.revocationDate : nil
-        // Which store API can refresh the chain: the Google Play Developer API for Google's chains; for Apple's, the
-        // App Store Server API once a StoreKit 2 source carried it, else verifyReceipt.
-        let refreshVia =
-            chain.transactions.contains(where: { $0.transaction.store == .googlePlay })
-            ? "google_play"
-            : chain.transactions.contains {
-                $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1
-            }
-                ? "server_api" : "verify_receipt"
+        // Which store API reads the chain again (`ChainRefreshRoute`).
+        let refreshVia = ChainRefreshRoute(of: chain).rawValue
         let header = chain.header
         let renewalJSON = renewal.map { PostgresValue.jsonb(StoredChainJSON.json(of: $0)) } ?? .null
         let commitmentEnd = latest?.details.commitment?.expiresDate

@@ -12,6 +12,14 @@ extension LedgerStore {
         /// A Google Play purchase token an account submitted (`{package_name, product_id, purchase_token}`),
         /// verified with the Google Play Developer API.
         case googlePurchase = "google_purchase"
+
+        /// The store whose API verifies it.
+        public var store: Store {
+            switch self {
+            case .appReceipt, .signedTransaction: .appStore
+            case .googlePurchase: .googlePlay
+            }
+        }
     }
 
     /// Stores a submitted receipt or signed transaction as received, before anything else happens to it, and

@@ -19,8 +19,8 @@ public struct PollQueue: Sendable {
         public var appID: Int64
         public var bundleID: String
         public var key: ChainKey
-        /// `verify_receipt` (legacy) or `server_api` (StoreKit 2).
-        public var refreshVia: String
+        /// How the chain is read again from its store.
+        public var route: ChainRefreshRoute
         /// The latest stored receipt that carried the chain (what verifyReceipt is asked about again).
         public var receiptBody: String?
         public var pollFailures: Int
@@ -37,6 +37,22 @@ public struct PollQueue: Sendable {
         public var attempts: Int
         /// The environment it was applied in before, if any (verifyReceipt is asked there first).
         public var environment: StoreEnvironment?
+    }
+
+    /// A stored `chains.refresh_via`, typed.
+    static func route(_ raw: String) throws -> ChainRefreshRoute {
+        guard let route = ChainRefreshRoute(rawValue: raw) else {
+            throw StoreError(code: .corruptRow, message: "unknown chain refresh route '\(raw)'")
+        }
+        return route
+    }
+
+    /// A stored `notifications.version`, typed.
+    static func format(_ raw: String) throws -> NotificationFormat {
+        guard let format = NotificationFormat(rawValue: raw) else {
+            throw StoreError(code: .corruptRow, message: "unknown notification format '\(raw)'")
+        }
+        return format
     }
 
     /// Claims up to `limit` auto-renewable chains that are due at `now`: expiring within `window`, past
@@ -104,7 +120,7 @@ public struct PollQueue: Sendable {
                 try zip(candidates, indexes).compactMap { candidate, index in
                     try rows[index].first.map { row in
                         (
-                            candidate: candidate, refreshVia: try row.decode(String.self, at: 0),
+                            candidate: candidate, route: try Self.route(row.decode(String.self, at: 0)),
                             receiptID: try row.decode(Int64?.self, at: 1),
                             pollFailures: Int(try row.decode(Int32.self, at: 2))
                         )
@@ -130,7 +146,7 @@ public struct PollQueue: Sendable {
             claimed.map { claim in
                 DueChain(
                     appID: claim.candidate.appID, bundleID: claim.candidate.bundleID, key: claim.candidate.key,
-                    refreshVia: claim.refreshVia, receiptBody: claim.receiptID.flatMap { bodies[$0] },
+                    route: claim.route, receiptBody: claim.receiptID.flatMap { bodies[$0] },
                     pollFailures: claim.pollFailures)
             }
         )
@@ -189,8 +205,8 @@ public struct PollQueue: Sendable {
         public var rowID: Int64
         public var appID: Int64
         public var bundleID: String
-        /// `v1` or `v2`.
-        public var version: String
+        /// Which store sent it, and in which format.
+        public var format: NotificationFormat
         public var body: String
         /// When it arrived (a V1 notification is an observation made then).
         public var receivedAt: Instant
@@ -226,7 +242,7 @@ public struct PollQueue: Sendable {
                     rowID: try row.decode(Int64.self, at: 0),
                     appID: try row.decode(Int64.self, at: 1),
                     bundleID: try row.decode(String.self, at: 2),
-                    version: try row.decode(String.self, at: 3),
+                    format: try Self.format(row.decode(String.self, at: 3)),
                     body: try row.decode(String.self, at: 4),
                     receivedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 5)),
                     attempts: Int(try row.decode(Int32.self, at: 6)))

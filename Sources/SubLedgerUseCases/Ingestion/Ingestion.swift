@@ -389,7 +389,7 @@ public struct Ingestion: Sendable {
         -> NotificationResult
     {
         var body = Data(pending.body.utf8)
-        if pending.version == "v1", let secret = app.sharedSecret,
+        if pending.format == .appStoreV1, let secret = app.sharedSecret,
             var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         {
             object["password"] = secret

@@ -87,7 +87,8 @@ public struct RenewalPoller: Service {
         }
     }
 
-    /// How one claimed chain is checked with Apple; the production one is `ChainRefresher.apple(...)`.
+    /// How one claimed chain is checked; the production one is `ChainRefresher.stores(_:)`, through the chain's
+    /// store's port.
     public struct ChainRefresher: Sendable {
         public var refresh: @Sendable (PollQueue.DueChain, StoredApp) async throws -> LedgerStore.Applied?
 
@@ -102,8 +103,8 @@ public struct RenewalPoller: Service {
     let catalog: CatalogStore
     let ingestion: Ingestion
     let refresher: ChainRefresher
-    /// Google Play's purchases and chains, when the process is configured for Google Play.
-    let googlePlay: GooglePlayIngestion?
+    /// The stores this process speaks to: stored inputs, notifications and chains go to their store's port.
+    let ports: StorePorts
     let logger: Logger
     let now: @Sendable () -> Instant
     let limiter: RateLimiter
@@ -118,8 +119,11 @@ public struct RenewalPoller: Service {
         self.store = store
         self.catalog = catalog
         self.ingestion = ingestion
-        self.refresher = refresher ?? .stores(apple: ingestion, googlePlay: googlePlay)
-        self.googlePlay = googlePlay
+        let ports = StorePorts(
+            appStore: AppStorePort(ingestion: ingestion),
+            googlePlay: googlePlay.map { GooglePlayPort(ingestion: $0, catalog: catalog, logger: logger, now: now) })
+        self.ports = ports
+        self.refresher = refresher ?? .stores(ports)
         self.logger = logger
         self.now = now
         self.limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
@@ -271,23 +275,7 @@ public struct RenewalPoller: Service {
         guard let app = try await catalog.app(bundleID: input.bundleID) else { return report }
         try await limiter.acquire()
         do {
-            switch input.kind {
-            case .appReceipt:
-                _ = try await ingestion.verifyStoredReceipt(
-                    input.submissionID, receiptData: input.body, account: input.account, app: app,
-                    knownEnvironment: input.environment)
-            case .signedTransaction:
-                _ = try await ingestion.verifyStoredSignedTransaction(
-                    input.submissionID, token: input.body, account: input.account, app: app)
-            case .googlePurchase:
-                guard let googlePlay else {
-                    throw IngestionError(
-                        .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
-                }
-                let submission = try GooglePlayIngestion.PurchaseSubmission(storedBody: input.body)
-                _ = try await googlePlay.verifyStoredPurchase(
-                    input.submissionID, submission: submission, account: input.account, app: app)
-            }
+            try await ports.port(for: input.kind.store).verifyStored(input, app: app)
             report.credited = 1
         } catch let error as IngestionError where !error.isTransient {
             // Final: Apple or the signature said no; the input is marked invalid by the ingestion path.
@@ -332,18 +320,7 @@ public struct RenewalPoller: Service {
         report.checked = 1
         guard let app = try await catalog.app(bundleID: notification.bundleID) else { return report }
         do {
-            if notification.version == "google_rtdn" {
-                guard let googlePlay else {
-                    throw IngestionError(
-                        .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
-                }
-                let notifications = GooglePlayNotifications(
-                    ingestion: googlePlay,
-                    findApp: { try await catalog.app(googlePlayPackage: $0) }, logger: logger, now: now)
-                if case .applied = try await notifications.applyStored(notification, app: app) {
-                    report.notifications = 1
-                }
-            } else if case .applied = try await ingestion.applyStoredNotification(notification, app: app) {
+            if try await ports.port(for: notification.format.store).applyStored(notification, app: app) {
                 report.notifications = 1
             }
         } catch {
@@ -403,26 +380,12 @@ public struct RenewalPoller: Service {
 }
 
 extension RenewalPoller.ChainRefresher {
-    /// Checks a chain with Apple: verifyReceipt on its latest stored receipt for legacy chains; Get All
-    /// Subscription Statuses of the App Store Server API for StoreKit 2 chains. A chain that cannot be
-    /// checked (a StoreKit 2 chain of an app without Server API credentials) is skipped (`nil`) and
-    /// checked again a day later.
-    public static func apple(_ ingestion: Ingestion) -> Self {
-        stores(apple: ingestion, googlePlay: nil)
-    }
-
-    /// Checks a chain with the store that sold it: Google Play's chains (`google_play`) through the Developer
-    /// API (skipped, `nil`, in a process not configured for Google Play), Apple's as `apple` says.
-    public static func stores(apple ingestion: Ingestion, googlePlay: GooglePlayIngestion?) -> Self {
+    /// Checks a chain with the store that sold it, through its port (`StorePort.refresh`); a chain of a store this
+    /// process is not configured for is skipped (`nil`) and checked again a day later.
+    public static func stores(_ ports: StorePorts) -> Self {
         Self { chain, app in
-            if chain.refreshVia == "google_play" {
-                guard let googlePlay else { return nil }
-                return try await googlePlay.pollChain(chain.key, app: app)
-            }
-            if chain.refreshVia == "verify_receipt", let receipt = chain.receiptBody {
-                return try await ingestion.pollReceipt(receipt, app: app, environment: chain.key.environment)
-            }
-            return try await ingestion.pollServerAPI(chain.key, app: app)
+            guard let port = ports.configuredPort(for: chain.route.store) else { return nil }
+            return try await port.refresh(chain, app: app)
         }
     }
 }

@@ -1,0 +1,43 @@
+import SubLedgerCore
+import SubLedgerStore
+
+/// The App Store behind `StorePort`: receipts through verifyReceipt, StoreKit 2 transactions and Server
+/// Notifications through Apple's signatures, chains through the App Store Server API or, for receipt-only chains,
+/// verifyReceipt on their latest receipt.
+public struct AppStorePort: StorePort {
+    public let ingestion: Ingestion
+
+    public init(ingestion: Ingestion) {
+        self.ingestion = ingestion
+    }
+
+    public var store: Store { .appStore }
+
+    public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
+        switch input.kind {
+        case .appReceipt:
+            _ = try await ingestion.verifyStoredReceipt(
+                input.submissionID, receiptData: input.body, account: input.account, app: app,
+                knownEnvironment: input.environment)
+        case .signedTransaction:
+            _ = try await ingestion.verifyStoredSignedTransaction(
+                input.submissionID, token: input.body, account: input.account, app: app)
+        case .googlePurchase:
+            throw IngestionError(.appMisconfigured, "a Google Play submission reached the App Store's port")
+        }
+    }
+
+    public func applyStored(_ notification: PollQueue.PendingNotification, app: StoredApp) async throws -> Bool {
+        if case .applied = try await ingestion.applyStoredNotification(notification, app: app) { return true }
+        return false
+    }
+
+    /// A StoreKit 2 chain through Get All Subscription Statuses (`nil` for an app without Server API credentials);
+    /// a receipt-only chain through verifyReceipt on its latest stored receipt.
+    public func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied? {
+        if chain.route == .appStoreReceipt, let receipt = chain.receiptBody {
+            return try await ingestion.pollReceipt(receipt, app: app, environment: chain.key.environment)
+        }
+        return try await ingestion.pollServerAPI(chain.key, app: app)
+    }
+}

@@ -1,0 +1,25 @@
+import SubLedgerCore
+import SubLedgerStore
+
+/// What a store is to SubLedger's jobs: how its stored inputs are verified again, how its notifications are applied
+/// again, and how a chain it sold is read again from it.
+///
+/// Each store implements it once, in its own folder (`AppStorePort`, `GooglePlayPort`), and the jobs reach a store
+/// only through `StorePorts`, whose switch over `Store` is exhaustive: a store added to `Store` does not compile
+/// until it has a port. A store's wire formats, clients and words stay behind its port.
+public protocol StorePort: Sendable {
+    /// The store this port speaks for.
+    var store: Store { get }
+
+    /// Verifies and applies a stored submission of this store again (left `pending` or `retry`: the store was
+    /// unavailable, or the request died). Throws the ingestion's refusal; the submission's row records it.
+    func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws
+
+    /// Verifies and applies a stored notification of this store again; `true` when it applied, `false` when it was
+    /// applied before.
+    func applyStored(_ notification: PollQueue.PendingNotification, app: StoredApp) async throws -> Bool
+
+    /// Reads `chain`'s current state from the store and applies it with no submitter (the renewal job's check);
+    /// `nil` when this process cannot check it (it is skipped and checked again later).
+    func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied?
+}

@@ -1,0 +1,33 @@
+import SubLedgerCore
+
+/// The stores this process speaks to, one port each: the one place a store is picked by `Store`.
+public struct StorePorts: Sendable {
+    /// The App Store (always: every app of the catalog may sell there).
+    public var appStore: AppStorePort
+    /// Google Play, when this process is configured for it.
+    public var googlePlay: GooglePlayPort?
+
+    public init(appStore: AppStorePort, googlePlay: GooglePlayPort? = nil) {
+        self.appStore = appStore
+        self.googlePlay = googlePlay
+    }
+
+    /// The port of `store`; throws `app_misconfigured` when this process is not configured for it.
+    public func port(for store: Store) throws -> any StorePort {
+        switch store {
+        case .appStore:
+            return appStore
+        case .googlePlay:
+            guard let googlePlay else {
+                throw IngestionError(
+                    .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
+            }
+            return googlePlay
+        }
+    }
+
+    /// The port of `store`, if this process is configured for it.
+    public func configuredPort(for store: Store) -> (any StorePort)? {
+        try? port(for: store)
+    }
+}
