@@ -1513,54 +1513,6 @@ CREATE TABLE app_transaction_claims (
 COMMENT ON TABLE app_transaction_claims IS 'citus: distributed by app_transaction_id';
 
 --
--- Name: apple_write_backs; Type: TABLE
---
-
-CREATE TABLE apple_write_backs (
-    write_back_id bigint NOT NULL,
-    app_id bigint NOT NULL,
-    environment text NOT NULL,
-    kind text NOT NULL,
-    transaction_id text NOT NULL,
-    sequence integer NOT NULL,
-    account_id text NOT NULL,
-    app_account_token uuid,
-    created_at timestamp with time zone NOT NULL,
-    state text DEFAULT 'pending'::text NOT NULL,
-    attempts integer DEFAULT 0 NOT NULL,
-    next_attempt_at timestamp with time zone,
-    leased_until timestamp with time zone,
-    leased_by text,
-    sent_at timestamp with time zone,
-    http_status integer,
-    apple_error_code bigint,
-    last_error text,
-    CONSTRAINT apple_write_backs_kind_check CHECK ((kind = ANY (ARRAY['set_app_account_token'::text, 'finish_transaction'::text]))),
-    CONSTRAINT apple_write_backs_sequence_check CHECK ((sequence >= 0)),
-    CONSTRAINT apple_write_backs_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text, 'superseded'::text]))),
-    CONSTRAINT apple_write_backs_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 64)))
-);
-
---
--- Name: TABLE apple_write_backs; Type: COMMENT
---
-
-COMMENT ON TABLE apple_write_backs IS 'citus: coordinator';
-
---
--- Name: apple_write_backs_write_back_id_seq; Type: SEQUENCE
---
-
-ALTER TABLE apple_write_backs ALTER COLUMN write_back_id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME apple_write_backs_write_back_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
---
 -- Name: apps; Type: TABLE
 --
 
@@ -1961,52 +1913,6 @@ CREATE TABLE exchange_rates (
 --
 
 COMMENT ON TABLE exchange_rates IS 'citus: reference';
-
---
--- Name: google_play_acknowledgements; Type: TABLE
---
-
-CREATE TABLE google_play_acknowledgements (
-    acknowledgement_id bigint NOT NULL,
-    app_id bigint NOT NULL,
-    environment text NOT NULL,
-    kind text NOT NULL,
-    purchase_token text NOT NULL,
-    product_id text NOT NULL,
-    transaction_id text NOT NULL,
-    account_id text NOT NULL,
-    created_at timestamp with time zone NOT NULL,
-    state text DEFAULT 'pending'::text NOT NULL,
-    attempts integer DEFAULT 0 NOT NULL,
-    next_attempt_at timestamp with time zone,
-    leased_until timestamp with time zone,
-    leased_by text,
-    sent_at timestamp with time zone,
-    http_status integer,
-    last_error text,
-    CONSTRAINT google_play_acknowledgements_kind_check CHECK ((kind = ANY (ARRAY['acknowledge_subscription'::text, 'acknowledge_product'::text, 'consume_product'::text]))),
-    CONSTRAINT google_play_acknowledgements_purchase_token_check CHECK (((length(purchase_token) >= 1) AND (length(purchase_token) <= 1024))),
-    CONSTRAINT google_play_acknowledgements_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text])))
-);
-
---
--- Name: TABLE google_play_acknowledgements; Type: COMMENT
---
-
-COMMENT ON TABLE google_play_acknowledgements IS 'citus: coordinator';
-
---
--- Name: google_play_acknowledgements_acknowledgement_id_seq; Type: SEQUENCE
---
-
-ALTER TABLE google_play_acknowledgements ALTER COLUMN acknowledgement_id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME google_play_acknowledgements_acknowledgement_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 --
 -- Name: google_play_voided_cursors; Type: TABLE
@@ -2549,6 +2455,62 @@ CREATE TABLE schema_migrations (
 COMMENT ON TABLE schema_migrations IS 'citus: coordinator';
 
 --
+-- Name: store_obligations; Type: TABLE
+--
+
+CREATE TABLE store_obligations (
+    obligation_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    store text NOT NULL,
+    kind text NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    transaction_id text NOT NULL,
+    account_id text NOT NULL,
+    binding_sequence integer DEFAULT 0 NOT NULL,
+    purchase_token text,
+    product_id text,
+    created_at timestamp with time zone NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
+    leased_until timestamp with time zone,
+    leased_by text,
+    sent_at timestamp with time zone,
+    http_status integer,
+    store_error_code bigint,
+    app_account_token uuid,
+    last_error text,
+    CONSTRAINT store_obligations_binding_sequence_check CHECK ((binding_sequence >= 0)),
+    CONSTRAINT store_obligations_check CHECK (((((((store = 'app_store'::text) AND (kind = 'set_app_account_token'::text)) OR ((store = 'app_store'::text) AND (kind = 'finish_transaction'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_subscription'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_product'::text))) OR ((store = 'google_play'::text) AND (kind = 'consume_product'::text)))),
+    CONSTRAINT store_obligations_check1 CHECK (((store = 'google_play'::text) = ((purchase_token IS NOT NULL) AND (product_id IS NOT NULL)))),
+    CONSTRAINT store_obligations_check2 CHECK (((store = 'google_play'::text) OR ((purchase_token IS NULL) AND (product_id IS NULL)))),
+    CONSTRAINT store_obligations_original_transaction_id_check CHECK (((length(original_transaction_id) >= 1) AND (length(original_transaction_id) <= 1024))),
+    CONSTRAINT store_obligations_purchase_token_check CHECK (((length(purchase_token) >= 1) AND (length(purchase_token) <= 1024))),
+    CONSTRAINT store_obligations_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text, 'superseded'::text]))),
+    CONSTRAINT store_obligations_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 1024)))
+);
+
+--
+-- Name: TABLE store_obligations; Type: COMMENT
+--
+
+COMMENT ON TABLE store_obligations IS 'citus: coordinator';
+
+--
+-- Name: store_obligations_obligation_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE store_obligations ALTER COLUMN obligation_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME store_obligations_obligation_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: storefront_tax_rates; Type: TABLE
 --
 
@@ -2899,20 +2861,6 @@ ALTER TABLE ONLY app_transaction_claims
     ADD CONSTRAINT app_transaction_claims_pkey PRIMARY KEY (app_id, environment, app_transaction_id, sequence);
 
 --
--- Name: apple_write_backs apple_write_backs_app_id_environment_kind_transaction_id_se_key; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY apple_write_backs
-    ADD CONSTRAINT apple_write_backs_app_id_environment_kind_transaction_id_se_key UNIQUE (app_id, environment, kind, transaction_id, sequence);
-
---
--- Name: apple_write_backs apple_write_backs_pkey; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY apple_write_backs
-    ADD CONSTRAINT apple_write_backs_pkey PRIMARY KEY (write_back_id);
-
---
 -- Name: apps apps_bundle_id_key; Type: CONSTRAINT
 --
 
@@ -3044,20 +2992,6 @@ ALTER TABLE ONLY consumption_usage_reports
 
 ALTER TABLE ONLY exchange_rates
     ADD CONSTRAINT exchange_rates_pkey PRIMARY KEY (reporting_currency, currency, rate_date);
-
---
--- Name: google_play_acknowledgements google_play_acknowledgements_app_id_purchase_token_key; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY google_play_acknowledgements
-    ADD CONSTRAINT google_play_acknowledgements_app_id_purchase_token_key UNIQUE (app_id, purchase_token);
-
---
--- Name: google_play_acknowledgements google_play_acknowledgements_pkey; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY google_play_acknowledgements
-    ADD CONSTRAINT google_play_acknowledgements_pkey PRIMARY KEY (acknowledgement_id);
 
 --
 -- Name: google_play_voided_cursors google_play_voided_cursors_pkey; Type: CONSTRAINT
@@ -3242,6 +3176,20 @@ ALTER TABLE ONLY schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
 --
+-- Name: store_obligations store_obligations_app_id_purchase_token_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_app_id_purchase_token_key UNIQUE (app_id, purchase_token);
+
+--
+-- Name: store_obligations store_obligations_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_pkey PRIMARY KEY (obligation_id);
+
+--
 -- Name: storefront_tax_rates storefront_tax_rates_pkey; Type: CONSTRAINT
 --
 
@@ -3327,12 +3275,6 @@ CREATE INDEX index_account_tokens_on_app_id_and_account_id ON account_tokens USI
 --
 
 CREATE INDEX index_app_transaction_claims_on_app_id_and_account_id ON app_transaction_claims USING btree (app_id, account_id);
-
---
--- Name: index_apple_write_backs_due; Type: INDEX
---
-
-CREATE INDEX index_apple_write_backs_due ON apple_write_backs USING btree (next_attempt_at, write_back_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
 
 --
 -- Name: index_apps_on_google_play_package_name; Type: INDEX
@@ -3491,12 +3433,6 @@ CREATE INDEX index_consumption_requests_on_due ON consumption_requests USING btr
 CREATE INDEX index_consumption_usage_reports_on_app_id_and_transaction_id ON consumption_usage_reports USING btree (app_id, transaction_id, usage_id);
 
 --
--- Name: index_google_play_acknowledgements_due; Type: INDEX
---
-
-CREATE INDEX index_google_play_acknowledgements_due ON google_play_acknowledgements USING btree (next_attempt_at, acknowledgement_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
-
---
 -- Name: index_input_events_on_input; Type: INDEX
 --
 
@@ -3597,6 +3533,18 @@ CREATE INDEX index_renewal_extensions_on_app_id_and_request_identifier ON renewa
 --
 
 CREATE INDEX index_report_projection_queue_on_app_id_and_changed_at ON report_projection_queue USING btree (app_id, changed_at);
+
+--
+-- Name: index_store_obligations_due; Type: INDEX
+--
+
+CREATE INDEX index_store_obligations_due ON store_obligations USING btree (next_attempt_at, obligation_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
+
+--
+-- Name: index_store_obligations_on_app_store_identity; Type: INDEX
+--
+
+CREATE UNIQUE INDEX index_store_obligations_on_app_store_identity ON store_obligations USING btree (app_id, environment, kind, transaction_id, binding_sequence) WHERE (store = 'app_store'::text);
 
 --
 -- Name: index_transactions_on_app_id_and_account_id; Type: INDEX
@@ -3794,13 +3742,6 @@ ALTER TABLE ONLY app_small_business_periods
     ADD CONSTRAINT app_small_business_periods_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
--- Name: apple_write_backs apple_write_backs_app_id_fkey; Type: FK CONSTRAINT
---
-
-ALTER TABLE ONLY apple_write_backs
-    ADD CONSTRAINT apple_write_backs_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
-
---
 -- Name: catalog_prices catalog_prices_app_id_product_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -3855,13 +3796,6 @@ ALTER TABLE ONLY consumption_requests
 
 ALTER TABLE ONLY consumption_usage_reports
     ADD CONSTRAINT consumption_usage_reports_app_id_account_id_fkey FOREIGN KEY (app_id, account_id) REFERENCES accounts(app_id, account_id);
-
---
--- Name: google_play_acknowledgements google_play_acknowledgements_app_id_fkey; Type: FK CONSTRAINT
---
-
-ALTER TABLE ONLY google_play_acknowledgements
-    ADD CONSTRAINT google_play_acknowledgements_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: google_play_voided_cursors google_play_voided_cursors_app_id_fkey; Type: FK CONSTRAINT
@@ -3967,6 +3901,13 @@ ALTER TABLE ONLY renewal_extensions
 
 ALTER TABLE ONLY report_projection_queue
     ADD CONSTRAINT report_projection_queue_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: store_obligations store_obligations_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: transactions transactions_app_id_environment_original_transaction_id_fkey; Type: FK CONSTRAINT

@@ -50,15 +50,17 @@ public enum SubLedgerServer {
             if try await !schema.attempt(firstFailure: true) {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
-            // Google Play acknowledgements owed by committed applies (docs/google-play.md): every serve process
-            // sends them too, so a purchase is acknowledged without waiting for `poll`.
+            // What committed applies owe the stores (docs/operations.md, "Store obligations"): every serve process
+            // sends them too, as every poll does, so a Google purchase is acknowledged without waiting for `poll`.
+            // Named by host and process: two hosts' processes can have the same id, and a lease names its holder.
+            let serveWorker = "serve-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
             services.append(
                 .init(
-                    service: GooglePlayAcknowledgementSender(
-                        configuration: .init(worker: "serve-\(ProcessInfo.processInfo.processIdentifier)"),
-                        store: GooglePlayStore(pool: opened.pool),
+                    service: StoreObligationSender.live(
+                        configuration: .init(worker: serveWorker), pool: opened.pool,
                         catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys),
-                        gateway: dependencies.googlePlay, logger: logger, now: { Instant.systemNow() }),
+                        apple: apple, googlePlay: dependencies.googlePlay, logger: logger,
+                        now: { Instant.systemNow() }),
                     successTerminationBehavior: .ignore))
             // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
@@ -222,24 +224,15 @@ extension SubLedgerServer {
                         apple: apple,
                         logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
-            // What applies owed Apple: Set App Account Token, Finish Transaction (docs/operations.md, "Writing back to
-            // Apple").
-            var writeBacks = AppleWriteBackSender.Configuration(worker: poller.worker)
-            writeBacks.once = poller.once
+            // What applies owed the stores: Apple's Set App Account Token and Finish Transaction, Google's
+            // acknowledgements and consumptions (docs/operations.md, "Store obligations").
+            var obligations = StoreObligationSender.Configuration(worker: poller.worker)
+            obligations.once = poller.once
             services.append(
                 onceAware(
-                    AppleWriteBackSender(
-                        configuration: writeBacks, store: AppleWriteBackStore(pool: opened.pool), catalog: catalog,
-                        apple: apple, logger: logger, now: { Instant.systemNow() }),
-                    once: poller.once))
-            // What applies owed Google Play: each credited purchase acknowledged or consumed (docs/google-play.md).
-            var acknowledgements = GooglePlayAcknowledgementSender.Configuration(worker: poller.worker)
-            acknowledgements.once = poller.once
-            services.append(
-                onceAware(
-                    GooglePlayAcknowledgementSender(
-                        configuration: acknowledgements, store: GooglePlayStore(pool: opened.pool), catalog: catalog,
-                        gateway: googlePlay, logger: logger, now: { Instant.systemNow() }),
+                    StoreObligationSender.live(
+                        configuration: obligations, pool: opened.pool, catalog: catalog, apple: apple,
+                        googlePlay: googlePlay, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
             // Google Play's voided purchases (refunds, chargebacks, revocations), read from the list every 10 minutes
             // per app, so one whose notification was dropped is revoked all the same (docs/google-play.md).

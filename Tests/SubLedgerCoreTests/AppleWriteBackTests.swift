@@ -2,9 +2,9 @@ import Foundation
 import SubLedgerCore
 import Testing
 
-/// What an apply owes Apple under the app's `write_back` policy (`AppleWriteBack.owed`): a token for each chain
-/// the decision binds to an account whose transactions do not already name it, a finish for each consumable or
-/// non-consumable purchase credited, nothing with the policy off or for Family Sharing.
+/// What an apply owes Apple under the app's `write_back` policy (`StoreObligation.owed`, its App Store part): a token
+/// for each chain the decision binds to an account whose transactions do not already name it, a finish for each
+/// consumable or non-consumable purchase credited, nothing with the policy off or for Family Sharing.
 @Suite struct AppleWriteBackTests {
     typealias F = Fixtures
 
@@ -21,13 +21,13 @@ import Testing
         }
 
         /// Applies `input` at `now` and returns what the decision owes Apple.
-        mutating func owed(_ input: LedgerInput, now: Instant) throws -> [AppleWriteBack] {
+        mutating func owed(_ input: LedgerInput, now: Instant) throws -> [StoreObligation] {
             let snapshot = LedgerSnapshot(
                 chains: input.chainKeys.compactMap { state.chains[$0] },
                 accountsByToken: state.accountsByToken[F.bundleID] ?? [:],
                 orders: state.orders.keys.sorted().compactMap { state.orders[$0] })
             let decision = try state.apply(input, now: now)
-            return AppleWriteBack.owed(by: decision, on: snapshot, app: app)
+            return StoreObligation.owed(by: decision, on: snapshot, app: app)
         }
     }
 
@@ -40,8 +40,8 @@ import Testing
         let claimed = try ledger.owed(F.receipt(by: F.alice, [period], observedOn: 1), now: F.day(1))
         #expect(
             claimed == [
-                AppleWriteBack(
-                    kind: .setAppAccountToken, environment: .production, transactionID: "o1", sequence: 0,
+                .setAppAccountToken(
+                    chain: ChainKey(environment: .production, originalTransactionID: "o1"), bindingSequence: 0,
                     account: F.alice)
             ])
         // The same receipt again binds nothing new, so nothing more is owed.
@@ -59,7 +59,7 @@ import Testing
             F.receipt(by: F.bob, [F.subscription("r2", chain: "o1", from: 30, to: 60)], observedOn: 31),
             now: F.day(31))
         #expect(moved.map(\.account) == [F.bob])
-        #expect(moved.map(\.sequence) == [1])
+        #expect(moved.map(\.payload) == [.appStore(bindingSequence: 1)])
     }
 
     @Test func aChainWhoseTokenAlreadyNamesTheAccountOwesNothing() throws {
@@ -93,7 +93,7 @@ import Testing
                 ], observedOn: 1), now: F.day(1))
         #expect(owed.map(\.kind) == [.finishTransaction, .finishTransaction])
         #expect(Set(owed.map(\.transactionID)) == ["c1", "l1"])
-        #expect(owed.allSatisfy { $0.account == F.alice && $0.sequence == 0 })
+        #expect(owed.allSatisfy { $0.account == F.alice && $0.payload == .appStore(bindingSequence: 0) })
     }
 
     @Test func nothingIsOwedWithThePolicyOff() throws {

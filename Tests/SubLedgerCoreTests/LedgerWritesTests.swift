@@ -48,7 +48,7 @@ import Testing
         #expect(writes.periods.first?.accounts == [F.alice])
         #expect(writes.periods.first?.periods == decision.updatedChains.first?.entitlementPeriods(in: world.app))
         #expect(writes.periods.first?.periods.isEmpty == false)
-        #expect(writes.writeBacks == AppleWriteBack.owed(by: decision, on: snapshot, app: world.app))
+        #expect(writes.obligations == StoreObligation.owed(by: decision, on: snapshot, app: world.app))
         #expect(
             writes.events
                 == WebhookEventDerivation.drafts(

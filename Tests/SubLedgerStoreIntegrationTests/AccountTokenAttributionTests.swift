@@ -16,7 +16,7 @@ import Testing
             try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
             let store = LedgerStore(pool: pool)
             let app = try await F.app(on: store.pool)
-            let writeBacks = AppleWriteBackStore(pool: pool)
+            let writeBacks = AccountTokenStore(pool: pool)
             let erin = F.account("erin")
 
             // Made once, however often (and however concurrently) it is asked for.

@@ -8,10 +8,9 @@ public struct LedgerWrites: Equatable, Sendable {
     public var newAccounts: Set<AccountID>
     /// The entitlement read model of each updated chain, in `decision.updatedChains` order.
     public var periods: [ChainEntitlementPeriods]
-    /// What the decision owes Apple (Set App Account Token, Finish Transaction), as the app's catalog enables.
-    public var writeBacks: [AppleWriteBack]
-    /// What the decision owes Google Play: the acknowledgement (or consumption) of each purchase it credited.
-    public var acknowledgements: [GooglePlayAcknowledgement]
+    /// The calls the decision owes the stores once it commits (`StoreObligation.owed`): Apple's as the app's
+    /// catalog enables them, the acknowledgement (or consumption) of each Google Play purchase it credited.
+    public var obligations: [StoreObligation]
     /// The webhook events the decision raises (their accounts' holdings are added where they are stored).
     public var events: [WebhookEventDraft]
     /// The webhook clock's moments the decision sets (expiries, grace periods' ends).
@@ -76,8 +75,8 @@ extension LedgerDecision {
 
 extension Ledger {
     /// Decides `input` against `snapshot` (`Ledger.apply`) and derives everything the apply writes with it: new
-    /// accounts, entitlement periods, write-backs to Apple, webhook events and clock moments, and the account each
-    /// of the input's transactions now belongs to. `cause` is what the webhook events name as their cause.
+    /// accounts, entitlement periods, the calls owed to the stores, webhook events and clock moments, and the account
+    /// each of the input's transactions now belongs to. `cause` is what the webhook events name as their cause.
     public static func writes(
         applying input: LedgerInput, to snapshot: LedgerSnapshot, app: App, cause: WebhookEventCause, now: Instant
     ) throws(LedgerError) -> LedgerWrites {
@@ -94,8 +93,7 @@ extension Ledger {
             decision: decision,
             newAccounts: decision.accountsNamed(submitter: input.submitter).subtracting(snapshot.storedAccounts),
             periods: decision.updatedChains.map { ChainEntitlementPeriods(of: $0, in: app) },
-            writeBacks: AppleWriteBack.owed(by: decision, on: snapshot, app: app),
-            acknowledgements: GooglePlayAcknowledgement.owed(by: decision, app: app),
+            obligations: StoreObligation.owed(by: decision, on: snapshot, app: app),
             events: WebhookEventDerivation.drafts(
                 input: input, cause: cause, before: snapshot.chains, decision: decision, app: app, now: now),
             clockMoments: WebhookClockDerivation.moments(

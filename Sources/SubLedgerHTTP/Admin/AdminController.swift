@@ -86,16 +86,16 @@ struct AdminController: Sendable {
                     on: $0, scope: .everything, from: instant.adding(milliseconds: -365 * 86_400_000), to: instant)
             }
             async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-            async let writeBacks = pool.withConnection { try AppleWriteBacksPanel.load(on: $0) }
+            async let obligations = pool.withConnection { try StoreObligationsPanel.load(on: $0) }
             async let freshness = pool.withConnection {
                 try ReportFreshness.read(scope: .everything, now: instant, on: $0)
             }
-            let (summaryReport, activeReport, churnReport, webhooksPanel, writeBacksPanel, reportFreshness) =
-                try await (summary, active, churn, webhooks, writeBacks, freshness)
+            let (summaryReport, activeReport, churnReport, webhooksPanel, obligationsPanel, reportFreshness) =
+                try await (summary, active, churn, webhooks, obligations, freshness)
             return AdminPage.render(
                 summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
                 churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel,
-                appleWriteBacks: writeBacksPanel, freshness: reportFreshness, now: instant)
+                storeObligations: obligationsPanel, freshness: reportFreshness, now: instant)
         }
         return htmlResponse(html)
     }

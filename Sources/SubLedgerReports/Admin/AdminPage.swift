@@ -23,7 +23,7 @@ public enum AdminPage {
     ///   - search: the `q` query parameter, shown back in the search box.
     ///   - timeline: the search's result, shown as a table under the charts.
     ///   - webhooks: the webhook endpoints and recent failures (`WebhooksPanel.load`), shown under the charts.
-    ///   - appleWriteBacks: the calls owed to Apple (`AppleWriteBacksPanel.load`), shown after the webhooks.
+    ///   - storeObligations: the calls owed to the stores (`StoreObligationsPanel.load`), shown after the webhooks.
     ///   - freshness: how far the reports' aggregates have caught up (`ReportFreshness.read`), shown under the
     ///     headline numbers.
     ///   - now: the page's moment, for the age of the oldest waiting delivery and of the reports.
@@ -35,7 +35,7 @@ public enum AdminPage {
         search: String?,
         timeline: AdminSearchResult?,
         webhooks: WebhooksPanel? = nil,
-        appleWriteBacks: AppleWriteBacksPanel? = nil,
+        storeObligations: StoreObligationsPanel? = nil,
         freshness: ReportFreshness? = nil,
         now: Instant = Instant(millisecondsSince1970: 0)
     ) -> String {
@@ -79,7 +79,7 @@ public enum AdminPage {
             title: "Started, renewed, expired and recovered subscriptions")
         html += "</section>"
         if let webhooks { html += webhooksSection(webhooks, now: now) }
-        if let appleWriteBacks { html += appleWriteBacksSection(appleWriteBacks, now: now) }
+        if let storeObligations { html += storeObligationsSection(storeObligations, now: now) }
         html += "</main></body></html>\n"
         return html
     }

@@ -112,10 +112,9 @@ public struct LedgerStore: Sendable {
         _ = OrderRows.fulfil(
             decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
         let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
-        // What the decision owes Apple (Set App Account Token, Finish Transaction), sent by `poll` once this commits.
-        _ = AppleWriteBackRows.record(planned.writeBacks, appID: app.appID, now: now, into: &writes)
-        // What it owes Google Play (each credited purchase token acknowledged or consumed), sent once this commits.
-        _ = GooglePlayAcknowledgementRows.record(planned.acknowledgements, appID: app.appID, now: now, into: &writes)
+        // What the decision owes the stores (Apple's write-backs, Google's acknowledgements), sent by the obligation
+        // sender once this commits.
+        _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
         // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
         // are read here, after the entries (the credit balance), and the events inserted in the last batch. The
         // chains this apply loaded and wrote are in memory as they now are in the database, so that read skips them.

@@ -1,6 +1,6 @@
 import PostgresLibPQ
 
-/// The lease every claimed work queue shares (`chains`, `receipts`, `notifications`, `apple_write_backs`,
+/// The lease every claimed work queue shares (`chains`, `receipts`, `notifications`, `store_obligations`,
 /// `consumption_requests`): a worker claims rows by setting `leased_until` and `leased_by`, and a row whose
 /// lease ran out is claimable again, so a worker that died loses nothing.
 enum Leases {

@@ -70,7 +70,7 @@ import Testing
 
         func acknowledgement(_ token: String) async throws -> (state: String, leased: Bool)? {
             try await pool.query(
-                "SELECT state, leased_by IS NOT NULL FROM google_play_acknowledgements WHERE purchase_token = \(token)"
+                "SELECT state, leased_by IS NOT NULL FROM store_obligations WHERE purchase_token = \(token)"
             ).first.map { (try $0.decode(String.self, at: 0), try $0.decode(Bool.self, at: 1)) }
         }
 

@@ -44,7 +44,7 @@ import Testing
         let pool: PostgresPool
         let key: String
         let client: any TestClientProtocol
-        let sender: GooglePlayAcknowledgementSender
+        let sender: StoreObligationSender
         let ingestion: GooglePlayIngestion
         let catalog: CatalogStore
         let gateway: GooglePlayGateway
@@ -84,7 +84,7 @@ import Testing
 
         func acknowledgements() async throws -> [(kind: String, account: String, state: String)] {
             try await pool.query(
-                "SELECT kind, account_id, state FROM google_play_acknowledgements ORDER BY acknowledgement_id"
+                "SELECT kind, account_id, state FROM store_obligations WHERE store = 'google_play' ORDER BY obligation_id"
             ).map { row in
                 (
                     try row.decode(String.self, at: 0), try row.decode(String.self, at: 1),
@@ -159,9 +159,10 @@ import Testing
                 configuration.secretKeys = secretKeys
                 let app = buildApplication(
                     configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
-                let sender = GooglePlayAcknowledgementSender(
-                    configuration: .init(worker: "google-e2e"), store: GooglePlayStore(pool: pool), catalog: catalog,
-                    gateway: gateway, logger: TestDatabase.logger, now: now)
+                let sender = StoreObligationSender(
+                    configuration: .init(worker: "google-e2e"), store: StoreObligationStore(pool: pool),
+                    catalog: catalog, senders: [GooglePlayObligationSender(gateway: gateway)],
+                    logger: TestDatabase.logger, now: now)
                 let ingestion = GooglePlayIngestion(
                     store: LedgerStore(pool: pool), gateway: gateway, logger: TestDatabase.logger, now: now)
                 try await app.test(.live) { client in

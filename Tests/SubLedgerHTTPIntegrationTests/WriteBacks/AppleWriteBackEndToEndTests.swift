@@ -32,18 +32,24 @@ import Testing
         try await e.service.catalog.applyCatalog(catalog, secrets: secrets)
     }
 
-    static func sender(_ e: E) throws -> AppleWriteBackSender {
-        let gateway = try AppleGateway(
+    /// SubLedger's gateway to appstore-sim's Server API.
+    static func gateway(_ e: E) throws -> AppleGateway {
+        try AppleGateway(
             configuration: AppleConfiguration(
                 verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
                 verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
                 serverAPIProductionURL: e.sim.serverAPIBaseURL(.production),
                 serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
-        return AppleWriteBackSender(
-            configuration: .init(worker: "write-backs-e2e"), store: AppleWriteBackStore(pool: e.service.pool),
-            catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
-            now: { Instant(millisecondsSince1970: e.control.clock().now) })
+    }
+
+    /// The obligation sender, with the App Store's adapter.
+    static func sender(_ e: E) throws -> StoreObligationSender {
+        StoreObligationSender(
+            configuration: .init(worker: "write-backs-e2e"), store: StoreObligationStore(pool: e.service.pool),
+            catalog: e.service.catalog,
+            senders: [AppStoreObligationSender(apple: try gateway(e), tokens: AccountTokenStore(pool: e.service.pool))],
+            logger: TestDatabase.logger, now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 
     struct Row: Equatable {
@@ -57,8 +63,8 @@ import Testing
     static func rows(_ e: E) async throws -> [Row] {
         try await e.service.pool.query(
             """
-            SELECT kind, transaction_id, account_id, state, app_account_token::text FROM apple_write_backs
-            ORDER BY write_back_id
+            SELECT kind, transaction_id, account_id, state, app_account_token::text FROM store_obligations
+            WHERE store = 'app_store' ORDER BY obligation_id
             """
         ).map { row in
             Row(
@@ -188,7 +194,9 @@ import Testing
             #expect(try await Self.rows(e).map(\.state) == ["retry"])
             // Not due again before its backoff: the next cycle sends nothing.
             #expect(try await sender.runCycle() == .init())
-            let error = try await e.service.pool.query("SELECT last_error FROM apple_write_backs").single()
+            let error = try await e.service.pool.query(
+                "SELECT last_error FROM store_obligations WHERE store = 'app_store'"
+            ).single()
             #expect(try error.decode(String?.self, at: 0)?.hasPrefix("no_server_api_key") == true)
 
             try await Self.enable(e, "{ finish_transactions: true }")

@@ -1,0 +1,76 @@
+/// A call to a store that one apply's decision owes once it commits: telling Apple which account a chain is bound
+/// to, finishing an Apple purchase, acknowledging or consuming a Google Play purchase. The storage layer records
+/// each in the apply's transaction (the store obligations outbox), and the obligation sender makes the call after
+/// the commit, so a call is made exactly when its cause was recorded, and retried until the store answers, even
+/// when the process that applied died in between.
+public struct StoreObligation: Hashable, Sendable {
+    /// What is owed. Each kind belongs to one store (`store`); a switch over it names every call SubLedger makes.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// App Store: tell Apple the account a chain was bound to (Set App Account Token on its original
+        /// transaction), so its later payloads name the account.
+        case setAppAccountToken = "set_app_account_token"
+        /// App Store: the transaction's content was delivered to the account (Finish Transaction).
+        case finishTransaction = "finish_transaction"
+        /// Google Play: acknowledge a subscription purchase (Google refunds one left unacknowledged three days).
+        case acknowledgeSubscription = "acknowledge_subscription"
+        /// Google Play: acknowledge a non-consumable or non-renewing one-time purchase.
+        case acknowledgeProduct = "acknowledge_product"
+        /// Google Play: consume a consumable purchase (which acknowledges it and lets it be bought again).
+        case consumeProduct = "consume_product"
+
+        /// The store the call goes to.
+        public var store: Store {
+            switch self {
+            case .setAppAccountToken, .finishTransaction: .appStore
+            case .acknowledgeSubscription, .acknowledgeProduct, .consumeProduct: .googlePlay
+            }
+        }
+    }
+
+    /// What only the obligation's store needs, in that store's words.
+    public enum Payload: Hashable, Sendable {
+        /// App Store: the binding's position in the chain's history that Set App Account Token tells (0 for
+        /// Finish Transaction). With the kind and the transaction it makes the obligation's identity: each binding
+        /// is told once, and an older one still waiting when a newer exists is superseded.
+        case appStore(bindingSequence: Int)
+        /// Google Play: the purchase token acknowledged or consumed (the identity: one call per token, whatever
+        /// renews on it) and the product id Google's methods name.
+        case googlePlay(purchaseToken: String, productID: String)
+    }
+
+    public var kind: Kind
+    /// The chain the obligation concerns.
+    public var chain: ChainKey
+    /// The transaction it concerns: the chain's original transaction for a binding, else the credited one.
+    public var transactionID: String
+    /// The account the chain was bound to, or the purchase credited to (the account hint the call carries, or the
+    /// account the operator sees the call was for).
+    public var account: AccountID
+    public var payload: Payload
+
+    public init(kind: Kind, chain: ChainKey, transactionID: String, account: AccountID, payload: Payload) {
+        self.kind = kind
+        self.chain = chain
+        self.transactionID = transactionID
+        self.account = account
+        self.payload = payload
+    }
+
+    /// The store the obligation's call goes to.
+    public var store: Store { kind.store }
+
+    /// Set App Account Token on `chain`'s original transaction, naming `account`, for the binding at
+    /// `bindingSequence` of the chain's history.
+    public static func setAppAccountToken(chain: ChainKey, bindingSequence: Int, account: AccountID) -> Self {
+        StoreObligation(
+            kind: .setAppAccountToken, chain: chain, transactionID: chain.originalTransactionID, account: account,
+            payload: .appStore(bindingSequence: bindingSequence))
+    }
+
+    /// Finish Transaction for `transactionID` of `chain`, credited to `account`.
+    public static func finishTransaction(_ transactionID: String, chain: ChainKey, account: AccountID) -> Self {
+        StoreObligation(
+            kind: .finishTransaction, chain: chain, transactionID: transactionID, account: account,
+            payload: .appStore(bindingSequence: 0))
+    }
+}

@@ -1,0 +1,92 @@
+import LedgerTestSupport
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerTestSupport
+import Testing
+
+@testable import SubLedgerStore
+
+/// Step 43 moves every row of the two outboxes it replaces (`apple_write_backs`, `google_play_acknowledgements`)
+/// into `store_obligations`, pending and done, with its attempts, lease and backoff, and drops them; the obligation
+/// store then claims what was due in either.
+@Suite struct StoreObligationsMigrationTests {
+    typealias F = LedgerFixtures
+
+    @Test func everyRowOfBothOutboxesMovesWithItsStateAndIsClaimedFromTheOne() async throws {
+        try await TestDatabase.withSchema { _, _, pool in
+            let bundled = try Migrator.bundled(logger: TestDatabase.logger)
+            var before = bundled.script
+            before.steps = before.steps.filter { $0.version < 43 }
+            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
+            let app = try await F.app(on: pool)
+            try await pool.execute(
+                script: """
+                    INSERT INTO apple_write_backs (app_id, environment, kind, transaction_id, sequence, account_id,
+                        created_at, state, attempts, next_attempt_at, leased_until, leased_by)
+                    VALUES (\(app.appID), 'Production', 'set_app_account_token', 'o1', 2, 'erin',
+                        '2026-01-01T00:00:00Z', 'retry', 3, '2026-01-01T01:00:00Z', '2026-01-01T00:05:00Z', 'poll-1');
+                    INSERT INTO apple_write_backs (app_id, environment, kind, transaction_id, sequence, account_id,
+                        created_at, state, attempts, sent_at, app_account_token, http_status)
+                    VALUES (\(app.appID), 'Production', 'finish_transaction', 'c1', 0, 'erin',
+                        '2026-01-01T00:00:01Z', 'sent', 1, '2026-01-01T00:00:02Z',
+                        '0b9d6f52-3c1e-4b7a-9d2f-5e8a7c6b4d3e', 200);
+                    INSERT INTO apple_write_backs (app_id, environment, kind, transaction_id, sequence, account_id,
+                        created_at, state, attempts, http_status, apple_error_code, last_error)
+                    VALUES (\(app.appID), 'Sandbox', 'finish_transaction', 'c2', 0, 'fred',
+                        '2026-01-01T00:00:03Z', 'failed', 1, 404, 4040010, 'transaction not found');
+                    INSERT INTO google_play_acknowledgements (app_id, environment, kind, purchase_token, product_id,
+                        transaction_id, account_id, created_at, state, attempts, next_attempt_at, http_status,
+                        last_error)
+                    VALUES (\(app.appID), 'Production', 'acknowledge_subscription', 'token-1', 'pro',
+                        'GPA.1', 'gina', '2026-01-01T00:00:04Z', 'retry', 2, '2026-01-01T00:30:00Z', 503,
+                        'unavailable');
+                    INSERT INTO google_play_acknowledgements (app_id, environment, kind, purchase_token, product_id,
+                        transaction_id, account_id, created_at)
+                    VALUES (\(app.appID), 'Production', 'consume_product', 'token-2', 'coins', 'GPA.2', 'gina',
+                        '2026-01-01T00:00:05Z');
+                    """)
+
+            try await bundled.migrate(pool)
+            let rows = try await pool.query(
+                """
+                SELECT store || ' ' || kind || ' ' || environment || ' ' || original_transaction_id || ' '
+                    || transaction_id || ' ' || account_id || ' ' || binding_sequence || ' '
+                    || coalesce(purchase_token, '-') || ' ' || coalesce(product_id, '-') || ' ' || state || ' '
+                    || attempts || ' ' || coalesce(to_char(next_attempt_at AT TIME ZONE 'UTC', 'HH24:MI'), '-') || ' '
+                    || coalesce(to_char(leased_until AT TIME ZONE 'UTC', 'HH24:MI'), '-') || ' '
+                    || coalesce(leased_by, '-') || ' ' || coalesce(sent_at IS NOT NULL, false) || ' '
+                    || coalesce(app_account_token::text, '-') || ' ' || coalesce(http_status::text, '-') || ' '
+                    || coalesce(store_error_code::text, '-') || ' ' || coalesce(last_error, '-')
+                FROM store_obligations ORDER BY obligation_id
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(
+                rows == [
+                    "app_store set_app_account_token Production o1 o1 erin 2 - - retry 3 01:00 00:05 poll-1 false - - - -",
+                    "app_store finish_transaction Production c1 c1 erin 0 - - sent 1 - - - true "
+                        + "0b9d6f52-3c1e-4b7a-9d2f-5e8a7c6b4d3e 200 - -",
+                    "app_store finish_transaction Sandbox c2 c2 fred 0 - - failed 1 - - - false - 404 4040010 "
+                        + "transaction not found",
+                    "google_play acknowledge_subscription Production GPA.1 GPA.1 gina 0 token-1 pro retry 2 00:30 - - "
+                        + "false - 503 - unavailable",
+                    "google_play consume_product Production GPA.2 GPA.2 gina 0 token-2 coins pending 0 - - - false - - - -",
+                ])
+            let gone = try await pool.query(
+                "SELECT to_regclass('apple_write_backs') IS NULL AND to_regclass('google_play_acknowledgements') IS NULL"
+            )
+            #expect(try gone.single().decode(Bool.self, at: 0))
+
+            // Due at 01:00 (the lease ran out at 00:05): the three waiting, oldest first, whatever their store.
+            let due = try await StoreObligationStore(pool: pool).claimDue(
+                limit: 10, lease: .seconds(60), worker: "poll-2", now: Instant(millisecondsSince1970: 1_767_229_200_000)
+            )
+            #expect(due.map(\.obligation.kind) == [.setAppAccountToken, .acknowledgeSubscription, .consumeProduct])
+            #expect(due.map(\.attempts) == [3, 2, 0])
+            #expect(
+                due.map(\.obligation.payload) == [
+                    .appStore(bindingSequence: 2), .googlePlay(purchaseToken: "token-1", productID: "pro"),
+                    .googlePlay(purchaseToken: "token-2", productID: "coins"),
+                ])
+        }
+    }
+}
