@@ -2,6 +2,9 @@ import AppStore
 import AppStoreSimulator
 import CatalogFile
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
@@ -102,6 +105,16 @@ import Testing
                     ])
                 #expect(e.control.serverWriteBacks().isEmpty)
                 #expect(try !play.isConsumed(token))
+                // The admin page's one panel shows both stores' obligations waiting, and why.
+                let admin = try await e.service.keys.create(bundleID: nil, name: "ops").secret
+                let page = try await e.client.executeRequest(
+                    uri: "/admin", method: .get,
+                    headers: [.authorization: "Basic " + Data("ops:\(admin)".utf8).base64EncodedString()], body: nil)
+                let html = String(buffer: page.body)
+                #expect(html.contains("<h2>Writes to the stores</h2>"))
+                #expect(html.contains("<td>app_store</td><td><code>finish_transaction</code></td><td>1</td>"))
+                #expect(html.contains("<td>google_play</td><td><code>consume_product</code></td><td>1</td>"))
+                #expect(html.contains("no_server_api_key"))
 
                 // Both could be sent now, but neither is due before the policy's retry.
                 play.recover()
