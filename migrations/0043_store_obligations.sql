@@ -52,31 +52,43 @@ CREATE UNIQUE INDEX index_store_obligations_on_app_store_identity
 CREATE INDEX index_store_obligations_due ON store_obligations (next_attempt_at, obligation_id)
     WHERE state IN ('pending', 'retry');
 
--- Oldest first within each store, as each outbox was sent. The chain is the transaction's (every row's transaction
--- was recorded by the apply that owed it; a Set App Account Token names the chain's original transaction itself).
-INSERT INTO store_obligations (app_id, store, kind, environment, original_transaction_id, transaction_id,
-    account_id, binding_sequence, created_at, state, attempts, next_attempt_at, leased_until, leased_by, sent_at,
-    http_status, store_error_code, app_account_token, last_error)
-SELECT w.app_id, 'app_store', w.kind, w.environment,
-    CASE WHEN w.kind = 'set_app_account_token' THEN w.transaction_id
-        ELSE coalesce(t.original_transaction_id, w.transaction_id) END,
-    w.transaction_id, w.account_id, w.sequence, w.created_at, w.state, w.attempts, w.next_attempt_at,
-    w.leased_until, w.leased_by, w.sent_at, w.http_status, w.apple_error_code, w.app_account_token, w.last_error
-FROM apple_write_backs w
-LEFT JOIN transactions t
-    ON t.app_id = w.app_id AND t.environment = w.environment AND t.transaction_id = w.transaction_id
-ORDER BY w.write_back_id;
-
-INSERT INTO store_obligations (app_id, store, kind, environment, original_transaction_id, transaction_id,
-    account_id, purchase_token, product_id, created_at, state, attempts, next_attempt_at, leased_until, leased_by,
-    sent_at, http_status, last_error)
-SELECT g.app_id, 'google_play', g.kind, g.environment, coalesce(t.original_transaction_id, g.transaction_id),
-    g.transaction_id, g.account_id, g.purchase_token, g.product_id, g.created_at, g.state, g.attempts,
-    g.next_attempt_at, g.leased_until, g.leased_by, g.sent_at, g.http_status, g.last_error
-FROM google_play_acknowledgements g
-LEFT JOIN transactions t
-    ON t.app_id = g.app_id AND t.environment = g.environment AND t.transaction_id = g.transaction_id
-ORDER BY g.acknowledgement_id;
+-- Every row moves, oldest first within each store as each outbox was sent. The chain is the transaction's (every
+-- row's transaction was recorded by the apply that owed it; a Set App Account Token names the chain's original
+-- transaction itself). Row by row (outboxes are short): on Citus `transactions` is distributed and these tables
+-- stay on the coordinator, and a lookup by transaction id is a query Citus runs on any cluster, where a join of
+-- the two in one statement is not.
+DO $move$
+DECLARE
+    w record;
+    g record;
+    chain text;
+BEGIN
+    FOR w IN SELECT * FROM apple_write_backs ORDER BY write_back_id LOOP
+        chain := NULL;
+        IF w.kind <> 'set_app_account_token' THEN
+            SELECT t.original_transaction_id INTO chain FROM transactions t
+            WHERE t.app_id = w.app_id AND t.environment = w.environment AND t.transaction_id = w.transaction_id;
+        END IF;
+        INSERT INTO store_obligations (app_id, store, kind, environment, original_transaction_id, transaction_id,
+            account_id, binding_sequence, created_at, state, attempts, next_attempt_at, leased_until, leased_by,
+            sent_at, http_status, store_error_code, app_account_token, last_error)
+        VALUES (w.app_id, 'app_store', w.kind, w.environment, coalesce(chain, w.transaction_id), w.transaction_id,
+            w.account_id, w.sequence, w.created_at, w.state, w.attempts, w.next_attempt_at, w.leased_until,
+            w.leased_by, w.sent_at, w.http_status, w.apple_error_code, w.app_account_token, w.last_error);
+    END LOOP;
+    FOR g IN SELECT * FROM google_play_acknowledgements ORDER BY acknowledgement_id LOOP
+        chain := NULL;
+        SELECT t.original_transaction_id INTO chain FROM transactions t
+        WHERE t.app_id = g.app_id AND t.environment = g.environment AND t.transaction_id = g.transaction_id;
+        INSERT INTO store_obligations (app_id, store, kind, environment, original_transaction_id, transaction_id,
+            account_id, purchase_token, product_id, created_at, state, attempts, next_attempt_at, leased_until,
+            leased_by, sent_at, http_status, last_error)
+        VALUES (g.app_id, 'google_play', g.kind, g.environment, coalesce(chain, g.transaction_id), g.transaction_id,
+            g.account_id, g.purchase_token, g.product_id, g.created_at, g.state, g.attempts, g.next_attempt_at,
+            g.leased_until, g.leased_by, g.sent_at, g.http_status, g.last_error);
+    END LOOP;
+END
+$move$;
 
 DROP TABLE apple_write_backs;
 DROP TABLE google_play_acknowledgements;

@@ -7,8 +7,8 @@ import Testing
 @testable import SubLedgerStore
 
 /// Step 43 moves every row of the two outboxes it replaces (`apple_write_backs`, `google_play_acknowledgements`)
-/// into `store_obligations`, pending and done, with its attempts, lease and backoff, and drops them; the obligation
-/// store then claims what was due in either.
+/// into `store_obligations`, pending and done, with its attempts, lease and backoff, on its transaction's chain where
+/// the ledger has the transaction, and drops them; the obligation store then claims what was due in either.
 @Suite struct StoreObligationsMigrationTests {
     typealias F = LedgerFixtures
 
@@ -19,6 +19,18 @@ import Testing
             before.steps = before.steps.filter { $0.version < 43 }
             try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
             let app = try await F.app(on: pool)
+            // The transactions of c1 and GPA.1, on chains of their own (the others' transactions are unknown).
+            try await pool.execute(
+                script: """
+                    INSERT INTO chains (app_id, environment, original_transaction_id, product_id, product_type, state,
+                        snapshot)
+                    VALUES (\(app.appID), 'Production', 'o9', 'coins', 'consumable', 'active', '{}'),
+                        (\(app.appID), 'Production', 'GPA.0', 'pro', 'auto_renewable', 'active', '{}');
+                    INSERT INTO transactions (app_id, environment, transaction_id, original_transaction_id, product_id,
+                        purchase_date, source, payload)
+                    VALUES (\(app.appID), 'Production', 'c1', 'o9', 'coins', '2026-01-01T00:00:00Z', 'receipt', '{}'),
+                        (\(app.appID), 'Production', 'GPA.1', 'GPA.0', 'pro', '2026-01-01T00:00:00Z', 'receipt', '{}');
+                    """)
             try await pool.execute(
                 script: """
                     INSERT INTO apple_write_backs (app_id, environment, kind, transaction_id, sequence, account_id,
@@ -63,11 +75,11 @@ import Testing
             #expect(
                 rows == [
                     "app_store set_app_account_token Production o1 o1 erin 2 - - retry 3 01:00 00:05 poll-1 false - - - -",
-                    "app_store finish_transaction Production c1 c1 erin 0 - - sent 1 - - - true "
+                    "app_store finish_transaction Production o9 c1 erin 0 - - sent 1 - - - true "
                         + "0b9d6f52-3c1e-4b7a-9d2f-5e8a7c6b4d3e 200 - -",
                     "app_store finish_transaction Sandbox c2 c2 fred 0 - - failed 1 - - - false - 404 4040010 "
                         + "transaction not found",
-                    "google_play acknowledge_subscription Production GPA.1 GPA.1 gina 0 token-1 pro retry 2 00:30 - - "
+                    "google_play acknowledge_subscription Production GPA.0 GPA.1 gina 0 token-1 pro retry 2 00:30 - - "
                         + "false - 503 - unavailable",
                     "google_play consume_product Production GPA.2 GPA.2 gina 0 token-2 coins pending 0 - - - false - - - -",
                 ])
