@@ -18,6 +18,8 @@ import Testing
             var before = bundled.script
             before.steps = before.steps.filter { $0.version < 43 }
             try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
+            // On Citus (scripts/citus-test), the upgrade of a cluster distributed at step 42.
+            if TestDatabase.isCitus { _ = try await CitusDistribution.distribute(pool, shardCount: 4) }
             let app = try await F.app(on: pool)
             // The transactions of c1 and GPA.1, on chains of their own (the others' transactions are unknown).
             try await pool.execute(
