@@ -7,7 +7,7 @@ import SubLedgerStore
 
 /// Google Play purchases into the ledger: store the submission first, read the purchase from the Developer API
 /// (the app's word is a hint; Google's answer is the state), apply it under the ownership rule, and leave the
-/// acknowledgement to the outbox the apply wrote (`GooglePlayAcknowledgementSender`).
+/// acknowledgement to the outbox the apply wrote (`StoreObligationSender`).
 ///
 /// As for Apple, a submission is stored before Google is called, so when Google is unavailable the refusal is
 /// transient (`google_play_unavailable`, with a retry delay) and the stored purchase stays `retry` for the
