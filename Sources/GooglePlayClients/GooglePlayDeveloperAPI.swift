@@ -210,6 +210,39 @@ public struct GooglePlayDeveloperAPI: Sendable {
         return all
     }
 
+    // MARK: Orders
+
+    /// The most order ids `orders.batchGet` takes in one request.
+    public static let maximumOrdersPerBatch = 1000
+
+    /// `orders.get`: the order `orderId` names.
+    public func order(packageName: String, id orderId: String) async throws(GooglePlayAPIError) -> GooglePlayOrder {
+        try Self.check(packageName, orderId)
+        return try await decode(GooglePlayOrder.self, .getOrder(packageName: packageName, orderId: orderId))
+    }
+
+    /// `orders.batchGet`: the orders `ids` name (duplicates asked once), in requests of at most
+    /// `maximumOrdersPerBatch` ids. Google refuses a whole request when any id in it is unknown or of another
+    /// package (404), and so does this call.
+    public func orders(packageName: String, ids: [String]) async throws(GooglePlayAPIError) -> [GooglePlayOrder] {
+        var seen: Set<String> = []
+        let distinct = ids.filter { seen.insert($0).inserted }
+        guard !distinct.isEmpty else { return [] }
+        try Self.check(packageName)
+        for id in distinct { try Self.check(id) }
+        var orders: [GooglePlayOrder] = []
+        var start = 0
+        while start < distinct.count {
+            let chunk = distinct[start..<min(start + Self.maximumOrdersPerBatch, distinct.count)]
+            let answer = try await decode(
+                BatchGetOrdersResponse.self, .batchGetOrders(packageName: packageName),
+                query: chunk.map { ("orderIds", $0) })
+            orders += answer.orders ?? []
+            start += chunk.count
+        }
+        return orders
+    }
+
     // MARK: Plumbing
 
     private static func check(_ arguments: String...) throws(GooglePlayAPIError) {

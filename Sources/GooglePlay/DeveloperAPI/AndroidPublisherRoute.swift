@@ -24,6 +24,10 @@ public enum AndroidPublisherRoute: Hashable, Sendable {
     case getProductV2(packageName: String, token: String)
     /// `GET …/purchases/voidedpurchases` → `VoidedPurchasesListResponse`.
     case listVoidedPurchases(packageName: String)
+    /// `GET …/orders/{orderId}` → `GooglePlayOrder` (Google's `Order`).
+    case getOrder(packageName: String, orderId: String)
+    /// `GET …/orders:batchGet?orderIds=…&orderIds=…` → `BatchGetOrdersResponse`.
+    case batchGetOrders(packageName: String)
 
     /// The common prefix: `/androidpublisher/v3/applications/`.
     public static let prefix = "/androidpublisher/v3/applications/"
@@ -31,7 +35,7 @@ public enum AndroidPublisherRoute: Hashable, Sendable {
     /// `GET` or `POST`.
     public var method: String {
         switch self {
-        case .getSubscriptionV2, .getProduct, .getProductV2, .listVoidedPurchases: "GET"
+        case .getSubscriptionV2, .getProduct, .getProductV2, .listVoidedPurchases, .getOrder, .batchGetOrders: "GET"
         default: "POST"
         }
     }
@@ -43,7 +47,8 @@ public enum AndroidPublisherRoute: Hashable, Sendable {
             .cancelSubscriptionV2(let package, _), .deferSubscriptionV2(let package, _),
             .acknowledgeSubscription(let package, _, _), .getProduct(let package, _, _),
             .acknowledgeProduct(let package, _, _), .consumeProduct(let package, _, _),
-            .getProductV2(let package, _), .listVoidedPurchases(let package):
+            .getProductV2(let package, _), .listVoidedPurchases(let package), .getOrder(let package, _),
+            .batchGetOrders(let package):
             package
         }
     }
@@ -53,6 +58,8 @@ public enum AndroidPublisherRoute: Hashable, Sendable {
         let package = Self.encode(packageName)
         let base = Self.prefix + package + "/purchases/"
         switch self {
+        case .getOrder(_, let orderId): return Self.prefix + package + "/orders/" + Self.encode(orderId)
+        case .batchGetOrders: return Self.prefix + package + "/orders:batchGet"
         case .getSubscriptionV2(_, let token): return base + "subscriptionsv2/tokens/" + Self.encode(token)
         case .revokeSubscriptionV2(_, let token):
             return base + "subscriptionsv2/tokens/" + Self.encode(token) + ":revoke"
@@ -91,10 +98,19 @@ public enum AndroidPublisherRoute: Hashable, Sendable {
             else { return nil }
             decoded.append(value)
         }
-        guard decoded.count >= 3, decoded[1] == "purchases",
-            WireText.isAcceptable(decoded[0], maximumLength: WireText.maximumPackageNameLength)
+        guard decoded.count >= 2, WireText.isAcceptable(decoded[0], maximumLength: WireText.maximumPackageNameLength)
         else { return nil }
         let package = decoded[0]
+        if decoded[1] == "orders", method == "GET" {
+            switch (decoded.count, verb) {
+            case (2, "batchGet"): self = .batchGetOrders(packageName: package)
+            case (3, nil) where WireText.isAcceptable(decoded[2], maximumLength: WireText.maximumIdentifierLength):
+                self = .getOrder(packageName: package, orderId: decoded[2])
+            default: return nil
+            }
+            return
+        }
+        guard decoded.count >= 3, decoded[1] == "purchases" else { return nil }
         let rest = Array(decoded.dropFirst(2))
         switch (method, rest.count, rest.first, verb) {
         case ("GET", 1, "voidedpurchases", nil):
