@@ -7,9 +7,12 @@ import SubLedgerCore
 struct DeveloperAPIResponder: Sendable {
     let engine: SimulatorEngine
 
-    func respond(method: String, path: String, query: [String: String], body: Data, authorization: String?) async
-        -> GoogleAnswer
-    {
+    /// Answers one request; `queryItems` are the query's parameters in order, repeated ones (`orderIds`) each kept.
+    func respond(
+        method: String, path: String, queryItems: [(name: String, value: String)], body: Data, authorization: String?
+    ) async -> GoogleAnswer {
+        var query: [String: String] = [:]
+        for item in queryItems { query[item.name] = item.value }
         guard let authorization else { return .unauthenticated }
         guard let token = try? CompactJWT.bearerToken(fromAuthorization: authorization),
             engine.accessTokens.isValid(token, now: engine.wallClock())
@@ -19,7 +22,7 @@ struct DeveloperAPIResponder: Sendable {
         }
         let answer: GoogleAnswer
         do throws(GoogleFailure) {
-            answer = try answerRoute(route, query: query, body: body)
+            answer = try answerRoute(route, query: query, queryItems: queryItems, body: body)
         } catch {
             return error.answer
         }
@@ -32,9 +35,10 @@ struct DeveloperAPIResponder: Sendable {
         var answer: GoogleAnswer
     }
 
-    private func answerRoute(_ route: AndroidPublisherRoute, query: [String: String], body: Data)
-        throws(GoogleFailure) -> GoogleAnswer
-    {
+    private func answerRoute(
+        _ route: AndroidPublisherRoute, query: [String: String], queryItems: [(name: String, value: String)],
+        body: Data
+    ) throws(GoogleFailure) -> GoogleAnswer {
         guard (try? engine.read({ state throws(SimulatorError) in state.packages[route.packageName] != nil })) == true
         else { throw GoogleFailure(answer: .packageNotFound) }
         switch route {
@@ -143,7 +147,28 @@ struct DeveloperAPIResponder: Sendable {
             return .empty
         case .listVoidedPurchases(let package):
             return try listVoided(package, query: query)
+        case .getOrder(let package, let orderId):
+            return .json(try order(orderId, in: package))
+        case .batchGetOrders(let package):
+            let ids = queryItems.filter { $0.name == "orderIds" }.map { $0.value }
+            guard (1...1000).contains(ids.count) else {
+                throw GoogleFailure(
+                    answer: .error(400, "Between 1 and 1000 order IDs must be requested.", reason: "invalid"))
+            }
+            guard Set(ids).count == ids.count else {
+                throw GoogleFailure(answer: .error(400, "The order IDs must be distinct.", reason: "invalid"))
+            }
+            var orders: [GooglePlayOrder] = []
+            for id in ids { orders.append(try order(id, in: package)) }
+            return .json(BatchGetOrdersResponse(orders: orders))
         }
+    }
+
+    /// The order `orderId` names in `package`; Google's 404 when there is none there.
+    private func order(_ orderId: String, in package: String) throws(GoogleFailure) -> GooglePlayOrder {
+        let found = try? engine.read { state throws(SimulatorError) in state.order(orderId, in: package) }
+        guard let order = found ?? nil else { throw GoogleFailure(answer: .orderNotFound) }
+        return order
     }
 
     // MARK: State access with Google's refusals

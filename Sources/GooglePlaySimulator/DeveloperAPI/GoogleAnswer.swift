@@ -33,6 +33,7 @@ struct GoogleAnswer: Sendable {
     static let invalidToken = error(400, "Invalid Value", reason: "invalid")
     static let packageNotFound = error(
         404, "No application was found for the given package name.", reason: "applicationNotFound")
+    static let orderNotFound = error(404, "The order was not found for this application.", reason: "notFound")
     static let expiredTooLong = error(
         410, "The subscription purchase is no longer available for query because it has been expired for too long.",
         reason: "subscriptionPurchaseNoLongerAvailable")

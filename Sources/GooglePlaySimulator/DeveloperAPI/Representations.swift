@@ -119,3 +119,65 @@ extension OneTimePurchaseRecord {
             acknowledged: acknowledged, linkedPurchaseToken: nil, expiryTime: nil, messageIds: messageIds)
     }
 }
+
+extension SubscriptionRecord {
+    /// `order` as `orders.get` answers it.
+    func orderWire(_ order: SubscriptionOrderRecord) -> GooglePlayOrder {
+        let total = Money(currencyCode: order.currencyCode, micros: order.priceMicros)
+        let tax = Money(currencyCode: order.currencyCode, micros: 0)
+        return GooglePlayOrder(
+            orderId: order.orderId, purchaseToken: token, state: order.state,
+            createTime: GoogleTime.format(order.createdAt), lastEventTime: GoogleTime.format(order.lastEventAt),
+            total: total, tax: tax,
+            lineItems: [
+                OrderLineItem(
+                    productId: productId, productTitle: productId,
+                    listingPrice: Money(currencyCode: currencyCode, micros: priceMicros), total: total, tax: tax,
+                    subscriptionDetails: OrderSubscriptionDetails(
+                        basePlanId: basePlanId, offerId: offerId, offerPhase: order.offerPhase,
+                        servicePeriodStartTime: GoogleTime.format(order.periodStart),
+                        servicePeriodEndTime: GoogleTime.format(order.periodEnd)))
+            ])
+    }
+}
+
+extension OneTimePurchaseRecord {
+    /// The purchase's one order as `orders.get` answers it, at `unitPriceMicros` each in `currencyCode`.
+    func orderWire(unitPriceMicros: Int64, currencyCode: String) -> GooglePlayOrder {
+        let (amount, overflow) = unitPriceMicros.multipliedReportingOverflow(by: Int64(quantity))
+        let total = Money(currencyCode: currencyCode, micros: overflow ? 0 : amount)
+        let tax = Money(currencyCode: currencyCode, micros: 0)
+        let state: OrderState =
+            pending
+            ? .pending
+            : pendingCanceled
+                ? .canceled : refunded ? .refunded : refundedQuantity > 0 ? .partiallyRefunded : .processed
+        let created = GoogleTime.format(purchaseTime)
+        return GooglePlayOrder(
+            orderId: orderId, purchaseToken: token, state: state, createTime: created,
+            lastEventTime: GoogleTime.format(completedAt ?? purchaseTime), total: total, tax: tax,
+            lineItems: [
+                OrderLineItem(
+                    productId: productId, productTitle: productId,
+                    listingPrice: Money(currencyCode: currencyCode, micros: unitPriceMicros), total: total, tax: tax,
+                    oneTimePurchaseDetails: OrderOneTimePurchaseDetails(quantity: quantity))
+            ])
+    }
+}
+
+extension SimulatorState {
+    /// The order `orderId` names in `packageName`, as `orders.get` answers it; `nil` when there is none (or it is
+    /// another package's).
+    func order(_ orderId: String, in packageName: String) -> GooglePlayOrder? {
+        let base = GoogleOrderID(orderId)?.base ?? orderId
+        for record in subscriptions.values where record.orderBase == base && record.packageName == packageName {
+            if let order = record.orders.first(where: { $0.orderId == orderId }) { return record.orderWire(order) }
+        }
+        for record in oneTimePurchases.values where record.orderId == orderId && record.packageName == packageName {
+            let product = packages[packageName]?.products.first { $0.productId == record.productId }
+            return record.orderWire(
+                unitPriceMicros: product?.priceMicros ?? 0, currencyCode: product?.currencyCode ?? "USD")
+        }
+        return nil
+    }
+}

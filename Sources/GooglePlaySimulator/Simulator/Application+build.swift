@@ -41,12 +41,12 @@ extension GooglePlaySimulator {
             if let fault = engine.faults.draw(.developerApi), let answer = await Self.faultAnswer(fault) {
                 return answer.response
             }
-            var query: [String: String] = [:]
+            var query: [(name: String, value: String)] = []
             for (name, value) in request.uri.queryParameters {
-                query[String(name)] = String(value).removingPercentEncoding ?? String(value)
+                query.append((String(name), String(value).removingPercentEncoding ?? String(value)))
             }
             return await developerAPI.respond(
-                method: request.method.rawValue, path: request.uri.path, query: query, body: Data(buffer: body),
+                method: request.method.rawValue, path: request.uri.path, queryItems: query, body: Data(buffer: body),
                 authorization: request.headers[.authorization]
             ).response
         }

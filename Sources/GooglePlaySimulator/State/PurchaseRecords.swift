@@ -55,6 +55,8 @@ struct SubscriptionRecord: Sendable {
     var replacedBy: String?
     /// The offer's free trial, in days; the first period is the trial (3 minutes for a license tester).
     var freeTrialDays: Int?
+    /// Every order of the token, oldest first: the first order, then each renewal (`..0`, `..1`, …).
+    var orders: [SubscriptionOrderRecord] = []
 
     /// In the free trial: the first period of an offer with one, before any renewal.
     var isInFreeTrial: Bool { freeTrialDays != nil && renewals == 0 }
@@ -66,6 +68,34 @@ struct SubscriptionRecord: Sendable {
     }
 
     var latestOrderId: String { renewals == 0 ? orderBase : "\(orderBase)..\(renewals - 1)" }
+
+    /// Records the latest order (`latestOrderId`), paying for the period from `periodStart` to the current
+    /// `periodEnd`, created at `createdAt`; an order of the same id (a pending purchase's) is replaced.
+    mutating func recordOrder(periodStart: Instant, at createdAt: Instant, state: OrderState = .processed) {
+        let order = SubscriptionOrderRecord(
+            orderId: latestOrderId, createdAt: createdAt, lastEventAt: createdAt, periodStart: periodStart,
+            periodEnd: periodEnd, priceMicros: isInFreeTrial ? 0 : priceMicros, currencyCode: currencyCode,
+            offerPhase: isInFreeTrial ? .freeTrial : .base, state: state)
+        if let index = orders.firstIndex(where: { $0.orderId == order.orderId }) {
+            orders[index] = order
+        } else {
+            orders.append(order)
+        }
+    }
+
+    /// A renewal order: the next order id, paying for a period from `periodStart`, created at `createdAt`.
+    mutating func renew(periodStart: Instant, at createdAt: Instant) {
+        renewals += 1
+        periodEnd = periodEnd(after: periodStart)
+        recordOrder(periodStart: periodStart, at: createdAt)
+    }
+
+    /// The latest order, refunded at `at`.
+    mutating func refundLatestOrder(at: Instant) {
+        guard let index = orders.indices.last else { return }
+        orders[index].state = .refunded
+        orders[index].lastEventAt = at
+    }
 
     /// Until when it entitles: the grace period's end while in it, else the paid period's end.
     var expiry: Instant {
@@ -110,6 +140,22 @@ struct SubscriptionRecord: Sendable {
     var accountHold: Int64 {
         isTest && accountHoldDays > 0 ? 10 * Timing.minute : Int64(accountHoldDays) * Timing.day
     }
+}
+
+/// One order of a subscription token, as `orders.get` answers it.
+struct SubscriptionOrderRecord: Sendable {
+    var orderId: String
+    var createdAt: Instant
+    /// When the order last changed (its creation, its completion or refund).
+    var lastEventAt: Instant
+    /// The period the order paid for.
+    var periodStart: Instant
+    var periodEnd: Instant
+    /// What the buyer paid (no tax in the simulator); 0 for a free trial.
+    var priceMicros: Int64
+    var currencyCode: String
+    var offerPhase: OrderOfferPhase
+    var state: OrderState
 }
 
 /// One one-time product purchase token.

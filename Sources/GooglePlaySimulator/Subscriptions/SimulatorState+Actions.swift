@@ -22,8 +22,9 @@ extension SimulatorState {
                 isTest: request.test ?? false, regionCode: request.regionCode ?? "US", startTime: now,
                 periodEnd: now, status: pending ? .pending : .active, autoRenew: true, orderBase: makeOrderID(),
                 freeTrialDays: offer?.freeTrialDays)
-            if !pending, var record = subscriptions[token] {
-                record.periodEnd = record.firstPeriodEnd(after: now)
+            if var record = subscriptions[token] {
+                if !pending { record.periodEnd = record.firstPeriodEnd(after: now) }
+                record.recordOrder(periodStart: now, at: now, state: pending ? .pending : .processed)
                 subscriptions[token] = record
             }
             if !pending { emit(package.packageName, at: now, subscription: .purchased, token) }
@@ -68,6 +69,7 @@ extension SimulatorState {
             record.status = .active
             record.startTime = now
             record.periodEnd = record.firstPeriodEnd(after: now)
+            record.recordOrder(periodStart: now, at: now)
             subscriptions[token] = record
             emit(record.packageName, at: now, subscription: .purchased, token)
         } else if var record = oneTimePurchases[token] {
@@ -88,6 +90,10 @@ extension SimulatorState {
             guard record.status == .pending else { throw SimulatorError(.conflict, "the purchase is not pending") }
             record.status = .pendingPurchaseCanceled
             record.autoRenew = false
+            if let index = record.orders.indices.last {
+                record.orders[index].state = .canceled
+                record.orders[index].lastEventAt = now
+            }
             subscriptions[token] = record
             emit(record.packageName, at: now, subscription: .pendingPurchaseCanceled, token)
         } else if var record = oneTimePurchases[token] {
@@ -194,14 +200,12 @@ extension SimulatorState {
         case .inGracePeriod:
             record.status = .active
             record.graceEnd = nil
-            record.renewals += 1
-            record.periodEnd = record.periodEnd(after: record.periodEnd)
+            record.renew(periodStart: record.periodEnd, at: now)
             emit(record.packageName, at: now, subscription: .recovered, token)
         case .onHold:
             record.status = .active
             record.holdEnd = nil
-            record.renewals += 1
-            record.periodEnd = record.periodEnd(after: now)
+            record.renew(periodStart: now, at: now)
             emit(record.packageName, at: now, subscription: .recovered, token)
         default:
             break
@@ -282,6 +286,7 @@ extension SimulatorState {
         if request.revoke ?? true {
             revoke(&record, at: now, source: source, reason: reason, initiator: .developer)
         } else {
+            record.refundLatestOrder(at: now)
             voided.append(
                 VoidedRecord(
                     packageName: record.packageName, token: token, orderId: record.latestOrderId,

@@ -68,8 +68,7 @@ extension SimulatorState {
                         enterHoldOrExpire(&record, at: at)
                     }
                 } else {
-                    record.renewals += 1
-                    record.periodEnd = record.periodEnd(after: at)
+                    record.renew(periodStart: at, at: at)
                     emit(record.packageName, at: at, subscription: .renewed, record.token)
                     // Google cancels a license tester's subscription after its sixth regular renewal (the end of a
                     // free trial is not one).
@@ -129,8 +128,7 @@ extension SimulatorState {
     mutating func resumeFromPause(_ record: inout SubscriptionRecord, at: Instant) {
         record.status = .active
         record.autoResume = nil
-        record.renewals += 1
-        record.periodEnd = record.periodEnd(after: at)
+        record.renew(periodStart: at, at: at)
         emit(record.packageName, at: at, subscription: .recovered, record.token)
     }
 
@@ -158,6 +156,7 @@ extension SimulatorState {
         record.autoResume = nil
         record.scheduledPauseMilliseconds = nil
         record.expiredAt = at
+        record.refundLatestOrder(at: at)
         voided.append(
             VoidedRecord(
                 packageName: record.packageName, token: record.token, orderId: record.latestOrderId,
