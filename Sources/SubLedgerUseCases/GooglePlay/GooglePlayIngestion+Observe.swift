@@ -30,10 +30,14 @@ extension GooglePlayIngestion {
         let chain = try await chain(of: token, purchase: purchase, client: client, packageName: packageName, app: app)
         do {
             let observation = try purchase.observation(
-                purchaseToken: token, packageName: packageName, chainID: chain, observedAt: observedAt)
-            return try await currentState(
+                purchaseToken: token, packageName: packageName, chainID: chain.originalTransactionID,
+                observedAt: observedAt)
+            let reading = try await currentState(
                 of: observation, replaced: purchase.isReplaced, client: client, packageName: packageName, app: app,
                 observedAt: observedAt)
+            return try await withEarlierOrders(
+                reading, token: token, purchase: purchase, chain: chain, client: client, packageName: packageName,
+                app: app)
         } catch let error as GooglePlayMappingError {
             throw Self.refusal(error)
         } catch let error as GooglePlayAPIError {

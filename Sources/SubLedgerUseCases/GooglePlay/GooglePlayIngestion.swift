@@ -145,11 +145,14 @@ public struct GooglePlayIngestion: Sendable {
                     of: submission.purchaseToken, purchase: purchase, client: client, packageName: packageName,
                     app: app)
                 let observation = try purchase.observation(
-                    purchaseToken: submission.purchaseToken, packageName: packageName, chainID: chain,
-                    observedAt: observedAt)
-                return try await currentState(
+                    purchaseToken: submission.purchaseToken, packageName: packageName,
+                    chainID: chain.originalTransactionID, observedAt: observedAt)
+                let reading = try await currentState(
                     of: observation, replaced: purchase.isReplaced, client: client, packageName: packageName,
                     app: app, observedAt: observedAt)
+                return try await withEarlierOrders(
+                    reading, token: submission.purchaseToken, purchase: purchase, chain: chain, client: client,
+                    packageName: packageName, app: app)
             case .consumable, .nonConsumable, .nonRenewing:
                 let purchase = try await client.productV2(packageName: packageName, token: submission.purchaseToken)
                 guard purchase.productLineItem?.first?.productId == submission.productID else {
@@ -210,6 +213,15 @@ public struct GooglePlayIngestion: Sendable {
             linkedPurchaseToken: nil, appID: app.appID)
     }
 
+    /// A subscription token's chain, as `chain(of:…)` found it.
+    struct FoundChain: Sendable {
+        /// The chain's original transaction id.
+        var originalTransactionID: String
+        /// The tokens of the lineage before the read one that SubLedger met for the first time on the way, newest
+        /// first, each with Google's answer for it: their orders are not on the ledger yet.
+        var metTokens: [(token: String, purchase: SubscriptionPurchaseV2)]
+    }
+
     /// The chain a subscription's token belongs to: where the token was recorded before; else the chain of the
     /// token it replaced (`linkedPurchaseToken`), that token read from Google and its own chain found the same way when
     /// SubLedger has not met it (a lineage first heard of at a later token still ends on the chain its first token
@@ -218,8 +230,11 @@ public struct GooglePlayIngestion: Sendable {
     func chain(
         of token: String, purchase: SubscriptionPurchaseV2, client: GooglePlayDeveloperAPI, packageName: String,
         app: StoredApp
-    ) async throws -> String {
-        try await chain(of: token, purchase: purchase, client: client, packageName: packageName, app: app, depth: 0)
+    ) async throws -> FoundChain {
+        var met: [(token: String, purchase: SubscriptionPurchaseV2)] = []
+        let id = try await chain(
+            of: token, purchase: purchase, client: client, packageName: packageName, app: app, depth: 0, met: &met)
+        return FoundChain(originalTransactionID: id, metTokens: met)
     }
 
     /// The longest lineage followed back through tokens SubLedger has not met.
@@ -227,7 +242,7 @@ public struct GooglePlayIngestion: Sendable {
 
     private func chain(
         of token: String, purchase: SubscriptionPurchaseV2, client: GooglePlayDeveloperAPI, packageName: String,
-        app: StoredApp, depth: Int
+        app: StoredApp, depth: Int, met: inout [(token: String, purchase: SubscriptionPurchaseV2)]
     ) async throws -> String {
         let environment: StoreEnvironment = purchase.isTestPurchase ? .sandbox : .production
         if let known = try await tokens.chain(ofToken: token, appID: app.appID) { return known.originalTransactionID }
@@ -238,9 +253,10 @@ public struct GooglePlayIngestion: Sendable {
             if chain == nil, depth < Self.maximumLineageWalk,
                 let replaced = try await replacedPurchase(linked, client: client, packageName: packageName)
             {
+                met.append((linked, replaced))
                 let root = try await self.chain(
                     of: linked, purchase: replaced, client: client, packageName: packageName, app: app,
-                    depth: depth + 1)
+                    depth: depth + 1, met: &met)
                 chain = ChainKey(
                     environment: replaced.isTestPurchase ? .sandbox : .production, originalTransactionID: root)
             }

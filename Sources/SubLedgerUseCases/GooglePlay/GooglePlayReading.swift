@@ -8,7 +8,8 @@ import SubLedgerCore
 /// downgrade or re-signup), so once a lineage has moved on to a newer token, the old token's state (auto-renew off,
 /// expired) says nothing about the subscription, and the state is read from the newest token SubLedger knows.
 struct GooglePlayReading: Sendable {
-    /// The orders read: the read token's latest, and when the chain has moved on from it, the newest token's latest.
+    /// The orders read: the read token's latest, and when the chain has moved on from it, the newest token's latest;
+    /// then the lineage's earlier orders the ledger did not hold (`withEarlierOrders`), oldest first.
     var transactions: [Transaction]
     /// The chain's renewal state, when the product is a subscription.
     var renewalInfo: RenewalInfo?
