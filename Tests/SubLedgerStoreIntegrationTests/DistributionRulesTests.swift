@@ -110,8 +110,12 @@ import Testing
                     AccountRows.ensure(try AccountID("a"), appID: 0).sql, AccountRows.named("{}", appID: 0).sql,
                     OrderRows.candidates(orderIDs: "[]", submitter: nil, appID: 0).sql,
                     OrderRows.fulfil("o", by: nil, environment: .production, at: F.day(0), appID: 0).sql,
-                    WebhookOutbox.insert(events: "[]", moments: "[]", appID: 0).sql,
-                    WebhookOutbox.credits(of: try AccountID("a"), appID: 0).sql,
+                    WebhookOutbox.insert(events: "[]", appID: 0).sql,
+                    WebhookOutbox.recordedKeys(of: [], appID: 0).sql,
+                    WebhookOutbox.takeNumbers(
+                        1, of: WebhookOutbox.Stream(environment: .production, account: try AccountID("a")), appID: 0
+                    ).sql,
+                    EntitlementPeriodRows.read(try AccountID("a"), appID: 0, at: F.day(0)).sql,
                 ] {
                     #expect(statements.contains(expected), "not recorded: \(expected.prefix(80))")
                 }

@@ -65,9 +65,10 @@ public struct LedgerStore: Sendable {
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
-        // Three round trips (docs/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
-        // under the chains' locks; the decision's rows with the reads the webhook events need; the events, when there are any. Each
-        // batch's statements run in the order appended, each seeing the earlier ones.
+        // Round trips (docs/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
+        // under the chains' locks; the decision's rows with the reads the webhook events need; when there are events,
+        // their accounts' sequence numbers (when they name accounts) and their insert. Each batch's statements run in
+        // the order appended, each seeing the earlier ones.
         let keys = input.chainKeys
         var reads = PostgresBatch()
         _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
@@ -115,9 +116,10 @@ public struct LedgerStore: Sendable {
         // What the decision owes the stores (Apple's write-backs, Google's acknowledgements), sent by the obligation
         // sender once this commits.
         _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
-        // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' holdings
-        // are read here, after the entries (the credit balance), and the events inserted in the last batch. The
-        // chains this apply loaded and wrote are in memory as they now are in the database, so that read skips them.
+        // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' entitlements
+        // and credit balances are read here from the read model, after the entries and the periods just rewritten,
+        // and the events numbered and inserted in the round trips after this one. The chains this apply loaded and
+        // wrote are in memory as they now are in the database: a read that needs chains skips them.
         let updated = Set(decision.updatedChains.map(\.key))
         let recording = try WebhookOutbox.write(
             planned.events, cause: cause, moments: planned.clockMoments, app: app, now: now,
@@ -126,8 +128,7 @@ public struct LedgerStore: Sendable {
         try marking.value(in: written)
         let newEntries = try inserting.value(in: written)
 
-        let last = try recording.value(in: written)
-        if !last.isEmpty { _ = try connection.pipeline(last) }
+        try recording.value(in: written)(connection)
         return Applied(decision: decision, newEntries: newEntries, accounts: planned.accountsByTransaction)
     }
 

@@ -100,9 +100,20 @@ enum EntitlementPeriodRows {
     static func parseRead(
         _ rows: PostgresRows, _ account: AccountID, at instant: Instant
     ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
+        let stored = try parseStored(rows, account, at: instant)
+        let answerable = !stored.pending && !stored.periods.contains(where: \.needsChains)
+        return (stored.credits, answerable ? stored.periods : nil, stored.pending)
+    }
+
+    /// `read`'s rows as they are: the balance, whether the account is still to be backfilled, and every period
+    /// containing `instant`, those that need the chains (no grant) included, so that a caller can load just
+    /// their chains.
+    static func parseStored(
+        _ rows: PostgresRows, _ account: AccountID, at instant: Instant
+    ) throws -> (credits: Int64, periods: [EntitlementPeriod], pending: Bool) {
         var credits: Int64 = 0
         var pending = false
-        var periods: [EntitlementPeriod]? = []
+        var periods: [EntitlementPeriod] = []
         for row in rows {
             credits = try row.decode(Int64.self, at: 0)
             pending = try row.decode(Bool.self, at: 1)
@@ -111,7 +122,7 @@ enum EntitlementPeriodRows {
                 environment: try StoreEnvironment.stored(environment),
                 originalTransactionID: try row.decode(String.self, at: 3))
             guard let state = try row.decode(String?.self, at: 6) else {
-                periods = nil
+                periods.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: nil))
                 continue
             }
             let grant = EntitlementPeriod.Grant(
@@ -122,9 +133,9 @@ enum EntitlementPeriodRows {
                 gracePeriodExpiresAt: try row.decode(Int64?.self, at: 8).map(Instant.init(millisecondsSince1970:)),
                 willAutoRenew: try row.decode(Bool?.self, at: 9),
                 ownershipType: try storedOwnershipType(row.decode(String.self, at: 10)))
-            periods?.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: grant))
+            periods.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: grant))
         }
-        return (credits, pending ? nil : periods, pending)
+        return (credits, periods, pending)
     }
 
     private static func storedGrantState(_ name: String) throws -> ChainState {

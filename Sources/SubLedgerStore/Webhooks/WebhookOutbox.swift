@@ -6,11 +6,16 @@ import SubLedgerCore
 /// apply's own transaction, so there is no event without its ledger effect and no effect without its event.
 ///
 /// The events and the clock's moments are derived by the core with the rest of the apply (`Ledger.writes`).
-/// Cost on the ingestion path: nothing when an apply decides nothing
-/// to tell; otherwise two statements: one read of the affected accounts' chains (for the entitlements
-/// after the events; the apply's own chains are in memory, so only the accounts' other chains and their credit
-/// balances are read) and one statement that inserts every event, takes the accounts' sequence numbers
-/// and moves the clock's moments.
+/// Cost on the ingestion path: nothing when an apply decides nothing to tell. Otherwise, in the apply's second
+/// round trip, after its writes: an upsert per clock moment, which of the events' idempotency keys are recorded
+/// already, each affected account's entitlement read (`EntitlementPeriodRows.read`: the read model's periods at
+/// the instant, the apply's own just rewritten, and the credit balance) and each account's sequence numbers (one
+/// upsert per account); then one round trip that inserts the events. On a Citus cluster each of these names its
+/// distribution value (the account, or the chain of a moment) or reads and writes only `webhook_events`, which
+/// stays on the coordinator: none goes to more than one shard. An account the read model cannot answer for (not
+/// backfilled yet, or a period that needs its chain: a non-renewing purchase) costs one round trip more: the
+/// chains of its periods by key, or, not backfilled yet, every chain it has a binding to (`ownedChains`, every
+/// shard).
 enum WebhookOutbox {
     /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
     static func cause(of input: LedgerInput, reference: LedgerStore.InputReference) -> WebhookEventCause {
@@ -26,48 +31,127 @@ enum WebhookOutbox {
     }
 
     /// Inserts `drafts` (those whose idempotency key is new) with the accounts' entitlements after them and
-    /// their sequence numbers, and upserts `moments`; one statement, none when there is nothing to write.
+    /// their sequence numbers, and upserts `moments`; nothing when there is nothing to write.
     /// `known`: chains whose current rows the caller holds in memory (see `holdings`).
     static func write(
         _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
         now: Instant, known: [ChainSnapshot] = [], on connection: PostgresConnection
     ) throws {
-        let insert = try connection.run {
+        let rest = try connection.run {
             try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, into: &$0)
         }
-        _ = try connection.pipeline(insert)
+        try rest(connection)
     }
 
-    /// `write` in two steps: appends the holdings read to `batch` (when an event names an account), and tells,
-    /// from what it read, the batch that inserts the events.
+    /// `write` in steps: appends to `batch` (the caller's round trip, after its own writes) the moments' upserts,
+    /// the reads the events need and the accounts' sequence numbers, and tells, from what they read, what is left
+    /// to run on the connection: the events' insert, with the numbers of events already recorded given back.
     static func write(
         _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
         now: Instant, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
-    ) throws -> Batched<PostgresBatch> {
-        guard !drafts.isEmpty || !moments.isEmpty else { return .constant(PostgresBatch()) }
+    ) throws -> Batched<(PostgresConnection) throws -> Void> {
+        for moment in moments {
+            _ = batch.append(upsert(moment, appID: app.appID))
+        }
+        // A key repeated among the drafts is one event (the first).
+        var distinct: Set<String> = []
+        let drafts = drafts.filter { distinct.insert($0.idempotencyKey).inserted }
+        guard !drafts.isEmpty else { return .constant({ _ in }) }
+        let keys = batch.append(recordedKeys(of: drafts.map(\.idempotencyKey), appID: app.appID))
         let accounts = Set(drafts.compactMap(\.account))
-        let holdings: Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> =
-            accounts.isEmpty
-            ? .constant([:]) : try self.holdings(of: accounts, appID: app.appID, known: known, into: &batch)
+        let reading = holdings(of: accounts, appID: app.appID, at: now, known: known, into: &batch)
+        // Each account's numbers for all its drafts, taken now (the row stays locked until the transaction ends);
+        // those of drafts found recorded already are given back with the insert, so numbers have no gaps.
+        var taken: [Stream: Int64] = [:]
+        for draft in drafts {
+            guard let account = draft.account else { continue }
+            taken[Stream(environment: draft.environment, account: account), default: 0] += 1
+        }
+        let numbering = taken.keys.sorted().map { stream in
+            (stream, batch.append(takeNumbers(taken[stream] ?? 0, of: stream, appID: app.appID)))
+        }
         return Batched { rows in
-            try insert(drafts, cause: cause, moments: moments, app: app, now: now, holdings: holdings.value(in: rows))
+            let recorded = Set(try rows[keys].map { try $0.decode(String.self, at: 0) })
+            var last: [Stream: Int64] = [:]
+            for (stream, index) in numbering {
+                last[stream] = try rows[index].single().decode(Int64.self, at: 0)
+            }
+            let pending = try reading.value(in: rows)
+            return { (connection: PostgresConnection) throws in
+                let held = try pending(connection)
+                var finishing = PostgresBatch()
+                try insert(
+                    drafts.filter { !recorded.contains($0.idempotencyKey) }, taken: taken, last: last, cause: cause,
+                    app: app, now: now, holdings: held, into: &finishing)
+                if !finishing.isEmpty { _ = try connection.pipeline(finishing) }
+            }
         }
     }
 
-    /// The statement that inserts `drafts` with the entitlements `holdings` give their accounts, and `moments`.
+    /// The events of one account in one environment, numbered together (`webhook_account_sequences`).
+    struct Stream: Hashable, Comparable {
+        var environment: StoreEnvironment
+        var account: AccountID
+
+        static func < (a: Stream, b: Stream) -> Bool {
+            (a.account.rawValue, a.environment.rawValue) < (b.account.rawValue, b.environment.rawValue)
+        }
+    }
+
+    /// Which of `keys` the outbox holds already (`webhook_events`, on the coordinator).
+    static func recordedKeys(of keys: [String], appID: Int64) -> PostgresQuery {
+        """
+        SELECT idempotency_key FROM webhook_events
+        WHERE app_id = \(appID) AND idempotency_key = ANY (\(PostgresArrayText.strings(keys))::text::text[])
+        """
+    }
+
+    /// Upserts the clock's moment of one chain: a statement that names the chain, so on a Citus cluster it goes
+    /// to the chain's shard.
+    static func upsert(_ moment: WebhookClockMoment, appID: Int64) -> PostgresQuery {
+        """
+        INSERT INTO webhook_clock_moments AS m (app_id, environment, original_transaction_id, due_at)
+        VALUES (\(appID), \(moment.chain.environment.rawValue), \(moment.chain.originalTransactionID), \(timestamp(moment.dueAt)))
+        ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET due_at = EXCLUDED.due_at
+        """
+    }
+
+    /// Appends to `batch` the statements that give back the numbers `fresh` leaves unused and insert `fresh`,
+    /// each event with its account's entitlements and the next of the numbers taken (`taken` up to `last`).
     private static func insert(
-        _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
-        now: Instant, holdings: [AccountID: (chains: [ChainSnapshot], credits: Int64)]
-    ) throws -> PostgresBatch {
+        _ fresh: [WebhookEventDraft], taken: [Stream: Int64], last: [Stream: Int64], cause: WebhookEventCause,
+        app: StoredApp, now: Instant, holdings: [AccountID: Holding], into batch: inout PostgresBatch
+    ) throws {
+        var used: [Stream: Int64] = [:]
+        for draft in fresh {
+            guard let account = draft.account else { continue }
+            used[Stream(environment: draft.environment, account: account), default: 0] += 1
+        }
+        for stream in taken.keys.sorted() {
+            let unused = (taken[stream] ?? 0) - (used[stream] ?? 0)
+            guard unused > 0, let last = last[stream] else { continue }
+            _ = batch.append(giveBack(unused, of: stream, last: last, appID: app.appID))
+        }
+        guard !fresh.isEmpty else { return }
+        var next: [Stream: Int64] = [:]
+        for (stream, count) in taken {
+            next[stream] = (last[stream] ?? 0) - count + 1
+        }
         var events: [EventRow] = []
-        for (index, draft) in drafts.enumerated() {
+        for (index, draft) in fresh.enumerated() {
             let id = UUID().uuidString.lowercased()
             var entitlements: [Entitlement] = []
             var credits: Int64?
-            if let account = draft.account, let held = holdings[account] {
-                entitlements = Ledger.entitlements(
-                    for: account, at: now, chains: held.chains, app: app.definition, environment: draft.environment)
-                credits = held.credits
+            var sequence: Int64?
+            if let account = draft.account {
+                let stream = Stream(environment: draft.environment, account: account)
+                sequence = next[stream]
+                next[stream] = (next[stream] ?? 1) + 1
+                if let held = holdings[account] {
+                    entitlements = held.entitlements(
+                        of: account, at: now, app: app.definition, environment: draft.environment)
+                    credits = held.credits
+                }
             }
             let parts = WebhookEventBody.parts(
                 of: draft, id: id, bundleID: app.definition.bundleID, cause: cause, entitlements: entitlements,
@@ -76,20 +160,12 @@ enum WebhookOutbox {
             events.append(
                 EventRow(
                     n: index, event_id: id, environment: draft.environment.rawValue,
-                    account_id: draft.account?.rawValue,
+                    account_id: draft.account?.rawValue, account_sequence: sequence,
                     event_type: draft.type.rawValue, occurred_ms: draft.occurredAt.millisecondsSince1970,
                     cause_kind: cause.kind.rawValue, cause_id: cause.id, idempotency_key: draft.idempotencyKey,
-                    head: parts.head, tail: parts.tail))
+                    body: parts.head + (sequence.map { String($0) } ?? "null") + parts.tail))
         }
-        let momentRows = moments.map {
-            MomentRow(
-                environment: $0.chain.environment.rawValue, original_transaction_id: $0.chain.originalTransactionID,
-                due_ms: $0.dueAt.millisecondsSince1970)
-        }
-        var batch = PostgresBatch()
-        batch.append(
-            insert(events: try StoreJSON.encode(events), moments: try StoreJSON.encode(momentRows), appID: app.appID))
-        return batch
+        _ = batch.append(insert(events: try StoreJSON.encode(events), appID: app.appID))
     }
 
     /// One event as the insert statement reads it (`jsonb_to_recordset`).
@@ -98,62 +174,103 @@ enum WebhookOutbox {
         var event_id: String
         var environment: String
         var account_id: String?
+        var account_sequence: Int64?
         var event_type: String
         var occurred_ms: Int64
         var cause_kind: String
         var cause_id: String?
         var idempotency_key: String
-        var head: String
-        var tail: String
+        var body: String
     }
 
-    private struct MomentRow: Encodable {
-        var environment: String
-        var original_transaction_id: String
-        var due_ms: Int64
-    }
+    /// What an account holds when its events are written: its credit balance, and its entitlement periods at the
+    /// instant (every one with a grant) or, where the read model cannot answer, its chains.
+    struct Holding {
+        var credits: Int64
+        var periods: [EntitlementPeriod]?
+        var chains: [ChainSnapshot] = []
 
-    /// The chains (fully loaded, in key order) and credit balance of each of `accounts`, in one round trip. The
-    /// chains of `known`, whose current rows the caller holds (an apply's own chains, loaded under their locks
-    /// and written by it), are taken from there rather than read and decoded again: an account has one of them
-    /// when it has a binding to it (`ownership_bindings.account_id`, one row per binding change).
-    static func holdings(
-        of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], on connection: PostgresConnection
-    ) throws -> [AccountID: (chains: [ChainSnapshot], credits: Int64)] {
-        try connection.run { try holdings(of: accounts, appID: appID, known: known, into: &$0) }
-    }
-
-    /// `holdings`'s statements, appended to `batch`: the credit balances, and the chains the accounts own.
-    static func holdings(
-        of accounts: Set<AccountID>, appID: Int64, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
-    ) throws -> Batched<[AccountID: (chains: [ChainSnapshot], credits: Int64)]> {
-        let sorted = accounts.sorted { $0.rawValue < $1.rawValue }
-        let names = PostgresArrayText.strings(sorted.map(\.rawValue))
-        let balances = sorted.map { account in (account, batch.append(credits(of: account, appID: appID))) }
-        let owned = batch.append(ownedChains(of: names, appID: appID, except: known))
-        return Batched { rows in
-            var result: [AccountID: (chains: [ChainSnapshot], credits: Int64)] = [:]
-            for account in accounts { result[account] = ([], 0) }
-            for (account, balance) in balances {
-                result[account]?.credits = try rows[balance].single().decode(Int64.self, at: 0)
+        /// The entitlements of `account` in `environment` at `instant`: the read model's answer, or the chains'.
+        func entitlements(
+            of account: AccountID, at instant: Instant, app: App, environment: StoreEnvironment
+        ) -> [Entitlement] {
+            if let periods,
+                let answer = Ledger.entitlements(
+                    from: periods.filter { $0.chain.environment == environment }, for: account, at: instant, app: app)
+            {
+                return answer
             }
-            for row in rows[owned] {
-                result[try storedAccount(row.decode(String.self, at: 0))]?.chains.append(
-                    try ChainRows.chain(from: row, at: 1))
-            }
-            for (account, held) in result {
-                let mine = known.filter { chain in chain.bindingChanges.contains { $0.to == account } }
-                result[account] = ((held.chains + mine).sorted { $0.key < $1.key }, held.credits)
-            }
-            return result
+            return Ledger.entitlements(for: account, at: instant, chains: chains, app: app, environment: environment)
         }
     }
 
-    /// The credit balance of `account` (`account_credit_entries`, schema step 37), one statement per account: each
-    /// names its account as a value, so on a Citus cluster it goes to that account's shard (a list of accounts in
-    /// one statement went to every shard).
-    static func credits(of account: AccountID, appID: Int64) -> PostgresQuery {
-        "SELECT balance FROM \(EntryRows.creditBalance(of: account, appID: appID)) AS credit"
+    /// What each of `accounts` holds at `instant`, appended to `batch`: the entitlement read of each account (the
+    /// read model's periods at the instant and the credit balance, one statement on the account's rows). What is
+    /// left, run on the connection, reads the chains of the accounts the read model cannot answer for: the
+    /// chains of their periods that need them, by key, and every chain of an account still to be backfilled
+    /// (`ownedChains`); the chains of `known`, whose current rows the caller holds (an apply's own chains,
+    /// loaded under their locks and written by it), are taken from there.
+    static func holdings(
+        of accounts: Set<AccountID>, appID: Int64, at instant: Instant, known: [ChainSnapshot],
+        into batch: inout PostgresBatch
+    ) -> Batched<(PostgresConnection) throws -> [AccountID: Holding]> {
+        let sorted = accounts.sorted { $0.rawValue < $1.rawValue }
+        let reads = sorted.map { account in
+            (account, batch.append(EntitlementPeriodRows.read(account, appID: appID, at: instant)))
+        }
+        return Batched { rows in
+            var result: [AccountID: Holding] = [:]
+            var unbackfilled: [AccountID] = []
+            var chainKeys: Set<ChainKey> = []
+            for (account, index) in reads {
+                let stored = try EntitlementPeriodRows.parseStored(rows[index], account, at: instant)
+                if stored.pending {
+                    unbackfilled.append(account)
+                    result[account] = Holding(credits: stored.credits, periods: nil)
+                } else if stored.periods.contains(where: \.needsChains) {
+                    chainKeys.formUnion(stored.periods.map(\.chain))
+                    result[account] = Holding(credits: stored.credits, periods: nil)
+                } else {
+                    result[account] = Holding(credits: stored.credits, periods: stored.periods)
+                }
+            }
+            return { (connection: PostgresConnection) throws -> [AccountID: Holding] in
+                guard !unbackfilled.isEmpty || !chainKeys.isEmpty else { return result }
+                let knownKeys = Set(known.map(\.key))
+                var fallback = PostgresBatch()
+                let owned =
+                    unbackfilled.isEmpty
+                    ? nil
+                    : fallback.append(
+                        ownedChains(
+                            of: PostgresArrayText.strings(unbackfilled.map(\.rawValue)), appID: appID, except: known))
+                let loads = chainKeys.subtracting(knownKeys).sorted().map {
+                    fallback.append(ChainRows.load($0, appID: appID))
+                }
+                let read = try connection.pipeline(fallback)
+                var loaded: [ChainSnapshot] = []
+                for index in loads {
+                    loaded += try read[index].map { try ChainRows.chain(from: $0, at: 0) }
+                }
+                let byKey = known.filter { chainKeys.contains($0.key) } + loaded
+                if let owned {
+                    for row in read[owned] {
+                        let account = try storedAccount(row.decode(String.self, at: 0))
+                        result[account]?.chains.append(try ChainRows.chain(from: row, at: 1))
+                    }
+                }
+                for account in result.keys where result[account]?.periods == nil {
+                    if unbackfilled.contains(account) {
+                        let mine = known.filter { chain in chain.bindingChanges.contains { $0.to == account } }
+                        result[account]?.chains += mine
+                    } else {
+                        result[account]?.chains = byKey
+                    }
+                    result[account]?.chains.sort { $0.key < $1.key }
+                }
+                return result
+            }
+        }
     }
 
     /// The chains each of `names` has a binding to, but those of `known`: the bindings and chains are joined on
@@ -172,45 +289,42 @@ enum WebhookOutbox {
             """
     }
 
-    /// Every event whose key is new gets the next numbers of its account (`webhook_account_sequences`,
-    /// upserted with RETURNING: writers of one account wait for each other there, so numbers follow commit
-    /// order); a key already recorded consumes no number. Callers hold the chain locks of their events'
-    /// subjects, so no other transaction can be inserting the same key meanwhile (the ON CONFLICT is a
-    /// safety net that at worst leaves a gap, never a repeat). The clock's moments ride along.
-    static func insert(events: String, moments: String, appID: Int64) -> PostgresQuery {
+    /// Takes `count` sequence numbers of `stream` (`webhook_account_sequences`, upserted with RETURNING the last
+    /// one taken: writers of one account wait for each other on its row until they commit, so numbers follow
+    /// commit order). The statement names the account: on a Citus cluster, it goes to the account's shard.
+    static func takeNumbers(_ count: Int64, of stream: Stream, appID: Int64) -> PostgresQuery {
         """
-        WITH input AS (
-          SELECT * FROM jsonb_to_recordset(\(events)::jsonb) AS i(n int, event_id uuid, environment text, account_id text,
-              event_type text, occurred_ms bigint, cause_kind text, cause_id text, idempotency_key text, head text,
-              tail text)
-        ), fresh AS (
-          SELECT i.* FROM input i
-          WHERE NOT EXISTS (SELECT 1 FROM webhook_events w WHERE w.app_id = \(appID) AND w.idempotency_key = i.idempotency_key)
-        ), counted AS (
-          SELECT environment, account_id, count(*) AS taken FROM fresh WHERE account_id IS NOT NULL
-          GROUP BY environment, account_id
-        ), numbers AS (
-          INSERT INTO webhook_account_sequences AS s (app_id, environment, account_id, last_sequence)
-          SELECT \(appID), environment, account_id, taken FROM counted
-          ON CONFLICT (app_id, environment, account_id) DO UPDATE SET last_sequence = s.last_sequence + EXCLUDED.last_sequence
-          RETURNING environment, account_id, last_sequence
-        ), numbered AS (
-          SELECT f.*, CASE WHEN f.account_id IS NULL THEN NULL ELSE
-              q.last_sequence - count(*) OVER (PARTITION BY f.environment, f.account_id)
-                + row_number() OVER (PARTITION BY f.environment, f.account_id ORDER BY f.n) END AS sequence
-          FROM fresh f LEFT JOIN numbers q ON q.environment = f.environment AND q.account_id = f.account_id
-        ), moments AS (
-          INSERT INTO webhook_clock_moments AS m (app_id, environment, original_transaction_id, due_at)
-          SELECT \(appID), environment, original_transaction_id, timestamptz 'epoch' + due_ms * interval '1 millisecond'
-          FROM jsonb_to_recordset(\(moments)::jsonb) AS d(environment text, original_transaction_id text, due_ms bigint)
-          ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET due_at = EXCLUDED.due_at
-        )
+        INSERT INTO webhook_account_sequences AS s (app_id, environment, account_id, last_sequence)
+        VALUES (\(appID), \(stream.environment.rawValue), \(stream.account.rawValue), \(count))
+        ON CONFLICT (app_id, environment, account_id) DO UPDATE SET last_sequence = s.last_sequence + EXCLUDED.last_sequence
+        RETURNING last_sequence
+        """
+    }
+
+    /// Gives back the last `count` numbers `takeNumbers` took of `stream` (`last`: the last it took), in the same
+    /// transaction, with the row still locked: no other writer took a number since. A row left with none is
+    /// removed (numbers start at 1).
+    static func giveBack(_ count: Int64, of stream: Stream, last: Int64, appID: Int64) -> PostgresQuery {
+        let row: PostgresQuery = """
+            app_id = \(appID) AND environment = \(stream.environment.rawValue) AND account_id = \(stream.account.rawValue)
+            """
+        return last > count
+            ? "UPDATE webhook_account_sequences SET last_sequence = \(last - count) WHERE \(row)"
+            : "DELETE FROM webhook_account_sequences WHERE \(row)"
+    }
+
+    /// Inserts the events (`webhook_events`, on the coordinator), numbered and with their bodies complete; a key
+    /// already recorded is skipped (the ON CONFLICT is a safety net: the keys were read under the chain locks).
+    static func insert(events: String, appID: Int64) -> PostgresQuery {
+        """
         INSERT INTO webhook_events (event_id, app_id, environment, account_id, account_sequence, event_type,
             occurred_at, cause_kind, cause_id, idempotency_key, body)
-        SELECT event_id, \(appID), environment, account_id, sequence, event_type,
-            timestamptz 'epoch' + occurred_ms * interval '1 millisecond', cause_kind, cause_id, idempotency_key,
-            head || coalesce(sequence::text, 'null') || tail
-        FROM numbered ORDER BY n
+        SELECT event_id, \(appID), environment, account_id, account_sequence, event_type,
+            timestamptz 'epoch' + occurred_ms * interval '1 millisecond', cause_kind, cause_id, idempotency_key, body
+        FROM jsonb_to_recordset(\(events)::jsonb) AS i(n int, event_id uuid, environment text, account_id text,
+            account_sequence bigint, event_type text, occurred_ms bigint, cause_kind text, cause_id text,
+            idempotency_key text, body text)
+        ORDER BY n
         ON CONFLICT (app_id, idempotency_key) DO NOTHING
         """
     }
