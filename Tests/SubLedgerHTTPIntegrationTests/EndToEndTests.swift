@@ -153,16 +153,7 @@ import Testing
     @Test func thePreviousOwnersOldReceiptAndTransactionLeaveTheChainWithTheNewOwner() async throws {
         try await E.run { e in
             await e.loseNotifications()
-            let simApp = try e.control.app(E.bundleID)
-            let pem = try #require(simApp.serverAPI.privateKeyPEM)
-            let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-            try await e.service.catalog.applyCatalog(
-                catalog,
-                secrets: [
-                    E.bundleID: AppSecrets(
-                        serverAPI: .init(
-                            issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
-                ])
+            try await e.giveTheAppTheSimulatorsServerAPIKey()
             let phone = try e.appleID()
             let first = try await e.control.purchase(
                 PurchaseRequest(appleID: phone, bundleID: E.bundleID, productID: "pro.monthly"))
@@ -324,16 +315,7 @@ import Testing
     @Test func pollingChecksStoreKit2ChainsThroughTheServerAPI() async throws {
         try await E.run { e in
             await e.loseNotifications()
-            let simApp = try e.control.app(E.bundleID)
-            let pem = try #require(simApp.serverAPI.privateKeyPEM)
-            let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
-            try await e.service.catalog.applyCatalog(
-                catalog,
-                secrets: [
-                    E.bundleID: AppSecrets(
-                        serverAPI: .init(
-                            issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
-                ])
+            try await e.giveTheAppTheSimulatorsServerAPIKey()
 
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))

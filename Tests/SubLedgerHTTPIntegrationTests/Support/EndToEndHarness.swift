@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import CatalogFile
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -100,6 +101,21 @@ struct EndToEndHarness: Sendable {
     /// The entitlement ids of `account` now.
     func entitlements(_ account: String) async throws -> [String: Any] {
         try await client.call(.get, "/v1/accounts/\(account)/entitlements", key: key).json
+    }
+
+    /// Applies the test catalog again with the simulator's App Store Server API key as the app's, so SubLedger can
+    /// call the Server API (Get All Subscription Statuses) for it.
+    func giveTheAppTheSimulatorsServerAPIKey() async throws {
+        let simApp = try control.app(Self.bundleID)
+        let pem = try require(simApp.serverAPI.privateKeyPEM)
+        let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
+        try await service.catalog.applyCatalog(
+            catalog,
+            secrets: [
+                Self.bundleID: AppSecrets(
+                    serverAPI: .init(
+                        issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID, privateKeyPEM: pem))
+            ])
     }
 
     /// Sends the simulator's notifications where they are refused at once (404), as if they were lost.
