@@ -532,6 +532,7 @@ let package = Package(
                 "SubLedgerCommands", "SubLedgerStore", "SubLedgerCore", "PostgresLibPQ", "SubLedgerTestSupport",
                 "LedgerTestSupport", "CatalogFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -38,6 +38,11 @@ struct DatabaseOptions: ParsableArguments {
     var logLevel: String?
 
     @Option(
+        name: .customLong("log-format"),
+        help: "text|json: swift-log's lines, or one JSON object a line (env SUBLEDGER_LOG_FORMAT, default text).")
+    var logFormat: String?
+
+    @Option(
         name: .customLong("secret-key-file"),
         help: """
             File of secret keys sealing the apps' secrets, base64, newest first (env SUBLEDGER_SECRET_KEY_FILE, \
@@ -97,6 +102,21 @@ struct DatabaseOptions: ParsableArguments {
             }
             configuration.logLevel = parsed
         }
+        let format = try logFormat(environment: environment)
+        // In the process's own context every logger made from here on writes this format (a test's context keeps
+        // its own lines).
+        if CommandContext.current.isProcess { ProcessLogFormat.install(format) }
+    }
+
+    /// The log format of `--log-format`, else `SUBLEDGER_LOG_FORMAT`, else `text`; an unknown one is refused.
+    func logFormat(environment: [String: String]) throws -> LogFormat {
+        guard let text = logFormat ?? environment[EnvironmentVariable.logFormat], !text.isEmpty else { return .text }
+        guard let format = LogFormat(rawValue: text.lowercased()) else {
+            let known = LogFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError(
+                "unknown log format '\(text)' (--log-format, \(EnvironmentVariable.logFormat)): use one of \(known)")
+        }
+        return format
     }
 
     /// Applies the secret keys of these options and the environment (`secretKeys`).

@@ -16,6 +16,8 @@ public enum EnvironmentVariable {
     public static let dataDirectory = "SUBLEDGER_DATA_DIR"
     public static let databasePoolSize = "SUBLEDGER_DB_POOL_SIZE"
     public static let logLevel = "SUBLEDGER_LOG_LEVEL"
+    /// `text` (the default) or `json`: how the commands write their log.
+    public static let logFormat = "SUBLEDGER_LOG_FORMAT"
     /// verifyReceipt production URL (default Apple's).
     public static let verifyReceiptURL = "SUBLEDGER_VERIFY_RECEIPT_URL"
     /// verifyReceipt sandbox URL (default Apple's).
