@@ -125,6 +125,31 @@ import Testing
         }
     }
 
+    /// QUERY (the draft safe method with a body) on a known path is 405 with `Allow` too, not a 404 saying the
+    /// path does not exist; on an unknown path it stays 404.
+    @Test func queryOnAKnownRouteIsAnswered405WithAllow() async throws {
+        try await H.run { harness, client in
+            let port = try #require(client.port)
+            let cases: [(path: String, allow: String)] = [
+                ("/health/live", "GET"), ("/v1/orders", "POST"), ("/v1/accounts/alice/entitlements", "GET"),
+                ("/openapi.yaml", "GET"),
+            ]
+            for (path, allow) in cases {
+                let answer = try await Self.exchange(
+                    port, "QUERY \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(harness.keyOne)\r\n\r\n"
+                )
+                #expect(answer.status == 405, "QUERY \(path)")
+                #expect(Self.errorCode(answer) == "method_not_allowed", "QUERY \(path)")
+                #expect(answer.header("Allow") == allow, "QUERY \(path)")
+            }
+            let unknown = try await Self.exchange(
+                port,
+                "QUERY /v1/no-such-route HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(harness.keyOne)\r\n\r\n"
+            )
+            #expect(unknown.status == 404)
+        }
+    }
+
     // MARK: - 408
 
     /// A request whose headers, or whose body, stop arriving is answered 408 `request_timeout` with

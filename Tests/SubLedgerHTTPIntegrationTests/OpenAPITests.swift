@@ -144,4 +144,40 @@ import Yams
             #expect(String(buffer: response.body) == OpenAPIDocument.text)
         }
     }
+
+    /// The document's schema for its own answer says what a client that parses the YAML gets: a mapping, not a
+    /// string (a contract tester validating the parsed answer failed on `type: string`).
+    @Test func theDocumentDescribesItsOwnAnswerAsTheMappingItIs() throws {
+        let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        let get = try #require((paths["/openapi.yaml"] as? [String: Any])?["get"] as? [String: Any])
+        let ok = try #require((get["responses"] as? [String: Any])?["200"] as? [String: Any])
+        let yaml = try #require((ok["content"] as? [String: Any])?["application/yaml"] as? [String: Any])
+        #expect((yaml["schema"] as? [String: Any])?["type"] as? String == "object")
+    }
+
+    /// A purchase token's documented pattern is the service's rule (a contract tester sent `Þ÷`, which the document
+    /// allowed and the lookup refused): the pattern admits what the rule admits and refuses what it refuses.
+    @Test func purchaseTokensAreDocumentedWithTheServicesRule() throws {
+        let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        let lookup = try #require(
+            (paths["/v1/admin/lookup/purchase-token/{id}"] as? [String: Any])?["get"] as? [String: Any])
+        let parameter = try #require(
+            (lookup["parameters"] as? [[String: Any]])?.first { $0["name"] as? String == "id" })
+        let pattern = try #require((parameter["schema"] as? [String: Any])?["pattern"] as? String)
+        let regex = try Regex(pattern)
+        for token in [
+            "abc.DEF_123-x", String(repeating: "a", count: 1024), "", "Þ÷", "a b", "a/b", "a%2Fb",
+            String(repeating: "a", count: 1025),
+        ] {
+            let documented = (try? regex.wholeMatch(in: token)) != nil
+            let lookupAccepts = (try? SupportQuery.purchaseToken(parsing: token)) != nil
+            let purchaseAccepts =
+                (1...GooglePlayPurchasesController.maximumTokenLength).contains(token.utf8.count)
+                && token.utf8.allSatisfy(GooglePlayPurchasesController.isTokenByte)
+            #expect(documented == lookupAccepts, "\(token.prefix(20))")
+            #expect(documented == purchaseAccepts, "\(token.prefix(20))")
+        }
+    }
 }
