@@ -107,7 +107,7 @@ struct EndToEndHarness: Sendable {
     /// call the Server API (Get All Subscription Statuses) for it.
     func giveTheAppTheSimulatorsServerAPIKey() async throws {
         let simApp = try control.app(Self.bundleID)
-        let pem = try require(simApp.serverAPI.privateKeyPEM)
+        guard let pem = simApp.serverAPI.privateKeyPEM else { throw MissingValue() }
         let (catalog, _) = try CatalogFile.read(ServiceHarness.catalogYAML)
         try await service.catalog.applyCatalog(
             catalog,
