@@ -10,6 +10,7 @@ import SubLedgerHTTP
 import SubLedgerStore
 import SubLedgerTestSupport
 import SubLedgerUseCases
+import Synchronization
 import Testing
 
 /// What a client sees while the database fails over: never a 500, always a 503 with `Retry-After`.
@@ -116,4 +117,104 @@ import Testing
             await failingOver.shutdown()
         }
     }
+    /// A database that blocks every read (a table lock the read model waits for): the reads that find no free
+    /// connection wait for the pool's deadline and answer 503 with `Retry-After`, never a 500 and never a hang;
+    /// `/health/live` keeps answering meanwhile; once the lock is gone the reads that held the connections finish
+    /// with 200 and a new read answers 200 at once.
+    @Test func aDatabaseBlockingEveryReadAnswers503WithRetryAfterAndLiveKeepsAnswering() async throws {
+        try await TestDatabase.withSchema(maxConnections: 4, template: .ledger) { _, configuration, pool in
+            let migrator = try Migrator.bundled(logger: TestDatabase.logger)
+            try await migrator.migrate(pool)
+            let catalogStore = CatalogStore(pool: pool)
+            let (catalog, _) = try CatalogFile.read(H.catalogYAML)
+            try await catalogStore.applyCatalog(catalog, secrets: [:])
+            let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: H.appOne, name: "one").secret
+
+            let connections = 2
+            var serviceConfiguration = configuration
+            serviceConfiguration.maxConnections = connections
+            serviceConfiguration.acquireTimeout = .milliseconds(500)
+            let service = PostgresPool(configuration: serviceConfiguration, logger: TestDatabase.logger)
+            let gateway = try AppleGateway(
+                configuration: AppleConfiguration(trustAppleRoot: true, timeout: .seconds(2)),
+                logger: TestDatabase.logger)
+            let dependencies = ServiceDependencies(pool: service, migrator: migrator, apple: gateway, now: { H.start })
+            let app = buildApplication(
+                configuration: ServiceConfiguration(host: "127.0.0.1", port: 0), dependencies: dependencies,
+                logger: TestDatabase.logger)
+            let read = "/v1/accounts/erin/entitlements"
+            try await app.test(.live) { client in
+                // Both of the service's connections open and the key is known before the lock.
+                for _ in 0..<connections { #expect(try await client.call(.get, read, key: key).status == .ok) }
+
+                let release = Mutex(false)
+                let locked = Mutex(false)
+                let lock = Task {
+                    try await pool.transaction { connection in
+                        try connection.execute(
+                            script: "LOCK TABLE account_entitlement_periods IN ACCESS EXCLUSIVE MODE")
+                        locked.withLock { $0 = true }
+                        while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                    }
+                }
+                defer { release.withLock { $0 = true } }
+                while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+
+                // Each read on a connection of its own, so that they reach the service at once.
+                let readers = connections + 4
+                let answers = Answers()
+                let clients = try (0..<readers).map { _ in try TestClient.patient(reaching: client) }
+                let reads = clients.map { reader in
+                    Task {
+                        let answer = try await reader.call(.get, read, key: key)
+                        answers.append(
+                            Answer(
+                                status: answer.status, retryAfter: answer.headers[.retryAfter],
+                                code: answer.json.errorCode))
+                    }
+                }
+                // The reads past the pool's connections answer while the lock is still held. The loop's bound
+                // keeps a hang from lasting forever; it does not measure anything.
+                for _ in 0..<12_000 where answers.count < readers - connections {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let whileLocked = answers.all
+                try #require(
+                    whileLocked.count == readers - connections,
+                    "\(whileLocked.count) of \(readers - connections) reads answered while the lock was held")
+                for answer in whileLocked {
+                    #expect(answer.status == .serviceUnavailable)
+                    #expect(answer.retryAfter == "5")
+                    #expect(answer.code == "database_unavailable")
+                }
+                #expect(try await client.call(.get, "/health/live", key: nil).status == .ok)
+
+                release.withLock { $0 = true }
+                try await lock.value
+                for task in reads { try await task.value }
+                let afterwards = answers.all.dropFirst(readers - connections)
+                #expect(afterwards.map(\.status) == Array(repeating: HTTPResponse.Status.ok, count: connections))
+                #expect(try await client.call(.get, read, key: key).status == .ok)
+                for reader in clients { try? await reader.shutdown() }
+            }
+            await service.shutdown()
+        }
+    }
+}
+
+/// An answer to one of several concurrent reads.
+private struct Answer: Sendable {
+    var status: HTTPResponse.Status
+    var retryAfter: String?
+    var code: String?
+}
+
+/// The answers of concurrent reads, in the order they arrived.
+private final class Answers: Sendable {
+    private let answers = Mutex<[Answer]>([])
+
+    var count: Int { answers.withLock { $0.count } }
+    var all: [Answer] { answers.withLock { $0 } }
+
+    func append(_ answer: Answer) { answers.withLock { $0.append(answer) } }
 }
