@@ -12,7 +12,8 @@ struct AppsCommand: AsyncParsableCommand {
     struct SmallBusiness: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "small-business",
-            abstract: "The App Store Small Business Program periods of an app (15 % commission; docs/revenue.md).",
+            abstract:
+                "The App Store Small Business Program periods of an app (15 % commission; docs/explanation/revenue.md).",
             subcommands: [Set.self, Remove.self, List.self])
     }
 

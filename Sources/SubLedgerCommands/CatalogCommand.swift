@@ -14,14 +14,14 @@ struct CatalogCommand: AsyncParsableCommand {
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "apply",
-            abstract: "Store the apps and products of a catalog file (JSON or YAML); see docs/catalog.md.")
+            abstract: "Store the apps and products of a catalog file (JSON or YAML); see docs/reference/catalog.md.")
 
         @Argument(help: "The catalog file, or - for standard input.")
         var file: String
 
         @Flag(
             name: .customLong("allow-plaintext-secrets"),
-            help: "Store secrets unsealed when no secret key is configured (insecure; docs/operations.md).")
+            help: "Store secrets unsealed when no secret key is configured (insecure; docs/guides/operate.md).")
         var allowPlaintextSecrets = false
 
         @OptionGroup var database: DatabaseOptions

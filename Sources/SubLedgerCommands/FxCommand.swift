@@ -6,7 +6,7 @@ import SubLedgerStore
 struct FxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fx",
-        abstract: "Manage exchange rates for the revenue reports (docs/revenue.md).",
+        abstract: "Manage exchange rates for the revenue reports (docs/explanation/revenue.md).",
         subcommands: [Apply.self])
 
     struct Apply: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SubLedgerUseCases
 
-/// `subledger import FILE`: moves existing subscribers onto SubLedger (see docs/operations.md).
+/// `subledger import FILE`: moves existing subscribers onto SubLedger (see docs/guides/operate.md).
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",

@@ -3,7 +3,7 @@ import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
 
-/// `subledger ledger verify`: recomputes the ledger's hash chains (docs/operations.md, "Verifying the ledger").
+/// `subledger ledger verify`: recomputes the ledger's hash chains (docs/guides/operate.md, "Verifying the ledger").
 struct LedgerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ledger",

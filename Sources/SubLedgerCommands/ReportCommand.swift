@@ -25,9 +25,9 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report consumption [--from --to] Apple's refund questions: answers by state, deadline misses
             subledger report trials [--cohort week|month] [--from --to]   trial and intro starts, conversion
             subledger report retention [--months 24] [--currency USD]    cohorts by first payment, LTV
-            subledger report mrr [--from --to --currency C]   MRR, ARR and their movement per month (docs/revenue.md)
+            subledger report mrr [--from --to --currency C]   MRR, ARR and their movement per month (docs/explanation/revenue.md)
             subledger report revenue [--by day|week|month --currency C]   gross, refunds, net, proceeds
-            Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/reports.md.
+            Times: YYYY-MM-DD (UTC), ISO 8601 with a zone, or now. See docs/explanation/reports.md.
             """)
 
     @Argument(help: "The report's name.")

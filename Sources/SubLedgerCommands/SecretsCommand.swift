@@ -7,7 +7,7 @@ import SubLedgerStore
 struct SecretsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "secrets",
-        abstract: "Manage the secret keys that seal apps' secrets in the database (docs/operations.md).",
+        abstract: "Manage the secret keys that seal apps' secrets in the database (docs/guides/operate.md).",
         subcommands: [GenerateKey.self, Status.self, RotateKey.self])
 
     struct GenerateKey: AsyncParsableCommand {
@@ -59,7 +59,7 @@ struct SecretsCommand: AsyncParsableCommand {
                 + "plaintext ones) and remove passwords from stored V1 notification bodies.",
             discussion: """
                 Configure the new key first and the old ones after it, and restart every serve and poll process \
-                with those keys before running this; remove the old keys only afterwards. See docs/operations.md, \
+                with those keys before running this; remove the old keys only afterwards. See docs/guides/operate.md, \
                 "Secrets at rest".
                 """)
 

@@ -21,7 +21,7 @@ struct SupportCommand: AsyncParsableCommand {
             knows a purchase the ledger does not, the answer says so; --apply then
             applies Apple's transactions with no submitter: ownership follows their
             app account token, and without one the purchase stays unclaimed until the
-            customer restores purchases. See docs/operations.md, "A customer says they
+            customer restores purchases. See docs/guides/operate.md, "A customer says they
             paid and got nothing".
             """,
         subcommands: [

@@ -6,7 +6,7 @@ import SubLedgerStore
 struct TaxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tax",
-        abstract: "Manage tax rates per storefront for the revenue reports (docs/revenue.md).",
+        abstract: "Manage tax rates per storefront for the revenue reports (docs/explanation/revenue.md).",
         subcommands: [Apply.self])
 
     struct Apply: AsyncParsableCommand {

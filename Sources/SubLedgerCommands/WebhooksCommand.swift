@@ -7,11 +7,11 @@ import SubLedgerStore
 import SubLedgerUseCases
 
 /// `subledger webhooks add|list|rotate-secret|pause|resume|remove|test|deliveries|replay|listen`: where an app's
-/// events go, and a local receiver for development. See docs/webhooks.md.
+/// events go, and a local receiver for development. See docs/guides/webhooks.md.
 struct WebhooksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webhooks",
-        abstract: "Manage webhook endpoints, and receive events locally (listen). See docs/webhooks.md.",
+        abstract: "Manage webhook endpoints, and receive events locally (listen). See docs/guides/webhooks.md.",
         discussion: """
             subledger webhooks add --app ID --url URL [--type T ...] [--environment E ...] [--allow-private-network]
             subledger webhooks list [--app ID] [--include-removed]

@@ -70,7 +70,7 @@ func buildRouter(
     }
     // What every route checks of a request before its handler reads it: a body above the limit (413), and a
     // consistency token that is not one (400; read replicas: write responses carry a token, reads may present
-    // one, docs/operations.md). On routes with a key these come after authentication, so a request without a
+    // one, docs/guides/operate.md). On routes with a key these come after authentication, so a request without a
     // valid key is answered 401 whatever else is wrong with it.
     let consistency = ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger)
     let open = router.group().addMiddleware {
@@ -107,7 +107,7 @@ func buildRouter(
     }
     NotificationsController(ingestion: ingestion).register(on: open)
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
-    // developer notifications pushed by Pub/Sub with an OIDC token (docs/google-play.md).
+    // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).
     let googlePlay = GooglePlayIngestion(
         store: store, gateway: dependencies.googlePlay, logger: logger, now: dependencies.now)
     GooglePlayNotificationsController(
@@ -134,10 +134,10 @@ func buildRouter(
             store: AppTransactionStore(pool: dependencies.pool), apple: dependencies.apple, now: dependencies.now)
     ).register(on: v1)
     AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
-    // Refund requests: the customer's consent and the purchase's usage (docs/operations.md, "Apple asks about a refund").
+    // Refund requests: the customer's consent and the purchase's usage (docs/guides/operate.md, "Apple asks about a refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
         .register(on: v1)
-    // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key (docs/offers.md).
+    // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key (docs/guides/offers.md).
     OffersController(
         apps: apps,
         signatures: OfferSignatures(
@@ -160,7 +160,7 @@ func buildRouter(
     SupportController(lookup: support).register(on: adminReports)
     AdminController(reads: reads, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
-    // Webhook endpoints (/v1/admin/webhooks, docs/webhooks.md "Endpoints").
+    // Webhook endpoints (/v1/admin/webhooks, docs/guides/webhooks.md "Endpoints").
     WebhooksController(
         admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: catalog.secretKeys))
     )

@@ -29,7 +29,7 @@ public enum SubLedgerServer {
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool
-            // Read replicas (docs/operations.md, "Read replicas"): run by the application, beside its server.
+            // Read replicas (docs/guides/operate.md, "Read replicas"): run by the application, beside its server.
             if let replicas = configuration.readReplicas {
                 dependencies.readReplicas = try ReadReplicas(
                     configuration: replicas,
@@ -50,7 +50,7 @@ public enum SubLedgerServer {
             if try await !schema.attempt(firstFailure: true) {
                 services.append(.init(service: schema, successTerminationBehavior: .ignore))
             }
-            // What committed applies owe the stores (docs/operations.md, "Store obligations"): every serve process
+            // What committed applies owe the stores (docs/guides/operate.md, "Store obligations"): every serve process
             // sends them too, as every poll does, so a Google purchase is acknowledged without waiting for `poll`.
             // Named by host and process: two hosts' processes can have the same id, and a lease names its holder.
             let serveWorker = "serve-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
@@ -62,7 +62,7 @@ public enum SubLedgerServer {
                         apple: apple, googlePlay: dependencies.googlePlay, logger: logger,
                         now: { Instant.systemNow() }),
                     successTerminationBehavior: .ignore))
-            // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/guides/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {
@@ -225,7 +225,7 @@ extension SubLedgerServer {
                         logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
             // What applies owed the stores: Apple's Set App Account Token and Finish Transaction, Google's
-            // acknowledgements and consumptions (docs/operations.md, "Store obligations").
+            // acknowledgements and consumptions (docs/guides/operate.md, "Store obligations").
             var obligations = StoreObligationSender.Configuration(worker: poller.worker)
             obligations.once = poller.once
             services.append(
@@ -235,7 +235,7 @@ extension SubLedgerServer {
                         googlePlay: googlePlay, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
             // Google Play's voided purchases (refunds, chargebacks, revocations), read from the list every 10 minutes
-            // per app, so one whose notification was dropped is revoked all the same (docs/google-play.md).
+            // per app, so one whose notification was dropped is revoked all the same (docs/guides/google-play.md).
             var voided = GooglePlayVoidedPurchasesPoller.Configuration(worker: poller.worker)
             voided.once = poller.once
             services.append(
@@ -264,7 +264,7 @@ extension SubLedgerServer {
                         configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
 
-            // The reports' aggregates follow the ledger (docs/reports.md, "Freshness"). Right after the pool (the
+            // The reports' aggregates follow the ledger (docs/explanation/reports.md, "Freshness"). Right after the pool (the
             // webhook deliverer goes before it below), so it stops after every service that applies inputs: with
             // --once it projects when the group stops, after their passes.
             var projection = ReportProjectionService.Configuration()
@@ -275,7 +275,7 @@ extension SubLedgerServer {
                         configuration: projection, pool: opened.pool, logger: logger, now: { Instant.systemNow() }),
                     successTerminationBehavior: .ignore), at: 1)
 
-            // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/webhooks.md).
+            // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/guides/webhooks.md).
             // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
             // reverse order and calls one that returns while another is stopping a failure.
             if let delivery = configuration.webhookDelivery {

@@ -30,7 +30,7 @@ struct AppStoreSimCommand: AsyncParsableCommand {
               PUT  /inApps/v1/transactions/consumption/{transactionId}
               (sandbox: /sandbox/inApps/...; JWTs are checked as Apple checks them)
 
-            Control API (JSON, snake_case; docs/appstore-sim.md has bodies and curl examples):
+            Control API (JSON, snake_case; docs/reference/appstore-sim.md has bodies and curl examples):
               GET    /control/health
               GET    /control/root-certificate[?format=pem]
               GET    /control/apps

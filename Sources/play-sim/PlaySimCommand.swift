@@ -22,7 +22,7 @@ struct PlaySimCommand: AsyncParsableCommand {
               GET  .../purchases/productsv2/tokens/{token}
               GET  .../purchases/voidedpurchases
 
-            Control API (JSON, snake_case; docs/play-sim.md has bodies and examples):
+            Control API (JSON, snake_case; docs/reference/play-sim.md has bodies and examples):
               GET    /control/health, /control/service-account, /control/jwks
               GET    /control/packages          POST /control/packages
               POST   /control/purchases         GET  /control/purchases/{token}

@@ -2,7 +2,7 @@ import Foundation
 import SubLedgerCore
 import Testing
 
-/// The revenue rules of docs/revenue.md, one behaviour per test, without a database.
+/// The revenue rules of docs/explanation/revenue.md, one behaviour per test, without a database.
 @Suite struct RevenueRulesTests {
     static let day: Int64 = 86_400_000
     static func at(_ day: Int64) -> Instant { Instant(millisecondsSince1970: 1_735_689_600_000 + day * Self.day) }

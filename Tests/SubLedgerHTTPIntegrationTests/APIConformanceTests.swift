@@ -7,7 +7,7 @@ import Testing
 
 @testable import SubLedgerHTTP
 
-/// The service answers as openapi.yaml and docs/errors.md say, where a contract tester found it did not:
+/// The service answers as openapi.yaml and docs/reference/errors.md say, where a contract tester found it did not:
 /// percent-encoded path parameters, 405 with `Allow`, 408 for a request that does not arrive, values the document
 /// forbids, and authentication before every other check.
 @Suite struct APIConformanceTests {

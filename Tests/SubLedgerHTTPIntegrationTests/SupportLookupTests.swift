@@ -121,7 +121,7 @@ import Testing
     @Test func aPurchaseMadeOnOneAccountAndClaimedByAnotherShowsTheOwnerAndTheTransfer() async throws {
         try await E.run { e in
             try await Self.configureServerAPI(e)
-            await e.loseNotifications()  // the story is about uploads, as in docs/ownership.md
+            await e.loseNotifications()  // the story is about uploads, as in docs/explanation/ownership.md
             let appleID = try e.appleID()
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))

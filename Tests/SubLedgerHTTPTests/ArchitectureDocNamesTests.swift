@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// docs/architecture.md cites the code by name; a name it cites that the code no longer has is a doc that drifted.
+/// docs/explanation/architecture.md cites the code by name; a name it cites that the code no longer has is a doc that drifted.
 /// Checked: every `Type.member` (a type declared in the sources and a member declared under that name) and every
 /// `File.swift` (a file of that name in Sources or Tests, or at the root).
 @Suite struct ArchitectureDocNamesTests {
@@ -38,7 +38,7 @@ import Testing
 
     @Test func everyTypeMemberAndFileTheArchitectureDocCitesExists() throws {
         let doc = try String(
-            contentsOf: Self.repository.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+            contentsOf: Self.repository.appendingPathComponent("docs/explanation/architecture.md"), encoding: .utf8)
         let (texts, files) = try Self.swiftFiles(in: ["Sources", "Tests"])
         let types = try Self.declared("struct|enum|class|protocol|actor|typealias|extension", in: texts)
         let members = try Self.declared("func|var|let|case", in: texts)
@@ -61,7 +61,7 @@ import Testing
                 if !types.contains(type) || !members.contains(name) { missing.append(text) }
             }
         }
-        #expect(missing.isEmpty, "docs/architecture.md cites names the code does not have: \(missing)")
-        #expect(cited > 50, "docs/architecture.md's citations were not read")
+        #expect(missing.isEmpty, "docs/explanation/architecture.md cites names the code does not have: \(missing)")
+        #expect(cited > 50, "docs/explanation/architecture.md's citations were not read")
     }
 }

@@ -3,14 +3,14 @@ import Testing
 
 @testable import SubLedgerHTTP
 
-/// docs/errors.md's tables of HTTP answers (those with a Status column) list exactly the codes the API can
+/// docs/reference/errors.md's tables of HTTP answers (those with a Status column) list exactly the codes the API can
 /// answer with, read from the code itself (`ErrorCatalog`: the HTTP layer's `APIError.Code` and the `Code`s of
 /// every typed error `ErrorMiddleware` maps), not from its text. `ErrorCodeCatalogTests` holds the rest of the
 /// documentation (the commands' codes, prose) against the sources' text.
 @Suite struct ErrorCatalogTests {
-    /// The codes named in the first column of every table of docs/errors.md whose header has a `Status` column.
+    /// The codes named in the first column of every table of docs/reference/errors.md whose header has a `Status` column.
     static func documentedAnswerCodes() throws -> Set<String> {
-        let url = ErrorCodeCatalogTests.repository.appendingPathComponent("docs/errors.md")
+        let url = ErrorCodeCatalogTests.repository.appendingPathComponent("docs/reference/errors.md")
         let text = try String(contentsOf: url, encoding: .utf8)
         let code = try Regex("`([a-z][a-z0-9_]*)`")
         var codes = Set<String>()
@@ -37,10 +37,12 @@ import Testing
 
     @Test func everyCodeTheAPICanAnswerIsDocumented() throws {
         let documented = try Self.documentedAnswerCodes()
-        #expect(documented.count > 80, "docs/errors.md's tables were not read")
+        #expect(documented.count > 80, "docs/reference/errors.md's tables were not read")
         for (source, codes) in ErrorCatalog.sources {
             for code in codes where !documented.contains(code) {
-                Issue.record("\(source) can answer `\(code)`, and docs/errors.md's tables with a status do not list it")
+                Issue.record(
+                    "\(source) can answer `\(code)`, and docs/reference/errors.md's tables with a status do not list it"
+                )
             }
         }
     }
@@ -49,7 +51,7 @@ import Testing
         let answerable = ErrorCatalog.codes
         #expect(answerable.contains("method_not_allowed") && answerable.contains("app_transaction_not_found"))
         for code in try Self.documentedAnswerCodes().sorted() where !answerable.contains(code) {
-            Issue.record("docs/errors.md lists `\(code)` with a status, and no error the API answers has it")
+            Issue.record("docs/reference/errors.md lists `\(code)` with a status, and no error the API answers has it")
         }
     }
 

@@ -66,20 +66,21 @@ import Testing
 
     static func documents() throws -> [(name: String, text: String)] {
         var names = ["README.md", "openapi.yaml"]
+        // Every Markdown file under docs/, its folders (guides, reference, explanation) included.
         let docs = repository.appendingPathComponent("docs")
-        names += try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
-            .map { "docs/\($0)" }
+        let paths = try FileManager.default.subpathsOfDirectory(atPath: docs.path)
+        names += paths.filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
         return try names.map { ($0, try String(contentsOf: repository.appendingPathComponent($0), encoding: .utf8)) }
     }
 
-    /// The codes the documentation names as error codes: every code of docs/errors.md's tables, a snake_case
+    /// The codes the documentation names as error codes: every code of docs/reference/errors.md's tables, a snake_case
     /// name next to an HTTP error status anywhere ("409 `offer_key_unusable`", "`order_not_found` (404)"),
     /// and the examples of the error shape in openapi.yaml.
     static func documentedCodes() throws -> [String: Set<String>] {
         var codes: [String: Set<String>] = [:]
         for (name, text) in try documents() {
             var found = Set<String>()
-            if name == "docs/errors.md" {
+            if name == "docs/reference/errors.md" {
                 for cell in try captures(#"(?m)^\|([^|\n]*)\|"#, in: text) {
                     found.formUnion(try captures("`([a-z][a-z0-9_]*)`", in: cell))
                 }
@@ -100,7 +101,7 @@ import Testing
     @Test func everyDocumentedCodeIsOneTheCodeCanEmit() throws {
         let emitted = try Self.emittedCodes()
         let documented = try Self.documentedCodes()
-        #expect(documented.count > 100, "docs/errors.md was not read")
+        #expect(documented.count > 100, "docs/reference/errors.md was not read")
         for (code, places) in documented.sorted(by: { $0.key < $1.key }) where emitted[code] == nil {
             Issue.record("\(places.sorted()) name `\(code)` as an error code, and no source emits it")
         }
@@ -111,7 +112,7 @@ import Testing
         #expect(emitted["transaction_id_not_found"] != nil && emitted["apple_unavailable"] != nil)
         let named = Set(try Self.documents().flatMap { try Self.captures("`([a-z][a-z0-9_]*)`", in: $0.text) })
         for (code, places) in emitted.sorted(by: { $0.key < $1.key }) where !named.contains(code) {
-            Issue.record("\(places.sorted()) emit `\(code)`, and no document names it (docs/errors.md)")
+            Issue.record("\(places.sorted()) emit `\(code)`, and no document names it (docs/reference/errors.md)")
         }
     }
 

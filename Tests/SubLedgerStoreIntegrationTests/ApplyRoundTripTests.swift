@@ -6,7 +6,7 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// How many times the server waits for PostgreSQL per notification (docs/architecture.md, "The hot paths:
+/// How many times the server waits for PostgreSQL per notification (docs/explanation/architecture.md, "The hot paths:
 /// threads, round trips, JSON"): each round trip costs the server a blocking wait and two thread switches.
 @Suite struct ApplyRoundTripTests {
     typealias F = LedgerFixtures

@@ -7,13 +7,13 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// The schema is ready for Citus (docs/operations.md, "Distributing with Citus"): every table says how it is
+/// The schema is ready for Citus (docs/guides/operate.md, "Distributing with Citus"): every table says how it is
 /// placed, every key of a distributed table includes its distribution column, every foreign key is one Citus can
 /// check on one node, and every statement the apply sends filters each distributed table by its column.
 @Suite struct DistributionRulesTests {
     private typealias F = LedgerFixtures
 
-    /// The statements of the apply known not to route to one node, and why that is acceptable (docs/operations.md
+    /// The statements of the apply known not to route to one node, and why that is acceptable (docs/guides/operate.md
     /// lists them too). Matched by their exact text.
     static let knownMultiShardStatements: [String: String] = [
         WebhookOutbox.ownedChains(of: "{}", appID: 0, except: []).sql:

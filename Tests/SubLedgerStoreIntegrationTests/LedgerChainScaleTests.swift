@@ -15,7 +15,7 @@ import Testing
 ///
 /// The first links a ledger of that many chains as the upgrade does (`ledger_chain_backfill()`) and verifies it;
 /// the second times renewal notifications applied with the chain and with `ledger_chain_link` reduced to a no-op,
-/// interleaved round by round on one database (docs/operations.md, "Verifying the ledger").
+/// interleaved round by round on one database (docs/guides/operate.md, "Verifying the ledger").
 @Suite struct LedgerChainScaleTests {
     typealias F = LedgerFixtures
 

@@ -7,7 +7,7 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// The tamper-evident ledger (docs/operations.md, "Verifying the ledger"): every entry and every input an apply
+/// The tamper-evident ledger (docs/guides/operate.md, "Verifying the ledger"): every entry and every input an apply
 /// used is hashed into its subscription chain, and `verifyLedgerChain` recomputes the chains in Swift and names the
 /// first row that no longer matches.
 @Suite struct LedgerChainTests {

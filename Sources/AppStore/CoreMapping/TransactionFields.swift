@@ -113,7 +113,7 @@ struct TransactionFields {
             source: source,
             rawProductType: rawProductType,
             // A price, currency or storefront outside `RevenueFieldRules` is dropped, not refused: the
-            // transaction still grants what it paid for, and reports show it unpriced (docs/revenue.md).
+            // transaction still grants what it paid for, and reports show it unpriced (docs/explanation/revenue.md).
             price: RevenueFieldRules.price(price),
             currency: RevenueFieldRules.code(currency),
             storefront: RevenueFieldRules.code(storefront),

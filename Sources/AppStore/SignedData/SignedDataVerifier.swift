@@ -12,7 +12,7 @@ import SubLedgerCore
 /// configured for `Xcode` or `LocalTesting` skips the chain and signature, as Apple's App Store Server
 /// Library does, and still requires the payload to name this app and exactly that environment. Such data
 /// proves nothing about who made it: SubLedger builds such a verifier only for an app whose catalog lists
-/// the environment (see docs/catalog.md), and a `Production` or `Sandbox` verifier never skips anything.
+/// the environment (see docs/reference/catalog.md), and a `Production` or `Sandbox` verifier never skips anything.
 public struct SignedDataVerifier: Sendable {
     /// Which app and environment signed data must belong to, and which roots it must chain to.
     public struct Configuration: Sendable {

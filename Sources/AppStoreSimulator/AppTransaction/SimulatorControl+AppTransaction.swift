@@ -5,7 +5,7 @@ extension SimulatorControl {
     /// The Apple ID's app transaction for an app, as its device's `AppTransaction.shared` gets it, signed now.
     ///
     /// `notFound` when the Apple ID, the app, or any transaction of the Apple ID in the app does not exist: in
-    /// the simulator an Apple ID gets an app with its first transaction there (docs/appstore-sim.md).
+    /// the simulator an Apple ID gets an app with its first transaction there (docs/reference/appstore-sim.md).
     public func appTransaction(appleID: String, bundleID: String) throws(SimulatorError) -> AppTransactionResult {
         let now = engine.clock.now()
         let signer = engine.signer

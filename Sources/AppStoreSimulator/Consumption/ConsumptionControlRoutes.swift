@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// The control routes of consumption requests (docs/appstore-sim.md): `POST /control/transactions/{id}/consumption-request`
+/// The control routes of consumption requests (docs/reference/appstore-sim.md): `POST /control/transactions/{id}/consumption-request`
 /// makes Apple send `CONSUMPTION_REQUEST`; `GET /control/consumption` lists the Send Consumption Information
 /// calls received, with their answers.
 struct ConsumptionControlRoutes: Sendable {

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import SubLedgerCore
 
-/// Serves `SimulatorControl` as JSON under `/control`; docs/appstore-sim.md lists every route.
+/// Serves `SimulatorControl` as JSON under `/control`; docs/reference/appstore-sim.md lists every route.
 struct ControlRoutes: Sendable {
     let control: SimulatorControl
     let rootCertificateDER: [UInt8]

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Serves `SimulatorControl` as JSON under `/control`; docs/play-sim.md lists every route. Refusals are
+/// Serves `SimulatorControl` as JSON under `/control`; docs/reference/play-sim.md lists every route. Refusals are
 /// `{"error": {"code", "message"}}` with a 4xx status.
 struct ControlRoutes: Sendable {
     let control: SimulatorControl

@@ -43,7 +43,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let noEnvironments = Code(.noEnvironments)
         public static let unknownEnvironment = Code(.unknownEnvironment)
         /// An app accepts `Production` and also `Xcode` or `LocalTesting`, whose data nobody can verify: anyone
-        /// could then forge purchases that grant the same entitlements as real ones (see docs/catalog.md).
+        /// could then forge purchases that grant the same entitlements as real ones (see docs/reference/catalog.md).
         public static let unverifiableEnvironmentWithProduction = Code(.unverifiableEnvironmentWithProduction)
         public static let unknownOwnershipPolicy = Code(.unknownOwnershipPolicy)
         public static let emptyProductID = Code(.emptyProductID)

@@ -1,5 +1,5 @@
 /// What SubLedger tells Apple on its own after an apply commits, per app (both need the app's App Store Server API
-/// key; docs/catalog.md).
+/// key; docs/reference/catalog.md).
 ///
 /// Catalog format (per app, every key optional; absent means off):
 /// ```yaml

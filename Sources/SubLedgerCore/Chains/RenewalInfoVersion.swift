@@ -4,7 +4,7 @@ enum RenewalInfoVersion {
     /// millisecond, so a purchase and a change of auto-renew can share one), the state that does not renew, then
     /// a fixed content-based tie-break, so that arrival order never matters. Not renewing wins a tie because it
     /// is the state a customer reaches by acting (turning auto-renew off); counting them as renewing would keep
-    /// a chain with an account that gave it up (docs/ownership.md, "Stale inputs").
+    /// a chain with an account that gave it up (docs/explanation/ownership.md, "Stale inputs").
     static func isNewer(_ candidate: RenewalInfo, than stored: RenewalInfo?) -> Bool {
         guard let stored else { return true }
         if candidate.observedAt != stored.observedAt { return candidate.observedAt > stored.observedAt }

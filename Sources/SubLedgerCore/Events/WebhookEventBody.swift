@@ -1,4 +1,4 @@
-/// The JSON text of an event, exactly as delivered (docs/webhooks.md, "The event").
+/// The JSON text of an event, exactly as delivered (docs/guides/webhooks.md, "The event").
 public enum WebhookEventBody {
     /// The body, split around its `sequence` value, which the outbox takes from the account's counter only
     /// when the event is really inserted: `head + "<sequence>" + tail` (or `head + "null" + tail`).

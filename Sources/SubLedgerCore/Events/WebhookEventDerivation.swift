@@ -1,4 +1,4 @@
-/// From what one apply decided to the events it causes (docs/webhooks.md, "Event catalog").
+/// From what one apply decided to the events it causes (docs/guides/webhooks.md, "Event catalog").
 ///
 /// A pure function of the chains before the input, the decision, the cause and `now`. A replayed input
 /// decides nothing new (no new entry, no renewal state change, no binding change), so it derives nothing;

@@ -1,4 +1,4 @@
-/// The kinds of webhook event SubLedger sends (docs/webhooks.md, "Event catalog").
+/// The kinds of webhook event SubLedger sends (docs/guides/webhooks.md, "Event catalog").
 public enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     /// An account gained access from a chain: a purchase, a claim, or a transfer to it.
     case entitlementGranted = "entitlement.granted"

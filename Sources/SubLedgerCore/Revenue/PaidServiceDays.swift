@@ -1,5 +1,5 @@
 /// Apple's count of a subscriber's days of paid service in one subscription group, which decides when the
-/// commission drops from 30 % to 15 % (docs/revenue.md, "Commission").
+/// commission drops from 30 % to 15 % (docs/explanation/revenue.md, "Commission").
 ///
 /// The rule, as Apple states it and as this implements it, over one chain's transactions (a chain is one
 /// subscriber in one group: upgrades, downgrades and crossgrades keep the original transaction id):

@@ -29,7 +29,7 @@
 /// account holding the chain is `applied`, not `duplicate`.
 ///
 /// ## What a revocation takes away
-/// Exactly what the transaction granted, from the revocation date on (docs/ownership.md, "Revocation"):
+/// Exactly what the transaction granted, from the revocation date on (docs/explanation/ownership.md, "Revocation"):
 /// - **Chain state**: `ChainSnapshot.state(at:in:)` (`Chains/ChainStateDerivation.swift`) is `.revoked` when
 ///   the chain's latest transaction at the instant has a revocation in force then (rule 1 of `ChainState`).
 ///   A refunded earlier period of a subscription does not revoke a chain that has renewed since.

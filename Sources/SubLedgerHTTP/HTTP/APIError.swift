@@ -91,7 +91,7 @@ enum ErrorBody {
 extension APIError {
     /// The codes the HTTP layer answers with of its own (the codes of the typed errors it maps are theirs:
     /// `ErrorCatalog`). Every `APIError` the layer makes names one of these, so the list is complete by
-    /// construction and docs/errors.md is held against it (`ErrorCatalogTests`).
+    /// construction and docs/reference/errors.md is held against it (`ErrorCatalogTests`).
     enum Code: String, Sendable, CaseIterable {
         case bodyTooLarge = "body_too_large"
         case databaseUnavailable = "database_unavailable"

@@ -11,7 +11,7 @@ import SubLedgerUseCases
 /// client mistakes into 4xx with a code (a value the database refuses included), a database that is down or
 /// read-only (a failover), or a Citus worker lost mid-statement, into 503 (so callers, and Apple, retry), and
 /// anything else into a logged 500. Every typed error caught here is listed in `ErrorCatalog`, against which
-/// docs/errors.md is held.
+/// docs/reference/errors.md is held.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response

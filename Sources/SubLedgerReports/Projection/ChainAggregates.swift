@@ -1,7 +1,7 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// Every per-chain aggregate the reports read (docs/reports.md), recomputed by one function, so the report
+/// Every per-chain aggregate the reports read (docs/explanation/reports.md), recomputed by one function, so the report
 /// projector (`ReportProjector`, the only writer of these tables) cannot forget one and the cost of projecting a
 /// chain is in one place.
 enum ChainAggregates {

@@ -2,7 +2,7 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// How fresh the reports' aggregates are: they follow the ledger through the report projection queue (schema step
-/// 31), so every report states the moment up to which it is complete (docs/reports.md, "Freshness").
+/// 31), so every report states the moment up to which it is complete (docs/explanation/reports.md, "Freshness").
 public struct ReportFreshness: Sendable, Hashable, Encodable {
     /// Every change recorded before this moment is in the aggregates: the oldest change still queued, or the
     /// report's `now` when none is.

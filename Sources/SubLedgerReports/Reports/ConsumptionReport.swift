@@ -4,7 +4,7 @@ import SubLedgerCore
 /// Apple's consumption requests (customers asking for a refund) and how SubLedger answered each: its state
 /// (`pending`, `retry`, `sent`, `skipped_no_consent`, `skipped_disabled`, `failed`), the calls made, and
 /// whether Apple's 12-hour deadline was missed. The audit trail of each request is the
-/// `consumption_request_attempts` table (docs/operations.md, "Apple asks about a refund").
+/// `consumption_request_attempts` table (docs/guides/operate.md, "Apple asks about a refund").
 public struct ConsumptionReport: Sendable, Hashable, Codable {
     public struct Row: Sendable, Hashable, Codable {
         public var requestID: Int64

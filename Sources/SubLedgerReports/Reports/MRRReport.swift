@@ -2,7 +2,7 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// Monthly recurring revenue and ARR per calendar month and currency, with how it moved: new, expansion,
-/// contraction, churned and reactivation (docs/revenue.md, "MRR"). Amounts are milli-units (`…Milli`).
+/// contraction, churned and reactivation (docs/explanation/revenue.md, "MRR"). Amounts are milli-units (`…Milli`).
 public struct MRRReport: Sendable, Hashable, Codable {
     /// One month in one currency.
     public struct Row: Sendable, Hashable, Codable {

@@ -20,7 +20,7 @@ public struct ReportError: Error, CustomStringConvertible, Sendable, Hashable {
         /// The account or original transaction asked about is not in the ledger (HTTP 404).
         public static let notFound = Code(rawValue: "not_found")
 
-        /// Every code above (docs/errors.md is held against them).
+        /// Every code above (docs/reference/errors.md is held against them).
         public static let allCases: [Code] = [.invalidArgument, .unknownReport, .unknownApp, .notFound]
     }
 

@@ -4,7 +4,7 @@ import SubLedgerCore
 /// Free trials and paid introductory offers started per cohort (the UTC week or month of the start), by product,
 /// and how many converted to a payment.
 ///
-/// The rules (what is a trial, an intro offer, a conversion) are in `docs/revenue.md`, "Cohorts: trials and
+/// The rules (what is a trial, an intro offer, a conversion) are in `docs/explanation/revenue.md`, "Cohorts: trials and
 /// retention".
 public struct TrialsReport: Sendable, Hashable, Codable {
     /// The length of a cohort: a UTC ISO week (from Monday) or a UTC calendar month.

@@ -3,7 +3,7 @@ import PostgresLibPQ
 /// The SQL vocabulary of the cohort reports (`trials`, `retention`): which transactions are free trials,
 /// introductory offers, paid, refunded, and what they cost, on the `transactions` alias given.
 ///
-/// These restate `docs/revenue.md` ("Cohorts: trials and retention") and the `transaction_amounts` view of
+/// These restate `docs/explanation/revenue.md` ("Cohorts: trials and retention") and the `transaction_amounts` view of
 /// schema step 14 (its amount expression is inlined here so that a report reads `transactions` once, with the
 /// columns the view leaves out: ownership and the upgrade flag in the kept payload). Change one, change both.
 enum CohortSQL {

@@ -47,7 +47,7 @@ extension ReportStore {
     /// result written and read twice.
     ///
     /// From `.aggregate` (the default) the same counts come from the `in_force` rows of `chain_report_spans`: a chain's
-    /// transactions merged where they touch (the counts at every sample are the same, see docs/reports.md).
+    /// transactions merged where they touch (the counts at every sample are the same, see docs/explanation/reports.md).
     func subscriptionEdgeCounts(
         firstDay: Instant, firstSample: Instant, now: Instant, source: AggregateSource = .aggregate
     ) throws -> [SubscriptionEdgeCount] {

@@ -4,7 +4,7 @@ import SubLedgerCore
 
 /// The apps and their catalogs (`apps`, `products`, `product_entitlements`, price points): what `catalog apply`
 /// stores and every use case reads back as `StoredApp`. The apps' secrets are sealed with `secretKeys` when
-/// stored and opened with them when read (docs/operations.md, "Secrets at rest").
+/// stored and opened with them when read (docs/guides/operate.md, "Secrets at rest").
 public struct CatalogStore: Sendable {
     public let pool: PostgresPool
     /// The keys that seal and open the apps' secrets at rest; empty: none.
@@ -26,7 +26,7 @@ public struct CatalogStore: Sendable {
     /// Products missing from the file are kept: orders and transactions refer to them. A secret in
     /// `secrets` replaces the stored one; an app without one keeps what is stored. Secrets are sealed with
     /// the store's current secret key; without a key they are refused (`SecretError.noSecretKey`) unless
-    /// `allowingPlaintextSecrets`, which stores them unsealed (docs/operations.md, "Secrets at rest").
+    /// `allowingPlaintextSecrets`, which stores them unsealed (docs/guides/operate.md, "Secrets at rest").
     @discardableResult
     public func applyCatalog(
         _ catalog: Catalog, secrets: [String: AppSecrets] = [:], allowingPlaintextSecrets: Bool = false
@@ -212,7 +212,7 @@ public struct CatalogStore: Sendable {
             throw SecretError(
                 .noSecretKey,
                 "the catalog holds the \(purpose) but no secret key is configured to seal it: set "
-                    + "SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY (docs/operations.md, \"Secrets at rest\"), "
+                    + "SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY (docs/guides/operate.md, \"Secrets at rest\"), "
                     + "or explicitly allow plaintext secrets (`catalog apply --allow-plaintext-secrets`)")
         }
         return .plaintext(secret)

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// The hash chain over each subscription chain's ledger entries and stored inputs (docs/operations.md, "Verifying
+/// The hash chain over each subscription chain's ledger entries and stored inputs (docs/guides/operate.md, "Verifying
 /// the ledger"), computed here as `ledger verify` recomputes it. The database writes the links with the SQL functions
 /// of `migrations/0024_ledger_chain.sql` (`ledger_chain_field`, `ledger_chain_fields`, `ledger_chain_link`); this is
 /// the same encoding written again, so a verifier does not trust the functions stored in the database it checks.

@@ -4,7 +4,7 @@ import SubLedgerCore
 /// The ledger's hash chain (`ledger_chain_links`, `ledger_chain_heads`; see `LedgerChainHash`), written by each apply.
 enum LedgerChainRows {
     /// Links, in each chain `decision` changed, the input the apply came from and then the chain's new entries,
-    /// after those entries' statements in `batch` (docs/operations.md, "Verifying the ledger"). One statement per
+    /// after those entries' statements in `batch` (docs/guides/operate.md, "Verifying the ledger"). One statement per
     /// chain, in key order, in the apply's round trip; the apply holds each chain's lock, which is what serializes
     /// two applies on one chain here too. Tells how many links were added.
     static func link(

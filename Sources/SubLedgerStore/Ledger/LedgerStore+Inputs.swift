@@ -261,7 +261,7 @@ extension LedgerStore {
         }
         let applied = try Self.apply(
             input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
-        // Apple asks about a refund: the request is recorded with the notification's effects (docs/operations.md).
+        // Apple asks about a refund: the request is recorded with the notification's effects (docs/guides/operate.md).
         // The cause's type is the stored row's `notification_type`, which the statement checks again; any other
         // type skips the round trip.
         if cause.notificationType == "CONSUMPTION_REQUEST" {

@@ -65,7 +65,7 @@ public struct LedgerStore: Sendable {
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
-        // Round trips (docs/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
+        // Round trips (docs/explanation/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
         // under the chains' locks; the decision's rows with the reads the webhook events need; when there are events,
         // their accounts' sequence numbers (when they name accounts) and their insert. Each batch's statements run in
         // the order appended, each seeing the earlier ones.
@@ -104,10 +104,10 @@ public struct LedgerStore: Sendable {
         }
         _ = EntitlementPeriodRows.write(planned.periods, appID: app.appID, into: &writes)
         let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
-        // The hash chain (docs/operations.md, "Verifying the ledger"): the input, then the entries just inserted, of
+        // The hash chain (docs/guides/operate.md, "Verifying the ledger"): the input, then the entries just inserted, of
         // each chain changed, under the chains' locks taken above.
         _ = LedgerChainRows.link(decision, reference: reference, appID: app.appID, into: &writes)
-        // The reports' aggregates follow from the report projection queue (docs/reports.md, "Freshness"): the
+        // The reports' aggregates follow from the report projection queue (docs/explanation/reports.md, "Freshness"): the
         // changed chains are recorded here, in this transaction, and the projector refreshes them after it commits.
         ReportProjectionQueueRows.enqueue(decision.updatedChains.map(\.key), appID: app.appID, now: now, into: &writes)
         _ = OrderRows.fulfil(
@@ -116,7 +116,7 @@ public struct LedgerStore: Sendable {
         // What the decision owes the stores (Apple's write-backs, Google's acknowledgements), sent by the obligation
         // sender once this commits.
         _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
-        // The webhook events of this decision, in its transaction (docs/webhooks.md): their accounts' entitlements
+        // The webhook events of this decision, in its transaction (docs/guides/webhooks.md): their accounts' entitlements
         // and credit balances are read here from the read model, after the entries and the periods just rewritten,
         // and the events numbered and inserted in the round trips after this one. The chains this apply loaded and
         // wrote are in memory as they now are in the database: a read that needs chains skips them.

@@ -34,7 +34,7 @@ enum ReportProjectionQueueRows {
 extension LedgerStore {
     /// Queues every chain of `app` for the report projector, in one transaction: what a change to the aggregates'
     /// inputs other than the ledger (the catalog's price points and product types) calls. The reports show the
-    /// change once the projector has caught up (`as_of`, docs/reports.md).
+    /// change once the projector has caught up (`as_of`, docs/explanation/reports.md).
     public func requeueReportAggregates(app: StoredApp) async throws {
         try await pool.transaction { connection in
             try connection.query(ReportProjectionQueueRows.enqueueApp(app.appID))

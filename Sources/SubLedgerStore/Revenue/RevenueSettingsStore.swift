@@ -2,7 +2,7 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// The revenue settings the reports read: exchange rates, tax rates per storefront, and each app's Small
-/// Business Program periods (docs/revenue.md). Each write is one transaction: a file applies whole or not.
+/// Business Program periods (docs/explanation/revenue.md). Each write is one transaction: a file applies whole or not.
 public struct RevenueSettingsStore: Sendable {
     public let pool: PostgresPool
 

@@ -36,7 +36,7 @@ public enum SecretKeyFile {
         }
         let key = SecretKey.generate()
         let text = """
-            # SubLedger's secret key (docs/operations.md, "Secrets at rest"), created by the embedded quick start.
+            # SubLedger's secret key (docs/guides/operate.md, "Secrets at rest"), created by the embedded quick start.
             # It seals the apps' secrets in the database; without it they cannot be read. Keep it out of backups
             # of the database and back it up separately.
             \(key.base64)

@@ -4,7 +4,7 @@ import Foundation
 /// The secret keys this process knows, newest first: the first seals, every one opens.
 ///
 /// Several keys are configured during a rotation: the new key first (new secrets are sealed with it),
-/// the old ones after it (secrets not yet re-sealed still open). See docs/operations.md, "Secrets at rest".
+/// the old ones after it (secrets not yet re-sealed still open). See docs/guides/operate.md, "Secrets at rest".
 public struct SecretKeyring: Sendable, CustomStringConvertible {
     /// Newest first.
     public let keys: [SecretKey]

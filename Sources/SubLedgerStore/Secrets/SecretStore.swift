@@ -68,7 +68,7 @@ public struct SecretStore: Sendable {
                 .keyUnavailable,
                 "stored secrets are sealed with secret key(s) \(status.missingKeyIDs.joined(separator: ", ")), which "
                     + "are not configured (configured: \(configured)); set SUBLEDGER_SECRET_KEY_FILE or "
-                    + "SUBLEDGER_SECRET_KEY (docs/operations.md, \"Secrets at rest\")")
+                    + "SUBLEDGER_SECRET_KEY (docs/guides/operate.md, \"Secrets at rest\")")
         }
         if status.plaintext > 0 {
             logger.warning(

@@ -6,7 +6,7 @@
 /// failure on 30–60 min: about 100 attempts in the first three days (at least 80). A delivery is marked
 /// `failed` at a failed attempt once it is `giveUpAfter` old (counted from the delivery row, that is from its
 /// event for the fan-out, from the replay for a replay) and has had at least `minimumAttempts` attempts, so a
-/// backlog that waited behind a paused endpoint still gets that many tries after resuming. docs/webhooks.md,
+/// backlog that waited behind a paused endpoint still gets that many tries after resuming. docs/guides/webhooks.md,
 /// "Delivery".
 public struct WebhookRetryPolicy: Sendable, Hashable {
     /// The wait after the first failure (before jitter). Default 10 s.

@@ -239,7 +239,7 @@ public struct MigrationImporter: Sendable {
     }
 
     /// How a failed App Store Server API call is reported for a row: the same snake_case codes as the rest of
-    /// SubLedger (docs/errors.md), and a message that says what Apple answered.
+    /// SubLedger (docs/reference/errors.md), and a message that says what Apple answered.
     static func reason(for error: AppStoreServerAPIError) -> ImportRowError.Reason {
         let apple = [
             error.apiErrorCode.map { "Apple error \($0)" }, error.httpStatus.map { "HTTP \($0)" },

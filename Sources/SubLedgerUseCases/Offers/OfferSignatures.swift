@@ -4,7 +4,7 @@ import SubLedgerCore
 import SubLedgerStore
 
 /// Makes the signatures StoreKit needs before it shows an offer, with the app's In-App Purchase key from the
-/// catalog, and answers the account's introductory-offer eligibility from the ledger (docs/offers.md).
+/// catalog, and answers the account's introductory-offer eligibility from the ledger (docs/guides/offers.md).
 public struct OfferSignatures: Sendable {
     let store: OfferEligibilityStore
     let now: @Sendable () -> Instant

@@ -169,7 +169,7 @@ public struct WebhookAdmin: Sendable {
         WebhookAdminError(.unknownEndpoint, "no webhook endpoint \(id) (or it was removed)")
     }
 
-    /// The body of a `webhook.test` event: the event shape of docs/webhooks.md, about no account.
+    /// The body of a `webhook.test` event: the event shape of docs/guides/webhooks.md, about no account.
     static func testBody(
         eventID: UUID, occurredAt: Instant, bundleID: String, environment: String, endpointID: String
     ) -> String {

@@ -32,7 +32,7 @@ public struct WebhookAdminError: Error, CustomStringConvertible, Sendable, Hasha
         /// The URL's own codes (`invalid_webhook_url`, `insecure_webhook_url`, `private_webhook_address`)
         /// are passed on as they are.
 
-        /// Every code a webhook management request can be refused with, the URL's included (docs/errors.md is
+        /// Every code a webhook management request can be refused with, the URL's included (docs/reference/errors.md is
         /// held against them).
         public static var allCases: [Code] {
             [

@@ -5,7 +5,7 @@ import SubLedgerStore
 
 /// The time-driven webhook events (`entitlement.expired`, a grace period's end): every `interval`, settles
 /// the clock's due moments through the outbox. Run by `subledger poll`; any number of pollers may run it,
-/// and each moment still yields its events once (docs/webhooks.md).
+/// and each moment still yields its events once (docs/guides/webhooks.md).
 public struct WebhookClock: Service {
     /// How the clock runs.
     public struct Configuration: Sendable {

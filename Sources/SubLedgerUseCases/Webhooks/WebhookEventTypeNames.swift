@@ -1,6 +1,6 @@
 import SubLedgerCore
 
-/// The event type names an endpoint's filter may name: the catalog of docs/webhooks.md, plus `webhook.test`.
+/// The event type names an endpoint's filter may name: the catalog of docs/guides/webhooks.md, plus `webhook.test`.
 ///
 /// The events themselves are derived in `SubLedgerCore/Events`; this list, read from their `WebhookEventType`,
 /// is what `webhooks add --type` and `replay --type` check against.

@@ -2,7 +2,7 @@ import Metrics
 import SubLedgerCore
 import SubLedgerStore
 
-/// What the webhook deliverers export (docs/webhooks.md, "Metrics and the admin page"):
+/// What the webhook deliverers export (docs/guides/webhooks.md, "Metrics and the admin page"):
 ///
 /// - `subledger_webhook_deliveries_total{result}`: attempts by what they came to: `delivered`, `retrying` (failed,
 ///   tried again later), `failed` (failed for the last time), `lease_lost` (sent after this process's lease ran

@@ -7,7 +7,7 @@ import Synchronization
 
 /// Sends one webhook delivery: checks where it may go, signs it, POSTs it, reads at most 64 KiB of the answer.
 ///
-/// Transport rules (docs/webhooks.md, "Delivery"): the URL is checked again with `WebhookURLPolicy` (it was
+/// Transport rules (docs/guides/webhooks.md, "Delivery"): the URL is checked again with `WebhookURLPolicy` (it was
 /// checked when the endpoint was added, but the rules may have tightened since), and every address its host
 /// resolves to is checked with `WebhookURLPolicy.check(address:allowPrivateNetwork:)` before connecting;
 /// redirects are never followed (a 3xx is a failed attempt); the whole exchange has `timeout`; the response

@@ -8,7 +8,7 @@ import Foundation
 /// endpoint's secrets (the whole `whsec_...` string). During a rotation both the new and the previous
 /// secret are valid, so the header carries one `v1` per secret. A receiver accepts the request when any
 /// `v1` matches any secret it holds and `t` lies within the tolerance of its clock (five minutes by
-/// default), which bounds how long a captured request can be replayed. docs/webhooks.md has the rules
+/// default), which bounds how long a captured request can be replayed. docs/guides/webhooks.md has the rules
 /// and verification snippets in several languages.
 public enum WebhookSignature {
     public static let headerName = "SubLedger-Signature"

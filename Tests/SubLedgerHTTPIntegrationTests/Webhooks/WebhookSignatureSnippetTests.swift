@@ -3,7 +3,7 @@ import SubLedgerHTTP
 import SubLedgerUseCases
 import Testing
 
-/// The verification snippets of docs/webhooks.md, "Verifying signatures", run against requests signed by
+/// The verification snippets of docs/guides/webhooks.md, "Verifying signatures", run against requests signed by
 /// `WebhookSignature`: Python and Node are extracted from the document and run by their interpreters; the
 /// Swift block must be exactly `VerifySubLedgerSignature.swift`, which this target compiles and runs.
 @Suite struct WebhookSignatureSnippetTests {
@@ -55,7 +55,8 @@ import Testing
 
     /// The fenced block of `language` in the section "Verifying signatures".
     static func snippet(_ language: String) throws -> String {
-        let document = try String(contentsOf: repository.appendingPathComponent("docs/webhooks.md"), encoding: .utf8)
+        let document = try String(
+            contentsOf: repository.appendingPathComponent("docs/guides/webhooks.md"), encoding: .utf8)
         let section =
             try #require(document.components(separatedBy: "## Verifying signatures").dropFirst().first)
             .components(separatedBy: "\n## ").first ?? ""

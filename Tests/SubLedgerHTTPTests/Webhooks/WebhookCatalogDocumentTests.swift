@@ -7,7 +7,7 @@ import Yams
 @testable import SubLedgerUseCases
 
 /// The event catalog is documented where users read it: one OpenAPI `webhooks` entry per event type, each
-/// with a schema that exists, and a row per type in docs/webhooks.md.
+/// with a schema that exists, and a row per type in docs/guides/webhooks.md.
 @Suite struct WebhookCatalogDocumentTests {
     static let types = Set(WebhookEventType.allCases.map(\.rawValue))
 
@@ -33,12 +33,12 @@ import Yams
 
     @Test func docsHaveARowPerEventType() throws {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/webhooks.md")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/guides/webhooks.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let catalog = try #require(
             text.components(separatedBy: "## Event catalog").last?.components(separatedBy: "\n## ").first)
         for type in Self.types {
-            #expect(catalog.contains("| `\(type)` |"), "docs/webhooks.md has no catalog row for \(type)")
+            #expect(catalog.contains("| `\(type)` |"), "docs/guides/webhooks.md has no catalog row for \(type)")
         }
     }
 }

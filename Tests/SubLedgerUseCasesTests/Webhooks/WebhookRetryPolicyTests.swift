@@ -1,7 +1,7 @@
 import SubLedgerStore
 import Testing
 
-/// The documented retry schedule (docs/webhooks.md, "Delivery"), without a database.
+/// The documented retry schedule (docs/guides/webhooks.md, "Delivery"), without a database.
 @Suite("Webhook retry policy")
 struct WebhookRetryPolicyTests {
     let policy = WebhookRetryPolicy()
