@@ -1,7 +1,7 @@
 import ArgumentParser
 import SubLedgerUseCases
 
-/// `serve`'s read replicas: `--read-database-url` and its bounds (docs/guides/operate.md, "Read replicas").
+/// `serve`'s read replicas: `--read-database-url` and its bounds (docs/guides/scale-out.md, "Read replicas").
 struct ReadReplicaOptions: ParsableArguments {
     @Option(
         name: .customLong("read-database-url"),

@@ -134,10 +134,12 @@ func buildRouter(
             store: AppTransactionStore(pool: dependencies.pool), apple: dependencies.apple, now: dependencies.now)
     ).register(on: v1)
     AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
-    // Refund requests: the customer's consent and the purchase's usage (docs/guides/operate.md, "Apple asks about a refund").
+    // Refund requests: the customer's consent and the purchase's usage (docs/guides/operate.md, "Apple asks about a
+    // refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
         .register(on: v1)
-    // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key (docs/guides/offers.md).
+    // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key
+    // (docs/guides/offers.md).
     OffersController(
         apps: apps,
         signatures: OfferSignatures(

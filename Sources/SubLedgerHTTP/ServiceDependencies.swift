@@ -17,7 +17,7 @@ public struct ServiceDependencies: Sendable {
     public var googlePlay = GooglePlayGateway(httpClient: .shared, logger: Logger(label: "subledger.googleplay"))
     /// The clock (tests pin it; the service uses the system clock).
     public var now: @Sendable () -> Instant
-    /// The hot standbys that answer reads (docs/guides/operate.md, "Read replicas"); `nil`: the primary answers all.
+    /// The hot standbys that answer reads (docs/guides/scale-out.md, "Read replicas"); `nil`: the primary answers all.
     public var readReplicas: ReadReplicas? = nil
 
     public init(pool: PostgresPool, migrator: Migrator, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {

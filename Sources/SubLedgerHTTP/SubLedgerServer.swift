@@ -29,7 +29,7 @@ public enum SubLedgerServer {
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool
-            // Read replicas (docs/guides/operate.md, "Read replicas"): run by the application, beside its server.
+            // Read replicas (docs/guides/scale-out.md, "Read replicas"): run by the application, beside its server.
             if let replicas = configuration.readReplicas {
                 dependencies.readReplicas = try ReadReplicas(
                     configuration: replicas,
@@ -264,8 +264,9 @@ extension SubLedgerServer {
                         configuration: webhookClock, store: store, logger: logger, now: { Instant.systemNow() }),
                     once: poller.once))
 
-            // The reports' aggregates follow the ledger (docs/explanation/reports.md, "Freshness"). Right after the pool (the
-            // webhook deliverer goes before it below), so it stops after every service that applies inputs: with
+            // The reports' aggregates follow the ledger (docs/explanation/reports.md, "Freshness"). Right after the
+            // pool (the webhook deliverer goes before it below), so it stops after every service that applies inputs:
+            // with
             // --once it projects when the group stops, after their passes.
             var projection = ReportProjectionService.Configuration()
             projection.once = poller.once

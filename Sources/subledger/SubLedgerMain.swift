@@ -9,8 +9,8 @@ enum SubLedgerMain {
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
             // Swift concurrency's jobs run on the NIO event loops, so a request does not hop to the cooperative
-            // pool and back (docs/explanation/architecture.md, "The hot paths"). A choice for the whole process, so made here,
-            // before any command runs; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
+            // pool and back (docs/explanation/architecture.md, "The hot paths"). A choice for the whole process, so
+            // made here, before any command runs; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
             ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
         }
         await SubLedgerCommand.main()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// docs/explanation/architecture.md cites the code by name; a name it cites that the code no longer has is a doc that drifted.
+/// docs/explanation/architecture.md cites the code by name; a name it cites that the code no longer has is a doc that
+/// drifted.
 /// Checked: every `Type.member` (a type declared in the sources and a member declared under that name) and every
 /// `File.swift` (a file of that name in Sources or Tests, or at the root).
 @Suite struct ArchitectureDocNamesTests {

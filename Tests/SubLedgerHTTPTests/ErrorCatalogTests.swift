@@ -8,7 +8,8 @@ import Testing
 /// every typed error `ErrorMiddleware` maps), not from its text. `ErrorCodeCatalogTests` holds the rest of the
 /// documentation (the commands' codes, prose) against the sources' text.
 @Suite struct ErrorCatalogTests {
-    /// The codes named in the first column of every table of docs/reference/errors.md whose header has a `Status` column.
+    /// The codes named in the first column of every table of docs/reference/errors.md whose header has a `Status`
+    /// column.
     static func documentedAnswerCodes() throws -> Set<String> {
         let url = ErrorCodeCatalogTests.repository.appendingPathComponent("docs/reference/errors.md")
         let text = try String(contentsOf: url, encoding: .utf8)

@@ -7,7 +7,7 @@ import Testing
 
 @testable import SubLedgerStore
 
-/// The schema is ready for Citus (docs/guides/operate.md, "Distributing with Citus"): every table says how it is
+/// The schema is ready for Citus (docs/guides/scale-out.md, "Distributing with Citus"): every table says how it is
 /// placed, every key of a distributed table includes its distribution column, every foreign key is one Citus can
 /// check on one node, and every statement the apply sends filters each distributed table by its column.
 @Suite struct DistributionRulesTests {

@@ -1,8 +1,8 @@
 import Hummingbird
 
-/// The control routes of consumption requests (docs/reference/appstore-sim.md): `POST /control/transactions/{id}/consumption-request`
-/// makes Apple send `CONSUMPTION_REQUEST`; `GET /control/consumption` lists the Send Consumption Information
-/// calls received, with their answers.
+/// The control routes of consumption requests (docs/reference/appstore-sim.md): `POST
+/// /control/transactions/{id}/consumption-request` makes Apple send `CONSUMPTION_REQUEST`; `GET /control/consumption`
+/// lists the Send Consumption Information calls received, with their answers.
 struct ConsumptionControlRoutes: Sendable {
     /// `POST /control/transactions/{id}/consumption-request`'s optional body.
     struct ConsumptionRequestBody: Decodable {

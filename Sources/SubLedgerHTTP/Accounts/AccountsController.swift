@@ -7,7 +7,7 @@ import SubLedgerUseCases
 /// Reads of one account of the key's app: entitlements (optionally at a time), subscriptions, transactions.
 struct AccountsController: Sendable {
     let apps: AppDirectory
-    /// Served by a read replica when one is current enough (docs/guides/operate.md, "Read replicas").
+    /// Served by a read replica when one is current enough (docs/guides/scale-out.md, "Read replicas").
     let reads: Reads
     let now: @Sendable () -> Instant
 

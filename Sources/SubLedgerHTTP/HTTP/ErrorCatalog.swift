@@ -3,8 +3,8 @@ import SubLedgerReports
 import SubLedgerUseCases
 
 /// Every code the HTTP API can answer with, by where it comes from: the HTTP layer's own (`APIError.Code`) and
-/// the codes of each typed error `ErrorMiddleware` turns into an answer (`HTTPErrorMapping`). docs/reference/errors.md is
-/// held against this list both ways (`ErrorCatalogTests`); a typed error newly mapped in `ErrorMiddleware`
+/// the codes of each typed error `ErrorMiddleware` turns into an answer (`HTTPErrorMapping`). docs/reference/errors.md
+/// is held against this list both ways (`ErrorCatalogTests`); a typed error newly mapped in `ErrorMiddleware`
 /// belongs here too.
 enum ErrorCatalog {
     /// Each source of codes, with the codes it can give.

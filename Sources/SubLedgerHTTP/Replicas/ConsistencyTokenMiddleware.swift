@@ -5,7 +5,7 @@ import PostgresLibPQ
 import SubLedgerStore
 import SubLedgerUseCases
 
-/// Read-your-writes (docs/guides/operate.md, "Read replicas"): a successful write's response carries
+/// Read-your-writes (docs/guides/scale-out.md, "Read replicas"): a successful write's response carries
 /// `SubLedger-Consistency-Token`, the primary's WAL position after the write committed; a request presenting
 /// one has it checked here (a 400 for anything that is not a token) and handed to the read routing.
 struct ConsistencyTokenMiddleware: RouterMiddleware {

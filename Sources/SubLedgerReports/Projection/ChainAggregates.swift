@@ -25,7 +25,8 @@ enum ChainAggregates {
         ChainCohortFactsRows.refresh(chains, appID: appID, into: &batch)
         // Money facts and MRR moves (schema step 19): what `revenue` and `mrr` read.
         ChainMoneyFactsRows.refresh(chains, appID: appID, into: &batch)
-        // Operational report spans and day counts (schema step 20; no catalog input): `active`, `summary --at`, `churn`.
+        // Operational report spans and day counts (schema step 20; no catalog input): `active`, `summary --at`,
+        // `churn`.
         OperationalReportRows.refresh(chains, appID: appID, into: &batch)
     }
 

@@ -1,8 +1,9 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// Keeps the reports' per-chain aggregates (docs/explanation/reports.md) from the report projection queue (schema step 32): the
-/// only writer of those tables. Applies record the chains they change in the queue in their own transactions, and
+/// Keeps the reports' per-chain aggregates (docs/explanation/reports.md) from the report projection queue (schema step
+/// 32): the only writer of those tables. Applies record the chains they change in the queue in their own transactions,
+/// and
 /// `catalog apply` records every chain of the app; the projector refreshes them afterwards, so neither waits for
 /// the aggregates.
 ///

@@ -4,8 +4,8 @@ import SubLedgerCore
 /// Subscription cohorts by the month of their first payment: how many were still paying k months later, how
 /// their revenue held up, and what they have paid so far (realized LTV, net of refunds).
 ///
-/// The rules (what is a payment, a refund, "paying in month k") are in `docs/explanation/revenue.md`, "Cohorts: trials and
-/// retention".
+/// The rules (what is a payment, a refund, "paying in month k") are in `docs/explanation/revenue.md`, "Cohorts: trials
+/// and retention".
 public struct RetentionReport: Sendable, Hashable, Codable {
     /// One currency's money of a cohort.
     public struct Money: Sendable, Hashable, Codable {

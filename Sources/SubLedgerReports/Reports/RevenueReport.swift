@@ -2,7 +2,8 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// Gross sales, refunds, net revenue, tax, Apple's commission and proceeds per day, week or month, by app,
-/// product, storefront and currency (docs/explanation/revenue.md). Amounts are milli-units of the row's currency (`…Milli`).
+/// product, storefront and currency (docs/explanation/revenue.md). Amounts are milli-units of the row's currency
+/// (`…Milli`).
 public struct RevenueReport: Sendable, Hashable, Codable {
     /// The length of one period (UTC): a day, an ISO week from Monday, or a calendar month.
     public enum Granularity: String, Sendable, Hashable, Codable, CaseIterable {

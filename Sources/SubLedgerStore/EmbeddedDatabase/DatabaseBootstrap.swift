@@ -29,7 +29,7 @@ public enum DatabaseBootstrap {
                     .directConnectionRequired,
                     "\(work) needs a database session of its own, which a transaction pooler cannot keep: set "
                         + "SUBLEDGER_DIRECT_DATABASE_URL to a connection string that reaches PostgreSQL directly "
-                        + "(docs/guides/operate.md, \"Connection poolers\")")
+                        + "(docs/guides/scale-out.md, \"Connection poolers\")")
             }
             return pool
         }

@@ -65,10 +65,10 @@ public struct LedgerStore: Sendable {
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
-        // Round trips (docs/explanation/architecture.md, "The hot paths: threads, round trips, JSON"): what the decision needs, read
-        // under the chains' locks; the decision's rows with the reads the webhook events need; when there are events,
-        // their accounts' sequence numbers (when they name accounts) and their insert. Each batch's statements run in
-        // the order appended, each seeing the earlier ones.
+        // Round trips (docs/explanation/architecture.md, "The hot paths: threads, round trips, JSON"): what the
+        // decision needs, read under the chains' locks; the decision's rows with the reads the webhook events need;
+        // when there are events, their accounts' sequence numbers (when they name accounts) and their insert. Each
+        // batch's statements run in the order appended, each seeing the earlier ones.
         let keys = input.chainKeys
         var reads = PostgresBatch()
         _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
@@ -104,11 +104,11 @@ public struct LedgerStore: Sendable {
         }
         _ = EntitlementPeriodRows.write(planned.periods, appID: app.appID, into: &writes)
         let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
-        // The hash chain (docs/guides/operate.md, "Verifying the ledger"): the input, then the entries just inserted, of
-        // each chain changed, under the chains' locks taken above.
+        // The hash chain (docs/guides/operate.md, "Verifying the ledger"): the input, then the entries just inserted,
+        // of each chain changed, under the chains' locks taken above.
         _ = LedgerChainRows.link(decision, reference: reference, appID: app.appID, into: &writes)
-        // The reports' aggregates follow from the report projection queue (docs/explanation/reports.md, "Freshness"): the
-        // changed chains are recorded here, in this transaction, and the projector refreshes them after it commits.
+        // The reports' aggregates follow from the report projection queue (docs/explanation/reports.md, "Freshness"):
+        // the changed chains are recorded here, in this transaction, and the projector refreshes them after it commits.
         ReportProjectionQueueRows.enqueue(decision.updatedChains.map(\.key), appID: app.appID, now: now, into: &writes)
         _ = OrderRows.fulfil(
             decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
@@ -116,10 +116,10 @@ public struct LedgerStore: Sendable {
         // What the decision owes the stores (Apple's write-backs, Google's acknowledgements), sent by the obligation
         // sender once this commits.
         _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
-        // The webhook events of this decision, in its transaction (docs/guides/webhooks.md): their accounts' entitlements
-        // and credit balances are read here from the read model, after the entries and the periods just rewritten,
-        // and the events numbered and inserted in the round trips after this one. The chains this apply loaded and
-        // wrote are in memory as they now are in the database: a read that needs chains skips them.
+        // The webhook events of this decision, in its transaction (docs/guides/webhooks.md): their accounts'
+        // entitlements and credit balances are read here from the read model, after the entries and the periods just
+        // rewritten, and the events numbered and inserted in the round trips after this one. The chains this apply
+        // loaded and wrote are in memory as they now are in the database: a read that needs chains skips them.
         let updated = Set(decision.updatedChains.map(\.key))
         let recording = try WebhookOutbox.write(
             planned.events, cause: cause, moments: planned.clockMoments, app: app, now: now,

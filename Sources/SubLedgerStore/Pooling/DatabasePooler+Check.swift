@@ -26,7 +26,8 @@ extension DatabasePooler {
             throw DatabasePoolerError(
                 .undeclaredPooler,
                 "the database URL leads to a connection pooler that refuses session options (PgBouncer): set "
-                    + "SUBLEDGER_DATABASE_POOLER=pgbouncer-transaction (docs/guides/operate.md, \"Connection poolers\")"
+                    + "SUBLEDGER_DATABASE_POOLER=pgbouncer-transaction "
+                    + "(docs/guides/scale-out.md, \"Connection poolers\")"
             )
         }
         switch self {
@@ -36,7 +37,7 @@ extension DatabasePooler {
                     .undeclaredPooler,
                     "the database URL leads through a connection pooler (the server's backend process is not the "
                         + "one announced at connect time): set SUBLEDGER_DATABASE_POOLER=pgbouncer-transaction "
-                        + "(docs/guides/operate.md, \"Connection poolers\")")
+                        + "(docs/guides/scale-out.md, \"Connection poolers\")")
             }
         case .pgbouncerTransaction:
             guard facts.dateStyle.hasPrefix("ISO"), facts.byteaOutput == "hex" else {

@@ -4,7 +4,7 @@
 /// outlive a transaction: named prepared statements, session settings, LISTEN, session advisory locks.
 /// `pgbouncerTransaction` runs every statement unnamed, sends no session options (PgBouncer refuses them; the
 /// server's defaults must match), and sends LISTEN and the migrator's session lock to a direct connection
-/// (`SUBLEDGER_DIRECT_DATABASE_URL`) or refuses them. docs/guides/operate.md, "Connection poolers".
+/// (`SUBLEDGER_DIRECT_DATABASE_URL`) or refuses them. docs/guides/scale-out.md, "Connection poolers".
 public enum DatabasePooler: String, Sendable, CaseIterable {
     /// A direct connection to PostgreSQL (or a pooler in session mode that passes startup options on).
     case none

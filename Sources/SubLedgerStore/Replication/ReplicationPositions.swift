@@ -1,7 +1,7 @@
 import PostgresLibPQ
 
 /// Where the primary's write-ahead log is and how far a hot standby has replayed it: the two readings the
-/// replica lag monitor and the consistency tokens are made of (docs/guides/operate.md, "Read replicas").
+/// replica lag monitor and the consistency tokens are made of (docs/guides/scale-out.md, "Read replicas").
 public enum ReplicationPositions {
     /// What a server that should be a hot standby says about itself.
     public struct Standby: Sendable, Hashable {

@@ -1,7 +1,7 @@
 /// A position in PostgreSQL's write-ahead log (an LSN): what a standby has replayed, what the primary has written.
 ///
 /// Its text is PostgreSQL's own (`pg_lsn`): two hexadecimal numbers of one to eight digits, `16/B374D848`.
-/// It is SubLedger's consistency token (docs/guides/operate.md, "Read replicas"), so `init?(text:)` takes only
+/// It is SubLedger's consistency token (docs/guides/scale-out.md, "Read replicas"), so `init?(text:)` takes only
 /// that exact shape: a client may send anything.
 public struct WALPosition: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 64-bit byte position.

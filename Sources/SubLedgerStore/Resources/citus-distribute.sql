@@ -1,5 +1,5 @@
 -- Places SubLedger's tables on a Citus cluster as each table's comment says (`subledger migrate --distribute`
--- runs this after the schema steps; docs/guides/operate.md, "Scaling out"):
+-- runs this after the schema steps; docs/guides/scale-out.md, "Distributing with Citus"):
 --
 --   'citus: reference'                      create_reference_table (a copy on every node)
 --   'citus: distributed by COLUMN'          create_distributed_table by COLUMN; the tables of one COLUMN

@@ -13,7 +13,7 @@ public struct ServiceConfiguration: Sendable {
     public var dataDirectory: String
     /// The most database connections this process opens. Default 10.
     public var databasePoolSize: Int
-    /// What stands between `databaseURL` and PostgreSQL (docs/guides/operate.md, "Connection poolers"). Default none.
+    /// What stands between `databaseURL` and PostgreSQL (docs/guides/scale-out.md, "Connection poolers"). Default none.
     public var databasePooler: DatabasePooler = .none
     /// A connection string that reaches PostgreSQL directly, used behind a transaction pooler for LISTEN and
     /// migrations only. Default nil.
@@ -43,7 +43,7 @@ public struct ServiceConfiguration: Sendable {
     public var secretKeys: SecretKeyring = SecretKeyring()
     /// How this process delivers webhooks; `nil`: it does not (`--webhook-delivery off`). Default on.
     public var webhookDelivery: WebhookDeliverer.Configuration? = WebhookDeliverer.Configuration()
-    /// Hot standbys that answer reads (docs/guides/operate.md, "Read replicas"); `nil` (the default): none.
+    /// Hot standbys that answer reads (docs/guides/scale-out.md, "Read replicas"); `nil` (the default): none.
     public var readReplicas: ReadReplicaConfiguration? = nil
     /// How long an HTTP connection may sit idle before the server closes it. Default 30 seconds.
     public var idleTimeout: Duration = .seconds(30)

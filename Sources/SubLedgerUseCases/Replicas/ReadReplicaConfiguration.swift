@@ -2,7 +2,7 @@ import PostgresLibPQ
 import SubLedgerStore
 
 /// Where the hot standbys are that may answer reads, and how current they must be
-/// (docs/guides/operate.md, "Read replicas").
+/// (docs/guides/scale-out.md, "Read replicas").
 public struct ReadReplicaConfiguration: Sendable {
     /// A libpq URL or conninfo naming one or more hot standbys (multi-host syntax: `host=a,b port=5432,5433`,
     /// `postgresql://a:5432,b:5433/db`). Each host becomes a pool of its own, measured on its own.

@@ -5,7 +5,7 @@ import SubLedgerStore
 import Synchronization
 
 /// The hot standbys that answer reads while their measured replay lag is within the bound, and the primary
-/// that answers otherwise (docs/guides/operate.md, "Read replicas").
+/// that answers otherwise (docs/guides/scale-out.md, "Read replicas").
 ///
 /// A `Service`: while it runs, it measures each standby's lag (`ReplicaLagTracker`) every
 /// `monitorInterval` on connections of its own, so a saturated read pool cannot delay the measure; when it

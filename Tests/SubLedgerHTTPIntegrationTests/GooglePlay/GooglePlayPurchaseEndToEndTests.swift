@@ -247,9 +247,9 @@ import Testing
         }
     }
 
-    /// docs/explanation/ownership.md, story 2, on Google Play: alice stops renewing; bob, on the same phone and Google account,
-    /// signs up again before her period ends (Google makes a new token linked to hers, on her chain); the chain
-    /// moves to bob, and alice restoring later gets nothing while bob renews.
+    /// docs/explanation/ownership.md, story 2, on Google Play: alice stops renewing; bob, on the same phone and Google
+    /// account, signs up again before her period ends (Google makes a new token linked to hers, on her chain); the
+    /// chain moves to bob, and alice restoring later gets nothing while bob renews.
     @Test func aResignupAfterTheOwnerStoppedRenewingMovesTheChainAndLaterRestoresStayWithTheNewOwner() async throws {
         try await Self.run { h in
             let bought = try await h.buy("pro", account: "alice")

@@ -5,7 +5,7 @@ import PostgresLibPQ
 ///
 /// Each table says how Citus places it in its comment (schema step "citus: ..."): `citus: distributed by <column>`,
 /// `citus: reference` or `citus: coordinator`. Distributed tables with the same column form one family and are
-/// colocated. The rules (docs/guides/operate.md, "Distributing with Citus"):
+/// colocated. The rules (docs/guides/scale-out.md, "Distributing with Citus"):
 /// - every table is classified;
 /// - a distributed table's column exists and is NOT NULL (Citus refuses a NULL distribution value);
 /// - every unique index of a distributed table (primary key, unique constraint, unique index, partial or not)
