@@ -62,6 +62,59 @@ import Testing
         #expect(resolution == rule.expected)
     }
 
+    /// Each policy's whole table: a conflict with an owner who auto-renews and one who does not, a first claim,
+    /// and an arrival nobody submitted (which never moves a chain).
+    static let policyTable: [RuleCase] = OwnershipPolicy.allCases.flatMap { policy -> [RuleCase] in
+        let whenRenewing: OwnershipRule.Resolution
+        let whenLapsed: OwnershipRule.Resolution
+        switch policy {
+        case .activeAutoRenewerKeeps:
+            whenRenewing = .ownerKeeps(alice)
+            whenLapsed = .transfer(from: alice, to: bob, reason: .ownerNotActivelyAutoRenewing)
+        case .latestSubmitterTakes:
+            whenRenewing = .transfer(from: alice, to: bob, reason: .latestSubmitterTakes)
+            whenLapsed = .transfer(from: alice, to: bob, reason: .latestSubmitterTakes)
+        case .originalAccountKeeps:
+            whenRenewing = .ownerKeeps(alice)
+            whenLapsed = .ownerKeeps(alice)
+        }
+        let name = policy.rawValue
+        return [
+            RuleCase(
+                name: "\(name): owner renewing", owner: alice, claimant: bob, policy: policy, ownerAutoRenewing: true,
+                expected: whenRenewing),
+            RuleCase(
+                name: "\(name): owner lapsed", owner: alice, claimant: bob, policy: policy, ownerAutoRenewing: false,
+                expected: whenLapsed),
+            RuleCase(
+                name: "\(name): first claim", owner: nil, claimant: bob, policy: policy, ownerAutoRenewing: false,
+                expected: .firstClaim(bob)),
+            RuleCase(
+                name: "\(name): nobody submitted, owner lapsed", owner: alice, claimant: nil, policy: policy,
+                ownerAutoRenewing: false, expected: .toOwner(alice)),
+            RuleCase(
+                name: "\(name): nobody submitted, no owner", owner: nil, claimant: nil, policy: policy,
+                ownerAutoRenewing: true, expected: .unattributed),
+            RuleCase(
+                name: "\(name): a consumable stays", owner: alice, claimant: bob, productType: .consumable,
+                policy: policy, ownerAutoRenewing: false, expected: .ownerKeeps(alice)),
+        ]
+    }
+
+    @Test(arguments: policyTable)
+    func eachPolicyAnswersItsWholeTable(_ rule: RuleCase) {
+        var consulted = false
+        let resolution = OwnershipRule.resolve(
+            owner: rule.owner, claimant: rule.claimant, productType: rule.productType, policy: rule.policy,
+            ownerIsActivelyAutoRenewing: {
+                consulted = true
+                return rule.ownerAutoRenewing
+            })
+        #expect(resolution == rule.expected)
+        // Only the default policy asks about the owner's renewal; the others decide without it.
+        if rule.policy != .activeAutoRenewerKeeps { #expect(!consulted) }
+    }
+
     struct RenewingCase: CustomTestStringConvertible, Sendable {
         var name: String
         var transactions: [Transaction]
