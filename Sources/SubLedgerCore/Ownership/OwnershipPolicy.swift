@@ -7,4 +7,14 @@ public enum OwnershipPolicy: String, Hashable, Sendable, Codable, CaseIterable {
     case originalAccountKeeps = "original_account_keeps"
     /// The chain always moves to the account that submitted it last.
     case latestSubmitterTakes = "latest_submitter_takes"
+
+    /// Whether `OwnershipRule.resolve` asks, under this policy, if a chain's owner is still actively auto-renewing
+    /// it. Only then does a contested chain's current renewal state matter, so only then is it worth reading again
+    /// from the store before the rule decides (`Ingestion.refreshContestedChain`).
+    public var consultsOwnersAutoRenewal: Bool {
+        switch self {
+        case .activeAutoRenewerKeeps: true
+        case .originalAccountKeeps, .latestSubmitterTakes: false
+        }
+    }
 }

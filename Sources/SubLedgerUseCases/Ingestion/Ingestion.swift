@@ -336,9 +336,10 @@ public struct Ingestion: Sendable {
     /// applied with no submitter), so that "the owner is still actively auto-renewing" is judged on Apple's current
     /// state, not on what SubLedger last heard (a renewal whose notification was lost would otherwise look like a
     /// lapse). Apple failing is transient (the submission is kept and retried); an app without Server API
-    /// credentials is judged on the stored state.
+    /// credentials is judged on the stored state. Under a policy that decides without the owner's renewal state
+    /// (`OwnershipPolicy.consultsOwnersAutoRenewal`) nothing is read again.
     func refreshContestedChain(of transaction: Transaction, submitter: AccountID?, app: StoredApp) async throws {
-        guard let submitter, app.definition.ownershipPolicy == .activeAutoRenewerKeeps,
+        guard let submitter, app.definition.ownershipPolicy.consultsOwnersAutoRenewal,
             app.definition.product(transaction.productID)?.type == .autoRenewable,
             let stored = try await store.chain(transaction.chainKey, app: app),
             let owner = stored.header.owner, owner != submitter
