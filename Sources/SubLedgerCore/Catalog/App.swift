@@ -67,7 +67,10 @@ public struct App: Hashable, Sendable, Codable {
             else { throw CatalogError(code: .unknownEnvironment, subject: bundleID, detail: raw) }
             return environment
         }
-        if let rawPolicy = try container.decodeIfPresent(String.self, forKey: .ownershipPolicy) {
+        // A key given without a usable value (YAML `""` and `~` both decode as null) is refused like any other
+        // unknown policy, not read as the default: the file meant some policy.
+        if container.contains(.ownershipPolicy) {
+            let rawPolicy = try container.decodeIfPresent(String.self, forKey: .ownershipPolicy) ?? ""
             guard let policy = OwnershipPolicy(rawValue: rawPolicy) else {
                 throw CatalogError(code: .unknownOwnershipPolicy, subject: bundleID, detail: rawPolicy)
             }
