@@ -171,6 +171,32 @@ import Testing
         #expect(state.entry("extend:Production:s2")?.account == owner)
     }
 
+    /// A notification whose transaction carries a token naming another account is attributed to that account
+    /// (docs/ownership.md, *Attribution*): the policy then decides as for that account's own submission. Here
+    /// alice's chain lapsed and bob bought on the same Apple ID with his token; his purchase's notification
+    /// arrives before his app uploads anything.
+    @Test(arguments: [
+        (OwnershipPolicy.activeAutoRenewerKeeps, Fixtures.bob), (.latestSubmitterTakes, Fixtures.bob),
+        (.originalAccountKeeps, Fixtures.alice),
+    ])
+    func notificationWithAnotherAccountsTokenIsThatAccountsClaim(policy: OwnershipPolicy, owner: AccountID) throws {
+        var state = try Self.aliceBoughtOnDayZero(policy)
+        try state.apply(
+            F.notification(
+                [], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10)], observedOn: 10),
+            now: F.day(10))
+        let token = "0b0b0000-0000-4000-8000-00000000000b"
+        state.register(try #require(AccountToken(token)), for: Self.bob, bundleID: F.bundleID)
+        let notified = try state.apply(
+            F.notification(
+                [F.subscription("s3", chain: "s1", from: 40, to: 70, appAccountToken: token, signedOn: 40)],
+                renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40)], observedOn: 40),
+            now: F.day(40))
+        #expect(state.chain("s1")?.header.owner == owner)
+        #expect(notified.outcome("s3") == .applied(to: owner))
+        #expect(state.entitlementIDs(of: owner, at: F.day(41)) == ["pro"])
+    }
+
     /// A refund of the latest period ends the owner's entitlement under every policy and moves nothing.
     @Test(arguments: renewalUploadCases)
     func refundEndsTheOwnersEntitlementUnderEveryPolicy(_ story: RenewalUploadCase) throws {
