@@ -38,6 +38,11 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        // Spans through the ecosystem's tracing API (`withSpan`); a no-op tracer unless `serve`/`poll` install one.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // The OpenTelemetry tracer and its OTLP/HTTP exporter (protobuf code already generated in the package);
+        // only the OTLPHTTP trait, so gRPC is neither resolved into the build nor compiled.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libpq, the PostgreSQL C client, found through pkg-config.
@@ -53,6 +58,7 @@ let package = Package(
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -175,6 +181,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -284,6 +291,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The OpenTelemetry tracer `serve` and `poll` install when traces are configured.
+                .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -22,6 +22,15 @@ extension PostgresConnection {
     /// NUL byte, too many parameters) before anything is sent. Sending does not block: while the batch is
     /// written the replies already arriving are read, so a batch of any size cannot deadlock on full buffers.
     public func pipeline(_ batch: PostgresBatch) throws -> [PostgresRows] {
+        guard !batch.isEmpty else { return [] }
+        // One span per batch, not per statement: a batch is one round trip.
+        return try PostgresSpan.traced("postgres.pipeline", { $0.attributes["db.operation.batch.size"] = batch.count })
+        {
+            try runBatch(batch)
+        }
+    }
+
+    private func runBatch(_ batch: PostgresBatch) throws -> [PostgresRows] {
         switch batch.count {
         case 0: return []
         // A pending BEGIN makes two statements of one: they share the round trip.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import Tracing
 
 /// A bounded pool of libpq connections whose blocking calls run on one dedicated thread per connection.
 ///
@@ -108,7 +109,12 @@ public final class PostgresPool: Sendable {
         let slot = try await acquire()
         defer { release(slot) }
         try Task.checkCancellation()
-        return try await slot.run(body)
+        // The caller's trace goes with the work to the connection's thread (a task-local does not cross threads), so
+        // the spans started there (a pipeline, a COMMIT) are children of the caller's.
+        guard let context = InstrumentationContext.current else { return try await slot.run(body) }
+        return try await slot.run { connection in
+            try InstrumentationContext.withValue(context) { try body(connection) }
+        }
     }
 
     /// Runs `body` in a transaction, retrying the whole transaction on serialization failure or deadlock.
@@ -127,8 +133,13 @@ public final class PostgresPool: Sendable {
         var attempt = 1
         while true {
             do {
-                return try await withConnection { connection in
-                    try connection.transaction(isolation: isolation, body)
+                // One span per attempt: a retried transaction shows as two, the first with its error.
+                let tried = attempt
+                return try await PostgresSpan.traced("postgres.transaction") { span in
+                    span.attributes["db.transaction.isolation"] = isolation.rawValue
+                    span.attributes["db.transaction.attempt"] = tried
+                } _: {
+                    try await withConnection { connection in try connection.transaction(isolation: isolation, body) }
                 }
             } catch let error as PostgresError where error.isRetryableTransactionFailure && attempt < attempts {
                 let delay = Self.retryDelay(afterAttempt: attempt)

@@ -27,7 +27,7 @@ extension PostgresConnection {
         }
         let commit: PostgresRows
         do {
-            commit = try query(text: "COMMIT")
+            commit = try PostgresSpan.traced("postgres.commit", { _ in }) { try query(text: "COMMIT") }
         } catch {
             // A failed COMMIT ends the transaction on the server already; this only tidies odd states.
             rollbackQuietly()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OTel
 
 /// How a long-running command writes its log: `text` (swift-log's lines, the default) or `json` (one JSON object a
 /// line, `JSONLogHandler`), for log collectors that parse fields.
@@ -10,7 +11,8 @@ enum LogFormat: String, CaseIterable, Sendable {
 
 /// Writes each record as one line holding one JSON object: `timestamp` (RFC 3339, UTC, milliseconds), `level`,
 /// `label`, `message`, `request_id` when the record carries Hummingbird's request id (`hb.request.id`), then the
-/// metadata flattened into string fields (a nested dictionary's keys joined with dots, a list as its description).
+/// metadata (with `trace_id`, `span_id` and `trace_flags` for a record logged inside a traced span, from the metadata
+/// provider `ProcessLogFormat` installs) flattened into string fields (a nested dictionary's keys joined with dots, a list as its description).
 /// A metadata key that is one of those names is written as `metadata.<key>`. Strings are escaped as JSON requires
 /// (quotes, backslashes, control characters); other characters are written as UTF-8.
 struct JSONLogHandler: LogHandler {
@@ -143,10 +145,13 @@ enum ProcessLogFormat {
         defer { lock.unlock() }
         guard !installed else { return }
         installed = true
-        LoggingSystem.bootstrap { label in
-            JSONLogHandler(label: label) { line in
-                FileHandle.standardError.write(Data(line.utf8))
-            }
-        }
+        // The current span's ids on every record logged inside one (docs/operations.md, "Traces"); none when traces
+        // are off, where there is no OpenTelemetry span context to read.
+        LoggingSystem.bootstrap(
+            { label, provider in
+                JSONLogHandler(label: label, metadataProvider: provider) { line in
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+            }, metadataProvider: OTel.makeLoggingMetadataProvider())
     }
 }

@@ -53,6 +53,7 @@ struct PollCommand: AsyncParsableCommand {
     @OptionGroup var googlePlay: GooglePlayOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
+    @OptionGroup var traces: TracesOptions
 
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1...256") }
@@ -64,6 +65,8 @@ struct PollCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = CommandContext.current.environment
+        // Before the options that may create the embedded cluster's key file (a refused setting must not).
+        let tracesOn = try traces.isOn(environment: environment)
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
@@ -81,8 +84,11 @@ struct PollCommand: AsyncParsableCommand {
             poller.pendingAge = age
         }
         if let host = environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
+        let recovery = try recovery.configuration(worker: poller.worker, environment: environment)
+        // Before anything makes an HTTP client: AsyncHTTPClient takes the process's tracer when it is made.
+        let tracing = tracesOn ? try traces.bootstrap(environment: environment, logLevel: configuration.logLevel) : nil
         try await SubLedgerServer.poll(
-            configuration: configuration, poller: poller, metricsPort: metricsPort,
-            recovery: try recovery.configuration(worker: poller.worker, environment: environment), logger: logger)
+            configuration: configuration, poller: poller, metricsPort: metricsPort, recovery: recovery,
+            tracing: tracing, logger: logger)
     }
 }

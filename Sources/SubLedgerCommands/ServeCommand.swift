@@ -25,9 +25,16 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
     @OptionGroup var readReplicas: ReadReplicaOptions
+    @OptionGroup var traces: TracesOptions
 
     func run() async throws {
-        try await SubLedgerServer.run(configuration: configuration(environment: CommandContext.current.environment))
+        let environment = CommandContext.current.environment
+        // Before the configuration, which may create the embedded cluster's key file (a refused setting must not).
+        let tracesOn = try traces.isOn(environment: environment)
+        let configuration = try configuration(environment: environment)
+        // Before anything makes an HTTP client: AsyncHTTPClient takes the process's tracer when it is made.
+        let tracing = tracesOn ? try traces.bootstrap(environment: environment, logLevel: configuration.logLevel) : nil
+        try await SubLedgerServer.run(configuration: configuration, tracing: tracing)
     }
 
     /// These options over `environment`, checked: a mistake stops `serve` before it opens anything.

@@ -10,8 +10,10 @@ import SubLedgerUseCases
 
 /// Runs the whole service: database (embedded or configured), schema, HTTP, graceful shutdown.
 public enum SubLedgerServer {
-    /// Serves until SIGTERM or SIGINT; in-flight requests finish before the database is closed.
-    public static func run(configuration: ServiceConfiguration) async throws {
+    /// Serves until SIGTERM or SIGINT; in-flight requests finish before the database is closed. `tracing` (the
+    /// installed tracer's exporter, when traces are on) runs beside the others and stops after them, so the spans
+    /// of the last requests are exported.
+    public static func run(configuration: ServiceConfiguration, tracing: (any Service)? = nil) async throws {
         // Before anything creates a metric: the Apple gateway's circuit breaker records its gauge at 0 when built,
         // and a metric created before the bootstrap is never exported.
         ServiceMetrics.bootstrap()
@@ -72,6 +74,7 @@ public enum SubLedgerServer {
                             delivery, configuration, opened.pool, logger, listenPool: listenPool),
                         successTerminationBehavior: .ignore), at: 1)
             }
+            if let tracing { services.insert(.init(service: tracing), at: 0) }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
@@ -155,7 +158,7 @@ extension SubLedgerServer {
 
     public static func poll(
         configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
-        recovery: NotificationRecovery.Configuration? = nil, logger: Logger
+        recovery: NotificationRecovery.Configuration? = nil, tracing: (any Service)? = nil, logger: Logger
     ) async throws {
         // Before anything creates a metric (the Apple gateway's breaker gauge, at 0 when built): see `run`.
         if metricsPort != nil { ServiceMetrics.bootstrap() }
@@ -286,6 +289,8 @@ extension SubLedgerServer {
                             delivery, configuration, opened.pool, logger, listenPool: listenPool),
                         successTerminationBehavior: .ignore), at: 1)
             }
+            // First, so it stops last: the spans of the job's last pass are exported (see `run`).
+            if let tracing { services.insert(.init(service: tracing), at: 0) }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

@@ -16,6 +16,11 @@ extension AppStoreSimulator {
             control: control, rootCertificateDER: try SigningChain.der(root),
             rootCertificatePEM: try root.serializeAsPEM().pemString
         ).register(on: router)
+        // The traceparent headers SubLedger sent (a trace test reads them); the middleware covers only the routes
+        // registered after it, Apple's below.
+        let traceContexts = ReceivedTraceContexts()
+        router.get("control/trace-contexts") { _, _ in ControlRoutes.json(traceContexts.all) }
+        router.add(middleware: TraceContextRecorder(contexts: traceContexts))
 
         for (prefix, environment) in [("", StoreEnvironment.production), ("/sandbox", .sandbox)] {
             router.post("\(prefix)/verifyReceipt") { request, _ in

@@ -18,6 +18,9 @@ public enum EnvironmentVariable {
     public static let logLevel = "SUBLEDGER_LOG_LEVEL"
     /// `text` (the default) or `json`: how the commands write their log.
     public static let logFormat = "SUBLEDGER_LOG_FORMAT"
+    /// `off` (the default) or `otlp`: whether `serve` and `poll` export OpenTelemetry traces (the collector, the
+    /// service name and the sampler come from the standard `OTEL_*` variables).
+    public static let traces = "SUBLEDGER_TRACES"
     /// verifyReceipt production URL (default Apple's).
     public static let verifyReceiptURL = "SUBLEDGER_VERIFY_RECEIPT_URL"
     /// verifyReceipt sandbox URL (default Apple's).

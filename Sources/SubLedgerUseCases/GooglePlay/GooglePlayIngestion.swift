@@ -66,8 +66,9 @@ public struct GooglePlayIngestion: Sendable {
     public func submitPurchase(_ submission: PurchaseSubmission, account: AccountID, app: StoredApp) async throws
         -> SubmissionOutcome
     {
-        let id = try await store.storeSubmission(
-            kind: .googlePurchase, body: submission.body, account: account, app: app)
+        let id = try await IngestionStep.store.traced(app: app.bundleID) {
+            try await store.storeSubmission(kind: .googlePurchase, body: submission.body, account: account, app: app)
+        }
         return try await verifyStoredPurchase(id, submission: submission, account: account, app: app)
     }
 
@@ -86,7 +87,9 @@ public struct GooglePlayIngestion: Sendable {
         }
         let reading: GooglePlayReading
         do {
-            reading = try await read(submission, type: product.type, app: app)
+            reading = try await IngestionStep.verify.traced(app: app.bundleID) {
+                try await read(submission, type: product.type, app: app)
+            }
         } catch let refusal as IngestionError {
             try await mark(id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient)
             throw refusal
@@ -95,7 +98,9 @@ public struct GooglePlayIngestion: Sendable {
             kind: .googlePurchase, bundleID: app.bundleID, environment: reading.environment, submitter: account,
             transactions: reading.transactions, renewalInfo: [reading.renewalInfo].compactMap { $0 },
             observedAt: now())
-        let applied = try await store.apply(input, app: app, reference: .submission(id), now: now())
+        let applied = try await IngestionStep.apply.traced(app: app.bundleID) {
+            try await store.apply(input, app: app, reference: .submission(id), now: now())
+        }
         LedgerMetrics.record(applied)
         var entitlements: [Entitlement] = []
         if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }

@@ -51,9 +51,11 @@ public struct Ingestion: Sendable {
     public func submitReceipt(
         _ receiptData: String, account: AccountID, orderID: OrderID?, clientTransactionID: String?, app: StoredApp
     ) async throws -> SubmissionOutcome {
-        let receiptID = try await store.storeSubmission(
-            kind: .appReceipt, body: receiptData, account: account, orderID: orderID,
-            clientTransactionID: clientTransactionID, app: app)
+        let receiptID = try await IngestionStep.store.traced(app: app.bundleID) {
+            try await store.storeSubmission(
+                kind: .appReceipt, body: receiptData, account: account, orderID: orderID,
+                clientTransactionID: clientTransactionID, app: app)
+        }
         return try await verifyStoredReceipt(receiptID, receiptData: receiptData, account: account, app: app)
     }
 
@@ -181,6 +183,14 @@ public struct Ingestion: Sendable {
     private func callVerifyReceipt(
         _ receiptData: String, app: StoredApp, firstEnvironment: StoreEnvironment?
     ) async throws -> VerifyReceiptOutcome {
+        try await IngestionStep.verify.traced(app: app.bundleID) {
+            try await callVerifyReceiptNow(receiptData, app: app, firstEnvironment: firstEnvironment)
+        }
+    }
+
+    private func callVerifyReceiptNow(
+        _ receiptData: String, app: StoredApp, firstEnvironment: StoreEnvironment?
+    ) async throws -> VerifyReceiptOutcome {
         try admitAppleCall()
         guard await apple.callSlots.acquire() else {
             throw IngestionError(
@@ -290,8 +300,10 @@ public struct Ingestion: Sendable {
     public func submitSignedTransaction(
         _ token: String, account: AccountID, orderID: OrderID?, app: StoredApp
     ) async throws -> SubmissionOutcome {
-        let inputID = try await store.storeSubmission(
-            kind: .signedTransaction, body: token, account: account, orderID: orderID, app: app)
+        let inputID = try await IngestionStep.store.traced(app: app.bundleID) {
+            try await store.storeSubmission(
+                kind: .signedTransaction, body: token, account: account, orderID: orderID, app: app)
+        }
         return try await verifyStoredSignedTransaction(inputID, token: token, account: account, app: app)
     }
 
@@ -306,8 +318,10 @@ public struct Ingestion: Sendable {
         }
         let transaction: Transaction
         do {
-            let verifier = try verifier(for: app, environment: environment)
-            transaction = try await verifier.verifyTransaction(claimed.jws).coreTransaction(source: .signedTransaction)
+            transaction = try await IngestionStep.verify.traced(app: app.bundleID) {
+                let verifier = try verifier(for: app, environment: environment)
+                return try await verifier.verifyTransaction(claimed.jws).coreTransaction(source: .signedTransaction)
+            }
         } catch let error as IngestionError {
             // A transient refusal is our side (e.g. an app that cannot verify this environment yet): the stored
             // transaction is retried once that is fixed, never given up.
@@ -366,13 +380,19 @@ public struct Ingestion: Sendable {
     /// Verifies, stores (deduplicated by notification id) and applies an App Store Server Notification body,
     /// V2 (`signedPayload`) or V1 (legacy JSON authenticated by the shared secret).
     public func receiveNotification(_ body: Data) async throws -> NotificationResult {
-        let (verified, app) = try await verifyNotification(body, receivedAt: now())
+        // The app is known once the body is read, so this step's span names none.
+        let (verified, app) = try await IngestionStep.verify.traced(app: nil) {
+            try await verifyNotification(body, receivedAt: now())
+        }
         // Secrets at rest: a V1 body is stored without the shared secret Apple echoes in `password`. Its
         // notification id stays the digest of the body as received (Apple's retries repeat it exactly).
         let storedBody = verified.version == .v1 ? NotificationV1Redaction.removingPassword(from: body) : body
-        let received = try await store.receive(
-            verified, body: String(decoding: storedBody, as: UTF8.self), input: LedgerInput(notification: verified),
-            app: app, now: now())
+        // Stored and applied in one transaction (deduplicated by notification id): one `apply` step.
+        let received = try await IngestionStep.apply.traced(app: app.bundleID) {
+            try await store.receive(
+                verified, body: String(decoding: storedBody, as: UTF8.self),
+                input: LedgerInput(notification: verified), app: app, now: now())
+        }
         switch received {
         case .duplicate:
             return .duplicate
@@ -524,7 +544,9 @@ public struct Ingestion: Sendable {
     private func applyInput(
         _ input: LedgerInput, app: StoredApp, reference: LedgerStore.InputReference = .none, now instant: Instant
     ) async throws -> LedgerStore.Applied {
-        let applied = try await store.apply(input, app: app, reference: reference, now: instant)
+        let applied = try await IngestionStep.apply.traced(app: app.bundleID) {
+            try await store.apply(input, app: app, reference: reference, now: instant)
+        }
         LedgerMetrics.record(applied)
         return applied
     }

@@ -4,6 +4,7 @@ import NIOCore
 import SubLedgerCore
 import SubLedgerStore
 import Synchronization
+import Tracing
 
 /// Sends one webhook delivery: checks where it may go, signs it, POSTs it, reads at most 64 KiB of the answer.
 ///
@@ -90,8 +91,22 @@ public struct WebhookSender: Sendable {
         return nil
     }
 
-    /// POSTs `delivery`'s body, signed at `now`, as attempt number `delivery.attempts + 1`.
+    /// POSTs `delivery`'s body, signed at `now`, as attempt number `delivery.attempts + 1`, in a `webhook.send` span
+    /// (docs/operations.md, "Traces"; AsyncHTTPClient's own client span, and `traceparent`, go under it).
     public func send(_ delivery: WebhookDeliveryStore.DueDelivery, now: Instant) async -> Result {
+        await withSpan("webhook.send", ofKind: .producer) { span in
+            span.attributes["subledger.webhook.event_type"] = delivery.eventType
+            span.attributes["subledger.webhook.delivery_id"] = Int(delivery.deliveryID)
+            span.attributes["subledger.webhook.attempt"] = delivery.attempts + 1
+            let result = await post(delivery, now: now)
+            if let status = result.status { span.attributes["http.response.status_code"] = status }
+            // The code only: the error text quotes the receiver's answer, which is not the collector's business.
+            if result.error != nil { span.setStatus(SpanStatus(code: .error)) }
+            return result
+        }
+    }
+
+    private func post(_ delivery: WebhookDeliveryStore.DueDelivery, now: Instant) async -> Result {
         let body = Array(delivery.body.utf8)
         var request = HTTPClientRequest(url: delivery.url)
         request.method = .POST

@@ -1,0 +1,29 @@
+import Testing
+
+@testable import SubLedgerCommands
+
+/// `--traces` and `SUBLEDGER_TRACES` (serve and poll): off by default, `otlp` turns traces on, anything else is
+/// refused with a message naming the option and the settings.
+@Suite struct TracesOptionsTests {
+    static func isOn(_ command: String, _ arguments: [String], _ environment: [String: String] = [:]) throws -> Bool {
+        let parsed = try SubLedgerCommand.parseAsRoot([command] + arguments)
+        if let serve = parsed as? ServeCommand { return try serve.traces.isOn(environment: environment) }
+        return try #require(parsed as? PollCommand).traces.isOn(environment: environment)
+    }
+
+    @Test func theTracesOptionParsesAndABadValueIsRefused() throws {
+        #expect(try Self.isOn("serve", []) == false)
+        #expect(try Self.isOn("serve", ["--traces", "otlp"]))
+        #expect(try Self.isOn("serve", [], ["SUBLEDGER_TRACES": "OTLP"]))
+        #expect(try Self.isOn("serve", ["--traces", "off"], ["SUBLEDGER_TRACES": "otlp"]) == false)
+        #expect(try Self.isOn("poll", ["--traces", "otlp"]))
+        #expect(try Self.isOn("poll", [], ["SUBLEDGER_TRACES": "off"]) == false)
+
+        for (arguments, environment) in [(["--traces", "zipkin"], [:]), ([], ["SUBLEDGER_TRACES": "on"])] {
+            let error = #expect(throws: (any Error).self) { try Self.isOn("serve", arguments, environment) }
+            let message = error.map { SubLedgerCommand.fullMessage(for: $0) } ?? ""
+            #expect(message.contains("unknown traces setting"), "\(message)")
+            #expect(message.contains("use off or otlp"), "\(message)")
+        }
+    }
+}
