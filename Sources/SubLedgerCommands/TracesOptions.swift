@@ -17,16 +17,27 @@ struct TracesOptions: ParsableArguments {
             """)
     var traces: String?
 
-    /// Whether the flag, else the environment, turns traces on; an unknown value is refused.
+    /// Whether the flag, else the environment, turns traces on; an unknown value is refused, and so is an OTLP
+    /// protocol other than HTTP's (swift-otel stops the process on gRPC, which is not built in).
     func isOn(environment: [String: String]) throws -> Bool {
         guard let value = traces ?? environment[EnvironmentVariable.traces], !value.isEmpty else { return false }
         switch value.lowercased() {
         case "off": return false
-        case "otlp": return true
+        case "otlp": break
         default:
             throw ValidationError(
                 "unknown traces setting '\(value)' (--traces, \(EnvironmentVariable.traces)): use off or otlp")
         }
+        // The signal's own variable wins over the shared one, as the OpenTelemetry specification says.
+        for name in ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
+            guard let protocolName = environment[name], !protocolName.isEmpty else { continue }
+            guard ["http/protobuf", "http/json"].contains(protocolName) else {
+                throw ValidationError(
+                    "\(name)=\(protocolName) is not supported: traces are exported over http/protobuf or http/json")
+            }
+            break
+        }
+        return true
     }
 
     /// Installs the OpenTelemetry tracer as the process's tracer and returns the service that batches and exports its

@@ -26,4 +26,22 @@ import Testing
             #expect(message.contains("use off or otlp"), "\(message)")
         }
     }
+
+    /// Only OTLP over HTTP is built in: a gRPC protocol in the standard variables is refused at start, with a message
+    /// naming the variable, rather than stopping the process.
+    @Test func anOTLPProtocolOtherThanHTTPIsRefused() throws {
+        #expect(try Self.isOn("serve", ["--traces", "otlp"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"]))
+        #expect(try Self.isOn("serve", ["--traces", "otlp"], ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"]))
+        // Traces off: the variables are none of SubLedger's business.
+        #expect(try Self.isOn("serve", [], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"]) == false)
+        let refused: [[String: String]] = [
+            ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"],
+            ["OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"],
+        ]
+        for environment in refused {
+            let error = #expect(throws: (any Error).self) { try Self.isOn("poll", ["--traces", "otlp"], environment) }
+            let message = error.map { SubLedgerCommand.fullMessage(for: $0) } ?? ""
+            #expect(message.contains("=grpc is not supported"), "\(message)")
+        }
+    }
 }
