@@ -1,6 +1,6 @@
 import Tracing
 
-/// The spans of this library (`postgres.transaction`, `postgres.pipeline`, `postgres.commit`; docs/operations.md,
+/// The spans of this library (`postgres.transaction`, `postgres.pipeline`, `postgres.commit`; docs/guides/operate.md,
 /// "Traces"), made only inside a trace the caller started: a background loop's transactions would otherwise each
 /// start a trace of their own, a steady stream of one-span traces that say nothing.
 enum PostgresSpan {

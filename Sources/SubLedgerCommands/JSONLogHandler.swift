@@ -145,7 +145,7 @@ enum ProcessLogFormat {
         defer { lock.unlock() }
         guard !installed else { return }
         installed = true
-        // The current span's ids on every record logged inside one (docs/operations.md, "Traces"); none when traces
+        // The current span's ids on every record logged inside one (docs/guides/operate.md, "Traces"); none when traces
         // are off, where there is no OpenTelemetry span context to read.
         LoggingSystem.bootstrap(
             { label, provider in

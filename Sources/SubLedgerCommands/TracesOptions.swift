@@ -6,7 +6,7 @@ import SubLedgerUseCases
 import Synchronization
 
 /// `--traces off|otlp`, shared by `serve` and `poll`: OpenTelemetry traces exported over OTLP/HTTP (protobuf), off by
-/// default (docs/operations.md, "Traces"). Where they go, the service name and the sampler are the standard `OTEL_*`
+/// default (docs/guides/operate.md, "Traces"). Where they go, the service name and the sampler are the standard `OTEL_*`
 /// variables swift-otel reads (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, ...).
 struct TracesOptions: ParsableArguments {
     @Option(

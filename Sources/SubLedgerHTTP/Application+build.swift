@@ -65,7 +65,7 @@ func buildRouter(
     router.addMiddleware {
         // Outermost, so it sees the final status of every request (including errors and unknown routes).
         RequestMetricsMiddleware()
-        // A server span per request named after its route (docs/operations.md, "Traces"), continuing the caller's
+        // A server span per request named after its route (docs/guides/operate.md, "Traces"), continuing the caller's
         // `traceparent`; outside the request log and the error mapping, so its lines carry the trace id and the
         // span sees the status answered. A no-op span unless `serve` installed a tracer.
         TracingMiddleware()

@@ -1,7 +1,7 @@
 import Tracing
 
 /// A step of taking in a purchase or a notification, traced as a span named `ingestion.<step>` with the app's bundle
-/// id when known (docs/operations.md, "Traces"): `store` keeps the raw input, `verify` checks it with the store (Apple's or
+/// id when known (docs/guides/operate.md, "Traces"): `store` keeps the raw input, `verify` checks it with the store (Apple's or
 /// Google's answer, a signature), `apply` runs the ledger's transaction, whose `postgres.commit` ends it.
 enum IngestionStep: String, Sendable {
     case store

@@ -92,7 +92,7 @@ public struct WebhookSender: Sendable {
     }
 
     /// POSTs `delivery`'s body, signed at `now`, as attempt number `delivery.attempts + 1`, in a `webhook.send` span
-    /// (docs/operations.md, "Traces"; AsyncHTTPClient's own client span, and `traceparent`, go under it).
+    /// (docs/guides/operate.md, "Traces"; AsyncHTTPClient's own client span, and `traceparent`, go under it).
     public func send(_ delivery: WebhookDeliveryStore.DueDelivery, now: Instant) async -> Result {
         await withSpan("webhook.send", ofKind: .producer) { span in
             span.attributes["subledger.webhook.event_type"] = delivery.eventType
