@@ -932,7 +932,7 @@ CREATE TABLE ledger_entries (
     receipt_id bigint,
     notification_row_id bigint,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['grant'::text, 'extend'::text, 'revoke'::text, 'restore'::text, 'transfer_out'::text, 'transfer_in'::text, 'credit'::text, 'debit'::text])))
+    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['grant'::text, 'extend'::text, 'revoke'::text, 'restore'::text, 'transfer_out'::text, 'transfer_in'::text, 'credit'::text, 'debit'::text, 'manual_grant'::text, 'manual_revoke'::text])))
 );
 
 --
@@ -1892,6 +1892,38 @@ ALTER TABLE consumption_usage_reports ALTER COLUMN usage_id ADD GENERATED ALWAYS
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: entitlement_grants; Type: TABLE
+--
+
+CREATE TABLE entitlement_grants (
+    app_id bigint NOT NULL,
+    account_id text NOT NULL,
+    grant_id uuid NOT NULL,
+    environment text NOT NULL,
+    entitlement_id text NOT NULL,
+    starts_at timestamp with time zone NOT NULL,
+    ends_at timestamp with time zone NOT NULL,
+    reason text NOT NULL,
+    granted_by text NOT NULL,
+    idempotency_key text,
+    revoked_at timestamp with time zone,
+    revoked_by text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT entitlement_grants_check CHECK ((ends_at > starts_at)),
+    CONSTRAINT entitlement_grants_check1 CHECK (((revoked_at IS NULL) = (revoked_by IS NULL))),
+    CONSTRAINT entitlement_grants_entitlement_id_check CHECK (((length(entitlement_id) >= 1) AND (length(entitlement_id) <= 200))),
+    CONSTRAINT entitlement_grants_environment_check CHECK ((environment = ANY (ARRAY['Production'::text, 'Sandbox'::text]))),
+    CONSTRAINT entitlement_grants_idempotency_key_check CHECK (((length(idempotency_key) >= 1) AND (length(idempotency_key) <= 200))),
+    CONSTRAINT entitlement_grants_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 500)))
+);
+
+--
+-- Name: TABLE entitlement_grants; Type: COMMENT
+--
+
+COMMENT ON TABLE entitlement_grants IS 'citus: distributed by account_id';
 
 --
 -- Name: exchange_rates; Type: TABLE
@@ -2987,6 +3019,20 @@ ALTER TABLE ONLY consumption_usage_reports
     ADD CONSTRAINT consumption_usage_reports_pkey PRIMARY KEY (app_id, account_id, usage_id);
 
 --
+-- Name: entitlement_grants entitlement_grants_app_id_account_id_idempotency_key_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY entitlement_grants
+    ADD CONSTRAINT entitlement_grants_app_id_account_id_idempotency_key_key UNIQUE (app_id, account_id, idempotency_key);
+
+--
+-- Name: entitlement_grants entitlement_grants_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY entitlement_grants
+    ADD CONSTRAINT entitlement_grants_pkey PRIMARY KEY (app_id, account_id, grant_id);
+
+--
 -- Name: exchange_rates exchange_rates_pkey; Type: CONSTRAINT
 --
 
@@ -3796,6 +3842,13 @@ ALTER TABLE ONLY consumption_requests
 
 ALTER TABLE ONLY consumption_usage_reports
     ADD CONSTRAINT consumption_usage_reports_app_id_account_id_fkey FOREIGN KEY (app_id, account_id) REFERENCES accounts(app_id, account_id);
+
+--
+-- Name: entitlement_grants entitlement_grants_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY entitlement_grants
+    ADD CONSTRAINT entitlement_grants_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: google_play_voided_cursors google_play_voided_cursors_app_id_fkey; Type: FK CONSTRAINT

@@ -9,7 +9,7 @@ public struct SubLedgerCommand: AsyncParsableCommand {
             ServeCommand.self, PollCommand.self, MigrateCommand.self, CatalogCommand.self, KeysCommand.self,
             SecretsCommand.self, ReportCommand.self, InspectCommand.self, NotificationsCommand.self,
             SubscriptionsCommand.self, ImportCommand.self, SupportCommand.self, WebhooksCommand.self, FxCommand.self,
-            TaxCommand.self, AppsCommand.self, InputsCommand.self, LedgerCommand.self,
+            TaxCommand.self, AppsCommand.self, InputsCommand.self, LedgerCommand.self, GrantsCommand.self,
         ]
     )
 

@@ -150,6 +150,18 @@ func buildRouter(
             store: OfferEligibilityStore(pool: dependencies.pool), now: dependencies.now)
     ).register(on: v1)
 
+    // Granted entitlements (/v1/accounts/{id}/grants): beside the account's reads, with the scope
+    // `GrantsController.requiredScope` decides.
+    let grantRoutes = router.group("v1").addMiddleware {
+        APIKeyMiddleware(keys: keys, requiredScope: GrantsController.requiredScope)
+        BodyLimitMiddleware()
+        consistency
+    }
+    GrantsController(
+        grants: EntitlementGrants(
+            store: EntitlementGrantStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
+    ).register(on: grantRoutes)
+
     let adminReports = router.group("v1/admin").addMiddleware {
         APIKeyMiddleware(keys: keys, requiredScope: .admin)
         BodyLimitMiddleware()

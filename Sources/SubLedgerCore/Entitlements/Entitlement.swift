@@ -20,6 +20,9 @@ public struct Entitlement: Hashable, Sendable, Codable {
     public var ownershipType: OwnershipType
     /// The store that sold the product granting it (the catalog's `store` of the product).
     public var store: Store
+    /// The grant it comes from when it was given by hand (`EntitlementGrant`) and not sold by a store; reads then
+    /// name its source `granted` instead of a store.
+    public var grantID: String?
 
     public init(
         entitlementID: String,
@@ -34,7 +37,8 @@ public struct Entitlement: Hashable, Sendable, Codable {
         gracePeriodExpiresAt: Instant?,
         willAutoRenew: Bool?,
         ownershipType: OwnershipType,
-        store: Store = .appStore
+        store: Store = .appStore,
+        grantID: String? = nil
     ) {
         self.entitlementID = entitlementID
         self.productID = productID
@@ -49,7 +53,11 @@ public struct Entitlement: Hashable, Sendable, Codable {
         self.willAutoRenew = willAutoRenew
         self.ownershipType = ownershipType
         self.store = store
+        self.grantID = grantID
     }
+
+    /// What reads and events call its source: `granted` for a grant, else the store's name.
+    public var sourceName: String { grantID == nil ? store.rawValue : "granted" }
 
     /// When access ends: the grace period's end while in one, else the period's end; `nil` for never.
     public var accessEndsAt: Instant? {

@@ -90,7 +90,7 @@ extension Ledger {
         return best.keys.sorted().compactMap { best[$0] }
     }
 
-    private static func isBetter(_ candidate: Entitlement, than current: Entitlement, app: App) -> Bool {
+    static func isBetter(_ candidate: Entitlement, than current: Entitlement, app: App) -> Bool {
         func stateRank(_ entitlement: Entitlement) -> Int { entitlement.state == .active ? 1 : 0 }
         func endRank(_ entitlement: Entitlement) -> Int64 { entitlement.accessEndsAt?.millisecondsSince1970 ?? .max }
         func levelRank(_ entitlement: Entitlement) -> Int {

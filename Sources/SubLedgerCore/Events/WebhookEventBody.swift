@@ -19,7 +19,11 @@ public enum WebhookEventBody {
             .init("app", .string(bundleID)),
             .init("environment", .string(draft.environment.rawValue)),
         ]
-        if store != .appStore { headMembers.append(.init("store", .string(store.rawValue))) }
+        if draft.grantID != nil {
+            headMembers.append(.init("store", .string("granted")))
+        } else if store != .appStore {
+            headMembers.append(.init("store", .string(store.rawValue)))
+        }
         headMembers.append(.init("account_id", .optional(draft.account?.rawValue)))
         let head = EventJSON.object(headMembers).text
         let tail = EventJSON.object([
@@ -50,8 +54,8 @@ extension Entitlement {
             .init("original_transaction_id", .string(originalTransactionID)),
             .init("environment", .string(environment.rawValue)),
         ]
-        // The App Store is the default: only another store is named.
-        if store != .appStore { members.append(.init("store", .string(store.rawValue))) }
+        // The App Store is the default: only another store, or a grant, is named.
+        if store != .appStore || grantID != nil { members.append(.init("store", .string(sourceName))) }
         return .object(members)
     }
 }

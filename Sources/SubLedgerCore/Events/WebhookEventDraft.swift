@@ -20,6 +20,14 @@ public struct WebhookEventDraft: Sendable, Equatable {
         return nil
     }
 
+    /// The grant the event is about (its `data.grant_id`), for an event of a granted entitlement.
+    public var grantID: String? {
+        for member in data where member.key == "grant_id" {
+            if case .string(let id) = member.value { return id }
+        }
+        return nil
+    }
+
     public init(
         type: WebhookEventType, environment: StoreEnvironment, account: AccountID?, occurredAt: Instant,
         subject: String, data: [EventJSON.Member]

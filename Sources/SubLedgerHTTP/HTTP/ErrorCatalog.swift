@@ -18,6 +18,7 @@ enum ErrorCatalog {
             ("ReportError", ReportError.Code.allCases.map(\.rawValue)),
             ("ConsumptionInputError", ConsumptionInputError.Code.allCases.map(\.description)),
             ("WebhookAdminError", WebhookAdminError.Code.allCases.map(\.rawValue)),
+            ("GrantError", GrantError.Code.allCases.map(\.rawValue)),
             (
                 "APIKeyError",
                 [

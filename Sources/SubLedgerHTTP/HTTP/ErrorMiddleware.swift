@@ -36,6 +36,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as WebhookAdminError {
             throw APIError(error)
+        } catch let error as GrantError {
+            throw APIError(error)
         } catch let error as HTTPError {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {

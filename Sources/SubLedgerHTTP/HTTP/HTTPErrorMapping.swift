@@ -97,4 +97,16 @@ extension APIError {
             }
         self.init(status, mappedCode: error.code.rawValue, message: error.message)
     }
+
+    /// How a grant, a revocation or a listing of grants is refused: an unknown app or grant 404, a reused
+    /// idempotency key 409, anything else 400.
+    init(_ error: GrantError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .unknownApp, .grantNotFound: .notFound
+            case .idempotencyKeyReused: .conflict
+            default: .badRequest
+            }
+        self.init(status, mappedCode: error.code.rawValue, message: error.message)
+    }
 }

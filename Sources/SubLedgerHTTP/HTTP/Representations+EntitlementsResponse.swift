@@ -69,9 +69,10 @@ extension Representation {
             writer.string(entitlement.originalTransactionID)
             writer.key("environment")
             writer.string(entitlement.environment.rawValue)
-            if entitlement.store != .appStore {
+            // The App Store is the default: another store, or a grant, is named.
+            if entitlement.store != .appStore || entitlement.grantID != nil {
                 writer.key("store")
-                writer.string(entitlement.store.rawValue)
+                writer.string(entitlement.sourceName)
             }
             writer.endObject()
         }

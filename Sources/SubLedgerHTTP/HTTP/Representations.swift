@@ -49,7 +49,7 @@ enum Representation {
             ownership_type = entitlement.ownershipType.rawValue
             original_transaction_id = entitlement.originalTransactionID
             environment = entitlement.environment.rawValue
-            store = entitlement.store == .appStore ? nil : entitlement.store.rawValue
+            store = entitlement.store == .appStore && entitlement.grantID == nil ? nil : entitlement.sourceName
         }
     }
 

@@ -27,11 +27,22 @@ public struct SummaryReport: Sendable, Hashable, Codable {
         public var counts: StateCounts
     }
 
+    /// One entitlement's grants by hand (`EntitlementGrant`) in effect: counted apart from the chains, which a store
+    /// sold, and never in `totals`.
+    public struct GrantedRow: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var entitlementID: String
+        /// Accounts holding a grant of the entitlement at `at` (revoked and ended grants left out).
+        public var accounts: Int
+    }
+
     public var at: Instant
     public var basis: Basis
     public var products: [ProductRow]
     public var entitlements: [EntitlementRow]
     public var totals: StateCounts
+    /// Grants by hand in effect at `at`, per entitlement.
+    public var granted: [GrantedRow] = []
 }
 
 extension Reports {
@@ -90,6 +101,29 @@ extension Reports {
             entitlements: entitlements.values.sorted {
                 ($0.bundleID, $0.entitlementID) < ($1.bundleID, $1.entitlementID)
             },
-            totals: totals)
+            totals: totals, granted: try store.grantedCounts(at: instant))
+    }
+}
+
+extension ReportStore {
+    /// The accounts holding a grant by hand (`entitlement_grants`) at `instant`, per app and entitlement.
+    func grantedCounts(at instant: Instant) throws -> [SummaryReport.GrantedRow] {
+        let at = Int64(instant.millisecondsSince1970)
+        return try run(
+            """
+            WITH \(apps)
+            SELECT s.bundle_id, g.entitlement_id, count(DISTINCT g.account_id)
+            FROM entitlement_grants g JOIN scope s ON s.app_id = g.app_id
+            WHERE g.starts_at <= to_timestamp(\(at)::float8 / 1000) AND g.ends_at > to_timestamp(\(at)::float8 / 1000)
+              AND (g.revoked_at IS NULL OR g.revoked_at > to_timestamp(\(at)::float8 / 1000))
+              AND \(inEnvironment("g.environment"))
+            GROUP BY 1, 2
+            ORDER BY 1, 2
+            """
+        ).map { row in
+            SummaryReport.GrantedRow(
+                bundleID: try row.decode(String.self, at: 0), entitlementID: try row.decode(String.self, at: 1),
+                accounts: Int(try row.decode(Int64.self, at: 2)))
+        }
     }
 }

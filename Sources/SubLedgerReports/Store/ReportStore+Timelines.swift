@@ -16,7 +16,8 @@ extension ReportStore {
 
     /// Everything recorded about `accountID`, in no particular order: every `ledger_entries` row of the
     /// account (`ledger_entry`), for each entry that carries entitlements an `entitlement_gained` (grant,
-    /// extend, restore, transfer_in) or `entitlement_lost` (revoke, transfer_out) at its `effective_at`, and
+    /// extend, restore, transfer_in, and a grant by hand: manual_grant) or `entitlement_lost` (revoke,
+    /// transfer_out, and a grant's revocation: manual_revoke) at its `effective_at`, and
     /// every ownership binding of the account as `binding_started` (at `started_at`) and, once ended,
     /// `binding_ended` (at `ended_at`).
     func accountEvents(_ accountID: String) throws -> [TimelineEvent] {
@@ -78,13 +79,15 @@ extension ReportStore {
             FROM entries
             UNION ALL
             SELECT effective_at,
-                   CASE WHEN kind IN ('revoke', 'transfer_out') THEN 'entitlement_lost' ELSE 'entitlement_gained' END,
+                   CASE WHEN kind IN ('revoke', 'transfer_out', 'manual_revoke') THEN 'entitlement_lost'
+                        ELSE 'entitlement_gained' END,
                    bundle_id, environment, original_transaction_id, transaction_id, product_id, account_id, kind, reason,
-                   CASE WHEN kind IN ('revoke', 'transfer_out') THEN NULL ELSE period_end END,
+                   CASE WHEN kind IN ('revoke', 'transfer_out', 'manual_revoke') THEN NULL ELSE period_end END,
                    array_to_string(entitlement_ids, ', '), entry_id
             FROM entries
             WHERE cardinality(entitlement_ids) > 0
-              AND kind IN ('grant', 'extend', 'restore', 'transfer_in', 'revoke', 'transfer_out')
+              AND kind IN ('grant', 'extend', 'restore', 'transfer_in', 'revoke', 'transfer_out', 'manual_grant',
+                           'manual_revoke')
             UNION ALL
             SELECT started_at, 'binding_started', bundle_id, environment, original_transaction_id, transaction_id, NULL,
                    account_id, NULL, started_reason, NULL, from_account_id, binding_id

@@ -27,6 +27,8 @@ public struct APIKeyStore: Sendable {
         public var scope: String
         public var appID: Int64?
         public var bundleID: String?
+        /// The name given when the key was created (who acts with it: a grant records it).
+        public var name: String = ""
     }
 
     /// Stores a new key for the app `bundleID` (`nil` for an admin key); `false`, storing nothing, when no
@@ -81,13 +83,14 @@ public struct APIKeyStore: Sendable {
     public func activeKey(secretSHA256: [UInt8]) async throws -> ActiveKey? {
         let rows = try await pool.query(
             """
-            SELECT k.key_id::text, k.scope, k.app_id, a.bundle_id FROM api_keys k LEFT JOIN apps a USING (app_id)
+            SELECT k.key_id::text, k.scope, k.app_id, a.bundle_id, k.name FROM api_keys k LEFT JOIN apps a USING (app_id)
             WHERE k.key_sha256 = \(secretSHA256) AND k.revoked_at IS NULL
             """)
         return try rows.first.map { row in
             ActiveKey(
                 keyID: try row.decode(String.self, at: 0), scope: try row.decode(String.self, at: 1),
-                appID: try row.decode(Int64?.self, at: 2), bundleID: try row.decode(String?.self, at: 3))
+                appID: try row.decode(Int64?.self, at: 2), bundleID: try row.decode(String?.self, at: 3),
+                name: try row.decode(String.self, at: 4))
         }
     }
 }

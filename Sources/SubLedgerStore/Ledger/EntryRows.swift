@@ -76,7 +76,8 @@ enum EntryRows {
             """
     }
 
-    /// The entries of `account`, in the order they were recorded.
+    /// The entries of `account` that stores caused, in the order they were recorded (a grant's entries are read
+    /// as grants: `EntitlementGrantStore`).
     static func entries(account: AccountID, appID: Int64, on connection: PostgresConnection) throws -> [LedgerEntry] {
         let rows = try connection.query(
             """
@@ -84,7 +85,9 @@ enum EntryRows {
                    e.transaction_id, e.product_id, to_jsonb(e.entitlement_ids)::text, e.credits,
                    \(milliseconds("e.effective_at")), \(milliseconds("e.period_end")), e.reason
             FROM ledger_entries e JOIN apps a USING (app_id)
-            WHERE e.app_id = \(appID) AND e.account_id = \(account.rawValue) ORDER BY e.entry_id
+            WHERE e.app_id = \(appID) AND e.account_id = \(account.rawValue)
+              AND e.kind NOT IN ('manual_grant', 'manual_revoke')
+            ORDER BY e.entry_id
             """)
         return try rows.map { row in
             let rawKind = try row.decode(String.self, at: 1)

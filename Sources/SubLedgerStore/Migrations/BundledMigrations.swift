@@ -58,5 +58,6 @@ public enum BundledMigrations {
         ("0041_ledger_chain_fields_computed_once.sql", PackageResources._041_ledger_chain_fields_computed_once_sql),
         ("0042_input_bodies_lz4.sql", PackageResources._042_input_bodies_lz4_sql),
         ("0043_store_obligations.sql", PackageResources._043_store_obligations_sql),
+        ("0044_entitlement_grants.sql", PackageResources._044_entitlement_grants_sql),
     ]
 }

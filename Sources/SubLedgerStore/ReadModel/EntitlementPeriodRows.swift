@@ -67,14 +67,16 @@ enum EntitlementPeriodRows {
     /// An entitlement read from the read model (`EntitlementReadStore.read(of:app:at:)`): the account's credit
     /// balance (column 0), whether its periods may be incomplete (1), and each period containing `instant` from
     /// column 2: environment, original transaction id, transaction id, product id, state, expiry, grace expiry, will
-    /// auto-renew, ownership type. One row with nulls from column 2 when none contains it.
+    /// auto-renew, ownership type. One row with nulls from column 2 when none contains it. Column 11, the same on
+    /// every row: the account's grants that give access at `instant` (`EntitlementGrantRows.current`).
     static func read(_ account: AccountID, appID: Int64, at instant: Instant) -> PostgresQuery {
         let milliseconds = instant.millisecondsSince1970
         return """
             SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
                 p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew,
-                p.ownership_type
+                p.ownership_type, granted.list
             FROM \(EntryRows.creditBalance(of: account, appID: appID)) AS credit
+              CROSS JOIN \(EntitlementGrantRows.current(of: account, appID: appID, at: instant)) AS granted
               LEFT JOIN account_entitlement_backfill pending
                 ON pending.app_id = \(appID) AND pending.account_id = \(account.rawValue)
               LEFT JOIN account_entitlement_periods p ON p.app_id = \(appID) AND p.account_id = \(account.rawValue)
@@ -86,23 +88,23 @@ enum EntitlementPeriodRows {
     /// chains (`nil`: the account is not backfilled yet, or a period needs the chains).
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on connection: PostgresConnection
-    ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
+    ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool, grants: [EntitlementGrant]) {
         try parseRead(connection.query(read(account, appID: appID, at: instant)), account, at: instant)
     }
 
     /// `read` through the pool: one statement, no connection thread in between (`PostgresPool.query`).
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on pool: PostgresPool
-    ) async throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
+    ) async throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool, grants: [EntitlementGrant]) {
         try parseRead(await pool.queryWithoutHandOff(read(account, appID: appID, at: instant)), account, at: instant)
     }
 
     static func parseRead(
         _ rows: PostgresRows, _ account: AccountID, at instant: Instant
-    ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool) {
+    ) throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool, grants: [EntitlementGrant]) {
         let stored = try parseStored(rows, account, at: instant)
         let answerable = !stored.pending && !stored.periods.contains(where: \.needsChains)
-        return (stored.credits, answerable ? stored.periods : nil, stored.pending)
+        return (stored.credits, answerable ? stored.periods : nil, stored.pending, stored.grants)
     }
 
     /// `read`'s rows as they are: the balance, whether the account is still to be backfilled, and every period
@@ -110,13 +112,17 @@ enum EntitlementPeriodRows {
     /// their chains.
     static func parseStored(
         _ rows: PostgresRows, _ account: AccountID, at instant: Instant
-    ) throws -> (credits: Int64, periods: [EntitlementPeriod], pending: Bool) {
+    ) throws -> (credits: Int64, periods: [EntitlementPeriod], pending: Bool, grants: [EntitlementGrant]) {
         var credits: Int64 = 0
         var pending = false
         var periods: [EntitlementPeriod] = []
+        var grants: [EntitlementGrant] = []
         for row in rows {
             credits = try row.decode(Int64.self, at: 0)
             pending = try row.decode(Bool.self, at: 1)
+            if grants.isEmpty, let list = try row.decode(String?.self, at: 11) {
+                grants = try EntitlementGrantRows.parseCurrent(list, account: account)
+            }
             guard let environment = try row.decode(String?.self, at: 2) else { continue }
             let key = ChainKey(
                 environment: try StoreEnvironment.stored(environment),
@@ -135,7 +141,7 @@ enum EntitlementPeriodRows {
                 ownershipType: try storedOwnershipType(row.decode(String.self, at: 10)))
             periods.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: grant))
         }
-        return (credits, periods, pending)
+        return (credits, periods, pending, grants)
     }
 
     private static func storedGrantState(_ name: String) throws -> ChainState {

@@ -25,13 +25,19 @@ public struct EntitlementReadStore: Sendable {
         if let periods = stored.periods,
             let entitlements = Ledger.entitlements(from: periods, for: account, at: instant, app: app.definition)
         {
-            return (entitlements, stored.credits)
+            return (
+                Ledger.entitlements(entitlements, granted: stored.grants, at: instant, app: app.definition),
+                stored.credits
+            )
         }
         return try await pool.withConnection { connection in
             let holdings = try LedgerStore.holdings(of: account, appID: app.appID, on: connection)
             let entitlements = Ledger.entitlements(
                 for: account, at: instant, chains: holdings.chains, app: app.definition)
-            return (entitlements, holdings.credits)
+            return (
+                Ledger.entitlements(entitlements, granted: stored.grants, at: instant, app: app.definition),
+                holdings.credits
+            )
         }
     }
 
@@ -53,7 +59,10 @@ public struct EntitlementReadStore: Sendable {
                         let entitlements = Ledger.entitlements(
                             from: periods, for: account, at: instant, app: definition)
                     else { return nil }
-                    return (entitlements, stored.credits)
+                    return (
+                        Ledger.entitlements(entitlements, granted: stored.grants, at: instant, app: definition),
+                        stored.credits
+                    )
                 })
         }
     }

@@ -189,18 +189,19 @@ enum WebhookOutbox {
         var credits: Int64
         var periods: [EntitlementPeriod]?
         var chains: [ChainSnapshot] = []
+        /// The account's grants that give access at the instant (`EntitlementGrant`).
+        var grants: [EntitlementGrant] = []
 
         /// The entitlements of `account` in `environment` at `instant`: the read model's answer, or the chains'.
         func entitlements(
             of account: AccountID, at instant: Instant, app: App, environment: StoreEnvironment
         ) -> [Entitlement] {
-            if let periods,
-                let answer = Ledger.entitlements(
-                    from: periods.filter { $0.chain.environment == environment }, for: account, at: instant, app: app)
-            {
-                return answer
-            }
-            return Ledger.entitlements(for: account, at: instant, chains: chains, app: app, environment: environment)
+            let sold =
+                periods.flatMap {
+                    Ledger.entitlements(
+                        from: $0.filter { $0.chain.environment == environment }, for: account, at: instant, app: app)
+                } ?? Ledger.entitlements(for: account, at: instant, chains: chains, app: app, environment: environment)
+            return Ledger.entitlements(sold, granted: grants, at: instant, app: app, environment: environment)
         }
     }
 
@@ -226,12 +227,13 @@ enum WebhookOutbox {
                 let stored = try EntitlementPeriodRows.parseStored(rows[index], account, at: instant)
                 if stored.pending {
                     unbackfilled.append(account)
-                    result[account] = Holding(credits: stored.credits, periods: nil)
+                    result[account] = Holding(credits: stored.credits, periods: nil, grants: stored.grants)
                 } else if stored.periods.contains(where: \.needsChains) {
                     chainKeys.formUnion(stored.periods.map(\.chain))
-                    result[account] = Holding(credits: stored.credits, periods: nil)
+                    result[account] = Holding(credits: stored.credits, periods: nil, grants: stored.grants)
                 } else {
-                    result[account] = Holding(credits: stored.credits, periods: stored.periods)
+                    result[account] = Holding(
+                        credits: stored.credits, periods: stored.periods, grants: stored.grants)
                 }
             }
             return { (connection: PostgresConnection) throws -> [AccountID: Holding] in

@@ -64,7 +64,7 @@ public final class APIKeys: Sendable {
         let key = try await store.activeKey(secretSHA256: hash).map { active in
             AuthenticatedKey(
                 keyID: active.keyID, scope: active.scope == "admin" ? .admin : .app, appID: active.appID,
-                bundleID: active.bundleID)
+                bundleID: active.bundleID, name: active.name)
         }
         cache.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }

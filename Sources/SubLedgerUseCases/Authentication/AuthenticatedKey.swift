@@ -12,4 +12,6 @@ public struct AuthenticatedKey: Sendable, Hashable {
     /// The app's database id and bundle id for an app key; `nil` for admin keys.
     public var appID: Int64?
     public var bundleID: String?
+    /// The key's name: who acts with it (a grant records it as its actor).
+    public var name: String = ""
 }
