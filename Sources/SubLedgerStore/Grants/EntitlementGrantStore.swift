@@ -140,11 +140,12 @@ public struct EntitlementGrantStore: Sendable {
                 \(timestamp(grant.accessEndsAt)), \(entryReason))
             ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
             """)
+        // The grant's row lock (taken by a revocation; a new grant's row is its own) serializes the writers of its
+        // chain, as an apply's chain lock does.
         _ = try connection.query(
-            """
-            SELECT ledger_chain_link(\(app.appID), \(grant.environment.rawValue), \(grant.chainID), NULL::bigint,
-                NULL::bigint)
-            """)
+            LedgerChainRows.link(
+                ChainKey(environment: grant.environment, originalTransactionID: grant.chainID), appID: app.appID,
+                submissionID: nil, notificationID: nil))
     }
 
     private static func records(
