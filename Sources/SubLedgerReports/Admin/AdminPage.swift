@@ -164,7 +164,24 @@ public enum AdminPage {
             }.joined(separator: "\n")
             html += "<table class=\"chains\"><thead><tr>\(header)</tr></thead><tbody>\n\(rows)\n</tbody></table>"
         }
+        if let grants = answer.grants, !grants.isEmpty { html += grantTable(grants) }
         return html + "<h2>Timeline</h2>" + eventTable(answer.timeline) + "</section>"
+    }
+
+    /// The account's entitlements granted by hand, with who granted or revoked them and why.
+    private static func grantTable(_ grants: [SupportAnswer.Grant]) -> String {
+        let header = ["grant", "entitlement", "environment", "from", "until", "revoked", "by", "revoked by", "reason"]
+            .map { "<th>\($0)</th>" }.joined()
+        let rows = grants.map { grant in
+            let cells = [
+                grant.grantID, grant.entitlementID, grant.environment, ReportFormat.timestamp(grant.startsAt),
+                ReportFormat.timestamp(grant.endsAt), grant.revokedAt.map(ReportFormat.timestamp) ?? "",
+                grant.grantedBy, grant.revokedBy ?? "", grant.reason,
+            ]
+            return "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+        }.joined(separator: "\n")
+        return "<h2>Granted entitlements</h2><table class=\"grants\"><thead><tr>\(header)</tr></thead><tbody>\n"
+            + rows + "\n</tbody></table>"
     }
 
     private static func eventTable(_ events: [TimelineEvent]) -> String {

@@ -20,6 +20,14 @@ extension SupportAnswer {
                     + purchase.claims.map { "\($0.accountID) at \(ReportFormat.timestamp($0.claimedAt))" }
                     .joined(separator: ", "))
         }
+        for grant in grants ?? [] {
+            lines.append(
+                "grant \(grant.grantID) (\(grant.environment)): \(grant.entitlementID) from "
+                    + "\(ReportFormat.timestamp(grant.startsAt)) until \(ReportFormat.timestamp(grant.endsAt)) by "
+                    + grant.grantedBy
+                    + (grant.revokedAt.map { ", revoked \(ReportFormat.timestamp($0))" } ?? "")
+                    + (grant.revokedBy.map { " by \($0)" } ?? "") + ": \(grant.reason)")
+        }
         if let apple {
             lines.append(
                 "Apple (\(apple.environment)): transactions \(apple.transactionIDs.joined(separator: ", "))"

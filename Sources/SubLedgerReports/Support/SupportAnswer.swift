@@ -58,6 +58,35 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         }
     }
 
+    /// An entitlement granted to the account by hand (docs/accounts.md, "Granted entitlements").
+    public struct Grant: Sendable, Hashable, Codable {
+        public var grantID: String
+        public var entitlementID: String
+        public var environment: String
+        public var startsAt: Instant
+        /// The end as granted (access ends at `revokedAt` when earlier).
+        public var endsAt: Instant
+        public var revokedAt: Instant?
+        public var grantedBy: String
+        public var revokedBy: String?
+        public var reason: String
+
+        public init(
+            grantID: String, entitlementID: String, environment: String, startsAt: Instant, endsAt: Instant,
+            revokedAt: Instant?, grantedBy: String, revokedBy: String?, reason: String
+        ) {
+            self.grantID = grantID
+            self.entitlementID = entitlementID
+            self.environment = environment
+            self.startsAt = startsAt
+            self.endsAt = endsAt
+            self.revokedAt = revokedAt
+            self.grantedBy = grantedBy
+            self.revokedBy = revokedBy
+            self.reason = reason
+        }
+    }
+
     /// One period during which an account owned a chain.
     public struct Ownership: Sendable, Hashable, Codable {
         public var accountID: String
@@ -180,6 +209,8 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
     public var order: Order?
     /// The app purchases an app transaction id names, per environment (lookups by app transaction id only).
     public var appPurchases: [AppPurchase]? = nil
+    /// The account's grants, revoked and ended ones included, oldest first (account lookups, when it has any).
+    public var grants: [Grant]? = nil
     public var apple: AppleRecord?
     public var chains: [Chain]
     /// What the customer should be told, in one or two plain sentences.

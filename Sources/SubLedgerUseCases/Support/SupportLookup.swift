@@ -232,7 +232,20 @@ public struct SupportLookup: Sendable {
         var answer = try await answer(
             .account(account), keys: chains.map(\.key), app: app, expectedAccount: account, accountTimeline: true)
         answer.accountID = account.rawValue
-        if chains.isEmpty {
+        let grants = try await EntitlementGrantStore(pool: store.pool).grants(of: account, app: app)
+        if !grants.isEmpty {
+            answer.grants = grants.map { record in
+                SupportAnswer.Grant(
+                    grantID: record.grant.grantID, entitlementID: record.grant.entitlementID,
+                    environment: record.grant.environment.rawValue, startsAt: record.grant.startsAt,
+                    endsAt: record.grant.endsAt, revokedAt: record.grant.revokedAt, grantedBy: record.grantedBy,
+                    revokedBy: record.revokedBy, reason: record.reason)
+            }
+        }
+        if chains.isEmpty, !grants.isEmpty {
+            answer.advice =
+                "Account \(account) has no purchase in the ledger; what it holds was granted by hand (below)."
+        } else if chains.isEmpty {
             answer.advice =
                 "Account \(account) has no purchase in the ledger. If the customer was charged, ask for the order id "
                 + "from Apple's receipt e-mail and look it up, or ask them to restore purchases in the app."

@@ -112,6 +112,14 @@ import Testing
             let html = String(buffer: page.body)
             #expect(html.contains("manual_grant"))
             #expect(html.contains("manual_revoke"))
+            #expect(html.contains("Granted entitlements"))
+            #expect(html.contains("payment failed during the outage"))
+            let lookup = try await client.call(
+                .get, "/v1/admin/lookup/account/alice?bundle_id=\(H.appOne)", key: admin)
+            #expect(lookup.status == .ok)
+            let looked = lookup.json["grants"] as? [[String: Any]] ?? []
+            #expect(looked.map { $0["grant_id"] as? String } == [grantID])
+            #expect(looked.first?["revoked_by"] as? String == "support-desk")
 
             // The grant and its revocation are links of the hash chain, which verifies.
             let verification = try await harness.store.verifyLedgerChain(appID: nil, since: nil)
