@@ -82,6 +82,17 @@ extension EntitlementGrant {
     /// The ledger's chain of a grant (`ledger_entries.original_transaction_id`): every grant is a chain of its own.
     public var chainID: String { "grant:\(grantID)" }
 
+    /// The grant's chain as the outbox and the webhook clock key it.
+    public var chainKey: ChainKey { ChainKey(environment: environment, originalTransactionID: chainID) }
+
+    /// The grant id of a grant's chain id (`grant:<grant_id>`); nil for a store's chain.
+    public static func grantID(chainID: String) -> String? {
+        chainID.hasPrefix("grant:") ? String(chainID.dropFirst("grant:".count)) : nil
+    }
+
+    /// The moment the webhook clock announces the grant's end: its end as granted.
+    public var expiryMoment: WebhookClockMoment { WebhookClockMoment(chain: chainKey, dueAt: endsAt) }
+
     /// The `data` members a grant's events share with a purchase's (`product_id`, `entitlement_ids`,
     /// `original_transaction_id`, `transaction_id`), and `grant_id`.
     private func eventMembers(product: Product?) -> [EventJSON.Member] {
@@ -112,5 +123,18 @@ extension EntitlementGrant {
             subject: "\(chainID)|revoked",
             data: [.init("reason", .string("grant_revoked")), .init("revoked_at", .time(revokedAt))]
                 + eventMembers(product: Self.product(for: entitlementID, in: app)))
+    }
+
+    /// `entitlement.expired` at the grant's end (`data.reason`: `grant_ended`), as a store's period ending
+    /// announces it; nil when the grant was revoked before its end (the revocation was announced instead).
+    public func expiredEvent(in app: App) -> WebhookEventDraft? {
+        guard revokedAt.map({ $0 >= endsAt }) ?? true else { return nil }
+        return WebhookEventDraft(
+            type: .entitlementExpired, environment: environment, account: account, occurredAt: endsAt,
+            subject: "\(chainID)|expired",
+            data: [
+                .init("reason", .string("grant_ended")), .init("grace_period_ended", .bool(false)),
+                .init("expired_at", .time(endsAt)),
+            ] + eventMembers(product: Self.product(for: entitlementID, in: app)))
     }
 }

@@ -69,9 +69,10 @@ public struct EntitlementGrantStore: Sendable {
             try Self.writeEntry(
                 of: grant, kind: "manual_grant", at: grant.startsAt, actor: grantedBy, reason: reason, app: app,
                 on: connection)
+            // The clock announces the grant's end (`entitlement.expired`) at `endsAt`, unless it is revoked before.
             try WebhookOutbox.write(
                 [grant.grantedEvent(in: app.definition)], cause: WebhookEventCause(kind: .admin, id: "grant"),
-                moments: [], app: app, now: now, on: connection)
+                moments: [grant.expiryMoment], app: app, now: now, on: connection)
             return (record, true)
         }
     }
@@ -114,6 +115,26 @@ public struct EntitlementGrantStore: Sendable {
     public func grants(of account: AccountID, app: StoredApp) async throws -> [EntitlementGrantRecord] {
         try await pool.withConnection { connection in
             try Self.records(app: app, account: account, on: connection)
+        }
+    }
+
+    /// The grant `grantID` of app `appID`, whatever its account (the webhook clock knows only the grant's chain:
+    /// on a Citus cluster this asks every shard, once per grant that ends).
+    static func grant(_ grantID: String, appID: Int64, on connection: PostgresConnection) throws -> EntitlementGrant? {
+        try connection.query(
+            """
+            SELECT account_id, environment, entitlement_id, \(milliseconds("starts_at")), \(milliseconds("ends_at")),
+                \(milliseconds("revoked_at"))
+            FROM entitlement_grants WHERE app_id = \(appID) AND grant_id = \(grantID)::uuid
+            """
+        ).first.map { row in
+            EntitlementGrant(
+                grantID: grantID, account: try storedAccount(row.decode(String.self, at: 0)),
+                entitlementID: try row.decode(String.self, at: 2),
+                environment: try StoreEnvironment.stored(row.decode(String.self, at: 1)),
+                startsAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 3)),
+                endsAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 4)),
+                revokedAt: try row.decode(Int64?.self, at: 5).map(Instant.init(millisecondsSince1970:)))
         }
     }
 

@@ -61,6 +61,15 @@ extension WebhookOutbox {
         let dueAt = Instant(millisecondsSince1970: try row.decode(Int64.self, at: 0))
         let definition = try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app")
         let app = StoredApp(appID: moment.appID, definition: definition, sharedSecret: nil, serverAPI: nil)
+        if let grantID = EntitlementGrant.grantID(chainID: key.originalTransactionID) {
+            // A grant's end: announced unless it was revoked before; the moment is done either way.
+            let drafts =
+                try EntitlementGrantStore.grant(grantID, appID: moment.appID, on: connection)?
+                .expiredEvent(in: definition).map { [$0] } ?? []
+            try write(drafts, cause: WebhookEventCause(kind: .clock), moments: [], app: app, now: now, on: connection)
+            try connection.query("DELETE FROM webhook_clock_moments WHERE \(isMoment)")
+            return drafts.count
+        }
         guard let chain = try ChainRows.load([key], appID: moment.appID, forUpdate: false, on: connection).first else {
             try connection.query("DELETE FROM webhook_clock_moments WHERE \(isMoment)")
             return 0

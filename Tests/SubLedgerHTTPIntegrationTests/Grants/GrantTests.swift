@@ -6,6 +6,8 @@ import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerHTTP
+import SubLedgerTestSupport
+import SubLedgerUseCases
 import Testing
 
 /// Granted entitlements over HTTP against a real PostgreSQL: a grant shows in the entitlement read as `granted`,
@@ -28,6 +30,11 @@ import Testing
 
     static func entitlements(_ json: [String: Any]) -> [[String: Any]] {
         json["entitlements"] as? [[String: Any]] ?? []
+    }
+
+    /// The webhook clock of the service, on the test's clock.
+    static func clock(_ harness: H) -> WebhookClock {
+        WebhookClock(store: harness.store, logger: TestDatabase.logger, now: { harness.clock.now })
     }
 
     static func count(_ query: PostgresQuery, _ harness: H) async throws -> Int64 {
@@ -121,6 +128,11 @@ import Testing
             #expect(looked.map { $0["grant_id"] as? String } == [grantID])
             #expect(looked.first?["revoked_by"] as? String == "support-desk")
 
+            // The granted end passes: a grant revoked before it is not announced as expired.
+            harness.clock.set(H.day(41))
+            #expect(try await Self.clock(harness).runPass() == 0)
+            #expect(try await Self.count("SELECT count(*) FROM webhook_clock_moments", harness) == 0)
+
             // The grant and its revocation are links of the hash chain, which verifies.
             let verification = try await harness.store.verifyLedgerChain(appID: nil, since: nil)
             #expect(verification.isIntact)
@@ -177,6 +189,22 @@ import Testing
             let given = try #require(Self.entitlements(grantWins.json).first)
             #expect(given["store"] as? String == "granted")
             #expect(given["expires_at"] as? String == RFC3339.format(H.day(60)))
+
+            // The shorter grant's end is announced by the clock, as a store period's end is.
+            let shorterID = try #require(shorter.json["grant_id"] as? String)
+            harness.clock.set(H.day(16))
+            #expect(try await Self.clock(harness).runPass() == 1)
+            let expired = try await harness.pool.query(
+                "SELECT body FROM webhook_events WHERE account_id = 'bob' AND event_type = 'entitlement.expired'")
+            let expiredRow = try #require(expired.first)
+            let expiredText = try expiredRow.decode(String.self, at: 0)
+            let expiredBody = try #require(
+                try JSONSerialization.jsonObject(with: Data(expiredText.utf8)) as? [String: Any])
+            let expiredData = expiredBody["data"] as? [String: Any] ?? [:]
+            #expect(expiredData["grant_id"] as? String == shorterID)
+            #expect(expiredData["reason"] as? String == "grant_ended")
+            #expect(expiredData["expired_at"] as? String == RFC3339.format(H.day(15)))
+            #expect(expiredBody["store"] as? String == "granted")
 
             try await harness.projectReports()
             let revenueAfter = try await client.call(.get, revenueQuery, key: admin)
