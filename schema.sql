@@ -10,6 +10,19 @@
 --
 
 --
+-- Name: audit_log_is_append_only(); Type: FUNCTION
+--
+
+CREATE FUNCTION audit_log_is_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'the audit log is append-only: % refused', TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+--
 -- Name: chain_cohort_facts; Type: TABLE
 --
 
@@ -1460,7 +1473,7 @@ CREATE TABLE api_keys (
     last_used_at timestamp with time zone,
     CONSTRAINT api_keys_check CHECK (((scope = 'app'::text) = (app_id IS NOT NULL))),
     CONSTRAINT api_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
-    CONSTRAINT api_keys_scope_check CHECK ((scope = ANY (ARRAY['app'::text, 'admin'::text])))
+    CONSTRAINT api_keys_scope_check CHECK ((scope = ANY (ARRAY['app'::text, 'admin'::text, 'support'::text, 'reports'::text])))
 );
 
 --
@@ -1557,6 +1570,51 @@ COMMENT ON TABLE apps IS 'citus: reference';
 
 ALTER TABLE apps ALTER COLUMN app_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME apps_app_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: audit_log; Type: TABLE
+--
+
+CREATE TABLE audit_log (
+    audit_id bigint NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    key_id uuid NOT NULL,
+    key_name text NOT NULL,
+    scope text NOT NULL,
+    method text NOT NULL,
+    route text NOT NULL,
+    target jsonb DEFAULT '{}'::jsonb NOT NULL,
+    status integer NOT NULL,
+    client_address text,
+    request_id text NOT NULL,
+    CONSTRAINT audit_log_client_address_check CHECK ((length(client_address) <= 64)),
+    CONSTRAINT audit_log_key_name_check CHECK (((length(key_name) >= 1) AND (length(key_name) <= 200))),
+    CONSTRAINT audit_log_method_check CHECK (((length(method) >= 1) AND (length(method) <= 16))),
+    CONSTRAINT audit_log_request_id_check CHECK ((length(request_id) <= 128)),
+    CONSTRAINT audit_log_route_check CHECK (((length(route) >= 1) AND (length(route) <= 300))),
+    CONSTRAINT audit_log_scope_check CHECK ((scope = ANY (ARRAY['admin'::text, 'support'::text]))),
+    CONSTRAINT audit_log_status_check CHECK (((status >= 100) AND (status <= 599))),
+    CONSTRAINT audit_log_target_check CHECK ((jsonb_typeof(target) = 'object'::text))
+);
+
+--
+-- Name: TABLE audit_log; Type: COMMENT
+--
+
+COMMENT ON TABLE audit_log IS 'citus: coordinator';
+
+--
+-- Name: audit_log_audit_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE audit_log ALTER COLUMN audit_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME audit_log_audit_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -2907,6 +2965,13 @@ ALTER TABLE ONLY apps
     ADD CONSTRAINT apps_pkey PRIMARY KEY (app_id);
 
 --
+-- Name: audit_log audit_log_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY audit_log
+    ADD CONSTRAINT audit_log_pkey PRIMARY KEY (audit_id);
+
+--
 -- Name: catalog_prices catalog_prices_pkey; Type: CONSTRAINT
 --
 
@@ -3329,6 +3394,18 @@ CREATE INDEX index_app_transaction_claims_on_app_id_and_account_id ON app_transa
 CREATE UNIQUE INDEX index_apps_on_google_play_package_name ON apps USING btree (google_play_package_name);
 
 --
+-- Name: index_audit_log_on_key_id; Type: INDEX
+--
+
+CREATE INDEX index_audit_log_on_key_id ON audit_log USING btree (key_id, audit_id);
+
+--
+-- Name: index_audit_log_on_occurred_at; Type: INDEX
+--
+
+CREATE INDEX index_audit_log_on_occurred_at ON audit_log USING btree (occurred_at, audit_id);
+
+--
 -- Name: index_catalog_prices_on_point; Type: INDEX
 --
 
@@ -3699,6 +3776,18 @@ CREATE UNIQUE INDEX index_webhook_events_on_account_sequence ON webhook_events U
 --
 
 CREATE INDEX index_webhook_events_on_created_at ON webhook_events USING btree (app_id, created_at);
+
+--
+-- Name: audit_log audit_log_no_truncate; Type: TRIGGER
+--
+
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_is_append_only();
+
+--
+-- Name: audit_log audit_log_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER audit_log_no_update BEFORE DELETE OR UPDATE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_is_append_only();
 
 --
 -- Name: consumption_consents consumption_consents_no_update; Type: TRIGGER

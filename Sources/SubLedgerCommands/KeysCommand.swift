@@ -3,7 +3,7 @@ import Foundation
 import SubLedgerStore
 import SubLedgerUseCases
 
-/// `subledger keys create|list|revoke`: API keys for app servers (one app each) and admins.
+/// `subledger keys create|list|revoke`: API keys for app servers (one app each), admins, support and reports.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
@@ -12,13 +12,21 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a key for one app (--app) or an admin key (--admin).")
+            abstract: "Create a key for one app (--app), an admin key (--admin), or a support or reports key (--scope)."
+        )
 
         @Option(help: "The bundle id of the app the key may act for.")
         var app: String?
 
-        @Flag(help: "Create an admin key (admin reports, every app) instead of an app key.")
+        @Flag(help: "Create an admin key (everything an operator does, every app) instead of an app key.")
         var admin = false
+
+        @Option(
+            help: ArgumentHelp(
+                "Create a key of this scope: admin, support (customer lookups, grants, extensions, merges) or reports "
+                    + "(reports and the admin page's charts, read-only).",
+                valueName: "scope"))
+        var scope: String?
 
         @Option(help: "A name to tell keys apart in listings.")
         var name: String
@@ -26,12 +34,19 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func validate() throws {
-            guard (app != nil) != admin else { throw ValidationError("give either --app BUNDLE_ID or --admin") }
+            guard [app != nil, admin, scope != nil].filter({ $0 }).count == 1 else {
+                throw ValidationError("give one of --app BUNDLE_ID, --admin or --scope SCOPE")
+            }
+            if let scope, AuthenticatedKey.Scope(rawValue: scope) == nil || scope == "app" {
+                throw ValidationError("--scope is admin, support or reports (an app key: --app BUNDLE_ID)")
+            }
         }
 
         func run() async throws {
+            let keyScope: AuthenticatedKey.Scope =
+                app != nil ? .app : admin ? .admin : (scope.flatMap(AuthenticatedKey.Scope.init(rawValue:)) ?? .admin)
             let created = try await withDatabase(database) { pool in
-                try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: admin ? nil : app, name: name)
+                try await APIKeys(store: APIKeyStore(pool: pool)).create(scope: keyScope, bundleID: app, name: name)
             }
             printOutput(created.secret)
             printError("key \(created.keyID) created; the secret above is shown only now")

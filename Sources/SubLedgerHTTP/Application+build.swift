@@ -123,8 +123,12 @@ func buildRouter(
             }, logger: logger, now: dependencies.now)
     ).register(on: open)
 
+    // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
+    // log (docs/accounts.md, "Roles and the audit log").
+    let audit = AuditLogStore(pool: dependencies.pool)
     let v1 = router.group("v1").addMiddleware {
-        APIKeyMiddleware(keys: keys, requiredScope: .app)
+        APIKeyMiddleware(keys: keys)
+        AuthorizationMiddleware(fallback: .appData, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
         consistency
     }
@@ -150,10 +154,11 @@ func buildRouter(
             store: OfferEligibilityStore(pool: dependencies.pool), now: dependencies.now)
     ).register(on: v1)
 
-    // Granted entitlements (/v1/accounts/{id}/grants): beside the account's reads, with the scope
-    // `GrantsController.requiredScope` decides.
+    // Granted entitlements (/v1/accounts/{id}/grants): beside the account's reads, for admin and support keys
+    // (`RoutePermissions`), never an app's key.
     let grantRoutes = router.group("v1").addMiddleware {
-        APIKeyMiddleware(keys: keys, requiredScope: GrantsController.requiredScope)
+        APIKeyMiddleware(keys: keys)
+        AuthorizationMiddleware(fallback: .operations, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
         consistency
     }
@@ -163,12 +168,14 @@ func buildRouter(
     ).register(on: grantRoutes)
 
     let adminReports = router.group("v1/admin").addMiddleware {
-        APIKeyMiddleware(keys: keys, requiredScope: .admin)
+        APIKeyMiddleware(keys: keys)
+        AuthorizationMiddleware(fallback: .operations, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
         consistency
     }
     let adminPage = router.group("admin").addMiddleware {
-        APIKeyMiddleware(keys: keys, requiredScope: .admin, acceptsBasic: true)
+        APIKeyMiddleware(keys: keys, acceptsBasic: true)
+        AuthorizationMiddleware(fallback: .operations, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
         consistency
     }
@@ -178,6 +185,8 @@ func buildRouter(
     SupportController(lookup: support).register(on: adminReports)
     AdminController(reads: reads, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
+    // The audit log (/v1/admin/audit and /admin/audit), admin keys only.
+    AuditController(audit: audit).register(on: adminReports, pageOn: adminPage)
     // Webhook endpoints (/v1/admin/webhooks, docs/guides/webhooks.md "Endpoints").
     WebhooksController(
         admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: catalog.secretKeys))

@@ -7,12 +7,8 @@ import SubLedgerUseCases
 
 /// Granted entitlements of an account (docs/accounts.md, "Granted entitlements"): grant, list, revoke.
 ///
-/// Who may call them is decided once, by the scope the routes' group requires (`requiredScope`, applied where
-/// `buildRouter` registers them): an admin key today.
+/// Who may call them is decided where every route's is, in `RoutePermissions`: admin and support keys.
 struct GrantsController: Sendable {
-    /// The key scope these routes require: the one place their authorization is decided.
-    static let requiredScope: AuthenticatedKey.Scope = .admin
-
     let grants: EntitlementGrants
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {

@@ -11,8 +11,8 @@ import SubLedgerUseCases
 /// The operators' side: `/v1/admin/reports/{name}[/{id}]` (JSON, CSV or a text table), the `/admin` page,
 /// whose search box takes an order id, a transaction id, an app account token or an account id (`SupportLookup`),
 /// and the revenue page `/admin/revenue` (MRR and revenue charts, kept off `/admin` so that it stays fast).
-/// All need an admin key (`subledger keys create --admin`); the pages also accept it as the password of HTTP
-/// Basic authentication, so a browser can open them.
+/// Which key may call which is `RoutePermissions`' to say (reports and support keys see parts of `/admin`); the
+/// pages also accept a key as the password of HTTP Basic authentication, so a browser can open them.
 struct AdminController: Sendable {
     /// The reports and the page's panels are served by a read replica when one is current enough; the search
     /// box (`SupportLookup`) always by the primary.
@@ -67,9 +67,16 @@ struct AdminController: Sendable {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
 
+    /// `/admin`: each part only for a key that may see it (`Permission`): the charts for reports, the
+    /// search box for customer lookups, the webhook and store-call panels for operations. A search by a key
+    /// that may not look customers up is refused, not ignored.
     func adminPage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {
+        let key = try context.requireKey()
         let query = try request.uri.queryParameters.get("q").map { $0.trimmingCharacters(in: .whitespaces) }
             .flatMap { $0.isEmpty ? nil : $0 }.map { try RequestText.freeText($0, code: .invalidQuery) }
+        if query != nil, !key.may(.customerLookup) {
+            try AuthorizationMiddleware.authorize(key, [.customerLookup])
+        }
         let instant = now()
         let found: AdminSearchResult?
         if let query { found = try await support.search(query) } else { found = nil }
@@ -77,27 +84,44 @@ struct AdminController: Sendable {
             let pool = store.pool
             // The page's reports are independent reads: each runs on its own pooled connection (its own thread and
             // PostgreSQL backend) at the same time, so the page takes as long as the slowest, not their sum.
-            async let summary = pool.withConnection { try Reports.summary(on: $0, scope: .everything, now: instant) }
-            async let active = pool.withConnection {
-                try Reports.activeOverTime(on: $0, scope: .everything, days: 90, now: instant)
-            }
-            async let churn = pool.withConnection {
-                try Reports.churn(
-                    on: $0, scope: .everything, from: instant.adding(milliseconds: -365 * 86_400_000), to: instant)
-            }
-            async let webhooks = pool.withConnection { try WebhooksPanel.load(on: $0) }
-            async let obligations = pool.withConnection { try StoreObligationsPanel.load(on: $0) }
-            async let freshness = pool.withConnection {
-                try ReportFreshness.read(scope: .everything, now: instant, on: $0)
-            }
-            let (summaryReport, activeReport, churnReport, webhooksPanel, obligationsPanel, reportFreshness) =
-                try await (summary, active, churn, webhooks, obligations, freshness)
+            async let charts: AdminPage.Charts? =
+                key.may(.reports) ? Self.charts(on: pool, now: instant) : nil
+            async let webhooks: WebhooksPanel? =
+                key.may(.webhooks) ? pool.withConnection { try WebhooksPanel.load(on: $0) } : nil
+            async let obligations: StoreObligationsPanel? =
+                key.may(.operations) ? pool.withConnection { try StoreObligationsPanel.load(on: $0) } : nil
+            let (chartsPart, webhooksPanel, obligationsPanel) = try await (charts, webhooks, obligations)
             return AdminPage.render(
-                summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
-                churnByMonth: churnReport, search: query, timeline: found, webhooks: webhooksPanel,
-                storeObligations: obligationsPanel, freshness: reportFreshness, now: instant)
+                charts: chartsPart,
+                search: key.may(.customerLookup) ? AdminPage.Search(query: query, result: found) : nil,
+                navigation: AdminPage.Link.allCases.filter { link in
+                    switch link {
+                    case .revenue: key.may(.reports)
+                    case .audit: key.may(.audit)
+                    }
+                },
+                webhooks: webhooksPanel, storeObligations: obligationsPanel, now: instant)
         }
         return htmlResponse(html)
+    }
+
+    /// The page's charts and headline numbers, each report on its own pooled connection at the same time.
+    private static func charts(on pool: PostgresPool, now instant: Instant) async throws -> AdminPage.Charts {
+        async let summary = pool.withConnection { try Reports.summary(on: $0, scope: .everything, now: instant) }
+        async let active = pool.withConnection {
+            try Reports.activeOverTime(on: $0, scope: .everything, days: 90, now: instant)
+        }
+        async let churn = pool.withConnection {
+            try Reports.churn(
+                on: $0, scope: .everything, from: instant.adding(milliseconds: -365 * 86_400_000), to: instant)
+        }
+        async let freshness = pool.withConnection {
+            try ReportFreshness.read(scope: .everything, now: instant, on: $0)
+        }
+        let (summaryReport, activeReport, churnReport, reportFreshness) = try await (summary, active, churn, freshness)
+        return AdminPage.Charts(
+            summary: summaryReport, activeOverTime: activeReport.days, statesByProduct: summaryReport.products,
+            churnByMonth: churnReport, freshness: reportFreshness)
     }
 
     /// `/admin/revenue`: the money charts, apart from `/admin` because their reports take seconds on a large

@@ -2,11 +2,11 @@ import Foundation
 import Hummingbird
 import SubLedgerUseCases
 
-/// Requires `Authorization: Bearer <key>` with a valid key (of `scope` when given) and stores it in the context.
+/// Requires `Authorization: Bearer <key>` with a valid key and stores it in the context; whether the key may call
+/// the route is `AuthorizationMiddleware`'s to say, after it.
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = SubLedgerRequestContext
     let keys: APIKeys
-    let requiredScope: AuthenticatedKey.Scope
 
     /// Also accept the key as the password of HTTP Basic authentication (for the admin page in a browser).
     var acceptsBasic = false
@@ -24,10 +24,6 @@ struct APIKeyMiddleware: RouterMiddleware {
             var error = APIError(.unauthorized, code: .invalidAPIKey, message: "the API key is unknown or revoked")
             error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge + ", error=\"invalid_token\""
             throw error
-        }
-        guard key.scope == requiredScope else {
-            throw APIError(
-                .forbidden, code: .wrongKeyScope, message: "this route needs an \(requiredScope.rawValue) key")
         }
         var context = context
         context.apiKey = key

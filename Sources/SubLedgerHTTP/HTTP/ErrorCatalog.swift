@@ -23,7 +23,7 @@ enum ErrorCatalog {
                 "APIKeyError",
                 [
                     APIKeyError.invalidKeyName, .invalidKeyID, .unknownApp(bundleID: ""), .appKeyRequired,
-                    .keyAppRemoved,
+                    .keyAppRemoved, .appNamedWrongly,
                 ].map(\.code)
             ),
         ]

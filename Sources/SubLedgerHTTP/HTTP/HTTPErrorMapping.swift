@@ -46,7 +46,7 @@ extension APIError {
     init(_ error: APIKeyError) {
         let status: HTTPResponse.Status =
             switch error {
-            case .invalidKeyName, .invalidKeyID: .badRequest
+            case .invalidKeyName, .invalidKeyID, .appNamedWrongly: .badRequest
             case .unknownApp, .keyAppRemoved: .notFound
             case .appKeyRequired: .forbidden
             }

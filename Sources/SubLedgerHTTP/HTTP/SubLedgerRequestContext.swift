@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import SubLedgerStore
 import SubLedgerUseCases
 
@@ -10,9 +11,12 @@ public struct SubLedgerRequestContext: RequestContext {
     var apiKey: AuthenticatedKey?
     /// The request's `SubLedger-Consistency-Token`, checked (`ConsistencyTokenMiddleware`).
     var consistencyToken: WALPosition?
+    /// The client's address (the audit log's "from where"); formatted only when an entry is written.
+    var remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Bodies larger than 1 MiB are refused with 413 before they are read.

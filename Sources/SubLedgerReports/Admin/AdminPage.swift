@@ -39,24 +39,107 @@ public enum AdminPage {
         freshness: ReportFreshness? = nil,
         now: Instant = Instant(millisecondsSince1970: 0)
     ) -> String {
+        render(
+            charts: Charts(
+                summary: summary, activeOverTime: activeOverTime, statesByProduct: statesByProduct,
+                churnByMonth: churnByMonth, freshness: freshness),
+            search: .init(query: search, result: timeline), navigation: [.revenue], webhooks: webhooks,
+            storeObligations: storeObligations, now: now)
+    }
+
+    /// The page's charts and headline numbers: what a key with the reports permission sees.
+    public struct Charts: Sendable {
+        public var summary: SummaryReport
+        public var activeOverTime: [ActiveOverTimeReport.Day]
+        public var statesByProduct: [SummaryReport.ProductRow]
+        public var churnByMonth: ChurnReport
+        public var freshness: ReportFreshness?
+
+        public init(
+            summary: SummaryReport, activeOverTime: [ActiveOverTimeReport.Day],
+            statesByProduct: [SummaryReport.ProductRow], churnByMonth: ChurnReport, freshness: ReportFreshness?
+        ) {
+            self.summary = summary
+            self.activeOverTime = activeOverTime
+            self.statesByProduct = statesByProduct
+            self.churnByMonth = churnByMonth
+            self.freshness = freshness
+        }
+    }
+
+    /// The search box and its result: what a key that may look customers up sees.
+    public struct Search: Sendable {
+        public var query: String?
+        public var result: AdminSearchResult?
+
+        public init(query: String?, result: AdminSearchResult?) {
+            self.query = query
+            self.result = result
+        }
+    }
+
+    /// A page the header links to.
+    public enum Link: Sendable, CaseIterable {
+        case revenue
+        case audit
+
+        var href: String {
+            switch self {
+            case .revenue: "/admin/revenue"
+            case .audit: "/admin/audit"
+            }
+        }
+
+        var label: String {
+            switch self {
+            case .revenue: "Revenue"
+            case .audit: "Audit"
+            }
+        }
+    }
+
+    /// Renders the page with only the parts given: each role sees what it may (the HTTP layer decides which,
+    /// and also refuses the other parts' URLs).
+    public static func render(
+        charts: Charts?, search: Search?, navigation: [Link], webhooks: WebhooksPanel?,
+        storeObligations: StoreObligationsPanel?, now: Instant
+    ) -> String {
+        let links = navigation.map { "<a href=\"\($0.href)\">\($0.label)</a>" }.joined(separator: " ")
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>SubLedger admin</title><style>\(css)</style></head><body>
-            <header><h1>SubLedger</h1><nav><a href="/admin/revenue">Revenue</a></nav><form method="get" action="/admin" role="search">
-            <input type="search" name="q" placeholder="order id, transaction id, app account token or account id" value="\(HTML.escape(search ?? ""))">
-            <button type="submit">Search</button></form></header><main>
+            <header><h1>SubLedger</h1><nav>\(links)</nav>
             """
-        html += headline(summary)
-        if let freshness { html += freshnessLine(freshness, now: now) }
-        if let timeline { html += searchSection(timeline) }
-        html += "<section><h2>Active subscriptions</h2>"
+        if let search {
+            html += """
+                <form method="get" action="/admin" role="search">
+                <input type="search" name="q" placeholder="order id, transaction id, app account token or account id" value="\(HTML.escape(search.query ?? ""))">
+                <button type="submit">Search</button></form>
+                """
+        }
+        html += "</header><main>"
+        if let charts {
+            html += headline(charts.summary)
+            if let freshness = charts.freshness { html += freshnessLine(freshness, now: now) }
+        }
+        if let timeline = search?.result { html += searchSection(timeline) }
+        if let charts { html += chartSections(charts) }
+        if let webhooks { html += webhooksSection(webhooks, now: now) }
+        if let storeObligations { html += storeObligationsSection(storeObligations, now: now) }
+        html += "</main></body></html>\n"
+        return html
+    }
+
+    private static func chartSections(_ charts: Charts) -> String {
+        let churnByMonth = charts.churnByMonth
+        var html = "<section><h2>Active subscriptions</h2>"
         html += SVGChart.area(
-            activeOverTime.map { .init(label: ReportFormat.day($0.day), value: $0.active) },
+            charts.activeOverTime.map { .init(label: ReportFormat.day($0.day), value: $0.active) },
             title: "Active subscriptions per day")
         html += "</section><section><h2>States by product</h2>"
         html += SVGChart.stackedBars(
-            statesByProduct.map { product in
+            charts.statesByProduct.map { product in
                 SVGChart.Stack(
                     label: product.productID,
                     segments: stateColors.map {
@@ -78,9 +161,6 @@ public enum AdminPage {
             series: [("started", "#1565c0"), ("renewed", "#2e7d32"), ("expired", "#c62828"), ("recovered", "#ffb300")],
             title: "Started, renewed, expired and recovered subscriptions")
         html += "</section>"
-        if let webhooks { html += webhooksSection(webhooks, now: now) }
-        if let storeObligations { html += storeObligationsSection(storeObligations, now: now) }
-        html += "</main></body></html>\n"
         return html
     }
 

@@ -23,8 +23,9 @@ public struct APIKeyStore: Sendable {
     /// A key that is not revoked, found by the digest of its secret.
     public struct ActiveKey: Sendable, Hashable {
         public var keyID: String
-        /// `admin` or `app`.
+        /// `app`, `admin`, `support` or `reports`.
         public var scope: String
+        public var name: String
         public var appID: Int64?
         public var bundleID: String?
         /// The name given when the key was created (who acts with it: a grant records it).
@@ -83,14 +84,15 @@ public struct APIKeyStore: Sendable {
     public func activeKey(secretSHA256: [UInt8]) async throws -> ActiveKey? {
         let rows = try await pool.query(
             """
-            SELECT k.key_id::text, k.scope, k.app_id, a.bundle_id, k.name FROM api_keys k LEFT JOIN apps a USING (app_id)
+            SELECT k.key_id::text, k.scope, k.app_id, a.bundle_id, k.name
+            FROM api_keys k LEFT JOIN apps a USING (app_id)
             WHERE k.key_sha256 = \(secretSHA256) AND k.revoked_at IS NULL
             """)
         return try rows.first.map { row in
             ActiveKey(
                 keyID: try row.decode(String.self, at: 0), scope: try row.decode(String.self, at: 1),
-                appID: try row.decode(Int64?.self, at: 2), bundleID: try row.decode(String?.self, at: 3),
-                name: try row.decode(String.self, at: 4))
+                name: try row.decode(String.self, at: 4), appID: try row.decode(Int64?.self, at: 2),
+                bundleID: try row.decode(String?.self, at: 3))
         }
     }
 }

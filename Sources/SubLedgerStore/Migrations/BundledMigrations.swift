@@ -59,5 +59,6 @@ public enum BundledMigrations {
         ("0042_input_bodies_lz4.sql", PackageResources._042_input_bodies_lz4_sql),
         ("0043_store_obligations.sql", PackageResources._043_store_obligations_sql),
         ("0044_entitlement_grants.sql", PackageResources._044_entitlement_grants_sql),
+        ("0045_key_scopes_and_audit_log.sql", PackageResources._045_key_scopes_and_audit_log_sql),
     ]
 }

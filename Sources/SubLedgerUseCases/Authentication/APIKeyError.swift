@@ -12,6 +12,8 @@ public enum APIKeyError: Error, Sendable, Hashable, CustomStringConvertible {
     case appKeyRequired
     /// The app of an app key is no longer configured.
     case keyAppRemoved
+    /// An app key names its app; a key of another scope names none.
+    case appNamedWrongly
 
     public var code: String {
         switch self {
@@ -19,6 +21,7 @@ public enum APIKeyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidKeyID: "invalid_key_id"
         case .unknownApp, .keyAppRemoved: "unknown_app"
         case .appKeyRequired: "wrong_key_scope"
+        case .appNamedWrongly: "invalid_key_scope"
         }
     }
 
@@ -29,6 +32,7 @@ public enum APIKeyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownApp(let bundleID): "no app with bundle id '\(bundleID)'; run `subledger catalog apply` first"
         case .appKeyRequired: "this route needs an app key"
         case .keyAppRemoved: "the key's app is no longer configured"
+        case .appNamedWrongly: "an app key names its app (--app); an admin, support or reports key names none"
         }
     }
 

@@ -25,6 +25,15 @@ public final class APIKeys: Sendable {
 
     /// Creates a key for the app `bundleID` (or an admin key when `nil`) and returns its id and secret.
     public func create(bundleID: String?, name: String) async throws -> (keyID: String, secret: String) {
+        try await create(scope: bundleID == nil ? .admin : .app, bundleID: bundleID, name: name)
+    }
+
+    /// Creates a key of `scope` (an app key names its app's `bundleID`; the others name none) and returns its
+    /// id and secret.
+    public func create(scope keyScope: AuthenticatedKey.Scope, bundleID: String? = nil, name: String) async throws
+        -> (keyID: String, secret: String)
+    {
+        guard (keyScope == .app) == (bundleID != nil) else { throw APIKeyError.appNamedWrongly }
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(trimmed.count) else {
             throw APIKeyError.invalidKeyName
@@ -32,7 +41,7 @@ public final class APIKeys: Sendable {
         var random = SystemRandomNumberGenerator()
         let secretBytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
         let body = secretBytes.map { String(format: "%02x", $0) }.joined()
-        let scope = bundleID == nil ? "admin" : "app"
+        let scope = keyScope.rawValue
         let secret = "sl_\(scope)_\(body)"
         let keyID = UUID().uuidString.lowercased()
         let inserted = try await store.insert(
@@ -61,10 +70,13 @@ public final class APIKeys: Sendable {
         let cacheKey = hash
         let now = ContinuousClock.now
         if let cached = cache.withLock({ $0[cacheKey] }), cached.until > now { return cached.key }
-        let key = try await store.activeKey(secretSHA256: hash).map { active in
-            AuthenticatedKey(
-                keyID: active.keyID, scope: active.scope == "admin" ? .admin : .app, appID: active.appID,
-                bundleID: active.bundleID, name: active.name)
+        let key = try await store.activeKey(secretSHA256: hash).flatMap { active in
+            // A scope this build does not know (a newer one's key) is refused rather than guessed at.
+            AuthenticatedKey.Scope(rawValue: active.scope).map { scope in
+                AuthenticatedKey(
+                    keyID: active.keyID, scope: scope, name: active.name, appID: active.appID,
+                    bundleID: active.bundleID)
+            }
         }
         cache.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }

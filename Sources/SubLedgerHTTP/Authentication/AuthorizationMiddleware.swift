@@ -1,0 +1,90 @@
+import Hummingbird
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// Lets the authenticated key (`APIKeyMiddleware`, before it) through when its scope has the permission the
+/// route needs (`RoutePermissions`), else answers 403 `wrong_key_scope`; and writes what an admin or support key
+/// did to the audit log (`AuditLogStore`): every request but GET and HEAD, and reads of customers' data and of
+/// webhook endpoints, refused ones included.
+///
+/// The entry is appended right after the answer is decided, in its own transaction: the actions behind these
+/// routes commit in transactions of the layers below (webhook endpoints, lookups that apply), so an entry and
+/// its action are two commits, the entry second. An entry that cannot be written is logged as an error, and
+/// the answer stands (the action already happened).
+struct AuthorizationMiddleware: RouterMiddleware {
+    typealias Context = SubLedgerRequestContext
+    /// What a route of this group needs when `RoutePermissions` does not list it.
+    let fallback: Permission
+    /// Where audited requests are written; `nil` for groups no audited key can call.
+    let audit: AuditLogStore?
+    let now: @Sendable () -> Instant
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let key = try context.requireKey()
+        let route = RoutePermissions.normalized(context.endpointPath ?? request.uri.path)
+        let required = RoutePermissions.required(request.method, route, fallback: fallback)
+        guard let audit, key.scope.isAudited, Self.isAudited(request.method, required) else {
+            try Self.authorize(key, required)
+            return try await next(request, context)
+        }
+        do {
+            try Self.authorize(key, required)
+            // Through the same mapping the outermost ErrorMiddleware uses, so a refusal is recorded with the
+            // status the client gets.
+            let response = try await ErrorMiddleware<Context>().handle(request, context: context, next: next)
+            await record(request, context, key: key, route: route, status: response.status.code, in: audit)
+            return response
+        } catch let error as APIError {
+            await record(request, context, key: key, route: route, status: error.status.code, in: audit)
+            throw error
+        }
+    }
+
+    static func authorize(_ key: AuthenticatedKey, _ required: Set<Permission>) throws {
+        guard required.contains(where: key.may) else {
+            throw APIError(
+                .forbidden, code: .wrongKeyScope,
+                message: "a \(key.scope.rawValue) key may not call this route; it needs "
+                    + Self.scopes(allowedBy: required))
+        }
+    }
+
+    /// "an app key", "an admin or support key": the scopes that may call a route, for the refusal's message.
+    static func scopes(allowedBy required: Set<Permission>) -> String {
+        let names = AuthenticatedKey.Scope.allCases.filter { !$0.permissions.isDisjoint(with: required) }
+            .map(\.rawValue)
+        let listed = names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+        return (listed.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + listed + " key"
+    }
+
+    /// Changes, and reads of what is a customer's or a secret's.
+    static func isAudited(_ method: HTTPRequest.Method, _ required: Set<Permission>) -> Bool {
+        (method != .get && method != .head) || !required.isDisjoint(with: [.customerLookup, .webhooks])
+    }
+
+    private func record(
+        _ request: Request, _ context: Context, key: AuthenticatedKey, route: String, status: Int,
+        in audit: AuditLogStore
+    ) async {
+        var target: [String: String] = [:]
+        for (name, value) in context.parameters { target[String(name)] = String(value.prefix(256)) }
+        if let bundleID = request.uri.queryParameters.get("bundle_id") {
+            target["bundle_id"] = String(bundleID.prefix(256))
+        }
+        let entry = AuditLogStore.Entry(
+            occurredAt: now(), keyID: key.keyID, keyName: key.name, scope: key.scope.rawValue,
+            method: request.method.rawValue, route: route, target: target, status: status,
+            clientAddress: context.remoteAddress?.ipAddress, requestID: context.id)
+        do {
+            try await audit.append(entry)
+        } catch {
+            context.logger.error(
+                "an audit entry could not be written",
+                metadata: ["error": "\(error)", "key_id": "\(key.keyID)", "route": "\(route)", "status": "\(status)"])
+        }
+    }
+}
