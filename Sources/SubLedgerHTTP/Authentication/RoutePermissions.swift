@@ -39,10 +39,12 @@ enum RoutePermissions {
         Route(.get, "/v1/admin/lookup/app-transaction/{id}"): .customerLookup,
         Route(.post, "/v1/admin/lookup/order/{id}"): .customerChanges,
         Route(.post, "/v1/admin/lookup/transaction/{id}"): .customerChanges,
-        // Changes support makes for a customer go here as `.customerChanges`, e.g. grants and merges:
-        //   Route(.post, "/v1/accounts/{account_id}/grants"): .customerChanges,
-        // (a route under /v1 that an app key must keep calling needs `.appData` for app keys too: see
-        // `permits`).
+        // Granted entitlements, in their own `/v1` group whose `AuthorizationMiddleware` has the fallback
+        // `.operations` (so app keys stay refused). Merges and any other change support makes for a customer go
+        // here the same way, as `.customerChanges`; a read of a customer's data as `.customerLookup`.
+        Route(.post, "/v1/accounts/{account_id}/grants"): .customerChanges,
+        Route(.get, "/v1/accounts/{account_id}/grants"): .customerLookup,
+        Route(.delete, "/v1/accounts/{account_id}/grants/{grant_id}"): .customerChanges,
         // Webhook endpoints and their secrets.
         Route(.get, "/v1/admin/webhooks"): .webhooks,
         Route(.post, "/v1/admin/webhooks"): .webhooks,
