@@ -1,5 +1,5 @@
 -- step 44: granted entitlements: an entitlement given to an account by hand, recorded in the ledger
--- A grant (docs/accounts.md, "Granted entitlements") gives one account one entitlement of an app's catalog from
+-- A grant (docs/guides/accounts.md, "Granted entitlements") gives one account one entitlement of an app's catalog from
 -- `starts_at` until `ends_at`, or until `revoked_at` when it is revoked earlier. `entitlement_grants` holds what
 -- reads need (the entitlement read joins it on the account, so it lives with the account's other rows) and who
 -- did it; the ledger holds the grant and its revocation as entries of their own kinds, `manual_grant` and

@@ -5,7 +5,7 @@ import SubLedgerStore
 import SubLedgerUseCases
 
 /// `subledger grants list|grant|revoke`: entitlements given by hand, with the rules of the HTTP routes
-/// (docs/accounts.md, "Granted entitlements").
+/// (docs/guides/accounts.md, "Granted entitlements").
 struct GrantsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grants",

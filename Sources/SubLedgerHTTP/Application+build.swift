@@ -124,7 +124,7 @@ func buildRouter(
     ).register(on: open)
 
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
-    // log (docs/accounts.md, "Roles and the audit log").
+    // log (docs/guides/accounts.md, "Roles and the audit log").
     let audit = AuditLogStore(pool: dependencies.pool)
     let v1 = router.group("v1").addMiddleware {
         APIKeyMiddleware(keys: keys)

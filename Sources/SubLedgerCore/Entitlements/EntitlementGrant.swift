@@ -1,5 +1,5 @@
 /// An entitlement given to an account by hand (support after a failed payment, a reviewer, a partner), not sold
-/// by a store (docs/accounts.md, "Granted entitlements").
+/// by a store (docs/guides/accounts.md, "Granted entitlements").
 ///
 /// It grants `entitlementID` from `startsAt` (inclusive) until `endsAt` (exclusive), or until its revocation
 /// when that comes first: a revoked grant ends at the revocation.

@@ -5,7 +5,7 @@ import SubLedgerCore
 import SubLedgerStore
 import SubLedgerUseCases
 
-/// Granted entitlements of an account (docs/accounts.md, "Granted entitlements"): grant, list, revoke.
+/// Granted entitlements of an account (docs/guides/accounts.md, "Granted entitlements"): grant, list, revoke.
 ///
 /// Who may call them is decided where every route's is, in `RoutePermissions`: admin and support keys.
 struct GrantsController: Sendable {

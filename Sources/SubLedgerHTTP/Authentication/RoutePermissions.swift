@@ -3,7 +3,7 @@ import SubLedgerUseCases
 
 /// Which permission each keyed route needs: the one table the server consults (`AuthorizationMiddleware`) to let
 /// a key through or refuse it with 403 `wrong_key_scope`. A scope's permissions are in
-/// `AuthenticatedKey.Scope.permissions`; docs/accounts.md ("Roles and the audit log") states both as a table.
+/// `AuthenticatedKey.Scope.permissions`; docs/guides/accounts.md ("Roles and the audit log") states both as a table.
 ///
 /// A route is written as Hummingbird declares it, with `{parameter}` for a path parameter. A keyed route that is
 /// not listed needs its group's permission (`fallback`): `.appData` under `/v1`, `.operations` (admin keys

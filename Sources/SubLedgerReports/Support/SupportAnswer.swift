@@ -58,7 +58,7 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         }
     }
 
-    /// An entitlement granted to the account by hand (docs/accounts.md, "Granted entitlements").
+    /// An entitlement granted to the account by hand (docs/guides/accounts.md, "Granted entitlements").
     public struct Grant: Sendable, Hashable, Codable {
         public var grantID: String
         public var entitlementID: String

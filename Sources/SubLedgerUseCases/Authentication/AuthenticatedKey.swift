@@ -1,7 +1,7 @@
 /// A valid, unrevoked API key presented with a request: which app it may act for, or which operator role it has.
 public struct AuthenticatedKey: Sendable, Hashable {
     /// What a key is for. Only an app key belongs to an app; the others act across every app, each within its
-    /// permissions (`Permission`, docs/accounts.md "Roles and the audit log").
+    /// permissions (`Permission`, docs/guides/accounts.md "Roles and the audit log").
     public enum Scope: String, Sendable, Hashable, CaseIterable, Codable {
         /// An app server's key: reads and writes one app's accounts only.
         case app

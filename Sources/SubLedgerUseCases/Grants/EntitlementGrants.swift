@@ -2,7 +2,7 @@ import Foundation
 import SubLedgerCore
 import SubLedgerStore
 
-/// Granting entitlements by hand, revoking and listing grants (docs/accounts.md, "Granted entitlements"): the
+/// Granting entitlements by hand, revoking and listing grants (docs/guides/accounts.md, "Granted entitlements"): the
 /// same rules for the HTTP routes and the CLI. "Now" is the injected clock's.
 public struct EntitlementGrants: Sendable {
     let store: EntitlementGrantStore
