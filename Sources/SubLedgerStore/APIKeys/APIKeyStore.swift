@@ -25,11 +25,10 @@ public struct APIKeyStore: Sendable {
         public var keyID: String
         /// `app`, `admin`, `support` or `reports`.
         public var scope: String
+        /// The name given when the key was created: who acts with it (the audit log and grants record it).
         public var name: String
         public var appID: Int64?
         public var bundleID: String?
-        /// The name given when the key was created (who acts with it: a grant records it).
-        public var name: String = ""
     }
 
     /// Stores a new key for the app `bundleID` (`nil` for an admin key); `false`, storing nothing, when no
