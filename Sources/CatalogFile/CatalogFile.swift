@@ -8,7 +8,9 @@ import Yams
 /// files; the store only stores what this returns (`CatalogStore.applyCatalog`).
 public enum CatalogFile {
     /// Reads a catalog file (JSON, or YAML when the text is not JSON) and validates it, refusing as well an app
-    /// that accepts Production without `apple_app_id` (`missing_apple_app_id`, see `Catalog.servingErrors`).
+    /// that accepts Production without `apple_app_id` (`missing_apple_app_id`, see `Catalog.servingErrors`) and
+    /// any key the file format does not know (`CatalogKeys`), so a misspelt setting never silently means its
+    /// default.
     ///
     /// Besides the core's fields, each app may carry `shared_secret` (verifyReceipt, V1 notifications) and
     /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
@@ -42,9 +44,11 @@ public enum CatalogFile {
             let catalog: Catalog
             let secrets: Secrets
             if trimmed.hasPrefix("{") {
+                try CatalogKeys.check(try JSONDecoder().decode(CatalogKeys.Node.self, from: Data(trimmed.utf8)))
                 catalog = try JSONDecoder().decode(Catalog.self, from: Data(trimmed.utf8))
                 secrets = try JSONDecoder().decode(Secrets.self, from: Data(trimmed.utf8))
             } else {
+                try CatalogKeys.check(try YAMLDecoder().decode(CatalogKeys.Node.self, from: trimmed))
                 catalog = try YAMLDecoder().decode(Catalog.self, from: trimmed)
                 secrets = try YAMLDecoder().decode(Secrets.self, from: trimmed)
             }

@@ -9,7 +9,7 @@ import SubLedgerTestSupport
 import SubLedgerUseCases
 import Testing
 
-/// docs/ownership.md's stories under each `ownership_policy`, over real HTTP with appstore-sim as Apple: app
+/// docs/ownership.md's stories under each catalog `ownership` policy, over real HTTP with appstore-sim as Apple: app
 /// receipts and StoreKit 2 signed transactions. Google Play's twin is `GooglePlayOwnershipPolicyEndToEndTests`.
 @Suite struct OwnershipPolicyEndToEndTests {
     typealias E = EndToEndHarness
@@ -134,13 +134,11 @@ import Testing
 }
 
 extension EndToEndHarness {
-    /// Applies the test catalog again with `ownershipPolicy` for the app (and, if asked, the simulator's App Store
-    /// Server API key). Called before the test's first request: the server caches an app once it has read it.
+    /// Applies the test catalog again with `ownershipPolicy` written for the app under `ownership:` (and, if asked,
+    /// the simulator's App Store Server API key). Called before the test's first request: the server caches an app once it has read it.
     func applyCatalog(ownershipPolicy: OwnershipPolicy, withTheSimulatorsServerAPIKey: Bool = false) async throws {
-        var (catalog, secrets) = try CatalogFile.read(ServiceHarness.catalogYAML)
-        for index in catalog.apps.indices where catalog.apps[index].bundleID == Self.bundleID {
-            catalog.apps[index].ownershipPolicy = ownershipPolicy
-        }
+        var (catalog, secrets) = try CatalogFile.read(
+            CatalogText.setting(ownershipPolicy, for: Self.bundleID, in: ServiceHarness.catalogYAML))
         if withTheSimulatorsServerAPIKey {
             let simApp = try control.app(Self.bundleID)
             let pem = try #require(simApp.serverAPI.privateKeyPEM)

@@ -51,6 +51,12 @@ public struct App: Hashable, Sendable, Codable {
         case googlePlay = "google_play"
     }
 
+    /// The file's documented key for the ownership policy; `ownership_policy` (a `CodingKeys` case, the key the
+    /// stored JSON keeps) is its older synonym.
+    private enum FileKeys: String, CodingKey {
+        case ownership
+    }
+
     /// Decodes the file format. Environment names match case-insensitively and without underscores
     /// (`production` or `Production`, `local_testing` or `LocalTesting`);
     /// an unknown environment or policy name throws a `CatalogError` with the matching code.
@@ -67,21 +73,41 @@ public struct App: Hashable, Sendable, Codable {
             else { throw CatalogError(code: .unknownEnvironment, subject: bundleID, detail: raw) }
             return environment
         }
-        // A key given without a usable value (YAML `""` and `~` both decode as null) is refused like any other
-        // unknown policy, not read as the default: the file meant some policy.
-        if container.contains(.ownershipPolicy) {
-            let rawPolicy = try container.decodeIfPresent(String.self, forKey: .ownershipPolicy) ?? ""
-            guard let policy = OwnershipPolicy(rawValue: rawPolicy) else {
-                throw CatalogError(code: .unknownOwnershipPolicy, subject: bundleID, detail: rawPolicy)
-            }
-            ownershipPolicy = policy
-        } else {
-            ownershipPolicy = .activeAutoRenewerKeeps
-        }
+        ownershipPolicy = try Self.ownershipPolicy(in: decoder, bundleID: bundleID)
         products = try container.decodeIfPresent([Product].self, forKey: .products) ?? []
         consumption = try container.decodeIfPresent(ConsumptionPolicy.self, forKey: .consumption) ?? .disabled
         writeBack = try container.decodeIfPresent(WriteBackPolicy.self, forKey: .writeBack) ?? .off
         googlePlay = try container.decodeIfPresent(GooglePlayListing.self, forKey: .googlePlay)
+    }
+
+    /// The policy the file names under `ownership:` (catalog names) or `ownership_policy:` (stored names), the
+    /// default when neither key is given. Both keys naming the same policy is fine; naming two is refused
+    /// (`conflicting_ownership_policy`). A key given without a usable value (YAML `""` and `~` both decode as
+    /// null) is refused like any other unknown name, not read as the default: the file meant some policy.
+    private static func ownershipPolicy(in decoder: any Decoder, bundleID: String) throws -> OwnershipPolicy {
+        let legacy = try decoder.container(keyedBy: CodingKeys.self)
+        let documented = try decoder.container(keyedBy: FileKeys.self)
+        var stated: OwnershipPolicy?
+        if documented.contains(.ownership) {
+            let name = try documented.decodeIfPresent(String.self, forKey: .ownership) ?? ""
+            guard let policy = OwnershipPolicy(catalogName: name) else {
+                throw CatalogError(code: .unknownOwnershipPolicy, subject: bundleID, detail: name)
+            }
+            stated = policy
+        }
+        if legacy.contains(.ownershipPolicy) {
+            let name = try legacy.decodeIfPresent(String.self, forKey: .ownershipPolicy) ?? ""
+            guard let policy = OwnershipPolicy(rawValue: name) else {
+                throw CatalogError(code: .unknownOwnershipPolicy, subject: bundleID, detail: name)
+            }
+            if let stated, stated != policy {
+                throw CatalogError(
+                    code: .conflictingOwnershipPolicy, subject: bundleID,
+                    detail: "ownership: \(stated.catalogName), ownership_policy: \(policy.rawValue)")
+            }
+            stated = policy
+        }
+        return stated ?? .activeAutoRenewerKeeps
     }
 
     /// The package name or bundle id a transaction of `store` names this app by, if the app is sold there.

@@ -6,7 +6,7 @@
 ///   - bundle_id: com.example.app
 ///     apple_app_id: 123456789
 ///     environments: [production, sandbox]
-///     ownership_policy: active_auto_renewer_keeps   # or original_account_keeps, latest_submitter_takes
+///     ownership: seed_rule   # or transfer_on_restore, keep_first_owner (older key: ownership_policy)
 ///     products:
 ///       - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "2100", entitlements: [pro] }
 ///       - { product_id: coins.100, type: consumable, credits: 100 }

@@ -10,6 +10,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case unknownEnvironment = "unknown_environment"
             case unverifiableEnvironmentWithProduction = "unverifiable_environment_with_production"
             case unknownOwnershipPolicy = "unknown_ownership_policy"
+            case conflictingOwnershipPolicy = "conflicting_ownership_policy"
             case emptyProductID = "empty_product_id"
             case invalidProductID = "invalid_product_id"
             case duplicateProductID = "duplicate_product_id"
@@ -45,7 +46,11 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An app accepts `Production` and also `Xcode` or `LocalTesting`, whose data nobody can verify: anyone
         /// could then forge purchases that grant the same entitlements as real ones (see docs/reference/catalog.md).
         public static let unverifiableEnvironmentWithProduction = Code(.unverifiableEnvironmentWithProduction)
+        /// `ownership` names no catalog name (`seed_rule`, `transfer_on_restore`, `keep_first_owner`), or
+        /// `ownership_policy` no stored name, or either key is given without a value.
         public static let unknownOwnershipPolicy = Code(.unknownOwnershipPolicy)
+        /// `ownership` and its older synonym `ownership_policy` are both given and name different policies.
+        public static let conflictingOwnershipPolicy = Code(.conflictingOwnershipPolicy)
         public static let emptyProductID = Code(.emptyProductID)
         /// A product id breaking `IdentifierRule.productID` (over 255 characters, or outside `A-Z a-z 0-9 . _ -`).
         public static let invalidProductID = Code(.invalidProductID)

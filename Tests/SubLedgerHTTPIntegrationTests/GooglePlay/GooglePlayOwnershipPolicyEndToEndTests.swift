@@ -7,17 +7,17 @@ import SubLedgerStore
 import SubLedgerTestSupport
 import Testing
 
-/// docs/ownership.md's stories under each `ownership_policy` on Google Play, through play-sim: the same rule as the
-/// App Store's (`OwnershipPolicyEndToEndTests`), reached through a purchase token's lineage. The purchases carry no
-/// obfuscated account id, so nothing but the submitting account attributes them and the policy decides.
+/// docs/ownership.md's stories under each catalog `ownership` policy on Google Play, through play-sim: the same rule
+/// as the App Store's (`OwnershipPolicyEndToEndTests`), reached through a purchase token's lineage. The purchases carry
+/// no obfuscated account id, so nothing but the submitting account attributes them and the policy decides.
 @Suite struct GooglePlayOwnershipPolicyEndToEndTests {
     typealias G = GooglePlayPurchaseEndToEndTests
     typealias Expectation = OwnershipPolicyEndToEndTests.Expectation
 
-    /// Applies the test catalog again with `policy`; the stored service account key is kept.
+    /// Applies the test catalog again with `policy` written under `ownership:`; the stored service account key is
+    /// kept.
     static func apply(_ policy: OwnershipPolicy, _ h: G.Harness) async throws {
-        var (catalog, _) = try CatalogFile.read(G.catalogYAML)
-        for index in catalog.apps.indices { catalog.apps[index].ownershipPolicy = policy }
+        let (catalog, _) = try CatalogFile.read(CatalogText.setting(policy, for: G.bundleID, in: G.catalogYAML))
         try await h.catalog.applyCatalog(catalog)
         #expect(try await h.catalog.app(bundleID: G.bundleID)?.definition.ownershipPolicy == policy)
     }
