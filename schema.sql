@@ -1359,6 +1359,27 @@ END
 $$;
 
 --
+-- Name: account_aliases; Type: TABLE
+--
+
+CREATE TABLE account_aliases (
+    app_id bigint NOT NULL,
+    account_id text NOT NULL,
+    merged_into text NOT NULL,
+    merged_by text NOT NULL,
+    merged_at timestamp with time zone NOT NULL,
+    CONSTRAINT account_aliases_account_id_check CHECK (((length(account_id) >= 1) AND (length(account_id) <= 255))),
+    CONSTRAINT account_aliases_check CHECK ((account_id <> merged_into)),
+    CONSTRAINT account_aliases_merged_into_check CHECK (((length(merged_into) >= 1) AND (length(merged_into) <= 255)))
+);
+
+--
+-- Name: TABLE account_aliases; Type: COMMENT
+--
+
+COMMENT ON TABLE account_aliases IS 'citus: distributed by account_id';
+
+--
 -- Name: account_credit_entries; Type: TABLE
 --
 
@@ -2895,6 +2916,13 @@ COMMENT ON TABLE webhook_events IS 'citus: coordinator';
 ALTER TABLE ONLY import_runs ALTER COLUMN import_run_id SET DEFAULT nextval('import_runs_import_run_id_seq'::regclass);
 
 --
+-- Name: account_aliases account_aliases_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY account_aliases
+    ADD CONSTRAINT account_aliases_pkey PRIMARY KEY (app_id, account_id);
+
+--
 -- Name: account_credit_entries account_credit_entries_pkey; Type: CONSTRAINT
 --
 
@@ -3854,6 +3882,13 @@ CREATE TRIGGER notification_redactions_no_update BEFORE DELETE OR UPDATE ON noti
 --
 
 CREATE TRIGGER webhook_events_fan_out AFTER INSERT ON webhook_events FOR EACH ROW EXECUTE FUNCTION webhook_events_fan_out();
+
+--
+-- Name: account_aliases account_aliases_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY account_aliases
+    ADD CONSTRAINT account_aliases_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: accounts accounts_app_id_fkey; Type: FK CONSTRAINT

@@ -10,6 +10,7 @@ public struct SubLedgerCommand: AsyncParsableCommand {
             SecretsCommand.self, ReportCommand.self, InspectCommand.self, NotificationsCommand.self,
             SubscriptionsCommand.self, ImportCommand.self, SupportCommand.self, WebhooksCommand.self, FxCommand.self,
             TaxCommand.self, AppsCommand.self, InputsCommand.self, LedgerCommand.self, GrantsCommand.self,
+            AccountsCommand.self,
             AuditCommand.self,
         ]
     )

@@ -166,6 +166,10 @@ func buildRouter(
         grants: EntitlementGrants(
             store: EntitlementGrantStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
     ).register(on: grantRoutes)
+    MergesController(
+        merges: AccountMerges(
+            store: AccountMergeStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
+    ).register(on: grantRoutes)
 
     let adminReports = router.group("v1/admin").addMiddleware {
         APIKeyMiddleware(keys: keys)

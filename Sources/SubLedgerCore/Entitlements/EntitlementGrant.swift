@@ -125,6 +125,25 @@ extension EntitlementGrant {
                 + eventMembers(product: Self.product(for: entitlementID, in: app)))
     }
 
+    /// The events of an account merge that moved the grant from `from` to its account at `now`, while it gives
+    /// access: `entitlement.revoked` for `from` and `entitlement.granted` for the new account, both with
+    /// `data.reason` `transferred`, as a chain's transfer announces them.
+    public func mergeEvents(from: AccountID, at now: Instant, in app: App) -> [WebhookEventDraft] {
+        guard contains(now) else { return [] }
+        let members = eventMembers(product: Self.product(for: entitlementID, in: app))
+        let subject = "\(chainID)|merged:\(from.rawValue)->\(account.rawValue)"
+        return [
+            WebhookEventDraft(
+                type: .entitlementRevoked, environment: environment, account: from, occurredAt: now,
+                subject: subject + "|out",
+                data: [.init("reason", .string("transferred")), .init("revoked_at", .time(now))] + members),
+            WebhookEventDraft(
+                type: .entitlementGranted, environment: environment, account: account, occurredAt: now,
+                subject: subject + "|in",
+                data: [.init("reason", .string("transferred")), .init("expires_at", .time(accessEndsAt))] + members),
+        ]
+    }
+
     /// `entitlement.expired` at the grant's end (`data.reason`: `grant_ended`), as a store's period ending
     /// announces it; nil when the grant was revoked before its end (the revocation was announced instead).
     public func expiredEvent(in app: App) -> WebhookEventDraft? {

@@ -9,6 +9,8 @@
 /// - `credit:<env>:<transactionID>:reversal:<revocationMs>` (reversal of a consumable refund)
 /// - `transferOut:<env>:<originalTransactionID>:<sequence>:<from>-><to>:<transactionID>` and the same with
 ///   `transferIn`, where `sequence` is the binding change's position in the chain's history.
+/// - `debit:<env>:<originalTransactionID>:merge:<sequence>:<from>-><to>:<atMs>` and the same with `credit`: the
+///   credits an account merge moved (`sequence` is the chain's count of binding changes after the merge).
 /// Account ids cannot contain `:` or `>` (see `AccountID`), so keys are unambiguous.
 public enum IdempotencyKey {
     public static func grant(_ environment: StoreEnvironment, transactionID: String) -> String {
@@ -59,5 +61,12 @@ public enum IdempotencyKey {
     ) -> String {
         "\(kind.rawValue):\(change.chain.environment.rawValue):\(change.chain.originalTransactionID):"
             + "\(change.sequence):\(from.rawValue)->\(change.to.rawValue):\(transactionID)"
+    }
+
+    public static func mergedCredits(
+        _ kind: LedgerEntry.Kind, chain: ChainKey, sequence: Int, from: AccountID, into: AccountID, at: Instant
+    ) -> String {
+        "\(kind.rawValue):\(chain.environment.rawValue):\(chain.originalTransactionID):merge:\(sequence):"
+            + "\(from.rawValue)->\(into.rawValue):\(at.millisecondsSince1970)"
     }
 }

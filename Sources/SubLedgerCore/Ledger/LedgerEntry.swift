@@ -35,6 +35,8 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         case revocationReversed = "revocation_reversed"
         case ownerNotActivelyAutoRenewing = "owner_not_actively_auto_renewing"
         case latestSubmitterTakes = "latest_submitter_takes"
+        /// An account merge moved the chain, or its credits, to the account merged into.
+        case accountMerge = "account_merge"
     }
 
     public var idempotencyKey: String

@@ -117,7 +117,11 @@ enum LedgerEntryDerivation {
         app: App
     ) -> [LedgerEntry] {
         let reason: LedgerEntry.Reason =
-            change.reason == .latestSubmitterTakes ? .latestSubmitterTakes : .ownerNotActivelyAutoRenewing
+            switch change.reason {
+            case .latestSubmitterTakes: .latestSubmitterTakes
+            case .accountMerge: .accountMerge
+            case .firstClaim, .ownerNotActivelyAutoRenewing: .ownerNotActivelyAutoRenewing
+            }
         return [(LedgerEntry.Kind.transferOut, from, nil), (.transferIn, change.to, chain.header.latestExpiry)].map {
             kind, account, periodEnd in
             LedgerEntry(

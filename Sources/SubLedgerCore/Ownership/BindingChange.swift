@@ -8,6 +8,8 @@ public struct BindingChange: Hashable, Sendable, Codable {
         case ownerNotActivelyAutoRenewing = "owner_not_actively_auto_renewing"
         /// `.latestSubmitterTakes`: another account submitted the chain, so it moved.
         case latestSubmitterTakes = "latest_submitter_takes"
+        /// An operator merged the owner's account into another (`AccountMerge`): every chain it owned moved.
+        case accountMerge = "account_merge"
     }
 
     public var chain: ChainKey

@@ -45,6 +45,11 @@ enum RoutePermissions {
         Route(.post, "/v1/accounts/{account_id}/grants"): .customerChanges,
         Route(.get, "/v1/accounts/{account_id}/grants"): .customerLookup,
         Route(.delete, "/v1/accounts/{account_id}/grants/{grant_id}"): .customerChanges,
+        // Account merges and the aliases they leave (docs/guides/accounts.md, "Merging accounts"), in the same group:
+        // a merge moves purchases between customers, which an app's key (held by a server that talks to clients)
+        // must not be able to do for any two ids; the app server's sign-in flow calls it with a support key.
+        Route(.post, "/v1/accounts/{account_id}/merge"): .customerChanges,
+        Route(.get, "/v1/accounts/{account_id}/aliases"): .customerLookup,
         // Webhook endpoints and their secrets.
         Route(.get, "/v1/admin/webhooks"): .webhooks,
         Route(.post, "/v1/admin/webhooks"): .webhooks,

@@ -19,6 +19,7 @@ enum ErrorCatalog {
             ("ConsumptionInputError", ConsumptionInputError.Code.allCases.map(\.description)),
             ("WebhookAdminError", WebhookAdminError.Code.allCases.map(\.rawValue)),
             ("GrantError", GrantError.Code.allCases.map(\.rawValue)),
+            ("MergeError", MergeError.Code.allCases.map(\.rawValue)),
             (
                 "APIKeyError",
                 [

@@ -38,6 +38,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as GrantError {
             throw APIError(error)
+        } catch let error as MergeError {
+            throw APIError(error)
         } catch let error as HTTPError {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {

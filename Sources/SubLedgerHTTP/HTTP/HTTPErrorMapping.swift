@@ -98,6 +98,19 @@ extension APIError {
         self.init(status, mappedCode: error.code.rawValue, message: error.message)
     }
 
+    /// How a merge or a listing of aliases is refused: an unknown app 404, a merge into itself 422, an account
+    /// merged already 409, anything else 400.
+    init(_ error: MergeError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .unknownApp: .notFound
+            case .mergeIntoSelf: .unprocessableContent
+            case .accountMerged: .conflict
+            default: .badRequest
+            }
+        self.init(status, mappedCode: error.code.rawValue, message: error.message)
+    }
+
     /// How a grant, a revocation or a listing of grants is refused: an unknown app or grant 404, a reused
     /// idempotency key 409, anything else 400.
     init(_ error: GrantError) {

@@ -70,7 +70,13 @@ public struct LedgerStore: Sendable {
         // when there are events, their accounts' sequence numbers (when they name accounts) and their insert. Each
         // batch's statements run in the order appended, each seeing the earlier ones.
         let keys = input.chainKeys
+        var input = input
         var reads = PostgresBatch()
+        // The submitter's account lock (shared: submissions of one account run side by side) before the chains', and
+        // its alias read under it: a merge takes the account's lock exclusively, so a submission racing it either
+        // applies before the merge moves what it wrote, or after, to the account merged into
+        // (docs/guides/accounts.md, "Merging accounts").
+        let aliasing = AccountAliasRows.lockAndResolve(input.submitter, appID: app.appID, into: &reads)
         _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
         let loading = ChainRows.loadForUpdate(keys, appID: app.appID, into: &reads)
         let naming = AccountRows.accounts(named: input.accountTokens, appID: app.appID, into: &reads)
@@ -78,15 +84,32 @@ public struct LedgerStore: Sendable {
             tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, into: &reads
         )
         let read = try connection.pipeline(reads)
+        input.submitter = try aliasing.value(in: read)
         var snapshot = LedgerSnapshot()
         let stored = try loading.value(in: read)
         snapshot.chains = stored.chains
         snapshot.accountsByToken = try naming.value(in: read)
         snapshot.orders = try ordering.value(in: read)
+        // The accounts tokens and orders name, through their aliases too (one statement, only when there are some).
+        try AccountAliasRows.resolve(&snapshot, appID: app.appID, on: connection)
 
         // Everything this apply writes, decided by the core in one call; what follows only turns it into rows.
         let cause = cause ?? WebhookOutbox.cause(of: input, reference: reference)
         let planned = try Ledger.writes(applying: input, to: snapshot, app: app.definition, cause: cause, now: now)
+        let newEntries = try write(
+            planned, snapshot: snapshot, states: stored.states, app: app, reference: reference,
+            environment: input.environment,
+            cause: cause, now: now, on: connection)
+        return Applied(decision: planned.decision, newEntries: newEntries, accounts: planned.accountsByTransaction)
+    }
+
+    /// Writes what `planned` says, for an apply (or a merge) whose chains `snapshot` and `states` hold as loaded
+    /// under their locks; returns how many entries were new.
+    static func write(
+        _ planned: LedgerWrites, snapshot: LedgerSnapshot, states: [ChainKey: ChainRows.StoredState], app: StoredApp,
+        reference: InputReference, environment: StoreEnvironment, cause: WebhookEventCause, now: Instant,
+        on connection: PostgresConnection
+    ) throws -> Int {
         let decision = planned.decision
 
         var writes = PostgresBatch()
@@ -99,7 +122,7 @@ public struct LedgerStore: Sendable {
         if case .submission(let id) = reference { submissionID = id }
         for chain in decision.updatedChains {
             _ = try ChainRows.write(
-                chain, previous: loaded[chain.key], storedState: stored.states[chain.key], app: app,
+                chain, previous: loaded[chain.key], storedState: states[chain.key], app: app,
                 submissionID: submissionID, now: now, into: &writes)
         }
         _ = EntitlementPeriodRows.write(planned.periods, appID: app.appID, into: &writes)
@@ -111,8 +134,8 @@ public struct LedgerStore: Sendable {
         // the changed chains are recorded here, in this transaction, and the projector refreshes them after it commits.
         ReportProjectionQueueRows.enqueue(decision.updatedChains.map(\.key), appID: app.appID, now: now, into: &writes)
         _ = OrderRows.fulfil(
-            decision.fulfilledOrders, appID: app.appID, environment: input.environment, now: now, into: &writes)
-        let marking = InputRows.markApplied(reference, environment: input.environment, into: &writes)
+            decision.fulfilledOrders, appID: app.appID, environment: environment, now: now, into: &writes)
+        let marking = InputRows.markApplied(reference, environment: environment, into: &writes)
         // What the decision owes the stores (Apple's write-backs, Google's acknowledgements), sent by the obligation
         // sender once this commits.
         _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
@@ -129,7 +152,7 @@ public struct LedgerStore: Sendable {
         let newEntries = try inserting.value(in: written)
 
         try recording.value(in: written)(connection)
-        return Applied(decision: decision, newEntries: newEntries, accounts: planned.accountsByTransaction)
+        return newEntries
     }
 
     /// The entitlements `account` holds at `instant`, from every chain it owns or has owned.

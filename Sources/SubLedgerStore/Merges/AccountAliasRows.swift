@@ -1,0 +1,60 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The `account_aliases` table (schema step 47): an account merged into another, and each account's lock.
+enum AccountAliasRows {
+    /// The advisory transaction lock of one account of an app: shared by the applies it submits, exclusive for a
+    /// merge that moves it or into it. Taken before any chain's lock, so a merge and an apply cannot deadlock.
+    static func lock(_ account: AccountID, appID: Int64, exclusive: Bool) -> PostgresQuery {
+        let lockKey = "account:\(appID):\(account.rawValue)"
+        return exclusive
+            ? "SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))"
+            : "SELECT pg_advisory_xact_lock_shared(hashtextextended(\(lockKey), 0))"
+    }
+
+    /// The account `account` was merged into, or nil.
+    static func target(of account: AccountID, appID: Int64) -> PostgresQuery {
+        "SELECT merged_into FROM account_aliases WHERE app_id = \(appID) AND account_id = \(account.rawValue)"
+    }
+
+    /// Locks `account` (shared) and tells the account it now is: the one it was merged into, or itself.
+    static func lockAndResolve(
+        _ account: AccountID?, appID: Int64, into batch: inout PostgresBatch
+    ) -> Batched<AccountID?> {
+        guard let account else { return .constant(nil) }
+        batch.append(lock(account, appID: appID, exclusive: false))
+        let index = batch.append(target(of: account, appID: appID))
+        return Batched { rows in
+            try rows[index].first.map { try storedAccount($0.decode(String.self, at: 0)) } ?? account
+        }
+    }
+
+    /// The aliases among `accounts`: merged id → the id it was merged into.
+    static func targets(of accounts: Set<AccountID>, appID: Int64, on connection: PostgresConnection) throws
+        -> [AccountID: AccountID]
+    {
+        guard !accounts.isEmpty else { return [:] }
+        let ids = PostgresArrayText.strings(accounts.map(\.rawValue).sorted())
+        let rows = try connection.query(
+            """
+            SELECT account_id, merged_into FROM account_aliases
+            WHERE app_id = \(appID) AND account_id = ANY (\(ids)::text::text[])
+            """)
+        var found: [AccountID: AccountID] = [:]
+        for row in rows {
+            found[try storedAccount(row.decode(String.self, at: 0))] = try storedAccount(row.decode(String.self, at: 1))
+        }
+        return found
+    }
+
+    /// Replaces, in `snapshot`, the accounts that app account tokens and orders name by what they were merged into.
+    static func resolve(_ snapshot: inout LedgerSnapshot, appID: Int64, on connection: PostgresConnection) throws {
+        let named = Set(snapshot.accountsByToken.values).union(snapshot.orders.map(\.account))
+        let targets = try targets(of: named, appID: appID, on: connection)
+        guard !targets.isEmpty else { return }
+        snapshot.accountsByToken = snapshot.accountsByToken.mapValues { targets[$0] ?? $0 }
+        for index in snapshot.orders.indices {
+            if let target = targets[snapshot.orders[index].account] { snapshot.orders[index].account = target }
+        }
+    }
+}
