@@ -1,0 +1,49 @@
+import SubLedgerCore
+import Testing
+
+/// `AccountMerge`: the merged account's chains move with a binding change and transfer entries whatever the
+/// ownership policy, its credits move as a debit and a credit, and the periods of the read model follow.
+@Suite struct AccountMergeDecisionTests {
+    typealias F = Fixtures
+
+    @Test func everyOwnedChainMovesAtTheMergeAndOnlyThose() throws {
+        let app = F.app()
+        var state = LedgerState(catalog: Catalog(apps: [app]))
+        _ = try state.apply(
+            F.receipt(by: F.alice, [F.subscription("a1", chain: "a1", from: 0, to: 30)], observedOn: 1), now: F.day(1))
+        _ = try state.apply(
+            F.receipt(by: F.bob, [F.subscription("b1", chain: "b1", from: 0, to: 30)], observedOn: 1), now: F.day(1))
+        let chains = Array(state.chains.values)
+
+        let decision = AccountMerge.decision(
+            chains: chains, credits: [:], from: F.alice, into: F.carol, app: app, now: F.day(5))
+        #expect(decision.updatedChains.map(\.key.originalTransactionID) == ["a1"])
+        #expect(decision.updatedChains.first?.header.owner == F.carol)
+        #expect(decision.bindingChanges.map(\.reason) == [.accountMerge])
+        #expect(decision.entries.map(\.kind) == [.transferOut, .transferIn])
+        #expect(decision.entries.map(\.account) == [F.alice, F.carol])
+        #expect(decision.entries.allSatisfy { $0.reason == .accountMerge && $0.effectiveAt == F.day(5) })
+
+        // The read model: alice's period of the chain ends at the merge, carol's begins there.
+        let periods = try #require(decision.updatedChains.first).entitlementPeriods(in: app)
+        #expect(periods.filter { $0.account == F.alice }.allSatisfy { $0.until == F.day(5) })
+        #expect(periods.contains { $0.account == F.carol && $0.from == F.day(5) })
+    }
+
+    @Test func creditsMoveAsADebitAndACreditAndAMergeIntoItselfIsRefused() throws {
+        let app = F.app()
+        var state = LedgerState(catalog: Catalog(apps: [app]))
+        _ = try state.apply(
+            F.receipt(by: F.alice, [F.subscription("a1", chain: "a1", from: 0, to: 30)], observedOn: 1), now: F.day(1))
+        let key = try #require(state.chains.keys.first)
+        let decision = AccountMerge.decision(
+            chains: Array(state.chains.values), credits: [key: 300], from: F.alice, into: F.bob, app: app,
+            now: F.day(2))
+        let moved = decision.entries.filter { $0.kind == .debit || $0.kind == .credit }
+        #expect(moved.map(\.kind) == [.debit, .credit])
+        #expect(moved.map(\.account) == [F.alice, F.bob])
+        #expect(moved.allSatisfy { $0.credits == 300 })
+        #expect(Set(decision.entries.map(\.idempotencyKey)).count == decision.entries.count)
+        #expect(throws: AccountMerge.Refusal.sameAccount) { try AccountMerge.check(from: F.alice, into: F.alice) }
+    }
+}
