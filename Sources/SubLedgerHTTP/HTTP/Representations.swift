@@ -109,11 +109,13 @@ enum Representation {
             var result: String?
         }
 
+        /// The answer for `account`, or for the account it was merged into when the submission landed there.
         init(_ result: SubmissionOutcome, account: AccountID, clientTransactionID: String?) {
-            account_id = account.rawValue
+            let answered = result.account ?? account
+            account_id = answered.rawValue
             environment = result.environment.rawValue
             transactions =
-                result.outcomes.map { OutcomeBody($0, submitter: account, owner: result.accounts[$0.transactionID]) }
+                result.outcomes.map { OutcomeBody($0, submitter: answered, owner: result.accounts[$0.transactionID]) }
                 + result.ignored.map(OutcomeBody.init)
             if let clientTransactionID {
                 let match = transactions.first { $0.transaction_id == clientTransactionID }

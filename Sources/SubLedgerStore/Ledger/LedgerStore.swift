@@ -41,6 +41,9 @@ public struct LedgerStore: Sendable {
         /// The account each of the input's transactions belongs to after the apply (by transaction
         /// id; absent while unclaimed), so a repeat of something already credited can be told apart.
         public var accounts: [String: AccountID] = [:]
+        /// The account the input was applied for: its submitter, or the account the submitter was merged into
+        /// (docs/guides/accounts.md, "Merging accounts"); nil without a submitter.
+        public var submitter: AccountID? = nil
     }
 
     /// Applies `input` for `app` at `now`, storing its effects exactly once.
@@ -100,7 +103,9 @@ public struct LedgerStore: Sendable {
             planned, snapshot: snapshot, states: stored.states, app: app, reference: reference,
             environment: input.environment,
             cause: cause, now: now, on: connection)
-        return Applied(decision: planned.decision, newEntries: newEntries, accounts: planned.accountsByTransaction)
+        return Applied(
+            decision: planned.decision, newEntries: newEntries, accounts: planned.accountsByTransaction,
+            submitter: input.submitter)
     }
 
     /// Writes what `planned` says, for an apply (or a merge) whose chains `snapshot` and `states` hold as loaded

@@ -102,11 +102,12 @@ public struct GooglePlayIngestion: Sendable {
             try await store.apply(input, app: app, reference: .submission(id), now: now())
         }
         LedgerMetrics.record(applied)
+        let answered = applied.submitter ?? account
         var entitlements: [Entitlement] = []
-        if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
+        if let answered { entitlements = try await store.entitlements(for: answered, app: app, at: now()) }
         return SubmissionOutcome(
             inputID: id, environment: reading.environment, outcomes: applied.decision.transactionOutcomes,
-            accounts: applied.accounts, ignored: [], entitlements: entitlements)
+            accounts: applied.accounts, ignored: [], entitlements: entitlements, account: answered)
     }
 
     /// Reads `chain`'s subscription again from the Developer API (on its newest purchase token) and applies

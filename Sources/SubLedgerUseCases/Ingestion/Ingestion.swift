@@ -555,10 +555,11 @@ public struct Ingestion: Sendable {
         _ inputID: Int64, _ environment: StoreEnvironment, _ applied: LedgerStore.Applied,
         ignored: [IgnoredTransaction], account: AccountID?, app: StoredApp
     ) async throws -> SubmissionOutcome {
+        let answered = applied.submitter ?? account
         var entitlements: [Entitlement] = []
-        if let account { entitlements = try await store.entitlements(for: account, app: app, at: now()) }
+        if let answered { entitlements = try await store.entitlements(for: answered, app: app, at: now()) }
         return SubmissionOutcome(
             inputID: inputID, environment: environment, outcomes: applied.decision.transactionOutcomes,
-            accounts: applied.accounts, ignored: ignored, entitlements: entitlements)
+            accounts: applied.accounts, ignored: ignored, entitlements: entitlements, account: answered)
     }
 }

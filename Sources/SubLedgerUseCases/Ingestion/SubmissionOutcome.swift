@@ -10,4 +10,7 @@ public struct SubmissionOutcome: Sendable {
     public var accounts: [String: AccountID]
     public var ignored: [IgnoredTransaction]
     public var entitlements: [Entitlement]
+    /// The account the submission was applied for: the submitter, or the account it was merged into; the answer
+    /// speaks for this account (nil when the submission named none).
+    public var account: AccountID? = nil
 }

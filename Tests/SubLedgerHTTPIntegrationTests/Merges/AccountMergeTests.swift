@@ -106,6 +106,10 @@ import Testing
                         id: "9002", original: "9001", purchasedOnDay: 31, expiresOnDay: 61),
                 ])
             #expect(renewal.status == .ok)
+            // The answer speaks for the account the submission landed on.
+            #expect(renewal.json["account_id"] as? String == "alice")
+            #expect((renewal.json["transactions"] as? [[String: Any]])?.first?["result"] as? String == "applied")
+            #expect(GrantTests.entitlements(renewal.json).compactMap { $0["entitlement_id"] as? String } == ["pro"])
             #expect(try await Self.owner("9001", harness) == "alice")
             #expect(try await Self.entitlements(client, "alice", key: harness.keyOne).expiresAt != nil)
             #expect(try await Self.entitlements(client, "anon-1", key: harness.keyOne).ids.isEmpty)
