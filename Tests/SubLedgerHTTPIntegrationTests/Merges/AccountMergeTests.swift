@@ -8,6 +8,7 @@ import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerTestSupport
 import SubLedgerUseCases
+import Synchronization
 import Testing
 
 /// Account merges over HTTP against a real PostgreSQL (docs/guides/accounts.md, "Merging accounts"): an anonymous
@@ -224,6 +225,61 @@ import Testing
             #expect(bob.credits == Int64(100 * (ids.count + 1)))
             #expect(try await Self.entitlements(client, "anon-r", key: harness.keyOne).credits == 0)
             #expect(try await harness.store.verifyLedgerChain(appID: nil, since: nil).isIntact)
+        }
+    }
+    /// Set once by the test to let a held transaction commit.
+    final class Release: Sendable {
+        private let released = Mutex(false)
+        func set() { released.withLock { $0 = true } }
+        var isSet: Bool { released.withLock { $0 } }
+    }
+
+    /// A submission that arrives while a merge of its account is under way (its lock held, its alias written but
+    /// not committed) waits for it, and then lands on the account merged into. Without the account's lock the
+    /// submission would read no alias and commit the purchase to the old id.
+    @Test func aSubmissionArrivingDuringAMergeWaitsForItAndLandsOnTheNewAccount() async throws {
+        try await H.run { harness, client in
+            harness.clock.set(H.day(1))
+            let appID = try await harness.pool.query("SELECT app_id FROM apps WHERE bundle_id = \(H.appOne)")
+                .single().decode(Int64.self, at: 0)
+            let release = Release()
+            // The merge under way: the account's lock as `AccountAliasRows.lock` takes it, and the alias.
+            let lockKey = "account:\(appID):anon-w"
+            let merge = Task {
+                try await harness.pool.transaction { connection in
+                    _ = try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))")
+                    _ = try connection.query(
+                        """
+                        INSERT INTO account_aliases (app_id, account_id, merged_into, merged_by, merged_at)
+                        VALUES (\(appID), 'anon-w', 'walt', 'test', now())
+                        """)
+                    while !release.isSet { usleep(2_000) }
+                }
+            }
+            let signed = try harness.signedTransaction(
+                id: "8500", product: "coins.100", purchasedOnDay: 1, expiresOnDay: nil)
+            let submission = Task {
+                let answer = try await client.call(
+                    .post, "/v1/transactions", key: harness.keyOne,
+                    json: ["account_id": "anon-w", "signed_transaction": signed])
+                return (status: answer.status, account: answer.json["account_id"] as? String)
+            }
+            // Until the submission waits on an advisory lock (bounded: a submission that does not wait goes on).
+            var waited = false
+            for _ in 0..<1_000 where !waited {
+                waited =
+                    try await harness.pool.query(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                    ).single().decode(Int64.self, at: 0) > 0
+                if !waited { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            release.set()
+            try await merge.value
+            let answer = try await submission.value
+            #expect(waited)
+            #expect(answer.status == .ok)
+            #expect(answer.account == "walt")
+            #expect(try await Self.owner("8500", harness) == "walt")
         }
     }
 }
