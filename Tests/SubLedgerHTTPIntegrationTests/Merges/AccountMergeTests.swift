@@ -50,7 +50,8 @@ import Testing
 
     @Test func anonymousPurchasesGrantsAndCreditsFollowTheSignedInAccountAndTheOldIdsRenewalLandsThere() async throws {
         try await H.run { harness, client in
-            let support = try await harness.keys.create(bundleID: nil, name: "support-desk").secret
+            let support = try await harness.keys.create(scope: .support, name: "support-desk").secret
+            let reports = try await harness.keys.create(scope: .reports, name: "finance").secret
             harness.clock.set(H.day(1))
             for (id, product, expires) in [("9001", "pro.monthly", 31), ("9100", "coins.100", nil)]
                 as [(String, String, Int?)]
@@ -74,6 +75,7 @@ import Testing
             let refused = try await Self.merge(client, into: "alice", from: "anon-1", key: harness.keyOne)
             #expect(refused.status == .forbidden)
             #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "wrong_key_scope")
+            #expect(try await Self.merge(client, into: "alice", from: "anon-1", key: reports).status == .forbidden)
 
             harness.clock.set(H.day(5))
             let merged = try await Self.merge(client, into: "alice", from: "anon-1", key: support)
@@ -121,6 +123,11 @@ import Testing
             let listed = aliases.json["aliases"] as? [[String: Any]] ?? []
             #expect(listed.compactMap { $0["account_id"] as? String } == ["anon-1"])
             #expect(listed.first?["merged_by"] as? String == "support-desk")
+            // The merge is in the audit log with the support key's name.
+            let audited = try await harness.pool.query(
+                "SELECT key_name, status FROM audit_log WHERE method = 'POST' AND route LIKE '%/merge'"
+            ).map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(Int32.self, at: 1))" }
+            #expect(audited.contains("support-desk 200"))
 
             // Transfers in the ledger, by the merge's rule, for both accounts; the hash chain verifies.
             let transfers = try await harness.pool.query(
