@@ -29,22 +29,25 @@ enum AccountAliasRows {
         }
     }
 
-    /// The aliases among `accounts`: merged id → the id it was merged into.
+    /// The aliases among `accounts`: merged id → the id it was merged into. One statement per account, in one round
+    /// trip: each goes to the account's shard on a Citus cluster, where `= ANY` of several ids asks every shard.
     static func targets(of accounts: Set<AccountID>, appID: Int64, on connection: PostgresConnection) throws
         -> [AccountID: AccountID]
     {
         guard !accounts.isEmpty else { return [:] }
-        let ids = PostgresArrayText.strings(accounts.map(\.rawValue).sorted())
-        let rows = try connection.query(
-            """
-            SELECT account_id, merged_into FROM account_aliases
-            WHERE app_id = \(appID) AND account_id = ANY (\(ids)::text::text[])
-            """)
-        var found: [AccountID: AccountID] = [:]
-        for row in rows {
-            found[try storedAccount(row.decode(String.self, at: 0))] = try storedAccount(row.decode(String.self, at: 1))
+        let sorted = accounts.sorted { $0.rawValue < $1.rawValue }
+        return try connection.run { batch in
+            let indices = sorted.map { batch.append(target(of: $0, appID: appID)) }
+            return Batched { rows in
+                var found: [AccountID: AccountID] = [:]
+                for (account, index) in zip(sorted, indices) {
+                    if let row = rows[index].first {
+                        found[account] = try storedAccount(row.decode(String.self, at: 0))
+                    }
+                }
+                return found
+            }
         }
-        return found
     }
 
     /// Replaces, in `snapshot`, the accounts that app account tokens and orders name by what they were merged into.
