@@ -1,7 +1,7 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// The `account_aliases` table (schema step 47): an account merged into another, and each account's lock.
+/// The `account_aliases` table (schema step 46): an account merged into another, and each account's lock.
 enum AccountAliasRows {
     /// The advisory transaction lock of one account of an app: shared by the applies it submits, exclusive for a
     /// merge that moves it or into it. Taken before any chain's lock, so a merge and an apply cannot deadlock.

@@ -1,4 +1,4 @@
--- step 47: account aliases: an account merged into another, so that what still names it lands on the other
+-- step 46: account aliases: an account merged into another, so that what still names it lands on the other
 -- A merge (docs/guides/accounts.md, "Merging accounts") moves what one account of an app holds to another as
 -- transfers in the ledger, and records here that the merged id (`account_id`) now means `merged_into`. Every apply
 -- that names an account (a submitter, an app account token's account, an order's account) reads this table under
