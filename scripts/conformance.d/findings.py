@@ -7,9 +7,14 @@ counted once however many cases showed it. Prints the counts, every finding (exc
 exclusions that matched nothing, and exits 1 when a finding is not excluded, when Schemathesis reported an error, or
 when it exited non-zero without a finding to explain it. An exclusion whose check is `error` excuses Schemathesis'
 own errors on that operation (a fault of the tool, not an answer of the service).
+
+A case whose path still holds an unfilled template (`{account_id}`, sent as `%7Baccount_id%7D`: a link the stateful
+phase could not fill) names no resource at all, and the id patterns refuse braces: its refusal
+(positive_data_acceptance) is counted apart, not as a finding. Every other check still counts on such a case.
 """
 import glob
 import json
+import re
 import sys
 
 import yaml
@@ -27,6 +32,8 @@ findings = {}  # (check, operation) -> (code, title, the first case that showed 
 errors = []
 operations = set()
 cases = 0
+unfilled = 0
+TEMPLATE = re.compile(r"^(\{|%7B)[A-Za-z_]+(\}|%7D)$", re.IGNORECASE)
 paths = glob.glob(report_dir + "/*.ndjson")
 if len(paths) != 1:
     sys.exit("conformance: expected one NDJSON report in %s, found %d" % (report_dir, len(paths)))
@@ -57,6 +64,10 @@ for line in open(paths[0]):
             failure = check["failure_info"]["failure"]
             key = (check["name"], failure.get("operation") or recorder["label"])
             case = recorder.get("cases", {}).get(case_id, {}).get("value", {})
+            if check["name"] == "positive_data_acceptance" and any(
+                    TEMPLATE.match(str(v)) for v in (case.get("path_parameters") or {}).values()):
+                unfilled += 1
+                continue
             sample = {k: case.get(k) for k in ("method", "path_parameters", "query", "headers", "body") if case.get(k)}
             sample.get("headers", {}).pop("Authorization", None)
             findings.setdefault(key, (failure.get("code", ""), failure.get("title", ""), json.dumps(sample)[:400]))
@@ -65,6 +76,8 @@ unexcluded = sorted(key for key in findings if key not in excluded)
 print("conformance: %d operations, %d cases, %d findings (%d excluded, %d not), %d errors"
       % (len(operations), cases, len(findings), len(findings) - len(unexcluded), len(unexcluded), len(errors)),
       file=sys.stderr)
+if unfilled:
+    print("  %d failed checks on cases whose path held an unfilled template, not counted" % unfilled, file=sys.stderr)
 for key in sorted(findings):
     code, title, message = findings[key]
     verdict = "excluded: " + excluded[key] if key in excluded else "NOT EXCLUDED; a case: " + message
@@ -73,7 +86,7 @@ for key in sorted(k for k in set(excluded) - set(findings) if k[0] != "error"):
     print("  exclusion matched nothing this run (drop it if fixed): %s on %s" % key, file=sys.stderr)
 for error in errors:
     print("  error: " + error, file=sys.stderr)
-if unexcluded or errors or (status != 0 and not findings):
+if unexcluded or errors or (status != 0 and not findings and not unfilled):
     print("conformance: failed (Schemathesis exited %d)" % status, file=sys.stderr)
     sys.exit(1)
 print("conformance: passed", file=sys.stderr)
