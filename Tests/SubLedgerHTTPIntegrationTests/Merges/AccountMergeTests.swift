@@ -250,6 +250,7 @@ import Testing
             let appID = try await harness.pool.query("SELECT app_id FROM apps WHERE bundle_id = \(H.appOne)")
                 .single().decode(Int64.self, at: 0)
             let release = Release()
+            let held = Release()
             // The merge under way: the account's lock as `AccountAliasRows.lock` takes it, and the alias.
             let lockKey = "account:\(appID):anon-w"
             let merge = Task {
@@ -260,11 +261,15 @@ import Testing
                         INSERT INTO account_aliases (app_id, account_id, merged_into, merged_by, merged_at)
                         VALUES (\(appID), 'anon-w', 'walt', 'test', now())
                         """)
+                    held.set()
                     while !release.isSet { usleep(2_000) }
                 }
             }
             let signed = try harness.signedTransaction(
                 id: "8500", product: "coins.100", purchasedOnDay: 1, expiresOnDay: nil)
+            // The submission is sent only once the merge holds the lock (bounded against a hang; not a measurement).
+            for _ in 0..<12_000 where !held.isSet { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(held.isSet, "the merge did not take the account's lock")
             let submission = Task {
                 let answer = try await client.call(
                     .post, "/v1/transactions", key: harness.keyOne,
@@ -273,7 +278,7 @@ import Testing
             }
             // Until the submission waits on an advisory lock (bounded: a submission that does not wait goes on).
             var waited = false
-            for _ in 0..<1_000 where !waited {
+            for _ in 0..<12_000 where !waited {
                 waited =
                     try await harness.pool.query(
                         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
