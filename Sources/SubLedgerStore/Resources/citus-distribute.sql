@@ -194,9 +194,12 @@ BEGIN
     LOOP
         RAISE NOTICE 'foreign key % of % dropped until its tables are placed',
             key.conname, key.relation;
-        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.relation, key.conname);
+        -- The statement that adds the key back names the table before the drop: a table Citus made a Citus local
+        -- table only for its foreign key to a reference table is turned back into a plain table (a new oid) when
+        -- that key goes, and the old regclass would then print as a bare number.
         family_keys := family_keys
             || format('ALTER TABLE %s ADD CONSTRAINT %I %s', key.relation, key.conname, key.definition);
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.relation, key.conname);
     END LOOP;
 
     FOR i IN 1 .. coalesce(cardinality(plan_tables), 0) LOOP
