@@ -529,6 +529,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // A server on `SubLedgerHTTP1Channel` (EntitlementReadsOnEventLoopTests).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // A registry per server, whose request metrics EntitlementReadsOnEventLoopTests compares.
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -25,10 +25,6 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     /// PgBouncer refuses: the server's own defaults must then be ISO dates and hex bytea (its defaults).
     /// Default false.
     public var transactionPooled: Bool = false
-    /// Whether statements may wait for their connection's socket on the pool's shared readiness thread instead
-    /// of occupying the connection's own thread for the whole round trip (Linux; `PostgresPool.query`). False
-    /// runs every statement on its connection's thread, to compare the two. Default true.
-    public var awaitsSocketReadiness: Bool = true
 
     private static let secretKeywords: Set<String> = ["password", "sslpassword"]
 

@@ -17,8 +17,8 @@ public final class PostgresPool: Sendable {
     private let maxConnections: Int
     private let state = Mutex(State())
     private let counters = PoolCounters()
-    /// Whether `query(_:_:)` with a `PostgresStatement` may skip the connection's thread (Linux; see there).
-    /// `PostgresConfiguration.awaitsSocketReadiness` false turns it off, to compare the two.
+    /// Whether `query(_:_:)` with a `PostgresStatement` may skip the connection's thread (Linux, where the
+    /// readiness threads could start; see there). Elsewhere every statement runs on its connection's thread.
     private let awaitsReadiness: Bool
     /// The clock of acquire deadlines (`PoolDeadlineClock.system` but in tests).
     private let deadlineClock: PoolDeadlineClock
@@ -81,7 +81,7 @@ public final class PostgresPool: Sendable {
         self.deadlineClock = deadlineClock
         self.maxConnections = max(1, configuration.maxConnections)
         #if os(Linux)
-            self.awaitsReadiness = configuration.awaitsSocketReadiness && SocketReadiness.shared.isAvailable
+            self.awaitsReadiness = SocketReadiness.shared.isAvailable
         #else
             self.awaitsReadiness = false
         #endif

@@ -74,7 +74,6 @@ struct DatabaseOptions: ParsableArguments {
         if let url = directDatabaseURL ?? environment[EnvironmentVariable.directDatabaseURL], !url.isEmpty {
             configuration.directDatabaseURL = url
         }
-        configuration.databaseAwaitsSocketReadiness = environment[EnvironmentVariable.threadPerQuery] != "1"
         if let text = environment[EnvironmentVariable.readinessThreads], !text.isEmpty {
             let threads = try parseInt(text, EnvironmentVariable.readinessThreads)
             guard (1...PostgresReadiness.maximumThreadCount).contains(threads) else {
@@ -84,7 +83,6 @@ struct DatabaseOptions: ParsableArguments {
             }
             configuration.databaseReadinessThreads = threads
         }
-        configuration.entitlementReadsOnEventLoops = environment[EnvironmentVariable.eventLoopReads] != "0"
         if let directory = dataDirectory ?? environment[EnvironmentVariable.dataDirectory], !directory.isEmpty {
             configuration.dataDirectory = directory
         }

@@ -31,10 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = CommandContext.current.environment
         // Before the configuration, which may create the embedded cluster's key file (a refused setting must not).
         let tracesOn = try traces.isOn(environment: environment)
-        var configuration = try configuration(environment: environment)
-        // With traces on, entitlement reads go through the router like every request, so that each one has its
-        // span (the reads answered on the event loops make none).
-        if tracesOn { configuration.entitlementReadsOnEventLoops = false }
+        let configuration = try configuration(environment: environment)
         // Before anything makes an HTTP client: AsyncHTTPClient takes the process's tracer when it is made.
         let tracing = tracesOn ? try traces.bootstrap(environment: environment, logLevel: configuration.logLevel) : nil
         try await SubLedgerServer.run(configuration: configuration, tracing: tracing)

@@ -16,23 +16,57 @@ public func buildApplication(
     dependencies: ServiceDependencies,
     logger: Logger
 ) -> some ApplicationProtocol {
+    buildApplication(
+        configuration: configuration, dependencies: dependencies, logger: logger, entitlementReads: .onEventLoops)
+}
+
+/// Where plain entitlement reads (`GET /v1/accounts/{account_id}/entitlements`) are answered. Either way with the
+/// same route table, authentication, metrics, request log and headers (`EntitlementReadRoute`).
+enum EntitlementReadPath: Sendable {
+    /// On the event loop that read the request, without the router (`EntitlementReadsOnEventLoop`): measured
+    /// faster on 2 and 16 cores (docs/benchmarks.md). What it cannot answer goes to the router.
+    case onEventLoops
+    /// By the router, like every other request: with traces on, since only the router's `TracingMiddleware`
+    /// makes a request's span.
+    case throughRouter
+}
+
+/// Builds the SubLedger HTTP application with its entitlement reads answered `entitlementReads`. `metricsRegistry`
+/// (tests): where the request metrics go and what `/metrics` shows instead of the process's registry.
+/// `madeEventLoopRoute` (tests) is given the event loop's route when one is made.
+func buildApplication(
+    configuration: ServiceConfiguration,
+    dependencies: ServiceDependencies,
+    logger: Logger,
+    entitlementReads: EntitlementReadPath,
+    metricsRegistry: PrometheusCollectorRegistry? = nil,
+    madeEventLoopRoute: (@Sendable (EntitlementReadRoute) -> Void)? = nil
+) -> some ApplicationProtocol {
     ServiceMetrics.bootstrap()
     let store = LedgerStore(pool: dependencies.pool)
     let catalog = CatalogStore(pool: dependencies.pool, secretKeys: configuration.secretKeys)
     let apps = AppDirectory(catalog: catalog)
     let keys = APIKeys(store: APIKeyStore(pool: dependencies.pool))
+    // One definition of each, for the router and the event loop's reads alike.
+    let requestMetrics =
+        metricsRegistry.map { RequestMetrics(factory: PrometheusMetricsFactory(registry: $0)) } ?? RequestMetrics()
+    let appData = AppDataAccess(
+        keys: keys, audit: AuditLogStore(pool: dependencies.pool), now: dependencies.now)
     let router = buildRouter(
-        dependencies: dependencies, store: store, catalog: catalog, apps: apps, keys: keys, logger: logger)
+        dependencies: dependencies, store: store, catalog: catalog, apps: apps, keys: keys, logger: logger,
+        metricsRegistry: metricsRegistry ?? ServiceMetrics.registry, requestMetrics: requestMetrics, appData: appData)
     // Over every route: a known path asked with a method it does not take is answered 405, not 404.
     MethodNotAllowed.register(on: router)
-    let serverName = "SubLedger"
-    // Plain entitlement reads on the event loops; with read replicas every read goes through `Reads`' routing.
-    let entitlementReads =
-        configuration.entitlementReadsOnEventLoops && dependencies.readReplicas == nil
-        ? EntitlementReadRoute(
-            keys: keys, apps: apps, reads: EntitlementReadStore(pool: dependencies.pool), now: dependencies.now,
-            serverName: serverName, logger: logger)
-        : nil
+    // With read replicas every read goes through `Reads`' routing.
+    var eventLoopRoute: EntitlementReadRoute?
+    if entitlementReads == .onEventLoops, dependencies.readReplicas == nil {
+        let route = EntitlementReadRoute(
+            appData: appData, apps: apps, reads: EntitlementReadStore(pool: dependencies.pool),
+            now: dependencies.now, metrics: requestMetrics, logger: logger)
+        madeEventLoopRoute?(route)
+        eventLoopRoute = route
+    }
+    let entitlementReadRoute = eventLoopRoute
     let idleTimeout = configuration.idleTimeout
     let requestTimeout = configuration.requestTimeout
     return Application(
@@ -40,9 +74,10 @@ public func buildApplication(
         server: HTTPServerBuilder { responder in
             SubLedgerHTTP1Channel(
                 responder: responder, idleTimeout: idleTimeout, requestTimeout: requestTimeout,
-                entitlementReads: entitlementReads)
+                entitlementReads: entitlementReadRoute)
         },
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: ServerHeaders.name),
         services: [
             CacheInvalidationService(
                 pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)
@@ -57,19 +92,21 @@ public func buildApplication(
 func buildRouter(
     dependencies: ServiceDependencies, store: LedgerStore, catalog: CatalogStore, apps: AppDirectory, keys: APIKeys,
     logger: Logger,
-    metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry
+    metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry,
+    requestMetrics: RequestMetrics = RequestMetrics(),
+    appData: AppDataAccess? = nil
 ) -> Router<SubLedgerRequestContext> {
     let router = Router(context: SubLedgerRequestContext.self)
     // One stack of fixed types: each layer calls the next directly, where middleware added one by one is called
     // through an existential and a closure per layer on every request.
     router.addMiddleware {
         // Outermost, so it sees the final status of every request (including errors and unknown routes).
-        RequestMetricsMiddleware()
+        RequestMetricsMiddleware(metrics: requestMetrics)
         // A server span per request named after its route (docs/guides/operate.md, "Traces"), continuing the caller's
         // `traceparent`; outside the request log and the error mapping, so its lines carry the trace id and the
         // span sees the status answered. A no-op span unless `serve` installed a tracer.
         TracingMiddleware()
-        LogRequestsMiddleware(.info)
+        RequestLogMiddleware()
         ErrorMiddleware()
     }
     // What every route checks of a request before its handler reads it: a body above the limit (413), and a
@@ -126,9 +163,11 @@ func buildRouter(
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
     // log (docs/guides/accounts.md, "Roles and the audit log").
     let audit = AuditLogStore(pool: dependencies.pool)
-    let v1 = router.group("v1").addMiddleware {
-        APIKeyMiddleware(keys: keys)
-        AuthorizationMiddleware(fallback: .appData, audit: audit, now: dependencies.now)
+    // The group's key check and permissions, which the event loop's entitlement read applies too.
+    let appData = appData ?? AppDataAccess(keys: keys, audit: audit, now: dependencies.now)
+    let v1 = router.group(AppDataAccess.group).addMiddleware {
+        appData.authentication
+        appData.authorization
         BodyLimitMiddleware()
         consistency
     }

@@ -37,7 +37,11 @@ public enum SubLedgerServer {
                     configuration: replicas,
                     primary: LedgerStore(pool: opened.pool), logger: logger)
             }
-            let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
+            // With traces on, entitlement reads go through the router like every request, so that each has its
+            // server span (`TracingMiddleware`; the reads answered on the event loops make none).
+            let app = buildApplication(
+                configuration: configuration, dependencies: dependencies, logger: logger,
+                entitlementReads: tracing == nil ? .onEventLoops : .throughRouter)
             // The schema is settled before serving when the database answers; when it is down, serve anyway
             // (/health/ready answers 503) and keep trying in the background.
             let migrate = configuration.migrateOnStart ?? opened.isEmbedded

@@ -10,7 +10,7 @@ enum SubLedgerMain {
         if CommandLine.arguments.dropFirst().first == "serve" {
             // Swift concurrency's jobs run on the NIO event loops, so a request does not hop to the cooperative
             // pool and back (docs/explanation/architecture.md, "The hot paths"). A choice for the whole process, so
-            // made here, before any command runs; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` turns it off.
+            // made here, before any command runs.
             ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
         }
         await SubLedgerCommand.main()

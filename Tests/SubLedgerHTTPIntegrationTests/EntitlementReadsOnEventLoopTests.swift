@@ -4,7 +4,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTesting
+import Logging
 import PostgresLibPQ
+import Prometheus
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerTestSupport
@@ -28,7 +30,8 @@ import Testing
 
         init(_ response: RawHTTPResponse) {
             status = response.status
-            headers = response.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name): \($0.value)" }
+            // `Date` by name and place only: its value is the second the answer was made.
+            headers = response.headers.map { $0.name.lowercased() == "date" ? "Date" : "\($0.name): \($0.value)" }
             body = String(decoding: response.body, as: UTF8.self)
         }
     }
@@ -38,10 +41,63 @@ import Testing
             + "\r\n"
     }
 
-    /// The service's answers to a set of reads, with or without the event loop's route.
-    static func answers(onEventLoops: Bool) async throws -> [Answer] {
+    /// What a service answered and recorded for a set of requests: the answers, its request metrics
+    /// (`RequestMetrics`, from a registry of its own), its request log, and how many reads the event loop answered.
+    struct Observed: Sendable {
+        var answers: [Answer]
+        /// The Prometheus lines of the request metrics: each counter and gauge, and each duration's count.
+        var metrics: [String]
+        var log: [String]
+        var answeredOnEventLoops: Int?
+    }
+
+    /// The request log's lines a logger writes: level, message and metadata, the request id's presence for its
+    /// value (a fresh id per request).
+    struct RequestLogRecorder: LogHandler {
+        final class Lines: Sendable {
+            let value = Mutex<[String]>([])
+        }
+
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+        var logLevel: Logger.Level = .info
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            guard event.message.description == "Request" else { return }
+            var all = metadata.merging(event.metadata ?? [:]) { $1 }
+            let hasID = all.removeValue(forKey: "hb.request.id") != nil
+            let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            lines.value.withLock { $0.append("\(event.level) \(event.message) id=\(hasID) \(fields)") }
+        }
+    }
+
+    /// The request metrics' lines of a registry, without the durations' buckets and sums (times vary).
+    static func requestMetrics(_ registry: PrometheusCollectorRegistry) -> [String] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init).filter { line in
+            (line.hasPrefix("hb_requests") || line.hasPrefix("hb_request_errors")
+                || line.hasPrefix("http_server_active_requests")
+                || line.hasPrefix("http_server_request_duration_count"))
+        }.sorted()
+    }
+
+    /// The service's answers to a set of requests, with or without the event loop's route.
+    static func observe(onEventLoops: Bool) async throws -> Observed {
         let collected = Mutex<[Answer]>([])
-        try await H.run(entitlementReadsOnEventLoops: onEventLoops) { harness, client in
+        let lines = RequestLogRecorder.Lines()
+        let registry = PrometheusCollectorRegistry()
+        let logger = Logger(label: "requests") { _ in RequestLogRecorder(lines: lines) }
+        let answeredHere = Mutex<Int?>(nil)
+        try await H.run(
+            entitlementReadsOnEventLoops: onEventLoops, metricsRegistry: registry, logger: logger
+        ) { harness, client in
             let order = try await client.call(
                 .post, "/v1/orders", key: harness.keyOne, json: ["account_id": "alice", "product_id": "pro.monthly"])
             let token = try #require(order.json["app_account_token"] as? String)
@@ -50,6 +106,7 @@ import Testing
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: ["account_id": "alice", "signed_transaction": signed, "order_id": token])
             #expect(submitted.status == .ok)
+            let admin = try await harness.keys.create(scope: .admin, name: "admin").secret
             let port = try #require(client.port)
             let requests = [
                 get("/v1/accounts/alice/entitlements", key: harness.keyOne),
@@ -64,25 +121,87 @@ import Testing
                 get(
                     "/v1/accounts/alice/entitlements", key: harness.keyOne,
                     extra: "SubLedger-Consistency-Token: nonsense\r\n"),
+                // An id with escapes, decoded alike (`PathSegment`).
+                get("/v1/accounts/al%69ce/entitlements", key: harness.keyOne),
+                // A key whose scope may not read an app's data (`RoutePermissions`).
+                get("/v1/accounts/alice/entitlements", key: admin),
+                get("/v1/accounts/alice/entitlementz", key: harness.keyOne),
             ]
             for request in requests {
                 let outcome = await RawHTTPConnection.exchange(port: port, request: request, timeout: 20)
                 let response = try #require(outcome.response, "\(request): \(outcome.summary)")
                 collected.withLock { $0.append(Answer(response)) }
             }
+            // HEAD: an answer with a length and no body, read until the server closes.
+            let head =
+                "HEAD /v1/accounts/alice/entitlements HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                + "\(harness.keyOne)\r\nConnection: close\r\n\r\n"
+            let received = await RawHTTPConnection.exchangeUntilClosed(
+                port: port, request: Array(head.utf8), timeout: 20)
+            let response = try #require(Self.headOnly(received), "HEAD: \(received.count) bytes")
+            collected.withLock { $0.append(Answer(response)) }
+            answeredHere.withLock { $0 = harness.eventLoopReads?.answeredHere.load(ordering: .relaxed) }
         }
-        return collected.withLock { $0 }
+        return Observed(
+            answers: collected.withLock { $0 }, metrics: requestMetrics(registry), log: lines.value.withLock { $0 },
+            answeredOnEventLoops: answeredHere.withLock { $0 })
     }
 
-    @Test func readsAreAnsweredAsTheRouterAnswersThem() async throws {
-        let here = try await Self.answers(onEventLoops: true)
-        let routed = try await Self.answers(onEventLoops: false)
-        #expect(here.count == 10)
-        #expect(here == routed)
-        // Sanity of what was compared: a read with an entitlement, and refusals.
-        #expect(here.first?.status == 200)
-        #expect(here.first?.body.contains("\"entitlement_id\":\"pro\"") == true)
-        #expect(here.map(\.status) == [200, 200, 200, 200, 200, 400, 401, 401, 200, 400])
+    /// The answer to a HEAD request in `bytes`: its head, and whatever followed it as the body (nothing).
+    static func headOnly(_ bytes: [UInt8]) -> RawHTTPResponse? {
+        guard bytes.count >= 4,
+            let end = (0...(bytes.count - 4)).first(where: {
+                bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
+            })
+        else { return nil }
+        var lines = String(decoding: bytes[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return RawHTTPResponse(status: status, headers: headers, body: Array(bytes[(end + 4)...]))
+    }
+
+    @Test func readsAreAnsweredAndRecordedAsTheRouterAnswersAndRecordsThem() async throws {
+        let here = try await Self.observe(onEventLoops: true)
+        let routed = try await Self.observe(onEventLoops: false)
+        #expect(here.answers.count == 14)
+        #expect(here.answers == routed.answers)
+        #expect(here.metrics == routed.metrics)
+        #expect(here.log == routed.log)
+        // Sanity of what was compared: reads answered on the event loops (not the first of a key the caches do
+        // not hold yet), a read with an entitlement, refusals, metrics and log lines of the route.
+        #expect((here.answeredOnEventLoops ?? 0) >= 3)
+        #expect(routed.answeredOnEventLoops == nil)
+        #expect(here.answers.first?.status == 200)
+        #expect(here.answers.first?.body.contains("\"entitlement_id\":\"pro\"") == true)
+        #expect(
+            here.answers.prefix(13).map(\.status) == [200, 200, 200, 200, 200, 400, 401, 401, 200, 400, 200, 403, 404])
+        #expect(here.answers.first?.headers.suffix(1) == ["Server: SubLedger"])
+        // The route's seven 200 answers, counted under the router's route name.
+        let answered = here.metrics.filter { line in
+            line.hasPrefix("hb_requests{") && line.contains("http_route=\"/v1/accounts/{account_id}/entitlements\"")
+                && line.contains("http_request_method=\"GET\"") && line.contains("http_response_status_code=\"200\"")
+        }
+        #expect(answered.count == 1 && answered.first?.hasSuffix(" 7") == true, "\(here.metrics)")
+        #expect(
+            here.log.contains(
+                "info Request id=true hb.request.method=GET hb.request.path=/v1/accounts/al%69ce/entitlements"),
+            "\(here.log)")
+    }
+
+    /// The `Date` header of both ways is RFC 9110's IMF-fixdate, in the same place (before `Server`).
+    @Test func theEventLoopsDateIsTheRoutersForm() {
+        #expect(HTTPDate.text(secondsSince1970: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.text(secondsSince1970: 1_795_700_700) == "Thu, 26 Nov 2026 13:45:00 GMT")
+        #expect(HTTPDate.text(secondsSince1970: 951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        var fields = HTTPFields()
+        var date = ServerHeaders.DateText()
+        ServerHeaders.append(to: &fields, date: &date)
+        #expect(fields.map(\.name) == [.date, .server])
+        #expect(fields[.server] == "SubLedger")
     }
 
     /// A server whose router answers every request it gets with `routed <path>` (after 200 ms for `/slow`), with
@@ -122,8 +241,9 @@ import Testing
             let key = try #require(try await keys.authenticate(secret))
             let app = try await apps.app(for: key)
             let route = EntitlementReadRoute(
-                keys: keys, apps: apps, reads: EntitlementReadStore(pool: readsPool?(pool) ?? pool),
-                now: { H.day(1) }, serverName: "SubLedger", logger: TestDatabase.logger)
+                appData: AppDataAccess(keys: keys, audit: AuditLogStore(pool: pool), now: { H.day(1) }), apps: apps,
+                reads: EntitlementReadStore(pool: readsPool?(pool) ?? pool), now: { H.day(1) },
+                metrics: RequestMetrics(), logger: TestDatabase.logger)
             let router = Router()
             router.get("slow") { _, _ in
                 try await Task.sleep(for: .milliseconds(200))
@@ -198,7 +318,8 @@ import Testing
                 (Self.get("/v1/accounts/alice/entitlements", key: "sl_app_unknown"), "routed "),
                 (Self.get("/v1/accounts/alice/entitlements?at=0", key: key), "routed "),
                 (Self.get("/v1/accounts/alice/entitlements/", key: key), "routed "),
-                (Self.get("/v1/accounts/a%41/entitlements", key: key), "routed "),
+                // An id with escapes is decoded as the router decodes it (`PathSegment`) and answered here.
+                (Self.get("/v1/accounts/a%41/entitlements", key: key), "{\"account_id\":\"aA\""),
                 (Self.get("/v1/accounts/dave/entitlements", key: key), "routed /v1/accounts/dave/entitlements"),
                 (
                     "POST /v1/accounts/alice/entitlements HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(key)\r\n"

@@ -22,12 +22,21 @@ import Testing
         #expect(PathSegment.decode(raw) == .failure(refusal))
     }
 
-    /// The event loop's entitlement reads take plain ids and leave an id with escapes to the router, which decodes
-    /// it (`APIConformanceTests` compares the answers).
-    @Test func theEventLoopsReadsLeaveEscapesToTheRouter() {
+    /// The event loop's entitlement reads decode an id as the router's handler does (`APIConformanceTests` compares
+    /// the answers), and leave what the router refuses or does not route here to the router.
+    @Test func theEventLoopsReadsDecodeIdsAsTheRouterDoes() {
         let plain = EntitlementReadRoute.account(inPath: "/v1/accounts/bob@example.com/entitlements")
         #expect(plain?.rawValue == "bob@example.com")
-        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/bob%40example.com/entitlements") == nil)
-        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/al%69ce/entitlements") == nil)
+        #expect(
+            EntitlementReadRoute.account(inPath: "/v1/accounts/bob%40example.com/entitlements")?.rawValue
+                == "bob@example.com")
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/al%69ce/entitlements")?.rawValue == "alice")
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/a%2Fb/entitlements") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/a%4/entitlements") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/alice/entitlements/") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts//entitlements") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/alice/entitlements?at=0") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/alice/subscriptions") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v2/accounts/alice/entitlements") == nil)
     }
 }

@@ -11,8 +11,12 @@ struct AccountsController: Sendable {
     let reads: Reads
     let now: @Sendable () -> Instant
 
+    /// The entitlement read's route under `/v1` (`AppDataAccess.group`), which the event loop's read matches too
+    /// (`EntitlementReadRoute`).
+    static let entitlementsRoute: RouterPath = "accounts/{account_id}/entitlements"
+
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
-        group.get("accounts/:account_id/entitlements") { request, context in try await entitlements(request, context) }
+        group.get(Self.entitlementsRoute) { request, context in try await entitlements(request, context) }
         group.get("accounts/:account_id/subscriptions") { request, context in try await subscriptions(request, context)
         }
         group.get("accounts/:account_id/transactions") { request, context in try await transactions(request, context) }

@@ -8,43 +8,47 @@ import NIOHTTPTypes
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerUseCases
+import Synchronization
 
-/// What every connection's `EntitlementReadsOnEventLoop` shares: the caches it authenticates from, the read
-/// model, the clock, and the route's metrics and request log as the router's middleware keeps them.
+/// What every connection's `EntitlementReadsOnEventLoop` shares: the router's definitions of the route
+/// (`AccountsController.entitlementsRoute` under `AppDataAccess.group`), of who may call it (`AppDataAccess`: the
+/// key's form, the key cache, `RoutePermissions`), of its metrics (`RequestMetrics`), of the request log
+/// (`RequestLog`) and of the closing headers (`ServerHeaders`); with the app cache, the read model and the clock.
 final class EntitlementReadRoute: Sendable {
-    let keys: APIKeys
+    let appData: AppDataAccess
     let apps: AppDirectory
     let reads: EntitlementReadStore
     let now: @Sendable () -> Instant
-    let serverName: String
     let logger: Logger
-    /// Whether requests are logged (`LogRequestsMiddleware(.info)` logs them at this level): decided once.
+    /// Whether requests are logged (`RequestLog`): decided once.
     let logsRequests: Bool
-    let requests: Counter
-    let duration: Timer
+    /// The route, as the router registers it.
+    static let route = AppDataAccess.group.appendingPath(AccountsController.entitlementsRoute)
+    /// The route as the router names it (`http.route` in metrics, `RoutePermissions`).
+    static let path = route.description
+    /// The route's segments: each a literal, or nil for the account id's.
+    private static let segments = route.components.map { element -> String? in
+        let text = element.description
+        return text.hasPrefix("{") && text.hasSuffix("}") ? nil : text
+    }
+    /// The router's handles of this route's 200 answers to GET, and of GET requests in flight.
+    let answered: RequestMetrics.EndpointMetrics
     let active: Meter
-
-    /// The route as the router names it in metrics (`http.route`).
-    static let path = "/v1/accounts/{account_id}/entitlements"
+    /// Reads answered here rather than passed to the router (tests check that a comparison exercised this path).
+    let answeredHere = Atomic<Int>(0)
 
     init(
-        keys: APIKeys, apps: AppDirectory, reads: EntitlementReadStore, now: @escaping @Sendable () -> Instant,
-        serverName: String, logger: Logger
+        appData: AppDataAccess, apps: AppDirectory, reads: EntitlementReadStore, now: @escaping @Sendable () -> Instant,
+        metrics: RequestMetrics, logger: Logger
     ) {
-        self.keys = keys
+        self.appData = appData
         self.apps = apps
         self.reads = reads
         self.now = now
-        self.serverName = serverName
         self.logger = logger
-        self.logsRequests = logger.logLevel <= .info
-        // The same metrics `RequestMetricsMiddleware` records for this route's 200 answers.
-        let dimensions = [
-            ("http.route", Self.path), ("http.request.method", "GET"), ("http.response.status_code", "200"),
-        ]
-        requests = Counter(label: "hb.requests", dimensions: dimensions)
-        duration = Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
-        active = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", "GET")])
+        self.logsRequests = RequestLog.isWritten(by: logger)
+        answered = metrics.endpoint(Self.path, .get, .ok)
+        active = metrics.activeRequests(.get)
     }
 
     /// The key a connection presented last, with the app it reads: the same key on the next request is taken
@@ -57,9 +61,10 @@ final class EntitlementReadRoute: Sendable {
         var appsGeneration: Int
     }
 
-    /// A read this route answers: a plain `GET /v1/accounts/{id}/entitlements` (no query, no body, no consistency
-    /// token, not closing the connection) with an app key and app both in the caches. Anything else, including
-    /// every request that is refused, goes to the router, which answers it as it answers every route.
+    /// A read this route answers: a plain `GET` of the route (no query, no body, no consistency token, not
+    /// closing the connection) with a key the router would let through unaudited, key and app both in the
+    /// caches. Anything else, including every request that is refused, goes to the router, which answers it as
+    /// it answers every route.
     func read(of head: HTTPRequest, known: inout KnownKey?, now: ContinuousClock.Instant) -> (
         account: AccountID, app: StoredApp
     )? {
@@ -80,7 +85,8 @@ final class EntitlementReadRoute: Sendable {
                 continue
             }
         }
-        guard let secret = APIKeyMiddleware.presentedKey(authorization, acceptsBasic: false) else { return nil }
+        guard let secret = appData.authentication.presentedKey(authorization) else { return nil }
+        let keys = appData.keys
         let keysGeneration = keys.generation
         let appsGeneration = apps.generation
         if let known, known.secret == secret, known.until > now, known.keysGeneration == keysGeneration,
@@ -88,7 +94,8 @@ final class EntitlementReadRoute: Sendable {
         {
             return (account, known.app)
         }
-        guard let cached = keys.cachedKey(secret), let key = cached.key, key.scope == .app,
+        guard let cached = keys.cachedKey(secret), let key = cached.key,
+            appData.authorization.letsThroughUnaudited(key, .get, Self.path),
             let app = apps.cachedApp(for: key)
         else { return nil }
         known = KnownKey(
@@ -107,20 +114,27 @@ final class EntitlementReadRoute: Sendable {
         }
     }
 
-    /// The account of `/v1/accounts/{id}/entitlements`, when the path is exactly that with a valid id that needs
-    /// no percent-decoding: an id with escapes goes to the router, which decodes it (`PathSegment`), so both
-    /// answer it alike.
+    /// The account of a path that is exactly the route, its id decoded and checked as the router's handler does
+    /// (`PathSegment`, `parseAccountID`); nil for any other path (a query, an empty or extra segment) or an id
+    /// the router refuses, which the router then answers.
     static func account(inPath path: String) -> AccountID? {
-        let prefix = "/v1/accounts/"
-        let suffix = "/entitlements"
-        let utf8 = path.utf8
-        guard utf8.count > prefix.utf8.count + suffix.utf8.count, path.hasPrefix(prefix), path.hasSuffix(suffix)
-        else { return nil }
-        let id = utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
-        guard !id.contains(UInt8(ascii: "/")), !id.contains(UInt8(ascii: "%")), !id.contains(UInt8(ascii: "?")),
-            let text = String(id)
-        else { return nil }
-        return try? AccountID(text)
+        var rest = Substring(path)
+        var captured: Substring?
+        for literal in segments {
+            guard rest.first == "/" else { return nil }
+            rest = rest.dropFirst()
+            let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+            let segment = rest[..<end]
+            rest = rest[end...]
+            if let literal {
+                guard segment == literal else { return nil }
+            } else {
+                guard !segment.isEmpty else { return nil }
+                captured = segment
+            }
+        }
+        guard rest.isEmpty, let captured, case .success(let text) = PathSegment.decode(captured) else { return nil }
+        return try? parseAccountID(text)
     }
 }
 
@@ -153,8 +167,8 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
     private var isActive = true
     /// The key this connection presented last (`EntitlementReadRoute.KnownKey`).
     private var knownKey: EntitlementReadRoute.KnownKey?
-    /// The `Date` header and the second it was made for.
-    private var date = (second: Int.min, text: "")
+    /// The `Date` header's value.
+    private var date = ServerHeaders.DateText()
 
     private struct Current {
         var head: HTTPRequest
@@ -236,14 +250,16 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
         switch outcome {
         case .success(let read?):
             if route.logsRequests { log(current.head) }
+            // Recorded before the answer is written, as the router's middleware records before Hummingbird writes.
+            route.answered.requests.increment()
+            route.answered.duration.recordNanoseconds(
+                RequestMetricsMiddleware<SubLedgerRequestContext>.nanoseconds(
+                    current.started.duration(to: .now)))
+            route.answeredHere.add(1, ordering: .relaxed)
             write(
                 Representation.EntitlementsResponse(
                     account: current.account, at: current.at, entitlements: read.entitlements, credits: read.credits),
                 context: context)
-            route.requests.increment()
-            route.duration.recordNanoseconds(
-                RequestMetricsMiddleware<SubLedgerRequestContext>.nanoseconds(
-                    current.started.duration(to: .now)))
         case .success(nil):
             pass(current.head, context: context)
             passedOn = true
@@ -276,13 +292,12 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
 
     private func write(_ answer: Representation.EntitlementsResponse, context: ChannelHandlerContext) {
         let bytes = answer.json()
-        // The router's answer's headers, in its order: the response's own, then Hummingbird's `Date` and `Server`.
+        // The router's answer's headers, in its order: the response's own, then `Date` and `Server`.
         var fields = HTTPFields()
         fields.reserveCapacity(4)
         fields.append(HTTPField(name: .contentType, value: "application/json; charset=utf-8"))
         fields.append(HTTPField(name: .contentLength, value: String(bytes.count)))
-        fields.append(HTTPField(name: .date, value: httpDate()))
-        fields.append(HTTPField(name: .server, value: route.serverName))
+        ServerHeaders.append(to: &fields, date: &date)
         var body = context.channel.allocator.buffer(capacity: bytes.count)
         body.writeBytes(bytes)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: fields))), promise: nil)
@@ -290,24 +305,11 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
+    /// The request log's line, under a logger carrying a request id as the router's context's does.
     private func log(_ head: HTTPRequest) {
-        route.logger.info(
-            "Request",
-            metadata: [
-                "hb.request.path": .string(head.path ?? ""), "hb.request.method": .string(head.method.rawValue),
-                "hb.request.id": .stringConvertible(RequestID()),
-            ])
-    }
-
-    /// `Date` in the IMF-fixdate form (RFC 9110), made once a second.
-    private func httpDate() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let second = now.tv_sec
-        if Int(second) != date.second {
-            date = (Int(second), HTTPDate.text(secondsSince1970: Int64(second)))
-        }
-        return date.text
+        var logger = route.logger
+        logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
+        RequestLog.write(logger, method: head.method, path: head.path ?? "")
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -328,21 +330,5 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
     func channelInactive(context: ChannelHandlerContext) {
         isActive = false
         context.fireChannelInactive()
-    }
-}
-
-/// HTTP's date format, `Wed, 25 Nov 2026 13:45:00 GMT`.
-enum HTTPDate {
-    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    static func text(secondsSince1970 seconds: Int64) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = CivilDate.date(days: days)
-        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return
-            "\(weekday), \(two(day)) \(months[Int(month) - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 }

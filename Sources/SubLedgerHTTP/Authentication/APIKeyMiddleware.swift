@@ -14,7 +14,7 @@ struct APIKeyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard let secret = Self.presentedKey(request.headers[.authorization], acceptsBasic: acceptsBasic) else {
+        guard let secret = presentedKey(request.headers[.authorization]) else {
             var error = APIError(
                 .unauthorized, code: .unauthorized, message: "send the API key as 'Authorization: Bearer <key>'")
             error.challenge = acceptsBasic ? Self.basicChallenge : Self.bearerChallenge
@@ -46,6 +46,11 @@ struct APIKeyMiddleware: RouterMiddleware {
             let last = text.lastIndex(where: { !isWhitespace($0) })
         else { return "" }
         return String(text[first...last])
+    }
+
+    /// The secret an `Authorization` header presents in the forms this middleware takes.
+    func presentedKey(_ header: String?) -> String? {
+        Self.presentedKey(header, acceptsBasic: acceptsBasic)
     }
 
     static func presentedKey(_ header: String?, acceptsBasic: Bool) -> String? {

@@ -44,6 +44,14 @@ struct AuthorizationMiddleware: RouterMiddleware {
         }
     }
 
+    /// Whether a request of `method` on `route` with `key` is let through with no audit entry to write: what the
+    /// event loop's entitlement read asks before it answers alone (else the router answers, refusal or audit).
+    func letsThroughUnaudited(_ key: AuthenticatedKey, _ method: HTTPRequest.Method, _ route: String) -> Bool {
+        let required = RoutePermissions.required(method, RoutePermissions.normalized(route), fallback: fallback)
+        guard required.contains(where: key.may) else { return false }
+        return audit == nil || !key.scope.isAudited || !Self.isAudited(method, required)
+    }
+
     static func authorize(_ key: AuthenticatedKey, _ required: Set<Permission>) throws {
         guard required.contains(where: key.may) else {
             throw APIError(

@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -9,16 +8,15 @@ import Synchronization
 /// handler runs on the event loop that read it and its answer is written from there: the event loop → task
 /// → event loop hops of every request disappear (the connection thread of the pool remains).
 ///
-/// On by default; `SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS=0` keeps the default cooperative pool (to compare).
-/// Nothing here blocks an event loop that did not before: blocking libpq calls stay on the pool's threads.
+/// Measured faster than the default cooperative pool on 2 and 16 cores (in the history of docs/benchmarks.md), so
+/// `serve` always makes it; another way is measured as another build (`scripts/bench-reads-ab`). Nothing here blocks an event loop that did not before: blocking libpq calls stay on the pool's
+/// threads.
 public enum ConcurrencyOnEventLoops {
-    static let variable = "SUBLEDGER_CONCURRENCY_ON_EVENT_LOOPS"
     private static let installed = Mutex(false)
 
     /// Called by `subledger serve` before anything else runs, never by the library: installed in a process
     /// that already runs tasks (a test runner hosting servers), blocking test code would stall event loops.
     public static func install(logger: Logger) {
-        guard ProcessInfo.processInfo.environment[variable] != "0" else { return }
         let first = installed.withLock { installed in
             defer { installed = true }
             return !installed

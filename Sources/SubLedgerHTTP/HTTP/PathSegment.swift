@@ -1,7 +1,7 @@
 /// A path parameter as the client meant it. The router matches and captures the raw segments of the path;
 /// each parameter is percent-decoded here (RFC 3986, section 2.1) before any rule reads it, so
-/// `bob%40example.com` and `al%69ce` name `bob@example.com` and `alice`. (The event loop's entitlement reads,
-/// `EntitlementReadRoute`, leave an id with escapes to the router, so both answer it alike.) A segment that
+/// `bob%40example.com` and `al%69ce` name `bob@example.com` and `alice`, for the router's handlers and for the event
+/// loop's entitlement reads (`EntitlementReadRoute`) alike. A segment that
 /// cannot be decoded is refused with the parameter's own 400 code (`invalid_account_id`, ...), with a message
 /// saying why.
 enum PathSegment {

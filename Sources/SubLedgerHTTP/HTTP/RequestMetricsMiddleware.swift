@@ -11,8 +11,11 @@ import Synchronization
 /// writes a single-buffer body together with its head and end (one `writev`), a closure body after its head has
 /// gone out on its own, so the wrapping cost every answer a second write and its hops. Every body SubLedger answers
 /// is one buffer, complete when the handler returns, so the duration is taken there.
+///
+/// The names, dimensions and handles are `RequestMetrics`', which the entitlement read answered on the event loop
+/// (`EntitlementReadRoute`) records into too.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    private let metrics = RequestMetrics()
+    let metrics: RequestMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -42,8 +45,9 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The metric handles of each method and of each route, method and status, made once and then looked up.
-private final class RequestMetrics: Sendable {
+/// The request metrics of the service, one definition for every way a request is answered: the metric handles
+/// of each method and of each route, method and status, made once and then looked up.
+final class RequestMetrics: Sendable {
     struct Endpoint: Hashable {
         var route: String
         var method: HTTPRequest.Method
@@ -58,12 +62,19 @@ private final class RequestMetrics: Sendable {
 
     private let methods = Mutex<[HTTPRequest.Method: Meter]>([:])
     private let endpoints = Mutex<[Endpoint: EndpointMetrics]>([:])
+    /// Where the handles are made: the process's backend (`ServiceMetrics`) but in tests.
+    private let factory: any MetricsFactory
+
+    init(factory: any MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
+    }
 
     func activeRequests(_ method: HTTPRequest.Method) -> Meter {
         methods.withLock { made in
             if let meter = made[method] { return meter }
             let meter = Meter(
-                label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+                label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)],
+                factory: factory)
             made[method] = meter
             return meter
         }
@@ -78,15 +89,16 @@ private final class RequestMetrics: Sendable {
                 ("http.response.status_code", String(status.code)),
             ]
             let metrics = EndpointMetrics(
-                requests: Counter(label: "hb.requests", dimensions: dimensions),
+                requests: Counter(label: "hb.requests", dimensions: dimensions, factory: factory),
                 duration: Timer(
-                    label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds),
+                    label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
+                    factory: factory),
                 errors: Counter(
                     label: "hb.request.errors",
                     dimensions: [
                         ("http.route", route), ("http.request.method", method.rawValue),
                         ("error.type", String(status.code)),
-                    ]))
+                    ], factory: factory))
             made[key] = metrics
             return metrics
         }

@@ -45,21 +45,19 @@ public enum DatabaseBootstrap {
     /// Opens a pool of `poolSize` connections on `url`, or on the embedded cluster under `dataDirectory`
     /// (creating and starting it, and creating its database, as needed) when `url` is `nil`. `pooler` says
     /// what stands between `url` and PostgreSQL; `directURL`, when given, reaches PostgreSQL directly for the
-    /// work a transaction pooler cannot carry (`Opened.sessionPool(for:)`). `awaitsSocketReadiness`: see
-    /// `PostgresConfiguration`.
+    /// work a transaction pooler cannot carry (`Opened.sessionPool(for:)`).
     /// The `application_name` SubLedger's connections report to the server (`pg_stat_activity`) when the URL
     /// names none.
     public static let applicationName = "subledger"
 
     public static func open(
         url: String?, dataDirectory: String, poolSize: Int, pooler: DatabasePooler = .none, directURL: String? = nil,
-        awaitsSocketReadiness: Bool = true, logger: Logger
+        logger: Logger
     ) async throws -> Opened {
         if let url {
             var configuration = try PostgresConfiguration(
                 connectionString: url, defaultApplicationName: Self.applicationName)
             configuration.maxConnections = poolSize
-            configuration.awaitsSocketReadiness = awaitsSocketReadiness
             configuration.transactionPooled = pooler.isTransactionPooled
             var opened = Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: nil)
             opened.pooler = pooler
@@ -79,7 +77,6 @@ public enum DatabaseBootstrap {
             var configuration = try PostgresConfiguration(
                 connectionString: running.databaseURL, defaultApplicationName: Self.applicationName)
             configuration.maxConnections = poolSize
-            configuration.awaitsSocketReadiness = awaitsSocketReadiness
             return Opened(pool: PostgresPool(configuration: configuration, logger: logger), embedded: running)
         } catch {
             await runBlocking { running.stop() }

@@ -12,7 +12,6 @@ extension DatabaseBootstrap {
         }
         return try await open(
             url: configuration.databaseURL, dataDirectory: configuration.dataDirectory, poolSize: poolSize,
-            pooler: configuration.databasePooler, directURL: configuration.directDatabaseURL,
-            awaitsSocketReadiness: configuration.databaseAwaitsSocketReadiness, logger: logger)
+            pooler: configuration.databasePooler, directURL: configuration.directDatabaseURL, logger: logger)
     }
 }

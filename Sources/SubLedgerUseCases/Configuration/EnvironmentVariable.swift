@@ -6,11 +6,8 @@ public enum EnvironmentVariable {
     public static let databasePooler = "SUBLEDGER_DATABASE_POOLER"
     /// A connection string that reaches PostgreSQL directly, for LISTEN and migrations behind a transaction pooler.
     public static let directDatabaseURL = "SUBLEDGER_DIRECT_DATABASE_URL"
-    /// `1`: every database statement on its connection's own thread (to compare with the shared readiness threads).
-    public static let threadPerQuery = "SUBLEDGER_POSTGRES_THREAD_PER_QUERY"
     /// How many threads wait for the database sockets' replies (1 to 64; default one per 4 cores, at most 8).
     public static let readinessThreads = "SUBLEDGER_POSTGRES_READINESS_THREADS"
-    public static let eventLoopReads = "SUBLEDGER_EVENT_LOOP_READS"
     public static let host = "SUBLEDGER_HOST"
     public static let port = "SUBLEDGER_PORT"
     public static let dataDirectory = "SUBLEDGER_DATA_DIR"

@@ -18,17 +18,9 @@ public struct ServiceConfiguration: Sendable {
     /// A connection string that reaches PostgreSQL directly, used behind a transaction pooler for LISTEN and
     /// migrations only. Default nil.
     public var directDatabaseURL: String?
-    /// Whether database statements wait for their socket on the process's readiness threads
-    /// (`PostgresConfiguration.awaitsSocketReadiness`); false (`SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1`) runs each
-    /// on its connection's own thread, to compare the two. Default true.
-    public var databaseAwaitsSocketReadiness = true
     /// How many threads of the process wait for the database sockets' replies (`PostgresReadiness`;
     /// `SUBLEDGER_POSTGRES_READINESS_THREADS`). Default nil: one per 4 cores the process may run on, at most 8.
     public var databaseReadinessThreads: Int?
-    /// Whether plain entitlement reads are answered on the event loops, without the router
-    /// (`EntitlementReadsOnEventLoop`; never with read replicas). False (`SUBLEDGER_EVENT_LOOP_READS=0`) sends
-    /// them through the router like every other request, to compare the two. Default true.
-    public var entitlementReadsOnEventLoops = true
     /// Apply the schema's migrations on start. Default: on for the embedded database, off for a configured one
     /// (run `subledger migrate` as a deployment step there).
     public var migrateOnStart: Bool?

@@ -5,15 +5,18 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerTestSupport
+import Logging
 import NIOCore
 import PostgresLibPQ
+import Prometheus
 import SubLedgerCore
-import SubLedgerHTTP
 import SubLedgerReports
 import SubLedgerStore
 import SubLedgerTestSupport
 import SubLedgerUseCases
 import Synchronization
+
+@testable import SubLedgerHTTP
 
 /// A manual clock for the service under test.
 final class TestClock: Sendable {
@@ -61,6 +64,8 @@ struct ServiceHarness: Sendable {
     let keys: APIKeys
     /// The read replicas the service routes reads to, when the test asked for them (`ReadReplicaTests`).
     var readReplicas: ReadReplicas? = nil
+    /// The entitlement reads answered on the event loops, unless the test sent them through the router.
+    var eventLoopReads: EntitlementReadRoute? = nil
 
     static func day(_ number: Int) -> Instant { start.adding(milliseconds: Int64(number) * day) }
 
@@ -76,6 +81,8 @@ struct ServiceHarness: Sendable {
         distributed: Bool = TestDatabase.isCitus,
         entitlementReadsOnEventLoops: Bool = true,
         requestTimeout: Duration = .seconds(600),
+        metricsRegistry: PrometheusCollectorRegistry? = nil,
+        logger: Logger = TestDatabase.logger,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
@@ -118,13 +125,15 @@ struct ServiceHarness: Sendable {
             // Likewise for a request's arrival (`RequestTimeoutAnswer`); its own test sets a short one.
             configuration.requestTimeout = requestTimeout
             configuration.secretKeys = secretKeys
-            configuration.entitlementReadsOnEventLoops = entitlementReadsOnEventLoops
+            let made = Mutex<EntitlementReadRoute?>(nil)
             let app = buildApplication(
-                configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
+                configuration: configuration, dependencies: dependencies, logger: logger,
+                entitlementReads: entitlementReadsOnEventLoops ? .onEventLoops : .throughRouter,
+                metricsRegistry: metricsRegistry, madeEventLoopRoute: { route in made.withLock { $0 = route } })
             let harness = ServiceHarness(
                 pool: pool, store: store, catalog: catalog, clock: clock, signer: JWSSigner(chain: chain),
                 keyOne: keyOne, keyTwo: keyTwo,
-                keys: keys, readReplicas: dependencies.readReplicas)
+                keys: keys, readReplicas: dependencies.readReplicas, eventLoopReads: made.withLock { $0 })
             try await app.test(.live) { client in try await body(harness, client) }
         }
     }
