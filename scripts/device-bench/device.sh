@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # On the bare device machine, as root, from the directory the bundle travelled in:
-#   bash .perfcarry/device.sh SET:LAYOUT[:POOL[:handoff]] ...   e.g. new:shared:32:handoff new:shared:32
+#   bash .perfcarry/device.sh SET:LAYOUT[:POOL] ...   e.g. new:shared:32 old:shared:32
 # Unpacks bundle.tar.xz (package.sh) to /, creates the postgres user, and runs scripts/bench (ACCOUNTS,
 # SECONDS_PER_PHASE from the environment: 100000 and 15 by default; NOTIFICATIONS, 60000) once per run, each on a fresh cluster, with the
-# binaries of SET (/opt/sl/SET), BENCH_LAYOUT=LAYOUT and server pool POOL (32); `handoff` runs the server with
-# SUBLEDGER_POSTGRES_THREAD_PER_QUERY=1 (every statement on its connection's thread, as before the readiness
-# thread). Logs go to $OUT/SET-LAYOUT[-handoff].log.
+# binaries of SET (/opt/sl/SET), BENCH_LAYOUT=LAYOUT and server pool POOL (32). To compare two builds, pack both as
+# sets (package.sh SETS="old=DIR new=DIR") and name both. Logs go to $OUT/SET-LAYOUT.log.
 #   bash .perfcarry/device.sh peers:LAYOUT[:SET] ...   e.g. peers:separate peers:shared
 # runs ../shared/peers/bench-peers (packed with WITH_PEERS=1) with SET's binaries (new): SubLedger beside the
 # reference servers. LAYOUT separate puts PostgreSQL on the first half of the cores, every server on the next
@@ -84,16 +83,15 @@ for run in "$@"; do
         run_peers "$layout" "$set"
         continue
     fi
-    IFS=: read -r set layout pool mode <<<"$run"
+    IFS=: read -r set layout pool <<<"$run"
     pool="${pool:-32}"
-    log="$OUT/$set-$layout${mode:+-$mode}.log"
-    handoff=0; [[ "$mode" == handoff ]] && handoff=1
+    log="$OUT/$set-$layout.log"
     left=$(( BUDGET - $(elapsed) ))
     if (( left < ${NEED:-150} )); then echo "== skip $run: $left s left"; continue; fi
     [[ -x "/opt/sl/$set/subledger" ]] || { echo "== no binary set $set"; continue; }
     echo "== run $run at $(elapsed) s ($left s left)"
     start=$(date +%s)
-    ( cd /tmp && timeout -s TERM $(( left - 5 )) env SUBLEDGER_POSTGRES_THREAD_PER_QUERY="$handoff" BENCH_LAYOUT="$layout" BENCH_POOL_SIZE="$pool" \
+    ( cd /tmp && timeout -s TERM $(( left - 5 )) env BENCH_LAYOUT="$layout" BENCH_POOL_SIZE="$pool" \
         BENCH_NOTIFICATIONS="${NOTIFICATIONS:-60000}" BENCH_NOTIFICATIONS_DIR=/tmp/notes SUBLEDGER_BIN_DIR="/opt/sl/$set" \
         ${EXTRA_ENV:-} bash /opt/sl/project/scripts/bench "$ACCOUNTS" "$SECONDS_PER_PHASE" ) 2>&1 \
         | while IFS= read -r line; do printf '%s %s\n' "$(date +%T)" "$line"; done >"$log"
