@@ -97,6 +97,7 @@ import Testing
             #expect(route.json["kind"] as? String == "order")
             let chains = route.json["chains"] as? [[String: Any]] ?? []
             #expect(chains.first?["owner_account_id"] as? String == "olga")
+            #expect(chains.first?["store"] as? String == "app_store")
             #expect(chains.first?["original_transaction_id"] as? String == bought.originalTransactionID)
             #expect((route.json["advice"] as? String)?.hasPrefix("Active until") == true)
             #expect((route.json["timeline"] as? [[String: Any]])?.isEmpty == false)

@@ -13,7 +13,8 @@ import Testing
         -> SupportAnswer
     {
         let chain = SupportAnswer.Chain(
-            environment: "Production", originalTransactionID: "2000000001", productID: "pro.monthly",
+            environment: "Production", store: "app_store", originalTransactionID: "2000000001",
+            productID: "pro.monthly",
             productType: "auto_renewable", ownerAccountID: account, state: "active", expirationReason: nil,
             expiresAt: day.adding(milliseconds: 31 * 86_400_000), willAutoRenew: true, revokedAt: nil,
             submittedBy: ["ann", account],

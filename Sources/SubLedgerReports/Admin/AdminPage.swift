@@ -230,12 +230,13 @@ public enum AdminPage {
         }
         if !answer.chains.isEmpty {
             let header = [
-                "environment", "original transaction", "product", "owner", "state", "expires", "owners", "advice",
+                "environment", "store", "original transaction", "product", "owner", "state", "expires", "owners",
+                "advice",
             ]
             .map { "<th>\($0)</th>" }.joined()
             let rows = answer.chains.map { chain in
                 let cells = [
-                    chain.environment, chain.originalTransactionID, chain.productID,
+                    chain.environment, chain.store, chain.originalTransactionID, chain.productID,
                     chain.ownerAccountID ?? "(unclaimed)",
                     chain.state, chain.expiresAt.map(ReportFormat.timestamp) ?? "", chain.ownershipSummary,
                     chain.advice,

@@ -47,11 +47,12 @@ extension SupportAnswer {
         ReportTable(
             title: "Chains",
             columns: [
-                "environment", "original transaction", "product", "owner", "state", "expires", "auto-renew", "owners",
+                "environment", "store", "original transaction", "product", "owner", "state", "expires", "auto-renew",
+                "owners",
             ],
             rows: chains.map { chain in
                 [
-                    chain.environment, chain.originalTransactionID, chain.productID,
+                    chain.environment, chain.store, chain.originalTransactionID, chain.productID,
                     chain.ownerAccountID ?? "(unclaimed)",
                     chain.state + (chain.expirationReason.map { " (\($0))" } ?? ""),
                     chain.expiresAt.map(ReportFormat.timestamp) ?? "",

@@ -109,6 +109,8 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
     /// One chain the query leads to, as it stands now.
     public struct Chain: Sendable, Hashable, Codable {
         public var environment: String
+        /// The store that sold the chain: `app_store` or `google_play`.
+        public var store: String
         public var originalTransactionID: String
         public var productID: String
         public var productType: String
@@ -130,12 +132,13 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         public var advice: String
 
         public init(
-            environment: String, originalTransactionID: String, productID: String, productType: String,
+            environment: String, store: String, originalTransactionID: String, productID: String, productType: String,
             ownerAccountID: String?, state: String, expirationReason: String?, expiresAt: Instant?,
             willAutoRenew: Bool?,
             revokedAt: Instant?, submittedBy: [String], ownership: [Ownership], advice: String
         ) {
             self.environment = environment
+            self.store = store
             self.originalTransactionID = originalTransactionID
             self.productID = productID
             self.productType = productType

@@ -370,7 +370,8 @@ public struct SupportLookup: Sendable {
         }
         let latest = snapshot.latestTransaction(at: now)
         return SupportAnswer.Chain(
-            environment: snapshot.key.environment.rawValue, originalTransactionID: snapshot.key.originalTransactionID,
+            environment: snapshot.key.environment.rawValue, store: ChainRefreshRoute(of: snapshot).store.rawValue,
+            originalTransactionID: snapshot.key.originalTransactionID,
             productID: snapshot.header.productID, productType: snapshot.header.productType.rawValue,
             ownerAccountID: snapshot.header.owner?.rawValue, state: state.name,
             expirationReason: state.expirationReason?.name, expiresAt: snapshot.header.latestExpiry,

@@ -406,6 +406,7 @@ import Testing
                 #expect(answer.status == .ok, "\(path)")
                 let chains = answer.json["chains"] as? [[String: Any]] ?? []
                 #expect(chains.first?["owner_account_id"] as? String == owner, "\(path): \(answer.json)")
+                #expect(chains.first?["store"] as? String == "google_play", "\(path)")
                 #expect(
                     answer.json["kind"] as? String == (path.hasPrefix("purchase") ? "purchase_token" : "transaction"))
             }
