@@ -10,6 +10,321 @@
 --
 
 --
+-- Name: account_erase(bigint, text, text, timestamp with time zone); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erase(p_app_id bigint, p_account_id text, p_actor text, p_now timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_erasure_id bigint;
+    v_ids text[];
+    v_pseudonyms text[];
+    v_summary jsonb;
+BEGIN
+    IF EXISTS (SELECT 1 FROM erased_accounts WHERE app_id = p_app_id
+               AND account_digest = account_erasure_digest(p_app_id, p_account_id)) THEN
+        RETURN NULL;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM accounts WHERE app_id = p_app_id AND account_id = p_account_id)
+        AND NOT EXISTS (SELECT 1 FROM account_aliases WHERE app_id = p_app_id AND account_id = p_account_id)
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE app_id = p_app_id AND account_id = p_account_id)
+        AND NOT EXISTS (SELECT 1 FROM receipts WHERE app_id = p_app_id AND account_id = p_account_id) THEN
+        RETURN '{}';
+    END IF;
+    PERFORM set_config('subledger.erasing', 'on', true);
+    v_ids := ARRAY[p_account_id] || ARRAY(
+        SELECT account_id FROM account_aliases WHERE app_id = p_app_id AND merged_into = p_account_id
+        ORDER BY account_id);
+    v_pseudonyms := ARRAY(SELECT 'erased-' || gen_random_uuid()::text FROM unnest(v_ids));
+
+    INSERT INTO account_erasures (app_id, pseudonym, erased_by, erased_at)
+    VALUES (p_app_id, v_pseudonyms[1], p_actor, p_now) RETURNING erasure_id INTO v_erasure_id;
+    INSERT INTO erased_accounts (app_id, account_digest, erasure_id, pseudonym)
+    SELECT p_app_id, account_erasure_digest(p_app_id, v_ids[i]), v_erasure_id, v_pseudonyms[i]
+    FROM generate_subscripts(v_ids, 1) AS i;
+    DELETE FROM account_aliases
+    WHERE app_id = p_app_id AND (account_id = ANY (v_ids) OR merged_into = ANY (v_ids));
+
+    v_summary := account_erasure_rewrite_chains(v_erasure_id, p_app_id, v_ids, v_pseudonyms, p_now)
+        || account_erasure_rewrite_state(p_app_id, v_ids, v_pseudonyms)
+        || jsonb_build_object('erasure_id', v_erasure_id, 'pseudonym', v_pseudonyms[1],
+                              'aliases', cardinality(v_ids) - 1);
+    PERFORM set_config('subledger.erasing', 'off', true);
+    RETURN v_summary;
+END
+$$;
+
+--
+-- Name: account_erasure_digest(bigint, text); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_digest(p_app_id bigint, p_account_id text) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT sha256(convert_to('subledger-account-erasure|' || p_app_id::text || '|' || p_account_id, 'UTF8'))
+$$;
+
+--
+-- Name: account_erasure_link(bigint, bigint, text, text, bigint, text, bigint, bytea, bytea, timestamp with time zone); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_link(p_erasure_id bigint, p_app_id bigint, p_environment text, p_chain text, p_seq bigint, p_table text, p_item_id bigint, p_link_hash bytea, p_after bytea, p_now timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_record erased_chain_rows;
+    v_seq bigint;
+    v_hash bytea;
+BEGIN
+    INSERT INTO erased_chain_rows (erasure_id, app_id, environment, original_transaction_id, link_seq, item_table,
+                                   item_id, link_hash, fields_sha256_after, erased_at)
+    VALUES (p_erasure_id, p_app_id, p_environment, p_chain, p_seq, p_table, p_item_id, p_link_hash, p_after, p_now)
+    RETURNING * INTO v_record;
+    SELECT h.seq, h.hash INTO STRICT v_seq, v_hash FROM ledger_chain_heads h
+    WHERE h.app_id = p_app_id AND h.environment = p_environment AND h.original_transaction_id = p_chain
+    FOR UPDATE;
+    v_seq := v_seq + 1;
+    v_hash := sha256(v_hash || ledger_chain_fields(v_record));
+    INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
+    VALUES (p_app_id, p_environment, p_chain, v_seq, 'erased_chain_rows', v_record.erased_row_id, v_hash);
+    UPDATE ledger_chain_heads SET seq = v_seq, hash = v_hash, updated_at = now()
+    WHERE app_id = p_app_id AND environment = p_environment AND original_transaction_id = p_chain;
+END
+$$;
+
+--
+-- Name: account_erasure_move(text, bigint, text[], text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_move(p_table text, p_app_id bigint, p_ids text[], p_pseudonyms text[]) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $_$
+DECLARE
+    v_count bigint;
+BEGIN
+    EXECUTE format(
+        'INSERT INTO %1$I OVERRIDING SYSTEM VALUE '
+        'SELECT (jsonb_populate_record(NULL::%1$I, '
+        '    account_erasure_rewrite(to_jsonb(x)::text, $2, $3)::jsonb)).* '
+        'FROM %1$I x WHERE x.app_id = $1 AND x.account_id = ANY ($2) ON CONFLICT DO NOTHING', p_table)
+        USING p_app_id, p_ids, p_pseudonyms;
+    EXECUTE format('DELETE FROM %I WHERE app_id = $1 AND account_id = ANY ($2)', p_table) USING p_app_id, p_ids;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$_$;
+
+--
+-- Name: account_erasure_pseudonym(text, text[], text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_pseudonym(p_id text, p_ids text[], p_pseudonyms text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT coalesce(p_pseudonyms[array_position(p_ids, p_id)], p_id)
+$$;
+
+--
+-- Name: account_erasure_rewrite(text, text[], text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_rewrite(p_text text, p_ids text[], p_pseudonyms text[]) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $_$
+DECLARE
+    v_i integer;
+    v_pattern text;
+BEGIN
+    IF p_text IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOR v_i IN 1 .. cardinality(p_ids) LOOP
+        p_text := replace(p_text, to_json(p_ids[v_i])::text, to_json(p_pseudonyms[v_i])::text);
+        v_pattern := '(^|[:|]|->)' || regexp_replace(p_ids[v_i], '([!$()*+.:<=>?[\\\]^{|}-])', '\\\1', 'g')
+            || '(?=$|[:|]|->)';
+        p_text := regexp_replace(p_text, v_pattern, '\1' || replace(p_pseudonyms[v_i], '\', '\\'), 'g');
+    END LOOP;
+    RETURN p_text;
+END
+$_$;
+
+--
+-- Name: account_erasure_rewrite_chains(bigint, bigint, text[], text[], timestamp with time zone); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_rewrite_chains(p_erasure_id bigint, p_app_id bigint, p_ids text[], p_pseudonyms text[], p_now timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_redacted text := jsonb_build_object('erased', true)::text;
+    v_entries bigint[];
+    v_receipts bigint[];
+    v_notifications bigint[];
+    v_link record;
+    v_after bytea;
+BEGIN
+    v_notifications := ARRAY(
+        SELECT DISTINCT l.item_id FROM chains c
+        JOIN ledger_chain_links l ON l.app_id = c.app_id AND l.environment = c.environment
+            AND l.original_transaction_id = c.original_transaction_id AND l.item_table = 'notifications'
+        WHERE c.app_id = p_app_id AND c.owner_account_id = ANY (p_ids));
+    -- Entries of the ids, and entries of other accounts whose key names one (the other side of a merge).
+    WITH rewritten AS (
+        UPDATE ledger_entries SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
+            idempotency_key = account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms),
+            reason = account_erasure_rewrite(reason, p_ids, p_pseudonyms)
+        WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR (kind IN ('transfer_in', 'transfer_out', 'credit',
+            'debit') AND account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms) <> idempotency_key))
+        RETURNING entry_id)
+    SELECT coalesce(array_agg(entry_id), '{}') INTO v_entries FROM rewritten;
+    WITH rewritten AS (
+        UPDATE receipts SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms), order_id = NULL,
+            body = v_redacted, body_sha256 = sha256(convert_to(v_redacted, 'UTF8')), client_transaction_id = NULL
+        WHERE app_id = p_app_id AND account_id = ANY (p_ids) RETURNING receipt_id)
+    SELECT coalesce(array_agg(receipt_id), '{}') INTO v_receipts FROM rewritten;
+    UPDATE notifications SET body = v_redacted WHERE notification_row_id = ANY (v_notifications);
+
+    FOR v_link IN
+        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
+        FROM ledger_chain_links l
+        WHERE l.app_id = p_app_id AND l.item_table = 'ledger_entries' AND l.item_id = ANY (v_entries)
+        UNION ALL
+        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
+        FROM ledger_chain_links l
+        WHERE l.item_table = 'receipts' AND l.item_id = ANY (v_receipts)
+        UNION ALL
+        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
+        FROM ledger_chain_links l
+        WHERE l.item_table = 'notifications' AND l.item_id = ANY (v_notifications)
+        ORDER BY 1, 2, 3, 4
+    LOOP
+        v_after := CASE v_link.item_table
+            WHEN 'ledger_entries' THEN (
+                SELECT sha256(ledger_chain_fields(e)) FROM ledger_entries e
+                WHERE e.app_id = v_link.app_id AND e.environment = v_link.environment
+                  AND e.original_transaction_id = v_link.original_transaction_id AND e.entry_id = v_link.item_id)
+            WHEN 'receipts' THEN (
+                SELECT sha256(ledger_chain_fields(r)) FROM receipts r WHERE r.receipt_id = v_link.item_id)
+            ELSE (
+                SELECT sha256(ledger_chain_fields(n)) FROM notifications n
+                WHERE n.notification_row_id = v_link.item_id)
+        END;
+        PERFORM account_erasure_link(
+            p_erasure_id, v_link.app_id, v_link.environment, v_link.original_transaction_id, v_link.seq,
+            v_link.item_table, v_link.item_id, v_link.hash, v_after, p_now);
+    END LOOP;
+    RETURN jsonb_build_object('ledger_entries', cardinality(v_entries), 'receipts', cardinality(v_receipts),
+                              'notifications', cardinality(v_notifications));
+END
+$$;
+
+--
+-- Name: account_erasure_rewrite_state(bigint, text[], text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_rewrite_state(p_app_id bigint, p_ids text[], p_pseudonyms text[]) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_count bigint;
+    v_summary jsonb;
+    v_quoted text[] := ARRAY(SELECT '%' || to_json(id)::text || '%' FROM unnest(p_ids) id);
+BEGIN
+    v_summary := jsonb_build_object('environments', to_jsonb(ARRAY(
+        SELECT DISTINCT environment FROM chains WHERE app_id = p_app_id AND owner_account_id = ANY (p_ids)
+        ORDER BY 1)));
+    UPDATE chains SET owner_account_id = account_erasure_pseudonym(owner_account_id, p_ids, p_pseudonyms),
+        snapshot = account_erasure_rewrite(account_erasure_strip(snapshot)::text, p_ids, p_pseudonyms)::jsonb
+    WHERE app_id = p_app_id AND (owner_account_id = ANY (p_ids) OR (environment, original_transaction_id) IN (
+        SELECT environment, original_transaction_id FROM ownership_bindings
+        WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR from_account_id = ANY (p_ids))));
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_summary := v_summary || jsonb_build_object('chains', v_count);
+    UPDATE ownership_bindings SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
+        from_account_id = account_erasure_pseudonym(from_account_id, p_ids, p_pseudonyms)
+    WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR from_account_id = ANY (p_ids));
+    UPDATE transactions SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
+        app_account_token = NULL,
+        payload = account_erasure_rewrite(account_erasure_strip(payload)::text, p_ids, p_pseudonyms)::jsonb
+    WHERE app_id = p_app_id AND account_id = ANY (p_ids);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_summary := v_summary || jsonb_build_object('transactions', v_count);
+    DELETE FROM account_tokens WHERE app_id = p_app_id AND account_id = ANY (p_ids);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_summary := v_summary || jsonb_build_object('app_account_tokens', v_count);
+    DELETE FROM orders WHERE app_id = p_app_id AND account_id = ANY (p_ids);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_summary := v_summary || jsonb_build_object('orders', v_count);
+    UPDATE store_obligations SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms)
+    WHERE app_id = p_app_id AND account_id = ANY (p_ids);
+    UPDATE app_transaction_claims SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms)
+    WHERE app_id = p_app_id AND account_id = ANY (p_ids);
+    -- An import run names no app (its rows' transactions do): the rows of every run that name the ids.
+    UPDATE import_rows SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms)
+    WHERE account_id = ANY (p_ids);
+    -- Webhook events, delivered or not (those not delivered yet go out with the pseudonym): account, key, body.
+    UPDATE webhook_events SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
+        idempotency_key = account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms),
+        cause_id = account_erasure_rewrite(cause_id, p_ids, p_pseudonyms),
+        body = account_erasure_rewrite(body, p_ids, p_pseudonyms)
+    WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR body LIKE ANY (v_quoted));
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_summary := v_summary || jsonb_build_object('webhook_events', v_count);
+    UPDATE consumption_request_attempts
+    SET body = account_erasure_rewrite(body::text, p_ids, p_pseudonyms)::jsonb
+    WHERE body IS NOT NULL AND body::text LIKE ANY (v_quoted);
+    UPDATE audit_log SET target = account_erasure_rewrite(target::text, p_ids, p_pseudonyms)::jsonb
+    WHERE target::text LIKE ANY (v_quoted);
+
+    -- The tables distributed by account_id: the accounts' rows first (the consumption reports reference them).
+    INSERT INTO accounts (app_id, account_id) SELECT p_app_id, unnest(p_pseudonyms) ON CONFLICT DO NOTHING;
+    PERFORM account_erasure_move('consumption_consents', p_app_id, p_ids, p_pseudonyms);
+    PERFORM account_erasure_move('consumption_usage_reports', p_app_id, p_ids, p_pseudonyms);
+    v_summary := v_summary || jsonb_build_object(
+        'grants', account_erasure_move('entitlement_grants', p_app_id, p_ids, p_pseudonyms));
+    PERFORM account_erasure_move('account_credit_entries', p_app_id, p_ids, p_pseudonyms);
+    PERFORM account_erasure_move('account_entitlement_periods', p_app_id, p_ids, p_pseudonyms);
+    PERFORM account_erasure_move('account_entitlement_backfill', p_app_id, p_ids, p_pseudonyms);
+    PERFORM account_erasure_move('webhook_account_sequences', p_app_id, p_ids, p_pseudonyms);
+    DELETE FROM accounts WHERE app_id = p_app_id AND account_id = ANY (p_ids);
+    RETURN v_summary;
+END
+$$;
+
+--
+-- Name: account_erasure_strip(jsonb); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_strip(p_value jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT CASE jsonb_typeof(p_value)
+        WHEN 'object' THEN (
+            SELECT coalesce(jsonb_object_agg(k, account_erasure_strip(v)), '{}') FROM jsonb_each(p_value) AS m(k, v)
+            WHERE k NOT IN ('appAccountToken', 'applicationUsername', 'app_account_token', 'obfuscatedExternalAccountId',
+                            'obfuscatedExternalProfileId', 'obfuscatedAccountId', 'obfuscatedProfileId'))
+        WHEN 'array' THEN (
+            SELECT coalesce(jsonb_agg(account_erasure_strip(v) ORDER BY i), '[]')
+            FROM jsonb_array_elements(p_value) WITH ORDINALITY AS a(v, i))
+        ELSE p_value
+    END
+$$;
+
+--
+-- Name: account_erasures_are_append_only(); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasures_are_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'account erasures are append-only: % refused', TG_OP
+        USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+--
 -- Name: audit_log_is_append_only(); Type: FUNCTION
 --
 
@@ -17,6 +332,10 @@ CREATE FUNCTION audit_log_is_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 BEGIN
+    IF TG_OP = 'UPDATE' AND current_setting('subledger.erasing', true) = 'on'
+        AND (to_jsonb(NEW) - 'target') = (to_jsonb(OLD) - 'target') THEN
+        RETURN NEW;
+    END IF;
     RAISE EXCEPTION 'the audit log is append-only: % refused', TG_OP
         USING ERRCODE = 'restrict_violation';
 END
@@ -801,6 +1120,9 @@ CREATE FUNCTION consumption_reports_are_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 BEGIN
+    IF TG_OP = 'DELETE' AND current_setting('subledger.erasing', true) = 'on' THEN
+        RETURN OLD;
+    END IF;
     RAISE EXCEPTION 'consent and usage reports are append-only: % refused', TG_OP
         USING ERRCODE = 'restrict_violation';
 END
@@ -921,6 +1243,46 @@ CREATE FUNCTION ledger_chain_field(v uuid) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     SELECT coalesce('\x00000010'::bytea || uuid_send(v), '\xffffffff'::bytea)
+$$;
+
+--
+-- Name: erased_chain_rows; Type: TABLE
+--
+
+CREATE TABLE erased_chain_rows (
+    erased_row_id bigint NOT NULL,
+    erasure_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    original_transaction_id text NOT NULL,
+    link_seq bigint NOT NULL,
+    item_table text NOT NULL,
+    item_id bigint NOT NULL,
+    link_hash bytea NOT NULL,
+    fields_sha256_after bytea NOT NULL,
+    erased_at timestamp with time zone NOT NULL,
+    CONSTRAINT erased_chain_rows_fields_sha256_after_check CHECK ((length(fields_sha256_after) = 32)),
+    CONSTRAINT erased_chain_rows_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text]))),
+    CONSTRAINT erased_chain_rows_link_hash_check CHECK ((length(link_hash) = 32))
+);
+
+--
+-- Name: TABLE erased_chain_rows; Type: COMMENT
+--
+
+COMMENT ON TABLE erased_chain_rows IS 'citus: coordinator';
+
+--
+-- Name: ledger_chain_fields(erased_chain_rows); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_fields(x erased_chain_rows) RETURNS bytea
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field('erased_chain_rows'::text) || ledger_chain_field(x.erased_row_id)
+        || ledger_chain_field(x.erasure_id) || ledger_chain_field(x.link_seq) || ledger_chain_field(x.item_table)
+        || ledger_chain_field(x.item_id) || ledger_chain_field(x.link_hash)
+        || ledger_chain_field(x.fields_sha256_after) || ledger_chain_field(x.erased_at)
 $$;
 
 --
@@ -1209,12 +1571,20 @@ $$;
 
 CREATE FUNCTION ledger_entries_are_append_only() RETURNS trigger
     LANGUAGE plpgsql
-    AS $$
+    AS $_$
 BEGIN
+    IF TG_OP = 'UPDATE'
+        AND (to_jsonb(NEW) - 'account_id' - 'idempotency_key' - 'reason')
+            = (to_jsonb(OLD) - 'account_id' - 'idempotency_key' - 'reason')
+        AND (NEW.account_id ~ '^erased-[0-9a-f-]{36}$' AND NEW.account_id IS DISTINCT FROM OLD.account_id
+             OR NEW.account_id IS NOT DISTINCT FROM OLD.account_id
+                AND NEW.idempotency_key ~ 'erased-[0-9a-f-]{36}' AND NEW.idempotency_key <> OLD.idempotency_key) THEN
+        RETURN NEW;
+    END IF;
     RAISE EXCEPTION 'ledger entries are append-only: % refused', TG_OP
         USING ERRCODE = 'restrict_violation';
 END
-$$;
+$_$;
 
 --
 -- Name: mrr_move_rows(bigint, text, boolean, boolean, bigint, text, boolean, boolean, boolean); Type: FUNCTION
@@ -1443,6 +1813,39 @@ ALTER TABLE ONLY account_entitlement_periods REPLICA IDENTITY FULL;
 --
 
 COMMENT ON TABLE account_entitlement_periods IS 'citus: distributed by account_id';
+
+--
+-- Name: account_erasures; Type: TABLE
+--
+
+CREATE TABLE account_erasures (
+    erasure_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    pseudonym text NOT NULL,
+    erased_by text NOT NULL,
+    erased_at timestamp with time zone NOT NULL,
+    CONSTRAINT account_erasures_erased_by_check CHECK (((length(erased_by) >= 1) AND (length(erased_by) <= 200))),
+    CONSTRAINT account_erasures_pseudonym_check CHECK ((pseudonym ~ '^erased-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
+);
+
+--
+-- Name: TABLE account_erasures; Type: COMMENT
+--
+
+COMMENT ON TABLE account_erasures IS 'citus: coordinator';
+
+--
+-- Name: account_erasures_erasure_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE account_erasures ALTER COLUMN erasure_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME account_erasures_erasure_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 --
 -- Name: account_tokens; Type: TABLE
@@ -2005,6 +2408,38 @@ CREATE TABLE entitlement_grants (
 COMMENT ON TABLE entitlement_grants IS 'citus: distributed by account_id';
 
 --
+-- Name: erased_accounts; Type: TABLE
+--
+
+CREATE TABLE erased_accounts (
+    app_id bigint NOT NULL,
+    account_digest bytea NOT NULL,
+    erasure_id bigint NOT NULL,
+    pseudonym text NOT NULL,
+    CONSTRAINT erased_accounts_account_digest_check CHECK ((length(account_digest) = 32)),
+    CONSTRAINT erased_accounts_pseudonym_check CHECK ((pseudonym ~ '^erased-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
+);
+
+--
+-- Name: TABLE erased_accounts; Type: COMMENT
+--
+
+COMMENT ON TABLE erased_accounts IS 'citus: coordinator';
+
+--
+-- Name: erased_chain_rows_erased_row_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE erased_chain_rows ALTER COLUMN erased_row_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME erased_chain_rows_erased_row_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: exchange_rates; Type: TABLE
 --
 
@@ -2210,7 +2645,7 @@ CREATE TABLE ledger_chain_links (
     hash bytea NOT NULL,
     linked_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT ledger_chain_links_hash_check CHECK ((length(hash) = 32)),
-    CONSTRAINT ledger_chain_links_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text, 'notification_redactions'::text]))),
+    CONSTRAINT ledger_chain_links_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text, 'notification_redactions'::text, 'erased_chain_rows'::text]))),
     CONSTRAINT ledger_chain_links_seq_check CHECK ((seq > 0))
 );
 
@@ -2937,6 +3372,20 @@ ALTER TABLE ONLY account_entitlement_backfill
     ADD CONSTRAINT account_entitlement_backfill_pkey PRIMARY KEY (app_id, account_id);
 
 --
+-- Name: account_erasures account_erasures_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY account_erasures
+    ADD CONSTRAINT account_erasures_pkey PRIMARY KEY (erasure_id);
+
+--
+-- Name: account_erasures account_erasures_pseudonym_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY account_erasures
+    ADD CONSTRAINT account_erasures_pseudonym_key UNIQUE (pseudonym);
+
+--
 -- Name: account_tokens account_tokens_pkey; Type: CONSTRAINT
 --
 
@@ -3124,6 +3573,27 @@ ALTER TABLE ONLY entitlement_grants
 
 ALTER TABLE ONLY entitlement_grants
     ADD CONSTRAINT entitlement_grants_pkey PRIMARY KEY (app_id, account_id, grant_id);
+
+--
+-- Name: erased_accounts erased_accounts_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY erased_accounts
+    ADD CONSTRAINT erased_accounts_pkey PRIMARY KEY (app_id, account_digest);
+
+--
+-- Name: erased_accounts erased_accounts_pseudonym_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY erased_accounts
+    ADD CONSTRAINT erased_accounts_pseudonym_key UNIQUE (pseudonym);
+
+--
+-- Name: erased_chain_rows erased_chain_rows_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY erased_chain_rows
+    ADD CONSTRAINT erased_chain_rows_pkey PRIMARY KEY (erased_row_id);
 
 --
 -- Name: exchange_rates exchange_rates_pkey; Type: CONSTRAINT
@@ -3584,6 +4054,12 @@ CREATE INDEX index_consumption_requests_on_due ON consumption_requests USING btr
 CREATE INDEX index_consumption_usage_reports_on_app_id_and_transaction_id ON consumption_usage_reports USING btree (app_id, transaction_id, usage_id);
 
 --
+-- Name: index_erased_chain_rows_on_chain; Type: INDEX
+--
+
+CREATE INDEX index_erased_chain_rows_on_chain ON erased_chain_rows USING btree (app_id, environment, original_transaction_id, link_seq);
+
+--
 -- Name: index_input_events_on_input; Type: INDEX
 --
 
@@ -3806,6 +4282,12 @@ CREATE UNIQUE INDEX index_webhook_events_on_account_sequence ON webhook_events U
 CREATE INDEX index_webhook_events_on_created_at ON webhook_events USING btree (app_id, created_at);
 
 --
+-- Name: account_erasures account_erasures_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER account_erasures_no_update BEFORE DELETE OR UPDATE ON account_erasures FOR EACH ROW EXECUTE FUNCTION account_erasures_are_append_only();
+
+--
 -- Name: audit_log audit_log_no_truncate; Type: TRIGGER
 --
 
@@ -3828,6 +4310,24 @@ CREATE TRIGGER consumption_consents_no_update BEFORE DELETE OR UPDATE ON consump
 --
 
 CREATE TRIGGER consumption_usage_reports_no_update BEFORE DELETE OR UPDATE ON consumption_usage_reports FOR EACH ROW EXECUTE FUNCTION consumption_reports_are_append_only();
+
+--
+-- Name: erased_accounts erased_accounts_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER erased_accounts_no_update BEFORE DELETE OR UPDATE ON erased_accounts FOR EACH ROW EXECUTE FUNCTION account_erasures_are_append_only();
+
+--
+-- Name: erased_chain_rows erased_chain_rows_no_truncate; Type: TRIGGER
+--
+
+CREATE TRIGGER erased_chain_rows_no_truncate BEFORE TRUNCATE ON erased_chain_rows FOR EACH STATEMENT EXECUTE FUNCTION account_erasures_are_append_only();
+
+--
+-- Name: erased_chain_rows erased_chain_rows_no_update; Type: TRIGGER
+--
+
+CREATE TRIGGER erased_chain_rows_no_update BEFORE DELETE OR UPDATE ON erased_chain_rows FOR EACH ROW EXECUTE FUNCTION account_erasures_are_append_only();
 
 --
 -- Name: input_events input_events_no_truncate; Type: TRIGGER
@@ -3889,6 +4389,13 @@ CREATE TRIGGER webhook_events_fan_out AFTER INSERT ON webhook_events FOR EACH RO
 
 ALTER TABLE ONLY account_aliases
     ADD CONSTRAINT account_aliases_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: account_erasures account_erasures_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY account_erasures
+    ADD CONSTRAINT account_erasures_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: accounts accounts_app_id_fkey; Type: FK CONSTRAINT
@@ -3973,6 +4480,27 @@ ALTER TABLE ONLY consumption_usage_reports
 
 ALTER TABLE ONLY entitlement_grants
     ADD CONSTRAINT entitlement_grants_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: erased_accounts erased_accounts_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY erased_accounts
+    ADD CONSTRAINT erased_accounts_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: erased_accounts erased_accounts_erasure_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY erased_accounts
+    ADD CONSTRAINT erased_accounts_erasure_id_fkey FOREIGN KEY (erasure_id) REFERENCES account_erasures(erasure_id);
+
+--
+-- Name: erased_chain_rows erased_chain_rows_erasure_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY erased_chain_rows
+    ADD CONSTRAINT erased_chain_rows_erasure_id_fkey FOREIGN KEY (erasure_id) REFERENCES account_erasures(erasure_id);
 
 --
 -- Name: google_play_voided_cursors google_play_voided_cursors_app_id_fkey; Type: FK CONSTRAINT

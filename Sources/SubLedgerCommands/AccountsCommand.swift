@@ -9,7 +9,7 @@ struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
         abstract: "Merge one account of an app into another, or list the accounts merged into one.",
-        subcommands: [Merge.self, Aliases.self])
+        subcommands: [Merge.self, Aliases.self, Erase.self])
 
     /// Runs `body` with the merges of the configured database; a refusal becomes a `ValidationError` with its code.
     static func withMerges<T: Sendable>(
@@ -59,6 +59,39 @@ struct AccountsCommand: AsyncParsableCommand {
             }
             for grant in moves.grants { printOutput("grant\t\(grant)") }
             printOutput("credits\t\(moves.credits)")
+        }
+    }
+
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase an account: its id and identifiers replaced by a pseudonym everywhere, in one transaction."
+        )
+
+        @Argument(help: "The account id to erase.")
+        var account: String
+
+        @Option(help: "The bundle id of the app.")
+        var app: String
+
+        @Option(help: "Who erases: recorded with the erasure.")
+        var by: String
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let erasure = try await withStores(database, label: "subledger.accounts") { stores in
+                do {
+                    return try await AccountErasures(
+                        store: AccountErasureStore(pool: stores.pool), catalog: stores.catalog,
+                        now: { Instant.systemNow() }
+                    ).erase(bundleID: app, account: account, by: by)
+                } catch let error as ErasureError {
+                    throw ValidationError("\(error.code): \(error.message)")
+                }
+            }
+            printOutput("erased; the account's rows now carry \(erasure.pseudonym)")
+            for (table, count) in erasure.counts.sorted(by: { $0.key < $1.key }) { printOutput("\(table)\t\(count)") }
+            printOutput("aliases\t\(erasure.aliases)")
         }
     }
 

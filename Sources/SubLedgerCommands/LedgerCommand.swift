@@ -53,7 +53,9 @@ struct LedgerCommand: AsyncParsableCommand {
                 }
                 return try await stores.ledger.verifyLedgerChain(appID: appID, since: since)
             }
-            printOutput("checked \(result.chains) chain(s), \(result.links) link(s), rehashed \(result.rehashed)")
+            printOutput(
+                "checked \(result.chains) chain(s), \(result.links) link(s), rehashed \(result.rehashed)"
+                    + (result.erased > 0 ? ", \(result.erased) erased (matched by their erasure records)" : ""))
             guard let first = result.breaks.first else {
                 printOutput("ledger verify: every chain matches")
                 return

@@ -180,7 +180,9 @@ func buildRouter(
         claims: AppTransactionClaims(
             store: AppTransactionStore(pool: dependencies.pool), apple: dependencies.apple, now: dependencies.now)
     ).register(on: v1)
-    AccountsController(apps: apps, reads: reads, now: dependencies.now).register(on: v1)
+    let erasures = AccountErasures(
+        store: AccountErasureStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
+    AccountsController(apps: apps, reads: reads, erasures: erasures, now: dependencies.now).register(on: v1)
     // Refund requests: the customer's consent and the purchase's usage (docs/guides/operate.md, "Apple asks about a
     // refund").
     ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
@@ -209,6 +211,8 @@ func buildRouter(
         merges: AccountMerges(
             store: AccountMergeStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
     ).register(on: grantRoutes)
+    // Erasure (DELETE /v1/accounts/{id}): admin keys only (`RoutePermissions`).
+    ErasuresController(erasures: erasures).register(on: grantRoutes)
 
     let adminReports = router.group("v1/admin").addMiddleware {
         APIKeyMiddleware(keys: keys)

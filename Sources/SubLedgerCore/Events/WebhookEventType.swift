@@ -34,4 +34,7 @@ public enum WebhookEventType: String, Sendable, Hashable, CaseIterable {
     case refundRequested = "refund.requested"
     /// Apple declined the customer's refund request (`REFUND_DECLINED`): the purchase stands.
     case refundDeclined = "refund.declined"
+    /// The account was erased (docs/guides/accounts.md, "Erasing an account"): the event names its pseudonym
+    /// (`account_id` and `data.pseudonym`), never the erased id.
+    case accountErased = "account.erased"
 }

@@ -9,6 +9,8 @@ struct AccountsController: Sendable {
     let apps: AppDirectory
     /// Served by a read replica when one is current enough (docs/guides/scale-out.md, "Read replicas").
     let reads: Reads
+    /// An erased account's entitlements are refused (410 `account_erased`).
+    let erasures: AccountErasures
     let now: @Sendable () -> Instant
 
     /// The entitlement read's route under `/v1` (`AppDataAccess.group`), which the event loop's read matches too
@@ -39,6 +41,10 @@ struct AccountsController: Sendable {
         let read = try await reads.read(context) { store in
             // The read model on the pool that answers this read (a standby's or the primary's).
             try await EntitlementReadStore(pool: store.pool).read(of: account, app: app, at: at)
+        }
+        // An erased account holds nothing under its id (its rows moved to the pseudonym): asked only then.
+        if read.entitlements.isEmpty, read.credits == 0, try await erasures.isErased(account, appID: app.appID) {
+            throw ErasureError(.accountErased, "the account was erased")
         }
         return Representation.EntitlementsResponse(
             account: account, at: instant, entitlements: read.entitlements, credits: read.credits)

@@ -36,7 +36,9 @@ struct AuthorizationMiddleware: RouterMiddleware {
             // Through the same mapping the outermost ErrorMiddleware uses, so a refusal is recorded with the
             // status the client gets.
             let response = try await ErrorMiddleware<Context>().handle(request, context: context, next: next)
-            await record(request, context, key: key, route: route, status: response.status.code, in: audit)
+            await record(
+                request, context, key: key, route: route, status: response.status.code,
+                erasedAs: response.headers[ErasuresController.pseudonymHeader], in: audit)
             return response
         } catch let error as APIError {
             await record(request, context, key: key, route: route, status: error.status.code, in: audit)
@@ -76,10 +78,15 @@ struct AuthorizationMiddleware: RouterMiddleware {
 
     private func record(
         _ request: Request, _ context: Context, key: AuthenticatedKey, route: String, status: Int,
-        in audit: AuditLogStore
+        erasedAs pseudonym: String? = nil, in audit: AuditLogStore
     ) async {
         var target: [String: String] = [:]
         for (name, value) in context.parameters { target[String(name)] = String(value.prefix(256)) }
+        // An erasure is recorded under the pseudonym it gave the account (the id is stored nowhere after it), and
+        // a refused one without the id it named.
+        if request.method == .delete, route == "/v1/accounts/{account_id}" {
+            target["account_id"] = pseudonym ?? "(not recorded)"
+        }
         if let bundleID = request.uri.queryParameters.get("bundle_id") {
             target["bundle_id"] = String(bundleID.prefix(256))
         }

@@ -50,6 +50,9 @@ enum RoutePermissions {
         // must not be able to do for any two ids; the app server's sign-in flow calls it with a support key.
         Route(.post, "/v1/accounts/{account_id}/merge"): .customerChanges,
         Route(.get, "/v1/accounts/{account_id}/aliases"): .customerLookup,
+        // Erasing an account (docs/guides/accounts.md, "Erasing an account") cannot be undone: admin keys only
+        // (`.operations`, as this group's fallback), not support's customer changes.
+        Route(.delete, "/v1/accounts/{account_id}"): .operations,
         // Webhook endpoints and their secrets.
         Route(.get, "/v1/admin/webhooks"): .webhooks,
         Route(.post, "/v1/admin/webhooks"): .webhooks,

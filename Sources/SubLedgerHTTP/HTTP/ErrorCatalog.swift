@@ -20,6 +20,7 @@ enum ErrorCatalog {
             ("WebhookAdminError", WebhookAdminError.Code.allCases.map(\.rawValue)),
             ("GrantError", GrantError.Code.allCases.map(\.rawValue)),
             ("MergeError", MergeError.Code.allCases.map(\.rawValue)),
+            ("ErasureError", ErasureError.Code.allCases.map(\.rawValue)),
             (
                 "APIKeyError",
                 [

@@ -5,6 +5,7 @@ import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerReports
+import SubLedgerStore
 import SubLedgerUseCases
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
@@ -40,6 +41,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as MergeError {
             throw APIError(error)
+        } catch let error as ErasureError {
+            throw APIError(error)
+        } catch let conflict as AccountErasureConflict {
+            throw APIError(ErasureError(conflict))
         } catch let error as HTTPError {
             throw Self.map(error)
         } catch is NIOTooManyBytesError {

@@ -111,6 +111,18 @@ extension APIError {
         self.init(status, mappedCode: error.code.rawValue, message: error.message)
     }
 
+    /// How an erasure, or what names an erased account, is refused: an unknown app or account 404, an erased
+    /// account 410, anything else 400.
+    init(_ error: ErasureError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .unknownApp, .accountNotFound: .notFound
+            case .accountErased: .gone
+            default: .badRequest
+            }
+        self.init(status, mappedCode: error.code.rawValue, message: error.message)
+    }
+
     /// How a grant, a revocation or a listing of grants is refused: an unknown app or grant 404, a reused
     /// idempotency key 409, anything else 400.
     init(_ error: GrantError) {

@@ -60,6 +60,9 @@ extension LedgerStore {
         public var links = 0
         /// Links whose row was read and hashed again (all of them, or those linked since the `since` given).
         public var rehashed = 0
+        /// Links whose row an account erasure rewrote (docs/guides/accounts.md, "Erasing an account"), matched by
+        /// the erasure's record linked into the chain: told apart from rows changed without one.
+        public var erased = 0
         /// The first breaks found, at most one per chain, in chain order; empty: the ledger matches its chains.
         public var breaks: [LedgerChainBreak] = []
 
@@ -132,6 +135,12 @@ extension LedgerStore {
                         }
                         lastRedaction[redaction.notificationID] = link.seq
                     }
+                    // An erased row: its link's hash as recorded by the chain's (last) erasure record of that link,
+                    // and the digest of its fields as the erasure left them.
+                    var erasedLinks: [Int64: ChainLink.ErasedRow] = [:]
+                    for link in chainLinks {
+                        if let record = link.erasedRow { erasedLinks[record.linkSeq] = record }
+                    }
                     var previous = LedgerChainHash.genesis
                     var expected: Int64 = 1
                     var broken: LedgerChainBreak?
@@ -141,7 +150,20 @@ extension LedgerStore {
                             broken = found(.gap, "ledger_chain_links", nil, expected)
                             break
                         }
-                        if link.rehash {
+                        if link.rehash, let record = erasedLinks[link.seq], record.table == link.table,
+                            record.itemID == link.itemID
+                        {
+                            result.rehashed += 1
+                            guard let current = link.erasedDigest else {
+                                broken = found(.missing, link.table, link.itemID, link.seq)
+                                break
+                            }
+                            if record.linkHash != link.hash || record.fieldsAfter != current {
+                                broken = found(.changed, link.table, link.itemID, link.seq)
+                                break
+                            }
+                            result.erased += 1
+                        } else if link.rehash {
                             result.rehashed += 1
                             guard let fields = link.fields(linkedBodies: linkedBodies) else {
                                 broken = found(.missing, link.table, link.itemID, link.seq)
@@ -213,6 +235,18 @@ extension LedgerStore {
         private var notification: (storedBody: [UInt8]?, rest: LedgerChainHash.Fields)?
         /// A redaction of a notification's body: which notification, and its body's hashes.
         var redaction: (notificationID: Int64, bodyBefore: [UInt8], bodyAfter: [UInt8], storedBody: [UInt8]?)?
+        /// An erasure's record of a rewritten link of this chain (the link is an `erased_chain_rows` row).
+        var erasedRow: ErasedRow?
+        /// For a row an erasure record of the chain names: the SHA-256 of its chain fields as stored now.
+        var erasedDigest: [UInt8]?
+
+        struct ErasedRow {
+            var linkSeq: Int64
+            var table: String
+            var itemID: Int64
+            var linkHash: [UInt8]
+            var fieldsAfter: [UInt8]
+        }
 
         /// The item's fields, a notification's hashed with its body as linked (`linkedBodies`, by notification row
         /// id; the body as stored where the chain has no redaction of it); nil when the row is not there.
@@ -235,6 +269,7 @@ extension LedgerStore {
             hash = try row.decode([UInt8].self, at: 6)
             rehash = try row.decode(Bool.self, at: 7)
             guard rehash else { return }
+            erasedDigest = try row.decode([UInt8]?.self, at: 61)
             var fields = LedgerChainHash.Fields()
             fields.append(text: table)
             switch table {
@@ -293,6 +328,21 @@ extension LedgerStore {
                 fields.append(bytes: after)
                 fields.append(microseconds: try row.decode(Int64?.self, at: 50))
                 redaction = (notificationID, before, after, try row.decode([UInt8]?.self, at: 51))
+            case "erased_chain_rows":
+                guard try row.decode(Bool.self, at: 52) else { return }
+                let record = ErasedRow(
+                    linkSeq: try row.decode(Int64.self, at: 55), table: try row.decode(String.self, at: 56),
+                    itemID: try row.decode(Int64.self, at: 57), linkHash: try row.decode([UInt8].self, at: 58),
+                    fieldsAfter: try row.decode([UInt8].self, at: 59))
+                fields.append(int: try row.decode(Int64.self, at: 53))
+                fields.append(int: try row.decode(Int64.self, at: 54))
+                fields.append(int: record.linkSeq)
+                fields.append(text: record.table)
+                fields.append(int: record.itemID)
+                fields.append(bytes: record.linkHash)
+                fields.append(bytes: record.fieldsAfter)
+                fields.append(microseconds: try row.decode(Int64?.self, at: 60))
+                erasedRow = record
             default:
                 return
             }
@@ -334,7 +384,17 @@ extension LedgerStore {
             (extract(epoch FROM n.signed_at) * 1000000)::bigint, (extract(epoch FROM n.received_at) * 1000000)::bigint,
             d.redaction_id IS NOT NULL, d.redaction_id, d.notification_row_id, d.body_sha256_before,
             d.body_sha256_after, (extract(epoch FROM d.redacted_at) * 1000000)::bigint,
-            sha256(convert_to(dn.body, 'UTF8'))
+            sha256(convert_to(dn.body, 'UTF8')),
+            x.erased_row_id IS NOT NULL, x.erased_row_id, x.erasure_id, x.link_seq, x.item_table, x.item_id,
+            x.link_hash, x.fields_sha256_after, (extract(epoch FROM x.erased_at) * 1000000)::bigint,
+            CASE WHEN l.rehash AND EXISTS (
+                    SELECT 1 FROM erased_chain_rows y
+                    WHERE y.app_id = l.app_id AND y.environment = l.environment
+                      AND y.original_transaction_id = l.original_transaction_id AND y.link_seq = l.seq)
+                THEN CASE WHEN e.entry_id IS NOT NULL THEN sha256(ledger_chain_fields(e))
+                          WHEN r.receipt_id IS NOT NULL THEN sha256(ledger_chain_fields(r))
+                          WHEN n.notification_row_id IS NOT NULL THEN sha256(ledger_chain_fields(n)) END
+            END
         FROM links l
         LEFT JOIN ledger_entries e ON l.rehash AND l.item_table = 'ledger_entries' AND e.app_id = l.app_id
             AND e.environment = l.environment AND e.original_transaction_id = l.original_transaction_id
@@ -344,6 +404,8 @@ extension LedgerStore {
         LEFT JOIN notification_redactions d
             ON l.rehash AND l.item_table = 'notification_redactions' AND d.redaction_id = l.item_id
         LEFT JOIN notifications dn ON dn.notification_row_id = d.notification_row_id
+        LEFT JOIN erased_chain_rows x
+            ON l.rehash AND l.item_table = 'erased_chain_rows' AND x.erased_row_id = l.item_id
         ORDER BY l.app_id, l.environment, l.original_transaction_id, l.seq
         """
     }

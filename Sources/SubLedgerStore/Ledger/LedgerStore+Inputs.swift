@@ -44,6 +44,11 @@ extension LedgerStore {
                     hashtextextended('receipt:' || \(app.appID)::text || ':' || encode(sha256(convert_to(\(body),
                         'UTF8')), 'hex'), 0))
                 """)
+            // An erased account's submissions are refused, nothing stored (docs/guides/accounts.md, "Erasing an
+            // account"); one racing the erasure is refused by its apply, under the account's lock.
+            if let account, try AccountErasureStore.isErased(account, appID: app.appID, on: connection) {
+                throw AccountErasureConflict.erased
+            }
             if let account { try AccountRows.ensure([account], appID: app.appID, on: connection) }
             let existing = try connection.query(
                 """

@@ -24,8 +24,11 @@ enum AccountAliasRows {
         guard let account else { return .constant(nil) }
         batch.append(lock(account, appID: appID, exclusive: false))
         let index = batch.append(target(of: account, appID: appID))
+        let erasedIndex = batch.append(AccountErasureStore.erased(account, appID: appID))
         return Batched { rows in
-            try rows[index].first.map { try storedAccount($0.decode(String.self, at: 0)) } ?? account
+            // Erased meanwhile (a submission stored before the erasure, applied after): refused, as after it.
+            guard rows[erasedIndex].first == nil else { throw AccountErasureConflict.erased }
+            return try rows[index].first.map { try storedAccount($0.decode(String.self, at: 0)) } ?? account
         }
     }
 

@@ -50,6 +50,11 @@ public struct AccountMergeStore: Sendable {
             for account in [from, into].sorted(by: { $0.rawValue < $1.rawValue }) {
                 _ = try connection.query(AccountAliasRows.lock(account, appID: app.appID, exclusive: true))
             }
+            // An erased account is merged neither into nor from (docs/guides/accounts.md, "Erasing an account").
+            for account in [from, into]
+            where try AccountErasureStore.isErased(account, appID: app.appID, on: connection) {
+                throw AccountErasureConflict.erased
+            }
             let targets = try AccountAliasRows.targets(of: [from, into], appID: app.appID, on: connection)
             if let target = targets[into] { throw AccountMergeConflict.intoIsMerged(target: target) }
             if let target = targets[from] {

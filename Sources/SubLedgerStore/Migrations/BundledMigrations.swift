@@ -61,5 +61,6 @@ public enum BundledMigrations {
         ("0044_entitlement_grants.sql", PackageResources._044_entitlement_grants_sql),
         ("0045_key_scopes_and_audit_log.sql", PackageResources._045_key_scopes_and_audit_log_sql),
         ("0046_account_aliases.sql", PackageResources._046_account_aliases_sql),
+        ("0047_account_erasures.sql", PackageResources._047_account_erasures_sql),
     ]
 }
