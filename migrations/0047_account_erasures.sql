@@ -1,4 +1,4 @@
--- step 47: account erasures: an account's personal identifiers replaced by a pseudonym, the ledger still provable
+-- step 47: ledger chain: account erasures, an account's identifiers replaced by pseudonyms, every chain provable
 -- An erasure (docs/guides/accounts.md, "Erasing an account") replaces, in one transaction, an account id of an app
 -- (and the ids merged into it) by random pseudonyms `erased-<uuid>` wherever a row stores it, removes its app
 -- account tokens, orders and aliases, and replaces the raw inputs that carry its identifiers (its submissions, the
