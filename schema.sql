@@ -163,6 +163,9 @@ DECLARE
     v_notifications bigint[];
     v_link record;
     v_after bytea;
+    v_entry ledger_entries;
+    v_receipt receipts;
+    v_notification notifications;
 BEGIN
     v_notifications := ARRAY(
         SELECT DISTINCT l.item_id FROM chains c
@@ -199,17 +202,20 @@ BEGIN
         WHERE l.item_table = 'notifications' AND l.item_id = ANY (v_notifications)
         ORDER BY 1, 2, 3, 4
     LOOP
-        v_after := CASE v_link.item_table
-            WHEN 'ledger_entries' THEN (
-                SELECT sha256(ledger_chain_fields(e)) FROM ledger_entries e
-                WHERE e.app_id = v_link.app_id AND e.environment = v_link.environment
-                  AND e.original_transaction_id = v_link.original_transaction_id AND e.entry_id = v_link.item_id)
-            WHEN 'receipts' THEN (
-                SELECT sha256(ledger_chain_fields(r)) FROM receipts r WHERE r.receipt_id = v_link.item_id)
-            ELSE (
-                SELECT sha256(ledger_chain_fields(n)) FROM notifications n
-                WHERE n.notification_row_id = v_link.item_id)
-        END;
+        -- The row is read into a variable and hashed here: a whole-row call on a distributed table's alias is not
+        -- something Citus can send to a worker.
+        IF v_link.item_table = 'ledger_entries' THEN
+            SELECT * INTO STRICT v_entry FROM ledger_entries e
+            WHERE e.app_id = v_link.app_id AND e.environment = v_link.environment
+              AND e.original_transaction_id = v_link.original_transaction_id AND e.entry_id = v_link.item_id;
+            v_after := sha256(ledger_chain_fields(v_entry));
+        ELSIF v_link.item_table = 'receipts' THEN
+            SELECT * INTO STRICT v_receipt FROM receipts r WHERE r.receipt_id = v_link.item_id;
+            v_after := sha256(ledger_chain_fields(v_receipt));
+        ELSE
+            SELECT * INTO STRICT v_notification FROM notifications n WHERE n.notification_row_id = v_link.item_id;
+            v_after := sha256(ledger_chain_fields(v_notification));
+        END IF;
         PERFORM account_erasure_link(
             p_erasure_id, v_link.app_id, v_link.environment, v_link.original_transaction_id, v_link.seq,
             v_link.item_table, v_link.item_id, v_link.hash, v_after, p_now);

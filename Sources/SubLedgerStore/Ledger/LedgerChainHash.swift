@@ -22,7 +22,10 @@ import Foundation
 ///   - `notifications`: notification_row_id, app_id, notification_id, version, notification_type, subtype,
 ///     SHA-256(body), signed_at, received_at (the body as linked: a later redaction, below, keeps its hash);
 ///   - `notification_redactions` (migrations/0026): redaction_id, notification_row_id, SHA-256(body before),
-///     SHA-256(body after), redacted_at.
+///     SHA-256(body after), redacted_at;
+///   - `erased_chain_rows` (migrations/0047): erased_row_id, erasure_id, link_seq, item_table, item_id, link_hash,
+///     SHA-256(fields of the rewritten row as the erasure left it), erased_at. The rewritten row's own link is then
+///     checked against the record (its stored hash equals `link_hash`, its fields' digest the record's), not rehashed.
 /// An input's processing state (status, attempts, errors, leases, environment, applied_at) changes after it is
 /// linked and is not hashed.
 public enum LedgerChainHash {
@@ -92,6 +95,11 @@ public enum LedgerChainHash {
         private static func bigEndian(_ value: UInt64) -> [UInt8] {
             (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
         }
+    }
+
+    /// The SHA-256 of `fields` alone: what an erasure record holds of the row it rewrote.
+    public static func digest(_ fields: Fields) -> [UInt8] {
+        Array(SHA256.hash(data: fields.bytes))
     }
 
     /// The hash of a link whose item has `fields`, after a link whose hash is `previous`.

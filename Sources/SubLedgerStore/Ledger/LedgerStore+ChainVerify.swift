@@ -154,11 +154,12 @@ extension LedgerStore {
                             record.itemID == link.itemID
                         {
                             result.rehashed += 1
-                            guard let current = link.erasedDigest else {
+                            // The row as stored now (a notification with its body as stored, not as linked).
+                            guard let fields = link.fields(linkedBodies: [:]) else {
                                 broken = found(.missing, link.table, link.itemID, link.seq)
                                 break
                             }
-                            if record.linkHash != link.hash || record.fieldsAfter != current {
+                            if record.linkHash != link.hash || record.fieldsAfter != LedgerChainHash.digest(fields) {
                                 broken = found(.changed, link.table, link.itemID, link.seq)
                                 break
                             }
@@ -237,8 +238,6 @@ extension LedgerStore {
         var redaction: (notificationID: Int64, bodyBefore: [UInt8], bodyAfter: [UInt8], storedBody: [UInt8]?)?
         /// An erasure's record of a rewritten link of this chain (the link is an `erased_chain_rows` row).
         var erasedRow: ErasedRow?
-        /// For a row an erasure record of the chain names: the SHA-256 of its chain fields as stored now.
-        var erasedDigest: [UInt8]?
 
         struct ErasedRow {
             var linkSeq: Int64
@@ -269,7 +268,6 @@ extension LedgerStore {
             hash = try row.decode([UInt8].self, at: 6)
             rehash = try row.decode(Bool.self, at: 7)
             guard rehash else { return }
-            erasedDigest = try row.decode([UInt8]?.self, at: 61)
             var fields = LedgerChainHash.Fields()
             fields.append(text: table)
             switch table {
@@ -386,15 +384,7 @@ extension LedgerStore {
             d.body_sha256_after, (extract(epoch FROM d.redacted_at) * 1000000)::bigint,
             sha256(convert_to(dn.body, 'UTF8')),
             x.erased_row_id IS NOT NULL, x.erased_row_id, x.erasure_id, x.link_seq, x.item_table, x.item_id,
-            x.link_hash, x.fields_sha256_after, (extract(epoch FROM x.erased_at) * 1000000)::bigint,
-            CASE WHEN l.rehash AND EXISTS (
-                    SELECT 1 FROM erased_chain_rows y
-                    WHERE y.app_id = l.app_id AND y.environment = l.environment
-                      AND y.original_transaction_id = l.original_transaction_id AND y.link_seq = l.seq)
-                THEN CASE WHEN e.entry_id IS NOT NULL THEN sha256(ledger_chain_fields(e))
-                          WHEN r.receipt_id IS NOT NULL THEN sha256(ledger_chain_fields(r))
-                          WHEN n.notification_row_id IS NOT NULL THEN sha256(ledger_chain_fields(n)) END
-            END
+            x.link_hash, x.fields_sha256_after, (extract(epoch FROM x.erased_at) * 1000000)::bigint
         FROM links l
         LEFT JOIN ledger_entries e ON l.rehash AND l.item_table = 'ledger_entries' AND e.app_id = l.app_id
             AND e.environment = l.environment AND e.original_transaction_id = l.original_transaction_id
