@@ -238,13 +238,17 @@ BEGIN
         JOIN ledger_chain_links l ON l.app_id = c.app_id AND l.environment = c.environment
             AND l.original_transaction_id = c.original_transaction_id AND l.item_table = 'notifications'
         WHERE c.app_id = p_app_id AND c.owner_account_id = ANY (p_ids));
-    -- Entries of the ids, and entries of other accounts whose key names one (the other side of a merge).
+    -- Entries of the ids, and entries of other accounts whose key names one: the other side of a merge, a transfer
+    -- or credit entry on a chain where the ids have entries too (found through the account index, not a scan).
     WITH rewritten AS (
         UPDATE ledger_entries SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
             idempotency_key = account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms),
             reason = account_erasure_rewrite(reason, p_ids, p_pseudonyms)
         WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR (kind IN ('transfer_in', 'transfer_out', 'credit',
-            'debit') AND account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms) <> idempotency_key))
+            'debit') AND (environment, original_transaction_id) IN (
+                SELECT environment, original_transaction_id FROM ledger_entries
+                WHERE app_id = p_app_id AND account_id = ANY (p_ids))
+            AND account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms) <> idempotency_key))
         RETURNING entry_id)
     SELECT coalesce(array_agg(entry_id), '{}') INTO v_entries FROM rewritten;
     WITH rewritten AS (

@@ -43,6 +43,10 @@ public struct EntitlementGrantStore: Sendable {
         now: Instant
     ) async throws -> (record: EntitlementGrantRecord, created: Bool) {
         try await pool.transaction { connection in
+            // An erased account is granted nothing (docs/guides/accounts.md, "Erasing an account").
+            if try AccountErasureStore.isErased(grant.account, appID: app.appID, on: connection) {
+                throw AccountErasureConflict.erased
+            }
             let inserted = try connection.query(
                 """
                 INSERT INTO entitlement_grants (app_id, account_id, grant_id, environment, entitlement_id, starts_at,

@@ -209,6 +209,11 @@ import Testing
             let twice = try await Self.erase(client, Self.customer, key: admin)
             #expect(twice.status == .gone)
             #expect(Self.code(twice) == "account_erased")
+            let grant = try await GrantTests.send(
+                client, .post, "/v1/accounts/\(Self.customer)/grants", key: admin,
+                ["bundle_id": H.appOne, "entitlement_id": "pro", "duration": "30d", "reason": "after erasure"])
+            #expect(grant.status == .gone)
+            #expect(Self.code(grant) == "account_erased")
             let into = try await AccountMergeTests.merge(client, into: Self.customer, from: "newcomer", key: support)
             #expect(into.status == .gone)
             #expect(Self.code(into) == "account_erased")
