@@ -16,14 +16,6 @@ import Testing
     @Test(.enabled(if: TestDatabase.isCitus, "runs on the Citus cluster of scripts/citus-test"))
     func applyingANotificationSendsNoStatementToMoreThanOneShard() async throws {
         try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
-            // Citus reads its record through pg_stat_statements (preloaded on the coordinator by
-            // scripts/citus-cluster); the extension's objects are needed in this database, on the coordinator only.
-            try await pool.execute(
-                script: """
-                    SET citus.enable_ddl_propagation = off;
-                    CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
-                    RESET citus.enable_ddl_propagation;
-                    """)
             let app = try await F.app(on: pool)
             let store = LedgerStore(pool: pool)
             let alice = F.account("alice")
@@ -35,45 +27,11 @@ import Testing
                 F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30), lifetime], on: 1),
                 app: app, now: F.day(1))
 
-            // Every statement of this database Citus recorded, by statement and partition key, with its calls.
-            let recorded: PostgresQuery = """
-                SELECT queryid::text || '/' || coalesce(partition_key, ''), calls, query, partition_key
-                FROM citus_stat_statements
-                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-                """
-            func calls() async throws -> [String: Int64] {
-                var result: [String: Int64] = [:]
-                for row in try await pool.query(recorded) {
-                    result[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
-                }
-                return result
-            }
-            let before = try await calls()
-            let applied = try await store.apply(
-                F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60)], on: 30), app: app,
-                now: F.day(30))
-            #expect(applied.newEntries == 1)
-
-            let distributed = try await pool.query(
-                """
-                SELECT c.relname::text FROM pg_dist_partition d JOIN pg_class c ON c.oid = d.logicalrelid
-                WHERE d.partmethod = 'h'
-                """
-            ).map { try $0.decode(String.self, at: 0) }
-            #expect(distributed.contains("webhook_account_sequences") && distributed.contains("chains"))
-            var routed: [String] = []
-            var everyShard: [String] = []
-            for row in try await pool.query(recorded) {
-                let key = try row.decode(String.self, at: 0)
-                guard try row.decode(Int64.self, at: 1) > before[key] ?? 0 else { continue }
-                let query = try row.decode(String.self, at: 2)
-                let words = Set(query.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
-                guard distributed.contains(where: words.contains) else { continue }
-                if try row.decode(String?.self, at: 3) == nil {
-                    everyShard.append(String(query.prefix(200)))
-                } else {
-                    routed.append(query)
-                }
+            let (routed, everyShard) = try await Self.statements(on: pool) {
+                let applied = try await store.apply(
+                    F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60)], on: 30), app: app,
+                    now: F.day(30))
+                #expect(applied.newEntries == 1)
             }
             #expect(everyShard.isEmpty, "sent to every shard:\n\(everyShard.joined(separator: "\n"))")
             // The record holds the apply: the chain's load, the outbox's sequence numbers and the read model's read.
@@ -91,5 +49,91 @@ import Testing
                 #expect(body.contains(#""entitlement_id":"lifetime""#) && body.contains(#""entitlement_id":"pro""#))
             }
         }
+    }
+
+    /// A notification whose transaction carries an app account token (as Apple's renewals do, and Google's
+    /// obfuscated account id): the accounts the token may name are looked up by account id (`accounts`) and by the
+    /// token SubLedger gave (`account_tokens`, distributed by token), each with a statement that names its shard.
+    @Test(.enabled(if: TestDatabase.isCitus, "runs on the Citus cluster of scripts/citus-test"))
+    func aNotificationNamingAnAccountTokenSendsNoStatementToMoreThanOneShard() async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            let app = try await F.app(on: pool)
+            let store = LedgerStore(pool: pool)
+            let token = "6f1c2a7e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+            let buyer = F.account(token)
+            try await store.apply(
+                F.receipt(by: buyer, [F.subscription("t1", chain: "o1", from: 0, to: 30, token: token)], on: 1),
+                app: app, now: F.day(1))
+
+            let (routed, everyShard) = try await Self.statements(on: pool) {
+                let applied = try await store.apply(
+                    F.notification([F.subscription("t2", chain: "o1", from: 30, to: 60, token: token)], on: 30),
+                    app: app, now: F.day(30))
+                #expect(applied.newEntries == 1)
+                #expect(applied.accounts["t2"] == buyer)
+            }
+            #expect(everyShard.isEmpty, "sent to every shard:\n\(everyShard.joined(separator: "\n"))")
+            for table in ["accounts", "account_tokens", "chains", "webhook_account_sequences"] {
+                #expect(
+                    routed.contains { Self.words(of: $0).contains(table) }, "no statement on \(table) recorded")
+            }
+            let events = try await pool.query(
+                "SELECT count(*)::bigint FROM webhook_events WHERE cause_kind = 'notification' AND account_id = \(token)"
+            ).single().decode(Int64.self, at: 0)
+            #expect(events > 0)
+        }
+    }
+
+    /// The statements on distributed tables that `work` sent, from Citus's record (`citus_stat_statements`, a
+    /// statement counted when its calls grew): those routed to one shard (a partition key), and the first 200
+    /// characters of those run on every shard.
+    private static func statements(
+        on pool: PostgresPool, during work: () async throws -> Void
+    ) async throws -> (routed: [String], everyShard: [String]) {
+        // Citus reads its record through pg_stat_statements (preloaded on the coordinator by
+        // scripts/citus-cluster); the extension's objects are needed in this database, on the coordinator only.
+        try await pool.execute(
+            script: """
+                SET citus.enable_ddl_propagation = off;
+                CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+                RESET citus.enable_ddl_propagation;
+                """)
+        // Every statement of this database Citus recorded, by statement and partition key, with its calls.
+        let recorded: PostgresQuery = """
+            SELECT queryid::text || '/' || coalesce(partition_key, ''), calls, query, partition_key
+            FROM citus_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        var before: [String: Int64] = [:]
+        for row in try await pool.query(recorded) {
+            before[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
+        }
+        try await work()
+
+        let distributed = try await pool.query(
+            """
+            SELECT c.relname::text FROM pg_dist_partition d JOIN pg_class c ON c.oid = d.logicalrelid
+            WHERE d.partmethod = 'h'
+            """
+        ).map { try $0.decode(String.self, at: 0) }
+        #expect(distributed.contains("webhook_account_sequences") && distributed.contains("chains"))
+        var routed: [String] = []
+        var everyShard: [String] = []
+        for row in try await pool.query(recorded) {
+            let key = try row.decode(String.self, at: 0)
+            guard try row.decode(Int64.self, at: 1) > before[key] ?? 0 else { continue }
+            let query = try row.decode(String.self, at: 2)
+            guard distributed.contains(where: words(of: query).contains) else { continue }
+            if try row.decode(String?.self, at: 3) == nil {
+                everyShard.append(String(query.prefix(200)))
+            } else {
+                routed.append(query)
+            }
+        }
+        return (routed, everyShard)
+    }
+
+    private static func words(of query: String) -> Set<String> {
+        Set(query.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
     }
 }

@@ -107,7 +107,7 @@ import Testing
                     ChainRows.loadForUpdate(key, appID: 0).sql,
                     InputRows.markSubmissionApplied(0, environment: .production).sql,
                     InputRows.markNotificationApplied(0, environment: .production).sql,
-                    AccountRows.ensure(try AccountID("a"), appID: 0).sql, AccountRows.named("{}", appID: 0).sql,
+                    AccountRows.ensure(try AccountID("a"), appID: 0).sql, AccountRows.named("a", appID: 0).sql,
                     OrderRows.candidates(orderIDs: "[]", submitter: nil, appID: 0).sql,
                     OrderRows.fulfil("o", by: nil, environment: .production, at: F.day(0), appID: 0).sql,
                     WebhookOutbox.insert(events: "[]", appID: 0).sql,

@@ -22,15 +22,18 @@ enum AccountRows {
         return .none
     }
 
-    static func named(_ ids: String, appID: Int64) -> PostgresQuery {
-        "SELECT account_id FROM accounts WHERE app_id = \(appID) AND account_id = ANY (\(ids)::text::text[])"
+    /// The account whose id is `id`, if the app has one: a statement that names the account, so on a Citus cluster
+    /// it goes to the account's shard (an `= ANY` of several ids would ask every shard).
+    static func named(_ id: String, appID: Int64) -> PostgresQuery {
+        "SELECT account_id FROM accounts WHERE app_id = \(appID) AND account_id = \(id)"
     }
 
-    /// The accounts that tokens SubLedger gave them (`account_tokens`, written back to Apple) name. A separate
-    /// statement rather than a union: the two tables are distributed by account, the lookups are by token.
-    static func tokens(_ tokens: String, appID: Int64) -> PostgresQuery {
+    /// The account SubLedger gave `token` (`account_tokens`, written back to Apple), if any. A separate statement
+    /// rather than a union: `accounts` is distributed by account, `account_tokens` by token, and each statement
+    /// names its table's distribution value, so on a Citus cluster each goes to one shard.
+    static func token(_ token: String, appID: Int64) -> PostgresQuery {
         """
-        SELECT token::text, account_id FROM account_tokens WHERE app_id = \(appID) AND token = ANY (\(tokens)::text::uuid[])
+        SELECT token::text, account_id FROM account_tokens WHERE app_id = \(appID) AND token = \(token)::text::uuid
         """
     }
 
@@ -42,20 +45,21 @@ enum AccountRows {
         try connection.run { accounts(named: tokens, appID: appID, into: &$0) }
     }
 
-    /// `accounts(named:appID:on:)`'s statement, appended to `batch`.
+    /// `accounts(named:appID:on:)`'s statements, appended to `batch`: one per token and table (each goes to one
+    /// shard on a Citus cluster), all in the caller's round trip.
     static func accounts(
         named tokens: [AccountToken], appID: Int64, into batch: inout PostgresBatch
     ) -> Batched<[AccountToken: AccountID]> {
         guard !tokens.isEmpty else { return .constant([:]) }
         var byRaw: [String: AccountToken] = [:]
         for token in tokens { byRaw[token.rawValue] = token }
-        let index = batch.append(named(PostgresArrayText.strings(byRaw.keys.sorted()), appID: appID))
-        let uuids = byRaw.keys.filter(UUIDFormat.isUUID).sorted()
-        let tokenIndex = uuids.isEmpty ? nil : batch.append(Self.tokens(PostgresArrayText.strings(uuids), appID: appID))
+        let raws = byRaw.keys.sorted()
+        let indexes = raws.map { batch.append(named($0, appID: appID)) }
+        let tokenIndexes = raws.filter(UUIDFormat.isUUID).map { batch.append(token($0, appID: appID)) }
         return Batched { rows in
             var found: [AccountToken: AccountID] = [:]
-            if let tokenIndex {
-                for row in rows[tokenIndex] {
+            for index in tokenIndexes {
+                for row in rows[index] {
                     let raw = try row.decode(String.self, at: 0)
                     if let token = byRaw[raw], let account = try? AccountID(row.decode(String.self, at: 1)) {
                         found[token] = account
@@ -63,9 +67,11 @@ enum AccountRows {
                 }
             }
             // An account whose id is the token itself wins over a token given to another account.
-            for row in rows[index] {
-                let raw = try row.decode(String.self, at: 0)
-                if let token = byRaw[raw], let account = try? AccountID(raw) { found[token] = account }
+            for index in indexes {
+                for row in rows[index] {
+                    let raw = try row.decode(String.self, at: 0)
+                    if let token = byRaw[raw], let account = try? AccountID(raw) { found[token] = account }
+                }
             }
             return found
         }
