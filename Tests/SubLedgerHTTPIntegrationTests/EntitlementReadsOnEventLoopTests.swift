@@ -240,6 +240,12 @@ import Testing
             // The route answers from the caches only: fill them as a first request through the router would.
             let key = try #require(try await keys.authenticate(secret))
             let app = try await apps.app(for: key)
+            // The accounts the tests read hold a consumable credit: a read that finds nothing goes to the router,
+            // which tells an erased account (410) from one that holds nothing.
+            for account in ["alice", "aA"] {
+                try await pool.query(
+                    "INSERT INTO account_credit_entries VALUES (\(app.appID), \(account), 'Production', 'c1', 'c1', 1)")
+            }
             let route = EntitlementReadRoute(
                 appData: AppDataAccess(keys: keys, audit: AuditLogStore(pool: pool), now: { H.day(1) }), apps: apps,
                 reads: EntitlementReadStore(pool: readsPool?(pool) ?? pool), now: { H.day(1) },
@@ -321,6 +327,8 @@ import Testing
                 // An id with escapes is decoded as the router decodes it (`PathSegment`) and answered here.
                 (Self.get("/v1/accounts/a%41/entitlements", key: key), "{\"account_id\":\"aA\""),
                 (Self.get("/v1/accounts/dave/entitlements", key: key), "routed /v1/accounts/dave/entitlements"),
+                // Holds nothing: the router's read tells whether the account was erased.
+                (Self.get("/v1/accounts/erin/entitlements", key: key), "routed /v1/accounts/erin/entitlements"),
                 (
                     "POST /v1/accounts/alice/entitlements HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(key)\r\n"
                         + "Content-Length: 0\r\n\r\n", "routed "

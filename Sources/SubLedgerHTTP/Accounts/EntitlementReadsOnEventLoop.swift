@@ -248,7 +248,7 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
         guard isActive else { return }
         var passedOn = false
         switch outcome {
-        case .success(let read?):
+        case .success(let read?) where !read.entitlements.isEmpty || read.credits != 0:
             if route.logsRequests { log(current.head) }
             // Recorded before the answer is written, as the router's middleware records before Hummingbird writes.
             route.answered.requests.increment()
@@ -260,7 +260,9 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
                 Representation.EntitlementsResponse(
                     account: current.account, at: current.at, entitlements: read.entitlements, credits: read.credits),
                 context: context)
-        case .success(nil):
+        case .success:
+            // Not read yet (nil), or nothing held: the router answers, which tells an erased account (410
+            // `account_erased`, asked only when the account holds nothing) from one that holds nothing.
             pass(current.head, context: context)
             passedOn = true
         case .failure(let error):

@@ -66,7 +66,7 @@ import Testing
     /// A purchase with an app account token (an order's), a grant, an anonymous account merged in, an endpoint:
     /// then the erasure, and everything it must leave.
     @Test func theIdIsNowhereAfterTheErasureAndTheLedgerStillVerifies() async throws {
-        try await H.run(entitlementReadsOnEventLoops: false) { harness, client in
+        try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             let support = try await harness.keys.create(scope: .support, name: "support-desk").secret
             let appID = try #require(try await harness.catalog.app(bundleID: H.appOne)).appID
@@ -230,7 +230,7 @@ import Testing
 
     /// An erased row changed again, or a row rewritten like an erasure without its record, reads as changed.
     @Test func rowsRewrittenWithoutAMatchingErasureRecordStillReadAsChanged() async throws {
-        try await H.run(entitlementReadsOnEventLoops: false) { harness, client in
+        try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             harness.clock.set(H.day(1))
             for (account, id) in [(Self.customer, "8401"), ("bystander", "8501")] {
