@@ -58,8 +58,9 @@ import Testing
     }
 
     @Test func everyCatalogTypeAndTheTestTypeAreKnown() {
-        #expect(WebhookEventTypeNames.all.count == 17)
+        #expect(WebhookEventTypeNames.all.count == 18)
         #expect(WebhookEventTypeNames.isKnown("webhook.test"))
+        #expect(WebhookEventTypeNames.isKnown("account.erased"))
         #expect(WebhookEventTypeNames.isKnown("subscription.price_increase"))
         #expect(WebhookEventTypeNames.isKnown("refund.requested"))
         #expect(!WebhookEventTypeNames.isKnown("Entitlement.Granted"))
