@@ -42,12 +42,11 @@ import Testing
         }
     }
 
-    /// Apple slow but up. Many simultaneous sandbox receipts all verify within one deadline: the
-    /// client keeps enough connections, and the receipt's own environment (read offline) is asked first.
-    /// (With 8 connections per host and production asked first, 40 receipts' first calls alone queue for
-    /// 5 × 1 s, past the 4.8 s deadline; with enough connections they take about 1 s, which leaves a busy
-    /// machine seconds of slack.)
-    @Test func simultaneousSandboxReceiptsWithSlowAppleAllVerify() async throws {
+    /// Apple slow but up. Many simultaneous sandbox receipts are all asked of Apple side by side: the client keeps
+    /// enough connections, and the receipt's own environment (read offline) is asked first, so no call is spent on
+    /// production. The simulator holds every call until all 40 are held at once, so a client that queued them behind
+    /// a few connections (8 per host was the old default) would wait out its deadline; no time is measured.
+    @Test func simultaneousSandboxReceiptsAreAskedSideBySideInTheirOwnEnvironment() async throws {
         try await E.run { e in
             var receipts: [String] = []
             for _ in 0..<40 {
@@ -59,13 +58,16 @@ import Testing
                 configuration: AppleConfiguration(
                     verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
                     verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false,
-                    timeout: .milliseconds(4_800)),
+                    timeout: .seconds(60)),
                 additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
             let ingestion = Ingestion(
                 store: e.service.store, catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
                 now: { Instant(millisecondsSince1970: e.control.clock().now) })
             let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
-            e.control.setFault(FaultRule(kind: .latency, rate: 1, latencyMs: 1_000), for: .verifyReceipt)
+            let before = e.control.verifyReceiptRequests()
+            e.control.setFault(
+                FaultRule(kind: .timeout, holdMs: 120_000, remaining: receipts.count, gather: receipts.count),
+                for: .verifyReceipt)
             let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for (index, receipt) in receipts.enumerated() {
                     group.addTask {
@@ -83,7 +85,49 @@ import Testing
                 return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
             }
             #expect(verified == receipts.count)
+            let after = e.control.verifyReceiptRequests()
+            #expect(after["production", default: 0] - before["production", default: 0] == 0)
+            #expect(after["sandbox", default: 0] - before["sandbox", default: 0] == receipts.count)
         }
+    }
+
+    /// The simulator's `gather` fault answers held calls together once that many are held, and each held call
+    /// on its own when its hold ends; it counts the calls each endpoint received.
+    @Test func theSimulatorGathersHeldCallsAndCountsThem() async throws {
+        try await E.run { e in
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: try e.appleID(.sandbox), bundleID: E.bundleID, productID: "pro.monthly"))
+            let before = e.control.verifyReceiptRequests()
+            // Three calls side by side, gathered by three: all answered although each could be held for 10 minutes.
+            e.control.setFault(FaultRule(kind: .timeout, holdMs: 600_000, gather: 3), for: .verifyReceipt)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        try await Self.verifyReceiptStatus(bought.receiptData, at: e.sim.sandboxVerifyReceiptURL)
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == [0, 0, 0])
+            // Alone, a call gathered by two is answered when its short hold ends.
+            e.control.setFault(FaultRule(kind: .timeout, holdMs: 50, gather: 2), for: .verifyReceipt)
+            #expect(try await Self.verifyReceiptStatus(bought.receiptData, at: e.sim.sandboxVerifyReceiptURL) == 0)
+            let after = e.control.verifyReceiptRequests()
+            #expect(after["sandbox", default: 0] - before["sandbox", default: 0] == 4)
+            #expect(after["production", default: 0] == before["production", default: 0])
+        }
+    }
+
+    private static func verifyReceiptStatus(_ receipt: String, at url: String) async throws -> Int {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.timeoutInterval = 900
+        request.httpBody = try JSONSerialization.data(withJSONObject: [
+            "receipt-data": receipt, "password": "one-secret",
+        ])
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(object["status"] as? Int)
     }
 
     /// Apple refusing connections fails fast, and after repeated failures the circuit breaker

@@ -152,6 +152,7 @@ struct ControlRoutes: Sendable {
             control.clearFaults()
             return Self.json(control.faults())
         }
+        group.get("verify-receipt-requests") { _, _ in Self.json(control.verifyReceiptRequests()) }
         // Notifications
         group.get("notifications") { _, _ in Self.json(control.notifications()) }
         group.patch("notifications/settings") { request, _ in

@@ -258,6 +258,9 @@ public struct SimulatorControl: Sendable {
         Dictionary(uniqueKeysWithValues: engine.faults.rules.map { ($0.key.rawValue, $0.value) })
     }
 
+    /// How many `verifyReceipt` requests each environment's endpoint received: `["production": n, "sandbox": m]`.
+    public func verifyReceiptRequests() -> [String: Int] { engine.verifyReceiptRequests.all }
+
     // MARK: Notifications
 
     /// Changes delivery switches; turning out-of-order off releases held notifications.

@@ -8,7 +8,9 @@ enum FaultResponses {
     static let maintenancePage =
         "<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We'll be back soon.</h1></body></html>"
 
-    static func verifyReceipt(_ rule: FaultRule, environment: StoreEnvironment) async -> Response? {
+    static func verifyReceipt(
+        _ rule: FaultRule, environment: StoreEnvironment, faults: FaultInjector
+    ) async -> Response? {
         switch rule.kind {
         case .appleStatus:
             let status = rule.status ?? 21005
@@ -30,12 +32,12 @@ enum FaultResponses {
         case .html200:
             return SimpleResponse(status: 200, contentType: "text/html", body: maintenancePage).response
         case .latency, .timeout:
-            await delay(rule)
+            await delay(rule, endpoint: .verifyReceipt, faults: faults)
             return nil
         }
     }
 
-    static func serverAPI(_ rule: FaultRule) async -> Response? {
+    static func serverAPI(_ rule: FaultRule, faults: FaultInjector) async -> Response? {
         switch rule.kind {
         case .appleStatus: return ServerAPIError.generalRetryable.response
         case .http500: return ServerAPIError.general.response
@@ -43,13 +45,17 @@ enum FaultResponses {
         case .http429: return ServerAPIError.rateLimited.response
         case .html200: return SimpleResponse(status: 200, contentType: "text/html", body: maintenancePage).response
         case .latency, .timeout:
-            await delay(rule)
+            await delay(rule, endpoint: .serverAPI, faults: faults)
             return nil
         }
     }
 
-    private static func delay(_ rule: FaultRule) async {
-        let milliseconds = rule.kind == .latency ? (rule.latencyMs ?? 200) : (rule.holdMs ?? 60_000)
-        try? await Task.sleep(for: .milliseconds(max(milliseconds, 0)))
+    private static func delay(_ rule: FaultRule, endpoint: FaultEndpoint, faults: FaultInjector) async {
+        let milliseconds = max(rule.kind == .latency ? (rule.latencyMs ?? 200) : (rule.holdMs ?? 60_000), 0)
+        if let gather = rule.gather, gather > 0 {
+            await faults.hold(endpoint, until: gather, atMost: .milliseconds(milliseconds))
+        } else {
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+        }
     }
 }

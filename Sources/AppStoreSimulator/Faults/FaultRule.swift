@@ -14,11 +14,15 @@ public struct FaultRule: Sendable, Codable, Hashable {
     public var holdMs: Int?
     /// Only the next N requests that draw the fault get it; nil for no limit.
     public var remaining: Int?
+    /// For `latency` and `timeout`: a held request is answered as soon as this many requests of the endpoint
+    /// are held at once (all of them together), or when its delay ends, whichever comes first. It shows whether a
+    /// client really sends that many requests side by side, without timing anything.
+    public var gather: Int?
 
     /// Creates a rule.
     public init(
         kind: FaultKind, rate: Double? = nil, status: Int? = nil, isRetryable: Bool? = nil, latencyMs: Int? = nil,
-        holdMs: Int? = nil, remaining: Int? = nil
+        holdMs: Int? = nil, remaining: Int? = nil, gather: Int? = nil
     ) {
         self.kind = kind
         self.rate = rate
@@ -27,5 +31,6 @@ public struct FaultRule: Sendable, Codable, Hashable {
         self.latencyMs = latencyMs
         self.holdMs = holdMs
         self.remaining = remaining
+        self.gather = gather
     }
 }

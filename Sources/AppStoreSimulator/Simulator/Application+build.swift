@@ -26,8 +26,10 @@ extension AppStoreSimulator {
             router.post("\(prefix)/verifyReceipt") { request, _ in
                 var request = request
                 let body = try await request.collectBody(upTo: 16 * 1024 * 1024)
+                engine.verifyReceiptRequests.record(environment)
                 if let fault = engine.faults.draw(.verifyReceipt),
-                    let response = await FaultResponses.verifyReceipt(fault, environment: environment)
+                    let response = await FaultResponses.verifyReceipt(
+                        fault, environment: environment, faults: engine.faults)
                 {
                     return response
                 }
@@ -39,7 +41,9 @@ extension AppStoreSimulator {
             let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
                 var request = request
                 let body = try await request.collectBody(upTo: 1024 * 1024)
-                if let fault = engine.faults.draw(.serverAPI), let response = await FaultResponses.serverAPI(fault) {
+                if let fault = engine.faults.draw(.serverAPI),
+                    let response = await FaultResponses.serverAPI(fault, faults: engine.faults)
+                {
                     return response
                 }
                 var path = request.uri.path

@@ -17,6 +17,8 @@ final class SimulatorEngine: Sendable {
     let massExtensionCompletionDelay: Duration?
     /// The Server API's per-app rate limits (off until configured).
     let rateLimits = ServerAPIRateLimits()
+    /// The `verifyReceipt` requests received per environment.
+    let verifyReceiptRequests = VerifyReceiptRequests()
 
     init(configuration: AppStoreSimulator.Configuration, delivery: NotificationDelivery, logger: Logger) throws {
         let start =
