@@ -210,6 +210,20 @@ public struct LedgerStore: Sendable {
         }
     }
 
+    /// Whether a chain is stored under `key`: one indexed row read, no transactions loaded (an ingestion's check of
+    /// whether an input is the first it hears of a chain).
+    public func isChainStored(_ key: ChainKey, app: StoredApp) async throws -> Bool {
+        try await pool.withConnection { connection in
+            try !connection.query(
+                """
+                SELECT 1 FROM chains
+                WHERE app_id = \(app.appID) AND environment = \(key.environment.rawValue)
+                    AND original_transaction_id = \(key.originalTransactionID)
+                """
+            ).isEmpty
+        }
+    }
+
     /// The ledger entries of `account`, oldest first.
     public func entries(for account: AccountID, app: StoredApp) async throws -> [LedgerEntry] {
         try await pool.withConnection { connection in

@@ -331,15 +331,17 @@ public struct Ingestion: Sendable {
             try await mark(.submission, inputID, failed: "\(error)", retryable: false)
             throw IngestionError(.invalidSignedTransaction, "the signed transaction did not verify: \(error)")
         }
+        var input = LedgerInput(
+            kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
+            transactions: [transaction], observedAt: transaction.signedDate)
         do {
             try await refreshContestedChain(of: transaction, submitter: account, app: app)
+            // A renewal's transaction submitted before anything else of its chain: the chain from its beginning.
+            input = try await withEarlierTransactions(input, of: firstContacts(in: input, app: app), app: app)
         } catch let error as IngestionError {
             try await mark(.submission, inputID, failed: error.code.rawValue, retryable: error.isTransient)
             throw error
         }
-        let input = LedgerInput(
-            kind: .signedTransaction, bundleID: app.bundleID, environment: environment, submitter: account,
-            transactions: [transaction], observedAt: transaction.signedDate)
         let applied = try await applyInput(input, app: app, reference: .submission(inputID), now: now())
         return try await result(inputID, environment, applied, ignored: [], account: account, app: app)
     }
@@ -387,11 +389,53 @@ public struct Ingestion: Sendable {
         // Secrets at rest: a V1 body is stored without the shared secret Apple echoes in `password`. Its
         // notification id stays the digest of the body as received (Apple's retries repeat it exactly).
         let storedBody = verified.version == .v1 ? NotificationV1Redaction.removingPassword(from: body) : body
+        let input = LedgerInput(notification: verified)
+        let contacts = try await firstContacts(in: input, app: app)
+        if !contacts.isEmpty {
+            return try await receiveFirstContact(
+                verified, body: String(decoding: storedBody, as: UTF8.self), input: input, contacts: contacts, app: app)
+        }
         // Stored and applied in one transaction (deduplicated by notification id): one `apply` step.
         let received = try await IngestionStep.apply.traced(app: app.bundleID) {
             try await store.receive(
-                verified, body: String(decoding: storedBody, as: UTF8.self),
-                input: LedgerInput(notification: verified), app: app, now: now())
+                verified, body: String(decoding: storedBody, as: UTF8.self), input: input, app: app, now: now())
+        }
+        switch received {
+        case .duplicate:
+            return .duplicate
+        case .applied(_, let applied):
+            LedgerMetrics.record(applied)
+            return .applied(notificationType: verified.notificationType)
+        }
+    }
+
+    /// `receiveNotification` for a notification through which SubLedger first hears of a chain after its first
+    /// transaction: stored first (committed on its own), then the chain's earlier transactions are read from Apple,
+    /// then all is applied with the stored row. Apple failing leaves the row `retry` (the renewal job applies it, or
+    /// Apple's next delivery) and answers the transient refusal, so Apple delivers it again.
+    private func receiveFirstContact(
+        _ verified: ServerNotification, body: String, input: LedgerInput,
+        contacts: [(key: ChainKey, arrived: Transaction)], app: StoredApp
+    ) async throws -> NotificationResult {
+        let stored = try await IngestionStep.store.traced(app: app.bundleID) {
+            try await store.storeNotification(verified, body: body, app: app)
+        }
+        if stored.alreadyApplied { return .duplicate }
+        let filled: LedgerInput
+        do {
+            filled = try await withEarlierTransactions(input, of: contacts, app: app)
+        } catch let error as IngestionError {
+            try await mark(.notification, stored.id, failed: error.code.rawValue, retryable: error.isTransient)
+            throw error
+        }
+        let received: LedgerStore.NotificationOutcome
+        do {
+            received = try await IngestionStep.apply.traced(app: app.bundleID) {
+                try await store.applyStoredNotification(stored.id, filled, app: app, now: now())
+            }
+        } catch {
+            try await mark(.notification, stored.id, failed: "\(error)", retryable: true)
+            throw error
         }
         switch received {
         case .duplicate:
@@ -426,9 +470,9 @@ public struct Ingestion: Sendable {
             throw error
         }
         do {
-            switch try await store.applyStoredNotification(
-                pending.rowID, LedgerInput(notification: verified), app: app, now: now())
-            {
+            var input = LedgerInput(notification: verified)
+            input = try await withEarlierTransactions(input, of: firstContacts(in: input, app: app), app: app)
+            switch try await store.applyStoredNotification(pending.rowID, input, app: app, now: now()) {
             case .duplicate:
                 return .duplicate
             case .applied(_, let applied):
