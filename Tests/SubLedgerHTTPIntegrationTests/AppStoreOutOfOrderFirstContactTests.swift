@@ -70,6 +70,44 @@ import Testing
         #expect(late == reference)
     }
 
+    /// A chain first heard of at its 27th renewal is read over two pages of Apple's history (20 a page), and the
+    /// customer's other purchases in Apple's answer (a consumable, another subscription group) stay off the chain.
+    @Test func aChainFirstHeardOfAfterTwentySevenRenewalsIsReadOverEveryPageOfTheHistory() async throws {
+        try await E.run(startTime: Self.start) { e in
+            try await e.giveTheAppTheSimulatorsServerAPIKey()
+            _ = await e.control.updateNotificationSettings(.init(drop: true))
+            let order = try await e.client.call(
+                .post, "/v1/orders", key: e.key, json: ["account_id": "alice", "product_id": "pro.monthly"])
+            let token = try #require(order.json["app_account_token"] as? String)
+            let appleID = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(
+                    appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly", appAccountToken: token))
+            let chain = try #require(bought.originalTransactionID)
+            _ = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "coins.100"))
+            _ = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.committed"))
+            for _ in 0..<26 { _ = await e.control.advanceClock(.init(days: 31)) }
+            _ = await e.control.updateNotificationSettings(.init(drop: false))
+            _ = await e.control.advanceClock(.init(days: 31))
+            await e.deliverNotifications()
+            let renewals = e.control.notifications().filter {
+                $0.originalTransactionID == chain && $0.notificationType == "DID_RENEW"
+            }
+            #expect(renewals.count == 27)
+            #expect(renewals.filter { $0.dropped != true }.map(\.transactionID) == [renewals.last?.transactionID])
+
+            let shape = try await Self.shape(e, chain: chain)
+            #expect(shape.transactions.count == 28)
+            #expect(shape.transactions.allSatisfy { $0.hasSuffix(" alice") && $0.contains(" 9990 USD ") })
+            #expect(shape.entries.first == "grant t0")
+            #expect(shape.entries.filter { $0.hasPrefix("extend") } == (1...27).map { "extend t\($0)" })
+            #expect(shape.revenue["sales"] == 28)
+            #expect(shape.revenue["gross_milli"] == 28 * 9_990)
+        }
+    }
+
     /// What in-order delivery gives: three transactions, a grant then two extensions, three sales.
     static func expectInOrderShape(_ shape: LedgerShape) {
         #expect(shape.transactions.count == 3)
@@ -176,7 +214,7 @@ import Testing
             .secret
         _ = try await ReportProjector(pool: e.service.pool).projectAll()
         let answer = try await e.client.call(
-            .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2025-06-01&by=month", key: admin)
+            .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2027-12-01&by=month", key: admin)
         #expect(answer.status == .ok)
         for row in answer.json["rows"] as? [[String: Any]] ?? [] where row["product_id"] as? String == "pro.monthly" {
             for (name, value) in row["amounts"] as? [String: Any] ?? [:] {
