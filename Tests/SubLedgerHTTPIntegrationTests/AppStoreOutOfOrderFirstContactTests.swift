@@ -32,6 +32,8 @@ import Testing
         case latestRenewalOnlyWhileTheServerAPIFails
         /// No notification at all; alice's app submits the second renewal's StoreKit 2 transaction.
         case signedRenewalFirst
+        /// As `latestRenewalOnly`, for an app without an App Store Server API key.
+        case latestRenewalOnlyWithoutAServerAPIKey
     }
 
     /// A chain's ledger in terms two databases can share: transactions and entries with each transaction named by
@@ -68,6 +70,15 @@ import Testing
         let reference = try await Self.story(.inOrder)
         let late = try await Self.story(.signedRenewalFirst)
         #expect(late == reference)
+    }
+
+    /// An app without an App Store Server API key cannot ask Apple for the history: what arrived is applied alone
+    /// (docs/explanation/ledger.md says so), one transaction and its `extend`, applied at once.
+    @Test func withoutAServerAPIKeyTheLatestRenewalIsAppliedAsItArrived() async throws {
+        let shape = try await Self.story(.latestRenewalOnlyWithoutAServerAPIKey)
+        #expect(shape.transactions.count == 1)
+        #expect(shape.entries == ["extend t0"])
+        #expect(shape.revenue["sales"] == 1)
     }
 
     /// A chain first heard of at its 27th renewal is read over two pages of Apple's history (20 a page), and the
@@ -120,7 +131,7 @@ import Testing
     static func story(_ delivery: Delivery) async throws -> LedgerShape {
         let box = ShapeBox()
         try await E.run(startTime: start) { e in
-            try await e.giveTheAppTheSimulatorsServerAPIKey()
+            if delivery != .latestRenewalOnlyWithoutAServerAPIKey { try await e.giveTheAppTheSimulatorsServerAPIKey() }
             if delivery != .inOrder { _ = await e.control.updateNotificationSettings(.init(drop: true)) }
             let order = try await e.client.call(
                 .post, "/v1/orders", key: e.key, json: ["account_id": "alice", "product_id": "pro.monthly"])
@@ -134,7 +145,7 @@ import Testing
             switch delivery {
             case .inOrder, .signedRenewalFirst:
                 break
-            case .latestRenewalOnly:
+            case .latestRenewalOnly, .latestRenewalOnlyWithoutAServerAPIKey:
                 _ = await e.control.updateNotificationSettings(.init(drop: false))
             case .latestRenewalOnlyWhileTheServerAPIFails:
                 _ = await e.control.updateNotificationSettings(.init(drop: false))
@@ -149,7 +160,7 @@ import Testing
             switch delivery {
             case .inOrder:
                 #expect(notifications.allSatisfy { $0.dropped != true })
-            case .latestRenewalOnly:
+            case .latestRenewalOnly, .latestRenewalOnlyWithoutAServerAPIKey:
                 #expect(notifications.filter { $0.dropped != true }.map(\.transactionID) == [latest])
                 #expect(try await storedNotifications(e) == ["DID_RENEW applied"])
             case .latestRenewalOnlyWhileTheServerAPIFails:

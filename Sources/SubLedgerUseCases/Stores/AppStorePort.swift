@@ -3,7 +3,8 @@ import SubLedgerStore
 
 /// The App Store behind `StorePort`: receipts through verifyReceipt, StoreKit 2 transactions and Server
 /// Notifications through Apple's signatures, chains through the App Store Server API or, for receipt-only chains,
-/// verifyReceipt on their latest receipt.
+/// verifyReceipt on their latest receipt. A chain first heard of through a later transaction is filled from Get
+/// Transaction History before it is applied (`Ingestion.withEarlierTransactions`), as Google Play's from its orders.
 public struct AppStorePort: StorePort {
     public let ingestion: Ingestion
 
