@@ -32,6 +32,9 @@ import Testing
         case latestRenewalOnlyWhileTheServerAPIFails
         /// No notification at all; alice's app submits the second renewal's StoreKit 2 transaction.
         case signedRenewalFirst
+        /// As `latestRenewalOnlyWhileTheServerAPIFails`, but the renewal job applies the stored notification ten
+        /// minutes later, before Apple's retry.
+        case latestRenewalOnlyWhileTheServerAPIFailsThenTheJob
         /// As `latestRenewalOnly`, for an app without an App Store Server API key.
         case latestRenewalOnlyWithoutAServerAPIKey
     }
@@ -63,6 +66,12 @@ import Testing
     @Test func aFirstContactWhileTheServerAPIFailsIsAppliedWholeWhenAppleDeliversItAgain() async throws {
         let reference = try await Self.story(.inOrder)
         let late = try await Self.story(.latestRenewalOnlyWhileTheServerAPIFails)
+        #expect(late == reference)
+    }
+
+    @Test func aFirstContactWhileTheServerAPIFailsIsAppliedWholeByTheRenewalJob() async throws {
+        let reference = try await Self.story(.inOrder)
+        let late = try await Self.story(.latestRenewalOnlyWhileTheServerAPIFailsThenTheJob)
         #expect(late == reference)
     }
 
@@ -147,7 +156,7 @@ import Testing
                 break
             case .latestRenewalOnly, .latestRenewalOnlyWithoutAServerAPIKey:
                 _ = await e.control.updateNotificationSettings(.init(drop: false))
-            case .latestRenewalOnlyWhileTheServerAPIFails:
+            case .latestRenewalOnlyWhileTheServerAPIFails, .latestRenewalOnlyWhileTheServerAPIFailsThenTheJob:
                 _ = await e.control.updateNotificationSettings(.init(drop: false))
                 e.control.setFault(FaultRule(kind: .http503), for: .serverAPI)
             }
@@ -172,6 +181,12 @@ import Testing
                 _ = await e.control.advanceClock(.init(minutes: 61))
                 await e.deliverNotifications()
                 #expect(try await storedNotifications(e) == ["DID_RENEW applied"])
+            case .latestRenewalOnlyWhileTheServerAPIFailsThenTheJob:
+                #expect(try await storedNotifications(e) == ["DID_RENEW retry"])
+                e.control.clearFaults()
+                _ = await e.control.advanceClock(.init(minutes: 10))
+                #expect(try await renewalJob(e).runCycle().notifications == 1)
+                #expect(try await storedNotifications(e) == ["DID_RENEW applied"])
             case .signedRenewalFirst:
                 #expect(notifications.allSatisfy { $0.dropped == true })
                 let signed = try e.control.signedTransaction(latest)
@@ -184,6 +199,21 @@ import Testing
             box.value = try await shape(e, chain: chain)
         }
         return box.value
+    }
+
+    /// The renewal job as `subledger poll` builds it (its own gateway), on the simulator's clock, one cycle a run.
+    static func renewalJob(_ e: E) throws -> RenewalPoller {
+        var configuration = RenewalPoller.Configuration(worker: "first-contact")
+        configuration.requestsPerSecond = 100_000
+        configuration.once = true
+        let control = e.control
+        let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: control.clock().now) }
+        let ingestion = Ingestion(
+            store: e.service.store, catalog: e.service.catalog, apple: try e.freshGateway(),
+            logger: TestDatabase.logger, now: now)
+        return RenewalPoller(
+            configuration: configuration, queue: PollQueue(pool: e.service.pool), store: e.service.store,
+            catalog: e.service.catalog, ingestion: ingestion, logger: TestDatabase.logger, now: now)
     }
 
     /// SubLedger's stored notifications, `type status`, in the order stored.
