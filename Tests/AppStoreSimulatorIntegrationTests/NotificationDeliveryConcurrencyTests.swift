@@ -74,10 +74,9 @@ import Testing
     }
 
     @Test func aRefusedConnectionIsNoResponseAndEveryChainIsTried() async throws {
-        // A port that was just listening and is now closed: connections to it are refused.
-        let closed = try await StubHTTPServer.start { _ in .empty(status: 200) }
-        let url = closed.baseURL + "/notifications"
-        await closed.shutdown()
+        // Port 9 (discard) on loopback: nothing listens there and no test binds it (a port closed a moment ago could
+        // be taken by another test's server before the deliveries start), so every connection is refused.
+        let url = "http://127.0.0.1:9/notifications"
         try await SimulatorFixture.with(notificationURL: url) { fixture in
             for name in ["d", "e", "f", "g"] {
                 _ = try await fixture.createAppleID("\(name)@example.com")
