@@ -10,59 +10,56 @@
 --
 
 --
--- Name: account_erase(bigint, text, text, timestamp with time zone); Type: FUNCTION
+-- Name: account_erase(bigint, text[], bytea[], bytea, text, timestamp with time zone); Type: FUNCTION
 --
 
-CREATE FUNCTION account_erase(p_app_id bigint, p_account_id text, p_actor text, p_now timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION account_erase(p_app_id bigint, p_ids text[], p_digests bytea[], p_plain_digest bytea, p_actor text, p_now timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
 DECLARE
+    v_account text := p_ids[1];
     v_erasure_id bigint;
-    v_ids text[];
     v_pseudonyms text[];
     v_summary jsonb;
 BEGIN
+    IF cardinality(p_ids) IS DISTINCT FROM cardinality(p_digests) OR cardinality(p_ids) < 1 THEN
+        RAISE EXCEPTION 'account_erase: one digest per id' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_ids[2:] IS DISTINCT FROM ARRAY(
+        SELECT account_id FROM account_aliases WHERE app_id = p_app_id AND merged_into = v_account
+        ORDER BY account_id)
+    THEN
+        RAISE EXCEPTION 'account_erase: the ids merged into the account changed' USING ERRCODE = 'serialization_failure';
+    END IF;
     IF EXISTS (SELECT 1 FROM erased_accounts WHERE app_id = p_app_id
-               AND account_digest = account_erasure_digest(p_app_id, p_account_id)) THEN
+               AND (account_digest = p_digests[1] AND digest_scheme = 'hmac-sha256'
+                    OR account_digest = p_plain_digest AND digest_scheme = 'sha256')) THEN
         RETURN NULL;
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM accounts WHERE app_id = p_app_id AND account_id = p_account_id)
-        AND NOT EXISTS (SELECT 1 FROM account_aliases WHERE app_id = p_app_id AND account_id = p_account_id)
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE app_id = p_app_id AND account_id = p_account_id)
-        AND NOT EXISTS (SELECT 1 FROM receipts WHERE app_id = p_app_id AND account_id = p_account_id) THEN
+    IF NOT EXISTS (SELECT 1 FROM accounts WHERE app_id = p_app_id AND account_id = v_account)
+        AND NOT EXISTS (SELECT 1 FROM account_aliases WHERE app_id = p_app_id AND account_id = v_account)
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE app_id = p_app_id AND account_id = v_account)
+        AND NOT EXISTS (SELECT 1 FROM receipts WHERE app_id = p_app_id AND account_id = v_account) THEN
         RETURN '{}';
     END IF;
     PERFORM set_config('subledger.erasing', 'on', true);
-    v_ids := ARRAY[p_account_id] || ARRAY(
-        SELECT account_id FROM account_aliases WHERE app_id = p_app_id AND merged_into = p_account_id
-        ORDER BY account_id);
-    v_pseudonyms := ARRAY(SELECT 'erased-' || gen_random_uuid()::text FROM unnest(v_ids));
+    v_pseudonyms := ARRAY(SELECT 'erased-' || gen_random_uuid()::text FROM unnest(p_ids));
 
     INSERT INTO account_erasures (app_id, pseudonym, erased_by, erased_at)
     VALUES (p_app_id, v_pseudonyms[1], p_actor, p_now) RETURNING erasure_id INTO v_erasure_id;
-    INSERT INTO erased_accounts (app_id, account_digest, erasure_id, pseudonym)
-    SELECT p_app_id, account_erasure_digest(p_app_id, v_ids[i]), v_erasure_id, v_pseudonyms[i]
-    FROM generate_subscripts(v_ids, 1) AS i;
+    INSERT INTO erased_accounts (app_id, account_digest, erasure_id, pseudonym, digest_scheme)
+    SELECT p_app_id, p_digests[i], v_erasure_id, v_pseudonyms[i], 'hmac-sha256'
+    FROM generate_subscripts(p_ids, 1) AS i;
     DELETE FROM account_aliases
-    WHERE app_id = p_app_id AND (account_id = ANY (v_ids) OR merged_into = ANY (v_ids));
+    WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR merged_into = ANY (p_ids));
 
-    v_summary := account_erasure_rewrite_chains(v_erasure_id, p_app_id, v_ids, v_pseudonyms, p_now)
-        || account_erasure_rewrite_state(p_app_id, v_ids, v_pseudonyms)
+    v_summary := account_erasure_rewrite_chains(v_erasure_id, p_app_id, p_ids, v_pseudonyms, p_now)
+        || account_erasure_rewrite_state(p_app_id, p_ids, v_pseudonyms)
         || jsonb_build_object('erasure_id', v_erasure_id, 'pseudonym', v_pseudonyms[1],
-                              'aliases', cardinality(v_ids) - 1);
+                              'aliases', cardinality(p_ids) - 1);
     PERFORM set_config('subledger.erasing', 'off', true);
     RETURN v_summary;
 END
-$$;
-
---
--- Name: account_erasure_digest(bigint, text); Type: FUNCTION
---
-
-CREATE FUNCTION account_erasure_digest(p_app_id bigint, p_account_id text) RETURNS bytea
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-    SELECT sha256(convert_to('subledger-account-erasure|' || p_app_id::text || '|' || p_account_id, 'UTF8'))
 $$;
 
 --
@@ -159,8 +156,17 @@ CREATE FUNCTION account_erasure_rewrite_chains(p_erasure_id bigint, p_app_id big
 DECLARE
     v_redacted text := jsonb_build_object('erased', true)::text;
     v_entries bigint[];
+    v_entry_environments text[];
+    v_entry_chains text[];
     v_receipts bigint[];
     v_notifications bigint[];
+    v_environments text[] := '{}';
+    v_chains text[] := '{}';
+    v_seqs bigint[] := '{}';
+    v_tables text[] := '{}';
+    v_items bigint[] := '{}';
+    v_hashes bytea[] := '{}';
+    v_i integer;
     v_link record;
     v_after bytea;
     v_entry ledger_entries;
@@ -169,11 +175,9 @@ DECLARE
 BEGIN
     v_notifications := ARRAY(
         SELECT DISTINCT l.item_id FROM chains c
-        JOIN ledger_chain_links l ON l.app_id = c.app_id AND l.environment = c.environment
-            AND l.original_transaction_id = c.original_transaction_id AND l.item_table = 'notifications'
+    JOIN ledger_chain_links l ON l.app_id = c.app_id AND l.environment = c.environment
+        AND l.original_transaction_id = c.original_transaction_id AND l.item_table = 'notifications'
         WHERE c.app_id = p_app_id AND c.owner_account_id = ANY (p_ids));
-    -- Entries of the ids, and entries of other accounts whose key names one: the other side of a merge, a transfer
-    -- or credit entry on a chain where the ids have entries too (found through the account index, not a scan).
     WITH rewritten AS (
         UPDATE ledger_entries SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
             idempotency_key = account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms),
@@ -183,34 +187,63 @@ BEGIN
                 SELECT environment, original_transaction_id FROM ledger_entries
                 WHERE app_id = p_app_id AND account_id = ANY (p_ids))
             AND account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms) <> idempotency_key))
-        RETURNING entry_id)
-    SELECT coalesce(array_agg(entry_id), '{}') INTO v_entries FROM rewritten;
+        RETURNING entry_id, environment, original_transaction_id)
+    SELECT coalesce(array_agg(entry_id), '{}'), coalesce(array_agg(environment), '{}'),
+        coalesce(array_agg(original_transaction_id), '{}')
+    INTO v_entries, v_entry_environments, v_entry_chains FROM rewritten;
     WITH rewritten AS (
         UPDATE receipts SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms), order_id = NULL,
             body = v_redacted, body_sha256 = sha256(convert_to(v_redacted, 'UTF8')), client_transaction_id = NULL
         WHERE app_id = p_app_id AND account_id = ANY (p_ids) RETURNING receipt_id)
     SELECT coalesce(array_agg(receipt_id), '{}') INTO v_receipts FROM rewritten;
-    UPDATE notifications SET body = v_redacted WHERE notification_row_id = ANY (v_notifications);
+    UPDATE notifications SET body = v_redacted
+    WHERE notification_row_id = ANY (v_notifications);
 
-    FOR v_link IN
-        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
+    -- The links, each looked up by its chain's key (one shard on a Citus cluster), then recorded in chain and link
+    -- order.
+    FOR v_i IN 1 .. cardinality(v_entries) LOOP
+        SELECT l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash INTO v_link
         FROM ledger_chain_links l
-        WHERE l.app_id = p_app_id AND l.item_table = 'ledger_entries' AND l.item_id = ANY (v_entries)
-        UNION ALL
-        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
+        WHERE l.app_id = p_app_id AND l.environment = v_entry_environments[v_i]
+          AND l.original_transaction_id = v_entry_chains[v_i] AND l.item_table = 'ledger_entries'
+          AND l.item_id = v_entries[v_i];
+        IF FOUND THEN
+            v_environments := v_environments || v_link.environment;
+            v_chains := v_chains || v_link.original_transaction_id;
+            v_seqs := v_seqs || v_link.seq;
+            v_tables := v_tables || v_link.item_table;
+            v_items := v_items || v_link.item_id;
+            v_hashes := v_hashes || v_link.hash;
+        END IF;
+    END LOOP;
+    FOR v_link IN
+        SELECT l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
         FROM ledger_chain_links l
         WHERE l.item_table = 'receipts' AND l.item_id = ANY (v_receipts)
         UNION ALL
-        SELECT l.app_id, l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
+        SELECT l.environment, l.original_transaction_id, l.seq, l.item_table, l.item_id, l.hash
         FROM ledger_chain_links l
         WHERE l.item_table = 'notifications' AND l.item_id = ANY (v_notifications)
-        ORDER BY 1, 2, 3, 4
+    LOOP
+        v_environments := v_environments || v_link.environment;
+        v_chains := v_chains || v_link.original_transaction_id;
+        v_seqs := v_seqs || v_link.seq;
+        v_tables := v_tables || v_link.item_table;
+        v_items := v_items || v_link.item_id;
+        v_hashes := v_hashes || v_link.hash;
+    END LOOP;
+
+    FOR v_link IN
+        SELECT k.environment, k.original_transaction_id, k.seq, k.item_table, k.item_id, k.hash
+        FROM unnest(v_environments, v_chains, v_seqs, v_tables, v_items, v_hashes)
+            AS k(environment, original_transaction_id, seq, item_table, item_id, hash)
+        ORDER BY 1, 2, 3
     LOOP
         -- The row is read into a variable and hashed here: a whole-row call on a distributed table's alias is not
         -- something Citus can send to a worker.
         IF v_link.item_table = 'ledger_entries' THEN
             SELECT * INTO STRICT v_entry FROM ledger_entries e
-            WHERE e.app_id = v_link.app_id AND e.environment = v_link.environment
+            WHERE e.app_id = p_app_id AND e.environment = v_link.environment
               AND e.original_transaction_id = v_link.original_transaction_id AND e.entry_id = v_link.item_id;
             v_after := sha256(ledger_chain_fields(v_entry));
         ELSIF v_link.item_table = 'receipts' THEN
@@ -221,7 +254,7 @@ BEGIN
             v_after := sha256(ledger_chain_fields(v_notification));
         END IF;
         PERFORM account_erasure_link(
-            p_erasure_id, v_link.app_id, v_link.environment, v_link.original_transaction_id, v_link.seq,
+            p_erasure_id, p_app_id, v_link.environment, v_link.original_transaction_id, v_link.seq,
             v_link.item_table, v_link.item_id, v_link.hash, v_after, p_now);
     END LOOP;
     RETURN jsonb_build_object('ledger_entries', cardinality(v_entries), 'receipts', cardinality(v_receipts),
@@ -1825,6 +1858,25 @@ ALTER TABLE ONLY account_entitlement_periods REPLICA IDENTITY FULL;
 COMMENT ON TABLE account_entitlement_periods IS 'citus: distributed by account_id';
 
 --
+-- Name: account_erasure_keys; Type: TABLE
+--
+
+CREATE TABLE account_erasure_keys (
+    singleton boolean DEFAULT true NOT NULL,
+    key_sealed bytea NOT NULL,
+    key_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT account_erasure_keys_key_id_check CHECK (((length(key_id) >= 1) AND (length(key_id) <= 64))),
+    CONSTRAINT account_erasure_keys_singleton_check CHECK (singleton)
+);
+
+--
+-- Name: TABLE account_erasure_keys; Type: COMMENT
+--
+
+COMMENT ON TABLE account_erasure_keys IS 'citus: coordinator';
+
+--
 -- Name: account_erasures; Type: TABLE
 --
 
@@ -2426,7 +2478,9 @@ CREATE TABLE erased_accounts (
     account_digest bytea NOT NULL,
     erasure_id bigint NOT NULL,
     pseudonym text NOT NULL,
+    digest_scheme text NOT NULL,
     CONSTRAINT erased_accounts_account_digest_check CHECK ((length(account_digest) = 32)),
+    CONSTRAINT erased_accounts_digest_scheme_check CHECK ((digest_scheme = ANY (ARRAY['sha256'::text, 'hmac-sha256'::text]))),
     CONSTRAINT erased_accounts_pseudonym_check CHECK ((pseudonym ~ '^erased-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
 );
 
@@ -3382,6 +3436,13 @@ ALTER TABLE ONLY account_entitlement_backfill
     ADD CONSTRAINT account_entitlement_backfill_pkey PRIMARY KEY (app_id, account_id);
 
 --
+-- Name: account_erasure_keys account_erasure_keys_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY account_erasure_keys
+    ADD CONSTRAINT account_erasure_keys_pkey PRIMARY KEY (singleton);
+
+--
 -- Name: account_erasures account_erasures_pkey; Type: CONSTRAINT
 --
 
@@ -4076,6 +4137,12 @@ CREATE INDEX index_erased_chain_rows_on_chain ON erased_chain_rows USING btree (
 CREATE INDEX index_input_events_on_input ON input_events USING btree (input_kind, input_id, event_id);
 
 --
+-- Name: index_ledger_chain_links_on_input; Type: INDEX
+--
+
+CREATE INDEX index_ledger_chain_links_on_input ON ledger_chain_links USING btree (item_table, item_id) WHERE (item_table = ANY (ARRAY['receipts'::text, 'notifications'::text]));
+
+--
 -- Name: index_ledger_entries_on_app_id_and_account_id; Type: INDEX
 --
 
@@ -4140,6 +4207,12 @@ CREATE INDEX index_ownership_bindings_on_app_id_and_started_at ON ownership_bind
 --
 
 CREATE UNIQUE INDEX index_ownership_bindings_on_current_owner ON ownership_bindings USING btree (app_id, environment, original_transaction_id) WHERE (ended_at IS NULL);
+
+--
+-- Name: index_ownership_bindings_on_from_account; Type: INDEX
+--
+
+CREATE INDEX index_ownership_bindings_on_from_account ON ownership_bindings USING btree (app_id, from_account_id) WHERE (from_account_id IS NOT NULL);
 
 --
 -- Name: index_receipts_on_app_id_and_body_sha256; Type: INDEX

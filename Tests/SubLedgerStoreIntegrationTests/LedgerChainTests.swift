@@ -326,12 +326,12 @@ import Testing
     @Test func anUpgradedDatabaseVerifiesClean() async throws {
         let migrator = try Migrator.bundled(logger: TestDatabase.logger)
         // The chain's step and the later steps that change the chain (its redactions, its array field, its fields'
-        // volatility, each field's value computed once, account erasures): a database from before the chain has none
+        // volatility, each field's value computed once, account erasures and their keyed digests): a database from before the chain has none
         // of them.
         let chainSteps = migrator.script.steps.filter {
             $0.name.hasPrefix("ledger chain:") || $0.name.hasPrefix("notification redactions:")
         }.map(\.version)
-        #expect(chainSteps.count == 6)
+        #expect(chainSteps.count == 7)
         var before = migrator.script
         before.steps.removeAll { chainSteps.contains($0.version) }
         let oldShape = try await TestDatabase.withSchema { _, _, pool in
@@ -349,13 +349,15 @@ import Testing
 
             try await pool.execute(
                 script: """
-                    DROP FUNCTION account_erase(bigint, text, text, timestamptz),
+                    DROP INDEX index_ledger_chain_links_on_input, index_ownership_bindings_on_from_account;
+                    DROP TABLE account_erasure_keys;
+                    DROP FUNCTION account_erase(bigint, text[], bytea[], bytea, text, timestamptz),
                         account_erasure_rewrite_chains(bigint, bigint, text[], text[], timestamptz),
                         account_erasure_rewrite_state(bigint, text[], text[]),
                         account_erasure_link(bigint, bigint, text, text, bigint, text, bigint, bytea, bytea, timestamptz),
                         account_erasure_move(text, bigint, text[], text[]), account_erasure_strip(jsonb),
                         account_erasure_rewrite(text, text[], text[]), account_erasure_pseudonym(text, text[], text[]),
-                        account_erasure_digest(bigint, text), ledger_chain_fields(erased_chain_rows);
+                        ledger_chain_fields(erased_chain_rows);
                     DROP TABLE erased_chain_rows, erased_accounts, account_erasures;
                     DROP FUNCTION account_erasures_are_append_only();
                     DROP FUNCTION notification_redact(bigint, text, text),

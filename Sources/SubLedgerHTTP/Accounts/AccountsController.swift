@@ -43,7 +43,7 @@ struct AccountsController: Sendable {
             try await EntitlementReadStore(pool: store.pool).read(of: account, app: app, at: at)
         }
         // An erased account holds nothing under its id (its rows moved to the pseudonym): asked only then.
-        if read.entitlements.isEmpty, read.credits == 0, try await erasures.isErased(account, appID: app.appID) {
+        if read.entitlements.isEmpty, read.credits == 0, try await erasures.isErased(account, app: app) {
             throw ErasureError(.accountErased, "the account was erased")
         }
         return Representation.EntitlementsResponse(

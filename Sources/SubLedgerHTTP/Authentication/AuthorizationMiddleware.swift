@@ -86,6 +86,10 @@ struct AuthorizationMiddleware: RouterMiddleware {
         // a refused one without the id it named.
         if request.method == .delete, route == "/v1/accounts/{account_id}" {
             target["account_id"] = pseudonym ?? "(not recorded)"
+        } else if status == 410, target["account_id"] != nil {
+            // Refused as erased (`account_erased`: a grant to it, a merge into it, ...): the id, erased, is not
+            // written back into the log.
+            target["account_id"] = "(erased)"
         }
         if let bundleID = request.uri.queryParameters.get("bundle_id") {
             target["bundle_id"] = String(bundleID.prefix(256))

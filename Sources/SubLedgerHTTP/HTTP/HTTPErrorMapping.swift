@@ -112,12 +112,13 @@ extension APIError {
     }
 
     /// How an erasure, or what names an erased account, is refused: an unknown app or account 404, an erased
-    /// account 410, anything else 400.
+    /// account 410, an installation without a secret key 409, anything else 400.
     init(_ error: ErasureError) {
         let status: HTTPResponse.Status =
             switch error.code {
             case .unknownApp, .accountNotFound: .notFound
             case .accountErased: .gone
+            case .secretKeyRequired: .conflict
             default: .badRequest
             }
         self.init(status, mappedCode: error.code.rawValue, message: error.message)

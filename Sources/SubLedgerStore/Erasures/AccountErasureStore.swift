@@ -19,12 +19,15 @@ public enum AccountErasureConflict: Error, Sendable, Hashable {
     case erased
     /// No row of the app names the account.
     case unknown
+    /// No secret key is configured to seal the account erasure key with (or to open it).
+    case secretKeyRequired
 }
 
 /// Account erasures, each in one transaction under the account's exclusive lock (the lock a submission of the
 /// account takes shared, and a merge exclusively), so a submission racing the erasure applies before it (and is
-/// erased with the rest) or is refused after it. The work is `account_erase` (schema step 47); the `account.erased`
-/// event is queued in the same transaction.
+/// erased with the rest) or is refused after it. The work is `account_erase` (schema steps 47 and 48); the
+/// `account.erased` event is queued in the same transaction. Erased ids are known by a keyed digest
+/// (`AccountErasureKeys`), so an erasure needs a secret key.
 public struct AccountErasureStore: Sendable {
     public let pool: PostgresPool
 
@@ -38,9 +41,30 @@ public struct AccountErasureStore: Sendable {
     {
         try await pool.transaction { connection in
             _ = try connection.query(AccountAliasRows.lock(account, appID: app.appID, exclusive: true))
+            guard let key = try app.erasureKeys.key(on: connection) else {
+                throw AccountErasureConflict.secretKeyRequired
+            }
+            // The ids merged into the account, read under its exclusive lock (a merge into it takes that lock too):
+            // each is erased with it, under a keyed digest of its own.
+            let aliases = try connection.query(
+                """
+                SELECT account_id FROM account_aliases WHERE app_id = \(app.appID) AND merged_into = \(account.rawValue)
+                ORDER BY account_id
+                """
+            ).map { try storedAccount($0.decode(String.self, at: 0)) }
+            let ids = [account] + aliases
+            let digests = ids.map {
+                AccountErasureKeys.keyedDigest(key, appID: app.appID, account: $0).map { String(format: "%02x", $0) }
+                    .joined()
+            }
             let row = try connection.query(
                 """
-                SELECT account_erase(\(app.appID), \(account.rawValue), \(actor), \(timestamp(now))::timestamptz)::text
+                SELECT account_erase(
+                    \(app.appID), \(PostgresArrayText.strings(ids.map(\.rawValue)))::text::text[],
+                    ARRAY(SELECT decode(d, 'hex') FROM unnest(\(PostgresArrayText.strings(digests))::text::text[])
+                          WITH ORDINALITY AS u(d, i) ORDER BY i),
+                    \(AccountErasureKeys.plainDigest(appID: app.appID, account: account)), \(actor),
+                    \(timestamp(now))::timestamptz)::text
                 """
             ).first
             guard let text = try row?.decode(String?.self, at: 0) else { throw AccountErasureConflict.erased }
@@ -70,22 +94,25 @@ public struct AccountErasureStore: Sendable {
         }
     }
 
-    /// Whether `account` of `app` was erased (by its digest: the id itself is stored nowhere).
-    public func isErased(_ account: AccountID, appID: Int64) async throws -> Bool {
+    /// Whether `account` of `app` was erased (by its digests: the id itself is stored nowhere).
+    public func isErased(_ account: AccountID, app: StoredApp) async throws -> Bool {
         try await pool.withConnection { connection in
-            try Self.isErased(account, appID: appID, on: connection)
+            try Self.isErased(account, app: app, on: connection)
         }
     }
 
-    static func isErased(_ account: AccountID, appID: Int64, on connection: PostgresConnection) throws -> Bool {
-        try !connection.query(erased(account, appID: appID)).isEmpty
+    static func isErased(_ account: AccountID, app: StoredApp, on connection: PostgresConnection) throws -> Bool {
+        let digests = try app.erasureKeys.digests(of: account, appID: app.appID, on: connection)
+        return try !connection.query(erased(digests, appID: app.appID)).isEmpty
     }
 
-    /// A row when `account` of the app was erased, none otherwise.
-    static func erased(_ account: AccountID, appID: Int64) -> PostgresQuery {
+    /// A row when the account with `digests` of the app was erased, none otherwise: by its keyed digest, or by the
+    /// plain one of an erasure of schema step 47.
+    static func erased(_ digests: AccountErasureDigests, appID: Int64) -> PostgresQuery {
         """
         SELECT 1 FROM erased_accounts
-        WHERE app_id = \(appID) AND account_digest = account_erasure_digest(\(appID), \(account.rawValue))
+        WHERE app_id = \(appID) AND (account_digest = \(digests.keyed) AND digest_scheme = 'hmac-sha256'
+            OR account_digest = \(digests.plain) AND digest_scheme = 'sha256')
         """
     }
 

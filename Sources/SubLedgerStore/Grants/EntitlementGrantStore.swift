@@ -44,7 +44,7 @@ public struct EntitlementGrantStore: Sendable {
     ) async throws -> (record: EntitlementGrantRecord, created: Bool) {
         try await pool.transaction { connection in
             // An erased account is granted nothing (docs/guides/accounts.md, "Erasing an account").
-            if try AccountErasureStore.isErased(grant.account, appID: app.appID, on: connection) {
+            if try AccountErasureStore.isErased(grant.account, app: app, on: connection) {
                 throw AccountErasureConflict.erased
             }
             let inserted = try connection.query(

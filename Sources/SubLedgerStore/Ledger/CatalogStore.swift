@@ -9,10 +9,13 @@ public struct CatalogStore: Sendable {
     public let pool: PostgresPool
     /// The keys that seal and open the apps' secrets at rest; empty: none.
     public let secretKeys: SecretKeyring
+    /// The account erasure key, opened with `secretKeys`, shared by the apps this store reads.
+    public let erasureKeys: AccountErasureKeys
 
     public init(pool: PostgresPool, secretKeys: SecretKeyring = SecretKeyring()) {
         self.pool = pool
         self.secretKeys = secretKeys
+        self.erasureKeys = AccountErasureKeys(secretKeys: secretKeys)
     }
 
     /// What `applyCatalog` changed.
@@ -199,7 +202,8 @@ public struct CatalogStore: Sendable {
             sharedSecret: sharedSecret,
             serverAPI: serverAPI,
             googleServiceAccountKey: try StoredSecret(row, at: 11)?.open(
-                for: SecretPurpose(.googleServiceAccountKey, bundleID: bundleID), with: secretKeys))
+                for: SecretPurpose(.googleServiceAccountKey, bundleID: bundleID), with: secretKeys),
+            erasureKeys: erasureKeys)
     }
 
     /// `secret` as it is to be stored: sealed with the current key, or plaintext when no key is

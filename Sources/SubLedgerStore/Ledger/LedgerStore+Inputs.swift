@@ -45,9 +45,14 @@ extension LedgerStore {
                         'UTF8')), 'hex'), 0))
                 """)
             // An erased account's submissions are refused, nothing stored (docs/guides/accounts.md, "Erasing an
-            // account"); one racing the erasure is refused by its apply, under the account's lock.
-            if let account, try AccountErasureStore.isErased(account, appID: app.appID, on: connection) {
-                throw AccountErasureConflict.erased
+            // account"). Checked under the account's lock (shared; an erasure takes it exclusively): a submission
+            // stored while the account is being erased waits for the erasure and is refused, instead of storing
+            // the id after the erasure rewrote the account's submissions.
+            if let account {
+                _ = try connection.query(AccountAliasRows.lock(account, appID: app.appID, exclusive: false))
+                if try AccountErasureStore.isErased(account, app: app, on: connection) {
+                    throw AccountErasureConflict.erased
+                }
             }
             if let account { try AccountRows.ensure([account], appID: app.appID, on: connection) }
             let existing = try connection.query(

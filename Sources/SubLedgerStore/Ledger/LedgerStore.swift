@@ -79,7 +79,12 @@ public struct LedgerStore: Sendable {
         // its alias read under it: a merge takes the account's lock exclusively, so a submission racing it either
         // applies before the merge moves what it wrote, or after, to the account merged into
         // (docs/guides/accounts.md, "Merging accounts").
-        let aliasing = AccountAliasRows.lockAndResolve(input.submitter, appID: app.appID, into: &reads)
+        // The submitter's erasure digests: no round trip once this process holds the erasure key.
+        let erasure = try input.submitter.map {
+            try app.erasureKeys.digests(of: $0, appID: app.appID, on: connection)
+        }
+        let aliasing = AccountAliasRows.lockAndResolve(
+            input.submitter, erasure: erasure, appID: app.appID, into: &reads)
         _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
         let loading = ChainRows.loadForUpdate(keys, appID: app.appID, into: &reads)
         let naming = AccountRows.accounts(named: input.accountTokens, appID: app.appID, into: &reads)

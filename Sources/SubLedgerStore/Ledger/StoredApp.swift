@@ -11,11 +11,15 @@ public struct StoredApp: Sendable, Hashable {
     public var serverAPI: ServerAPICredentials?
     /// The Google Play service account's JSON key (the Developer API's credentials), if configured.
     public var googleServiceAccountKey: String?
+    /// The installation's account erasure key, which erased ids of every app are digested with (read once).
+    public var erasureKeys: AccountErasureKeys
 
     public init(
         appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil,
-        googleServiceAccountKey: String? = nil
+        googleServiceAccountKey: String? = nil, erasureKeys: AccountErasureKeys = AccountErasureKeys(
+            secretKeys: SecretKeyring())
     ) {
+        self.erasureKeys = erasureKeys
         self.appID = appID
         self.definition = definition
         self.sharedSecret = sharedSecret

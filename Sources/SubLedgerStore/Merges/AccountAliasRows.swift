@@ -18,13 +18,14 @@ enum AccountAliasRows {
     }
 
     /// Locks `account` (shared) and tells the account it now is: the one it was merged into, or itself.
+    /// `erasure` holds the account's erasure digests (`AccountErasureKeys.digests`), taken before the batch.
     static func lockAndResolve(
-        _ account: AccountID?, appID: Int64, into batch: inout PostgresBatch
+        _ account: AccountID?, erasure: AccountErasureDigests?, appID: Int64, into batch: inout PostgresBatch
     ) -> Batched<AccountID?> {
-        guard let account else { return .constant(nil) }
+        guard let account, let erasure else { return .constant(nil) }
         batch.append(lock(account, appID: appID, exclusive: false))
         let index = batch.append(target(of: account, appID: appID))
-        let erasedIndex = batch.append(AccountErasureStore.erased(account, appID: appID))
+        let erasedIndex = batch.append(AccountErasureStore.erased(erasure, appID: appID))
         return Batched { rows in
             // Erased meanwhile (a submission stored before the erasure, applied after): refused, as after it.
             guard rows[erasedIndex].first == nil else { throw AccountErasureConflict.erased }

@@ -52,7 +52,7 @@ public struct AccountMergeStore: Sendable {
             }
             // An erased account is merged neither into nor from (docs/guides/accounts.md, "Erasing an account").
             for account in [from, into]
-            where try AccountErasureStore.isErased(account, appID: app.appID, on: connection) {
+            where try AccountErasureStore.isErased(account, app: app, on: connection) {
                 throw AccountErasureConflict.erased
             }
             let targets = try AccountAliasRows.targets(of: [from, into], appID: app.appID, on: connection)

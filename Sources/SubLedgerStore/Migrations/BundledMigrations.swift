@@ -62,5 +62,6 @@ public enum BundledMigrations {
         ("0045_key_scopes_and_audit_log.sql", PackageResources._045_key_scopes_and_audit_log_sql),
         ("0046_account_aliases.sql", PackageResources._046_account_aliases_sql),
         ("0047_account_erasures.sql", PackageResources._047_account_erasures_sql),
+        ("0048_account_erasure_keyed_digests.sql", PackageResources._048_account_erasure_keyed_digests_sql),
     ]
 }

@@ -18,6 +18,8 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
         public static let googleServiceAccountKey = Field(rawValue: "google_service_account_key")
         /// `webhook_endpoints.secret` (and `previous_secret`): the key that signs an endpoint's requests.
         public static let webhookSecret = Field(rawValue: "webhook_secret")
+        /// `account_erasure_keys.key_sealed`: the installation's account erasure key (`AccountErasureKeys`).
+        public static let accountErasureKey = Field(rawValue: "account_erasure_key")
     }
 
     public var field: Field
@@ -41,9 +43,13 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
         return purpose
     }
 
+    /// The installation's account erasure key: one for every app, so it names none.
+    public static let accountErasureKey = SecretPurpose(.accountErasureKey, bundleID: "")
+
     /// Format version, field and bundle id (and the endpoint for a webhook secret); none of them contains a
     /// newline, so the split is unique. The apps' secrets keep the text they were first sealed with.
     var associatedData: Data {
+        if field == .accountErasureKey { return Data("subledger secret v1\naccount_erasure_keys.key_sealed".utf8) }
         if let endpointID {
             return Data("subledger secret v1\nwebhook_endpoints.\(field.rawValue)\n\(bundleID)\n\(endpointID)".utf8)
         }
@@ -51,6 +57,7 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        endpointID.map { "\(field.rawValue) of webhook endpoint \($0)" } ?? "\(field.rawValue) of \(bundleID)"
+        if field == .accountErasureKey { return "account erasure key" }
+        return endpointID.map { "\(field.rawValue) of webhook endpoint \($0)" } ?? "\(field.rawValue) of \(bundleID)"
     }
 }

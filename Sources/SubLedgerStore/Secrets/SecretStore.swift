@@ -41,6 +41,9 @@ public struct SecretStore: Sendable {
             """ as PostgresQuery)
         var byKeyID: [String: Int] = [:]
         for row in sealed { byKeyID[try row.decode(String.self, at: 0)] = Int(try row.decode(Int64.self, at: 1)) }
+        // The account erasure key is the installation's, not an app's: not counted, but its key must be configured.
+        let erasureKeyID = try await pool.query("SELECT key_id FROM account_erasure_keys").first?.decode(
+            String.self, at: 0)
         let plaintext =
             try await pool.query(
                 """
@@ -53,7 +56,9 @@ public struct SecretStore: Sendable {
             + (try await pool.query(WebhookEndpointSecrets.plaintextCount).single().decode(Int64.self, at: 0))
         return Status(
             sealedByKeyID: byKeyID, plaintext: Int(plaintext),
-            missingKeyIDs: byKeyID.keys.filter { secretKeys.key(id: $0) == nil }.sorted())
+            missingKeyIDs: Set(byKeyID.keys).union(erasureKeyID.map { [$0] } ?? []).filter {
+                secretKeys.key(id: $0) == nil
+            }.sorted())
     }
 
     /// Refuses (`SecretError.keyUnavailable`) when a stored secret is sealed with a key this store does not
@@ -86,6 +91,8 @@ public struct SecretStore: Sendable {
         public var resealed: Int
         /// Plaintext secrets sealed (and their plaintext columns emptied).
         public var sealedPlaintext: Int
+        /// Whether the account erasure key was re-sealed from an older key.
+        public var resealedErasureKey: Bool = false
     }
 
     /// Seals every app secret with the current key: re-seals those sealed with older keys and seals those
@@ -126,6 +133,7 @@ public struct SecretStore: Sendable {
                     if stored.plaintext != nil { result.sealedPlaintext += 1 } else { result.resealed += 1 }
                 }
             }
+            result.resealedErasureKey = try Self.resealErasureKey(on: connection, with: keys)
             let webhooks = try WebhookEndpointSecrets.reseal(on: connection, with: keys)
             result.resealed += webhooks.resealed
             result.sealedPlaintext += webhooks.sealed
@@ -134,6 +142,22 @@ public struct SecretStore: Sendable {
             }
             return result
         }
+    }
+
+    /// Re-seals the account erasure key with the current key when an older one sealed it.
+    static func resealErasureKey(on connection: PostgresConnection, with keys: SecretKeyring) throws -> Bool {
+        guard let current = keys.current,
+            let row = try connection.query(
+                "SELECT key_sealed, key_id FROM account_erasure_keys FOR UPDATE" as PostgresQuery
+            ).first
+        else { return false }
+        let sealed = SealedSecret(keyID: try row.decode(String.self, at: 1), combined: try row.decode([UInt8].self, at: 0))
+        guard sealed.keyID != current.id else { return false }
+        let resealed = try keys.seal(try keys.open(sealed, for: .accountErasureKey), for: .accountErasureKey)
+        try connection.query(
+            "UPDATE account_erasure_keys SET key_sealed = \(resealed.combined), key_id = \(resealed.keyID)"
+                as PostgresQuery)
+        return true
     }
 
     /// How many stored V1 notification bodies `redact` would change (bodies that still carry the shared

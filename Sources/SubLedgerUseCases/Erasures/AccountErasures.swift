@@ -35,7 +35,7 @@ public struct AccountErasures: Sendable {
     }
 
     /// Whether `account` of the app was erased.
-    public func isErased(_ account: AccountID, appID: Int64) async throws -> Bool {
-        try await store.isErased(account, appID: appID)
+    public func isErased(_ account: AccountID, app: StoredApp) async throws -> Bool {
+        try await store.isErased(account, app: app)
     }
 }

@@ -17,9 +17,11 @@ public struct ErasureError: Error, CustomStringConvertible, Sendable, Hashable {
         public static let accountNotFound = Code(rawValue: "account_not_found")
         /// The account was erased: erasing it again, reading its entitlements, submitting for it, merging into it.
         public static let accountErased = Code(rawValue: "account_erased")
+        /// No secret key is configured: the key erased ids are digested with cannot be sealed (or opened).
+        public static let secretKeyRequired = Code(rawValue: "erasure_needs_secret_key")
 
         public static var allCases: [Code] {
-            [.appRequired, .unknownApp, .invalidAccountID, .accountNotFound, .accountErased]
+            [.appRequired, .unknownApp, .invalidAccountID, .accountNotFound, .accountErased, .secretKeyRequired]
         }
     }
 
@@ -36,6 +38,11 @@ public struct ErasureError: Error, CustomStringConvertible, Sendable, Hashable {
         switch conflict {
         case .erased: self.init(.accountErased, "the account was erased")
         case .unknown: self.init(.accountNotFound, "the app has no such account")
+        case .secretKeyRequired:
+            self.init(
+                .secretKeyRequired,
+                "erasure needs a secret key (SUBLEDGER_SECRET_KEY_FILE or SUBLEDGER_SECRET_KEY): erased ids are "
+                    + "known by a digest under a key sealed with it (docs/guides/accounts.md, \"Erasing an account\")")
         }
     }
 

@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -225,6 +226,166 @@ import Testing
             let noApp = try await Self.erase(client, "bystander", key: admin, bundleID: "com.example.none")
             #expect(noApp.status == .notFound)
             #expect(Self.code(noApp) == "unknown_app")
+
+            // The requests refused as erased are in the audit log, without the id they named: the whole database,
+            // the audit log included, still holds neither id.
+            let refused = try await harness.pool.query(
+                "SELECT target::text FROM audit_log WHERE status = 410 ORDER BY audit_id"
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(refused.count == 3)
+            let later = try Self.dump()
+            for line in later.split(separator: "\n") where line.contains(Self.customer) || line.contains(Self.anonymous) {
+                Issue.record("after the refused requests, the dump holds an erased id: \(line.prefix(300))")
+            }
+        }
+    }
+
+    /// The erased id is known by HMAC-SHA256 under the installation's erasure key (sealed with the secret keys), not
+    /// by a digest anyone could compute from a guessed id; ids erased under schema step 47's plain SHA-256 are still
+    /// refused.
+    @Test func theErasedIdIsKnownByAKeyedDigestOnly() async throws {
+        try await H.run { harness, client in
+            let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
+            harness.clock.set(H.day(1))
+            let bought = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: [
+                    "account_id": Self.customer,
+                    "signed_transaction": try harness.signedTransaction(id: "8601", purchasedOnDay: 1, expiresOnDay: 31),
+                ])
+            #expect(bought.status == .ok)
+            let appID = try #require(try await harness.catalog.app(bundleID: H.appOne)).appID
+            #expect(try await Self.erase(client, Self.customer, key: admin).status == .ok)
+
+            let message = Data("subledger-account-erasure|\(appID)|\(Self.customer)".utf8)
+            let stored = try await harness.pool.query(
+                "SELECT account_digest, digest_scheme FROM erased_accounts WHERE app_id = \(appID)"
+            ).map { (try $0.decode([UInt8].self, at: 0), try $0.decode(String.self, at: 1)) }
+            #expect(stored.count == 1)
+            #expect(stored.first?.1 == "hmac-sha256")
+            #expect(stored.first?.0 != Array(SHA256.hash(data: message)), "a digest of the id alone")
+            // The key is stored sealed: opened with the secret keys, it gives the stored digest.
+            let sealedRow = try await harness.pool.query("SELECT key_sealed, key_id FROM account_erasure_keys")
+            #expect(sealedRow.count == 1)
+            let sealed = SealedSecret(
+                keyID: try sealedRow[0].decode(String.self, at: 1), combined: try sealedRow[0].decode([UInt8].self, at: 0))
+            let keyText = try harness.catalog.secretKeys.open(sealed, for: .accountErasureKey)
+            let key = SymmetricKey(data: try #require(Data(base64Encoded: keyText)))
+            #expect(key.bitCount == 256)
+            #expect(stored.first?.0 == Array(HMAC<SHA256>.authenticationCode(for: message, using: key)))
+
+            // An id erased before the keyed digest, known by its plain SHA-256: still refused as erased.
+            let legacy = "legacy-4e21aa"
+            let legacyDigest = Array(SHA256.hash(data: Data("subledger-account-erasure|\(appID)|\(legacy)".utf8)))
+            let pseudonym = "erased-\(UUID().uuidString.lowercased())"
+            try await harness.pool.query(
+                """
+                WITH erasure AS (
+                    INSERT INTO account_erasures (app_id, pseudonym, erased_by, erased_at)
+                    VALUES (\(appID), \(pseudonym), 'step 47', now()) RETURNING erasure_id)
+                INSERT INTO erased_accounts (app_id, account_digest, erasure_id, pseudonym, digest_scheme)
+                SELECT \(appID), \(legacyDigest), erasure_id, \(pseudonym), 'sha256' FROM erasure
+                """)
+            let refused = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: [
+                    "account_id": legacy,
+                    "signed_transaction": try harness.signedTransaction(id: "8602", purchasedOnDay: 1, expiresOnDay: 31),
+                ])
+            #expect(refused.status == .gone)
+            #expect(refused.json.errorCode == "account_erased")
+            #expect(try await Self.erase(client, legacy, key: admin).status == .gone)
+        }
+    }
+
+    /// A process without secret keys cannot seal the erasure key: the erasure is refused and changes nothing.
+    @Test func anErasureWithoutASecretKeyIsRefused() async throws {
+        try await H.run { harness, client in
+            harness.clock.set(H.day(1))
+            let bought = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: [
+                    "account_id": Self.customer,
+                    "signed_transaction": try harness.signedTransaction(id: "8701", purchasedOnDay: 1, expiresOnDay: 31),
+                ])
+            #expect(bought.status == .ok)
+            var keyless = try #require(try await harness.catalog.app(bundleID: H.appOne))
+            keyless.erasureKeys = AccountErasureKeys(secretKeys: SecretKeyring())
+            let store = AccountErasureStore(pool: harness.pool)
+            await #expect(throws: AccountErasureConflict.secretKeyRequired) {
+                _ = try await store.erase(
+                    try AccountID(Self.customer), app: keyless, actor: "ops", now: harness.clock.now)
+            }
+            #expect(ErasureError(AccountErasureConflict.secretKeyRequired).code.rawValue == "erasure_needs_secret_key")
+            #expect(try await GrantTests.count("SELECT count(*) FROM account_erasures", harness) == 0)
+            #expect(
+                try await GrantTests.count(
+                    "SELECT count(*) FROM receipts WHERE account_id = \(Self.customer)", harness) == 1)
+        }
+    }
+
+    /// A submission of the account made while its erasure runs waits for it (the account's lock) and is refused:
+    /// nothing of it is stored under the id. The erasure is held after its rewrite of the submissions (a table it
+    /// updates later is locked by a second connection) until the submission waits on the account's lock.
+    @Test func aSubmissionDuringTheErasureIsRefusedAndStoresNothing() async throws {
+        try await H.run { harness, client in
+            harness.clock.set(H.day(1))
+            let bought = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: [
+                    "account_id": Self.customer,
+                    "signed_transaction": try harness.signedTransaction(id: "8801", purchasedOnDay: 1, expiresOnDay: 31),
+                ])
+            #expect(bought.status == .ok)
+            let waiting: PostgresQuery = """
+                SELECT count(*) FILTER (WHERE locktype = 'relation' AND relation = 'import_rows'::regclass),
+                    count(*) FILTER (WHERE locktype = 'advisory')
+                FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
+            let holder = Task {
+                try await harness.pool.withConnection { connection in
+                    _ = try connection.query("BEGIN")
+                    _ = try connection.query("LOCK TABLE import_rows IN EXCLUSIVE MODE")
+                    // Until the erasure waits on the table and the submission on the account's lock (bounded).
+                    for _ in 0..<1_200 {
+                        let row = try connection.query(waiting).single()
+                        if try row.decode(Int64.self, at: 0) >= 1, try row.decode(Int64.self, at: 1) >= 1 { break }
+                        usleep(25_000)
+                    }
+                    _ = try connection.query("COMMIT")
+                }
+            }
+            func until(_ done: @Sendable (Int64, Int64) -> Bool) async throws {
+                for _ in 0..<1_200 {
+                    let row = try await harness.pool.query(waiting).single()
+                    if done(try row.decode(Int64.self, at: 0), try row.decode(Int64.self, at: 1)) { return }
+                    try await Task.sleep(for: .milliseconds(25))
+                }
+            }
+            // The erasure beside the client's request (the test client sends one request at a time).
+            let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
+            let erasure = Task {
+                try await AccountErasureStore(pool: harness.pool).erase(
+                    try AccountID(Self.customer), app: app, actor: "ops", now: harness.clock.now)
+            }
+            try await until { relation, _ in relation >= 1 }
+            let submission = Task {
+                try await client.call(
+                    .post, "/v1/transactions", key: harness.keyOne,
+                    json: [
+                        "account_id": Self.customer,
+                        "signed_transaction": try harness.signedTransaction(
+                            id: "8802", purchasedOnDay: 1, expiresOnDay: 31),
+                    ]
+                ).status
+            }
+            try await holder.value
+            #expect(try await erasure.value.pseudonym.hasPrefix("erased-"))
+            #expect(try await submission.value == .gone)
+            #expect(
+                try await GrantTests.count(
+                    "SELECT count(*) FROM receipts WHERE account_id = \(Self.customer)", harness) == 0)
+            #expect(try await GrantTests.count("SELECT count(*) FROM receipts", harness) == 1)
         }
     }
 
