@@ -87,7 +87,8 @@ public final class AccountErasureKeys: Sendable, Hashable, CustomStringConvertib
         guard let row = try connection.query("SELECT key_sealed, key_id FROM account_erasure_keys").first else {
             return nil
         }
-        let sealed = SealedSecret(keyID: try row.decode(String.self, at: 1), combined: try row.decode([UInt8].self, at: 0))
+        let sealed = SealedSecret(
+            keyID: try row.decode(String.self, at: 1), combined: try row.decode([UInt8].self, at: 0))
         let text = try secretKeys.open(sealed, for: Self.purpose)
         guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {
             throw SecretError(.sealedSecretRejected, "the stored account erasure key is not 32 bytes")

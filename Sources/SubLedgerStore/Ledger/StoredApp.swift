@@ -16,8 +16,7 @@ public struct StoredApp: Sendable, Hashable {
 
     public init(
         appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil,
-        googleServiceAccountKey: String? = nil, erasureKeys: AccountErasureKeys = AccountErasureKeys(
-            secretKeys: SecretKeyring())
+        googleServiceAccountKey: String? = nil, erasureKeys: AccountErasureKeys = .init(secretKeys: SecretKeyring())
     ) {
         self.erasureKeys = erasureKeys
         self.appID = appID

@@ -151,7 +151,8 @@ public struct SecretStore: Sendable {
                 "SELECT key_sealed, key_id FROM account_erasure_keys FOR UPDATE" as PostgresQuery
             ).first
         else { return false }
-        let sealed = SealedSecret(keyID: try row.decode(String.self, at: 1), combined: try row.decode([UInt8].self, at: 0))
+        let sealed = SealedSecret(
+            keyID: try row.decode(String.self, at: 1), combined: try row.decode([UInt8].self, at: 0))
         guard sealed.keyID != current.id else { return false }
         let resealed = try keys.seal(try keys.open(sealed, for: .accountErasureKey), for: .accountErasureKey)
         try connection.query(

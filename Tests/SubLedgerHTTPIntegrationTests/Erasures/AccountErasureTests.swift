@@ -234,7 +234,8 @@ import Testing
             ).map { try $0.decode(String.self, at: 0) }
             #expect(refused.count == 3)
             let later = try Self.dump()
-            for line in later.split(separator: "\n") where line.contains(Self.customer) || line.contains(Self.anonymous) {
+            for line in later.split(separator: "\n") where line.contains(Self.customer) || line.contains(Self.anonymous)
+            {
                 Issue.record("after the refused requests, the dump holds an erased id: \(line.prefix(300))")
             }
         }
@@ -251,7 +252,8 @@ import Testing
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: [
                     "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(id: "8601", purchasedOnDay: 1, expiresOnDay: 31),
+                    "signed_transaction": try harness.signedTransaction(
+                        id: "8601", purchasedOnDay: 1, expiresOnDay: 31),
                 ])
             #expect(bought.status == .ok)
             let appID = try #require(try await harness.catalog.app(bundleID: H.appOne)).appID
@@ -268,7 +270,8 @@ import Testing
             let sealedRow = try await harness.pool.query("SELECT key_sealed, key_id FROM account_erasure_keys")
             #expect(sealedRow.count == 1)
             let sealed = SealedSecret(
-                keyID: try sealedRow[0].decode(String.self, at: 1), combined: try sealedRow[0].decode([UInt8].self, at: 0))
+                keyID: try sealedRow[0].decode(String.self, at: 1),
+                combined: try sealedRow[0].decode([UInt8].self, at: 0))
             let keyText = try harness.catalog.secretKeys.open(sealed, for: .accountErasureKey)
             let key = SymmetricKey(data: try #require(Data(base64Encoded: keyText)))
             #expect(key.bitCount == 256)
@@ -290,11 +293,52 @@ import Testing
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: [
                     "account_id": legacy,
-                    "signed_transaction": try harness.signedTransaction(id: "8602", purchasedOnDay: 1, expiresOnDay: 31),
+                    "signed_transaction": try harness.signedTransaction(
+                        id: "8602", purchasedOnDay: 1, expiresOnDay: 31),
                 ])
             #expect(refused.status == .gone)
             #expect(refused.json.errorCode == "account_erased")
             #expect(try await Self.erase(client, legacy, key: admin).status == .gone)
+        }
+    }
+
+    /// `secrets rotate-key` re-seals the erasure key with the new secret key: a process holding only the new key still
+    /// opens it, so the erased id stays refused after the old key is retired.
+    @Test func theErasureKeyIsResealedByAKeyRotation() async throws {
+        try await H.run { harness, client in
+            let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
+            harness.clock.set(H.day(1))
+            let bought = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: [
+                    "account_id": Self.customer,
+                    "signed_transaction": try harness.signedTransaction(
+                        id: "8651", purchasedOnDay: 1, expiresOnDay: 31),
+                ])
+            #expect(bought.status == .ok)
+            #expect(try await Self.erase(client, Self.customer, key: admin).status == .ok)
+            let old = harness.catalog.secretKeys
+            let new = SecretKey.generate()
+            let resealing = try await SecretStore(
+                pool: harness.pool, secretKeys: try SecretKeyring(keys: [new] + old.keys), logger: TestDatabase.logger
+            ).reseal()
+            #expect(resealing.resealedErasureKey)
+            let onlyNew = try SecretKeyring(keys: [new])
+            let status = try await SecretStore(pool: harness.pool, secretKeys: onlyNew, logger: TestDatabase.logger)
+                .status()
+            #expect(status.missingKeyIDs == [])
+            let app = try #require(
+                try await CatalogStore(pool: harness.pool, secretKeys: onlyNew).app(bundleID: H.appOne))
+            #expect(try await AccountErasureStore(pool: harness.pool).isErased(try AccountID(Self.customer), app: app))
+            #expect(!(try await AccountErasureStore(pool: harness.pool).isErased(try AccountID("bystander"), app: app)))
+            // A process with a key that never sealed it stops at start, naming the key it needs.
+            let stranger = try SecretKeyring(keys: [SecretKey.generate()])
+            let missing = try await SecretStore(pool: harness.pool, secretKeys: stranger, logger: TestDatabase.logger)
+                .status().missingKeyIDs
+            #expect(missing.contains(new.id))
+            let erasureKeyID = try await harness.pool.query("SELECT key_id FROM account_erasure_keys").single()
+                .decode(String.self, at: 0)
+            #expect(erasureKeyID == new.id)
         }
     }
 
@@ -306,7 +350,8 @@ import Testing
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: [
                     "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(id: "8701", purchasedOnDay: 1, expiresOnDay: 31),
+                    "signed_transaction": try harness.signedTransaction(
+                        id: "8701", purchasedOnDay: 1, expiresOnDay: 31),
                 ])
             #expect(bought.status == .ok)
             var keyless = try #require(try await harness.catalog.app(bundleID: H.appOne))
@@ -334,7 +379,8 @@ import Testing
                 .post, "/v1/transactions", key: harness.keyOne,
                 json: [
                     "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(id: "8801", purchasedOnDay: 1, expiresOnDay: 31),
+                    "signed_transaction": try harness.signedTransaction(
+                        id: "8801", purchasedOnDay: 1, expiresOnDay: 31),
                 ])
             #expect(bought.status == .ok)
             let waiting: PostgresQuery = """
