@@ -273,16 +273,39 @@ DECLARE
     v_count bigint;
     v_summary jsonb;
     v_quoted text[] := ARRAY(SELECT '%' || to_json(id)::text || '%' FROM unnest(p_ids) id);
+    v_chain_environments text[];
+    v_chain_keys text[];
+    v_accounts text[];
+    v_i integer;
 BEGIN
     v_summary := jsonb_build_object('environments', to_jsonb(ARRAY(
         SELECT DISTINCT environment FROM chains WHERE app_id = p_app_id AND owner_account_id = ANY (p_ids)
         ORDER BY 1)));
-    UPDATE chains SET owner_account_id = account_erasure_pseudonym(owner_account_id, p_ids, p_pseudonyms),
-        snapshot = account_erasure_rewrite(account_erasure_strip(snapshot)::text, p_ids, p_pseudonyms)::jsonb
-    WHERE app_id = p_app_id AND (owner_account_id = ANY (p_ids) OR (environment, original_transaction_id) IN (
-        SELECT environment, original_transaction_id FROM ownership_bindings
-        WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR from_account_id = ANY (p_ids))));
-    GET DIAGNOSTICS v_count = ROW_COUNT;
+    SELECT coalesce(array_agg(environment), '{}'), coalesce(array_agg(original_transaction_id), '{}')
+    INTO v_chain_environments, v_chain_keys
+    FROM (SELECT environment, original_transaction_id FROM chains
+          WHERE app_id = p_app_id AND owner_account_id = ANY (p_ids)
+          UNION
+          SELECT environment, original_transaction_id FROM ownership_bindings
+          WHERE app_id = p_app_id AND account_id = ANY (p_ids)
+          UNION
+          SELECT environment, original_transaction_id FROM ownership_bindings
+          WHERE app_id = p_app_id AND from_account_id = ANY (p_ids)) k;
+    -- Each chain by its key (one shard on a Citus cluster), with the accounts bound to it: their events are the
+    -- others that may name an id (an ownership transfer's).
+    v_accounts := p_ids;
+    v_count := 0;
+    FOR v_i IN 1 .. cardinality(v_chain_keys) LOOP
+        v_accounts := v_accounts || ARRAY(
+            SELECT b.account_id FROM ownership_bindings b
+            WHERE b.app_id = p_app_id AND b.environment = v_chain_environments[v_i]
+              AND b.original_transaction_id = v_chain_keys[v_i] AND b.account_id IS NOT NULL);
+        UPDATE chains SET owner_account_id = account_erasure_pseudonym(owner_account_id, p_ids, p_pseudonyms),
+            snapshot = account_erasure_rewrite(account_erasure_strip(snapshot)::text, p_ids, p_pseudonyms)::jsonb
+        WHERE app_id = p_app_id AND environment = v_chain_environments[v_i]
+          AND original_transaction_id = v_chain_keys[v_i];
+        v_count := v_count + 1;
+    END LOOP;
     v_summary := v_summary || jsonb_build_object('chains', v_count);
     UPDATE ownership_bindings SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
         from_account_id = account_erasure_pseudonym(from_account_id, p_ids, p_pseudonyms)
@@ -311,7 +334,8 @@ BEGIN
         idempotency_key = account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms),
         cause_id = account_erasure_rewrite(cause_id, p_ids, p_pseudonyms),
         body = account_erasure_rewrite(body, p_ids, p_pseudonyms)
-    WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR body LIKE ANY (v_quoted));
+    WHERE app_id = p_app_id AND account_id = ANY (v_accounts)
+      AND (account_id = ANY (p_ids) OR body LIKE ANY (v_quoted));
     GET DIAGNOSTICS v_count = ROW_COUNT;
     v_summary := v_summary || jsonb_build_object('webhook_events', v_count);
     UPDATE consumption_request_attempts
@@ -4179,6 +4203,12 @@ CREATE INDEX index_notifications_on_received_at_quarantined ON notifications USI
 CREATE INDEX index_notifications_on_status ON notifications USING btree (received_at) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text]));
 
 --
+-- Name: index_orders_on_account; Type: INDEX
+--
+
+CREATE INDEX index_orders_on_account ON orders USING btree (app_id, account_id);
+
+--
 -- Name: index_orders_on_fulfilled_transaction; Type: INDEX
 --
 
@@ -4215,6 +4245,12 @@ CREATE UNIQUE INDEX index_ownership_bindings_on_current_owner ON ownership_bindi
 CREATE INDEX index_ownership_bindings_on_from_account ON ownership_bindings USING btree (app_id, from_account_id) WHERE (from_account_id IS NOT NULL);
 
 --
+-- Name: index_receipts_on_account; Type: INDEX
+--
+
+CREATE INDEX index_receipts_on_account ON receipts USING btree (app_id, account_id) WHERE (account_id IS NOT NULL);
+
+--
 -- Name: index_receipts_on_app_id_and_body_sha256; Type: INDEX
 --
 
@@ -4249,6 +4285,12 @@ CREATE INDEX index_report_projection_queue_on_app_id_and_changed_at ON report_pr
 --
 
 CREATE INDEX index_store_obligations_due ON store_obligations USING btree (next_attempt_at, obligation_id) WHERE (state = ANY (ARRAY['pending'::text, 'retry'::text]));
+
+--
+-- Name: index_store_obligations_on_account; Type: INDEX
+--
+
+CREATE INDEX index_store_obligations_on_account ON store_obligations USING btree (app_id, account_id);
 
 --
 -- Name: index_store_obligations_on_app_store_identity; Type: INDEX
@@ -4311,6 +4353,12 @@ CREATE INDEX index_transactions_on_unclaimed ON transactions USING btree (app_id
 CREATE INDEX index_transactions_on_unclaimed_and_purchase_date ON transactions USING btree (purchase_date, transaction_id) INCLUDE (app_id, environment) WHERE (account_id IS NULL);
 
 --
+-- Name: index_webhook_account_sequences_on_account; Type: INDEX
+--
+
+CREATE INDEX index_webhook_account_sequences_on_account ON webhook_account_sequences USING btree (app_id, account_id);
+
+--
 -- Name: index_webhook_clock_moments_on_due_at; Type: INDEX
 --
 
@@ -4351,6 +4399,12 @@ CREATE INDEX index_webhook_delivery_attempts_on_delivery ON webhook_delivery_att
 --
 
 CREATE INDEX index_webhook_endpoints_on_app_id ON webhook_endpoints USING btree (app_id) WHERE (state <> 'removed'::text);
+
+--
+-- Name: index_webhook_events_on_account; Type: INDEX
+--
+
+CREATE INDEX index_webhook_events_on_account ON webhook_events USING btree (app_id, account_id) WHERE (account_id IS NOT NULL);
 
 --
 -- Name: index_webhook_events_on_account_sequence; Type: INDEX

@@ -349,7 +349,10 @@ import Testing
 
             try await pool.execute(
                 script: """
-                    DROP INDEX index_ledger_chain_links_on_input, index_ownership_bindings_on_from_account;
+                    DROP INDEX index_ledger_chain_links_on_input, index_ownership_bindings_on_from_account,
+                        index_receipts_on_account, index_webhook_events_on_account,
+                        index_webhook_account_sequences_on_account, index_orders_on_account,
+                        index_store_obligations_on_account;
                     DROP TABLE account_erasure_keys;
                     DROP FUNCTION account_erase(bigint, text[], bytea[], bytea, text, timestamptz),
                         account_erasure_rewrite_chains(bigint, bigint, text[], text[], timestamptz),
