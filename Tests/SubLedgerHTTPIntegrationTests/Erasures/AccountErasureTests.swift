@@ -28,6 +28,15 @@ import Testing
         try await GrantTests.send(client, .delete, "/v1/accounts/\(account)?bundle_id=\(bundleID)", key: key)
     }
 
+    /// Submits a StoreKit 2 signed transaction for `account` with app one's key.
+    static func submit(_ client: some TestClientProtocol, _ harness: H, account: String, _ signedTransaction: String)
+        async throws -> (status: HTTPResponse.Status, json: [String: Any], headers: HTTPFields)
+    {
+        try await client.call(
+            .post, "/v1/transactions", key: harness.keyOne,
+            json: ["account_id": account, "signed_transaction": signedTransaction])
+    }
+
     static func code(_ answer: (status: HTTPResponse.Status, json: [String: Any])) -> String? {
         (answer.json["error"] as? [String: Any])?["code"] as? String
     }
@@ -82,20 +91,12 @@ import Testing
                 json: ["account_id": Self.customer, "product_id": "pro.monthly"])
             #expect(order.status == .ok || order.status == .created)
             let token = try #require(order.json["app_account_token"] as? String)
-            let bought = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.customer,
-                    "signed_transaction": try Self.pricedTransaction(harness, id: "8101", token: token),
-                ])
+            let bought = try await Self.submit(
+                client, harness, account: Self.customer, try Self.pricedTransaction(harness, id: "8101", token: token))
             #expect(bought.status == .ok)
-            let coins = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.anonymous,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8201", product: "coins.100", purchasedOnDay: 1, expiresOnDay: nil),
-                ])
+            let coins = try await Self.submit(
+                client, harness, account: Self.anonymous,
+                try harness.signedTransaction(id: "8201", product: "coins.100", purchasedOnDay: 1, expiresOnDay: nil))
             #expect(coins.status == .ok)
             let granted = try await GrantTests.send(
                 client, .post, "/v1/accounts/\(Self.customer)/grants", key: support,
@@ -105,12 +106,8 @@ import Testing
                 client, into: Self.customer, from: Self.anonymous, key: support)
             #expect(merged.status == .ok)
             // Someone else's purchase, which the erasure must leave as it is.
-            let other = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": "bystander",
-                    "signed_transaction": try Self.pricedTransaction(harness, id: "8301", token: nil),
-                ])
+            let other = try await Self.submit(
+                client, harness, account: "bystander", try Self.pricedTransaction(harness, id: "8301", token: nil))
             #expect(other.status == .ok)
             try await harness.projectReports()
             let revenueQuery = "/v1/admin/reports/revenue?from=2025-01-01&to=2025-03-01&by=month&app=\(H.appOne)"
@@ -189,22 +186,14 @@ import Testing
             #expect(read.status == .gone)
             #expect(read.json.errorCode == "account_erased")
             let receipts = try await GrantTests.count("SELECT count(*) FROM receipts", harness)
-            let again = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8102", purchasedOnDay: 5, expiresOnDay: 35),
-                ])
+            let again = try await Self.submit(
+                client, harness, account: Self.customer,
+                try harness.signedTransaction(id: "8102", purchasedOnDay: 5, expiresOnDay: 35))
             #expect(again.status == .gone)
             #expect(again.json.errorCode == "account_erased")
-            let asAlias = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.anonymous,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8202", product: "coins.100", purchasedOnDay: 5, expiresOnDay: nil),
-                ])
+            let asAlias = try await Self.submit(
+                client, harness, account: Self.anonymous,
+                try harness.signedTransaction(id: "8202", product: "coins.100", purchasedOnDay: 5, expiresOnDay: nil))
             #expect(asAlias.status == .gone)
             #expect(try await GrantTests.count("SELECT count(*) FROM receipts", harness) == receipts)
             let twice = try await Self.erase(client, Self.customer, key: admin)
@@ -248,13 +237,9 @@ import Testing
         try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             harness.clock.set(H.day(1))
-            let bought = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8601", purchasedOnDay: 1, expiresOnDay: 31),
-                ])
+            let bought = try await Self.submit(
+                client, harness, account: Self.customer,
+                try harness.signedTransaction(id: "8601", purchasedOnDay: 1, expiresOnDay: 31))
             #expect(bought.status == .ok)
             let appID = try #require(try await harness.catalog.app(bundleID: H.appOne)).appID
             #expect(try await Self.erase(client, Self.customer, key: admin).status == .ok)
@@ -289,13 +274,9 @@ import Testing
                 INSERT INTO erased_accounts (app_id, account_digest, erasure_id, pseudonym, digest_scheme)
                 SELECT \(appID), \(legacyDigest), erasure_id, \(pseudonym), 'sha256' FROM erasure
                 """)
-            let refused = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": legacy,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8602", purchasedOnDay: 1, expiresOnDay: 31),
-                ])
+            let refused = try await Self.submit(
+                client, harness, account: legacy,
+                try harness.signedTransaction(id: "8602", purchasedOnDay: 1, expiresOnDay: 31))
             #expect(refused.status == .gone)
             #expect(refused.json.errorCode == "account_erased")
             #expect(try await Self.erase(client, legacy, key: admin).status == .gone)
@@ -308,13 +289,9 @@ import Testing
         try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             harness.clock.set(H.day(1))
-            let bought = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8651", purchasedOnDay: 1, expiresOnDay: 31),
-                ])
+            let bought = try await Self.submit(
+                client, harness, account: Self.customer,
+                try harness.signedTransaction(id: "8651", purchasedOnDay: 1, expiresOnDay: 31))
             #expect(bought.status == .ok)
             #expect(try await Self.erase(client, Self.customer, key: admin).status == .ok)
             let old = harness.catalog.secretKeys
@@ -346,13 +323,9 @@ import Testing
     @Test func anErasureWithoutASecretKeyIsRefused() async throws {
         try await H.run { harness, client in
             harness.clock.set(H.day(1))
-            let bought = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8701", purchasedOnDay: 1, expiresOnDay: 31),
-                ])
+            let bought = try await Self.submit(
+                client, harness, account: Self.customer,
+                try harness.signedTransaction(id: "8701", purchasedOnDay: 1, expiresOnDay: 31))
             #expect(bought.status == .ok)
             var keyless = try #require(try await harness.catalog.app(bundleID: H.appOne))
             keyless.erasureKeys = AccountErasureKeys(secretKeys: SecretKeyring())
@@ -375,13 +348,9 @@ import Testing
     @Test func aSubmissionDuringTheErasureIsRefusedAndStoresNothing() async throws {
         try await H.run { harness, client in
             harness.clock.set(H.day(1))
-            let bought = try await client.call(
-                .post, "/v1/transactions", key: harness.keyOne,
-                json: [
-                    "account_id": Self.customer,
-                    "signed_transaction": try harness.signedTransaction(
-                        id: "8801", purchasedOnDay: 1, expiresOnDay: 31),
-                ])
+            let bought = try await Self.submit(
+                client, harness, account: Self.customer,
+                try harness.signedTransaction(id: "8801", purchasedOnDay: 1, expiresOnDay: 31))
             #expect(bought.status == .ok)
             let waiting: PostgresQuery = """
                 SELECT count(*) FILTER (WHERE locktype = 'relation' AND relation = 'import_rows'::regclass),
@@ -416,13 +385,9 @@ import Testing
             }
             try await until { relation, _ in relation >= 1 }
             let submission = Task {
-                try await client.call(
-                    .post, "/v1/transactions", key: harness.keyOne,
-                    json: [
-                        "account_id": Self.customer,
-                        "signed_transaction": try harness.signedTransaction(
-                            id: "8802", purchasedOnDay: 1, expiresOnDay: 31),
-                    ]
+                try await Self.submit(
+                    client, harness, account: Self.customer,
+                    try harness.signedTransaction(id: "8802", purchasedOnDay: 1, expiresOnDay: 31)
                 ).status
             }
             try await holder.value
@@ -441,13 +406,9 @@ import Testing
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
             harness.clock.set(H.day(1))
             for (account, id) in [(Self.customer, "8401"), ("bystander", "8501")] {
-                let bought = try await client.call(
-                    .post, "/v1/transactions", key: harness.keyOne,
-                    json: [
-                        "account_id": account,
-                        "signed_transaction": try harness.signedTransaction(
-                            id: id, purchasedOnDay: 1, expiresOnDay: 31),
-                    ])
+                let bought = try await Self.submit(
+                    client, harness, account: account,
+                    try harness.signedTransaction(id: id, purchasedOnDay: 1, expiresOnDay: 31))
                 #expect(bought.status == .ok)
             }
             #expect(try await Self.erase(client, Self.customer, key: admin).status == .ok)
