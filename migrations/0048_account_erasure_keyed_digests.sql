@@ -19,7 +19,9 @@ CREATE TABLE account_erasure_keys (
 -- One row, read once per process: the coordinator's like the other erasure tables.
 COMMENT ON TABLE account_erasure_keys IS 'citus: coordinator';
 
-ALTER TABLE erased_accounts ADD COLUMN digest_scheme text NOT NULL DEFAULT 'sha256'
+-- The column and its check in two statements: Citus refuses ADD COLUMN with a constraint on a table it manages.
+ALTER TABLE erased_accounts ADD COLUMN digest_scheme text NOT NULL DEFAULT 'sha256';
+ALTER TABLE erased_accounts ADD CONSTRAINT erased_accounts_digest_scheme_check
     CHECK (digest_scheme IN ('sha256', 'hmac-sha256'));
 ALTER TABLE erased_accounts ALTER COLUMN digest_scheme DROP DEFAULT;
 
