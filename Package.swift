@@ -186,7 +186,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The HTTP edge (Hummingbird 2): controllers, middleware, representations, the mapping of errors to
-        // answers, and the `serve` and `poll` processes that put the use cases behind it.
+        // answers.
         .target(
             name: "SubLedgerHTTP",
             dependencies: [
@@ -215,6 +215,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        // The composition root: which services `serve` and `poll` run, and how each store's gateways, ports,
+        // reconciliations and obligation sender are built for them.
+        .target(
+            name: "SubLedgerComposition",
+            dependencies: [
+                "SubLedgerHTTP",
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerCore",
+                "PostgresLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         // A local, wire-compatible simulator of Apple's App Store servers, driven by a control API.
@@ -281,6 +296,7 @@ let package = Package(
             name: "SubLedgerCommands",
             dependencies: [
                 "CatalogFile",
+                "SubLedgerComposition",
                 "SubLedgerHTTP",
                 "SubLedgerUseCases",
                 "SubLedgerStore",
@@ -420,6 +436,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),  // the reconciliation poller's logger
             ],
             swiftSettings: swiftSettings
         ),
@@ -517,6 +534,7 @@ let package = Package(
             name: "SubLedgerHTTPIntegrationTests",
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
+                "SubLedgerComposition",  // AppleFaultTests and PgBouncerTests run `serve` whole
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SubLedgerComposition
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerUseCases
@@ -119,7 +120,7 @@ struct NotificationsCommand: AsyncParsableCommand {
         func run() async throws {
             let configuration = try serviceConfiguration(database, apple)
             let logger = makeLogger("subledger.notifications.test", level: configuration.logLevel)
-            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let apple = try StoreGateways(configuration: configuration, logger: logger).apple
             let reports: [NotificationTestReport] = try await withStores(
                 database, label: "subledger.notifications.test"
             ) { stores in

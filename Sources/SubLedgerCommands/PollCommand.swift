@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import SubLedgerComposition
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SubLedgerComposition
 import SubLedgerHTTP
 import SubLedgerUseCases
 

@@ -222,10 +222,10 @@ private func withExtensions(
 ) async throws {
     var configuration = ServiceConfiguration()
     try apple.apply(to: &configuration.apple, environment: CommandContext.current.environment)
-    let appleConfiguration = configuration.apple
+    let service = configuration
     try await withStores(database) { stores in
         let logger = makeLogger("subledger.subscriptions", level: .warning)
-        let gateway = try AppleGateway(configuration: appleConfiguration, logger: logger)
+        let gateway = try StoreGateways(configuration: service, logger: logger).apple
         let ingestion = Ingestion(
             store: stores.ledger, catalog: stores.catalog, apple: gateway, logger: logger,
             now: { Instant.systemNow() })

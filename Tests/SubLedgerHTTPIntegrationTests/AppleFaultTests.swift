@@ -2,6 +2,7 @@ import AppStore
 import AppStoreSimulator
 import Foundation
 import HTTPTypes
+import SubLedgerComposition
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore

@@ -24,14 +24,13 @@ public enum ImportRunner {
             guard IdentifierRule.bundleID.accepts(bundleID), let app = try await catalog.app(bundleID: bundleID) else {
                 throw ImportError(.invalidApp, "no app \(bundleID) is configured: run `subledger catalog apply` first")
             }
-            let apple = try AppleGateway(configuration: service.apple, logger: logger)
+            let gateways = try StoreGateways(configuration: service, logger: logger)
             let ingestion = Ingestion(
-                store: LedgerStore(pool: opened.pool), catalog: catalog, apple: apple, logger: logger,
+                store: LedgerStore(pool: opened.pool), catalog: catalog, apple: gateways.apple, logger: logger,
                 now: { Instant.systemNow() })
             let googlePlay = GooglePlayIngestion(
-                store: LedgerStore(pool: opened.pool),
-                gateway: GooglePlayGateway(httpClient: .shared, configuration: service.googlePlay, logger: logger),
-                logger: logger, now: { Instant.systemNow() })
+                store: LedgerStore(pool: opened.pool), gateway: gateways.googlePlay, logger: logger,
+                now: { Instant.systemNow() })
             let migration = try MigrationImporter(
                 ingestion: ingestion, googlePlay: googlePlay, app: app, configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent

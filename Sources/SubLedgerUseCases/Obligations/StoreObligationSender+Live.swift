@@ -7,14 +7,16 @@ extension StoreObligationSender {
     /// The sender every `serve` and `poll` process runs, with the adapter of every store: the one place that
     /// decides what sends store obligations.
     public static func live(
-        configuration: Configuration, pool: PostgresPool, catalog: CatalogStore, apple: AppleGateway,
-        googlePlay: GooglePlayGateway, logger: Logger, now: @escaping @Sendable () -> Instant
+        configuration: Configuration, pool: PostgresPool, catalog: CatalogStore, gateways: StoreGateways,
+        logger: Logger, now: @escaping @Sendable () -> Instant
     ) -> StoreObligationSender {
         StoreObligationSender(
             configuration: configuration, store: StoreObligationStore(pool: pool), catalog: catalog,
-            senders: [
-                AppStoreObligationSender(apple: apple, tokens: AccountTokenStore(pool: pool)),
-                GooglePlayObligationSender(gateway: googlePlay),
-            ], logger: logger, now: now)
+            senders: Store.allCases.map { store -> any ObligationSending in
+                switch store {
+                case .appStore: AppStoreObligationSender(apple: gateways.apple, tokens: AccountTokenStore(pool: pool))
+                case .googlePlay: GooglePlayObligationSender(gateway: gateways.googlePlay)
+                }
+            }, logger: logger, now: now)
     }
 }

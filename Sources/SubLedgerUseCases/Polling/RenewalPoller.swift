@@ -109,24 +109,36 @@ public struct RenewalPoller: Service {
     let now: @Sendable () -> Instant
     let limiter: RateLimiter
 
+    /// The job over `ports`: each stored input, notification and due chain goes to its store's port.
     public init(
-        configuration: Configuration, queue: PollQueue, store: LedgerStore, catalog: CatalogStore, ingestion: Ingestion,
-        refresher: ChainRefresher? = nil, googlePlay: GooglePlayIngestion? = nil, logger: Logger,
-        now: @escaping @Sendable () -> Instant
+        configuration: Configuration, queue: PollQueue, store: LedgerStore, catalog: CatalogStore, ports: StorePorts,
+        refresher: ChainRefresher? = nil, logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.queue = queue
         self.store = store
         self.catalog = catalog
-        self.ingestion = ingestion
-        let ports = StorePorts(
-            appStore: AppStorePort(ingestion: ingestion),
-            googlePlay: googlePlay.map { GooglePlayPort(ingestion: $0, catalog: catalog, logger: logger, now: now) })
+        self.ingestion = ports.appStore.ingestion
         self.ports = ports
         self.refresher = refresher ?? .stores(ports)
         self.logger = logger
         self.now = now
         self.limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
+    }
+
+    /// The job over the App Store's port for `ingestion` and, given `googlePlay`, Google Play's.
+    public init(
+        configuration: Configuration, queue: PollQueue, store: LedgerStore, catalog: CatalogStore, ingestion: Ingestion,
+        refresher: ChainRefresher? = nil, googlePlay: GooglePlayIngestion? = nil, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
+        self.init(
+            configuration: configuration, queue: queue, store: store, catalog: catalog,
+            ports: StorePorts(
+                appStore: AppStorePort(ingestion: ingestion),
+                googlePlay: googlePlay.map { GooglePlayPort(ingestion: $0, catalog: catalog, logger: logger, now: now) }
+            ),
+            refresher: refresher, logger: logger, now: now)
     }
 
     public func run() async throws {

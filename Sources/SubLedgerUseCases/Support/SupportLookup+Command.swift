@@ -15,10 +15,10 @@ extension SupportLookup {
             if opened.isEmbedded { try await migrator.migrate(opened.pool) }
             let secrets = SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger)
             try await DatabaseReadiness.check(secrets, pooler: opened.pooler, migrator: migrator)
-            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
+            let gateways = try StoreGateways(configuration: configuration, logger: logger)
             let lookup = SupportLookup(
                 store: LedgerStore(pool: opened.pool),
-                catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys), apple: apple,
+                catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys), apple: gateways.apple,
                 logger: logger, now: { Instant.systemNow() })
             let answer = try await lookup.lookUp(query, bundleID: bundleID, apply: apply)
             await opened.close()

@@ -237,12 +237,12 @@ import _CryptoExtras
 
             // One voided purchase per page: the poll follows the continuation tokens to the end of the list. The
             // poller's clock runs ten minutes ahead of Google's (Google refuses a list ending in its future).
-            var configuration = GooglePlayVoidedPurchasesPoller.Configuration(worker: "voided-e2e")
+            var configuration = GooglePlayVoidedPurchases.Configuration(worker: "voided-e2e")
             configuration.pageSize = 1
             let ahead: @Sendable () -> Instant = {
                 Instant(millisecondsSince1970: h.sim.control.clock().now).adding(milliseconds: 600_000)
             }
-            let poller = GooglePlayVoidedPurchasesPoller(
+            let poller = GooglePlayVoidedPurchases(
                 configuration: configuration,
                 ingestion: GooglePlayIngestion(
                     store: LedgerStore(pool: h.pool), gateway: h.gateway, logger: TestDatabase.logger, now: ahead),

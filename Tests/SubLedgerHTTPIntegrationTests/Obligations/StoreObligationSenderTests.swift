@@ -83,7 +83,8 @@ import Testing
                 let configuration = StoreObligationSender.Configuration(worker: "one-process")
                 let sender = StoreObligationSender.live(
                     configuration: configuration, pool: e.service.pool, catalog: e.service.catalog,
-                    apple: try AppleWriteBackEndToEndTests.gateway(e), googlePlay: play.gateway,
+                    gateways: StoreGateways(
+                        apple: try AppleWriteBackEndToEndTests.gateway(e), googlePlay: play.gateway),
                     logger: TestDatabase.logger, now: { clock.now })
                 // The policy's first retry: the same for a call never made (Apple, no key) and one that failed.
                 let retryAt = configuration.retry.nextAttempt(afterAttempts: 0, now: clock.now)

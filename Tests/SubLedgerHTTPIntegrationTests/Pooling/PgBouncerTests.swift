@@ -4,6 +4,7 @@ import Foundation
 import HummingbirdTesting
 import Logging
 import PostgresLibPQ
+import SubLedgerComposition
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore

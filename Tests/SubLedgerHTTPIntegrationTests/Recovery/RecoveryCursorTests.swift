@@ -77,14 +77,17 @@ import Testing
         }
     }
 
-    /// `subledger poll`'s service runs one recovery when it starts (`--once`: only that one) and returns.
-    @Test func theRecoveryServiceRecoversWhenItStarts() async throws {
+    /// `subledger poll`'s reconciliation poller runs one recovery when it starts (`--once`: only that one) and
+    /// returns.
+    @Test func theReconciliationPollerRecoversWhenItStarts() async throws {
         try await E.run { e in
             try await e.giveServerAPICredentials()
             _ = try await e.subscribeEveryone()
-            let service = NotificationRecoveryService(
-                recovery: try e.recovery(), once: true, logger: TestDatabase.logger)
-            try await service.run()
+            var configuration = ReconciliationPoller.Configuration()
+            configuration.once = true
+            let poller = ReconciliationPoller(
+                configuration: configuration, reconciliations: [try e.recovery()], logger: TestDatabase.logger)
+            try await poller.run()
             let cursors = try await NotificationHistoryCursors(pool: e.service.pool).all()
             #expect(cursors.map(\.environment) == [.production, .sandbox])
             #expect(cursors.allSatisfy { $0.lastResult == "complete" && $0.completeUntil != nil })

@@ -18,13 +18,12 @@ extension SubLedgerServer {
                 SecretStore(pool: opened.pool, secretKeys: configuration.secretKeys, logger: logger),
                 pooler: opened.pooler, migrator: migrator)
             let catalog = CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys)
-            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
-            let ingestion = Ingestion(
-                store: LedgerStore(pool: opened.pool), catalog: catalog, apple: apple, logger: logger,
-                now: { Instant.systemNow() })
+            let stores = StoreServices(
+                gateways: try StoreGateways(configuration: configuration, logger: logger),
+                store: LedgerStore(pool: opened.pool), catalog: catalog, logger: logger, now: { Instant.systemNow() })
             let report = try await NotificationRecovery(
                 configuration: recovery, cursors: NotificationHistoryCursors(pool: opened.pool), catalog: catalog,
-                ingestion: ingestion, logger: logger, now: { Instant.systemNow() }
+                ingestion: stores.appStore, logger: logger, now: { Instant.systemNow() }
             ).run(request)
             await opened.close()
             return report

@@ -2,20 +2,20 @@ import GooglePlay
 import GooglePlayClients
 import Logging
 import Metrics
-import ServiceLifecycle
 import SubLedgerCore
 import SubLedgerStore
 
 /// Reads each Google Play app's voided purchases (`purchases.voidedpurchases.list`, subscriptions and quantity-based
 /// partial refunds included) and revokes what they granted: the refunds, chargebacks and revocations whose
-/// notifications were dropped, or arrived before SubLedger could apply them. Part of `poll`.
+/// notifications were dropped, or arrived before SubLedger could apply them. Google Play's `StoreReconciliation`,
+/// run by `poll`'s `ReconciliationPoller` every minute; each app's list is read when its last read is `interval` old.
 ///
 /// Each app's place in the list is kept (`google_play_voided_cursors`): the voided time before which everything was
 /// applied, and, while a list spans pages, the window and the next page's continuation token, recorded after each
 /// page is applied, so a poll that stops goes on with the next page. Windows overlap by `overlap` (a purchase voided
 /// just before a window closed may be listed late); applying a void twice changes nothing.
-public struct GooglePlayVoidedPurchasesPoller: Service {
-    /// How the poller runs.
+public struct GooglePlayVoidedPurchases: StoreReconciliation {
+    /// How the lists are read.
     public struct Configuration: Sendable {
         /// How often each app's list is read. Default 10 minutes.
         public var interval: Duration = .seconds(600)
@@ -27,8 +27,6 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
         public var pageSize = 1000
         /// Pages read per app per cycle. Default 100.
         public var maximumPages = 100
-        /// Run one cycle and return (`poll --once`).
-        public var once = false
         /// This process's name in leases.
         public var worker: String
 
@@ -55,7 +53,8 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
 
     let configuration: Configuration
     let ingestion: GooglePlayIngestion
-    let store: GooglePlayStore
+    /// Where each app's place in the list (its cursor) is kept.
+    let cursors: GooglePlayStore
     let catalog: CatalogStore
     let gateway: GooglePlayGateway
     let logger: Logger
@@ -67,21 +66,22 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
     ) {
         self.configuration = configuration
         self.ingestion = ingestion
-        self.store = store
+        self.cursors = store
         self.catalog = catalog
         self.gateway = gateway
         self.logger = logger
         self.now = now
     }
 
-    public func run() async throws {
-        try await PeriodicCycles.run(
-            once: configuration.once, interval: .seconds(60), logger: logger,
-            failure: "google play voided purchases cycle failed"
-        ) {
-            let report = try await runCycle()
-            if report.pages > 0 || report.failed > 0 { logger.info("\(report)") }
-        }
+    public var store: Store { .googlePlay }
+
+    /// Each pass looks for the apps whose list is due (`Configuration.interval`), so an app added to the catalog,
+    /// or one whose read failed, waits a minute at most.
+    public var interval: Duration { .seconds(60) }
+
+    public func reconcile() async throws -> ReconciliationOutcome {
+        let report = try await runCycle()
+        return ReconciliationOutcome(summary: "\(report)", isWorthLogging: report.pages > 0 || report.failed > 0)
     }
 
     /// Reads the list of every Google Play app whose last read is at least `interval` old.
@@ -90,14 +90,14 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
         for app in try await catalog.apps()
         where app.definition.googlePlay != nil && app.googleServiceAccountKey != nil {
             guard
-                let cursor = try await store.claimVoidedCursor(
+                let cursor = try await cursors.claimVoidedCursor(
                     appID: app.appID, every: configuration.interval, lease: configuration.lease,
                     worker: configuration.worker, now: now())
             else { continue }
             report.apps += 1
             do {
                 try await poll(app, from: cursor, report: &report)
-                try await store.releaseVoidedCursor(
+                try await cursors.releaseVoidedCursor(
                     appID: app.appID, error: nil, worker: configuration.worker, now: now())
                 Counter(label: "subledger_google_play_voided_polls_total", dimensions: [("outcome", "ok")]).increment()
             } catch {
@@ -107,7 +107,7 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
                 logger.warning(
                     "google play voided purchases could not be read",
                     metadata: ["bundle_id": "\(app.bundleID)", "error": "\(error)"])
-                try? await store.releaseVoidedCursor(
+                try? await cursors.releaseVoidedCursor(
                     appID: app.appID, error: "\(error)", restartWindow: restart, worker: configuration.worker,
                     now: now())
                 Counter(label: "subledger_google_play_voided_polls_total", dimensions: [("outcome", "failed")])
@@ -155,7 +155,7 @@ public struct GooglePlayVoidedPurchasesPoller: Service {
             var next = page.tokenPagination?.nextPageToken
             if next?.isEmpty == true || next == pageToken || (next?.utf8.count ?? 0) > 4096 { next = nil }
             guard
-                try await store.recordVoidedPage(
+                try await cursors.recordVoidedPage(
                     appID: app.appID, start: window.start, end: window.end, nextPageToken: next,
                     voided: voided.count, worker: configuration.worker, now: now())
             else { return }

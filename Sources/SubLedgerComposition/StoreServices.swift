@@ -1,0 +1,54 @@
+import Logging
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// What a process runs for each store, built from the process's `StoreGateways`: the one place each store is
+/// registered with the jobs (its ingestion, its `StorePort`, its `StoreReconciliation`). Its obligations are sent
+/// by the adapter `StoreObligationSender.live` registers. The switches over `Store` are exhaustive: a store added
+/// to `Store` does not compile until it is registered here.
+struct StoreServices: Sendable {
+    let gateways: StoreGateways
+    /// The App Store's ingestion: receipts, StoreKit 2 transactions, Server Notifications, the Server API.
+    let appStore: Ingestion
+    /// Google Play's ingestion: purchase tokens and real-time developer notifications, read back from Google.
+    let googlePlay: GooglePlayIngestion
+    /// Every store's port, for the renewal job.
+    let ports: StorePorts
+
+    init(
+        gateways: StoreGateways, store: LedgerStore, catalog: CatalogStore, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
+        self.gateways = gateways
+        appStore = Ingestion(store: store, catalog: catalog, apple: gateways.apple, logger: logger, now: now)
+        googlePlay = GooglePlayIngestion(store: store, gateway: gateways.googlePlay, logger: logger, now: now)
+        ports = StorePorts(
+            appStore: AppStorePort(ingestion: appStore),
+            googlePlay: GooglePlayPort(ingestion: googlePlay, catalog: catalog, logger: logger, now: now))
+    }
+
+    /// Every store's reconciliation, for `poll`'s one `ReconciliationPoller`. The App Store's (notification history
+    /// recovery) only when `recovery` is set (`--recovery-interval 0` leaves it out); `once` finishes a recovery's
+    /// run at the group's shutdown instead of stopping after its current window.
+    func reconciliations(
+        recovery: NotificationRecovery.Configuration?, worker: String, once: Bool, pool: PostgresPool,
+        catalog: CatalogStore, logger: Logger, now: @escaping @Sendable () -> Instant
+    ) -> [any StoreReconciliation] {
+        Store.allCases.compactMap { store -> (any StoreReconciliation)? in
+            switch store {
+            case .appStore:
+                guard var recovery else { return nil }
+                if once { recovery.finishOnShutdown = true }
+                return NotificationRecovery(
+                    configuration: recovery, cursors: NotificationHistoryCursors(pool: pool), catalog: catalog,
+                    ingestion: appStore, logger: logger, now: now)
+            case .googlePlay:
+                return GooglePlayVoidedPurchases(
+                    configuration: .init(worker: worker), ingestion: googlePlay, store: GooglePlayStore(pool: pool),
+                    catalog: catalog, gateway: gateways.googlePlay, logger: logger, now: now)
+            }
+        }
+    }
+}

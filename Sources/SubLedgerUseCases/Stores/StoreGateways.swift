@@ -1,0 +1,25 @@
+import AsyncHTTPClient
+import Logging
+
+/// The way to every store a process speaks to, built from its configuration: the one place a store's gateway is
+/// made, for `serve`, `poll` and the commands alike. A gateway holds what is shared across a process's calls to
+/// its store (HTTP connections, cached verifiers and clients, the circuit breaker), so a process builds it once.
+public struct StoreGateways: Sendable {
+    /// The App Store: verifyReceipt, Apple's signatures and the App Store Server API.
+    public var apple: AppleGateway
+    /// Google Play: the Developer API and the keys of real-time developer notifications' push tokens.
+    public var googlePlay: GooglePlayGateway
+
+    public init(apple: AppleGateway, googlePlay: GooglePlayGateway) {
+        self.apple = apple
+        self.googlePlay = googlePlay
+    }
+
+    /// Every store's gateway as `configuration` describes it. Throws `ConfigurationError` when a store's settings
+    /// cannot be used (an unreadable trusted root for Apple's signed data).
+    public init(configuration: ServiceConfiguration, logger: Logger) throws {
+        self.init(
+            apple: try AppleGateway(configuration: configuration.apple, logger: logger),
+            googlePlay: GooglePlayGateway(httpClient: .shared, configuration: configuration.googlePlay, logger: logger))
+    }
+}
