@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Erasing an account (docs/guides/accounts.md, "Erasing an account"): `DELETE /v1/accounts/{account_id}`.

@@ -1,6 +1,5 @@
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Account merges and aliases (docs/guides/accounts.md, "Merging accounts").

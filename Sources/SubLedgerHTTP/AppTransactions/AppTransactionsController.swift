@@ -1,6 +1,5 @@
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `POST /v1/app-transactions`: an account shows the app's signed `AppTransaction` and SubLedger records that

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `POST /v1/purchases/google`: an account submits a Google Play purchase its app just made (or restored).

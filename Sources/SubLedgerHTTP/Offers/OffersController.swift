@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `POST /v1/offers/signatures`: the signatures StoreKit needs to show an account a promotional offer, and its
