@@ -5,7 +5,6 @@ import NIOCore
 import PostgresLibPQ
 import Prometheus
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Builds the SubLedger HTTP application.
@@ -43,17 +42,13 @@ func buildApplication(
     madeEventLoopRoute: (@Sendable (EntitlementReadRoute) -> Void)? = nil
 ) -> some ApplicationProtocol {
     ServiceMetrics.bootstrap()
-    let store = LedgerStore(pool: dependencies.pool)
-    let catalog = CatalogStore(pool: dependencies.pool, secretKeys: configuration.secretKeys)
-    let apps = AppDirectory(catalog: catalog)
-    let keys = APIKeys(store: APIKeyStore(pool: dependencies.pool))
+    let useCases = dependencies.useCases(secretKeys: configuration.secretKeys, logger: logger)
     // One definition of each, for the router and the event loop's reads alike.
     let requestMetrics =
         metricsRegistry.map { RequestMetrics(factory: PrometheusMetricsFactory(registry: $0)) } ?? RequestMetrics()
-    let appData = AppDataAccess(
-        keys: keys, audit: AuditLogStore(pool: dependencies.pool), now: dependencies.now)
+    let appData = AppDataAccess(keys: useCases.keys, audit: useCases.audit, now: dependencies.now)
     let router = buildRouter(
-        dependencies: dependencies, store: store, catalog: catalog, apps: apps, keys: keys, logger: logger,
+        dependencies: dependencies, useCases: useCases, logger: logger,
         metricsRegistry: metricsRegistry ?? ServiceMetrics.registry, requestMetrics: requestMetrics, appData: appData)
     // Over every route: a known path asked with a method it does not take is answered 405, not 404.
     MethodNotAllowed.register(on: router)
@@ -61,7 +56,7 @@ func buildApplication(
     var eventLoopRoute: EntitlementReadRoute?
     if entitlementReads == .onEventLoops, dependencies.readReplicas == nil {
         let route = EntitlementReadRoute(
-            appData: appData, apps: apps, reads: EntitlementReadStore(pool: dependencies.pool),
+            appData: appData, apps: useCases.apps, reads: useCases.entitlementReads,
             now: dependencies.now, metrics: requestMetrics, logger: logger)
         madeEventLoopRoute?(route)
         eventLoopRoute = route
@@ -80,7 +75,8 @@ func buildApplication(
             address: .hostname(configuration.host, port: configuration.port), serverName: ServerHeaders.name),
         services: [
             CacheInvalidationService(
-                pool: dependencies.listenPool ?? dependencies.pool, apps: apps, keys: keys, logger: logger)
+                pool: dependencies.listenPool ?? dependencies.pool, apps: useCases.apps, keys: useCases.keys,
+                logger: logger)
         ]
             // Read replicas: measures their lag while serving, closes their pools after HTTP has drained.
             + (dependencies.readReplicas.map { [$0] } ?? []),
@@ -88,14 +84,15 @@ func buildApplication(
     )
 }
 
-/// The routes of the service. `catalog` is read uncached (support lookups); `apps` is its cache.
+/// The routes of the service, each answered through `useCases`.
 func buildRouter(
-    dependencies: ServiceDependencies, store: LedgerStore, catalog: CatalogStore, apps: AppDirectory, keys: APIKeys,
-    logger: Logger,
+    dependencies: ServiceDependencies, useCases: LedgerUseCases, logger: Logger,
     metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry,
     requestMetrics: RequestMetrics = RequestMetrics(),
     appData: AppDataAccess? = nil
 ) -> Router<SubLedgerRequestContext> {
+    let apps = useCases.apps
+    let keys = useCases.keys
     let router = Router(context: SubLedgerRequestContext.self)
     // One stack of fixed types: each layer calls the next directly, where middleware added one by one is called
     // through an existential and a closure per layer on every request.
@@ -113,31 +110,23 @@ func buildRouter(
     // consistency token that is not one (400; read replicas: write responses carry a token, reads may present
     // one, docs/guides/operate.md). On routes with a key these come after authentication, so a request without a
     // valid key is answered 401 whatever else is wrong with it.
-    let consistency = ConsistencyTokenMiddleware(pool: dependencies.pool, logger: logger)
+    let consistency = ConsistencyTokenMiddleware(tokens: useCases.consistencyTokens, logger: logger)
     let open = router.group().addMiddleware {
         BodyLimitMiddleware()
         consistency
     }
-    let reads = Reads(primary: store, replicas: dependencies.readReplicas)
-    HealthController(pool: dependencies.pool, migrator: dependencies.migrator).register(on: open)
+    HealthController(schema: useCases.schema).register(on: open)
     let poolMetrics = PoolMetrics(pool: dependencies.pool, registry: metricsRegistry)
     MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: open)
     OpenAPIController().register(on: open)
 
-    let ingestion = Ingestion(
-        store: store, apple: dependencies.apple, logger: logger, now: dependencies.now,
-        findApp: { bundleID in
-            // Bundle ids arrive unverified (a V1 `bid`, a JWS's claims): one no app can have is unknown without
-            // asking the database, which would refuse NUL or invalid text with an error instead of an answer.
-            guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
-            return try await apps.app(bundleID: bundleID)
-        })
+    let ingestion = useCases.ingestion
     // Apple answers again after failing: the receipts deferred for it are due at once, for the renewal job.
     let now = dependencies.now
     dependencies.apple.breaker.onRecovery {
         Task {
             do {
-                let woken = try await store.makeAppleDeferredInputsDue(now: now())
+                let woken = try await ingestion.makeAppleDeferredInputsDue(now: now())
                 if woken > 0 {
                     logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
                 }
@@ -149,20 +138,11 @@ func buildRouter(
     NotificationsController(ingestion: ingestion).register(on: open)
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).
-    let googlePlay = GooglePlayIngestion(
-        store: store, gateway: dependencies.googlePlay, logger: logger, now: dependencies.now)
-    GooglePlayNotificationsController(
-        notifications: GooglePlayNotifications(
-            ingestion: googlePlay,
-            findApp: { packageName in
-                guard GooglePlayListing.isPackageName(packageName) else { return nil }
-                return try await catalog.app(googlePlayPackage: packageName)
-            }, logger: logger, now: dependencies.now)
-    ).register(on: open)
+    GooglePlayNotificationsController(notifications: useCases.googlePlayNotifications).register(on: open)
 
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
     // log (docs/guides/accounts.md, "Roles and the audit log").
-    let audit = AuditLogStore(pool: dependencies.pool)
+    let audit = useCases.audit
     // The group's key check and permissions, which the event loop's entitlement read applies too.
     let appData = appData ?? AppDataAccess(keys: keys, audit: audit, now: dependencies.now)
     let v1 = router.group(AppDataAccess.group).addMiddleware {
@@ -171,29 +151,19 @@ func buildRouter(
         BodyLimitMiddleware()
         consistency
     }
-    OrdersController(apps: apps, store: store, now: dependencies.now).register(on: v1)
-    SubmissionsController(apps: apps, store: store, ingestion: ingestion).register(on: v1)
-    GooglePlayPurchasesController(apps: apps, ingestion: googlePlay).register(on: v1)
+    OrdersController(apps: apps, orders: useCases.orders, now: dependencies.now).register(on: v1)
+    SubmissionsController(apps: apps, orders: useCases.orders, ingestion: ingestion).register(on: v1)
+    GooglePlayPurchasesController(apps: apps, ingestion: useCases.googlePlay).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
-    AppTransactionsController(
-        apps: apps,
-        claims: AppTransactionClaims(
-            store: AppTransactionStore(pool: dependencies.pool), apple: dependencies.apple, now: dependencies.now)
-    ).register(on: v1)
-    let erasures = AccountErasures(
-        store: AccountErasureStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
-    AccountsController(apps: apps, reads: reads, erasures: erasures, now: dependencies.now).register(on: v1)
+    AppTransactionsController(apps: apps, claims: useCases.appTransactionClaims).register(on: v1)
+    let erasures = useCases.erasures
+    AccountsController(apps: apps, reads: useCases.reads, erasures: erasures, now: dependencies.now).register(on: v1)
     // Refund requests: the customer's consent and the purchase's usage (docs/guides/operate.md, "Apple asks about a
     // refund").
-    ConsumptionController(apps: apps, store: ConsumptionStore(pool: dependencies.pool), now: dependencies.now)
-        .register(on: v1)
+    ConsumptionController(apps: apps, records: useCases.consumption, now: dependencies.now).register(on: v1)
     // Offer signatures: StoreKit's promotional and introductory offers, signed with the catalog's key
     // (docs/guides/offers.md).
-    OffersController(
-        apps: apps,
-        signatures: OfferSignatures(
-            store: OfferEligibilityStore(pool: dependencies.pool), now: dependencies.now)
-    ).register(on: v1)
+    OffersController(apps: apps, signatures: useCases.offerSignatures).register(on: v1)
 
     // Granted entitlements (/v1/accounts/{id}/grants): beside the account's reads, for admin and support keys
     // (`RoutePermissions`), never an app's key.
@@ -203,14 +173,8 @@ func buildRouter(
         BodyLimitMiddleware()
         consistency
     }
-    GrantsController(
-        grants: EntitlementGrants(
-            store: EntitlementGrantStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
-    ).register(on: grantRoutes)
-    MergesController(
-        merges: AccountMerges(
-            store: AccountMergeStore(pool: dependencies.pool), catalog: catalog, now: dependencies.now)
-    ).register(on: grantRoutes)
+    GrantsController(grants: useCases.grants).register(on: grantRoutes)
+    MergesController(merges: useCases.merges).register(on: grantRoutes)
     // Erasure (DELETE /v1/accounts/{id}): admin keys only (`RoutePermissions`).
     ErasuresController(erasures: erasures).register(on: grantRoutes)
 
@@ -227,17 +191,13 @@ func buildRouter(
         consistency
     }
     // Support lookups (/v1/admin/lookup/...) and the admin page's search box.
-    let support = SupportLookup(
-        store: store, catalog: catalog, apple: dependencies.apple, logger: logger, now: dependencies.now)
+    let support = useCases.support
     SupportController(lookup: support).register(on: adminReports)
-    AdminController(reads: reads, now: dependencies.now, support: support)
+    AdminController(reads: useCases.reads, now: dependencies.now, support: support)
         .register(reportsOn: adminReports, pageOn: adminPage)
     // The audit log (/v1/admin/audit and /admin/audit), admin keys only.
     AuditController(audit: audit).register(on: adminReports, pageOn: adminPage)
     // Webhook endpoints (/v1/admin/webhooks, docs/guides/webhooks.md "Endpoints").
-    WebhooksController(
-        admin: WebhookAdmin(store: WebhookEndpointStore(pool: dependencies.pool, secretKeys: catalog.secretKeys))
-    )
-    .register(on: adminReports)
+    WebhooksController(admin: useCases.webhooks).register(on: adminReports)
     return router
 }

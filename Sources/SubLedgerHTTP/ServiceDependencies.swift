@@ -27,3 +27,12 @@ public struct ServiceDependencies: Sendable {
         self.now = now
     }
 }
+
+extension ServiceDependencies {
+    /// The use cases the routes answer with, built on these dependencies (`LedgerUseCases` builds the stores).
+    func useCases(secretKeys: SecretKeyring, logger: Logger) -> LedgerUseCases {
+        LedgerUseCases(
+            pool: pool, migrator: migrator, secretKeys: secretKeys, apple: apple, googlePlay: googlePlay,
+            readReplicas: readReplicas, logger: logger, now: now)
+    }
+}

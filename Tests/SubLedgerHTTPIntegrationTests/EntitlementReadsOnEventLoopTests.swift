@@ -247,8 +247,10 @@ import Testing
                     "INSERT INTO account_credit_entries VALUES (\(app.appID), \(account), 'Production', 'c1', 'c1', 1)")
             }
             let route = EntitlementReadRoute(
-                appData: AppDataAccess(keys: keys, audit: AuditLogStore(pool: pool), now: { H.day(1) }), apps: apps,
-                reads: EntitlementReadStore(pool: readsPool?(pool) ?? pool), now: { H.day(1) },
+                appData: AppDataAccess(
+                    keys: keys, audit: AuditLog(store: AuditLogStore(pool: pool)), now: { H.day(1) }),
+                apps: apps, reads: EntitlementReads(store: EntitlementReadStore(pool: readsPool?(pool) ?? pool)),
+                now: { H.day(1) },
                 metrics: RequestMetrics(), logger: TestDatabase.logger)
             let router = Router()
             router.get("slow") { _, _ in

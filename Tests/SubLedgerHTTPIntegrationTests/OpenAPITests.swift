@@ -49,12 +49,8 @@ import Yams
         let apple = try AppleGateway(configuration: AppleConfiguration(), logger: logger)
         let dependencies = ServiceDependencies(
             pool: pool, migrator: try Migrator.bundled(logger: logger), apple: apple, now: { Instant.systemNow() })
-        let store = LedgerStore(pool: pool)
-        let catalog = CatalogStore(pool: pool)
-        let apps = AppDirectory(catalog: catalog)
         let router = buildRouter(
-            dependencies: dependencies, store: store, catalog: catalog, apps: apps,
-            keys: APIKeys(store: APIKeyStore(pool: pool)),
+            dependencies: dependencies, useCases: dependencies.useCases(secretKeys: SecretKeyring(), logger: logger),
             logger: logger)
         return Set(
             router.routes.map { route in

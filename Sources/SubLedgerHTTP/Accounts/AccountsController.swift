@@ -1,14 +1,13 @@
 import Foundation
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Reads of one account of the key's app: entitlements (optionally at a time), subscriptions, transactions.
 struct AccountsController: Sendable {
     let apps: AppDirectory
     /// Served by a read replica when one is current enough (docs/guides/scale-out.md, "Read replicas").
-    let reads: Reads
+    let reads: LedgerReads
     /// An erased account's entitlements are refused (410 `account_erased`).
     let erasures: AccountErasures
     let now: @Sendable () -> Instant
@@ -38,10 +37,8 @@ struct AccountsController: Sendable {
             instant = parsed
         }
         let at = instant
-        let read = try await reads.read(context) { store in
-            // The read model on the pool that answers this read (a standby's or the primary's).
-            try await EntitlementReadStore(pool: store.pool).read(of: account, app: app, at: at)
-        }
+        // The read model of the database that answers this read (a standby's or the primary's).
+        let read = try await reads.entitlements(of: account, app: app, at: at, token: context.consistencyToken)
         // An erased account holds nothing under its id (its rows moved to the pseudonym): asked only then.
         if read.entitlements.isEmpty, read.credits == 0, try await erasures.isErased(account, app: app) {
             throw ErasureError(.accountErased, "the account was erased")
@@ -114,7 +111,9 @@ struct AccountsController: Sendable {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
         let instant = now()
-        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }.filter {
+        let chains = try await reads.read(token: context.consistencyToken) { store in
+            try await store.chains(for: account, app: app)
+        }.filter {
             $0.header.owner == account
         }
         return SubscriptionsBody(
@@ -176,7 +175,9 @@ struct AccountsController: Sendable {
     func transactions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> TransactionsBody {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
-        let chains = try await reads.read(context) { store in try await store.chains(for: account, app: app) }
+        let chains = try await reads.read(token: context.consistencyToken) { store in
+            try await store.chains(for: account, app: app)
+        }
         let known = chains.flatMap(\.transactions).filter { $0.account == account }
             .sorted {
                 ($0.transaction.purchaseDate, $0.transactionID) > ($1.transaction.purchaseDate, $1.transactionID)

@@ -6,7 +6,6 @@ import Metrics
 import NIOCore
 import NIOHTTPTypes
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 import Synchronization
 
@@ -17,7 +16,7 @@ import Synchronization
 final class EntitlementReadRoute: Sendable {
     let appData: AppDataAccess
     let apps: AppDirectory
-    let reads: EntitlementReadStore
+    let reads: EntitlementReads
     let now: @Sendable () -> Instant
     let logger: Logger
     /// Whether requests are logged (`RequestLog`): decided once.
@@ -38,7 +37,7 @@ final class EntitlementReadRoute: Sendable {
     let answeredHere = Atomic<Int>(0)
 
     init(
-        appData: AppDataAccess, apps: AppDirectory, reads: EntitlementReadStore, now: @escaping @Sendable () -> Instant,
+        appData: AppDataAccess, apps: AppDirectory, reads: EntitlementReads, now: @escaping @Sendable () -> Instant,
         metrics: RequestMetrics, logger: Logger
     ) {
         self.appData = appData
@@ -55,7 +54,7 @@ final class EntitlementReadRoute: Sendable {
     /// without hashing it again, while the caches still vouch for it (`until`, and neither cache dropped since).
     struct KnownKey {
         var secret: String
-        var app: StoredApp
+        var app: AppDirectory.App
         var until: ContinuousClock.Instant
         var keysGeneration: Int
         var appsGeneration: Int
@@ -66,7 +65,7 @@ final class EntitlementReadRoute: Sendable {
     /// caches. Anything else, including every request that is refused, goes to the router, which answers it as
     /// it answers every route.
     func read(of head: HTTPRequest, known: inout KnownKey?, now: ContinuousClock.Instant) -> (
-        account: AccountID, app: StoredApp
+        account: AccountID, app: AppDirectory.App
     )? {
         guard head.method == .get, let path = head.path, let account = Self.account(inPath: path) else { return nil }
         var authorization: String?
@@ -140,7 +139,7 @@ final class EntitlementReadRoute: Sendable {
 
 /// Answers entitlement reads on the connection's event loop, with no task, router or middleware per request:
 /// the key and app from the caches, the read model's statement sent from the event loop and its reply taken by
-/// the pool's readiness thread (`EntitlementReadStore.readFromModel`), the answer written back from the event
+/// the pool's readiness thread (`EntitlementReads.readFromModel`), the answer written back from the event
 /// loop in the same bytes the router writes (`Representation.EntitlementsResponse`), counted and logged as the
 /// router's middleware does. What it does not answer it passes on to the router untouched, and anything that
 /// goes wrong (a key not cached, an account still answered from its chains, a database error) is passed on
@@ -216,7 +215,7 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
     }
 
     private func begin(
-        _ head: HTTPRequest, account: AccountID, app: StoredApp, started: ContinuousClock.Instant,
+        _ head: HTTPRequest, account: AccountID, app: AppDirectory.App, started: ContinuousClock.Instant,
         context: ChannelHandlerContext
     ) {
         let at = route.now()

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Granted entitlements of an account (docs/guides/accounts.md, "Granted entitlements"): grant, list, revoke.
@@ -41,7 +40,7 @@ struct GrantsController: Sendable {
         var granted_by: String
         var revoked_by: String?
 
-        init(_ record: EntitlementGrantRecord) {
+        init(_ record: EntitlementGrants.Record) {
             grant_id = record.grant.grantID
             account_id = record.grant.account.rawValue
             bundle_id = record.bundleID

@@ -16,7 +16,7 @@ import SubLedgerUseCases
 struct AdminController: Sendable {
     /// The reports and the page's panels are served by a read replica when one is current enough; the search
     /// box (`SupportLookup`) always by the primary.
-    let reads: Reads
+    let reads: LedgerReads
     let now: @Sendable () -> Instant
     /// Answers the page's search box.
     let support: SupportLookup
@@ -47,7 +47,7 @@ struct AdminController: Sendable {
         // A ReportError (bad arguments, nothing to report on) is answered by ErrorMiddleware.
         let reportRequest = try ReportRequest(name: name, id: id, options: options, now: now())
         let instant = now()
-        let (report, freshness) = try await reads.read(context) { store in
+        let (report, freshness) = try await reads.read(token: context.consistencyToken) { store in
             try await store.pool.withConnection { connection in
                 (
                     try Reports.run(reportRequest, on: connection),
@@ -80,7 +80,7 @@ struct AdminController: Sendable {
         let instant = now()
         let found: AdminSearchResult?
         if let query { found = try await support.search(query) } else { found = nil }
-        let html = try await reads.read(context) { store in
+        let html = try await reads.read(token: context.consistencyToken) { store in
             let pool = store.pool
             // The page's reports are independent reads: each runs on its own pooled connection (its own thread and
             // PostgreSQL backend) at the same time, so the page takes as long as the slowest, not their sum.
@@ -131,7 +131,7 @@ struct AdminController: Sendable {
         for (key, value) in request.uri.queryParameters { options[String(key)] = String(value) }
         let instant = now()
         let query = try RevenuePageQuery(options: options, now: instant)
-        let html = try await reads.read(context) { store in
+        let html = try await reads.read(token: context.consistencyToken) { store in
             let pool = store.pool
             // Independent reads, each on its own pooled connection at the same time (see `adminPage`).
             async let revenue = pool.withConnection { try RevenuePanel.load(on: $0, query: query, now: instant) }

@@ -3,18 +3,17 @@ import Hummingbird
 import NIOCore
 import SubLedgerCore
 import SubLedgerReports
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `GET /v1/admin/audit` (JSON) and `GET /admin/audit` (the admin page's audit view): what admin and support
 /// keys did, newest first, a bounded page at a time (`limit` up to 500, `before` the `next_before` of the page
 /// before), filtered by `since` (RFC 3339) and `key` (a key's id or name). Admin keys only (`RoutePermissions`).
 struct AuditController: Sendable {
-    let audit: AuditLogStore
+    let audit: AuditLog
 
     func register(on group: RouterGroup<SubLedgerRequestContext>, pageOn page: RouterGroup<SubLedgerRequestContext>) {
         group.get("audit") { request, _ in
-            let listing = try await AuditListing.read(try Self.filter(request), from: audit)
+            let listing = try await audit.listing(try Self.filter(request))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return Response(
@@ -23,7 +22,7 @@ struct AuditController: Sendable {
         }
         page.get("audit") { request, _ in
             let filter = try Self.filter(request)
-            let (entries, nextBefore) = try await AuditListing.page(filter, from: audit)
+            let (entries, nextBefore) = try await audit.page(filter)
             let rows = entries.map { entry in
                 AdminAuditPage.Row(
                     auditID: entry.auditID ?? 0, occurredAt: entry.occurredAt, keyName: entry.keyName,
@@ -52,8 +51,8 @@ struct AuditController: Sendable {
     }
 
     /// The query's filter; an unknown parameter or a value out of range is a 400.
-    static func filter(_ request: Request) throws -> AuditLogStore.Filter {
-        var filter = AuditLogStore.Filter(limit: AuditListing.defaultLimit)
+    static func filter(_ request: Request) throws -> AuditLog.Filter {
+        var filter = AuditLog.Filter(limit: AuditListing.defaultLimit)
         for (name, value) in request.uri.queryParameters {
             let text = String(value)
             switch name {

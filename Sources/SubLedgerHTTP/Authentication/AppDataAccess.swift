@@ -1,6 +1,5 @@
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// How a request under `/v1` reaches an app's data (orders, submissions, an account's reads): its key
@@ -14,7 +13,7 @@ struct AppDataAccess: Sendable {
     let authentication: APIKeyMiddleware
     let authorization: AuthorizationMiddleware
 
-    init(keys: APIKeys, audit: AuditLogStore, now: @escaping @Sendable () -> Instant) {
+    init(keys: APIKeys, audit: AuditLog, now: @escaping @Sendable () -> Instant) {
         authentication = APIKeyMiddleware(keys: keys)
         authorization = AuthorizationMiddleware(fallback: .appData, audit: audit, now: now)
     }

@@ -1,12 +1,11 @@
 import Hummingbird
 import Logging
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Lets the authenticated key (`APIKeyMiddleware`, before it) through when its scope has the permission the
 /// route needs (`RoutePermissions`), else answers 403 `wrong_key_scope`; and writes what an admin or support key
-/// did to the audit log (`AuditLogStore`): every request but GET and HEAD, and reads of customers' data and of
+/// did to the audit log (`AuditLog`): every request but GET and HEAD, and reads of customers' data and of
 /// webhook endpoints, refused ones included.
 ///
 /// The entry is appended right after the answer is decided, in its own transaction: the actions behind these
@@ -18,7 +17,7 @@ struct AuthorizationMiddleware: RouterMiddleware {
     /// What a route of this group needs when `RoutePermissions` does not list it.
     let fallback: Permission
     /// Where audited requests are written; `nil` for groups no audited key can call.
-    let audit: AuditLogStore?
+    let audit: AuditLog?
     let now: @Sendable () -> Instant
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -78,7 +77,7 @@ struct AuthorizationMiddleware: RouterMiddleware {
 
     private func record(
         _ request: Request, _ context: Context, key: AuthenticatedKey, route: String, status: Int,
-        erasedAs pseudonym: String? = nil, in audit: AuditLogStore
+        erasedAs pseudonym: String? = nil, in audit: AuditLog
     ) async {
         var target: [String: String] = [:]
         for (name, value) in context.parameters { target[String(name)] = String(value.prefix(256)) }
@@ -94,7 +93,7 @@ struct AuthorizationMiddleware: RouterMiddleware {
         if let bundleID = request.uri.queryParameters.get("bundle_id") {
             target["bundle_id"] = String(bundleID.prefix(256))
         }
-        let entry = AuditLogStore.Entry(
+        let entry = AuditLog.Entry(
             occurredAt: now(), keyID: key.keyID, keyName: key.name, scope: key.scope.rawValue,
             method: request.method.rawValue, route: route, target: target, status: status,
             clientAddress: context.remoteAddress?.ipAddress, requestID: context.id)

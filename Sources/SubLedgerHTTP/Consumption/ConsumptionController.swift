@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// What the app server tells SubLedger for Apple's refund questions: the customer's consent to share
@@ -9,7 +8,7 @@ import SubLedgerUseCases
 /// Both are appended, never changed; the latest record is in force.
 struct ConsumptionController: Sendable {
     let apps: AppDirectory
-    let store: ConsumptionStore
+    let records: ConsumptionRecords
     let now: @Sendable () -> Instant
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
@@ -48,7 +47,7 @@ struct ConsumptionController: Sendable {
             }
             instant = parsed
         }
-        let id = try await store.recordConsent(
+        let id = try await records.recordConsent(
             ConsumptionConsent(consented: consented, at: instant), account: account, app: app)
         return EditedResponse(
             status: .created,
@@ -94,7 +93,7 @@ struct ConsumptionController: Sendable {
         usage = try ConsumptionUsage.validated(
             consumptionPercentage: body.consumption_percentage, playTimeMinutes: body.play_time_minutes,
             sampleContentProvided: body.sample_content_provided, deliveryStatus: body.delivery_status)
-        let id = try await store.recordUsage(usage, transactionID: transactionID, account: account, app: app)
+        let id = try await records.recordUsage(usage, transactionID: transactionID, account: account, app: app)
         return EditedResponse(
             status: .created,
             response: UsageBody(

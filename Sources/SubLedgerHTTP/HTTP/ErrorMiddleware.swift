@@ -5,7 +5,6 @@ import NIOCore
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerReports
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
@@ -43,7 +42,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as ErasureError {
             throw APIError(error)
-        } catch let conflict as AccountErasureConflict {
+        } catch let conflict as AccountErasures.Conflict {
             throw APIError(ErasureError(conflict))
         } catch let error as HTTPError {
             throw Self.map(error)

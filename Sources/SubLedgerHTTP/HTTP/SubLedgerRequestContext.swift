@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import NIOCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// The request context of every route: Hummingbird's core storage plus the authenticated API key.
@@ -10,7 +9,7 @@ public struct SubLedgerRequestContext: RequestContext {
     /// Set by the API-key middleware on authenticated routes.
     var apiKey: AuthenticatedKey?
     /// The request's `SubLedger-Consistency-Token`, checked (`ConsistencyTokenMiddleware`).
-    var consistencyToken: WALPosition?
+    var consistencyToken: ConsistencyTokens.Token?
     /// The client's address (the audit log's "from where"); formatted only when an entry is written.
     var remoteAddress: SocketAddress?
 

@@ -1,14 +1,11 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import PostgresLibPQ
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `/health/live` (the process answers) and `/health/ready` (the database answers and its schema is current).
 struct HealthController: Sendable {
-    let pool: PostgresPool
-    let migrator: Migrator
+    let schema: SchemaStatus
 
     func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         // The same body as `HealthStatus(status: "ok", checks: [:])`, written once: liveness probes call this
@@ -35,15 +32,15 @@ struct HealthController: Sendable {
         var checks: [String: String] = [:]
         var ready = true
         do {
-            let version = try await migrator.currentVersion(pool)
+            let (version, expected) = try await schema.versions()
             checks["database"] = "ok"
-            if version == migrator.script.latestVersion {
+            if version == expected {
                 checks["schema"] = "ok"
             } else {
                 ready = false
                 checks["schema"] =
                     "at version \(version.map(String.init) ?? "none"), "
-                    + "expected \(migrator.script.latestVersion): run `subledger migrate`"
+                    + "expected \(expected): run `subledger migrate`"
             }
         } catch {
             ready = false

@@ -1,13 +1,12 @@
 import Foundation
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `POST /v1/orders`: an account is about to buy a product; the order id is the StoreKit app account token.
 struct OrdersController: Sendable {
     let apps: AppDirectory
-    let store: LedgerStore
+    let orders: Orders
     let now: @Sendable () -> Instant
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
@@ -37,7 +36,7 @@ struct OrdersController: Sendable {
             let productID = try RequestText.identifier(body.product_id, .productID, code: .invalidProductID)
             throw APIError.unprocessable(.unknownProduct, "'\(productID)' is not a product of \(app.bundleID)")
         }
-        let order = try await store.createOrder(account: account, productID: body.product_id, app: app, now: now())
+        let order = try await orders.create(account: account, productID: body.product_id, app: app, now: now())
         return EditedResponse(
             status: .created,
             response: OrderBody(

@@ -1,13 +1,12 @@
 import Foundation
 import Hummingbird
 import SubLedgerCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `POST /v1/receipts` and `POST /v1/transactions`: an account submits what its device holds.
 struct SubmissionsController: Sendable {
     let apps: AppDirectory
-    let store: LedgerStore
+    let orders: Orders
     let ingestion: Ingestion
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
@@ -76,13 +75,13 @@ struct SubmissionsController: Sendable {
     }
 
     /// The optional `order_id`: it must be an order of this app placed by this account.
-    private func order(_ raw: String?, account: AccountID, app: StoredApp) async throws -> OrderID? {
+    private func order(_ raw: String?, account: AccountID, app: AppDirectory.App) async throws -> OrderID? {
         guard let raw, !raw.isEmpty else { return nil }
         // Only an id that is an order id is repeated in the answer (the text is the client's, of any length).
         guard let id = try? OrderID(raw) else {
             throw APIError.notFound(.unknownOrder, "no such order of this account (an order id is a UUID)")
         }
-        guard let order = try await store.order(id, app: app), order.account == account else {
+        guard let order = try await orders.order(id, app: app), order.account == account else {
             throw APIError.notFound(.unknownOrder, "no order '\(id)' of this account")
         }
         return order.id

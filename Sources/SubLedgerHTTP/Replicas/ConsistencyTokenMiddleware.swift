@@ -1,8 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import PostgresLibPQ
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// Read-your-writes (docs/guides/scale-out.md, "Read replicas"): a successful write's response carries
@@ -13,8 +11,8 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
 
     static let header = HTTPField.Name("SubLedger-Consistency-Token")!
 
-    /// The primary.
-    let pool: PostgresPool
+    /// The primary's positions, and what a token is.
+    let tokens: ConsistencyTokens
     let logger: Logger
 
     func handle(
@@ -23,7 +21,7 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
         var context = context
         let presented = request.headers[values: Self.header]
         if !presented.isEmpty {
-            guard presented.count == 1, let token = WALPosition(text: presented[0]) else {
+            guard presented.count == 1, let token = tokens.token(presented[0]) else {
                 throw APIError.badRequest(
                     .invalidConsistencyToken,
                     "SubLedger-Consistency-Token must be one token exactly as a write's response carried it")
@@ -37,7 +35,7 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
         // Read after the handler's commits: the insert position is at or past every record they wrote. A write that
         // succeeded stays a success when this fails (the client then reads without a token).
         do {
-            response.headers[Self.header] = try await ReplicationPositions.primary(on: pool).description
+            response.headers[Self.header] = try await tokens.primary().description
         } catch {
             logger.debug("could not read the WAL position for a consistency token", metadata: ["error": "\(error)"])
         }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import SubLedgerStore
 import SubLedgerUseCases
 
 /// `/v1/admin/webhooks`: the webhook endpoints of every app, behind an admin key, doing what
@@ -69,11 +68,11 @@ struct WebhooksController: Sendable {
     }
 
     struct Listing: Encodable {
-        var endpoints: [WebhookEndpoint]
+        var endpoints: [WebhookAdmin.Endpoint]
     }
 
     struct Deliveries: Encodable {
-        var deliveries: [WebhookDeliveryListing]
+        var deliveries: [WebhookAdmin.DeliveryListing]
     }
 
     private func add(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Response {

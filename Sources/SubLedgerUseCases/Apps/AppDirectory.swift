@@ -58,3 +58,8 @@ public final class AppDirectory: Sendable {
         invalidations.add(1, ordering: .releasing)
     }
 }
+
+extension AppDirectory {
+    /// An app as the directory answers it: its catalog entry, its definition and its ids.
+    public typealias App = StoredApp
+}

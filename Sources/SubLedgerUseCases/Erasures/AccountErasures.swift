@@ -39,3 +39,9 @@ public struct AccountErasures: Sendable {
         try await store.isErased(account, app: app)
     }
 }
+
+extension AccountErasures {
+    /// Why the ledger refused a write that names an erased account, or an erasure that meets a write in flight
+    /// (`ErasureError(_:)` says it as an API error).
+    public typealias Conflict = AccountErasureConflict
+}

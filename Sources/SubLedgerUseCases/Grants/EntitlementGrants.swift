@@ -181,3 +181,8 @@ public struct EntitlementGrants: Sendable {
         return raw
     }
 }
+
+extension EntitlementGrants {
+    /// A grant as `grant`, `revoke` and `grants` answer it.
+    public typealias Record = EntitlementGrantRecord
+}

@@ -607,3 +607,11 @@ public struct Ingestion: Sendable {
             accounts: applied.accounts, ignored: ignored, entitlements: entitlements, account: answered)
     }
 }
+
+extension Ingestion {
+    /// Makes the receipts deferred while Apple did not answer due at once (Apple answers again), for the renewal
+    /// job; answers how many.
+    public func makeAppleDeferredInputsDue(now: Instant) async throws -> Int {
+        try await store.makeAppleDeferredInputsDue(now: now)
+    }
+}

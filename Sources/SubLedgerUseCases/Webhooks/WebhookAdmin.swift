@@ -188,3 +188,10 @@ public struct WebhookAdmin: Sendable {
         ]).text
     }
 }
+
+extension WebhookAdmin {
+    /// An endpoint as the admin routes answer it.
+    public typealias Endpoint = WebhookEndpoint
+    /// A delivery to an endpoint as `deliveries` lists it.
+    public typealias DeliveryListing = WebhookDeliveryListing
+}

@@ -1,0 +1,83 @@
+import Logging
+import PostgresLibPQ
+import SubLedgerCore
+import SubLedgerStore
+
+/// The use cases the service answers requests with, and the one place their stores are built: from the pool, the
+/// secret keys, the stores' gateways and the clock. The HTTP edge is given these, never a store.
+public struct LedgerUseCases: Sendable {
+    /// The catalog's apps, cached (`CacheInvalidationService` drops the cache when the catalog changes).
+    public let apps: AppDirectory
+    /// The API keys, cached likewise.
+    public let keys: APIKeys
+    /// What admin and support keys did.
+    public let audit: AuditLog
+    /// The reads a replica may answer.
+    public let reads: LedgerReads
+    /// The entitlement read answered on the event loops.
+    public let entitlementReads: EntitlementReads
+    /// The read replicas' consistency tokens.
+    public let consistencyTokens: ConsistencyTokens
+    /// The schema's version, for readiness.
+    public let schema: SchemaStatus
+    /// App Store inputs: receipts, StoreKit 2 transactions, App Store notifications.
+    public let ingestion: Ingestion
+    /// Google Play purchases.
+    public let googlePlay: GooglePlayIngestion
+    /// Google Play's real-time developer notifications.
+    public let googlePlayNotifications: GooglePlayNotifications
+    public let orders: Orders
+    public let appTransactionClaims: AppTransactionClaims
+    public let erasures: AccountErasures
+    public let consumption: ConsumptionRecords
+    public let offerSignatures: OfferSignatures
+    public let grants: EntitlementGrants
+    public let merges: AccountMerges
+    /// Support lookups, uncached catalog reads included.
+    public let support: SupportLookup
+    public let webhooks: WebhookAdmin
+
+    /// Builds every use case on `pool`. `secretKeys` open the catalog's and the webhooks' sealed secrets;
+    /// `readReplicas` (nil: the primary answers every read) answer the reads `reads` routes.
+    public init(
+        pool: PostgresPool, migrator: Migrator, secretKeys: SecretKeyring, apple: AppleGateway,
+        googlePlay: GooglePlayGateway, readReplicas: ReadReplicas?, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
+        let store = LedgerStore(pool: pool)
+        let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
+        let apps = AppDirectory(catalog: catalog)
+        self.apps = apps
+        keys = APIKeys(store: APIKeyStore(pool: pool))
+        audit = AuditLog(store: AuditLogStore(pool: pool))
+        reads = LedgerReads(primary: store, replicas: readReplicas)
+        entitlementReads = EntitlementReads(store: EntitlementReadStore(pool: pool))
+        consistencyTokens = ConsistencyTokens(pool: pool)
+        schema = SchemaStatus(pool: pool, migrator: migrator)
+        ingestion = Ingestion(
+            store: store, apple: apple, logger: logger, now: now,
+            findApp: { bundleID in
+                // Bundle ids arrive unverified (a V1 `bid`, a JWS's claims): one no app can have is unknown without
+                // asking the database, which would refuse NUL or invalid text with an error instead of an answer.
+                guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
+                return try await apps.app(bundleID: bundleID)
+            })
+        let googlePlayIngestion = GooglePlayIngestion(store: store, gateway: googlePlay, logger: logger, now: now)
+        self.googlePlay = googlePlayIngestion
+        googlePlayNotifications = GooglePlayNotifications(
+            ingestion: googlePlayIngestion,
+            findApp: { packageName in
+                guard GooglePlayListing.isPackageName(packageName) else { return nil }
+                return try await catalog.app(googlePlayPackage: packageName)
+            }, logger: logger, now: now)
+        orders = Orders(store: store)
+        appTransactionClaims = AppTransactionClaims(store: AppTransactionStore(pool: pool), apple: apple, now: now)
+        erasures = AccountErasures(store: AccountErasureStore(pool: pool), catalog: catalog, now: now)
+        consumption = ConsumptionRecords(store: ConsumptionStore(pool: pool))
+        offerSignatures = OfferSignatures(store: OfferEligibilityStore(pool: pool), now: now)
+        grants = EntitlementGrants(store: EntitlementGrantStore(pool: pool), catalog: catalog, now: now)
+        merges = AccountMerges(store: AccountMergeStore(pool: pool), catalog: catalog, now: now)
+        support = SupportLookup(store: store, catalog: catalog, apple: apple, logger: logger, now: now)
+        webhooks = WebhookAdmin(store: WebhookEndpointStore(pool: pool, secretKeys: secretKeys))
+    }
+}
