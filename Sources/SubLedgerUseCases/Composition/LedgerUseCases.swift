@@ -3,8 +3,8 @@ import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
 
-/// The use cases the service answers requests with, and the one place their stores are built: from the pool, the
-/// secret keys, the stores' gateways and the clock. The HTTP edge is given these, never a store.
+/// The use cases the service's routes answer requests with, and the one place the stores behind them are built:
+/// from the pool, the secret keys, the stores' gateways and the clock. The HTTP edge is given these, never a store.
 public struct LedgerUseCases: Sendable {
     /// The catalog's apps, cached (`CacheInvalidationService` drops the cache when the catalog changes).
     public let apps: AppDirectory
