@@ -52,7 +52,7 @@ func buildApplication(
         metricsRegistry: metricsRegistry ?? ServiceMetrics.registry, requestMetrics: requestMetrics, appData: appData)
     // Over every route: a known path asked with a method it does not take is answered 405, not 404.
     MethodNotAllowed.register(on: router)
-    // With read replicas every read goes through `Reads`' routing.
+    // With read replicas every read goes through `LedgerReads`' routing.
     var eventLoopRoute: EntitlementReadRoute?
     if entitlementReads == .onEventLoops, dependencies.readReplicas == nil {
         let route = EntitlementReadRoute(
