@@ -27,7 +27,7 @@ public enum ChainState: Hashable, Sendable, Codable {
         }
     }
 
-    /// Whether Apple is still trying to keep the chain going: active, grace period or billing retry.
+    /// Whether the store is still trying to keep the chain going: active, grace period or billing retry.
     public var isRenewing: Bool {
         switch self {
         case .active, .gracePeriod, .billingRetry: true

@@ -1,6 +1,6 @@
-/// A transaction the ledger has stored on a chain: Apple's latest word on it, and whose it is.
+/// A transaction the ledger has stored on a chain: its store's latest word on it, and whose it is.
 public struct KnownTransaction: Hashable, Sendable, Codable {
-    /// The most recent version observed (see `TransactionVersion`), as Apple sent it.
+    /// The most recent version observed (see `TransactionVersion`), as the store sent it.
     public var transaction: Transaction
     /// When Apple produced that version: the transaction's `signedDate`, else the input's observation time.
     public var observedAt: Instant?

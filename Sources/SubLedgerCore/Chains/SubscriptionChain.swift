@@ -1,4 +1,5 @@
-/// The stored row of one chain: everything Apple files under one original transaction id in one environment.
+/// The stored row of one chain: everything its store files under one chain id (Apple's original transaction id,
+/// the first purchase token of a Google Play lineage) in one environment.
 ///
 /// Named for its main use, an auto-renewable subscription and its renewals, but every product is kept as a
 /// chain: a non-consumable and its restores, or a single consumable or non-renewing purchase.

@@ -113,7 +113,7 @@ private struct InputApplication {
                     key: key, bundleID: app.bundleID, productType: product.type, productID: productID))
         var chain = before
 
-        // 1. Merge what Apple says about each transaction.
+        // 1. Merge what the store says about each transaction.
         var changed: Set<String> = []
         for arrival in arrivals {
             let id = arrival.transaction.transactionID

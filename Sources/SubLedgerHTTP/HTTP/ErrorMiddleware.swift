@@ -9,7 +9,7 @@ import SubLedgerUseCases
 
 /// Turns every error into the `{"error": {...}}` shape: the layers' typed errors as `HTTPErrorMapping` says,
 /// client mistakes into 4xx with a code (a value the database refuses included), a database that is down or
-/// read-only (a failover), or a Citus worker lost mid-statement, into 503 (so callers, and Apple, retry), and
+/// read-only (a failover), or a Citus worker lost mid-statement, into 503 (so callers, and the stores' pushes, retry), and
 /// anything else into a logged 500. Every typed error caught here is listed in `ErrorCatalog`, against which
 /// docs/reference/errors.md is held.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {

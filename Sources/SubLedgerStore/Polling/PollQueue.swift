@@ -14,7 +14,7 @@ public struct PollQueue: Sendable {
         self.pool = pool
     }
 
-    /// A subscription chain that is due for a check with Apple.
+    /// A subscription chain that is due for a check with its store.
     public struct DueChain: Sendable, Hashable {
         public var appID: Int64
         public var bundleID: String

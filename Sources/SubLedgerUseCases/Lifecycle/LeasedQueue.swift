@@ -1,4 +1,4 @@
-/// The cycle of a worker on a leased queue (Apple write-backs, consumption requests): claim a batch of what is
+/// The cycle of a worker on a leased queue (store obligations, consumption requests): claim a batch of what is
 /// due, handle each item, and claim again until nothing is due or the task is cancelled. Claiming leases the
 /// rows to this worker, so any number of workers can run; what a worker claimed and did not finish (it died)
 /// is claimable again once its lease runs out.
