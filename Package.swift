@@ -191,13 +191,10 @@ let package = Package(
             name: "SubLedgerHTTP",
             dependencies: [
                 "SubLedgerUseCases",
-                "SubLedgerStore",
                 "SubLedgerReports",
                 "AppStore",
                 "SubLedgerCore",
                 "PostgresLibPQ",
-                // The Google Play gateway's HTTP client (`HTTPClient.shared`).
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The server's HTTP/1 connections (`SubLedgerHTTP1Channel`).
                 .product(name: "HummingbirdCore", package: "hummingbird"),

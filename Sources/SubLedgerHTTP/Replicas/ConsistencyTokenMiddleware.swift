@@ -29,9 +29,9 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
             context.consistencyToken = token
         }
         var response = try await next(request, context)
-        guard Self.writes(request.method), (200..<300).contains(response.status.code),
-            request.uri.path != Self.appleNotificationsPath
-        else { return response }
+        guard Self.carriesToken(method: request.method, status: response.status.code, path: request.uri.path) else {
+            return response
+        }
         // Read after the handler's commits: the insert position is at or past every record they wrote. A write that
         // succeeded stays a success when this fails (the client then reads without a token).
         do {
@@ -42,9 +42,14 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Apple's notification posts get no token: Apple never reads one, and the extra round trip would cost every
-    /// notification.
-    static let appleNotificationsPath = "/v1/notifications/appstore"
+    /// Whether a response gets a token: a successful write's, except a store's push (Apple's Server Notifications,
+    /// Google's Pub/Sub push), which its sender never reads, and whose extra round trip would cost every push.
+    static func carriesToken(method: HTTPRequest.Method, status: Int, path: String) -> Bool {
+        writes(method) && (200..<300).contains(status) && !storePushPaths.contains(path)
+    }
+
+    /// The routes the stores post their pushes to.
+    static let storePushPaths: Set<String> = ["/v1/notifications/appstore", "/v1/notifications/google"]
 
     static func writes(_ method: HTTPRequest.Method) -> Bool {
         method == .post || method == .put || method == .patch || method == .delete

@@ -3,9 +3,9 @@ import Logging
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
-import SubLedgerUseCases
 
-/// Everything the HTTP application is built from.
+/// Everything the HTTP application is built from: the database, the stores' gateways, the clock, the read replicas.
+/// `useCases(secretKeys:logger:)` builds from it what the routes answer with.
 public struct ServiceDependencies: Sendable {
     public var pool: PostgresPool
     /// Where LISTEN connections go: `pool` unless a transaction pooler stands in front of it (then the direct
@@ -30,7 +30,7 @@ public struct ServiceDependencies: Sendable {
 
 extension ServiceDependencies {
     /// The use cases the routes answer with, built on these dependencies (`LedgerUseCases` builds the stores).
-    func useCases(secretKeys: SecretKeyring, logger: Logger) -> LedgerUseCases {
+    public func useCases(secretKeys: SecretKeyring, logger: Logger) -> LedgerUseCases {
         LedgerUseCases(
             pool: pool, migrator: migrator, secretKeys: secretKeys, apple: apple, googlePlay: googlePlay,
             readReplicas: readReplicas, logger: logger, now: now)
