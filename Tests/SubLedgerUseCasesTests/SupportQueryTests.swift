@@ -56,7 +56,8 @@ import Testing
     static let key = ChainKey(environment: .production, originalTransactionID: "1000")
 
     static func chain(
-        owner: String?, willAutoRenew: Bool = true, revokedOnDay: Int64? = nil, bindings: [BindingChange] = []
+        owner: String?, willAutoRenew: Bool = true, revokedOnDay: Int64? = nil, bindings: [BindingChange] = [],
+        source: TransactionSource = .serverAPI
     )
         throws -> ChainSnapshot
     {
@@ -64,7 +65,7 @@ import Testing
             transactionID: "1000", originalTransactionID: "1000", productID: "pro.monthly", purchaseDate: start,
             expiresDate: start.adding(milliseconds: 31 * day),
             revocationDate: revokedOnDay.map { start.adding(milliseconds: $0 * day) },
-            revocationReason: revokedOnDay == nil ? nil : 0, environment: .production, source: .serverAPI)
+            revocationReason: revokedOnDay == nil ? nil : 0, environment: .production, source: source)
         var known = KnownTransaction(
             transaction: transaction, observedAt: start.adding(milliseconds: 20 * day),
             account: try owner.map { try AccountID($0) })
@@ -108,6 +109,22 @@ import Testing
                 == "Refunded on 2025-01-06; access was revoked.")
         #expect(try Self.advice(Self.chain(owner: "olga", willAutoRenew: false), onDay: 40) == "Expired on 2025-02-01.")
         #expect(try Self.advice(Self.chain(owner: nil)).contains("no account has claimed it yet"))
+    }
+
+    /// The advice names the store that holds the purchase and retries the charge: Google Play for its chains.
+    @Test func theAdviceNamesTheChainsStore() throws {
+        let google = try Self.chain(owner: nil, source: .googlePlayAPI)
+        #expect(try Self.advice(google).hasPrefix("Google Play has this purchase but no account has claimed it yet"))
+        let now = Self.start.adding(milliseconds: 10 * Self.day)
+        let owned = try Self.chain(owner: "olga", source: .googlePlayAPI)
+        let retrying = CustomerAdvice.advice(for: owned, state: .billingRetry, expectedAccount: nil, now: now)
+        #expect(
+            retrying == "The last payment failed; access is paused while Google Play retries the charge. "
+                + "Ask the customer to update their payment method.")
+        #expect(!retrying.contains("Apple"))
+        let apple = CustomerAdvice.advice(
+            for: try Self.chain(owner: "olga"), state: .billingRetry, expectedAccount: nil, now: now)
+        #expect(apple.contains("while Apple retries the charge"))
     }
 
     @Test func anotherOwnerAndATransferComeFirst() throws {

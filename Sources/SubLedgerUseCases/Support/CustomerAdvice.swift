@@ -11,7 +11,8 @@ enum CustomerAdvice {
     ) -> String {
         var sentences: [String] = []
         guard let owner = chain.header.owner else {
-            return "Apple has this purchase but no account has claimed it yet: ask the customer to open the app, "
+            return
+                "\(storeName(chain)) has this purchase but no account has claimed it yet: ask the customer to open the app, "
                 + "sign in to their account and restore purchases."
         }
         if let expectedAccount, expectedAccount != owner {
@@ -27,9 +28,18 @@ enum CustomerAdvice {
         return sentences.joined(separator: " ")
     }
 
+    /// The store that sold `chain`, as the customer knows it: the one that holds the purchase and charges for it.
+    static func storeName(_ chain: ChainSnapshot) -> String {
+        switch ChainRefreshRoute(of: chain).store {
+        case .appStore: "Apple"
+        case .googlePlay: "Google Play"
+        }
+    }
+
     /// The state in words.
     static func stateSentence(_ chain: ChainSnapshot, state: ChainState, now: Instant) -> String {
         let latest = chain.latestTransaction(at: now)
+        let store = storeName(chain)
         switch state {
         case .revoked:
             let revocation = latest?.revocation(inForceAt: now)
@@ -43,16 +53,16 @@ enum CustomerAdvice {
                 + "the new subscription carries the access."
         case .gracePeriod:
             let until = chain.header.renewalInfo?.gracePeriodExpiresDate.map(day) ?? "the end of the grace period"
-            return "The last payment failed; access continues until \(until) while Apple retries. "
+            return "The last payment failed; access continues until \(until) while \(store) retries. "
                 + "Ask the customer to update their payment method."
         case .billingRetry:
-            return "The last payment failed; access is paused while Apple retries the charge. "
+            return "The last payment failed; access is paused while \(store) retries the charge. "
                 + "Ask the customer to update their payment method."
         case .expired(let reason):
             let date = chain.header.latestExpiry.map(day) ?? "an unknown date"
             switch reason {
             case .voluntary: return "Expired on \(date) after the customer turned off auto-renew."
-            case .billingError: return "Expired on \(date): Apple could not collect the payment."
+            case .billingError: return "Expired on \(date): \(store) could not collect the payment."
             case .priceIncreaseDeclined: return "Expired on \(date): the customer declined a price increase."
             case .productUnavailable: return "Expired on \(date): the product was no longer available."
             case .periodEnded: return "The purchased period ended on \(date)."
