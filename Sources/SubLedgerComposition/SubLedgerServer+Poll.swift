@@ -121,22 +121,9 @@ extension SubLedgerServer {
                     service: ReportProjectionService(
                         configuration: projection, pool: opened.pool, logger: logger, now: { Instant.systemNow() }),
                     successTerminationBehavior: .ignore), at: 1)
-
-            // Webhooks: every poll process also delivers, unless `--webhook-delivery off` (docs/guides/webhooks.md).
-            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
-            // reverse order and calls one that returns while another is stopping a failure.
-            if let delivery = configuration.webhookDelivery {
-                services.insert(
-                    .init(
-                        service: WebhookDeliverer.live(
-                            delivery, configuration, opened.pool, logger, listenPool: listenPool),
-                        successTerminationBehavior: .ignore), at: 1)
-            }
-            // First, so it stops last: the spans of the job's last pass are exported (see `run`).
-            if let tracing { services.insert(.init(service: tracing), at: 0) }
-            let group = ServiceGroup(
-                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-            try await group.run()
+            try await runGroup(
+                services, configuration: configuration, pool: opened.pool, listenPool: listenPool, tracing: tracing,
+                logger: logger)
         } catch {
             await opened.close()
             throw error

@@ -67,24 +67,35 @@ public enum SubLedgerServer {
                         catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys),
                         gateways: gateways, logger: logger, now: { Instant.systemNow() }),
                     successTerminationBehavior: .ignore))
-            // Webhooks: every serve process also delivers, unless `--webhook-delivery off` (docs/guides/webhooks.md).
-            // Right after the pool, so it is stopped last but the pool: ServiceGroup stops services one at a time in
-            // reverse order and calls one that returns while another is stopping a failure.
-            if let delivery = configuration.webhookDelivery {
-                services.insert(
-                    .init(
-                        service: WebhookDeliverer.live(
-                            delivery, configuration, opened.pool, logger, listenPool: listenPool),
-                        successTerminationBehavior: .ignore), at: 1)
-            }
-            if let tracing { services.insert(.init(service: tracing), at: 0) }
-            let group = ServiceGroup(
-                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-            try await group.run()
+            try await runGroup(
+                services, configuration: configuration, pool: opened.pool, listenPool: listenPool, tracing: tracing,
+                logger: logger)
         } catch {
             await opened.close()
             throw error
         }
         await opened.close()
+    }
+
+    /// Runs `services` (the pool first) as one group until SIGTERM or SIGINT, with what every process adds: the
+    /// webhook deliverer, unless `--webhook-delivery off` (docs/guides/webhooks.md), right after the pool, so it is
+    /// stopped last but the pool (ServiceGroup stops services one at a time in reverse order and calls one that
+    /// returns while another is stopping a failure); and the tracer first, so it stops last and the spans of the
+    /// last requests and passes are exported.
+    static func runGroup(
+        _ services: [ServiceGroupConfiguration.ServiceConfiguration], configuration: ServiceConfiguration,
+        pool: PostgresPool, listenPool: PostgresPool, tracing: (any Service)?, logger: Logger
+    ) async throws {
+        var services = services
+        if let delivery = configuration.webhookDelivery {
+            services.insert(
+                .init(
+                    service: WebhookDeliverer.live(delivery, configuration, pool, logger, listenPool: listenPool),
+                    successTerminationBehavior: .ignore), at: 1)
+        }
+        if let tracing { services.insert(.init(service: tracing), at: 0) }
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }
