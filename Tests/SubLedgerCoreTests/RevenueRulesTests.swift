@@ -83,6 +83,28 @@ import Testing
         #expect(Commission.basis(smallBusiness: true, accruedPaidMilliseconds: 0) == .smallBusiness)
     }
 
+    /// Each store's commission: the App Store's reduced rate after a year of paid service or in the program; Google
+    /// Play's 15 % on every subscription sale from the first, its other sales as the App Store's.
+    @Test func eachStoreStatesItsCommission() {
+        let year = PaidServiceDays.oneYearMilliseconds
+        #expect(
+            Commission.basis(of: .appStore, subscription: true, smallBusiness: false, accruedPaidMilliseconds: 0)
+                == .standard)
+        #expect(
+            Commission.basis(of: .appStore, subscription: true, smallBusiness: false, accruedPaidMilliseconds: year)
+                == .secondYear)
+        #expect(
+            Commission.basis(of: .googlePlay, subscription: true, smallBusiness: false, accruedPaidMilliseconds: 0)
+                == .googlePlaySubscription)
+        #expect(
+            Commission.basis(of: .googlePlay, subscription: false, smallBusiness: true, accruedPaidMilliseconds: 0)
+                == .smallBusiness)
+        #expect(
+            Commission.basis(of: .googlePlay, subscription: false, smallBusiness: false, accruedPaidMilliseconds: 0)
+                == .standard)
+        #expect(Commission.ppm(.googlePlaySubscription) == Commission.reducedPPM)
+    }
+
     @Test func aLapseOfMoreThanSixtyDaysRestartsTheCountAndAShorterOneResumesIt() {
         let resumed = PaidServiceDays.accruedBefore([
             Self.paid("a", from: 0, to: 300), Self.paid("b", from: 360, to: 390), Self.paid("c", from: 390, to: 420),

@@ -15,13 +15,27 @@ public enum Commission {
         case googlePlaySubscription = "google_play_subscription"
     }
 
-    /// The rate of a sale: 15 % when the app is in the Small Business Program on the purchase day, or when
-    /// the subscriber had a year of paid service in the group before it (`PaidServiceDays`); else 30 %.
-    /// A Google Play subscription sale (`googlePlaySubscription`) is 15 % whatever came before.
-    public static func basis(smallBusiness: Bool, accruedPaidMilliseconds: Int64, googlePlaySubscription: Bool = false)
-        -> Basis
-    {
-        if googlePlaySubscription { return .googlePlaySubscription }
+    /// The basis of a sale in `store`, by each store's rules. The switch is exhaustive: a store added to `Store` does
+    /// not compile until its commission is stated here.
+    /// - App Store: `basis(smallBusiness:accruedPaidMilliseconds:)`.
+    /// - Google Play: 15 % on every auto-renewing subscription sale (`subscription`), whatever came before; its other
+    ///   sales as the App Store's (15 % in the program, else 30 %).
+    public static func basis(
+        of store: Store, subscription: Bool, smallBusiness: Bool, accruedPaidMilliseconds: Int64
+    ) -> Basis {
+        switch store {
+        case .appStore:
+            return basis(smallBusiness: smallBusiness, accruedPaidMilliseconds: accruedPaidMilliseconds)
+        case .googlePlay:
+            if subscription { return .googlePlaySubscription }
+            return basis(smallBusiness: smallBusiness, accruedPaidMilliseconds: accruedPaidMilliseconds)
+        }
+    }
+
+    /// The App Store's rate of a sale: 15 % when the app is in the Small Business Program on the purchase day, or
+    /// when the subscriber had a year of paid service in the group before it (`PaidServiceDays`); else 30 %. The
+    /// reports' aggregates, whose facts already carry the reduced rate as `second_year`, read it with this too.
+    public static func basis(smallBusiness: Bool, accruedPaidMilliseconds: Int64) -> Basis {
         if smallBusiness { return .smallBusiness }
         if accruedPaidMilliseconds >= PaidServiceDays.oneYearMilliseconds { return .secondYear }
         return .standard

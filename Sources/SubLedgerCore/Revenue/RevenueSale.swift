@@ -16,7 +16,8 @@ public struct RevenueSale: Hashable, Sendable {
 
     /// Every transaction of one chain (one subscriber in one subscription group) as sales.
     ///
-    /// - the commission basis follows `Commission.basis` with `PaidServiceDays` over the whole chain (a Google Play
+    /// - the commission basis follows `Commission.basis(of:subscription:smallBusiness:accruedPaidMilliseconds:)`, the
+    ///   store's rules, with `PaidServiceDays` over the whole chain (a Google Play
     ///   subscription's sales are at Google's 15 % from the first);
     /// - a refund gives back its share of the price (`RevenueTransaction.refundedMilliunits`: the whole price
     ///   unless Apple stated a `revocationPercentage`) at the refund date, with the sale's rates;
@@ -31,9 +32,9 @@ public struct RevenueSale: Hashable, Sendable {
         return chain.map { transaction in
             let day = CalendarDay.of(transaction.purchaseDate)
             let basis = Commission.basis(
+                of: transaction.store, subscription: transaction.expiresDate != nil,
                 smallBusiness: smallBusiness.contains { $0.contains(day) },
-                accruedPaidMilliseconds: accrued[transaction.transactionID] ?? 0,
-                googlePlaySubscription: transaction.store == .googlePlay && transaction.expiresDate != nil)
+                accruedPaidMilliseconds: accrued[transaction.transactionID] ?? 0)
             let tax = transaction.amountMilliunits == nil ? 0 : taxPPM(transaction.storefront, day)
             let rate = Commission.ppm(basis)
             var result = RevenueSale(
