@@ -3100,7 +3100,7 @@ CREATE TABLE store_obligations (
     environment text NOT NULL,
     original_transaction_id text NOT NULL,
     transaction_id text NOT NULL,
-    account_id text NOT NULL,
+    account_id text,
     binding_sequence integer DEFAULT 0 NOT NULL,
     purchase_token text,
     product_id text,
@@ -3115,13 +3115,16 @@ CREATE TABLE store_obligations (
     store_error_code bigint,
     app_account_token uuid,
     last_error text,
+    consumption_request_id bigint,
+    CONSTRAINT store_obligations_account_check CHECK (((kind = 'send_consumption_information'::text) OR (account_id IS NOT NULL))),
     CONSTRAINT store_obligations_binding_sequence_check CHECK ((binding_sequence >= 0)),
-    CONSTRAINT store_obligations_check CHECK (((((((store = 'app_store'::text) AND (kind = 'set_app_account_token'::text)) OR ((store = 'app_store'::text) AND (kind = 'finish_transaction'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_subscription'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_product'::text))) OR ((store = 'google_play'::text) AND (kind = 'consume_product'::text)))),
     CONSTRAINT store_obligations_check1 CHECK (((store = 'google_play'::text) = ((purchase_token IS NOT NULL) AND (product_id IS NOT NULL)))),
     CONSTRAINT store_obligations_check2 CHECK (((store = 'google_play'::text) OR ((purchase_token IS NULL) AND (product_id IS NULL)))),
+    CONSTRAINT store_obligations_consumption_request_check CHECK (((kind = 'send_consumption_information'::text) = (consumption_request_id IS NOT NULL))),
     CONSTRAINT store_obligations_original_transaction_id_check CHECK (((length(original_transaction_id) >= 1) AND (length(original_transaction_id) <= 1024))),
     CONSTRAINT store_obligations_purchase_token_check CHECK (((length(purchase_token) >= 1) AND (length(purchase_token) <= 1024))),
-    CONSTRAINT store_obligations_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text, 'superseded'::text]))),
+    CONSTRAINT store_obligations_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text, 'superseded'::text, 'skipped'::text]))),
+    CONSTRAINT store_obligations_store_kind_check CHECK ((((((((store = 'app_store'::text) AND (kind = 'set_app_account_token'::text)) OR ((store = 'app_store'::text) AND (kind = 'finish_transaction'::text))) OR ((store = 'app_store'::text) AND (kind = 'send_consumption_information'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_subscription'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_product'::text))) OR ((store = 'google_play'::text) AND (kind = 'consume_product'::text)))),
     CONSTRAINT store_obligations_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 1024)))
 );
 
@@ -3887,6 +3890,13 @@ ALTER TABLE ONLY store_obligations
     ADD CONSTRAINT store_obligations_app_id_purchase_token_key UNIQUE (app_id, purchase_token);
 
 --
+-- Name: store_obligations store_obligations_consumption_request_id_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_consumption_request_id_key UNIQUE (consumption_request_id);
+
+--
 -- Name: store_obligations store_obligations_pkey; Type: CONSTRAINT
 --
 
@@ -4296,7 +4306,7 @@ CREATE INDEX index_store_obligations_on_account ON store_obligations USING btree
 -- Name: index_store_obligations_on_app_store_identity; Type: INDEX
 --
 
-CREATE UNIQUE INDEX index_store_obligations_on_app_store_identity ON store_obligations USING btree (app_id, environment, kind, transaction_id, binding_sequence) WHERE (store = 'app_store'::text);
+CREATE UNIQUE INDEX index_store_obligations_on_app_store_identity ON store_obligations USING btree (app_id, environment, kind, transaction_id, binding_sequence) WHERE ((store = 'app_store'::text) AND (consumption_request_id IS NULL));
 
 --
 -- Name: index_transactions_on_app_id_and_account_id; Type: INDEX
@@ -4750,6 +4760,13 @@ ALTER TABLE ONLY report_projection_queue
 
 ALTER TABLE ONLY store_obligations
     ADD CONSTRAINT store_obligations_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: store_obligations store_obligations_consumption_request_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_consumption_request_id_fkey FOREIGN KEY (consumption_request_id) REFERENCES consumption_requests(request_id);
 
 --
 -- Name: transactions transactions_app_id_environment_original_transaction_id_fkey; Type: FK CONSTRAINT

@@ -71,18 +71,9 @@ extension SubLedgerServer {
                         service: buildMetricsApplication(
                             host: configuration.host, port: metricsPort, pool: opened.pool, logger: logger)))
             }
-            // Refund requests: answers Apple's CONSUMPTION_REQUESTs within its 12 hours (ignored when it returns:
-            // with --once the renewal job ends the run, after this one's cycle).
-            var consumption = ConsumptionResponder.Configuration(worker: poller.worker)
-            consumption.once = poller.once
-            services.append(
-                onceAware(
-                    ConsumptionResponder(
-                        configuration: consumption, store: ConsumptionStore(pool: opened.pool), catalog: catalog,
-                        apple: gateways.apple, logger: logger, now: { Instant.systemNow() }),
-                    once: poller.once))
-            // What applies owed the stores: Apple's Set App Account Token and Finish Transaction, Google's
-            // acknowledgements and consumptions (docs/guides/operate.md, "Store obligations").
+            // What applies owed the stores: Apple's Set App Account Token, Finish Transaction and answers to its
+            // consumption requests, Google's acknowledgements and consumptions (docs/guides/operate.md, "Store
+            // obligations").
             var obligations = StoreObligationSender.Configuration(worker: poller.worker)
             obligations.once = poller.once
             services.append(

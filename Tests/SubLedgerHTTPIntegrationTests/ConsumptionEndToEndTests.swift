@@ -33,7 +33,11 @@ import Testing
             ])
     }
 
-    static func responder(_ e: E, once: Bool = false) throws -> ConsumptionResponder {
+    /// The obligation sender as every `serve` and `poll` process builds it (`StoreObligationSender.live`), with
+    /// the simulator as Apple and the simulator's clock.
+    static func sender(_ e: E, worker: String = "consumption-e2e", once: Bool = false) throws
+        -> StoreObligationSender
+    {
         let gateway = try AppleGateway(
             configuration: AppleConfiguration(
                 verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
@@ -41,12 +45,13 @@ import Testing
                 serverAPIProductionURL: e.sim.serverAPIBaseURL(.production),
                 serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
             additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
-        var configuration = ConsumptionResponder.Configuration(worker: "consumption-e2e")
+        var configuration = StoreObligationSender.Configuration(worker: worker)
         configuration.once = once
-        return ConsumptionResponder(
-            configuration: configuration, store: ConsumptionStore(pool: e.service.pool),
-            catalog: e.service.catalog, apple: gateway, logger: TestDatabase.logger,
-            now: { Instant(millisecondsSince1970: e.control.clock().now) })
+        return StoreObligationSender.live(
+            configuration: configuration, pool: e.service.pool, catalog: e.service.catalog,
+            gateways: StoreGateways(
+                apple: gateway, googlePlay: GooglePlayGateway(httpClient: .shared, logger: TestDatabase.logger)),
+            logger: TestDatabase.logger, now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 
     /// Buys `product` on a new Apple ID and submits the signed transaction for `account`; returns its id.
@@ -110,7 +115,7 @@ import Testing
             _ = try await e.control.requestConsumption(nico)
             #expect(try await Self.requestStates(e) == [cora: "pending", nico: "pending"])
 
-            let report = try await Self.responder(e).runCycle()
+            let report = try await Self.sender(e).runCycle()
             #expect(report.sent == 1)
             #expect(report.skipped == 1)
             #expect(try await Self.requestStates(e) == [cora: "sent", nico: "skipped_no_consent"])
@@ -139,7 +144,7 @@ import Testing
             #expect(replay.status == .ok)
             let count = try await e.service.pool.query("SELECT count(*) FROM consumption_requests").single()
             #expect(try count.decode(Int64.self, at: 0) == 2)
-            #expect(try await Self.responder(e).runCycle() == ConsumptionResponder.CycleReport())
+            #expect(try await Self.sender(e).runCycle() == StoreObligationSender.CycleReport())
             #expect(e.control.receivedConsumptionInformation().count == 1)
 
             // The audit trail and the report say the same.
@@ -165,17 +170,17 @@ import Testing
             let rita = try await Self.buy(e, "rita")
             #expect(try await Self.post(e, "/v1/accounts/rita/consent", #"{"consented": true}"#).status == 201)
             _ = try await e.control.requestConsumption(rita)
-            let responder = try Self.responder(e)
+            let sender = try Self.sender(e)
 
             e.control.setFault(FaultRule(kind: .http503, remaining: 1), for: .serverAPI)
-            let first = try await responder.runCycle()
+            let first = try await sender.runCycle()
             #expect(first.retrying == 1)
             #expect(try await Self.requestStates(e) == [rita: "retry"])
             // Not due again before the backoff.
-            #expect(try await responder.runCycle() == ConsumptionResponder.CycleReport())
+            #expect(try await sender.runCycle() == StoreObligationSender.CycleReport())
 
             _ = await e.control.advanceClock(.init(seconds: 61))
-            let second = try await responder.runCycle()
+            let second = try await sender.runCycle()
             #expect(second.sent == 1)
             #expect(try await Self.requestStates(e) == [rita: "sent"])
             let attempts = try await e.service.pool.query(
@@ -191,7 +196,7 @@ import Testing
             let late = try await Self.buy(e, "lena")
             _ = try await e.control.requestConsumption(late)
             _ = await e.control.advanceClock(.init(hours: 13))
-            #expect(try await responder.runCycle().failed == 1)
+            #expect(try await sender.runCycle().failed == 1)
             #expect(try await Self.requestStates(e)[late] == "failed")
             let listed = try await Self.report(e)
             #expect(listed["deadline_misses"] as? Int == 1)
@@ -212,7 +217,7 @@ import Testing
                 )
                 .status == 201)
             _ = try await e.control.requestConsumption(vera)
-            #expect(try await Self.responder(e).runCycle().sent == 1)
+            #expect(try await Self.sender(e).runCycle().sent == 1)
             let call = try #require(e.control.receivedConsumptionInformation().first)
             #expect(call.version == "v1")
             #expect(call.accepted)
@@ -232,14 +237,14 @@ import Testing
         }
     }
 
-    /// Without the catalog's consent to answer, requests are recorded and skipped (by the service as
+    /// Without the catalog's consent to answer, requests are recorded and skipped (by the sender as
     /// `poll --once` runs it).
     @Test func disabledPolicyRecordsAndSkips() async throws {
         try await E.run { e in
             let dora = try await Self.buy(e, "dora")
             #expect(try await Self.post(e, "/v1/accounts/dora/consent", #"{"consented": true}"#).status == 201)
             _ = try await e.control.requestConsumption(dora)
-            try await Self.responder(e, once: true).run()
+            try await Self.sender(e, once: true).run()
             #expect(try await Self.requestStates(e) == [dora: "skipped_disabled"])
             #expect(e.control.receivedConsumptionInformation().isEmpty)
         }
@@ -293,8 +298,8 @@ import Testing
         }
     }
 
-    /// Several pollers: each due request is leased to one of them only, and only its holder can finish it.
-    @Test func concurrentPollersClaimEachRequestOnce() async throws {
+    /// Several processes: each request's answer is leased to one of them only, and only its holder can finish it.
+    @Test func concurrentSendersClaimEachAnswerOnce() async throws {
         try await E.run { e in
             var asked: [String] = []
             for account in ["pia", "pam", "pat", "pel"] {
@@ -302,22 +307,81 @@ import Testing
                 _ = try await e.control.requestConsumption(id)
                 asked.append(id)
             }
-            let store = ConsumptionStore(pool: e.service.pool)
+            let store = StoreObligationStore(pool: e.service.pool)
             let now = Instant(millisecondsSince1970: e.control.clock().now)
             async let first = store.claimDue(limit: 3, lease: .seconds(300), worker: "a", now: now)
             async let second = store.claimDue(limit: 3, lease: .seconds(300), worker: "b", now: now)
             let (a, b) = try await (first, second)
-            #expect(Set(a.map(\.requestID)).isDisjoint(with: b.map(\.requestID)))
-            #expect(Set((a + b).map(\.transactionID)) == Set(asked))
+            #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
+            #expect((a + b).allSatisfy { $0.obligation.kind == .sendConsumptionInformation })
+            #expect(Set((a + b).map(\.obligation.transactionID)) == Set(asked))
             #expect(try await store.claimDue(limit: 10, lease: .seconds(300), worker: "c", now: now).isEmpty)
             let claimed = try #require(a.first)
-            let record = ConsumptionAttemptRecord(outcome: .skippedDisabled)
-            #expect(try await !store.finish(claimed, record, worker: "b", now: now))
-            #expect(try await store.finish(claimed, record, worker: "a", now: now))
-            // A lease that ran out is claimed again by another poller.
+            let outcome = StoreObligationStore.Outcome.skipped(detail: "skipped_disabled")
+            #expect(try await !store.finish(claimed, outcome, worker: "b", now: now))
+            #expect(try await store.finish(claimed, outcome, worker: "a", now: now))
+            // A lease that ran out is claimed again by another process.
             let later = now.adding(milliseconds: 301_000)
             let reclaimed = try await store.claimDue(limit: 10, lease: .seconds(300), worker: "c", now: later)
             #expect(reclaimed.count == 3)
+        }
+    }
+
+    /// A `serve` process alone (no `poll`) answers Apple: its sender, running as the service `serve` adds to its
+    /// group, sends the answer the notification's apply owed.
+    @Test func serveAloneAnswersARequest() async throws {
+        try await E.run { e in
+            try await Self.enableConsumption(e)
+            let sara = try await Self.buy(e, "sara")
+            #expect(try await Self.post(e, "/v1/accounts/sara/consent", #"{"consented": true}"#).status == 201)
+            _ = try await e.control.requestConsumption(sara)
+            let kinds = try await e.service.pool.query("SELECT kind, state FROM store_obligations")
+                .map { try "\($0.decode(String.self, at: 0)) \($0.decode(String.self, at: 1))" }
+            #expect(kinds == ["send_consumption_information pending"])
+
+            let sender = try Self.sender(e, worker: "serve-test-host-1")
+            let running = Task { try await sender.run() }
+            var state = "pending"
+            for _ in 0..<600 where state == "pending" {
+                try await Task.sleep(for: .milliseconds(50))
+                state = try await Self.requestStates(e)[sara] ?? "missing"
+            }
+            running.cancel()
+            _ = await running.result
+            #expect(state == "sent")
+            #expect(e.control.receivedConsumptionInformation().map(\.transactionID) == [sara])
+        }
+    }
+
+    /// A request recorded before step 49 had no obligation: the step queues one for every request still waiting,
+    /// and the sender answers it.
+    @Test func requestPendingBeforeTheStepIsAnsweredAfterIt() async throws {
+        try await E.run { e in
+            try await Self.enableConsumption(e)
+            let olga = try await Self.buy(e, "olga")
+            let omar = try await Self.buy(e, "omar")
+            #expect(try await Self.post(e, "/v1/accounts/olga/consent", #"{"consented": true}"#).status == 201)
+            _ = try await e.control.requestConsumption(olga)
+            _ = try await e.control.requestConsumption(omar)
+            // Omar's was answered before the upgrade (skipped); Olga's still waits. Before step 49 neither had an
+            // obligation.
+            try await e.service.pool.query(
+                "UPDATE consumption_requests SET state = 'skipped_no_consent' WHERE transaction_id = \(omar)")
+            try await e.service.pool.query("DELETE FROM store_obligations")
+            // The step's own queueing statement (its last part), as `migrate` runs it.
+            let step = try #require(
+                try Migrator.bundled(logger: TestDatabase.logger).script.steps.first { $0.version == 49 })
+            let queueing = try #require(step.sql.range(of: "-- Every request still waiting"))
+            try await e.service.pool.execute(script: String(step.sql[queueing.lowerBound...]))
+            let queued = try await e.service.pool.query("SELECT transaction_id FROM store_obligations")
+                .map { try $0.decode(String.self, at: 0) }
+            #expect(queued == [olga])
+
+            var report = StoreObligationSender.CycleReport()
+            report.sent = 1
+            #expect(try await Self.sender(e).runCycle() == report)
+            #expect(try await Self.requestStates(e) == [olga: "sent", omar: "skipped_no_consent"])
+            #expect(e.control.receivedConsumptionInformation().map(\.transactionID) == [olga])
         }
     }
 }

@@ -1,5 +1,6 @@
 /// A call to a store that one apply's decision owes once it commits: telling Apple which account a chain is bound
-/// to, finishing an Apple purchase, acknowledging or consuming a Google Play purchase. The storage layer records
+/// to, finishing an Apple purchase, answering Apple's consumption request, acknowledging or consuming a Google Play
+/// purchase. The storage layer records
 /// each in the apply's transaction (the store obligations outbox), and the obligation sender makes the call after
 /// the commit, so a call is made exactly when its cause was recorded, and retried until the store answers, even
 /// when the process that applied died in between.
@@ -11,6 +12,9 @@ public struct StoreObligation: Hashable, Sendable {
         case setAppAccountToken = "set_app_account_token"
         /// App Store: the transaction's content was delivered to the account (Finish Transaction).
         case finishTransaction = "finish_transaction"
+        /// App Store: answer a consumption request (a customer asked Apple for a refund) with Send Consumption
+        /// Information, within Apple's 12 hours; owed by the CONSUMPTION_REQUEST notification's apply.
+        case sendConsumptionInformation = "send_consumption_information"
         /// Google Play: acknowledge a subscription purchase (Google refunds one left unacknowledged three days).
         case acknowledgeSubscription = "acknowledge_subscription"
         /// Google Play: acknowledge a non-consumable or non-renewing one-time purchase.
@@ -21,7 +25,7 @@ public struct StoreObligation: Hashable, Sendable {
         /// The store the call goes to.
         public var store: Store {
             switch self {
-            case .setAppAccountToken, .finishTransaction: .appStore
+            case .setAppAccountToken, .finishTransaction, .sendConsumptionInformation: .appStore
             case .acknowledgeSubscription, .acknowledgeProduct, .consumeProduct: .googlePlay
             }
         }
@@ -33,6 +37,9 @@ public struct StoreObligation: Hashable, Sendable {
         /// Finish Transaction). With the kind and the transaction it makes the obligation's identity: each binding
         /// is told once, and an older one still waiting when a newer exists is superseded.
         case appStore(bindingSequence: Int)
+        /// App Store: the consumption request Send Consumption Information answers (the identity: one answer per
+        /// request), by its id in the storage layer.
+        case consumptionRequest(id: Int64)
         /// Google Play: the purchase token acknowledged or consumed (the identity: one call per token, whatever
         /// renews on it) and the product id Google's methods name.
         case googlePlay(purchaseToken: String, productID: String)
@@ -44,11 +51,12 @@ public struct StoreObligation: Hashable, Sendable {
     /// The transaction it concerns: the chain's original transaction for a binding, else the credited one.
     public var transactionID: String
     /// The account the chain was bound to, or the purchase credited to (the account hint the call carries, or the
-    /// account the operator sees the call was for).
-    public var account: AccountID
+    /// account the operator sees the call was for); nil for a consumption answer, which is about a purchase (its
+    /// account is the chain's owner when the answer is decided).
+    public var account: AccountID?
     public var payload: Payload
 
-    public init(kind: Kind, chain: ChainKey, transactionID: String, account: AccountID, payload: Payload) {
+    public init(kind: Kind, chain: ChainKey, transactionID: String, account: AccountID?, payload: Payload) {
         self.kind = kind
         self.chain = chain
         self.transactionID = transactionID

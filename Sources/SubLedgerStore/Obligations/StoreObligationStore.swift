@@ -38,6 +38,9 @@ public struct StoreObligationStore: Sendable {
         case retry(nextAttempt: Instant, httpStatus: Int?, storeErrorCode: Int?, detail: String)
         /// The store refused it (a final 4xx) or it cannot be sent at all; never tried again.
         case failed(httpStatus: Int?, storeErrorCode: Int?, detail: String)
+        /// Nothing was owed after all (a consumption answer without the customer's consent, or with the app's
+        /// policy off): the store was not called, and will not be.
+        case skipped(detail: String)
     }
 
     /// Marks superseded every Set App Account Token still waiting for a chain that has a newer binding to tell,
@@ -72,7 +75,7 @@ public struct StoreObligationStore: Sendable {
                 FROM due WHERE o.obligation_id = due.obligation_id
                 RETURNING o.obligation_id, o.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = o.app_id),
                     o.kind, o.environment, o.original_transaction_id, o.transaction_id, o.account_id,
-                    o.binding_sequence, o.purchase_token, o.product_id, o.attempts
+                    o.binding_sequence, o.purchase_token, o.product_id, o.attempts, o.consumption_request_id
                 """)
             return try rows.map { row in
                 guard let kind = StoreObligation.Kind(rawValue: try row.decode(String.self, at: 3)) else {
@@ -80,6 +83,11 @@ public struct StoreObligationStore: Sendable {
                 }
                 let payload: StoreObligation.Payload
                 switch kind.store {
+                case .appStore where kind == .sendConsumptionInformation:
+                    guard let request = try row.decode(Int64?.self, at: 12) else {
+                        throw StoreError(code: .corruptRow, message: "a consumption answer without its request")
+                    }
+                    payload = .consumptionRequest(id: request)
                 case .appStore:
                     payload = .appStore(bindingSequence: Int(try row.decode(Int32.self, at: 8)))
                 case .googlePlay:
@@ -100,7 +108,7 @@ public struct StoreObligationStore: Sendable {
                         chain: ChainKey(
                             environment: environment, originalTransactionID: try row.decode(String.self, at: 5)),
                         transactionID: try row.decode(String.self, at: 6),
-                        account: try storedAccount(row.decode(String.self, at: 7)),
+                        account: try row.decode(String?.self, at: 7).map(storedAccount),
                         payload: payload),
                     attempts: Int(try row.decode(Int32.self, at: 11)))
             }
@@ -131,6 +139,10 @@ public struct StoreObligationStore: Sendable {
             state = "failed"
             (httpStatus, storeErrorCode, detail) = (status, code, text)
             calledStore = status != nil
+        case .skipped(let text):
+            state = "skipped"
+            detail = text
+            calledStore = false
         }
         let updated = try await pool.query(
             """

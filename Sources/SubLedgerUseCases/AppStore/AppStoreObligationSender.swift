@@ -3,23 +3,30 @@ import AppStoreClients
 import SubLedgerCore
 import SubLedgerStore
 
-/// The App Store's side of the obligation sender: Set App Account Token and Finish Transaction through the App Store
-/// Server API, with the app's key. Transient: 5xx, 429, timeouts, Apple not called now (the gateway's breaker), a
+/// The App Store's side of the obligation sender: Set App Account Token, Finish Transaction and the answers to
+/// consumption requests (`ConsumptionAnswerSender`) through the App Store Server API, with the app's key. Transient: 5xx, 429, timeouts, Apple not called now (the gateway's breaker), a
 /// missing or unusable API key (which the operator can still add); Apple's 4xx refusals are final.
 public struct AppStoreObligationSender: ObligationSending {
     let apple: AppleGateway
     /// Where an account's app account token is found or made.
     let tokens: AccountTokenStore
+    /// Answers consumption requests.
+    let consumption: ConsumptionAnswerSender
 
-    public init(apple: AppleGateway, tokens: AccountTokenStore) {
+    public init(apple: AppleGateway, tokens: AccountTokenStore, consumption: ConsumptionAnswerSender) {
         self.apple = apple
         self.tokens = tokens
+        self.consumption = consumption
     }
 
     public var store: Store { .appStore }
 
     public func send(_ due: StoreObligationStore.Due, app: StoredApp, now: Instant) async -> ObligationAttempt {
         let obligation = due.obligation
+        // A consumption answer decides first (and records its own audit trail): it may owe Apple nothing.
+        if case .consumptionRequest(let requestID) = obligation.payload {
+            return await consumption.send(requestID: requestID, app: app, now: now)
+        }
         let client: AppStoreServerAPIClient
         do {
             guard let configured = try apple.serverAPIClient(for: app, environment: obligation.chain.environment)
@@ -34,7 +41,10 @@ public struct AppStoreObligationSender: ObligationSending {
         do {
             switch obligation.kind {
             case .setAppAccountToken:
-                let accountToken = try await tokens.token(for: obligation.account, appID: due.appID)
+                guard let account = obligation.account else {
+                    return .refused(detail: "no_account: a Set App Account Token names no account")
+                }
+                let accountToken = try await tokens.token(for: account, appID: due.appID)
                 token = accountToken
                 try await apple.callServerAPI(.setAppAccountToken) { () async throws(AppStoreServerAPIError) in
                     try await client.setAppAccountToken(
@@ -44,6 +54,8 @@ public struct AppStoreObligationSender: ObligationSending {
                 try await apple.callServerAPI(.finishTransaction) { () async throws(AppStoreServerAPIError) in
                     try await client.finishTransaction(transactionID: obligation.transactionID)
                 }
+            case .sendConsumptionInformation:
+                return .refused(detail: "no_request: a consumption answer names no request")
             case .acknowledgeSubscription, .acknowledgeProduct, .consumeProduct:
                 return .refused(detail: "wrong_store: \(obligation.kind.rawValue) is not an App Store call")
             }

@@ -3,6 +3,10 @@ import SubLedgerCore
 /// When a store obligation that could not be sent is tried again, for every store: after `base`, doubling per
 /// attempt that reached the store, at most `maximum` (well within Google's three days to acknowledge), and never
 /// before the moment the store asked for (`Retry-After`).
+///
+/// Apple's consumption answers retry under it too: their 12-hour deadline is not a reason for a policy of their own,
+/// as a delay of at most 30 minutes leaves more than 20 tries in the window; the answer's adapter gives up (a final
+/// failure) when the next try would come after the deadline.
 public struct ObligationRetryPolicy: Sendable, Hashable {
     /// The first retry's delay. Default 30 s.
     public var base: Duration = .seconds(30)

@@ -21,4 +21,7 @@ public enum ObligationAttempt: Sendable, Hashable {
     case transient(httpStatus: Int? = nil, storeErrorCode: Int? = nil, detail: String, notBefore: Instant? = nil)
     /// The store refused it for good, or it cannot be sent at all: never tried again.
     case refused(httpStatus: Int? = nil, storeErrorCode: Int? = nil, detail: String)
+    /// Nothing was owed after all (a consumption answer without the customer's consent, or with the app's policy
+    /// off): the store was not called, and will not be.
+    case skipped(detail: String)
 }

@@ -14,7 +14,12 @@ extension StoreObligationSender {
             configuration: configuration, store: StoreObligationStore(pool: pool), catalog: catalog,
             senders: Store.allCases.map { store -> any ObligationSending in
                 switch store {
-                case .appStore: AppStoreObligationSender(apple: gateways.apple, tokens: AccountTokenStore(pool: pool))
+                case .appStore:
+                    AppStoreObligationSender(
+                        apple: gateways.apple, tokens: AccountTokenStore(pool: pool),
+                        consumption: ConsumptionAnswerSender(
+                            store: ConsumptionStore(pool: pool), apple: gateways.apple, retry: configuration.retry,
+                            logger: logger))
                 case .googlePlay: GooglePlayObligationSender(gateway: gateways.googlePlay)
                 }
             }, logger: logger, now: now)

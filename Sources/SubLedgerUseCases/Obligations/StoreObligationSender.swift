@@ -4,8 +4,9 @@ import ServiceLifecycle
 import SubLedgerCore
 import SubLedgerStore
 
-/// Sends what committed applies owe the stores (`store_obligations`, schema step 43), whatever the store: Set App
-/// Account Token and Finish Transaction to Apple, each credited Google Play purchase acknowledged or consumed. Part
+/// Sends what committed applies owe the stores (`store_obligations`, schema steps 43 and 49), whatever the store: Set
+/// App Account Token, Finish Transaction and the answers to consumption requests to Apple, each credited Google
+/// Play purchase acknowledged or consumed. Part
 /// of every `serve` and `poll` process, safe with any number of them: an obligation is claimed with
 /// `FOR UPDATE SKIP LOCKED` under a lease, and its outcome recorded only while this process still holds it.
 ///
@@ -39,13 +40,17 @@ public struct StoreObligationSender: Service {
     /// What one cycle did.
     public struct CycleReport: Sendable, Hashable, CustomStringConvertible {
         public var sent = 0
+        /// Done without a call: nothing was owed after all (a consumption answer without consent or policy).
+        public var skipped = 0
         public var retrying = 0
         public var failed = 0
 
         /// Nothing done.
         public init() {}
 
-        public var description: String { "store obligations sent \(sent), retrying \(retrying), failed \(failed)" }
+        public var description: String {
+            "store obligations sent \(sent), skipped \(skipped), retrying \(retrying), failed \(failed)"
+        }
     }
 
     let configuration: Configuration
@@ -97,6 +102,9 @@ public struct StoreObligationSender: Service {
             case .sent:
                 name = "sent"
                 report.sent += 1
+            case .skipped:
+                name = "skipped"
+                report.skipped += 1
             case .retry(_, _, _, let detail):
                 name = "retry"
                 report.retrying += 1
@@ -150,6 +158,8 @@ public struct StoreObligationSender: Service {
             return retry(due, at: instant, httpStatus: status, storeErrorCode: code, detail: detail, after: notBefore)
         case .refused(let status, let code, let detail):
             return .failed(httpStatus: status, storeErrorCode: code, detail: detail)
+        case .skipped(let detail):
+            return .skipped(detail: detail)
         }
     }
 

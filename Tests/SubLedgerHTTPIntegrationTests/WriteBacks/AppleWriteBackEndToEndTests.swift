@@ -45,10 +45,18 @@ import Testing
 
     /// The obligation sender, with the App Store's adapter.
     static func sender(_ e: E) throws -> StoreObligationSender {
-        StoreObligationSender(
-            configuration: .init(worker: "write-backs-e2e"), store: StoreObligationStore(pool: e.service.pool),
+        let configuration = StoreObligationSender.Configuration(worker: "write-backs-e2e")
+        let apple = try gateway(e)
+        return StoreObligationSender(
+            configuration: configuration, store: StoreObligationStore(pool: e.service.pool),
             catalog: e.service.catalog,
-            senders: [AppStoreObligationSender(apple: try gateway(e), tokens: AccountTokenStore(pool: e.service.pool))],
+            senders: [
+                AppStoreObligationSender(
+                    apple: apple, tokens: AccountTokenStore(pool: e.service.pool),
+                    consumption: ConsumptionAnswerSender(
+                        store: ConsumptionStore(pool: e.service.pool), apple: apple, retry: configuration.retry,
+                        logger: TestDatabase.logger))
+            ],
             logger: TestDatabase.logger, now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 

@@ -2,10 +2,11 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// Every SQL statement of consumption requests: the app servers' consent and usage reports (append-only),
-/// the requests Apple sent, the job's leases on them, and the audit trail of each answer.
+/// the requests Apple sent, and the audit trail of each answer.
 ///
-/// Requests are claimed with `SELECT … FOR UPDATE SKIP LOCKED` and leased, like `PollQueue`'s work, so any
-/// number of `subledger poll` processes can answer them without answering one twice.
+/// Each request's answer is a store obligation (`send_consumption_information`, schema step 49): the obligation
+/// sender claims and leases it (`StoreObligationStore`), and the App Store adapter reads and records the request
+/// here.
 public struct ConsumptionStore: Sendable {
     public let pool: PostgresPool
 
@@ -74,44 +75,29 @@ public struct ConsumptionStore: Sendable {
             at: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 1)))
     }
 
-    // MARK: - The job's work
+    // MARK: - Answering
 
-    /// Claims up to `limit` requests due at `now` (pending, or retry whose time has come) that no other
-    /// process holds, leasing them to `worker` for `lease`.
-    public func claimDue(limit: Int, lease: Duration, worker: String, now: Instant) async throws
-        -> [DueConsumptionRequest]
-    {
-        try await pool.transaction { connection in
-            let rows = try connection.query(
-                """
-                WITH due AS (
-                    SELECT request_id FROM consumption_requests
-                    WHERE state IN ('pending', 'retry')
-                      AND (next_attempt_at IS NULL OR next_attempt_at <= \(timestamp(now)))
-                      AND (leased_until IS NULL OR leased_until < \(timestamp(now)))
-                    ORDER BY deadline_at
-                    LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED
-                )
-                UPDATE consumption_requests r SET leased_until = \(timestamp(now)) + \(lease.milliseconds) * interval
-                    '1 millisecond', leased_by = \(worker)
-                FROM due WHERE r.request_id = due.request_id
-                RETURNING r.request_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id),
-                    r.environment, r.transaction_id, r.original_transaction_id,
-                    \(milliseconds("r.requested_at")), \(milliseconds("r.deadline_at")), r.attempts
-                """)
-            return try rows.map { row in
-                DueConsumptionRequest(
-                    requestID: try row.decode(Int64.self, at: 0),
-                    appID: try row.decode(Int64.self, at: 1),
-                    bundleID: try row.decode(String.self, at: 2),
-                    environment: try .stored(row.decode(String.self, at: 3)),
-                    transactionID: try row.decode(String.self, at: 4),
-                    originalTransactionID: try row.decode(String.self, at: 5),
-                    requestedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)),
-                    deadline: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 7)),
-                    attempts: Int(try row.decode(Int32.self, at: 8)))
-            }
+    /// The request a `send_consumption_information` obligation answers, as it stands now.
+    public func request(_ requestID: Int64) async throws -> DueConsumptionRequest? {
+        try await pool.query(
+            """
+            SELECT r.request_id, r.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = r.app_id), r.environment,
+                r.transaction_id, r.original_transaction_id, \(milliseconds("r.requested_at")),
+                \(milliseconds("r.deadline_at")), r.attempts, r.state
+            FROM consumption_requests r WHERE r.request_id = \(requestID)
+            """
+        ).first.map { row in
+            DueConsumptionRequest(
+                requestID: try row.decode(Int64.self, at: 0),
+                appID: try row.decode(Int64.self, at: 1),
+                bundleID: try row.decode(String.self, at: 2),
+                environment: try .stored(row.decode(String.self, at: 3)),
+                transactionID: try row.decode(String.self, at: 4),
+                originalTransactionID: try row.decode(String.self, at: 5),
+                requestedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)),
+                deadline: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 7)),
+                attempts: Int(try row.decode(Int32.self, at: 8)),
+                waiting: ["pending", "retry"].contains(try row.decode(String.self, at: 9)))
         }
     }
 
@@ -177,13 +163,13 @@ public struct ConsumptionStore: Sendable {
         }
     }
 
-    /// Records `record` in the audit trail and moves the request to the state it leads to, giving the
-    /// lease back, in one transaction. Only a request still leased by `worker` changes: `false` when another
-    /// process took it over meanwhile (the record is kept either way).
+    /// Records `record` in the audit trail and moves the request to the state it leads to, in one transaction.
+    /// Only a request still waiting changes: `false` when it was answered meanwhile (the record is kept either way).
+    /// The obligation sender's lease on the answer's obligation keeps two processes from answering it at once.
     @discardableResult
-    public func finish(
-        _ request: DueConsumptionRequest, _ record: ConsumptionAttemptRecord, worker: String, now: Instant
-    ) async throws -> Bool {
+    public func finish(_ request: DueConsumptionRequest, _ record: ConsumptionAttemptRecord, now: Instant)
+        async throws -> Bool
+    {
         try await pool.transaction { connection in
             try connection.query(
                 """
@@ -199,17 +185,11 @@ public struct ConsumptionStore: Sendable {
                     \(record.calledApple ? 1 : 0), next_attempt_at = \(timestamp(record.nextAttemptAt)),
                     last_error = \(record.outcome == .accepted ? nil : record.detail.map(LedgerStore.storableError)),
                         answered_at = CASE WHEN \(record.outcome.state) = 'sent' THEN \(timestamp(now)) ELSE
-                        answered_at END,
-                    leased_until = NULL, leased_by = NULL
-                WHERE request_id = \(request.requestID) AND state IN ('pending', 'retry') AND leased_by = \(worker)
+                        answered_at END
+                WHERE request_id = \(request.requestID) AND state IN ('pending', 'retry')
                 RETURNING request_id
                 """)
             return !updated.isEmpty
         }
-    }
-
-    /// Gives back every lease `worker` holds (on shutdown), so other processes need not wait them out.
-    public func releaseAll(worker: String) async throws {
-        try await pool.query(Leases.releaseAll(in: "consumption_requests", worker: worker))
     }
 }

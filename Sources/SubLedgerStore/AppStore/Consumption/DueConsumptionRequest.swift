@@ -1,6 +1,6 @@
 import SubLedgerCore
 
-/// A consumption request the renewal job has claimed (leased) to answer.
+/// A consumption request, as the obligation that answers it reads it.
 public struct DueConsumptionRequest: Sendable, Hashable {
     public var requestID: Int64
     public var appID: Int64
@@ -13,4 +13,6 @@ public struct DueConsumptionRequest: Sendable, Hashable {
     public var deadline: Instant
     /// Calls to Apple made so far.
     public var attempts: Int
+    /// Whether it still waits for its answer (pending or retry).
+    public var waiting: Bool
 }

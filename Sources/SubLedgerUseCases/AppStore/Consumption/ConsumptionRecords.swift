@@ -2,7 +2,7 @@ import SubLedgerCore
 import SubLedgerStore
 
 /// What an app states for Apple's consumption requests (docs/guides/operate.md, "Apple asks about a refund"): the
-/// customer's consent and a purchase's usage, kept until `ConsumptionResponder` answers Apple.
+/// customer's consent and a purchase's usage, kept until `ConsumptionAnswerSender` answers Apple.
 public struct ConsumptionRecords: Sendable {
     let store: ConsumptionStore
 

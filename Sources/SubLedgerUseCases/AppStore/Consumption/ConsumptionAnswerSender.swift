@@ -3,137 +3,87 @@ import AppStoreClients
 import Foundation
 import Logging
 import Metrics
-import ServiceLifecycle
 import SubLedgerCore
 import SubLedgerStore
 
-/// Answers Apple's consumption requests (a customer asked for a refund) within Apple's 12 hours: part of
-/// `subledger poll`, safe with any number of pollers (requests are leased with `FOR UPDATE SKIP LOCKED`).
-///
-/// For each due request it reads the ledger's facts and the app server's reports, lets
-/// `ConsumptionAnswer.decide` choose (nothing without consent or when the app's policy is off), calls Send
-/// Consumption Information (V2, or V1 when the catalog says so) and records the call, Apple's answer and the
-/// request's new state in the audit trail. Transient failures (5xx, 429, timeouts, a missing API key) are
-/// retried with backoff until the deadline; Apple's 4xx refusals are final.
-public struct ConsumptionResponder: Service {
-    /// How the responder runs.
-    public struct Configuration: Sendable {
-        /// Requests claimed per batch. Default 50.
-        public var batchSize = 50
-        /// How long a claimed request stays leased to this process. Default 5 minutes.
-        public var lease: Duration = .seconds(300)
-        /// Pause between cycles when looping. Default 60 s.
-        public var interval: Duration = .seconds(60)
-        /// The first retry's delay after a transient failure; it doubles per attempt. Default 60 s.
-        public var retryBase: Duration = .seconds(60)
-        /// The longest delay between retries. Default 1 hour.
-        public var retryMaximum: Duration = .seconds(3_600)
-        /// Run one cycle and return (for cron, `poll --once`).
-        public var once = false
-        /// This process's name in leases.
-        public var worker: String
-
-        public init(worker: String) {
-            self.worker = worker
-        }
-    }
-
-    /// What one cycle did.
-    public struct CycleReport: Sendable, Hashable, CustomStringConvertible {
-        public var sent = 0
-        public var skipped = 0
-        public var retrying = 0
-        public var failed = 0
-
-        /// Nothing done.
-        public init() {}
-
-        public var description: String {
-            "consumption requests sent \(sent), skipped \(skipped), retrying \(retrying), failed \(failed)"
-        }
-
-        mutating func add(_ outcome: ConsumptionAttemptRecord.Outcome) {
-            switch outcome {
-            case .accepted: sent += 1
-            case .skippedNoConsent, .skippedDisabled: skipped += 1
-            case .transientFailure: retrying += 1
-            case .finalFailure: failed += 1
-            }
-        }
-    }
-
-    let configuration: Configuration
+/// The App Store adapter's answer to one consumption request (a customer asked Apple for a refund), the
+/// `send_consumption_information` obligation the request's notification owed: within Apple's 12 hours it reads the
+/// ledger's facts and the app server's reports, lets `ConsumptionAnswer.decide` choose (nothing without consent or
+/// when the app's policy is off), calls Send Consumption Information (V2, or V1 when the catalog says so) and
+/// records the call, Apple's answer and the request's new state in the audit trail. Transient failures (5xx, 429,
+/// timeouts, a missing API key) are tried again under the obligation sender's `ObligationRetryPolicy` until the
+/// deadline; Apple's 4xx refusals and the deadline are final. Every outcome is counted in
+/// `subledger_consumption_answers_total{outcome}`.
+public struct ConsumptionAnswerSender: Sendable {
     let store: ConsumptionStore
-    /// The apps the requests are for.
-    let catalog: CatalogStore
     let apple: AppleGateway
+    /// When a transient failure is tried again: the obligation sender's own policy, so that the request's
+    /// `next_attempt_at` is the obligation's.
+    let retry: ObligationRetryPolicy
     let logger: Logger
-    let now: @Sendable () -> Instant
 
-    public init(
-        configuration: Configuration, store: ConsumptionStore, catalog: CatalogStore, apple: AppleGateway,
-        logger: Logger,
-        now: @escaping @Sendable () -> Instant
-    ) {
-        self.configuration = configuration
+    public init(store: ConsumptionStore, apple: AppleGateway, retry: ObligationRetryPolicy, logger: Logger) {
         self.store = store
-        self.catalog = catalog
         self.apple = apple
+        self.retry = retry
         self.logger = logger
-        self.now = now
     }
 
-    public func run() async throws {
-        try await PeriodicCycles.run(
-            once: configuration.once, interval: configuration.interval, logger: logger,
-            failure: "consumption cycle failed"
-        ) {
-            let report = try await runCycle()
-            if report != CycleReport() { logger.info("consumption cycle: \(report)") }
-        }
-        try? await store.releaseAll(worker: configuration.worker)
-    }
-
-    /// Answers every request due now, one at a time (there are few, and each is one call to Apple).
-    public func runCycle() async throws -> CycleReport {
-        var report = CycleReport()
-        try await LeasedQueue.drain {
-            try await store.claimDue(
-                limit: configuration.batchSize, lease: configuration.lease, worker: configuration.worker, now: now())
-        } handle: { request in
-            let record = await answer(request)
-            try await store.finish(request, record, worker: configuration.worker, now: now())
-            Counter(
-                label: "subledger_consumption_answers_total", dimensions: [("outcome", record.outcome.rawValue)]
-            )
-            .increment()
-            if record.outcome == .finalFailure || record.outcome == .transientFailure {
-                logger.warning(
-                    "consumption request not answered",
-                    metadata: [
-                        "request": "\(request.requestID)", "outcome": "\(record.outcome.rawValue)",
-                        "detail": "\(record.detail ?? "")",
-                    ])
+    /// Answers the request `requestID` for `app` once at `now`, records the attempt and the request's state, and
+    /// says how it went; never throws (a failure is an attempt's outcome).
+    func send(requestID: Int64, app: StoredApp, now instant: Instant) async -> ObligationAttempt {
+        let request: DueConsumptionRequest
+        do {
+            guard let found = try await store.request(requestID) else {
+                return .refused(detail: "unknown_request: the consumption request is gone")
             }
-            report.add(record.outcome)
+            request = found
+        } catch {
+            return .transient(detail: "database: \(error)")
         }
-        return report
+        // Answered already (a lease that ran out while the answer was recorded): nothing more to send.
+        guard request.waiting else { return .skipped(detail: "answered: the request was answered already") }
+        let record = await answer(request, app: app, now: instant)
+        do {
+            try await store.finish(request, record, now: instant)
+        } catch {
+            // The call was made (or decided) but not recorded: tried again, like any database failure; Apple
+            // answers a second identical answer the same way.
+            return .transient(detail: "database: \(error)")
+        }
+        Counter(label: "subledger_consumption_answers_total", dimensions: [("outcome", record.outcome.rawValue)])
+            .increment()
+        let detail = record.detail ?? ""
+        if record.outcome == .finalFailure || record.outcome == .transientFailure {
+            logger.warning(
+                "consumption request not answered",
+                metadata: [
+                    "request": "\(request.requestID)", "outcome": "\(record.outcome.rawValue)", "detail": "\(detail)",
+                ])
+        }
+        switch record.outcome {
+        case .accepted:
+            return .sent()
+        case .skippedNoConsent, .skippedDisabled:
+            return .skipped(detail: "\(record.outcome.rawValue): \(detail)")
+        case .transientFailure:
+            return .transient(
+                httpStatus: record.httpStatus, storeErrorCode: record.appleErrorCode, detail: detail,
+                notBefore: record.nextAttemptAt)
+        case .finalFailure:
+            return .refused(httpStatus: record.httpStatus, storeErrorCode: record.appleErrorCode, detail: detail)
+        }
     }
 
     /// Decides and, when there is something to send, calls Apple once; never throws (a failure is a record).
-    func answer(_ request: DueConsumptionRequest) async -> ConsumptionAttemptRecord {
-        let instant = now()
+    func answer(_ request: DueConsumptionRequest, app: StoredApp, now instant: Instant) async
+        -> ConsumptionAttemptRecord
+    {
         guard instant < request.deadline else {
             return ConsumptionAttemptRecord(outcome: .finalFailure, detail: "deadline_passed: Apple's 12 hours ran out")
         }
-        let app: StoredApp
         let facts: ConsumptionFacts
         do {
-            guard let found = try await catalog.app(bundleID: request.bundleID) else {
-                return ConsumptionAttemptRecord(
-                    outcome: .finalFailure, detail: "unknown_app: the app is no longer configured")
-            }
-            app = found
             facts = try await store.facts(for: request, app: app, now: instant)
         } catch {
             return retry(request, at: instant, detail: "database: \(error)")
@@ -210,17 +160,13 @@ public struct ConsumptionResponder: Service {
         }
     }
 
-    /// A transient failure, tried again after the backoff of the request's attempts (or Apple's
+    /// A transient failure, tried again under the retry policy after the request's attempts (or Apple's
     /// `Retry-After`); final when the next try would come after the deadline.
     private func retry(
         _ request: DueConsumptionRequest, at instant: Instant, endpoint: String? = nil, body: String? = nil,
         httpStatus: Int? = nil, appleErrorCode: Int? = nil, detail: String, after retryAfter: Instant? = nil
     ) -> ConsumptionAttemptRecord {
-        let base = configuration.retryBase.milliseconds
-        let maximum = configuration.retryMaximum.milliseconds
-        let delay = min(maximum, base.saturatingMultiplied(by: Int64(1) << Int64(min(request.attempts, 20))))
-        var next = instant.adding(milliseconds: delay)
-        if let retryAfter, retryAfter > next { next = retryAfter }
+        let next = retry.nextAttempt(afterAttempts: request.attempts, now: instant, notBefore: retryAfter)
         guard next < request.deadline else {
             return ConsumptionAttemptRecord(
                 outcome: .finalFailure, endpoint: endpoint, body: body, httpStatus: httpStatus,
