@@ -1,7 +1,7 @@
 import ServiceLifecycle
 import SubLedgerUseCases
 
-/// Runs a service that returns by itself (`poll --once`'s recovery, consumption responder and webhook clock,
+/// Runs a service that returns by itself (`poll --once`'s recovery, obligation sender and webhook clock,
 /// which each do one pass) and then waits until its group asks it to stop.
 ///
 /// ServiceLifecycle stops a group's services one at a time, in reverse order, once the renewal job has

@@ -103,4 +103,69 @@ import Testing
                 ])
         }
     }
+
+    /// Step 49 queues the answer of every consumption request still waiting (pending or retry) as a store obligation,
+    /// with the request's attempts and backoff, and none for a request answered before; the obligation store then
+    /// claims it as a consumption answer naming its request.
+    @Test func everyWaitingConsumptionRequestIsOwedItsAnswerAfterStep49() async throws {
+        try await TestDatabase.withSchema { _, _, pool in
+            let bundled = try Migrator.bundled(logger: TestDatabase.logger)
+            var before = bundled.script
+            before.steps = before.steps.filter { $0.version < 49 }
+            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
+            if TestDatabase.isCitus { _ = try await CitusDistribution.distribute(pool, shardCount: 4) }
+            let app = try await F.app(on: pool)
+            for (index, transaction, state, attempts, next) in [
+                (1, "t1", "pending", 0, "NULL"), (2, "t2", "retry", 2, "'2026-01-01T00:10:00Z'"),
+                (3, "t3", "sent", 1, "NULL"), (4, "t4", "skipped_no_consent", 0, "NULL"),
+            ] {
+                try await pool.execute(
+                    script: """
+                        INSERT INTO notifications (app_id, notification_id, version, notification_type, body)
+                        VALUES (\(app.appID), 'n\(index)', 'v2', 'CONSUMPTION_REQUEST', '{}');
+                        INSERT INTO consumption_requests (app_id, notification_row_id, environment, transaction_id,
+                            original_transaction_id, requested_at, deadline_at, state, attempts, next_attempt_at,
+                            leased_until, leased_by)
+                        SELECT \(app.appID), notification_row_id, 'Production', '\(transaction)', 'o\(index)',
+                            '2026-01-01T00:00:0\(index)Z', '2026-01-01T12:00:0\(index)Z', '\(state)', \(attempts),
+                            \(next), '2026-01-01T00:05:00Z', 'poll-1'
+                        FROM notifications WHERE notification_id = 'n\(index)';
+                        """)
+            }
+
+            try await bundled.migrate(pool)
+            let rows = try await pool.query(
+                """
+                SELECT o.store || ' ' || o.kind || ' ' || o.transaction_id || ' ' || o.original_transaction_id || ' '
+                    || coalesce(o.account_id, '-') || ' ' || o.state || ' ' || o.attempts || ' '
+                    || coalesce(to_char(o.next_attempt_at AT TIME ZONE 'UTC', 'HH24:MI'), '-') || ' '
+                    || (o.consumption_request_id = r.request_id)
+                FROM store_obligations o JOIN consumption_requests r ON r.request_id = o.consumption_request_id
+                ORDER BY o.obligation_id
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(
+                rows == [
+                    "app_store send_consumption_information t1 o1 - pending 0 - true",
+                    "app_store send_consumption_information t2 o2 - retry 2 00:10 true",
+                ])
+            // The requests' own leases are no longer used: the obligation is leased instead.
+            let leased = try await pool.query("SELECT count(*) FROM consumption_requests WHERE leased_by IS NOT NULL")
+            #expect(try leased.single().decode(Int64.self, at: 0) == 0)
+
+            let due = try await StoreObligationStore(pool: pool).claimDue(
+                limit: 10, lease: .seconds(60), worker: "serve-1",
+                now: Instant(millisecondsSince1970: 1_767_226_800_000))  // 2026-01-01T00:20:00Z
+            #expect(due.map(\.obligation.kind) == [.sendConsumptionInformation, .sendConsumptionInformation])
+            #expect(due.map(\.obligation.account) == [nil, nil])
+            #expect(due.map(\.attempts) == [0, 2])
+            let requests = try await pool.query(
+                "SELECT request_id FROM consumption_requests WHERE state IN ('pending', 'retry') ORDER BY request_id"
+            ).map { try $0.decode(Int64.self, at: 0) }
+            #expect(due.map(\.obligation.payload) == requests.map { .consumptionRequest(id: $0) })
+            let waiting = try await ConsumptionStore(pool: pool).request(try #require(requests.first))
+            #expect(waiting?.waiting == true)
+            #expect(waiting?.transactionID == "t1")
+        }
+    }
 }
