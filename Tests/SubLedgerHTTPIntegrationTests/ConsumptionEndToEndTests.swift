@@ -5,6 +5,7 @@ import Foundation
 import NIOCore
 import SubLedgerCore
 import SubLedgerHTTP
+import SubLedgerReports
 import SubLedgerStore
 import SubLedgerTestSupport
 import SubLedgerUseCases
@@ -119,6 +120,12 @@ import Testing
             #expect(report.sent == 1)
             #expect(report.skipped == 1)
             #expect(try await Self.requestStates(e) == [cora: "sent", nico: "skipped_no_consent"])
+            // The admin page's obligations panel counts the answer sent and the one skipped.
+            let panel = try await e.service.pool.withConnection { try StoreObligationsPanel.load(on: $0) }
+            let answers = try #require(panel.rows.first { $0.kind == "send_consumption_information" })
+            #expect(answers.store == "app_store")
+            let counts: [Int] = [answers.waiting, answers.sent, answers.skipped, answers.failed]
+            #expect(counts == [0, 1, 1, 0])
 
             let received = e.control.receivedConsumptionInformation()
             #expect(received.count == 1)

@@ -2,8 +2,8 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// What the admin page shows of the calls SubLedger owes the stores (`store_obligations`: Set App Account Token and
-/// Finish Transaction to Apple, Google Play acknowledgements and consumptions): per app, store and kind, how many
-/// wait, were sent or failed, and the oldest waiting one; then the most recent refusals. A plain value, read by
+/// Finish Transaction and consumption answers to Apple, Google Play acknowledgements and consumptions): per app,
+/// store and kind, how many wait, were sent, skipped or failed, and the oldest waiting one; then the most recent refusals. A plain value, read by
 /// `load(on:)` and rendered by `AdminPage`.
 public struct StoreObligationsPanel: Sendable, Hashable {
     /// One app's obligations of one kind.
@@ -11,12 +11,15 @@ public struct StoreObligationsPanel: Sendable, Hashable {
         public var bundleID: String
         /// `app_store` or `google_play`.
         public var store: String
-        /// `set_app_account_token`, `finish_transaction`, `acknowledge_subscription`, `acknowledge_product` or
-        /// `consume_product`.
+        /// `set_app_account_token`, `finish_transaction`, `send_consumption_information`,
+        /// `acknowledge_subscription`, `acknowledge_product` or `consume_product`.
         public var kind: String
         /// Pending or retrying.
         public var waiting: Int
         public var sent: Int
+        /// Nothing was owed after all (a consumption answer without the customer's consent, or with the app's
+        /// policy off).
+        public var skipped: Int
         public var failed: Int
         public var superseded: Int
         public var oldestWaitingSince: Instant?
@@ -49,6 +52,7 @@ public struct StoreObligationsPanel: Sendable, Hashable {
                    count(*) FILTER (WHERE o.state = 'sent'),
                    count(*) FILTER (WHERE o.state = 'failed'),
                    count(*) FILTER (WHERE o.state = 'superseded'),
+                   count(*) FILTER (WHERE o.state = 'skipped'),
                    min(o.created_at) FILTER (WHERE o.state IN ('pending', 'retry'))
             FROM store_obligations o JOIN apps a ON a.app_id = o.app_id
             GROUP BY a.bundle_id, o.store, o.kind ORDER BY a.bundle_id, o.store, o.kind
@@ -57,8 +61,9 @@ public struct StoreObligationsPanel: Sendable, Hashable {
             Row(
                 bundleID: try row.decode(String.self, at: 0), store: try row.decode(String.self, at: 1),
                 kind: try row.decode(String.self, at: 2), waiting: try row.decode(Int.self, at: 3),
-                sent: try row.decode(Int.self, at: 4), failed: try row.decode(Int.self, at: 5),
-                superseded: try row.decode(Int.self, at: 6), oldestWaitingSince: try row.optionalInstant(at: 7))
+                sent: try row.decode(Int.self, at: 4), skipped: try row.decode(Int.self, at: 7),
+                failed: try row.decode(Int.self, at: 5), superseded: try row.decode(Int.self, at: 6),
+                oldestWaitingSince: try row.optionalInstant(at: 8))
         }
         let problems = try connection.query(
             """
@@ -83,13 +88,14 @@ extension AdminPage {
     static func storeObligationsSection(_ panel: StoreObligationsPanel, now: Instant) -> String {
         guard !panel.rows.isEmpty else { return "" }
         var html = "<section class=\"webhooks\"><h2>Writes to the stores</h2>"
-        let header = ["app", "store", "call", "waiting", "oldest waiting", "sent", "failed", "superseded"]
+        let header = ["app", "store", "call", "waiting", "oldest waiting", "sent", "skipped", "failed", "superseded"]
             .map { "<th>\($0)</th>" }.joined()
         let rows = panel.rows.map { row in
             let cells = [
                 HTML.escape(row.bundleID), HTML.escape(row.store), "<code>\(HTML.escape(row.kind))</code>",
                 String(row.waiting), row.oldestWaitingSince.map { age(since: $0, now: now) } ?? "", String(row.sent),
-                row.failed > 0 ? "<span class=\"bad\">\(row.failed)</span>" : "0", String(row.superseded),
+                String(row.skipped), row.failed > 0 ? "<span class=\"bad\">\(row.failed)</span>" : "0",
+                String(row.superseded),
             ]
             return "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
         }.joined(separator: "\n")
