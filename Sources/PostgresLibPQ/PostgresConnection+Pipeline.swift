@@ -30,6 +30,43 @@ extension PostgresConnection {
         }
     }
 
+    /// `pipeline(batch)` as the last thing a `transaction` body sends, with `committing` true: the transaction's
+    /// COMMIT goes in the same round trip, after the batch's statements, and the transaction is over when this
+    /// returns (`transaction` sends no COMMIT of its own). The round trip a COMMIT costs on its own is saved.
+    ///
+    /// A failing statement skips the COMMIT: its error is thrown and `transaction` rolls back, as after any
+    /// failure. A COMMIT that the server answers with ROLLBACK (an earlier statement failed and was swallowed) or
+    /// refuses (a deferred constraint) throws as `transaction`'s own COMMIT would. The body must send nothing after
+    /// this call (such a statement is refused) and must not throw once it returned: what it committed stays.
+    /// Outside a transaction, or with `committing` false, this is `pipeline(batch)`.
+    public func pipeline(_ batch: PostgresBatch, committing: Bool) throws -> [PostgresRows] {
+        guard committing, !batch.isEmpty, transactionStatus == .inTransaction else {
+            return try pipeline(batch)
+        }
+        return try PostgresSpan.traced(
+            "postgres.pipeline", { $0.attributes["db.operation.batch.size"] = batch.count + 1 }
+        ) {
+            for item in batch.items { try ParameterArrays.validate(item.values) }
+            let (rows, commit) = try runPipeline(batch, thenCommit: true)
+            guard let commit else {
+                throw PostgresError(.unexpectedResult, message: "COMMIT sent with the batch gave no result")
+            }
+            committedInBody = true
+            if commit.commandTag == "ROLLBACK" {
+                let cause = errorThatAbortedTransaction
+                errorThatAbortedTransaction = nil
+                var error = PostgresError(
+                    .transactionAborted,
+                    message: "COMMIT rolled back: an earlier statement failed"
+                        + (cause.map { " (\($0.message))" } ?? ""),
+                    sqlState: cause?.sqlState)
+                error.constraintName = cause?.constraintName
+                throw error
+            }
+            return rows
+        }
+    }
+
     private func runBatch(_ batch: PostgresBatch) throws -> [PostgresRows] {
         switch batch.count {
         case 0: return []
@@ -39,15 +76,19 @@ extension PostgresConnection {
         }
         let startedIdle = transactionStatus == .idle
         do {
-            return try runPipeline(batch)
+            return try runPipeline(batch, thenCommit: false).rows
         } catch let error as PostgresError where error.sqlState == .invalidSQLStatementName && startedIdle {
             // The server lost prepared statements (DISCARD ALL, DEALLOCATE): the batch, its own implicit
             // transaction, did nothing; run it once more, preparing what it needs, as `query` does.
-            return try runPipeline(batch)
+            return try runPipeline(batch, thenCommit: false).rows
         }
     }
 
-    private func runPipeline(_ batch: PostgresBatch) throws -> [PostgresRows] {
+    /// Runs `batch` in one round trip, then (with `thenCommit`) COMMIT in the same one; answers the batch's rows
+    /// and COMMIT's result (nil when not sent or skipped after a failure, which is thrown).
+    private func runPipeline(_ batch: PostgresBatch, thenCommit: Bool) throws -> (
+        rows: [PostgresRows], commit: PostgresRows?
+    ) {
         for item in batch.items { try ParameterArrays.validate(item.values) }
         let handle = try openHandle(sendingPendingBegin: false)
         guard PQpipelineStatus(handle) == PQ_PIPELINE_OFF, PQisBusy(handle) == 0 else {
@@ -66,7 +107,7 @@ extension PostgresConnection {
             if let begin, PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) != 1 {
                 throw connectionLevelError(sql: begin)
             }
-            try send(batch, plan: plan, on: handle)
+            try send(batch, plan: plan, thenCommit: thenCommit, on: handle)
         } catch {
             // libpq could not queue or write: the connection is broken (its state is unknown mid-pipeline).
             let lost = connectionLevelError(sql: nil)
@@ -121,6 +162,27 @@ extension PostgresConnection {
                 rows[step.item] = try consume(outcome, sql: item.statement.sql, values: item.values)
             }
         }
+        var commit: PostgresRows?
+        if thenCommit {
+            var outcome: OpaquePointer?
+            while let result = try nextPipelineResult(handle, sql: "COMMIT") {
+                switch PQresultStatus(result) {
+                case PGRES_PIPELINE_ABORTED:
+                    PQclear(result)
+                case PGRES_COMMAND_OK:
+                    if let outcome { PQclear(outcome) }
+                    outcome = result
+                default:
+                    if firstError == nil { firstError = makeError(from: result, sql: "COMMIT", values: []) }
+                    PQclear(result)
+                    if PQstatus(handle) != CONNECTION_OK {
+                        if let outcome { PQclear(outcome) }
+                        throw lostConnection(firstError)
+                    }
+                }
+            }
+            if let outcome { commit = try consume(outcome, sql: "COMMIT", values: []) }
+        }
         guard let sync = try nextPipelineResult(handle, sql: nil) else {
             throw lostConnection(firstError ?? connectionLevelError(sql: nil))
         }
@@ -147,7 +209,7 @@ extension PostgresConnection {
             }
             throw firstError
         }
-        return rows.map { $0 ?? PostgresRows(storage: .empty, commandTag: "", rowsAffected: 0) }
+        return (rows.map { $0 ?? PostgresRows(storage: .empty, commandTag: "", rowsAffected: 0) }, commit)
     }
 
     /// What to send for each statement of a batch: its prepared statement's name (preparing it first when the
@@ -190,7 +252,7 @@ extension PostgresConnection {
     }
 
     /// Queues every step and the sync point, then writes them out, reading replies while the socket is full.
-    private func send(_ batch: PostgresBatch, plan: PipelinePlan, on handle: OpaquePointer) throws {
+    private func send(_ batch: PostgresBatch, plan: PipelinePlan, thenCommit: Bool, on handle: OpaquePointer) throws {
         for step in plan.steps {
             let item = batch.items[step.item]
             let sent: Int32
@@ -210,6 +272,9 @@ extension PostgresConnection {
                 }
             }
             guard sent == 1 else { throw connectionLevelError(sql: item.statement.sql) }
+        }
+        if thenCommit, PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) != 1 {
+            throw connectionLevelError(sql: "COMMIT")
         }
         guard PQpipelineSync(handle) == 1 else { throw connectionLevelError(sql: nil) }
         while true {

@@ -28,6 +28,9 @@ public final class PostgresConnection {
     /// The BEGIN of a transaction whose body has sent nothing yet (`transaction`): it goes with the first
     /// statement, in the pipeline's round trip when that is a pipeline, else just before it.
     var pendingBegin: String?
+    /// Set when a transaction's body sent its COMMIT with its last batch (`pipeline(_:committing:)`): the
+    /// transaction is over, `transaction` sends no COMMIT of its own, and any further statement is refused.
+    var committedInBody = false
 
     private init(handle: OpaquePointer, configuration: PostgresConfiguration, logger: Logger) {
         self.handle = handle
@@ -238,6 +241,10 @@ public final class PostgresConnection {
     func openHandle(sendingPendingBegin: Bool = true) throws -> OpaquePointer {
         guard let handle else {
             throw PostgresError(.connectionLost, message: "connection is closed")
+        }
+        guard !committedInBody else {
+            throw PostgresError(
+                .unexpectedResult, message: "a statement after the transaction's COMMIT was sent with its last batch")
         }
         if sendingPendingBegin, let begin = pendingBegin {
             pendingBegin = nil

@@ -2,7 +2,8 @@ extension PostgresConnection {
     /// Runs `body` in one transaction attempt: BEGIN, body, COMMIT; ROLLBACK and rethrow if anything throws.
     ///
     /// BEGIN is sent with the body's first statement (in the same round trip when that is a `pipeline`), and
-    /// not at all when the body sends none. No retry here: `PostgresPool.transaction` retries serialization
+    /// not at all when the body sends none. COMMIT is sent after the body, unless the body sent it with its last
+    /// batch (`pipeline(_:committing:)`). No retry here: `PostgresPool.transaction` retries serialization
     /// failures and deadlocks.
     public func transaction<T>(
         isolation: IsolationLevel = .readCommitted,
@@ -13,12 +14,23 @@ extension PostgresConnection {
         }
         pendingBegin = "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
         errorThatAbortedTransaction = nil
+        committedInBody = false
         let value: T
         do {
             value = try body(self)
         } catch {
-            rollbackQuietly()
+            // After a COMMIT sent with the body's last batch there is nothing to roll back: the body's error is
+            // its own (it must not throw once committed, `pipeline(_:committing:)` says so).
+            if committedInBody {
+                committedInBody = false
+            } else {
+                rollbackQuietly()
+            }
             throw error
+        }
+        if committedInBody {
+            committedInBody = false
+            return value
         }
         if pendingBegin != nil {
             // The body sent nothing: there is no transaction to commit.

@@ -280,6 +280,78 @@ import Testing
         }
     }
 
+    @Test func aTransactionsLastBatchCarriesItsCommit() async throws {
+        try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
+            try await Self.createNotes(pool)
+            // BEGIN, the batch and COMMIT in one round trip; the transaction sends no COMMIT of its own.
+            let (written, roundTrips, status) = try await pool.withConnection { connection in
+                let before = connection.roundTrips
+                let written = try connection.transaction { connection in
+                    var batch = PostgresBatch()
+                    batch.append(Self.insert(1, "one"))
+                    batch.append(Self.insert(2, "two"))
+                    return try connection.pipeline(batch, committing: true).map(\.rowsAffected).reduce(0, +)
+                }
+                return (written, connection.roundTrips - before, connection.transactionStatus)
+            }
+            #expect(written == 2)
+            #expect(roundTrips == 1)
+            #expect(status == .idle)
+            // Seen from another connection: committed.
+            let other = PostgresPool(configuration: pool.configuration, logger: TestDatabase.logger)
+            #expect(try await other.query(Self.count).single().decode(Int.self, at: 0) == 2)
+            await other.shutdown()
+
+            // A failing statement skips the COMMIT: the transaction rolls back, and nothing of it is kept.
+            await #expect(throws: PostgresError.self) {
+                try await pool.transaction { connection in
+                    try connection.query(Self.insert(3, "before the batch"))
+                    var batch = PostgresBatch()
+                    batch.append(Self.insert(4, "in the batch"))
+                    batch.append(Self.insert(1, "a duplicate key"))
+                    _ = try connection.pipeline(batch, committing: true)
+                }
+            }
+            #expect(try await pool.query(Self.count).single().decode(Int.self, at: 0) == 2)
+
+            // A batch whose failure the body swallowed: the COMMIT answers ROLLBACK, thrown as `transaction` throws it.
+            do {
+                try await pool.transaction { connection in
+                    _ = try? connection.query("SELECT 1 / 0")
+                    var batch = PostgresBatch()
+                    batch.append(Self.insert(5, "after a failure"))
+                    batch.append(Self.count)
+                    _ = try connection.pipeline(batch, committing: true)
+                }
+                Issue.record("the transaction should fail")
+            } catch let error as PostgresError {
+                #expect(error.kind == .transactionAborted || error.sqlState == .inFailedSQLTransaction)
+            }
+            #expect(try await pool.query(Self.count).single().decode(Int.self, at: 0) == 2)
+
+            // Nothing may follow the COMMIT: a statement after it is refused, and what was committed stays.
+            await #expect(throws: PostgresError.self) {
+                try await pool.transaction { connection in
+                    var batch = PostgresBatch()
+                    batch.append(Self.insert(6, "six"))
+                    _ = try connection.pipeline(batch, committing: true)
+                    try connection.query(Self.insert(7, "after the commit"))
+                }
+            }
+            #expect(
+                try await pool.query(Self.notes).map { try $0.decode(String.self, at: 0) } == ["one", "two", "six"])
+
+            // Outside a transaction, `committing` changes nothing.
+            let outside = try await pool.withConnection { connection in
+                var batch = PostgresBatch()
+                batch.append(Self.insert(8, "eight"))
+                batch.append(Self.count)
+                return try connection.pipeline(batch, committing: true)[1].single().decode(Int.self, at: 0)
+            }
+            #expect(outside == 4)
+        }
+    }
+
     @Test func emptyAndSingleStatementBatches() async throws {
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             try await Self.createNotes(pool)

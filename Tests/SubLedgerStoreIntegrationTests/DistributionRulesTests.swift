@@ -110,7 +110,20 @@ import Testing
                     AccountRows.ensure(try AccountID("a"), appID: 0).sql, AccountRows.named("a", appID: 0).sql,
                     OrderRows.candidates(orderIDs: "[]", submitter: nil, appID: 0).sql,
                     OrderRows.fulfil("o", by: nil, environment: .production, at: F.day(0), appID: 0).sql,
-                    WebhookOutbox.insert(events: "[]", appID: 0).sql,
+                    WebhookOutbox.insert(
+                        WebhookOutbox.EventRow(
+                            eventID: "", environment: .production, account: nil, accountSequence: nil, type: "",
+                            occurredAt: F.day(0), causeKind: "", causeID: nil, idempotencyKey: "", body: ""),
+                        appID: 0
+                    ).sql,
+                    InputRows.insert(
+                        .init(
+                            notification: ServerNotification(
+                                notificationID: "", version: .v2, notificationType: "", bundleID: "",
+                                environment: .production, signedDate: F.day(0)),
+                            body: ""),
+                        appID: 0
+                    ).sql,
                     WebhookOutbox.recordedKeys(of: [], appID: 0).sql,
                     WebhookOutbox.takeNumbers(
                         1, of: WebhookOutbox.Stream(environment: .production, account: try AccountID("a")), appID: 0
@@ -170,7 +183,8 @@ import Testing
     }
 
     /// Inputs of every kind the apply takes, for one app: a stored receipt, a notification received (stored and
-    /// applied in one go), an order fulfilled by its purchase, a transfer to a second buyer, refunds.
+    /// applied in one go), an order fulfilled by its purchase, a transfer to a second buyer, refunds, a notification
+    /// stored first and applied later.
     static func applyEveryKindOfInput(_ store: LedgerStore, app: StoredApp) async throws {
         let alice = F.account("alice")
         let bob = F.account("bob")
@@ -200,5 +214,13 @@ import Testing
         try await store.apply(
             F.notification([F.subscription("t3", chain: "o1", from: 40, to: 70, refundedOn: 45)], on: 45),
             app: app, now: F.day(45))
+        // A notification stored first and applied later (the renewal job's way).
+        let resumed = ServerNotification(
+            notificationID: "n-resume", version: .v2, notificationType: "DID_CHANGE_RENEWAL_STATUS",
+            bundleID: F.bundleID, environment: .production, signedDate: F.day(50), transaction: bobsPurchase,
+            renewalInfo: F.renewal(chain: "o1", willAutoRenew: true, on: 50))
+        let stored = try await store.storeNotification(resumed, body: "{}", app: app)
+        _ = try await store.applyStoredNotification(
+            stored.id, LedgerInput(notification: resumed), app: app, now: F.day(50))
     }
 }

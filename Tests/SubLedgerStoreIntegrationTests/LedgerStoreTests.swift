@@ -264,6 +264,88 @@ import Testing
         }
     }
 
+    /// A received notification is stored in its apply's transaction. When that apply fails, the notification is
+    /// still kept, alone, with its error (`retry`); its redelivery applies the stored row, and a second redelivery
+    /// is a duplicate. Two deliveries racing apply it once.
+    @Test func aNotificationWhoseApplyFailsIsKeptWithItsErrorAndItsRedeliveryAppliesIt() async throws {
+        try await withLedger { store, app, pool in
+            try await store.apply(
+                F.receipt(
+                    by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30)],
+                    renewals: [F.renewal(chain: "o1", willAutoRenew: true, on: 0)], on: 0),
+                app: app, now: F.day(0))
+            let notification = ServerNotification(
+                notificationID: "n-fails", version: .v2, notificationType: "DID_RENEW", bundleID: F.bundleID,
+                environment: .production, signedDate: F.day(30),
+                transaction: F.subscription("t2", chain: "o1", from: 30, to: 60),
+                renewalInfo: F.renewal(chain: "o1", willAutoRenew: true, on: 30))
+            let input = LedgerInput(notification: notification)
+            try await pool.execute(
+                script: """
+                    CREATE FUNCTION test_refuse_entries() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN RAISE EXCEPTION 'entries refused by the test'; END $$;
+                    CREATE TRIGGER test_refuse_entries BEFORE INSERT ON ledger_entries
+                        FOR EACH ROW EXECUTE FUNCTION test_refuse_entries();
+                    """)
+            await #expect(throws: PostgresError.self) {
+                try await store.receive(notification, body: "{}", input: input, app: app, now: F.day(30))
+            }
+            let failed = try await pool.query(
+                "SELECT status, attempts, last_error FROM notifications WHERE notification_id = 'n-fails'"
+            ).single()
+            #expect(try failed.decode(String.self, at: 0) == "retry")
+            #expect(try failed.decode(Int32.self, at: 1) == 1)
+            #expect(try failed.decode(String.self, at: 2).contains("entries refused by the test"))
+            #expect(try await store.entries(for: alice, app: app).count == 1)
+
+            try await pool.execute(script: "DROP TRIGGER test_refuse_entries ON ledger_entries")
+            guard
+                case .applied(let id, let applied) = try await store.receive(
+                    notification, body: "{}", input: input, app: app, now: F.day(31))
+            else {
+                Issue.record("the redelivery was not applied")
+                return
+            }
+            #expect(applied.newEntries == 1)
+            guard
+                case .duplicate(let again) = try await store.receive(
+                    notification, body: "{}", input: input, app: app, now: F.day(32))
+            else {
+                Issue.record("the second redelivery was applied again")
+                return
+            }
+            #expect(again == id)
+            let rows = try await pool.query(
+                "SELECT status, attempts FROM notifications WHERE notification_id = 'n-fails'")
+            #expect(
+                try rows.map { [try $0.decode(String.self, at: 0), "\(try $0.decode(Int32.self, at: 1))"] } == [
+                    ["applied", "2"]
+                ])
+
+            // Two deliveries of a new notification at once: one applies it, the other finds it applied.
+            let racing = ServerNotification(
+                notificationID: "n-race", version: .v2, notificationType: "DID_RENEW", bundleID: F.bundleID,
+                environment: .production, signedDate: F.day(60),
+                transaction: F.subscription("t3", chain: "o1", from: 60, to: 90),
+                renewalInfo: F.renewal(chain: "o1", willAutoRenew: true, on: 60))
+            let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        if case .applied = try await store.receive(
+                            racing, body: "{}", input: LedgerInput(notification: racing), app: app, now: F.day(60))
+                        {
+                            return true
+                        }
+                        return false
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1 && outcomes.count == 2)
+            #expect(try await store.entries(for: alice, app: app).count == 3)
+        }
+    }
+
     /// The same receipt applied by 50 concurrent tasks for two accounts: one owner, one grant per transaction.
     @Test func concurrentAppliesOfOneReceiptForTwoAccountsGiveOneOwnerAndOneGrantEach() async throws {
         try await withLedger { store, app, pool in

@@ -49,4 +49,44 @@ enum InputRows {
     /// Thrown inside an apply transaction when its notification was applied meanwhile (by another delivery or
     /// the renewal job); the caller rolls back and answers `.duplicate`. It never leaves the store.
     struct NotificationAlreadyApplied: Error {}
+
+    /// A verified notification as received, with the body to keep (`notifications`).
+    struct ReceivedNotification {
+        var notification: ServerNotification
+        var body: String
+    }
+
+    /// Thrown inside an apply transaction that was to store its notification (`insert`) when a row of that
+    /// notification id exists already (a redelivery); the caller rolls back and goes the way of a stored one.
+    struct NotificationStoredBefore: Error {}
+
+    /// Stores `received` once per notification id: the row's id, nil when the id is stored already (nothing
+    /// inserted). `appliedIn` stores it as applied in that environment, for an apply in the same transaction
+    /// (which then marks nothing: if the apply fails the row is rolled back with it); nil stores it pending.
+    static func insert(
+        _ received: ReceivedNotification, appID: Int64, appliedIn environment: StoreEnvironment? = nil
+    ) -> PostgresQuery {
+        let notification = received.notification
+        let applied = environment != nil
+        return """
+            INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
+                body, signed_at, consumption_request_reason, attempts, status, applied_at)
+            VALUES (\(appID), \(notification.notificationID), \(notification.version.rawValue),
+                \(notification.notificationType), \(notification.subtype),
+                \((environment ?? notification.environment).rawValue), \(received.body),
+                \(timestamp(notification.signedDate)), \(notification.consumptionRequestReason), 1,
+                CASE WHEN \(applied) THEN 'applied' ELSE 'pending' END, CASE WHEN \(applied) THEN now() END)
+            ON CONFLICT (notification_id) DO NOTHING
+            RETURNING notification_row_id
+            """
+    }
+
+    /// `insert`'s statement appended to `batch`, storing the notification as applied in `environment`.
+    static func insert(
+        _ received: ReceivedNotification, appID: Int64, appliedIn environment: StoreEnvironment,
+        into batch: inout PostgresBatch
+    ) -> Batched<Int64?> {
+        let index = batch.append(insert(received, appID: appID, appliedIn: environment))
+        return Batched { rows in try rows[index].first?.decode(Int64.self, at: 0) }
+    }
 }

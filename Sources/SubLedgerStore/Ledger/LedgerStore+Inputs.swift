@@ -182,10 +182,12 @@ extension LedgerStore {
         case applied(id: Int64, Applied)
     }
 
-    /// Stores a verified notification (committed on its own, so the raw notification is kept even if
-    /// applying it fails) and applies `input` in a transaction, both on one connection: one pool round trip
-    /// for the whole notification. A serialization failure or deadlock while applying is retried as
-    /// `apply` retries it.
+    /// Stores a verified notification and applies `input` in one transaction, on one connection: one pool round
+    /// trip for the whole notification, and the row is written once, as applied. A redelivery of a notification
+    /// stored before is applied as a stored one (`duplicate` when it was applied). When the apply fails, the
+    /// transaction is rolled back and the notification is stored on its own with its error (kept, backing off,
+    /// until the renewal job or Apple's next delivery applies it, or it is quarantined), and the caller still
+    /// learns it failed; a serialization failure or deadlock is retried as `apply` retries it.
     public func receive(
         _ notification: ServerNotification, body: String, input: LedgerInput, app: StoredApp, now: Instant
     ) async throws -> NotificationOutcome {
@@ -193,27 +195,46 @@ extension LedgerStore {
             case done(NotificationOutcome)
             case retry(id: Int64)
         }
+        let received = InputRows.ReceivedNotification(notification: notification, body: body)
+        let cause = WebhookEventCause(
+            kind: .notification, id: notification.notificationID, notificationType: notification.notificationType,
+            consumptionRequestReason: notification.consumptionRequestReason)
+        let retry = self.retry
         let first = try await pool.withConnection { connection -> FirstAttempt in
+            do {
+                return .done(
+                    try connection.transaction { connection in
+                        try Self.applyNotification(
+                            storing: received, input, app: app, cause: cause, now: now, on: connection)
+                    })
+            } catch is InputRows.NotificationStoredBefore {
+                // A redelivery: stored before, by an earlier delivery that failed or by one that applied it.
+            } catch let error as PostgresError where error.isRetryableTransactionFailure {
+                let stored = try Self.storeNotification(notification, body: body, app: app, on: connection)
+                return stored.alreadyApplied ? .done(.duplicate(id: stored.id)) : .retry(id: stored.id)
+            } catch {
+                // Nothing of the transaction is kept: the notification is stored on its own, with the error.
+                if let stored = try? Self.storeNotification(notification, body: body, app: app, on: connection),
+                    !stored.alreadyApplied
+                {
+                    _ = try? Self.markInput(
+                        table: "notifications", key: "notification_row_id", id: stored.id, reason: "\(error)",
+                        retryable: true, now: now, retry: retry, on: connection)
+                }
+                throw error
+            }
             let stored = try Self.storeNotification(notification, body: body, app: app, on: connection)
             if stored.alreadyApplied { return .done(.duplicate(id: stored.id)) }
             do {
                 return .done(
                     try connection.transaction { connection in
-                        try Self.applyNotification(
-                            stored.id, input, app: app,
-                            cause: WebhookEventCause(
-                                kind: .notification, id: notification.notificationID,
-                                notificationType: notification.notificationType,
-                                consumptionRequestReason: notification.consumptionRequestReason),
-                            now: now, on: connection)
+                        try Self.applyNotification(stored.id, input, app: app, cause: cause, now: now, on: connection)
                     })
             } catch is InputRows.NotificationAlreadyApplied {
                 return .done(.duplicate(id: stored.id))
             } catch let error as PostgresError where error.isRetryableTransactionFailure {
                 return .retry(id: stored.id)
             } catch {
-                // Kept with its error, backing off, until the job or Apple's next delivery applies it (or it
-                // is quarantined); the caller still learns it failed.
                 _ = try? Self.markInput(
                     table: "notifications", key: "notification_row_id", id: stored.id, reason: "\(error)",
                     retryable: true, now: now, retry: retry, on: connection)
@@ -269,12 +290,34 @@ extension LedgerStore {
                 notificationType: try row.decode(String?.self, at: 1),
                 consumptionRequestReason: try row.decode(String?.self, at: 2))
         }
-        let applied = try Self.apply(
-            input, app: app, reference: .notification(id), cause: cause, now: now, on: connection)
-        // Apple asks about a refund: the request is recorded with the notification's effects (docs/guides/operate.md).
-        // The cause's type is the stored row's `notification_type`, which the statement checks again; any other
-        // type skips the round trip.
-        if cause.notificationType == "CONSUMPTION_REQUEST" {
+        return try applyNotification(
+            .notification(id), storing: nil, input, app: app, cause: cause, now: now, on: connection)
+    }
+
+    /// `applyNotification`, storing the notification received now in the apply's first batch, as applied: throws
+    /// `InputRows.NotificationStoredBefore` when its id was stored before, and the caller rolls back.
+    static func applyNotification(
+        storing received: InputRows.ReceivedNotification, _ input: LedgerInput, app: StoredApp,
+        cause: WebhookEventCause, now: Instant, on connection: PostgresConnection
+    ) throws -> NotificationOutcome {
+        try applyNotification(.none, storing: received, input, app: app, cause: cause, now: now, on: connection)
+    }
+
+    private static func applyNotification(
+        _ reference: InputReference, storing received: InputRows.ReceivedNotification?, _ input: LedgerInput,
+        app: StoredApp, cause: WebhookEventCause, now: Instant, on connection: PostgresConnection
+    ) throws -> NotificationOutcome {
+        // Apple asks about a refund: the request is recorded with the notification's effects (docs/guides/operate.md),
+        // after the apply; any other type ends the transaction with the apply's last batch.
+        let recordsRequest = cause.notificationType == "CONSUMPTION_REQUEST"
+        let (applied, stored) = try Self.applying(
+            input, app: app, reference: reference, storing: received, cause: cause, committing: !recordsRequest,
+            now: now, on: connection)
+        guard case .notification(let id) = stored else {
+            throw StoreError(code: .corruptRow, message: "a notification's apply names no stored notification")
+        }
+        // The cause's type is the stored row's `notification_type`, which the statement checks again.
+        if recordsRequest {
             try ConsumptionRequestRows.recordIfRequested(notificationRowID: id, input: input, app: app, on: connection)
         }
         return .applied(id: id, applied)
@@ -284,15 +327,7 @@ extension LedgerStore {
         _ notification: ServerNotification, body: String, app: StoredApp, on connection: PostgresConnection
     ) throws -> (id: Int64, alreadyApplied: Bool) {
         let inserted = try connection.query(
-            """
-            INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
-                body, signed_at, consumption_request_reason, attempts)
-            VALUES (\(app.appID), \(notification.notificationID), \(notification.version.rawValue),
-                \(notification.notificationType), \(notification.subtype), \(notification.environment.rawValue), \(body),
-                \(timestamp(notification.signedDate)), \(notification.consumptionRequestReason), 1)
-            ON CONFLICT (notification_id) DO NOTHING
-            RETURNING notification_row_id
-            """)
+            InputRows.insert(.init(notification: notification, body: body), appID: app.appID))
         if let row = inserted.first { return (try row.decode(Int64.self, at: 0), false) }
         let existing = try connection.query(
             "SELECT notification_row_id, status FROM notifications WHERE notification_id = \(notification.notificationID)"

@@ -55,19 +55,40 @@ public struct LedgerStore: Sendable {
         now: Instant
     ) async throws -> Applied {
         try await pool.transaction { connection in
-            try Self.apply(input, app: app, reference: reference, now: now, on: connection)
+            try Self.apply(input, app: app, reference: reference, committing: true, now: now, on: connection)
         }
     }
 
-    /// The synchronous body of `apply`, on a connection inside a transaction.
+    /// The synchronous body of `apply`, on a connection inside a transaction. With `committing`, nothing follows
+    /// in the transaction: its COMMIT goes with the apply's last batch (one round trip less).
     static func apply(
         _ input: LedgerInput,
         app: StoredApp,
         reference: InputReference,
         cause: WebhookEventCause? = nil,
+        committing: Bool = false,
         now: Instant,
         on connection: PostgresConnection
     ) throws -> Applied {
+        try applying(
+            input, app: app, reference: reference, cause: cause, committing: committing, now: now, on: connection
+        ).applied
+    }
+
+    /// `apply`, storing first, when `storing` names one, a notification received now (`InputRows.insert`): its row is
+    /// inserted in the apply's first batch and is the input the apply came from. A notification stored before (a
+    /// redelivery) throws `InputRows.NotificationStoredBefore`, and the caller rolls back. Answers what the apply
+    /// did and the input it came from.
+    static func applying(
+        _ input: LedgerInput,
+        app: StoredApp,
+        reference: InputReference,
+        storing notification: InputRows.ReceivedNotification? = nil,
+        cause: WebhookEventCause? = nil,
+        committing: Bool,
+        now: Instant,
+        on connection: PostgresConnection
+    ) throws -> (applied: Applied, reference: InputReference) {
         // Round trips (docs/explanation/architecture.md, "The hot paths: threads, round trips, JSON"): what the
         // decision needs, read under the chains' locks; the decision's rows with the reads the webhook events need;
         // when there are events, their accounts' sequence numbers (when they name accounts) and their insert. Each
@@ -75,6 +96,11 @@ public struct LedgerStore: Sendable {
         let keys = input.chainKeys
         var input = input
         var reads = PostgresBatch()
+        // A notification received now is stored first, in this transaction (so a redelivery racing it waits here,
+        // before any lock, until this commits).
+        let storing = notification.map {
+            InputRows.insert($0, appID: app.appID, appliedIn: input.environment, into: &reads)
+        }
         // The submitter's account lock (shared: submissions of one account run side by side) before the chains', and
         // its alias read under it: a merge takes the account's lock exclusively, so a submission racing it either
         // applies before the merge moves what it wrote, or after, to the account merged into
@@ -92,6 +118,11 @@ public struct LedgerStore: Sendable {
             tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, into: &reads
         )
         let read = try connection.pipeline(reads)
+        var reference = reference
+        if let storing {
+            guard let id = try storing.value(in: read) else { throw InputRows.NotificationStoredBefore() }
+            reference = .notification(id)
+        }
         input.submitter = try aliasing.value(in: read)
         var snapshot = LedgerSnapshot()
         let stored = try loading.value(in: read)
@@ -107,18 +138,21 @@ public struct LedgerStore: Sendable {
         let newEntries = try write(
             planned, snapshot: snapshot, states: stored.states, app: app, reference: reference,
             environment: input.environment,
-            cause: cause, now: now, on: connection)
-        return Applied(
+            cause: cause, inputStoredApplied: storing != nil, committing: committing, now: now, on: connection)
+        let applied = Applied(
             decision: planned.decision, newEntries: newEntries, accounts: planned.accountsByTransaction,
             submitter: input.submitter)
+        return (applied, reference)
     }
 
     /// Writes what `planned` says, for an apply (or a merge) whose chains `snapshot` and `states` hold as loaded
-    /// under their locks; returns how many entries were new.
+    /// under their locks; returns how many entries were new. `inputStoredApplied`: the input was stored in this
+    /// transaction, as applied, and is not marked again. With `committing`, the transaction's COMMIT goes with
+    /// its last batch (the webhook events' insert) when there is one.
     static func write(
         _ planned: LedgerWrites, snapshot: LedgerSnapshot, states: [ChainKey: ChainRows.StoredState], app: StoredApp,
-        reference: InputReference, environment: StoreEnvironment, cause: WebhookEventCause, now: Instant,
-        on connection: PostgresConnection
+        reference: InputReference, environment: StoreEnvironment, cause: WebhookEventCause,
+        inputStoredApplied: Bool = false, committing: Bool = false, now: Instant, on connection: PostgresConnection
     ) throws -> Int {
         let decision = planned.decision
 
@@ -145,7 +179,9 @@ public struct LedgerStore: Sendable {
         ReportProjectionQueueRows.enqueue(decision.updatedChains.map(\.key), appID: app.appID, now: now, into: &writes)
         _ = OrderRows.fulfil(
             decision.fulfilledOrders, appID: app.appID, environment: environment, now: now, into: &writes)
-        let marking = InputRows.markApplied(reference, environment: environment, into: &writes)
+        // An input stored in this transaction was stored as applied (`InputRows.insert`).
+        let marking =
+            inputStoredApplied ? .none : InputRows.markApplied(reference, environment: environment, into: &writes)
         // What the decision owes the stores (Apple's write-backs, Google's acknowledgements), sent by the obligation
         // sender once this commits.
         _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
@@ -161,7 +197,7 @@ public struct LedgerStore: Sendable {
         try marking.value(in: written)
         let newEntries = try inserting.value(in: written)
 
-        try recording.value(in: written)(connection)
+        try recording.value(in: written)(connection, committing)
         return newEntries
     }
 

@@ -40,23 +40,25 @@ enum WebhookOutbox {
         let rest = try connection.run {
             try write(drafts, cause: cause, moments: moments, app: app, now: now, known: known, into: &$0)
         }
-        try rest(connection)
+        try rest(connection, false)
     }
 
     /// `write` in steps: appends to `batch` (the caller's round trip, after its own writes) the moments' upserts,
     /// the reads the events need and the accounts' sequence numbers, and tells, from what they read, what is left
-    /// to run on the connection: the events' insert, with the numbers of events already recorded given back.
+    /// to run on the connection: the events' insert, with the numbers of events already recorded given back. With
+    /// its second argument true, that insert is the transaction's last batch and carries its COMMIT
+    /// (`PostgresConnection.pipeline(_:committing:)`); nothing is committed when there is nothing to insert.
     static func write(
         _ drafts: [WebhookEventDraft], cause: WebhookEventCause, moments: [WebhookClockMoment], app: StoredApp,
         now: Instant, known: [ChainSnapshot] = [], into batch: inout PostgresBatch
-    ) throws -> Batched<(PostgresConnection) throws -> Void> {
+    ) throws -> Batched<(PostgresConnection, _ committing: Bool) throws -> Void> {
         for moment in moments {
             _ = batch.append(upsert(moment, appID: app.appID))
         }
         // A key repeated among the drafts is one event (the first).
         var distinct: Set<String> = []
         let drafts = drafts.filter { distinct.insert($0.idempotencyKey).inserted }
-        guard !drafts.isEmpty else { return .constant({ _ in }) }
+        guard !drafts.isEmpty else { return .constant({ _, _ in }) }
         let keys = batch.append(recordedKeys(of: drafts.map(\.idempotencyKey), appID: app.appID))
         let accounts = Set(drafts.compactMap(\.account))
         let reading = holdings(of: accounts, appID: app.appID, at: now, known: known, into: &batch)
@@ -77,13 +79,13 @@ enum WebhookOutbox {
                 last[stream] = try rows[index].single().decode(Int64.self, at: 0)
             }
             let pending = try reading.value(in: rows)
-            return { (connection: PostgresConnection) throws in
+            return { (connection: PostgresConnection, committing: Bool) throws in
                 let held = try pending(connection)
                 var finishing = PostgresBatch()
                 try insert(
                     drafts.filter { !recorded.contains($0.idempotencyKey) }, taken: taken, last: last, cause: cause,
                     app: app, now: now, holdings: held, into: &finishing)
-                if !finishing.isEmpty { _ = try connection.pipeline(finishing) }
+                if !finishing.isEmpty { _ = try connection.pipeline(finishing, committing: committing) }
             }
         }
     }
@@ -137,8 +139,7 @@ enum WebhookOutbox {
         for (stream, count) in taken {
             next[stream] = (last[stream] ?? 0) - count + 1
         }
-        var events: [EventRow] = []
-        for (index, draft) in fresh.enumerated() {
+        for draft in fresh {
             let id = UUID().uuidString.lowercased()
             var entitlements: [Entitlement] = []
             var credits: Int64?
@@ -157,29 +158,29 @@ enum WebhookOutbox {
                 of: draft, id: id, bundleID: app.definition.bundleID, cause: cause, entitlements: entitlements,
                 creditBalance: credits,
                 store: draft.productID.flatMap { app.definition.product($0)?.store } ?? .appStore)
-            events.append(
-                EventRow(
-                    n: index, event_id: id, environment: draft.environment.rawValue,
-                    account_id: draft.account?.rawValue, account_sequence: sequence,
-                    event_type: draft.type.rawValue, occurred_ms: draft.occurredAt.millisecondsSince1970,
-                    cause_kind: cause.kind.rawValue, cause_id: cause.id, idempotency_key: draft.idempotencyKey,
-                    body: parts.head + (sequence.map { String($0) } ?? "null") + parts.tail))
+            // One statement per event, in the drafts' order, all in this batch's round trip.
+            _ = batch.append(
+                insert(
+                    EventRow(
+                        eventID: id, environment: draft.environment, account: draft.account,
+                        accountSequence: sequence, type: draft.type.rawValue, occurredAt: draft.occurredAt,
+                        causeKind: cause.kind.rawValue, causeID: cause.id, idempotencyKey: draft.idempotencyKey,
+                        body: parts.head + (sequence.map { String($0) } ?? "null") + parts.tail),
+                    appID: app.appID))
         }
-        _ = batch.append(insert(events: try StoreJSON.encode(events), appID: app.appID))
     }
 
-    /// One event as the insert statement reads it (`jsonb_to_recordset`).
-    private struct EventRow: Encodable {
-        var n: Int
-        var event_id: String
-        var environment: String
-        var account_id: String?
-        var account_sequence: Int64?
-        var event_type: String
-        var occurred_ms: Int64
-        var cause_kind: String
-        var cause_id: String?
-        var idempotency_key: String
+    /// One event's row in `webhook_events`.
+    struct EventRow {
+        var eventID: String
+        var environment: StoreEnvironment
+        var account: AccountID?
+        var accountSequence: Int64?
+        var type: String
+        var occurredAt: Instant
+        var causeKind: String
+        var causeID: String?
+        var idempotencyKey: String
         var body: String
     }
 
@@ -315,18 +316,15 @@ enum WebhookOutbox {
             : "DELETE FROM webhook_account_sequences WHERE \(row)"
     }
 
-    /// Inserts the events (`webhook_events`, on the coordinator), numbered and with their bodies complete; a key
-    /// already recorded is skipped (the ON CONFLICT is a safety net: the keys were read under the chain locks).
-    static func insert(events: String, appID: Int64) -> PostgresQuery {
+    /// Inserts an event (`webhook_events`, on the coordinator), numbered and with its body complete; a key already
+    /// recorded is skipped (the ON CONFLICT is a safety net: the keys were read under the chain locks).
+    static func insert(_ event: EventRow, appID: Int64) -> PostgresQuery {
         """
         INSERT INTO webhook_events (event_id, app_id, environment, account_id, account_sequence, event_type,
             occurred_at, cause_kind, cause_id, idempotency_key, body)
-        SELECT event_id, \(appID), environment, account_id, account_sequence, event_type,
-            timestamptz 'epoch' + occurred_ms * interval '1 millisecond', cause_kind, cause_id, idempotency_key, body
-        FROM jsonb_to_recordset(\(events)::jsonb) AS i(n int, event_id uuid, environment text, account_id text,
-            account_sequence bigint, event_type text, occurred_ms bigint, cause_kind text, cause_id text,
-            idempotency_key text, body text)
-        ORDER BY n
+        VALUES (\(event.eventID)::uuid, \(appID), \(event.environment.rawValue), \(event.account?.rawValue),
+            \(event.accountSequence), \(event.type), \(timestamp(event.occurredAt)), \(event.causeKind), \(event.causeID),
+            \(event.idempotencyKey), \(event.body))
         ON CONFLICT (app_id, idempotency_key) DO NOTHING
         """
     }
