@@ -283,9 +283,12 @@ import Testing
             try await pool.execute(
                 script: """
                     CREATE FUNCTION test_refuse_entries() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN RAISE EXCEPTION 'entries refused by the test'; END $$;
+                    BEGIN RAISE EXCEPTION 'entries refused by the test'; END $$
+                    """)
+            try await pool.execute(
+                script: """
                     CREATE TRIGGER test_refuse_entries BEFORE INSERT ON ledger_entries
-                        FOR EACH ROW EXECUTE FUNCTION test_refuse_entries();
+                        FOR EACH ROW EXECUTE FUNCTION test_refuse_entries()
                     """)
             await #expect(throws: PostgresError.self) {
                 try await store.receive(notification, body: "{}", input: input, app: app, now: F.day(30))
