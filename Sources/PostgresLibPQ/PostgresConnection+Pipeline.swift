@@ -43,8 +43,9 @@ extension PostgresConnection {
         guard committing, !batch.isEmpty, transactionStatus == .inTransaction else {
             return try pipeline(batch)
         }
+        // The transaction's COMMIT is in this round trip: its span is the commit's, as `transaction`'s own COMMIT.
         return try PostgresSpan.traced(
-            "postgres.pipeline", { $0.attributes["db.operation.batch.size"] = batch.count + 1 }
+            "postgres.commit", { $0.attributes["db.operation.batch.size"] = batch.count + 1 }
         ) {
             for item in batch.items { try ParameterArrays.validate(item.values) }
             let (rows, commit) = try runPipeline(batch, thenCommit: true)
