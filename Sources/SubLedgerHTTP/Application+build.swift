@@ -120,7 +120,8 @@ func buildRouter(
     MetricsController(registry: metricsRegistry, poolMetrics: poolMetrics).register(on: open)
     OpenAPIController().register(on: open)
 
-    let ingestion = useCases.ingestion
+    let stores = useCases.stores
+    let ingestion = stores.appStore.ingestion
     // Apple answers again after failing: the receipts deferred for it are due at once, for the renewal job.
     let now = dependencies.now
     dependencies.apple.breaker.onRecovery {
@@ -135,10 +136,10 @@ func buildRouter(
             }
         }
     }
-    NotificationsController(ingestion: ingestion).register(on: open)
+    NotificationsController(stores: stores).register(on: open)
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).
-    GooglePlayNotificationsController(notifications: useCases.googlePlayNotifications).register(on: open)
+    GooglePlayNotificationsController(stores: stores).register(on: open)
 
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
     // log (docs/guides/accounts.md, "Roles and the audit log").
@@ -152,8 +153,8 @@ func buildRouter(
         consistency
     }
     OrdersController(apps: apps, orders: useCases.orders, now: dependencies.now).register(on: v1)
-    SubmissionsController(apps: apps, orders: useCases.orders, ingestion: ingestion).register(on: v1)
-    GooglePlayPurchasesController(apps: apps, ingestion: useCases.googlePlay).register(on: v1)
+    SubmissionsController(apps: apps, orders: useCases.orders, stores: stores).register(on: v1)
+    GooglePlayPurchasesController(apps: apps, stores: stores).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(apps: apps, claims: useCases.appTransactionClaims).register(on: v1)
     let erasures = useCases.erasures

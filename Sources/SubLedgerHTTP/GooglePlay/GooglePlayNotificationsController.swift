@@ -10,7 +10,7 @@ import SubLedgerUseCases
 /// redelivers exactly when that can help. An unknown package, an app without push settings and a token that does
 /// not verify all answer the same 401; which one it was is logged.
 struct GooglePlayNotificationsController: Sendable {
-    let notifications: GooglePlayNotifications
+    let stores: StorePorts
 
     func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         router.post("v1/notifications/google") { request, context in try await receive(request, context) }
@@ -27,10 +27,11 @@ struct GooglePlayNotificationsController: Sendable {
     func receive(_ request: Request, _ context: SubLedgerRequestContext) async throws -> ReceivedBody {
         let buffer = try await request.collectBody(context: context)
         try RequestText.checkBody(buffer)
-        let result: GooglePlayNotifications.Result
+        let result: PushOutcome
         do {
-            result = try await notifications.receive(
-                body: Data(buffer: buffer), authorization: request.headers[.authorization])
+            result = try await stores.receive(
+                StorePush(
+                    store: .googlePlay, body: Data(buffer: buffer), authorization: request.headers[.authorization]))
         } catch let error as IngestionError where error.code == .invalidPushToken {
             context.logger.info("google play notification refused", metadata: ["reason": "\(error)"])
             var refusal = APIError(.unauthorized, code: .invalidPushToken, message: "the push token did not verify")

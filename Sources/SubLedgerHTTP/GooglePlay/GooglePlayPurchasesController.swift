@@ -3,10 +3,11 @@ import Hummingbird
 import SubLedgerCore
 import SubLedgerUseCases
 
-/// `POST /v1/purchases/google`: an account submits a Google Play purchase its app just made (or restored).
+/// `POST /v1/purchases/google`: an account submits a Google Play purchase its app just made (or restored), a
+/// `StoreSubmission` checked for shape here and verified by Google Play's port.
 struct GooglePlayPurchasesController: Sendable {
     let apps: AppDirectory
-    let ingestion: GooglePlayIngestion
+    let stores: StorePorts
 
     /// The longest purchase token accepted (Google's are a few hundred characters).
     static let maximumTokenLength = 1024
@@ -42,9 +43,10 @@ struct GooglePlayPurchasesController: Sendable {
         if let orderID = body.order_id, !orderID.isEmpty {
             _ = try RequestText.identifier(orderID, .transactionID, code: .invalidOrderID)
         }
-        let result = try await ingestion.submitPurchase(
-            .init(packageName: body.package_name, productID: productID, purchaseToken: token), account: account,
-            app: app)
+        let submission = StoreSubmission(
+            account: account,
+            artifact: .googlePlayPurchase(packageName: body.package_name, productID: productID, purchaseToken: token))
+        let result = try await stores.submit(submission, app: app)
         return Representation.SubmissionBody(result, account: account, clientTransactionID: nil)
     }
 

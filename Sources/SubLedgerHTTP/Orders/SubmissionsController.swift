@@ -3,11 +3,12 @@ import Hummingbird
 import SubLedgerCore
 import SubLedgerUseCases
 
-/// `POST /v1/receipts` and `POST /v1/transactions`: an account submits what its device holds.
+/// `POST /v1/receipts` and `POST /v1/transactions`: an account submits what its device holds, an App Store
+/// submission (`StoreSubmission`) checked for shape here and verified by the App Store's port.
 struct SubmissionsController: Sendable {
     let apps: AppDirectory
     let orders: Orders
-    let ingestion: Ingestion
+    let stores: StorePorts
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
         group.post("receipts") { request, context in try await receipt(request, context) }
@@ -34,8 +35,10 @@ struct SubmissionsController: Sendable {
             try RequestText.identifier($0, .transactionID, code: .invalidTransactionID)
         }
         let orderID = try await order(body.order_id, account: account, app: app)
-        let result = try await ingestion.submitReceipt(
-            receiptData, account: account, orderID: orderID, clientTransactionID: clientTransactionID, app: app)
+        let submission = StoreSubmission(
+            account: account, order: orderID,
+            artifact: .appStoreReceipt(receiptData, clientTransactionID: clientTransactionID))
+        let result = try await stores.submit(submission, app: app)
         return Representation.SubmissionBody(result, account: account, clientTransactionID: clientTransactionID)
     }
 
@@ -58,7 +61,8 @@ struct SubmissionsController: Sendable {
             throw APIError.badRequest(.malformedJWS, "signed_transaction must be a JWS (three dot-separated parts)")
         }
         let orderID = try await order(body.order_id, account: account, app: app)
-        let result = try await ingestion.submitSignedTransaction(token, account: account, orderID: orderID, app: app)
+        let submission = StoreSubmission(account: account, order: orderID, artifact: .appStoreSignedTransaction(token))
+        let result = try await stores.submit(submission, app: app)
         return Representation.SubmissionBody(result, account: account, clientTransactionID: nil)
     }
 

@@ -14,6 +14,28 @@ public struct AppStorePort: StorePort {
 
     public var store: Store { .appStore }
 
+    public func submit(_ submission: StoreSubmission, app: StoredApp) async throws -> SubmissionOutcome {
+        switch submission.artifact {
+        case .appStoreReceipt(let receiptData, let clientTransactionID):
+            return try await ingestion.submitReceipt(
+                receiptData, account: submission.account, orderID: submission.order,
+                clientTransactionID: clientTransactionID, app: app)
+        case .appStoreSignedTransaction(let token):
+            return try await ingestion.submitSignedTransaction(
+                token, account: submission.account, orderID: submission.order, app: app)
+        case .googlePlayPurchase:
+            throw IngestionError(.appMisconfigured, "a Google Play submission reached the App Store's port")
+        }
+    }
+
+    /// An App Store Server Notification, V2 or V1: its credential is in its body (a signature or the shared secret).
+    public func receive(_ push: StorePush) async throws -> PushOutcome {
+        switch try await ingestion.receiveNotification(push.body) {
+        case .applied(let type): .applied(notificationType: type)
+        case .duplicate: .duplicate
+        }
+    }
+
     public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
         switch input.kind {
         case .appReceipt:

@@ -20,12 +20,8 @@ public struct LedgerUseCases: Sendable {
     public let consistencyTokens: ConsistencyTokens
     /// The schema's version, for readiness.
     public let schema: SchemaStatus
-    /// App Store inputs: receipts, StoreKit 2 transactions, App Store notifications.
-    public let ingestion: Ingestion
-    /// Google Play purchases.
-    public let googlePlay: GooglePlayIngestion
-    /// Google Play's real-time developer notifications.
-    public let googlePlayNotifications: GooglePlayNotifications
+    /// Every store's port: what apps submit and stores push is verified and applied through these.
+    public let stores: StorePorts
     public let orders: Orders
     public let appTransactionClaims: AppTransactionClaims
     public let erasures: AccountErasures
@@ -54,7 +50,7 @@ public struct LedgerUseCases: Sendable {
         entitlementReads = EntitlementReads(store: EntitlementReadStore(pool: pool))
         consistencyTokens = ConsistencyTokens(pool: pool)
         schema = SchemaStatus(pool: pool, migrator: migrator)
-        ingestion = Ingestion(
+        let appStore = Ingestion(
             store: store, apple: apple, logger: logger, now: now,
             findApp: { bundleID in
                 // Bundle ids arrive unverified (a V1 `bid`, a JWS's claims): one no app can have is unknown without
@@ -62,14 +58,11 @@ public struct LedgerUseCases: Sendable {
                 guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
                 return try await apps.app(bundleID: bundleID)
             })
-        let googlePlayIngestion = GooglePlayIngestion(store: store, gateway: googlePlay, logger: logger, now: now)
-        self.googlePlay = googlePlayIngestion
-        googlePlayNotifications = GooglePlayNotifications(
-            ingestion: googlePlayIngestion,
-            findApp: { packageName in
-                guard GooglePlayListing.isPackageName(packageName) else { return nil }
-                return try await catalog.app(googlePlayPackage: packageName)
-            }, logger: logger, now: now)
+        stores = StorePorts(
+            appStore: AppStorePort(ingestion: appStore),
+            googlePlay: GooglePlayPort(
+                ingestion: GooglePlayIngestion(store: store, gateway: googlePlay, logger: logger, now: now),
+                catalog: catalog, logger: logger, now: now))
         orders = Orders(store: store)
         appTransactionClaims = AppTransactionClaims(store: AppTransactionStore(pool: pool), apple: apple, now: now)
         erasures = AccountErasures(store: AccountErasureStore(pool: pool), catalog: catalog, now: now)

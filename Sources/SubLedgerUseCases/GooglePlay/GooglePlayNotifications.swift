@@ -10,16 +10,6 @@ import SubLedgerStore
 /// back. A notification is a hint: what it says happened is read again from Google before anything is applied, so
 /// duplicated, reordered or dropped notifications leave the same state (the poller finds what was dropped).
 public struct GooglePlayNotifications: Sendable {
-    /// What became of a push.
-    public enum Result: Sendable, Equatable {
-        /// Stored and applied (or, for one naming nothing SubLedger sells, stored and recorded as applied).
-        case applied(notificationType: String)
-        /// Applied before: a redelivery, changing nothing.
-        case duplicate
-        /// The Play Console's test notification: authenticated, nothing to store.
-        case test
-    }
-
     let ingestion: GooglePlayIngestion
     let findApp: @Sendable (_ packageName: String) async throws -> StoredApp?
     let logger: Logger
@@ -48,7 +38,7 @@ public struct GooglePlayNotifications: Sendable {
     /// an RTDN; `invalid_push_token` (401) for an unknown package, an app without push settings, or a token that
     /// does not verify (one answer for all, so the route reveals nothing of the configuration); Google unavailable
     /// (503): the notification is stored and applied later by the renewal job, or by Pub/Sub's redelivery.
-    public func receive(body: Data, authorization: String?) async throws -> Result {
+    public func receive(body: Data, authorization: String?) async throws -> PushOutcome {
         let envelope: PubSubPushEnvelope
         let notification: DeveloperNotification
         do {
@@ -74,7 +64,7 @@ public struct GooglePlayNotifications: Sendable {
     }
 
     /// Applies a stored notification the renewal job claimed (its first attempt failed, or the process died).
-    public func applyStored(_ pending: PollQueue.PendingNotification, app: StoredApp) async throws -> Result {
+    public func applyStored(_ pending: PollQueue.PendingNotification, app: StoredApp) async throws -> PushOutcome {
         let notification: DeveloperNotification
         do {
             notification = try DeveloperNotificationDecoder.decode(pushBody: Data(pending.body.utf8)).notification
@@ -132,7 +122,7 @@ public struct GooglePlayNotifications: Sendable {
     /// transaction). A failure is recorded on the row: Google unavailable is retried with backoff; a purchase
     /// Google does not know is final.
     func apply(_ id: Int64, _ notification: DeveloperNotification, type: String, app: StoredApp) async throws
-        -> Result
+        -> PushOutcome
     {
         let input: LedgerInput
         do {

@@ -13,10 +13,30 @@ public struct GooglePlayPort: StorePort {
     ) {
         self.ingestion = ingestion
         self.notifications = GooglePlayNotifications(
-            ingestion: ingestion, findApp: { try await catalog.app(googlePlayPackage: $0) }, logger: logger, now: now)
+            ingestion: ingestion,
+            findApp: { packageName in
+                // A push names its package unverified: one no app can have is unknown without asking the database.
+                guard GooglePlayListing.isPackageName(packageName) else { return nil }
+                return try await catalog.app(googlePlayPackage: packageName)
+            }, logger: logger, now: now)
     }
 
     public var store: Store { .googlePlay }
+
+    public func submit(_ submission: StoreSubmission, app: StoredApp) async throws -> SubmissionOutcome {
+        switch submission.artifact {
+        case .googlePlayPurchase(let packageName, let productID, let purchaseToken):
+            return try await ingestion.submitPurchase(
+                .init(packageName: packageName, productID: productID, purchaseToken: purchaseToken),
+                account: submission.account, app: app)
+        case .appStoreReceipt, .appStoreSignedTransaction:
+            throw IngestionError(.appMisconfigured, "an App Store submission reached Google Play's port")
+        }
+    }
+
+    public func receive(_ push: StorePush) async throws -> PushOutcome {
+        try await notifications.receive(body: push.body, authorization: push.authorization)
+    }
 
     public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
         guard input.kind == .googlePurchase else {

@@ -1,8 +1,9 @@
 import SubLedgerCore
 import SubLedgerStore
 
-/// What a store is to SubLedger's jobs: how its stored inputs are verified again, how its notifications are applied
-/// again, and how a chain it sold is read again from it.
+/// What a store is to SubLedger: how what arrives for it (an app's submission, the store's push: `StoreInput`) is
+/// verified and applied, how its stored inputs are verified again, how its notifications are applied again, and how
+/// a chain it sold is read again from it.
 ///
 /// Each store implements it once, in its own folder (`AppStorePort`, `GooglePlayPort`), and the jobs reach a store
 /// only through `StorePorts`, whose switch over `Store` is exhaustive: a store added to `Store` does not compile
@@ -10,6 +11,14 @@ import SubLedgerStore
 public protocol StorePort: Sendable {
     /// The store this port speaks for.
     var store: Store { get }
+
+    /// Stores, verifies and applies a submission of this store for its account. Throws the ingestion's refusal
+    /// (`IngestionError`); a submission the store could not be asked about is kept and verified again later.
+    func submit(_ submission: StoreSubmission, app: StoredApp) async throws -> SubmissionOutcome
+
+    /// Authenticates, stores (once per the store's notification id) and applies a push of this store. Throws the
+    /// ingestion's refusal; a push the store could not be asked about is kept and applied again later.
+    func receive(_ push: StorePush) async throws -> PushOutcome
 
     /// Verifies and applies a stored submission of this store again (left `pending` or `retry`: the store was
     /// unavailable, or the request died). Throws the ingestion's refusal; the submission's row records it.

@@ -1,4 +1,5 @@
 import SubLedgerCore
+import SubLedgerStore
 
 /// The stores this process speaks to, one port each: the one place a store is picked by `Store`.
 public struct StorePorts: Sendable {
@@ -29,5 +30,15 @@ public struct StorePorts: Sendable {
     /// The port of `store`, if this process is configured for it.
     public func configuredPort(for store: Store) -> (any StorePort)? {
         try? port(for: store)
+    }
+
+    /// Verifies and applies `submission` through its store's port.
+    public func submit(_ submission: StoreSubmission, app: StoredApp) async throws -> SubmissionOutcome {
+        try await port(for: submission.store).submit(submission, app: app)
+    }
+
+    /// Authenticates and applies `push` through its store's port.
+    public func receive(_ push: StorePush) async throws -> PushOutcome {
+        try await port(for: push.store).receive(push)
     }
 }

@@ -13,7 +13,7 @@ import SubLedgerUseCases
 /// an environment the app does not accept and a failed signature (or shared secret) all answer the same 401;
 /// which one it was is logged at info level.
 struct NotificationsController: Sendable {
-    let ingestion: Ingestion
+    let stores: StorePorts
 
     func register(on router: some RouterMethods<SubLedgerRequestContext>) {
         router.post("v1/notifications/appstore") { request, context in try await receive(request, context) }
@@ -40,9 +40,9 @@ struct NotificationsController: Sendable {
         let buffer = try await request.collectBody(context: context)
         try RequestText.checkBody(buffer)
         let body = Data(buffer: buffer)
-        let result: Ingestion.NotificationResult
+        let result: PushOutcome
         do {
-            result = try await ingestion.receiveNotification(body)
+            result = try await stores.receive(StorePush(store: .appStore, body: body))
         } catch let error as IngestionError where Self.refusalCodes.contains(error.code) {
             if error.code == .appMisconfigured {
                 context.logger.error("notification refused: the app is misconfigured", metadata: ["reason": "\(error)"])
@@ -54,6 +54,7 @@ struct NotificationsController: Sendable {
         switch result {
         case .applied(let type): return ReceivedBody(status: "applied", notification_type: type)
         case .duplicate: return ReceivedBody(status: "duplicate", notification_type: nil)
+        case .test: return ReceivedBody(status: "test", notification_type: nil)
         }
     }
 
