@@ -53,17 +53,7 @@ extension PostgresConnection {
                 throw PostgresError(.unexpectedResult, message: "COMMIT sent with the batch gave no result")
             }
             committedInBody = true
-            if commit.commandTag == "ROLLBACK" {
-                let cause = errorThatAbortedTransaction
-                errorThatAbortedTransaction = nil
-                var error = PostgresError(
-                    .transactionAborted,
-                    message: "COMMIT rolled back: an earlier statement failed"
-                        + (cause.map { " (\($0.message))" } ?? ""),
-                    sqlState: cause?.sqlState)
-                error.constraintName = cause?.constraintName
-                throw error
-            }
+            try checkCommitted(commit)
             return rows
         }
     }

@@ -45,19 +45,22 @@ extension PostgresConnection {
             rollbackQuietly()
             throw error
         }
-        // COMMIT of a failed transaction "succeeds" with the tag ROLLBACK: the body swallowed an error.
-        if commit.commandTag == "ROLLBACK" {
-            let cause = errorThatAbortedTransaction
-            errorThatAbortedTransaction = nil
-            var error = PostgresError(
-                .transactionAborted,
-                message: "COMMIT rolled back: an earlier statement failed"
-                    + (cause.map { " (\($0.message))" } ?? ""),
-                sqlState: cause?.sqlState)
-            error.constraintName = cause?.constraintName
-            throw error
-        }
+        try checkCommitted(commit)
         return value
+    }
+
+    /// Throws when `commit`, the answer to a COMMIT, is the tag ROLLBACK: a COMMIT of a failed transaction
+    /// "succeeds" with that tag when the body swallowed an error, and the error is the one that aborted it.
+    func checkCommitted(_ commit: PostgresRows) throws {
+        guard commit.commandTag == "ROLLBACK" else { return }
+        let cause = errorThatAbortedTransaction
+        errorThatAbortedTransaction = nil
+        var error = PostgresError(
+            .transactionAborted,
+            message: "COMMIT rolled back: an earlier statement failed" + (cause.map { " (\($0.message))" } ?? ""),
+            sqlState: cause?.sqlState)
+        error.constraintName = cause?.constraintName
+        throw error
     }
 
     /// Rolls back if a transaction is open; errors are ignored because the connection's health is
