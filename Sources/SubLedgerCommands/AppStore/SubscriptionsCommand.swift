@@ -27,7 +27,7 @@ struct SubscriptionsCommand: AsyncParsableCommand {
                 """)
 
         @Argument(help: "The original transaction id of the subscription to extend (not with --all-active).")
-        var originalTransactionID: String?
+        var chainID: String?
 
         @Flag(help: "Extend every active subscriber of --product (Apple's mass extension).")
         var allActive = false
@@ -68,12 +68,12 @@ struct SubscriptionsCommand: AsyncParsableCommand {
 
         func validate() throws {
             if allActive {
-                guard originalTransactionID == nil else {
+                guard chainID == nil else {
                     throw ValidationError("give either ORIGINAL_ID or --all-active, not both")
                 }
                 guard product != nil else { throw ValidationError("--all-active needs --product PRODUCT_ID") }
             } else {
-                guard originalTransactionID != nil else {
+                guard chainID != nil else {
                     throw ValidationError("give the ORIGINAL_ID of a subscription, or --all-active --product P")
                 }
                 guard product == nil, storefront.isEmpty else {
@@ -98,14 +98,14 @@ struct SubscriptionsCommand: AsyncParsableCommand {
             let environment = try parseEnvironment(environment)
             try await withExtensions(apple: apple, database: database) { extensions in
                 let app = try await extensions.app(bundleID: app)
-                if let originalTransactionID {
+                if let chainID {
                     let outcome = try await extensions.extend(
-                        originalTransactionID: originalTransactionID, app: app, environment: environment, days: days,
+                        chainID: chainID, app: app, environment: environment, days: days,
                         reason: reasonCode, requestedBy: requestedBy, requestIdentifier: requestIdentifier)
                     let renews =
                         (outcome.record.effectiveDate ?? outcome.expiresAt).map { RFC3339.format($0) } ?? "unknown"
                     printOutput(
-                        "\(outcome.repeated ? "already extended" : "extended") \(originalTransactionID) by "
+                        "\(outcome.repeated ? "already extended" : "extended") \(chainID) by "
                             + "\(outcome.record.days) days (\(reasonCode.name)): renews \(renews); "
                             + "request \(outcome.record.requestIdentifier)")
                     if !outcome.applied, !outcome.repeated {
