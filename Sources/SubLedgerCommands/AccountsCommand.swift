@@ -55,7 +55,7 @@ struct AccountsCommand: AsyncParsableCommand {
             }
             printOutput("merged \(from) into \(into)")
             for chain in moves.chains {
-                printOutput("chain\t\(chain.environment.rawValue)\t\(chain.originalTransactionID)")
+                printOutput("chain\t\(chain.environment.rawValue)\t\(chain.chainID)")
             }
             for grant in moves.grants { printOutput("grant\t\(grant)") }
             printOutput("credits\t\(moves.credits)")

@@ -129,7 +129,7 @@ enum BenchShape {
     }
 
     static func account(_ index: Int) -> String { "acct-\(index)" }
-    static func originalTransactionID(_ index: Int) -> String { String(2_000_000_000_000 + index) }
+    static func chainID(_ index: Int) -> String { String(2_000_000_000_000 + index) }
     /// Transaction `period` of chain `index` (0 is the purchase).
     static func transactionID(_ index: Int, period: Int) -> String {
         String(2_000_000_000_000 + period * 10_000_000 + index)

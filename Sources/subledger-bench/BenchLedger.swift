@@ -108,11 +108,11 @@ enum BenchLedger {
     /// What account `index`'s device submits: the purchase and its renewals, the latest one current.
     static func input(_ index: Int, renewals: Int, now: Instant) throws -> LedgerInput {
         let purchase = BenchShape.purchase(index, renewals: renewals, now: now)
-        let original = BenchShape.originalTransactionID(index)
+        let original = BenchShape.chainID(index)
         let transactions = (0...renewals).map { period in
             let start = purchase.adding(milliseconds: Int64(period) * BenchShape.period)
             return Transaction(
-                transactionID: BenchShape.transactionID(index, period: period), originalTransactionID: original,
+                transactionID: BenchShape.transactionID(index, period: period), chainID: original,
                 productID: BenchShape.productID, bundleID: BenchShape.bundleID, purchaseDate: start,
                 originalPurchaseDate: purchase, expiresDate: start.adding(milliseconds: BenchShape.period),
                 webOrderLineItemID: "w\(BenchShape.transactionID(index, period: period))",

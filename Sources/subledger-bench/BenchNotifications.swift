@@ -19,7 +19,7 @@ enum BenchNotifications {
         let encoder = JSONEncoder()
         for index in 0..<count {
             // The next period of chain `index`: a renewal the ledger has not seen.
-            let original = BenchShape.originalTransactionID(index)
+            let original = BenchShape.chainID(index)
             let period = renewals + 1
             let start = BenchShape.purchase(index, renewals: renewals, now: now)
                 .adding(milliseconds: Int64(period) * BenchShape.period)

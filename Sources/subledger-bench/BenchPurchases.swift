@@ -8,14 +8,14 @@ import SubLedgerCore
 /// Chain `index` is bought by account `ha-acct-<index>`; its transaction and original transaction ids lie
 /// outside the range `load` and the notifications use, so every body is a write the ledger has not seen.
 enum BenchPurchases {
-    static func originalTransactionID(_ index: Int) -> String { String(3_000_000_000_000 + index) }
+    static func chainID(_ index: Int) -> String { String(3_000_000_000_000 + index) }
 
     static func write(count: Int, signer: JWSSigner, now: Instant, to directory: String) throws {
         var bodies = Data()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         for index in 0..<count {
-            let transactionID = originalTransactionID(index)
+            let transactionID = chainID(index)
             let start = now.adding(milliseconds: -BenchShape.day)
             let transaction = try signer.sign(
                 JWSTransactionDecodedPayload(

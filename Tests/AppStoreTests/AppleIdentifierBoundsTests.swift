@@ -58,12 +58,12 @@ import Testing
     @Test func applesOwnIdentifiersStillMap() throws {
         let transaction = try TestChains.transaction().coreTransaction(source: .signedTransaction)
         #expect(transaction.transactionID == "2000000000000001")
-        #expect(transaction.originalTransactionID == "2000000000000000")
+        #expect(transaction.chainID == "2000000000000000")
         #expect(transaction.productID == "com.example.monthly")
         var firstPurchase = TestChains.transaction()
         firstPurchase.originalTransactionID = ""
         #expect(
-            try firstPurchase.coreTransaction(source: .signedTransaction).originalTransactionID == "2000000000000001")
+            try firstPurchase.coreTransaction(source: .signedTransaction).chainID == "2000000000000001")
         let renewal = try TestChains.renewal().coreRenewalInfo()
         #expect(renewal.autoRenewProductID == "com.example.monthly")
     }

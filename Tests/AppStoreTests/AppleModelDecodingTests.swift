@@ -145,7 +145,7 @@ import Testing
         #expect(body.offerPeriod == "P1Y")
         let core = try body.coreTransaction(source: .serverAPI)
         #expect(core.transactionID == "23456")
-        #expect(core.originalTransactionID == "12345")
+        #expect(core.chainID == "12345")
         #expect(core.productID == "com.example.product")
         #expect(core.bundleID == "com.example")
         #expect(core.purchaseDate == Instant(millisecondsSince1970: 1_698_148_900_000))

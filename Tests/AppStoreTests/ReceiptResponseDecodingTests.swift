@@ -46,7 +46,7 @@ import Testing
             snapshot.transactions.map(\.transactionID) == ["1000000000000001", "1000000000000002", "1000000000000001"])
         #expect(snapshot.transactions.allSatisfy { $0.source == .verifyReceipt && $0.bundleID == "com.example" })
         let upgraded = snapshot.transactions[1]
-        #expect(upgraded.originalTransactionID == "1000000000000001")
+        #expect(upgraded.chainID == "1000000000000001")
         #expect(upgraded.isUpgraded)
         #expect(upgraded.revocationDate == Instant(millisecondsSince1970: 1_699_000_000_000))
         #expect(upgraded.revocationReason == 1)
@@ -92,7 +92,7 @@ import Testing
         #expect(snapshot.transactions.map(\.transactionID) == ["30000001", "30000002"])
         #expect(snapshot.transactions[0].expiresDate == Instant(millisecondsSince1970: 1_341_136_800_000))
         #expect(snapshot.transactions[1].expiresDate == Instant(millisecondsSince1970: 1_343_815_200_000))
-        #expect(snapshot.transactions[1].originalTransactionID == "30000000")
+        #expect(snapshot.transactions[1].chainID == "30000000")
     }
 
     @Test func missingOptionalFieldsAreTolerated() throws {
@@ -101,7 +101,7 @@ import Testing
         let response = try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(body.utf8))
         let snapshot = try response.receiptSnapshot(answeredBy: .sandbox, requestedAt: Self.requestedAt)
         #expect(snapshot.transactions.count == 1)
-        #expect(snapshot.transactions[0].originalTransactionID == "1")
+        #expect(snapshot.transactions[0].chainID == "1")
         #expect(snapshot.transactions[0].quantity == 1)
         #expect(snapshot.transactions[0].expiresDate == nil)
         #expect(snapshot.renewalInfo.isEmpty)

@@ -61,7 +61,7 @@ import Testing
             purchaseToken: "token-2", of: Self.purchase, packageName: "com.example.app",
             chainID: "GPA.3300-0000-0000-00000")
         #expect(transaction.transactionID == "GPA.3300-0000-0000-00001..1")
-        #expect(transaction.originalTransactionID == "GPA.3300-0000-0000-00000")
+        #expect(transaction.chainID == "GPA.3300-0000-0000-00000")
         #expect(transaction.purchaseDate == RFC3339.parse("2025-03-01T00:00:00Z"))
         #expect(transaction.expiresDate == RFC3339.parse("2025-04-01T00:00:00Z"))
         #expect(transaction.originalPurchaseDate == RFC3339.parse("2025-01-01T00:00:00Z"))

@@ -21,7 +21,7 @@ public enum FilledLedger {
                 notificationID: id, version: .v2, notificationType: type, bundleID: F.bundleID,
                 environment: .production, signedDate: F.day(day), transaction: transaction,
                 renewalInfo: subscription
-                    ? F.renewal(chain: transaction.originalTransactionID, willAutoRenew: true, on: day) : nil)
+                    ? F.renewal(chain: transaction.chainID, willAutoRenew: true, on: day) : nil)
             _ = try await store.receive(
                 notification, body: #"{"signedPayload":"\#(id)"}"#, input: LedgerInput(notification: notification),
                 app: app, now: F.day(day))

@@ -53,7 +53,7 @@ public enum LedgerFixtures {
         refundedOn: Int? = nil, token: String? = nil
     ) -> Transaction {
         Transaction(
-            transactionID: id, originalTransactionID: chain, productID: product, bundleID: bundleID,
+            transactionID: id, chainID: chain, productID: product, bundleID: bundleID,
             purchaseDate: day(from), originalPurchaseDate: day(from), expiresDate: day(to),
             revocationDate: refundedOn.map(day), revocationReason: refundedOn.map { _ in 0 },
             webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", appAccountToken: token,
@@ -64,7 +64,7 @@ public enum LedgerFixtures {
         -> Transaction
     {
         Transaction(
-            transactionID: id, originalTransactionID: id, productID: "coins.100", bundleID: bundleID,
+            transactionID: id, chainID: id, productID: "coins.100", bundleID: bundleID,
             purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day),
             revocationReason: refundedOn.map { _ in 1 },
             appAccountToken: token, environment: .production, source: .verifyReceipt)
@@ -74,7 +74,7 @@ public enum LedgerFixtures {
         -> RenewalInfo
     {
         RenewalInfo(
-            originalTransactionID: chain, productID: "pro.monthly", autoRenewProductID: "pro.monthly",
+            chainID: chain, productID: "pro.monthly", autoRenewProductID: "pro.monthly",
             willAutoRenew: willAutoRenew, expirationIntent: intent, environment: .production,
             observedAt: day(observedDay))
     }

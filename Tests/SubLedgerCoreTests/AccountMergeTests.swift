@@ -17,7 +17,7 @@ import Testing
 
         let decision = AccountMerge.decision(
             chains: chains, credits: [:], from: F.alice, into: F.carol, app: app, now: F.day(5))
-        #expect(decision.updatedChains.map(\.key.originalTransactionID) == ["a1"])
+        #expect(decision.updatedChains.map(\.key.chainID) == ["a1"])
         #expect(decision.updatedChains.first?.header.owner == F.carol)
         #expect(decision.bindingChanges.map(\.reason) == [.accountMerge])
         #expect(decision.entries.map(\.kind) == [.transferOut, .transferIn])

@@ -41,7 +41,7 @@ import Testing
         #expect(
             claimed == [
                 .setAppAccountToken(
-                    chain: ChainKey(environment: .production, originalTransactionID: "o1"), bindingSequence: 0,
+                    chain: ChainKey(environment: .production, chainID: "o1"), bindingSequence: 0,
                     account: F.alice)
             ])
         // The same receipt again binds nothing new, so nothing more is owed.

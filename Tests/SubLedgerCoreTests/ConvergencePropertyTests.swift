@@ -49,7 +49,7 @@ import Testing
     @Test func contestedChainConvergesWhenItsOwnInputsKeepTheirOrder() throws {
         let reference = try Scenario.run(Scenario.singleClaimantInputs + Scenario.contestedChainInputs)
         let expected = Scenario.Outcome(reference)
-        let key = ChainKey(environment: .production, originalTransactionID: "s1")
+        let key = ChainKey(environment: .production, chainID: "s1")
         #expect(reference.chains[key]?.header.owner == Fixtures.bob)
         #expect(reference.chains[key]?.bindingChanges.map(\.to) == [Fixtures.alice, Fixtures.bob])
 
@@ -85,7 +85,7 @@ import Testing
     @Test func twoAccountsSubmittingOneChainDependOnArrivalOrder() throws {
         let aliceFirst = try Scenario.run(Array(Scenario.contestedChainInputs.prefix(3)))
         let bobFirst = try Scenario.run([2, 0, 1].map { Scenario.contestedChainInputs[$0] })
-        let key = ChainKey(environment: .production, originalTransactionID: "s1")
+        let key = ChainKey(environment: .production, chainID: "s1")
         // Alice, then her auto-renew off, then bob's purchase: the chain moves to bob.
         #expect(aliceFirst.chains[key]?.bindingChanges.map(\.to) == [Fixtures.alice, Fixtures.bob])
         // Bob first claims it; alice's older receipt then arrives when bob's period has lapsed (at `now`),

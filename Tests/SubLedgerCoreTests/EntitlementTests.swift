@@ -16,7 +16,7 @@ import Testing
         let entitlement = try #require(state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(3)).first)
         #expect(entitlement.entitlementID == "pro")
         #expect(entitlement.productID == F.proMonthly)
-        #expect(entitlement.originalTransactionID == "s1")
+        #expect(entitlement.chainID == "s1")
         #expect(entitlement.state == .active)
         #expect(entitlement.expiresAt == F.day(30))
         #expect(entitlement.gracePeriodExpiresAt == nil)
@@ -104,7 +104,7 @@ import Testing
                 state.entitlements(for: alice, bundleID: F.bundleID, at: F.day(5)).first {
                     $0.entitlementID == "pro"
                 })
-            #expect(pro.originalTransactionID == "p1")
+            #expect(pro.chainID == "p1")
             #expect(pro.expiresAt == F.day(40))
         }
     }

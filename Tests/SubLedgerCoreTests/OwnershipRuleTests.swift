@@ -186,7 +186,7 @@ import Testing
 
     @Test(arguments: renewingCases)
     func stillActivelyAutoRenewingFollowsItsDefinition(_ rule: RenewingCase) {
-        let key = ChainKey(environment: .production, originalTransactionID: "o1")
+        let key = ChainKey(environment: .production, chainID: "o1")
         let before = ChainSnapshot(
             header: SubscriptionChain(
                 key: key, bundleID: Fixtures.bundleID, productType: .autoRenewable, owner: Fixtures.alice,

@@ -86,7 +86,7 @@ import Testing
             ]
         ).normalized(in: F.catalog())
         let chains = normalized.chains
-        #expect(chains.map(\.key.originalTransactionID) == ["l1", "r9", "s1"])
+        #expect(chains.map(\.key.chainID) == ["l1", "r9", "s1"])
         #expect(chains.last?.transactions.map(\.transactionID) == ["s1", "s2"])
         #expect(chains.last?.renewalInfo?.willAutoRenew == false)
         #expect(chains[1].transactions.isEmpty)

@@ -107,7 +107,7 @@ import Testing
             #expect(gateway.breaker.isOpen)
             let code = await R.refusal {
                 _ = try await extensions.extend(
-                    originalTransactionID: original, app: app, days: 5, reason: .serviceIssueOrOutage,
+                    chainID: original, app: app, days: 5, reason: .serviceIssueOrOutage,
                     requestedBy: "ops", requestIdentifier: "breaker-test")
             }
             #expect(code == .appleUnavailable)
@@ -115,7 +115,7 @@ import Testing
 
             gateway.breaker.recordSuccess()
             let outcome = try await extensions.extend(
-                originalTransactionID: original, app: app, days: 5, reason: .serviceIssueOrOutage,
+                chainID: original, app: app, days: 5, reason: .serviceIssueOrOutage,
                 requestedBy: "ops", requestIdentifier: "breaker-test")
             #expect(outcome.expiresAt == before.adding(milliseconds: 5 * R.day))
         }

@@ -299,7 +299,7 @@ import Testing
             let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
             let ritasOriginal = try #require(renewing.originalTransactionID)
             let ritasChain = try await e.service.store.chain(
-                ChainKey(environment: .production, originalTransactionID: ritasOriginal), app: app)
+                ChainKey(environment: .production, chainID: ritasOriginal), app: app)
             let latest = try #require(ritasChain?.transactions.last?.transactionID)
             _ = try await e.control.setAutoRenew(ritasOriginal, enabled: false)
             _ = try await e.control.refund(latest)

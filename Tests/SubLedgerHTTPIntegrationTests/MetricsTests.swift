@@ -100,7 +100,7 @@ import Testing
                 ?? 0
             let app = try #require(try await harness.catalog.app(bundleID: H.appOne))
             let purchase = Transaction(
-                transactionID: "m1", originalTransactionID: "m1", productID: "pro.monthly", bundleID: H.appOne,
+                transactionID: "m1", chainID: "m1", productID: "pro.monthly", bundleID: H.appOne,
                 purchaseDate: H.day(0), expiresDate: H.day(30), subscriptionGroupID: "g1", environment: .production,
                 source: .signedTransaction, signedDate: H.day(0))
             let applied = try await harness.store.apply(

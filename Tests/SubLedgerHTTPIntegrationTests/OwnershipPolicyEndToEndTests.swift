@@ -158,19 +158,19 @@ extension EndToEndHarness {
         return answer.json
     }
 
-    /// The account owning the chain `originalTransactionID`.
-    func owner(of originalTransactionID: String) async throws -> String? {
+    /// The account owning the chain `chainID`.
+    func owner(of chainID: String) async throws -> String? {
         try await service.pool.query(
-            "SELECT owner_account_id FROM chains WHERE original_transaction_id = \(originalTransactionID)"
+            "SELECT owner_account_id FROM chains WHERE original_transaction_id = \(chainID)"
         ).first?.decode(String?.self, at: 0)
     }
 
     /// The accounts the chain moved to by transfers, in order.
-    func transfersIn(of originalTransactionID: String) async throws -> [String] {
+    func transfersIn(of chainID: String) async throws -> [String] {
         try await service.pool.query(
             """
             SELECT account_id FROM ledger_entries WHERE kind = 'transfer_in'
-                AND original_transaction_id = \(originalTransactionID) ORDER BY effective_at, entry_id
+                AND original_transaction_id = \(chainID) ORDER BY effective_at, entry_id
             """
         ).map { try $0.decode(String.self, at: 0) }
     }

@@ -50,7 +50,7 @@ import Testing
                     store: store, catalog: harness.catalog, apple: gateway, logger: TestDatabase.logger,
                     now: { harness.clock.now }),
                 refresher: .init { chain, _ in
-                    _ = checked.withLock { $0.insert(chain.key.originalTransactionID) }
+                    _ = checked.withLock { $0.insert(chain.key.chainID) }
                     return nil
                 },
                 logger: TestDatabase.logger, now: { harness.clock.now })

@@ -16,13 +16,13 @@ import Testing
     static func seedChains(_ count: Int, store: LedgerStore, app: StoredApp) async throws {
         let transactions = (0..<count).map { index in
             Transaction(
-                transactionID: "9\(index)", originalTransactionID: "9\(index)", productID: "pro.monthly",
+                transactionID: "9\(index)", chainID: "9\(index)", productID: "pro.monthly",
                 bundleID: H.appOne, purchaseDate: H.day(0), expiresDate: H.day(30), subscriptionGroupID: "g1",
                 environment: .production, source: .verifyReceipt)
         }
         let renewals = transactions.map {
             RenewalInfo(
-                originalTransactionID: $0.originalTransactionID, productID: "pro.monthly", willAutoRenew: true,
+                chainID: $0.chainID, productID: "pro.monthly", willAutoRenew: true,
                 environment: .production, observedAt: H.day(0))
         }
         let input = LedgerInput(
@@ -63,7 +63,7 @@ import Testing
 
             let calls = Mutex<[String: Int]>([:])
             let record: @Sendable (PollQueue.DueChain) async throws -> Void = { chain in
-                calls.withLock { $0[chain.key.originalTransactionID, default: 0] += 1 }
+                calls.withLock { $0[chain.key.chainID, default: 0] += 1 }
                 try await Task.sleep(for: .milliseconds(1))
             }
             let first = try Self.poller(harness, worker: "poller-a", refresh: record)

@@ -58,7 +58,7 @@ import Testing
 
     static func expiry(_ e: E, _ original: String, _ app: StoredApp) async throws -> Instant {
         let chain = try await e.service.store.chain(
-            ChainKey(environment: .production, originalTransactionID: original), app: app)
+            ChainKey(environment: .production, chainID: original), app: app)
         return try #require(chain?.header.latestExpiry)
     }
 
@@ -132,7 +132,7 @@ import Testing
                 #expect(
                     try await Self.expiry(e, original, app) == before[original]!.adding(milliseconds: 10 * Self.day))
                 let records = try await RenewalExtensionStore(pool: e.service.pool).extensions(
-                    of: ChainKey(environment: .production, originalTransactionID: original), appID: app.appID)
+                    of: ChainKey(environment: .production, chainID: original), appID: app.appID)
                 #expect(records.map(\.status) == [.succeeded])
                 #expect(records.first?.mass == true)
             }
@@ -155,11 +155,11 @@ import Testing
 
             // The mass extension counts toward Apple's two per 365 days: one more single, then no more.
             _ = try await extensions.extend(
-                originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+                chainID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
             #expect(
                 await Self.refusal {
                     _ = try await extensions.extend(
-                        originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+                        chainID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
                 } == .extensionLimitReached)
         }
     }
@@ -174,7 +174,7 @@ import Testing
             let bob = try await Self.subscribe(e, "bob")
             for _ in 0..<2 {
                 _ = try await extensions.extend(
-                    originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+                    chainID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
             }
             try await Self.waitForDelivery(e, of: "RENEWAL_EXTENDED", count: 2)
             let aliceBefore = try await Self.expiry(e, alice, app)
@@ -201,7 +201,7 @@ import Testing
             #expect(
                 try await Self.count(e, "SELECT count(*) FROM ledger_entries WHERE account_id = 'alice'") == entries)
             let records = try await RenewalExtensionStore(pool: e.service.pool).extensions(
-                of: ChainKey(environment: .production, originalTransactionID: bob), appID: app.appID)
+                of: ChainKey(environment: .production, chainID: bob), appID: app.appID)
             #expect(records.map(\.status) == [.succeeded])
         }
     }
@@ -215,7 +215,7 @@ import Testing
             let bobBefore = try await Self.expiry(e, bob, app)
 
             let first = try await extensions.extend(
-                originalTransactionID: alice, app: app, days: 5, reason: .customerSatisfaction, requestedBy: "support")
+                chainID: alice, app: app, days: 5, reason: .customerSatisfaction, requestedBy: "support")
             #expect(first.applied)
             #expect(first.record.status == .succeeded)
             #expect(first.record.effectiveDate == aliceBefore.adding(milliseconds: 5 * Self.day))
@@ -226,13 +226,13 @@ import Testing
 
             // Retrying the same request identifier neither calls Apple nor extends again.
             let retried = try await extensions.extend(
-                originalTransactionID: alice, app: app, days: 5, reason: .customerSatisfaction, requestedBy: "support",
+                chainID: alice, app: app, days: 5, reason: .customerSatisfaction, requestedBy: "support",
                 requestIdentifier: first.record.requestIdentifier)
             #expect(retried.repeated)
             #expect(try await Self.expiry(e, alice, app) == aliceBefore.adding(milliseconds: 5 * Self.day))
 
             _ = try await extensions.extend(
-                originalTransactionID: alice, app: app, days: 3, reason: .other, requestedBy: "support")
+                chainID: alice, app: app, days: 3, reason: .other, requestedBy: "support")
             let extendedTwice = aliceBefore.adding(milliseconds: 8 * Self.day)
             #expect(try await Self.expiry(e, alice, app) == extendedTwice)
             try await Self.waitForDelivery(e, of: "RENEWAL_EXTENDED", count: 2)
@@ -240,7 +240,7 @@ import Testing
             #expect(
                 await Self.refusal {
                     _ = try await extensions.extend(
-                        originalTransactionID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
+                        chainID: alice, app: app, days: 1, reason: .other, requestedBy: "support")
                 } == .extensionLimitReached)
             // Refused before Apple was called: Apple made no third extension, the ledger recorded none.
             #expect(e.control.notifications().filter { $0.notificationType == "RENEWAL_EXTENDED" }.count == 2)
@@ -257,7 +257,7 @@ import Testing
                 #expect(
                     await Self.refusal {
                         _ = try await extensions.extend(
-                            originalTransactionID: alice, app: app, days: days, reason: .other, requestedBy: "t")
+                            chainID: alice, app: app, days: days, reason: .other, requestedBy: "t")
                     } == .invalidDays)
                 #expect(
                     await Self.refusal {
@@ -278,7 +278,7 @@ import Testing
             #expect(
                 await Self.refusal {
                     _ = try await extensions.extend(
-                        originalTransactionID: "2999999999", app: app, days: 5, reason: .other, requestedBy: "t")
+                        chainID: "2999999999", app: app, days: 5, reason: .other, requestedBy: "t")
                 } == .unknownSubscription)
             #expect(
                 await Self.refusal {
@@ -302,7 +302,7 @@ import Testing
             #expect(
                 await Self.refusal {
                     _ = try await extensions.extend(
-                        originalTransactionID: alice, app: app, days: 5, reason: .other, requestedBy: "t")
+                        chainID: alice, app: app, days: 5, reason: .other, requestedBy: "t")
                 } == .notActive)
             #expect(try await Self.count(e, "SELECT count(*) FROM renewal_extensions") == 0)
             #expect(try await Self.count(e, "SELECT count(*) FROM renewal_extension_requests") == 0)
@@ -315,9 +315,9 @@ import Testing
             let alice = try await Self.subscribe(e, "alice")
             let before = try await Self.expiry(e, alice, app)
             _ = try await extensions.extend(
-                originalTransactionID: alice, app: app, days: 7, reason: .serviceIssueOrOutage, requestedBy: "ops")
+                chainID: alice, app: app, days: 7, reason: .serviceIssueOrOutage, requestedBy: "ops")
             try await Self.waitForDelivery(e, of: "RENEWAL_EXTENDED", count: 1)
-            let chainKey = ChainKey(environment: .production, originalTransactionID: alice)
+            let chainKey = ChainKey(environment: .production, chainID: alice)
             let snapshot = try await e.service.store.chain(chainKey, app: app)
             let entries = try await Self.count(e, "SELECT count(*) FROM ledger_entries")
             let changes = try await Self.count(e, "SELECT count(*) FROM chain_state_changes")

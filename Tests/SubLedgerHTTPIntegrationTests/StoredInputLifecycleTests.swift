@@ -215,7 +215,7 @@ import Testing
             #expect(report.notifications == 1)
             #expect(try await harness.store.notificationStatus(rowID) == "applied")
             let chain = try await harness.store.chain(
-                ChainKey(environment: .production, originalTransactionID: "6001"), app: app)
+                ChainKey(environment: .production, chainID: "6001"), app: app)
             #expect(chain != nil)
             #expect(try await poller.runCycle().checked == 0)
         }
@@ -248,7 +248,7 @@ import Testing
             #expect(try await poller.runCycle().notifications == 1)
             #expect(try await harness.store.notificationStatus(rowID) == "applied")
             let chain = try await harness.store.chain(
-                ChainKey(environment: .production, originalTransactionID: "6101"), app: app)
+                ChainKey(environment: .production, chainID: "6101"), app: app)
             #expect(chain != nil)
             // The stored body still holds no password after the job verified it.
             let stored = try await harness.pool.query(

@@ -15,14 +15,14 @@ import Testing
         let entitlements = [
             Entitlement(
                 entitlementID: "premium", productID: "premium.monthly", productType: .autoRenewable,
-                bundleID: "com.example.app", environment: .production, originalTransactionID: "1000\u{1}\"x\\/π",
+                bundleID: "com.example.app", environment: .production, chainID: "1000\u{1}\"x\\/π",
                 transactionID: "t1", state: .gracePeriod, expiresAt: at,
                 gracePeriodExpiresAt: at.adding(milliseconds: 5),
                 willAutoRenew: false, ownershipType: .familyShared),
             Entitlement(
                 entitlementID: "lifetime", productID: "lifetime", productType: .nonConsumable,
                 bundleID: "com.example.app",
-                environment: .sandbox, originalTransactionID: "2000", transactionID: "t2", state: .active,
+                environment: .sandbox, chainID: "2000", transactionID: "t2", state: .active,
                 expiresAt: nil,
                 gracePeriodExpiresAt: nil, willAutoRenew: nil, ownershipType: .purchased),
         ]

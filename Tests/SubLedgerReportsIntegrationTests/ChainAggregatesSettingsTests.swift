@@ -21,7 +21,7 @@ import Testing
                 let before = try connection.query(settings).single()
                 let inside = try connection.transaction { connection in
                     try ChainAggregates.refresh(
-                        [ChainKey(environment: .production, originalTransactionID: "o1")], appID: app.appID,
+                        [ChainKey(environment: .production, chainID: "o1")], appID: app.appID,
                         on: connection)
                     return try connection.query(settings).single()
                 }

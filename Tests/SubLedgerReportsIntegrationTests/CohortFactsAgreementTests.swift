@@ -208,7 +208,7 @@ import Testing
             let from = calendar.date(byAdding: .month, value: sequence, to: start)!
             let to = calendar.date(byAdding: .month, value: sequence + 1, to: start)!
             var transaction = Transaction(
-                transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: "pro.monthly",
+                transactionID: "\(chain)t\(sequence)", chainID: chain, productID: "pro.monthly",
                 bundleID: bundleID,
                 purchaseDate: instant(from), originalPurchaseDate: instant(start),
                 expiresDate: instant(to), webOrderLineItemID: "w\(chain)\(sequence)",
@@ -463,7 +463,7 @@ import Testing
                 sequence += 1
                 transactions.append(
                     Transaction(
-                        transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product,
+                        transactionID: "\(chain)t\(sequence)", chainID: chain, productID: product,
                         bundleID: bundleID,
                         purchaseDate: instant(from), originalPurchaseDate: instant(start),
                         expiresDate: product == "pass.30d" ? nil : instant(to),

@@ -68,7 +68,7 @@ import Testing
             }
             let t0 = RandomChain.t0
             let pass = Transaction(
-                transactionID: "pass-1", originalTransactionID: "pass-1", productID: "pass.30d",
+                transactionID: "pass-1", chainID: "pass-1", productID: "pass.30d",
                 bundleID: Self.bundleID,
                 purchaseDate: t0, environment: .production, source: .verifyReceipt)
             let input = LedgerInput(
@@ -119,14 +119,14 @@ import Testing
                 try await store.apply(input, app: app, reference: .none, now: at)
             }
             try await ReportsDatabase.project(pool)
-            let key = ChainKey(environment: .production, originalTransactionID: chain.originalTransactionID)
+            let key = ChainKey(environment: .production, chainID: chain.chainID)
             guard let snapshot = try await store.chain(key, app: app) else {
-                comparison.disagreements.append("\(chain.originalTransactionID): not stored")
+                comparison.disagreements.append("\(chain.chainID): not stored")
                 continue
             }
             let instants = chain.instants
             let sqlStates = try await pool.withConnection { connection in
-                try Self.sqlStates(of: chain.originalTransactionID, appID: app.appID, at: instants, on: connection)
+                try Self.sqlStates(of: chain.chainID, appID: app.appID, at: instants, on: connection)
             }
             for instant in instants {
                 comparison.checked += 1
@@ -143,7 +143,7 @@ import Testing
 
     /// `EffectiveState.sql` on the stored row of one chain, at each of `instants` (by milliseconds).
     static func sqlStates(
-        of originalTransactionID: String, appID: Int64, at instants: [Instant], on connection: PostgresConnection
+        of chainID: String, appID: Int64, at instants: [Instant], on connection: PostgresConnection
     )
         throws -> [Int64: String]
     {
@@ -156,7 +156,7 @@ import Testing
                 SELECT ms, timestamptz 'epoch' + ms * interval '1 millisecond' AS at
                 FROM unnest(\(milliseconds)::text::bigint[]) AS ms) t
             WHERE c.app_id = \(appID) AND c.environment = \(StoreEnvironment.production.rawValue)
-              AND c.original_transaction_id = \(originalTransactionID)
+              AND c.original_transaction_id = \(chainID)
             """ as PostgresQuery)
         var states: [Int64: String] = [:]
         for row in rows { states[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1) }
@@ -176,7 +176,7 @@ struct RandomChain: CustomStringConvertible {
     /// 2025-06-01T00:00:00Z.
     static let t0 = Instant(millisecondsSince1970: 1_748_736_000_000)
 
-    var originalTransactionID: String
+    var chainID: String
     var productType: ProductType
     var transactions: [Transaction] = []
     var renewal: RenewalInfo?
@@ -184,7 +184,7 @@ struct RandomChain: CustomStringConvertible {
     var t0: Instant { Self.t0 }
 
     init(index: Int, using rng: inout SplitMix64) {
-        originalTransactionID = "o\(index)"
+        chainID = "o\(index)"
         let t0 = Self.t0.millisecondsSince1970
         func instant(_ milliseconds: Int64) -> Instant { Instant(millisecondsSince1970: milliseconds) }
         func between(_ low: Int64, _ high: Int64) -> Int64 {
@@ -193,7 +193,7 @@ struct RandomChain: CustomStringConvertible {
         func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < probability }
         func transaction(_ id: String, _ product: String, purchase: Int64, expires: Int64?) -> Transaction {
             Transaction(
-                transactionID: id, originalTransactionID: originalTransactionID, productID: product,
+                transactionID: id, chainID: chainID, productID: product,
                 bundleID: EffectiveStateAgreementTests.bundleID, purchaseDate: instant(purchase),
                 originalPurchaseDate: nil, expiresDate: expires.map(instant),
                 webOrderLineItemID: expires.map { _ in "w" + id },
@@ -214,7 +214,7 @@ struct RandomChain: CustomStringConvertible {
                 let expires = lastExpiry - Int64(count - 1 - number) * period
                 transactions.append(
                     transaction(
-                        "\(originalTransactionID)-\(number)", product, purchase: expires - period, expires: expires))
+                        "\(chainID)-\(number)", product, purchase: expires - period, expires: expires))
             }
             let last = transactions.count - 1
             if product != "premium.monthly", chance(0.25) {
@@ -226,7 +226,7 @@ struct RandomChain: CustomStringConvertible {
                 if chance(0.8) {
                     transactions.append(
                         transaction(
-                            "\(originalTransactionID)-up", "premium.monthly", purchase: moment,
+                            "\(chainID)-up", "premium.monthly", purchase: moment,
                             expires: moment + 30 * Self.day))
                 }
             } else if chance(0.15) {
@@ -239,7 +239,7 @@ struct RandomChain: CustomStringConvertible {
                 let retrying = chance(0.35)
                 let latestExpiry = latest.expiresDate?.millisecondsSince1970 ?? lastExpiry
                 renewal = RenewalInfo(
-                    originalTransactionID: originalTransactionID, productID: latest.productID,
+                    chainID: chainID, productID: latest.productID,
                     autoRenewProductID: latest.productID, willAutoRenew: chance(0.5),
                     expirationIntent: [nil, 1, 2, 3, 4, 5][Int.random(in: 0..<6, using: &rng)],
                     isInBillingRetryPeriod: retrying,
@@ -250,13 +250,13 @@ struct RandomChain: CustomStringConvertible {
         case 6..<8:
             productType = .nonRenewing
             let purchase = between(t0 - 60 * Self.day, t0)
-            transactions.append(transaction("\(originalTransactionID)-0", "pass.30d", purchase: purchase, expires: nil))
+            transactions.append(transaction("\(chainID)-0", "pass.30d", purchase: purchase, expires: nil))
         default:
             productType = kind == 8 ? .nonConsumable : .consumable
             let purchase = between(t0 - 400 * Self.day, t0)
             transactions.append(
                 transaction(
-                    "\(originalTransactionID)-0", kind == 8 ? "lifetime" : "coins.100", purchase: purchase, expires: nil
+                    "\(chainID)-0", kind == 8 ? "lifetime" : "coins.100", purchase: purchase, expires: nil
                 ))
         }
         if productType != .autoRenewable, chance(0.15) {
@@ -323,6 +323,6 @@ struct RandomChain: CustomStringConvertible {
             renewal.map {
                 "renewal(autoRenew \($0.willAutoRenew), retry \($0.isInBillingRetryPeriod), grace \(relative($0.gracePeriodExpiresDate)))"
             } ?? "no renewal info"
-        return "\(originalTransactionID) [\(productType.rawValue); \(parts.joined(separator: "; ")); \(renewalText)]"
+        return "\(chainID) [\(productType.rawValue); \(parts.joined(separator: "; ")); \(renewalText)]"
     }
 }

@@ -213,7 +213,7 @@ import Testing
                     ? nil
                     : weekly ? 2_990 : product == "pro.yearly" ? 99_990 : [9_990, 14_990].randomElement(using: &rng)!
                 var transaction = Transaction(
-                    transactionID: "\(chain)t\(sequence)", originalTransactionID: chain, productID: product,
+                    transactionID: "\(chain)t\(sequence)", chainID: chain, productID: product,
                     bundleID: bundleID,
                     purchaseDate: Instant(millisecondsSince1970: moment),
                     originalPurchaseDate: Instant(millisecondsSince1970: base),

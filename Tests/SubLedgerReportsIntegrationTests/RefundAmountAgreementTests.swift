@@ -50,7 +50,7 @@ import Testing
     /// An Apple StoreKit 2 monthly subscription bought on `from`, as first seen.
     static func apple(_ id: String, from: Int) -> Transaction {
         Transaction(
-            transactionID: id, originalTransactionID: id, productID: "pro.monthly", bundleID: bundleID,
+            transactionID: id, chainID: id, productID: "pro.monthly", bundleID: bundleID,
             purchaseDate: day(from), originalPurchaseDate: day(from), expiresDate: day(from + 30),
             webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", environment: .production,
             source: .signedTransaction, price: 9_990, currency: "USD", storefront: "USA")
@@ -70,7 +70,7 @@ import Testing
         _ order: String, product: String, from: Int, to: Int? = nil, quantity: Int = 1, price: Int64? = nil
     ) -> Transaction {
         Transaction(
-            transactionID: order, originalTransactionID: order, productID: product, bundleID: packageName,
+            transactionID: order, chainID: order, productID: product, bundleID: packageName,
             quantity: quantity, purchaseDate: day(from), originalPurchaseDate: day(from), expiresDate: to.map(day),
             environment: .production, source: .googlePlayAPI, price: price, currency: price == nil ? nil : "USD",
             storefront: "US", purchaseToken: "token-" + order)

@@ -94,7 +94,7 @@ import Testing
         for sequence in 0..<periods {
             let start = base + Int64(sequence) * 30 * day + Int64(chain % 20) * 3_600_000
             var transaction = Transaction(
-                transactionID: "\(chainID)t\(sequence)", originalTransactionID: chainID, productID: "pro.monthly",
+                transactionID: "\(chainID)t\(sequence)", chainID: chainID, productID: "pro.monthly",
                 bundleID: bundleID, purchaseDate: Instant(millisecondsSince1970: start),
                 originalPurchaseDate: Instant(millisecondsSince1970: base),
                 expiresDate: Instant(millisecondsSince1970: start + 30 * day),

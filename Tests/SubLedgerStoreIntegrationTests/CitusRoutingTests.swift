@@ -21,7 +21,7 @@ import Testing
             let alice = F.account("alice")
             // Alice owns two chains; the notification renews one, and its event carries both chains' entitlements.
             let lifetime = Transaction(
-                transactionID: "l1", originalTransactionID: "l1", productID: "lifetime", bundleID: F.bundleID,
+                transactionID: "l1", chainID: "l1", productID: "lifetime", bundleID: F.bundleID,
                 purchaseDate: F.day(1), environment: .production, source: .verifyReceipt)
             try await store.apply(
                 F.receipt(by: alice, [F.subscription("t1", chain: "o1", from: 0, to: 30), lifetime], on: 1),

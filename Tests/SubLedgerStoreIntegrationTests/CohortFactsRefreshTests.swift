@@ -59,7 +59,7 @@ import Testing
                 F.notification([], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1)], on: 10),
                 app: app, now: F.day(10))
             _ = try await ReportProjector(pool: pool).projectAll()
-            #expect(applied.decision.updatedChains.map(\.key.originalTransactionID) == ["o1"])
+            #expect(applied.decision.updatedChains.map(\.key.chainID) == ["o1"])
             #expect(try await pool.query(chainVersion).single().decode(String.self, at: 0) != chainBefore)
             let unchanged = try #require(try await stored("o1", app: app, on: pool))
             #expect(unchanged.row == first.row)
@@ -89,7 +89,7 @@ import Testing
                     '{0}', '{0}', '{1}')
                 """)
             let lifetime = Transaction(
-                transactionID: "l1", originalTransactionID: "l1", productID: "lifetime", bundleID: F.bundleID,
+                transactionID: "l1", chainID: "l1", productID: "lifetime", bundleID: F.bundleID,
                 purchaseDate: F.day(0), environment: .production, source: .verifyReceipt)
             try await store.apply(F.receipt(by: alice, [lifetime], on: 0), app: app, now: F.day(0))
             _ = try await ReportProjector(pool: pool).projectAll()

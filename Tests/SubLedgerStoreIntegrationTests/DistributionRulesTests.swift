@@ -102,7 +102,7 @@ import Testing
                 let rules = try await DistributionRules.read(pool)
                 // The statements' text does not depend on their values: built with placeholder values, each is
                 // recorded exactly, or (written inline in the apply) by how it begins.
-                let key = ChainKey(environment: .production, originalTransactionID: "o")
+                let key = ChainKey(environment: .production, chainID: "o")
                 for expected in [
                     ChainRows.loadForUpdate(key, appID: 0).sql,
                     InputRows.markSubmissionApplied(0, environment: .production).sql,

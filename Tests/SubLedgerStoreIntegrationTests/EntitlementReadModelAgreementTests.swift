@@ -249,7 +249,7 @@ struct RandomHistory {
             let ownership: OwnershipType = chance(0.15) ? .familyShared : .purchased
             func transaction(_ id: String, _ product: String, purchase: Int64, expires: Int64?) -> Transaction {
                 Transaction(
-                    transactionID: id, originalTransactionID: original, productID: product,
+                    transactionID: id, chainID: original, productID: product,
                     bundleID: EntitlementReadModelAgreementTests.bundleID, purchaseDate: instant(purchase),
                     originalPurchaseDate: nil, expiresDate: expires.map(instant),
                     webOrderLineItemID: expires.map { _ in "w" + id }, subscriptionGroupID: expires.map { _ in "g1" },
@@ -298,7 +298,7 @@ struct RandomHistory {
                     let retrying = chance(0.35)
                     let latestExpiry = latest.expiresDate!.millisecondsSince1970
                     renewal = RenewalInfo(
-                        originalTransactionID: original, productID: latest.productID,
+                        chainID: original, productID: latest.productID,
                         autoRenewProductID: latest.productID, willAutoRenew: chance(0.5),
                         expirationIntent: pick([nil, 1, 2, 3, 4, 5]),
                         isInBillingRetryPeriod: retrying,

@@ -89,7 +89,7 @@ import Testing
             #expect(first.kind == .changed)
             #expect(first.table == "ledger_entries")
             #expect(first.id == revoke)
-            #expect(first.originalTransactionID == "bob-sub")
+            #expect(first.chainID == "bob-sub")
             #expect(first.bundleID == F.bundleID)
             #expect(first.description.contains("ledger_entries \(revoke)"))
 
@@ -97,7 +97,7 @@ import Testing
             try await pool.query(
                 "UPDATE receipts SET body = 'forged', body_sha256 = sha256('forged') WHERE body = 'receipt-a1'")
             let both = try await store.verifyLedgerChain(appID: nil, since: nil)
-            #expect(both.breaks.map(\.originalTransactionID) == ["alice-sub", "bob-sub"])
+            #expect(both.breaks.map(\.chainID) == ["alice-sub", "bob-sub"])
             #expect(both.breaks.first?.table == "receipts")
             #expect(both.breaks.first?.seq == 1)
         }
@@ -117,7 +117,7 @@ import Testing
             #expect(first.kind == .missing)
             #expect(first.table == "ledger_entries")
             #expect(first.id == grant)
-            #expect(first.originalTransactionID == "alice-sub")
+            #expect(first.chainID == "alice-sub")
         }
     }
 
@@ -135,7 +135,7 @@ import Testing
                 """)
             var result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
             #expect(result.breaks.map(\.kind) == [.head])
-            #expect(result.breaks.first?.originalTransactionID == "coins-1")
+            #expect(result.breaks.first?.chainID == "coins-1")
 
             // A link taken from the middle of alice's chain, its entry left: a gap, then the entry in no link.
             let middle = try await pool.query(
@@ -158,7 +158,7 @@ import Testing
                 """)
             let forged = try await Self.entryID(pool, key: "forged-grant")
             result = try await store.verifyLedgerChain(appID: app.appID, since: nil)
-            let bob = try #require(result.breaks.first { $0.originalTransactionID == "bob-sub" })
+            let bob = try #require(result.breaks.first { $0.chainID == "bob-sub" })
             #expect(bob.kind == .unlinked)
             #expect(bob.id == forged)
         }
@@ -316,7 +316,7 @@ import Testing
             #expect(first.kind == .changed)
             #expect(first.table == "notifications")
             #expect(first.id == row)
-            #expect(first.originalTransactionID == "alice-sub")
+            #expect(first.chainID == "alice-sub")
         }
     }
 

@@ -209,8 +209,8 @@ import Testing
             #expect(alices.credits == (try await store.creditBalance(for: alice, app: app)))
             #expect(bobs.credits == 0)
             // o1 moved from alice to bob: both have owned it, with the same history.
-            #expect(alices.chains.map(\.key.originalTransactionID) == ["c1", "c2", "c3", "o1"])
-            #expect(bobs.chains.map(\.key.originalTransactionID) == ["o1"])
+            #expect(alices.chains.map(\.key.chainID) == ["c1", "c2", "c3", "o1"])
+            #expect(bobs.chains.map(\.key.chainID) == ["o1"])
             for chain in alices.chains {
                 #expect(chain == (try await store.chain(chain.key, app: app)))
             }

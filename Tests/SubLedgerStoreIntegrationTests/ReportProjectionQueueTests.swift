@@ -105,7 +105,7 @@ import Testing
             let apply = Task {
                 try await pool.transaction { connection in
                     try ChainRows.lock(
-                        [ChainKey(environment: .production, originalTransactionID: "o1")], appID: app.appID,
+                        [ChainKey(environment: .production, chainID: "o1")], appID: app.appID,
                         on: connection)
                     locked.withLock { $0 = connection.backendPID }
                     while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }

@@ -107,7 +107,7 @@ import Testing
                 F.notification([], renewals: [F.renewal(chain: "o1", willAutoRenew: false, on: 10, intent: 1)], on: 10),
                 app: app, now: F.day(10))
             _ = try await ReportProjector(pool: pool).projectAll()
-            #expect(applied.decision.updatedChains.map(\.key.originalTransactionID) == ["o1"])
+            #expect(applied.decision.updatedChains.map(\.key.chainID) == ["o1"])
             let unchanged = try await stored("o1", app: app, on: pool)
             #expect(unchanged.map(\.row) == first.map(\.row))
             #expect(unchanged.map(\.version) == first.map(\.version))

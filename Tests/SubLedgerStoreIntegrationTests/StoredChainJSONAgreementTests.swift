@@ -83,7 +83,7 @@ import Testing
             """
         let expected = KnownTransaction(
             transaction: Transaction(
-                transactionID: "t1", originalTransactionID: "o1", productID: "p",
+                transactionID: "t1", chainID: "o1", productID: "p",
                 purchaseDate: Instant(millisecondsSince1970: .min), isInIntroOfferPeriod: true,
                 ownershipType: .familyShared, environment: .sandbox, source: .notificationV2, price: .max),
             observedAt: Instant(millisecondsSince1970: 5), account: nil,
@@ -101,7 +101,7 @@ import Testing
             #"{"\u006bey": {"environment": "Production", "originalTransactionID": "\/1\ud83d\ude00"},"#
             + #" "bundleID": "b", "productType": "consumable", "product\u0049D": "p"}"#
         let chain = try StoredChainJSON.chain(from: json)
-        #expect(chain.key == ChainKey(environment: .production, originalTransactionID: "/1😀"))
+        #expect(chain.key == ChainKey(environment: .production, chainID: "/1😀"))
         #expect(chain.productID == "p")
         #expect(try Self.foundationValue(SubscriptionChain.self, json) == chain)
     }

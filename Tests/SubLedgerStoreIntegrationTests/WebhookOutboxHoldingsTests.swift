@@ -13,7 +13,7 @@ import Testing
     private typealias F = LedgerFixtures
 
     private static let lifetime = Transaction(
-        transactionID: "l1", originalTransactionID: "l1", productID: "lifetime", bundleID: F.bundleID,
+        transactionID: "l1", chainID: "l1", productID: "lifetime", bundleID: F.bundleID,
         purchaseDate: F.day(1), environment: .production, source: .verifyReceipt)
 
     /// The entitlement ids of each of `account`'s events of `cause`, oldest first, with their sequence numbers.

@@ -53,7 +53,7 @@ import Testing
 
     static let start = Instant(millisecondsSince1970: 1_735_689_600_000)  // 2025-01-01
     static let day: Int64 = 86_400_000
-    static let key = ChainKey(environment: .production, originalTransactionID: "1000")
+    static let key = ChainKey(environment: .production, chainID: "1000")
 
     static func chain(
         owner: String?, willAutoRenew: Bool = true, revokedOnDay: Int64? = nil, bindings: [BindingChange] = [],
@@ -62,7 +62,7 @@ import Testing
         throws -> ChainSnapshot
     {
         let transaction = Transaction(
-            transactionID: "1000", originalTransactionID: "1000", productID: "pro.monthly", purchaseDate: start,
+            transactionID: "1000", chainID: "1000", productID: "pro.monthly", purchaseDate: start,
             expiresDate: start.adding(milliseconds: 31 * day),
             revocationDate: revokedOnDay.map { start.adding(milliseconds: $0 * day) },
             revocationReason: revokedOnDay == nil ? nil : 0, environment: .production, source: source)
@@ -77,7 +77,7 @@ import Testing
             ]
         }
         let renewal = RenewalInfo(
-            originalTransactionID: "1000", productID: "pro.monthly", willAutoRenew: willAutoRenew,
+            chainID: "1000", productID: "pro.monthly", willAutoRenew: willAutoRenew,
             environment: .production,
             observedAt: start)
         return ChainSnapshot(

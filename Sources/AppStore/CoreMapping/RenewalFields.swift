@@ -91,7 +91,7 @@ struct RenewalFields {
         case .signedDate(nil): throw PayloadMappingError(.missingField, field: "signedDate")
         }
         return RenewalInfo(
-            originalTransactionID: originalTransactionID,
+            chainID: originalTransactionID,
             productID: productID,
             autoRenewProductID: autoRenewProductID,
             willAutoRenew: payload.autoRenewStatus == .on,

@@ -89,7 +89,7 @@ struct TransactionFields {
         return Transaction(
             transactionID: transactionID,
             // A first purchase is its own original; Apple always sends both, but never fail for that.
-            originalTransactionID: originalTransactionID ?? transactionID,
+            chainID: originalTransactionID ?? transactionID,
             productID: productID,
             bundleID: bundleID,
             quantity: payload.quantity ?? 1,

@@ -59,7 +59,7 @@ extension GooglePlayOrder {
         }
         let environment: StoreEnvironment = purchase.isTestPurchase ? .sandbox : .production
         return Transaction(
-            transactionID: order.description, originalTransactionID: chainID, productID: productID,
+            transactionID: order.description, chainID: chainID, productID: productID,
             bundleID: packageName, purchaseDate: start, originalPurchaseDate: purchase.start ?? start,
             expiresDate: end, isTrialPeriod: isTrial, offerIdentifier: details.offerId,
             appAccountToken: purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId,

@@ -63,7 +63,7 @@ extension SubscriptionPurchaseV2 {
         let price = item.autoRenewingPlan?.recurringPrice
         let isTrial = item.offerPhase?.freeTrial != nil && order.renewal == nil
         let transaction = Transaction(
-            transactionID: order.description, originalTransactionID: chainID, productID: productID,
+            transactionID: order.description, chainID: chainID, productID: productID,
             bundleID: packageName, purchaseDate: Self.periodStart(of: order, start: start, expiry: expiry),
             originalPurchaseDate: start, expiresDate: expiry, isTrialPeriod: isTrial,
             offerIdentifier: item.offerDetails?.offerId,
@@ -74,7 +74,7 @@ extension SubscriptionPurchaseV2 {
         let autoRenews = item.autoRenewingPlan?.autoRenewEnabled ?? false
         let state = subscriptionState
         let renewal = RenewalInfo(
-            originalTransactionID: chainID, productID: productID, autoRenewProductID: productID,
+            chainID: chainID, productID: productID, autoRenewProductID: productID,
             willAutoRenew: autoRenews && state != .expired && state != .canceled,
             expirationIntent: Self.expirationIntent(state: state, canceled: canceledStateContext),
             isInBillingRetryPeriod: state == .inGracePeriod || state == .onHold,
@@ -131,7 +131,7 @@ extension ProductPurchaseV2 {
         let quantity = Int(item.productOfferDetails?.quantity ?? 1)
         guard (1...10_000).contains(quantity) else { throw GooglePlayMappingError(.invalidField, "quantity") }
         let transaction = Transaction(
-            transactionID: order.base, originalTransactionID: order.base, productID: productID,
+            transactionID: order.base, chainID: order.base, productID: productID,
             bundleID: packageName, quantity: quantity, purchaseDate: completed, originalPurchaseDate: completed,
             offerIdentifier: item.productOfferDetails?.offerId, appAccountToken: obfuscatedExternalAccountId,
             environment: testPurchaseContext == nil ? .production : .sandbox, source: .googlePlayAPI,

@@ -6,7 +6,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
     public var bundleID: String
     public var environment: StoreEnvironment
     /// The source chain.
-    public var originalTransactionID: String
+    public var chainID: String
     /// The transaction whose period grants it.
     public var transactionID: String
     /// `active` or `gracePeriod`: the only states that grant access.
@@ -30,7 +30,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
         productType: ProductType,
         bundleID: String,
         environment: StoreEnvironment,
-        originalTransactionID: String,
+        chainID: String,
         transactionID: String,
         state: ChainState,
         expiresAt: Instant?,
@@ -45,7 +45,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
         self.productType = productType
         self.bundleID = bundleID
         self.environment = environment
-        self.originalTransactionID = originalTransactionID
+        self.chainID = chainID
         self.transactionID = transactionID
         self.state = state
         self.expiresAt = expiresAt

@@ -46,7 +46,7 @@ extension Ledger {
                 productType: product.type,
                 bundleID: chain.header.bundleID,
                 environment: chain.key.environment,
-                originalTransactionID: chain.key.originalTransactionID,
+                chainID: chain.key.chainID,
                 transactionID: latest.transactionID,
                 state: state,
                 expiresAt: chain.periodEnd(of: latest, in: app),
@@ -75,7 +75,7 @@ extension Ledger {
                     productType: product.type,
                     bundleID: app.bundleID,
                     environment: period.chain.environment,
-                    originalTransactionID: period.chain.originalTransactionID,
+                    chainID: period.chain.chainID,
                     transactionID: grant.transactionID,
                     state: grant.state,
                     expiresAt: grant.expiresAt,
@@ -99,7 +99,7 @@ extension Ledger {
         if stateRank(candidate) != stateRank(current) { return stateRank(candidate) > stateRank(current) }
         if endRank(candidate) != endRank(current) { return endRank(candidate) > endRank(current) }
         if levelRank(candidate) != levelRank(current) { return levelRank(candidate) > levelRank(current) }
-        return (candidate.productID, candidate.environment.rawValue, candidate.originalTransactionID)
-            < (current.productID, current.environment.rawValue, current.originalTransactionID)
+        return (candidate.productID, candidate.environment.rawValue, candidate.chainID)
+            < (current.productID, current.environment.rawValue, current.chainID)
     }
 }

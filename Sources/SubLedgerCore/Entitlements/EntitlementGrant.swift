@@ -51,7 +51,7 @@ public struct EntitlementGrant: Hashable, Sendable {
         guard let product = Self.product(for: entitlementID, in: app) else { return nil }
         return Entitlement(
             entitlementID: entitlementID, productID: product.productID, productType: product.type,
-            bundleID: app.bundleID, environment: environment, originalTransactionID: grantID, transactionID: grantID,
+            bundleID: app.bundleID, environment: environment, chainID: grantID, transactionID: grantID,
             state: .active, expiresAt: accessEndsAt, gracePeriodExpiresAt: nil, willAutoRenew: nil,
             ownershipType: .purchased, store: product.store, grantID: grantID)
     }
@@ -83,7 +83,7 @@ extension EntitlementGrant {
     public var chainID: String { "grant:\(grantID)" }
 
     /// The grant's chain as the outbox and the webhook clock key it.
-    public var chainKey: ChainKey { ChainKey(environment: environment, originalTransactionID: chainID) }
+    public var chainKey: ChainKey { ChainKey(environment: environment, chainID: chainID) }
 
     /// The grant id of a grant's chain id (`grant:<grant_id>`); nil for a store's chain.
     public static func grantID(chainID: String) -> String? {

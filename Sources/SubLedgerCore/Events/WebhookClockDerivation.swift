@@ -59,12 +59,12 @@ public enum WebhookClockDerivation {
                 }
             let common: [EventJSON.Member] = [
                 .init("product_id", .string(latest.transaction.productID)),
-                .init("original_transaction_id", .string(key.originalTransactionID)),
+                .init("original_transaction_id", .string(key.chainID)),
             ]
             drafts.append(
                 WebhookEventDraft(
                     type: .entitlementExpired, environment: key.environment, account: account, occurredAt: moment,
-                    subject: "\(key.originalTransactionID)|\(moment.millisecondsSince1970)",
+                    subject: "\(key.chainID)|\(moment.millisecondsSince1970)",
                     data: [
                         .init("reason", .string(reason)),
                         .init("grace_period_ended", .bool(graceEnded)),
@@ -76,7 +76,7 @@ public enum WebhookClockDerivation {
                 drafts.append(
                     WebhookEventDraft(
                         type: .billingIssue, environment: key.environment, account: account, occurredAt: moment,
-                        subject: "\(key.originalTransactionID)|grace_period_ended|\(moment.millisecondsSince1970)",
+                        subject: "\(key.chainID)|grace_period_ended|\(moment.millisecondsSince1970)",
                         data: [
                             .init("status", .string("grace_period_ended")),
                             .init("grace_period_expires_at", .time(moment)),

@@ -51,7 +51,7 @@ extension Entitlement {
         if let willAutoRenew { members.append(.init("will_auto_renew", .bool(willAutoRenew))) }
         members += [
             .init("ownership_type", .string(ownershipType.rawValue)),
-            .init("original_transaction_id", .string(originalTransactionID)),
+            .init("original_transaction_id", .string(chainID)),
             .init("environment", .string(environment.rawValue)),
         ]
         // The App Store is the default: only another store, or a grant, is named.

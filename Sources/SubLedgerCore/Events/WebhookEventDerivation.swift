@@ -37,7 +37,7 @@ public enum WebhookEventDerivation {
                 data: members + [
                     .init("product_id", .string(entry.productID)),
                     .init("entitlement_ids", .array(entry.entitlementIDs.map(EventJSON.string))),
-                    .init("original_transaction_id", .string(entry.originalTransactionID)),
+                    .init("original_transaction_id", .string(entry.chainID)),
                     .init("transaction_id", .string(entry.transactionID)),
                 ])
         }
@@ -80,7 +80,7 @@ public enum WebhookEventDerivation {
             ]
         case .transferIn:
             let change = bindingChanges.first {
-                $0.chain.originalTransactionID == entry.originalTransactionID
+                $0.chain.chainID == entry.chainID
                     && $0.chain.environment == entry.environment
                     && $0.to == entry.account && $0.from != nil
             }
@@ -155,7 +155,7 @@ public enum WebhookEventDerivation {
     private static func transaction(of entry: LedgerEntry, in chains: [ChainSnapshot]) -> KnownTransaction? {
         chains.lazy
             .filter {
-                $0.key.environment == entry.environment && $0.key.originalTransactionID == entry.originalTransactionID
+                $0.key.environment == entry.environment && $0.key.chainID == entry.chainID
             }
             .flatMap(\.transactions)
             .first { $0.transactionID == entry.transactionID }
@@ -197,10 +197,10 @@ public enum WebhookEventDerivation {
         {
             WebhookEventDraft(
                 type: type, environment: key.environment, account: owner, occurredAt: instant,
-                subject: "\(key.originalTransactionID)|\(subject)",
+                subject: "\(key.chainID)|\(subject)",
                 data: members + [
                     .init("product_id", .string(chain.header.productID)),
-                    .init("original_transaction_id", .string(key.originalTransactionID)),
+                    .init("original_transaction_id", .string(key.chainID)),
                 ])
         }
 
@@ -292,9 +292,9 @@ public enum WebhookEventDerivation {
             drafts.append(
                 WebhookEventDraft(
                     type: .transactionClaimed, environment: key.environment, account: change.to, occurredAt: change.at,
-                    subject: "\(key.originalTransactionID)|\(change.sequence)",
+                    subject: "\(key.chainID)|\(change.sequence)",
                     data: [
-                        .init("original_transaction_id", .string(key.originalTransactionID)),
+                        .init("original_transaction_id", .string(key.chainID)),
                         .init("product_id", .string(chain.header.productID)),
                         .init(
                             "transaction_ids", .array((before?.transactions ?? []).map { .string($0.transactionID) })),
@@ -316,7 +316,7 @@ public enum WebhookEventDerivation {
             case .deferred: deferred = true
             default: continue
             }
-            let key = ChainKey(environment: outcome.environment, originalTransactionID: outcome.originalTransactionID)
+            let key = ChainKey(environment: outcome.environment, chainID: outcome.chainID)
             guard previous[key]?.transaction(outcome.transactionID) == nil else { continue }
             let stored = decision.updatedChains.first { $0.key == key }?.transaction(outcome.transactionID)
             guard let stored, stored.account == nil else { continue }
@@ -326,7 +326,7 @@ public enum WebhookEventDerivation {
                     occurredAt: stored.transaction.purchaseDate, subject: outcome.transactionID,
                     data: [
                         .init("transaction_id", .string(outcome.transactionID)),
-                        .init("original_transaction_id", .string(outcome.originalTransactionID)),
+                        .init("original_transaction_id", .string(outcome.chainID)),
                         .init("product_id", .string(outcome.productID)),
                         .init("deferred", .bool(deferred)),
                     ]))
@@ -353,7 +353,7 @@ public enum WebhookEventDerivation {
         let at = input.observedAt ?? transaction.purchaseDate
         var data: [EventJSON.Member] = [
             .init("transaction_id", .string(transaction.transactionID)),
-            .init("original_transaction_id", .string(transaction.originalTransactionID)),
+            .init("original_transaction_id", .string(transaction.chainID)),
             .init("product_id", .string(transaction.productID)),
             .init(moment, .time(at)),
         ]

@@ -7,9 +7,9 @@
 /// - `debit:<env>:<transactionID>:<revocationMs>` (consumable refund)
 /// - `restore:<env>:<transactionID>:<revocationMs>` (reversal of that revocation)
 /// - `credit:<env>:<transactionID>:reversal:<revocationMs>` (reversal of a consumable refund)
-/// - `transferOut:<env>:<originalTransactionID>:<sequence>:<from>-><to>:<transactionID>` and the same with
+/// - `transferOut:<env>:<chainID>:<sequence>:<from>-><to>:<transactionID>` and the same with
 ///   `transferIn`, where `sequence` is the binding change's position in the chain's history.
-/// - `debit:<env>:<originalTransactionID>:merge:<sequence>:<from>-><to>:<atMs>` and the same with `credit`: the
+/// - `debit:<env>:<chainID>:merge:<sequence>:<from>-><to>:<atMs>` and the same with `credit`: the
 ///   credits an account merge moved (`sequence` is the chain's count of binding changes after the merge).
 /// Account ids cannot contain `:` or `>` (see `AccountID`), so keys are unambiguous.
 public enum IdempotencyKey {
@@ -59,14 +59,14 @@ public enum IdempotencyKey {
         from: AccountID,
         transactionID: String
     ) -> String {
-        "\(kind.rawValue):\(change.chain.environment.rawValue):\(change.chain.originalTransactionID):"
+        "\(kind.rawValue):\(change.chain.environment.rawValue):\(change.chain.chainID):"
             + "\(change.sequence):\(from.rawValue)->\(change.to.rawValue):\(transactionID)"
     }
 
     public static func mergedCredits(
         _ kind: LedgerEntry.Kind, chain: ChainKey, sequence: Int, from: AccountID, into: AccountID, at: Instant
     ) -> String {
-        "\(kind.rawValue):\(chain.environment.rawValue):\(chain.originalTransactionID):merge:\(sequence):"
+        "\(kind.rawValue):\(chain.environment.rawValue):\(chain.chainID):merge:\(sequence):"
             + "\(from.rawValue)->\(into.rawValue):\(at.millisecondsSince1970)"
     }
 }

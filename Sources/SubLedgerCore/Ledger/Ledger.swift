@@ -267,7 +267,7 @@ private struct InputApplication {
         TransactionOutcome(
             environment: transaction.environment,
             transactionID: transaction.transactionID,
-            originalTransactionID: transaction.originalTransactionID,
+            chainID: transaction.chainID,
             productID: transaction.productID,
             result: result
         )

@@ -44,7 +44,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
     public var account: AccountID
     public var bundleID: String
     public var environment: StoreEnvironment
-    public var originalTransactionID: String
+    public var chainID: String
     /// The transaction that caused the effect (for transfers: the arrival that moved the chain).
     public var transactionID: String
     public var productID: String
@@ -63,7 +63,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         account: AccountID,
         bundleID: String,
         environment: StoreEnvironment,
-        originalTransactionID: String,
+        chainID: String,
         transactionID: String,
         productID: String,
         entitlementIDs: [String],
@@ -77,7 +77,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         self.account = account
         self.bundleID = bundleID
         self.environment = environment
-        self.originalTransactionID = originalTransactionID
+        self.chainID = chainID
         self.transactionID = transactionID
         self.productID = productID
         self.entitlementIDs = entitlementIDs

@@ -31,7 +31,7 @@ enum LedgerEntryDerivation {
                 account: account,
                 bundleID: chain.header.bundleID,
                 environment: environment,
-                originalTransactionID: transaction.originalTransactionID,
+                chainID: transaction.chainID,
                 transactionID: id,
                 productID: transaction.productID,
                 entitlementIDs: product?.entitlementIDs ?? [],
@@ -48,7 +48,7 @@ enum LedgerEntryDerivation {
                 entry(
                     .credit, key: IdempotencyKey.credit(environment, transactionID: id),
                     at: transaction.purchaseDate, reason: .purchase))
-        } else if chain.header.productType == .autoRenewable, id != transaction.originalTransactionID {
+        } else if chain.header.productType == .autoRenewable, id != transaction.chainID {
             entries.append(
                 entry(
                     .extend, key: IdempotencyKey.extend(environment, transactionID: id),
@@ -130,7 +130,7 @@ enum LedgerEntryDerivation {
                 account: account,
                 bundleID: chain.header.bundleID,
                 environment: change.chain.environment,
-                originalTransactionID: change.chain.originalTransactionID,
+                chainID: change.chain.chainID,
                 transactionID: transactionID,
                 productID: chain.header.productID,
                 entitlementIDs: app.product(chain.header.productID)?.entitlementIDs ?? [],

@@ -19,20 +19,20 @@ public struct TransactionOutcome: Hashable, Sendable, Codable {
 
     public var environment: StoreEnvironment
     public var transactionID: String
-    public var originalTransactionID: String
+    public var chainID: String
     public var productID: String
     public var result: Result
 
     public init(
         environment: StoreEnvironment,
         transactionID: String,
-        originalTransactionID: String,
+        chainID: String,
         productID: String,
         result: Result
     ) {
         self.environment = environment
         self.transactionID = transactionID
-        self.originalTransactionID = originalTransactionID
+        self.chainID = chainID
         self.productID = productID
         self.result = result
     }

@@ -58,7 +58,7 @@ extension StoreObligation {
                     .finishTransaction(
                         entry.transactionID,
                         chain: ChainKey(
-                            environment: entry.environment, originalTransactionID: entry.originalTransactionID),
+                            environment: entry.environment, chainID: entry.chainID),
                         account: entry.account))
             }
         }

@@ -71,7 +71,7 @@ public struct StoreObligation: Hashable, Sendable {
     /// `bindingSequence` of the chain's history.
     public static func setAppAccountToken(chain: ChainKey, bindingSequence: Int, account: AccountID) -> Self {
         StoreObligation(
-            kind: .setAppAccountToken, chain: chain, transactionID: chain.originalTransactionID, account: account,
+            kind: .setAppAccountToken, chain: chain, transactionID: chain.chainID, account: account,
             payload: .appStore(bindingSequence: bindingSequence))
     }
 

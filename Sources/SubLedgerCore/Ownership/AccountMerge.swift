@@ -57,7 +57,7 @@ public enum AccountMerge {
                 idempotencyKey: IdempotencyKey.mergedCredits(
                     kind, chain: chain.key, sequence: sequence, from: from, into: into, at: now),
                 kind: kind, account: account, bundleID: chain.header.bundleID, environment: chain.key.environment,
-                originalTransactionID: chain.key.originalTransactionID, transactionID: transactionID,
+                chainID: chain.key.chainID, transactionID: transactionID,
                 productID: chain.header.productID,
                 entitlementIDs: app.product(chain.header.productID)?.entitlementIDs ?? [], credits: amount,
                 effectiveAt: now, periodEnd: nil, reason: .accountMerge)

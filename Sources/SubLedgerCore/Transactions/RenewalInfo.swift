@@ -2,7 +2,8 @@
 ///
 /// Legacy `pending_renewal_info` entries and StoreKit 2 `JWSRenewalInfoDecodedPayload` both map here.
 public struct RenewalInfo: Hashable, Sendable, Codable {
-    public var originalTransactionID: String
+    /// The chain this renewal state describes (`Transaction.chainID`).
+    public var chainID: String
     /// The product the chain is currently on (`product_id` / `productId`).
     public var productID: String
     /// The product that renews next (`auto_renew_product_id` / `autoRenewProductId`).
@@ -42,8 +43,31 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
     /// an older renewal state never overwrites a newer one.
     public var observedAt: Instant
 
+    /// The stored chains' JSON keys (`StoredChainJSON`): the chain id keeps the name it was first stored under.
+    enum CodingKeys: String, CodingKey {
+        case chainID = "originalTransactionID"
+        case productID
+        case autoRenewProductID
+        case willAutoRenew
+        case expirationIntent
+        case isInBillingRetryPeriod
+        case gracePeriodExpiresDate
+        case priceIncreaseStatus
+        case offerType
+        case offerIdentifier
+        case renewalDate
+        case renewalPrice
+        case currency
+        case offerDiscountType
+        case eligibleWinBackOfferIDs
+        case billingPlanType
+        case commitment
+        case environment
+        case observedAt
+    }
+
     public init(
-        originalTransactionID: String,
+        chainID: String,
         productID: String,
         autoRenewProductID: String? = nil,
         willAutoRenew: Bool,
@@ -63,7 +87,7 @@ public struct RenewalInfo: Hashable, Sendable, Codable {
         environment: StoreEnvironment,
         observedAt: Instant
     ) {
-        self.originalTransactionID = originalTransactionID
+        self.chainID = chainID
         self.productID = productID
         self.autoRenewProductID = autoRenewProductID
         self.willAutoRenew = willAutoRenew

@@ -4,15 +4,19 @@
 /// payloads, Server API answers) and every Google Play one (a subscription's order, a one-time product's
 /// order, read from the Developer API) maps into this one value; the ledger only ever sees this.
 ///
-/// Google Play in Apple's words: `transactionID` is the order id (`GPA.…`, a renewal's with `..N`),
-/// `originalTransactionID` the first purchase token of the subscription's lineage (an upgrade's new token,
-/// naming the old one in `linkedPurchaseToken`, stays on the chain), `appAccountToken` the
-/// `obfuscatedExternalAccountId` the app set, and `purchaseToken` the token the order was bought under.
+/// In the ledger's words: `transactionID` names one purchase or renewal (the App Store's transaction id, Google
+/// Play's order id `GPA.…`, a renewal's with `..N`); `chainID` names the chain of renewals it belongs to (the App
+/// Store's original transaction id; Google Play's first purchase token of the subscription's lineage, where an
+/// upgrade's new token, naming the old one in `linkedPurchaseToken`, stays on the chain). `appAccountToken` is the
+/// account hint the app set at purchase (StoreKit's `appAccountToken`, Google Play's `obfuscatedExternalAccountId`),
+/// and `purchaseToken` the Google Play token the order was bought under.
 public struct Transaction: Hashable, Sendable, Codable {
-    /// Apple's `transaction_id` / `transactionId`: unique per purchase or renewal within an environment.
+    /// One purchase or renewal, unique within its store and environment (the App Store's `transactionId`, Google
+    /// Play's order id).
     public var transactionID: String
-    /// Apple's `original_transaction_id`: stable across the renewals of one subscription chain.
-    public var originalTransactionID: String
+    /// The chain of renewals this transaction belongs to, stable across them (the App Store's
+    /// `originalTransactionId`, Google Play's lineage's first purchase token); with the environment, the chain's key.
+    public var chainID: String
     public var productID: String
     /// The app's bundle id, where the source states it (JWS and notifications do; receipt items inherit it).
     public var bundleID: String?
@@ -73,9 +77,47 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// The store that sold this transaction (the store of its source).
     public var store: Store { source.store }
 
+    /// The stored chains' JSON keys (`StoredChainJSON`): the chain id keeps the name it was first stored under.
+    enum CodingKeys: String, CodingKey {
+        case transactionID
+        case chainID = "originalTransactionID"
+        case productID
+        case bundleID
+        case quantity
+        case purchaseDate
+        case originalPurchaseDate
+        case expiresDate
+        case revocationDate
+        case revocationReason
+        case revocationPercentage
+        case webOrderLineItemID
+        case subscriptionGroupID
+        case isTrialPeriod
+        case isInIntroOfferPeriod
+        case offerType
+        case offerIdentifier
+        case offerDiscountType
+        case isUpgraded
+        case ownershipType
+        case appAccountToken
+        case applicationUsername
+        case environment
+        case source
+        case rawProductType
+        case price
+        case currency
+        case storefront
+        case signedDate
+        case appTransactionID
+        case billingPlanType
+        case commitment
+        case purchaseToken
+        case replacedPurchaseToken
+    }
+
     public init(
         transactionID: String,
-        originalTransactionID: String,
+        chainID: String,
         productID: String,
         bundleID: String? = nil,
         quantity: Int = 1,
@@ -110,7 +152,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         replacedPurchaseToken: String? = nil
     ) {
         self.transactionID = transactionID
-        self.originalTransactionID = originalTransactionID
+        self.chainID = chainID
         self.productID = productID
         self.bundleID = bundleID
         self.quantity = quantity

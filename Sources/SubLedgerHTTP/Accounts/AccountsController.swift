@@ -122,7 +122,7 @@ struct AccountsController: Sendable {
                 let state = chain.state(at: instant, in: app.definition)
                 let renewal = chain.header.renewalInfo
                 return SubscriptionBody(
-                    original_transaction_id: chain.key.originalTransactionID,
+                    original_transaction_id: chain.key.chainID,
                     environment: chain.key.environment.rawValue,
                     product_id: chain.header.productID,
                     product_type: chain.header.productType.rawValue,
@@ -188,7 +188,7 @@ struct AccountsController: Sendable {
                 let transaction = known.transaction
                 return TransactionBody(
                     transaction_id: transaction.transactionID,
-                    original_transaction_id: transaction.originalTransactionID,
+                    original_transaction_id: transaction.chainID,
                     environment: transaction.environment.rawValue,
                     product_id: transaction.productID,
                     purchase_date: Representation.time(transaction.purchaseDate),

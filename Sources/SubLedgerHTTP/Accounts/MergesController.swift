@@ -55,7 +55,7 @@ struct MergesController: Sendable {
         return MergeBody(
             account_id: account, from: body.from ?? "", bundle_id: body.bundle_id ?? "", merged: moves.merged,
             chains: moves.chains.map {
-                ChainBody(environment: $0.environment.rawValue, original_transaction_id: $0.originalTransactionID)
+                ChainBody(environment: $0.environment.rawValue, original_transaction_id: $0.chainID)
             },
             grants: moves.grants, credits: moves.credits)
     }

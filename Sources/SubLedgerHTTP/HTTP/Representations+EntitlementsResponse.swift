@@ -66,7 +66,7 @@ extension Representation {
             writer.key("ownership_type")
             writer.string(entitlement.ownershipType.rawValue)
             writer.key("original_transaction_id")
-            writer.string(entitlement.originalTransactionID)
+            writer.string(entitlement.chainID)
             writer.key("environment")
             writer.string(entitlement.environment.rawValue)
             // The App Store is the default: another store, or a grant, is named.

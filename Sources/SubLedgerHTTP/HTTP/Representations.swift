@@ -47,7 +47,7 @@ enum Representation {
             grace_period_expires_at = Representation.time(entitlement.gracePeriodExpiresAt)
             will_auto_renew = entitlement.willAutoRenew
             ownership_type = entitlement.ownershipType.rawValue
-            original_transaction_id = entitlement.originalTransactionID
+            original_transaction_id = entitlement.chainID
             environment = entitlement.environment.rawValue
             store = entitlement.store == .appStore && entitlement.grantID == nil ? nil : entitlement.sourceName
         }
@@ -64,7 +64,7 @@ enum Representation {
 
         init(_ outcome: TransactionOutcome, submitter: AccountID?, owner: AccountID?) {
             transaction_id = outcome.transactionID
-            original_transaction_id = outcome.originalTransactionID
+            original_transaction_id = outcome.chainID
             product_id = outcome.productID
             switch outcome.result {
             case .applied(let account):
@@ -88,7 +88,7 @@ enum Representation {
 
         init(_ ignored: IgnoredTransaction) {
             transaction_id = ignored.transaction.transactionID
-            original_transaction_id = ignored.transaction.originalTransactionID
+            original_transaction_id = ignored.transaction.chainID
             product_id = ignored.transaction.productID
             result = "ignored"
             ignored_reason = ignored.reason.rawValue

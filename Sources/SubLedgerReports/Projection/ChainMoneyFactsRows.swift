@@ -13,7 +13,7 @@ enum ChainMoneyFactsRows {
     static func refresh(_ chains: [ChainKey], appID: Int64, into batch: inout PostgresBatch) {
         let byEnvironment = Dictionary(grouping: chains, by: \.environment.rawValue)
         for (environment, keys) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            batch.append(refresh(appID: appID, environment: environment, chains: keys.map(\.originalTransactionID)))
+            batch.append(refresh(appID: appID, environment: environment, chains: keys.map(\.chainID)))
         }
     }
 

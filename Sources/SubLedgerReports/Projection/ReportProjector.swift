@@ -71,7 +71,7 @@ public struct ReportProjector: Sendable {
                 throw PostgresError(
                     .decoding, message: "unknown environment '\(environment)' in report_projection_queue")
             }
-            let key = ChainKey(environment: known, originalTransactionID: try row.decode(String.self, at: 3))
+            let key = ChainKey(environment: known, chainID: try row.decode(String.self, at: 3))
             chains[ChainReference(appID: try row.decode(Int64.self, at: 1), key: key)] = ()
         }
         guard !claimed.isEmpty else { return Progress() }
@@ -97,7 +97,7 @@ public struct ReportProjector: Sendable {
         var key: ChainKey
 
         /// The key of the chain's advisory lock, as `SubLedgerStore`'s `ChainRows.lock` (every apply) makes it.
-        var lockKey: String { "\(appID):\(key.environment.rawValue):\(key.originalTransactionID)" }
+        var lockKey: String { "\(appID):\(key.environment.rawValue):\(key.chainID)" }
 
         static func < (lhs: ChainReference, rhs: ChainReference) -> Bool {
             (lhs.appID, lhs.key) < (rhs.appID, rhs.key)

@@ -20,7 +20,7 @@ public struct GooglePlayStore: Sendable {
         guard let row = rows.first else { return nil }
         return ChainKey(
             environment: try .stored(row.decode(String.self, at: 0)),
-            originalTransactionID: try row.decode(String.self, at: 1))
+            chainID: try row.decode(String.self, at: 1))
     }
 
     /// Records that `purchaseToken` belongs to `chain` (Google's lineage, so a repeat records nothing) and
@@ -33,7 +33,7 @@ public struct GooglePlayStore: Sendable {
             """
             INSERT INTO google_purchase_tokens (app_id, purchase_token, environment, original_transaction_id,
                 linked_purchase_token)
-            VALUES (\(appID), \(purchaseToken), \(chain.environment.rawValue), \(chain.originalTransactionID),
+            VALUES (\(appID), \(purchaseToken), \(chain.environment.rawValue), \(chain.chainID),
                 \(linkedPurchaseToken))
             ON CONFLICT (app_id, purchase_token) DO NOTHING
             """)

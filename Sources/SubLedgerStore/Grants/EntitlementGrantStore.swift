@@ -169,7 +169,7 @@ public struct EntitlementGrantStore: Sendable {
         // chain, as an apply's chain lock does.
         _ = try connection.query(
             LedgerChainRows.link(
-                ChainKey(environment: grant.environment, originalTransactionID: grant.chainID), appID: app.appID,
+                ChainKey(environment: grant.environment, chainID: grant.chainID), appID: app.appID,
                 submissionID: nil, notificationID: nil))
     }
 

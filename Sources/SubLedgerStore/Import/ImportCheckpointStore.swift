@@ -77,14 +77,14 @@ public struct ImportCheckpointStore: Sendable {
 
     /// Records what line `lineNumber` ended as; a later record of the same line replaces it.
     public func record(
-        runID: Int64, lineNumber: Int, status: RowStatus, accountID: String, originalTransactionID: String?,
+        runID: Int64, lineNumber: Int, status: RowStatus, accountID: String, chainID: String?,
         transactions: Int, reason: String?
     ) async throws {
         try await pool.query(
             """
             INSERT INTO import_rows
                 (import_run_id, line_number, status, account_id, original_transaction_id, transactions, reason)
-            VALUES (\(runID), \(Int64(lineNumber)), \(status.rawValue), \(accountID), \(originalTransactionID),
+            VALUES (\(runID), \(Int64(lineNumber)), \(status.rawValue), \(accountID), \(chainID),
                 \(Int64(transactions)), \(reason.map { String($0.prefix(1000)) }))
             ON CONFLICT (import_run_id, line_number) DO UPDATE SET
                 status = EXCLUDED.status, original_transaction_id = EXCLUDED.original_transaction_id,

@@ -20,7 +20,7 @@ enum ChainRows {
 
     /// The advisory transaction lock of one chain, keyed `app:environment:original transaction id`.
     static func lock(_ key: ChainKey, appID: Int64) -> PostgresQuery {
-        let lockKey = "\(appID):\(key.environment.rawValue):\(key.originalTransactionID)"
+        let lockKey = "\(appID):\(key.environment.rawValue):\(key.chainID)"
         return "SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))"
     }
 
@@ -46,7 +46,7 @@ enum ChainRows {
         -> PostgresQuery
     {
         let environment = key.environment.rawValue
-        let id = key.originalTransactionID
+        let id = key.chainID
         let lock: PostgresQuery = forUpdate ? "FOR UPDATE OF t" : ""
         return """
             SELECT t.snapshot::text,
@@ -174,7 +174,7 @@ enum ChainRows {
                 product_type, subscription_group, state, expiration_reason, expires_at, grace_expires_at, revoked_at,
                 will_auto_renew, auto_renew_product_id, in_billing_retry, renewal_info, renewal_observed_at,
                 refresh_via, snapshot, last_receipt_id, billing_plan, commitment_ends_at)
-            VALUES (\(app.appID), \(chain.key.environment.rawValue), \(chain.key.originalTransactionID),
+            VALUES (\(app.appID), \(chain.key.environment.rawValue), \(chain.key.chainID),
                 \(header.owner?.rawValue), \(header.productID), \(header.productType.rawValue),
                 \(header.subscriptionGroupID), \(state.name), \(state.expirationReason?.name),
                 \(timestamp(header.latestExpiry)), \(timestamp(renewal?.gracePeriodExpiresDate)), \(timestamp(revokedAt)),
@@ -190,7 +190,7 @@ enum ChainRows {
                 """
                 INSERT INTO chain_state_changes (app_id, environment, original_transaction_id, previous_state, state,
                     expiration_reason, product_id, changed_at, billing_plan)
-                VALUES (\(app.appID), \(chain.key.environment.rawValue), \(chain.key.originalTransactionID),
+                VALUES (\(app.appID), \(chain.key.environment.rawValue), \(chain.key.chainID),
                     \(storedState?.0), \(state.name), \(state.expirationReason?.name), \(header.productID),
                     \(timestamp(now)), \(billingPlan))
                 """)
@@ -208,13 +208,13 @@ enum ChainRows {
                 UPDATE ownership_bindings SET ended_at = greatest(started_at, \(timestamp(change.at))),
                     ended_reason = \(change.reason.rawValue)
                 WHERE app_id = \(app.appID) AND environment = \(key.environment.rawValue)
-                  AND original_transaction_id = \(key.originalTransactionID) AND ended_at IS NULL
+                  AND original_transaction_id = \(key.chainID) AND ended_at IS NULL
                 """)
             batch.append(
                 """
                 INSERT INTO ownership_bindings (app_id, environment, original_transaction_id, sequence, account_id,
                     from_account_id, transaction_id, started_at, started_reason)
-                VALUES (\(app.appID), \(key.environment.rawValue), \(key.originalTransactionID), \(change.sequence),
+                VALUES (\(app.appID), \(key.environment.rawValue), \(key.chainID), \(change.sequence),
                     \(change.to.rawValue), \(change.from?.rawValue), \(change.transactionID), \(timestamp(change.at)),
                     \(change.reason.rawValue))
                 """)
@@ -256,7 +256,7 @@ enum ChainRows {
                 offer_type, offer_discount_type, is_trial_period, is_in_intro_offer_period, revocation_percentage,
                 app_transaction_id, billing_plan)
             VALUES (\(appID), \(transaction.environment.rawValue), \(transaction.transactionID),
-                \(transaction.originalTransactionID), \(transaction.productID), \(known.account?.rawValue),
+                \(transaction.chainID), \(transaction.productID), \(known.account?.rawValue),
                 \(timestamp(transaction.purchaseDate)), \(timestamp(transaction.expiresDate)),
                 \(timestamp(revocation?.revocationDate)), \(revocation?.revocationReason),
                 \(transaction.ownershipType.rawValue), \(transaction.webOrderLineItemID), \(transaction.appAccountToken),

@@ -50,7 +50,7 @@ enum EntryRows {
             transaction_id, product_id, entitlement_ids, credits, effective_at, period_end, reason, receipt_id,
             notification_row_id)
         VALUES (\(appID), \(entry.idempotencyKey), \(entry.kind.storedName), \(entry.account.rawValue),
-            \(entry.environment.rawValue), \(entry.originalTransactionID), \(entry.transactionID), \(entry.productID),
+            \(entry.environment.rawValue), \(entry.chainID), \(entry.transactionID), \(entry.productID),
             \(PostgresArrayText.strings(entry.entitlementIDs))::text[],
             \(entry.credits), \(timestamp(entry.effectiveAt)), \(timestamp(entry.periodEnd)), \(entry.reason.rawValue),
             \(submissionID), \(notificationID))
@@ -70,7 +70,7 @@ enum EntryRows {
         return """
             INSERT INTO account_credit_entries (app_id, account_id, environment, original_transaction_id,
                 idempotency_key, credits)
-            VALUES (\(appID), \(entry.account.rawValue), \(entry.environment.rawValue), \(entry.originalTransactionID),
+            VALUES (\(appID), \(entry.account.rawValue), \(entry.environment.rawValue), \(entry.chainID),
                 \(entry.idempotencyKey), \(credits))
             ON CONFLICT DO NOTHING
             """
@@ -102,7 +102,7 @@ enum EntryRows {
                 account: try storedAccount(row.decode(String.self, at: 2)),
                 bundleID: try row.decode(String.self, at: 3),
                 environment: try .stored(row.decode(String.self, at: 4)),
-                originalTransactionID: try row.decode(String.self, at: 5),
+                chainID: try row.decode(String.self, at: 5),
                 transactionID: try row.decode(String?.self, at: 6) ?? "",
                 productID: try row.decode(String.self, at: 7),
                 entitlementIDs: try StoreJSON.decode(

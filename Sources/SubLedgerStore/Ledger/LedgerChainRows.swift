@@ -19,7 +19,7 @@ enum LedgerChainRows {
         }
         var chains = Set(decision.updatedChains.map(\.key))
         for entry in decision.entries {
-            chains.insert(ChainKey(environment: entry.environment, originalTransactionID: entry.originalTransactionID))
+            chains.insert(ChainKey(environment: entry.environment, chainID: entry.chainID))
         }
         var indices: [Int] = []
         for key in chains.sorted() {
@@ -33,7 +33,7 @@ enum LedgerChainRows {
 
     static func link(_ key: ChainKey, appID: Int64, submissionID: Int64?, notificationID: Int64?) -> PostgresQuery {
         """
-        SELECT ledger_chain_link(\(appID)::bigint, \(key.environment.rawValue)::text, \(key.originalTransactionID)::text,
+        SELECT ledger_chain_link(\(appID)::bigint, \(key.environment.rawValue)::text, \(key.chainID)::text,
             \(submissionID)::bigint, \(notificationID)::bigint)
         """
     }

@@ -21,7 +21,7 @@ extension LedgerStore {
         public var kind: Kind
         public var bundleID: String
         public var environment: String
-        public var originalTransactionID: String
+        public var chainID: String
         /// The table of the row that does not match: `ledger_entries`, `receipts`, `notifications`,
         /// `notification_redactions`, `ledger_chain_links` (a gap) or `ledger_chain_heads`.
         public var table: String
@@ -33,7 +33,7 @@ extension LedgerStore {
         public var description: String {
             let row = id.map { "\(table) \($0)" } ?? table
             let link = seq.map { ", link \($0)" } ?? ""
-            let chain = "chain \(bundleID) \(environment) \(originalTransactionID)\(link)"
+            let chain = "chain \(bundleID) \(environment) \(chainID)\(link)"
             switch kind {
             case .changed: return "\(row) (\(chain)): changed: its hash does not match the chain's"
             case .missing: return "\(row) (\(chain)): missing: the chain links a row that is not there"
@@ -46,7 +46,7 @@ extension LedgerStore {
         /// The order breaks are reported in: by chain, then along it.
         var sortKey: [String] {
             [
-                bundleID, environment, originalTransactionID,
+                bundleID, environment, chainID,
                 String(format: "%020lld", seq ?? Int64.max), String(format: "%020lld", id ?? 0),
             ]
         }
@@ -121,7 +121,7 @@ extension LedgerStore {
                     {
                         LedgerChainBreak(
                             kind: kind, bundleID: bundle(head.key.appID), environment: head.key.environment,
-                            originalTransactionID: head.key.chain, table: table, id: id, seq: seq)
+                            chainID: head.key.chain, table: table, id: id, seq: seq)
                     }
                     let chainLinks = links[head.key] ?? []
                     // A redacted notification body: its link was hashed with the body before the chain's first
@@ -199,7 +199,7 @@ extension LedgerStore {
                     LedgerChainBreak(
                         kind: .unlinked, bundleID: bundle(try row.decode(Int64.self, at: 0)),
                         environment: try row.decode(String.self, at: 1),
-                        originalTransactionID: try row.decode(String.self, at: 2), table: "ledger_entries",
+                        chainID: try row.decode(String.self, at: 2), table: "ledger_entries",
                         id: try row.decode(Int64.self, at: 3), seq: nil))
             }
             result.breaks = Array(breaks.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }.prefix(limit))

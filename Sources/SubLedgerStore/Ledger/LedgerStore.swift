@@ -259,7 +259,7 @@ public struct LedgerStore: Sendable {
                 """
                 SELECT 1 FROM chains
                 WHERE app_id = \(app.appID) AND environment = \(key.environment.rawValue)
-                    AND original_transaction_id = \(key.originalTransactionID)
+                    AND original_transaction_id = \(key.chainID)
                 """
             ).isEmpty
         }

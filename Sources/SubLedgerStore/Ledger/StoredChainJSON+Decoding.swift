@@ -107,7 +107,7 @@ extension StoredJSONReader {
             case .end:
                 return ChainKey(
                     environment: try required(environment, "environment"),
-                    originalTransactionID: try required(originalTransactionID, "originalTransactionID"))
+                    chainID: try required(originalTransactionID, "originalTransactionID"))
             case .unknown:
                 try skipValue()
             case .known(let index):
@@ -145,7 +145,7 @@ extension StoredJSONReader {
             switch try nextMember(of: RenewalField.keys, &cursor) {
             case .end:
                 return RenewalInfo(
-                    originalTransactionID: try required(originalTransactionID, "originalTransactionID"),
+                    chainID: try required(originalTransactionID, "originalTransactionID"),
                     productID: try required(productID, "productID"), autoRenewProductID: autoRenewProductID,
                     willAutoRenew: try required(willAutoRenew, "willAutoRenew"), expirationIntent: expirationIntent,
                     isInBillingRetryPeriod: try required(isInBillingRetryPeriod, "isInBillingRetryPeriod"),
@@ -377,7 +377,7 @@ extension StoredJSONReader {
             case .end:
                 return Transaction(
                     transactionID: try required(transactionID, "transactionID"),
-                    originalTransactionID: try required(originalTransactionID, "originalTransactionID"),
+                    chainID: try required(originalTransactionID, "originalTransactionID"),
                     productID: try required(productID, "productID"), bundleID: bundleID,
                     quantity: try required(quantity, "quantity"),
                     purchaseDate: try required(purchaseDate, "purchaseDate"),

@@ -35,7 +35,7 @@ extension JSONWriter {
         self.key("environment")
         string(key.environment.rawValue)
         self.key("originalTransactionID")
-        string(key.originalTransactionID)
+        string(key.chainID)
         endObject()
     }
 
@@ -66,7 +66,7 @@ extension JSONWriter {
         optional("offerIdentifier", renewal.offerIdentifier)
         optional("offerType", renewal.offerType)
         key("originalTransactionID")
-        string(renewal.originalTransactionID)
+        string(renewal.chainID)
         optional("priceIncreaseStatus", renewal.priceIncreaseStatus)
         key("productID")
         string(renewal.productID)
@@ -187,7 +187,7 @@ extension JSONWriter {
         optional("offerType", transaction.offerType)
         optional("originalPurchaseDate", transaction.originalPurchaseDate)
         key("originalTransactionID")
-        string(transaction.originalTransactionID)
+        string(transaction.chainID)
         key("ownershipType")
         string(transaction.ownershipType.rawValue)
         if let price = transaction.price {

@@ -149,7 +149,7 @@ public struct AccountMergeStore: Sendable {
     private static func chainKey(_ row: PostgresRow) throws -> ChainKey {
         ChainKey(
             environment: try .stored(row.decode(String.self, at: 0)),
-            originalTransactionID: try row.decode(String.self, at: 1))
+            chainID: try row.decode(String.self, at: 1))
     }
 
     /// Moves `from`'s grants that still give or will give access (not revoked, not ended) to `into`: the row moves

@@ -25,7 +25,7 @@ enum StoreObligationRows {
                     transaction_id, account_id, binding_sequence, purchase_token, product_id, consumption_request_id,
                     created_at)
                 VALUES (\(appID), \(obligation.store.rawValue), \(obligation.kind.rawValue),
-                    \(obligation.chain.environment.rawValue), \(obligation.chain.originalTransactionID),
+                    \(obligation.chain.environment.rawValue), \(obligation.chain.chainID),
                     \(obligation.transactionID), \(obligation.account?.rawValue), \(Int64(bindingSequence)),
                     \(purchaseToken), \(productID), \(consumptionRequestID), \(timestamp(now)))
                 ON CONFLICT DO NOTHING

@@ -106,7 +106,7 @@ public struct StoreObligationStore: Sendable {
                     obligation: StoreObligation(
                         kind: kind,
                         chain: ChainKey(
-                            environment: environment, originalTransactionID: try row.decode(String.self, at: 5)),
+                            environment: environment, chainID: try row.decode(String.self, at: 5)),
                         transactionID: try row.decode(String.self, at: 6),
                         account: try row.decode(String?.self, at: 7).map(storedAccount),
                         payload: payload),

@@ -98,7 +98,7 @@ public struct PollQueue: Sendable {
                 appID: try row.decode(Int64.self, at: 0), bundleID: try row.decode(String.self, at: 1),
                 key: ChainKey(
                     environment: try .stored(row.decode(String.self, at: 2)),
-                    originalTransactionID: try row.decode(String.self, at: 3))
+                    chainID: try row.decode(String.self, at: 3))
             )
         }
         guard !candidates.isEmpty else { return (0, []) }
@@ -110,7 +110,7 @@ public struct PollQueue: Sendable {
                     """
                     UPDATE chains SET leased_until = \(timestamp(now, plus: lease)), leased_by = \(worker)
                     WHERE app_id = \(candidate.appID) AND environment = \(candidate.key.environment.rawValue)
-                      AND original_transaction_id = \(candidate.key.originalTransactionID)
+                      AND original_transaction_id = \(candidate.key.chainID)
                       AND (leased_until IS NULL OR leased_until < \(at))
                       AND (next_poll_at IS NULL OR next_poll_at <= \(at))
                     RETURNING refresh_via, last_receipt_id, poll_failures
@@ -306,7 +306,7 @@ public struct PollQueue: Sendable {
                 next_poll_at = \(timestamp(nextPollAt)),
                 poll_failures = CASE WHEN \(failed) THEN poll_failures + 1 ELSE 0 END
             WHERE app_id = \(chain.appID) AND environment = \(chain.key.environment.rawValue)
-              AND original_transaction_id = \(chain.key.originalTransactionID) AND leased_by = \(worker)
+              AND original_transaction_id = \(chain.key.chainID) AND leased_by = \(worker)
             """ as PostgresQuery)
     }
 

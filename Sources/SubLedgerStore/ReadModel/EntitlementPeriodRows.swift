@@ -29,7 +29,7 @@ enum EntitlementPeriodRows {
     /// account, so with the periods distributed by account (Citus) each goes to that account's shard.
     static func replace(_ chain: ChainEntitlementPeriods, appID: Int64) -> [PostgresQuery] {
         let environment = chain.chain.environment.rawValue
-        let original = chain.chain.originalTransactionID
+        let original = chain.chain.chainID
         let accounts = chain.accounts.union(chain.periods.map(\.account)).sorted { $0.rawValue < $1.rawValue }
         var statements: [PostgresQuery] = []
         for account in accounts {
@@ -126,7 +126,7 @@ enum EntitlementPeriodRows {
             guard let environment = try row.decode(String?.self, at: 2) else { continue }
             let key = ChainKey(
                 environment: try StoreEnvironment.stored(environment),
-                originalTransactionID: try row.decode(String.self, at: 3))
+                chainID: try row.decode(String.self, at: 3))
             guard let state = try row.decode(String?.self, at: 6) else {
                 periods.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: nil))
                 continue
@@ -180,7 +180,7 @@ enum EntitlementPeriodRows {
         ).map { row in
             ChainKey(
                 environment: try StoreEnvironment.stored(row.decode(String.self, at: 0)),
-                originalTransactionID: try row.decode(String.self, at: 1))
+                chainID: try row.decode(String.self, at: 1))
         }
         try ChainRows.lock(keys, appID: app.appID, on: connection)
         let chains = try ChainRows.load(keys, appID: app.appID, forUpdate: true, on: connection)

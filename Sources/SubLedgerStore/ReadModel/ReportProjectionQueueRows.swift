@@ -10,7 +10,7 @@ enum ReportProjectionQueueRows {
     static func enqueue(_ chains: [ChainKey], appID: Int64, now: Instant, into batch: inout PostgresBatch) {
         guard !chains.isEmpty else { return }
         let environments = PostgresArrayText.strings(chains.map(\.environment.rawValue))
-        let originals = PostgresArrayText.strings(chains.map(\.originalTransactionID))
+        let originals = PostgresArrayText.strings(chains.map(\.chainID))
         batch.append(
             """
             INSERT INTO report_projection_queue (app_id, environment, original_transaction_id, changed_at)

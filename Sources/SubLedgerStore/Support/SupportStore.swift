@@ -71,7 +71,7 @@ public struct SupportStore: Sendable {
             guard let environment = StoreEnvironment(rawValue: rawEnvironment) else {
                 throw StoreError(code: .corruptRow, message: "unknown environment '\(rawEnvironment)' in a chain row")
             }
-            return ChainKey(environment: environment, originalTransactionID: try row.decode(String.self, at: 1))
+            return ChainKey(environment: environment, chainID: try row.decode(String.self, at: 1))
         }.sorted()
     }
 }

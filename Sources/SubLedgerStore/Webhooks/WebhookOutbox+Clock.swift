@@ -22,7 +22,7 @@ extension LedgerStore {
                     appID: try row.decode(Int64.self, at: 0),
                     chain: ChainKey(
                         environment: try .stored(row.decode(String.self, at: 1)),
-                        originalTransactionID: try row.decode(String.self, at: 2)),
+                        chainID: try row.decode(String.self, at: 2)),
                     dueAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 3)))
             }
         }
@@ -43,7 +43,7 @@ extension LedgerStore {
 extension WebhookOutbox {
     static func settle(_ moment: DueWebhookMoment, now: Instant, on connection: PostgresConnection) throws -> Int {
         let key = moment.chain
-        let lockKey = "\(moment.appID):\(key.environment.rawValue):\(key.originalTransactionID)"
+        let lockKey = "\(moment.appID):\(key.environment.rawValue):\(key.chainID)"
         let locked = try connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(\(lockKey), 0))")
             .single().decode(Bool.self, at: 0)
         guard locked else { return 0 }
@@ -61,7 +61,7 @@ extension WebhookOutbox {
         let dueAt = Instant(millisecondsSince1970: try row.decode(Int64.self, at: 0))
         let definition = try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app")
         let app = StoredApp(appID: moment.appID, definition: definition, sharedSecret: nil, serverAPI: nil)
-        if let grantID = EntitlementGrant.grantID(chainID: key.originalTransactionID) {
+        if let grantID = EntitlementGrant.grantID(chainID: key.chainID) {
             // A grant's end: announced unless it was revoked before; the moment is done either way.
             let drafts =
                 try EntitlementGrantStore.grant(grantID, appID: moment.appID, on: connection)?
@@ -89,7 +89,7 @@ extension WebhookOutbox {
     private static func isMoment(_ key: ChainKey, appID: Int64) -> PostgresQuery {
         """
         app_id = \(appID) AND environment = \(key.environment.rawValue) \
-        AND original_transaction_id = \(key.originalTransactionID)
+        AND original_transaction_id = \(key.chainID)
         """
     }
 }

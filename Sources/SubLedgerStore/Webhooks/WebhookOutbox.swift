@@ -113,7 +113,7 @@ enum WebhookOutbox {
     static func upsert(_ moment: WebhookClockMoment, appID: Int64) -> PostgresQuery {
         """
         INSERT INTO webhook_clock_moments AS m (app_id, environment, original_transaction_id, due_at)
-        VALUES (\(appID), \(moment.chain.environment.rawValue), \(moment.chain.originalTransactionID), \(timestamp(moment.dueAt)))
+        VALUES (\(appID), \(moment.chain.environment.rawValue), \(moment.chain.chainID), \(timestamp(moment.dueAt)))
         ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET due_at = EXCLUDED.due_at
         """
     }
@@ -281,7 +281,7 @@ enum WebhookOutbox {
     /// key).
     static func ownedChains(of names: String, appID: Int64, except known: [ChainSnapshot]) -> PostgresQuery {
         let knownKeys = PostgresArrayText.strings(
-            known.map { "\($0.key.environment.rawValue):\($0.key.originalTransactionID)" })
+            known.map { "\($0.key.environment.rawValue):\($0.key.chainID)" })
         return """
             SELECT b.account_id, \(ChainRows.chainColumns)
             FROM (SELECT DISTINCT account_id, environment, original_transaction_id FROM ownership_bindings

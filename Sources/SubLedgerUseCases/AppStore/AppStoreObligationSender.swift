@@ -48,7 +48,7 @@ public struct AppStoreObligationSender: ObligationSending {
                 token = accountToken
                 try await apple.callServerAPI(.setAppAccountToken) { () async throws(AppStoreServerAPIError) in
                     try await client.setAppAccountToken(
-                        originalTransactionID: obligation.chain.originalTransactionID, appAccountToken: accountToken)
+                        originalTransactionID: obligation.chain.chainID, appAccountToken: accountToken)
                 }
             case .finishTransaction:
                 try await apple.callServerAPI(.finishTransaction) { () async throws(AppStoreServerAPIError) in

@@ -61,7 +61,7 @@ extension GooglePlayIngestion {
         }
         guard !wanted.isEmpty || latestID != nil else { return reading }
 
-        let key = ChainKey(environment: reading.environment, originalTransactionID: chain.originalTransactionID)
+        let key = ChainKey(environment: reading.environment, chainID: chain.chainID)
         let stored = try await store.chain(key, app: app)
         var held = Set(reading.transactions.map(\.transactionID))
         if let stored { held.formUnion(stored.transactions.map(\.transaction.transactionID)) }
@@ -80,7 +80,7 @@ extension GooglePlayIngestion {
             logger.warning(
                 "Google Play lineage has more missing orders than one reading fills; the rest are not on the ledger",
                 metadata: [
-                    "chain": "\(chain.originalTransactionID)", "missing": "\(missing.count)",
+                    "chain": "\(chain.chainID)", "missing": "\(missing.count)",
                     "filled": "\(Self.maximumEarlierOrders)",
                 ])
             missing = Array(missing.suffix(Self.maximumEarlierOrders))
@@ -96,7 +96,7 @@ extension GooglePlayIngestion {
             do throws(GooglePlayMappingError) {
                 transaction = try order.transaction(
                     purchaseToken: source.token, of: source.purchase, packageName: packageName,
-                    chainID: chain.originalTransactionID)
+                    chainID: chain.chainID)
             } catch {
                 if id == latestID {
                     // The observation's estimate stands.

@@ -30,7 +30,7 @@ extension GooglePlayIngestion {
         let chain = try await chain(of: token, purchase: purchase, client: client, packageName: packageName, app: app)
         do {
             let observation = try purchase.observation(
-                purchaseToken: token, packageName: packageName, chainID: chain.originalTransactionID,
+                purchaseToken: token, packageName: packageName, chainID: chain.chainID,
                 observedAt: observedAt)
             let reading = try await currentState(
                 of: observation, replaced: purchase.isReplaced, client: client, packageName: packageName, app: app,
@@ -131,7 +131,7 @@ extension GooglePlayIngestion {
         let tokenChain = try await tokens.chain(ofToken: token, appID: app.appID)
         if let tokenChain { candidates.append(tokenChain) }
         for environment in [StoreEnvironment.production, .sandbox] {
-            candidates.append(ChainKey(environment: environment, originalTransactionID: order.base))
+            candidates.append(ChainKey(environment: environment, chainID: order.base))
         }
         for key in candidates {
             guard let chain = try await store.chain(key, app: app),

@@ -152,7 +152,7 @@ public struct GooglePlayIngestion: Sendable {
                     app: app)
                 let observation = try purchase.observation(
                     purchaseToken: submission.purchaseToken, packageName: packageName,
-                    chainID: chain.originalTransactionID, observedAt: observedAt)
+                    chainID: chain.chainID, observedAt: observedAt)
                 let reading = try await currentState(
                     of: observation, replaced: purchase.isReplaced, client: client, packageName: packageName,
                     app: app, observedAt: observedAt)
@@ -192,7 +192,7 @@ public struct GooglePlayIngestion: Sendable {
             return reading
         }
         let key = ChainKey(
-            environment: observation.environment, originalTransactionID: observation.transaction.originalTransactionID)
+            environment: observation.environment, chainID: observation.transaction.chainID)
         guard let stored = try await store.chain(key, app: app) else { return reading }
         let replacedOnChain = stored.transactions.contains { $0.transaction.replacedPurchaseToken == token }
         guard replaced || replacedOnChain, let newest = stored.latestPurchaseToken, newest != token else {
@@ -201,7 +201,7 @@ public struct GooglePlayIngestion: Sendable {
         let purchase = try await client.subscriptionV2(packageName: packageName, token: newest)
         guard purchase.primaryLineItem?.productId != nil else { return reading }
         let successor = try purchase.observation(
-            purchaseToken: newest, packageName: packageName, chainID: key.originalTransactionID,
+            purchaseToken: newest, packageName: packageName, chainID: key.chainID,
             observedAt: observedAt)
         guard successor.environment == observation.environment else { return reading }
         reading.transactions.append(successor.transaction)
@@ -215,14 +215,14 @@ public struct GooglePlayIngestion: Sendable {
             token: token,
             chain: ChainKey(
                 environment: observation.environment,
-                originalTransactionID: observation.transaction.originalTransactionID),
+                chainID: observation.transaction.chainID),
             linkedPurchaseToken: nil, appID: app.appID)
     }
 
     /// A subscription token's chain, as `chain(of:…)` found it.
     struct FoundChain: Sendable {
         /// The chain's original transaction id.
-        var originalTransactionID: String
+        var chainID: String
         /// The tokens of the lineage before the read one that SubLedger met for the first time on the way, newest
         /// first, each with Google's answer for it: their orders are not on the ledger yet.
         var metTokens: [(token: String, purchase: SubscriptionPurchaseV2)]
@@ -240,7 +240,7 @@ public struct GooglePlayIngestion: Sendable {
         var met: [(token: String, purchase: SubscriptionPurchaseV2)] = []
         let id = try await chain(
             of: token, purchase: purchase, client: client, packageName: packageName, app: app, depth: 0, met: &met)
-        return FoundChain(originalTransactionID: id, metTokens: met)
+        return FoundChain(chainID: id, metTokens: met)
     }
 
     /// The longest lineage followed back through tokens SubLedger has not met.
@@ -251,7 +251,7 @@ public struct GooglePlayIngestion: Sendable {
         app: StoredApp, depth: Int, met: inout [(token: String, purchase: SubscriptionPurchaseV2)]
     ) async throws -> String {
         let environment: StoreEnvironment = purchase.isTestPurchase ? .sandbox : .production
-        if let known = try await tokens.chain(ofToken: token, appID: app.appID) { return known.originalTransactionID }
+        if let known = try await tokens.chain(ofToken: token, appID: app.appID) { return known.chainID }
         var chain: ChainKey?
         let linked = purchase.linkedPurchaseToken.flatMap { $0.isEmpty || $0 == token ? nil : String($0.prefix(1024)) }
         if let linked {
@@ -264,21 +264,21 @@ public struct GooglePlayIngestion: Sendable {
                     of: linked, purchase: replaced, client: client, packageName: packageName, app: app,
                     depth: depth + 1, met: &met)
                 chain = ChainKey(
-                    environment: replaced.isTestPurchase ? .sandbox : .production, originalTransactionID: root)
+                    environment: replaced.isTestPurchase ? .sandbox : .production, chainID: root)
             }
         }
         if chain == nil {
             guard let base = purchase.baseOrderID else {
                 throw IngestionError(.purchaseNotCompleted, "Google names no order of the purchase yet")
             }
-            chain = ChainKey(environment: environment, originalTransactionID: base)
+            chain = ChainKey(environment: environment, chainID: base)
         }
         guard let chain, chain.environment == environment else {
             throw IngestionError(.invalidPurchase, "the purchase replaces one of another environment")
         }
         let recorded = try await tokens.record(
             token: token, chain: chain, linkedPurchaseToken: linked, appID: app.appID)
-        return recorded.originalTransactionID
+        return recorded.chainID
     }
 
     /// The purchase a token replaced, as Google shows it now; `nil` when Google no longer has it (a token expired

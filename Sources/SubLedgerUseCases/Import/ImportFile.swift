@@ -55,7 +55,7 @@ public struct ImportFile: Sendable {
                 let fields = try record.fields.get(line: record.lineNumber)
                 let row = try ImportRow.parse(fields: fields, order: order, lineNumber: record.lineNumber)
                 var key: String?
-                if let id = row.originalTransactionID {
+                if let id = row.chainID {
                     key = "\(row.account.rawValue)|\(id)|\(row.environment?.rawValue ?? "")"
                 } else if case .googlePurchase(let token, _) = row.source {
                     key = "\(row.account.rawValue)|\(token)"

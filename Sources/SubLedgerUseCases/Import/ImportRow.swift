@@ -6,7 +6,7 @@ import SubLedgerCore
 public struct ImportRow: Sendable, Hashable {
     /// Where the chain comes from.
     public enum Source: Sendable, Hashable {
-        case originalTransactionID(String)
+        case chainID(String)
         case receipt(String)
         /// A Google Play purchase token of the product `productID`.
         case googlePurchase(token: String, productID: String)
@@ -36,8 +36,8 @@ public struct ImportRow: Sendable, Hashable {
     }
 
     /// The original transaction id, when the row names one.
-    public var originalTransactionID: String? {
-        if case .originalTransactionID(let id) = source { return id }
+    public var chainID: String? {
+        if case .chainID(let id) = source { return id }
         return nil
     }
 
@@ -86,7 +86,7 @@ public struct ImportRow: Sendable, Hashable {
             }
             guard let environment else { throw ImportRowError(lineNumber, .invalidEnvironment) }
             return ImportRow(
-                lineNumber: lineNumber, account: account, source: .originalTransactionID(originalID),
+                lineNumber: lineNumber, account: account, source: .chainID(originalID),
                 environment: environment)
         case (true, false):
             guard receipt.utf8.allSatisfy(Self.isBase64) else { throw ImportRowError(lineNumber, .invalidReceipt) }

@@ -83,7 +83,7 @@ public struct MigrationImporter: Sendable {
     struct RowResult: Sendable {
         var chains: Int
         var transactions: Int
-        var originalTransactionID: String?
+        var chainID: String?
     }
 
     /// Imports `file`, calling `progress` after every row; returns the summary. Cancelling the task stops
@@ -111,7 +111,7 @@ public struct MigrationImporter: Sendable {
             for refusal in file.refused {
                 try await checkpoints.record(
                     runID: runID, lineNumber: refusal.lineNumber, status: .failed, accountID: "",
-                    originalTransactionID: nil, transactions: 0, reason: refusal.description)
+                    chainID: nil, transactions: 0, reason: refusal.description)
             }
         }
         var pending: [ImportRow] = []
@@ -151,7 +151,7 @@ public struct MigrationImporter: Sendable {
                 case .success(let done):
                     try await checkpoints.record(
                         runID: runID, lineNumber: row.lineNumber, status: .done, accountID: row.account.rawValue,
-                        originalTransactionID: done.originalTransactionID, transactions: done.transactions,
+                        chainID: done.chainID, transactions: done.transactions,
                         reason: nil)
                     progress.rowsOK += 1
                     progress.chains += done.chains
@@ -162,7 +162,7 @@ public struct MigrationImporter: Sendable {
                 case .failure(let error):
                     try await checkpoints.record(
                         runID: runID, lineNumber: row.lineNumber, status: .failed, accountID: row.account.rawValue,
-                        originalTransactionID: row.originalTransactionID, transactions: 0, reason: error.description)
+                        chainID: row.chainID, transactions: 0, reason: error.description)
                     progress.rowsFailed += 1
                     failures.append(error)
                 }
@@ -186,7 +186,7 @@ public struct MigrationImporter: Sendable {
     func importRow(_ row: ImportRow, gate: AppleRateGate) async -> Result<RowResult, ImportRowError> {
         do {
             switch row.source {
-            case .originalTransactionID(let id):
+            case .chainID(let id):
                 return .success(try await importChain(id, row: row, gate: gate))
             case .receipt(let receiptData):
                 return .success(try await importReceipt(receiptData, row: row, gate: gate))
@@ -337,7 +337,7 @@ public struct MigrationImporter: Sendable {
                     message: "the chain \(original) is owned by account \(owner.rawValue); the ownership rule kept it"))
         }
         return RowResult(
-            chains: 1, transactions: Set(transactions.map(\.transactionID)).count, originalTransactionID: original)
+            chains: 1, transactions: Set(transactions.map(\.transactionID)).count, chainID: original)
     }
 
     /// Submits the row's receipt for its account through the normal verifyReceipt path.
@@ -349,10 +349,10 @@ public struct MigrationImporter: Sendable {
             do {
                 let outcome = try await ingestion.submitReceipt(
                     receiptData, account: row.account, orderID: nil, clientTransactionID: nil, app: app)
-                let chains = Set(outcome.outcomes.map(\.originalTransactionID))
+                let chains = Set(outcome.outcomes.map(\.chainID))
                 return RowResult(
                     chains: chains.count, transactions: outcome.outcomes.count,
-                    originalTransactionID: chains.sorted().first)
+                    chainID: chains.sorted().first)
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
                 let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
                 logger.debug(
@@ -380,7 +380,7 @@ public struct MigrationImporter: Sendable {
                 let outcome = try await googlePlay.submitPurchase(
                     .init(packageName: packageName, productID: productID, purchaseToken: token), account: row.account,
                     app: app)
-                let chains = Set(outcome.outcomes.map(\.originalTransactionID))
+                let chains = Set(outcome.outcomes.map(\.chainID))
                 if let foreign = outcome.outcomes.first(where: {
                     if case .belongsToAnotherAccount = $0.result { return true } else { return false }
                 }) {
@@ -388,12 +388,12 @@ public struct MigrationImporter: Sendable {
                         row.lineNumber,
                         .importFailed(
                             code: "owned_by_another_account",
-                            message: "the chain \(foreign.originalTransactionID) is owned by another account; the "
+                            message: "the chain \(foreign.chainID) is owned by another account; the "
                                 + "ownership rule kept it"))
                 }
                 return RowResult(
                     chains: chains.count, transactions: outcome.outcomes.count,
-                    originalTransactionID: chains.sorted().first)
+                    chainID: chains.sorted().first)
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
                 let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
                 logger.debug(
@@ -451,7 +451,7 @@ public struct MigrationImporter: Sendable {
     static func describe(_ row: ImportRow, done: Bool, app: StoredApp) -> String {
         let what: String
         switch row.source {
-        case .originalTransactionID(let id):
+        case .chainID(let id):
             what =
                 "fetch the history of chain \(id) (\(row.environment?.rawValue ?? "?")) from the App Store Server API"
         case .receipt:

@@ -326,7 +326,7 @@ public struct SupportLookup: Sendable {
             if let chain = try await store.chain(key, app: app) { snapshots.append(chain) }
         }
         let scope = ReportScope(bundleID: app.bundleID)
-        let originals = Array(Set(snapshots.map(\.key.originalTransactionID))).sorted()
+        let originals = Array(Set(snapshots.map(\.key.chainID))).sorted()
         let account = accountTimeline ? query.id : nil
         let events: [TimelineEvent] = try await store.pool.withConnection { connection in
             if let account { return try Reports.account(account, on: connection, scope: scope).events }
@@ -371,7 +371,7 @@ public struct SupportLookup: Sendable {
         let latest = snapshot.latestTransaction(at: now)
         return SupportAnswer.Chain(
             environment: snapshot.key.environment.rawValue, store: ChainRefreshRoute(of: snapshot).store.rawValue,
-            originalTransactionID: snapshot.key.originalTransactionID,
+            originalTransactionID: snapshot.key.chainID,
             productID: snapshot.header.productID, productType: snapshot.header.productType.rawValue,
             ownerAccountID: snapshot.header.owner?.rawValue, state: state.name,
             expirationReason: state.expirationReason?.name, expiresAt: snapshot.header.latestExpiry,

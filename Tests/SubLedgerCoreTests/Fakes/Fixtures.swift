@@ -59,7 +59,7 @@ enum Fixtures {
     /// A subscription period `[from, to)` in days.
     static func subscription(
         _ transactionID: String,
-        chain originalTransactionID: String,
+        chain chainID: String,
         product: String = proMonthly,
         from: Int,
         to: Int,
@@ -75,7 +75,7 @@ enum Fixtures {
     ) -> Transaction {
         Transaction(
             transactionID: transactionID,
-            originalTransactionID: originalTransactionID,
+            chainID: chainID,
             productID: product,
             bundleID: bundleID,
             purchaseDate: day(from),
@@ -108,7 +108,7 @@ enum Fixtures {
     ) -> Transaction {
         Transaction(
             transactionID: transactionID,
-            originalTransactionID: transactionID,
+            chainID: transactionID,
             productID: product,
             bundleID: bundleID,
             quantity: quantity,
@@ -125,7 +125,7 @@ enum Fixtures {
     }
 
     static func renewal(
-        chain originalTransactionID: String,
+        chain chainID: String,
         product: String = proMonthly,
         willAutoRenew: Bool,
         observedOn observedDay: Int,
@@ -135,7 +135,7 @@ enum Fixtures {
         expirationIntent: Int? = nil
     ) -> RenewalInfo {
         RenewalInfo(
-            originalTransactionID: originalTransactionID,
+            chainID: chainID,
             productID: product,
             autoRenewProductID: product,
             willAutoRenew: willAutoRenew,
@@ -185,7 +185,7 @@ enum Fixtures {
 extension LedgerState {
     /// The chain with original transaction id `id` in production.
     func chain(_ id: String) -> ChainSnapshot? {
-        chains[ChainKey(environment: .production, originalTransactionID: id)]
+        chains[ChainKey(environment: .production, chainID: id)]
     }
 
     /// The entitlement ids `account` holds at `instant`.

@@ -424,7 +424,7 @@ import Testing
             try await harness.pool.query(
                 "UPDATE receipts SET body = '{\"forged\": true}' WHERE account_id LIKE 'erased-%'")
             let verification = try await harness.store.verifyLedgerChain(appID: nil, since: nil)
-            let broken = Set(verification.breaks.map { "\($0.originalTransactionID) \($0.table) \($0.kind.rawValue)" })
+            let broken = Set(verification.breaks.map { "\($0.chainID) \($0.table) \($0.kind.rawValue)" })
             #expect(broken == ["8401 receipts changed", "8501 ledger_entries changed"])
         }
     }

@@ -21,7 +21,7 @@ import Testing
             let now = h.now
             let day: Int64 = 86_400_000
             let apple = Transaction(
-                transactionID: "2000000000000001", originalTransactionID: "2000000000000001",
+                transactionID: "2000000000000001", chainID: "2000000000000001",
                 productID: "pro.monthly", bundleID: E2E.bundleID, purchaseDate: now.adding(milliseconds: -7 * day),
                 originalPurchaseDate: now.adding(milliseconds: -7 * day),
                 expiresDate: now.adding(milliseconds: 23 * day),

@@ -116,7 +116,7 @@ import _CryptoExtras
             // nothing.
             _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(hours: 1))
             _ = try await h.ingestion.pollChain(
-                ChainKey(environment: .production, originalTransactionID: bought.orderId),
+                ChainKey(environment: .production, chainID: bought.orderId),
                 app: try #require(await h.catalog.app(bundleID: E2E.bundleID)))
             #expect(try await Self.entries(h) == entries)
         }

@@ -69,7 +69,7 @@ import Testing
             // Acknowledged, so Google keeps the purchase past three days.
             #expect(try await h.sender.runCycle().sent == 1)
             let app = try #require(try await h.catalog.app(bundleID: G.bundleID))
-            let chain = ChainKey(environment: .production, originalTransactionID: bought.orderId)
+            let chain = ChainKey(environment: .production, chainID: bought.orderId)
 
             // Day 10: alice turns renewal off; the poller learns it from Google (no submitter: nothing moves).
             _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))

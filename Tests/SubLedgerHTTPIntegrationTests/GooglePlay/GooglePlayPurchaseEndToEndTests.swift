@@ -234,7 +234,7 @@ import Testing
                 ).first?.decode(String.self, at: 0))
             let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
             let polled = try await h.ingestion.pollChain(
-                ChainKey(environment: .production, originalTransactionID: chain), app: app)
+                ChainKey(environment: .production, chainID: chain), app: app)
             #expect(polled?.decision.entries.contains { $0.kind == .extend && $0.account.rawValue == "alice" } == true)
             #expect(try await h.entitlements("alice") == ["pro"])
             #expect(try await h.entitlements("bob") == [])
@@ -256,7 +256,7 @@ import Testing
             #expect(try await h.submit("alice", bought).status == .ok)
             #expect(try await h.sender.runCycle().sent == 1)
             let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
-            let chain = ChainKey(environment: .production, originalTransactionID: bought.orderId)
+            let chain = ChainKey(environment: .production, chainID: bought.orderId)
 
             // Day 10: alice turns renewal off; the poller learns it from Google.
             _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))
@@ -307,7 +307,7 @@ import Testing
             _ = try await h.sender.runCycle()
             #expect(try h.sim.control.describe(bought.purchaseToken).acknowledged)
             let app = try #require(try await h.catalog.app(bundleID: Self.bundleID))
-            let chain = ChainKey(environment: .production, originalTransactionID: bought.orderId)
+            let chain = ChainKey(environment: .production, chainID: bought.orderId)
             _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 10))
             _ = try await h.sim.control.cancel(bought.purchaseToken)
             _ = try await h.ingestion.pollChain(chain, app: app)

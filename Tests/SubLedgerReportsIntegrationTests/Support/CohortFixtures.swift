@@ -47,7 +47,7 @@ enum CohortFixtures {
         intro: Bool = false
     ) -> Transaction {
         Transaction(
-            transactionID: id, originalTransactionID: chain, productID: product, bundleID: bundleID,
+            transactionID: id, chainID: chain, productID: product, bundleID: bundleID,
             purchaseDate: from, originalPurchaseDate: from, expiresDate: to,
             revocationDate: refundedOn ?? upgradedOn, revocationReason: refundedOn.map { _ in 0 },
             webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", isTrialPeriod: trial, isInIntroOfferPeriod: intro,

@@ -46,7 +46,7 @@ enum ReportFixtures {
         trial: Bool = false, intro: Bool = false, price: Int64? = nil, currency: String? = nil
     ) -> Transaction {
         Transaction(
-            transactionID: id, originalTransactionID: chain, productID: product, bundleID: bundleID,
+            transactionID: id, chainID: chain, productID: product, bundleID: bundleID,
             purchaseDate: day(from), originalPurchaseDate: day(from), expiresDate: day(to),
             revocationDate: refundedOn.map(day), revocationReason: refundedOn.map { _ in 1 },
             webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", isTrialPeriod: trial, isInIntroOfferPeriod: intro,
@@ -59,7 +59,7 @@ enum ReportFixtures {
         -> RenewalInfo
     {
         RenewalInfo(
-            originalTransactionID: chain, productID: product, autoRenewProductID: product, willAutoRenew: willAutoRenew,
+            chainID: chain, productID: product, autoRenewProductID: product, willAutoRenew: willAutoRenew,
             expirationIntent: intent, environment: .production, observedAt: day(observedDay))
     }
 
@@ -172,7 +172,7 @@ enum ReportFixtures {
         -> Transaction
     {
         Transaction(
-            transactionID: id, originalTransactionID: id, productID: "coins.100", bundleID: bundleID,
+            transactionID: id, chainID: id, productID: "coins.100", bundleID: bundleID,
             purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day),
             revocationReason: refundedOn.map { _ in 0 },
             environment: .production, source: .verifyReceipt, price: price, currency: currency)

@@ -57,7 +57,7 @@ enum RevenueFixtures {
         upgradedOn: Int? = nil, trial: Bool = false
     ) -> Transaction {
         Transaction(
-            transactionID: id, originalTransactionID: chain, productID: product, bundleID: bundleID,
+            transactionID: id, chainID: chain, productID: product, bundleID: bundleID,
             purchaseDate: day(from), originalPurchaseDate: day(from), expiresDate: day(to),
             revocationDate: refundedOn.map(day) ?? upgradedOn.map(day), revocationReason: refundedOn.map { _ in 0 },
             webOrderLineItemID: "w" + id, subscriptionGroupID: bundleID == money ? "g1" : "g2",

@@ -66,12 +66,12 @@ struct StoredChainValues {
     }
 
     mutating func chainKey() -> ChainKey {
-        ChainKey(environment: element(of: StoreEnvironment.self), originalTransactionID: string())
+        ChainKey(environment: element(of: StoreEnvironment.self), chainID: string())
     }
 
     mutating func renewalInfo() -> RenewalInfo {
         RenewalInfo(
-            originalTransactionID: string(), productID: string(), autoRenewProductID: maybe { $0.string() },
+            chainID: string(), productID: string(), autoRenewProductID: maybe { $0.string() },
             willAutoRenew: chance(50), expirationIntent: maybe { $0.int() }, isInBillingRetryPeriod: chance(50),
             gracePeriodExpiresDate: maybe { $0.instant() }, priceIncreaseStatus: maybe { $0.int() },
             offerType: maybe { $0.int() }, offerIdentifier: maybe { $0.string() }, renewalDate: maybe { $0.instant() },
@@ -106,7 +106,7 @@ struct StoredChainValues {
 
     mutating func transaction() -> Transaction {
         Transaction(
-            transactionID: string(), originalTransactionID: string(), productID: string(),
+            transactionID: string(), chainID: string(), productID: string(),
             bundleID: maybe { $0.string() }, quantity: int(), purchaseDate: instant(),
             originalPurchaseDate: maybe { $0.instant() }, expiresDate: maybe { $0.instant() },
             revocationDate: maybe { $0.instant() }, revocationReason: maybe { $0.int() },

@@ -17,7 +17,7 @@ import Testing
                 + ",carol,\"TUlJ\",\n")
         #expect(file.refused.isEmpty)
         #expect(file.rows.map(\.lineNumber) == [2, 3, 5])
-        #expect(file.rows[0].source == .originalTransactionID("2000000000000001"))
+        #expect(file.rows[0].source == .chainID("2000000000000001"))
         #expect(file.rows[0].environment == .sandbox)
         #expect(file.rows[1].environment == .production)
         #expect(file.rows[2].source == .receipt("TUlJ"))

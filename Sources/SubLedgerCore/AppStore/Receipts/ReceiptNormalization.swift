@@ -3,7 +3,7 @@ extension ReceiptSnapshot {
     ///
     /// - Rejects (throws) a receipt whose bundle id is not a configured app, or whose environment the app
     ///   does not accept.
-    /// - Dedupes on (`productID`, `originalTransactionID`, `transactionID`): `in_app` and
+    /// - Dedupes on (`productID`, `chainID`, `transactionID`): `in_app` and
     ///   `latest_receipt_info` repeat each other. When copies differ, the most informative wins (later signed
     ///   date, then one carrying a revocation date, an upgrade mark, a later expiry), by a rule that never
     ///   depends on array order.
@@ -21,7 +21,7 @@ extension ReceiptSnapshot {
         }
         struct DedupeKey: Hashable {
             var productID: String
-            var originalTransactionID: String
+            var chainID: String
             var transactionID: String
         }
         var versions: [DedupeKey: Transaction] = [:]
@@ -29,7 +29,7 @@ extension ReceiptSnapshot {
         for transaction in transactions {
             let key = DedupeKey(
                 productID: transaction.productID,
-                originalTransactionID: transaction.originalTransactionID,
+                chainID: transaction.chainID,
                 transactionID: transaction.transactionID
             )
             if let reason = IgnoredTransaction.reason(for: transaction, app: app, environment: environment) {

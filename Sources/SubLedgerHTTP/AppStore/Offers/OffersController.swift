@@ -77,7 +77,7 @@ struct OffersController: Sendable {
                 eligible: answer.facts.isEligibleForIntroductoryOffer,
                 used_by: used.map {
                     IntroductoryOfferUseBody(
-                        transaction_id: $0.transactionID, original_transaction_id: $0.originalTransactionID,
+                        transaction_id: $0.transactionID, original_transaction_id: $0.chainID,
                         product_id: $0.productID, environment: $0.environment.rawValue,
                         purchased_at: Representation.time($0.purchaseDate))
                 },

@@ -21,7 +21,7 @@ enum ConsumptionRequestRows {
             INSERT INTO consumption_requests (app_id, notification_row_id, environment, transaction_id,
                 original_transaction_id, requested_at, deadline_at, reason)
             SELECT \(app.appID), n.notification_row_id, \(input.environment.rawValue), \(transaction.transactionID),
-                \(transaction.originalTransactionID), \(timestamp(requestedAt)), \(timestamp(deadline)),
+                \(transaction.chainID), \(timestamp(requestedAt)), \(timestamp(deadline)),
                 n.consumption_request_reason
             FROM notifications n
             WHERE n.notification_row_id = \(notificationRowID) AND n.notification_type = 'CONSUMPTION_REQUEST'

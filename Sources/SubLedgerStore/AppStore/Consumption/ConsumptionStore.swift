@@ -93,7 +93,7 @@ public struct ConsumptionStore: Sendable {
                 bundleID: try row.decode(String.self, at: 2),
                 environment: try .stored(row.decode(String.self, at: 3)),
                 transactionID: try row.decode(String.self, at: 4),
-                originalTransactionID: try row.decode(String.self, at: 5),
+                chainID: try row.decode(String.self, at: 5),
                 requestedAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 6)),
                 deadline: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 7)),
                 attempts: Int(try row.decode(Int32.self, at: 8)),
@@ -110,7 +110,7 @@ public struct ConsumptionStore: Sendable {
                 """
                 SELECT owner_account_id, product_id FROM chains
                 WHERE app_id = \(app.appID) AND environment = \(request.environment.rawValue) AND
-                    original_transaction_id = \(request.originalTransactionID)
+                    original_transaction_id = \(request.chainID)
                 """
             ).first
             let owner = try chain?.decode(String?.self, at: 0)

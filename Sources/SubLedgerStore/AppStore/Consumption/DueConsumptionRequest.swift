@@ -7,7 +7,7 @@ public struct DueConsumptionRequest: Sendable, Hashable {
     public var bundleID: String
     public var environment: StoreEnvironment
     public var transactionID: String
-    public var originalTransactionID: String
+    public var chainID: String
     public var requestedAt: Instant
     /// Apple's deadline: 12 hours after it sent the notification.
     public var deadline: Instant

@@ -24,17 +24,17 @@ public struct OfferEligibilityFacts: Sendable, Hashable {
 public struct IntroductoryOfferUse: Sendable, Hashable {
     public var environment: StoreEnvironment
     public var transactionID: String
-    public var originalTransactionID: String
+    public var chainID: String
     public var productID: String
     public var purchaseDate: Instant
 
     public init(
-        environment: StoreEnvironment, transactionID: String, originalTransactionID: String, productID: String,
+        environment: StoreEnvironment, transactionID: String, chainID: String, productID: String,
         purchaseDate: Instant
     ) {
         self.environment = environment
         self.transactionID = transactionID
-        self.originalTransactionID = originalTransactionID
+        self.chainID = chainID
         self.productID = productID
         self.purchaseDate = purchaseDate
     }

@@ -36,7 +36,7 @@ public struct OfferEligibilityStore: Sendable {
                 }
                 return IntroductoryOfferUse(
                     environment: environment, transactionID: try row.decode(String.self, at: 1),
-                    originalTransactionID: try row.decode(String.self, at: 2),
+                    chainID: try row.decode(String.self, at: 2),
                     productID: try row.decode(String.self, at: 3),
                     purchaseDate: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 4)))
             }

@@ -105,7 +105,7 @@ extension RenewalExtensionStore {
             guard let environment = StoreEnvironment(rawValue: try row.decode(String.self, at: 0)) else {
                 throw StoreError(code: .corruptRow, message: "a stored renewal extension has an unknown environment")
             }
-            return ChainKey(environment: environment, originalTransactionID: try row.decode(String.self, at: 1))
+            return ChainKey(environment: environment, chainID: try row.decode(String.self, at: 1))
         }
     }
 

@@ -54,7 +54,7 @@ public struct RenewalExtensionStore: Sendable {
                 """
                 INSERT INTO renewal_extensions (app_id, environment, original_transaction_id, request_identifier,
                     days, reason_code, requested_by, requested_at, status)
-                VALUES (\(appID), \(chain.environment.rawValue), \(chain.originalTransactionID), \(requestIdentifier),
+                VALUES (\(appID), \(chain.environment.rawValue), \(chain.chainID), \(requestIdentifier),
                     \(days), \(reasonCode), \(requestedBy), \(timestamp(now)), 'requested')
                 """)
             return .reserved
@@ -97,7 +97,7 @@ public struct RenewalExtensionStore: Sendable {
     static func isChain(_ chain: ChainKey, appID: Int64) -> PostgresQuery {
         """
         app_id = \(appID) AND environment = \(chain.environment.rawValue) \
-        AND original_transaction_id = \(chain.originalTransactionID)
+        AND original_transaction_id = \(chain.chainID)
         """
     }
 
@@ -106,7 +106,7 @@ public struct RenewalExtensionStore: Sendable {
             let status = RenewalExtensionRecord.Status(rawValue: try row.decode(String.self, at: 8))
         else { throw StoreError(code: .corruptRow, message: "a stored renewal extension has an unknown value") }
         return RenewalExtensionRecord(
-            chain: ChainKey(environment: environment, originalTransactionID: try row.decode(String.self, at: 1)),
+            chain: ChainKey(environment: environment, chainID: try row.decode(String.self, at: 1)),
             requestIdentifier: try row.decode(String.self, at: 2), mass: try row.decode(Bool.self, at: 3),
             days: try row.decode(Int.self, at: 4), reasonCode: try row.decode(Int.self, at: 5),
             requestedBy: try row.decode(String.self, at: 6),

@@ -16,7 +16,7 @@ extension Ingestion {
         var holdsFirst: Set<ChainKey> = []
         for transaction in input.transactions where transaction.store == .appStore {
             let key = transaction.chainKey
-            if transaction.transactionID == transaction.originalTransactionID { holdsFirst.insert(key) }
+            if transaction.transactionID == transaction.chainID { holdsFirst.insert(key) }
             if let known = earliest[key], known.purchaseDate <= transaction.purchaseDate { continue }
             earliest[key] = transaction
         }
@@ -49,7 +49,7 @@ extension Ingestion {
                 // The first transaction and the newest ones: the chain still starts with its grant.
                 logger.warning(
                     "chain has more earlier transactions than one input holds; its oldest renewals are left out",
-                    metadata: ["chain": "\(contact.key.originalTransactionID)", "earlier": "\(earlier.count)"])
+                    metadata: ["chain": "\(contact.key.chainID)", "earlier": "\(earlier.count)"])
                 input.transactions += earlier.prefix(1) + earlier.suffix(max(0, room - 1))
                 continue
             }
@@ -105,12 +105,12 @@ extension Ingestion {
             case .apple(let refusal):
                 logger.warning(
                     "Apple refused the history of a chain first heard of late; applied as it arrived",
-                    metadata: ["chain": "\(key.originalTransactionID)", "error": "\(refusal.code)"])
+                    metadata: ["chain": "\(key.chainID)", "error": "\(refusal.code)"])
                 return []
             }
         }
         return try history.filter {
-            $0.originalTransactionID == key.originalTransactionID && $0.transactionID != arrived.transactionID
+            $0.originalTransactionID == key.chainID && $0.transactionID != arrived.transactionID
         }
         .map { try $0.coreTransaction(source: .serverAPI) }
         .filter { $0.environment == key.environment && $0.purchaseDate <= arrived.purchaseDate }

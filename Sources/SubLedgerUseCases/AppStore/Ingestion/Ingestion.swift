@@ -270,7 +270,7 @@ public struct Ingestion: Sendable {
             statuses = try await AppleCallMetrics.measure(
                 .subscriptionStatuses,
                 classifyError: { ($0 as? AppStoreServerAPIError)?.isRetryable == true ? .retryable : .rejected }
-            ) { try await client.allSubscriptionStatuses(transactionID: chain.originalTransactionID) }
+            ) { try await client.allSubscriptionStatuses(transactionID: chain.chainID) }
             apple.breaker.recordSuccess()
         } catch let error as AppStoreServerAPIError {
             if error.isRetryable {
@@ -366,7 +366,7 @@ public struct Ingestion: Sendable {
             // Apple refused the question (not the service failing): judged on the stored state.
             logger.notice(
                 "the contested chain could not be read again from the Server API",
-                metadata: ["chain": "\(transaction.chainKey.originalTransactionID)", "error": "\(error.code.rawValue)"])
+                metadata: ["chain": "\(transaction.chainKey.chainID)", "error": "\(error.code.rawValue)"])
         }
     }
 

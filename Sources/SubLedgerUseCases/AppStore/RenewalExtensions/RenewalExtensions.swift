@@ -139,12 +139,12 @@ public struct RenewalExtensions: Sendable {
     /// auto-renewable subscription, or already had two extensions requested or granted within 365 days.
     /// A `requestIdentifier` that succeeded before answers its record again without calling Apple.
     public func extend(
-        originalTransactionID: String, app: StoredApp, environment: StoreEnvironment? = nil, days: Int,
+        chainID: String, app: StoredApp, environment: StoreEnvironment? = nil, days: Int,
         reason: ExtendReasonCode, requestedBy: String, requestIdentifier given: String? = nil
     ) async throws -> SingleExtensionOutcome {
         try Self.checkDays(days)
         let identifier = try requestIdentifier(given)
-        let chain = try await activeChain(originalTransactionID, app: app, environment: environment)
+        let chain = try await activeChain(chainID, app: app, environment: environment)
         let client = try serverAPIClient(app, chain.key.environment)
         let reservation = try await records.reserve(
             chain.key, appID: app.appID, requestIdentifier: identifier, days: days, reasonCode: reason.rawValue,
@@ -154,7 +154,7 @@ public struct RenewalExtensions: Sendable {
         case .limitReached(let count):
             throw RenewalExtensionError(
                 .extensionLimitReached,
-                "\(originalTransactionID) already had \(count) extensions within 365 days; Apple allows "
+                "\(chainID) already had \(count) extensions within 365 days; Apple allows "
                     + "\(RenewalExtensionLimits.maximumPerWindow)")
         case .alreadyRecorded(let record) where record.status == .succeeded:
             let current = try await store.chain(chain.key, app: app)
@@ -167,7 +167,7 @@ public struct RenewalExtensions: Sendable {
         do {
             answer = try await apple.callServerAPI(.extendRenewalDate) { () async throws(AppStoreServerAPIError) in
                 try await client.extendRenewalDate(
-                    originalTransactionID: chain.key.originalTransactionID,
+                    originalTransactionID: chain.key.chainID,
                     ExtendRenewalDateRequest(
                         extendByDays: days, extendReasonCode: reason, requestIdentifier: identifier))
             }
@@ -193,7 +193,7 @@ public struct RenewalExtensions: Sendable {
             webOrderLineItemID: answer.webOrderLineItemID,
             appleError: answer.success == false ? "success: false" : nil, at: now())
         guard answer.success != false else {
-            throw RenewalExtensionError(.appleRefused, "Apple answered success: false for \(originalTransactionID)")
+            throw RenewalExtensionError(.appleRefused, "Apple answered success: false for \(chainID)")
         }
         let applied = await refresh(chain.key, app: app)
         let current = try await store.chain(chain.key, app: app)
@@ -201,7 +201,7 @@ public struct RenewalExtensions: Sendable {
             .first { $0.requestIdentifier == identifier }
         guard let record else {
             throw RenewalExtensionError(
-                .unknownSubscription, "the extension's record of \(originalTransactionID) vanished")
+                .unknownSubscription, "the extension's record of \(chainID) vanished")
         }
         return SingleExtensionOutcome(
             record: record, expiresAt: current?.header.latestExpiry, applied: applied, repeated: false)
@@ -209,17 +209,17 @@ public struct RenewalExtensions: Sendable {
 
     /// The ledger's chain, which must be an active auto-renewable subscription now.
     func activeChain(
-        _ originalTransactionID: String, app: StoredApp, environment: StoreEnvironment?
+        _ chainID: String, app: StoredApp, environment: StoreEnvironment?
     ) async throws -> ChainSnapshot {
-        guard !originalTransactionID.isEmpty, originalTransactionID.count <= 64,
-            originalTransactionID.allSatisfy({ $0.isASCII && $0.isNumber })
+        guard !chainID.isEmpty, chainID.count <= 64,
+            chainID.allSatisfy({ $0.isASCII && $0.isNumber })
         else {
             throw RenewalExtensionError(
                 .unknownSubscription, "an original transaction id is a number, like 2000000123456789")
         }
         var found: ChainSnapshot?
         for candidate in environment.map({ [$0] }) ?? app.definition.environments {
-            let key = ChainKey(environment: candidate, originalTransactionID: originalTransactionID)
+            let key = ChainKey(environment: candidate, chainID: chainID)
             if let chain = try await store.chain(key, app: app) {
                 found = chain
                 break
@@ -227,17 +227,17 @@ public struct RenewalExtensions: Sendable {
         }
         guard let chain = found else {
             throw RenewalExtensionError(
-                .unknownSubscription, "the ledger holds no subscription \(originalTransactionID) of \(app.bundleID)")
+                .unknownSubscription, "the ledger holds no subscription \(chainID) of \(app.bundleID)")
         }
         guard chain.header.productType == .autoRenewable else {
             throw RenewalExtensionError(
-                .notAutoRenewable, "\(originalTransactionID) is a \(chain.header.productType.rawValue) purchase")
+                .notAutoRenewable, "\(chainID) is a \(chain.header.productType.rawValue) purchase")
         }
         let state = chain.state(at: now(), in: app.definition)
         guard state == .active else {
             throw RenewalExtensionError(
                 .notActive,
-                "\(originalTransactionID) is \(state.name), not active: Apple extends only active subscriptions")
+                "\(chainID) is \(state.name), not active: Apple extends only active subscriptions")
         }
         return chain
     }
