@@ -192,7 +192,6 @@ let package = Package(
             dependencies: [
                 "SubLedgerUseCases",
                 "SubLedgerReports",
-                "AppStore",
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -55,7 +55,7 @@ public actor GoogleAccessTokenProvider {
         key: ServiceAccountKey,
         configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "subledger.googleplay.oauth"),
-        now: @escaping @Sendable () -> Instant = { GoogleAccessTokenProvider.systemNow() }
+        now: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
         self.configuration = configuration
         self.exchanger = Exchanger(
@@ -88,11 +88,6 @@ public actor GoogleAccessTokenProvider {
     /// Forgets `accessToken` if it is the cached one (the API refused it), so the next caller exchanges again.
     public func invalidate(_ accessToken: String) {
         if cached?.accessToken == accessToken { cached = nil }
-    }
-
-    /// The system clock, the default `now`.
-    public static func systemNow() -> Instant {
-        Instant(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// One exchange at the token endpoint, off the actor.

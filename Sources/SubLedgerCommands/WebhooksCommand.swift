@@ -1,4 +1,3 @@
-import AppStore
 import ArgumentParser
 import Foundation
 import SubLedgerCore

@@ -18,13 +18,13 @@ import Testing
                 bundleID: "com.example.app", environment: .production, chainID: "1000\u{1}\"x\\/π",
                 transactionID: "t1", state: .gracePeriod, expiresAt: at,
                 gracePeriodExpiresAt: at.adding(milliseconds: 5),
-                willAutoRenew: false, ownershipType: .familyShared),
+                willAutoRenew: false, ownershipType: .familyShared, store: .appStore),
             Entitlement(
                 entitlementID: "lifetime", productID: "lifetime", productType: .nonConsumable,
                 bundleID: "com.example.app",
                 environment: .sandbox, chainID: "2000", transactionID: "t2", state: .active,
                 expiresAt: nil,
-                gracePeriodExpiresAt: nil, willAutoRenew: nil, ownershipType: .purchased),
+                gracePeriodExpiresAt: nil, willAutoRenew: nil, ownershipType: .purchased, store: .googlePlay),
         ]
         struct Reference: Encodable {
             var account_id: String

@@ -10,7 +10,4 @@ extension Instant {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         self.init(millisecondsSince1970: Int64(exactly: milliseconds) ?? (milliseconds < 0 ? .min : .max))
     }
-
-    /// The current time from the system clock; the default clock of this module's verifiers and clients.
-    public static func systemNow() -> Instant { Instant(date: Date()) }
 }

@@ -37,7 +37,7 @@ public struct Entitlement: Hashable, Sendable, Codable {
         gracePeriodExpiresAt: Instant?,
         willAutoRenew: Bool?,
         ownershipType: OwnershipType,
-        store: Store = .appStore,
+        store: Store,
         grantID: String? = nil
     ) {
         self.entitlementID = entitlementID

@@ -26,7 +26,7 @@ public struct PollQueue: Sendable {
         public var pollFailures: Int
     }
 
-    /// A stored receipt or signed transaction not yet verified (Apple was down, or the request died).
+    /// A stored submission not yet verified (its store was down, or the request died).
     public struct PendingInput: Sendable, Hashable {
         public var submissionID: Int64
         public var appID: Int64
@@ -56,7 +56,7 @@ public struct PollQueue: Sendable {
     }
 
     /// Claims up to `limit` auto-renewable chains that are due at `now`: expiring within `window`, past
-    /// expiry while Apple may still renew them (auto-renew on, for up to 60 days: Apple's billing retry), in
+    /// expiry while their store may still renew them (auto-renew on, for up to 60 days: the App Store's billing retry), in
     /// billing retry or in a grace period; and not leased by another poller.
     public func claimDueChains(
         limit: Int, window: Duration, lease: Duration, worker: String, now: Instant

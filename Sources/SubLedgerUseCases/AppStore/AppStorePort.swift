@@ -55,6 +55,18 @@ public struct AppStorePort: StorePort {
         return false
     }
 
+    /// Receipts deferred because Apple did not answer: while some wait, Apple is asked, through the circuit breaker,
+    /// whether it answers again (for the app of the oldest); when it does they are all made due. Receipts refused for
+    /// their own reasons keep their backoff.
+    public func wakeDeferredInputs(now: Instant) async throws -> DeferredInputs {
+        let deferred = try await ingestion.store.appleDeferredInputs(now: now)
+        guard deferred.waiting > 0, let bundleID = deferred.oldestWaitingBundleID,
+            let app = try await ingestion.findApp(bundleID), await ingestion.appleAnswers(app: app)
+        else { return DeferredInputs(deferred: deferred.total, woken: 0) }
+        let woken = try await ingestion.store.makeAppleDeferredInputsDue(now: now)
+        return DeferredInputs(deferred: deferred.total, woken: woken)
+    }
+
     /// A StoreKit 2 chain through Get All Subscription Statuses (`nil` for an app without Server API credentials);
     /// a receipt-only chain through verifyReceipt on its latest stored receipt.
     public func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied? {

@@ -25,7 +25,7 @@ public struct GooglePlayNotifications: Sendable {
         ingestion: GooglePlayIngestion,
         findApp: @escaping @Sendable (_ packageName: String) async throws -> StoredApp?, logger: Logger,
         now: @escaping @Sendable () -> Instant,
-        tokenClock: @escaping @Sendable () -> Instant = { GoogleAccessTokenProvider.systemNow() }
+        tokenClock: @escaping @Sendable () -> Instant = { Instant.systemNow() }
     ) {
         self.ingestion = ingestion
         self.findApp = findApp

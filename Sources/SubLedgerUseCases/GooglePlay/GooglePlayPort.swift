@@ -52,6 +52,12 @@ public struct GooglePlayPort: StorePort {
         return false
     }
 
+    /// None: a purchase Google could not be asked about keeps its backoff (the client retries within a call, and no
+    /// breaker says when Google answers again).
+    public func wakeDeferredInputs(now: Instant) async throws -> DeferredInputs {
+        DeferredInputs(deferred: 0, woken: 0)
+    }
+
     public func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied? {
         try await ingestion.pollChain(chain.key, app: app)
     }

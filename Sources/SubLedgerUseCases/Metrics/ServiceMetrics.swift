@@ -7,7 +7,7 @@ import Prometheus
 /// process may build many applications (the tests build one per test). So the registry is process-wide,
 /// created and bootstrapped together on first use, and every application scrapes the same registry.
 public enum ServiceMetrics {
-    /// Histogram buckets for durations: HTTP requests, Apple calls (1 ms to 10 s).
+    /// Histogram buckets for durations: HTTP requests, calls to the stores (1 ms to 10 s).
     static let durationBuckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),

@@ -8,7 +8,7 @@ enum StoredInputMetrics {
         Counter(label: "subledger_stored_inputs_quarantined_total", dimensions: [("kind", kind)]).increment(by: count)
     }
 
-    /// The receipts waiting only for Apple to answer again (`subledger_stored_inputs_deferred`).
+    /// The submissions waiting only for their store to answer again (`subledger_stored_inputs_deferred`).
     static func deferred(_ count: Int) {
         Gauge(label: "subledger_stored_inputs_deferred").record(count)
     }

@@ -1,16 +1,16 @@
-import AppStore
 import Logging
 import Metrics
 import ServiceLifecycle
 import SubLedgerCore
 import SubLedgerStore
 
-/// `subledger poll`: checks with Apple what notifications may have missed, and verifies stored inputs that
-/// Apple could not verify when they arrived.
+/// `subledger poll`: checks with each store what its notifications may have missed, and verifies stored inputs that
+/// their store could not verify when they arrived.
 ///
 /// Each cycle claims due chains and pending inputs (leases, `FOR UPDATE SKIP LOCKED`), works on them with
-/// bounded concurrency under a rate limit toward Apple, applies what Apple says through the same ledger path
-/// as everything else (no submitter: the chain's owner keeps it), and gives the leases back.
+/// bounded concurrency under a rate limit toward the stores, hands each to its store's port (`StorePort`), which
+/// applies what the store says through the same ledger path as everything else (no submitter: the chain's owner
+/// keeps it), and gives the leases back.
 public struct RenewalPoller: Service {
     /// How the job runs.
     public struct Configuration: Sendable {
@@ -24,7 +24,7 @@ public struct RenewalPoller: Service {
         public var lease: Duration = .seconds(300)
         /// Pause between cycles when looping. Default 60 s.
         public var interval: Duration = .seconds(60)
-        /// Calls to Apple per second, across this poller's workers. Default 20.
+        /// Calls to the stores per second, across this poller's workers. Default 20.
         public var requestsPerSecond: Double = 20
         /// A `pending` input (receipt or notification) younger than this may still be in its request; the job
         /// leaves it alone. Default 2 minutes.
@@ -101,7 +101,6 @@ public struct RenewalPoller: Service {
     let queue: PollQueue
     let store: LedgerStore
     let catalog: CatalogStore
-    let ingestion: Ingestion
     let refresher: ChainRefresher
     /// The stores this process speaks to: stored inputs, notifications and chains go to their store's port.
     let ports: StorePorts
@@ -118,27 +117,11 @@ public struct RenewalPoller: Service {
         self.queue = queue
         self.store = store
         self.catalog = catalog
-        self.ingestion = ports.appStore.ingestion
         self.ports = ports
         self.refresher = refresher ?? .stores(ports)
         self.logger = logger
         self.now = now
         self.limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
-    }
-
-    /// The job over the App Store's port for `ingestion` and, given `googlePlay`, Google Play's.
-    public init(
-        configuration: Configuration, queue: PollQueue, store: LedgerStore, catalog: CatalogStore, ingestion: Ingestion,
-        refresher: ChainRefresher? = nil, googlePlay: GooglePlayIngestion? = nil, logger: Logger,
-        now: @escaping @Sendable () -> Instant
-    ) {
-        self.init(
-            configuration: configuration, queue: queue, store: store, catalog: catalog,
-            ports: StorePorts(
-                appStore: AppStorePort(ingestion: ingestion),
-                googlePlay: googlePlay.map { GooglePlayPort(ingestion: $0, catalog: catalog, logger: logger, now: now) }
-            ),
-            refresher: refresher, logger: logger, now: now)
     }
 
     public func run() async throws {
@@ -186,7 +169,7 @@ public struct RenewalPoller: Service {
     /// so no input is claimed twice in a cycle, whatever happens to it.
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
-        let retry = ingestion.store.retry
+        let retry = store.retry
         let exhausted = try await queue.quarantineExhausted(
             pendingAge: configuration.pendingAge, now: now(), retry: retry)
         if exhausted.receipts + exhausted.notifications > 0 {
@@ -197,7 +180,7 @@ public struct RenewalPoller: Service {
         StoredInputMetrics.quarantined("receipt", count: exhausted.receipts)
         StoredInputMetrics.quarantined("notification", count: exhausted.notifications)
         report.quarantined = exhausted.receipts + exhausted.notifications
-        try await wakeAppleDeferredInputs()
+        try await wakeDeferredInputs()
         while !Task.isShuttingDownGracefully {
             let inputs = try await queue.claimPendingInputs(
                 limit: configuration.batchSize, pendingAge: configuration.pendingAge, lease: configuration.lease,
@@ -222,19 +205,22 @@ public struct RenewalPoller: Service {
         return report
     }
 
-    /// Receipts deferred because Apple did not answer are due as soon as it answers again, not after their backoff
-    /// (which grows to hours in a long outage): while some wait, Apple is asked once per cycle, through the
-    /// circuit breaker, whether it answers; when it does they are made due and credited in this cycle. Receipts
-    /// refused for their own reasons keep their backoff. Sets `subledger_stored_inputs_deferred`.
-    func wakeAppleDeferredInputs() async throws {
-        let deferred = try await store.appleDeferredInputs(now: now())
-        StoredInputMetrics.deferred(deferred.total)
-        guard deferred.waiting > 0, let bundleID = deferred.oldestWaitingBundleID,
-            let app = try await catalog.app(bundleID: bundleID)
-        else { return }
-        guard await ingestion.appleAnswers(app: app) else { return }
-        let woken = try await store.makeAppleDeferredInputsDue(now: now())
-        logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
+    /// Submissions deferred because their store did not answer are due as soon as it answers again, not after their
+    /// backoff: each store's port is asked once per cycle (`StorePort.wakeDeferredInputs`). Sets
+    /// `subledger_stored_inputs_deferred` to what waits in every store.
+    func wakeDeferredInputs() async throws {
+        var deferred = 0
+        for store in Store.allCases {
+            guard let port = ports.configuredPort(for: store) else { continue }
+            let wake = try await port.wakeDeferredInputs(now: now())
+            deferred += wake.deferred
+            if wake.woken > 0 {
+                logger.notice(
+                    "the store answers again; deferred submissions are due",
+                    metadata: ["store": "\(store.rawValue)", "submissions": "\(wake.woken)"])
+            }
+        }
+        StoredInputMetrics.deferred(deferred)
     }
 
     /// Runs `work` on `items` with at most `concurrency` at once; an item's failure is counted, not thrown.
@@ -290,12 +276,12 @@ public struct RenewalPoller: Service {
             try await ports.port(for: input.kind.store).verifyStored(input, app: app)
             report.credited = 1
         } catch let error as IngestionError where !error.isTransient {
-            // Final: Apple or the signature said no; the input is marked invalid by the ingestion path.
+            // Final: the store or the signature said no; the input is marked invalid by the ingestion path.
             report.errors = 1
         } catch let error as IngestionError {
-            // Apple still unavailable: the ingestion path has recorded the failure and the next attempt.
+            // The store still unavailable: the ingestion path has recorded the failure and the next attempt.
             logger.info(
-                "stored input still waits for Apple",
+                "stored input still waits for its store",
                 metadata: ["receipt": "\(input.submissionID)", "error": "\(error.code.rawValue)"])
             report.errors = 1
         } catch {
@@ -303,7 +289,7 @@ public struct RenewalPoller: Service {
             // until it is quarantined. The job goes on with the next input.
             logger.warning(
                 "stored input failed to apply", metadata: ["receipt": "\(input.submissionID)", "error": "\(error)"])
-            let marked = try? await ingestion.store.markSubmission(
+            let marked = try? await store.markSubmission(
                 input.submissionID, failed: "\(error)", retryable: true, now: now())
             if marked?.status == "quarantined" {
                 StoredInputMetrics.quarantined("receipt")
@@ -378,7 +364,7 @@ public struct RenewalPoller: Service {
     }
 
     /// After a successful check: again `window` before the next expiry, or after `recheck` if the chain is
-    /// still waiting for Apple (expired while auto-renewing, in billing retry or grace).
+    /// still waiting for its store (expired while auto-renewing, in billing retry or grace).
     private func nextCheck(
         after applied: LedgerStore.Applied, chain: PollQueue.DueChain, app: StoredApp, at instant: Instant
     ) -> Instant {

@@ -28,7 +28,25 @@ public protocol StorePort: Sendable {
     /// applied before.
     func applyStored(_ notification: PollQueue.PendingNotification, app: StoredApp) async throws -> Bool
 
+    /// Wakes what this store's outage held back: submissions deferred because the store did not answer are made due
+    /// at once when it answers again, instead of after their backoff (which grows to hours in a long outage). Asks
+    /// the store at most once; the renewal job calls it once per cycle.
+    func wakeDeferredInputs(now: Instant) async throws -> DeferredInputs
+
     /// Reads `chain`'s current state from the store and applies it with no submitter (the renewal job's check);
     /// `nil` when this process cannot check it (it is skipped and checked again later).
     func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied?
+}
+
+/// The submissions of one store waiting for it to answer again, and how many of them one wake made due.
+public struct DeferredInputs: Sendable, Hashable {
+    /// Submissions deferred because the store did not answer (`subledger_stored_inputs_deferred`).
+    public var deferred: Int
+    /// Of those, the ones made due by this wake (0 when none wait or the store still does not answer).
+    public var woken: Int
+
+    public init(deferred: Int, woken: Int) {
+        self.deferred = deferred
+        self.woken = woken
+    }
 }

@@ -18,7 +18,7 @@ import Testing
         // play-sim on the wall clock's day, so the purchase is current for `serve` (which uses the system clock).
         let sim = try await GooglePlaySimulator.start(
             .init(
-                startTime: GoogleAccessTokenProvider.systemNow(),
+                startTime: Instant.systemNow(),
                 packages: [
                     PackageDefinition(
                         packageName: GooglePlayPurchaseEndToEndTests.packageName,

@@ -39,7 +39,7 @@ import _CryptoExtras
     /// A push token as Pub/Sub signs one, signed with `key` (play-sim's push key unless given) under its key id.
     static func pushToken(
         _ h: E2E.Harness, audience: String = E2E.pushAudience, email: String = E2E.pushServiceAccount,
-        issuedAt: Instant = GoogleAccessTokenProvider.systemNow(), lifetime: Int64 = 3600,
+        issuedAt: Instant = Instant.systemNow(), lifetime: Int64 = 3600,
         key: _RSA.Signing.PrivateKey? = nil
     ) throws -> String {
         struct Claims: Encodable {
@@ -170,7 +170,7 @@ import _CryptoExtras
             let record = try #require(h.sim.control.notifications().first)
             let entriesBefore = try await Self.entries(h)
             let otherKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-            let hourAgo = GoogleAccessTokenProvider.systemNow().adding(milliseconds: -2 * 3_600_000)
+            let hourAgo = Instant.systemNow().adding(milliseconds: -2 * 3_600_000)
             let cases: [(String, String?)] = [
                 ("no token", nil),
                 ("forged", try Self.pushToken(h, key: otherKey)),
