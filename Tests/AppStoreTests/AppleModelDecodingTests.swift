@@ -159,7 +159,7 @@ import Testing
         #expect(core.offerType == 1)
         #expect(core.offerIdentifier == "abc.123")
         #expect(core.offerDiscountType == "PAY_AS_YOU_GO")
-        #expect(core.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(core.accountHint == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(core.rawProductType == "Auto-Renewable Subscription")
         #expect(core.price == 10990)
         #expect(core.currency == "USD")

@@ -55,7 +55,7 @@ import Testing
         #expect(upgraded.offerIdentifier == "winback_50")
         #expect(upgraded.subscriptionGroupID == "20000001")
         #expect(upgraded.webOrderLineItemID == "1000000080000002")
-        #expect(upgraded.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(upgraded.accountHint == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(upgraded.expiresDate == Instant(millisecondsSince1970: 1_729_771_200_000))
         #expect(snapshot.transactions[0].isTrialPeriod)
         #expect(snapshot.transactions[0].offerType == 1)

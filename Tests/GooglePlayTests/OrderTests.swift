@@ -71,7 +71,7 @@ import Testing
         #expect(transaction.environment == .sandbox)
         #expect(transaction.purchaseToken == "token-2")
         #expect(transaction.replacedPurchaseToken == "token-1")
-        #expect(transaction.appAccountToken == "account-7")
+        #expect(transaction.accountHint == "account-7")
         #expect(transaction.offerIdentifier == "intro")
 
         let trial = try Self.order {

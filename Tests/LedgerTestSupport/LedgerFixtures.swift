@@ -56,7 +56,7 @@ public enum LedgerFixtures {
             transactionID: id, chainID: chain, productID: product, bundleID: bundleID,
             purchaseDate: day(from), originalPurchaseDate: day(from), expiresDate: day(to),
             revocationDate: refundedOn.map(day), revocationReason: refundedOn.map { _ in 0 },
-            webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", appAccountToken: token,
+            webOrderLineItemID: "w" + id, subscriptionGroupID: "g1", accountHint: token,
             environment: .production, source: .verifyReceipt)
     }
 
@@ -67,7 +67,7 @@ public enum LedgerFixtures {
             transactionID: id, chainID: id, productID: "coins.100", bundleID: bundleID,
             purchaseDate: day(purchaseDay), revocationDate: refundedOn.map(day),
             revocationReason: refundedOn.map { _ in 1 },
-            appAccountToken: token, environment: .production, source: .verifyReceipt)
+            accountHint: token, environment: .production, source: .verifyReceipt)
     }
 
     public static func renewal(chain: String, willAutoRenew: Bool, on observedDay: Int, intent: Int? = nil)

@@ -67,7 +67,7 @@ import Testing
         let token = "0b9d6f52-3c1e-4b7a-9d2f-5e8a7c6b4d3e"
         ledger.state.register(AccountToken(token)!, for: F.alice, bundleID: F.bundleID)
         var period = F.subscription("o1", chain: "o1", from: 0, to: 30)
-        period.appAccountToken = token
+        period.accountHint = token
         #expect(try ledger.owed(F.notification([period], observedOn: 0), now: F.day(0)).isEmpty)
         #expect(ledger.state.chains.values.first?.header.owner == F.alice)
     }

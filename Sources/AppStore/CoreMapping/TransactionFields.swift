@@ -108,7 +108,7 @@ struct TransactionFields {
             offerDiscountType: offerDiscountType,
             isUpgraded: payload.isUpgraded ?? false,
             ownershipType: payload.inAppOwnershipType == .familyShared ? .familyShared : .purchased,
-            appAccountToken: payload.appAccountToken,
+            accountHint: payload.appAccountToken,
             environment: environment,
             source: source,
             rawProductType: rawProductType,

@@ -62,7 +62,7 @@ extension GooglePlayOrder {
             transactionID: order.description, chainID: chainID, productID: productID,
             bundleID: packageName, purchaseDate: start, originalPurchaseDate: purchase.start ?? start,
             expiresDate: end, isTrialPeriod: isTrial, offerIdentifier: details.offerId,
-            appAccountToken: purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId,
+            accountHint: purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId,
             environment: environment, source: .googlePlayAPI, price: isTrial ? 0 : price, currency: currency,
             storefront: purchase.regionCode, purchaseToken: purchaseToken,
             replacedPurchaseToken: purchase.linkedPurchaseToken.flatMap { $0.isEmpty ? nil : String($0.prefix(1024)) })

@@ -67,7 +67,7 @@ extension SubscriptionPurchaseV2 {
             bundleID: packageName, purchaseDate: Self.periodStart(of: order, start: start, expiry: expiry),
             originalPurchaseDate: start, expiresDate: expiry, isTrialPeriod: isTrial,
             offerIdentifier: item.offerDetails?.offerId,
-            appAccountToken: externalAccountIdentifiers?.obfuscatedExternalAccountId, environment: environment,
+            accountHint: externalAccountIdentifiers?.obfuscatedExternalAccountId, environment: environment,
             source: .googlePlayAPI, price: isTrial ? 0 : price?.milliunits, currency: price?.currencyCode,
             storefront: regionCode, purchaseToken: purchaseToken,
             replacedPurchaseToken: linkedPurchaseToken.flatMap { $0.isEmpty ? nil : String($0.prefix(1024)) })
@@ -133,7 +133,7 @@ extension ProductPurchaseV2 {
         let transaction = Transaction(
             transactionID: order.base, chainID: order.base, productID: productID,
             bundleID: packageName, quantity: quantity, purchaseDate: completed, originalPurchaseDate: completed,
-            offerIdentifier: item.productOfferDetails?.offerId, appAccountToken: obfuscatedExternalAccountId,
+            offerIdentifier: item.productOfferDetails?.offerId, accountHint: obfuscatedExternalAccountId,
             environment: testPurchaseContext == nil ? .production : .sandbox, source: .googlePlayAPI,
             storefront: regionCode, purchaseToken: purchaseToken)
         let consumed = item.productOfferDetails?.consumptionState == .consumed

@@ -19,7 +19,7 @@ public struct AccountToken: Hashable, Comparable, Sendable, Codable, CodingKeyRe
 
     /// The tokens `transaction` carries, `appAccountToken` first.
     public static func tokens(of transaction: Transaction) -> [AccountToken] {
-        [AccountToken(transaction.appAccountToken), AccountToken(transaction.applicationUsername)]
+        [AccountToken(transaction.accountHint), AccountToken(transaction.applicationUsername)]
             .compactMap { $0 }
     }
 

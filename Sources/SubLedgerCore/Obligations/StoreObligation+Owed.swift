@@ -67,7 +67,7 @@ extension StoreObligation {
 
     /// Whether `transaction`'s app account token already names `account`.
     private static func names(_ transaction: Transaction, _ account: AccountID, _ snapshot: LedgerSnapshot) -> Bool {
-        guard let token = AccountToken(transaction.appAccountToken) else { return false }
+        guard let token = AccountToken(transaction.accountHint) else { return false }
         if token.rawValue == AccountToken(account.rawValue)?.rawValue { return true }
         if snapshot.accountsByToken[token] == account { return true }
         return snapshot.orders.contains { $0.id.rawValue == token.rawValue && $0.account == account }

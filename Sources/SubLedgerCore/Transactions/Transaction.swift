@@ -7,7 +7,7 @@
 /// In the ledger's words: `transactionID` names one purchase or renewal (the App Store's transaction id, Google
 /// Play's order id `GPA.…`, a renewal's with `..N`); `chainID` names the chain of renewals it belongs to (the App
 /// Store's original transaction id; Google Play's first purchase token of the subscription's lineage, where an
-/// upgrade's new token, naming the old one in `linkedPurchaseToken`, stays on the chain). `appAccountToken` is the
+/// upgrade's new token, naming the old one in `linkedPurchaseToken`, stays on the chain). `accountHint` is the
 /// account hint the app set at purchase (StoreKit's `appAccountToken`, Google Play's `obfuscatedExternalAccountId`),
 /// and `purchaseToken` the Google Play token the order was bought under.
 public struct Transaction: Hashable, Sendable, Codable {
@@ -45,8 +45,9 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// True when the user upgraded away from this transaction's product within its group.
     public var isUpgraded: Bool
     public var ownershipType: OwnershipType
-    /// StoreKit 2 `appAccountToken` or the legacy `app_account_token`, a UUID the app set at purchase.
-    public var appAccountToken: String?
+    /// The account hint the app set at purchase, naming the account it bought for: StoreKit's `appAccountToken`
+    /// (the legacy `app_account_token`), a UUID; Google Play's `obfuscatedExternalAccountId`.
+    public var accountHint: String?
     /// StoreKit 1 `applicationUsername`, where a source exposes it; often empty (a known Apple bug).
     public var applicationUsername: String?
     public var environment: StoreEnvironment
@@ -99,7 +100,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         case offerDiscountType
         case isUpgraded
         case ownershipType
-        case appAccountToken
+        case accountHint = "appAccountToken"
         case applicationUsername
         case environment
         case source
@@ -136,7 +137,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         offerDiscountType: String? = nil,
         isUpgraded: Bool = false,
         ownershipType: OwnershipType = .purchased,
-        appAccountToken: String? = nil,
+        accountHint: String? = nil,
         applicationUsername: String? = nil,
         environment: StoreEnvironment,
         source: TransactionSource,
@@ -171,7 +172,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.offerDiscountType = offerDiscountType
         self.isUpgraded = isUpgraded
         self.ownershipType = ownershipType
-        self.appAccountToken = appAccountToken
+        self.accountHint = accountHint
         self.applicationUsername = applicationUsername
         self.environment = environment
         self.source = source

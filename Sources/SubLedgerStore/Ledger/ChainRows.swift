@@ -259,7 +259,7 @@ enum ChainRows {
                 \(transaction.chainID), \(transaction.productID), \(known.account?.rawValue),
                 \(timestamp(transaction.purchaseDate)), \(timestamp(transaction.expiresDate)),
                 \(timestamp(revocation?.revocationDate)), \(revocation?.revocationReason),
-                \(transaction.ownershipType.rawValue), \(transaction.webOrderLineItemID), \(transaction.appAccountToken),
+                \(transaction.ownershipType.rawValue), \(transaction.webOrderLineItemID), \(transaction.accountHint),
                 \(transaction.source.rawValue), \(PostgresValue.jsonb(StoredChainJSON.json(of: known))), \(price),
                 \(currency), \(storefront), \(offerType), \(offerDiscountType), \(transaction.isTrialPeriod),
                 \(transaction.isInIntroOfferPeriod), \(revocation?.revocationPercentage), \(known.details.appTransactionID),

@@ -389,7 +389,7 @@ extension StoredJSONReader {
                     isInIntroOfferPeriod: try required(isInIntroOfferPeriod, "isInIntroOfferPeriod"),
                     offerType: offerType, offerIdentifier: offerIdentifier, offerDiscountType: offerDiscountType,
                     isUpgraded: try required(isUpgraded, "isUpgraded"),
-                    ownershipType: try required(ownershipType, "ownershipType"), appAccountToken: appAccountToken,
+                    ownershipType: try required(ownershipType, "ownershipType"), accountHint: appAccountToken,
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
                     currency: currency, storefront: storefront, signedDate: signedDate,

@@ -163,7 +163,7 @@ extension JSONWriter {
 
     mutating func write(_ transaction: Transaction) {
         beginObject()
-        optional("appAccountToken", transaction.appAccountToken)
+        optional("appAccountToken", transaction.accountHint)
         optional("appTransactionID", transaction.appTransactionID)
         optional("applicationUsername", transaction.applicationUsername)
         optional("billingPlanType", transaction.billingPlanType)

@@ -114,7 +114,7 @@ struct StoredChainValues {
             subscriptionGroupID: maybe { $0.string() },
             isTrialPeriod: chance(50), isInIntroOfferPeriod: chance(50), offerType: maybe { $0.int() },
             offerIdentifier: maybe { $0.string() }, offerDiscountType: maybe { $0.string() }, isUpgraded: chance(50),
-            ownershipType: element(of: OwnershipType.self), appAccountToken: maybe { $0.string() },
+            ownershipType: element(of: OwnershipType.self), accountHint: maybe { $0.string() },
             applicationUsername: maybe { $0.string() }, environment: element(of: StoreEnvironment.self),
             source: element(of: TransactionSource.self), rawProductType: maybe { $0.string() },
             price: maybe { $0.int64() }, currency: maybe { $0.string() }, storefront: maybe { $0.string() },
