@@ -169,7 +169,7 @@ public struct RenewalPoller: Service {
     /// so no input is claimed twice in a cycle, whatever happens to it.
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
-        let retry = store.retry
+        let retry = ports.ledger.retry
         let exhausted = try await queue.quarantineExhausted(
             pendingAge: configuration.pendingAge, now: now(), retry: retry)
         if exhausted.receipts + exhausted.notifications > 0 {
@@ -289,7 +289,7 @@ public struct RenewalPoller: Service {
             // until it is quarantined. The job goes on with the next input.
             logger.warning(
                 "stored input failed to apply", metadata: ["receipt": "\(input.submissionID)", "error": "\(error)"])
-            let marked = try? await store.markSubmission(
+            let marked = try? await ports.ledger.markSubmission(
                 input.submissionID, failed: "\(error)", retryable: true, now: now())
             if marked?.status == "quarantined" {
                 StoredInputMetrics.quarantined("receipt")

@@ -13,6 +13,10 @@ public struct StorePorts: Sendable {
         self.googlePlay = googlePlay
     }
 
+    /// The ledger as the ports write it: with the stored inputs' retry policy they were configured with (the
+    /// backoff and the attempts before quarantine, `StoredInputRetry`), which the renewal job records failures under.
+    public var ledger: LedgerStore { appStore.ingestion.store }
+
     /// The port of `store`; throws `app_misconfigured` when this process is not configured for it.
     public func port(for store: Store) throws -> any StorePort {
         switch store {
