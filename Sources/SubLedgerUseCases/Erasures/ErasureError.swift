@@ -1,38 +1,25 @@
 import SubLedgerStore
 
-/// Why an erasure was refused, or a request naming an erased account (docs/reference/errors.md).
-public struct ErasureError: Error, CustomStringConvertible, Sendable, Hashable {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, CaseIterable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+/// Why an erasure was refused, or a request naming an erased account.
+public typealias ErasureError = AccountOperationError<ErasureOperation>
 
-        /// `bundle_id` is missing.
-        public static let appRequired = Code(rawValue: "bundle_id_required")
-        /// No app has that bundle id.
-        public static let unknownApp = Code(rawValue: "unknown_app")
-        /// The account id breaks the identifier rule (empty, longer than 255 characters, ...).
-        public static let invalidAccountID = Code(rawValue: "invalid_account_id")
-        /// No row of the app names the account.
-        public static let accountNotFound = Code(rawValue: "account_not_found")
-        /// The account was erased: erasing it again, reading its entitlements, submitting for it, merging into it.
-        public static let accountErased = Code(rawValue: "account_erased")
-        /// No secret key is configured: the key erased ids are digested with cannot be sealed (or opened).
-        public static let secretKeyRequired = Code(rawValue: "erasure_needs_secret_key")
-
-        public static var allCases: [Code] {
-            [.appRequired, .unknownApp, .invalidAccountID, .accountNotFound, .accountErased, .secretKeyRequired]
-        }
+/// Erasing an account: `ErasureError`'s codes.
+public enum ErasureOperation: AccountOperation {
+    public static var codes: [ErasureError.Code] {
+        [.appRequired, .unknownApp, .invalidAccountID, .accountNotFound, .accountErased, .secretKeyRequired]
     }
+}
 
-    public var code: Code
-    public var message: String
+extension AccountOperationError.Code where Operation == ErasureOperation {
+    /// No row of the app names the account.
+    public static var accountNotFound: Self { Self(rawValue: "account_not_found") }
+    /// The account was erased: erasing it again, reading its entitlements, submitting for it, merging into it.
+    public static var accountErased: Self { Self(rawValue: "account_erased") }
+    /// No secret key is configured: the key erased ids are digested with cannot be sealed (or opened).
+    public static var secretKeyRequired: Self { Self(rawValue: "erasure_needs_secret_key") }
+}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
+extension AccountOperationError where Operation == ErasureOperation {
     /// The store's refusal, as answered.
     public init(_ conflict: AccountErasureConflict) {
         switch conflict {
@@ -45,6 +32,4 @@ public struct ErasureError: Error, CustomStringConvertible, Sendable, Hashable {
                     + "known by a digest under a key sealed with it (docs/guides/accounts.md, \"Erasing an account\")")
         }
     }
-
-    public var description: String { "\(code): \(message)" }
 }
