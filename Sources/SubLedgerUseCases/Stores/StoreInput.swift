@@ -1,22 +1,10 @@
 import Foundation
 import SubLedgerCore
 
-/// What arrives for a store from outside, before anything of it is verified: a submission an app makes for one of
-/// its accounts, or a push the store itself sends. Every store's routes hand the ledger one of these two shapes,
-/// through the store's port (`StorePorts.submit`, `StorePorts.receive`), and each port answers with the same
-/// outcomes: a submission's `SubmissionOutcome`, a push's `PushOutcome`.
-public enum StoreInput: Sendable {
-    case submission(StoreSubmission)
-    case push(StorePush)
-
-    /// The store whose port verifies it.
-    public var store: Store {
-        switch self {
-        case .submission(let submission): submission.store
-        case .push(let push): push.store
-        }
-    }
-}
+// What arrives for a store from outside, before anything of it is verified: a submission an app makes for one of
+// its accounts (`StoreSubmission`), or a push the store itself sends (`StorePush`). Every store's routes hand the
+// ledger one of these two shapes through the store's port (`StorePorts.submit`, `StorePorts.receive`), and each
+// port answers with the same outcomes: a submission's `SubmissionOutcome`, a push's `PushOutcome`.
 
 /// A purchase an app submits for one of its accounts: what the device holds, in its store's own artifact.
 public struct StoreSubmission: Sendable, Hashable {

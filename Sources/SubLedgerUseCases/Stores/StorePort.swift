@@ -1,7 +1,7 @@
 import SubLedgerCore
 import SubLedgerStore
 
-/// What a store is to SubLedger: how what arrives for it (an app's submission, the store's push: `StoreInput`) is
+/// What a store is to SubLedger: how what arrives for it (an app's submission, `StoreSubmission`; the store's push, `StorePush`) is
 /// verified and applied, how its stored inputs are verified again, how its notifications are applied again, and how
 /// a chain it sold is read again from it.
 ///
