@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "AppStoreClients", targets: ["AppStoreClients"]),
         .library(name: "GooglePlay", targets: ["GooglePlay"]),
         .library(name: "GooglePlayClients", targets: ["GooglePlayClients"]),
+        .library(name: "Stripe", targets: ["Stripe"]),
+        .library(name: "StripeClients", targets: ["StripeClients"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -97,6 +99,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Stripe's wire protocols as values, with no I/O: webhook signatures and events, subscriptions, invoices,
+        // their payments, refunds and disputes, money in minor units, form encoding, and their reading as the
+        // ledger's transactions.
+        .target(
+            name: "Stripe",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Stripe's HTTP API: the reads that rebuild a subscription, the events list, Checkout Sessions; on
+        // AsyncHTTPClient.
+        .target(
+            name: "StripeClients",
+            dependencies: [
+                "Stripe", "BoundedHTTP",
+                "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Apple's HTTP endpoints: the verifyReceipt and App Store Server API clients, on AsyncHTTPClient.
         .target(
             name: "AppStoreClients",
@@ -171,6 +197,8 @@ let package = Package(
                 "AppStoreClients",
                 "GooglePlay",
                 "GooglePlayClients",
+                "Stripe",
+                "StripeClients",
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -299,6 +327,7 @@ let package = Package(
                 "SubLedgerReports",
                 "PostgresLibPQ",
                 "AppStore",
+                "StripeClients",
                 "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -405,6 +434,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StripeTests",
+            dependencies: ["Stripe", "SubLedgerCore"],
+            resources: [.copy("Resources/stripe-fixtures.json")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GooglePlayTests",
             dependencies: [
                 "GooglePlay",
@@ -476,6 +511,7 @@ let package = Package(
             name: "GooglePlayClientsIntegrationTests",
             dependencies: [
                 "GooglePlayClients",
+                "BoundedHTTP",
                 "GooglePlay",
                 "GooglePlaySimulator",
                 "SubLedgerCore",

@@ -1457,7 +1457,7 @@ CREATE TABLE notifications (
     consumption_request_reason text,
     CONSTRAINT notifications_consumption_request_reason_check CHECK (((consumption_request_reason IS NULL) OR (consumption_request_reason ~ '^[A-Z_]{1,64}$'::text))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
-    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text])))
+    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text, 'stripe_event'::text])))
 );
 ALTER TABLE ONLY notifications ALTER COLUMN body SET COMPRESSION lz4;
 
@@ -2060,6 +2060,12 @@ CREATE TABLE apps (
     google_service_account_key text,
     google_service_account_key_sealed bytea,
     google_service_account_key_key_id text,
+    stripe_secret_key text,
+    stripe_secret_key_sealed bytea,
+    stripe_secret_key_key_id text,
+    stripe_webhook_secret text,
+    stripe_webhook_secret_sealed bytea,
+    stripe_webhook_secret_key_id text,
     CONSTRAINT apps_bundle_id_check CHECK (((length(bundle_id) >= 1) AND (length(bundle_id) <= 255))),
     CONSTRAINT apps_google_play_package_name_check CHECK (((google_play_package_name IS NULL) OR ((length(google_play_package_name) >= 1) AND (length(google_play_package_name) <= 255)))),
     CONSTRAINT apps_server_api_private_key_sealed_names_its_key CHECK (((server_api_private_key_sealed IS NULL) = (server_api_private_key_key_id IS NULL))),

@@ -16,7 +16,8 @@ public enum CatalogFile {
     /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
     /// returned separately so they never travel inside the core's values; `google_play` may carry, beside its
     /// `package_name`, `service_account_key_file | service_account_key` (the Developer API's JSON key). A relative
-    /// `private_key_file` or `service_account_key_file` is read relative to `directory`.
+    /// `private_key_file` or `service_account_key_file` is read relative to `directory`; `stripe: {secret_key |
+    /// secret_key_file, webhook_secret}` are the app's Stripe secrets.
     public static func read(
         _ text: String, directory: String = "."
     ) throws(CatalogFileError) -> (catalog: Catalog, secrets: [String: AppSecrets]) {
@@ -32,7 +33,13 @@ public enum CatalogFile {
                 var service_account_key: String?
                 var service_account_key_file: String?
             }
+            struct Stripe: Decodable {
+                var secret_key: String?
+                var secret_key_file: String?
+                var webhook_secret: String?
+            }
             struct AppSecret: Decodable {
+                var stripe: Stripe?
                 var bundle_id: String
                 var shared_secret: String?
                 var server_api: ServerAPI?
@@ -93,7 +100,12 @@ public enum CatalogFile {
                     }
                 }
                 result[app.bundle_id] = AppSecrets(
-                    sharedSecret: app.shared_secret, serverAPI: serverAPI, googleServiceAccountKey: googleKey)
+                    sharedSecret: app.shared_secret, serverAPI: serverAPI, googleServiceAccountKey: googleKey,
+                    stripe: try app.stripe.map { stripe throws(CatalogFileError) in
+                        try stripeSecrets(
+                            stripe.secret_key, file: stripe.secret_key_file,
+                            webhookSecret: stripe.webhook_secret, bundleID: app.bundle_id, directory: directory)
+                    })
             }
             return (catalog, result)
         } catch let error as CatalogFileError {
@@ -105,6 +117,34 @@ public enum CatalogFile {
         } catch {
             throw CatalogFileError("\(error)")
         }
+    }
+
+    /// An app's `stripe:` settings: the secret key (given, or read from `secret_key_file`) and the webhook
+    /// endpoint's signing secret, both required and checked for shape (`sk_…`/`rk_…`, `whsec_…`).
+    private static func stripeSecrets(
+        _ secretKey: String?, file: String?, webhookSecret: String?, bundleID: String, directory: String
+    ) throws(CatalogFileError) -> StripeSecrets {
+        var key = secretKey
+        if key == nil, let file {
+            let path = file.hasPrefix("/") ? file : directory + "/" + file
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
+                throw CatalogFileError("cannot read the Stripe secret key \(path) of \(bundleID) (at most 4 KiB)")
+            }
+            key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func printable(_ text: String) -> Bool {
+            (8...1024).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+        }
+        guard let key, key.hasPrefix("sk_") || key.hasPrefix("rk_"), printable(key) else {
+            throw CatalogFileError(
+                "stripe of \(bundleID) needs secret_key or secret_key_file: a Stripe secret key (sk_…) or restricted key (rk_…)"
+            )
+        }
+        guard let webhookSecret, webhookSecret.hasPrefix("whsec_"), printable(webhookSecret) else {
+            throw CatalogFileError(
+                "stripe of \(bundleID) needs webhook_secret: the signing secret (whsec_…) of its webhook endpoint")
+        }
+        return StripeSecrets(secretKey: key, webhookSecret: webhookSecret)
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -27,6 +27,7 @@ enum CatalogKeys {
             "package_name": .value, "push_audience": .value, "push_service_account": .value,
             "service_account_key": .value, "service_account_key_file": .value,
         ]),
+        "stripe": .mapping(["secret_key": .value, "secret_key_file": .value, "webhook_secret": .value]),
         "shared_secret": .value,
         "server_api": .mapping([
             "issuer_id": .value, "key_id": .value, "private_key": .value, "private_key_file": .value,

@@ -52,6 +52,7 @@ struct PollCommand: AsyncParsableCommand {
     @OptionGroup var recovery: RecoveryOptions
     @OptionGroup var apple: AppleOptions
     @OptionGroup var googlePlay: GooglePlayOptions
+    @OptionGroup var stripe: StripeOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
     @OptionGroup var traces: TracesOptions
@@ -72,6 +73,7 @@ struct PollCommand: AsyncParsableCommand {
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
         try googlePlay.apply(to: &configuration.googlePlay, environment: environment)
+        try stripe.apply(to: &configuration.stripe, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
         var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")

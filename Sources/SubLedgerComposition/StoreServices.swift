@@ -26,7 +26,8 @@ struct StoreServices: Sendable {
         googlePlay = GooglePlayIngestion(store: store, gateway: gateways.googlePlay, logger: logger, now: now)
         ports = StorePorts(
             appStore: AppStorePort(ingestion: appStore),
-            googlePlay: GooglePlayPort(ingestion: googlePlay, catalog: catalog, logger: logger, now: now))
+            googlePlay: GooglePlayPort(ingestion: googlePlay, catalog: catalog, logger: logger, now: now),
+            stripe: StripePort(store: store, gateway: gateways.stripe, catalog: catalog, logger: logger, now: now))
     }
 
     /// Every store's reconciliation, for `poll`'s one `ReconciliationPoller`. The App Store's (notification history
@@ -48,6 +49,10 @@ struct StoreServices: Sendable {
                 return GooglePlayVoidedPurchases(
                     configuration: .init(worker: worker), ingestion: googlePlay, store: GooglePlayStore(pool: pool),
                     catalog: catalog, gateway: gateways.googlePlay, logger: logger, now: now)
+            case .stripe:
+                // Not yet: a dropped Stripe webhook is found by the renewal job's refresh of its chain, not by
+                // walking `/v1/events`.
+                return nil
             }
         }
     }

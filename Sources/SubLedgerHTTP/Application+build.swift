@@ -140,6 +140,7 @@ func buildRouter(
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).
     GooglePlayNotificationsController(stores: stores).register(on: open)
+    StripeNotificationsController(stores: stores).register(on: open)
 
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
     // log (docs/guides/accounts.md, "Roles and the audit log").

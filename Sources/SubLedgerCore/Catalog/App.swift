@@ -115,6 +115,8 @@ public struct App: Hashable, Sendable, Codable {
         switch store {
         case .appStore: bundleID
         case .googlePlay: googlePlay?.packageName
+        // Stripe names no app: SubLedger states the bundle id in the metadata of what it sells there.
+        case .stripe: bundleID
         }
     }
 }

@@ -7,12 +7,15 @@ public enum ChainRefreshRoute: String, Sendable, Hashable, CaseIterable {
     case appStoreReceipt = "verify_receipt"
     /// The Google Play Developer API, on the lineage's newest token.
     case googlePlay = "google_play"
+    /// The Stripe API, on the chain's subscription.
+    case stripe = "stripe"
 
     /// The store the route reads.
     public var store: Store {
         switch self {
         case .appStoreServerAPI, .appStoreReceipt: .appStore
         case .googlePlay: .googlePlay
+        case .stripe: .stripe
         }
     }
 
@@ -21,6 +24,8 @@ public enum ChainRefreshRoute: String, Sendable, Hashable, CaseIterable {
     public init(of chain: ChainSnapshot) {
         if chain.transactions.contains(where: { $0.transaction.store == .googlePlay }) {
             self = .googlePlay
+        } else if chain.transactions.contains(where: { $0.transaction.store == .stripe }) {
+            self = .stripe
         } else if chain.transactions.contains(where: {
             $0.transaction.source != .verifyReceipt && $0.transaction.source != .notificationV1
         }) {

@@ -6,12 +6,15 @@ public enum NotificationFormat: String, Sendable, Hashable, CaseIterable {
     case appStoreV2 = "v2"
     /// A Google Play real-time developer notification in its Pub/Sub push envelope.
     case googlePlayRTDN = "google_rtdn"
+    /// A Stripe event as its webhook delivered it (signed in the `Stripe-Signature` header).
+    case stripeEvent = "stripe_event"
 
     /// The store that sent it.
     public var store: Store {
         switch self {
         case .appStoreV1, .appStoreV2: .appStore
         case .googlePlayRTDN: .googlePlay
+        case .stripeEvent: .stripe
         }
     }
 }

@@ -18,6 +18,8 @@ extension StoreObligation {
             switch store {
             case .appStore: owed += appStoreOwed(by: decision, on: snapshot, app: app)
             case .googlePlay: owed += googlePlayOwed(by: decision, app: app)
+            // Stripe is told nothing after an apply: a paid invoice needs no acknowledgement.
+            case .stripe: break
             }
         }
         return owed

@@ -13,6 +13,8 @@ public enum Commission {
         case secondYear = "second_year"
         /// Google Play's 15 % on every auto-renewing subscription sale, from the first.
         case googlePlaySubscription = "google_play_subscription"
+        /// A web sale (Stripe): no store takes a commission; the payment processor's fee is stated per charge.
+        case web
     }
 
     /// The basis of a sale in `store`, by each store's rules. The switch is exhaustive: a store added to `Store` does
@@ -20,6 +22,7 @@ public enum Commission {
     /// - App Store: `basis(smallBusiness:accruedPaidMilliseconds:)`.
     /// - Google Play: 15 % on every auto-renewing subscription sale (`subscription`), whatever came before; its other
     ///   sales as the App Store's (15 % in the program, else 30 %).
+    /// - Stripe: none (`web`).
     public static func basis(
         of store: Store, subscription: Bool, smallBusiness: Bool, accruedPaidMilliseconds: Int64
     ) -> Basis {
@@ -29,6 +32,8 @@ public enum Commission {
         case .googlePlay:
             if subscription { return .googlePlaySubscription }
             return basis(smallBusiness: smallBusiness, accruedPaidMilliseconds: accruedPaidMilliseconds)
+        case .stripe:
+            return .web
         }
     }
 
@@ -42,5 +47,11 @@ public enum Commission {
     }
 
     /// The rate for `basis`, in parts per million.
-    public static func ppm(_ basis: Basis) -> Int64 { basis == .standard ? standardPPM : reducedPPM }
+    public static func ppm(_ basis: Basis) -> Int64 {
+        switch basis {
+        case .standard: standardPPM
+        case .smallBusiness, .secondYear, .googlePlaySubscription: reducedPPM
+        case .web: 0
+        }
+    }
 }

@@ -31,7 +31,7 @@ struct GooglePlayNotificationsController: Sendable {
         do {
             result = try await stores.receive(
                 StorePush(
-                    store: .googlePlay, body: Data(buffer: buffer), authorization: request.headers[.authorization]))
+                    store: .googlePlay, body: Data(buffer: buffer), credential: request.headers[.authorization]))
         } catch let error as IngestionError where error.code == .invalidPushToken {
             context.logger.info("google play notification refused", metadata: ["reason": "\(error)"])
             var refusal = APIError(.unauthorized, code: .invalidPushToken, message: "the push token did not verify")

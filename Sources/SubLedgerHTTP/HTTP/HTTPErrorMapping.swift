@@ -17,8 +17,9 @@ extension APIError {
                 .unprocessableContent
             case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
             case .invalidSignature, .invalidNotification, .invalidPushToken: .unauthorized
-            case .appleUnavailable, .googlePlayUnavailable: .serviceUnavailable
-            case .appleConfigurationError, .serverAPIRefused, .googlePlayConfigurationError: .badGateway
+            case .appleUnavailable, .googlePlayUnavailable, .stripeUnavailable: .serviceUnavailable
+            case .appleConfigurationError, .serverAPIRefused, .googlePlayConfigurationError, .stripeConfigurationError:
+                .badGateway
             case .appMisconfigured: .internalServerError
             }
         self.init(

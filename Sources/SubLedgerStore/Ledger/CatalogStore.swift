@@ -54,6 +54,16 @@ public struct CatalogStore: Sendable {
                     try storedForm(
                         $0, for: SecretPurpose(.googleServiceAccountKey, bundleID: app.bundleID),
                         allowingPlaintextSecrets)
+                },
+                stripeSecretKey: try given.stripe.map {
+                    try storedForm(
+                        $0.secretKey, for: SecretPurpose(.stripeSecretKey, bundleID: app.bundleID),
+                        allowingPlaintextSecrets)
+                },
+                stripeWebhookSecret: try given.stripe.map {
+                    try storedForm(
+                        $0.webhookSecret, for: SecretPurpose(.stripeWebhookSecret, bundleID: app.bundleID),
+                        allowingPlaintextSecrets)
                 })
         }
         let sealed = stored
@@ -68,7 +78,9 @@ public struct CatalogStore: Sendable {
                         server_api_issuer_id, server_api_key_id,
                         server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id,
                         google_play_package_name, google_service_account_key, google_service_account_key_sealed,
-                        google_service_account_key_key_id)
+                        google_service_account_key_key_id,
+                        stripe_secret_key, stripe_secret_key_sealed, stripe_secret_key_key_id,
+                        stripe_webhook_secret, stripe_webhook_secret_sealed, stripe_webhook_secret_key_id)
                     VALUES (\(app.bundleID), \(app.appAppleID), \(PostgresArrayText.strings(app.environments.map(\.rawValue)))::text[],
                         \(app.ownershipPolicy.rawValue), \(PostgresValue.jsonb(try StoreJSON.encode(app))),
                         \(secret?.sharedSecret?.plaintext), \(secret?.sharedSecret?.sealed?.combined),
@@ -78,7 +90,11 @@ public struct CatalogStore: Sendable {
                             \(secret?.serverAPIPrivateKey?.sealed?.keyID),
                         \(app.googlePlay?.packageName), \(secret?.googleServiceAccountKey?.plaintext),
                         \(secret?.googleServiceAccountKey?.sealed?.combined),
-                        \(secret?.googleServiceAccountKey?.sealed?.keyID))
+                        \(secret?.googleServiceAccountKey?.sealed?.keyID),
+                        \(secret?.stripeSecretKey?.plaintext), \(secret?.stripeSecretKey?.sealed?.combined),
+                        \(secret?.stripeSecretKey?.sealed?.keyID),
+                        \(secret?.stripeWebhookSecret?.plaintext), \(secret?.stripeWebhookSecret?.sealed?.combined),
+                        \(secret?.stripeWebhookSecret?.sealed?.keyID))
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
                         catalog = EXCLUDED.catalog, updated_at = EXCLUDED.updated_at,
@@ -110,7 +126,19 @@ public struct CatalogStore: Sendable {
                         google_service_account_key_sealed = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
                             EXCLUDED.google_service_account_key_sealed ELSE apps.google_service_account_key_sealed END,
                         google_service_account_key_key_id = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
-                            EXCLUDED.google_service_account_key_key_id ELSE apps.google_service_account_key_key_id END
+                            EXCLUDED.google_service_account_key_key_id ELSE apps.google_service_account_key_key_id END,
+                        stripe_secret_key = CASE WHEN \(secret?.stripeSecretKey != nil) THEN
+                            EXCLUDED.stripe_secret_key ELSE apps.stripe_secret_key END,
+                        stripe_secret_key_sealed = CASE WHEN \(secret?.stripeSecretKey != nil) THEN
+                            EXCLUDED.stripe_secret_key_sealed ELSE apps.stripe_secret_key_sealed END,
+                        stripe_secret_key_key_id = CASE WHEN \(secret?.stripeSecretKey != nil) THEN
+                            EXCLUDED.stripe_secret_key_key_id ELSE apps.stripe_secret_key_key_id END,
+                        stripe_webhook_secret = CASE WHEN \(secret?.stripeWebhookSecret != nil) THEN
+                            EXCLUDED.stripe_webhook_secret ELSE apps.stripe_webhook_secret END,
+                        stripe_webhook_secret_sealed = CASE WHEN \(secret?.stripeWebhookSecret != nil) THEN
+                            EXCLUDED.stripe_webhook_secret_sealed ELSE apps.stripe_webhook_secret_sealed END,
+                        stripe_webhook_secret_key_id = CASE WHEN \(secret?.stripeWebhookSecret != nil) THEN
+                            EXCLUDED.stripe_webhook_secret_key_id ELSE apps.stripe_webhook_secret_key_id END
                     RETURNING app_id
                     """)
                 let appID = try rows.single().decode(Int64.self, at: 0)
@@ -171,6 +199,20 @@ public struct CatalogStore: Sendable {
         }
     }
 
+    /// Every stored app that sells through Stripe (both Stripe secrets stored), by bundle id.
+    public func appsSellingOnStripe() async throws -> [StoredApp] {
+        try await pool.withConnection { connection in
+            try connection.query(
+                """
+                SELECT \(Self.appColumns) FROM apps
+                WHERE (stripe_secret_key IS NOT NULL OR stripe_secret_key_sealed IS NOT NULL)
+                    AND (stripe_webhook_secret IS NOT NULL OR stripe_webhook_secret_sealed IS NOT NULL)
+                ORDER BY bundle_id
+                """
+            ).map(storedApp)
+        }
+    }
+
     /// Every stored app.
     public func apps() async throws -> [StoredApp] {
         try await pool.withConnection { connection in
@@ -182,7 +224,9 @@ public struct CatalogStore: Sendable {
         app_id, catalog::text, bundle_id, server_api_issuer_id, server_api_key_id, \
         shared_secret, shared_secret_sealed, shared_secret_key_id, \
         server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id, \
-        google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id
+        google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id, \
+        stripe_secret_key, stripe_secret_key_sealed, stripe_secret_key_key_id, \
+        stripe_webhook_secret, stripe_webhook_secret_sealed, stripe_webhook_secret_key_id
         """
 
     func storedApp(_ row: PostgresRow) throws -> StoredApp {
@@ -196,6 +240,14 @@ public struct CatalogStore: Sendable {
         {
             serverAPI = ServerAPICredentials(issuerID: issuer, keyID: key, privateKeyPEM: pem)
         }
+        var stripe: StripeSecrets?
+        if let secretKey = try StoredSecret(row, at: 14)?.open(
+            for: SecretPurpose(.stripeSecretKey, bundleID: bundleID), with: secretKeys),
+            let webhookSecret = try StoredSecret(row, at: 17)?.open(
+                for: SecretPurpose(.stripeWebhookSecret, bundleID: bundleID), with: secretKeys)
+        {
+            stripe = StripeSecrets(secretKey: secretKey, webhookSecret: webhookSecret)
+        }
         return StoredApp(
             appID: try row.decode(Int64.self, at: 0),
             definition: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
@@ -203,6 +255,7 @@ public struct CatalogStore: Sendable {
             serverAPI: serverAPI,
             googleServiceAccountKey: try StoredSecret(row, at: 11)?.open(
                 for: SecretPurpose(.googleServiceAccountKey, bundleID: bundleID), with: secretKeys),
+            stripe: stripe,
             erasureKeys: erasureKeys)
     }
 
@@ -228,5 +281,7 @@ public struct CatalogStore: Sendable {
         var serverAPI: ServerAPICredentials?
         var serverAPIPrivateKey: StoredSecret?
         var googleServiceAccountKey: StoredSecret?
+        var stripeSecretKey: StoredSecret?
+        var stripeWebhookSecret: StoredSecret?
     }
 }

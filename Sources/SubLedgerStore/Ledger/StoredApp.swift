@@ -11,12 +11,15 @@ public struct StoredApp: Sendable, Hashable {
     public var serverAPI: ServerAPICredentials?
     /// The Google Play service account's JSON key (the Developer API's credentials), if configured.
     public var googleServiceAccountKey: String?
+    /// The Stripe secret key and webhook signing secret, if the app sells through Stripe.
+    public var stripe: StripeSecrets?
     /// The installation's account erasure key, which erased ids of every app are digested with (read once).
     public var erasureKeys: AccountErasureKeys
 
     public init(
         appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil,
-        googleServiceAccountKey: String? = nil, erasureKeys: AccountErasureKeys = .init(secretKeys: SecretKeyring())
+        googleServiceAccountKey: String? = nil, stripe: StripeSecrets? = nil,
+        erasureKeys: AccountErasureKeys = .init(secretKeys: SecretKeyring())
     ) {
         self.erasureKeys = erasureKeys
         self.appID = appID
@@ -24,6 +27,7 @@ public struct StoredApp: Sendable, Hashable {
         self.sharedSecret = sharedSecret
         self.serverAPI = serverAPI
         self.googleServiceAccountKey = googleServiceAccountKey
+        self.stripe = stripe
     }
 
     public var bundleID: String { definition.bundleID }
@@ -34,7 +38,8 @@ extension StoredApp: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         "StoredApp(appID: \(appID), bundleID: \(bundleID), sharedSecret: \(sharedSecret == nil ? "none" : "<redacted>"), "
             + "serverAPI: \(serverAPI.map(\.description) ?? "none"), "
-            + "googleServiceAccountKey: \(googleServiceAccountKey == nil ? "none" : "<redacted>"))"
+            + "googleServiceAccountKey: \(googleServiceAccountKey == nil ? "none" : "<redacted>"), "
+            + "stripe: \(stripe == nil ? "none" : "<redacted>"))"
     }
     public var debugDescription: String { description }
 }

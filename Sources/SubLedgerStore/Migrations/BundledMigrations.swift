@@ -64,5 +64,6 @@ public enum BundledMigrations {
         ("0047_account_erasures.sql", PackageResources._047_account_erasures_sql),
         ("0048_account_erasure_keyed_digests.sql", PackageResources._048_account_erasure_keyed_digests_sql),
         ("0049_consumption_answers_as_obligations.sql", PackageResources._049_consumption_answers_as_obligations_sql),
+        ("0050_stripe.sql", PackageResources._050_stripe_sql),
     ]
 }

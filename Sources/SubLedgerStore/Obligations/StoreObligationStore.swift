@@ -97,6 +97,8 @@ public struct StoreObligationStore: Sendable {
                         throw StoreError(code: .corruptRow, message: "a Google Play obligation without its token")
                     }
                     payload = .googlePlay(purchaseToken: token, productID: product)
+                case .stripe:
+                    throw StoreError(code: .corruptRow, message: "Stripe is owed no obligation")
                 }
                 let environment = try StoreEnvironment.stored(row.decode(String.self, at: 4))
                 return Due(

@@ -16,6 +16,10 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
         public static let serverAPIPrivateKey = Field(rawValue: "server_api_private_key")
         /// `apps.google_service_account_key`: the Google Play service account's JSON key.
         public static let googleServiceAccountKey = Field(rawValue: "google_service_account_key")
+        /// `apps.stripe_secret_key`: the Stripe secret key (`sk_…` or a restricted `rk_…`) the API is read with.
+        public static let stripeSecretKey = Field(rawValue: "stripe_secret_key")
+        /// `apps.stripe_webhook_secret`: the signing secret (`whsec_…`) of the app's Stripe webhook endpoint.
+        public static let stripeWebhookSecret = Field(rawValue: "stripe_webhook_secret")
         /// `webhook_endpoints.secret` (and `previous_secret`): the key that signs an endpoint's requests.
         public static let webhookSecret = Field(rawValue: "webhook_secret")
         /// `account_erasure_keys.key_sealed`: the installation's account erasure key (`AccountErasureKeys`).

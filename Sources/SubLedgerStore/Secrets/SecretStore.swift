@@ -36,6 +36,10 @@ public struct SecretStore: Sendable {
                 UNION ALL
                 SELECT google_service_account_key_key_id FROM apps WHERE google_service_account_key_sealed IS NOT NULL
                 UNION ALL
+                SELECT stripe_secret_key_key_id FROM apps WHERE stripe_secret_key_sealed IS NOT NULL
+                UNION ALL
+                SELECT stripe_webhook_secret_key_id FROM apps WHERE stripe_webhook_secret_sealed IS NOT NULL
+                UNION ALL
                 \(WebhookEndpointSecrets.sealedKeyIDs)
             ) sealed GROUP BY key_id
             """ as PostgresQuery)
@@ -50,6 +54,8 @@ public struct SecretStore: Sendable {
                 SELECT count(*) FILTER (WHERE shared_secret IS NOT NULL)
                     + count(*) FILTER (WHERE server_api_private_key IS NOT NULL)
                     + count(*) FILTER (WHERE google_service_account_key IS NOT NULL)
+                    + count(*) FILTER (WHERE stripe_secret_key IS NOT NULL)
+                    + count(*) FILTER (WHERE stripe_webhook_secret IS NOT NULL)
                 FROM apps
                 """
             ).single().decode(Int64.self, at: 0)
@@ -108,7 +114,9 @@ public struct SecretStore: Sendable {
                 """
                 SELECT app_id, bundle_id, shared_secret, shared_secret_sealed, shared_secret_key_id,
                     server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id,
-                    google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id
+                    google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id,
+                    stripe_secret_key, stripe_secret_key_sealed, stripe_secret_key_key_id,
+                    stripe_webhook_secret, stripe_webhook_secret_sealed, stripe_webhook_secret_key_id
                 FROM apps ORDER BY app_id FOR UPDATE
                 """)
             var result = Resealing(keyID: current.id, resealed: 0, sealedPlaintext: 0)
@@ -118,6 +126,7 @@ public struct SecretStore: Sendable {
                 let fields: [(SecretPurpose.Field, Int, PostgresQuery)] = [
                     (.sharedSecret, 2, "shared_secret"), (.serverAPIPrivateKey, 5, "server_api_private_key"),
                     (.googleServiceAccountKey, 8, "google_service_account_key"),
+                    (.stripeSecretKey, 11, "stripe_secret_key"), (.stripeWebhookSecret, 14, "stripe_webhook_secret"),
                 ]
                 for (field, index, column) in fields {
                     guard let stored = try StoredSecret(row, at: index) else { continue }

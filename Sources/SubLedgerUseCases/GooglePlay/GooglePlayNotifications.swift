@@ -54,11 +54,12 @@ public struct GooglePlayNotifications: Sendable {
             throw IngestionError(.malformedNotification, "the push has no usable message id")
         }
         if case .test = notification.content { return .test }
-        let record = LedgerStore.GoogleNotificationRecord(
+        let record = LedgerStore.PushedNotificationRecord(
             notificationID: "google_play:\(app.definition.googlePlay?.packageName ?? ""):\(messageID)",
+            format: .googlePlayRTDN,
             notificationType: Self.type(of: notification), body: String(decoding: body, as: UTF8.self),
             eventTime: notification.eventTime)
-        let stored = try await ingestion.store.storeGoogleNotification(record, app: app)
+        let stored = try await ingestion.store.storePushedNotification(record, app: app)
         if stored.alreadyApplied { return .duplicate }
         return try await apply(stored.id, notification, type: record.notificationType, app: app)
     }

@@ -35,7 +35,7 @@ public struct GooglePlayPort: StorePort {
     }
 
     public func receive(_ push: StorePush) async throws -> PushOutcome {
-        try await notifications.receive(body: push.body, authorization: push.authorization)
+        try await notifications.receive(body: push.body, authorization: push.credential)
     }
 
     public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {

@@ -50,6 +50,10 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
         /// A Google Play notification push whose OIDC token is missing or did not verify for the app it names (or
         /// that names no app listed on Google Play, or one without push settings).
         case invalidPushToken = "invalid_push_token"
+        /// Stripe cannot be reached or failed; the event is stored and applied when Stripe answers.
+        case stripeUnavailable = "stripe_unavailable"
+        /// Stripe refused the app's secret key (401, 403); the event is stored and applied once the key is fixed.
+        case stripeConfigurationError = "stripe_configuration_error"
     }
 
     public let code: Code
@@ -69,7 +73,7 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
     public var isTransient: Bool {
         switch code {
         case .appleUnavailable, .appleConfigurationError, .serverAPIRefused, .appMisconfigured,
-            .googlePlayUnavailable, .googlePlayConfigurationError:
+            .googlePlayUnavailable, .googlePlayConfigurationError, .stripeUnavailable, .stripeConfigurationError:
             true
         default: false
         }

@@ -12,7 +12,7 @@ extension StoreObligationSender {
     ) -> StoreObligationSender {
         StoreObligationSender(
             configuration: configuration, store: StoreObligationStore(pool: pool), catalog: catalog,
-            senders: Store.allCases.map { store -> any ObligationSending in
+            senders: Store.allCases.compactMap { store -> (any ObligationSending)? in
                 switch store {
                 case .appStore:
                     AppStoreObligationSender(
@@ -21,6 +21,8 @@ extension StoreObligationSender {
                             store: ConsumptionStore(pool: pool), apple: gateways.apple, retry: configuration.retry,
                             logger: logger))
                 case .googlePlay: GooglePlayObligationSender(gateway: gateways.googlePlay)
+                // Owed nothing after an apply (`StoreObligation.owed`): a paid invoice needs no acknowledgement.
+                case .stripe: nil
                 }
             }, logger: logger, now: now)
     }

@@ -9,10 +9,13 @@ public struct StoreGateways: Sendable {
     public var apple: AppleGateway
     /// Google Play: the Developer API and the keys of real-time developer notifications' push tokens.
     public var googlePlay: GooglePlayGateway
+    /// Stripe: the API, with a client per app's secret key.
+    public var stripe: StripeGateway
 
-    public init(apple: AppleGateway, googlePlay: GooglePlayGateway) {
+    public init(apple: AppleGateway, googlePlay: GooglePlayGateway, stripe: StripeGateway) {
         self.apple = apple
         self.googlePlay = googlePlay
+        self.stripe = stripe
     }
 
     /// Every store's gateway as `configuration` describes it. Throws `ConfigurationError` when a store's settings
@@ -20,6 +23,7 @@ public struct StoreGateways: Sendable {
     public init(configuration: ServiceConfiguration, logger: Logger) throws {
         self.init(
             apple: try AppleGateway(configuration: configuration.apple, logger: logger),
-            googlePlay: GooglePlayGateway(httpClient: .shared, configuration: configuration.googlePlay, logger: logger))
+            googlePlay: GooglePlayGateway(httpClient: .shared, configuration: configuration.googlePlay, logger: logger),
+            stripe: StripeGateway(httpClient: .shared, configuration: configuration.stripe, logger: logger))
     }
 }

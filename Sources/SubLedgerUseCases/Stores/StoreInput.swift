@@ -39,17 +39,20 @@ public struct StoreSubmission: Sendable, Hashable {
     }
 }
 
-/// A notification a store pushes: the request's body as received and its `Authorization` header (Google's Pub/Sub
-/// push carries an OIDC token there; Apple's notification is signed in its body and carries none).
+/// A notification a store pushes: the request's body as received and the header that authenticates it, its
+/// `credential`: Google's Pub/Sub push carries an OIDC bearer token in `Authorization`, Stripe signs its webhook in
+/// `Stripe-Signature`; Apple's notification is signed in its body and carries none.
 public struct StorePush: Sendable, Hashable {
     public var store: Store
     public var body: Data
-    public var authorization: String?
+    /// The store's authenticating header, as received (`Authorization` for Google Play, `Stripe-Signature` for
+    /// Stripe); `nil` for the App Store.
+    public var credential: String?
 
-    public init(store: Store, body: Data, authorization: String? = nil) {
+    public init(store: Store, body: Data, credential: String? = nil) {
         self.store = store
         self.body = body
-        self.authorization = authorization
+        self.credential = credential
     }
 }
 

@@ -7,10 +7,13 @@ public struct StorePorts: Sendable {
     public var appStore: AppStorePort
     /// Google Play, when this process is configured for it.
     public var googlePlay: GooglePlayPort?
+    /// Stripe, when this process is configured for it.
+    public var stripe: StripePort?
 
-    public init(appStore: AppStorePort, googlePlay: GooglePlayPort? = nil) {
+    public init(appStore: AppStorePort, googlePlay: GooglePlayPort? = nil, stripe: StripePort? = nil) {
         self.appStore = appStore
         self.googlePlay = googlePlay
+        self.stripe = stripe
     }
 
     /// The ledger as the ports write it: with the stored inputs' retry policy they were configured with (the
@@ -28,6 +31,11 @@ public struct StorePorts: Sendable {
                     .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
             }
             return googlePlay
+        case .stripe:
+            guard let stripe else {
+                throw IngestionError(.appMisconfigured, "this process has no port for Stripe")
+            }
+            return stripe
         }
     }
 

@@ -33,6 +33,7 @@ enum CustomerAdvice {
         switch ChainRefreshRoute(of: chain).store {
         case .appStore: "Apple"
         case .googlePlay: "Google Play"
+        case .stripe: "the web checkout (Stripe)"
         }
     }
 

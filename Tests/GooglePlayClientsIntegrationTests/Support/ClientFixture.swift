@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BoundedHTTP
 import GooglePlay
 import GooglePlayClients
 import GooglePlaySimulator

@@ -59,7 +59,7 @@ import Testing
                     && "\(error)".contains("not configured for Google Play")
             }
             await #expect {
-                _ = try await ports.receive(StorePush(store: .googlePlay, body: Data("{}".utf8), authorization: nil))
+                _ = try await ports.receive(StorePush(store: .googlePlay, body: Data("{}".utf8), credential: nil))
             } throws: { error in
                 (error as? IngestionError)?.code == .appMisconfigured
                     && "\(error)".contains("not configured for Google Play")

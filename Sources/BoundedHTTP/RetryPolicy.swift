@@ -2,7 +2,7 @@
 ///
 /// Attempt `n` (from 0) that fails retryably waits `min(maximumDelay, initialDelay × 2ⁿ)` scaled by a factor drawn
 /// from `[1 − jitter, 1]`, so that many callers failing together do not retry together; a `Retry-After` from
-/// Google lengthens the wait, up to `maximumDelay`.
+/// the server lengthens the wait, up to `maximumDelay`. The store clients (Google Play's, Stripe's) retry with it.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included (1 never retries). Default: 4.
     public var maximumAttempts: Int
@@ -27,7 +27,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Never retries.
     public static let none = RetryPolicy(maximumAttempts: 1)
 
-    /// The wait after failed attempt `attempt` (0 for the first), given a `random` draw in `[0, 1)` and Google's
+    /// The wait after failed attempt `attempt` (0 for the first), given a `random` draw in `[0, 1)` and the server's
     /// `Retry-After` in seconds.
     public func delay(afterAttempt attempt: Int, random: Double, retryAfterSeconds: Int64? = nil) -> Duration {
         var backoff = initialDelay

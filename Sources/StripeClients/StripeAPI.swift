@@ -1,0 +1,247 @@
+import AsyncHTTPClient
+import BoundedHTTP
+import Foundation
+import Logging
+import NIOHTTP1
+import Stripe
+import SubLedgerCore
+
+/// A client of the Stripe API, authorized by an app's secret key.
+///
+/// Every call is bounded in time and size; Stripe's error object becomes a `StripeAPIError`. Reads are retried on
+/// rate limits (429), Stripe's failures (5xx), timeouts and failed connections with `RetryPolicy`'s backoff;
+/// creations send an `Idempotency-Key`, so a retried one cannot create twice.
+public struct StripeAPI: Sendable {
+    public struct Configuration: Sendable {
+        public static let productionBaseURL = "https://api.stripe.com"
+
+        /// The base URL (stripe-sim's in tests). Default: Stripe's.
+        public var baseURL: String
+        /// Time allowed per request (each attempt). Default: 30 seconds.
+        public var timeout: Duration
+        /// The largest answer accepted. Default: 4 MiB.
+        public var maximumResponseBytes: Int
+        /// How failed calls are retried. Default: `RetryPolicy()`.
+        public var retry: RetryPolicy
+        /// The most pages one list read fetches. Default: 100 (10,000 objects).
+        public var maximumPages: Int
+
+        public init(
+            baseURL: String = Self.productionBaseURL, timeout: Duration = .seconds(30),
+            maximumResponseBytes: Int = 4 * 1024 * 1024, retry: RetryPolicy = RetryPolicy(), maximumPages: Int = 100
+        ) {
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.timeout = timeout
+            self.maximumResponseBytes = maximumResponseBytes
+            self.retry = retry
+            self.maximumPages = max(1, maximumPages)
+        }
+    }
+
+    /// The Stripe API version SubLedger reads (the shapes of `Stripe`'s types), sent with every request.
+    public static let apiVersion = "2025-03-31.basil"
+
+    public let configuration: Configuration
+    private let exchange: HTTPExchange
+    private let secretKey: String
+    private let random: @Sendable () -> Double
+    private let sleep: @Sendable (Duration) async throws -> Void
+
+    public init(
+        httpClient: HTTPClient, secretKey: String, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "subledger.stripe.api"),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.configuration = configuration
+        self.exchange = HTTPExchange(
+            client: httpClient, logger: logger, maximumBytes: configuration.maximumResponseBytes)
+        self.secretKey = secretKey
+        self.random = random
+        self.sleep = sleep
+    }
+
+    // MARK: Reads
+
+    public func subscription(_ id: String) async throws(StripeAPIError) -> StripeSubscription {
+        try await get(StripeSubscription.self, "/v1/subscriptions/" + Self.checked(id))
+    }
+
+    public func invoice(_ id: String) async throws(StripeAPIError) -> StripeInvoice {
+        try await get(StripeInvoice.self, "/v1/invoices/" + Self.checked(id))
+    }
+
+    /// Every invoice of `subscription`, newest first.
+    public func invoices(subscription: String) async throws(StripeAPIError) -> [StripeInvoice] {
+        try await all(StripeInvoice.self, "/v1/invoices", [("subscription", try Self.checked(subscription))])
+    }
+
+    /// The payments of `invoice`.
+    public func invoicePayments(invoice: String) async throws(StripeAPIError) -> [StripeInvoicePayment] {
+        try await all(StripeInvoicePayment.self, "/v1/invoice_payments", [("invoice", try Self.checked(invoice))])
+    }
+
+    /// The invoice payments made by `paymentIntent` (how a charge, refund or dispute leads to its invoice).
+    public func invoicePayments(paymentIntent: String) async throws(StripeAPIError) -> [StripeInvoicePayment] {
+        try await all(
+            StripeInvoicePayment.self, "/v1/invoice_payments",
+            [("payment[type]", "payment_intent"), ("payment[payment_intent]", try Self.checked(paymentIntent))])
+    }
+
+    public func paymentIntent(_ id: String) async throws(StripeAPIError) -> StripePaymentIntent {
+        try await get(StripePaymentIntent.self, "/v1/payment_intents/" + Self.checked(id))
+    }
+
+    public func charge(_ id: String) async throws(StripeAPIError) -> StripeCharge {
+        try await get(StripeCharge.self, "/v1/charges/" + Self.checked(id))
+    }
+
+    public func refunds(charge: String) async throws(StripeAPIError) -> [StripeRefund] {
+        try await all(StripeRefund.self, "/v1/refunds", [("charge", try Self.checked(charge))])
+    }
+
+    public func disputes(charge: String) async throws(StripeAPIError) -> [StripeDispute] {
+        try await all(StripeDispute.self, "/v1/disputes", [("charge", try Self.checked(charge))])
+    }
+
+    public func balanceTransaction(_ id: String) async throws(StripeAPIError) -> StripeBalanceTransaction {
+        try await get(StripeBalanceTransaction.self, "/v1/balance_transactions/" + Self.checked(id))
+    }
+
+    /// One page of events, newest first: those after `endingBefore` (an event id) when given, which is how a
+    /// reader walks forward from its cursor.
+    public func events(endingBefore: String? = nil, limit: Int = 100) async throws(StripeAPIError) -> StripeList<
+        StripeEvent
+    > {
+        var query = [("limit", String(max(1, min(limit, 100))))]
+        if let endingBefore { query.append(("ending_before", try Self.checked(endingBefore))) }
+        return try await get(StripeList<StripeEvent>.self, "/v1/events", query)
+    }
+
+    /// The subscription and each of its paid invoices with the charge that paid it, its refunds and disputes.
+    public func reading(ofSubscription id: String) async throws(StripeAPIError) -> StripeSubscriptionReading {
+        let subscription = try await self.subscription(id)
+        var paid: [StripeSubscriptionReading.PaidInvoice] = []
+        for invoice in try await invoices(subscription: id).reversed() where invoice.status == "paid" {
+            var entry = StripeSubscriptionReading.PaidInvoice(invoice: invoice)
+            if invoice.amountPaid > 0, let charge = try await charge(paying: invoice) {
+                entry.charge = charge
+                if charge.amountRefunded > 0 { entry.refunds = try await refunds(charge: charge.id) }
+                if charge.disputed { entry.disputes = try await disputes(charge: charge.id) }
+            }
+            paid.append(entry)
+        }
+        return StripeSubscriptionReading(subscription: subscription, invoices: paid)
+    }
+
+    /// The charge that paid `invoice`: its paid invoice payment's payment intent's latest charge.
+    func charge(paying invoice: StripeInvoice) async throws(StripeAPIError) -> StripeCharge? {
+        let payments = try await invoicePayments(invoice: invoice.id).filter { $0.status == "paid" }
+        guard let payment = payments.first?.payment else { return nil }
+        if let charge = payment.charge { return try await self.charge(charge.id) }
+        guard let intent = payment.paymentIntent,
+            let latest = try await paymentIntent(intent.id).latestCharge
+        else { return nil }
+        return try await charge(latest.id)
+    }
+
+    /// The subscription a payment intent paid an invoice of, if it paid one.
+    public func subscription(paidBy paymentIntent: String) async throws(StripeAPIError) -> String? {
+        guard let invoice = try await invoicePayments(paymentIntent: paymentIntent).first?.invoice.id else {
+            return nil
+        }
+        return try await self.invoice(invoice).subscriptionID
+    }
+
+    // MARK: Plumbing
+
+    /// `id` when it is usable in a path: 1 to 255 characters of `A-Z a-z 0-9 _`.
+    static func checked(_ id: String) throws(StripeAPIError) -> String {
+        guard (1...255).contains(id.utf8.count),
+            id.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F
+            })
+        else { throw StripeAPIError(.invalidRequest, message: "not a Stripe object id") }
+        return id
+    }
+
+    private func all<Element: Decodable & Sendable>(
+        _ type: Element.Type, _ path: String, _ query: [(String, String)]
+    ) async throws(StripeAPIError) -> [Element] where Element: StripeIdentified {
+        var items: [Element] = []
+        var startingAfter: String?
+        for _ in 0..<configuration.maximumPages {
+            var pageQuery = query + [("limit", "100")]
+            if let startingAfter { pageQuery.append(("starting_after", startingAfter)) }
+            let page = try await get(StripeList<Element>.self, path, pageQuery)
+            items += page.data
+            guard page.hasMore, let last = page.data.last?.id, last != startingAfter else { break }
+            startingAfter = last
+        }
+        return items
+    }
+
+    private func get<Response: Decodable>(
+        _ type: Response.Type, _ path: String, _ query: [(String, String)] = []
+    ) async throws(StripeAPIError) -> Response {
+        var url = configuration.baseURL + path
+        if !query.isEmpty { url += "?" + FormEncoding.encode(query) }
+        var attempt = 0
+        while true {
+            do throws(StripeAPIError) {
+                let answer = try await sendOnce(.GET, url: url)
+                do {
+                    return try JSONDecoder().decode(Response.self, from: answer.body)
+                } catch {
+                    throw StripeAPIError(.malformedResponse, httpStatus: answer.status)
+                }
+            } catch {
+                attempt += 1
+                guard error.isRetryable, attempt < configuration.retry.maximumAttempts else { throw error }
+                let delay = configuration.retry.delay(
+                    afterAttempt: attempt - 1, random: random(), retryAfterSeconds: error.retryAfterSeconds)
+                do {
+                    try await sleep(delay)
+                } catch {
+                    throw StripeAPIError(error is CancellationError ? .timeout : .connectionError)
+                }
+            }
+        }
+    }
+
+    private func sendOnce(_ method: HTTPMethod, url: String, body: Data? = nil) async throws(StripeAPIError)
+        -> HTTPExchange.Answer
+    {
+        let answer: HTTPExchange.Answer
+        do {
+            answer = try await exchange.perform(
+                method, url: url,
+                headers: [
+                    ("Authorization", "Bearer " + secretKey), ("Stripe-Version", Self.apiVersion),
+                    ("Accept", "application/json"), ("User-Agent", "SubLedger"),
+                ],
+                body: body, contentType: "application/x-www-form-urlencoded", timeout: configuration.timeout)
+        } catch {
+            exchange.logger.debug("Stripe API request failed", metadata: ["failure": "\(error)"])
+            throw StripeAPIError(error == .timeout ? .timeout : .connectionError)
+        }
+        guard (200..<300).contains(answer.status) else {
+            throw StripeAPIError.api(
+                status: answer.status, body: try? JSONDecoder().decode(StripeErrorBody.self, from: answer.body),
+                retryAfterSeconds: answer.headers.first(name: "Retry-After").flatMap {
+                    Int64($0.trimmingCharacters(in: .whitespaces))
+                })
+        }
+        return answer
+    }
+}
+
+/// A Stripe object with an id (what a list's cursor names).
+public protocol StripeIdentified {
+    var id: String { get }
+}
+
+extension StripeInvoice: StripeIdentified {}
+extension StripeInvoicePayment: StripeIdentified {}
+extension StripeRefund: StripeIdentified {}
+extension StripeDispute: StripeIdentified {}

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SubLedgerUseCases
+
+/// `POST /v1/notifications/stripe`: Stripe's webhook events, signed in `Stripe-Signature` with the signing secret
+/// of the app's endpoint, not authenticated by an API key.
+///
+/// Answers 200 once an event is stored and applied (a redelivery is a 200 no-op), 4xx when it can never be
+/// accepted, and 503 when Stripe could not be asked (the event is kept and applied later), so Stripe retries exactly
+/// when that can help.
+struct StripeNotificationsController: Sendable {
+    let stores: StorePorts
+
+    func register(on router: some RouterMethods<SubLedgerRequestContext>) {
+        router.post("v1/notifications/stripe") { request, context in try await receive(request, context) }
+    }
+
+    struct ReceivedBody: ResponseEncodable {
+        var status: String
+        var event_type: String?
+    }
+
+    /// The challenge of the route's 401 answers.
+    static let challenge = "Stripe-Signature realm=\"Stripe webhooks\""
+
+    static let signatureField = HTTPField.Name("Stripe-Signature")!
+
+    func receive(_ request: Request, _ context: SubLedgerRequestContext) async throws -> ReceivedBody {
+        let buffer = try await request.collectBody(context: context)
+        try RequestText.checkBody(buffer)
+        let result: PushOutcome
+        do {
+            result = try await stores.receive(
+                StorePush(store: .stripe, body: Data(buffer: buffer), credential: request.headers[Self.signatureField]))
+        } catch let error as IngestionError where error.code == .invalidSignature {
+            context.logger.info("stripe webhook refused", metadata: ["reason": "\(error)"])
+            var refusal = APIError(
+                .unauthorized, code: .invalidSignature, message: "the Stripe-Signature did not verify")
+            refusal.challenge = Self.challenge
+            throw refusal
+        }
+        switch result {
+        case .applied(let type): return ReceivedBody(status: "applied", event_type: type)
+        case .duplicate: return ReceivedBody(status: "duplicate", event_type: nil)
+        case .test: return ReceivedBody(status: "test", event_type: nil)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Logging
+import Stripe
+import StripeClients
+import SubLedgerCore
+import SubLedgerStore
+
+/// Stripe's webhooks: authenticated by the `Stripe-Signature` header against the signing secret of an app's endpoint,
+/// stored as received (once per event id), then applied from the subscription read back from the Stripe API. An
+/// event is a hint: events arrive twice and out of order, and the subscription's current state, not the event's
+/// snapshot, is what the ledger applies, so duplicated, reordered or dropped events leave the same state.
+public struct StripeNotifications: Sendable {
+    let store: LedgerStore
+    let gateway: StripeGateway
+    /// The apps selling through Stripe, whose webhook secrets a push is checked against.
+    let stripeApps: @Sendable () async throws -> [StoredApp]
+    let logger: Logger
+    let now: @Sendable () -> Instant
+    /// The clock signatures are checked against: Stripe signs with the time of day, so it is the system's even where
+    /// `now` (the ledger's clock) is a test's.
+    let signatureClock: @Sendable () -> Instant
+
+    /// The longest event accepted (Stripe's events are a few KiB; a subscription with many items some tens).
+    static let maximumBodyBytes = 512 * 1024
+    /// The longest event id and type accepted.
+    static let maximumIDLength = 255
+
+    public init(
+        store: LedgerStore, gateway: StripeGateway, stripeApps: @escaping @Sendable () async throws -> [StoredApp],
+        logger: Logger, now: @escaping @Sendable () -> Instant,
+        signatureClock: @escaping @Sendable () -> Instant = { Instant.systemNow() }
+    ) {
+        self.store = store
+        self.gateway = gateway
+        self.stripeApps = stripeApps
+        self.logger = logger
+        self.now = now
+        self.signatureClock = signatureClock
+    }
+
+    /// Authenticates, stores and applies one webhook. Refusals: `malformed_json` (400) for a body that is not an
+    /// event; `invalid_signature` (401) for a signature that verifies under no app's signing secret; Stripe
+    /// unavailable (503): the event is stored and applied later by the renewal job, or by Stripe's redelivery.
+    public func receive(body: Data, signature: String?) async throws -> PushOutcome {
+        guard body.count <= Self.maximumBodyBytes, let event = try? JSONDecoder().decode(StripeEvent.self, from: body),
+            Self.isIdentifier(event.id), Self.isIdentifier(event.type)
+        else {
+            throw IngestionError(.malformedNotification, "the body is not a Stripe event")
+        }
+        let app = try await authenticate(body: body, signature: signature)
+        let record = LedgerStore.PushedNotificationRecord(
+            notificationID: "stripe:\(event.id)", format: .stripeEvent, notificationType: event.type,
+            body: String(decoding: body, as: UTF8.self),
+            eventTime: Instant(
+                acceptedMillisecondsSince1970: event.created.multipliedReportingOverflow(by: 1000).partialValue))
+        let stored = try await store.storePushedNotification(record, app: app)
+        if stored.alreadyApplied { return .duplicate }
+        return try await apply(stored.id, event, app: app)
+    }
+
+    /// Applies a stored event the renewal job claimed (its first attempt failed, or the process died).
+    public func applyStored(_ pending: PollQueue.PendingNotification, app: StoredApp) async throws -> PushOutcome {
+        guard let event = try? JSONDecoder().decode(StripeEvent.self, from: Data(pending.body.utf8)) else {
+            try await store.markNotification(
+                pending.rowID, failed: "unreadable stored event", retryable: false, now: now())
+            throw IngestionError(.malformedNotification, "the stored event cannot be read again")
+        }
+        return try await apply(pending.rowID, event, app: app)
+    }
+
+    /// The app whose webhook signing secret the signature verifies under (the first by bundle id: each app's
+    /// endpoint has its own secret).
+    func authenticate(body: Data, signature: String?) async throws -> StoredApp {
+        let apps = try await stripeApps()
+        var refusal = StripeSignatureError.noMatchingSignature
+        for app in apps {
+            guard let secret = app.stripe?.webhookSecret else { continue }
+            do {
+                try StripeSignature.verify(header: signature, body: body, secrets: [secret], now: signatureClock())
+                return app
+            } catch {
+                refusal = error
+                if error != .noMatchingSignature { break }
+            }
+        }
+        throw IngestionError(.invalidSignature, "the Stripe-Signature did not verify: \(refusal.code)")
+    }
+
+    /// Reads the subscription the event leads to and applies it with the stored row (marked applied in the same
+    /// transaction). A failure is recorded on the row: Stripe unavailable is retried with backoff; an object Stripe
+    /// does not have is final.
+    func apply(_ id: Int64, _ event: StripeEvent, app: StoredApp) async throws -> PushOutcome {
+        let input: LedgerInput
+        do {
+            input = try await self.input(for: event, app: app)
+        } catch let refusal as IngestionError {
+            try await store.markNotification(
+                id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient, now: now())
+            if refusal.isTransient { throw refusal }
+            logger.warning(
+                "a Stripe event leads to nothing Stripe can show",
+                metadata: ["notification": "\(id)", "event": "\(event.id)", "reason": "\(refusal)"])
+            return .applied(notificationType: event.type)
+        }
+        do {
+            switch try await store.applyStoredNotification(id, input, app: app, now: now()) {
+            case .duplicate:
+                return .duplicate
+            case .applied(_, let applied):
+                LedgerMetrics.record(applied)
+                return .applied(notificationType: event.type)
+            }
+        } catch {
+            try await store.markNotification(id, failed: "\(error)", retryable: true, now: now())
+            throw error
+        }
+    }
+
+    /// The subscription the event is about, read back now, as the ledger's input (no submitter: the order named in
+    /// its metadata, or the chain's owner, decides the account). Empty for an event about nothing SubLedger
+    /// follows, and for a subscription another app sold.
+    func input(for event: StripeEvent, app: StoredApp) async throws -> LedgerInput {
+        let environment: StoreEnvironment = event.livemode ? .production : .sandbox
+        let empty = LedgerInput(
+            kind: .notification, bundleID: app.bundleID, environment: environment, submitter: nil, transactions: [],
+            renewalInfo: [], observedAt: now())
+        let client = try await gateway.client(for: app)
+        let subscriptionID: String?
+        do {
+            switch event.subject {
+            case .subscription(let id): subscriptionID = id
+            case .invoice(let id): subscriptionID = try await client.invoice(id).subscriptionID
+            case .paymentIntent(let id): subscriptionID = try await client.subscription(paidBy: id)
+            case .none: subscriptionID = nil
+            }
+        } catch {
+            throw IngestionError(error)
+        }
+        guard let subscriptionID else { return empty }
+        return try await StripeReadBack(client: client, logger: logger).input(
+            subscription: subscriptionID, kind: .notification, app: app, observedAt: now()) ?? empty
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        (1...maximumIDLength).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+}
+
+/// A subscription read back from Stripe and turned into the ledger's input.
+struct StripeReadBack: Sendable {
+    let client: StripeAPI
+    let logger: Logger
+
+    /// The subscription's state as the ledger's input, or `nil` when it was sold for another app (its metadata
+    /// names another bundle id).
+    func input(subscription id: String, kind: LedgerInput.Kind, app: StoredApp, observedAt: Instant) async throws
+        -> LedgerInput?
+    {
+        let reading: StripeSubscriptionReading
+        do {
+            reading = try await client.reading(ofSubscription: id)
+        } catch {
+            throw IngestionError(error)
+        }
+        if let named = reading.bundleID, named != app.bundleID {
+            logger.warning(
+                "a Stripe subscription names another app in its metadata",
+                metadata: ["subscription": "\(id)", "app": "\(app.bundleID)", "named": "\(named)"])
+            return nil
+        }
+        let observation: (transactions: [Transaction], renewalInfo: RenewalInfo)
+        do {
+            observation = try reading.observation(observedAt: observedAt)
+        } catch {
+            throw IngestionError(.invalidNotificationPayload, "Stripe's subscription cannot be read: \(error)")
+        }
+        // Products the catalog does not sell through Stripe are not the ledger's.
+        let sold = observation.transactions.filter { app.definition.product($0.productID)?.store == .stripe }
+        return LedgerInput(
+            kind: kind, bundleID: app.bundleID, environment: observation.renewalInfo.environment, submitter: nil,
+            transactions: sold.map {
+                var transaction = $0
+                transaction.bundleID = app.bundleID
+                return transaction
+            },
+            renewalInfo: sold.isEmpty ? [] : [observation.renewalInfo], observedAt: observedAt)
+    }
+}

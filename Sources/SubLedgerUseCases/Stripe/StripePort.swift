@@ -1,0 +1,59 @@
+import Logging
+import SubLedgerCore
+import SubLedgerStore
+
+/// Stripe behind `StorePort`: webhooks read back from the Stripe API, chains by subscription.
+public struct StripePort: StorePort {
+    let notifications: StripeNotifications
+
+    public init(
+        store: LedgerStore, gateway: StripeGateway, catalog: CatalogStore, logger: Logger,
+        now: @escaping @Sendable () -> Instant
+    ) {
+        self.notifications = StripeNotifications(
+            store: store, gateway: gateway, stripeApps: { try await catalog.appsSellingOnStripe() }, logger: logger,
+            now: now)
+    }
+
+    init(notifications: StripeNotifications) {
+        self.notifications = notifications
+    }
+
+    public var store: Store { .stripe }
+
+    /// None yet: a web purchase reaches the ledger through Stripe's webhook, whose subscription names the order.
+    public func submit(_ submission: StoreSubmission, app: StoredApp) async throws -> SubmissionOutcome {
+        throw IngestionError(.appMisconfigured, "a \(submission.store.rawValue) submission reached Stripe's port")
+    }
+
+    public func receive(_ push: StorePush) async throws -> PushOutcome {
+        try await notifications.receive(body: push.body, signature: push.credential)
+    }
+
+    public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
+        throw IngestionError(.appMisconfigured, "a stored \(input.kind.rawValue) submission reached Stripe's port")
+    }
+
+    public func applyStored(_ notification: PollQueue.PendingNotification, app: StoredApp) async throws -> Bool {
+        if case .applied = try await notifications.applyStored(notification, app: app) { return true }
+        return false
+    }
+
+    /// None: Stripe's webhooks are retried by Stripe, and an event read back failing stays stored for the renewal job.
+    public func wakeDeferredInputs(now: Instant) async throws -> DeferredInputs {
+        DeferredInputs(deferred: 0, woken: 0)
+    }
+
+    public func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied? {
+        let client = try await notifications.gateway.client(for: app)
+        let now = notifications.now()
+        guard
+            let input = try await StripeReadBack(client: client, logger: notifications.logger).input(
+                subscription: chain.key.chainID, kind: .poll, app: app, observedAt: now),
+            !input.transactions.isEmpty
+        else { return nil }
+        let applied = try await notifications.store.apply(input, app: app, now: now)
+        LedgerMetrics.record(applied)
+        return applied
+    }
+}

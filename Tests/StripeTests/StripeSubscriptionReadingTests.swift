@@ -1,0 +1,225 @@
+import Foundation
+import Stripe
+import SubLedgerCore
+import Testing
+
+/// A subscription read back from Stripe, in the ledger's terms.
+@Suite struct StripeSubscriptionReadingTests {
+    static let day: Int64 = 86_400
+    static let start: Int64 = 1_764_201_600  // 2025-11-27T00:00:00Z
+
+    static func decode<T: Decodable>(_ type: T.Type, _ object: [String: Any]) throws -> T {
+        try JSONDecoder().decode(T.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    static func subscription(
+        status: String = "active", product: String = "prod_pro", unitAmount: Int = 999, currency: String = "usd",
+        periodEnd: Int64 = start + 30 * day, cancelAtPeriodEnd: Bool = false, trialEnd: Int64? = nil,
+        livemode: Bool = false,
+        metadata: [String: String] = ["subledger_order": "order-1", "subledger_app": "com.example"],
+        cancellationReason: String? = nil
+    ) throws -> StripeSubscription {
+        try decode(
+            StripeSubscription.self,
+            [
+                "id": "sub_1", "object": "subscription", "customer": "cus_1", "status": status, "metadata": metadata,
+                "cancel_at_period_end": cancelAtPeriodEnd, "created": start, "start_date": start,
+                "livemode": livemode, "currency": currency, "trial_end": trialEnd.map { $0 as Any } ?? NSNull(),
+                "cancellation_details": ["reason": cancellationReason.map { $0 as Any } ?? NSNull()],
+                "items": [
+                    "object": "list", "has_more": false,
+                    "data": [
+                        [
+                            "id": "si_1", "quantity": 1, "current_period_start": periodEnd - 30 * day,
+                            "current_period_end": periodEnd,
+                            "price": [
+                                "id": "price_1", "product": product, "unit_amount": unitAmount, "currency": currency,
+                                "recurring": ["interval": "month", "interval_count": 1],
+                            ],
+                        ]
+                    ],
+                ],
+            ])
+    }
+
+    static func invoice(
+        _ id: String, paid: Int, from: Int64, to: Int64, product: String = "prod_pro", currency: String = "usd",
+        status: String = "paid", prorationCredit: Int? = nil
+    ) throws -> StripeInvoice {
+        var lines: [[String: Any]] = [
+            [
+                "id": "il_\(id)", "amount": paid - (prorationCredit ?? 0), "period": ["start": from, "end": to],
+                "pricing": ["price_details": ["price": "price_x", "product": product]],
+            ]
+        ]
+        if let prorationCredit {
+            lines.append([
+                "id": "il_credit_\(id)", "amount": -prorationCredit, "period": ["start": from, "end": to],
+                "pricing": ["price_details": ["price": "price_old", "product": "prod_old"]],
+            ])
+        }
+        return try decode(
+            StripeInvoice.self,
+            [
+                "id": id, "object": "invoice", "status": status, "amount_paid": paid, "currency": currency,
+                "created": from, "livemode": false, "billing_reason": "subscription_cycle",
+                "lines": ["object": "list", "has_more": false, "data": lines],
+                "parent": ["type": "subscription_details", "subscription_details": ["subscription": "sub_1"]],
+                "status_transitions": ["paid_at": from],
+            ])
+    }
+
+    static func charge(amount: Int, refunded: Int = 0, disputed: Bool = false) throws -> StripeCharge {
+        try decode(
+            StripeCharge.self,
+            [
+                "id": "ch_1", "amount": amount, "amount_refunded": refunded, "refunded": refunded >= amount,
+                "disputed": disputed, "currency": "usd", "created": start, "payment_intent": "pi_1",
+            ])
+    }
+
+    let now = Instant(millisecondsSince1970: (start + 40 * day) * 1000)
+
+    @Test func eachPaidInvoiceIsATransactionOfTheSubscriptionsChain() throws {
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(periodEnd: Self.start + 60 * Self.day),
+            invoices: [
+                .init(invoice: try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day)),
+                .init(
+                    invoice: try Self.invoice(
+                        "in_2", paid: 999, from: Self.start + 30 * Self.day, to: Self.start + 60 * Self.day)),
+                .init(invoice: try Self.invoice("in_3", paid: 0, from: Self.start, to: Self.start, status: "open")),
+            ])
+        let (transactions, renewal) = try reading.observation(observedAt: now)
+        #expect(transactions.map(\.transactionID) == ["in_1", "in_2"])
+        let first = try #require(transactions.first)
+        #expect(first.chainID == "sub_1" && first.productID == "prod_pro" && first.store == .stripe)
+        #expect(first.purchaseDate == Instant(millisecondsSince1970: Self.start * 1000))
+        #expect(first.expiresDate == Instant(millisecondsSince1970: (Self.start + 30 * Self.day) * 1000))
+        #expect(first.price == 9_990 && first.currency == "USD")
+        #expect(first.accountHint == "order-1" && first.bundleID == "com.example")
+        #expect(first.environment == .sandbox && first.revocationDate == nil && !first.isTrialPeriod)
+        #expect(renewal.willAutoRenew && !renewal.isInBillingRetryPeriod)
+        #expect(renewal.renewalDate == Instant(millisecondsSince1970: (Self.start + 60 * Self.day) * 1000))
+        #expect(renewal.renewalPrice == 9_990 && renewal.autoRenewProductID == "prod_pro")
+    }
+
+    @Test func aZeroDecimalCurrencyIsPricedInWholeUnits() throws {
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(unitAmount: 1_200, currency: "jpy"),
+            invoices: [
+                .init(
+                    invoice: try Self.invoice(
+                        "in_1", paid: 1_200, from: Self.start, to: Self.start + 30 * Self.day, currency: "jpy"))
+            ])
+        let (transactions, renewal) = try reading.observation(observedAt: now)
+        #expect(transactions.first?.price == 1_200_000 && transactions.first?.currency == "JPY")
+        #expect(renewal.renewalPrice == 1_200_000)
+    }
+
+    @Test func aFreeInvoiceWithinTheTrialIsTheTrial() throws {
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(status: "trialing", trialEnd: Self.start + 7 * Self.day),
+            invoices: [
+                .init(invoice: try Self.invoice("in_1", paid: 0, from: Self.start, to: Self.start + 7 * Self.day))
+            ])
+        let transaction = try #require(try reading.observation(observedAt: now).transactions.first)
+        #expect(transaction.isTrialPeriod && transaction.price == 0)
+    }
+
+    @Test func aFullRefundRevokesAtTheRefundAndAPartialOneDoesNot() throws {
+        let refund = try Self.decode(
+            StripeRefund.self,
+            [
+                "id": "re_1", "amount": 999, "charge": "ch_1", "created": Self.start + 3 * Self.day,
+                "status": "succeeded",
+            ])
+        let invoice = try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day)
+        let full = StripeSubscriptionReading(
+            subscription: try Self.subscription(),
+            invoices: [.init(invoice: invoice, charge: try Self.charge(amount: 999, refunded: 999), refunds: [refund])])
+        let revoked = try #require(try full.observation(observedAt: now).transactions.first)
+        #expect(revoked.revocationDate == Instant(millisecondsSince1970: (Self.start + 3 * Self.day) * 1000))
+        let partial = StripeSubscriptionReading(
+            subscription: try Self.subscription(),
+            invoices: [.init(invoice: invoice, charge: try Self.charge(amount: 999, refunded: 300), refunds: [refund])])
+        #expect(try partial.observation(observedAt: now).transactions.first?.revocationDate == nil)
+    }
+
+    @Test func aLostDisputeRevokesAndAWonOneRestores() throws {
+        func dispute(_ status: String) throws -> StripeDispute {
+            try Self.decode(
+                StripeDispute.self,
+                ["id": "dp_1", "amount": 999, "charge": "ch_1", "created": Self.start + 5 * Self.day, "status": status])
+        }
+        let invoice = try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day)
+        for (status, revoked) in [("needs_response", false), ("lost", true), ("won", false)] {
+            let reading = StripeSubscriptionReading(
+                subscription: try Self.subscription(),
+                invoices: [
+                    .init(
+                        invoice: invoice, charge: try Self.charge(amount: 999, disputed: true),
+                        disputes: [try dispute(status)])
+                ])
+            let transaction = try #require(try reading.observation(observedAt: now).transactions.first)
+            #expect((transaction.revocationDate != nil) == revoked, "\(status)")
+        }
+    }
+
+    @Test func aPlanChangeUpgradesAwayFromTheEarlierProduct() throws {
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(product: "prod_max"),
+            invoices: [
+                .init(
+                    invoice: try Self.invoice(
+                        "in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day, product: "prod_pro")),
+                .init(
+                    invoice: try Self.invoice(
+                        "in_2", paid: 1_500, from: Self.start + 10 * Self.day, to: Self.start + 30 * Self.day,
+                        product: "prod_max", prorationCredit: 666)),
+            ])
+        let (transactions, renewal) = try reading.observation(observedAt: now)
+        #expect(transactions.map(\.productID) == ["prod_pro", "prod_max"])
+        #expect(transactions.map(\.isUpgraded) == [true, false])
+        #expect(renewal.productID == "prod_max")
+    }
+
+    @Test(
+        arguments: [
+            ("active", false, nil, true, false),
+            ("active", true, nil, false, false),
+            ("past_due", false, nil, true, true),
+            ("canceled", false, "cancellation_requested", false, false),
+            ("unpaid", false, nil, false, false),
+        ] as [(String, Bool, String?, Bool, Bool)])
+    func renewalState(status: String, cancelAtPeriodEnd: Bool, reason: String?, renews: Bool, retrying: Bool) throws {
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(
+                status: status, cancelAtPeriodEnd: cancelAtPeriodEnd, cancellationReason: reason),
+            invoices: [])
+        let renewal = try reading.observation(observedAt: now).renewalInfo
+        #expect(renewal.willAutoRenew == renews && renewal.isInBillingRetryPeriod == retrying)
+        if reason == "cancellation_requested" { #expect(renewal.expirationIntent == 1) }
+        if status == "unpaid" { #expect(renewal.expirationIntent == 2) }
+    }
+
+    @Test func liveModeIsProduction() throws {
+        let reading = StripeSubscriptionReading(subscription: try Self.subscription(livemode: true), invoices: [])
+        #expect(try reading.observation(observedAt: now).renewalInfo.environment == .production)
+    }
+
+    @Test func outOfRangeValuesAreRefused() throws {
+        let huge = StripeSubscriptionReading(
+            subscription: try Self.subscription(),
+            invoices: [.init(invoice: try Self.invoice("in_1", paid: 999, from: Self.start, to: .max))])
+        #expect(throws: StripeMappingError.self) { try huge.observation(observedAt: now) }
+        let backwards = StripeSubscriptionReading(
+            subscription: try Self.subscription(),
+            invoices: [.init(invoice: try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start - 1))])
+        #expect(throws: StripeMappingError.self) { try backwards.observation(observedAt: now) }
+        let negative = StripeSubscriptionReading(
+            subscription: try Self.subscription(),
+            invoices: [.init(invoice: try Self.invoice("in_1", paid: -5, from: Self.start, to: Self.start + Self.day))])
+        #expect(throws: StripeMappingError.self) { try negative.observation(observedAt: now) }
+    }
+}
