@@ -1503,7 +1503,7 @@ CREATE TABLE receipts (
     leased_by text,
     received_at timestamp with time zone DEFAULT now() NOT NULL,
     applied_at timestamp with time zone,
-    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text, 'google_purchase'::text]))),
+    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text, 'google_purchase'::text, 'stripe_checkout'::text]))),
     CONSTRAINT receipts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])))
 );
 ALTER TABLE ONLY receipts ALTER COLUMN body SET COMPRESSION lz4;
@@ -3172,6 +3172,27 @@ CREATE TABLE storefront_tax_rates (
 COMMENT ON TABLE storefront_tax_rates IS 'citus: reference';
 
 --
+-- Name: stripe_event_cursors; Type: TABLE
+--
+
+CREATE TABLE stripe_event_cursors (
+    app_id bigint NOT NULL,
+    last_event_id text,
+    events_seen bigint DEFAULT 0 NOT NULL,
+    last_polled_at timestamp with time zone,
+    last_error text,
+    leased_until timestamp with time zone,
+    leased_by text,
+    CONSTRAINT stripe_event_cursors_last_event_id_check CHECK (((last_event_id IS NULL) OR ((length(last_event_id) >= 1) AND (length(last_event_id) <= 255))))
+);
+
+--
+-- Name: TABLE stripe_event_cursors; Type: COMMENT
+--
+
+COMMENT ON TABLE stripe_event_cursors IS 'citus: coordinator';
+
+--
 -- Name: transactions; Type: TABLE
 --
 
@@ -3915,6 +3936,13 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY storefront_tax_rates
     ADD CONSTRAINT storefront_tax_rates_pkey PRIMARY KEY (storefront, effective_from);
+
+--
+-- Name: stripe_event_cursors stripe_event_cursors_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY stripe_event_cursors
+    ADD CONSTRAINT stripe_event_cursors_pkey PRIMARY KEY (app_id);
 
 --
 -- Name: transactions transactions_pkey; Type: CONSTRAINT
@@ -4773,6 +4801,13 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY store_obligations
     ADD CONSTRAINT store_obligations_consumption_request_id_fkey FOREIGN KEY (consumption_request_id) REFERENCES consumption_requests(request_id);
+
+--
+-- Name: stripe_event_cursors stripe_event_cursors_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY stripe_event_cursors
+    ADD CONSTRAINT stripe_event_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: transactions transactions_app_id_environment_original_transaction_id_fkey; Type: FK CONSTRAINT

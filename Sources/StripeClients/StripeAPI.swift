@@ -108,14 +108,22 @@ public struct StripeAPI: Sendable {
         try await get(StripeBalanceTransaction.self, "/v1/balance_transactions/" + Self.checked(id))
     }
 
-    /// One page of events, newest first: those after `endingBefore` (an event id) when given, which is how a
-    /// reader walks forward from its cursor.
-    public func events(endingBefore: String? = nil, limit: Int = 100) async throws(StripeAPIError) -> StripeList<
-        StripeEvent
-    > {
+    /// One page of events: with `endingBefore` (an event id), the events just after it, which is how a reader walks
+    /// forward from its cursor; without, the newest. Newest first, each with its JSON as Stripe sent it.
+    public func events(endingBefore: String? = nil, limit: Int = 100) async throws(StripeAPIError) -> StripeEventPage {
         var query = [("limit", String(max(1, min(limit, 100))))]
         if let endingBefore { query.append(("ending_before", try Self.checked(endingBefore))) }
-        return try await get(StripeList<StripeEvent>.self, "/v1/events", query)
+        let answer = try await getAnswer("/v1/events", query)
+        do {
+            let list = try JSONDecoder().decode(StripeList<StripeEvent>.self, from: answer.body)
+            let root = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+            let objects = root?["data"] as? [Any] ?? []
+            guard objects.count == list.data.count else { throw StripeAPIError(.malformedResponse) }
+            let bodies = try objects.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+            return StripeEventPage(events: Array(zip(list.data, bodies)), hasMore: list.hasMore)
+        } catch {
+            throw StripeAPIError(.malformedResponse, httpStatus: answer.status)
+        }
     }
 
     /// The subscription and each of its paid invoices with the charge that paid it, its refunds and disputes.
@@ -153,6 +161,40 @@ public struct StripeAPI: Sendable {
         return try await self.invoice(invoice).subscriptionID
     }
 
+    public func price(_ id: String) async throws(StripeAPIError) -> StripePrice {
+        try await get(StripePrice.self, "/v1/prices/" + Self.checked(id))
+    }
+
+    public func checkoutSession(_ id: String) async throws(StripeAPIError) -> StripeCheckoutSession {
+        try await get(StripeCheckoutSession.self, "/v1/checkout/sessions/" + Self.checked(id))
+    }
+
+    // MARK: Writes
+
+    /// Creates a Checkout Session in subscription mode for one unit of `price`: `clientReferenceID` names the
+    /// order on the session, and `metadata` is set on both the session and the subscription it creates. Sent with
+    /// `idempotencyKey`, so retrying it (after a timeout, or a second request for the same order) returns the same
+    /// session instead of a second one.
+    public func createSubscriptionCheckout(
+        price: String, clientReferenceID: String, metadata: [(String, String)], successURL: String,
+        cancelURL: String?, customer: String?, trialPeriodDays: Int?, idempotencyKey: String
+    ) async throws(StripeAPIError) -> StripeCheckoutSession {
+        var form: [(String, String)] = [
+            ("mode", "subscription"), ("line_items[0][price]", try Self.checked(price)),
+            ("line_items[0][quantity]", "1"), ("client_reference_id", clientReferenceID),
+            ("success_url", successURL),
+        ]
+        if let cancelURL { form.append(("cancel_url", cancelURL)) }
+        if let customer { form.append(("customer", try Self.checked(customer))) }
+        if let trialPeriodDays { form.append(("subscription_data[trial_period_days]", String(trialPeriodDays))) }
+        for (key, value) in metadata {
+            form.append(("metadata[\(key)]", value))
+            form.append(("subscription_data[metadata][\(key)]", value))
+        }
+        return try await post(
+            StripeCheckoutSession.self, "/v1/checkout/sessions", form: form, idempotencyKey: idempotencyKey)
+    }
+
     // MARK: Plumbing
 
     /// `id` when it is usable in a path: 1 to 255 characters of `A-Z a-z 0-9 _`.
@@ -184,12 +226,25 @@ public struct StripeAPI: Sendable {
     private func get<Response: Decodable>(
         _ type: Response.Type, _ path: String, _ query: [(String, String)] = []
     ) async throws(StripeAPIError) -> Response {
-        var url = configuration.baseURL + path
-        if !query.isEmpty { url += "?" + FormEncoding.encode(query) }
+        let answer = try await getAnswer(path, query)
+        do {
+            return try JSONDecoder().decode(Response.self, from: answer.body)
+        } catch {
+            throw StripeAPIError(.malformedResponse, httpStatus: answer.status)
+        }
+    }
+
+    /// A creation: retried like a read, safely, because the same `Idempotency-Key` makes Stripe answer a retry
+    /// with the first attempt's result.
+    private func post<Response: Decodable>(
+        _ type: Response.Type, _ path: String, form: [(String, String)], idempotencyKey: String
+    ) async throws(StripeAPIError) -> Response {
+        let url = configuration.baseURL + path
+        let body = Data(FormEncoding.encode(form).utf8)
         var attempt = 0
         while true {
             do throws(StripeAPIError) {
-                let answer = try await sendOnce(.GET, url: url)
+                let answer = try await sendOnce(.POST, url: url, body: body, idempotencyKey: idempotencyKey)
                 do {
                     return try JSONDecoder().decode(Response.self, from: answer.body)
                 } catch {
@@ -198,28 +253,50 @@ public struct StripeAPI: Sendable {
             } catch {
                 attempt += 1
                 guard error.isRetryable, attempt < configuration.retry.maximumAttempts else { throw error }
-                let delay = configuration.retry.delay(
-                    afterAttempt: attempt - 1, random: random(), retryAfterSeconds: error.retryAfterSeconds)
-                do {
-                    try await sleep(delay)
-                } catch {
-                    throw StripeAPIError(error is CancellationError ? .timeout : .connectionError)
-                }
+                try await wait(afterAttempt: attempt, error)
             }
         }
     }
 
-    private func sendOnce(_ method: HTTPMethod, url: String, body: Data? = nil) async throws(StripeAPIError)
+    private func wait(afterAttempt attempt: Int, _ error: StripeAPIError) async throws(StripeAPIError) {
+        let delay = configuration.retry.delay(
+            afterAttempt: attempt - 1, random: random(), retryAfterSeconds: error.retryAfterSeconds)
+        do {
+            try await sleep(delay)
+        } catch {
+            throw StripeAPIError(error is CancellationError ? .timeout : .connectionError)
+        }
+    }
+
+    private func getAnswer(_ path: String, _ query: [(String, String)]) async throws(StripeAPIError)
         -> HTTPExchange.Answer
     {
+        var url = configuration.baseURL + path
+        if !query.isEmpty { url += "?" + FormEncoding.encode(query) }
+        var attempt = 0
+        while true {
+            do throws(StripeAPIError) {
+                return try await sendOnce(.GET, url: url)
+            } catch {
+                attempt += 1
+                guard error.isRetryable, attempt < configuration.retry.maximumAttempts else { throw error }
+                try await wait(afterAttempt: attempt, error)
+            }
+        }
+    }
+
+    private func sendOnce(_ method: HTTPMethod, url: String, body: Data? = nil, idempotencyKey: String? = nil)
+        async throws(StripeAPIError) -> HTTPExchange.Answer
+    {
+        var headers = [
+            ("Authorization", "Bearer " + secretKey), ("Stripe-Version", Self.apiVersion),
+            ("Accept", "application/json"), ("User-Agent", "SubLedger"),
+        ]
+        if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
         let answer: HTTPExchange.Answer
         do {
             answer = try await exchange.perform(
-                method, url: url,
-                headers: [
-                    ("Authorization", "Bearer " + secretKey), ("Stripe-Version", Self.apiVersion),
-                    ("Accept", "application/json"), ("User-Agent", "SubLedger"),
-                ],
+                method, url: url, headers: headers,
                 body: body, contentType: "application/x-www-form-urlencoded", timeout: configuration.timeout)
         } catch {
             exchange.logger.debug("Stripe API request failed", metadata: ["failure": "\(error)"])
@@ -234,6 +311,12 @@ public struct StripeAPI: Sendable {
         }
         return answer
     }
+}
+
+/// One page of the events list: each event with its JSON, newest first.
+public struct StripeEventPage: Sendable {
+    public var events: [(event: StripeEvent, body: Data)]
+    public var hasMore: Bool
 }
 
 /// A Stripe object with an id (what a list's cursor names).

@@ -50,9 +50,10 @@ struct StoreServices: Sendable {
                     configuration: .init(worker: worker), ingestion: googlePlay, store: GooglePlayStore(pool: pool),
                     catalog: catalog, gateway: gateways.googlePlay, logger: logger, now: now)
             case .stripe:
-                // Not yet: a dropped Stripe webhook is found by the renewal job's refresh of its chain, not by
-                // walking `/v1/events`.
-                return nil
+                guard let stripe = ports.stripe else { return nil }
+                return StripeEventsReconciliation(
+                    configuration: .init(worker: worker), port: stripe, cursors: StripeEventCursors(pool: pool),
+                    catalog: catalog)
             }
         }
     }

@@ -156,6 +156,9 @@ func buildRouter(
     OrdersController(apps: apps, orders: useCases.orders, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, orders: useCases.orders, stores: stores).register(on: v1)
     GooglePlayPurchasesController(apps: apps, stores: stores).register(on: v1)
+    // Web purchases: the order and its Stripe Checkout Session (docs/guides/stripe.md).
+    StripeCheckoutController(apps: apps, checkout: useCases.stripeCheckout, now: dependencies.now).register(on: v1)
+    StripePurchasesController(apps: apps, stores: stores).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(apps: apps, claims: useCases.appTransactionClaims).register(on: v1)
     let erasures = useCases.erasures

@@ -15,6 +15,9 @@ public struct LedgerInput: Hashable, Sendable, Codable {
         case `import`
         /// A Google Play purchase token submitted by an account, read back from the Developer API.
         case googlePurchase = "google_purchase"
+        /// A Stripe Checkout Session an account's app server submitted once it was paid, read back from the Stripe
+        /// API with the subscription it created.
+        case stripeCheckout = "stripe_checkout"
     }
 
     /// The most transactions plus renewal infos one input may carry; larger inputs are refused.

@@ -12,12 +12,16 @@ extension LedgerStore {
         /// A Google Play purchase token an account submitted (`{package_name, product_id, purchase_token}`),
         /// verified with the Google Play Developer API.
         case googlePurchase = "google_purchase"
+        /// A paid Stripe Checkout Session an account submitted (`{checkout_session_id}`), read back from the Stripe
+        /// API.
+        case stripeCheckout = "stripe_checkout"
 
         /// The store whose API verifies it.
         public var store: Store {
             switch self {
             case .appReceipt, .signedTransaction: .appStore
             case .googlePurchase: .googlePlay
+            case .stripeCheckout: .stripe
             }
         }
     }

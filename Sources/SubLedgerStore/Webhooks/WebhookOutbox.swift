@@ -20,7 +20,7 @@ enum WebhookOutbox {
     /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
     static func cause(of input: LedgerInput, reference: LedgerStore.InputReference) -> WebhookEventCause {
         switch (input.kind, reference) {
-        case (.signedTransaction, _), (.googlePurchase, _):
+        case (.signedTransaction, _), (.googlePurchase, _), (.stripeCheckout, _):
             WebhookEventCause(kind: .transaction, id: input.transactions.first?.transactionID)
         case (_, .submission(let id)): WebhookEventCause(kind: .receipt, id: String(id))
         case (.receipt, .none): WebhookEventCause(kind: .receipt)

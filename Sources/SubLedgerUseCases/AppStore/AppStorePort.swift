@@ -23,8 +23,8 @@ public struct AppStorePort: StorePort {
         case .appStoreSignedTransaction(let token):
             return try await ingestion.submitSignedTransaction(
                 token, account: submission.account, orderID: submission.order, app: app)
-        case .googlePlayPurchase:
-            throw IngestionError(.appMisconfigured, "a Google Play submission reached the App Store's port")
+        case .googlePlayPurchase, .stripeCheckout:
+            throw IngestionError(.appMisconfigured, "another store's submission reached the App Store's port")
         }
     }
 
@@ -45,8 +45,8 @@ public struct AppStorePort: StorePort {
         case .signedTransaction:
             _ = try await ingestion.verifyStoredSignedTransaction(
                 input.submissionID, token: input.body, account: input.account, app: app)
-        case .googlePurchase:
-            throw IngestionError(.appMisconfigured, "a Google Play submission reached the App Store's port")
+        case .googlePurchase, .stripeCheckout:
+            throw IngestionError(.appMisconfigured, "another store's submission reached the App Store's port")
         }
     }
 

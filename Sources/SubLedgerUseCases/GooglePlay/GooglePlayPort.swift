@@ -29,8 +29,8 @@ public struct GooglePlayPort: StorePort {
             return try await ingestion.submitPurchase(
                 .init(packageName: packageName, productID: productID, purchaseToken: purchaseToken),
                 account: submission.account, app: app)
-        case .appStoreReceipt, .appStoreSignedTransaction:
-            throw IngestionError(.appMisconfigured, "an App Store submission reached Google Play's port")
+        case .appStoreReceipt, .appStoreSignedTransaction, .stripeCheckout:
+            throw IngestionError(.appMisconfigured, "another store's submission reached Google Play's port")
         }
     }
 
@@ -40,7 +40,7 @@ public struct GooglePlayPort: StorePort {
 
     public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
         guard input.kind == .googlePurchase else {
-            throw IngestionError(.appMisconfigured, "an App Store submission reached Google Play's port")
+            throw IngestionError(.appMisconfigured, "another store's submission reached Google Play's port")
         }
         let submission = try GooglePlayIngestion.PurchaseSubmission(storedBody: input.body)
         _ = try await ingestion.verifyStoredPurchase(

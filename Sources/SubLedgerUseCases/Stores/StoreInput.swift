@@ -16,6 +16,8 @@ public struct StoreSubmission: Sendable, Hashable {
         case appStoreSignedTransaction(String)
         /// A Google Play purchase token, with the package and product it was bought for.
         case googlePlayPurchase(packageName: String, productID: String, purchaseToken: String)
+        /// A Stripe Checkout Session (`cs_…`) the customer paid, as the app server's success page learned it.
+        case stripeCheckout(sessionID: String)
     }
 
     /// The account submitting it.
@@ -35,6 +37,7 @@ public struct StoreSubmission: Sendable, Hashable {
         switch artifact {
         case .appStoreReceipt, .appStoreSignedTransaction: .appStore
         case .googlePlayPurchase: .googlePlay
+        case .stripeCheckout: .stripe
         }
     }
 }

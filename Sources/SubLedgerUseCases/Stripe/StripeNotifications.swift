@@ -48,6 +48,12 @@ public struct StripeNotifications: Sendable {
             throw IngestionError(.malformedNotification, "the body is not a Stripe event")
         }
         let app = try await authenticate(body: body, signature: signature)
+        return try await accept(event, body: body, app: app)
+    }
+
+    /// Stores an authentic event of `app` (a webhook's, or one the events list gave) once per id and applies it;
+    /// an event applied before is a duplicate.
+    func accept(_ event: StripeEvent, body: Data, app: StoredApp) async throws -> PushOutcome {
         let record = LedgerStore.PushedNotificationRecord(
             notificationID: "stripe:\(event.id)", format: .stripeEvent, notificationType: event.type,
             body: String(decoding: body, as: UTF8.self),

@@ -5,6 +5,7 @@ import SubLedgerStore
 /// Stripe behind `StorePort`: webhooks read back from the Stripe API, chains by subscription.
 public struct StripePort: StorePort {
     let notifications: StripeNotifications
+    let checkouts: StripeCheckoutSubmissions
 
     public init(
         store: LedgerStore, gateway: StripeGateway, catalog: CatalogStore, logger: Logger,
@@ -13,17 +14,18 @@ public struct StripePort: StorePort {
         self.notifications = StripeNotifications(
             store: store, gateway: gateway, stripeApps: { try await catalog.appsSellingOnStripe() }, logger: logger,
             now: now)
-    }
-
-    init(notifications: StripeNotifications) {
-        self.notifications = notifications
+        self.checkouts = StripeCheckoutSubmissions(store: store, gateway: gateway, logger: logger, now: now)
     }
 
     public var store: Store { .stripe }
 
-    /// None yet: a web purchase reaches the ledger through Stripe's webhook, whose subscription names the order.
+    /// A paid Checkout Session the app server submits for its account: stored, then its subscription read back and
+    /// applied with the account as the submitter (what the webhook would apply, sooner, and when it is lost).
     public func submit(_ submission: StoreSubmission, app: StoredApp) async throws -> SubmissionOutcome {
-        throw IngestionError(.appMisconfigured, "a \(submission.store.rawValue) submission reached Stripe's port")
+        guard case .stripeCheckout(let sessionID) = submission.artifact else {
+            throw IngestionError(.appMisconfigured, "another store's submission reached Stripe's port")
+        }
+        return try await checkouts.submit(sessionID: sessionID, account: submission.account, app: app)
     }
 
     public func receive(_ push: StorePush) async throws -> PushOutcome {
@@ -31,7 +33,12 @@ public struct StripePort: StorePort {
     }
 
     public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
-        throw IngestionError(.appMisconfigured, "a stored \(input.kind.rawValue) submission reached Stripe's port")
+        guard input.kind == .stripeCheckout else {
+            throw IngestionError(.appMisconfigured, "another store's submission reached Stripe's port")
+        }
+        _ = try await checkouts.verifyStored(
+            input.submissionID, sessionID: try StripeCheckoutSubmissions.sessionID(storedBody: input.body),
+            account: input.account, app: app)
     }
 
     public func applyStored(_ notification: PollQueue.PendingNotification, app: StoredApp) async throws -> Bool {
