@@ -16,9 +16,9 @@ import Testing
     static func isInStoreFolders(_ path: String) -> Bool {
         let folders = path.split(separator: "/").dropLast().map(String.init)
         guard folders.first == "Sources", folders.count >= 2 else { return false }
-        if folders[1] == "appstore-sim" || folders[1] == "play-sim" { return true }
+        if ["appstore-sim", "play-sim", "stripe-sim"].contains(folders[1]) { return true }
         return folders.dropFirst().contains { folder in
-            ["AppStore", "GooglePlay", "Apple"].contains { folder.hasPrefix($0) }
+            ["AppStore", "GooglePlay", "Apple", "Stripe"].contains { folder.hasPrefix($0) }
         }
     }
 
