@@ -569,7 +569,7 @@ let package = Package(
                 "SubLedgerComposition",  // AppleFaultTests and PgBouncerTests run `serve` whole
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
-                "GooglePlay", "GooglePlayClients", "GooglePlaySimulator",
+                "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver
