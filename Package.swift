@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "subledger", targets: ["subledger"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
         .executable(name: "play-sim", targets: ["play-sim"]),
+        .executable(name: "stripe-sim", targets: ["stripe-sim"]),
+        .library(name: "StripeSimulator", targets: ["StripeSimulator"]),
         .library(name: "GooglePlaySimulator", targets: ["GooglePlaySimulator"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
@@ -223,6 +225,7 @@ let package = Package(
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The server's HTTP/1 connections (`SubLedgerHTTP1Channel`).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -300,6 +303,33 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A wire-compatible Stripe for tests and the quick start: its API (form-encoded), webhooks signed as Stripe
+        // signs them, a manual clock that renews subscriptions, faults.
+        .target(
+            name: "StripeSimulator",
+            dependencies: [
+                "SubLedgerCore", "SeededRandom",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `stripe-sim` executable.
+        .executableTarget(
+            name: "stripe-sim",
+            dependencies: [
+                "StripeSimulator", "SubLedgerCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -569,7 +599,7 @@ let package = Package(
                 "SubLedgerComposition",  // AppleFaultTests and PgBouncerTests run `serve` whole
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
-                "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients",
+                "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

@@ -1,0 +1,418 @@
+import Foundation
+
+/// Why an operation of the simulated Stripe was refused: Stripe's error object and status.
+struct StripeFailure: Error, Sendable {
+    var status: Int
+    var type: String
+    var code: String?
+    var message: String
+    var param: String?
+    var declineCode: String?
+
+    static func missing(_ kind: String, _ id: String, param: String = "id") -> StripeFailure {
+        StripeFailure(
+            status: 404, type: "invalid_request_error", code: "resource_missing",
+            message: "No such \(kind): '\(id)'", param: param)
+    }
+
+    static func invalid(_ message: String, param: String? = nil) -> StripeFailure {
+        StripeFailure(
+            status: 400, type: "invalid_request_error", code: "parameter_invalid", message: message, param: param)
+    }
+
+    static func declined() -> StripeFailure {
+        StripeFailure(
+            status: 402, type: "card_error", code: "card_declined", message: "Your card was declined.",
+            declineCode: "generic_decline")
+    }
+
+    var body: JSONValue {
+        var error: JSONValue = ["type": .string(type), "message": .string(message)]
+        if let code { error["code"] = .string(code) }
+        if let param { error["param"] = .string(param) }
+        if let declineCode { error["decline_code"] = .string(declineCode) }
+        return ["error": error]
+    }
+}
+
+extension StripeWorld.State {
+    static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    /// The end of a billing period starting at `start` for a price's `recurring`.
+    static func periodEnd(from start: Int64, recurring: JSONValue?) -> Int64 {
+        let count = Int(recurring?["interval_count"]?.int ?? 1)
+        let date = Date(timeIntervalSince1970: TimeInterval(start))
+        let component: Calendar.Component
+        switch recurring?["interval"]?.string {
+        case "day": component = .day
+        case "week": return start + Int64(count) * 7 * 86_400
+        case "year": component = .year
+        default: component = .month
+        }
+        let end = calendar.date(byAdding: component, value: count, to: date) ?? date
+        return Int64(end.timeIntervalSince1970)
+    }
+
+    func object(_ id: String, kind: String) throws(StripeFailure) -> JSONValue {
+        guard let object = objects[id], object["object"]?.string == kind else { throw .missing(kind, id) }
+        return object
+    }
+
+    // MARK: Customers, products, prices
+
+    mutating func createCustomer(email: String?, metadata: JSONValue) -> JSONValue {
+        let customer: JSONValue = [
+            "id": .string(newID("cus_")), "object": "customer", "created": .int(now), "email": JSONValue(email),
+            "metadata": metadata, "livemode": false, "balance": 0, "currency": nil, "default_source": nil,
+            "delinquent": false, "description": nil, "name": nil, "phone": nil, "test_clock": nil,
+            "invoice_settings": ["custom_fields": nil, "default_payment_method": nil, "footer": nil],
+        ]
+        insert(customer)
+        emit("customer.created", customer)
+        return customer
+    }
+
+    mutating func createProduct(name: String, id: String?, metadata: JSONValue) throws(StripeFailure) -> JSONValue {
+        let productID = id ?? newID("prod_")
+        guard objects[productID] == nil else { throw .invalid("Product already exists.", param: "id") }
+        let product: JSONValue = [
+            "id": .string(productID), "object": "product", "active": true, "created": .int(now), "name": .string(name),
+            "metadata": metadata, "livemode": false, "description": nil, "default_price": nil, "updated": .int(now),
+            "images": [], "marketing_features": [], "package_dimensions": nil, "shippable": nil, "tax_code": nil,
+            "unit_label": nil, "url": nil, "statement_descriptor": nil,
+        ]
+        insert(product)
+        emit("product.created", product)
+        return product
+    }
+
+    mutating func createPrice(
+        product: String, unitAmount: Int64, currency: String, recurring: JSONValue?, lookupKey: String?,
+        metadata: JSONValue
+    ) throws(StripeFailure) -> JSONValue {
+        _ = try object(product, kind: "product")
+        guard unitAmount >= 0, unitAmount <= 99_999_999 else {
+            throw .invalid("Invalid integer: unit_amount", param: "unit_amount")
+        }
+        guard currency.utf8.count == 3, currency.utf8.allSatisfy({ (0x61...0x7A).contains($0) }) else {
+            throw .invalid("Invalid currency: \(currency)", param: "currency")
+        }
+        var recurringValue: JSONValue = .null
+        if let recurring {
+            let interval = recurring["interval"]?.string ?? ""
+            guard ["day", "week", "month", "year"].contains(interval) else {
+                throw .invalid("Invalid recurring[interval]", param: "recurring[interval]")
+            }
+            let count = Int64(recurring["interval_count"]?.string ?? "1") ?? 0
+            guard (1...12).contains(count) else {
+                throw .invalid("Invalid recurring[interval_count]", param: "recurring[interval_count]")
+            }
+            recurringValue = [
+                "interval": .string(interval), "interval_count": .int(count), "meter": nil,
+                "usage_type": "licensed", "trial_period_days": nil,
+            ]
+        }
+        let price: JSONValue = [
+            "id": .string(newID("price_")), "object": "price", "active": true, "billing_scheme": "per_unit",
+            "created": .int(now), "currency": .string(currency), "livemode": false, "lookup_key": JSONValue(lookupKey),
+            "metadata": metadata, "nickname": nil, "product": .string(product), "recurring": recurringValue,
+            "tax_behavior": "unspecified", "tiers_mode": nil, "transform_quantity": nil,
+            "type": recurring == nil ? "one_time" : "recurring", "unit_amount": .int(unitAmount),
+            "unit_amount_decimal": .string(String(unitAmount)), "custom_unit_amount": nil,
+        ]
+        insert(price)
+        emit("price.created", price)
+        return price
+    }
+
+    // MARK: Checkout
+
+    mutating func createCheckoutSession(_ form: FormParameters, baseURL: String) throws(StripeFailure) -> JSONValue {
+        guard let mode = form.string("mode"), ["subscription", "payment"].contains(mode) else {
+            throw .invalid("Missing or invalid mode.", param: "mode")
+        }
+        guard mode == "subscription" else {
+            throw .invalid("stripe-sim completes Checkout Sessions in subscription mode only.", param: "mode")
+        }
+        let lines = form.indexed("line_items")
+        guard lines.count == 1, let priceID = lines[0]["price"]?.string else {
+            throw .invalid("Exactly one line item with a price is required.", param: "line_items")
+        }
+        let price = try object(priceID, kind: "price")
+        guard price["recurring"] != .null else {
+            throw .invalid("A subscription needs a recurring price.", param: "line_items[0][price]")
+        }
+        guard let successURL = form.string("success_url") else {
+            throw .invalid("Missing required param: success_url.", param: "success_url")
+        }
+        if let customer = form.string("customer") { _ = try object(customer, kind: "customer") }
+        let trialDays = form.value("subscription_data", "trial_period_days")?.string.flatMap { Int64($0) }
+        if let trialDays, !(1...730).contains(trialDays) {
+            throw .invalid("Invalid trial_period_days.", param: "subscription_data[trial_period_days]")
+        }
+        let id = newID("cs_test_")
+        let session: JSONValue = [
+            "id": .string(id), "object": "checkout.session", "mode": .string(mode), "status": "open",
+            "payment_status": "unpaid", "client_reference_id": JSONValue(form.string("client_reference_id")),
+            "customer": JSONValue(form.string("customer")), "customer_email": JSONValue(form.string("customer_email")),
+            "metadata": form.metadata(form["metadata"]), "subscription": nil, "payment_intent": nil,
+            "invoice": nil, "url": .string(baseURL + "/c/pay/" + id), "success_url": .string(successURL),
+            "cancel_url": JSONValue(form.string("cancel_url")), "created": .int(now),
+            "expires_at": .int(now + 86_400), "amount_total": price["unit_amount"] ?? nil,
+            "amount_subtotal": price["unit_amount"] ?? nil, "currency": price["currency"] ?? nil, "livemode": false,
+            "locale": nil, "payment_method_types": ["card"],
+            // Kept for completion; Stripe does not show these fields.
+            "_price": .string(priceID),
+            "_subscription_metadata": form.metadata(form.value("subscription_data", "metadata")),
+            "_trial_period_days": JSONValue(trialDays),
+        ]
+        insert(session)
+        return session
+    }
+
+    /// The customer pays session `id` (the browser's part of Checkout): its customer, subscription, first invoice
+    /// and payment are made, and `checkout.session.completed` emitted. A declining card is refused and the session
+    /// stays open.
+    mutating func completeCheckoutSession(_ id: String) throws(StripeFailure) -> JSONValue {
+        let session = try object(id, kind: "checkout.session")
+        guard session["status"]?.string == "open" else { throw .invalid("The Checkout Session is not open.") }
+        var customer = session["customer"]?.string
+        if customer == nil {
+            customer = createCustomer(email: session["customer_email"]?.string, metadata: [:])["id"]?.string
+        }
+        guard let customer, let price = session["_price"]?.string else { throw .invalid("The session is incomplete.") }
+        if decliningCards.contains(customer) { throw .declined() }
+        let subscription = try startSubscription(
+            customer: customer, price: price, metadata: session["_subscription_metadata"] ?? [:],
+            trialDays: session["_trial_period_days"]?.int)
+        let invoice = objects[subscription]?["latest_invoice"] ?? nil
+        update(id, emitting: "checkout.session.completed") { session in
+            session["status"] = "complete"
+            session["payment_status"] = "paid"
+            session["customer"] = .string(customer)
+            session["subscription"] = .string(subscription)
+            session["invoice"] = invoice
+        }
+        return objects[id] ?? session
+    }
+
+    // MARK: Subscriptions
+
+    /// A new subscription of `customer` to `price`: trialing with a free first invoice, or charged at once.
+    mutating func startSubscription(customer: String, price priceID: String, metadata: JSONValue, trialDays: Int64?)
+        throws(StripeFailure) -> String
+    {
+        let price = try object(priceID, kind: "price")
+        guard price["recurring"] != .null else { throw .invalid("A subscription needs a recurring price.") }
+        if trialDays == nil, decliningCards.contains(customer) { throw .declined() }
+        let id = newID("sub_")
+        let start = now
+        let end = trialDays.map { start + $0 * 86_400 } ?? Self.periodEnd(from: start, recurring: price["recurring"])
+        let item: JSONValue = [
+            "id": .string(newID("si_")), "object": "subscription_item", "created": .int(now), "metadata": [:],
+            "price": price, "quantity": 1, "subscription": .string(id), "current_period_start": .int(start),
+            "current_period_end": .int(end), "discounts": [], "tax_rates": [], "billing_thresholds": nil,
+        ]
+        let subscription: JSONValue = [
+            "id": .string(id), "object": "subscription", "customer": .string(customer),
+            "status": trialDays == nil ? "incomplete" : "trialing", "metadata": metadata,
+            "cancel_at_period_end": false, "cancel_at": nil, "canceled_at": nil, "ended_at": nil,
+            "trial_start": trialDays == nil ? nil : .int(start), "trial_end": trialDays == nil ? nil : .int(end),
+            "start_date": .int(start), "created": .int(now), "currency": price["currency"] ?? nil,
+            "billing_cycle_anchor": .int(end), "collection_method": "charge_automatically", "livemode": false,
+            "items": [
+                "object": "list", "data": [item], "has_more": false, "total_count": 1,
+                "url": .string("/v1/subscription_items?subscription=\(id)"),
+            ],
+            "latest_invoice": nil, "pause_collection": nil, "test_clock": nil, "default_payment_method": nil,
+            "cancellation_details": ["comment": nil, "feedback": nil, "reason": nil], "description": nil,
+            "discounts": [], "application": nil, "schedule": nil, "days_until_due": nil,
+        ]
+        insert(subscription)
+        emit("customer.subscription.created", subscription)
+        let amount = trialDays == nil ? (price["unit_amount"]?.int ?? 0) : 0
+        let paid = bill(
+            id, reason: "subscription_create",
+            lines: [(amount: amount, start: start, end: end, price: priceID, proration: false)])
+        guard paid else { throw .declined() }
+        if trialDays == nil {
+            update(id, emitting: "customer.subscription.updated") { $0["status"] = "active" }
+        }
+        return id
+    }
+
+    /// An invoice of `lines` for `subscription`, finalized and paid with the customer's card (nothing to pay is
+    /// paid at once); `false` when the card declined (the invoice stays open).
+    mutating func bill(
+        _ subscription: String, reason: String,
+        lines: [(amount: Int64, start: Int64, end: Int64, price: String, proration: Bool)]
+    ) -> Bool {
+        guard let sub = objects[subscription], let customer = sub["customer"]?.string,
+            let currency = sub["currency"]?.string
+        else { return false }
+        let invoiceID = newID("in_")
+        let item = sub["items"]?["data"]?.array?.first?["id"] ?? nil
+        let total = max(0, lines.reduce(0) { $0 + $1.amount })
+        let lineValues: [JSONValue] = lines.map { line in
+            [
+                "id": .string(newID("il_")), "object": "line_item", "amount": .int(line.amount),
+                "currency": .string(currency), "description": nil, "invoice": .string(invoiceID),
+                "livemode": false, "metadata": [:], "quantity": 1,
+                "period": ["start": .int(line.start), "end": .int(line.end)],
+                "pricing": [
+                    "type": "price_details",
+                    "price_details": ["price": .string(line.price), "product": objects[line.price]?["product"] ?? nil],
+                    "unit_amount_decimal": .string(String(line.amount)),
+                ],
+                "parent": [
+                    "type": "subscription_item_details", "invoice_item_details": nil,
+                    "subscription_item_details": [
+                        "subscription": .string(subscription), "subscription_item": item,
+                        "proration": .bool(line.proration), "invoice_item": nil,
+                        "proration_details": ["credited_items": nil],
+                    ],
+                ],
+                "discount_amounts": [], "discountable": true, "discounts": [], "taxes": [],
+                "pretax_credit_amounts": [],
+            ]
+        }
+        let invoice: JSONValue = [
+            "id": .string(invoiceID), "object": "invoice", "customer": .string(customer), "status": "draft",
+            "billing_reason": .string(reason), "amount_due": .int(total), "amount_paid": 0,
+            "amount_remaining": .int(total), "total": .int(total), "subtotal": .int(total),
+            "total_excluding_tax": .int(total), "currency": .string(currency), "created": .int(now),
+            "period_start": .int(lines.first?.start ?? now), "period_end": .int(lines.first?.end ?? now),
+            "lines": [
+                "object": "list", "data": .array(lineValues), "has_more": false,
+                "url": .string("/v1/invoices/\(invoiceID)/lines"),
+            ],
+            "parent": [
+                "type": "subscription_details", "quote_details": nil,
+                "subscription_details": ["subscription": .string(subscription), "metadata": sub["metadata"] ?? [:]],
+            ],
+            "status_transitions": [
+                "finalized_at": nil, "marked_uncollectible_at": nil, "paid_at": nil, "voided_at": nil,
+            ],
+            "total_taxes": [], "attempt_count": 0, "attempted": false, "auto_advance": true,
+            "collection_method": "charge_automatically", "livemode": false, "metadata": [:], "test_clock": nil,
+            "number": nil, "hosted_invoice_url": nil, "invoice_pdf": nil, "next_payment_attempt": nil,
+            "account_country": "US", "account_name": "stripe-sim", "description": nil, "due_date": nil,
+            "effective_at": nil, "ending_balance": nil, "starting_balance": 0, "receipt_number": nil,
+        ]
+        insert(invoice)
+        emit("invoice.created", invoice)
+        let now = self.now
+        update(invoiceID, emitting: "invoice.finalized") { invoice in
+            invoice["status"] = "open"
+            invoice["status_transitions"]?["finalized_at"] = .int(now)
+            invoice["effective_at"] = .int(now)
+            invoice["number"] = .string("SIM-\(invoiceID.suffix(8))")
+        }
+        update(subscription) { $0["latest_invoice"] = .string(invoiceID) }
+        return pay(invoiceID)
+    }
+
+    /// Attempts `invoice`'s payment: a payment intent and its charge (with Stripe's fee in a balance transaction),
+    /// the invoice payment, and the invoice paid; a declining card fails the attempt.
+    mutating func pay(_ invoiceID: String) -> Bool {
+        guard let invoice = objects[invoiceID], let customer = invoice["customer"]?.string,
+            let currency = invoice["currency"]?.string
+        else { return false }
+        let amount = invoice["amount_remaining"]?.int ?? 0
+        update(invoiceID) { invoice in
+            invoice["attempt_count"] = .int((invoice["attempt_count"]?.int ?? 0) + 1)
+            invoice["attempted"] = true
+        }
+        guard amount > 0 else {
+            markPaid(invoiceID, amount: 0)
+            return true
+        }
+        let intentID = newID("pi_")
+        let chargeID = newID("ch_")
+        let declined = decliningCards.contains(customer)
+        var balance: JSONValue = nil
+        if !declined {
+            let fee = Self.fee(amount, currency: currency)
+            let transaction: JSONValue = [
+                "id": .string(newID("txn_")), "object": "balance_transaction", "amount": .int(amount), "fee": .int(fee),
+                "net": .int(amount - fee), "currency": .string(currency), "created": .int(now),
+                "available_on": .int(now + 2 * 86_400), "source": .string(chargeID), "status": "pending",
+                "type": "charge", "reporting_category": "charge", "description": nil, "exchange_rate": nil,
+                "fee_details": [
+                    [
+                        "amount": .int(fee), "currency": .string(currency), "type": "stripe_fee",
+                        "description": "Stripe processing fees", "application": nil,
+                    ]
+                ],
+            ]
+            insert(transaction)
+            balance = transaction["id"] ?? nil
+        }
+        let intent: JSONValue = [
+            "id": .string(intentID), "object": "payment_intent", "amount": .int(amount),
+            "amount_received": .int(declined ? 0 : amount), "currency": .string(currency),
+            "customer": .string(customer), "status": declined ? "requires_payment_method" : "succeeded",
+            "latest_charge": .string(chargeID), "created": .int(now), "livemode": false, "metadata": [:],
+            "payment_method_types": ["card"], "description": nil, "capture_method": "automatic",
+            "last_payment_error": declined ? ["code": "card_declined", "decline_code": "generic_decline"] : nil,
+        ]
+        insert(intent)
+        let charge: JSONValue = [
+            "id": .string(chargeID), "object": "charge", "amount": .int(amount),
+            "amount_captured": .int(declined ? 0 : amount), "amount_refunded": 0, "refunded": false,
+            "disputed": false, "captured": .bool(!declined), "paid": .bool(!declined),
+            "status": declined ? "failed" : "succeeded", "currency": .string(currency), "customer": .string(customer),
+            "created": .int(now), "payment_intent": .string(intentID), "balance_transaction": balance,
+            "failure_code": declined ? "card_declined" : nil,
+            "failure_message": declined ? "Your card was declined." : nil,
+            "outcome": [
+                "type": declined ? "issuer_declined" : "authorized",
+                "network_status": declined ? "declined_by_network" : "approved_by_network",
+                "reason": declined ? "generic_decline" : nil, "risk_level": "normal", "seller_message": nil,
+            ],
+            "livemode": false, "metadata": [:], "description": nil, "receipt_url": nil, "payment_method": nil,
+        ]
+        insert(charge)
+        if declined {
+            emit("charge.failed", charge)
+            emit("payment_intent.payment_failed", intent)
+            update(invoiceID, emitting: "invoice.payment_failed") { invoice in
+                invoice["next_payment_attempt"] = nil
+            }
+            return false
+        }
+        emit("charge.succeeded", charge)
+        emit("payment_intent.succeeded", intent)
+        let payment: JSONValue = [
+            "id": .string(newID("inpay_")), "object": "invoice_payment", "invoice": .string(invoiceID),
+            "amount_paid": .int(amount), "amount_requested": .int(amount), "currency": .string(currency),
+            "status": "paid", "is_default": true, "created": .int(now), "livemode": false,
+            "payment": ["type": "payment_intent", "payment_intent": .string(intentID)],
+            "status_transitions": ["canceled_at": nil, "paid_at": .int(now)],
+        ]
+        insert(payment)
+        emit("invoice_payment.paid", payment)
+        markPaid(invoiceID, amount: amount)
+        return true
+    }
+
+    private mutating func markPaid(_ invoiceID: String, amount: Int64) {
+        let now = self.now
+        update(invoiceID, emitting: "invoice.paid") { invoice in
+            invoice["status"] = "paid"
+            invoice["amount_paid"] = .int(amount)
+            invoice["amount_remaining"] = 0
+            invoice["status_transitions"]?["paid_at"] = .int(now)
+        }
+        if let invoice = objects[invoiceID] { emit("invoice.payment_succeeded", invoice) }
+    }
+
+    /// Stripe's standard card fee: 2.9 % plus 30 minor units (30 yen and the like for zero-decimal currencies).
+    static func fee(_ amount: Int64, currency: String) -> Int64 {
+        (amount * 29 + 500) / 1000 + 30
+    }
+}
