@@ -225,7 +225,6 @@ let package = Package(
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The server's HTTP/1 connections (`SubLedgerHTTP1Channel`).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -313,6 +312,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerCore", "SeededRandom",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
