@@ -243,4 +243,20 @@ import Testing
             #expect(try await c.transactions(of: subscription).count == 1)
         }
     }
+
+    @Test func duringASecretRollEventsVerifyUnderTheSecretTheAppHas() async throws {
+        try await Self.run { c in
+            // Stripe signs with the new and the old secret while both live: the catalog's (old) one still verifies.
+            _ = try await c.sim.control.rollWebhookSecret(overlap: 86_400)
+            _ = try await c.buy("alice")
+            #expect(try await c.h.entitlements("alice") == ["pro"])
+            // Once the old secret expired, nothing the app can verify arrives: refused, and retried by Stripe.
+            await c.advance(days: 2)
+            let before = c.sim.control.deliveries().count
+            _ = try await c.buy("bob")
+            let refused = c.sim.control.deliveries().dropFirst(before)
+            #expect(!refused.isEmpty && refused.allSatisfy { !$0.delivered && $0.attempts == 1 })
+            #expect(try await c.h.entitlements("bob") == [])
+        }
+    }
 }

@@ -1,0 +1,166 @@
+"""Stripe's Python library against stripe-sim (scripts/stripe-client-test)."""
+import http.server
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import stripe
+
+SECRET_KEY = "sk_test_client_test"
+WEBHOOK_SECRET = "whsec_client_test"
+received = []
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        received.append((body, self.headers.get("Stripe-Signature")))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def control(base, path, body=None):
+    request = urllib.request.Request(
+        base + path, data=json.dumps(body or {}).encode(), method="POST",
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
+
+
+def expect(condition, what):
+    if not condition:
+        raise SystemExit("stripe-client-test: FAILED: " + what)
+    print("ok:", what)
+
+
+def main(sim_path):
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    port = free_port()
+    sim = subprocess.Popen(
+        [sim_path, "--port", str(port), "--secret-key", SECRET_KEY, "--webhook-secret", WEBHOOK_SECRET,
+         "--webhook-url", "http://127.0.0.1:%d/" % receiver.server_address[1]],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = "http://127.0.0.1:%d" % port
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(base + "/control/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        run(base)
+    finally:
+        sim.terminate()
+        sim.wait(timeout=10)
+        receiver.shutdown()
+
+
+def run(base):
+    stripe.api_key = SECRET_KEY
+    stripe.api_base = base
+    stripe.max_network_retries = 0
+
+    product = stripe.Product.create(name="Pro", id="prod_clienttest")
+    expect(product.id == "prod_clienttest" and product.object == "product", "Product.create")
+    price = stripe.Price.create(product=product.id, unit_amount=999, currency="usd", recurring={"interval": "month"})
+    expect(price.recurring.interval == "month" and price.unit_amount == 999, "Price.create with recurring")
+    yen = stripe.Price.create(product=product.id, unit_amount=1200, currency="jpy", recurring={"interval": "month"})
+    expect(yen.currency == "jpy", "a zero-decimal price")
+    customer = stripe.Customer.create(email="alice@example.com", metadata={"account": "alice"})
+    expect(customer.metadata["account"] == "alice", "Customer.create with metadata")
+
+    session = stripe.checkout.Session.create(
+        mode="subscription", line_items=[{"price": price.id, "quantity": 1}], customer=customer.id,
+        client_reference_id="order-1", success_url="https://example.com/paid",
+        subscription_data={"metadata": {"subledger_order": "order-1"}}, idempotency_key="order-1")
+    expect(session.status == "open" and session.url.startswith(base), "checkout.Session.create")
+    again = stripe.checkout.Session.create(
+        mode="subscription", line_items=[{"price": price.id, "quantity": 1}], customer=customer.id,
+        client_reference_id="order-1", success_url="https://example.com/paid", idempotency_key="order-1")
+    expect(again.id == session.id, "the same Idempotency-Key answers the same session")
+    control(base, "/control/checkout/sessions/%s/complete" % session.id)
+    session = stripe.checkout.Session.retrieve(session.id)
+    expect(session.status == "complete" and session.payment_status == "paid", "the session is paid")
+
+    subscription = stripe.Subscription.retrieve(session.subscription)
+    expect(subscription.status == "active", "Subscription.retrieve")
+    expect(subscription.metadata["subledger_order"] == "order-1", "the subscription carries subscription_data.metadata")
+    item = subscription["items"].data[0]
+    expect(item.current_period_end > item.current_period_start, "the item states its period")
+    invoices = stripe.Invoice.list(subscription=subscription.id)
+    expect(len(invoices.data) == 1 and invoices.data[0].status == "paid", "Invoice.list(subscription=)")
+    invoice = invoices.data[0]
+    expect(invoice.parent.subscription_details.subscription == subscription.id, "the invoice names its subscription")
+    expect(invoice.lines.data[0].pricing.price_details.product == product.id, "the line names its product")
+    payments = stripe.InvoicePayment.list(invoice=invoice.id)
+    expect(len(payments.data) == 1 and payments.data[0].status == "paid", "InvoicePayment.list(invoice=)")
+    intent = stripe.PaymentIntent.retrieve(payments.data[0].payment.payment_intent)
+    charge = stripe.Charge.retrieve(intent.latest_charge)
+    expect(charge.amount == 999 and charge.paid, "PaymentIntent and Charge retrieved")
+    fee = stripe.BalanceTransaction.retrieve(charge.balance_transaction)
+    expect(fee.fee == 59 and fee.net == 940, "Stripe's fee in the balance transaction")
+
+    client = stripe.StripeClient(SECRET_KEY, base_addresses={"api": base})
+    listed = client.v1.subscriptions.list(params={"customer": customer.id})
+    expect([s.id for s in listed.data] == [subscription.id], "StripeClient v1 subscriptions.list")
+
+    control(base, "/control/clock/advance", {"days": 31})
+    invoices = stripe.Invoice.list(subscription=subscription.id)
+    expect(len(invoices.data) == 2 and invoices.data[0].billing_reason == "subscription_cycle", "a renewal invoice")
+
+    refund = stripe.Refund.create(charge=charge.id, amount=300)
+    expect(refund.status == "succeeded" and refund.amount == 300, "Refund.create (partial)")
+    expect(stripe.Charge.retrieve(charge.id).amount_refunded == 300, "the charge states the refund")
+
+    events = list(stripe.Event.list(limit=3).auto_paging_iter())
+    expect(len(events) > 10 and len({e.id for e in events}) == len(events), "Event.list paged with auto_paging_iter")
+    expect(events[0].created >= events[-1].created, "events newest first")
+    newer = stripe.Event.list(ending_before=events[5].id, limit=2)
+    expect([e.id for e in newer.data] == [events[3].id, events[4].id], "ending_before returns the events just newer")
+
+    try:
+        stripe.Subscription.retrieve("sub_missing")
+        expect(False, "a missing object raises")
+    except stripe.InvalidRequestError as error:
+        expect(error.code == "resource_missing" and error.http_status == 404, "InvalidRequestError resource_missing")
+    try:
+        stripe.Customer.list(api_key="sk_test_wrong")
+        expect(False, "a wrong key raises")
+    except stripe.AuthenticationError as error:
+        expect(error.http_status == 401, "AuthenticationError")
+    declining = stripe.Customer.create(email="bob@example.com")
+    control(base, "/control/customers/%s/card" % declining.id, {"outcome": "decline"})
+    try:
+        stripe.Subscription.create(customer=declining.id, items=[{"price": price.id}])
+        expect(False, "a declined card raises")
+    except stripe.CardError as error:
+        expect(error.code == "card_declined" and error.http_status == 402, "CardError card_declined")
+
+    deadline = time.time() + 30
+    while time.time() < deadline and len(received) < 10:
+        time.sleep(0.1)
+    types = set()
+    for body, header in received:
+        event = stripe.Webhook.construct_event(body, header, WEBHOOK_SECRET)
+        types.add(event.type)
+    expect("checkout.session.completed" in types and "invoice.paid" in types and "charge.refunded" in types,
+           "stripe.Webhook.construct_event accepts every delivery (%d)" % len(received))
+    print("stripe-client-test: passed")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
