@@ -20,7 +20,7 @@ import Testing
             try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
             // On Citus (scripts/citus-test), the upgrade of a cluster distributed at step 42.
             if TestDatabase.isCitus { _ = try await CitusDistribution.distribute(pool, shardCount: 4) }
-            let app = try await F.app(on: pool)
+            let app = try await Self.appBeforeToday(on: pool)
             // The transactions of c1 and GPA.1, on chains of their own (the others' transactions are unknown).
             try await pool.execute(
                 script: """
@@ -114,7 +114,7 @@ import Testing
             before.steps = before.steps.filter { $0.version < 49 }
             try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
             if TestDatabase.isCitus { _ = try await CitusDistribution.distribute(pool, shardCount: 4) }
-            let app = try await F.app(on: pool)
+            let app = try await Self.appBeforeToday(on: pool)
             for (index, transaction, state, attempts, next) in [
                 (1, "t1", "pending", 0, "NULL"), (2, "t2", "retry", 2, "'2026-01-01T00:10:00Z'"),
                 (3, "t3", "sent", 1, "NULL"), (4, "t4", "skipped_no_consent", 0, "NULL"),
@@ -167,5 +167,16 @@ import Testing
             #expect(waiting?.waiting == true)
             #expect(waiting?.transactionID == "t1")
         }
+    }
+
+    /// The fixtures' app stored in a schema of before step 50, which today's `CatalogStore` (writing the Stripe
+    /// secrets' columns) cannot write to: its row as step 42 holds it.
+    static func appBeforeToday(on pool: PostgresPool) async throws -> (appID: Int64, bundleID: String) {
+        let appID = try await pool.query(
+            """
+            INSERT INTO apps (bundle_id, catalog) VALUES (\(F.bundleID), '{}') RETURNING app_id
+            """
+        ).single().decode(Int64.self, at: 0)
+        return (appID, F.bundleID)
     }
 }

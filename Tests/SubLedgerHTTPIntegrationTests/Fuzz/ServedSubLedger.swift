@@ -73,7 +73,8 @@ final class ServedSubLedger {
                 at: root.appendingPathComponent($0), includingPropertiesForKeys: [.contentModificationDateKey])
         }.flatMap { $0.compactMap { $0 as? URL } }
         let notLinked = [
-            "AppStoreSimulator", "GooglePlaySimulator", "appstore-sim", "play-sim", "subledger-bench",
+            "AppStoreSimulator", "GooglePlaySimulator", "StripeSimulator", "appstore-sim", "play-sim", "stripe-sim",
+            "subledger-bench",
         ].map { root.appendingPathComponent("Sources").appendingPathComponent($0).path + "/" }
         for file in files where file.pathExtension == "swift" || file.pathExtension == "sql" {
             if notLinked.contains(where: { file.path.hasPrefix($0) }) { continue }
