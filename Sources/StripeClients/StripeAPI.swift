@@ -71,9 +71,16 @@ public struct StripeAPI: Sendable {
         try await get(StripeInvoice.self, "/v1/invoices/" + Self.checked(id))
     }
 
-    /// Every invoice of `subscription`, newest first.
+    /// Every invoice of `subscription`, newest first, each with its payments (`expand[]=data.payments`).
     public func invoices(subscription: String) async throws(StripeAPIError) -> [StripeInvoice] {
-        try await all(StripeInvoice.self, "/v1/invoices", [("subscription", try Self.checked(subscription))])
+        try await all(
+            StripeInvoice.self, "/v1/invoices",
+            [("subscription", try Self.checked(subscription)), ("expand[]", "data.payments")])
+    }
+
+    /// Every charge of `customer`, newest first.
+    public func charges(customer: String) async throws(StripeAPIError) -> [StripeCharge] {
+        try await all(StripeCharge.self, "/v1/charges", [("customer", try Self.checked(customer))])
     }
 
     /// The payments of `invoice`.
@@ -127,12 +134,25 @@ public struct StripeAPI: Sendable {
     }
 
     /// The subscription and each of its paid invoices with the charge that paid it, its refunds and disputes.
+    ///
+    /// A constant number of list reads whatever the subscription's age: the subscription, its invoices with their
+    /// payments expanded, and its customer's charges (each paged by 100); then, only for a charge that states a refund
+    /// or a dispute, its refunds or disputes. An invoice whose payments were not included, or whose charge is not
+    /// the customer's list, is read on its own.
     public func reading(ofSubscription id: String) async throws(StripeAPIError) -> StripeSubscriptionReading {
         let subscription = try await self.subscription(id)
+        let invoices = try await invoices(subscription: id).reversed().filter { $0.status == "paid" }
+        var chargesByIntent: [String: StripeCharge] = [:]
+        if let customer = subscription.customer?.id, invoices.contains(where: { $0.amountPaid > 0 }) {
+            // Oldest first, so a payment intent's later charge (a retry after a decline) is the one kept.
+            for charge in try await charges(customer: customer).reversed() where charge.status != "failed" {
+                if let intent = charge.paymentIntent?.id { chargesByIntent[intent] = charge }
+            }
+        }
         var paid: [StripeSubscriptionReading.PaidInvoice] = []
-        for invoice in try await invoices(subscription: id).reversed() where invoice.status == "paid" {
+        for invoice in invoices {
             var entry = StripeSubscriptionReading.PaidInvoice(invoice: invoice)
-            if invoice.amountPaid > 0, let charge = try await charge(paying: invoice) {
+            if invoice.amountPaid > 0, let charge = try await charge(paying: invoice, known: chargesByIntent) {
                 entry.charge = charge
                 if charge.amountRefunded > 0 { entry.refunds = try await refunds(charge: charge.id) }
                 if charge.disputed { entry.disputes = try await disputes(charge: charge.id) }
@@ -142,14 +162,20 @@ public struct StripeAPI: Sendable {
         return StripeSubscriptionReading(subscription: subscription, invoices: paid)
     }
 
-    /// The charge that paid `invoice`: its paid invoice payment's payment intent's latest charge.
-    func charge(paying invoice: StripeInvoice) async throws(StripeAPIError) -> StripeCharge? {
-        let payments = try await invoicePayments(invoice: invoice.id).filter { $0.status == "paid" }
-        guard let payment = payments.first?.payment else { return nil }
+    /// The charge that paid `invoice`: its paid invoice payment's payment intent's charge, from `known` (the
+    /// customer's charges by payment intent) when there, else read.
+    func charge(paying invoice: StripeInvoice, known: [String: StripeCharge]) async throws(StripeAPIError)
+        -> StripeCharge?
+    {
+        var payments = invoice.payments?.data ?? []
+        if payments.isEmpty || invoice.payments?.hasMore == true {
+            payments = try await invoicePayments(invoice: invoice.id)
+        }
+        guard let payment = payments.first(where: { $0.status == "paid" })?.payment else { return nil }
         if let charge = payment.charge { return try await self.charge(charge.id) }
-        guard let intent = payment.paymentIntent,
-            let latest = try await paymentIntent(intent.id).latestCharge
-        else { return nil }
+        guard let intent = payment.paymentIntent?.id else { return nil }
+        if let charge = known[intent] { return charge }
+        guard let latest = try await paymentIntent(intent).latestCharge else { return nil }
         return try await charge(latest.id)
     }
 
@@ -325,6 +351,7 @@ public protocol StripeIdentified {
 }
 
 extension StripeInvoice: StripeIdentified {}
+extension StripeCharge: StripeIdentified {}
 extension StripeInvoicePayment: StripeIdentified {}
 extension StripeRefund: StripeIdentified {}
 extension StripeDispute: StripeIdentified {}

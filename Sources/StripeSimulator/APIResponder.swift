@@ -165,15 +165,45 @@ struct APIResponder: Sendable {
             case "GET" where parts.count == 3 && resource == "checkout" && parts[1] == "sessions":
                 return ok(try retrieve(collection: "checkout/sessions", id: parts[2]))
             case "GET" where parts.count == 2 && resource != "checkout":
-                return ok(try retrieve(collection: resource, id: parts[1]))
+                let object = try retrieve(collection: resource, id: parts[1])
+                return ok(expanded(object, expand: Self.expansions(form), prefix: ""))
             case "GET":
-                return ok(try list(collection: parts.joined(separator: "/"), form: form, path: path))
+                let list = try list(collection: parts.joined(separator: "/"), form: form, path: path)
+                return ok(expandedList(list, expand: Self.expansions(form)))
             default:
                 throw .missing("route", path)
             }
         } catch {
             return .failure(error)
         }
+    }
+
+    static func expansions(_ form: FormParameters) -> Set<String> {
+        Set((form["expand"]?.array ?? form.indexed("expand")).compactMap(\.string))
+    }
+
+    /// An invoice's includable `payments` (its invoice payments, newest first) when `expand` names it.
+    private func expanded(_ object: JSONValue, expand: Set<String>, prefix: String) -> JSONValue {
+        guard object["object"]?.string == "invoice", expand.contains(prefix + "payments"),
+            let id = object["id"]?.string
+        else { return object }
+        let (objects, sequence) = world.state.withLock { ($0.objects, $0.sequence) }
+        let payments = objects.values.filter {
+            $0["object"]?.string == "invoice_payment" && $0["invoice"]?.string == id
+        }.sorted { (sequence[$0["id"]?.string ?? ""] ?? 0) > (sequence[$1["id"]?.string ?? ""] ?? 0) }
+        var object = object
+        object["payments"] = [
+            "object": "list", "data": .array(Array(payments.prefix(10))), "has_more": .bool(payments.count > 10),
+            "url": .string("/v1/invoice_payments?invoice=\(id)"),
+        ]
+        return object
+    }
+
+    private func expandedList(_ list: JSONValue, expand: Set<String>) -> JSONValue {
+        guard let items = list["data"]?.array else { return list }
+        var list = list
+        list["data"] = .array(items.map { expanded($0, expand: expand, prefix: "data.") })
+        return list
     }
 
     private func ok(_ object: JSONValue) -> SimAnswer { SimAnswer(status: 200, body: Self.rendered(object)) }

@@ -106,6 +106,8 @@ def run(base):
     invoice = invoices.data[0]
     expect(invoice.parent.subscription_details.subscription == subscription.id, "the invoice names its subscription")
     expect(invoice.lines.data[0].pricing.price_details.product == product.id, "the line names its product")
+    expanded = stripe.Invoice.list(subscription=subscription.id, expand=["data.payments"])
+    expect(expanded.data[0].payments.data[0].status == "paid", "Invoice.list expands data.payments")
     payments = stripe.InvoicePayment.list(invoice=invoice.id)
     expect(len(payments.data) == 1 and payments.data[0].status == "paid", "InvoicePayment.list(invoice=)")
     intent = stripe.PaymentIntent.retrieve(payments.data[0].payment.payment_intent)

@@ -16,6 +16,9 @@ public struct StripeInvoice: Decodable, Sendable, Hashable {
     public var parent: Parent?
     public var statusTransitions: StatusTransitions?
     public var totalTaxes: [Tax]?
+    /// Its payments, when the request expanded them (`expand[]=payments`, `data.payments` in a list): Stripe includes
+    /// the first handful, which is every payment of an invoice paid once or retried a few times.
+    public var payments: StripeList<StripeInvoicePayment>?
 
     /// What the invoice bills for; for a subscription, its id.
     public struct Parent: Decodable, Sendable, Hashable {
@@ -78,6 +81,7 @@ public struct StripeInvoice: Decodable, Sendable, Hashable {
         case amountPaid = "amount_paid"
         case statusTransitions = "status_transitions"
         case totalTaxes = "total_taxes"
+        case payments
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +100,7 @@ public struct StripeInvoice: Decodable, Sendable, Hashable {
         parent = try container.decodeIfPresent(Parent.self, forKey: .parent)
         statusTransitions = try container.decodeIfPresent(StatusTransitions.self, forKey: .statusTransitions)
         totalTaxes = try container.decodeIfPresent([Tax].self, forKey: .totalTaxes)
+        payments = try container.decodeIfPresent(StripeList<StripeInvoicePayment>.self, forKey: .payments)
     }
 
     /// The subscription the invoice bills, if it bills one.
