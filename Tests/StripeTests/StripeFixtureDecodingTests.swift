@@ -1,5 +1,6 @@
 import Foundation
 import Stripe
+import SubLedgerCore
 import Testing
 
 /// Stripe's own example of each object (its OpenAPI fixtures) decodes as SubLedger reads it.
@@ -67,6 +68,20 @@ import Testing
             try subject(#"{"object":"dispute","id":"dp_1","payment_intent":{"id":"pi_2"}}"#) == .paymentIntent("pi_2"))
         #expect(try subject(#"{"object":"invoice_payment","id":"inpay_1","invoice":"in_9"}"#) == .invoice("in_9"))
         #expect(try subject(#"{"object":"customer","id":"cus_1"}"#) == .none)
+    }
+
+    @Test func anEventsTimeOutsideTheAcceptedRangeIsNone() throws {
+        func event(created: String) throws -> StripeEvent {
+            let body = #"{"id":"evt_1","type":"t","created":\#(created),"data":{"object":{"object":"x"}}}"#
+            return try JSONDecoder().decode(StripeEvent.self, from: Data(body.utf8))
+        }
+        #expect(try event(created: "1764201600").createdAt == Instant(millisecondsSince1970: 1_764_201_600_000))
+        // 2^63 / 1000 + 1 overflows when multiplied; 2^53 seconds is past year 9999.
+        #expect(try event(created: "9223372036854776").createdAt == nil)
+        #expect(try event(created: "9007199254740992").createdAt == nil)
+        // × 1000 wraps around 2^64 to 384 ms after 1970: an overflow, not an instant.
+        #expect(try event(created: "18446744073709552").createdAt == nil)
+        #expect(try event(created: "-1").createdAt == nil)
     }
 
     @Test func currencies() {

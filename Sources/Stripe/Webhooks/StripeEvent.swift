@@ -1,3 +1,5 @@
+import SubLedgerCore
+
 /// A Stripe event as a webhook delivers it (and `/v1/events` lists it): what happened, and a snapshot of the object
 /// it happened to. SubLedger reads only what links the object to a subscription: the snapshot is a hint, and the
 /// state is read back from the API.
@@ -49,6 +51,12 @@ public struct StripeEvent: Decodable, Sendable, Hashable {
         created = try container.decode(Int64.self, forKey: .created)
         livemode = try container.decodeIfPresent(Bool.self, forKey: .livemode) ?? false
         object = try container.decode(EventData.self, forKey: .data).object
+    }
+
+    /// When the event happened, or `nil` when `created` (seconds) lies outside the instants SubLedger accepts.
+    public var createdAt: Instant? {
+        let milliseconds = created.multipliedReportingOverflow(by: 1000)
+        return milliseconds.overflow ? nil : Instant(acceptedMillisecondsSince1970: milliseconds.partialValue)
     }
 
     /// What the event is about, as far as the ledger follows it.

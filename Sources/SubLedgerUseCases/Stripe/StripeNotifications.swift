@@ -57,8 +57,7 @@ public struct StripeNotifications: Sendable {
         let record = LedgerStore.PushedNotificationRecord(
             notificationID: "stripe:\(event.id)", format: .stripeEvent, notificationType: event.type,
             body: String(decoding: body, as: UTF8.self),
-            eventTime: Instant(
-                acceptedMillisecondsSince1970: event.created.multipliedReportingOverflow(by: 1000).partialValue))
+            eventTime: event.createdAt)
         let stored = try await store.storePushedNotification(record, app: app)
         if stored.alreadyApplied { return .duplicate }
         return try await apply(stored.id, event, app: app)
