@@ -78,9 +78,12 @@ public struct StripeAPI: Sendable {
             [("subscription", try Self.checked(subscription)), ("expand[]", "data.payments")])
     }
 
-    /// Every charge of `customer`, newest first.
+    /// Every charge of `customer`, newest first, each with its balance transaction (`expand[]=data.balance_transaction`:
+    /// Stripe's fee, in the same read).
     public func charges(customer: String) async throws(StripeAPIError) -> [StripeCharge] {
-        try await all(StripeCharge.self, "/v1/charges", [("customer", try Self.checked(customer))])
+        try await all(
+            StripeCharge.self, "/v1/charges",
+            [("customer", try Self.checked(customer)), ("expand[]", "data.balance_transaction")])
     }
 
     /// The payments of `invoice`.
@@ -99,8 +102,9 @@ public struct StripeAPI: Sendable {
         try await get(StripePaymentIntent.self, "/v1/payment_intents/" + Self.checked(id))
     }
 
+    /// One charge with its balance transaction expanded (Stripe's fee).
     public func charge(_ id: String) async throws(StripeAPIError) -> StripeCharge {
-        try await get(StripeCharge.self, "/v1/charges/" + Self.checked(id))
+        try await get(StripeCharge.self, "/v1/charges/" + Self.checked(id), [("expand[]", "balance_transaction")])
     }
 
     public func refunds(charge: String) async throws(StripeAPIError) -> [StripeRefund] {

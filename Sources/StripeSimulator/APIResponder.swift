@@ -182,8 +182,16 @@ struct APIResponder: Sendable {
         Set((form["expand"]?.array ?? form.indexed("expand")).compactMap(\.string))
     }
 
-    /// An invoice's includable `payments` (its invoice payments, newest first) when `expand` names it.
+    /// An invoice's includable `payments` (its invoice payments, newest first) when `expand` names it; a charge's
+    /// `balance_transaction` object in place of its id when `expand` names it.
     private func expanded(_ object: JSONValue, expand: Set<String>, prefix: String) -> JSONValue {
+        if object["object"]?.string == "charge", expand.contains(prefix + "balance_transaction"),
+            let id = object["balance_transaction"]?.string
+        {
+            var object = object
+            object["balance_transaction"] = world.state.withLock { $0.objects[id] } ?? .string(id)
+            return object
+        }
         guard object["object"]?.string == "invoice", expand.contains(prefix + "payments"),
             let id = object["id"]?.string
         else { return object }

@@ -117,6 +117,65 @@ import Testing
         #expect(renewal.renewalPrice == 1_200_000)
     }
 
+    /// A charge whose balance transaction was expanded, as the customer's charges list returns it.
+    static func charge(amount: Int, currency: String, balance: [String: Any]?) throws -> StripeCharge {
+        try decode(
+            StripeCharge.self,
+            [
+                "id": "ch_1", "amount": amount, "amount_refunded": 0, "refunded": false, "disputed": false,
+                "currency": currency, "created": start, "payment_intent": "pi_1",
+                "balance_transaction": balance.map { $0 as Any } ?? "txn_1",
+            ])
+    }
+
+    @Test(arguments: [
+        // 9.99 USD with a fee of 59 cents; 1,200 JPY (zero-decimal) with a fee of 65 yen; 9.990 KWD (three decimals).
+        ("usd", 999, 59, Int64(590)), ("jpy", 1_200, 65, Int64(65_000)), ("kwd", 9_990, 320, Int64(320)),
+    ])
+    func stripesFeeIsTheChargesBalanceTransactionsInMilliunits(
+        currency: String, amount: Int, fee: Int, milliunits: Int64
+    ) throws {
+        let balance: [String: Any] = [
+            "id": "txn_1", "object": "balance_transaction", "amount": amount, "fee": fee, "net": amount - fee,
+            "currency": currency,
+        ]
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(unitAmount: amount, currency: currency),
+            invoices: [
+                .init(
+                    invoice: try Self.invoice(
+                        "in_1", paid: amount, from: Self.start, to: Self.start + 30 * Self.day, currency: currency),
+                    charge: try Self.charge(amount: amount, currency: currency, balance: balance))
+            ])
+        let transaction = try #require(try reading.observation(observedAt: now).transactions.first)
+        #expect(transaction.processingFee == milliunits)
+    }
+
+    @Test func noFeeIsStatedWithoutTheBalanceTransactionOrInAnotherCurrency() throws {
+        func fee(_ charge: StripeCharge) throws -> Int64? {
+            let reading = StripeSubscriptionReading(
+                subscription: try Self.subscription(),
+                invoices: [
+                    .init(
+                        invoice: try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day),
+                        charge: charge)
+                ])
+            return try reading.observation(observedAt: now).transactions.first?.processingFee
+        }
+        // Only the id: not read.
+        #expect(try fee(Self.charge(amount: 999, currency: "usd", balance: nil)) == nil)
+        // Settled in euros: the fee is not in the sale's currency.
+        let euros: [String: Any] = [
+            "id": "txn_1", "object": "balance_transaction", "amount": 920, "fee": 52, "net": 868, "currency": "eur",
+        ]
+        #expect(try fee(Self.charge(amount: 999, currency: "usd", balance: euros)) == nil)
+        // A negative fee is no fee.
+        let negative: [String: Any] = [
+            "id": "txn_1", "object": "balance_transaction", "amount": 999, "fee": -1, "net": 1000, "currency": "usd",
+        ]
+        #expect(try fee(Self.charge(amount: 999, currency: "usd", balance: negative)) == nil)
+    }
+
     @Test func aFreeInvoiceWithinTheTrialIsTheTrial() throws {
         let reading = StripeSubscriptionReading(
             subscription: try Self.subscription(status: "trialing", trialEnd: Self.start + 7 * Self.day),

@@ -218,6 +218,20 @@ import Testing
         #expect(sales[0].refundIsEstimated == false)
     }
 
+    @Test func aWebSalePaysNoCommissionButItsProcessingFeeWhichARefundKeeps() {
+        var sale = Self.paid("in_1", from: 0, to: 30, refundedOn: 10)
+        sale.store = .stripe
+        sale.feeMilliunits = 590
+        let sales = RevenueSale.sales(of: [sale], smallBusiness: [], taxPPM: { _, _ in 0 })
+        #expect(sales[0].basis == .web)
+        #expect(sales[0].sale == Proceeds(price: 9_990, tax: 0, commission: 0, fee: 590, proceeds: 9_400))
+        // Refunded: the price comes back, the fee does not (Stripe keeps it).
+        #expect(sales[0].refund == Proceeds(price: 9_990, tax: 0, commission: 0, fee: 0, proceeds: 9_990))
+        // With tax: proceeds = price − tax − commission − fee, the parts adding up to the price.
+        let taxed = Proceeds.of(price: 9_990, taxPPM: 200_000, commissionPPM: 0, fee: 590)
+        #expect(taxed.tax + taxed.commission + taxed.fee + taxed.proceeds == taxed.price && taxed.proceeds == 7_402)
+    }
+
     @Test func plansAreNormalizedToAMonth() {
         #expect(MonthlyRecurring.monthlyAmount(9_990, periodMilliseconds: 30 * Self.day) == 9_990)
         #expect(MonthlyRecurring.monthlyAmount(9_990, periodMilliseconds: 31 * Self.day) == 9_990)

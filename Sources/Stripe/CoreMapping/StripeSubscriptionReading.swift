@@ -47,7 +47,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
     ///   subscription line bills (`period.start` to `period.end`: a renewal's whole period, a plan change's rest of
     ///   the period), with the product of that line's price.
     /// - The price is what was paid, in milli-units (Stripe's minor units per currency, zero-decimal ones included);
-    ///   an invoice of nothing paid within the trial is the trial.
+    ///   an invoice of nothing paid within the trial is the trial. Stripe's fee is the charge's balance transaction's
+    ///   (`StripeCharge.feeMilliunits`), in the same milli-units, when that balance transaction was read.
     /// - A charge refunded in full, or a dispute lost, revokes its invoice (at the latest refund, or when the dispute
     ///   was opened); a partial refund leaves the period granted (the customer keeps what the rest paid for). A
     ///   dispute won restores it: the reading states the invoice clean again.
@@ -100,7 +101,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
                     purchaseDate: start, originalPurchaseDate: started, expiresDate: end,
                     revocationDate: revocation, revocationReason: revocation == nil ? nil : 0,
                     isTrialPeriod: isTrial, accountHint: accountHint, environment: environment,
-                    source: .stripeAPI, price: price, currency: invoice.currency.uppercased()))
+                    source: .stripeAPI, price: price, currency: invoice.currency.uppercased(),
+                    processingFee: paid.charge?.feeMilliunits))
         }
         // Upgraded away from: a later transaction of another product starts within this one's period.
         for index in transactions.indices {

@@ -50,6 +50,9 @@ public struct StripeCharge: Decodable, Sendable, Hashable {
     public var status: String?
     public var paymentIntent: StripeReference?
     public var balanceTransaction: StripeReference?
+    /// The balance transaction itself, when the request expanded it (`expand[]=balance_transaction`, or
+    /// `data.balance_transaction` in a list): what the charge added to the balance and Stripe's fee on it.
+    public var balanceTransactionDetails: StripeBalanceTransaction?
 
     enum CodingKeys: String, CodingKey {
         case id, amount, refunded, disputed, currency, created, status
@@ -70,6 +73,19 @@ public struct StripeCharge: Decodable, Sendable, Hashable {
         status = try container.decodeIfPresent(String.self, forKey: .status)
         paymentIntent = try container.decodeIfPresent(StripeReference.self, forKey: .paymentIntent)
         balanceTransaction = try container.decodeIfPresent(StripeReference.self, forKey: .balanceTransaction)
+        // A string is the id alone; an object is the expanded balance transaction.
+        balanceTransactionDetails = try? container.decodeIfPresent(
+            StripeBalanceTransaction.self, forKey: .balanceTransaction)
+    }
+
+    /// Stripe's fee on this charge in milli-units of the charge's currency, from its expanded balance transaction;
+    /// `nil` when the balance transaction was not read, is in another currency (the account settles in a currency
+    /// other than the customer's), or states a fee out of range.
+    public var feeMilliunits: Int64? {
+        guard let balance = balanceTransactionDetails, balance.fee >= 0,
+            balance.currency.lowercased() == currency.lowercased()
+        else { return nil }
+        return StripeCurrency.milliunits(balance.fee, currency: currency)
     }
 }
 

@@ -1,27 +1,34 @@
-/// A sale split into what the customer paid, the tax in it, Apple's commission and the developer's proceeds,
-/// all in milli-units of the sale's currency.
+/// A sale split into what the customer paid, the tax in it, the store's commission (Apple's, Google Play's), the
+/// payment processor's fee and the developer's proceeds, all in milli-units of the sale's currency.
 ///
-/// tax = round(price × taxRate); commission = round((price − tax) × commissionRate);
-/// proceeds = price − tax − commission. Rounding is half away from zero, to the milli-unit, so the parts
+/// tax = round(price × taxRate); commission = round((price − tax) × commissionRate); fee as the processor states it
+/// (Stripe's, on a web sale; 0 in the stores, whose commission is their whole cut);
+/// proceeds = price − tax − commission − fee. Rounding is half away from zero, to the milli-unit, so the parts
 /// always add up to the price.
 public struct Proceeds: Hashable, Sendable, Codable {
     public var price: Int64
     public var tax: Int64
     public var commission: Int64
+    /// The payment processor's fee (Stripe's processing fee); 0 for a store's sale and for a refund (Stripe keeps
+    /// the fee of a refunded charge).
+    public var fee: Int64
     public var proceeds: Int64
 
-    public init(price: Int64, tax: Int64, commission: Int64, proceeds: Int64) {
+    public init(price: Int64, tax: Int64, commission: Int64, fee: Int64 = 0, proceeds: Int64) {
         self.price = price
         self.tax = tax
         self.commission = commission
+        self.fee = fee
         self.proceeds = proceeds
     }
 
-    /// The split of `price` with `taxPPM` (the share of the price that is tax) and `commissionPPM`.
-    public static func of(price: Int64, taxPPM: Int64, commissionPPM: Int64) -> Proceeds {
+    /// The split of `price` with `taxPPM` (the share of the price that is tax), `commissionPPM` and the processor's
+    /// `fee`.
+    public static func of(price: Int64, taxPPM: Int64, commissionPPM: Int64, fee: Int64 = 0) -> Proceeds {
         let tax = share(price, ppm: taxPPM)
         let commission = share(price - tax, ppm: commissionPPM)
-        return Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
+        return Proceeds(
+            price: price, tax: tax, commission: commission, fee: fee, proceeds: price - tax - commission - fee)
     }
 
     /// round(`amount` × `ppm` / 10^6), half away from zero, without overflow for prices up to 10^15.

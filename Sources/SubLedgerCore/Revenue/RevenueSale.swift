@@ -23,6 +23,7 @@ public struct RevenueSale: Hashable, Sendable {
     ///   unless Apple stated a `revocationPercentage`) at the refund date, with the sale's rates;
     /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
     ///   purchase), at the upgrade moment, marked estimated (Apple does not state it);
+    /// - the payment processor's fee (`feeMilliunits`, Stripe's) is the sale's; a refund gives none of it back;
     /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day.
     public static func sales(
         of chain: [RevenueTransaction], smallBusiness: [SmallBusinessPeriod],
@@ -39,7 +40,9 @@ public struct RevenueSale: Hashable, Sendable {
             let rate = Commission.ppm(basis)
             var result = RevenueSale(
                 transaction: transaction, basis: basis, taxPPM: tax,
-                sale: transaction.amountMilliunits.map { Proceeds.of(price: $0, taxPPM: tax, commissionPPM: rate) },
+                sale: transaction.amountMilliunits.map {
+                    Proceeds.of(price: $0, taxPPM: tax, commissionPPM: rate, fee: transaction.feeMilliunits ?? 0)
+                },
                 refund: nil, refundDate: nil, refundIsEstimated: false)
             guard let amount = transaction.amountMilliunits, amount > 0 else { return result }
             if let refundDate = transaction.refundDate, let refunded = transaction.refundedMilliunits {

@@ -24,12 +24,15 @@ public struct RevenueTransaction: Hashable, Sendable {
     public var isCommitted: Bool
     /// The store that sold it (its commission rules).
     public var store: Store
+    /// The payment processor's fee on the sale in milli-units of `currency` (Stripe's, from the charge's balance
+    /// transaction); `nil` where the store states none. Kept by the seller's processor when the sale is refunded.
+    public var feeMilliunits: Int64?
 
     public init(
         transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
         refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
         amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false,
-        isCommitted: Bool = false, store: Store = .appStore
+        isCommitted: Bool = false, store: Store = .appStore, feeMilliunits: Int64? = nil
     ) {
         self.transactionID = transactionID
         self.productID = productID
@@ -44,6 +47,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         self.isEstimated = isEstimated
         self.isCommitted = isCommitted
         self.store = store
+        self.feeMilliunits = feeMilliunits
     }
 
     /// Whether the customer paid anything for it (free trials and free offers did not).

@@ -57,6 +57,9 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// StoreKit 2 price in milli-units of `currency`, when known (refund amounts in reports).
     public var price: Int64?
     public var currency: String?
+    /// The payment processor's fee on this sale, in milli-units of `currency`, where the store states one: Stripe's
+    /// fee from the balance transaction of the charge that paid it. Store commissions are not fees (`Commission`).
+    public var processingFee: Int64?
     public var storefront: String?
     /// When Apple signed the payload that carried this transaction (JWS `signedDate`), if signed.
     public var signedDate: Instant?
@@ -107,6 +110,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         case rawProductType
         case price
         case currency
+        case processingFee
         case storefront
         case signedDate
         case appTransactionID
@@ -144,6 +148,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         rawProductType: String? = nil,
         price: Int64? = nil,
         currency: String? = nil,
+        processingFee: Int64? = nil,
         storefront: String? = nil,
         signedDate: Instant? = nil,
         appTransactionID: String? = nil,
@@ -179,6 +184,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.rawProductType = rawProductType
         self.price = price
         self.currency = currency
+        self.processingFee = processingFee
         self.storefront = storefront
         self.signedDate = signedDate
         self.appTransactionID = appTransactionID

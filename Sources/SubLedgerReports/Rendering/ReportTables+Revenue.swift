@@ -53,7 +53,8 @@ extension RevenueReport {
             [
                 money(amounts.grossMilli), money(amounts.refundsMilli), money(amounts.netMilli),
                 money(amounts.taxMilli),
-                money(amounts.commissionMilli), money(amounts.proceedsMilli), money(amounts.estimatedMilli),
+                money(amounts.commissionMilli), money(amounts.processingFeeMilli), money(amounts.proceedsMilli),
+                money(amounts.estimatedMilli),
                 String(amounts.sales), String(amounts.refunds),
             ]
         }
@@ -65,7 +66,9 @@ extension RevenueReport {
             rows.append(["total", "", "", "", reportingCurrency + " (converted)"] + cells(reportingTotal))
         }
         var notes = [
-            "Amounts in units of each currency; estimated: priced from the catalog or a prorated upgrade credit."
+            "Amounts in units of each currency; estimated: priced from the catalog or a prorated upgrade credit.",
+            "processing_fee: the payment processor's fee on web sales (Stripe's), kept when a sale is refunded; "
+                + "proceeds = net − tax − commission − processing_fee.",
         ]
         if unpricedSales > 0 {
             notes.append("\(unpricedSales) sale(s) without any price (no Apple price, no catalog price point)")
@@ -80,7 +83,7 @@ extension RevenueReport {
                 "Revenue per \(granularity.rawValue) from \(ReportFormat.timestamp(from)) to \(ReportFormat.timestamp(to))",
             columns: [
                 "period", "app", "product", "storefront", "currency", "gross", "refunds", "net", "tax", "commission",
-                "proceeds", "estimated", "sales", "refund_count",
+                "processing_fee", "proceeds", "estimated", "sales", "refund_count",
             ],
             rows: rows, notes: notes)
     }

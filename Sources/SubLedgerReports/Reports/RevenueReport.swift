@@ -1,7 +1,8 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// Gross sales, refunds, net revenue, tax, Apple's commission and proceeds per day, week or month, by app,
+/// Gross sales, refunds, net revenue, tax, the store's commission (Apple's, Google Play's), the payment processor's
+/// fee (Stripe's) and proceeds per day, week or month, by app,
 /// product, storefront and currency (docs/explanation/revenue.md). Amounts are milli-units of the row's currency
 /// (`…Milli`).
 public struct RevenueReport: Sendable, Hashable, Codable {
@@ -22,9 +23,12 @@ public struct RevenueReport: Sendable, Hashable, Codable {
         public var netMilli: Int64 = 0
         /// Tax in net (the storefront's tax rate, when loaded).
         public var taxMilli: Int64 = 0
-        /// Apple's commission on net after tax.
+        /// The store's commission on net after tax (none on a web sale).
         public var commissionMilli: Int64 = 0
-        /// What the developer receives: net − tax − commission.
+        /// The payment processor's fee on the sales (Stripe's processing fee on a web sale, from the charge's balance
+        /// transaction); a refund gives none of it back.
+        public var processingFeeMilli: Int64 = 0
+        /// What the developer receives: net − tax − commission − processing fee.
         public var proceedsMilli: Int64 = 0
         /// The part of gross and refunds priced from the catalog or prorated here (not stated by Apple).
         public var estimatedMilli: Int64 = 0
@@ -40,6 +44,7 @@ public struct RevenueReport: Sendable, Hashable, Codable {
             netMilli += sale.price
             taxMilli += sale.tax
             commissionMilli += sale.commission
+            processingFeeMilli += sale.fee
             proceedsMilli += sale.proceeds
             if estimated { estimatedMilli += sale.price }
             sales += 1
@@ -50,6 +55,7 @@ public struct RevenueReport: Sendable, Hashable, Codable {
             netMilli -= refund.price
             taxMilli -= refund.tax
             commissionMilli -= refund.commission
+            processingFeeMilli -= refund.fee
             proceedsMilli -= refund.proceeds
             if estimated { estimatedMilli += refund.price }
             refunds += 1
@@ -60,7 +66,7 @@ public struct RevenueReport: Sendable, Hashable, Codable {
             let times = Int64(count)
             let scaled = Proceeds(
                 price: split.price * times, tax: split.tax * times, commission: split.commission * times,
-                proceeds: split.proceeds * times)
+                fee: split.fee * times, proceeds: split.proceeds * times)
             if refund {
                 add(refund: scaled, estimated: estimated)
                 refunds += count - 1
@@ -76,6 +82,7 @@ public struct RevenueReport: Sendable, Hashable, Codable {
             netMilli += other.netMilli
             taxMilli += other.taxMilli
             commissionMilli += other.commissionMilli
+            processingFeeMilli += other.processingFeeMilli
             proceedsMilli += other.proceedsMilli
             estimatedMilli += other.estimatedMilli
             sales += other.sales
@@ -185,9 +192,10 @@ extension Reports {
             guard converter != nil else { return }
             func convert(_ amount: Int64) -> Int64? { converter?.convert(amount, from: currency, on: day) }
             guard let price = convert(proceeds.price), let tax = convert(proceeds.tax),
-                let commission = convert(proceeds.commission)
+                let commission = convert(proceeds.commission), let fee = convert(proceeds.fee)
             else { return }
-            let converted = Proceeds(price: price, tax: tax, commission: commission, proceeds: price - tax - commission)
+            let converted = Proceeds(
+                price: price, tax: tax, commission: commission, fee: fee, proceeds: price - tax - commission - fee)
             reportingPeriods[key.period, default: .init()].add(
                 converted, refund: refund, estimated: estimated, count: count)
         }
@@ -203,12 +211,17 @@ extension Reports {
                     continue
                 }
                 guard let currency = group.currency else { continue }
-                let basis = Commission.basis(
-                    smallBusiness: (smallBusiness[group.appID] ?? []).contains { $0.contains(group.boughtDay) },
-                    accruedPaidMilliseconds: group.secondYear ? PaidServiceDays.oneYearMilliseconds : 0)
+                let basis =
+                    group.web
+                    ? Commission.Basis.web
+                    : Commission.basis(
+                        smallBusiness: (smallBusiness[group.appID] ?? []).contains { $0.contains(group.boughtDay) },
+                        accruedPaidMilliseconds: group.secondYear ? PaidServiceDays.oneYearMilliseconds : 0)
                 let tax = group.storefront.flatMap { taxes[$0]?.value(on: group.boughtDay) } ?? 0
                 record(
-                    Proceeds.of(price: amount, taxPPM: tax, commissionPPM: Commission.ppm(basis)), day: group.day,
+                    Proceeds.of(
+                        price: amount, taxPPM: tax, commissionPPM: Commission.ppm(basis),
+                        fee: group.kind == .sale ? group.fee : 0), day: group.day,
                     appID: group.appID, productID: group.productID, storefront: group.storefront, currency: currency,
                     refund: group.kind != .sale, estimated: group.estimated, count: group.count)
             }
@@ -292,15 +305,27 @@ extension Reports {
         // or before `to`.
         let firstDay = from <= 0 ? 0 : (from + day - 1) / day
         let endDay = max(0, to) / day
-        guard source == .dayTotals, firstDay < endDay else {
-            return try store.revenueGroups(fromMilliseconds: from, toMilliseconds: to)
+        var groups: [ReportStore.RevenueGroup]
+        if source == .dayTotals, firstDay < endDay {
+            groups = try store.revenueGroups(fromDay: firstDay, toDay: endDay)
+            if from < firstDay * day {
+                groups += try store.revenueGroups(fromMilliseconds: from, toMilliseconds: firstDay * day)
+            }
+            if endDay * day < to {
+                groups += try store.revenueGroups(fromMilliseconds: endDay * day, toMilliseconds: to)
+            }
+        } else {
+            groups = try store.revenueGroups(fromMilliseconds: from, toMilliseconds: to)
         }
-        var groups = try store.revenueGroups(fromDay: firstDay, toDay: endDay)
-        if from < firstDay * day {
-            groups += try store.revenueGroups(fromMilliseconds: from, toMilliseconds: firstDay * day)
-        }
-        if endDay * day < to {
-            groups += try store.revenueGroups(fromMilliseconds: endDay * day, toMilliseconds: to)
+        // The web sales are counted above under the split of a store sale: each such group is taken back out
+        // (its members counted negatively under the same key) and counted again as web sales with their fees.
+        for web in try store.webRevenueGroups(fromMilliseconds: from, toMilliseconds: to) {
+            var storeCounted = web
+            storeCounted.web = false
+            storeCounted.fee = 0
+            storeCounted.count = -web.count
+            groups.append(storeCounted)
+            groups.append(web)
         }
         return groups
     }

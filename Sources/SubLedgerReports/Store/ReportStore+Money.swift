@@ -27,6 +27,10 @@ extension ReportStore {
         var secondYear: Bool
         var estimated: Bool
         var count: Int
+        /// A web sale (Stripe): no store commission (`Commission.Basis.web`).
+        var web = false
+        /// Each member's payment processor fee (a web sale's Stripe fee); 0 for refunds and credits.
+        var fee: Int64 = 0
     }
 
     /// The groups of [`from`, `to`) (milliseconds since 1970) of the scope, from `chain_money_facts`: sales by

@@ -36,7 +36,8 @@ extension ReportStore {
                 currency: try row.decode(String?.self, at: 9), storefront: try row.decode(String?.self, at: 10),
                 isEstimated: try row.decode(Bool.self, at: 11),
                 isCommitted: BillingPlan.isCommitted(try row.decode(String?.self, at: 13)),
-                store: TransactionSource(rawValue: try row.decode(String.self, at: 14))?.store ?? .appStore)
+                store: TransactionSource(rawValue: try row.decode(String.self, at: 14))?.store ?? .appStore,
+                feeMilliunits: try row.decode(Int64.self, at: 15))
             chains[key, default: RevenueChain(appID: key.appID, transactions: [])].transactions.append(transaction)
         }
         return chains.values.map { chain in
@@ -59,7 +60,12 @@ extension ReportStore {
             (extract(epoch FROM a.purchase_date) * 1000)::bigint, (extract(epoch FROM a.expires_date) * 1000)::bigint,
             (extract(epoch FROM a.revocation_date) * 1000)::bigint,
             a.amount_milliunits, a.currency, a.storefront, coalesce(a.estimated, false), a.revocation_percentage,
-            a.billing_plan, a.source
+            a.billing_plan, a.source,
+            CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) THEN (
+                SELECT \(Self.storedProcessingFee("x")) FROM transactions x
+                WHERE x.app_id = a.app_id AND x.environment = a.environment
+                  AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
+            ELSE 0 END
         FROM touched k
         JOIN transaction_amounts a ON a.app_id = k.app_id AND a.environment = k.environment
             AND a.original_transaction_id = k.original_transaction_id

@@ -55,7 +55,7 @@ extension StoredJSONReader {
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
         case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
-        case replacedPurchaseToken
+        case replacedPurchaseToken, processingFee
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -370,6 +370,7 @@ extension StoredJSONReader {
         var commitment: TransactionCommitment?
         var purchaseToken: String?
         var replacedPurchaseToken: String?
+        var processingFee: Int64?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -392,7 +393,8 @@ extension StoredJSONReader {
                     ownershipType: try required(ownershipType, "ownershipType"), accountHint: appAccountToken,
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
-                    currency: currency, storefront: storefront, signedDate: signedDate,
+                    currency: currency, processingFee: processingFee,
+                    storefront: storefront, signedDate: signedDate,
                     appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment,
                     purchaseToken: purchaseToken, replacedPurchaseToken: replacedPurchaseToken)
             case .unknown:
@@ -433,6 +435,7 @@ extension StoredJSONReader {
                 case .commitment: commitment = try readNull() ? nil : try readTransactionCommitment()
                 case .purchaseToken: purchaseToken = try readOptionalString()
                 case .replacedPurchaseToken: replacedPurchaseToken = try readOptionalString()
+                case .processingFee: processingFee = try readNull() ? nil : try readInt64()
                 }
             }
         }

@@ -194,6 +194,10 @@ extension JSONWriter {
             key("price")
             integer(price)
         }
+        if let fee = transaction.processingFee {
+            key("processingFee")
+            integer(fee)
+        }
         key("productID")
         string(transaction.productID)
         key("purchaseDate")

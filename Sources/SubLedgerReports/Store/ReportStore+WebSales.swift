@@ -1,0 +1,70 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The web sales (Stripe's) among the revenue groups, with their processing fees.
+///
+/// The money aggregates (`chain_money_facts`, `revenue_day_totals`) group sales by what a store commission depends
+/// on, and do not say which store sold them; a web sale pays no store commission but the payment processor's fee,
+/// which the ledger keeps in the transaction's stored payload (`processingFee`, milli-units of its currency). The
+/// revenue report reads these groups over its range and moves their members out of the groups the aggregates count
+/// them in (`Reports.revenue`), so that their split is the web one.
+extension ReportStore {
+    /// The web sales, refunds and upgrade credits of [`from`, `to`) (milliseconds since 1970) of the scope, each group
+    /// keyed exactly as `revenueGroups` keys it (so it cancels there), with `web` set and each sale's fee.
+    func webRevenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
+        func branch(
+            at instant: PostgresQuery, kind: PostgresQuery, estimated: PostgresQuery, amount: PostgresQuery,
+            fee: PostgresQuery, where condition: PostgresQuery
+        ) -> PostgresQuery {
+            """
+            SELECT (\(instant) / 86400000 - f.purchase_ms / 86400000)::bigint * 16 + \(kind)
+                    + f.second_year::integer * 2 + \(estimated)::integer,
+                \(instant) / 86400000, f.app_id, f.product_id, f.storefront, f.currency, \(amount), \(fee), count(*)
+            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+            JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
+                AND t.original_transaction_id = f.original_transaction_id AND t.transaction_id = f.transaction_id
+            WHERE \(inEnvironment("f.environment")) AND t.source = \(TransactionSource.stripeAPI.rawValue)
+              AND \(instant) >= \(from) AND \(instant) < \(to)\(condition)
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+            """
+        }
+        let sales = branch(
+            at: "f.purchase_ms", kind: "0", estimated: "f.estimated", amount: "f.amount_milli",
+            fee: Self.storedProcessingFee("t"), where: "")
+        let refunds = branch(
+            at: "f.refund_ms", kind: "4", estimated: "f.estimated", amount: "f.refund_milli", fee: "0::bigint",
+            where: " AND f.refund_ms IS NOT NULL AND f.amount_milli > 0")
+        let credits = branch(
+            at: "f.credit_ms", kind: "8", estimated: "true", amount: "f.credit_milli", fee: "0::bigint",
+            where: " AND f.credit_ms IS NOT NULL")
+        return try run(
+            """
+            WITH \(apps)
+            \(sales)
+            UNION ALL
+            \(refunds)
+            UNION ALL
+            \(credits)
+            """
+        ).map { row in
+            let packed = try row.decode(Int64.self, at: 0)
+            let day = try row.decode(Int64.self, at: 1)
+            return RevenueGroup(
+                kind: RevenueGroup.Kind(rawValue: Int((packed >> 2) & 3)) ?? .sale, day: day,
+                boughtDay: day - (packed >> 4), appID: try row.decode(Int64.self, at: 2),
+                productID: try row.decode(String.self, at: 3), storefront: try row.decode(String?.self, at: 4),
+                currency: try row.decode(String?.self, at: 5), amount: try row.decode(Int64?.self, at: 6),
+                secondYear: packed & 2 != 0, estimated: packed & 1 != 0,
+                count: Int(try row.decode(Int64.self, at: 8)), web: true, fee: try row.decode(Int64.self, at: 7))
+        }
+    }
+
+    /// The processing fee the stored transaction `alias` (a `transactions` row) states, in milli-units; 0 when it
+    /// states none. Bounded as a price is (`RevenueFieldRules`): a value out of range counts as none.
+    static func storedProcessingFee(_ alias: PostgresQuery) -> PostgresQuery {
+        """
+        CASE WHEN (\(alias).payload -> 'transaction' ->> 'processingFee')::numeric BETWEEN 0 AND 1000000000000000
+            THEN (\(alias).payload -> 'transaction' ->> 'processingFee')::bigint ELSE 0 END
+        """
+    }
+}
