@@ -15,6 +15,8 @@ struct SupportCommand: AsyncParsableCommand {
             subledger support account ID           the app's account id
             subledger support transaction GPA.…    a Google Play order id (a renewal's with ..N)
             subledger support purchase-token TOKEN a Google Play purchase token
+            subledger support stripe ID            a Stripe customer, subscription, invoice or charge
+                                                   (cus_…, sub_…, in_…, ch_…)
 
             An order id, and a transaction id the ledger does not hold, are asked of
             Apple with the app's App Store Server API key from the catalog. When Apple
@@ -26,7 +28,7 @@ struct SupportCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Order.self, TransactionLookup.self, Token.self, Account.self, AppTransactionLookup.self,
-            PurchaseTokenLookup.self,
+            PurchaseTokenLookup.self, StripeLookup.self,
         ])
 
     /// The options every lookup takes.
@@ -124,6 +126,22 @@ struct SupportCommand: AsyncParsableCommand {
         func run() async throws {
             try await SupportCommand.run(
                 SupportCommand.parse(id, SupportQuery.purchaseToken(parsing:)), apply: false, options: options,
+                apple: apple, database: database)
+        }
+    }
+
+    struct StripeLookup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stripe", abstract: "Look up a Stripe customer, subscription, invoice or charge id.")
+        @Argument(help: "The Stripe id: cus_…, sub_…, in_… or ch_….") var id: String
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws { _ = try SupportCommand.parse(id, SupportQuery.stripe(parsing:)) }
+        func run() async throws {
+            try await SupportCommand.run(
+                SupportCommand.parse(id, SupportQuery.stripe(parsing:)), apply: false, options: options,
                 apple: apple, database: database)
         }
     }

@@ -51,6 +51,25 @@ import Testing
         #expect(SupportQuery.candidates("   ").isEmpty)
     }
 
+    @Test func aStripeIdIsKnownByItsPrefix() throws {
+        #expect(try SupportQuery.stripe(parsing: " cus_NffrFeUfNV2Hib ") == .stripe(.customer, "cus_NffrFeUfNV2Hib"))
+        #expect(try SupportQuery.stripe(parsing: "sub_1MowQVLkdIwHu7ix").kindName == "stripe_subscription")
+        #expect(try SupportQuery.stripe(parsing: "in_1MtHbELkdIwHu7ixl4OzzPMv").kindName == "stripe_invoice")
+        #expect(try SupportQuery.stripe(parsing: "ch_3MmlLrLkdIwHu7ix0snN0B15").kindName == "stripe_charge")
+        for refused in [
+            "cus_", "pi_3MtwBwLkdIwHu7ix28a3tqPa", "prod_1", "cus_a b", "ch_Þ", String(repeating: "a", count: 65),
+        ] {
+            do {
+                _ = try SupportQuery.stripe(parsing: refused)
+                Issue.record("accepted \(refused)")
+            } catch {
+                #expect(error.code == .invalidStripeID)
+            }
+        }
+        #expect(SupportQuery.candidates("sub_1MowQVLkdIwHu7ix").map(\.kindName) == ["stripe_subscription", "account"])
+        #expect(SupportQuery.candidates("ch_3MmlLrLkdIwHu7ix").first?.kindName == "stripe_charge")
+    }
+
     static let start = Instant(millisecondsSince1970: 1_735_689_600_000)  // 2025-01-01
     static let day: Int64 = 86_400_000
     static let key = ChainKey(environment: .production, chainID: "1000")

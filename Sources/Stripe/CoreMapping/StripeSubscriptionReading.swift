@@ -54,6 +54,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
     ///   dispute won restores it: the reading states the invoice clean again.
     /// - An earlier invoice whose period a later one of another product begins within is upgraded away from.
     /// - Live mode is `production`, test mode `sandbox`.
+    /// - Each transaction names the subscription's customer (`cus_…`) and the charge that paid it (`ch_…`), which
+    ///   support looks purchases up by.
     public func observation(observedAt: Instant) throws(StripeMappingError) -> (
         transactions: [Transaction], renewalInfo: RenewalInfo
     ) {
@@ -67,6 +69,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
         let environment: StoreEnvironment = sub.livemode ? .production : .sandbox
         let accountHint = sub.metadata[Self.orderMetadataKey].flatMap { $0.isEmpty ? nil : String($0.prefix(255)) }
         let started = try Self.instant(sub.startDate ?? sub.created, "start_date")
+        // Kept for support's lookups; an id no identifier could be is left out rather than refused.
+        let customer = sub.customer.map(\.id).flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil }
         var transactions: [Transaction] = []
         for paid in invoices {
             let invoice = paid.invoice
@@ -102,7 +106,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
                     revocationDate: revocation, revocationReason: revocation == nil ? nil : 0,
                     isTrialPeriod: isTrial, accountHint: accountHint, environment: environment,
                     source: .stripeAPI, price: price, currency: invoice.currency.uppercased(),
-                    processingFee: paid.charge?.feeMilliunits))
+                    processingFee: paid.charge?.feeMilliunits, customerID: customer,
+                    paymentID: paid.charge.map(\.id).flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil }))
         }
         // Upgraded away from: a later transaction of another product starts within this one's period.
         for index in transactions.indices {

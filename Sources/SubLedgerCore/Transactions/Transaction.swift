@@ -60,6 +60,12 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// The payment processor's fee on this sale, in milli-units of `currency`, where the store states one: Stripe's
     /// fee from the balance transaction of the charge that paid it. Store commissions are not fees (`Commission`).
     public var processingFee: Int64?
+    /// The store's own customer who paid, where the store keeps customers apart from the app's accounts: Stripe's
+    /// customer (`cus_…`). Support looks a purchase up by it.
+    public var customerID: String?
+    /// The payment that paid this transaction, where the store names it apart from the transaction: Stripe's charge
+    /// (`ch_…`) of the paid invoice. Support looks a purchase up by it.
+    public var paymentID: String?
     public var storefront: String?
     /// When Apple signed the payload that carried this transaction (JWS `signedDate`), if signed.
     public var signedDate: Instant?
@@ -111,6 +117,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         case price
         case currency
         case processingFee
+        case customerID
+        case paymentID
         case storefront
         case signedDate
         case appTransactionID
@@ -149,6 +157,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         price: Int64? = nil,
         currency: String? = nil,
         processingFee: Int64? = nil,
+        customerID: String? = nil,
+        paymentID: String? = nil,
         storefront: String? = nil,
         signedDate: Instant? = nil,
         appTransactionID: String? = nil,
@@ -185,6 +195,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.price = price
         self.currency = currency
         self.processingFee = processingFee
+        self.customerID = customerID
+        self.paymentID = paymentID
         self.storefront = storefront
         self.signedDate = signedDate
         self.appTransactionID = appTransactionID

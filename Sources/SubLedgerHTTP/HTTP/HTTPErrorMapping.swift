@@ -59,10 +59,10 @@ extension APIError {
         let status: HTTPResponse.Status =
             switch error.code {
             case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID,
-                .invalidAppTransactionID, .invalidPurchaseToken, .appRequired:
+                .invalidAppTransactionID, .invalidPurchaseToken, .invalidStripeID, .appRequired:
                 .badRequest
             case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
-                .appTransactionNotFound, .purchaseTokenNotFound:
+                .appTransactionNotFound, .purchaseTokenNotFound, .stripeIDNotFound:
                 .notFound
             case .serverAPINotConfigured: .conflict
             case .appleUnavailable: .serviceUnavailable

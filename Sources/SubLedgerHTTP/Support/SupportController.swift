@@ -3,8 +3,8 @@ import NIOCore
 import SubLedgerReports
 import SubLedgerUseCases
 
-/// `/v1/admin/lookup/{order,transaction,token,account,app-transaction,purchase-token}/{id}`: the support lookups over HTTP, behind an admin
-/// key. `GET` only reads (Apple is asked for an order id, and for a transaction id the ledger lacks); `POST` on
+/// `/v1/admin/lookup/{order,transaction,token,account,app-transaction,purchase-token,stripe}/{id}`: the support lookups
+/// over HTTP, behind an admin key. `GET` only reads (Apple is asked for an order id, and for a transaction id the ledger lacks); `POST` on
 /// an order or transaction also applies what Apple knows and the ledger lacks. `?bundle_id=` names the app when
 /// several are configured. Refusals are `SupportError`s, answered by `HTTPErrorMapping`.
 struct SupportController: Sendable {
@@ -34,6 +34,9 @@ struct SupportController: Sendable {
         }
         group.get("lookup/app-transaction/:id") { request, context in
             try await answer(request, context, SupportQuery.appTransaction(parsing:))
+        }
+        group.get("lookup/stripe/:id") { request, context in
+            try await answer(request, context, SupportQuery.stripe(parsing:))
         }
     }
 

@@ -21,6 +21,11 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         case appTransaction = "app_transaction"
         /// A Google Play purchase token.
         case purchaseToken = "purchase_token"
+        /// A Stripe customer (`cus_…`), subscription (`sub_…`), invoice (`in_…`) or charge (`ch_…`).
+        case stripeCustomer = "stripe_customer"
+        case stripeSubscription = "stripe_subscription"
+        case stripeInvoice = "stripe_invoice"
+        case stripeCharge = "stripe_charge"
     }
 
     /// Who owns an app purchase (`POST /v1/app-transactions`), for a lookup by app transaction id.

@@ -55,7 +55,7 @@ extension StoredJSONReader {
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
         case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
-        case replacedPurchaseToken, processingFee
+        case replacedPurchaseToken, processingFee, customerID, paymentID
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -371,6 +371,8 @@ extension StoredJSONReader {
         var purchaseToken: String?
         var replacedPurchaseToken: String?
         var processingFee: Int64?
+        var customerID: String?
+        var paymentID: String?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -393,7 +395,7 @@ extension StoredJSONReader {
                     ownershipType: try required(ownershipType, "ownershipType"), accountHint: appAccountToken,
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
-                    currency: currency, processingFee: processingFee,
+                    currency: currency, processingFee: processingFee, customerID: customerID, paymentID: paymentID,
                     storefront: storefront, signedDate: signedDate,
                     appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment,
                     purchaseToken: purchaseToken, replacedPurchaseToken: replacedPurchaseToken)
@@ -436,6 +438,8 @@ extension StoredJSONReader {
                 case .purchaseToken: purchaseToken = try readOptionalString()
                 case .replacedPurchaseToken: replacedPurchaseToken = try readOptionalString()
                 case .processingFee: processingFee = try readNull() ? nil : try readInt64()
+                case .customerID: customerID = try readOptionalString()
+                case .paymentID: paymentID = try readOptionalString()
                 }
             }
         }

@@ -173,6 +173,7 @@ extension JSONWriter {
             write(commitment)
         }
         optional("currency", transaction.currency)
+        optional("customerID", transaction.customerID)
         key("environment")
         string(transaction.environment.rawValue)
         optional("expiresDate", transaction.expiresDate)
@@ -190,6 +191,7 @@ extension JSONWriter {
         string(transaction.chainID)
         key("ownershipType")
         string(transaction.ownershipType.rawValue)
+        optional("paymentID", transaction.paymentID)
         if let price = transaction.price {
             key("price")
             integer(price)

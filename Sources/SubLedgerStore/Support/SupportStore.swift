@@ -56,6 +56,41 @@ public struct SupportStore: Sendable {
         }
     }
 
+    /// What a Stripe id names, besides the subscription (`sub_…`, a chain id) and the invoice (`in_…`, a transaction
+    /// id) that `chainKeys(transactionID:app:)` finds.
+    public enum StripeID: Sendable {
+        /// The customer who paid (`cus_…`): every subscription of theirs.
+        case customer
+        /// The charge that paid an invoice (`ch_…`).
+        case charge
+    }
+
+    /// The chains of `app` holding a Stripe transaction that names `id` as its customer or its charge, sorted.
+    ///
+    /// The ids are kept in the stored transaction (`customerID`, `paymentID` of `transactions.payload`), read among
+    /// the app's Stripe transactions only: support asks rarely, so no index is kept for it.
+    public func chainKeys(stripe reference: StripeID, id: String, app: StoredApp) async throws -> [ChainKey] {
+        let source = TransactionSource.stripeAPI.rawValue
+        return try await pool.withConnection { connection -> [ChainKey] in
+            let rows: PostgresRows
+            switch reference {
+            case .customer:
+                rows = try connection.query(
+                    """
+                    SELECT DISTINCT environment, original_transaction_id FROM transactions
+                    WHERE app_id = \(app.appID) AND source = \(source) AND payload -> 'transaction' ->> 'customerID' = \(id)
+                    """)
+            case .charge:
+                rows = try connection.query(
+                    """
+                    SELECT DISTINCT environment, original_transaction_id FROM transactions
+                    WHERE app_id = \(app.appID) AND source = \(source) AND payload -> 'transaction' ->> 'paymentID' = \(id)
+                    """)
+            }
+            return try Self.chainKeys(from: rows)
+        }
+    }
+
     /// Whether `account` is known to `app` (it submitted, ordered or owned something).
     public func accountExists(_ account: AccountID, app: StoredApp) async throws -> Bool {
         try await pool.withConnection { connection in

@@ -70,7 +70,7 @@ public struct SupportLookup: Sendable {
                 switch candidate {
                 case .order: needsApple = true
                 case .transaction: needsApple = askingApple
-                case .appAccountToken, .account, .appTransaction, .purchaseToken: needsApple = false
+                case .appAccountToken, .account, .appTransaction, .purchaseToken, .stripe: needsApple = false
                 }
                 guard needsApple == askingApple else { continue }
                 for app in apps where !askingApple || app.serverAPI != nil {
@@ -93,7 +93,7 @@ public struct SupportLookup: Sendable {
 
     static let notFoundCodes: Set<SupportError.Code> = [
         .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound, .appTransactionNotFound,
-        .purchaseTokenNotFound,
+        .purchaseTokenNotFound, .stripeIDNotFound,
     ]
 
     func lookUp(
@@ -106,6 +106,7 @@ public struct SupportLookup: Sendable {
         case .account(let value): try await account(value, app: app)
         case .appTransaction(let id): try await appTransaction(id, app: app)
         case .purchaseToken(let token): try await purchaseToken(token, app: app)
+        case .stripe(let kind, let id): try await stripe(kind, id, app: app)
         }
     }
 
@@ -163,6 +164,25 @@ public struct SupportLookup: Sendable {
             throw SupportError(.purchaseTokenNotFound, "no Google Play purchase of \(app.bundleID) has this token")
         }
         return try await answer(.purchaseToken(token), keys: [key], app: app, expectedAccount: nil)
+    }
+
+    /// The chains a Stripe id names: a subscription is a chain and a paid invoice a transaction of the ledger; a
+    /// customer names every subscription of theirs, a charge the one whose invoice it paid. The ledger alone is
+    /// asked (it keeps each Stripe transaction's customer and charge).
+    private func stripe(_ kind: SupportQuery.StripeKind, _ id: String, app: StoredApp) async throws -> SupportAnswer {
+        let keys: [ChainKey]
+        switch kind {
+        case .subscription, .invoice: keys = try await support.chainKeys(transactionID: id, app: app)
+        case .customer: keys = try await support.chainKeys(stripe: .customer, id: id, app: app)
+        case .charge: keys = try await support.chainKeys(stripe: .charge, id: id, app: app)
+        }
+        guard !keys.isEmpty else {
+            throw SupportError(
+                .stripeIDNotFound,
+                "no Stripe purchase of \(app.bundleID) names \(kind.kindName.replacingOccurrences(of: "_", with: " ")) \(id)"
+            )
+        }
+        return try await answer(.stripe(kind, id), keys: keys, app: app, expectedAccount: nil)
     }
 
     private func token(_ token: OrderID, app: StoredApp) async throws -> SupportAnswer {

@@ -1,7 +1,7 @@
 import SubLedgerCore
 
 /// What a support lookup is asked about, validated: an Apple order id, a transaction id, an app account token,
-/// an account id or an app transaction id.
+/// an account id, an app transaction id, a Google Play purchase token or a Stripe id.
 public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     /// Apple's order id from the invoice e-mail, upper-cased (`MK5TTTVWJH`).
     case order(String)
@@ -15,6 +15,30 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     case appTransaction(String)
     /// A Google Play purchase token (the app's `Purchase.getPurchaseToken()`).
     case purchaseToken(String)
+    /// A Stripe id of a web purchase: its customer, subscription, invoice or charge.
+    case stripe(StripeKind, String)
+
+    /// What a Stripe id names, by its prefix.
+    public enum StripeKind: String, Sendable, Hashable, CaseIterable {
+        /// `cus_…`: the customer who paid.
+        case customer = "cus_"
+        /// `sub_…`: the subscription (a chain).
+        case subscription = "sub_"
+        /// `in_…`: an invoice (a transaction once paid).
+        case invoice = "in_"
+        /// `ch_…`: the charge that paid an invoice.
+        case charge = "ch_"
+
+        /// The kind, as the answer names it.
+        public var kindName: String {
+            switch self {
+            case .customer: "stripe_customer"
+            case .subscription: "stripe_subscription"
+            case .invoice: "stripe_invoice"
+            case .charge: "stripe_charge"
+            }
+        }
+    }
 
     /// The longest Apple order id accepted; Apple's are about ten characters.
     static let orderIDLength = 5...32
@@ -68,6 +92,21 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         return .purchaseToken(trimmed)
     }
 
+    /// `raw` as a Stripe id: `cus_`, `sub_`, `in_` or `ch_`, then letters and digits, up to 64 characters from
+    /// `A-Z a-z 0-9 . _ -` in all (as the ledger keeps ids).
+    public static func stripe(parsing raw: String) throws(SupportError) -> SupportQuery {
+        let trimmed = raw.trimmingWhitespace
+        guard let kind = StripeKind.allCases.first(where: { trimmed.hasPrefix($0.rawValue) }),
+            trimmed.utf8.count > kind.rawValue.utf8.count, IdentifierRule.transactionID.accepts(trimmed)
+        else {
+            throw SupportError(
+                .invalidStripeID,
+                "a Stripe id is a customer (cus_…), subscription (sub_…), invoice (in_…) or charge (ch_…) id of up to 64 characters"
+            )
+        }
+        return .stripe(kind, trimmed)
+    }
+
     /// `raw` as an account id.
     public static func account(parsing raw: String) throws(SupportError) -> SupportQuery {
         do {
@@ -94,6 +133,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         }
         // Google's purchase tokens are long (over 100 characters) and never a UUID or an account id.
         if trimmed.utf8.count >= 64, let token = try? purchaseToken(parsing: trimmed) { candidates.append(token) }
+        // Stripe's ids start with their kind (`cus_`, `sub_`, `in_`, `ch_`).
+        if let stripe = try? stripe(parsing: trimmed) { candidates.append(stripe) }
         if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
         if isDigits, let appTransaction = try? appTransaction(parsing: trimmed) { candidates.append(appTransaction) }
         if let account = try? account(parsing: trimmed) { candidates.append(account) }
@@ -110,13 +151,15 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         case .account: "account"
         case .appTransaction: "app_transaction"
         case .purchaseToken: "purchase_token"
+        case .stripe(let kind, _): kind.kindName
         }
     }
 
     /// The normalized id.
     public var id: String {
         switch self {
-        case .order(let id), .transaction(let id), .appTransaction(let id), .purchaseToken(let id): id
+        case .order(let id), .transaction(let id), .appTransaction(let id), .purchaseToken(let id), .stripe(_, let id):
+            id
         case .appAccountToken(let token): token.rawValue
         case .account(let account): account.rawValue
         }
