@@ -26,6 +26,17 @@ extension AppStoreServerAPIClient {
     func sendWithoutAnswer(_ method: HTTPMethod, path: String, body: (any Encodable)?)
         async throws(AppStoreServerAPIError)
     {
+        let answer = try await exchangeJSON(method, path: path, body: body)
+        guard (200..<300).contains(answer.status) else {
+            throw Self.error(status: answer.status, headers: answer.headers, body: answer.body, now: now())
+        }
+    }
+
+    /// Sends `body` (when given) as JSON and returns whatever Apple answered, any status; throws only when nothing
+    /// was answered (timeout, connection) or the body cannot be encoded.
+    func exchangeJSON(_ method: HTTPMethod, path: String, body: (any Encodable)?)
+        async throws(AppStoreServerAPIError) -> HTTPExchange.Answer
+    {
         var data: Data?
         if let body {
             do {
@@ -54,8 +65,6 @@ extension AppStoreServerAPIClient {
             throw AppStoreServerAPIError(code)
         }
         exchange.logger.debug("App Store Server API answered", metadata: ["status": "\(answer.status)"])
-        guard (200..<300).contains(answer.status) else {
-            throw Self.error(status: answer.status, headers: answer.headers, body: answer.body, now: now())
-        }
+        return answer
     }
 }

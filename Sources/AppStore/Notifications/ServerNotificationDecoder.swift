@@ -103,7 +103,8 @@ public struct ServerNotificationDecoder: Sendable {
                 transaction: transaction,
                 renewalInfo: renewalInfo,
                 appTransaction: appTransaction,
-                notification: notification
+                notification: notification,
+                externalPurchaseToken: try Self.externalPurchaseToken(payload)
             )
         } catch let error as JWSVerificationError {
             throw NotificationDecodingError(.verificationFailed, verificationError: error)
@@ -145,6 +146,33 @@ public struct ServerNotificationDecoder: Sendable {
             renewalInfo: try renewalInfo?.coreRenewalInfo(),
             consumptionRequestReason: try Self.consumptionRequestReason(payload.data?.rawConsumptionRequestReason)
         )
+    }
+
+    /// An `EXTERNAL_PURCHASE_TOKEN` notification's token (the verifier already required its `bundleId` and
+    /// `appAppleId` to be the app's): every field present, the id in the shape of Apple's ids, the date in range.
+    /// Other notifications have none. A `tokenType` this code does not know stays raw in the payload.
+    static func externalPurchaseToken(_ payload: ResponseBodyV2DecodedPayload) throws(PayloadMappingError)
+        -> CheckedExternalPurchaseToken?
+    {
+        guard payload.notificationType == .externalPurchaseToken else { return nil }
+        guard let token = payload.externalPurchaseToken else {
+            throw PayloadMappingError(.missingField, field: "externalPurchaseToken")
+        }
+        guard let id = token.externalPurchaseID else {
+            throw PayloadMappingError(.missingField, field: "externalPurchaseId")
+        }
+        guard !id.isEmpty, id.utf8.count <= ExternalPurchaseTokenChecker.maximumIdentifierLength,
+            id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+        else { throw PayloadMappingError(.invalidIdentifier, field: "externalPurchaseId") }
+        guard let bundleID = token.bundleID else { throw PayloadMappingError(.missingField, field: "bundleId") }
+        guard let appAppleID = token.appAppleID else { throw PayloadMappingError(.missingField, field: "appAppleId") }
+        guard let created = token.tokenCreationDate else {
+            throw PayloadMappingError(.missingField, field: "tokenCreationDate")
+        }
+        return CheckedExternalPurchaseToken(
+            externalPurchaseID: id, bundleID: bundleID, appAppleID: appAppleID,
+            createdAt: try Instant.apple(created, field: "tokenCreationDate"), tokenType: token.tokenType,
+            environment: token.environment)
     }
 
     /// Apple's `consumptionRequestReason`, kept raw so a value Apple adds later is stored, but only in the shape

@@ -12,4 +12,6 @@ public struct VerifiedNotificationV2: Sendable {
     public var appTransaction: AppTransaction?
     /// The notification mapped to the core.
     public var notification: ServerNotification
+    /// An `EXTERNAL_PURCHASE_TOKEN` notification's token, checked; `nil` for other notifications.
+    public var externalPurchaseToken: CheckedExternalPurchaseToken? = nil
 }

@@ -31,6 +31,10 @@ public struct AppStoreServerAPIError: Error, Hashable, Sendable, CustomStringCon
         /// would name another path than the endpoint's).
         public static let invalidArgument = Code("invalidArgument")
 
+        /// HTTP 400 with Apple's `SendReportErrorResponse`: the External Purchase Server API accepted nothing of
+        /// the report; `reportErrors` says why. Resend the corrected report with the same `requestIdentifier`.
+        public static let reportRejected = Code("reportRejected")
+
         /// The stable machine name.
         public var description: String { name }
     }
@@ -46,6 +50,8 @@ public struct AppStoreServerAPIError: Error, Hashable, Sendable, CustomStringCon
     public var retryAfter: Instant?
     /// For `verificationFailed`: why the signed item was rejected.
     public var verificationError: JWSVerificationError?
+    /// For `reportRejected`: Apple's error objects, one per fault found.
+    public var reportErrors: [ExternalPurchaseReportError]?
 
     /// Creates an error.
     public init(
@@ -53,13 +59,15 @@ public struct AppStoreServerAPIError: Error, Hashable, Sendable, CustomStringCon
         apiErrorCode: Int? = nil,
         httpStatus: Int? = nil,
         retryAfter: Instant? = nil,
-        verificationError: JWSVerificationError? = nil
+        verificationError: JWSVerificationError? = nil,
+        reportErrors: [ExternalPurchaseReportError]? = nil
     ) {
         self.code = code
         self.apiErrorCode = apiErrorCode
         self.httpStatus = httpStatus
         self.retryAfter = retryAfter
         self.verificationError = verificationError
+        self.reportErrors = reportErrors
     }
 
     /// Whether the same call may succeed later without any change.
@@ -73,6 +81,11 @@ public struct AppStoreServerAPIError: Error, Hashable, Sendable, CustomStringCon
         if let apiErrorCode { parts.append("apiErrorCode: \(apiErrorCode)") }
         if let httpStatus { parts.append("http: \(httpStatus)") }
         if let verificationError { parts.append("\(verificationError.code)") }
+        if let reportErrors {
+            parts.append(
+                "reportErrors: "
+                    + reportErrors.map { "\($0.errorCode ?? 0)/\($0.fieldName ?? "")" }.joined(separator: ","))
+        }
         return "AppStoreServerAPIError(\(parts.joined(separator: ", ")))"
     }
 }

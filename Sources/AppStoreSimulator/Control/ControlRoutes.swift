@@ -15,6 +15,7 @@ struct ControlRoutes: Sendable {
         group.get("health") { _, _ in Self.json(["status": "ok"]) }
         registerRateLimits(on: group)
         registerBulkSeeding(on: group)
+        registerExternalPurchase(on: group)
         group.get("root-certificate") { request, _ in
             if request.uri.queryParameters.get("format") == "pem" {
                 return Response(

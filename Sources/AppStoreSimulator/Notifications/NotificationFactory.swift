@@ -27,22 +27,27 @@ extension SimulatorState {
                 signedRenewal = try signedRenewalInfo(chain.originalTransactionID, signer: signer, now: signedAt)
             }
             let uuid = ids.uuid()
+            // An EXTERNAL_PURCHASE_TOKEN carries the token in place of `data`.
+            let token = event.externalPurchaseID.flatMap { externalPurchases.tokens[$0]?.token }
             let payload = ResponseBodyV2DecodedPayload(
                 rawNotificationType: event.type,
                 rawSubtype: event.subtype,
                 notificationUUID: uuid,
-                data: NotificationData(
-                    rawEnvironment: environment.rawValue,
-                    appAppleID: app.description.appAppleID,
-                    bundleID: app.bundleID,
-                    bundleVersion: app.description.applicationVersion,
-                    signedTransactionInfo: signedTransaction,
-                    signedRenewalInfo: signedRenewal,
-                    rawStatus: chain?.status.rawValue,
-                    rawConsumptionRequestReason: event.consumptionRequestReason
-                ),
+                data: token != nil
+                    ? nil
+                    : NotificationData(
+                        rawEnvironment: environment.rawValue,
+                        appAppleID: app.description.appAppleID,
+                        bundleID: app.bundleID,
+                        bundleVersion: app.description.applicationVersion,
+                        signedTransactionInfo: signedTransaction,
+                        signedRenewalInfo: signedRenewal,
+                        rawStatus: chain?.status.rawValue,
+                        rawConsumptionRequestReason: event.consumptionRequestReason
+                    ),
                 version: "2.0",
-                signedDate: signedAt.millisecondsSince1970
+                signedDate: signedAt.millisecondsSince1970,
+                externalPurchaseToken: token
             )
             let signedPayload = try signer.sign(payload)
             let body: Data?

@@ -9,7 +9,7 @@ struct ServerAPIResponder: Sendable {
     /// Transactions (or notifications) per page, as Apple pages them.
     static let pageSize = 20
 
-    /// Answers a request whose path starts at `/inApps/`.
+    /// Answers a request whose path starts at `/inApps/` or `/externalPurchase/`.
     func respond(
         method: String,
         path: String,
@@ -66,6 +66,10 @@ struct ServerAPIResponder: Sendable {
                 where segments.count == 7 && segments[3...4] == ["extend", "mass"]:
                     return massExtensionStatus(
                         productID: segments[5], requestIdentifier: segments[6], request, state: state)
+                case ("PUT", ["externalPurchase", "v1", "reports"]) where segments.count == 3:
+                    return state.sendExternalPurchaseReport(request)
+                case ("GET", ["externalPurchase", "v1", "reports"]) where segments.count == 4:
+                    return state.retrieveExternalPurchaseReport(segments[3], request)
                 default:
                     return ServerAPIError.body(4_040_000, "Not found.", status: 404)
                 }
@@ -90,11 +94,11 @@ struct ServerAPIResponder: Sendable {
     }
 
     /// Encodes an answer body with Apple's camel-case names.
-    static func encode(_ value: some Encodable) -> SimpleResponse {
+    static func encode(_ value: some Encodable, status: Int = 200) -> SimpleResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return ServerAPIError.general }
-        return .json(String(decoding: data, as: UTF8.self))
+        return .json(String(decoding: data, as: UTF8.self), status: status)
     }
 
     /// `revision` / `paginationToken` ↔ offset.

@@ -67,6 +67,9 @@ extension AppStoreSimulator {
             router.get("\(prefix)/inApps/**", use: handler)
             router.post("\(prefix)/inApps/**", use: handler)
             router.put("\(prefix)/inApps/**", use: handler)  // renewal-date extensions, Send Consumption Information
+            // The External Purchase Server API: same keys and bearer tokens as the App Store Server API.
+            router.get("\(prefix)/externalPurchase/**", use: handler)
+            router.put("\(prefix)/externalPurchase/**", use: handler)
         }
         return router
     }

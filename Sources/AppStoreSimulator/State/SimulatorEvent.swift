@@ -14,4 +14,6 @@ struct SimulatorEvent: Sendable {
     var environment: StoreEnvironment? = nil
     /// A `CONSUMPTION_REQUEST`'s `consumptionRequestReason`.
     var consumptionRequestReason: String? = nil
+    /// An `EXTERNAL_PURCHASE_TOKEN`'s token, by `externalPurchaseId`.
+    var externalPurchaseID: String? = nil
 }

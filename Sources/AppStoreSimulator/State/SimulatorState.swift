@@ -44,6 +44,8 @@ struct SimulatorState: Sendable {
     var consumptionReceived: [ReceivedConsumptionInformation] = []
     /// Set App Account Token and Finish Transaction calls accepted (WriteBacks/).
     var serverWriteBacks: [ServerWriteBack] = []
+    /// External Purchase tokens issued and reports accepted (ExternalPurchase/).
+    var externalPurchases = ExternalPurchaseBook()
     /// When each chain's latest state was signed, by original transaction id (a one-time purchase is a chain of
     /// its own). Every notification signs a new state strictly after the one before, even while the manual clock
     /// stands still, so two states of one chain never carry the same `signedDate`.
