@@ -383,7 +383,7 @@ let package = Package(
         .executableTarget(
             name: "subledger-bench",
             dependencies: [
-                "AppStore", "GooglePlay",
+                "AppStore", "GooglePlay", "Stripe",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

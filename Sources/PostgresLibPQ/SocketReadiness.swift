@@ -18,7 +18,7 @@
     final class SocketReadiness: Sendable {
         static let shared = SocketReadiness(
             threadCount: PostgresReadiness.requestedThreadCount
-                ?? defaultThreadCount(cores: ProcessInfo.processInfo.activeProcessorCount))
+                ?? defaultThreadCount(cores: ProcessCores.usable(of: ProcessInfo.processInfo.activeProcessorCount)))
 
         /// One readiness thread per 4 cores (so one on up to 7 cores), at most 8.
         static func defaultThreadCount(cores: Int) -> Int {

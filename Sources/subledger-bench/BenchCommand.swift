@@ -21,6 +21,12 @@ import SubLedgerStore
 ///     subledger-bench google-notifications COUNT SIM_URL KEY_DIR DIRECTORY
 ///                                                     # COUNT purchases in play-sim; their RTDN as push bodies
 ///                                                     # (DIRECTORY/google.jsonl) and a push token (google.token)
+///     subledger-bench catalog-stripe [KEY_FILE]       # the catalog with the app's Stripe account and web product
+///                                                     # (and the Google Play listing of KEY_FILE)
+///     subledger-bench stripe-events COUNT SIM_URL SERVER_URL API_KEY DIRECTORY
+///                                                     # COUNT web purchases (SubLedger's checkout, paid in
+///                                                     # stripe-sim); their invoice.paid events (stripe-events.jsonl)
+///     subledger-bench stripe-sign DIRECTORY           # those events signed now (stripe.jsonl: signature TAB body)
 @main
 enum BenchCommand {
     static func main() async {
@@ -36,6 +42,19 @@ enum BenchCommand {
             case "catalog-google":
                 guard arguments.count >= 2 else { throw BenchError("usage: subledger-bench catalog-google KEY_FILE") }
                 print(BenchGoogleNotifications.catalogYAML(keyFile: arguments[1]))
+            case "catalog-stripe":
+                print(BenchStripeEvents.catalogYAML(googleKeyFile: arguments.count >= 2 ? arguments[1] : nil))
+            case "stripe-events":
+                guard arguments.count >= 6 else {
+                    throw BenchError(
+                        "usage: subledger-bench stripe-events COUNT SIM_URL SERVER_URL API_KEY DIRECTORY")
+                }
+                try await BenchStripeEvents.write(
+                    count: try number(arguments, 1, default: 0), simulator: arguments[2], server: arguments[3],
+                    apiKey: arguments[4], to: arguments[5])
+            case "stripe-sign":
+                guard arguments.count >= 2 else { throw BenchError("usage: subledger-bench stripe-sign DIRECTORY") }
+                try BenchStripeEvents.sign(directory: arguments[1])
             case "play-packages":
                 print(BenchGoogleNotifications.packagesJSON)
             case "google-notifications":
@@ -60,7 +79,9 @@ enum BenchCommand {
                 throw BenchError(
                     "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | "
                         + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql | project [SECONDS] | "
-                        + "catalog-google KEY_FILE | play-packages | google-notifications COUNT SIM_URL KEY_DIR DIRECTORY"
+                        + "catalog-google KEY_FILE | play-packages | google-notifications COUNT SIM_URL KEY_DIR DIRECTORY | "
+                        + "catalog-stripe [KEY_FILE] | stripe-events COUNT SIM_URL SERVER_URL API_KEY DIRECTORY | "
+                        + "stripe-sign DIRECTORY"
                 )
             }
         } catch {

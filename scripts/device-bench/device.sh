@@ -9,7 +9,9 @@
 # runs ../shared/peers/bench-peers (packed with WITH_PEERS=1) with SET's binaries (new): SubLedger beside the
 # reference servers. LAYOUT separate puts PostgreSQL on the first half of the cores, every server on the next
 # quarter and wrk/pgbench on the last (16 cores: 0-7, 8-11, 12-15), as scripts/bench's BENCH_LAYOUT=separate;
-# shared pins nothing. PEERS_ROUNDS (3), PEERS_DURATION (10), PEERS_THREADS (4), PEERS_CONNECTIONS (64) and
+# shared pins nothing; 2cores runs everything (PostgreSQL, the servers, wrk, pgbench) on cores 0-1, as on the 2-core
+# development machine but with nothing else running, with NIO's event loops and blocking pools sized to 2 in every
+# Swift server (NIO_SINGLETON_*: NIO counts the cores online, not the affinity mask). PEERS_ROUNDS (3), PEERS_DURATION (10), PEERS_THREADS (4), PEERS_CONNECTIONS (64) and
 # ACCOUNTS are its ROUNDS, DURATION, THREADS, CONNECTIONS, ACCOUNTS. Its report and rounds come back as
 # $OUT/peers-LAYOUT.report.txt and $OUT/peers-LAYOUT.rounds.tsv.
 set -uo pipefail
@@ -49,8 +51,13 @@ run_peers() {
     local layout="$1" set="${2:-new}" cores pin=() path="$PATH"
     local dir="/tmp/peers-$layout" log="$OUT/peers-$layout.log"
     [[ -x /opt/sl/peers/bench-peers ]] || { echo "== no bench-peers in the bundle (WITH_PEERS=1)"; return; }
+    local nio=()
     case "$layout" in
         shared) ;;
+        2cores)
+            pin=(taskset -c 0-1)
+            nio=(NIO_SINGLETON_GROUP_LOOP_COUNT=2 NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=2)
+            echo "   everything on cores 0-1" ;;
         separate)
             cores="$(nproc)"
             (( cores >= 4 )) || { echo "== peers:separate needs 4 cores"; return; }
@@ -67,7 +74,7 @@ run_peers() {
     esac
     local left=$(( BUDGET - $(elapsed) ))
     echo "== run peers:$layout at $(elapsed) s ($left s left)"
-    ( cd /opt/sl/project && timeout -s TERM $(( left - 5 )) env PATH="$path" OUT_DIR="$dir" ACCOUNTS="$ACCOUNTS" \
+    ( cd /opt/sl/project && timeout -s TERM $(( left - 5 )) env "${nio[@]}" PATH="$path" OUT_DIR="$dir" ACCOUNTS="$ACCOUNTS" \
         ROUNDS="${PEERS_ROUNDS:-3}" DURATION="${PEERS_DURATION:-10}" THREADS="${PEERS_THREADS:-4}" \
         CONNECTIONS="${PEERS_CONNECTIONS:-64}" PEER_SWIFT=/opt/sl/peers/peer-hummingbird PEER_RUST=/opt/sl/peers/peer-hyper \
         "${pin[@]}" bash /opt/sl/peers/bench-peers "/opt/sl/$set" ) >"$log" 2>&1

@@ -1,6 +1,8 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PostgresLibPQ
 import SubLedgerUseCases
 import Synchronization
 
@@ -22,8 +24,29 @@ public enum ConcurrencyOnEventLoops {
             return !installed
         }
         guard first else { return }
+        sizeEventLoopsToTheUsableCores(logger: logger)
         if !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
             logger.debug("Swift concurrency stays on its own pool: this platform cannot hand it to NIO")
         }
+    }
+
+    /// NIO sizes its singleton event loops (and its blocking pool) from the cores online or a container's quota,
+    /// not from the process's CPU affinity: started with `taskset -c 8-11` on 16 cores, `serve` would run 16 event
+    /// loops on 4 cores, preempting each other, a lock holder included. Both are sized to the cores the process may
+    /// run on, unless NIO's own variables (`NIO_SINGLETON_GROUP_LOOP_COUNT`,
+    /// `NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT`) choose them.
+    static func sizeEventLoopsToTheUsableCores(logger: Logger) {
+        let usable = ProcessCores.usable(of: System.coreCount)
+        guard usable < System.coreCount else { return }
+        let environment = ProcessInfo.processInfo.environment
+        if environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil {
+            NIOSingletons.groupLoopCountSuggestion = usable
+        }
+        if environment["NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT"] == nil {
+            NIOSingletons.blockingPoolThreadCountSuggestion = usable
+        }
+        logger.debug(
+            "event loops sized to the process's CPU affinity",
+            metadata: ["usable_cores": "\(usable)", "cores": "\(System.coreCount)"])
     }
 }
