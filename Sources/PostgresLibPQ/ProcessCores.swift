@@ -33,7 +33,8 @@ public enum ProcessCores {
         else { return nil }
         var count = 0
         for range in line.dropFirst("Cpus_allowed_list:".count).split(separator: ",") {
-            let bounds = range.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
+            let bounds = range.trimmingCharacters(in: .whitespaces).split(
+                separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let low = Int(bounds[0]), let high = Int(bounds[bounds.count - 1]),
                 0 <= low, low <= high, high < 1 << 20
             else { return nil }

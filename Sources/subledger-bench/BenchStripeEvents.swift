@@ -67,7 +67,7 @@ enum BenchStripeEvents {
                 next += 1
                 group.addTask {
                     let started = try await json(
-                        client, .POST, server + "/v1/checkout/stripe", bearer: apiKey,
+                        client, server + "/v1/checkout/stripe", bearer: apiKey,
                         body: [
                             "account_id": "web-\(index)", "product_id": productID, "price": priceID,
                             "success_url": "https://bench.example/paid",
@@ -76,7 +76,7 @@ enum BenchStripeEvents {
                         throw BenchError("SubLedger started no checkout: \(started)")
                     }
                     _ = try await json(
-                        client, .POST, simulator + "/control/checkout/sessions/\(session)/complete", body: [:])
+                        client, simulator + "/control/checkout/sessions/\(session)/complete", body: [:])
                 }
             }
             for _ in 0..<16 { add() }
@@ -89,7 +89,7 @@ enum BenchStripeEvents {
         repeat {
             var path = "/v1/events?type=invoice.paid&limit=100"
             if let after { path += "&starting_after=\(after)" }
-            let page = try await json(client, .GET, simulator + path, bearer: secretKey)
+            let page = try await json(client, simulator + path, bearer: secretKey)
             guard let events = page["data"] as? [[String: Any]] else { throw BenchError("no events list: \(page)") }
             for event in events {
                 lines.append(try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]))
@@ -131,11 +131,12 @@ enum BenchStripeEvents {
         return try await answer(client.execute(request, timeout: .seconds(60)), path)
     }
 
-    static func json(
-        _ client: HTTPClient, _ method: HTTPMethod, _ url: String, bearer: String? = nil, body: [String: String]? = nil
-    ) async throws -> [String: Any] {
+    /// A GET, or with `body` a JSON POST.
+    static func json(_ client: HTTPClient, _ url: String, bearer: String? = nil, body: [String: String]? = nil)
+        async throws -> [String: Any]
+    {
         var request = HTTPClientRequest(url: url)
-        request.method = method
+        request.method = body == nil ? .GET : .POST
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")

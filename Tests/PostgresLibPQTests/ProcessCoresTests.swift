@@ -14,7 +14,8 @@
 
         @Test func anAllowedListIsCountedByItsRanges() {
             let counted = ["0-3,8,10-11", "0", "0-15", "8-11", "0-3,x", "3-1", "", "-1", "0--2"].map {
-                ProcessCores.allowed(inStatus: "Name:\tx\nCpus_allowed:\tff\nCpus_allowed_list:\t\($0)\nMems_allowed:\t1\n")
+                ProcessCores.allowed(
+                    inStatus: "Name:\tx\nCpus_allowed:\tff\nCpus_allowed_list:\t\($0)\nMems_allowed:\t1\n")
             }
             #expect(counted == [7, 1, 16, 4, nil, nil, nil, nil, nil])
             #expect(ProcessCores.allowed(inStatus: "Name:\tx\n") == nil)
