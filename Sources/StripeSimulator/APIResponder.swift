@@ -195,10 +195,9 @@ struct APIResponder: Sendable {
         guard object["object"]?.string == "invoice", expand.contains(prefix + "payments"),
             let id = object["id"]?.string
         else { return object }
-        let (objects, sequence) = world.state.withLock { ($0.objects, $0.sequence) }
-        let payments = objects.values.filter {
-            $0["object"]?.string == "invoice_payment" && $0["invoice"]?.string == id
-        }.sorted { (sequence[$0["id"]?.string ?? ""] ?? 0) > (sequence[$1["id"]?.string ?? ""] ?? 0) }
+        let payments = world.state.withLock { $0.newestFirst("invoice_payment") }.filter {
+            $0["invoice"]?.string == id
+        }
         var object = object
         object["payments"] = [
             "object": "list", "data": .array(Array(payments.prefix(10))), "has_more": .bool(payments.count > 10),
@@ -247,9 +246,7 @@ struct APIResponder: Sendable {
         for key in ["starting_after", "ending_before"] where form.string(key)?.isEmpty == true {
             throw .invalid("Invalid \(key).", param: key)
         }
-        let (objects, sequence) = world.state.withLock { ($0.objects, $0.sequence) }
-        var items = objects.values.filter { $0["object"]?.string == kind && matches($0, form, filters) }
-        items.sort { (sequence[$0["id"]?.string ?? ""] ?? 0) > (sequence[$1["id"]?.string ?? ""] ?? 0) }
+        let items = world.state.withLock { $0.newestFirst(kind) }.filter { matches($0, form, filters) }
         var page: ArraySlice<JSONValue>
         var hasMore: Bool
         if let after = form.string("starting_after") {

@@ -37,9 +37,9 @@ final class StripeWorld: Sendable {
         var now: Int64
         var random: SplitMix64
         var objects: [String: JSONValue] = [:]
-        /// Creation order of every object, for lists (newest first).
-        var sequence: [String: Int] = [:]
-        var nextSequence = 0
+        /// The ids of each kind of object (its `object` field), in creation order: a list reads its own kind, not
+        /// every object of the world.
+        var idsByKind: [String: [String]] = [:]
         var events: [String] = []
         var endpoints: [Endpoint] = []
         var deliveries: [Delivery] = []
@@ -88,8 +88,7 @@ extension StripeWorld.State {
     mutating func insert(_ object: JSONValue) {
         guard let id = object["id"]?.string else { return }
         objects[id] = object
-        sequence[id] = nextSequence
-        nextSequence += 1
+        if let kind = object["object"]?.string { idsByKind[kind, default: []].append(id) }
     }
 
     /// Records event `type` about `object` (a snapshot now), with the fields that changed; owes it to every
@@ -111,6 +110,11 @@ extension StripeWorld.State {
                     eventID: id, endpointID: endpoint.id, attempts: 0, nextAttemptAt: now, delivered: false,
                     dropped: false))
         }
+    }
+
+    /// The objects of `kind`, newest first.
+    func newestFirst(_ kind: String) -> [JSONValue] {
+        (idsByKind[kind] ?? []).reversed().compactMap { objects[$0] }
     }
 
     /// Changes object `id` with `change`, emitting `type` with the fields that changed, when `type` is given.

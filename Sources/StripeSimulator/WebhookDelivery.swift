@@ -25,6 +25,7 @@ extension StripeWorld.State {
         _ = try object(id, kind: "webhook_endpoint")
         endpoints.removeAll { $0.id == id }
         objects[id] = nil
+        idsByKind["webhook_endpoint"]?.removeAll { $0 == id }
         return ["id": .string(id), "object": "webhook_endpoint", "deleted": true]
     }
 
