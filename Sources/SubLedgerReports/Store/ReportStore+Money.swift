@@ -68,13 +68,14 @@ extension ReportStore {
             UNION ALL
             \(credits)
             """
-        ).map(Self.revenueGroup)
+        ).map { try Self.revenueGroup($0) }
     }
 
     /// One group from a row of either `revenueGroups` statement. A year by day is some 56,000 groups, so
     /// the small fields come packed in the first column (fewer cells to decode): the purchase day's distance
-    /// before the day (× 16), the kind (× 4), `second_year` (× 2) and `estimated`.
-    private static func revenueGroup(_ row: PostgresRow) throws -> RevenueGroup {
+    /// before the day (× 16), the kind (× 4), `second_year` (× 2) and `estimated`. A web sales row
+    /// (`webSaleGroups`) has the processing fee before the count.
+    static func revenueGroup(_ row: PostgresRow, web: Bool = false) throws -> RevenueGroup {
         let packed = try row.decode(Int64.self, at: 0)
         let day = try row.decode(Int64.self, at: 1)
         return RevenueGroup(
@@ -83,7 +84,8 @@ extension ReportStore {
             appID: try row.decode(Int64.self, at: 2), productID: try row.decode(String.self, at: 3),
             storefront: try row.decode(String?.self, at: 4), currency: try row.decode(String?.self, at: 5),
             amount: try row.decode(Int64?.self, at: 6), secondYear: packed & 2 != 0, estimated: packed & 1 != 0,
-            count: Int(try row.decode(Int64.self, at: 7)))
+            count: Int(try row.decode(Int64.self, at: web ? 8 : 7)), web: web,
+            fee: web ? try row.decode(Int64.self, at: 7) : 0)
     }
 
     /// The packed first column of a group (see `revenueGroup`), from the day, purchase day, kind (× 4) and flags.
@@ -109,7 +111,7 @@ extension ReportStore {
             GROUP BY 1, 2, 3, 4, 5, 6, 7
             HAVING sum(t.sales) <> 0
             """
-        ).map(Self.revenueGroup)
+        ).map { try Self.revenueGroup($0) }
     }
 
     /// One month's (or one interval's) MRR changes in one currency, summed over the scope's chains.

@@ -46,17 +46,7 @@ extension ReportStore {
             UNION ALL
             \(credits)
             """
-        ).map { row in
-            let packed = try row.decode(Int64.self, at: 0)
-            let day = try row.decode(Int64.self, at: 1)
-            return RevenueGroup(
-                kind: RevenueGroup.Kind(rawValue: Int((packed >> 2) & 3)) ?? .sale, day: day,
-                boughtDay: day - (packed >> 4), appID: try row.decode(Int64.self, at: 2),
-                productID: try row.decode(String.self, at: 3), storefront: try row.decode(String?.self, at: 4),
-                currency: try row.decode(String?.self, at: 5), amount: try row.decode(Int64?.self, at: 6),
-                secondYear: packed & 2 != 0, estimated: packed & 1 != 0,
-                count: Int(try row.decode(Int64.self, at: 8)), web: true, fee: try row.decode(Int64.self, at: 7))
-        }
+        ).map { try Self.revenueGroup($0, web: true) }
     }
 
     /// The processing fee the stored transaction `alias` (a `transactions` row) states, in milli-units; 0 when it
