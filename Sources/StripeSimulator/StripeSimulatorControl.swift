@@ -56,6 +56,19 @@ public struct StripeSimulatorControl: Sendable {
         try await perform { state in state.createCustomer(email: email, metadata: [:])["id"]?.string ?? "" }
     }
 
+    /// A subscription of `customer` to `price` made outside any Checkout Session (as an app's backend makes one
+    /// with `POST /v1/subscriptions`), charged at once; its id.
+    public func createSubscription(customer: String, price: String, metadata: [String: String] = [:]) async throws
+        -> String
+    {
+        try await perform { state throws(StripeFailure) in
+            _ = try state.object(customer, kind: "customer")
+            return try state.startSubscription(
+                customer: customer, price: price, metadata: .object(metadata.mapValues(JSONValue.string)),
+                trialDays: nil)
+        }
+    }
+
     /// The customer pays Checkout Session `id`; the subscription it created.
     @discardableResult
     public func completeCheckout(_ id: String) async throws -> String {

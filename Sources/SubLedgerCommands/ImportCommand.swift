@@ -21,6 +21,12 @@ struct ImportCommand: AsyncParsableCommand {
             needs its google_play listing and service account key) and claimed by the row's account, and
             acknowledged if Google has it unacknowledged.
 
+            Stripe subscribers: a file with the header row
+              account_id,stripe_subscription_id
+            one row per subscription (sub_...) the app's customers pay for on the web; each is read from the
+            Stripe API with its invoices, payments, refunds and disputes (the app needs its stripe account) and
+            claimed by the row's account. Its later events are the chain owner's.
+
             Progress is checkpointed in the database by the file's SHA-256: after a crash or Ctrl-C, run the
             same command again and finished rows are skipped; applying a chain twice changes nothing.
             Exit status: 0 all rows imported, 2 some rows failed, 130 interrupted.

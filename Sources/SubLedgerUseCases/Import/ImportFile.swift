@@ -32,12 +32,16 @@ public struct ImportFile: Sendable {
                 .invalidFile,
                 "the first line must be the header \(ImportRow.columns.joined(separator: ","))")
         }
-        // An App Store file or a Google Play file, told apart by its header.
+        // An App Store, Google Play or Stripe file, told apart by its header.
         let wanted =
-            "the header must name the columns \(ImportRow.columns.joined(separator: ",")) (App Store) or "
-            + "\(ImportRow.googlePlayColumns.joined(separator: ",")) (Google Play), once each, in any order"
+            "the header must name the columns \(ImportRow.columns.joined(separator: ",")) (App Store), "
+            + "\(ImportRow.googlePlayColumns.joined(separator: ",")) (Google Play) or "
+            + "\(ImportRow.stripeColumns.joined(separator: ",")) (Stripe), once each, in any order"
         let columns = names.map { $0.trimmingASCIIWhitespace.lowercased() }
-        let expected = columns.contains("purchase_token") ? ImportRow.googlePlayColumns : ImportRow.columns
+        let expected =
+            columns.contains("stripe_subscription_id")
+            ? ImportRow.stripeColumns
+            : columns.contains("purchase_token") ? ImportRow.googlePlayColumns : ImportRow.columns
         var order: [String: Int] = [:]
         for (index, column) in columns.enumerated() {
             guard expected.contains(column), order[column] == nil else { throw ImportError(.invalidFile, wanted) }
@@ -59,6 +63,8 @@ public struct ImportFile: Sendable {
                     key = "\(row.account.rawValue)|\(id)|\(row.environment?.rawValue ?? "")"
                 } else if case .googlePurchase(let token, _) = row.source {
                     key = "\(row.account.rawValue)|\(token)"
+                } else if case .stripeSubscription(let id) = row.source {
+                    key = "\(row.account.rawValue)|\(id)"
                 }
                 if let key {
                     if let first = seen[key] { throw ImportRowError(record.lineNumber, .duplicateRow(first)) }

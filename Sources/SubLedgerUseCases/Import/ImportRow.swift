@@ -1,8 +1,9 @@
 import SubLedgerCore
 
 /// One line of the import file: an account and the chain it owns, named by an original transaction id
-/// (fetched from the App Store Server API), by a base64 app receipt (verified through verifyReceipt), or, in a
-/// Google Play file, by a purchase token and its product (read from the Google Play Developer API).
+/// (fetched from the App Store Server API), by a base64 app receipt (verified through verifyReceipt), in a
+/// Google Play file by a purchase token and its product (read from the Google Play Developer API), or in a Stripe
+/// file by a subscription id (read from the Stripe API).
 public struct ImportRow: Sendable, Hashable {
     /// Where the chain comes from.
     public enum Source: Sendable, Hashable {
@@ -10,6 +11,8 @@ public struct ImportRow: Sendable, Hashable {
         case receipt(String)
         /// A Google Play purchase token of the product `productID`.
         case googlePurchase(token: String, productID: String)
+        /// A Stripe subscription (`sub_…`).
+        case stripeSubscription(String)
     }
 
     /// The longest base64 app receipt accepted, in bytes.
@@ -20,6 +23,10 @@ public struct ImportRow: Sendable, Hashable {
     public static let googlePlayColumns = ["account_id", "purchase_token", "product_id"]
     /// The longest purchase token accepted (Google's are a few hundred characters).
     public static let maximumPurchaseTokenBytes = 1024
+    /// The columns of a Stripe file's header row, in any order.
+    public static let stripeColumns = ["account_id", "stripe_subscription_id"]
+    /// The longest Stripe object id accepted (Stripe documents ids of up to 255 characters).
+    public static let maximumStripeIDBytes = 255
 
     /// The line of the file the row starts on (1-based; the header is line 1).
     public var lineNumber: Int
@@ -53,6 +60,14 @@ public struct ImportRow: Sendable, Hashable {
             account = try AccountID(field("account_id"))
         } catch {
             throw ImportRowError(lineNumber, .invalidAccount(IdentifierRule.accountID.summary))
+        }
+        if order["stripe_subscription_id"] != nil {
+            let id = field("stripe_subscription_id")
+            guard id.utf8.count <= maximumStripeIDBytes, id.hasPrefix("sub_"), id.utf8.count > 4,
+                id.utf8.allSatisfy(Self.isStripeIDByte)
+            else { throw ImportRowError(lineNumber, .invalidStripeSubscriptionID) }
+            return ImportRow(
+                lineNumber: lineNumber, account: account, source: .stripeSubscription(id), environment: nil)
         }
         if order["purchase_token"] != nil {
             let token = field("purchase_token")
@@ -99,6 +114,16 @@ public struct ImportRow: Sendable, Hashable {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    /// Stripe's ids: a prefix, an underscore and letters and digits.
+    private static func isStripeIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
             true
         default: false
         }

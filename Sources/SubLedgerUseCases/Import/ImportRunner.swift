@@ -32,7 +32,8 @@ public enum ImportRunner {
                 store: LedgerStore(pool: opened.pool), gateway: gateways.googlePlay, logger: logger,
                 now: { Instant.systemNow() })
             let migration = try MigrationImporter(
-                ingestion: ingestion, googlePlay: googlePlay, app: app, configuration: importer, logger: logger)
+                ingestion: ingestion, googlePlay: googlePlay, stripe: gateways.stripe, app: app,
+                configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent
             let task = Task { try await migration.run(file, fileName: name) { printer.show($0) } }
             let signals = cancelling(task, on: [SIGINT, SIGTERM])

@@ -61,18 +61,21 @@ public struct MigrationImporter: Sendable {
     let ingestion: Ingestion
     /// Google Play purchases, for a Google Play file.
     let googlePlay: GooglePlayIngestion?
+    /// The Stripe API of each app, for a Stripe file.
+    let stripe: StripeGateway?
     let checkpoints: ImportCheckpointStore
     let app: StoredApp
     let configuration: Configuration
     let logger: Logger
 
     public init(
-        ingestion: Ingestion, googlePlay: GooglePlayIngestion? = nil, app: StoredApp,
+        ingestion: Ingestion, googlePlay: GooglePlayIngestion? = nil, stripe: StripeGateway? = nil, app: StoredApp,
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
         try configuration.validate()
         self.ingestion = ingestion
         self.googlePlay = googlePlay
+        self.stripe = stripe
         self.checkpoints = ImportCheckpointStore(pool: ingestion.store.pool)
         self.app = app
         self.configuration = configuration
@@ -192,6 +195,8 @@ public struct MigrationImporter: Sendable {
                 return .success(try await importReceipt(receiptData, row: row, gate: gate))
             case .googlePurchase(let token, let productID):
                 return .success(try await importGooglePurchase(token, productID: productID, row: row, gate: gate))
+            case .stripeSubscription(let id):
+                return .success(try await importStripeSubscription(id, row: row, gate: gate))
             }
         } catch let error as ImportRowError {
             return .failure(error)
@@ -403,6 +408,54 @@ public struct MigrationImporter: Sendable {
         }
     }
 
+    /// Reads the row's Stripe subscription (its invoices, payments, refunds and disputes) from the Stripe API and
+    /// applies it as a first claim by the row's account, as a chain's history from Apple is; its later events then
+    /// reach the chain's owner.
+    private func importStripeSubscription(_ id: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
+        guard let stripe, app.stripe != nil, app.definition.products.contains(where: { $0.store == .stripe }) else {
+            throw ImportRowError(
+                row.lineNumber,
+                .importFailed(
+                    code: "app_not_on_stripe", message: "\(app.bundleID) has no Stripe account or sells nothing there"))
+        }
+        let client = try await stripe.client(for: app)
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await gate.admit()
+            do {
+                let read = try await StripeReadBack(client: client, logger: logger).input(
+                    subscription: id, kind: .import, app: app, observedAt: ingestion.now())
+                guard var input = read, !input.transactions.isEmpty else {
+                    throw ImportRowError(
+                        row.lineNumber,
+                        .importFailed(
+                            code: "not_sold_on_stripe",
+                            message: "the subscription \(id) is another app's or holds no price of a product "
+                                + "\(app.bundleID) sells through Stripe"))
+                }
+                input.submitter = row.account
+                let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
+                LedgerMetrics.record(applied)
+                if let owner = applied.accounts.values.first(where: { $0 != row.account }) {
+                    throw ImportRowError(
+                        row.lineNumber,
+                        .importFailed(
+                            code: "owned_by_another_account",
+                            message: "the chain \(id) is owned by account \(owner.rawValue); the ownership rule kept it"
+                        ))
+                }
+                return RowResult(
+                    chains: 1, transactions: Set(input.transactions.map(\.transactionID)).count, chainID: id)
+            } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
+                let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
+                logger.debug(
+                    "Stripe unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
+                gate.pause(for: delay)
+            }
+        }
+    }
+
     /// Calls Apple through the gateway (its circuit breaker and metrics), waiting on 429 for `Retry-After` and
     /// while the breaker is open (all workers pause) and backing off on other retryable failures.
     private func calling<Value: Sendable>(
@@ -458,6 +511,8 @@ public struct MigrationImporter: Sendable {
             what = "verify an app receipt with verifyReceipt"
         case .googlePurchase(_, let productID):
             what = "read a Google Play purchase of \(productID) from the Developer API"
+        case .stripeSubscription(let id):
+            what = "read the Stripe subscription \(id) from the Stripe API"
         }
         if done {
             return "line \(row.lineNumber): skip (done by an earlier run): \(what) for account \(row.account.rawValue)"
