@@ -81,13 +81,16 @@ struct ServiceHarness: Sendable {
         distributed: Bool = TestDatabase.isCitus,
         entitlementReadsOnEventLoops: Bool = true,
         requestTimeout: Duration = .seconds(600),
+        maxConnections: Int = 8,
+        acquireTimeout: Duration = TestDatabase.defaultAcquireTimeout,
         metricsRegistry: PrometheusCollectorRegistry? = nil,
         logger: Logger = TestDatabase.logger,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
         try await TestDatabase.withSchema(
-            maxConnections: 8, template: .ledger, exclusive: readReplicas != nil, distributed: distributed
+            maxConnections: maxConnections, acquireTimeout: acquireTimeout, template: .ledger,
+            exclusive: readReplicas != nil, distributed: distributed
         ) {
             _, _, pool in
             let migrator = try Migrator.bundled(logger: TestDatabase.logger)
