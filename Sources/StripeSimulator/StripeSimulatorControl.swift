@@ -56,11 +56,13 @@ public struct StripeSimulatorControl: Sendable {
         try await perform { state in state.createCustomer(email: email, metadata: [:])["id"]?.string ?? "" }
     }
 
-    /// The customer pays Checkout Session `id`; the subscription it created.
+    /// The customer pays Checkout Session `id`; what it created: the subscription (subscription mode) or the payment
+    /// intent (payment mode).
     @discardableResult
     public func completeCheckout(_ id: String) async throws -> String {
         try await perform { state throws(StripeFailure) in
-            try state.completeCheckoutSession(id)["subscription"]?.string ?? ""
+            let session = try state.completeCheckoutSession(id)
+            return session["subscription"]?.string ?? session["payment_intent"]?.string ?? ""
         }
     }
 
@@ -82,6 +84,11 @@ public struct StripeSimulatorControl: Sendable {
             guard let intent = payment?["payment"]?["payment_intent"]?.string else { return nil }
             return state.objects[intent]?["latest_charge"]?.string
         }
+    }
+
+    /// The latest charge of payment intent `paymentIntent` (a one-time payment's charge).
+    public func latestCharge(ofPaymentIntent paymentIntent: String) -> String? {
+        world.state.withLock { $0.objects[paymentIntent]?["latest_charge"]?.string }
     }
 
     /// A refund of `charge` (the whole rest unless `amount`), as the Dashboard would make it.
