@@ -214,6 +214,21 @@ import Testing
         }
     }
 
+    @Test func aDroppedWebhookOfAOneTimePurchaseIsFoundInTheEventsList() async throws {
+        try await Self.run { c in
+            c.sim.control.dropNextWebhooks(1000)
+            let intent = try await c.buy("alice", product: "prod_lifetime", price: c.lifetimePrice)
+            #expect(try await c.h.entitlements("alice") == [])
+            let reconciliation = StripeEventsReconciliation(
+                configuration: .init(worker: "stripe-one-time"), port: c.h.port,
+                cursors: StripeEventCursors(pool: c.h.pool), catalog: c.h.catalog)
+            let report = try await reconciliation.runCycle()
+            #expect(report.apps == 1 && report.failed == 0 && report.applied > 0)
+            #expect(try await c.h.entitlements("alice") == ["lifetime"])
+            #expect(try await c.owner(of: intent) == "alice")
+        }
+    }
+
     @Test func aFullRefundRevokesAndAPartialOneKeepsThePurchase() async throws {
         try await Self.run { c in
             let intent = try await c.buy("alice", product: "prod_lifetime", price: c.lifetimePrice)
