@@ -285,7 +285,7 @@ import Testing
         }
     }
 
-    @Test func supportFindsAOneTimePurchaseByItsCustomerAndCharge() async throws {
+    @Test func supportFindsAOneTimePurchaseByItsCustomerChargeAndPaymentIntent() async throws {
         try await Self.run { c in
             let intent = try await c.buy("alice", product: "prod_lifetime", price: c.lifetimePrice)
             let intentJSON = try #require(c.sim.control.object(intent))
@@ -295,7 +295,9 @@ import Testing
             #expect(customer.hasPrefix("cus_"))
             let charge = try #require(c.sim.control.latestCharge(ofPaymentIntent: intent))
             let admin = try await APIKeys(store: APIKeyStore(pool: c.h.pool)).create(bundleID: nil, name: "ops").secret
-            for (id, kind) in [(customer, "stripe_customer"), (charge, "stripe_charge")] {
+            for (id, kind) in [
+                (customer, "stripe_customer"), (charge, "stripe_charge"), (intent, "stripe_payment_intent"),
+            ] {
                 let answer = try await c.h.client.call(.get, "/v1/admin/lookup/stripe/\(id)", key: admin)
                 #expect(answer.status == .ok, "\(id): \(answer.json)")
                 #expect(answer.json["kind"] as? String == kind)
