@@ -183,6 +183,19 @@ public struct StripeAPI: Sendable {
         return try await charge(latest.id)
     }
 
+    /// A one-time purchase: the payment intent, its latest charge with the balance transaction expanded (Stripe's
+    /// fee), and, only when the charge states a refund or a dispute, its refunds or disputes.
+    public func reading(ofPaymentIntent id: String) async throws(StripeAPIError) -> StripePaymentReading {
+        let intent = try await paymentIntent(id)
+        var reading = StripePaymentReading(paymentIntent: intent)
+        guard let latest = intent.latestCharge else { return reading }
+        let charge = try await charge(latest.id)
+        reading.charge = charge
+        if charge.amountRefunded > 0 { reading.refunds = try await refunds(charge: charge.id) }
+        if charge.disputed { reading.disputes = try await disputes(charge: charge.id) }
+        return reading
+    }
+
     /// The subscription a payment intent paid an invoice of, if it paid one.
     public func subscription(paidBy paymentIntent: String) async throws(StripeAPIError) -> String? {
         guard let invoice = try await invoicePayments(paymentIntent: paymentIntent).first?.invoice.id else {
@@ -220,6 +233,33 @@ public struct StripeAPI: Sendable {
         for (key, value) in metadata {
             form.append(("metadata[\(key)]", value))
             form.append(("subscription_data[metadata][\(key)]", value))
+        }
+        return try await post(
+            StripeCheckoutSession.self, "/v1/checkout/sessions", form: form, idempotencyKey: idempotencyKey)
+    }
+
+    /// Creates a Checkout Session in payment mode for one unit of the one-time `price`: `clientReferenceID` names the
+    /// order on the session, and `metadata` is set on both the session and the payment intent it creates. Without a
+    /// `customer`, the session makes one (`customer_creation=always`), so every purchase names a customer support can
+    /// look it up by. Sent with `idempotencyKey`, as `createSubscriptionCheckout` is.
+    public func createPaymentCheckout(
+        price: String, clientReferenceID: String, metadata: [(String, String)], successURL: String,
+        cancelURL: String?, customer: String?, idempotencyKey: String
+    ) async throws(StripeAPIError) -> StripeCheckoutSession {
+        var form: [(String, String)] = [
+            ("mode", "payment"), ("line_items[0][price]", try Self.checked(price)),
+            ("line_items[0][quantity]", "1"), ("client_reference_id", clientReferenceID),
+            ("success_url", successURL),
+        ]
+        if let cancelURL { form.append(("cancel_url", cancelURL)) }
+        if let customer {
+            form.append(("customer", try Self.checked(customer)))
+        } else {
+            form.append(("customer_creation", "always"))
+        }
+        for (key, value) in metadata {
+            form.append(("metadata[\(key)]", value))
+            form.append(("payment_intent_data[metadata][\(key)]", value))
         }
         return try await post(
             StripeCheckoutSession.self, "/v1/checkout/sessions", form: form, idempotencyKey: idempotencyKey)

@@ -25,7 +25,11 @@ struct ControlRoutes: Sendable {
         }
         router.post("/control/checkout/sessions/{id}/complete") { _, context in
             let id = context.parameters.get("id") ?? ""
-            return await Self.answer { ["subscription": .string(try await control.completeCheckout(id))] }
+            return await Self.answer {
+                let created = try await control.completeCheckout(id)
+                return created.hasPrefix("pi_")
+                    ? ["payment_intent": .string(created)] : ["subscription": .string(created)]
+            }
         }
         router.post("/control/customers/{id}/card") { request, context in
             let id = context.parameters.get("id") ?? ""

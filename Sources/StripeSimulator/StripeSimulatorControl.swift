@@ -69,11 +69,13 @@ public struct StripeSimulatorControl: Sendable {
         }
     }
 
-    /// The customer pays Checkout Session `id`; the subscription it created.
+    /// The customer pays Checkout Session `id`; what it created: the subscription (subscription mode) or the payment
+    /// intent (payment mode).
     @discardableResult
     public func completeCheckout(_ id: String) async throws -> String {
         try await perform { state throws(StripeFailure) in
-            try state.completeCheckoutSession(id)["subscription"]?.string ?? ""
+            let session = try state.completeCheckoutSession(id)
+            return session["subscription"]?.string ?? session["payment_intent"]?.string ?? ""
         }
     }
 
@@ -95,6 +97,11 @@ public struct StripeSimulatorControl: Sendable {
             guard let intent = payment?["payment"]?["payment_intent"]?.string else { return nil }
             return state.objects[intent]?["latest_charge"]?.string
         }
+    }
+
+    /// The latest charge of payment intent `paymentIntent` (a one-time payment's charge).
+    public func latestCharge(ofPaymentIntent paymentIntent: String) -> String? {
+        world.state.withLock { $0.objects[paymentIntent]?["latest_charge"]?.string }
     }
 
     /// A refund of `charge` (the whole rest unless `amount`), as the Dashboard would make it.

@@ -135,21 +135,43 @@ extension StripeWorld.State {
         guard let mode = form.string("mode"), ["subscription", "payment"].contains(mode) else {
             throw .invalid("Missing or invalid mode.", param: "mode")
         }
-        guard mode == "subscription" else {
-            throw .invalid("stripe-sim completes Checkout Sessions in subscription mode only.", param: "mode")
-        }
         let lines = form.indexed("line_items")
         guard lines.count == 1, let priceID = lines[0]["price"]?.string else {
             throw .invalid("Exactly one line item with a price is required.", param: "line_items")
         }
+        let quantity = lines[0]["quantity"]?.string.map { Int64($0) } ?? 1
+        guard let quantity, quantity == 1 else {
+            throw .invalid("stripe-sim sells one unit per Checkout Session.", param: "line_items[0][quantity]")
+        }
         let price = try object(priceID, kind: "price")
-        guard price["recurring"] != .null else {
+        let isRecurring = price["recurring"] != .null
+        if mode == "subscription", !isRecurring {
             throw .invalid("A subscription needs a recurring price.", param: "line_items[0][price]")
+        }
+        if mode == "payment", isRecurring {
+            throw .invalid(
+                "You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or "
+                    + "use only one-time prices.", param: "line_items[0][price]")
         }
         guard let successURL = form.string("success_url") else {
             throw .invalid("Missing required param: success_url.", param: "success_url")
         }
         if let customer = form.string("customer") { _ = try object(customer, kind: "customer") }
+        let customerCreation = form.string("customer_creation")
+        if let customerCreation {
+            guard mode == "payment", ["always", "if_required"].contains(customerCreation) else {
+                throw .invalid("`customer_creation` can only be used in `payment` mode.", param: "customer_creation")
+            }
+            guard form.string("customer") == nil else {
+                throw .invalid("`customer_creation` cannot be used with `customer`.", param: "customer_creation")
+            }
+        }
+        if mode == "payment", form["subscription_data"] != nil {
+            throw .invalid("`subscription_data` can only be used in `subscription` mode.", param: "subscription_data")
+        }
+        if mode == "subscription", form["payment_intent_data"] != nil {
+            throw .invalid("`payment_intent_data` can only be used in `payment` mode.", param: "payment_intent_data")
+        }
         let trialDays = form.value("subscription_data", "trial_period_days")?.string.flatMap { Int64($0) }
         if let trialDays, !(1...730).contains(trialDays) {
             throw .invalid("Invalid trial_period_days.", param: "subscription_data[trial_period_days]")
@@ -159,6 +181,7 @@ extension StripeWorld.State {
             "id": .string(id), "object": "checkout.session", "mode": .string(mode), "status": "open",
             "payment_status": "unpaid", "client_reference_id": JSONValue(form.string("client_reference_id")),
             "customer": JSONValue(form.string("customer")), "customer_email": JSONValue(form.string("customer_email")),
+            "customer_creation": mode == "payment" ? .string(customerCreation ?? "if_required") : nil,
             "metadata": form.metadata(form["metadata"]), "subscription": nil, "payment_intent": nil,
             "invoice": nil, "url": .string(baseURL + "/c/pay/" + id), "success_url": .string(successURL),
             "cancel_url": JSONValue(form.string("cancel_url")), "created": .int(now),
@@ -168,18 +191,21 @@ extension StripeWorld.State {
             // Kept for completion; Stripe does not show these fields.
             "_price": .string(priceID),
             "_subscription_metadata": form.metadata(form.value("subscription_data", "metadata")),
+            "_payment_intent_metadata": form.metadata(form.value("payment_intent_data", "metadata")),
             "_trial_period_days": JSONValue(trialDays),
         ]
         insert(session)
         return session
     }
 
-    /// The customer pays session `id` (the browser's part of Checkout): its customer, subscription, first invoice
-    /// and payment are made, and `checkout.session.completed` emitted. A declining card is refused and the session
-    /// stays open.
+    /// The customer pays session `id` (the browser's part of Checkout), and `checkout.session.completed` is emitted.
+    /// In subscription mode its customer, subscription, first invoice and payment are made; in payment mode a
+    /// payment intent and its charge (a customer too when the session creates one). A declining card is refused and
+    /// the session stays open.
     mutating func completeCheckoutSession(_ id: String) throws(StripeFailure) -> JSONValue {
         let session = try object(id, kind: "checkout.session")
         guard session["status"]?.string == "open" else { throw .invalid("The Checkout Session is not open.") }
+        if session["mode"]?.string == "payment" { return try completePaymentSession(session) }
         var customer = session["customer"]?.string
         if customer == nil {
             customer = createCustomer(email: session["customer_email"]?.string, metadata: [:])["id"]?.string
@@ -196,6 +222,31 @@ extension StripeWorld.State {
             session["customer"] = .string(customer)
             session["subscription"] = .string(subscription)
             session["invoice"] = invoice
+        }
+        return objects[id] ?? session
+    }
+
+    /// A payment-mode session paid: one charge of its one-time price, its payment intent carrying the session's
+    /// `payment_intent_data[metadata]`. A customer is made only when the session asks (`customer_creation=always`),
+    /// as Stripe makes none for a guest otherwise.
+    private mutating func completePaymentSession(_ session: JSONValue) throws(StripeFailure) -> JSONValue {
+        guard let id = session["id"]?.string, let priceID = session["_price"]?.string,
+            let currency = session["currency"]?.string
+        else { throw .invalid("The session is incomplete.") }
+        var customer = session["customer"]?.string
+        if let customer, decliningCards.contains(customer) { throw .declined() }
+        if customer == nil, session["customer_creation"]?.string == "always" {
+            customer = createCustomer(email: session["customer_email"]?.string, metadata: [:])["id"]?.string
+        }
+        let amount = objects[priceID]?["unit_amount"]?.int ?? 0
+        let payment = collect(
+            amount: amount, currency: currency, customer: customer,
+            metadata: session["_payment_intent_metadata"] ?? [:])
+        update(id, emitting: "checkout.session.completed") { session in
+            session["status"] = "complete"
+            session["payment_status"] = "paid"
+            session["customer"] = JSONValue(customer)
+            session["payment_intent"] = .string(payment.intent)
         }
         return objects[id] ?? session
     }
@@ -331,9 +382,36 @@ extension StripeWorld.State {
             markPaid(invoiceID, amount: 0)
             return true
         }
+        let collected = collect(amount: amount, currency: currency, customer: customer, metadata: [:])
+        guard !collected.declined else {
+            update(invoiceID, emitting: "invoice.payment_failed") { invoice in
+                invoice["next_payment_attempt"] = nil
+            }
+            return false
+        }
+        let intentID = collected.intent
+        let payment: JSONValue = [
+            "id": .string(newID("inpay_")), "object": "invoice_payment", "invoice": .string(invoiceID),
+            "amount_paid": .int(amount), "amount_requested": .int(amount), "currency": .string(currency),
+            "status": "paid", "is_default": true, "created": .int(now), "livemode": false,
+            "payment": ["type": "payment_intent", "payment_intent": .string(intentID)],
+            "status_transitions": ["canceled_at": nil, "paid_at": .int(now)],
+        ]
+        insert(payment)
+        emit("invoice_payment.paid", payment)
+        markPaid(invoiceID, amount: amount)
+        return true
+    }
+
+    /// A payment intent of `amount` and its charge with `customer`'s card (any card when there is no customer):
+    /// succeeded, with Stripe's fee in a balance transaction, or failed when the card declines; the charge's and the
+    /// payment intent's events emitted.
+    mutating func collect(amount: Int64, currency: String, customer: String?, metadata: JSONValue) -> (
+        intent: String, charge: String, declined: Bool
+    ) {
         let intentID = newID("pi_")
         let chargeID = newID("ch_")
-        let declined = decliningCards.contains(customer)
+        let declined = customer.map { decliningCards.contains($0) } ?? false
         var balance: JSONValue = nil
         if !declined {
             let fee = Self.fee(amount, currency: currency)
@@ -355,17 +433,18 @@ extension StripeWorld.State {
         let intent: JSONValue = [
             "id": .string(intentID), "object": "payment_intent", "amount": .int(amount),
             "amount_received": .int(declined ? 0 : amount), "currency": .string(currency),
-            "customer": .string(customer), "status": declined ? "requires_payment_method" : "succeeded",
-            "latest_charge": .string(chargeID), "created": .int(now), "livemode": false, "metadata": [:],
+            "customer": JSONValue(customer), "status": declined ? "requires_payment_method" : "succeeded",
+            "latest_charge": .string(chargeID), "created": .int(now), "livemode": false, "metadata": metadata,
             "payment_method_types": ["card"], "description": nil, "capture_method": "automatic",
             "last_payment_error": declined ? ["code": "card_declined", "decline_code": "generic_decline"] : nil,
         ]
         insert(intent)
+        emit("payment_intent.created", intent)
         let charge: JSONValue = [
             "id": .string(chargeID), "object": "charge", "amount": .int(amount),
             "amount_captured": .int(declined ? 0 : amount), "amount_refunded": 0, "refunded": false,
             "disputed": false, "captured": .bool(!declined), "paid": .bool(!declined),
-            "status": declined ? "failed" : "succeeded", "currency": .string(currency), "customer": .string(customer),
+            "status": declined ? "failed" : "succeeded", "currency": .string(currency), "customer": JSONValue(customer),
             "created": .int(now), "payment_intent": .string(intentID), "balance_transaction": balance,
             "failure_code": declined ? "card_declined" : nil,
             "failure_message": declined ? "Your card was declined." : nil,
@@ -374,30 +453,17 @@ extension StripeWorld.State {
                 "network_status": declined ? "declined_by_network" : "approved_by_network",
                 "reason": declined ? "generic_decline" : nil, "risk_level": "normal", "seller_message": nil,
             ],
-            "livemode": false, "metadata": [:], "description": nil, "receipt_url": nil, "payment_method": nil,
+            "livemode": false, "metadata": metadata, "description": nil, "receipt_url": nil, "payment_method": nil,
         ]
         insert(charge)
         if declined {
             emit("charge.failed", charge)
             emit("payment_intent.payment_failed", intent)
-            update(invoiceID, emitting: "invoice.payment_failed") { invoice in
-                invoice["next_payment_attempt"] = nil
-            }
-            return false
+        } else {
+            emit("charge.succeeded", charge)
+            emit("payment_intent.succeeded", intent)
         }
-        emit("charge.succeeded", charge)
-        emit("payment_intent.succeeded", intent)
-        let payment: JSONValue = [
-            "id": .string(newID("inpay_")), "object": "invoice_payment", "invoice": .string(invoiceID),
-            "amount_paid": .int(amount), "amount_requested": .int(amount), "currency": .string(currency),
-            "status": "paid", "is_default": true, "created": .int(now), "livemode": false,
-            "payment": ["type": "payment_intent", "payment_intent": .string(intentID)],
-            "status_transitions": ["canceled_at": nil, "paid_at": .int(now)],
-        ]
-        insert(payment)
-        emit("invoice_payment.paid", payment)
-        markPaid(invoiceID, amount: amount)
-        return true
+        return (intentID, chargeID, declined)
     }
 
     private mutating func markPaid(_ invoiceID: String, amount: Int64) {

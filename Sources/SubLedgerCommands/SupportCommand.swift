@@ -15,8 +15,8 @@ struct SupportCommand: AsyncParsableCommand {
             subledger support account ID           the app's account id
             subledger support transaction GPA.…    a Google Play order id (a renewal's with ..N)
             subledger support purchase-token TOKEN a Google Play purchase token
-            subledger support stripe ID            a Stripe customer, subscription, invoice or charge
-                                                   (cus_…, sub_…, in_…, ch_…)
+            subledger support stripe ID            a Stripe customer, subscription, invoice, charge or
+                                                   payment intent (cus_…, sub_…, in_…, ch_…, pi_…)
 
             An order id, and a transaction id the ledger does not hold, are asked of
             Apple with the app's App Store Server API key from the catalog. When Apple
@@ -132,8 +132,9 @@ struct SupportCommand: AsyncParsableCommand {
 
     struct StripeLookup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "stripe", abstract: "Look up a Stripe customer, subscription, invoice or charge id.")
-        @Argument(help: "The Stripe id: cus_…, sub_…, in_… or ch_….") var id: String
+            commandName: "stripe",
+            abstract: "Look up a Stripe customer, subscription, invoice, charge or payment intent id.")
+        @Argument(help: "The Stripe id: cus_…, sub_…, in_…, ch_… or pi_….") var id: String
         @OptionGroup var options: Options
         @OptionGroup var apple: AppleOptions
         @OptionGroup var database: DatabaseOptions

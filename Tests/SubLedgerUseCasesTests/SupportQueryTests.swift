@@ -56,8 +56,11 @@ import Testing
         #expect(try SupportQuery.stripe(parsing: "sub_1MowQVLkdIwHu7ix").kindName == "stripe_subscription")
         #expect(try SupportQuery.stripe(parsing: "in_1MtHbELkdIwHu7ixl4OzzPMv").kindName == "stripe_invoice")
         #expect(try SupportQuery.stripe(parsing: "ch_3MmlLrLkdIwHu7ix0snN0B15").kindName == "stripe_charge")
+        #expect(
+            try SupportQuery.stripe(parsing: "pi_3MtwBwLkdIwHu7ix28a3tqPa")
+                == .stripe(.paymentIntent, "pi_3MtwBwLkdIwHu7ix28a3tqPa"))
         for refused in [
-            "cus_", "pi_3MtwBwLkdIwHu7ix28a3tqPa", "prod_1", "cus_a b", "ch_Þ", String(repeating: "a", count: 65),
+            "cus_", "pi_", "pm_1NzwOJLkdIwHu7ix", "prod_1", "cus_a b", "ch_Þ", String(repeating: "a", count: 65),
         ] {
             do {
                 _ = try SupportQuery.stripe(parsing: refused)

@@ -128,6 +128,36 @@ def run(base):
     expect(refund.status == "succeeded" and refund.amount == 300, "Refund.create (partial)")
     expect(stripe.Charge.retrieve(charge.id).amount_refunded == 300, "the charge states the refund")
 
+    once = stripe.Price.create(product=product.id, unit_amount=500, currency="jpy")
+    expect(once.type == "one_time" and once.recurring is None, "Price.create without recurring: a one-time price")
+    try:
+        stripe.checkout.Session.create(
+            mode="payment", line_items=[{"price": price.id, "quantity": 1}], success_url="https://example.com/paid")
+        expect(False, "a recurring price in payment mode raises")
+    except stripe.InvalidRequestError as error:
+        expect(error.param == "line_items[0][price]", "payment mode refuses a recurring price")
+    bought = stripe.checkout.Session.create(
+        mode="payment", line_items=[{"price": once.id, "quantity": 1}], client_reference_id="order-2",
+        customer_creation="always", success_url="https://example.com/paid", metadata={"subledger_order": "order-2"},
+        payment_intent_data={"metadata": {"subledger_order": "order-2"}}, idempotency_key="order-2")
+    expect(bought.mode == "payment" and bought.status == "open", "checkout.Session.create in payment mode")
+    paid = control(base, "/control/checkout/sessions/%s/complete" % bought.id)
+    bought = stripe.checkout.Session.retrieve(bought.id)
+    expect(bought.status == "complete" and bought.payment_intent == paid["payment_intent"] and bought.subscription is None,
+           "the payment-mode session is paid by a payment intent")
+    once_intent = stripe.PaymentIntent.retrieve(bought.payment_intent)
+    expect(once_intent.status == "succeeded" and once_intent.metadata["subledger_order"] == "order-2"
+           and once_intent.amount == 500 and once_intent.currency == "jpy" and once_intent.customer == bought.customer,
+           "the payment intent carries payment_intent_data.metadata")
+    once_charge = stripe.Charge.retrieve(once_intent.latest_charge, expand=["balance_transaction"])
+    expect(once_charge.amount == 500 and once_charge.balance_transaction.fee == 45,
+           "the one-time charge with its expanded balance transaction")
+    expect(stripe.InvoicePayment.list(payment={"type": "payment_intent", "payment_intent": once_intent.id}).data == [],
+           "a one-time payment pays no invoice")
+    stripe.Refund.create(payment_intent=once_intent.id)
+    once_charge = stripe.Charge.retrieve(once_charge.id)
+    expect(once_charge.refunded and once_charge.amount_refunded == 500, "Refund.create(payment_intent=) in full")
+
     events = list(stripe.Event.list(limit=3).auto_paging_iter())
     expect(len(events) > 10 and len({e.id for e in events}) == len(events), "Event.list paged with auto_paging_iter")
     expect(events[0].created >= events[-1].created, "events newest first")
@@ -159,7 +189,8 @@ def run(base):
     for body, header in received:
         event = stripe.Webhook.construct_event(body, header, WEBHOOK_SECRET)
         types.add(event.type)
-    expect("checkout.session.completed" in types and "invoice.paid" in types and "charge.refunded" in types,
+    expect("checkout.session.completed" in types and "invoice.paid" in types and "charge.refunded" in types
+           and "payment_intent.succeeded" in types,
            "stripe.Webhook.construct_event accepts every delivery (%d)" % len(received))
     print("stripe-client-test: passed")
 

@@ -138,12 +138,20 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
     /// When the invoice's payment was taken back: a dispute lost (when it was opened), else a full refund (the
     /// latest succeeded refund, or the charge itself when the refunds were not read).
     static func revocation(of paid: PaidInvoice) throws(StripeMappingError) -> Instant? {
-        if let lost = paid.disputes.filter({ $0.status == "lost" }).map(\.created).max() {
+        try revocation(charge: paid.charge, refunds: paid.refunds, disputes: paid.disputes)
+    }
+
+    /// When a charge was taken back: a dispute lost (when it was opened), else a full refund (the latest succeeded
+    /// refund, or the charge itself when the refunds were not read). A partial refund takes nothing back.
+    static func revocation(charge: StripeCharge?, refunds: [StripeRefund], disputes: [StripeDispute])
+        throws(StripeMappingError) -> Instant?
+    {
+        if let lost = disputes.filter({ $0.status == "lost" }).map(\.created).max() {
             return try instant(lost, "dispute.created")
         }
-        guard let charge = paid.charge, charge.refunded || (charge.amount > 0 && charge.amountRefunded >= charge.amount)
+        guard let charge, charge.refunded || (charge.amount > 0 && charge.amountRefunded >= charge.amount)
         else { return nil }
-        let refunded = paid.refunds.filter { $0.status == nil || $0.status == "succeeded" }.map(\.created).max()
+        let refunded = refunds.filter { $0.status == nil || $0.status == "succeeded" }.map(\.created).max()
         return try instant(refunded ?? charge.created, "refund.created")
     }
 

@@ -26,15 +26,53 @@ public struct StripeInvoicePayment: Decodable, Sendable, Hashable {
     }
 }
 
-/// A payment intent: the attempt to collect an amount, and the charge that collected it.
+/// A payment intent: the attempt to collect an amount, and the charge that collected it. A one-time purchase's (a
+/// Checkout Session in `payment` mode) carries SubLedger's order in its `metadata`.
 public struct StripePaymentIntent: Decodable, Sendable, Hashable {
     public var id: String
+    /// `requires_payment_method`, `requires_confirmation`, `requires_action`, `processing`, `requires_capture`,
+    /// `canceled`, `succeeded`.
     public var status: String?
     public var latestCharge: StripeReference?
+    public var amount: Int64?
+    public var currency: String?
+    public var customer: StripeReference?
+    public var metadata: [String: String]
+    public var created: Int64?
+    public var livemode: Bool
+
+    public init(
+        id: String, status: String?, latestCharge: StripeReference?, amount: Int64? = nil, currency: String? = nil,
+        customer: StripeReference? = nil, metadata: [String: String] = [:], created: Int64? = nil,
+        livemode: Bool = false
+    ) {
+        self.id = id
+        self.status = status
+        self.latestCharge = latestCharge
+        self.amount = amount
+        self.currency = currency
+        self.customer = customer
+        self.metadata = metadata
+        self.created = created
+        self.livemode = livemode
+    }
 
     enum CodingKeys: String, CodingKey {
-        case id, status
+        case id, status, amount, currency, customer, metadata, created, livemode
         case latestCharge = "latest_charge"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        status = try container.decodeIfPresent(String.self, forKey: .status)
+        latestCharge = try container.decodeIfPresent(StripeReference.self, forKey: .latestCharge)
+        amount = try container.decodeIfPresent(Int64.self, forKey: .amount)
+        currency = try container.decodeIfPresent(String.self, forKey: .currency)
+        customer = try container.decodeIfPresent(StripeReference.self, forKey: .customer)
+        metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
+        created = try container.decodeIfPresent(Int64.self, forKey: .created)
+        livemode = try container.decodeIfPresent(Bool.self, forKey: .livemode) ?? false
     }
 }
 

@@ -93,6 +93,11 @@ public struct StripePrice: Decodable, Sendable, Hashable {
     public var unitAmount: Int64?
     public var currency: String
     public var recurring: Recurring?
+    /// `recurring` or `one_time`.
+    public var type: String?
+
+    /// Whether the price is charged once (`one_time`), not each period.
+    public var isOneTime: Bool { type.map { $0 == "one_time" } ?? (recurring == nil) }
 
     public struct Recurring: Decodable, Sendable, Hashable {
         public var interval: String
@@ -105,7 +110,7 @@ public struct StripePrice: Decodable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, product, currency, recurring
+        case id, product, currency, recurring, type
         case unitAmount = "unit_amount"
     }
 }

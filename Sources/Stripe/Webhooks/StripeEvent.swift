@@ -1,8 +1,8 @@
 import SubLedgerCore
 
 /// A Stripe event as a webhook delivers it (and `/v1/events` lists it): what happened, and a snapshot of the object
-/// it happened to. SubLedger reads only what links the object to a subscription: the snapshot is a hint, and the
-/// state is read back from the API.
+/// it happened to. SubLedger reads only what links the object to a subscription or a one-time payment: the snapshot
+/// is a hint, and the state is read back from the API.
 public struct StripeEvent: Decodable, Sendable, Hashable {
     /// `evt_…`: stored once per id.
     public var id: String
@@ -63,7 +63,8 @@ public struct StripeEvent: Decodable, Sendable, Hashable {
     public enum Subject: Sendable, Hashable {
         /// A subscription, named directly (a subscription's, an invoice's or a Checkout Session's event).
         case subscription(String)
-        /// A payment intent: the subscription is found through the invoice it paid.
+        /// A payment intent: the subscription is found through the invoice it paid; one that paid no invoice is a
+        /// one-time purchase.
         case paymentIntent(String)
         /// An invoice: the subscription is found by reading it.
         case invoice(String)
@@ -82,6 +83,7 @@ public struct StripeEvent: Decodable, Sendable, Hashable {
             }
         case "checkout.session":
             if let subscription = object.subscription?.id { return .subscription(subscription) }
+            if let intent = object.paymentIntent?.id { return .paymentIntent(intent) }
         case "invoice_payment":
             if let invoice = object.invoice?.id { return .invoice(invoice) }
         case "charge", "refund", "dispute":

@@ -4,8 +4,9 @@ import SubLedgerCore
 import SubLedgerUseCases
 
 /// `POST /v1/checkout/stripe`: an account starts a web purchase. SubLedger records the order and creates its Stripe
-/// Checkout Session (the order as `client_reference_id` and in the subscription's metadata); the app sends the
-/// customer to the session's `url`, and Stripe's webhook credits the account once paid.
+/// Checkout Session (the order as `client_reference_id` and in the metadata of the subscription or, for a one-time
+/// product, the payment intent); the app sends the customer to the session's `url`, and Stripe's webhook credits the
+/// account once paid.
 struct StripeCheckoutController: Sendable {
     let apps: AppDirectory
     let checkout: StripeCheckout
@@ -30,6 +31,8 @@ struct StripeCheckoutController: Sendable {
         var account_id: String
         var product_id: String
         var checkout_session_id: String
+        /// `subscription` (an auto-renewable product) or `payment` (a one-time purchase).
+        var mode: String
         /// Where to send the customer.
         var url: String?
     }
@@ -56,14 +59,14 @@ struct StripeCheckoutController: Sendable {
         } catch let refusal as StripeCheckout.Refusal {
             switch refusal.code {
             case .notSoldOnStripe: throw APIError.unprocessable(.unknownProduct, refusal.message)
-            case .priceMismatch: throw APIError.unprocessable(.invalidValue, refusal.message)
+            case .priceMismatch, .trialNotOffered: throw APIError.unprocessable(.invalidValue, refusal.message)
             }
         }
         return EditedResponse(
             status: .created,
             response: CheckoutBody(
                 order_id: started.order.id.rawValue, account_id: started.order.account.rawValue,
-                product_id: started.order.productID, checkout_session_id: started.sessionID,
+                product_id: started.order.productID, checkout_session_id: started.sessionID, mode: started.mode,
                 url: started.url))
     }
 

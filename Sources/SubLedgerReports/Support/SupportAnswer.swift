@@ -21,11 +21,13 @@ public struct SupportAnswer: Sendable, Hashable, Codable {
         case appTransaction = "app_transaction"
         /// A Google Play purchase token.
         case purchaseToken = "purchase_token"
-        /// A Stripe customer (`cus_…`), subscription (`sub_…`), invoice (`in_…`) or charge (`ch_…`).
+        /// A Stripe customer (`cus_…`), subscription (`sub_…`), invoice (`in_…`), charge (`ch_…`) or payment intent
+        /// (`pi_…`, a one-time purchase).
         case stripeCustomer = "stripe_customer"
         case stripeSubscription = "stripe_subscription"
         case stripeInvoice = "stripe_invoice"
         case stripeCharge = "stripe_charge"
+        case stripePaymentIntent = "stripe_payment_intent"
     }
 
     /// Who owns an app purchase (`POST /v1/app-transactions`), for a lookup by app transaction id.

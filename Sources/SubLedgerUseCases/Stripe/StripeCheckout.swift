@@ -5,8 +5,10 @@ import SubLedgerCore
 import SubLedgerStore
 
 /// A web purchase starts here: the account's order, then a Stripe Checkout Session that carries it (the order as
-/// `client_reference_id`, and in the metadata of the session and of the subscription it creates, beside the app's
-/// bundle id), so whatever Stripe later says about the subscription names the account it was bought for.
+/// `client_reference_id`, and in the metadata of the session and of the subscription or payment intent it creates,
+/// beside the app's bundle id), so whatever Stripe later says about the purchase names the account it was bought for.
+/// An auto-renewable product is sold in `subscription` mode; a non-consumable, consumable or non-renewing one in
+/// `payment` mode, a one-time payment whose payment intent also names the product.
 public struct StripeCheckout: Sendable {
     let orders: Orders
     let gateway: StripeGateway
@@ -45,10 +47,13 @@ public struct StripeCheckout: Sendable {
     /// Why a checkout cannot start.
     public struct Refusal: Error, Sendable, Hashable {
         public enum Code: String, Sendable, Hashable {
-            /// The product is not one the app sells through Stripe, or not an auto-renewable subscription.
+            /// The product is not one the app sells through Stripe.
             case notSoldOnStripe = "not_sold_on_stripe"
-            /// The price is not a recurring price of the product.
+            /// The price is not a price of the product, or not of its kind (recurring for a subscription, one-time
+            /// otherwise).
             case priceMismatch = "price_mismatch"
+            /// A trial was asked for a product that is not a subscription.
+            case trialNotOffered = "trial_not_offered"
         }
 
         public var code: Code
@@ -60,19 +65,23 @@ public struct StripeCheckout: Sendable {
         public var order: Order
         /// `cs_…`.
         public var sessionID: String
+        /// The session's mode: `subscription` or `payment`.
+        public var mode: String
         /// Stripe's hosted page for the session.
         public var url: String?
     }
 
     /// Records the order, then creates its Checkout Session (one per order: Stripe's idempotency key is the order).
     public func start(_ request: Request, app: StoredApp, now: Instant) async throws -> Started {
-        guard let product = app.definition.product(request.productID), product.store == .stripe,
-            product.type == .autoRenewable
-        else {
+        guard let product = app.definition.product(request.productID), product.store == .stripe else {
             throw Refusal(
                 code: .notSoldOnStripe,
-                message:
-                    "'\(request.productID)' is not an auto-renewable subscription \(app.bundleID) sells through Stripe")
+                message: "'\(request.productID)' is not a product \(app.bundleID) sells through Stripe")
+        }
+        let isSubscription = product.type == .autoRenewable
+        if !isSubscription, request.trialPeriodDays != nil {
+            throw Refusal(
+                code: .trialNotOffered, message: "'\(request.productID)' is a one-time purchase: it has no trial")
         }
         let client = try await gateway.client(for: app)
         let price: StripePrice
@@ -82,21 +91,38 @@ public struct StripeCheckout: Sendable {
             if error.code == .notFound { throw Refusal(code: .priceMismatch, message: "Stripe has no such price") }
             throw IngestionError(error)
         }
-        guard price.product.id == request.productID, price.recurring != nil else {
+        guard price.product.id == request.productID else {
+            throw Refusal(code: .priceMismatch, message: "the price is not a price of '\(request.productID)'")
+        }
+        if isSubscription, price.recurring == nil {
             throw Refusal(
                 code: .priceMismatch, message: "the price is not a recurring price of '\(request.productID)'")
         }
+        if !isSubscription, !price.isOneTime {
+            throw Refusal(
+                code: .priceMismatch, message: "the price is not a one-time price of '\(request.productID)'")
+        }
         let order = try await orders.create(account: request.account, productID: request.productID, app: app, now: now)
+        var metadata = [
+            (StripeSubscriptionReading.orderMetadataKey, order.id.rawValue),
+            (StripeSubscriptionReading.appMetadataKey, app.bundleID),
+        ]
+        let idempotencyKey = "subledger-order-" + order.id.rawValue
         do {
-            let session = try await client.createSubscriptionCheckout(
-                price: request.price, clientReferenceID: order.id.rawValue,
-                metadata: [
-                    (StripeSubscriptionReading.orderMetadataKey, order.id.rawValue),
-                    (StripeSubscriptionReading.appMetadataKey, app.bundleID),
-                ],
-                successURL: request.successURL, cancelURL: request.cancelURL, customer: request.customer,
-                trialPeriodDays: request.trialPeriodDays, idempotencyKey: "subledger-order-" + order.id.rawValue)
-            return Started(order: order, sessionID: session.id, url: session.url)
+            let session: StripeCheckoutSession
+            if isSubscription {
+                session = try await client.createSubscriptionCheckout(
+                    price: request.price, clientReferenceID: order.id.rawValue, metadata: metadata,
+                    successURL: request.successURL, cancelURL: request.cancelURL, customer: request.customer,
+                    trialPeriodDays: request.trialPeriodDays, idempotencyKey: idempotencyKey)
+            } else {
+                metadata.append((StripePaymentReading.productMetadataKey, request.productID))
+                session = try await client.createPaymentCheckout(
+                    price: request.price, clientReferenceID: order.id.rawValue, metadata: metadata,
+                    successURL: request.successURL, cancelURL: request.cancelURL, customer: request.customer,
+                    idempotencyKey: idempotencyKey)
+            }
+            return Started(order: order, sessionID: session.id, mode: session.mode, url: session.url)
         } catch {
             throw IngestionError(error)
         }

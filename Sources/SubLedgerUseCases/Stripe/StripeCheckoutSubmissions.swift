@@ -6,7 +6,7 @@ import SubLedgerCore
 import SubLedgerStore
 
 /// Paid Checkout Sessions an app server submits for its account (`POST /v1/purchases/stripe`): stored first, then
-/// the session and the subscription it created read back from Stripe and applied with the account as submitter.
+/// the session and the subscription or payment it created read back from Stripe and applied with the account as submitter.
 /// When Stripe cannot be asked, the submission stays stored and the renewal job verifies it again.
 struct StripeCheckoutSubmissions: Sendable {
     let store: LedgerStore
@@ -58,8 +58,8 @@ struct StripeCheckoutSubmissions: Sendable {
             accounts: applied.accounts, ignored: [], entitlements: entitlements, account: answered)
     }
 
-    /// The session's subscription as the ledger's input with `account` as submitter. A session not paid yet, not
-    /// a subscription's, or another app's is refused.
+    /// The session's subscription (subscription mode) or one-time payment (payment mode) as the ledger's input with
+    /// `account` as submitter. A session not paid yet, or another app's, is refused.
     func read(sessionID: String, account: AccountID?, app: StoredApp) async throws -> LedgerInput {
         let client = try await gateway.client(for: app)
         let session: StripeCheckoutSession
@@ -72,14 +72,34 @@ struct StripeCheckoutSubmissions: Sendable {
             throw IngestionError(
                 .purchaseNotCompleted, "the Checkout Session is not paid (\(session.status ?? "no status"))")
         }
-        guard session.mode == "subscription", let subscription = session.subscription?.id else {
-            throw IngestionError(.invalidPurchase, "the Checkout Session did not create a subscription")
-        }
-        guard
-            var input = try await StripeReadBack(client: client, logger: logger).input(
-                subscription: subscription, kind: .stripeCheckout, app: app, observedAt: now())
-        else {
-            throw IngestionError(.invalidPurchase, "the Checkout Session's subscription was sold for another app")
+        let readBack = StripeReadBack(client: client, logger: logger)
+        var input: LedgerInput
+        switch session.mode {
+        case "subscription":
+            guard let subscription = session.subscription?.id else {
+                throw IngestionError(.invalidPurchase, "the Checkout Session did not create a subscription")
+            }
+            guard
+                let read = try await readBack.input(
+                    subscription: subscription, kind: .stripeCheckout, app: app, observedAt: now())
+            else {
+                throw IngestionError(.invalidPurchase, "the Checkout Session's subscription was sold for another app")
+            }
+            input = read
+        case "payment":
+            guard let paymentIntent = session.paymentIntent?.id else {
+                throw IngestionError(.invalidPurchase, "the Checkout Session did not create a payment")
+            }
+            guard
+                let read = try await readBack.input(
+                    paymentIntent: paymentIntent, kind: .stripeCheckout, app: app, observedAt: now())
+            else {
+                throw IngestionError(
+                    .invalidPurchase, "the Checkout Session's payment was not started by SubLedger for this app")
+            }
+            input = read
+        default:
+            throw IngestionError(.invalidPurchase, "the Checkout Session neither subscribes nor pays once")
         }
         input.submitter = account
         return input

@@ -6,9 +6,9 @@ import SubLedgerCore
 import SubLedgerStore
 
 /// Stripe's webhooks: authenticated by the `Stripe-Signature` header against the signing secret of an app's endpoint,
-/// stored as received (once per event id), then applied from the subscription read back from the Stripe API. An
-/// event is a hint: events arrive twice and out of order, and the subscription's current state, not the event's
-/// snapshot, is what the ledger applies, so duplicated, reordered or dropped events leave the same state.
+/// stored as received (once per event id), then applied from the subscription or one-time payment read back from the
+/// Stripe API. An event is a hint: events arrive twice and out of order, and the purchase's current state, not the
+/// event's snapshot, is what the ledger applies, so duplicated, reordered or dropped events leave the same state.
 public struct StripeNotifications: Sendable {
     let store: LedgerStore
     let gateway: StripeGateway
@@ -121,9 +121,10 @@ public struct StripeNotifications: Sendable {
         }
     }
 
-    /// The subscription the event is about, read back now, as the ledger's input (no submitter: the order named in
-    /// its metadata, or the chain's owner, decides the account). Empty for an event about nothing SubLedger
-    /// follows, and for a subscription another app sold.
+    /// The subscription or one-time payment the event is about, read back now, as the ledger's input (no submitter:
+    /// the order named in its metadata, or the chain's owner, decides the account). A payment intent that paid no
+    /// invoice is a one-time payment. Empty for an event about nothing SubLedger follows, for a payment SubLedger did
+    /// not start, and for a purchase another app sold.
     func input(for event: StripeEvent, app: StoredApp) async throws -> LedgerInput {
         let environment: StoreEnvironment = event.livemode ? .production : .sandbox
         let empty = LedgerInput(
@@ -131,18 +132,26 @@ public struct StripeNotifications: Sendable {
             renewalInfo: [], observedAt: now())
         let client = try await gateway.client(for: app)
         let subscriptionID: String?
+        var oneTimePayment: String?
         do {
             switch event.subject {
             case .subscription(let id): subscriptionID = id
             case .invoice(let id): subscriptionID = try await client.invoice(id).subscriptionID
-            case .paymentIntent(let id): subscriptionID = try await client.subscription(paidBy: id)
+            case .paymentIntent(let id):
+                subscriptionID = try await client.subscription(paidBy: id)
+                if subscriptionID == nil { oneTimePayment = id }
             case .none: subscriptionID = nil
             }
         } catch {
             throw IngestionError(error)
         }
+        let readBack = StripeReadBack(client: client, logger: logger)
+        if let oneTimePayment {
+            return try await readBack.input(
+                paymentIntent: oneTimePayment, kind: .notification, app: app, observedAt: now()) ?? empty
+        }
         guard let subscriptionID else { return empty }
-        return try await StripeReadBack(client: client, logger: logger).input(
+        return try await readBack.input(
             subscription: subscriptionID, kind: .notification, app: app, observedAt: now()) ?? empty
     }
 
@@ -151,7 +160,7 @@ public struct StripeNotifications: Sendable {
     }
 }
 
-/// A subscription read back from Stripe and turned into the ledger's input.
+/// A subscription or a one-time payment read back from Stripe and turned into the ledger's input.
 struct StripeReadBack: Sendable {
     let client: StripeAPI
     let logger: Logger
@@ -189,5 +198,42 @@ struct StripeReadBack: Sendable {
                 return transaction
             },
             renewalInfo: sold.isEmpty ? [] : [observation.renewalInfo], observedAt: observedAt)
+    }
+    /// The one-time payment's state as the ledger's input: one transaction once it succeeded, none before. `nil`
+    /// when it is not the ledger's: SubLedger did not start it (its metadata names no product), or another app sold
+    /// it.
+    func input(paymentIntent id: String, kind: LedgerInput.Kind, app: StoredApp, observedAt: Instant) async throws
+        -> LedgerInput?
+    {
+        let reading: StripePaymentReading
+        do {
+            reading = try await client.reading(ofPaymentIntent: id)
+        } catch {
+            throw IngestionError(error)
+        }
+        guard reading.productID != nil else { return nil }
+        if let named = reading.bundleID, named != app.bundleID {
+            logger.warning(
+                "a Stripe payment names another app in its metadata",
+                metadata: ["payment_intent": "\(id)", "app": "\(app.bundleID)", "named": "\(named)"])
+            return nil
+        }
+        let observed: Transaction?
+        do {
+            observed = try reading.observation()
+        } catch {
+            throw IngestionError(.invalidNotificationPayload, "Stripe's payment cannot be read: \(error)")
+        }
+        // A product the catalog does not sell through Stripe is not the ledger's.
+        let sold = observed.flatMap { app.definition.product($0.productID)?.store == .stripe ? $0 : nil }
+        return LedgerInput(
+            kind: kind, bundleID: app.bundleID,
+            environment: reading.paymentIntent.livemode ? .production : .sandbox, submitter: nil,
+            transactions: sold.map {
+                var transaction = $0
+                transaction.bundleID = app.bundleID
+                return [transaction]
+            } ?? [],
+            renewalInfo: [], observedAt: observedAt)
     }
 }

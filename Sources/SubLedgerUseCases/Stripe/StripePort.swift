@@ -2,7 +2,8 @@ import Logging
 import SubLedgerCore
 import SubLedgerStore
 
-/// Stripe behind `StorePort`: webhooks read back from the Stripe API, chains by subscription.
+/// Stripe behind `StorePort`: webhooks read back from the Stripe API, chains by subscription or, for a one-time
+/// purchase, by payment intent.
 public struct StripePort: StorePort {
     let notifications: StripeNotifications
     let checkouts: StripeCheckoutSubmissions
@@ -54,11 +55,13 @@ public struct StripePort: StorePort {
     public func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied? {
         let client = try await notifications.gateway.client(for: app)
         let now = notifications.now()
-        guard
-            let input = try await StripeReadBack(client: client, logger: notifications.logger).input(
-                subscription: chain.key.chainID, kind: .poll, app: app, observedAt: now),
-            !input.transactions.isEmpty
-        else { return nil }
+        let readBack = StripeReadBack(client: client, logger: notifications.logger)
+        // A one-time purchase's chain is its payment intent; a subscription's, the subscription.
+        let read =
+            chain.key.chainID.hasPrefix("pi_")
+            ? try await readBack.input(paymentIntent: chain.key.chainID, kind: .poll, app: app, observedAt: now)
+            : try await readBack.input(subscription: chain.key.chainID, kind: .poll, app: app, observedAt: now)
+        guard let input = read, !input.transactions.isEmpty else { return nil }
         let applied = try await notifications.store.apply(input, app: app, now: now)
         LedgerMetrics.record(applied)
         return applied

@@ -31,10 +31,10 @@ public struct SupportError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidPurchaseToken = "invalid_purchase_token"
         /// No Google Play purchase of the app was bought under the purchase token.
         case purchaseTokenNotFound = "purchase_token_not_found"
-        /// Not a Stripe customer, subscription, invoice or charge id (`cus_`, `sub_`, `in_` or `ch_` and up to 64
-        /// characters from `A-Z a-z 0-9 . _ -` in all).
+        /// Not a Stripe customer, subscription, invoice, charge or payment intent id (`cus_`, `sub_`, `in_`, `ch_` or
+        /// `pi_` and up to 64 characters from `A-Z a-z 0-9 . _ -` in all).
         case invalidStripeID = "invalid_stripe_id"
-        /// No Stripe purchase of the app names the customer, subscription, invoice or charge.
+        /// No Stripe purchase of the app names the customer, subscription, invoice, charge or payment intent.
         case stripeIDNotFound = "stripe_id_not_found"
         /// Asking Apple needs the app's App Store Server API key, and the catalog gives none.
         case serverAPINotConfigured = "server_api_not_configured"

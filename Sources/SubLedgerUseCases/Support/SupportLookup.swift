@@ -166,13 +166,13 @@ public struct SupportLookup: Sendable {
         return try await answer(.purchaseToken(token), keys: [key], app: app, expectedAccount: nil)
     }
 
-    /// The chains a Stripe id names: a subscription is a chain and a paid invoice a transaction of the ledger; a
-    /// customer names every subscription of theirs, a charge the one whose invoice it paid. The ledger alone is
+    /// The chains a Stripe id names: a subscription or a one-time purchase's payment intent is a chain and a paid
+    /// invoice a transaction of the ledger; a customer names every purchase of theirs, a charge the one it paid. The ledger alone is
     /// asked (it keeps each Stripe transaction's customer and charge).
     private func stripe(_ kind: SupportQuery.StripeKind, _ id: String, app: StoredApp) async throws -> SupportAnswer {
         let keys: [ChainKey]
         switch kind {
-        case .subscription, .invoice: keys = try await support.chainKeys(transactionID: id, app: app)
+        case .subscription, .invoice, .paymentIntent: keys = try await support.chainKeys(transactionID: id, app: app)
         case .customer: keys = try await support.chainKeys(stripe: .customer, id: id, app: app)
         case .charge: keys = try await support.chainKeys(stripe: .charge, id: id, app: app)
         }

@@ -15,7 +15,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     case appTransaction(String)
     /// A Google Play purchase token (the app's `Purchase.getPurchaseToken()`).
     case purchaseToken(String)
-    /// A Stripe id of a web purchase: its customer, subscription, invoice or charge.
+    /// A Stripe id of a web purchase: its customer, subscription, invoice, payment intent or charge.
     case stripe(StripeKind, String)
 
     /// What a Stripe id names, by its prefix.
@@ -26,8 +26,10 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         case subscription = "sub_"
         /// `in_…`: an invoice (a transaction once paid).
         case invoice = "in_"
-        /// `ch_…`: the charge that paid an invoice.
+        /// `ch_…`: the charge that paid an invoice or a one-time purchase.
         case charge = "ch_"
+        /// `pi_…`: a one-time purchase (a chain).
+        case paymentIntent = "pi_"
 
         /// The kind, as the answer names it.
         public var kindName: String {
@@ -36,6 +38,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
             case .subscription: "stripe_subscription"
             case .invoice: "stripe_invoice"
             case .charge: "stripe_charge"
+            case .paymentIntent: "stripe_payment_intent"
             }
         }
     }
@@ -92,7 +95,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         return .purchaseToken(trimmed)
     }
 
-    /// `raw` as a Stripe id: `cus_`, `sub_`, `in_` or `ch_`, then letters and digits, up to 64 characters from
+    /// `raw` as a Stripe id: `cus_`, `sub_`, `in_`, `ch_` or `pi_`, then letters and digits, up to 64 characters from
     /// `A-Z a-z 0-9 . _ -` in all (as the ledger keeps ids).
     public static func stripe(parsing raw: String) throws(SupportError) -> SupportQuery {
         let trimmed = raw.trimmingWhitespace
@@ -101,7 +104,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         else {
             throw SupportError(
                 .invalidStripeID,
-                "a Stripe id is a customer (cus_…), subscription (sub_…), invoice (in_…) or charge (ch_…) id of up to 64 characters"
+                "a Stripe id is a customer (cus_…), subscription (sub_…), invoice (in_…), charge (ch_…) or payment intent (pi_…) id of up to 64 characters"
             )
         }
         return .stripe(kind, trimmed)
@@ -133,7 +136,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         }
         // Google's purchase tokens are long (over 100 characters) and never a UUID or an account id.
         if trimmed.utf8.count >= 64, let token = try? purchaseToken(parsing: trimmed) { candidates.append(token) }
-        // Stripe's ids start with their kind (`cus_`, `sub_`, `in_`, `ch_`).
+        // Stripe's ids start with their kind (`cus_`, `sub_`, `in_`, `ch_`, `pi_`).
         if let stripe = try? stripe(parsing: trimmed) { candidates.append(stripe) }
         if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
         if isDigits, let appTransaction = try? appTransaction(parsing: trimmed) { candidates.append(appTransaction) }

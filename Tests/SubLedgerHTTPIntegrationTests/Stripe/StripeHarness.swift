@@ -31,6 +31,9 @@ struct StripeHarness: Sendable {
               - { product_id: pro.monthly, type: auto_renewable, subscription_group_id: "ios", entitlements: [pro] }
               - { product_id: prod_webpro, type: auto_renewable, subscription_group_id: "web", group_level: 2, entitlements: [pro], store: stripe }
               - { product_id: prod_webmax, type: auto_renewable, subscription_group_id: "web", group_level: 1, entitlements: [pro, max], store: stripe }
+              - { product_id: prod_lifetime, type: non_consumable, entitlements: [lifetime], store: stripe }
+              - { product_id: prod_gems, type: consumable, credits: 100, store: stripe }
+              - { product_id: prod_pass, type: non_renewing, duration_days: 30, entitlements: [pass], store: stripe }
         """
 
     let pool: PostgresPool
@@ -63,6 +66,12 @@ struct StripeHarness: Sendable {
         let answer = try await client.call(.get, "/v1/accounts/\(account)/entitlements", key: key)
         let list = answer.json["entitlements"] as? [[String: Any]] ?? []
         return list.compactMap { $0["entitlement_id"] as? String }.sorted()
+    }
+
+    /// `account`'s consumable credits.
+    func credits(_ account: String) async throws -> Int64? {
+        let answer = try await client.call(.get, "/v1/accounts/\(account)/entitlements", key: key)
+        return (answer.json["credits"] as? NSNumber)?.int64Value
     }
 
     /// The stored Stripe events, as `type status attempts`, in arrival order.

@@ -54,7 +54,7 @@ import Testing
             #expect(unknown.status == .notFound && unknown.json.errorCode == "stripe_id_not_found")
             let otherCharge = try await c.h.client.call(.get, "/v1/admin/lookup/stripe/ch_nobody", key: admin)
             #expect(otherCharge.status == .notFound && otherCharge.json.errorCode == "stripe_id_not_found")
-            for refused in ["pi_123", "cus_", "cus_a%20b"] {
+            for refused in ["pm_123", "cus_", "cus_a%20b"] {
                 let answer = try await c.h.client.call(.get, "/v1/admin/lookup/stripe/\(refused)", key: admin)
                 #expect(answer.status == .badRequest && answer.json.errorCode == "invalid_stripe_id", "\(refused)")
             }
