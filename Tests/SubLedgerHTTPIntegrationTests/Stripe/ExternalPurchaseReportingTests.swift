@@ -251,4 +251,44 @@ import Testing
             #expect(reported.map(\.accountID) == [nil, "alice"])
         }
     }
+
+    /// Apple failing (a 503) leaves the report due and it goes through on a later cycle under the same identifier;
+    /// Apple's refusal (a token Apple never issued: `NotFoundError` on `externalPurchaseId`) is final and shown.
+    @Test func aFailingAppleIsTriedAgainAndARefusalIsKeptAndNeverResent() async throws {
+        try await Self.run { c in
+            let token = try c.issueToken()
+            c.apple.control.setFault(FaultRule(kind: .http503, rate: 1, remaining: 1), for: .serverAPI)
+            let started = try await c.checkout("alice", token: token.token)
+            let session = try #require(started.json["checkout_session_id"] as? String)
+            _ = try await c.stripe.control.completeCheckout(session)
+            let failing = try await c.sender.runCycle()
+            #expect(failing.retrying == 1 && failing.sent == 0)
+            #expect(try await c.reported().map(\.state) == ["due"])
+            let due = try #require(try await c.reported().first?.requestIdentifier)
+            try await c.h.pool.query("UPDATE store_obligations SET next_attempt_at = NULL")
+            #expect(try await c.sender.runCycle().sent == 1)
+            #expect(c.accepted.map(\.requestIdentifier) == [due])
+
+            // A token of the app's shape that Apple never issued: checked and taken (tokens are not signed), then
+            // refused by Apple when reported.
+            let json =
+                #"{"externalPurchaseId":"SANDBOX_never-issued","bundleId":"com.example.web","appAppleId":1111111111,"#
+                + #""tokenCreationDate":1764201600000}"#
+            let forged = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let other = try await c.checkout("bob", token: forged)
+            #expect(other.status == 201, "\(other.json)")
+            _ = try await c.stripe.control.completeCheckout(try #require(other.json["checkout_session_id"] as? String))
+            let refused = try await c.sender.runCycle()
+            #expect(refused.failed == 1 && refused.sent == 0)
+            let row = try #require(try await c.reported().last)
+            #expect(row.externalPurchaseID == "SANDBOX_never-issued" && row.state == "failed")
+            #expect(row.error == "report_rejected: 3 externalPurchaseId")
+            // Apple's error objects as received, kept as jsonb (which spaces its output so).
+            #expect(row.appleErrors?.contains(#""errorCode": 3"#) == true, "\(row.appleErrors ?? "")")
+            try await c.h.pool.query("UPDATE store_obligations SET next_attempt_at = NULL")
+            #expect(try await c.sender.runCycle() == StoreObligationSender.CycleReport())
+            #expect(c.accepted.count == 1)
+        }
+    }
 }

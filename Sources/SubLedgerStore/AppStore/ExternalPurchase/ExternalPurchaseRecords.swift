@@ -80,7 +80,8 @@ public struct StoredExternalPurchaseReport: Sendable, Hashable {
     public var status: String
     /// `pending`, `confirmed` or `failed`.
     public var state: String
-    /// Whether an earlier report of the token is not confirmed yet (this one may reference its line items).
+    /// Whether an earlier report of the token is still to be confirmed (this one may reference its line items). One
+    /// Apple refused does not hold later ones back: Apple judges them, and refuses those that reference it.
     public var waitsForEarlierReport: Bool
     public var lineItems: [LineItem]
 }

@@ -53,7 +53,7 @@ public struct ExternalPurchaseStore: Sendable {
                     """
                     SELECT r.request_identifier::text, k.external_purchase_id, r.status, r.state, r.token_id,
                         EXISTS (SELECT 1 FROM external_purchase_reports e
-                                WHERE e.token_id = r.token_id AND e.report_id < r.report_id AND e.state <> 'confirmed')
+                                WHERE e.token_id = r.token_id AND e.report_id < r.report_id AND e.state = 'pending')
                     FROM external_purchase_reports r JOIN external_purchase_tokens k ON k.token_id = r.token_id
                     WHERE r.report_id = \(reportID)
                     """
