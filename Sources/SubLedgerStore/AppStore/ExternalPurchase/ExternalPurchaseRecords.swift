@@ -84,4 +84,17 @@ public struct StoredExternalPurchaseReport: Sendable, Hashable {
     /// Apple refused does not hold later ones back: Apple judges them, and refuses those that reference it.
     public var waitsForEarlierReport: Bool
     public var lineItems: [LineItem]
+
+    public init(
+        reportID: Int64, requestIdentifier: String, externalPurchaseID: String, status: String, state: String,
+        waitsForEarlierReport: Bool, lineItems: [LineItem]
+    ) {
+        self.reportID = reportID
+        self.requestIdentifier = requestIdentifier
+        self.externalPurchaseID = externalPurchaseID
+        self.status = status
+        self.state = state
+        self.waitsForEarlierReport = waitsForEarlierReport
+        self.lineItems = lineItems
+    }
 }
