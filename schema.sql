@@ -1455,7 +1455,9 @@ CREATE TABLE notifications (
     leased_until timestamp with time zone,
     leased_by text,
     consumption_request_reason text,
+    external_purchase_id text,
     CONSTRAINT notifications_consumption_request_reason_check CHECK (((consumption_request_reason IS NULL) OR (consumption_request_reason ~ '^[A-Z_]{1,64}$'::text))),
+    CONSTRAINT notifications_external_purchase_id_check CHECK (((external_purchase_id IS NULL) OR ((length(external_purchase_id) >= 1) AND (length(external_purchase_id) <= 128)))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
     CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text, 'stripe_event'::text])))
 );
@@ -2555,6 +2557,108 @@ CREATE TABLE exchange_rates (
 COMMENT ON TABLE exchange_rates IS 'citus: reference';
 
 --
+-- Name: external_purchase_line_items; Type: TABLE
+--
+
+CREATE TABLE external_purchase_line_items (
+    line_item_id uuid NOT NULL,
+    token_id bigint NOT NULL,
+    report_id bigint,
+    transaction_id text NOT NULL,
+    event_type text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL,
+    CONSTRAINT external_purchase_line_items_event_type_check CHECK ((event_type = ANY (ARRAY['BUY'::text, 'REFUND'::text]))),
+    CONSTRAINT external_purchase_line_items_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 1024)))
+);
+
+--
+-- Name: TABLE external_purchase_line_items; Type: COMMENT
+--
+
+COMMENT ON TABLE external_purchase_line_items IS 'citus: coordinator';
+
+--
+-- Name: external_purchase_reports; Type: TABLE
+--
+
+CREATE TABLE external_purchase_reports (
+    report_id bigint NOT NULL,
+    token_id bigint NOT NULL,
+    request_identifier uuid NOT NULL,
+    status text NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL,
+    sent_at timestamp with time zone,
+    confirmed_at timestamp with time zone,
+    apple_errors jsonb,
+    failure text,
+    CONSTRAINT external_purchase_reports_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'confirmed'::text, 'failed'::text]))),
+    CONSTRAINT external_purchase_reports_status_check CHECK ((status = ANY (ARRAY['LINE_ITEM'::text, 'NO_LINE_ITEM'::text, 'UNRECOGNIZED_TOKEN'::text])))
+);
+
+--
+-- Name: TABLE external_purchase_reports; Type: COMMENT
+--
+
+COMMENT ON TABLE external_purchase_reports IS 'citus: coordinator';
+
+--
+-- Name: external_purchase_reports_report_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE external_purchase_reports ALTER COLUMN report_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME external_purchase_reports_report_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: external_purchase_tokens; Type: TABLE
+--
+
+CREATE TABLE external_purchase_tokens (
+    token_id bigint NOT NULL,
+    app_id bigint NOT NULL,
+    environment text NOT NULL,
+    external_purchase_id text NOT NULL,
+    token_type text,
+    token_created_at timestamp with time zone,
+    order_id uuid,
+    chain_environment text,
+    original_transaction_id text,
+    recorded_at timestamp with time zone NOT NULL,
+    CONSTRAINT external_purchase_tokens_check CHECK (((chain_environment IS NULL) = (original_transaction_id IS NULL))),
+    CONSTRAINT external_purchase_tokens_check1 CHECK (((order_id IS NOT NULL) OR (original_transaction_id IS NULL))),
+    CONSTRAINT external_purchase_tokens_check2 CHECK (((order_id IS NULL) OR (token_created_at IS NOT NULL))),
+    CONSTRAINT external_purchase_tokens_environment_check CHECK ((environment = ANY (ARRAY['Production'::text, 'Sandbox'::text]))),
+    CONSTRAINT external_purchase_tokens_external_purchase_id_check CHECK (((length(external_purchase_id) >= 1) AND (length(external_purchase_id) <= 128))),
+    CONSTRAINT external_purchase_tokens_original_transaction_id_check CHECK (((length(original_transaction_id) >= 1) AND (length(original_transaction_id) <= 1024))),
+    CONSTRAINT external_purchase_tokens_token_type_check CHECK (((token_type IS NULL) OR ((length(token_type) >= 1) AND (length(token_type) <= 64))))
+);
+
+--
+-- Name: TABLE external_purchase_tokens; Type: COMMENT
+--
+
+COMMENT ON TABLE external_purchase_tokens IS 'citus: coordinator';
+
+--
+-- Name: external_purchase_tokens_token_id_seq; Type: SEQUENCE
+--
+
+ALTER TABLE external_purchase_tokens ALTER COLUMN token_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME external_purchase_tokens_token_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: google_play_voided_cursors; Type: TABLE
 --
 
@@ -3122,15 +3226,17 @@ CREATE TABLE store_obligations (
     app_account_token uuid,
     last_error text,
     consumption_request_id bigint,
-    CONSTRAINT store_obligations_account_check CHECK (((kind = 'send_consumption_information'::text) OR (account_id IS NOT NULL))),
+    external_purchase_report_id bigint,
+    CONSTRAINT store_obligations_account_check CHECK (((kind = ANY (ARRAY['send_consumption_information'::text, 'report_external_purchase'::text])) OR (account_id IS NOT NULL))),
     CONSTRAINT store_obligations_binding_sequence_check CHECK ((binding_sequence >= 0)),
     CONSTRAINT store_obligations_check1 CHECK (((store = 'google_play'::text) = ((purchase_token IS NOT NULL) AND (product_id IS NOT NULL)))),
     CONSTRAINT store_obligations_check2 CHECK (((store = 'google_play'::text) OR ((purchase_token IS NULL) AND (product_id IS NULL)))),
     CONSTRAINT store_obligations_consumption_request_check CHECK (((kind = 'send_consumption_information'::text) = (consumption_request_id IS NOT NULL))),
+    CONSTRAINT store_obligations_external_purchase_report_check CHECK (((kind = 'report_external_purchase'::text) = (external_purchase_report_id IS NOT NULL))),
     CONSTRAINT store_obligations_original_transaction_id_check CHECK (((length(original_transaction_id) >= 1) AND (length(original_transaction_id) <= 1024))),
     CONSTRAINT store_obligations_purchase_token_check CHECK (((length(purchase_token) >= 1) AND (length(purchase_token) <= 1024))),
     CONSTRAINT store_obligations_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'retry'::text, 'sent'::text, 'failed'::text, 'superseded'::text, 'skipped'::text]))),
-    CONSTRAINT store_obligations_store_kind_check CHECK ((((((((store = 'app_store'::text) AND (kind = 'set_app_account_token'::text)) OR ((store = 'app_store'::text) AND (kind = 'finish_transaction'::text))) OR ((store = 'app_store'::text) AND (kind = 'send_consumption_information'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_subscription'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_product'::text))) OR ((store = 'google_play'::text) AND (kind = 'consume_product'::text)))),
+    CONSTRAINT store_obligations_store_kind_check CHECK (((((((((store = 'app_store'::text) AND (kind = 'set_app_account_token'::text)) OR ((store = 'app_store'::text) AND (kind = 'finish_transaction'::text))) OR ((store = 'app_store'::text) AND (kind = 'send_consumption_information'::text))) OR ((store = 'app_store'::text) AND (kind = 'report_external_purchase'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_subscription'::text))) OR ((store = 'google_play'::text) AND (kind = 'acknowledge_product'::text))) OR ((store = 'google_play'::text) AND (kind = 'consume_product'::text)))),
     CONSTRAINT store_obligations_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 1024)))
 );
 
@@ -3728,6 +3834,55 @@ ALTER TABLE ONLY exchange_rates
     ADD CONSTRAINT exchange_rates_pkey PRIMARY KEY (reporting_currency, currency, rate_date);
 
 --
+-- Name: external_purchase_line_items external_purchase_line_items_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_line_items
+    ADD CONSTRAINT external_purchase_line_items_pkey PRIMARY KEY (line_item_id);
+
+--
+-- Name: external_purchase_line_items external_purchase_line_items_token_id_transaction_id_event__key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_line_items
+    ADD CONSTRAINT external_purchase_line_items_token_id_transaction_id_event__key UNIQUE (token_id, transaction_id, event_type);
+
+--
+-- Name: external_purchase_reports external_purchase_reports_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_reports
+    ADD CONSTRAINT external_purchase_reports_pkey PRIMARY KEY (report_id);
+
+--
+-- Name: external_purchase_reports external_purchase_reports_request_identifier_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_reports
+    ADD CONSTRAINT external_purchase_reports_request_identifier_key UNIQUE (request_identifier);
+
+--
+-- Name: external_purchase_tokens external_purchase_tokens_app_id_external_purchase_id_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_tokens
+    ADD CONSTRAINT external_purchase_tokens_app_id_external_purchase_id_key UNIQUE (app_id, external_purchase_id);
+
+--
+-- Name: external_purchase_tokens external_purchase_tokens_order_id_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_tokens
+    ADD CONSTRAINT external_purchase_tokens_order_id_key UNIQUE (order_id);
+
+--
+-- Name: external_purchase_tokens external_purchase_tokens_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_tokens
+    ADD CONSTRAINT external_purchase_tokens_pkey PRIMARY KEY (token_id);
+
+--
 -- Name: google_play_voided_cursors google_play_voided_cursors_pkey; Type: CONSTRAINT
 --
 
@@ -3922,6 +4077,13 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY store_obligations
     ADD CONSTRAINT store_obligations_consumption_request_id_key UNIQUE (consumption_request_id);
+
+--
+-- Name: store_obligations store_obligations_external_purchase_report_id_key; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_external_purchase_report_id_key UNIQUE (external_purchase_report_id);
 
 --
 -- Name: store_obligations store_obligations_pkey; Type: CONSTRAINT
@@ -4199,6 +4361,24 @@ CREATE INDEX index_consumption_usage_reports_on_app_id_and_transaction_id ON con
 CREATE INDEX index_erased_chain_rows_on_chain ON erased_chain_rows USING btree (app_id, environment, original_transaction_id, link_seq);
 
 --
+-- Name: index_external_purchase_line_items_on_report; Type: INDEX
+--
+
+CREATE INDEX index_external_purchase_line_items_on_report ON external_purchase_line_items USING btree (report_id);
+
+--
+-- Name: index_external_purchase_reports_on_token; Type: INDEX
+--
+
+CREATE INDEX index_external_purchase_reports_on_token ON external_purchase_reports USING btree (token_id, report_id);
+
+--
+-- Name: index_external_purchase_tokens_on_chain; Type: INDEX
+--
+
+CREATE INDEX index_external_purchase_tokens_on_chain ON external_purchase_tokens USING btree (app_id, chain_environment, original_transaction_id) WHERE (original_transaction_id IS NOT NULL);
+
+--
 -- Name: index_input_events_on_input; Type: INDEX
 --
 
@@ -4340,7 +4520,7 @@ CREATE INDEX index_store_obligations_on_account ON store_obligations USING btree
 -- Name: index_store_obligations_on_app_store_identity; Type: INDEX
 --
 
-CREATE UNIQUE INDEX index_store_obligations_on_app_store_identity ON store_obligations USING btree (app_id, environment, kind, transaction_id, binding_sequence) WHERE ((store = 'app_store'::text) AND (consumption_request_id IS NULL));
+CREATE UNIQUE INDEX index_store_obligations_on_app_store_identity ON store_obligations USING btree (app_id, environment, kind, transaction_id, binding_sequence) WHERE ((store = 'app_store'::text) AND (consumption_request_id IS NULL) AND (external_purchase_report_id IS NULL));
 
 --
 -- Name: index_transactions_on_app_id_and_account_id; Type: INDEX
@@ -4684,6 +4864,34 @@ ALTER TABLE ONLY erased_chain_rows
     ADD CONSTRAINT erased_chain_rows_erasure_id_fkey FOREIGN KEY (erasure_id) REFERENCES account_erasures(erasure_id);
 
 --
+-- Name: external_purchase_line_items external_purchase_line_items_report_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_line_items
+    ADD CONSTRAINT external_purchase_line_items_report_id_fkey FOREIGN KEY (report_id) REFERENCES external_purchase_reports(report_id);
+
+--
+-- Name: external_purchase_line_items external_purchase_line_items_token_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_line_items
+    ADD CONSTRAINT external_purchase_line_items_token_id_fkey FOREIGN KEY (token_id) REFERENCES external_purchase_tokens(token_id);
+
+--
+-- Name: external_purchase_reports external_purchase_reports_token_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_reports
+    ADD CONSTRAINT external_purchase_reports_token_id_fkey FOREIGN KEY (token_id) REFERENCES external_purchase_tokens(token_id);
+
+--
+-- Name: external_purchase_tokens external_purchase_tokens_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY external_purchase_tokens
+    ADD CONSTRAINT external_purchase_tokens_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: google_play_voided_cursors google_play_voided_cursors_app_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -4801,6 +5009,13 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY store_obligations
     ADD CONSTRAINT store_obligations_consumption_request_id_fkey FOREIGN KEY (consumption_request_id) REFERENCES consumption_requests(request_id);
+
+--
+-- Name: store_obligations store_obligations_external_purchase_report_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_external_purchase_report_id_fkey FOREIGN KEY (external_purchase_report_id) REFERENCES external_purchase_reports(report_id);
 
 --
 -- Name: stripe_event_cursors stripe_event_cursors_app_id_fkey; Type: FK CONSTRAINT

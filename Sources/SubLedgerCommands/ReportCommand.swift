@@ -23,6 +23,7 @@ struct ReportCommand: AsyncParsableCommand {
             subledger report active-over-time [--days N]
             subledger report quarantined               stored inputs given up on, with their last error
             subledger report consumption [--from --to] Apple's refund questions: answers by state, deadline misses
+            subledger report external-purchases        web purchases' tokens and their reports to Apple
             subledger report trials [--cohort week|month] [--from --to]   trial and intro starts, conversion
             subledger report retention [--months 24] [--currency USD]    cohorts by first payment, LTV
             subledger report mrr [--from --to --currency C]   MRR, ARR and their movement per month (docs/explanation/revenue.md)

@@ -26,6 +26,14 @@ import Testing
         #expect(Self.claims(#"{"bundleId":"top","data":{"bundleId":"inner"}}"#)?.bundleID == "top")
     }
 
+    /// Apple's `externalPurchaseToken` states no environment: its id's `SANDBOX` prefix does.
+    @Test func anExternalPurchaseTokenClaimsTheEnvironmentItsIdMarks() {
+        let sandbox = Self.claims(#"{"externalPurchaseToken":{"bundleId":"c","externalPurchaseId":"SANDBOX_1"}}"#)
+        #expect(sandbox?.environment == "Sandbox")
+        let production = Self.claims(#"{"externalPurchaseToken":{"bundleId":"c","externalPurchaseId":"0a1b"}}"#)
+        #expect(production?.environment == "Production")
+    }
+
     @Test func claimsThatAreNotStringsOrAPayloadThatIsNotAnObjectClaimNothing() {
         #expect(Self.claims(#"{"bundleId":42}"#) == nil)
         #expect(Self.claims(#"{"data":{"environment":["Sandbox"]}}"#) == nil)

@@ -97,14 +97,17 @@ public struct ServerNotificationDecoder: Sendable {
             if let token = payload.appData?.signedAppTransactionInfo {
                 appTransaction = try await verifier.verifyAppTransaction(token)
             }
-            let notification = try mapV2(payload, transaction: transaction, renewalInfo: renewalInfo)
+            let token = try Self.externalPurchaseToken(payload)
+            let notification = try mapV2(
+                payload, transaction: transaction, renewalInfo: renewalInfo,
+                externalPurchaseID: token?.externalPurchaseID)
             return VerifiedNotificationV2(
                 payload: payload,
                 transaction: transaction,
                 renewalInfo: renewalInfo,
                 appTransaction: appTransaction,
                 notification: notification,
-                externalPurchaseToken: try Self.externalPurchaseToken(payload)
+                externalPurchaseToken: token
             )
         } catch let error as JWSVerificationError {
             throw NotificationDecodingError(.verificationFailed, verificationError: error)
@@ -120,7 +123,8 @@ public struct ServerNotificationDecoder: Sendable {
     private func mapV2(
         _ payload: ResponseBodyV2DecodedPayload,
         transaction: JWSTransactionDecodedPayload?,
-        renewalInfo: JWSRenewalInfoDecodedPayload?
+        renewalInfo: JWSRenewalInfoDecodedPayload?,
+        externalPurchaseID: String?
     ) throws -> ServerNotification {
         guard let notificationID = payload.notificationUUID, !notificationID.isEmpty else {
             throw PayloadMappingError(.missingField, field: "notificationUUID")
@@ -144,7 +148,8 @@ public struct ServerNotificationDecoder: Sendable {
             signedDate: try Instant.appleIfPresent(payload.signedDate, field: "signedDate") ?? now(),
             transaction: try transaction?.coreTransaction(source: .notificationV2),
             renewalInfo: try renewalInfo?.coreRenewalInfo(),
-            consumptionRequestReason: try Self.consumptionRequestReason(payload.data?.rawConsumptionRequestReason)
+            consumptionRequestReason: try Self.consumptionRequestReason(payload.data?.rawConsumptionRequestReason),
+            externalPurchaseID: externalPurchaseID
         )
     }
 

@@ -3,7 +3,9 @@ import Foundation
 /// The app and environment a signed payload claims, read before any verification to choose the app's verifier:
 /// its top-level `bundleId` and `environment`, else those of the first of `data`, `summary`, `appData` and
 /// `externalPurchaseToken` that is present (a notification's shapes; a transaction or renewal info states them at
-/// the top). Nothing here is trusted: the verifier checks the app and environment the payload states afterwards.
+/// the top). An `externalPurchaseToken` states no environment: a token whose `externalPurchaseId` starts with
+/// `SANDBOX` claims the sandbox, any other production, as Apple marks them. Nothing here is trusted: the verifier
+/// checks the app and environment the payload states afterwards.
 public struct PayloadClaims: Decodable, Sendable, Hashable {
     /// The claimed bundle id.
     public let bundleID: String?
@@ -15,7 +17,9 @@ public struct PayloadClaims: Decodable, Sendable, Hashable {
         let raw = try Raw(from: decoder)
         let inner = raw.data ?? raw.summary ?? raw.appData ?? raw.externalPurchaseToken
         bundleID = raw.bundleId ?? inner?.bundleId
-        environment = raw.environment ?? inner?.environment
+        environment =
+            raw.environment ?? inner?.environment
+            ?? raw.externalPurchaseToken?.externalPurchaseId.map { $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production" }
     }
 
     /// The claims of a payload's JSON text, or `nil` when it is not a JSON object whose claims are strings.
@@ -28,6 +32,7 @@ public struct PayloadClaims: Decodable, Sendable, Hashable {
         struct Inner: Decodable {
             var bundleId: String?
             var environment: String?
+            var externalPurchaseId: String?
         }
         var bundleId: String?
         var environment: String?

@@ -1,3 +1,4 @@
+import AppStore
 import SubLedgerCore
 
 extension SimulatorControl {
@@ -32,5 +33,15 @@ extension SimulatorControl {
     /// Every external purchase report accepted so far, oldest first.
     public func externalPurchaseReports() -> [ReceivedExternalPurchaseReport] {
         (try? engine.read { state in state.externalPurchases.received }) ?? []
+    }
+
+    /// The report accepted for `bundleID` in `environment` under `requestIdentifier`, as Retrieve External Purchase
+    /// Report answers it; nil when none was.
+    public func externalPurchaseReport(
+        bundleID: String, environment: StoreEnvironment = .sandbox, requestIdentifier: String
+    ) -> ExternalPurchaseReport? {
+        let key = ExternalPurchaseBook.ReportKey(
+            scope: .init(bundleID: bundleID, environment: environment), requestIdentifier: requestIdentifier)
+        return (try? engine.read { state in state.externalPurchases.reports[key] }) ?? nil
     }
 }

@@ -14,6 +14,8 @@ public struct App: Hashable, Sendable, Codable {
     public var writeBack: WriteBackPolicy
     /// Where the app is sold on Google Play, if it is: its products with `store: google_play` are bought there.
     public var googlePlay: GooglePlayListing?
+    /// Whether its web purchases are reported to Apple (External Purchase Server API); default `.off`.
+    public var externalPurchase: ExternalPurchasePolicy
 
     public init(
         bundleID: String,
@@ -23,7 +25,8 @@ public struct App: Hashable, Sendable, Codable {
         products: [Product],
         consumption: ConsumptionPolicy = .disabled,
         writeBack: WriteBackPolicy = .off,
-        googlePlay: GooglePlayListing? = nil
+        googlePlay: GooglePlayListing? = nil,
+        externalPurchase: ExternalPurchasePolicy = .off
     ) {
         self.bundleID = bundleID
         self.appAppleID = appAppleID
@@ -33,6 +36,7 @@ public struct App: Hashable, Sendable, Codable {
         self.consumption = consumption
         self.writeBack = writeBack
         self.googlePlay = googlePlay
+        self.externalPurchase = externalPurchase
     }
 
     /// The product with id `productID`, if the app sells it.
@@ -49,6 +53,7 @@ public struct App: Hashable, Sendable, Codable {
         case consumption
         case writeBack = "write_back"
         case googlePlay = "google_play"
+        case externalPurchase = "external_purchase"
     }
 
     /// The file's documented key for the ownership policy; `ownership_policy` (a `CodingKeys` case, the key the
@@ -78,6 +83,8 @@ public struct App: Hashable, Sendable, Codable {
         consumption = try container.decodeIfPresent(ConsumptionPolicy.self, forKey: .consumption) ?? .disabled
         writeBack = try container.decodeIfPresent(WriteBackPolicy.self, forKey: .writeBack) ?? .off
         googlePlay = try container.decodeIfPresent(GooglePlayListing.self, forKey: .googlePlay)
+        externalPurchase =
+            try container.decodeIfPresent(ExternalPurchasePolicy.self, forKey: .externalPurchase) ?? .off
     }
 
     /// The policy the file names under `ownership:` (catalog names) or `ownership_policy:` (stored names), the

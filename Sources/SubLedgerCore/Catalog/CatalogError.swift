@@ -28,6 +28,7 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidPackageName = "invalid_package_name"
             case googlePlayProductWithoutListing = "google_play_product_without_listing"
             case invalidGooglePlayPush = "invalid_google_play_push"
+            case invalidExternalPurchase = "invalid_external_purchase"
         }
 
         private let value: Value
@@ -86,6 +87,9 @@ public struct CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
         /// `google_play.push_audience` and `push_service_account` are not both given, or one is not usable (the
         /// audience 1 to 2048 printable ASCII characters, the service account `name@domain`).
         public static let invalidGooglePlayPush = Code(.invalidGooglePlayPush)
+        /// `external_purchase.report` without `apple_app_id` (the token names the app by it) or without a
+        /// `tax_country` of three capital letters (ISO 3166-1 alpha-3).
+        public static let invalidExternalPurchase = Code(.invalidExternalPurchase)
 
         public var description: String { value.rawValue }
     }

@@ -62,6 +62,10 @@ extension App {
         if let listing = googlePlay, !listing.hasValidPushSettings {
             errors.append(CatalogError(code: .invalidGooglePlayPush, subject: bundleID))
         }
+        // A token names the app by bundle and Apple id; reports name the country the sales are taxed in.
+        if externalPurchase.report, appAppleID == nil || !externalPurchase.isValid {
+            errors.append(CatalogError(code: .invalidExternalPurchase, subject: bundleID))
+        }
         var seenProductIDs: Set<String> = []
         for product in products {
             if !seenProductIDs.insert(product.productID).inserted {

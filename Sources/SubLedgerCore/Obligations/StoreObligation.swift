@@ -15,6 +15,10 @@ public struct StoreObligation: Hashable, Sendable {
         /// App Store: answer a consumption request (a customer asked Apple for a refund) with Send Consumption
         /// Information, within Apple's 12 hours; owed by the CONSUMPTION_REQUEST notification's apply.
         case sendConsumptionInformation = "send_consumption_information"
+        /// App Store: send an external purchase report (Send External Purchase Report) of a token handed over with a
+        /// web order, or named by an `EXTERNAL_PURCHASE_TOKEN` notification, and confirm Apple holds it (Retrieve
+        /// External Purchase Report); owed by the apply that credits or revokes a transaction of the token's chain.
+        case reportExternalPurchase = "report_external_purchase"
         /// Google Play: acknowledge a subscription purchase (Google refunds one left unacknowledged three days).
         case acknowledgeSubscription = "acknowledge_subscription"
         /// Google Play: acknowledge a non-consumable or non-renewing one-time purchase.
@@ -25,7 +29,8 @@ public struct StoreObligation: Hashable, Sendable {
         /// The store the call goes to.
         public var store: Store {
             switch self {
-            case .setAppAccountToken, .finishTransaction, .sendConsumptionInformation: .appStore
+            case .setAppAccountToken, .finishTransaction, .sendConsumptionInformation, .reportExternalPurchase:
+                .appStore
             case .acknowledgeSubscription, .acknowledgeProduct, .consumeProduct: .googlePlay
             }
         }
@@ -40,6 +45,9 @@ public struct StoreObligation: Hashable, Sendable {
         /// App Store: the consumption request Send Consumption Information answers (the identity: one answer per
         /// request), by its id in the storage layer.
         case consumptionRequest(id: Int64)
+        /// App Store: the external purchase report to send (the identity: one obligation per report), by its id in
+        /// the storage layer.
+        case externalPurchaseReport(id: Int64)
         /// Google Play: the purchase token acknowledged or consumed (the identity: one call per token, whatever
         /// renews on it) and the product id Google's methods name.
         case googlePlay(purchaseToken: String, productID: String)

@@ -24,6 +24,8 @@ struct StripeCheckoutController: Sendable {
         var cancel_url: String?
         var customer: String?
         var trial_period_days: Int?
+        /// The external purchase token StoreKit gave the iOS app that linked out to this purchase.
+        var external_purchase_token: String?
     }
 
     struct CheckoutBody: ResponseEncodable {
@@ -49,17 +51,31 @@ struct StripeCheckoutController: Sendable {
         if let days = body.trial_period_days, !(1...730).contains(days) {
             throw APIError.badRequest(.invalidValue, "trial_period_days must be between 1 and 730")
         }
+        // The checker bounds, decodes and checks the token; this refuses text no token could be before it does.
+        if let token = body.external_purchase_token,
+            !(1...4096).contains(token.utf8.count) || token.utf8.contains(0)
+        {
+            throw APIError.badRequest(
+                .invalidExternalPurchaseToken, "external_purchase_token must be 1 to 4096 characters of base64url")
+        }
         let started: StripeCheckout.Started
         do {
             started = try await checkout.start(
                 .init(
                     account: account, productID: productID, price: price, successURL: successURL,
-                    cancelURL: cancelURL, customer: customer, trialPeriodDays: body.trial_period_days),
+                    cancelURL: cancelURL, customer: customer, trialPeriodDays: body.trial_period_days,
+                    externalPurchaseToken: body.external_purchase_token),
                 app: app, now: now())
         } catch let refusal as StripeCheckout.Refusal {
             switch refusal.code {
             case .notSoldOnStripe: throw APIError.unprocessable(.unknownProduct, refusal.message)
             case .priceMismatch, .trialNotOffered: throw APIError.unprocessable(.invalidValue, refusal.message)
+            case .externalPurchaseNotReported:
+                throw APIError.unprocessable(.externalPurchaseNotReported, refusal.message)
+            case .invalidExternalPurchaseToken:
+                throw APIError.badRequest(.invalidExternalPurchaseToken, refusal.message)
+            case .externalPurchaseTokenTaken:
+                throw APIError(.conflict, code: .externalPurchaseTokenTaken, message: refusal.message)
             }
         }
         return EditedResponse(

@@ -18,6 +18,7 @@ public struct ReportRequest: Sendable, Hashable {
         case activeOverTime(days: Int, now: Instant)
         case quarantined(limit: Int)
         case consumption(from: Instant, to: Instant, limit: Int, now: Instant)
+        case externalPurchases(limit: Int)
         case trials(from: Instant, to: Instant, granularity: TrialsReport.Granularity, now: Instant)
         case retention(from: Instant, to: Instant, months: Int, currency: String?, now: Instant)
         case mrr(from: Instant, to: Instant, now: Instant, currency: String?)
@@ -36,7 +37,7 @@ public struct ReportRequest: Sendable, Hashable {
     public static let names = [
         "summary", "active", "expiring", "churn", "refunds", "transfers", "unclaimed", "account", "original",
         "active-over-time", "quarantined",
-        "consumption",
+        "consumption", "external-purchases",
         "trials", "retention",
         "mrr", "revenue",
     ]
@@ -46,7 +47,7 @@ public struct ReportRequest: Sendable, Hashable {
         "summary": ["at"], "active": ["at"], "expiring": ["at", "within", "limit"], "churn": ["from", "to"],
         "refunds": ["from", "to", "limit"], "transfers": ["from", "to", "limit"], "unclaimed": ["limit"],
         "account": [], "original": [], "active-over-time": ["days"], "quarantined": ["limit"],
-        "consumption": ["from", "to", "limit"],
+        "consumption": ["from", "to", "limit"], "external-purchases": ["limit"],
         "trials": ["from", "to", "cohort"], "retention": ["from", "to", "months", "currency"],
         "mrr": ["from", "to", "currency"], "revenue": ["from", "to", "by", "currency"],
     ]
@@ -130,6 +131,7 @@ public struct ReportRequest: Sendable, Hashable {
         case "consumption":
             let (from, to) = try range(defaultDays: 30)
             kind = .consumption(from: from, to: to, limit: try limit(), now: now)
+        case "external-purchases": kind = .externalPurchases(limit: try limit())
         case "trials", "retention":
             kind = try Self.cohortKind(name, options: options, instant: instant, now: now)
         case "mrr", "revenue":

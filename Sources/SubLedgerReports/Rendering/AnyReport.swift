@@ -12,6 +12,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
     case activeOverTime(ActiveOverTimeReport)
     case quarantined(QuarantinedReport)
     case consumption(ConsumptionReport)
+    case externalPurchases(ExternalPurchasesReport)
     case trials(TrialsReport)
     case retention(RetentionReport)
     case mrr(MRRReport)
@@ -32,6 +33,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .activeOverTime(let report): try report.encode(to: encoder)
         case .quarantined(let report): try report.encode(to: encoder)
         case .consumption(let report): try report.encode(to: encoder)
+        case .externalPurchases(let report): try report.encode(to: encoder)
         case .trials(let report): try report.encode(to: encoder)
         case .retention(let report): try report.encode(to: encoder)
         case .mrr(let report): try report.encode(to: encoder)
@@ -54,6 +56,7 @@ public enum AnyReport: Sendable, Hashable, Encodable {
         case .activeOverTime(let report): report.table
         case .quarantined(let report): report.table
         case .consumption(let report): report.table
+        case .externalPurchases(let report): report.table
         case .trials(let report): report.table
         case .retention(let report): report.table
         case .mrr(let report): report.table

@@ -43,6 +43,8 @@ public enum Reports {
         case .consumption(let from, let to, let limit, let now):
             return .consumption(
                 try consumption(on: connection, scope: scope, from: from, to: to, limit: limit, now: now))
+        case .externalPurchases(let limit):
+            return .externalPurchases(try externalPurchases(on: connection, scope: scope, limit: limit))
         case .trials(let from, let to, let granularity, let now):
             return .trials(
                 try trials(on: connection, scope: scope, from: from, to: to, granularity: granularity, now: now))

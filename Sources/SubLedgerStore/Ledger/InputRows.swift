@@ -70,11 +70,12 @@ enum InputRows {
         let applied = environment != nil
         return """
             INSERT INTO notifications (app_id, notification_id, version, notification_type, subtype, environment,
-                body, signed_at, consumption_request_reason, attempts, status, applied_at)
+                body, signed_at, consumption_request_reason, external_purchase_id, attempts, status, applied_at)
             VALUES (\(appID), \(notification.notificationID), \(notification.version.rawValue),
                 \(notification.notificationType), \(notification.subtype),
                 \((environment ?? notification.environment).rawValue), \(received.body),
-                \(timestamp(notification.signedDate)), \(notification.consumptionRequestReason), 1,
+                \(timestamp(notification.signedDate)), \(notification.consumptionRequestReason),
+                \(notification.externalPurchaseID), 1,
                 CASE WHEN \(applied) THEN 'applied' ELSE 'pending' END, CASE WHEN \(applied) THEN now() END)
             ON CONFLICT (notification_id) DO NOTHING
             RETURNING notification_row_id

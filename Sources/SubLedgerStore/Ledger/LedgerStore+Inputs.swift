@@ -313,7 +313,9 @@ extension LedgerStore {
     ) throws -> NotificationOutcome {
         // Apple asks about a refund: the request is recorded with the notification's effects (docs/guides/operate.md),
         // after the apply; any other type ends the transaction with the apply's last batch.
-        let recordsRequest = cause.notificationType == "CONSUMPTION_REQUEST"
+        // Apple asks for a token's report: recorded after the apply too (step 51).
+        let recordsRequest =
+            cause.notificationType == "CONSUMPTION_REQUEST" || cause.notificationType == "EXTERNAL_PURCHASE_TOKEN"
         let (applied, stored) = try Self.applying(
             input, app: app, reference: reference, storing: received, cause: cause, committing: !recordsRequest,
             now: now, on: connection)
@@ -321,8 +323,10 @@ extension LedgerStore {
             throw StoreError(code: .corruptRow, message: "a notification's apply names no stored notification")
         }
         // The cause's type is the stored row's `notification_type`, which the statement checks again.
-        if recordsRequest {
+        if cause.notificationType == "CONSUMPTION_REQUEST" {
             try ConsumptionRequestRows.recordIfRequested(notificationRowID: id, input: input, app: app, on: connection)
+        } else if recordsRequest {
+            try ExternalPurchaseRows.recordNotified(notificationRowID: id, app: app, now: now, on: connection)
         }
         return .applied(id: id, applied)
     }

@@ -65,5 +65,6 @@ public enum BundledMigrations {
         ("0048_account_erasure_keyed_digests.sql", PackageResources._048_account_erasure_keyed_digests_sql),
         ("0049_consumption_answers_as_obligations.sql", PackageResources._049_consumption_answers_as_obligations_sql),
         ("0050_stripe.sql", PackageResources._050_stripe_sql),
+        ("0051_external_purchase_reports.sql", PackageResources._051_external_purchase_reports_sql),
     ]
 }

@@ -13,21 +13,23 @@ enum StoreObligationRows {
             var purchaseToken: String?
             var productID: String?
             var consumptionRequestID: Int64?
+            var reportID: Int64?
             switch obligation.payload {
             case .appStore(let sequence): bindingSequence = sequence
             case .consumptionRequest(let id): consumptionRequestID = id
+            case .externalPurchaseReport(let id): reportID = id
             case .googlePlay(let token, let product): (purchaseToken, productID) = (token, product)
             }
-            // No conflict target: each store's identity is its own unique index (steps 43 and 49).
+            // No conflict target: each store's identity is its own unique index (steps 43, 49 and 51).
             batch.append(
                 """
                 INSERT INTO store_obligations (app_id, store, kind, environment, original_transaction_id,
                     transaction_id, account_id, binding_sequence, purchase_token, product_id, consumption_request_id,
-                    created_at)
+                    external_purchase_report_id, created_at)
                 VALUES (\(appID), \(obligation.store.rawValue), \(obligation.kind.rawValue),
                     \(obligation.chain.environment.rawValue), \(obligation.chain.chainID),
                     \(obligation.transactionID), \(obligation.account?.rawValue), \(Int64(bindingSequence)),
-                    \(purchaseToken), \(productID), \(consumptionRequestID), \(timestamp(now)))
+                    \(purchaseToken), \(productID), \(consumptionRequestID), \(reportID), \(timestamp(now)))
                 ON CONFLICT DO NOTHING
                 """)
         }

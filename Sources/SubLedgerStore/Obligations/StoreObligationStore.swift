@@ -75,7 +75,8 @@ public struct StoreObligationStore: Sendable {
                 FROM due WHERE o.obligation_id = due.obligation_id
                 RETURNING o.obligation_id, o.app_id, (SELECT bundle_id FROM apps a WHERE a.app_id = o.app_id),
                     o.kind, o.environment, o.original_transaction_id, o.transaction_id, o.account_id,
-                    o.binding_sequence, o.purchase_token, o.product_id, o.attempts, o.consumption_request_id
+                    o.binding_sequence, o.purchase_token, o.product_id, o.attempts, o.consumption_request_id,
+                    o.external_purchase_report_id
                 """)
             return try rows.map { row in
                 guard let kind = StoreObligation.Kind(rawValue: try row.decode(String.self, at: 3)) else {
@@ -88,6 +89,12 @@ public struct StoreObligationStore: Sendable {
                         throw StoreError(code: .corruptRow, message: "a consumption answer without its request")
                     }
                     payload = .consumptionRequest(id: request)
+                case .appStore where kind == .reportExternalPurchase:
+                    guard let report = try row.decode(Int64?.self, at: 13) else {
+                        throw StoreError(
+                            code: .corruptRow, message: "an external purchase report obligation without its report")
+                    }
+                    payload = .externalPurchaseReport(id: report)
                 case .appStore:
                     payload = .appStore(bindingSequence: Int(try row.decode(Int32.self, at: 8)))
                 case .googlePlay:

@@ -3,20 +3,28 @@ import AppStoreClients
 import SubLedgerCore
 import SubLedgerStore
 
-/// The App Store's side of the obligation sender: Set App Account Token, Finish Transaction and the answers to
-/// consumption requests (`ConsumptionAnswerSender`) through the App Store Server API, with the app's key. Transient: 5xx, 429, timeouts, Apple not called now (the gateway's breaker), a
-/// missing or unusable API key (which the operator can still add); Apple's 4xx refusals are final.
+/// The App Store's side of the obligation sender: Set App Account Token, Finish Transaction, the answers to
+/// consumption requests (`ConsumptionAnswerSender`) and External Purchase reports (`ExternalPurchaseReportSender`)
+/// through the App Store Server API, with the app's key. Transient: 5xx, 429, timeouts, Apple not called now (the
+/// gateway's breaker), a missing or unusable API key (which the operator can still add); Apple's 4xx refusals are
+/// final.
 public struct AppStoreObligationSender: ObligationSending {
     let apple: AppleGateway
     /// Where an account's app account token is found or made.
     let tokens: AccountTokenStore
     /// Answers consumption requests.
     let consumption: ConsumptionAnswerSender
+    /// Sends External Purchase reports.
+    let externalPurchases: ExternalPurchaseReportSender
 
-    public init(apple: AppleGateway, tokens: AccountTokenStore, consumption: ConsumptionAnswerSender) {
+    public init(
+        apple: AppleGateway, tokens: AccountTokenStore, consumption: ConsumptionAnswerSender,
+        externalPurchases: ExternalPurchaseReportSender
+    ) {
         self.apple = apple
         self.tokens = tokens
         self.consumption = consumption
+        self.externalPurchases = externalPurchases
     }
 
     public var store: Store { .appStore }
@@ -37,6 +45,9 @@ public struct AppStoreObligationSender: ObligationSending {
         } catch {
             return .transient(detail: "server_api_key: \(error)")
         }
+        if case .externalPurchaseReport(let reportID) = obligation.payload {
+            return await externalPurchases.send(reportID: reportID, app: app, client: client, now: now)
+        }
         var token: String?
         do {
             switch obligation.kind {
@@ -56,28 +67,36 @@ public struct AppStoreObligationSender: ObligationSending {
                 }
             case .sendConsumptionInformation:
                 return .refused(detail: "no_request: a consumption answer names no request")
+            case .reportExternalPurchase:
+                return .refused(detail: "no_report: an external purchase report obligation names no report")
             case .acknowledgeSubscription, .acknowledgeProduct, .consumeProduct:
                 return .refused(detail: "wrong_store: \(obligation.kind.rawValue) is not an App Store call")
             }
             return .sent(appAccountToken: token)
         } catch let error as ServerAPICallFailure {
-            switch error {
-            case .notCalled(let wait):
-                return .transient(
-                    detail: "apple_unavailable: Apple is not called now; not sent",
-                    notBefore: now.adding(
-                        milliseconds: wait.components.seconds * 1000
-                            + wait.components.attoseconds / 1_000_000_000_000_000))
-            case .apple(let error):
-                if error.isRetryable {
-                    return .transient(
-                        httpStatus: error.httpStatus, storeErrorCode: error.apiErrorCode, detail: "\(error)",
-                        notBefore: error.retryAfter)
-                }
-                return .refused(httpStatus: error.httpStatus, storeErrorCode: error.apiErrorCode, detail: "\(error)")
-            }
+            return Self.attempt(error, now: now)
         } catch {
             return .transient(detail: "database: \(error)")
+        }
+    }
+
+    /// What a call to the App Store Server API that failed makes of an attempt: transient when Apple was not called
+    /// now or its failure may pass, else refused.
+    static func attempt(_ failure: ServerAPICallFailure, now: Instant) -> ObligationAttempt {
+        switch failure {
+        case .notCalled(let wait):
+            return .transient(
+                detail: "apple_unavailable: Apple is not called now; not sent",
+                notBefore: now.adding(
+                    milliseconds: wait.components.seconds * 1000
+                        + wait.components.attoseconds / 1_000_000_000_000_000))
+        case .apple(let error):
+            if error.isRetryable {
+                return .transient(
+                    httpStatus: error.httpStatus, storeErrorCode: error.apiErrorCode, detail: "\(error)",
+                    notBefore: error.retryAfter)
+            }
+            return .refused(httpStatus: error.httpStatus, storeErrorCode: error.apiErrorCode, detail: "\(error)")
         }
     }
 }

@@ -67,7 +67,8 @@ public struct LedgerUseCases: Sendable {
                 catalog: catalog, logger: logger, now: now),
             stripe: StripePort(store: store, gateway: stripe, catalog: catalog, logger: logger, now: now))
         orders = Orders(store: store)
-        stripeCheckout = StripeCheckout(orders: orders, gateway: stripe)
+        stripeCheckout = StripeCheckout(
+            orders: orders, gateway: stripe, externalPurchases: ExternalPurchaseStore(pool: pool))
         appTransactionClaims = AppTransactionClaims(store: AppTransactionStore(pool: pool), apple: apple, now: now)
         erasures = AccountErasures(store: AccountErasureStore(pool: pool), catalog: catalog, now: now)
         consumption = ConsumptionRecords(store: ConsumptionStore(pool: pool))

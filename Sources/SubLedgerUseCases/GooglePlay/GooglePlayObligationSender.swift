@@ -38,7 +38,7 @@ public struct GooglePlayObligationSender: ObligationSending {
                     packageName: packageName, productId: productID, token: purchaseToken)
             case .consumeProduct:
                 try await client.consumeProduct(packageName: packageName, productId: productID, token: purchaseToken)
-            case .setAppAccountToken, .finishTransaction, .sendConsumptionInformation:
+            case .setAppAccountToken, .finishTransaction, .sendConsumptionInformation, .reportExternalPurchase:
                 return .refused(detail: "wrong_store: \(obligation.kind.rawValue) is not a Google Play call")
             }
             return .sent()

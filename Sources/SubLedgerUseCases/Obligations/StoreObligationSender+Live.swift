@@ -19,7 +19,9 @@ extension StoreObligationSender {
                         apple: gateways.apple, tokens: AccountTokenStore(pool: pool),
                         consumption: ConsumptionAnswerSender(
                             store: ConsumptionStore(pool: pool), apple: gateways.apple, retry: configuration.retry,
-                            logger: logger))
+                            logger: logger),
+                        externalPurchases: ExternalPurchaseReportSender(
+                            store: ExternalPurchaseStore(pool: pool), apple: gateways.apple))
                 case .googlePlay: GooglePlayObligationSender(gateway: gateways.googlePlay)
                 // Owed nothing after an apply (`StoreObligation.owed`): a paid invoice needs no acknowledgement.
                 case .stripe: nil

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Stripe
 import StripeClients
@@ -9,13 +10,19 @@ import SubLedgerStore
 /// beside the app's bundle id), so whatever Stripe later says about the purchase names the account it was bought for.
 /// An auto-renewable product is sold in `subscription` mode; a non-consumable, consumable or non-renewing one in
 /// `payment` mode, a one-time payment whose payment intent also names the product.
+///
+/// An iOS app that links out to this purchase hands over the external purchase token StoreKit gave it: checked
+/// against the app (`ExternalPurchaseTokenChecker`) and stored with the order, once, so the purchase and its
+/// renewals and refunds are reported to Apple (docs/guides/stripe.md, "External Purchase reporting").
 public struct StripeCheckout: Sendable {
     let orders: Orders
     let gateway: StripeGateway
+    let externalPurchases: ExternalPurchaseStore
 
-    public init(orders: Orders, gateway: StripeGateway) {
+    public init(orders: Orders, gateway: StripeGateway, externalPurchases: ExternalPurchaseStore) {
         self.orders = orders
         self.gateway = gateway
+        self.externalPurchases = externalPurchases
     }
 
     /// What the app server asks for.
@@ -29,10 +36,12 @@ public struct StripeCheckout: Sendable {
         /// The Stripe customer to charge, when the app server knows one.
         public var customer: String?
         public var trialPeriodDays: Int?
+        /// The external purchase token the iOS app received for this purchase, as the app handed it over.
+        public var externalPurchaseToken: String?
 
         public init(
             account: AccountID, productID: String, price: String, successURL: String, cancelURL: String? = nil,
-            customer: String? = nil, trialPeriodDays: Int? = nil
+            customer: String? = nil, trialPeriodDays: Int? = nil, externalPurchaseToken: String? = nil
         ) {
             self.account = account
             self.productID = productID
@@ -41,6 +50,7 @@ public struct StripeCheckout: Sendable {
             self.cancelURL = cancelURL
             self.customer = customer
             self.trialPeriodDays = trialPeriodDays
+            self.externalPurchaseToken = externalPurchaseToken
         }
     }
 
@@ -54,6 +64,12 @@ public struct StripeCheckout: Sendable {
             case priceMismatch = "price_mismatch"
             /// A trial was asked for a product that is not a subscription.
             case trialNotOffered = "trial_not_offered"
+            /// An external purchase token for an app whose catalog does not report external purchases.
+            case externalPurchaseNotReported = "external_purchase_not_reported"
+            /// The external purchase token is not this app's, or not a token (`ExternalPurchaseTokenError`).
+            case invalidExternalPurchaseToken = "invalid_external_purchase_token"
+            /// The external purchase token came with another order before.
+            case externalPurchaseTokenTaken = "external_purchase_token_taken"
         }
 
         public var code: Code
@@ -83,6 +99,7 @@ public struct StripeCheckout: Sendable {
             throw Refusal(
                 code: .trialNotOffered, message: "'\(request.productID)' is a one-time purchase: it has no trial")
         }
+        let token = try request.externalPurchaseToken.map { try Self.check($0, app: app, now: now) }
         let client = try await gateway.client(for: app)
         let price: StripePrice
         do {
@@ -102,7 +119,19 @@ public struct StripeCheckout: Sendable {
             throw Refusal(
                 code: .priceMismatch, message: "the price is not a one-time price of '\(request.productID)'")
         }
-        let order = try await orders.create(account: request.account, productID: request.productID, app: app, now: now)
+        let order: Order
+        if let token {
+            do {
+                order = try await externalPurchases.createOrder(
+                    account: request.account, productID: request.productID, token: token, app: app, now: now)
+            } catch is ExternalPurchaseTokenTaken {
+                throw Refusal(
+                    code: .externalPurchaseTokenTaken,
+                    message: "the external purchase token was given with another order")
+            }
+        } else {
+            order = try await orders.create(account: request.account, productID: request.productID, app: app, now: now)
+        }
         var metadata = [
             (StripeSubscriptionReading.orderMetadataKey, order.id.rawValue),
             (StripeSubscriptionReading.appMetadataKey, app.bundleID),
@@ -125,6 +154,29 @@ public struct StripeCheckout: Sendable {
             return Started(order: order, sessionID: session.id, mode: session.mode, url: session.url)
         } catch {
             throw IngestionError(error)
+        }
+    }
+
+    /// `raw` checked against `app` at `now`, as it is stored.
+    public static func check(_ raw: String, app: StoredApp, now: Instant) throws -> ExternalPurchaseTokenRecord {
+        let definition = app.definition
+        guard definition.externalPurchase.report else {
+            throw Refusal(
+                code: .externalPurchaseNotReported,
+                message: "\(app.bundleID) does not report external purchases (external_purchase.report in the catalog)")
+        }
+        let checker = ExternalPurchaseTokenChecker(
+            configuration: .init(bundleID: app.bundleID, appAppleID: definition.appAppleID))
+        do {
+            let checked = try checker.check(raw, now: now)
+            return ExternalPurchaseTokenRecord(
+                externalPurchaseID: checked.externalPurchaseID, environment: checked.environment,
+                tokenType: checked.tokenType?.rawValue, createdAt: checked.createdAt)
+        } catch {
+            throw Refusal(
+                code: .invalidExternalPurchaseToken,
+                message: "external_purchase_token is refused: \(error.code)"
+                    + (error.field.map { " (\($0))" } ?? ""))
         }
     }
 }

@@ -86,9 +86,12 @@ struct StripeHarness: Sendable {
 
     /// Runs `body` beside a live server whose Stripe API is `stripeURL` (each call given `stripeTimeout`: a port
     /// nothing listens on is tried again until then), on the clock `now`.
+    /// `catalog` and `secrets` replace the harness's catalog file and add to its secrets; `apple` is the gateway to
+    /// Apple (by default one to a port nothing listens on).
     static func run(
         stripeURL: String, stripeTimeout: Duration = .seconds(10),
-        now: @escaping @Sendable () -> Instant = { Instant.systemNow() },
+        now: @escaping @Sendable () -> Instant = { Instant.systemNow() }, catalog catalogText: String = catalogYAML,
+        secrets extraSecrets: AppSecrets? = nil, apple appleGateway: AppleGateway? = nil,
         _ body: @Sendable (StripeHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
@@ -96,7 +99,13 @@ struct StripeHarness: Sendable {
             try await migrator.migrate(pool)
             let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
             let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
-            let (definitions, secrets) = try CatalogFile.read(catalogYAML)
+            let (definitions, fileSecrets) = try CatalogFile.read(catalogText)
+            var secrets = fileSecrets
+            if let extraSecrets {
+                var merged = secrets[bundleID] ?? AppSecrets()
+                merged.serverAPI = extraSecrets.serverAPI ?? merged.serverAPI
+                secrets[bundleID] = merged
+            }
             try await catalog.applyCatalog(definitions, secrets: secrets)
             let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: bundleID, name: "web").secret
             let gateway = StripeGateway(
@@ -105,12 +114,14 @@ struct StripeHarness: Sendable {
                     baseURL: stripeURL, timeout: stripeTimeout,
                     retry: .init(maximumAttempts: 2, initialDelay: .milliseconds(10))),
                 logger: TestDatabase.logger)
-            let apple = try AppleGateway(
-                configuration: AppleConfiguration(
-                    verifyReceiptProductionURL: "http://127.0.0.1:9/verifyReceipt",
-                    verifyReceiptSandboxURL: "http://127.0.0.1:9/sandbox/verifyReceipt", trustAppleRoot: true,
-                    timeout: .seconds(2)),
-                logger: TestDatabase.logger)
+            let apple =
+                try appleGateway
+                ?? AppleGateway(
+                    configuration: AppleConfiguration(
+                        verifyReceiptProductionURL: "http://127.0.0.1:9/verifyReceipt",
+                        verifyReceiptSandboxURL: "http://127.0.0.1:9/sandbox/verifyReceipt", trustAppleRoot: true,
+                        timeout: .seconds(2)),
+                    logger: TestDatabase.logger)
             var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: apple, now: now)
             dependencies.stripe = gateway
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)

@@ -55,7 +55,9 @@ import Testing
                     apple: apple, tokens: AccountTokenStore(pool: e.service.pool),
                     consumption: ConsumptionAnswerSender(
                         store: ConsumptionStore(pool: e.service.pool), apple: apple, retry: configuration.retry,
-                        logger: TestDatabase.logger))
+                        logger: TestDatabase.logger),
+                    externalPurchases: ExternalPurchaseReportSender(
+                        store: ExternalPurchaseStore(pool: e.service.pool), apple: apple))
             ],
             logger: TestDatabase.logger, now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }

@@ -23,6 +23,9 @@ public struct ServerNotification: Hashable, Sendable, Codable {
     /// V2 `consumptionRequestReason` of a `CONSUMPTION_REQUEST`, raw (`UNINTENDED_PURCHASE`, `FULFILLMENT_ISSUE`,
     /// `UNSATISFIED_WITH_PURCHASE`, `LEGAL`, `OTHER`, or one Apple adds later): why the customer asked for a refund.
     public var consumptionRequestReason: String?
+    /// V2 `externalPurchaseToken.externalPurchaseId` of an `EXTERNAL_PURCHASE_TOKEN`: the token Apple asks to be
+    /// reported.
+    public var externalPurchaseID: String?
 
     public enum Version: String, Hashable, Sendable, Codable {
         case v1
@@ -41,7 +44,8 @@ public struct ServerNotification: Hashable, Sendable, Codable {
         transaction: Transaction? = nil,
         renewalInfo: RenewalInfo? = nil,
         receipt: ReceiptSnapshot? = nil,
-        consumptionRequestReason: String? = nil
+        consumptionRequestReason: String? = nil,
+        externalPurchaseID: String? = nil
     ) {
         self.notificationID = notificationID
         self.version = version
@@ -55,5 +59,6 @@ public struct ServerNotification: Hashable, Sendable, Codable {
         self.renewalInfo = renewalInfo
         self.receipt = receipt
         self.consumptionRequestReason = consumptionRequestReason
+        self.externalPurchaseID = externalPurchaseID
     }
 }

@@ -37,6 +37,10 @@ public enum AppleCallMetrics {
         public static let setAppAccountToken = Endpoint("set_app_account_token")
         /// App Store Server API: Finish Transaction.
         public static let finishTransaction = Endpoint("finish_transaction")
+        /// External Purchase Server API: Send External Purchase Report.
+        public static let sendExternalPurchaseReport = Endpoint("send_external_purchase_report")
+        /// External Purchase Server API: Retrieve External Purchase Report.
+        public static let retrieveExternalPurchaseReport = Endpoint("retrieve_external_purchase_report")
     }
 
     /// How a call ended.

@@ -1,0 +1,138 @@
+import PostgresLibPQ
+import SubLedgerCore
+
+/// The external purchase tokens, reports and line items an apply records (schema step 51), in its transaction: a
+/// token whose order a transaction of the apply's chains fulfilled is bound to that chain, each of the bound chains'
+/// transactions not reported yet becomes a `BUY` line item and each revoked one a `REFUND`, and the new line items of
+/// a token make one report (its `requestIdentifier` drawn now) with the store obligation that sends it.
+enum ExternalPurchaseRows {
+    /// Appends the statements for `chains` of `app` to `batch`; nothing for an app that does not report.
+    static func record(_ chains: [ChainKey], app: StoredApp, now: Instant, into batch: inout PostgresBatch) {
+        guard app.definition.externalPurchase.report, !chains.isEmpty else { return }
+        let environments = PostgresArrayText.strings(chains.map(\.environment.rawValue))
+        let originals = PostgresArrayText.strings(chains.map(\.chainID))
+        // The order's chain: the order was fulfilled (earlier in this batch) by a transaction of one of these chains.
+        batch.append(
+            """
+            UPDATE external_purchase_tokens k
+            SET chain_environment = t.environment, original_transaction_id = t.original_transaction_id
+            FROM orders o, transactions t,
+                unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
+            WHERE k.app_id = \(app.appID) AND k.original_transaction_id IS NULL AND o.app_id = k.app_id
+              AND o.order_id = k.order_id AND t.app_id = o.app_id AND t.environment = o.environment
+              AND t.transaction_id = o.fulfilled_transaction_id AND t.environment = c.environment
+              AND t.original_transaction_id = c.chain
+            """)
+        // A BUY per paid transaction of a bound chain, a REFUND per one revoked; each once (the unique key).
+        batch.append(
+            """
+            INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at)
+            SELECT gen_random_uuid(), k.token_id, t.transaction_id, 'BUY', \(timestamp(now))
+            FROM unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
+            JOIN external_purchase_tokens k ON k.app_id = \(app.appID) AND k.chain_environment = c.environment
+                AND k.original_transaction_id = c.chain
+            JOIN transactions t ON t.app_id = k.app_id AND t.environment = k.chain_environment
+                AND t.original_transaction_id = k.original_transaction_id
+            WHERE t.price_milliunits IS NOT NULL AND t.currency IS NOT NULL
+            ORDER BY t.purchase_date, t.transaction_id
+            ON CONFLICT DO NOTHING
+            """)
+        batch.append(
+            """
+            INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at)
+            SELECT gen_random_uuid(), b.token_id, b.transaction_id, 'REFUND', \(timestamp(now))
+            FROM unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
+            JOIN external_purchase_tokens k ON k.app_id = \(app.appID) AND k.chain_environment = c.environment
+                AND k.original_transaction_id = c.chain
+            JOIN external_purchase_line_items b ON b.token_id = k.token_id AND b.event_type = 'BUY'
+            JOIN transactions t ON t.app_id = k.app_id AND t.environment = k.chain_environment
+                AND t.transaction_id = b.transaction_id
+            WHERE t.revocation_date IS NOT NULL
+            ON CONFLICT DO NOTHING
+            """)
+        batch.append(reportNewLineItems(appID: app.appID, now: now))
+    }
+
+    /// One report per token of `appID` with line items in none yet, with the obligation that sends it.
+    static func reportNewLineItems(appID: Int64, now: Instant) -> PostgresQuery {
+        """
+        WITH fresh AS (
+            SELECT DISTINCT l.token_id FROM external_purchase_line_items l
+            JOIN external_purchase_tokens k ON k.token_id = l.token_id
+            WHERE l.report_id IS NULL AND k.app_id = \(appID)
+        ), made AS (
+            INSERT INTO external_purchase_reports (token_id, request_identifier, status, recorded_at)
+            SELECT token_id, gen_random_uuid(), 'LINE_ITEM', \(timestamp(now)) FROM fresh ORDER BY token_id
+            RETURNING report_id, token_id
+        ), assigned AS (
+            UPDATE external_purchase_line_items l SET report_id = made.report_id FROM made
+            WHERE l.token_id = made.token_id AND l.report_id IS NULL
+        )
+        \(owing("made", now: now))
+        """
+    }
+
+    /// The obligations of the reports `made` (a relation of `report_id`, `token_id`) names.
+    static func owing(_ made: PostgresQuery, now: Instant) -> PostgresQuery {
+        """
+        INSERT INTO store_obligations (app_id, store, kind, environment, original_transaction_id, transaction_id,
+            account_id, external_purchase_report_id, created_at)
+        SELECT k.app_id, \(Store.appStore.rawValue), \(StoreObligation.Kind.reportExternalPurchase.rawValue),
+            k.environment, coalesce(k.original_transaction_id, k.external_purchase_id), k.external_purchase_id,
+            o.account_id, m.report_id, \(timestamp(now))
+        FROM \(made) m JOIN external_purchase_tokens k ON k.token_id = m.token_id
+        LEFT JOIN orders o ON o.app_id = k.app_id AND o.order_id = k.order_id
+        ON CONFLICT DO NOTHING
+        """
+    }
+
+    /// Called in the transaction that applies a stored `EXTERNAL_PURCHASE_TOKEN` notification (Apple's
+    /// `UNREPORTED`, `ACTIVE_TOKEN_REMINDER`) of an app that reports: records the report Apple asks for, with the
+    /// obligation that sends it. A token no order came with is recorded and reported `UNRECOGNIZED_TOKEN`; a
+    /// token whose order led to no transaction (nothing reported yet) `NO_LINE_ITEM`; a token reported before
+    /// needs nothing new (its reports are sent, or on their way, by the outbox).
+    static func recordNotified(
+        notificationRowID: Int64, app: StoredApp, now: Instant, on connection: PostgresConnection
+    ) throws {
+        guard app.definition.externalPurchase.report else { return }
+        guard
+            let row = try connection.query(
+                """
+                SELECT external_purchase_id, environment FROM notifications
+                WHERE notification_row_id = \(notificationRowID) AND notification_type = 'EXTERNAL_PURCHASE_TOKEN'
+                  AND external_purchase_id IS NOT NULL
+                """
+            ).first
+        else { return }
+        let externalPurchaseID = try row.decode(String.self, at: 0)
+        let environment = try row.decode(String.self, at: 1)
+        // The token's row, locked against an apply that adds its line items meanwhile; made when unknown.
+        try connection.query(
+            """
+            INSERT INTO external_purchase_tokens (app_id, environment, external_purchase_id, recorded_at)
+            VALUES (\(app.appID), \(environment), \(externalPurchaseID), \(timestamp(now)))
+            ON CONFLICT (app_id, external_purchase_id) DO NOTHING
+            """)
+        let token = try connection.query(
+            """
+            SELECT token_id, order_id IS NOT NULL,
+                EXISTS (SELECT 1 FROM external_purchase_line_items l WHERE l.token_id = k.token_id)
+                    OR EXISTS (SELECT 1 FROM external_purchase_reports r WHERE r.token_id = k.token_id)
+            FROM external_purchase_tokens k
+            WHERE app_id = \(app.appID) AND external_purchase_id = \(externalPurchaseID)
+            FOR UPDATE
+            """
+        ).single()
+        guard try !token.decode(Bool.self, at: 2) else { return }
+        let status = try token.decode(Bool.self, at: 1) ? "NO_LINE_ITEM" : "UNRECOGNIZED_TOKEN"
+        try connection.query(
+            """
+            WITH made AS (
+                INSERT INTO external_purchase_reports (token_id, request_identifier, status, recorded_at)
+                VALUES (\(try token.decode(Int64.self, at: 0)), gen_random_uuid(), \(status), \(timestamp(now)))
+                RETURNING report_id, token_id
+            )
+            \(owing("made", now: now))
+            """)
+    }
+}
