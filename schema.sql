@@ -2567,7 +2567,16 @@ CREATE TABLE external_purchase_line_items (
     transaction_id text NOT NULL,
     event_type text NOT NULL,
     recorded_at timestamp with time zone NOT NULL,
+    product_id text NOT NULL,
+    period_start_ms bigint NOT NULL,
+    period_end_ms bigint,
+    occurred_ms bigint NOT NULL,
+    price_milliunits bigint NOT NULL,
+    currency text NOT NULL,
+    CONSTRAINT external_purchase_line_items_currency_check CHECK (((length(currency) >= 1) AND (length(currency) <= 16))),
     CONSTRAINT external_purchase_line_items_event_type_check CHECK ((event_type = ANY (ARRAY['BUY'::text, 'REFUND'::text]))),
+    CONSTRAINT external_purchase_line_items_price_milliunits_check CHECK ((price_milliunits >= 0)),
+    CONSTRAINT external_purchase_line_items_product_id_check CHECK (((length(product_id) >= 1) AND (length(product_id) <= 1024))),
     CONSTRAINT external_purchase_line_items_transaction_id_check CHECK (((length(transaction_id) >= 1) AND (length(transaction_id) <= 1024)))
 );
 

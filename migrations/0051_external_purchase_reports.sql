@@ -49,7 +49,8 @@ COMMENT ON TABLE external_purchase_reports IS 'citus: coordinator';
 CREATE INDEX index_external_purchase_reports_on_token ON external_purchase_reports (token_id, report_id);
 
 -- external_purchase_line_items: one per transaction event of a token's chain (a BUY per credited transaction, a
--- REFUND per one revoked), each in the one report recorded with it. `line_item_id` is Apple's `lineItemId`.
+-- REFUND per one revoked), each in the one report recorded with it. `line_item_id` is Apple's `lineItemId`. Its
+-- transaction's facts are copied in, so reading a report never joins `transactions` (distributed on Citus).
 CREATE TABLE external_purchase_line_items (
     line_item_id    uuid PRIMARY KEY,
     token_id        bigint NOT NULL REFERENCES external_purchase_tokens (token_id),
@@ -57,6 +58,14 @@ CREATE TABLE external_purchase_line_items (
     transaction_id  text NOT NULL CHECK (length(transaction_id) BETWEEN 1 AND 1024),
     event_type      text NOT NULL CHECK (event_type IN ('BUY', 'REFUND')),
     recorded_at     timestamptz NOT NULL,
+    -- What the report says of the transaction, as the apply that recorded the line item had it: its product, its
+    -- period (milliseconds since 1970), when the event happened (the purchase, or the refund), and its price.
+    product_id      text NOT NULL CHECK (length(product_id) BETWEEN 1 AND 1024),
+    period_start_ms bigint NOT NULL,
+    period_end_ms   bigint,
+    occurred_ms     bigint NOT NULL,
+    price_milliunits bigint NOT NULL CHECK (price_milliunits >= 0),
+    currency        text NOT NULL CHECK (length(currency) BETWEEN 1 AND 16),
     UNIQUE (token_id, transaction_id, event_type)
 );
 COMMENT ON TABLE external_purchase_line_items IS 'citus: coordinator';

@@ -187,7 +187,7 @@ public struct LedgerStore: Sendable {
         _ = StoreObligationRows.record(planned.obligations, appID: app.appID, now: now, into: &writes)
         // Web purchases of an app that reports them: the External Purchase report of their token (step 51), after
         // the orders just fulfilled and the transactions just written.
-        ExternalPurchaseRows.record(decision.updatedChains.map(\.key), app: app, now: now, into: &writes)
+        ExternalPurchaseRows.record(decision.updatedChains, app: app, now: now, into: &writes)
         // The webhook events of this decision, in its transaction (docs/guides/webhooks.md): their accounts'
         // entitlements and credit balances are read here from the read model, after the entries and the periods just
         // rewritten, and the events numbered and inserted in the round trips after this one. The chains this apply

@@ -5,52 +5,100 @@ import SubLedgerCore
 /// token whose order a transaction of the apply's chains fulfilled is bound to that chain, each of the bound chains'
 /// transactions not reported yet becomes a `BUY` line item and each revoked one a `REFUND`, and the new line items of
 /// a token make one report (its `requestIdentifier` drawn now) with the store obligation that sends it.
+///
+/// The chains' transactions are the apply's own, in memory, passed as arrays, and a line item keeps what its report
+/// says of the transaction (product, period, price): the statements read and write the coordinator's tables only, so
+/// on a Citus cluster none joins a distributed table (`transactions` is distributed by chain, the tokens are not).
 enum ExternalPurchaseRows {
-    /// Appends the statements for `chains` of `app` to `batch`; nothing for an app that does not report.
-    static func record(_ chains: [ChainKey], app: StoredApp, now: Instant, into batch: inout PostgresBatch) {
+    /// Appends the statements for the chains of `app` an apply updated to `batch`; nothing for an app that does not
+    /// report.
+    static func record(_ chains: [ChainSnapshot], app: StoredApp, now: Instant, into batch: inout PostgresBatch) {
         guard app.definition.externalPurchase.report, !chains.isEmpty else { return }
-        let environments = PostgresArrayText.strings(chains.map(\.environment.rawValue))
-        let originals = PostgresArrayText.strings(chains.map(\.chainID))
+        // Each transaction as its `transactions` row has it (`ChainRows.upsertTransaction`): its price, currency and
+        // revocation as stored.
+        let all = chains.flatMap { chain in
+            chain.transactions.map { known in
+                Fact(
+                    chain: chain.key, transaction: known.transaction,
+                    price: RevenueFieldRules.price(known.details.price),
+                    currency: RevenueFieldRules.code(known.details.currency),
+                    revocationDate: known.activeRevocation?.revocationDate)
+            }
+        }
+        let environments = PostgresArrayText.strings(all.map(\.chain.environment.rawValue))
+        let originals = PostgresArrayText.strings(all.map(\.chain.chainID))
+        let ids = PostgresArrayText.strings(all.map(\.transaction.transactionID))
         // The order's chain: the order was fulfilled (earlier in this batch) by a transaction of one of these chains.
         batch.append(
             """
             UPDATE external_purchase_tokens k
-            SET chain_environment = t.environment, original_transaction_id = t.original_transaction_id
-            FROM orders o, transactions t,
-                unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
+            SET chain_environment = c.environment, original_transaction_id = c.chain
+            FROM orders o,
+                unnest(\(environments)::text::text[], \(originals)::text::text[], \(ids)::text::text[])
+                    AS c(environment, chain, transaction_id)
             WHERE k.app_id = \(app.appID) AND k.original_transaction_id IS NULL AND o.app_id = k.app_id
-              AND o.order_id = k.order_id AND t.app_id = o.app_id AND t.environment = o.environment
-              AND t.transaction_id = o.fulfilled_transaction_id AND t.environment = c.environment
-              AND t.original_transaction_id = c.chain
+              AND o.order_id = k.order_id AND o.environment = c.environment
+              AND o.fulfilled_transaction_id = c.transaction_id
             """)
         // A BUY per paid transaction of a bound chain, a REFUND per one revoked; each once (the unique key).
-        batch.append(
-            """
-            INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at)
-            SELECT gen_random_uuid(), k.token_id, t.transaction_id, 'BUY', \(timestamp(now))
-            FROM unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
-            JOIN external_purchase_tokens k ON k.app_id = \(app.appID) AND k.chain_environment = c.environment
-                AND k.original_transaction_id = c.chain
-            JOIN transactions t ON t.app_id = k.app_id AND t.environment = k.chain_environment
-                AND t.original_transaction_id = k.original_transaction_id
-            WHERE t.price_milliunits IS NOT NULL AND t.currency IS NOT NULL
-            ORDER BY t.purchase_date, t.transaction_id
-            ON CONFLICT DO NOTHING
-            """)
-        batch.append(
-            """
-            INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at)
-            SELECT gen_random_uuid(), b.token_id, b.transaction_id, 'REFUND', \(timestamp(now))
-            FROM unnest(\(environments)::text::text[], \(originals)::text::text[]) AS c(environment, chain)
-            JOIN external_purchase_tokens k ON k.app_id = \(app.appID) AND k.chain_environment = c.environment
-                AND k.original_transaction_id = c.chain
-            JOIN external_purchase_line_items b ON b.token_id = k.token_id AND b.event_type = 'BUY'
-            JOIN transactions t ON t.app_id = k.app_id AND t.environment = k.chain_environment
-                AND t.transaction_id = b.transaction_id
-            WHERE t.revocation_date IS NOT NULL
-            ON CONFLICT DO NOTHING
-            """)
+        let paid = all.filter { $0.price != nil && $0.currency != nil }
+        if !paid.isEmpty { batch.append(lineItems(paid, event: "BUY", appID: app.appID, now: now)) }
+        let revoked = paid.filter { $0.revocationDate != nil }
+        if !revoked.isEmpty { batch.append(lineItems(revoked, event: "REFUND", appID: app.appID, now: now)) }
         batch.append(reportNewLineItems(appID: app.appID, now: now))
+    }
+
+    /// Line items `event` of `transactions` whose chain a token of `appID` is bound to (a `REFUND` only of a
+    /// transaction with a `BUY`), oldest purchase first, each with what its report says of the transaction.
+    static func lineItems(_ transactions: [Fact], event: String, appID: Int64, now: Instant) -> PostgresQuery {
+        let sorted = transactions.sorted {
+            ($0.transaction.purchaseDate, $0.transaction.transactionID)
+                < ($1.transaction.purchaseDate, $1.transaction.transactionID)
+        }
+        func column(_ values: [String]) -> PostgresQuery {
+            "\(PostgresArrayText.strings(values))::text::text[]"
+        }
+        func milliseconds(_ values: [Instant?]) -> PostgresQuery {
+            "\(PostgresArrayText.strings(values.map { $0.map { String($0.millisecondsSince1970) } ?? "" }))::text::text[]"
+        }
+        let refunds = event == "REFUND"
+        let source: PostgresQuery = """
+            unnest(\(column(sorted.map(\.chain.environment.rawValue))), \(column(sorted.map(\.chain.chainID))),
+                \(column(sorted.map(\.transaction.transactionID))), \(column(sorted.map(\.transaction.productID))),
+                \(milliseconds(sorted.map(\.transaction.purchaseDate))),
+                \(milliseconds(sorted.map(\.transaction.expiresDate))),
+                \(milliseconds(sorted.map { refunds ? $0.revocationDate : $0.transaction.purchaseDate })),
+                \(column(sorted.map { String($0.price ?? 0) })), \(column(sorted.map { $0.currency ?? "" })))
+                WITH ORDINALITY AS c(environment, chain, transaction_id, product_id, period_start, period_end, occurred,
+                    price, currency, position)
+            """
+        let onlyBought: PostgresQuery =
+            refunds
+            ? """
+                AND EXISTS (SELECT 1 FROM external_purchase_line_items b WHERE b.token_id = k.token_id
+                    AND b.event_type = 'BUY' AND b.transaction_id = c.transaction_id)
+                """ : ""
+        return """
+            INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at,
+                product_id, period_start_ms, period_end_ms, occurred_ms, price_milliunits, currency)
+            SELECT gen_random_uuid(), k.token_id, c.transaction_id, \(event), \(timestamp(now)), c.product_id,
+                c.period_start::bigint, nullif(c.period_end, '')::bigint, c.occurred::bigint, c.price::bigint, c.currency
+            FROM \(source)
+            JOIN external_purchase_tokens k ON k.app_id = \(appID) AND k.chain_environment = c.environment
+                AND k.original_transaction_id = c.chain
+            WHERE true \(onlyBought)
+            ORDER BY c.position
+            ON CONFLICT DO NOTHING
+            """
+    }
+
+    /// A transaction of an apply's chain as its line items need it.
+    struct Fact {
+        var chain: ChainKey
+        var transaction: Transaction
+        var price: Int64?
+        var currency: String?
+        var revocationDate: Instant?
     }
 
     /// One report per token of `appID` with line items in none yet, with the obligation that sends it.

@@ -76,15 +76,11 @@ public struct ExternalPurchaseStore: Sendable {
     )] {
         let rows = try connection.query(
             """
-            SELECT l.report_id, l.line_item_id::text, l.event_type, t.transaction_id, t.product_id,
-                \(milliseconds("t.purchase_date")), \(milliseconds("t.expires_date")),
-                \(milliseconds("coalesce(t.revocation_date, t.purchase_date)")), t.price_milliunits, t.currency
+            SELECT l.report_id, l.line_item_id::text, l.event_type, l.transaction_id, l.product_id,
+                l.period_start_ms, l.period_end_ms, l.occurred_ms, l.price_milliunits, l.currency
             FROM external_purchase_line_items l
-            JOIN external_purchase_tokens k ON k.token_id = l.token_id
-            JOIN transactions t ON t.app_id = k.app_id AND t.environment = k.chain_environment
-                AND t.transaction_id = l.transaction_id
             WHERE l.token_id = \(tokenID)
-            ORDER BY t.purchase_date, t.transaction_id, l.event_type
+            ORDER BY l.period_start_ms, l.transaction_id, l.event_type
             """)
         var decoded: [(reportID: Int64?, item: StoredExternalPurchaseReport.LineItem)] = []
         var firstBuy: String?
