@@ -4652,6 +4652,18 @@ CREATE UNIQUE INDEX index_webhook_events_on_account_sequence ON webhook_events U
 CREATE INDEX index_webhook_events_on_created_at ON webhook_events USING btree (app_id, created_at);
 
 --
+-- Name: transactions_stripe_customer; Type: INDEX
+--
+
+CREATE INDEX transactions_stripe_customer ON transactions USING btree (app_id, (((payload -> 'transaction'::text) ->> 'customerID'::text))) WHERE (source = 'stripe_api'::text);
+
+--
+-- Name: transactions_stripe_payment; Type: INDEX
+--
+
+CREATE INDEX transactions_stripe_payment ON transactions USING btree (app_id, (((payload -> 'transaction'::text) ->> 'paymentID'::text))) WHERE (source = 'stripe_api'::text);
+
+--
 -- Name: account_erasures account_erasures_no_update; Type: TRIGGER
 --
 

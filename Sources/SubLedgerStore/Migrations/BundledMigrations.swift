@@ -66,5 +66,6 @@ public enum BundledMigrations {
         ("0049_consumption_answers_as_obligations.sql", PackageResources._049_consumption_answers_as_obligations_sql),
         ("0050_stripe.sql", PackageResources._050_stripe_sql),
         ("0051_external_purchase_reports.sql", PackageResources._051_external_purchase_reports_sql),
+        ("0052_stripe_lookup_indexes.sql", PackageResources._052_stripe_lookup_indexes_sql),
     ]
 }

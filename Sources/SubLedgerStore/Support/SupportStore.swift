@@ -67,27 +67,26 @@ public struct SupportStore: Sendable {
 
     /// The chains of `app` holding a Stripe transaction that names `id` as its customer or its charge, sorted.
     ///
-    /// The ids are kept in the stored transaction (`customerID`, `paymentID` of `transactions.payload`), read among
-    /// the app's Stripe transactions only: support asks rarely, so no index is kept for it.
+    /// The ids are kept in the stored transaction (`customerID`, `paymentID` of `transactions.payload`), found through
+    /// the partial indexes of schema step 52 over the Stripe transactions.
     public func chainKeys(stripe reference: StripeID, id: String, app: StoredApp) async throws -> [ChainKey] {
-        let source = TransactionSource.stripeAPI.rawValue
-        return try await pool.withConnection { connection -> [ChainKey] in
-            let rows: PostgresRows
-            switch reference {
-            case .customer:
-                rows = try connection.query(
-                    """
-                    SELECT DISTINCT environment, original_transaction_id FROM transactions
-                    WHERE app_id = \(app.appID) AND source = \(source) AND payload -> 'transaction' ->> 'customerID' = \(id)
-                    """)
-            case .charge:
-                rows = try connection.query(
-                    """
-                    SELECT DISTINCT environment, original_transaction_id FROM transactions
-                    WHERE app_id = \(app.appID) AND source = \(source) AND payload -> 'transaction' ->> 'paymentID' = \(id)
-                    """)
-            }
-            return try Self.chainKeys(from: rows)
+        try Self.chainKeys(from: try await pool.query(Self.stripeChains(reference, id: id, appID: app.appID)))
+    }
+
+    /// The statement `chainKeys(stripe:id:app:)` runs. The source is a literal, not a parameter, so that every plan
+    /// of the prepared statement, the generic one too, can use the partial index (`WHERE source = 'stripe_api'`).
+    static func stripeChains(_ reference: StripeID, id: String, appID: Int64) -> PostgresQuery {
+        switch reference {
+        case .customer:
+            """
+            SELECT DISTINCT environment, original_transaction_id FROM transactions
+            WHERE app_id = \(appID) AND source = 'stripe_api' AND (payload -> 'transaction' ->> 'customerID') = \(id)
+            """
+        case .charge:
+            """
+            SELECT DISTINCT environment, original_transaction_id FROM transactions
+            WHERE app_id = \(appID) AND source = 'stripe_api' AND (payload -> 'transaction' ->> 'paymentID') = \(id)
+            """
         }
     }
 
