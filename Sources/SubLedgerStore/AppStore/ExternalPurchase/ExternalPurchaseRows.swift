@@ -75,9 +75,9 @@ enum ExternalPurchaseRows {
         let onlyBought: PostgresQuery =
             refunds
             ? """
-                AND EXISTS (SELECT 1 FROM external_purchase_line_items b WHERE b.token_id = k.token_id
-                    AND b.event_type = 'BUY' AND b.transaction_id = c.transaction_id)
-                """ : ""
+            AND EXISTS (SELECT 1 FROM external_purchase_line_items b WHERE b.token_id = k.token_id
+                AND b.event_type = 'BUY' AND b.transaction_id = c.transaction_id)
+            """ : ""
         return """
             INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at,
                 product_id, period_start_ms, period_end_ms, occurred_ms, price_milliunits, currency)
