@@ -27,7 +27,7 @@ struct APIResponder: Sendable {
         "disputes": ("dispute", ["charge", "payment_intent"]),
         "balance_transactions": ("balance_transaction", ["source", "type"]),
         "events": ("event", ["type", "types", "created"]),
-        "checkout/sessions": ("checkout.session", ["customer", "subscription", "status"]),
+        "checkout/sessions": ("checkout.session", ["customer", "subscription", "payment_intent", "status"]),
         "webhook_endpoints": ("webhook_endpoint", []),
     ]
 

@@ -131,6 +131,19 @@ public struct StripeSimulatorControl: Sendable {
         _ = try await perform { state throws(StripeFailure) in try state.updateSubscription(id, form) }
     }
 
+    /// Stripe Tax's rate from now on, in parts per million of the taxable amount (190_000: 19 %), included in prices
+    /// or added to them; `nil` or 0: no tax. Sessions and invoices made later state it.
+    public func setAutomaticTax(ratePPM: Int64?, inclusive: Bool) async {
+        _ = try? await perform { state in
+            guard let ratePPM, ratePPM > 0 else {
+                state.automaticTax = nil
+                return
+            }
+            let id = state.automaticTax?.taxRateID ?? state.newID("txr_")
+            state.automaticTax = .init(ratePPM: min(ratePPM, 1_000_000), inclusive: inclusive, taxRateID: id)
+        }
+    }
+
     /// Moves the clock on by `seconds`, renewing what falls due, then delivers what is owed (retries included).
     public func advance(seconds: Int64) async {
         _ = try? await perform { state in state.advance(to: state.now + max(0, seconds)) }
