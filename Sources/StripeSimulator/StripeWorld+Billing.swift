@@ -64,11 +64,12 @@ extension StripeWorld.State {
 
     // MARK: Customers, products, prices
 
-    mutating func createCustomer(email: String?, metadata: JSONValue) -> JSONValue {
+    /// A new customer, on test clock `testClock` when one is named (the caller checked it exists).
+    mutating func createCustomer(email: String?, metadata: JSONValue, testClock: String? = nil) -> JSONValue {
         let customer: JSONValue = [
             "id": .string(newID("cus_")), "object": "customer", "created": .int(now), "email": JSONValue(email),
             "metadata": metadata, "livemode": false, "balance": 0, "currency": nil, "default_source": nil,
-            "delinquent": false, "description": nil, "name": nil, "phone": nil, "test_clock": nil,
+            "delinquent": false, "description": nil, "name": nil, "phone": nil, "test_clock": JSONValue(testClock),
             "invoice_settings": ["custom_fields": nil, "default_payment_method": nil, "footer": nil],
         ]
         insert(customer)
@@ -356,8 +357,9 @@ extension StripeWorld.State {
                 "finalized_at": nil, "marked_uncollectible_at": nil, "paid_at": nil, "voided_at": nil,
             ],
             "attempt_count": 0, "attempted": false, "auto_advance": true,
-            "collection_method": "charge_automatically", "livemode": false, "metadata": [:], "test_clock": nil,
-            "number": nil, "hosted_invoice_url": nil, "invoice_pdf": nil, "next_payment_attempt": nil,
+            "collection_method": "charge_automatically", "livemode": false, "metadata": [:],
+            "test_clock": objects[customer]?["test_clock"] ?? nil, "number": nil, "hosted_invoice_url": nil,
+            "invoice_pdf": nil, "next_payment_attempt": nil,
             "account_country": "US", "account_name": "stripe-sim", "description": nil, "due_date": nil,
             "effective_at": nil, "ending_balance": nil, "starting_balance": 0, "receipt_number": nil,
         ]
