@@ -184,13 +184,15 @@ public struct StripeAPI: Sendable {
     }
 
     /// A one-time purchase: the payment intent, its latest charge with the balance transaction expanded (Stripe's
-    /// fee), and, only when the charge states a refund or a dispute, its refunds or disputes.
+    /// fee), the Checkout Session that made it (its tax), and, only when the charge states a refund or a dispute,
+    /// its refunds or disputes.
     public func reading(ofPaymentIntent id: String) async throws(StripeAPIError) -> StripePaymentReading {
         let intent = try await paymentIntent(id)
         var reading = StripePaymentReading(paymentIntent: intent)
         guard let latest = intent.latestCharge else { return reading }
         let charge = try await charge(latest.id)
         reading.charge = charge
+        reading.session = try await checkoutSessions(paymentIntent: intent.id).first
         if charge.amountRefunded > 0 { reading.refunds = try await refunds(charge: charge.id) }
         if charge.disputed { reading.disputes = try await disputes(charge: charge.id) }
         return reading
@@ -206,6 +208,12 @@ public struct StripeAPI: Sendable {
 
     public func price(_ id: String) async throws(StripeAPIError) -> StripePrice {
         try await get(StripePrice.self, "/v1/prices/" + Self.checked(id))
+    }
+
+    /// The Checkout Sessions that made `paymentIntent` (one, for a payment-mode session's purchase).
+    public func checkoutSessions(paymentIntent: String) async throws(StripeAPIError) -> [StripeCheckoutSession] {
+        try await all(
+            StripeCheckoutSession.self, "/v1/checkout/sessions", [("payment_intent", try Self.checked(paymentIntent))])
     }
 
     public func checkoutSession(_ id: String) async throws(StripeAPIError) -> StripeCheckoutSession {
@@ -396,6 +404,7 @@ public protocol StripeIdentified {
 
 extension StripeInvoice: StripeIdentified {}
 extension StripeCharge: StripeIdentified {}
+extension StripeCheckoutSession: StripeIdentified {}
 extension StripeInvoicePayment: StripeIdentified {}
 extension StripeRefund: StripeIdentified {}
 extension StripeDispute: StripeIdentified {}

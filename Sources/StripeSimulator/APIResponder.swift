@@ -27,8 +27,9 @@ struct APIResponder: Sendable {
         "disputes": ("dispute", ["charge", "payment_intent"]),
         "balance_transactions": ("balance_transaction", ["source", "type"]),
         "events": ("event", ["type", "types", "created"]),
-        "checkout/sessions": ("checkout.session", ["customer", "subscription", "status"]),
+        "checkout/sessions": ("checkout.session", ["customer", "subscription", "payment_intent", "status"]),
         "webhook_endpoints": ("webhook_endpoint", []),
+        "test_helpers/test_clocks": ("test_helpers.test_clock", []),
     ]
 
     static let singular: [String: String] = [
@@ -36,6 +37,7 @@ struct APIResponder: Sendable {
         "invoice": "invoice", "invoice_payment": "invoice_payment", "payment_intent": "payment_intent",
         "charge": "charge", "refund": "refund", "dispute": "dispute", "balance_transaction": "balance_transaction",
         "event": "event", "checkout.session": "checkout session", "webhook_endpoint": "webhook endpoint",
+        "test_helpers.test_clock": "test clock",
     ]
 
     func respond(
@@ -100,9 +102,26 @@ struct APIResponder: Sendable {
             switch method {
             case "POST" where parts == ["customers"]:
                 return ok(
-                    world.state.withLock {
-                        $0.createCustomer(email: form.string("email"), metadata: form.metadata(form["metadata"]))
+                    try world.state.withLock { state throws(StripeFailure) in
+                        let clock = form.string("test_clock")
+                        if let clock { _ = try state.object(clock, kind: StripeWorld.State.testClockKind) }
+                        return state.createCustomer(
+                            email: form.string("email"), metadata: form.metadata(form["metadata"]), testClock: clock)
                     })
+            case "POST" where parts == ["test_helpers", "test_clocks"]:
+                return ok(try world.state.withLock { state throws(StripeFailure) in try state.createTestClock(form) })
+            case "POST"
+            where parts.count == 4 && parts[0] == "test_helpers" && parts[1] == "test_clocks"
+                && parts[3] == "advance":
+                return ok(
+                    try world.state.withLock { state throws(StripeFailure) in
+                        try state.advanceTestClock(parts[2], form)
+                    })
+            case "DELETE" where parts.count == 3 && parts[0] == "test_helpers" && parts[1] == "test_clocks":
+                return ok(
+                    try world.state.withLock { state throws(StripeFailure) in try state.deleteTestClock(parts[2]) })
+            case "GET" where parts.count == 3 && parts[0] == "test_helpers" && parts[1] == "test_clocks":
+                return ok(try retrieve(collection: "test_helpers/test_clocks", id: parts[2]))
             case "POST" where parts == ["products"]:
                 guard let name = form.string("name") else {
                     throw .invalid("Missing required param: name.", param: "name")
@@ -164,7 +183,7 @@ struct APIResponder: Sendable {
                 return ok(try world.state.withLock { state throws(StripeFailure) in try state.removeEndpoint(id!) })
             case "GET" where parts.count == 3 && resource == "checkout" && parts[1] == "sessions":
                 return ok(try retrieve(collection: "checkout/sessions", id: parts[2]))
-            case "GET" where parts.count == 2 && resource != "checkout":
+            case "GET" where parts.count == 2 && resource != "checkout" && resource != "test_helpers":
                 let object = try retrieve(collection: resource, id: parts[1])
                 return ok(expanded(object, expand: Self.expansions(form), prefix: ""))
             case "GET":

@@ -58,6 +58,21 @@ struct ControlRoutes: Sendable {
                 return ["dispute": .string(id), "status": .string(outcome)]
             }
         }
+        router.post("/control/tax") { request, _ in
+            let body = try await Self.body(request)
+            let percentage = (body["percentage"] as? NSNumber)?.doubleValue ?? 0
+            let behavior = body["tax_behavior"] as? String ?? "inclusive"
+            guard percentage.isFinite, percentage >= 0, percentage <= 100,
+                ["inclusive", "exclusive"].contains(behavior)
+            else {
+                return Self.json(
+                    ["error": ["message": "percentage must be 0 to 100, tax_behavior inclusive or exclusive"]],
+                    status: .badRequest)
+            }
+            let ppm = Int64((percentage * 10_000).rounded())
+            await control.setAutomaticTax(ratePPM: ppm, inclusive: behavior == "inclusive")
+            return Self.json(["rate_ppm": .int(ppm), "tax_behavior": .string(behavior)])
+        }
         router.post("/control/faults") { request, _ in
             let body = try await Self.body(request)
             let failures = (body["api_failures"] as? [NSNumber] ?? []).map(\.intValue).filter {

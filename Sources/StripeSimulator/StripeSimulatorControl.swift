@@ -131,6 +131,41 @@ public struct StripeSimulatorControl: Sendable {
         _ = try await perform { state throws(StripeFailure) in try state.updateSubscription(id, form) }
     }
 
+    /// Stripe Tax's rate from now on, in parts per million of the taxable amount (190_000: 19 %), included in prices
+    /// or added to them; `nil` or 0: no tax. Sessions and invoices made later state it.
+    public func setAutomaticTax(ratePPM: Int64?, inclusive: Bool) async {
+        _ = try? await perform { state in
+            guard let ratePPM, ratePPM > 0 else {
+                state.automaticTax = nil
+                return
+            }
+            let id = state.automaticTax?.taxRateID ?? state.newID("txr_")
+            state.automaticTax = .init(ratePPM: min(ratePPM, 1_000_000), inclusive: inclusive, taxRateID: id)
+        }
+    }
+
+    /// A new Stripe test clock frozen at `frozenTime` (seconds since 1970); its id (`clock_…`).
+    public func createTestClock(frozenTime: Int64) async throws -> String {
+        try await perform { state throws(StripeFailure) in
+            try state.createTestClock(FormParameters("frozen_time=\(frozenTime)")!)["id"]?.string ?? ""
+        }
+    }
+
+    /// A new customer on test clock `clock`; its id.
+    public func createCustomer(testClock clock: String) async throws -> String {
+        try await perform { state throws(StripeFailure) in
+            _ = try state.object(clock, kind: StripeWorld.State.testClockKind)
+            return state.createCustomer(email: nil, metadata: [:], testClock: clock)["id"]?.string ?? ""
+        }
+    }
+
+    /// Advances test clock `clock` to `frozenTime`, renewing its customers' subscriptions, then delivers what is owed.
+    public func advanceTestClock(_ clock: String, to frozenTime: Int64) async throws {
+        _ = try await perform { state throws(StripeFailure) in
+            try state.advanceTestClock(clock, FormParameters("frozen_time=\(frozenTime)")!)
+        }
+    }
+
     /// Moves the clock on by `seconds`, renewing what falls due, then delivers what is owed (retries included).
     public func advance(seconds: Int64) async {
         _ = try? await perform { state in state.advance(to: state.now + max(0, seconds)) }

@@ -64,11 +64,12 @@ extension StripeWorld.State {
 
     // MARK: Customers, products, prices
 
-    mutating func createCustomer(email: String?, metadata: JSONValue) -> JSONValue {
+    /// A new customer, on test clock `testClock` when one is named (the caller checked it exists).
+    mutating func createCustomer(email: String?, metadata: JSONValue, testClock: String? = nil) -> JSONValue {
         let customer: JSONValue = [
             "id": .string(newID("cus_")), "object": "customer", "created": .int(now), "email": JSONValue(email),
             "metadata": metadata, "livemode": false, "balance": 0, "currency": nil, "default_source": nil,
-            "delinquent": false, "description": nil, "name": nil, "phone": nil, "test_clock": nil,
+            "delinquent": false, "description": nil, "name": nil, "phone": nil, "test_clock": JSONValue(testClock),
             "invoice_settings": ["custom_fields": nil, "default_payment_method": nil, "footer": nil],
         ]
         insert(customer)
@@ -177,6 +178,8 @@ extension StripeWorld.State {
             throw .invalid("Invalid trial_period_days.", param: "subscription_data[trial_period_days]")
         }
         let id = newID("cs_test_")
+        // Stripe Tax computes the tax when the session is made; the first invoice of a subscription states its own.
+        let taxed = taxing(price["unit_amount"]?.int ?? 0)
         let session: JSONValue = [
             "id": .string(id), "object": "checkout.session", "mode": .string(mode), "status": "open",
             "payment_status": "unpaid", "client_reference_id": JSONValue(form.string("client_reference_id")),
@@ -185,8 +188,10 @@ extension StripeWorld.State {
             "metadata": form.metadata(form["metadata"]), "subscription": nil, "payment_intent": nil,
             "invoice": nil, "url": .string(baseURL + "/c/pay/" + id), "success_url": .string(successURL),
             "cancel_url": JSONValue(form.string("cancel_url")), "created": .int(now),
-            "expires_at": .int(now + 86_400), "amount_total": price["unit_amount"] ?? nil,
-            "amount_subtotal": price["unit_amount"] ?? nil, "currency": price["currency"] ?? nil, "livemode": false,
+            "expires_at": .int(now + 86_400), "amount_total": .int(taxed.total),
+            "amount_subtotal": .int(taxed.subtotal), "currency": price["currency"] ?? nil, "livemode": false,
+            "automatic_tax": automaticTaxField,
+            "total_details": ["amount_discount": 0, "amount_shipping": 0, "amount_tax": .int(taxed.tax)],
             "locale": nil, "payment_method_types": ["card"],
             // Kept for completion; Stripe does not show these fields.
             "_price": .string(priceID),
@@ -238,7 +243,7 @@ extension StripeWorld.State {
         if customer == nil, session["customer_creation"]?.string == "always" {
             customer = createCustomer(email: session["customer_email"]?.string, metadata: [:])["id"]?.string
         }
-        let amount = objects[priceID]?["unit_amount"]?.int ?? 0
+        let amount = session["amount_total"]?.int ?? objects[priceID]?["unit_amount"]?.int ?? 0
         let payment = collect(
             amount: amount, currency: currency, customer: customer,
             metadata: session["_payment_intent_metadata"] ?? [:])
@@ -307,7 +312,8 @@ extension StripeWorld.State {
         else { return false }
         let invoiceID = newID("in_")
         let item = sub["items"]?["data"]?.array?.first?["id"] ?? nil
-        let total = max(0, lines.reduce(0) { $0 + $1.amount })
+        let taxed = taxing(max(0, lines.reduce(0) { $0 + $1.amount }))
+        let total = taxed.total
         let lineValues: [JSONValue] = lines.map { line in
             [
                 "id": .string(newID("il_")), "object": "line_item", "amount": .int(line.amount),
@@ -334,8 +340,10 @@ extension StripeWorld.State {
         let invoice: JSONValue = [
             "id": .string(invoiceID), "object": "invoice", "customer": .string(customer), "status": "draft",
             "billing_reason": .string(reason), "amount_due": .int(total), "amount_paid": 0,
-            "amount_remaining": .int(total), "total": .int(total), "subtotal": .int(total),
-            "total_excluding_tax": .int(total), "currency": .string(currency), "created": .int(now),
+            "amount_remaining": .int(total), "total": .int(total), "subtotal": .int(taxed.subtotal),
+            "subtotal_excluding_tax": .int(taxed.subtotal - (taxed.inclusive ? taxed.tax : 0)),
+            "total_excluding_tax": .int(total - taxed.tax), "currency": .string(currency), "created": .int(now),
+            "automatic_tax": automaticTaxField, "total_taxes": taxed.totalTaxes,
             "period_start": .int(lines.first?.start ?? now), "period_end": .int(lines.first?.end ?? now),
             "lines": [
                 "object": "list", "data": .array(lineValues), "has_more": false,
@@ -348,9 +356,10 @@ extension StripeWorld.State {
             "status_transitions": [
                 "finalized_at": nil, "marked_uncollectible_at": nil, "paid_at": nil, "voided_at": nil,
             ],
-            "total_taxes": [], "attempt_count": 0, "attempted": false, "auto_advance": true,
-            "collection_method": "charge_automatically", "livemode": false, "metadata": [:], "test_clock": nil,
-            "number": nil, "hosted_invoice_url": nil, "invoice_pdf": nil, "next_payment_attempt": nil,
+            "attempt_count": 0, "attempted": false, "auto_advance": true,
+            "collection_method": "charge_automatically", "livemode": false, "metadata": [:],
+            "test_clock": objects[customer]?["test_clock"] ?? nil, "number": nil, "hosted_invoice_url": nil,
+            "invoice_pdf": nil, "next_payment_attempt": nil,
             "account_country": "US", "account_name": "stripe-sim", "description": nil, "due_date": nil,
             "effective_at": nil, "ending_balance": nil, "starting_balance": 0, "receipt_number": nil,
         ]
@@ -480,5 +489,36 @@ extension StripeWorld.State {
     /// Stripe's standard card fee: 2.9 % plus 30 minor units (30 yen and the like for zero-decimal currencies).
     static func fee(_ amount: Int64, currency: String) -> Int64 {
         (amount * 29 + 500) / 1000 + 30
+    }
+
+    // MARK: Tax
+
+    /// `amount` (before tax, or tax included when the rate is inclusive) taxed at the automatic tax rate: the tax,
+    /// the total the customer pays, and Stripe's `total_taxes` entry. Rounded half up to the minor unit.
+    func taxing(_ amount: Int64) -> (
+        subtotal: Int64, tax: Int64, total: Int64, inclusive: Bool, totalTaxes: JSONValue
+    ) {
+        guard let rate = automaticTax, rate.ratePPM > 0, amount > 0 else {
+            return (amount, 0, amount, false, [])
+        }
+        let base: Int64 = rate.inclusive ? 1_000_000 + rate.ratePPM : 1_000_000
+        let (high, low) = amount.multipliedFullWidth(by: rate.ratePPM)
+        let (quotient, remainder) = base.dividingFullWidth((high, low))
+        let tax = quotient + (remainder * 2 >= base ? 1 : 0)
+        let total = rate.inclusive ? amount : amount + tax
+        let entry: JSONValue = [
+            "amount": .int(tax), "tax_behavior": .string(rate.inclusive ? "inclusive" : "exclusive"),
+            "taxability_reason": "standard_rated", "taxable_amount": .int(rate.inclusive ? amount - tax : amount),
+            "type": "tax_rate_details", "tax_rate_details": ["tax_rate": .string(rate.taxRateID)],
+        ]
+        return (amount, tax, total, rate.inclusive, [entry])
+    }
+
+    /// An invoice's or a session's `automatic_tax`: enabled and complete while a rate is set.
+    var automaticTaxField: JSONValue {
+        [
+            "enabled": .bool(automaticTax != nil), "status": automaticTax == nil ? nil : "complete",
+            "liability": automaticTax == nil ? nil : ["type": "self"], "disabled_reason": nil, "provider": nil,
+        ]
     }
 }

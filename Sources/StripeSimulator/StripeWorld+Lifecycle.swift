@@ -174,24 +174,26 @@ extension StripeWorld.State {
 
     /// Moves the clock to `target`, renewing every subscription whose period ends by then, in order: a new period
     /// invoiced and paid, a declined payment retried 3, 5 and 7 days later before the subscription is canceled, a
-    /// subscription set to cancel at period end ended.
-    mutating func advance(to target: Int64) {
+    /// subscription set to cancel at period end ended. Only the subscriptions of `clock`'s customers when a test
+    /// clock is named (`StripeWorld+TestClocks`), and only those of customers on no test clock otherwise.
+    mutating func advance(to target: Int64, clock: String? = nil) {
         while true {
-            let due = dueAction(before: target)
+            let due = dueAction(before: target, clock: clock)
             guard let (at, id, isRetry) = due else { break }
-            now = max(now, at)
+            now = clock == nil ? max(now, at) : at
             if isRetry { retryPayment(id) } else { renew(id) }
         }
-        now = max(now, target)
+        if clock == nil { now = max(now, target) }
     }
 
-    private func dueAction(before target: Int64) -> (Int64, String, Bool)? {
+    private func dueAction(before target: Int64, clock: String?) -> (Int64, String, Bool)? {
         var best: (Int64, String, Bool)?
-        for (id, retry) in retries where retry.at <= target {
+        for (id, retry) in retries where retry.at <= target && testClock(ofSubscription: id) == clock {
             if best == nil || retry.at < best!.0 { best = (retry.at, id, true) }
         }
         for (id, object) in objects where object["object"]?.string == "subscription" {
             guard ["active", "trialing"].contains(object["status"]?.string ?? ""), retries[id] == nil,
+                testClock(ofSubscription: id) == clock,
                 let end = object["items"]?["data"]?.array?.first?["current_period_end"]?.int, end <= target
             else { continue }
             if best == nil || end < best!.0 || (end == best!.0 && id < best!.1) { best = (end, id, false) }

@@ -48,7 +48,18 @@ final class StripeWorld: Sendable {
         /// Past-due subscriptions' next payment retry, and how many retries are left.
         var retries: [String: (at: Int64, left: Int)] = [:]
         var faults = Faults()
+        /// The tax Stripe Tax computes on every sale, set through the control API; `nil`: no tax.
+        var automaticTax: AutomaticTax?
         var idempotency: [String: (status: Int, body: JSONValue)] = [:]
+    }
+
+    /// One tax rate Stripe Tax applies to every invoice and payment-mode Checkout Session: parts per million of the
+    /// taxable amount, included in the price (`inclusive`, as VAT usually is) or added on top of it (`exclusive`).
+    struct AutomaticTax: Sendable {
+        var ratePPM: Int64
+        var inclusive: Bool
+        /// The `txr_…` the invoices' `total_taxes` name.
+        var taxRateID: String
     }
 
     /// Faults armed through the control API.

@@ -81,6 +81,44 @@ import Testing
         #expect(transaction.processingFee == 65_000)
     }
 
+    static func session(currency: String = "usd", total: Int = 500, tax: Int?) throws -> StripeCheckoutSession {
+        try decode(
+            StripeCheckoutSession.self,
+            [
+                "id": "cs_1", "object": "checkout.session", "mode": "payment", "status": "complete",
+                "payment_intent": "pi_1", "currency": currency, "amount_total": total,
+                "total_details": ["amount_discount": 0, "amount_shipping": 0, "amount_tax": tax as Any? ?? NSNull()],
+            ])
+    }
+
+    @Test(arguments: [
+        // 5.00 USD with 0.80 of tax; 1,200 JPY (zero-decimal) with 109 yen; 9.990 KWD (three decimals) with 0.476.
+        ("usd", 500, 80, Int64(800)), ("jpy", 1_200, 109, Int64(109_000)), ("kwd", 9_990, 476, Int64(476)),
+        ("usd", 500, 0, Int64(0)),
+    ])
+    func theTaxIsTheCheckoutSessionsAmountTaxInMilliunits(currency: String, amount: Int, tax: Int, milliunits: Int64)
+        throws
+    {
+        let reading = StripePaymentReading(
+            paymentIntent: try Self.intent(), charge: try Self.charge(amount: amount, currency: currency),
+            session: try Self.session(currency: currency, total: amount, tax: tax))
+        let transaction = try #require(try reading.observation())
+        #expect(transaction.tax == milliunits)
+    }
+
+    @Test func noTaxIsStatedWithoutTheSessionOrOutOfRange() throws {
+        func tax(_ session: StripeCheckoutSession?) throws -> Int64? {
+            let reading = StripePaymentReading(
+                paymentIntent: try Self.intent(), charge: try Self.charge(), session: session)
+            return try reading.observation()?.tax
+        }
+        #expect(try tax(nil) == nil)
+        #expect(try tax(Self.session(tax: nil)) == nil)
+        #expect(try tax(Self.session(tax: -1)) == nil)
+        #expect(try tax(Self.session(tax: 501)) == nil)  // more than the 500 charged
+        #expect(try tax(Self.session(currency: "eur", tax: 80)) == nil)  // not the charge's currency
+    }
+
     @Test(arguments: ["requires_payment_method", "processing", "canceled", "requires_action"])
     func aPaymentNotSucceededIsNoTransactionYet(status: String) throws {
         let reading = StripePaymentReading(paymentIntent: try Self.intent(status: status), charge: try Self.charge())

@@ -44,7 +44,7 @@ import Testing
 
     static func invoice(
         _ id: String, paid: Int, from: Int64, to: Int64, product: String = "prod_pro", currency: String = "usd",
-        status: String = "paid", prorationCredit: Int? = nil
+        status: String = "paid", prorationCredit: Int? = nil, totalTaxes: [Int]? = nil
     ) throws -> StripeInvoice {
         var lines: [[String: Any]] = [
             [
@@ -58,15 +58,24 @@ import Testing
                 "pricing": ["price_details": ["price": "price_old", "product": "prod_old"]],
             ])
         }
-        return try decode(
-            StripeInvoice.self,
-            [
-                "id": id, "object": "invoice", "status": status, "amount_paid": paid, "currency": currency,
-                "created": from, "livemode": false, "billing_reason": "subscription_cycle",
-                "lines": ["object": "list", "has_more": false, "data": lines],
-                "parent": ["type": "subscription_details", "subscription_details": ["subscription": "sub_1"]],
-                "status_transitions": ["paid_at": from],
-            ])
+        var object: [String: Any] = [
+            "id": id, "object": "invoice", "status": status, "amount_paid": paid, "currency": currency,
+            "created": from, "livemode": false, "billing_reason": "subscription_cycle",
+            "lines": ["object": "list", "has_more": false, "data": lines],
+            "parent": ["type": "subscription_details", "subscription_details": ["subscription": "sub_1"]],
+            "status_transitions": ["paid_at": from],
+        ]
+        if let totalTaxes {
+            // As API 2025-03-31.basil states them: one entry per tax rate.
+            object["total_taxes"] = totalTaxes.map { amount -> [String: Any] in
+                [
+                    "amount": amount, "tax_behavior": "inclusive", "taxability_reason": "standard_rated",
+                    "taxable_amount": paid - amount, "type": "tax_rate_details",
+                    "tax_rate_details": ["tax_rate": "txr_1"],
+                ]
+            }
+        }
+        return try decode(StripeInvoice.self, object)
     }
 
     static func charge(amount: Int, refunded: Int = 0, disputed: Bool = false) throws -> StripeCharge {
@@ -174,6 +183,39 @@ import Testing
             "id": "txn_1", "object": "balance_transaction", "amount": 999, "fee": -1, "net": 1000, "currency": "usd",
         ]
         #expect(try fee(Self.charge(amount: 999, currency: "usd", balance: negative)) == nil)
+    }
+
+    @Test(arguments: [
+        // 9.99 USD with 1.60 of VAT; 1,200 JPY (zero-decimal) with 109 yen; 9.990 KWD (three decimals) with 0.476.
+        ("usd", 999, [160], Int64(1_600)), ("jpy", 1_200, [109], Int64(109_000)), ("kwd", 9_990, [476], Int64(476)),
+        // Two jurisdictions (a state's and a city's tax) are summed; an empty list is no tax.
+        ("usd", 1_089, [64, 25], Int64(890)), ("usd", 999, [], Int64(0)),
+    ])
+    func theTaxIsTheInvoicesTotalTaxesInMilliunits(currency: String, paid: Int, taxes: [Int], milliunits: Int64)
+        throws
+    {
+        let invoice = try Self.invoice(
+            "in_1", paid: paid, from: Self.start, to: Self.start + 30 * Self.day, currency: currency,
+            totalTaxes: taxes)
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(unitAmount: paid, currency: currency),
+            invoices: [.init(invoice: invoice)])
+        let transaction = try #require(try reading.observation(observedAt: now).transactions.first)
+        #expect(transaction.tax == milliunits)
+    }
+
+    @Test func noTaxIsStatedWithoutTotalTaxesOrOutOfRange() throws {
+        func tax(_ taxes: [Int]?) throws -> Int64? {
+            let invoice = try Self.invoice(
+                "in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day, totalTaxes: taxes)
+            let reading = StripeSubscriptionReading(
+                subscription: try Self.subscription(), invoices: [.init(invoice: invoice)])
+            return try reading.observation(observedAt: now).transactions.first?.tax
+        }
+        #expect(try tax(nil) == nil)
+        #expect(try tax([-1]) == nil)
+        #expect(try tax([1_000]) == nil)  // more than the 999 paid
+        #expect(try tax([Int.max, 1]) == nil)  // the sum overflows
     }
 
     @Test func aFreeInvoiceWithinTheTrialIsTheTrial() throws {

@@ -232,6 +232,31 @@ import Testing
         #expect(taxed.tax + taxed.commission + taxed.fee + taxed.proceeds == taxed.price && taxed.proceeds == 7_402)
     }
 
+    @Test func aStatedTaxReplacesTheStorefrontsRateAndARefundReturnsItsShare() {
+        var sale = Self.paid("in_1", from: 0, to: 30, refundedOn: 10)
+        sale.store = .stripe
+        sale.feeMilliunits = 590
+        sale.taxMilliunits = 1_595
+        sale.refundPercentage = 50_000  // thousandths of a percent, as Apple states it
+        // A storefront rate that must not be applied to a sale whose tax is stated.
+        let sales = RevenueSale.sales(of: [sale], smallBusiness: [], taxPPM: { _, _ in 200_000 })
+        #expect(sales[0].taxPPM == 0)
+        #expect(sales[0].sale == Proceeds(price: 9_990, tax: 1_595, commission: 0, fee: 590, proceeds: 7_805))
+        // Half refunded: half the price and half the tax (797.5, rounded half away from zero) come back.
+        #expect(sales[0].refund == Proceeds(price: 4_995, tax: 798, commission: 0, fee: 0, proceeds: 4_197))
+        // Without a stated tax the storefront's rate applies as before.
+        sale.taxMilliunits = nil
+        let rated = RevenueSale.sales(of: [sale], smallBusiness: [], taxPPM: { _, _ in 200_000 })
+        #expect(rated[0].sale?.tax == 1_998)
+    }
+
+    @Test func aStatedTaxIsKeptWithinThePrice() {
+        #expect(Proceeds.of(price: 1_000, tax: 1_500, commissionPPM: 0).tax == 1_000)
+        #expect(Proceeds.of(price: 1_000, tax: -5, commissionPPM: 0).tax == 0)
+        #expect(Proceeds.taxShare(1_595, part: 4_995, of: 9_990) == 798)
+        #expect(Proceeds.taxShare(1_595, part: 1, of: 0) == 0)
+    }
+
     @Test func plansAreNormalizedToAMonth() {
         #expect(MonthlyRecurring.monthlyAmount(9_990, periodMilliseconds: 30 * Self.day) == 9_990)
         #expect(MonthlyRecurring.monthlyAmount(9_990, periodMilliseconds: 31 * Self.day) == 9_990)

@@ -164,6 +164,30 @@ def run(base):
     newer = stripe.Event.list(ending_before=events[5].id, limit=2)
     expect([e.id for e in newer.data] == [events[3].id, events[4].id], "ending_before returns the events just newer")
 
+    now = control(base, "/control/clock/advance", {"seconds": 0})["now"]
+    clock = stripe.test_helpers.TestClock.create(frozen_time=now, name="renewals")
+    expect(clock.object == "test_helpers.test_clock" and clock.status == "ready" and clock.frozen_time == now
+           and clock.deletes_after > now, "TestClock.create")
+    on_clock = stripe.Customer.create(email="carol@example.com", test_clock=clock.id)
+    expect(on_clock.test_clock == clock.id, "Customer.create(test_clock=)")
+    clocked = stripe.Subscription.create(customer=on_clock.id, items=[{"price": price.id}])
+    control(base, "/control/clock/advance", {"days": 31})
+    expect(len(stripe.Invoice.list(subscription=clocked.id).data) == 1, "the control clock leaves a test clock's customer")
+    advancing = stripe.test_helpers.TestClock.advance(clock.id, frozen_time=now + 31 * 86400)
+    expect(advancing.status == "advancing", "TestClock.advance answers advancing")
+    clock = stripe.test_helpers.TestClock.retrieve(clock.id)
+    expect(clock.status == "ready" and clock.frozen_time == now + 31 * 86400, "TestClock.retrieve: ready, moved on")
+    renewed = stripe.Invoice.list(subscription=clocked.id).data
+    expect(len(renewed) == 2 and renewed[0].test_clock == clock.id, "advancing the clock renews its customer's subscription")
+    expect(clock.id in [c.id for c in stripe.test_helpers.TestClock.list().data], "TestClock.list")
+    expect(stripe.test_helpers.TestClock.delete(clock.id).deleted, "TestClock.delete")
+
+    control(base, "/control/tax", {"percentage": 10, "tax_behavior": "exclusive"})
+    taxed = stripe.checkout.Session.create(
+        mode="payment", line_items=[{"price": once.id, "quantity": 1}], success_url="https://example.com/paid")
+    expect(taxed.total_details.amount_tax == 50 and taxed.amount_total == 550, "a session states Stripe Tax's tax")
+    control(base, "/control/tax", {"percentage": 0})
+
     try:
         stripe.Subscription.retrieve("sub_missing")
         expect(False, "a missing object raises")

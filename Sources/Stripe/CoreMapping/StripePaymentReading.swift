@@ -11,15 +11,29 @@ public struct StripePaymentReading: Sendable, Hashable {
     public var refunds: [StripeRefund]
     /// The charge's disputes (read when the charge states it is disputed).
     public var disputes: [StripeDispute]
+    /// The Checkout Session that made the payment intent, which states the purchase's tax
+    /// (`total_details.amount_tax`); `nil` when it was not read (a payment made outside Checkout).
+    public var session: StripeCheckoutSession?
 
     public init(
         paymentIntent: StripePaymentIntent, charge: StripeCharge? = nil, refunds: [StripeRefund] = [],
-        disputes: [StripeDispute] = []
+        disputes: [StripeDispute] = [], session: StripeCheckoutSession? = nil
     ) {
         self.paymentIntent = paymentIntent
         self.charge = charge
         self.refunds = refunds
         self.disputes = disputes
+        self.session = session
+    }
+
+    /// The tax the Checkout Session states (`total_details.amount_tax`) in milli-units of the charge's currency;
+    /// `nil` without the session, when it states no tax, is in another currency, or states a tax out of range
+    /// (negative, or more than the charge).
+    public var taxMilliunits: Int64? {
+        guard let session, let charge, let tax = session.totalDetails?.amountTax, tax >= 0, tax <= charge.amount,
+            session.currency.map({ $0.lowercased() == charge.currency.lowercased() }) ?? true
+        else { return nil }
+        return StripeCurrency.milliunits(tax, currency: charge.currency)
     }
 
     /// The payment intent's metadata key SubLedger writes the product into when it starts a one-time checkout: a
@@ -39,7 +53,8 @@ public struct StripePaymentReading: Sendable, Hashable {
     ///   purchase date is the charge's. The catalog's type of the product decides what it grants: an entitlement
     ///   without end (non-consumable), one for the catalog's duration (non-renewing), or credits (consumable).
     /// - The price is the charge's amount in milli-units (Stripe's minor units per currency, zero-decimal ones
-    ///   included); Stripe's fee is the charge's balance transaction's, when that was read.
+    ///   included); Stripe's fee is the charge's balance transaction's, when that was read; the tax is the Checkout
+    ///   Session's (`total_details.amount_tax`), when the session was read.
     /// - A charge refunded in full, or a dispute lost, revokes the purchase (at the latest refund, or when the dispute
     ///   was opened); a partial refund keeps it, as it keeps a subscription's period. A dispute won restores it.
     /// - `subledger_order` in the metadata is the account hint; live mode is `production`, test mode `sandbox`.
@@ -74,7 +89,8 @@ public struct StripePaymentReading: Sendable, Hashable {
             purchaseDate: purchased, originalPurchaseDate: purchased, revocationDate: revocation,
             revocationReason: revocation == nil ? nil : 0, accountHint: accountHint,
             environment: intent.livemode ? .production : .sandbox, source: .stripeAPI, price: price,
-            currency: charge.currency.uppercased(), processingFee: charge.feeMilliunits, customerID: customer,
+            currency: charge.currency.uppercased(), processingFee: charge.feeMilliunits, tax: taxMilliunits,
+            customerID: customer,
             paymentID: IdentifierRule.transactionID.accepts(charge.id) ? charge.id : nil)
     }
 }

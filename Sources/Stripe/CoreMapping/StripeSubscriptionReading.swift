@@ -48,7 +48,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
     ///   the period), with the product of that line's price.
     /// - The price is what was paid, in milli-units (Stripe's minor units per currency, zero-decimal ones included);
     ///   an invoice of nothing paid within the trial is the trial. Stripe's fee is the charge's balance transaction's
-    ///   (`StripeCharge.feeMilliunits`), in the same milli-units, when that balance transaction was read.
+    ///   (`StripeCharge.feeMilliunits`), in the same milli-units, when that balance transaction was read. The tax is
+    ///   the invoice's (`total_taxes`, `StripeInvoice.taxMilliunits`), in the same milli-units.
     /// - A charge refunded in full, or a dispute lost, revokes its invoice (at the latest refund, or when the dispute
     ///   was opened); a partial refund leaves the period granted (the customer keeps what the rest paid for). A
     ///   dispute won restores it: the reading states the invoice clean again.
@@ -106,7 +107,7 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
                     revocationDate: revocation, revocationReason: revocation == nil ? nil : 0,
                     isTrialPeriod: isTrial, accountHint: accountHint, environment: environment,
                     source: .stripeAPI, price: price, currency: invoice.currency.uppercased(),
-                    processingFee: paid.charge?.feeMilliunits, customerID: customer,
+                    processingFee: paid.charge?.feeMilliunits, tax: invoice.taxMilliunits, customerID: customer,
                     paymentID: paid.charge.map(\.id).flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil }))
         }
         // Upgraded away from: a later transaction of another product starts within this one's period.

@@ -15,6 +15,8 @@ public struct StripeInvoice: Decodable, Sendable, Hashable {
     public var lines: StripeList<Line>
     public var parent: Parent?
     public var statusTransitions: StatusTransitions?
+    /// The taxes of the invoice's total (`total_taxes`, API 2025-03-31.basil on), one per tax rate or Stripe Tax
+    /// jurisdiction; empty when nothing was taxed, absent where the version states none.
     public var totalTaxes: [Tax]?
     /// Its payments, when the request expanded them (`expand[]=payments`, `data.payments` in a list): Stripe includes
     /// the first handful, which is every payment of an invoice paid once or retried a few times.
@@ -101,6 +103,22 @@ public struct StripeInvoice: Decodable, Sendable, Hashable {
         statusTransitions = try container.decodeIfPresent(StatusTransitions.self, forKey: .statusTransitions)
         totalTaxes = try container.decodeIfPresent([Tax].self, forKey: .totalTaxes)
         payments = try container.decodeIfPresent(StripeList<StripeInvoicePayment>.self, forKey: .payments)
+    }
+
+    /// The tax Stripe states on this invoice (the sum of `total_taxes`) in milli-units of its currency, zero-decimal and
+    /// three-decimal currencies included; `nil` when the invoice states no taxes, or when a tax is negative or the sum
+    /// is more than what was paid (out of range: not a tax of this sale).
+    public var taxMilliunits: Int64? {
+        guard let taxes = totalTaxes else { return nil }
+        var sum: Int64 = 0
+        for tax in taxes {
+            guard tax.amount >= 0 else { return nil }
+            let added = sum.addingReportingOverflow(tax.amount)
+            guard !added.overflow else { return nil }
+            sum = added.partialValue
+        }
+        guard sum <= amountPaid else { return nil }
+        return StripeCurrency.milliunits(sum, currency: currency)
     }
 
     /// The subscription the invoice bills, if it bills one.

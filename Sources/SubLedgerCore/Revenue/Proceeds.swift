@@ -31,6 +31,25 @@ public struct Proceeds: Hashable, Sendable, Codable {
             price: price, tax: tax, commission: commission, fee: fee, proceeds: price - tax - commission - fee)
     }
 
+    /// The split of `price` whose tax is stated (`tax`, milli-units: Stripe's), with `commissionPPM` and the
+    /// processor's `fee`; the tax is kept within 0…price.
+    public static func of(price: Int64, tax: Int64, commissionPPM: Int64, fee: Int64 = 0) -> Proceeds {
+        let tax = price >= 0 ? min(max(0, tax), price) : max(min(0, tax), price)
+        let commission = share(price - tax, ppm: commissionPPM)
+        return Proceeds(
+            price: price, tax: tax, commission: commission, fee: fee, proceeds: price - tax - commission - fee)
+    }
+
+    /// The share of a stated `tax` that `part` of `whole` carries: round(tax × part / whole), half away from zero
+    /// (a refund's or a credit's tax, as its price is a share of the sale's); 0 when `whole` is not positive.
+    public static func taxShare(_ tax: Int64, part: Int64, of whole: Int64) -> Int64 {
+        guard whole > 0 else { return 0 }
+        let (high, low) = tax.multipliedFullWidth(by: part)
+        let (quotient, remainder) = whole.dividingFullWidth((high, low))
+        if remainder.magnitude * 2 >= whole.magnitude { return quotient + (remainder < 0 ? -1 : 1) }
+        return quotient
+    }
+
     /// round(`amount` × `ppm` / 10^6), half away from zero, without overflow for prices up to 10^15.
     static func share(_ amount: Int64, ppm: Int64) -> Int64 {
         let product = amount.multipliedFullWidth(by: ppm)

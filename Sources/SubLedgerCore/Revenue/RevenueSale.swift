@@ -3,7 +3,8 @@ public struct RevenueSale: Hashable, Sendable {
     public var transaction: RevenueTransaction
     /// Why the commission is what it is.
     public var basis: Commission.Basis
-    /// The tax rate applied, in parts per million (0 when no rate is loaded for the storefront).
+    /// The storefront's tax rate applied, in parts per million (0 when no rate is loaded for the storefront, or when
+    /// the store stated the sale's tax: `transaction.taxMilliunits`).
     public var taxPPM: Int64
     /// The sale's split; `nil` when the transaction is unpriced.
     public var sale: Proceeds?
@@ -24,7 +25,9 @@ public struct RevenueSale: Hashable, Sendable {
     /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
     ///   purchase), at the upgrade moment, marked estimated (Apple does not state it);
     /// - the payment processor's fee (`feeMilliunits`, Stripe's) is the sale's; a refund gives none of it back;
-    /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day.
+    /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day; a tax the
+    ///   store states (`taxMilliunits`, Stripe's) is deducted instead of the storefront's rate, and a refund or credit
+    ///   gives back its share of it (tax × refunded / price).
     public static func sales(
         of chain: [RevenueTransaction], smallBusiness: [SmallBusinessPeriod],
         taxPPM: (_ storefront: String?, _ day: Int64) -> Int64
@@ -36,17 +39,24 @@ public struct RevenueSale: Hashable, Sendable {
                 of: transaction.store, subscription: transaction.expiresDate != nil,
                 smallBusiness: smallBusiness.contains { $0.contains(day) },
                 accruedPaidMilliseconds: accrued[transaction.transactionID] ?? 0)
-            let tax = transaction.amountMilliunits == nil ? 0 : taxPPM(transaction.storefront, day)
+            let stated = transaction.amountMilliunits == nil ? nil : transaction.taxMilliunits
+            let tax = transaction.amountMilliunits == nil || stated != nil ? 0 : taxPPM(transaction.storefront, day)
             let rate = Commission.ppm(basis)
+            /// The split of `part` of the sale's price (the whole of it, a refund, a credit).
+            func split(_ part: Int64, fee: Int64 = 0) -> Proceeds {
+                guard let stated, let amount = transaction.amountMilliunits else {
+                    return Proceeds.of(price: part, taxPPM: tax, commissionPPM: rate, fee: fee)
+                }
+                return Proceeds.of(
+                    price: part, tax: Proceeds.taxShare(stated, part: part, of: amount), commissionPPM: rate, fee: fee)
+            }
             var result = RevenueSale(
                 transaction: transaction, basis: basis, taxPPM: tax,
-                sale: transaction.amountMilliunits.map {
-                    Proceeds.of(price: $0, taxPPM: tax, commissionPPM: rate, fee: transaction.feeMilliunits ?? 0)
-                },
+                sale: transaction.amountMilliunits.map { split($0, fee: transaction.feeMilliunits ?? 0) },
                 refund: nil, refundDate: nil, refundIsEstimated: false)
             guard let amount = transaction.amountMilliunits, amount > 0 else { return result }
             if let refundDate = transaction.refundDate, let refunded = transaction.refundedMilliunits {
-                result.refund = Proceeds.of(price: refunded, taxPPM: tax, commissionPPM: rate)
+                result.refund = split(refunded)
                 result.refundDate = refundDate
             } else if let upgrade = transaction.upgradeDate, let expires = transaction.expiresDate,
                 upgrade < expires
@@ -58,7 +68,7 @@ public struct RevenueSale: Hashable, Sendable {
                 let (high, low) = amount.multipliedFullWidth(by: unused)
                 let (quotient, remainder) = whole.dividingFullWidth((high, low))
                 let credit = quotient + (remainder * 2 >= whole ? 1 : 0)
-                result.refund = Proceeds.of(price: credit, taxPPM: tax, commissionPPM: rate)
+                result.refund = split(credit)
                 result.refundDate = max(upgrade, transaction.purchaseDate)
                 result.refundIsEstimated = true
             }

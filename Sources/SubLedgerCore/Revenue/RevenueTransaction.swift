@@ -27,12 +27,16 @@ public struct RevenueTransaction: Hashable, Sendable {
     /// The payment processor's fee on the sale in milli-units of `currency` (Stripe's, from the charge's balance
     /// transaction); `nil` where the store states none. Kept by the seller's processor when the sale is refunded.
     public var feeMilliunits: Int64?
+    /// The tax in the sale's price as the store states it, in milli-units of `currency` (Stripe's, on the invoice or
+    /// the Checkout Session); `nil` where the store states none and the storefront's rate applies.
+    public var taxMilliunits: Int64?
 
     public init(
         transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
         refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
         amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false,
-        isCommitted: Bool = false, store: Store = .appStore, feeMilliunits: Int64? = nil
+        isCommitted: Bool = false, store: Store = .appStore, feeMilliunits: Int64? = nil,
+        taxMilliunits: Int64? = nil
     ) {
         self.transactionID = transactionID
         self.productID = productID
@@ -48,6 +52,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         self.isCommitted = isCommitted
         self.store = store
         self.feeMilliunits = feeMilliunits
+        self.taxMilliunits = taxMilliunits
     }
 
     /// Whether the customer paid anything for it (free trials and free offers did not).

@@ -60,6 +60,10 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// The payment processor's fee on this sale, in milli-units of `currency`, where the store states one: Stripe's
     /// fee from the balance transaction of the charge that paid it. Store commissions are not fees (`Commission`).
     public var processingFee: Int64?
+    /// The tax in this sale's price, in milli-units of `currency`, where the store states it for the sale itself:
+    /// Stripe's tax on the paid invoice (`total_taxes`) or on a one-time Checkout Session (`total_details.amount_tax`).
+    /// When stated, the revenue report deducts it instead of a storefront's rate (`subledger tax apply`).
+    public var tax: Int64?
     /// The store's own customer who paid, where the store keeps customers apart from the app's accounts: Stripe's
     /// customer (`cus_…`). Support looks a purchase up by it.
     public var customerID: String?
@@ -117,6 +121,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         case price
         case currency
         case processingFee
+        case tax
         case customerID
         case paymentID
         case storefront
@@ -157,6 +162,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         price: Int64? = nil,
         currency: String? = nil,
         processingFee: Int64? = nil,
+        tax: Int64? = nil,
         customerID: String? = nil,
         paymentID: String? = nil,
         storefront: String? = nil,
@@ -195,6 +201,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.price = price
         self.currency = currency
         self.processingFee = processingFee
+        self.tax = tax
         self.customerID = customerID
         self.paymentID = paymentID
         self.storefront = storefront

@@ -217,11 +217,19 @@ extension Reports {
                     : Commission.basis(
                         smallBusiness: (smallBusiness[group.appID] ?? []).contains { $0.contains(group.boughtDay) },
                         accruedPaidMilliseconds: group.secondYear ? PaidServiceDays.oneYearMilliseconds : 0)
-                let tax = group.storefront.flatMap { taxes[$0]?.value(on: group.boughtDay) } ?? 0
+                let fee = group.kind == .sale ? group.fee : 0
+                // Stripe states a web sale's tax; the storefront's rate is for the stores' sales.
+                let proceeds =
+                    if group.web, let stated = group.tax {
+                        Proceeds.of(price: amount, tax: stated, commissionPPM: Commission.ppm(basis), fee: fee)
+                    } else {
+                        Proceeds.of(
+                            price: amount,
+                            taxPPM: group.storefront.flatMap { taxes[$0]?.value(on: group.boughtDay) } ?? 0,
+                            commissionPPM: Commission.ppm(basis), fee: fee)
+                    }
                 record(
-                    Proceeds.of(
-                        price: amount, taxPPM: tax, commissionPPM: Commission.ppm(basis),
-                        fee: group.kind == .sale ? group.fee : 0), day: group.day,
+                    proceeds, day: group.day,
                     appID: group.appID, productID: group.productID, storefront: group.storefront, currency: currency,
                     refund: group.kind != .sale, estimated: group.estimated, count: group.count)
             }
@@ -323,6 +331,7 @@ extension Reports {
             var storeCounted = web
             storeCounted.web = false
             storeCounted.fee = 0
+            storeCounted.tax = nil
             storeCounted.count = -web.count
             groups.append(storeCounted)
             groups.append(web)

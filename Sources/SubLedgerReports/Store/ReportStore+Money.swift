@@ -31,6 +31,9 @@ extension ReportStore {
         var web = false
         /// Each member's payment processor fee (a web sale's Stripe fee); 0 for refunds and credits.
         var fee: Int64 = 0
+        /// Each member's tax as the store stated it (a web sale's Stripe tax; a refund's or credit's share of it);
+        /// `nil` where none was stated and the storefront's rate applies.
+        var tax: Int64? = nil
     }
 
     /// The groups of [`from`, `to`) (milliseconds since 1970) of the scope, from `chain_money_facts`: sales by
@@ -85,7 +88,7 @@ extension ReportStore {
             storefront: try row.decode(String?.self, at: 4), currency: try row.decode(String?.self, at: 5),
             amount: try row.decode(Int64?.self, at: 6), secondYear: packed & 2 != 0, estimated: packed & 1 != 0,
             count: Int(try row.decode(Int64.self, at: web ? 8 : 7)), web: web,
-            fee: web ? try row.decode(Int64.self, at: 7) : 0)
+            fee: web ? try row.decode(Int64.self, at: 7) : 0, tax: web ? try row.decode(Int64?.self, at: 9) : nil)
     }
 
     /// The packed first column of a group (see `revenueGroup`), from the day, purchase day, kind (× 4) and flags.

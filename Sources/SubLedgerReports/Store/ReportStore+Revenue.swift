@@ -37,7 +37,7 @@ extension ReportStore {
                 isEstimated: try row.decode(Bool.self, at: 11),
                 isCommitted: BillingPlan.isCommitted(try row.decode(String?.self, at: 13)),
                 store: TransactionSource(rawValue: try row.decode(String.self, at: 14))?.store ?? .appStore,
-                feeMilliunits: try row.decode(Int64.self, at: 15))
+                feeMilliunits: try row.decode(Int64.self, at: 15), taxMilliunits: try row.decode(Int64?.self, at: 16))
             chains[key, default: RevenueChain(appID: key.appID, transactions: [])].transactions.append(transaction)
         }
         return chains.values.map { chain in
@@ -65,7 +65,12 @@ extension ReportStore {
                 SELECT \(Self.storedProcessingFee("x")) FROM transactions x
                 WHERE x.app_id = a.app_id AND x.environment = a.environment
                   AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
-            ELSE 0 END
+            ELSE 0 END,
+            CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) THEN (
+                SELECT \(Self.storedTax("x")) FROM transactions x
+                WHERE x.app_id = a.app_id AND x.environment = a.environment
+                  AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
+            END
         FROM touched k
         JOIN transaction_amounts a ON a.app_id = k.app_id AND a.environment = k.environment
             AND a.original_transaction_id = k.original_transaction_id

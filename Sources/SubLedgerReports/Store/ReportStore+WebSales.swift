@@ -1,7 +1,7 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// The web sales (Stripe's) among the revenue groups, with their processing fees.
+/// The web sales (Stripe's) among the revenue groups, with their processing fees and the tax Stripe stated.
 ///
 /// The money aggregates (`chain_money_facts`, `revenue_day_totals`) group sales by what a store commission depends
 /// on, and do not say which store sold them; a web sale pays no store commission but the payment processor's fee,
@@ -10,23 +10,29 @@ import SubLedgerCore
 /// them in (`Reports.revenue`), so that their split is the web one.
 extension ReportStore {
     /// The web sales, refunds and upgrade credits of [`from`, `to`) (milliseconds since 1970) of the scope, each group
-    /// keyed exactly as `revenueGroups` keys it (so it cancels there), with `web` set and each sale's fee.
+    /// keyed exactly as `revenueGroups` keys it (so it cancels there), with `web` set, each sale's fee and each
+    /// member's stated tax (a refund's or credit's share of its sale's).
     func webRevenueGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
         func branch(
             at instant: PostgresQuery, kind: PostgresQuery, estimated: PostgresQuery, amount: PostgresQuery,
             fee: PostgresQuery, where condition: PostgresQuery
         ) -> PostgresQuery {
-            """
-            SELECT (\(instant) / 86400000 - f.purchase_ms / 86400000)::bigint * 16 + \(kind)
-                    + f.second_year::integer * 2 + \(estimated)::integer,
-                \(instant) / 86400000, f.app_id, f.product_id, f.storefront, f.currency, \(amount), \(fee), count(*)
-            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
-            JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
-                AND t.original_transaction_id = f.original_transaction_id AND t.transaction_id = f.transaction_id
-            WHERE \(inEnvironment("f.environment")) AND t.source = \(TransactionSource.stripeAPI.rawValue)
-              AND \(instant) >= \(from) AND \(instant) < \(to)\(condition)
-            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-            """
+            // The stated tax of the sale, or the share of it the amount (a refund's, a credit's) carries.
+            let tax: PostgresQuery = """
+                round(\(Self.storedTax("t"))::numeric * \(amount) / nullif(f.amount_milli, 0))::bigint
+                """
+            return """
+                SELECT (\(instant) / 86400000 - f.purchase_ms / 86400000)::bigint * 16 + \(kind)
+                        + f.second_year::integer * 2 + \(estimated)::integer,
+                    \(instant) / 86400000, f.app_id, f.product_id, f.storefront, f.currency, \(amount), \(fee), count(*),
+                    \(tax)
+                FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+                JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
+                    AND t.original_transaction_id = f.original_transaction_id AND t.transaction_id = f.transaction_id
+                WHERE \(inEnvironment("f.environment")) AND t.source = \(TransactionSource.stripeAPI.rawValue)
+                  AND \(instant) >= \(from) AND \(instant) < \(to)\(condition)
+                GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 10
+                """
         }
         let sales = branch(
             at: "f.purchase_ms", kind: "0", estimated: "f.estimated", amount: "f.amount_milli",
@@ -55,6 +61,15 @@ extension ReportStore {
         """
         CASE WHEN (\(alias).payload -> 'transaction' ->> 'processingFee')::numeric BETWEEN 0 AND 1000000000000000
             THEN (\(alias).payload -> 'transaction' ->> 'processingFee')::bigint ELSE 0 END
+        """
+    }
+
+    /// The tax the stored transaction `alias` (a `transactions` row) states (`tax`, Stripe's), in milli-units; NULL
+    /// when it states none. Bounded as a price is (`RevenueFieldRules`): a value out of range counts as none.
+    static func storedTax(_ alias: PostgresQuery) -> PostgresQuery {
+        """
+        CASE WHEN (\(alias).payload -> 'transaction' ->> 'tax')::numeric BETWEEN 0 AND 1000000000000000
+            THEN (\(alias).payload -> 'transaction' ->> 'tax')::bigint END
         """
     }
 }

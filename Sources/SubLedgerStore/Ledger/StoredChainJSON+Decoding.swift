@@ -55,7 +55,7 @@ extension StoredJSONReader {
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
         case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
-        case replacedPurchaseToken, processingFee, customerID, paymentID
+        case replacedPurchaseToken, processingFee, customerID, paymentID, tax
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -373,6 +373,7 @@ extension StoredJSONReader {
         var processingFee: Int64?
         var customerID: String?
         var paymentID: String?
+        var tax: Int64?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -395,7 +396,8 @@ extension StoredJSONReader {
                     ownershipType: try required(ownershipType, "ownershipType"), accountHint: appAccountToken,
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
-                    currency: currency, processingFee: processingFee, customerID: customerID, paymentID: paymentID,
+                    currency: currency, processingFee: processingFee, tax: tax, customerID: customerID,
+                    paymentID: paymentID,
                     storefront: storefront, signedDate: signedDate,
                     appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment,
                     purchaseToken: purchaseToken, replacedPurchaseToken: replacedPurchaseToken)
@@ -440,6 +442,7 @@ extension StoredJSONReader {
                 case .processingFee: processingFee = try readNull() ? nil : try readInt64()
                 case .customerID: customerID = try readOptionalString()
                 case .paymentID: paymentID = try readOptionalString()
+                case .tax: tax = try readNull() ? nil : try readInt64()
                 }
             }
         }

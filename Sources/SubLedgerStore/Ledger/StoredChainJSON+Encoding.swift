@@ -217,6 +217,10 @@ extension JSONWriter {
         string(transaction.source.rawValue)
         optional("storefront", transaction.storefront)
         optional("subscriptionGroupID", transaction.subscriptionGroupID)
+        if let tax = transaction.tax {
+            key("tax")
+            integer(tax)
+        }
         key("transactionID")
         string(transaction.transactionID)
         optional("webOrderLineItemID", transaction.webOrderLineItemID)

@@ -107,6 +107,41 @@ import Testing
         }
     }
 
+    @Test func aTestClockRenewsItsCustomersSubscriptionsAndTheControlClockTheRest() async throws {
+        try await Self.run { c in
+            let start = c.sim.control.now.millisecondsSince1970 / 1000
+            let clock = try await c.sim.control.createTestClock(frozenTime: start)
+            let customer = try await c.sim.control.createCustomer(testClock: clock)
+            let onClock = try await c.sim.control.createSubscription(customer: customer, price: c.price)
+            let offClock = try await c.buy("alice")
+            #expect(try await c.transactions(of: onClock).count == 1)
+
+            // The control clock renews the subscription on no test clock, not the one on the test clock.
+            await c.advance(days: 31)
+            #expect(try await c.transactions(of: offClock).count == 2)
+            #expect(try await c.transactions(of: onClock).count == 1)
+
+            // Advancing the test clock renews its customer's subscription, read back as any renewal is.
+            try await c.sim.control.advanceTestClock(clock, to: start + 31 * 86_400)
+            #expect(try await c.transactions(of: onClock).count == 2)
+            #expect(try await c.transactions(of: offClock).count == 2)
+            let json = try #require(c.sim.control.object(clock))
+            let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(object["object"] as? String == "test_helpers.test_clock")
+            #expect(object["status"] as? String == "ready")
+            #expect((object["frozen_time"] as? Int).map(Int64.init) == start + 31 * 86_400)
+            let types = c.sim.control.deliveries().map(\.type)
+            let advancing = try #require(types.firstIndex(of: "test_helpers.test_clock.advancing"))
+            let ready = try #require(types.firstIndex(of: "test_helpers.test_clock.ready"))
+            #expect(advancing < ready)
+            #expect(c.sim.control.deliveries().allSatisfy { $0.delivered })
+            // Going back is refused, as Stripe refuses it.
+            await #expect(throws: (any Error).self) {
+                try await c.sim.control.advanceTestClock(clock, to: start)
+            }
+        }
+    }
+
     @Test func aPartialRefundKeepsThePeriod() async throws {
         try await Self.run { c in
             let subscription = try await c.buy("alice")

@@ -1,12 +1,14 @@
 import Foundation
+import StripeSimulator
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
 import SubLedgerUseCases
 import Testing
 
-/// Web sales in the revenue report: no store commission, and Stripe's processing fee as stripe-sim's balance
-/// transactions state it, read back with the charges.
+/// Web sales in the revenue report: no store commission, Stripe's processing fee as stripe-sim's balance
+/// transactions state it, read back with the charges, and the tax as Stripe states it on the invoice or the Checkout
+/// Session.
 @Suite struct StripeRevenueTests {
     typealias E2E = StripeEndToEndTests
 
@@ -60,6 +62,87 @@ import Testing
                 #expect((amounts["proceeds_milli"] as? Int).map(Int64.init) == 9_990 - totalFee)
                 #expect(amounts["sales"] as? Int == 2 && amounts["refunds"] as? Int == 1)
             }
+        }
+    }
+
+    /// `id`'s object in stripe-sim.
+    static func object(_ id: String, in sim: StripeSimulator) throws -> [String: Any] {
+        let json = try #require(sim.control.object(id))
+        return try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+    }
+
+    /// The revenue report's totals of one currency over the months around the sales.
+    static func totals(_ h: StripeHarness) async throws -> [String: Any] {
+        let admin = try await APIKeys(store: APIKeyStore(pool: h.pool)).create(bundleID: nil, name: "ops").secret
+        _ = try await ReportProjector(pool: h.pool).projectAll()
+        let revenue = try await h.client.call(
+            .get, "/v1/admin/reports/revenue?from=2025-11-01&to=2026-02-01&by=month", key: admin)
+        #expect(revenue.status == .ok, "\(revenue.json)")
+        let totals = revenue.json["totals"] as? [[String: Any]] ?? []
+        #expect(totals.count == 1)
+        return totals.first?["amounts"] as? [String: Any] ?? [:]
+    }
+
+    @Test func aSubscriptionsTaxIsTheInvoicesAndARefundGivesItBack() async throws {
+        try await E2E.run { c in
+            // 19 % VAT included in the price: of 9.99, 1.60 is tax.
+            await c.sim.control.setAutomaticTax(ratePPM: 190_000, inclusive: true)
+            let subscription = try await c.buy("alice")
+            let firstCharge = try #require(c.sim.control.latestCharge(ofSubscription: subscription))
+            await c.advance(days: 31)
+            let renewalCharge = try #require(c.sim.control.latestCharge(ofSubscription: subscription))
+            try await c.sim.control.refund(charge: renewalCharge)
+            #expect(try await c.transactions(of: subscription).count == 2)
+
+            // The sim's invoices state the tax in Stripe's shape; each stored sale carries it in milli-units.
+            let invoices = try await c.h.pool.query(
+                """
+                SELECT transaction_id, (payload -> 'transaction' ->> 'tax')::bigint FROM transactions
+                WHERE original_transaction_id = \(subscription) ORDER BY purchase_date
+                """
+            ).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64?.self, at: 1)) }
+            for (invoice, stored) in invoices {
+                let object = try Self.object(invoice, in: c.sim)
+                let taxes = try #require(object["total_taxes"] as? [[String: Any]])
+                #expect(taxes.count == 1 && taxes.first?["tax_behavior"] as? String == "inclusive")
+                #expect(taxes.first?["amount"] as? Int == 160 && object["total"] as? Int == 999)
+                #expect(stored == 1_600)
+            }
+            let fees = [try Self.fee(of: firstCharge, in: c), try Self.fee(of: renewalCharge, in: c)]
+            let totalFee = (fees[0] + fees[1]) * 10
+            let amounts = try await Self.totals(c.h)
+            #expect(amounts["gross_milli"] as? Int == 2 * 9_990)
+            #expect(amounts["refunds_milli"] as? Int == 9_990)
+            // Two sales' tax, less the refunded one's: the storefront rates play no part.
+            #expect(amounts["tax_milli"] as? Int == 1_600)
+            #expect(amounts["commission_milli"] as? Int == 0)
+            #expect((amounts["processing_fee_milli"] as? Int).map(Int64.init) == totalFee)
+            #expect((amounts["proceeds_milli"] as? Int).map(Int64.init) == 9_990 - 1_600 - totalFee)
+        }
+    }
+
+    @Test func aOneTimePurchasesTaxIsTheCheckoutSessionsInYen() async throws {
+        try await StripeOneTimeEndToEndTests.run { c in
+            // 10 % added to the price: 500 yen of gems cost 550 yen, 50 of them tax.
+            await c.sim.control.setAutomaticTax(ratePPM: 100_000, inclusive: false)
+            let session = try await c.checkout("alice", product: "prod_gems", price: c.gemsPrice)
+            let sessionObject = try Self.object(session, in: c.sim)
+            let details = try #require(sessionObject["total_details"] as? [String: Any])
+            #expect(details["amount_tax"] as? Int == 50 && sessionObject["amount_total"] as? Int == 550)
+            let intent = try await c.sim.control.completeCheckout(session)
+            let money = try await c.money(of: intent)
+            #expect(money.price == 550_000 && money.currency == "JPY")
+            let stored = try await c.h.pool.query(
+                "SELECT (payload -> 'transaction' ->> 'tax')::bigint FROM transactions WHERE transaction_id = \(intent)"
+            ).single().decode(Int64?.self, at: 0)
+            #expect(stored == 50_000)
+
+            let fee = try c.fee(of: intent) * 1_000
+            let amounts = try await Self.totals(c.h)
+            #expect(amounts["gross_milli"] as? Int == 550_000)
+            #expect(amounts["tax_milli"] as? Int == 50_000)
+            #expect(amounts["commission_milli"] as? Int == 0)
+            #expect((amounts["proceeds_milli"] as? Int).map(Int64.init) == 550_000 - 50_000 - fee)
         }
     }
 }
