@@ -2573,6 +2573,8 @@ CREATE TABLE external_purchase_line_items (
     occurred_ms bigint NOT NULL,
     price_milliunits bigint NOT NULL,
     currency text NOT NULL,
+    tax_milliunits bigint,
+    CONSTRAINT external_purchase_line_items_check CHECK (((tax_milliunits IS NULL) OR ((tax_milliunits >= 0) AND (tax_milliunits <= price_milliunits)))),
     CONSTRAINT external_purchase_line_items_currency_check CHECK (((length(currency) >= 1) AND (length(currency) <= 16))),
     CONSTRAINT external_purchase_line_items_event_type_check CHECK ((event_type = ANY (ARRAY['BUY'::text, 'REFUND'::text]))),
     CONSTRAINT external_purchase_line_items_price_milliunits_check CHECK ((price_milliunits >= 0)),

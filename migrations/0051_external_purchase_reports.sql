@@ -59,13 +59,15 @@ CREATE TABLE external_purchase_line_items (
     event_type      text NOT NULL CHECK (event_type IN ('BUY', 'REFUND')),
     recorded_at     timestamptz NOT NULL,
     -- What the report says of the transaction, as the apply that recorded the line item had it: its product, its
-    -- period (milliseconds since 1970), when the event happened (the purchase, or the refund), and its price.
+    -- period (milliseconds since 1970), when the event happened (the purchase, or the refund), its price and tax.
     product_id      text NOT NULL CHECK (length(product_id) BETWEEN 1 AND 1024),
     period_start_ms bigint NOT NULL,
     period_end_ms   bigint,
     occurred_ms     bigint NOT NULL,
     price_milliunits bigint NOT NULL CHECK (price_milliunits >= 0),
     currency        text NOT NULL CHECK (length(currency) BETWEEN 1 AND 16),
+    -- The tax in the price as Stripe stated it (NULL: none stated).
+    tax_milliunits  bigint CHECK (tax_milliunits IS NULL OR tax_milliunits BETWEEN 0 AND price_milliunits),
     UNIQUE (token_id, transaction_id, event_type)
 );
 COMMENT ON TABLE external_purchase_line_items IS 'citus: coordinator';

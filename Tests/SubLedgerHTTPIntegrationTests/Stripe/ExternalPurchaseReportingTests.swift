@@ -128,6 +128,8 @@ import Testing
 
     @Test func aWebPurchaseItsRenewalAndItsRefundAreReportedAndConfirmed() async throws {
         try await Self.run { c in
+            // Stripe collects 19 % tax, included in the price: the reports state it.
+            await c.stripe.control.setAutomaticTax(ratePPM: 190_000, inclusive: true)
             let token = try c.issueToken()
             let started = try await c.checkout("alice", token: token.token)
             #expect(started.status == 201, "\(started.json)")
@@ -145,6 +147,7 @@ import Testing
             #expect(start.eventType == .buy && start.productType == .subscription)
             #expect(start.rawSubscriptionEvent == "SUBSCRIPTION_START")
             #expect(start.amountTaxInclusive == 9_990 && start.reportingCurrency == "USD" && start.taxCountry == "DEU")
+            #expect((start.taxAmount ?? 0) > 0 && start.amountTaxExclusive.map { $0 + (start.taxAmount ?? 0) } == 9_990)
             var reported = try await c.reported()
             #expect(reported.map(\.externalPurchaseID) == [token.externalPurchaseID])
             #expect(reported.map(\.accountID) == ["alice"] && reported.map(\.originalTransactionID) == [subscription])

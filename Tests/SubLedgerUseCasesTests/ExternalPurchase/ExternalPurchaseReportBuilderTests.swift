@@ -76,4 +76,26 @@ import Testing
         let built = Self.report([], status: "UNRECOGNIZED_TOKEN")
         #expect(built.status == .unrecognizedToken && built.lineItems == nil)
     }
+
+    /// The tax Stripe stated is in the amount paid: the tax-exclusive amounts are the price less it, and never
+    /// below 0 whatever the stored tax says.
+    @Test func theTaxStripeStatedIsReportedOutOfTheAmountPaid() throws {
+        var taxed = Self.item("a", "BUY", start: true)
+        taxed.taxMilliunits = 1_595
+        let buy = ExternalPurchaseReportBuilder.lineItem(taxed, app: Self.app)
+        #expect(buy.amountTaxInclusive == 9_990)
+        #expect(buy.taxAmount == 1_595)
+        #expect(buy.amountTaxExclusive == 8_395)
+        #expect(buy.netAmountTaxExclusive == 8_395)
+        var refund = Self.item("b", "REFUND", reference: "a")
+        refund.taxMilliunits = 1_595
+        let refunded = ExternalPurchaseReportBuilder.lineItem(refund, app: Self.app)
+        #expect(refunded.taxAmount == 1_595 && refunded.amountTaxExclusive == 8_395)
+        #expect(refunded.netAmountTaxExclusive == 0)
+        var wrong = Self.item("c", "BUY")
+        wrong.taxMilliunits = 20_000
+        let capped = ExternalPurchaseReportBuilder.lineItem(wrong, app: Self.app)
+        #expect((capped.amountTaxExclusive ?? 0) + (capped.taxAmount ?? 0) == capped.amountTaxInclusive)
+        #expect((capped.amountTaxExclusive ?? -1) >= 0)
+    }
 }

@@ -50,13 +50,17 @@ public struct StoredExternalPurchaseReport: Sendable, Hashable {
         /// What was paid, milli-units of `currency`.
         public var priceMilliunits: Int64
         public var currency: String
+        /// The tax in the price as the payment processor stated it (Stripe's), milli-units of `currency`; nil when
+        /// none was stated.
+        public var taxMilliunits: Int64?
 
         public init(
             lineItemID: String, eventType: String, referenceLineItemID: String?, isSubscriptionStart: Bool,
             transactionID: String, productID: String, occurredAt: Instant,
             periodStart: Instant, periodEnd: Instant?, daysOfPaidServiceBefore: Int64, priceMilliunits: Int64,
-            currency: String
+            currency: String, taxMilliunits: Int64? = nil
         ) {
+            self.taxMilliunits = taxMilliunits
             self.lineItemID = lineItemID
             self.eventType = eventType
             self.referenceLineItemID = referenceLineItemID

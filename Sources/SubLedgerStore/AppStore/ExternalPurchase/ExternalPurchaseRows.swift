@@ -22,7 +22,7 @@ enum ExternalPurchaseRows {
                     chain: chain.key, transaction: known.transaction,
                     price: RevenueFieldRules.price(known.details.price),
                     currency: RevenueFieldRules.code(known.details.currency),
-                    revocationDate: known.activeRevocation?.revocationDate)
+                    tax: known.transaction.tax, revocationDate: known.activeRevocation?.revocationDate)
             }
         }
         let environments = PostgresArrayText.strings(all.map(\.chain.environment.rawValue))
@@ -68,9 +68,10 @@ enum ExternalPurchaseRows {
                 \(milliseconds(sorted.map(\.transaction.purchaseDate))),
                 \(milliseconds(sorted.map(\.transaction.expiresDate))),
                 \(milliseconds(sorted.map { refunds ? $0.revocationDate : $0.transaction.purchaseDate })),
-                \(column(sorted.map { String($0.price ?? 0) })), \(column(sorted.map { $0.currency ?? "" })))
+                \(column(sorted.map { String($0.price ?? 0) })), \(column(sorted.map { $0.currency ?? "" })),
+                \(column(sorted.map { $0.tax.map(String.init) ?? "" })))
                 WITH ORDINALITY AS c(environment, chain, transaction_id, product_id, period_start, period_end, occurred,
-                    price, currency, position)
+                    price, currency, tax, position)
             """
         let onlyBought: PostgresQuery =
             refunds
@@ -80,9 +81,10 @@ enum ExternalPurchaseRows {
             """ : ""
         return """
             INSERT INTO external_purchase_line_items (line_item_id, token_id, transaction_id, event_type, recorded_at,
-                product_id, period_start_ms, period_end_ms, occurred_ms, price_milliunits, currency)
+                product_id, period_start_ms, period_end_ms, occurred_ms, price_milliunits, currency, tax_milliunits)
             SELECT gen_random_uuid(), k.token_id, c.transaction_id, \(event), \(timestamp(now)), c.product_id,
-                c.period_start::bigint, nullif(c.period_end, '')::bigint, c.occurred::bigint, c.price::bigint, c.currency
+                c.period_start::bigint, nullif(c.period_end, '')::bigint, c.occurred::bigint, c.price::bigint, c.currency,
+                nullif(c.tax, '')::bigint
             FROM \(source)
             JOIN external_purchase_tokens k ON k.app_id = \(appID) AND k.chain_environment = c.environment
                 AND k.original_transaction_id = c.chain
@@ -98,7 +100,21 @@ enum ExternalPurchaseRows {
         var transaction: Transaction
         var price: Int64?
         var currency: String?
+        /// The tax in the price the processor stated, if it lies between 0 and the price.
+        var tax: Int64?
         var revocationDate: Instant?
+
+        init(
+            chain: ChainKey, transaction: Transaction, price: Int64?, currency: String?, tax: Int64?,
+            revocationDate: Instant?
+        ) {
+            self.chain = chain
+            self.transaction = transaction
+            self.price = price
+            self.currency = currency
+            self.tax = tax.flatMap { tax in price.flatMap { (0...$0).contains(tax) ? tax : nil } }
+            self.revocationDate = revocationDate
+        }
     }
 
     /// One report per token of `appID` with line items in none yet, with the obligation that sends it.

@@ -77,7 +77,7 @@ public struct ExternalPurchaseStore: Sendable {
         let rows = try connection.query(
             """
             SELECT l.report_id, l.line_item_id::text, l.event_type, l.transaction_id, l.product_id,
-                l.period_start_ms, l.period_end_ms, l.occurred_ms, l.price_milliunits, l.currency
+                l.period_start_ms, l.period_end_ms, l.occurred_ms, l.price_milliunits, l.currency, l.tax_milliunits
             FROM external_purchase_line_items l
             WHERE l.token_id = \(tokenID)
             ORDER BY l.period_start_ms, l.transaction_id, l.event_type
@@ -99,7 +99,7 @@ public struct ExternalPurchaseStore: Sendable {
                 occurredAt: event == "REFUND" ? refunded : start,
                 periodStart: start, periodEnd: end, daysOfPaidServiceBefore: paidDays,
                 priceMilliunits: try row.decode(Int64?.self, at: 8) ?? 0,
-                currency: try row.decode(String?.self, at: 9) ?? "")
+                currency: try row.decode(String?.self, at: 9) ?? "", taxMilliunits: try row.decode(Int64?.self, at: 10))
             if event == "BUY" {
                 item.isSubscriptionStart = firstBuy == nil
                 item.referenceLineItemID = firstBuy

@@ -6,8 +6,8 @@ import SubLedgerStore
 /// `SubscriptionBuyLineItem`, `OneTimeBuyLineItem` or `RefundLineItem`.
 ///
 /// - Amounts are what the customer paid, in milli-units of the transaction's currency, which is both the pricing
-///   and the reporting currency; SubLedger does not read the tax Stripe collected, so the tax is stated as 0 and the
-///   tax-exclusive amount is the amount paid.
+///   and the reporting currency; the tax is the one Stripe stated for the sale (`Transaction.tax`: in the amount
+///   paid), else 0, and the tax-exclusive amount is the amount paid less it.
 /// - `taxCountry` is the app's `external_purchase.tax_country`.
 /// - A chain's first reported purchase is its `SUBSCRIPTION_START`, every later one a `RENEWAL` referencing it; a
 ///   refund references the purchase it gives back, in full (a revocation), so its net amount is 0.
@@ -29,9 +29,11 @@ enum ExternalPurchaseReportBuilder {
         item.lineItemID = stored.lineItemID
         item.referenceLineItemID = stored.referenceLineItemID
         item.creationDate = stored.occurredAt.millisecondsSince1970
+        // The tax Stripe stated is in the price; without one, none is reported.
+        let tax = min(max(stored.taxMilliunits ?? 0, 0), max(stored.priceMilliunits, 0))
         item.amountTaxInclusive = stored.priceMilliunits
-        item.amountTaxExclusive = stored.priceMilliunits
-        item.taxAmount = 0
+        item.amountTaxExclusive = stored.priceMilliunits - tax
+        item.taxAmount = tax
         item.reportingCurrency = stored.currency
         item.pricingCurrency = stored.currency
         item.taxCountry = app.externalPurchase.taxCountry
@@ -41,7 +43,7 @@ enum ExternalPurchaseReportBuilder {
             return item
         }
         item.rawEventType = ExternalPurchaseEventType.buy.rawValue
-        item.netAmountTaxExclusive = stored.priceMilliunits
+        item.netAmountTaxExclusive = stored.priceMilliunits - tax
         item.productIdentifier = stored.productID
         item.quantity = 1
         let type = app.product(stored.productID)?.type
