@@ -200,6 +200,12 @@ import Testing
             #expect(html.contains("2025-01 new: 38.303"))
             #expect(html.contains("Also in GBP"))
             #expect(html.contains("gross 234.870"))
+            let usd = try #require(panel.revenue.totals.first { $0.currency == "USD" }).amounts
+            #expect(
+                html.contains(
+                    "after tax \(DecimalText.milliunits(usd.taxMilli)), the stores' commissions "
+                        + "\(DecimalText.milliunits(usd.commissionMilli)) and payment processing fees 0.000"),
+                "\(html)")
             #expect(html.contains("<a href=\"/admin\">"))
 
             var gbp = panel

@@ -8,7 +8,8 @@ extension AdminPage {
     ]
 
     /// The revenue section of `/admin/revenue`: MRR and ARR at the range's end, the MRR movement per month as stacked bars, and gross, refunds
-    /// and proceeds per month, in the currency with the most MRR (every currency is in the reports).
+    /// and proceeds per month, in the currency with the most MRR (every currency is in the reports); over the range,
+    /// what went from gross to proceeds: tax, the stores' commissions, the payment processor's fees (web sales).
     static func revenueSection(_ panel: RevenuePanel) -> String {
         guard let currency = panel.currency else {
             return "<section class=\"revenue\"><h2>Revenue</h2><p>No priced transactions in this range.</p></section>"
@@ -57,6 +58,9 @@ extension AdminPage {
             html +=
                 "<p>Whole range: gross \(DecimalText.milliunits(total.amounts.grossMilli)), refunds "
                 + "\(DecimalText.milliunits(total.amounts.refundsMilli)), proceeds \(DecimalText.milliunits(total.amounts.proceedsMilli))"
+                + " after tax \(DecimalText.milliunits(total.amounts.taxMilli)), the stores' commissions "
+                + "\(DecimalText.milliunits(total.amounts.commissionMilli)) and payment processing fees "
+                + "\(DecimalText.milliunits(total.amounts.processingFeeMilli))"
                 + (total.amounts.estimatedMilli > 0
                     ? " (estimated: \(DecimalText.milliunits(total.amounts.estimatedMilli)))" : "") + "</p>"
         }
