@@ -334,15 +334,19 @@ public struct MigrationImporter: Sendable {
             transactions: all, renewalInfo: renewals, observedAt: ingestion.now())
         let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
         LedgerMetrics.record(applied)
-        if let owner = applied.accounts.values.first(where: { $0 != row.account }) {
-            throw ImportRowError(
-                row.lineNumber,
-                .importFailed(
-                    code: "owned_by_another_account",
-                    message: "the chain \(original) is owned by account \(owner.rawValue); the ownership rule kept it"))
-        }
+        try Self.refuseIfOwnedElsewhere(applied, chain: original, row: row)
         return RowResult(
             chains: 1, transactions: Set(transactions.map(\.transactionID)).count, chainID: original)
+    }
+
+    /// Refuses the row when the ownership rule kept the applied chain `chain` with another account than the row's.
+    static func refuseIfOwnedElsewhere(_ applied: LedgerStore.Applied, chain: String, row: ImportRow) throws {
+        guard let owner = applied.accounts.values.first(where: { $0 != row.account }) else { return }
+        throw ImportRowError(
+            row.lineNumber,
+            .importFailed(
+                code: "owned_by_another_account",
+                message: "the chain \(chain) is owned by account \(owner.rawValue); the ownership rule kept it"))
     }
 
     /// Submits the row's receipt for its account through the normal verifyReceipt path.
@@ -437,14 +441,7 @@ public struct MigrationImporter: Sendable {
                 input.submitter = row.account
                 let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
                 LedgerMetrics.record(applied)
-                if let owner = applied.accounts.values.first(where: { $0 != row.account }) {
-                    throw ImportRowError(
-                        row.lineNumber,
-                        .importFailed(
-                            code: "owned_by_another_account",
-                            message: "the chain \(id) is owned by account \(owner.rawValue); the ownership rule kept it"
-                        ))
-                }
+                try Self.refuseIfOwnedElsewhere(applied, chain: id, row: row)
                 return RowResult(
                     chains: 1, transactions: Set(input.transactions.map(\.transactionID)).count, chainID: id)
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
