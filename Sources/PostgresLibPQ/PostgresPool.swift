@@ -177,28 +177,25 @@ public final class PostgresPool: Sendable {
         return try await withConnection { connection in try connection.query(cached: statement, values) }
     }
 
-    /// Runs `query` on a pooled connection's thread, through that connection's prepared-statement cache.
+    /// Runs `query` through a pooled connection's prepared-statement cache.
+    ///
+    /// On Linux, once the connection has it prepared, the statement is sent from the calling task and its reply
+    /// awaited on a readiness thread, with no hop to the connection's thread; the first use on a connection (open,
+    /// prepare) goes through that thread. A statement that waits long in the server (a lock) holds its connection
+    /// and nothing else: no thread waits for it.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        let statement = PostgresStatement(query.sql)
-        return try await withConnection { connection in try connection.query(cached: statement, query.parameters) }
-    }
-
-    /// Runs `query` as `query(_:)` does, but once a connection has it prepared, sends it from the calling task and
-    /// awaits the reply on a readiness thread (Linux): for the hot reads, one short statement each.
-    @discardableResult
-    public func queryWithoutHandOff(_ query: PostgresQuery) async throws -> PostgresRows {
         try await self.query(cached: PostgresStatement(query.sql), query.parameters)
     }
 
-    /// `queryWithoutHandOff(_:)` for a caller that is not a task (an event loop's channel handler): leases a
+    /// `query(_:)` for a caller that is not a task (an event loop's channel handler): leases a
     /// connection, sends the statement from the thread that got the lease, and calls `completion` once with the
     /// rows or the error, on the socket's readiness thread (or the connection's, the first time a connection runs the
     /// statement, or the caller's when the pool refuses at once). The connection is back in the pool by then.
     ///
     /// For callers that can ask again another way when it fails: an idle connection is not probed before the
     /// statement, so one whose backend was terminated meanwhile fails it (`isConnectionError`) and is replaced.
-    public func queryWithoutHandOff(
+    public func query(
         _ query: PostgresQuery, completion: @escaping @Sendable (Result<PostgresRows, any Error>) -> Void
     ) {
         let statement = PostgresStatement(query.sql)

@@ -206,7 +206,7 @@ private func positional(_ sql: String, _ values: any PostgresEncodable...) -> Po
         try await TestDatabase.withSchema(maxConnections: 1) { _, _, pool in
             let statement = "SELECT $1::int8 + 1 AS next"
             for value in [Int64(1), 41, -5] {
-                let rows = try await pool.queryWithoutHandOff(positional(statement, value))
+                let rows = try await pool.query(positional(statement, value))
                 #expect(try rows.single().decode(Int64.self, at: 0) == value + 1)
             }
             let prepared = try await pool.query(

@@ -4,7 +4,7 @@ import SubLedgerTestSupport
 import Synchronization
 import Testing
 
-/// Statements awaited on a readiness thread (`PostgresPool.queryWithoutHandOff`, both forms) while every connection
+/// Statements awaited on a readiness thread (`PostgresPool.query`, both forms) while every connection
 /// of the pool is blocked behind a lock and more callers wait for a connection: each one completes once the lock is
 /// released.
 @Suite struct ReadinessUnderLockTests {
@@ -52,10 +52,10 @@ import Testing
                     Task {
                         let rows: PostgresRows
                         if index.isMultiple(of: 2) {
-                            rows = try await pool.queryWithoutHandOff(read)
+                            rows = try await pool.query(read)
                         } else {
                             rows = try await withCheckedThrowingContinuation { continuation in
-                                pool.queryWithoutHandOff(read) { continuation.resume(with: $0) }
+                                pool.query(read) { continuation.resume(with: $0) }
                             }
                         }
                         return try rows.single().decode(Int64.self, at: 0)
@@ -75,7 +75,7 @@ import Testing
                 release.withLock { $0 = true }
                 try await lock.value
                 for (index, task) in reads.enumerated() {
-                    let count = try await Self.value(within: Self.bound) { try await task.value }
+                    let count = try await valueWithin(Self.bound) { try await task.value }
                     try #require(
                         count != nil,
                         """
@@ -89,36 +89,5 @@ import Testing
             await pool.shutdown()
             await holder.shutdown()
         }
-    }
-
-    /// `operation`'s value, or nil when it has not finished within `bound` (it is left running).
-    private static func value<T: Sendable>(
-        within bound: Duration, _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T? {
-        let first = FirstOutcome<T>()
-        let outcome = await withCheckedContinuation { continuation in
-            first.wait(continuation)
-            Task {
-                do { first.resume(.success(try await operation())) } catch { first.resume(.failure(error)) }
-            }
-            Task {
-                try? await Task.sleep(for: bound)
-                first.resume(nil)
-            }
-        }
-        return try outcome?.get()
-    }
-}
-
-/// Resumes its waiter once, with whichever outcome comes first.
-private final class FirstOutcome<T: Sendable>: Sendable {
-    private let waiter = Mutex<CheckedContinuation<Result<T, any Error>?, Never>?>(nil)
-
-    func wait(_ continuation: CheckedContinuation<Result<T, any Error>?, Never>) {
-        waiter.withLock { $0 = continuation }
-    }
-
-    func resume(_ outcome: Result<T, any Error>?) {
-        waiter.withLock { $0.take() }?.resume(returning: outcome)
     }
 }

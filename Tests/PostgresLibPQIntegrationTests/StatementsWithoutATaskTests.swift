@@ -3,7 +3,7 @@ import PostgresLibPQ
 import SubLedgerTestSupport
 import Testing
 
-/// `PostgresPool.queryWithoutHandOff(_:completion:)`, the form for callers that are not tasks (an event loop's
+/// `PostgresPool.query(_:completion:)`, the form for callers that are not tasks (an event loop's
 /// channel handler): the lease is handed to a callback, the statement sent from the thread that got it, and the
 /// reply read on the readiness thread.
 @Suite struct StatementsWithoutATaskTests {
@@ -14,7 +14,7 @@ import Testing
     /// The callback's outcome, awaited by the test.
     static func query(_ pool: PostgresPool, _ query: PostgresQuery) async -> Result<PostgresRows, any Error> {
         await withCheckedContinuation { continuation in
-            pool.queryWithoutHandOff(query) { continuation.resume(returning: $0) }
+            pool.query(query) { continuation.resume(returning: $0) }
         }
     }
 

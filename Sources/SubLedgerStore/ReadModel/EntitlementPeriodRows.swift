@@ -96,7 +96,7 @@ enum EntitlementPeriodRows {
     static func read(
         _ account: AccountID, appID: Int64, at instant: Instant, on pool: PostgresPool
     ) async throws -> (credits: Int64, periods: [EntitlementPeriod]?, pending: Bool, grants: [EntitlementGrant]) {
-        try parseRead(await pool.queryWithoutHandOff(read(account, appID: appID, at: instant)), account, at: instant)
+        try parseRead(await pool.query(read(account, appID: appID, at: instant)), account, at: instant)
     }
 
     static func parseRead(

@@ -51,7 +51,7 @@ public struct EntitlementReadStore: Sendable {
     ) {
         let appID = app.appID
         let definition = app.definition
-        pool.queryWithoutHandOff(EntitlementPeriodRows.read(account, appID: appID, at: instant)) { outcome in
+        pool.query(EntitlementPeriodRows.read(account, appID: appID, at: instant)) { outcome in
             completion(
                 Result {
                     let stored = try EntitlementPeriodRows.parseRead(outcome.get(), account, at: instant)
@@ -80,7 +80,7 @@ public struct EntitlementReadStore: Sendable {
     /// meanwhile (an account not backfilled is answered from the chains).
     @discardableResult
     public func backfill(app: StoredApp, limit: Int = 1_000) async throws -> Int {
-        let pending = try await pool.queryWithoutHandOff(
+        let pending = try await pool.query(
             EntitlementPeriodRows.pendingAccounts(appID: app.appID, limit: max(0, limit)))
         var done = 0
         for row in pending {

@@ -20,13 +20,13 @@ public enum ReplicationPositions {
     /// standby must have replayed to show that commit (even with `synchronous_commit = off`, where the write
     /// position may still be behind it).
     public static func primary(on pool: PostgresPool) async throws -> WALPosition {
-        let rows = try await pool.queryWithoutHandOff(primaryStatement)
+        let rows = try await pool.query(primaryStatement)
         return try position(try rows.single().decode(String.self, at: 0))
     }
 
     /// Whether the server behind `pool` is in recovery, and how far it has replayed.
     public static func standby(on pool: PostgresPool) async throws -> Standby {
-        let row = try await pool.queryWithoutHandOff(standbyStatement).single()
+        let row = try await pool.query(standbyStatement).single()
         let inRecovery = try row.decode(Bool.self, at: 0)
         let replayed = try row.decode(String?.self, at: 1).map(position)
         return Standby(inRecovery: inRecovery, replayed: inRecovery ? replayed : nil)
