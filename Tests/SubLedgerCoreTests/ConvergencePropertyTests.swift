@@ -32,13 +32,15 @@ import Testing
             .shuffled(using: &rng)
     }
 
-    @Test func singleClaimantInputsConvergeInAnyOrderAndMultiplicity() throws {
+    @Test func singleClaimantInputsConvergeInAnyOrderAndMultiplicity() async throws {
         let reference = try Scenario.run(Scenario.singleClaimantInputs)
         let expected = Scenario.Outcome(reference)
         try checkReference(reference)
 
         var rng = SplitMix64(seed: 0x5EED_0001)
         for permutation in 0..<Self.permutations {
+            // Seconds of work in all: leave the test process's few cooperative threads to the others now and then.
+            await Task.yield()
             let inputs = Self.shuffledWithDuplicates(Scenario.singleClaimantInputs, using: &rng)
             let outcome = Scenario.Outcome(try Scenario.run(inputs))
             #expect(outcome == expected, "permutation \(permutation) diverged")
@@ -46,7 +48,7 @@ import Testing
         }
     }
 
-    @Test func contestedChainConvergesWhenItsOwnInputsKeepTheirOrder() throws {
+    @Test func contestedChainConvergesWhenItsOwnInputsKeepTheirOrder() async throws {
         let reference = try Scenario.run(Scenario.singleClaimantInputs + Scenario.contestedChainInputs)
         let expected = Scenario.Outcome(reference)
         let key = ChainKey(environment: .production, chainID: "s1")
@@ -55,6 +57,7 @@ import Testing
 
         var rng = SplitMix64(seed: 0x5EED_0002)
         for permutation in 0..<Self.permutations {
+            await Task.yield()
             let others = Self.shuffledWithDuplicates(Scenario.singleClaimantInputs, using: &rng)
             // Place the contested chain's inputs, in order and each possibly repeated at once, at random slots.
             var slots = (0..<Scenario.contestedChainInputs.count).map { _ in
