@@ -2,6 +2,7 @@ import AppStore
 import AppStoreTestSupport
 import Foundation
 import SubLedgerCore
+import Synchronization
 import Testing
 
 @Suite struct GeneratedChainVerificationTests {
@@ -164,6 +165,45 @@ import Testing
             _ = try await verifier.verifyTransaction(JWSSigner(chain: chain).sign(TestChains.transaction()))
         }
         #expect(verifier.signatureVerifier.cachedChainCount == 2)
+    }
+
+    /// The chain used last is compared before the cache is searched; it is still held to its validity on the
+    /// verifier's clock, and any other chain is still built and checked.
+    @Test func theChainUsedLastIsRefusedOnceExpiredAndOtherChainsAreStillChecked() async throws {
+        // Valid 2020-09 .. 2023-11, checked at the clock's now.
+        let expiring = try SigningChain.generate(
+            notValidBefore: TestChains.notBefore, notValidAfter: Instant(millisecondsSince1970: 1_700_000_000_000))
+        let other = try TestChains.chain()
+        let unconfigured = try TestChains.chain()
+        let clock = Mutex(Instant(millisecondsSince1970: 1_650_000_000_000))
+        let verifier = try SignedDataVerifier(
+            configuration: .init(
+                bundleID: "com.example", appAppleID: 1234, environment: .sandbox,
+                signature: .init(roots: [expiring.trustedRoot, other.trustedRoot], validationTime: .now)),
+            now: { clock.withLock { $0 } })
+        let token = try JWSSigner(chain: expiring).sign(TestChains.transaction(id: "1"))
+        _ = try await verifier.verifyTransaction(token)
+        #expect(try await verifier.verifyTransaction(token).transactionID == "1")
+        #expect(verifier.signatureVerifier.cachedChainCount == 1)
+
+        // A chain that is not the one used last, to a root not configured: refused, not taken for it.
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await verifier.verifyTransaction(JWSSigner(chain: unconfigured).sign(TestChains.transaction(id: "2")))
+        }
+        #expect(try await verifier.verifyTransaction(token).transactionID == "1")
+
+        // Past the leaf's notAfter on the clock: the cached chain is refused, as it is once another chain was used.
+        clock.withLock { $0 = Instant(millisecondsSince1970: 1_750_000_000_000) }
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await verifier.verifyTransaction(token)
+        }
+        let otherToken = try JWSSigner(chain: other).sign(TestChains.transaction(id: "3"))
+        #expect(try await verifier.verifyTransaction(otherToken).transactionID == "3")
+        #expect(verifier.signatureVerifier.cachedChainCount == 2)
+        await #expect(throws: JWSVerificationError(.invalidCertificateChain)) {
+            try await verifier.verifyTransaction(token)
+        }
+        #expect(try await verifier.verifyTransaction(otherToken).transactionID == "3")
     }
 
     @Test func productionRequiresAppAppleIDAndChecksIt() async throws {

@@ -23,6 +23,10 @@ final class ChainVerdictCache: Sendable {
     private struct State {
         var entries: [[String]: Entry] = [:]
         var clock: UInt64 = 0
+        /// The chain used last and its verdict, as in `entries`. A notification's three tokens, and most
+        /// tokens after them, carry the same chain: compared with it first, such a chain is found without
+        /// hashing its few kilobytes again, and its place in the eviction order stays the newest.
+        var mostRecent: (chain: [String], verdict: Verdict)?
     }
 
     private let capacity: Int
@@ -37,11 +41,15 @@ final class ChainVerdictCache: Sendable {
     func verdict(for chain: [String], at time: Instant) -> Verdict? {
         guard capacity > 0 else { return nil }
         return state.withLock { state in
+            if let recent = state.mostRecent, recent.chain == chain {
+                return Self.isValid(recent.verdict, at: time) ? recent.verdict : nil
+            }
             guard var entry = state.entries[chain] else { return nil }
-            guard entry.verdict.validFrom <= time, time <= entry.verdict.validUntil else { return nil }
+            guard Self.isValid(entry.verdict, at: time) else { return nil }
             state.clock &+= 1
             entry.lastUse = state.clock
             state.entries[chain] = entry
+            state.mostRecent = (chain, entry.verdict)
             return entry.verdict
         }
     }
@@ -52,11 +60,16 @@ final class ChainVerdictCache: Sendable {
         state.withLock { state in
             state.clock &+= 1
             state.entries[chain] = Entry(verdict: verdict, lastUse: state.clock)
+            state.mostRecent = (chain, verdict)
             while state.entries.count > capacity {
                 guard let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) else { break }
                 state.entries[oldest.key] = nil
             }
         }
+    }
+
+    private static func isValid(_ verdict: Verdict, at time: Instant) -> Bool {
+        verdict.validFrom <= time && time <= verdict.validUntil
     }
 
     /// The number of cached chains (for tests and metrics).

@@ -30,9 +30,20 @@ enum UniqueKeyJSON {
     ) -> Result<[String: [UInt8]], Failure> {
         let bytes = Array(bytes)
         // Validated once here, so that string values need not be decoded one by one (only keys are).
-        guard String(validating: bytes, as: UTF8.self) != nil else { return .failure(.malformed) }
+        guard isUTF8(bytes) else { return .failure(.malformed) }
         var scanner = Scanner(bytes: bytes, capturing: capturing)
         return scanner.run().map { scanner.captured }
+    }
+
+    /// Whether `bytes` are UTF-8. ASCII text (every header and payload Apple signs) is told by one pass over the
+    /// bytes; other text is validated by building a `String` from it.
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        let union = bytes.withUnsafeBufferPointer { buffer in
+            var union: UInt8 = 0
+            for byte in buffer { union |= byte }
+            return union
+        }
+        return union < 0x80 || String(validating: bytes, as: UTF8.self) != nil
     }
 
     private struct Scanner {
@@ -155,6 +166,28 @@ enum UniqueKeyJSON {
         /// quote).
         mutating func readString(keeping: Bool) -> String? {
             index += 1
+            // Most strings hold no escape: their bytes up to the closing quote are the value. The whole text is
+            // valid UTF-8 and the quote is ASCII, so those bytes are valid UTF-8 too.
+            let start = index
+            let end = bytes.withUnsafeBufferPointer { buffer in
+                var end = start
+                while end < buffer.count {
+                    let byte = buffer[end]
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                    end += 1
+                }
+                return end
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                index = end + 1
+                return keeping ? String(decoding: bytes[start..<end], as: UTF8.self) : ""
+            }
+            return readEscapedString(keeping: keeping)
+        }
+
+        /// `readString(keeping:)` for a string that holds an escape or a control character (refused), or has no
+        /// closing quote (refused): `index` is just after the opening quote.
+        mutating func readEscapedString(keeping: Bool) -> String? {
             var scalars = String.UnicodeScalarView()
             var run = index
             func flush(_ end: Int) -> Bool {

@@ -18,11 +18,19 @@ enum RequestText {
     /// finds every NUL the decoder would produce, without decoding twice.
     static func checkBody(_ body: ByteBuffer) throws {
         let isText = body.withUnsafeReadableBytes { bytes in
-            String(validating: bytes, as: UTF8.self) != nil && !containsEscapedNUL(bytes)
+            isUTF8(bytes) && !containsEscapedNUL(bytes)
         }
         guard isText else {
             throw APIError.badRequest(.invalidText, "the body must be UTF-8 text without NUL characters")
         }
+    }
+
+    /// Whether `bytes` are UTF-8. An ASCII body (as pushed notifications are) is told by one pass over its bytes;
+    /// any other is validated by building a `String` from it.
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var union: UInt8 = 0
+        for byte in bytes { union |= byte }
+        return union < 0x80 || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// Whether `bytes` hold `\u0000` where the backslash itself is not escaped.
