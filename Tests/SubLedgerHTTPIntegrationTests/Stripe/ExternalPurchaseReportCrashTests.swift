@@ -67,11 +67,17 @@ import Testing
         try Data((secretKey.base64 + "\n").utf8).write(to: keyFile)
         var url = try TestDatabase.connectionString()
         url += (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D\(schema)"
-        let arguments = [
-            "serve", "--database-url", url, "--secret-key-file", keyFile.path, "--stripe-api-url", stripe.baseURL,
-            "--server-api-url", apple.serverAPIBaseURL(.production),
-            "--server-api-sandbox-url", apple.serverAPIBaseURL(.sandbox), "--log-level", "info",
-        ]
+        func arguments(reachingApple: Bool) -> [String] {
+            // The killed process cannot reach Apple (nothing listens on port 9), so whenever its sender runs between
+            // the credit and the kill, the report stays owed and is never at Apple: no race with the sender's timer.
+            let unreachable = "http://127.0.0.1:9"
+            return [
+                "serve", "--database-url", url, "--secret-key-file", keyFile.path, "--stripe-api-url", stripe.baseURL,
+                "--server-api-url", reachingApple ? apple.serverAPIBaseURL(.production) : unreachable,
+                "--server-api-sandbox-url", reachingApple ? apple.serverAPIBaseURL(.sandbox) : unreachable,
+                "--log-level", "info",
+            ]
+        }
         let log = directory.appendingPathComponent("serve.log")
 
         func report(of externalPurchaseID: String) async throws -> (request: String, state: String, leased: Bool)? {
@@ -87,11 +93,13 @@ import Testing
             }
         }
 
-        // A web purchase with its token, then the process killed as soon as Stripe's webhooks were answered. The
-        // sender runs every 5 s, so it almost never reports in between; when it did, another purchase is tried.
+        // A web purchase with its token, then the process killed as soon as Stripe's webhooks were answered. Its
+        // sender may have tried Apple in between and failed; if the kill caught it holding the report's lease,
+        // another purchase is tried.
         var crashed: (token: String, request: String)?
+        var seen: [String] = []
         for attempt in 0..<5 where crashed == nil {
-            let served = ServedSubLedger(arguments: arguments, logURL: log)
+            let served = ServedSubLedger(arguments: arguments(reachingApple: false), logURL: log)
             try await served.start()
             stripe.control.addWebhookEndpoint(
                 url: "http://127.0.0.1:\(served.port)/v1/notifications/stripe", secret: StripeHarness.webhookSecret)
@@ -117,16 +125,18 @@ import Testing
             served.kill9()
             let owed = try await report(of: token.externalPurchaseID)
             #expect(owed != nil, "the report is in the outbox with the credit")
+            seen.append(owed.map { "\($0.state), leased \($0.leased)" } ?? "no report")
             if let owed, owed.state == "pending", !owed.leased,
                 !apple.control.externalPurchaseReports().contains(where: { $0.requestIdentifier == owed.request })
             {
                 crashed = (token.externalPurchaseID, owed.request)
             }
         }
-        let (externalPurchaseID, requestIdentifier) = try #require(crashed, "never killed between credit and report")
+        let (externalPurchaseID, requestIdentifier) = try #require(
+            crashed, "never killed between credit and report: \(seen)")
 
         // The next process sends it, under the identifier stored before the crash.
-        let next = ServedSubLedger(arguments: arguments, logURL: log)
+        let next = ServedSubLedger(arguments: arguments(reachingApple: true), logURL: log)
         try await next.start()
         defer { next.stop() }
         let deadline = Date().addingTimeInterval(120)
