@@ -113,7 +113,9 @@ import Testing
             }
             while locked.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
             let projection = Task { try await ReportProjector(pool: pool).projectAll() }
-            // The projection is seen waiting on an advisory lock, in this test's database, before the apply ends.
+            // The projection is seen waiting on an advisory lock, in this test's database, before the apply ends. The
+            // poll is sent as every `pool.query` is (from this task, its reply awaited on a readiness thread) while one
+            // of the pool's connections is held by the apply's transaction and another waits for the chain's lock.
             let deadline = ContinuousClock.now + .seconds(120)
             var waiting: Int64 = 0
             while waiting == 0 && ContinuousClock.now < deadline {
