@@ -79,7 +79,10 @@ import Testing
                     }
                 }
             }
-            let churned = try await valueWithin(Self.bound) { try await churn.value }
+            let churned: Bool? = try await valueWithin(Self.bound) {
+                try await churn.value
+                return true
+            }
             try #require(churned != nil, "the pools opening and closing did not finish within \(Self.bound)")
             var answered = 0
             for (index, caller) in callers.enumerated() {
