@@ -132,19 +132,23 @@ extension Int64 {
     }
 }
 
-/// Installs `format` as the process's log output: for `json`, every logger created from now on
-/// (`Logger(label:)`, in SubLedger, Hummingbird and the clients) writes `JSONLogHandler` lines to standard error.
-/// Once per process (swift-log's bootstrap cannot be repeated); `text` keeps swift-log's default handler.
+/// Installs `format` as the process's log output: every logger created from now on (`Logger(label:)`, in SubLedger,
+/// Hummingbird and the clients) writes to standard error, `TextLogHandler`'s lines (swift-log's own) for `text`,
+/// `JSONLogHandler`'s for `json`. Once per process (swift-log's bootstrap cannot be repeated).
 enum ProcessLogFormat {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var installed = false
 
     static func install(_ format: LogFormat) {
-        guard format == .json else { return }
         lock.lock()
         defer { lock.unlock() }
         guard !installed else { return }
         installed = true
+        guard format == .json else {
+            // As swift-log's default handler: no metadata provider (traces' ids are written in `json` only).
+            LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
+            return
+        }
         // The current span's ids on every record logged inside one (docs/guides/operate.md, "Traces"); none when traces
         // are off, where there is no OpenTelemetry span context to read.
         LoggingSystem.bootstrap(
