@@ -174,6 +174,24 @@ import Testing
         }
     }
 
+    /// A request that stops arriving on a connection whose earlier request was answered is answered 408 too: the
+    /// check the connection keeps scheduled, made for the earlier request, waits on for the later one's time.
+    @Test func aRequestThatDoesNotArriveAfterAnAnsweredOneIsAnswered408() async throws {
+        try await H.run(requestTimeout: .seconds(1)) { _, client in
+            let port = try #require(client.port)
+            let received = await RawHTTPConnection.exchangeUntilClosed(
+                port: port, request: Array("GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8),
+                afterAnswer: Array("GET /health/live HTTP/1.1\r\nHost: local".utf8), timeout: 30)
+            let text = String(decoding: received, as: UTF8.self)
+            // Each answer's status line (the second follows the first's body directly).
+            let statuses = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map {
+                $0.prefix(while: { $0 != "\r\n" })
+            }
+            #expect(statuses == ["200 OK", "408 Request Timeout"], "\(text)")
+            #expect(text.contains("request_timeout"))
+        }
+    }
+
     // MARK: - values openapi.yaml forbids
 
     /// `at` is at most 64 characters (openapi.yaml): 65 are refused with 400 `invalid_time`, as is the same time

@@ -28,6 +28,11 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
     private var unanswered = 0
     /// An answer's head has been written and its end not yet.
     private var answering = false
+    /// When the request in progress began.
+    private var began = NIODeadline.distantPast
+    /// The scheduled check of the request in progress. A request does not schedule its own: the check of an
+    /// earlier one, when it comes, finds the request then in progress and waits on for what is left of its time.
+    /// So a connection's requests cost a reading of the clock each, not a timer each.
     private var deadline: Scheduled<Void>?
     private var timedOut = false
 
@@ -56,10 +61,20 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
     private func begin(_ context: ChannelHandlerContext) {
         inRequest = true
         headRead = false
-        cancelDeadline()
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+        began = .now()
+        if deadline == nil { check(at: began + timeout, context) }
+    }
+
+    /// At `instant`, answers the request then in progress if its time is up, or checks again when it will be.
+    private func check(at instant: NIODeadline, _ context: ChannelHandlerContext) {
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: instant) { [self] in
             deadline = nil
             guard inRequest, let context = self.context else { return }
+            let due = began + timeout
+            guard due <= .now() else {
+                check(at: due, context)
+                return
+            }
             answerAndClose(context, promise: nil)
         }
     }
@@ -78,9 +93,9 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
         case .body:
             break
         case .end:
+            // The check stays scheduled: the next request on this connection, likely soon, uses it.
             inRequest = false
             headRead = false
-            cancelDeadline()
         }
         context.fireChannelRead(data)
     }

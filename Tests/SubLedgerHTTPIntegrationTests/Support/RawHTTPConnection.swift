@@ -59,13 +59,16 @@ enum RawHTTPConnection {
     }
 
     /// Sends `request` on a new connection and returns every byte received until the server closes it (or
-    /// `timeout` seconds pass): for what follows an answer on the same connection.
-    static func exchangeUntilClosed(port: Int, request: [UInt8], timeout: Double) async -> [UInt8] {
+    /// `timeout` seconds pass): for what follows an answer on the same connection. With `afterAnswer`, those bytes
+    /// are sent once the first answer has arrived.
+    static func exchangeUntilClosed(
+        port: Int, request: [UInt8], afterAnswer: [UInt8]? = nil, timeout: Double
+    ) async -> [UInt8] {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let outcome = exchangeBlocking(
                     port: port, request: request, timeout: timeout, closeAfterSending: false, finishSending: false,
-                    untilClosed: true)
+                    untilClosed: true, afterAnswer: afterAnswer)
                 switch outcome {
                 case .closed(let received), .timedOut(let received): continuation.resume(returning: received)
                 case .answered, .refused: continuation.resume(returning: [])
@@ -76,7 +79,7 @@ enum RawHTTPConnection {
 
     private static func exchangeBlocking(
         port: Int, request: [UInt8], timeout: Double, closeAfterSending: Bool, finishSending: Bool,
-        untilClosed: Bool = false
+        untilClosed: Bool = false, afterAnswer: [UInt8]? = nil
     ) -> RawHTTPOutcome {
         #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -106,14 +109,18 @@ enum RawHTTPConnection {
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &sendLimit, socklen_t(MemoryLayout<timeval>.size))
 
         // Send everything; the server may answer (e.g. 413) and close before it has read it all.
-        var offset = 0
-        while offset < request.count {
-            let sent = request[offset...].withUnsafeBytes { buffer in
-                sendFlags(descriptor, buffer.baseAddress, buffer.count)
+        func send(_ bytes: [UInt8]) {
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes { buffer in
+                    sendFlags(descriptor, buffer.baseAddress, buffer.count)
+                }
+                if sent <= 0 { break }
+                offset += sent
             }
-            if sent <= 0 { break }
-            offset += sent
         }
+        send(request)
+        var followUp = afterAnswer
         if closeAfterSending { return .closed(received: []) }
         if finishSending { shutdown(descriptor, Int32(SHUT_WR)) }
 
@@ -122,6 +129,10 @@ enum RawHTTPConnection {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             if !untilClosed, let response = parse(received, complete: false) { return .answered(response) }
+            if let bytes = followUp, parse(received, complete: false) != nil {
+                followUp = nil
+                send(bytes)
+            }
             if Date() > deadline { return .timedOut(received: received) }
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 {
