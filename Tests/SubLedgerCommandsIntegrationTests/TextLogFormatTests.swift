@@ -19,7 +19,8 @@ import Testing
         // No nested dictionary: swift-log writes one in its hash order, which two dictionaries need not share.
         logger[metadataKey: "roles"] = .array(["a", "b"])
         logger[metadataKey: "attempt"] = .stringConvertible(3)
-        logger.info("Request", metadata: ["hb.request.path": "/v1/accounts/a/entitlements", "hb.request.method": "GET"])
+        logger.info(
+            "Request", metadata: ["hb.request.path": "/v1/accounts/a/entitlements", "hb.request.method": "GET"])
         logger.debug("not written")
         logger[metadataKey: "hb.request.id"] = nil
         logger.warning("pool exhausted")
