@@ -44,8 +44,8 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
 
     /// Whether a response gets a token: a successful write's, except a store's push (Apple's Server Notifications,
     /// Google's Pub/Sub push), which its sender never reads, and whose extra round trip would cost every push.
-    static func carriesToken(method: HTTPRequest.Method, status: Int, path: String) -> Bool {
-        writes(method) && (200..<300).contains(status) && !storePushPaths.contains(path)
+    static func carriesToken(method: HTTPRequest.Method, status: Int, path: @autoclosure () -> String) -> Bool {
+        writes(method) && (200..<300).contains(status) && !storePushPaths.contains(path())
     }
 
     /// The routes the stores post their pushes to.
