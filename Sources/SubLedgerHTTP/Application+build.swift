@@ -23,7 +23,8 @@ public func buildApplication(
 /// same route table, authentication, metrics, request log and headers (`EntitlementReadRoute`).
 enum EntitlementReadPath: Sendable {
     /// On the event loop that read the request, without the router (`EntitlementReadsOnEventLoop`): measured
-    /// faster on 2 and 16 cores (docs/benchmarks.md). What it cannot answer goes to the router.
+    /// faster on 2 and 16 cores (docs/benchmarks.md). What it cannot answer goes to the router. With traces off: no
+    /// request makes a span, and the router has no `TracingMiddleware`.
     case onEventLoops
     /// By the router, like every other request: with traces on, since only the router's `TracingMiddleware`
     /// makes a request's span.
@@ -49,7 +50,8 @@ func buildApplication(
     let appData = AppDataAccess(keys: useCases.keys, audit: useCases.audit, now: dependencies.now)
     let router = buildRouter(
         dependencies: dependencies, useCases: useCases, logger: logger,
-        metricsRegistry: metricsRegistry ?? ServiceMetrics.registry, requestMetrics: requestMetrics, appData: appData)
+        metricsRegistry: metricsRegistry ?? ServiceMetrics.registry, requestMetrics: requestMetrics, appData: appData,
+        traced: entitlementReads == .throughRouter)
     // Over every route: a known path asked with a method it does not take is answered 405, not 404.
     MethodNotAllowed.register(on: router)
     // With read replicas every read goes through `LedgerReads`' routing.
@@ -84,12 +86,14 @@ func buildApplication(
     )
 }
 
-/// The routes of the service, each answered through `useCases`.
+/// The routes of the service, each answered through `useCases`; with `traced` (traces on) each request in its server
+/// span (`TracingMiddleware`).
 func buildRouter(
     dependencies: ServiceDependencies, useCases: LedgerUseCases, logger: Logger,
     metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry,
     requestMetrics: RequestMetrics = RequestMetrics(),
-    appData: AppDataAccess? = nil
+    appData: AppDataAccess? = nil,
+    traced: Bool
 ) -> Router<SubLedgerRequestContext> {
     let apps = useCases.apps
     let keys = useCases.keys
@@ -101,8 +105,9 @@ func buildRouter(
         RequestMetricsMiddleware(metrics: requestMetrics)
         // A server span per request named after its route (docs/guides/operate.md, "Traces"), continuing the caller's
         // `traceparent`; outside the request log and the error mapping, so its lines carry the trace id and the
-        // span sees the status answered. A no-op span unless `serve` installed a tracer.
-        TracingMiddleware()
+        // span sees the status answered. Left out with traces off, where each request paid for a no-op span (its
+        // attributes and the task-local context bound around the rest).
+        if traced { TracingMiddleware() }
         RequestLogMiddleware()
         ErrorMiddleware()
     }

@@ -51,7 +51,7 @@ import Yams
             pool: pool, migrator: try Migrator.bundled(logger: logger), apple: apple, now: { Instant.systemNow() })
         let router = buildRouter(
             dependencies: dependencies, useCases: dependencies.useCases(secretKeys: SecretKeyring(), logger: logger),
-            logger: logger)
+            logger: logger, traced: false)
         return Set(
             router.routes.map { route in
                 let path =

@@ -58,7 +58,8 @@ final class ParserErrorAnswer {
 
     private func endLine() {
         if currentLineLength > longLine, longLinePrefix == nil { longLinePrefix = currentLinePrefix }
-        currentLinePrefix = []
+        // Its storage is kept for the next line: a request's every line passes here.
+        currentLinePrefix.removeAll(keepingCapacity: true)
         currentLineLength = 0
     }
 
