@@ -152,6 +152,13 @@ public struct SignedDataVerifier: Sendable {
         signingDate: PayloadSigningDate = .signedDate
     ) async throws(JWSVerificationError) -> Payload {
         try await authenticate(jws, signingDate: signingDate)
+        // A notification's three payloads are read plainly where they can be (`PlainReadablePayload`); app
+        // transactions and any other type, rare by comparison, by the JSON decoder alone.
+        if let readable = Payload.self as? any PlainReadablePayload.Type, let members = jws.payloadMembers,
+            let payload = (try? readable.init(plain: members)) as? Payload
+        {
+            return payload
+        }
         do {
             return try JSONDecoder().decode(Payload.self, from: jws.payload)
         } catch {
