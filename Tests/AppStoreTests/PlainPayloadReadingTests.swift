@@ -318,13 +318,20 @@ import Testing
 
         func checkToken<Payload: PlainReadablePayload & Equatable>(_ type: Payload.Type, token name: String) throws {
             let jws = try CompactJWS(TestResources.signedData(name))
-            let plain = try #require(Payload.plain(jws), "\(name)")
+            // The very function the verifier reads payloads with, through its generic `Payload`.
+            let plain = try #require(SignedDataVerifier.plainPayload(jws, as: Payload.self), "\(name)")
             #expect(plain == (try JSONDecoder().decode(Payload.self, from: jws.payload)), "\(name)")
         }
         try checkToken(JWSTransactionDecodedPayload.self, token: "transactionInfo")
         try checkToken(JWSRenewalInfoDecodedPayload.self, token: "renewalInfo")
         try checkToken(ResponseBodyV2DecodedPayload.self, token: "testNotification")
         try checkToken(ResponseBodyV2DecodedPayload.self, token: "wrongBundleId")
+        // App transactions keep the JSON decoder.
+        let appTransaction = try CompactJWS(
+            "\(Base64URL.encode(Data(#"{"alg":"ES256"}"#.utf8))).\(Base64URL.encode(Data(#"{"bundleId":"b"}"#.utf8))).c2ln"
+        )
+        #expect(SignedDataVerifier.plainPayload(appTransaction, as: AppTransaction.self) == nil)
+        #expect(SignedDataVerifier.plainPayload(appTransaction, as: JWSTransactionDecodedPayload.self)?.bundleID == "b")
         let notification = try CompactJWS(TestResources.signedData("testNotification"))
         let members = try #require(notification.payloadMembers)
         let claims = try #require(try? PayloadClaims(plain: members))

@@ -11,10 +11,3 @@ protocol PlainReadablePayload: Decodable {
     /// decoder ignores them.
     init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain)
 }
-
-extension PlainReadablePayload {
-    /// The payload of `jws` read plainly, or `nil` when it cannot be (tests hold this to `JSONDecoder`).
-    static func plain(_ jws: CompactJWS) -> Self? {
-        jws.payloadMembers.flatMap { try? Self(plain: $0) }
-    }
-}
