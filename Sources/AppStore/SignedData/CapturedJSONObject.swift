@@ -4,11 +4,11 @@ import SubLedgerCore
 /// for the plain forms Apple writes its signed payloads in.
 ///
 /// Each reader gives the value `JSONDecoder` would give for an optional member of that type (`nil` when the
-/// member is absent or `null`) or throws `NotPlain`: for a form it does not read (a string with an escape, a
-/// number with a fraction or an exponent, `-0`) and for a value the decoder refuses (a wrong type, a number out
-/// of range, a date outside `Instant.acceptedRange`). A caller that meets `NotPlain` decodes the text with
-/// `JSONDecoder` instead, which then reads it or refuses it exactly as it always has. The scan has already
-/// checked that the text is UTF-8 JSON without repeated keys, so the readers only look at each value's form.
+/// member is absent or `null`) or throws `NotPlain`: for a form it does not read (a number with a fraction or an
+/// exponent, `-0`) and for a value the decoder refuses (a wrong type, a number out of range, a date outside
+/// `Instant.acceptedRange`). A caller that meets `NotPlain` decodes the text with `JSONDecoder` instead, which
+/// then reads it or refuses it exactly as it always has. The scan has already checked that the text is UTF-8
+/// JSON without repeated keys, so the readers only look at each value's form.
 struct CapturedJSONObject: Sendable {
     /// The whole text the object was found in; the ranges index it.
     let text: [UInt8]
@@ -32,13 +32,13 @@ struct CapturedJSONObject: Sendable {
         return value
     }
 
-    /// A string member without escapes.
+    /// A string member.
     func string(_ key: some CodingKey) throws(NotPlain) -> String? {
         guard let value = present(key) else { return nil }
         return try Self.plainString(value)
     }
 
-    /// An array of strings without escapes (`null` elements are refused, as `JSONDecoder` refuses them).
+    /// An array of strings (`null` elements are refused, as `JSONDecoder` refuses them).
     func strings(_ key: some CodingKey) throws(NotPlain) -> [String]? {
         guard let value = present(key) else { return nil }
         guard value.first == UInt8(ascii: "[") else { throw NotPlain() }
@@ -51,11 +51,11 @@ struct CapturedJSONObject: Sendable {
         skipSpace()
         while index < end {
             guard value[index] == UInt8(ascii: "\"") else { throw NotPlain() }
-            // The scan validated the text, so the string closes at the first quote unless an escape comes first.
-            guard let close = value[(index + 1)..<end].firstIndex(where: { $0 == UInt8(ascii: "\"") || $0 == 0x5C }),
-                value[close] == UInt8(ascii: "\"")
-            else { throw NotPlain() }
-            strings.append(String(decoding: value[(index + 1)..<close], as: UTF8.self))
+            // The scan validated the text, so the string closes at the first quote that no backslash escapes.
+            var close = index + 1
+            while close < end, value[close] != UInt8(ascii: "\"") { close += value[close] == 0x5C ? 2 : 1 }
+            guard close < end else { throw NotPlain() }
+            strings.append(try Self.plainString(value[index...close]))
             index = close + 1
             skipSpace()
             if index < end {
@@ -114,12 +114,15 @@ struct CapturedJSONObject: Sendable {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    /// A quoted string with no escape, as its characters.
+    /// A quoted string, as its characters.
     private static func plainString(_ value: ArraySlice<UInt8>) throws(NotPlain) -> String {
         guard value.first == UInt8(ascii: "\"") else { throw NotPlain() }
         let inner = value.dropFirst().dropLast()
-        guard !inner.contains(0x5C) else { throw NotPlain() }  // a backslash
-        return String(decoding: inner, as: UTF8.self)
+        // Without a backslash the bytes are the value (the scan validated them as UTF-8 without control
+        // characters). Escapes are rare in Apple's payloads; they are read as the scan reads keys.
+        guard inner.contains(0x5C) else { return String(decoding: inner, as: UTF8.self) }
+        guard let string = UniqueKeyJSON.unescapedString(value) else { throw NotPlain() }
+        return string
     }
 
     /// JSON number text made of an optional minus and digits only, when it fits `Int64`; never `-0`. Built

@@ -49,6 +49,16 @@ enum UniqueKeyJSON {
         }
     }
 
+    /// The value of one JSON string (quotes included) that the scan has accepted, unescaped exactly as the scan
+    /// unescapes keys; `nil` when `quoted` is not one string.
+    static func unescapedString(_ quoted: ArraySlice<UInt8>) -> String? {
+        var scanner = Scanner(bytes: Array(quoted), capturing: [])
+        guard scanner.peek(UInt8(ascii: "\"")), let string = scanner.readString(keeping: true),
+            scanner.index == scanner.bytes.count
+        else { return nil }
+        return string
+    }
+
     /// Whether `bytes` are UTF-8. ASCII text (every header and payload Apple signs) is told by one pass over the
     /// bytes; other text is validated by building a `String` from it.
     static func isUTF8(_ bytes: [UInt8]) -> Bool {
