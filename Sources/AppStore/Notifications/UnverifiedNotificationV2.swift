@@ -17,16 +17,26 @@ public struct UnverifiedNotificationV2: Sendable {
     /// The environment the payload claims, as spelled there, found the same way.
     public let claimedEnvironment: String?
 
-    /// Decodes `jws`'s payload and its claims in one JSON pass; fails with `malformedPayload` when the payload
-    /// is not a `ResponseBodyV2DecodedPayload` or a claim is not a string.
+    /// Reads `jws`'s payload and its claims (plainly, else in one JSON decoder pass); fails with
+    /// `malformedPayload` when the payload is not a `ResponseBodyV2DecodedPayload` or a claim is not a string.
     public init(_ jws: CompactJWS) throws(JWSVerificationError) {
+        self.jws = jws
+        // Apple's plain form is read from the members the token's scan located (`PlainReadablePayload`); only
+        // a payload outside it is decoded by the JSON decoder, which reads or refuses it as it always has.
+        if let members = jws.payloadMembers, let payload = try? ResponseBodyV2DecodedPayload(plain: members),
+            let claims = try? PayloadClaims(plain: members)
+        {
+            self.payload = payload
+            self.claimedBundleID = claims.bundleID
+            self.claimedEnvironment = claims.environment
+            return
+        }
         let decoded: ClaimsAndPayload
         do {
             decoded = try JSONDecoder().decode(ClaimsAndPayload.self, from: jws.payload)
         } catch {
             throw JWSVerificationError(.malformedPayload, detail: "payload is not a ResponseBodyV2DecodedPayload")
         }
-        self.jws = jws
         self.payload = decoded.payload
         self.claimedBundleID = decoded.claims.bundleID
         self.claimedEnvironment = decoded.claims.environment

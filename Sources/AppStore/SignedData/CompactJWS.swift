@@ -16,10 +16,11 @@ public struct CompactJWS: Sendable {
     public var signature: Data
     /// `base64url(header) "." base64url(payload)`, the bytes the signature covers.
     public var signingInput: Data
-    /// The raw JSON text of the payload's top-level signing-date members (see `PayloadSigningDate`), taken
-    /// from the same pass that checks the payload for repeated keys, so the payload is parsed only once
-    /// before verification.
-    let signingDateMembers: [String: [UInt8]]
+    /// Where the payload's members lie (two levels deep), found by the same pass that checks the payload for
+    /// repeated keys, so the payload is parsed only once: the signing date is read from them before
+    /// verification (see `PayloadSigningDate`), and a notification's payloads after it
+    /// (`PlainReadablePayload`). `nil` when the payload is not a JSON object.
+    let payloadMembers: CapturedJSONObject?
 
     /// Splits and decodes a compact JWS; exactly three non-empty base64url segments are required, and header
     /// and payload must be JSON in which no object repeats a key. Surrounding ASCII whitespace is ignored.
@@ -30,7 +31,7 @@ public struct CompactJWS: Sendable {
         self.payload = parts.payload
         self.signature = parts.signature
         self.signingInput = parts.signingInput
-        self.signingDateMembers = parts.signingDateMembers
+        self.payloadMembers = parts.payloadMembers
     }
 
     private struct Parts {
@@ -38,7 +39,7 @@ public struct CompactJWS: Sendable {
         var payload: Data
         var signature: Data
         var signingInput: Data
-        var signingDateMembers: [String: [UInt8]]
+        var payloadMembers: CapturedJSONObject?
     }
 
     private static func split(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Parts, JWSVerificationError> {
@@ -87,9 +88,9 @@ public struct CompactJWS: Sendable {
         case .failure(.malformed):
             return .failure(JWSVerificationError(.malformedJWS, detail: "header is not JSON"))
         }
-        let signingDateMembers: [String: [UInt8]]
-        switch UniqueKeyJSON.check(decoded[1], capturing: PayloadSigningDate.memberNames) {
-        case .success(let members): signingDateMembers = members
+        let payloadMembers: CapturedJSONObject?
+        switch UniqueKeyJSON.members(of: decoded[1]) {
+        case .success(let members): payloadMembers = members
         case .failure(.duplicateKey):
             return .failure(JWSVerificationError(.malformedPayload, detail: "payload repeats a key"))
         case .failure(.malformed):
@@ -114,7 +115,7 @@ public struct CompactJWS: Sendable {
                 payload: decoded[1],
                 signature: decoded[2],
                 signingInput: Data(bytes[bytes.startIndex..<dots[1]]),
-                signingDateMembers: signingDateMembers
+                payloadMembers: payloadMembers
             )
         )
     }

@@ -69,7 +69,7 @@ public struct JWSSignatureVerifier: Sendable {
         guard let chain = jws.header.certificateChain, !chain.isEmpty else {
             throw JWSVerificationError(.missingCertificateChain, detail: "header has no x5c")
         }
-        let signedDate = try signingDate.read(from: jws.signingDateMembers)
+        let signedDate = try signingDate.read(from: jws.payloadMembers)
         let checkTime: Instant
         switch configuration.validationTime {
         case .signedDate: checkTime = signedDate ?? now()

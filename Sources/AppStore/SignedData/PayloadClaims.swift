@@ -14,7 +14,15 @@ public struct PayloadClaims: Decodable, Sendable, Hashable {
 
     /// Reads the claims from `decoder` (a payload's top level); fails when a claim is not a string.
     public init(from decoder: any Decoder) throws {
-        let raw = try Raw(from: decoder)
+        self.init(raw: try Raw(from: decoder))
+    }
+
+    /// The claims read from a payload's plain members (see `PlainReadablePayload`), as `JSONDecoder` reads them.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        self.init(raw: try Raw(plain: members))
+    }
+
+    private init(raw: Raw) {
         let inner = raw.data ?? raw.summary ?? raw.appData ?? raw.externalPurchaseToken
         bundleID = raw.bundleId ?? inner?.bundleId
         environment =
@@ -33,6 +41,12 @@ public struct PayloadClaims: Decodable, Sendable, Hashable {
             var bundleId: String?
             var environment: String?
             var externalPurchaseId: String?
+
+            init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+                bundleId = try members.string(CodingKeys.bundleId)
+                environment = try members.string(CodingKeys.environment)
+                externalPurchaseId = try members.string(CodingKeys.externalPurchaseId)
+            }
         }
         var bundleId: String?
         var environment: String?
@@ -40,5 +54,14 @@ public struct PayloadClaims: Decodable, Sendable, Hashable {
         var summary: Inner?
         var appData: Inner?
         var externalPurchaseToken: Inner?
+
+        init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+            bundleId = try members.string(CodingKeys.bundleId)
+            environment = try members.string(CodingKeys.environment)
+            data = try members.object(CodingKeys.data, Inner.init(plain:))
+            summary = try members.object(CodingKeys.summary, Inner.init(plain:))
+            appData = try members.object(CodingKeys.appData, Inner.init(plain:))
+            externalPurchaseToken = try members.object(CodingKeys.externalPurchaseToken, Inner.init(plain:))
+        }
     }
 }

@@ -13,20 +13,20 @@ public enum PayloadSigningDate: Sendable, Hashable {
     /// `receiptCreationDate`, else `signedDate`.
     case receiptCreationDate
 
-    /// The payload members a signing date may be read from; `CompactJWS` keeps their raw text.
+    /// The payload members a signing date may be read from.
     static let memberNames: Set<String> = ["signedDate", "receiptCreationDate"]
 
-    /// The signing moment read from the payload's members (`CompactJWS.signingDateMembers`); `nil` when the
-    /// payload has none (the caller then uses its clock, as Apple's library does).
+    /// The signing moment read from the payload's members (`CompactJWS.payloadMembers`); `nil` when the
+    /// payload has none, or is not an object (the caller then uses its clock, as Apple's library does).
     ///
     /// Read before the signature is checked: the value only selects the certificate-validity time, and a
     /// forged value fails the signature check that follows. A value that is present but not a number of
     /// milliseconds in range refuses the payload; a fraction (Xcode writes them) is cut to the millisecond.
     /// Only the members' own text is decoded here, never the whole payload again.
-    func read(from members: [String: [UInt8]]) throws(JWSVerificationError) -> Instant? {
+    func read(from members: CapturedJSONObject?) throws(JWSVerificationError) -> Instant? {
         var dates: [String: Milliseconds] = [:]
         for name in Self.memberNames {
-            guard let text = members[name], text != Array("null".utf8) else { continue }
+            guard let text = members?[name], !text.elementsEqual("null".utf8) else { continue }
             if let whole = Self.wholeMilliseconds(text) {
                 // Apple's form, read without a JSON decoder (three per notification made one a visible cost).
                 dates[name] = Milliseconds(value: whole)
@@ -56,7 +56,7 @@ public enum PayloadSigningDate: Sendable, Hashable {
     /// The value of JSON text made of 1 to 18 decimal digits (it cannot overflow `Int64`); `nil` for
     /// anything else, which the JSON decoder then reads. The text has already been checked to be a JSON
     /// value, so such digits are a whole number exactly as the decoder would read it.
-    static func wholeMilliseconds(_ text: [UInt8]) -> Int64? {
+    static func wholeMilliseconds(_ text: ArraySlice<UInt8>) -> Int64? {
         guard !text.isEmpty, text.count <= 18 else { return nil }
         var value: Int64 = 0
         for byte in text {

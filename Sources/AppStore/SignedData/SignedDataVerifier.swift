@@ -152,11 +152,23 @@ public struct SignedDataVerifier: Sendable {
         signingDate: PayloadSigningDate = .signedDate
     ) async throws(JWSVerificationError) -> Payload {
         try await authenticate(jws, signingDate: signingDate)
+        if let payload = Self.plainPayload(jws, as: Payload.self) { return payload }
         do {
             return try JSONDecoder().decode(Payload.self, from: jws.payload)
         } catch {
             throw JWSVerificationError(.malformedPayload, detail: "payload is not a \(Payload.self)")
         }
+    }
+
+    /// The payload read from the members `CompactJWS` located, without a JSON decoder, when `Payload` is one of a
+    /// notification's three payloads (`PlainReadablePayload`) and every member is in Apple's plain form; `nil`
+    /// otherwise, and the caller decodes with `JSONDecoder`. App transactions and other types, rare by
+    /// comparison, always go to the decoder.
+    static func plainPayload<Payload>(_ jws: CompactJWS, as type: Payload.Type) -> Payload? {
+        guard let readable = Payload.self as? any PlainReadablePayload.Type, let members = jws.payloadMembers else {
+            return nil
+        }
+        return (try? readable.init(plain: members)) as? Payload
     }
 
     /// Checks chain and signature of `jws.payload`; for `Xcode` and `LocalTesting` only the header's `crit`

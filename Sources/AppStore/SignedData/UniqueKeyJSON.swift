@@ -9,7 +9,8 @@
 ///
 /// One pass over the bytes with an explicit stack (no recursion), so hostile nesting cannot exhaust the
 /// thread's stack. The same pass hands back the raw text of chosen top-level members, so a caller that
-/// needs one field before the full decode (a JWS's signing date) does not parse the text again.
+/// needs one field before the full decode (a JWS's signing date) does not parse the text again, or of every
+/// member two levels deep (`members(of:)`), from which a payload is read without a JSON decoder.
 enum UniqueKeyJSON {
     /// Nesting deeper than this is refused (Apple's payloads nest three levels).
     static let maximumDepth = 512
@@ -35,6 +36,29 @@ enum UniqueKeyJSON {
         return scanner.run().map { scanner.captured }
     }
 
+    /// `check(_:)` that also hands back where the value of every member of the top-level object lies, and of
+    /// every member of each object that is a top-level member's value (a notification's `data`, a transaction's
+    /// `commitmentInfo`): `nil` when the text is one JSON value but not an object. Still one pass over the bytes.
+    static func members(of bytes: some Collection<UInt8>) -> Result<CapturedJSONObject?, Failure> {
+        let bytes = Array(bytes)
+        guard isUTF8(bytes) else { return .failure(.malformed) }
+        var scanner = Scanner(bytes: bytes, capturing: [], capturingAll: true)
+        return scanner.run().map {
+            guard scanner.isObject else { return nil }
+            return CapturedJSONObject(text: bytes, members: scanner.allMembers, nestedMembers: scanner.nestedMembers)
+        }
+    }
+
+    /// The value of one JSON string (quotes included) that the scan has accepted, unescaped exactly as the scan
+    /// unescapes keys; `nil` when `quoted` is not one string.
+    static func unescapedString(_ quoted: ArraySlice<UInt8>) -> String? {
+        var scanner = Scanner(bytes: Array(quoted), capturing: [])
+        guard scanner.peek(UInt8(ascii: "\"")), let string = scanner.readString(keeping: true),
+            scanner.index == scanner.bytes.count
+        else { return nil }
+        return string
+    }
+
     /// Whether `bytes` are UTF-8. ASCII text (every header and payload Apple signs) is told by one pass over the
     /// bytes; other text is validated by building a `String` from it.
     static func isUTF8(_ bytes: [UInt8]) -> Bool {
@@ -55,6 +79,19 @@ enum UniqueKeyJSON {
         var captured: [String: [UInt8]] = [:]
         /// A wanted member whose value is being read: its name and where the value starts.
         var pending: (key: String, start: Int)?
+        /// Whether every member's value is wanted, two levels deep (`members(of:)`), as ranges of `bytes`.
+        let capturingAll: Bool
+        /// When capturing all: where each top-level member's value lies.
+        var allMembers: [String: Range<Int>] = [:]
+        /// When capturing all: where each member of an object that is a top-level member's value lies, by the
+        /// name of that top-level member.
+        var nestedMembers: [String: [String: Range<Int>]] = [:]
+        /// When capturing all: the top-level member whose value is being read.
+        var topLevelKey = ""
+        /// When capturing all: a member of such an object whose value is being read.
+        var pendingNested: (key: String, start: Int)?
+        /// Whether the text's value is an object.
+        var isObject = false
 
         /// One open container: an object with the keys seen so far, or an array.
         enum Frame {
@@ -62,14 +99,28 @@ enum UniqueKeyJSON {
             case array
         }
 
-        init(bytes: [UInt8], capturing: Set<String>) {
+        init(bytes: [UInt8], capturing: Set<String>, capturingAll: Bool = false) {
             self.bytes = bytes
             self.capturing = capturing
+            self.capturingAll = capturingAll
+        }
+
+        /// Where a value that started at `start` and has just been read ends, trailing whitespace left out.
+        func valueEnd(from start: Int) -> Int {
+            var end = index
+            while end > start {
+                switch bytes[end - 1] {
+                case 0x20, 0x09, 0x0A, 0x0D: end -= 1
+                default: return end
+                }
+            }
+            return end
         }
 
         mutating func run() -> Result<Void, Failure> {
             var stack: [Frame] = []
             skipSpace()
+            isObject = peek(UInt8(ascii: "{"))
             // `expectValue` is true where a value must come next; false where a separator or a close must.
             var expectValue = true
             while true {
@@ -113,10 +164,17 @@ enum UniqueKeyJSON {
                 }
                 if stack.count == 1, let member = pending {
                     // A whole member value of the top-level object has just been read.
-                    var end = index
-                    while end > member.start, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[end - 1]) { end -= 1 }
-                    captured[member.key] = Array(bytes[member.start..<end])
+                    let end = valueEnd(from: member.start)
+                    if capturingAll {
+                        allMembers[member.key] = member.start..<end
+                    } else {
+                        captured[member.key] = Array(bytes[member.start..<end])
+                    }
                     pending = nil
+                } else if stack.count == 2, let member = pendingNested {
+                    // A whole member value of an object that is a top-level member's value.
+                    nestedMembers[topLevelKey, default: [:]][member.key] = member.start..<valueEnd(from: member.start)
+                    pendingNested = nil
                 }
                 guard index < bytes.count else { return .failure(.malformed) }
                 let byte = bytes[index]
@@ -146,7 +204,17 @@ enum UniqueKeyJSON {
             guard peek(UInt8(ascii: ":")) else { return .failure(.malformed) }
             index += 1
             skipSpace()
-            if stack.count == 1, capturing.contains(key) { pending = (key, index) }
+            if stack.count == 1 {
+                if capturingAll {
+                    topLevelKey = key
+                    pending = (key, index)
+                } else if capturing.contains(key) {
+                    pending = (key, index)
+                }
+            } else if stack.count == 2, capturingAll, case .object = stack[0] {
+                // The innermost object is a top-level member's value itself (not inside an array there).
+                pendingNested = (key, index)
+            }
             return .success(())
         }
 

@@ -54,3 +54,30 @@ public struct RenewalCommitmentInfo: Codable, Hashable, Sendable {
         case commitmentRenewalDate, commitmentRenewalPrice
     }
 }
+
+extension TransactionCommitmentInfo {
+    /// `commitmentInfo` read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            billingPeriodNumber: try members.int(Key.billingPeriodNumber),
+            totalBillingPeriods: try members.int(Key.totalBillingPeriods),
+            commitmentExpiresDate: try members.milliseconds(Key.commitmentExpiresDate),
+            commitmentPrice: try members.int64(Key.commitmentPrice)
+        )
+    }
+}
+
+extension RenewalCommitmentInfo {
+    /// `commitmentInfo` read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            commitmentAutoRenewProductID: try members.string(Key.commitmentAutoRenewProductID),
+            rawCommitmentAutoRenewStatus: try members.int(Key.rawCommitmentAutoRenewStatus),
+            rawCommitmentRenewalBillingPlanType: try members.string(Key.rawCommitmentRenewalBillingPlanType),
+            commitmentRenewalDate: try members.milliseconds(Key.commitmentRenewalDate),
+            commitmentRenewalPrice: try members.int64(Key.commitmentRenewalPrice)
+        )
+    }
+}

@@ -42,6 +42,20 @@ public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     }
 }
 
+extension ExternalPurchaseToken {
+    /// `externalPurchaseToken` read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            externalPurchaseID: try members.string(Key.externalPurchaseID),
+            tokenCreationDate: try members.milliseconds(Key.tokenCreationDate),
+            appAppleID: try members.int64(Key.appAppleID),
+            bundleID: try members.string(Key.bundleID),
+            rawTokenType: try members.string(Key.rawTokenType)
+        )
+    }
+}
+
 /// Apple's `tokenType` of a custom link token (StoreKit's `ExternalPurchaseCustomLink.token(for:)`).
 public enum ExternalPurchaseTokenType: String, Codable, Hashable, Sendable, CaseIterable {
     /// EU: a customer new to the developer's offers outside the app.

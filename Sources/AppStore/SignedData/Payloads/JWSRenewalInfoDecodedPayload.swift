@@ -148,3 +148,35 @@ extension JWSRenewalInfoDecodedPayload {
 }
 
 extension JWSRenewalInfoDecodedPayload: RenewalPayload {}
+
+extension JWSRenewalInfoDecodedPayload: PlainReadablePayload {
+    /// The payload read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            rawExpirationIntent: try members.int(Key.rawExpirationIntent),
+            originalTransactionID: try members.string(Key.originalTransactionID),
+            autoRenewProductID: try members.string(Key.autoRenewProductID),
+            productID: try members.string(Key.productID),
+            rawAutoRenewStatus: try members.int(Key.rawAutoRenewStatus),
+            isInBillingRetryPeriod: try members.bool(Key.isInBillingRetryPeriod),
+            rawPriceIncreaseStatus: try members.int(Key.rawPriceIncreaseStatus),
+            gracePeriodExpiresDate: try members.milliseconds(Key.gracePeriodExpiresDate),
+            rawOfferType: try members.int(Key.rawOfferType),
+            offerIdentifier: try members.string(Key.offerIdentifier),
+            signedDate: try members.milliseconds(Key.signedDate),
+            rawEnvironment: try members.string(Key.rawEnvironment),
+            recentSubscriptionStartDate: try members.milliseconds(Key.recentSubscriptionStartDate),
+            renewalDate: try members.milliseconds(Key.renewalDate),
+            currency: try members.string(Key.currency),
+            renewalPrice: try members.int64(Key.renewalPrice),
+            rawOfferDiscountType: try members.string(Key.rawOfferDiscountType),
+            eligibleWinBackOfferIDs: try members.strings(Key.eligibleWinBackOfferIDs),
+            appAccountToken: try members.string(Key.appAccountToken),
+            appTransactionID: try members.string(Key.appTransactionID),
+            offerPeriod: try members.string(Key.offerPeriod),
+            rawRenewalBillingPlanType: try members.string(Key.rawRenewalBillingPlanType),
+            commitmentInfo: try members.object(Key.commitmentInfo, RenewalCommitmentInfo.init(plain:))
+        )
+    }
+}

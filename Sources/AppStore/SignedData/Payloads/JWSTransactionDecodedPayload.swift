@@ -202,3 +202,44 @@ extension JWSTransactionDecodedPayload {
 }
 
 extension JWSTransactionDecodedPayload: TransactionPayload {}
+
+extension JWSTransactionDecodedPayload: PlainReadablePayload {
+    /// The payload read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            originalTransactionID: try members.string(Key.originalTransactionID),
+            transactionID: try members.string(Key.transactionID),
+            webOrderLineItemID: try members.string(Key.webOrderLineItemID),
+            bundleID: try members.string(Key.bundleID),
+            productID: try members.string(Key.productID),
+            subscriptionGroupIdentifier: try members.string(Key.subscriptionGroupIdentifier),
+            purchaseDate: try members.milliseconds(Key.purchaseDate),
+            originalPurchaseDate: try members.milliseconds(Key.originalPurchaseDate),
+            expiresDate: try members.milliseconds(Key.expiresDate),
+            quantity: try members.int(Key.quantity),
+            rawType: try members.string(Key.rawType),
+            appAccountToken: try members.string(Key.appAccountToken),
+            rawInAppOwnershipType: try members.string(Key.rawInAppOwnershipType),
+            signedDate: try members.milliseconds(Key.signedDate),
+            rawRevocationReason: try members.int(Key.rawRevocationReason),
+            revocationDate: try members.milliseconds(Key.revocationDate),
+            isUpgraded: try members.bool(Key.isUpgraded),
+            rawOfferType: try members.int(Key.rawOfferType),
+            offerIdentifier: try members.string(Key.offerIdentifier),
+            rawEnvironment: try members.string(Key.rawEnvironment),
+            storefront: try members.string(Key.storefront),
+            storefrontID: try members.string(Key.storefrontID),
+            rawTransactionReason: try members.string(Key.rawTransactionReason),
+            currency: try members.string(Key.currency),
+            price: try members.int64(Key.price),
+            rawOfferDiscountType: try members.string(Key.rawOfferDiscountType),
+            appTransactionID: try members.string(Key.appTransactionID),
+            offerPeriod: try members.string(Key.offerPeriod),
+            rawRevocationType: try members.string(Key.rawRevocationType),
+            revocationPercentage: try members.int(Key.revocationPercentage),
+            rawBillingPlanType: try members.string(Key.rawBillingPlanType),
+            commitmentInfo: try members.object(Key.commitmentInfo, TransactionCommitmentInfo.init(plain:))
+        )
+    }
+}

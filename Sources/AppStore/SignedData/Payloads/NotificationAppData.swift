@@ -32,3 +32,16 @@ public struct NotificationAppData: Codable, Hashable, Sendable {
         case signedAppTransactionInfo
     }
 }
+
+extension NotificationAppData {
+    /// `appData` read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            appAppleID: try members.int64(Key.appAppleID),
+            bundleID: try members.string(Key.bundleID),
+            rawEnvironment: try members.string(Key.rawEnvironment),
+            signedAppTransactionInfo: try members.string(Key.signedAppTransactionInfo)
+        )
+    }
+}

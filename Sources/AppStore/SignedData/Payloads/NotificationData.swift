@@ -49,3 +49,20 @@ public struct NotificationData: Codable, Hashable, Sendable {
         case rawConsumptionRequestReason = "consumptionRequestReason"
     }
 }
+
+extension NotificationData {
+    /// `data` read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            rawEnvironment: try members.string(Key.rawEnvironment),
+            appAppleID: try members.int64(Key.appAppleID),
+            bundleID: try members.string(Key.bundleID),
+            bundleVersion: try members.string(Key.bundleVersion),
+            signedTransactionInfo: try members.string(Key.signedTransactionInfo),
+            signedRenewalInfo: try members.string(Key.signedRenewalInfo),
+            rawStatus: try members.int(Key.rawStatus),
+            rawConsumptionRequestReason: try members.string(Key.rawConsumptionRequestReason)
+        )
+    }
+}

@@ -46,3 +46,20 @@ public struct NotificationSummary: Codable, Hashable, Sendable {
         case requestIdentifier, storefrontCountryCodes, succeededCount, failedCount
     }
 }
+
+extension NotificationSummary {
+    /// `summary` read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            rawEnvironment: try members.string(Key.rawEnvironment),
+            appAppleID: try members.int64(Key.appAppleID),
+            bundleID: try members.string(Key.bundleID),
+            productID: try members.string(Key.productID),
+            requestIdentifier: try members.string(Key.requestIdentifier),
+            storefrontCountryCodes: try members.strings(Key.storefrontCountryCodes),
+            succeededCount: try members.int64(Key.succeededCount),
+            failedCount: try members.int64(Key.failedCount)
+        )
+    }
+}

@@ -50,3 +50,21 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
         case notificationUUID, data, version, signedDate, summary, externalPurchaseToken, appData
     }
 }
+
+extension ResponseBodyV2DecodedPayload: PlainReadablePayload {
+    /// The payload read from its plain members (see `PlainReadablePayload`), as `JSONDecoder` reads it.
+    init(plain members: CapturedJSONObject) throws(CapturedJSONObject.NotPlain) {
+        typealias Key = CodingKeys
+        self.init(
+            rawNotificationType: try members.string(Key.rawNotificationType),
+            rawSubtype: try members.string(Key.rawSubtype),
+            notificationUUID: try members.string(Key.notificationUUID),
+            data: try members.object(Key.data, NotificationData.init(plain:)),
+            version: try members.string(Key.version),
+            signedDate: try members.milliseconds(Key.signedDate),
+            summary: try members.object(Key.summary, NotificationSummary.init(plain:)),
+            externalPurchaseToken: try members.object(Key.externalPurchaseToken, ExternalPurchaseToken.init(plain:)),
+            appData: try members.object(Key.appData, NotificationAppData.init(plain:))
+        )
+    }
+}
