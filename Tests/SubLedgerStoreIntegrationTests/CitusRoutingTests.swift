@@ -84,56 +84,15 @@ import Testing
         }
     }
 
-    /// The statements on distributed tables that `work` sent, from Citus's record (`citus_stat_statements`, a
-    /// statement counted when its calls grew): those routed to one shard (a partition key), and the first 200
-    /// characters of those run on every shard.
+    /// The statements on distributed tables that `work` sent: those routed to one shard, and those run on every
+    /// shard (`CitusStatements`).
     private static func statements(
         on pool: PostgresPool, during work: () async throws -> Void
     ) async throws -> (routed: [String], everyShard: [String]) {
-        // Citus reads its record through pg_stat_statements (preloaded on the coordinator by
-        // scripts/citus-cluster); the extension's objects are needed in this database, on the coordinator only.
-        try await pool.execute(
-            script: """
-                SET citus.enable_ddl_propagation = off;
-                CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
-                RESET citus.enable_ddl_propagation;
-                """)
-        // Every statement of this database Citus recorded, by statement and partition key, with its calls.
-        let recorded: PostgresQuery = """
-            SELECT queryid::text || '/' || coalesce(partition_key, ''), calls, query, partition_key
-            FROM citus_stat_statements
-            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-            """
-        var before: [String: Int64] = [:]
-        for row in try await pool.query(recorded) {
-            before[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
-        }
-        try await work()
-
-        let distributed = try await pool.query(
-            """
-            SELECT c.relname::text FROM pg_dist_partition d JOIN pg_class c ON c.oid = d.logicalrelid
-            WHERE d.partmethod = 'h'
-            """
-        ).map { try $0.decode(String.self, at: 0) }
-        #expect(distributed.contains("webhook_account_sequences") && distributed.contains("chains"))
-        var routed: [String] = []
-        var everyShard: [String] = []
-        for row in try await pool.query(recorded) {
-            let key = try row.decode(String.self, at: 0)
-            guard try row.decode(Int64.self, at: 1) > before[key] ?? 0 else { continue }
-            let query = try row.decode(String.self, at: 2)
-            guard distributed.contains(where: words(of: query).contains) else { continue }
-            if try row.decode(String?.self, at: 3) == nil {
-                everyShard.append(String(query.prefix(200)))
-            } else {
-                routed.append(query)
-            }
-        }
-        return (routed, everyShard)
+        let recorded = try await CitusStatements.recorded(on: pool, during: work)
+        #expect(recorded.distributed.contains("webhook_account_sequences") && recorded.distributed.contains("chains"))
+        return (recorded.routed, recorded.everyShard)
     }
 
-    private static func words(of query: String) -> Set<String> {
-        Set(query.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
-    }
+    private static func words(of query: String) -> Set<String> { CitusStatements.words(of: query) }
 }

@@ -122,6 +122,37 @@ import _CryptoExtras
         }
     }
 
+    /// On the Citus cluster of `scripts/citus-test`: a Google notification (the renewal Pub/Sub pushes, read back
+    /// from the Developer API and applied) sends every statement that touches a distributed table to one shard: the
+    /// token's lineage by token, the chain's rows by its id, the read model and the webhook outbox by account.
+    @Test(.enabled(if: TestDatabase.isCitus, "runs on the Citus cluster of scripts/citus-test"))
+    func aRenewalNotificationSendsNoStatementToMoreThanOneShard() async throws {
+        try await E2E.run(pushes: true) { h in
+            let bought = try await h.buy("pro", account: "alice")
+            #expect(try await h.submit("alice", bought).status == .ok)
+            // Acknowledged, or Google refunds the purchase after three days instead of renewing it.
+            #expect(try await h.sender.runCycle().sent == 1)
+            let recorded = try await CitusStatements.recorded(on: h.pool) {
+                _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: 31))
+            }
+            let rows = try await Self.notificationRows(h)
+            #expect(rows.map(\.type) == ["SUBSCRIPTION_PURCHASED", "SUBSCRIPTION_RENEWED"], "\(rows)")
+            #expect(rows.map(\.status) == ["applied", "applied"], "\(rows)")
+            #expect(
+                recorded.everyShard.isEmpty, "sent to every shard:\n\(recorded.everyShard.joined(separator: "\n"))")
+            for table in [
+                "google_purchase_tokens", "chains", "transactions", "ledger_entries", "account_entitlement_periods",
+                "webhook_account_sequences",
+            ] {
+                #expect(recorded.distributed.contains(table), "\(table) is not distributed")
+                #expect(
+                    recorded.routed.contains { CitusStatements.words(of: $0).contains(table) },
+                    "no statement on \(table) recorded")
+            }
+            #expect(try await h.entitlements("alice") == ["pro"])
+        }
+    }
+
     @Test func duplicatedAndReorderedNotificationsLeaveTheSameState() async throws {
         try await E2E.run { h in
             // Nothing is pushed (no push URL): the notifications are published, and delivered below by hand.
