@@ -15,6 +15,8 @@ import SubLedgerStore
 ///                                                     # PURCHASES signed new purchases (scripts/ha-test)
 ///     subledger-bench refresh-sql                     # the report projector's refreshes for one bench chain,
 ///                                                     # as pgbench script lines (scripts/bench, write.sql)
+///     subledger-bench read-sql                        # the entitlement read's statement as a pgbench script
+///                                                     # line (scripts/bench, read.sql)
 ///     subledger-bench project SECONDS                 # DATABASE_URL; runs the report projector, prints its lag
 ///     subledger-bench catalog-google KEY_FILE         # the catalog with the app's Google Play listing and product
 ///     subledger-bench play-packages                   # play-sim's packages (--config) for that listing
@@ -66,6 +68,8 @@ enum BenchCommand {
                     to: arguments[4])
             case "refresh-sql":
                 print(try BenchShape.refreshScript())
+            case "read-sql":
+                print(try BenchShape.readScript())
             case "project":
                 try await BenchLedger.project(seconds: try number(arguments, 1, default: 20))
             case "notifications":
@@ -78,7 +82,7 @@ enum BenchCommand {
             default:
                 throw BenchError(
                     "usage: subledger-bench catalog | load [ACCOUNTS] [RENEWALS] | "
-                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql | project [SECONDS] | "
+                        + "notifications COUNT DIRECTORY [PURCHASES] | refresh-sql | read-sql | project [SECONDS] | "
                         + "catalog-google KEY_FILE | play-packages | google-notifications COUNT SIM_URL KEY_DIR DIRECTORY | "
                         + "catalog-stripe [KEY_FILE] | stripe-events COUNT SIM_URL SERVER_URL API_KEY DIRECTORY | "
                         + "stripe-sign DIRECTORY"
@@ -147,6 +151,35 @@ enum BenchShape {
             }
             return sql + ";"
         }.joined(separator: "\n")
+    }
+
+    /// The entitlement read's statement (`EntitlementReadStore.statement`) as one pgbench script line, its
+    /// parameters as pgbench's variables: `:app_id`, the account `acct-:n` and the instant `:now_ms` (milliseconds
+    /// since 1970, and as a timestamptz where the statement compares one).
+    static func readScript() throws -> String {
+        // Values no real parameter takes, so that each placeholder is known by the value it carries.
+        let appID: Int64 = 987_654_321_987
+        let account = try AccountID("acct-bench-read-sql")
+        let instant = Instant(millisecondsSince1970: 1_234_567_890_123)
+        let statement = EntitlementReadStore.statement(of: account, appID: appID, at: instant)
+        guard !statement.sql.replacingOccurrences(of: "::", with: "").contains(":") else {
+            throw BenchError("the read statement has a lone ':': \(statement.sql)")
+        }
+        let names: [PostgresValue: String] = [
+            .int64(appID): ":app_id",
+            .text(account.rawValue): "('acct-' || :n::text)",
+            .int64(instant.millisecondsSince1970): ":now_ms",
+            .timestamptz(millisecondsSince1970: instant.millisecondsSince1970): "to_timestamp(:now_ms / 1000.0)",
+        ]
+        var sql = statement.sql
+        // The highest placeholder first, so `$1` never replaces the start of `$10`.
+        for (index, parameter) in statement.parameters.enumerated().reversed() {
+            guard let name = names[parameter] else {
+                throw BenchError("the read statement has a parameter the bench cannot name: $\(index + 1)")
+            }
+            sql = sql.replacingOccurrences(of: "$\(index + 1)", with: name)
+        }
+        return sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";"
     }
 
     static func account(_ index: Int) -> String { "acct-\(index)" }

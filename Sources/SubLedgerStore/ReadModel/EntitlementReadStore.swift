@@ -10,6 +10,12 @@ public struct EntitlementReadStore: Sendable {
         self.pool = pool
     }
 
+    /// The one statement an entitlement read sends first (`EntitlementPeriodRows.read`), with its parameters: for
+    /// benchmarks that run the same SQL outside the service (`subledger-bench read-sql`).
+    public static func statement(of account: AccountID, appID: Int64, at instant: Instant) -> PostgresQuery {
+        EntitlementPeriodRows.read(account, appID: appID, at: instant)
+    }
+
     /// An entitlement read: what `account` holds at `instant` and its credit balance, in one round trip.
     ///
     /// Answered from the read model (`account_entitlement_periods`: no chain snapshot is decoded) when it
