@@ -75,7 +75,8 @@ import Testing
             #expect(everyShard.isEmpty, "sent to every shard:\n\(everyShard.joined(separator: "\n"))")
             for table in ["accounts", "account_tokens", "chains", "webhook_account_sequences"] {
                 #expect(
-                    routed.contains { Self.words(of: $0).contains(table) }, "no statement on \(table) recorded")
+                    routed.contains { CitusStatements.words(of: $0).contains(table) },
+                    "no statement on \(table) recorded")
             }
             let events = try await pool.query(
                 "SELECT count(*)::bigint FROM webhook_events WHERE cause_kind = 'notification' AND account_id = \(token)"
@@ -93,6 +94,4 @@ import Testing
         #expect(recorded.distributed.contains("webhook_account_sequences") && recorded.distributed.contains("chains"))
         return (recorded.routed, recorded.everyShard)
     }
-
-    private static func words(of query: String) -> Set<String> { CitusStatements.words(of: query) }
 }
