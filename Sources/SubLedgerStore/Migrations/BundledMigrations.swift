@@ -67,5 +67,6 @@ public enum BundledMigrations {
         ("0050_stripe.sql", PackageResources._050_stripe_sql),
         ("0051_external_purchase_reports.sql", PackageResources._051_external_purchase_reports_sql),
         ("0052_stripe_lookup_indexes.sql", PackageResources._052_stripe_lookup_indexes_sql),
+        ("0053_grants_in_read_model.sql", PackageResources._053_grants_in_read_model_sql),
     ]
 }

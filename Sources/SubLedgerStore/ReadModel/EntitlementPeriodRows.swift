@@ -64,19 +64,46 @@ enum EntitlementPeriodRows {
         return statements
     }
 
+    /// The statements that put `grant`'s row in the read model (schema step 53), in the transaction that creates,
+    /// revokes or moves the grant: its account's row of the grant deleted, and inserted again while the grant gives
+    /// access for some time (one revoked before it began gives none). Both name the grant's account.
+    static func replace(grantOf grant: EntitlementGrant, appID: Int64) -> [PostgresQuery] {
+        var statements = [removal(ofGrant: grant, from: grant.account, appID: appID)]
+        let end = grant.accessEndsAt
+        if end > grant.startsAt {
+            statements.append(
+                """
+                INSERT INTO account_entitlement_periods (app_id, environment, original_transaction_id, account_id,
+                    valid_from, valid_until, transaction_id, state, expires_at, entitlement_id)
+                VALUES (\(appID), \(grant.environment.rawValue), \(grant.chainID), \(grant.account.rawValue),
+                    \(grant.startsAt.millisecondsSince1970), \(end.millisecondsSince1970), \(grant.grantID), 'granted',
+                    \(end.millisecondsSince1970), \(grant.entitlementID))
+                """)
+        }
+        return statements
+    }
+
+    /// Deletes `account`'s row of `grant` (a grant moved to another account by a merge).
+    static func removal(ofGrant grant: EntitlementGrant, from account: AccountID, appID: Int64) -> PostgresQuery {
+        """
+        DELETE FROM account_entitlement_periods
+        WHERE app_id = \(appID) AND account_id = \(account.rawValue) AND environment = \(grant.environment.rawValue)
+          AND original_transaction_id = \(grant.chainID)
+        """
+    }
+
     /// An entitlement read from the read model (`EntitlementReadStore.read(of:app:at:)`): the account's credit
     /// balance (column 0), whether its periods may be incomplete (1), and each period containing `instant` from
     /// column 2: environment, original transaction id, transaction id, product id, state, expiry, grace expiry, will
-    /// auto-renew, ownership type. One row with nulls from column 2 when none contains it. Column 11, the same on
-    /// every row: the account's grants that give access at `instant` (`EntitlementGrantRows.current`).
+    /// auto-renew, ownership type, entitlement id, start. One row with nulls from column 2 when none contains it. A
+    /// grant's row (state `granted`) names its entitlement instead of a product.
     static func read(_ account: AccountID, appID: Int64, at instant: Instant) -> PostgresQuery {
         let milliseconds = instant.millisecondsSince1970
         return """
             SELECT credit.balance, pending.account_id IS NOT NULL, p.environment, p.original_transaction_id,
                 p.transaction_id, p.product_id, p.state, p.expires_at, p.grace_expires_at, p.will_auto_renew,
-                p.ownership_type, granted.list
+                p.ownership_type, p.entitlement_id, p.valid_from
             FROM \(EntryRows.creditBalance(of: account, appID: appID)) AS credit
-              CROSS JOIN \(EntitlementGrantRows.current(of: account, appID: appID, at: instant)) AS granted
               LEFT JOIN account_entitlement_backfill pending
                 ON pending.app_id = \(appID) AND pending.account_id = \(account.rawValue)
               LEFT JOIN account_entitlement_periods p ON p.app_id = \(appID) AND p.account_id = \(account.rawValue)
@@ -120,14 +147,14 @@ enum EntitlementPeriodRows {
         for row in rows {
             credits = try row.decode(Int64.self, at: 0)
             pending = try row.decode(Bool.self, at: 1)
-            if grants.isEmpty, let list = try row.decode(String?.self, at: 11) {
-                grants = try EntitlementGrantRows.parseCurrent(list, account: account)
+            guard let environment = try row.decode(String?.self, at: 2).map(StoreEnvironment.stored) else { continue }
+            let state = try row.decode(String?.self, at: 6)
+            if state == "granted" {
+                grants.append(try grant(from: row, of: account, environment: environment))
+                continue
             }
-            guard let environment = try row.decode(String?.self, at: 2) else { continue }
-            let key = ChainKey(
-                environment: try StoreEnvironment.stored(environment),
-                chainID: try row.decode(String.self, at: 3))
-            guard let state = try row.decode(String?.self, at: 6) else {
+            let key = ChainKey(environment: environment, chainID: try row.decode(String.self, at: 3))
+            guard let state else {
                 periods.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: nil))
                 continue
             }
@@ -142,6 +169,18 @@ enum EntitlementPeriodRows {
             periods.append(EntitlementPeriod(account: account, chain: key, from: instant, until: nil, grant: grant))
         }
         return (credits, periods, pending, grants)
+    }
+
+    /// A grant's row of `read` (state `granted`): the grant as far as the read model holds it, its access from
+    /// its start to its end (`endsAt` is the end of access: a revocation before the granted end is that end).
+    private static func grant(
+        from row: PostgresRow, of account: AccountID, environment: StoreEnvironment
+    ) throws -> EntitlementGrant {
+        EntitlementGrant(
+            grantID: try row.decode(String.self, at: 4), account: account,
+            entitlementID: try row.decode(String.self, at: 11), environment: environment,
+            startsAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 12)),
+            endsAt: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 7)))
     }
 
     private static func storedGrantState(_ name: String) throws -> ChainState {
