@@ -14,12 +14,8 @@ import Testing
 
     @Test func everyRowOfBothOutboxesMovesWithItsStateAndIsClaimedFromTheOne() async throws {
         try await TestDatabase.withSchema { _, _, pool in
-            let bundled = try Migrator.bundled(logger: TestDatabase.logger)
-            var before = bundled.script
-            before.steps = before.steps.filter { $0.version < 43 }
-            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
             // On Citus (scripts/citus-test), the upgrade of a cluster distributed at step 42.
-            if TestDatabase.isCitus { _ = try await CitusDistribution.distribute(pool, shardCount: 4) }
+            let bundled = try await Migrator.bundled(before: 43, on: pool)
             let app = try await Self.appBeforeToday(on: pool)
             // The transactions of c1 and GPA.1, on chains of their own (the others' transactions are unknown).
             try await pool.execute(
@@ -109,11 +105,8 @@ import Testing
     /// claims it as a consumption answer naming its request.
     @Test func everyWaitingConsumptionRequestIsOwedItsAnswerAfterStep49() async throws {
         try await TestDatabase.withSchema { _, _, pool in
-            let bundled = try Migrator.bundled(logger: TestDatabase.logger)
-            var before = bundled.script
-            before.steps = before.steps.filter { $0.version < 49 }
-            try await Migrator(script: before, logger: TestDatabase.logger).migrate(pool)
-            if TestDatabase.isCitus { _ = try await CitusDistribution.distribute(pool, shardCount: 4) }
+            // On Citus (scripts/citus-test), the upgrade of a cluster distributed at step 48.
+            let bundled = try await Migrator.bundled(before: 49, on: pool)
             let app = try await Self.appBeforeToday(on: pool)
             for (index, transaction, state, attempts, next) in [
                 (1, "t1", "pending", 0, "NULL"), (2, "t2", "retry", 2, "'2026-01-01T00:10:00Z'"),
