@@ -237,6 +237,49 @@ import Testing
         }
     }
 
+    /// The link reads the input it links by its key whatever the planner's statistics say (schema step 54). Its
+    /// plans are generic and kept for the connection's life: planned while the statistics said `notifications` was
+    /// empty (a VACUUM ANALYZE before the first notification, as `scripts/bench` runs), the notification's look-up
+    /// read the whole table for every notification until the next ANALYZE.
+    @Test func theLinkReadsTheNotificationByItsKeyWhateverTheStatistics() async throws {
+        try await TestDatabase.withSchema(template: .ledger) { _, _, pool in
+            try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
+            let app = try await F.app(on: pool)
+            try await pool.execute(script: "VACUUM ANALYZE notifications")
+            let scans = try await pool.withConnection { connection in
+                func add(_ count: Int, from first: Int) throws -> Int64 {
+                    try connection.query(
+                        """
+                        WITH added AS (
+                            INSERT INTO notifications (app_id, notification_id, version, body)
+                            SELECT \(app.appID), 'n-' || i, 'v2', repeat('x', 200)
+                            FROM generate_series(\(first), \(first + count - 1)) i
+                            RETURNING notification_row_id)
+                        SELECT max(notification_row_id) FROM added
+                        """
+                    ).single().decode(Int64.self, at: 0)
+                }
+                // The connection's first link plans the function's statements: one notification in the table then.
+                let first = try add(1, from: 1)
+                _ = try connection.query(
+                    "SELECT ledger_chain_link(\(app.appID), 'Production', 'chain-1', NULL, \(first))")
+                let newest = try add(500, from: 2)
+                try connection.execute(script: "BEGIN")
+                _ = try connection.query(
+                    "SELECT ledger_chain_link(\(app.appID), 'Production', 'chain-2', NULL, \(newest))")
+                let row = try connection.query(
+                    """
+                    SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables
+                    WHERE relname = 'notifications'
+                    """
+                ).single()
+                try connection.execute(script: "ROLLBACK")
+                return (sequential: try row.decode(Int64.self, at: 0), index: try row.decode(Int64.self, at: 1))
+            }
+            #expect(scans.sequential == 0 && scans.index > 0, "\(scans)")
+        }
+    }
+
     /// The inputs' bodies are stored compressed with lz4 where the server has it (schema step 42): pglz spends a
     /// backend's CPU on every base64 body only to store it uncompressed.
     @Test func theInputsBodiesAreCompressedWithLZ4() async throws {

@@ -68,5 +68,6 @@ public enum BundledMigrations {
         ("0051_external_purchase_reports.sql", PackageResources._051_external_purchase_reports_sql),
         ("0052_stripe_lookup_indexes.sql", PackageResources._052_stripe_lookup_indexes_sql),
         ("0053_grants_in_read_model.sql", PackageResources._053_grants_in_read_model_sql),
+        ("0054_ledger_chain_link_by_key.sql", PackageResources._054_ledger_chain_link_by_key_sql),
     ]
 }
