@@ -1536,6 +1536,7 @@ $$;
 CREATE FUNCTION ledger_chain_link(p_app_id bigint, p_environment text, p_chain text, p_receipt_id bigint, p_notification_row_id bigint, p_through_entry_id bigint DEFAULT NULL::bigint) RETURNS integer
     LANGUAGE plpgsql
     SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
     AS $$
 DECLARE
     v_found boolean;
@@ -1870,9 +1871,14 @@ CREATE TABLE account_entitlement_periods (
     grace_expires_at bigint,
     will_auto_renew boolean,
     ownership_type text,
+    entitlement_id text,
     CONSTRAINT account_entitlement_periods_check CHECK (((valid_until IS NULL) OR (valid_until > valid_from))),
-    CONSTRAINT account_entitlement_periods_check1 CHECK ((((state IS NULL) = (transaction_id IS NULL)) AND ((state IS NULL) = (product_id IS NULL)))),
-    CONSTRAINT account_entitlement_periods_state_check CHECK ((state = ANY (ARRAY['active'::text, 'grace_period'::text])))
+    CONSTRAINT account_entitlement_periods_row_check CHECK (
+CASE
+    WHEN (state = 'granted'::text) THEN ((entitlement_id IS NOT NULL) AND (transaction_id IS NOT NULL) AND (product_id IS NULL) AND (valid_until IS NOT NULL) AND (expires_at = valid_until))
+    ELSE ((entitlement_id IS NULL) AND ((state IS NULL) = (transaction_id IS NULL)) AND ((state IS NULL) = (product_id IS NULL)))
+END),
+    CONSTRAINT account_entitlement_periods_state_check CHECK ((state = ANY (ARRAY['active'::text, 'grace_period'::text, 'granted'::text])))
 );
 
 ALTER TABLE ONLY account_entitlement_periods REPLICA IDENTITY FULL;
