@@ -68,9 +68,7 @@ public struct EntitlementGrantStore: Sendable {
             // The account is known from now on, as after its first purchase (the admin page's search finds it).
             _ = try connection.query(AccountRows.ensure(grant.account, appID: app.appID))
             // Entitlement reads find the grant in the read model (schema step 53).
-            for statement in EntitlementPeriodRows.replace(grantOf: grant, appID: app.appID) {
-                _ = try connection.query(statement)
-            }
+            try EntitlementPeriodRows.replace(grantOf: grant, appID: app.appID, on: connection)
             let record = EntitlementGrantRecord(
                 grant: grant, bundleID: app.definition.bundleID, reason: reason, grantedBy: grantedBy,
                 revokedBy: nil, idempotencyKey: idempotencyKey)
@@ -107,9 +105,7 @@ public struct EntitlementGrantStore: Sendable {
                 """)
             record.grant.revokedAt = revokedAt
             record.revokedBy = revokedBy
-            for statement in EntitlementPeriodRows.replace(grantOf: record.grant, appID: app.appID) {
-                _ = try connection.query(statement)
-            }
+            try EntitlementPeriodRows.replace(grantOf: record.grant, appID: app.appID, on: connection)
             try Self.writeEntry(
                 of: record.grant, kind: "manual_revoke", at: revokedAt, actor: revokedBy, reason: record.reason,
                 app: app, on: connection)

@@ -186,9 +186,7 @@ public struct AccountMergeStore: Sendable {
                     \(try row.decode(String.self, at: 5)), \(try row.decode(String.self, at: 6)))
                 """)
             _ = try connection.query(EntitlementPeriodRows.removal(ofGrant: grant, from: from, appID: app.appID))
-            for statement in EntitlementPeriodRows.replace(grantOf: grant, appID: app.appID) {
-                _ = try connection.query(statement)
-            }
+            try EntitlementPeriodRows.replace(grantOf: grant, appID: app.appID, on: connection)
             try writeGrantTransfer(grant, from: from, actor: actor, app: app, now: now, on: connection)
             events += grant.mergeEvents(from: from, at: now, in: app.definition)
             ids.append(grant.grantID)

@@ -83,6 +83,13 @@ enum EntitlementPeriodRows {
         return statements
     }
 
+    /// `replace(grantOf:appID:)`'s statements run on `connection`.
+    static func replace(grantOf grant: EntitlementGrant, appID: Int64, on connection: PostgresConnection) throws {
+        for statement in replace(grantOf: grant, appID: appID) {
+            _ = try connection.query(statement)
+        }
+    }
+
     /// Deletes `account`'s row of `grant` (a grant moved to another account by a merge).
     static func removal(ofGrant grant: EntitlementGrant, from account: AccountID, appID: Int64) -> PostgresQuery {
         """
