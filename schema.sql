@@ -53,14 +53,80 @@ BEGIN
     DELETE FROM account_aliases
     WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR merged_into = ANY (p_ids));
 
+    -- The grants' reasons and idempotency keys are an operator's and a client's text: the id in any form, before
+    -- the grants move to the pseudonyms.
+    UPDATE entitlement_grants
+    SET reason = account_erasure_rewrite_text(reason, p_ids, v_pseudonyms),
+        idempotency_key = account_erasure_rewrite_text(idempotency_key, p_ids, v_pseudonyms)
+    WHERE app_id = p_app_id AND account_id = ANY (p_ids);
     v_summary := account_erasure_rewrite_chains(v_erasure_id, p_app_id, p_ids, v_pseudonyms, p_now)
-        || account_erasure_rewrite_state(p_app_id, p_ids, v_pseudonyms)
+        || account_erasure_rewrite_state(p_app_id, p_ids, v_pseudonyms);
+    -- The audit log's targets: a value that is an id in any form (as sent, percent-encoded, before step 55 stored
+    -- it decoded) becomes its pseudonym; one that names an id as a key part is rewritten as before.
+    UPDATE audit_log a SET target = (
+        SELECT jsonb_object_agg(m.key, account_erasure_rewrite_value(m.value, p_ids, v_pseudonyms))
+        FROM jsonb_each_text(a.target) AS m(key, value))
+    WHERE a.target::text ~ account_erasure_any_form(p_ids)
+      AND EXISTS (SELECT 1 FROM jsonb_each_text(a.target) AS m(key, value)
+                  WHERE account_erasure_rewrite_value(m.value, p_ids, v_pseudonyms) IS DISTINCT FROM m.value);
+    v_summary := v_summary
         || jsonb_build_object('erasure_id', v_erasure_id, 'pseudonym', v_pseudonyms[1],
                               'aliases', cardinality(p_ids) - 1);
     PERFORM set_config('subledger.erasing', 'off', true);
     RETURN v_summary;
 END
 $$;
+
+--
+-- Name: account_erasure_any_form(text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_any_form(p_ids text[]) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+BEGIN
+    RETURN (SELECT string_agg('(?:' || account_erasure_id_pattern(id) || ')', '|') FROM unnest(p_ids) AS id);
+END
+$$;
+
+--
+-- Name: account_erasure_id_pattern(text); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_id_pattern(p_id text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $_$
+DECLARE
+    v_pattern text := '';
+    v_char text;
+    v_form text;
+    v_forms text;
+    v_hex text;
+    v_hex_class text;
+    v_j integer;
+BEGIN
+    FOREACH v_char IN ARRAY regexp_split_to_array(p_id, '') LOOP
+        v_forms := CASE WHEN v_char ~ '^[A-Za-z0-9]$' THEN v_char ELSE '\' || v_char END;
+        IF v_char ~ '^[A-Za-z]$' THEN
+            v_forms := upper(v_char) || '|' || lower(v_char);
+        END IF;
+        -- Each case of the character, percent-encoded and JSON-escaped.
+        FOREACH v_form IN ARRAY ARRAY(SELECT DISTINCT c FROM unnest(ARRAY[upper(v_char), lower(v_char)]) AS c) LOOP
+            CONTINUE WHEN ascii(v_form) NOT BETWEEN 1 AND 127;
+            v_hex := lpad(to_hex(ascii(v_form)), 2, '0');
+            v_hex_class := '';
+            FOR v_j IN 1 .. 2 LOOP
+                v_hex_class := v_hex_class || CASE WHEN substr(v_hex, v_j, 1) ~ '[a-f]'
+                    THEN '[' || upper(substr(v_hex, v_j, 1)) || substr(v_hex, v_j, 1) || ']'
+                    ELSE substr(v_hex, v_j, 1) END;
+            END LOOP;
+            v_forms := v_forms || '|%' || v_hex_class || '|\\u00' || v_hex_class;
+        END LOOP;
+        v_pattern := v_pattern || '(?:' || v_forms || ')';
+    END LOOP;
+    RETURN v_pattern;
+END
+$_$;
 
 --
 -- Name: account_erasure_link(bigint, bigint, text, text, bigint, text, bigint, bytea, bytea, timestamp with time zone); Type: FUNCTION
@@ -181,7 +247,12 @@ BEGIN
     WITH rewritten AS (
         UPDATE ledger_entries SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
             idempotency_key = account_erasure_rewrite(idempotency_key, p_ids, p_pseudonyms),
-            reason = account_erasure_rewrite(reason, p_ids, p_pseudonyms)
+            -- The accounts' own entries: their reason is an operator's text too (a grant's), where the id may stand
+            -- in any form; another account's entry (a merge's) names it as a key part only.
+            reason = CASE WHEN account_id = ANY (p_ids)
+                THEN account_erasure_rewrite_text(account_erasure_rewrite(reason, p_ids, p_pseudonyms), p_ids,
+                                                  p_pseudonyms)
+                ELSE account_erasure_rewrite(reason, p_ids, p_pseudonyms) END
         WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR (kind IN ('transfer_in', 'transfer_out', 'credit',
             'debit') AND (environment, original_transaction_id) IN (
                 SELECT environment, original_transaction_id FROM ledger_entries
@@ -358,6 +429,52 @@ BEGIN
     RETURN v_summary;
 END
 $$;
+
+--
+-- Name: account_erasure_rewrite_text(text, text[], text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_rewrite_text(p_text text, p_ids text[], p_pseudonyms text[]) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $_$
+DECLARE
+    v_i integer;
+BEGIN
+    IF p_text IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOR v_i IN SELECT i FROM generate_subscripts(p_ids, 1) AS i ORDER BY length(p_ids[i]) DESC, i LOOP
+        p_text := regexp_replace(
+            p_text,
+            '(^|[^A-Za-z0-9]|%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})' || account_erasure_id_pattern(p_ids[v_i])
+                || '(?=$|[^A-Za-z0-9])',
+            '\1' || replace(p_pseudonyms[v_i], '\', '\\'), 'g');
+    END LOOP;
+    RETURN p_text;
+END
+$_$;
+
+--
+-- Name: account_erasure_rewrite_value(text, text[], text[]); Type: FUNCTION
+--
+
+CREATE FUNCTION account_erasure_rewrite_value(p_value text, p_ids text[], p_pseudonyms text[]) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $_$
+DECLARE
+    v_i integer;
+BEGIN
+    IF p_value IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOR v_i IN 1 .. cardinality(p_ids) LOOP
+        IF p_value ~ ('^(?:' || account_erasure_id_pattern(p_ids[v_i]) || ')$') THEN
+            RETURN p_pseudonyms[v_i];
+        END IF;
+    END LOOP;
+    RETURN account_erasure_rewrite(p_value, p_ids, p_pseudonyms);
+END
+$_$;
 
 --
 -- Name: account_erasure_strip(jsonb); Type: FUNCTION

@@ -7,9 +7,27 @@ enum AccountRows {
         "INSERT INTO accounts (app_id, account_id) VALUES (\(appID), \(account.rawValue)) ON CONFLICT DO NOTHING"
     }
 
-    /// Creates the accounts that do not exist yet (sorted, so concurrent callers lock in one order).
-    static func ensure(_ accounts: some Collection<AccountID>, appID: Int64, on connection: PostgresConnection) throws {
-        try connection.run { ensure(accounts, appID: appID, into: &$0) }
+    /// Creates the accounts of `app` that do not exist yet (sorted, so concurrent callers lock in one order), and
+    /// refuses an erased one (`AccountErasureConflict.erased`, docs/guides/accounts.md, "Erasing an account"): the
+    /// one place a write naming an account (an order, a consent or usage report, a claim, a submission) makes it
+    /// known. Each account's lock is taken shared first (an erasure holds it exclusively), so a write racing the
+    /// erasure waits for it and is refused. An erased id's row is gone, so only an account created here is looked
+    /// up among the erasures: a write for a known account pays one statement more, its lock.
+    static func ensure(_ accounts: some Collection<AccountID>, app: StoredApp, on connection: PostgresConnection)
+        throws
+    {
+        let sorted = accounts.sorted(by: { $0.rawValue < $1.rawValue })
+        for account in sorted {
+            _ = try connection.query(AccountAliasRows.lock(account, appID: app.appID, exclusive: false))
+            let created = try connection.query(
+                """
+                INSERT INTO accounts (app_id, account_id) VALUES (\(app.appID), \(account.rawValue))
+                ON CONFLICT DO NOTHING RETURNING account_id
+                """)
+            if !created.isEmpty, try AccountErasureStore.isErased(account, app: app, on: connection) {
+                throw AccountErasureConflict.erased
+            }
+        }
     }
 
     /// `ensure`'s statements, appended to `batch`.

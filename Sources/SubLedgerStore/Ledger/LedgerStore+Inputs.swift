@@ -58,7 +58,7 @@ extension LedgerStore {
                     throw AccountErasureConflict.erased
                 }
             }
-            if let account { try AccountRows.ensure([account], appID: app.appID, on: connection) }
+            if let account { try AccountRows.ensure([account], app: app, on: connection) }
             let existing = try connection.query(
                 """
                 UPDATE receipts SET attempts = attempts + 1, next_attempt_at = NULL,

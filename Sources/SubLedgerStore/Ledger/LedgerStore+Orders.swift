@@ -12,7 +12,7 @@ extension LedgerStore {
         }
         let id = try OrderID(UUID().uuidString.lowercased())
         return try await pool.transaction { connection in
-            try AccountRows.ensure([account], appID: app.appID, on: connection)
+            try AccountRows.ensure([account], app: app, on: connection)
             let rows = try connection.query(
                 """
                 INSERT INTO orders (order_id, app_id, account_id, product_id, created_at)

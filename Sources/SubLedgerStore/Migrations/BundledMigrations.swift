@@ -69,5 +69,6 @@ public enum BundledMigrations {
         ("0052_stripe_lookup_indexes.sql", PackageResources._052_stripe_lookup_indexes_sql),
         ("0053_grants_in_read_model.sql", PackageResources._053_grants_in_read_model_sql),
         ("0054_ledger_chain_link_by_key.sql", PackageResources._054_ledger_chain_link_by_key_sql),
+        ("0055_account_erasure_any_form.sql", PackageResources._055_account_erasure_any_form_sql),
     ]
 }

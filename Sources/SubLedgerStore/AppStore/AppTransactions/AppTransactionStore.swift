@@ -75,7 +75,7 @@ public struct AppTransactionStore: Sendable {
                 """
             ).map(Self.claim(from:)).first
             if let latest, latest.account == claim.account { return .alreadyOwned(latest) }
-            try AccountRows.ensure([claim.account], appID: app.appID, on: connection)
+            try AccountRows.ensure([claim.account], app: app, on: connection)
             var written = claim
             written.sequence = (latest?.sequence ?? -1) + 1
             written.claimedAt = now

@@ -20,7 +20,7 @@ public struct ConsumptionStore: Sendable {
     @discardableResult
     public func recordConsent(_ consent: ConsumptionConsent, account: AccountID, app: StoredApp) async throws -> Int64 {
         try await pool.transaction { connection in
-            try AccountRows.ensure([account], appID: app.appID, on: connection)
+            try AccountRows.ensure([account], app: app, on: connection)
             return try connection.query(
                 """
                 INSERT INTO consumption_consents (app_id, account_id, consented, consented_at)
@@ -37,7 +37,7 @@ public struct ConsumptionStore: Sendable {
         _ usage: ConsumptionUsage, transactionID: String, account: AccountID, app: StoredApp
     ) async throws -> Int64 {
         try await pool.transaction { connection in
-            try AccountRows.ensure([account], appID: app.appID, on: connection)
+            try AccountRows.ensure([account], app: app, on: connection)
             return try connection.query(
                 """
                 INSERT INTO consumption_usage_reports (app_id, account_id, transaction_id, consumed_milliunits,

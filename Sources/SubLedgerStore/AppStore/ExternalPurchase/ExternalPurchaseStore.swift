@@ -33,7 +33,7 @@ public struct ExternalPurchaseStore: Sendable {
                 RETURNING token_id
                 """)
             guard !recorded.isEmpty else { throw ExternalPurchaseTokenTaken() }
-            try AccountRows.ensure([account], appID: app.appID, on: connection)
+            try AccountRows.ensure([account], app: app, on: connection)
             let rows = try connection.query(
                 """
                 INSERT INTO orders (order_id, app_id, account_id, product_id, created_at)
