@@ -137,6 +137,96 @@ import Testing
         #expect(state.entitlementIDs(of: owner == Self.alice ? Self.bob : Self.alice, at: F.day(80)).isEmpty)
     }
 
+    /// Story 2 in the order Apple usually delivers it: the notification of bob's purchase (no submitter, no
+    /// token) arrives before bob's receipt. What the purchase notification does, then what bob's receipt does.
+    struct NotifiedResignupCase: CustomTestStringConvertible, Sendable {
+        var policy: OwnershipPolicy
+        var notifiedOutcome: TransactionOutcome.Result
+        var receiptOutcome: TransactionOutcome.Result
+        var owner: AccountID
+        var reasons: [BindingChange.Reason]
+        var testDescription: String { policy.rawValue }
+    }
+
+    static let notifiedResignupCases: [NotifiedResignupCase] = [
+        NotifiedResignupCase(
+            policy: .activeAutoRenewerKeeps, notifiedOutcome: .unclaimed, receiptOutcome: .applied(to: bob),
+            owner: bob, reasons: [.firstClaim, .ownerNotActivelyAutoRenewing]),
+        NotifiedResignupCase(
+            policy: .latestSubmitterTakes, notifiedOutcome: .unclaimed, receiptOutcome: .applied(to: bob),
+            owner: bob, reasons: [.firstClaim, .latestSubmitterTakes]),
+        NotifiedResignupCase(
+            policy: .originalAccountKeeps, notifiedOutcome: .applied(to: alice),
+            receiptOutcome: .belongsToAnotherAccount, owner: alice, reasons: [.firstClaim]),
+    ]
+
+    /// A purchase made after the owner's subscription lapsed, seen first in a notification, is not the owner's
+    /// unless the policy gives the owner everything: it waits unclaimed (alice is not entitled by it), and bob's
+    /// receipt then decides as in story 2. Bob's renewal `s4`, notified before bob's receipt too, waits with it.
+    @Test(arguments: notifiedResignupCases)
+    func purchaseAfterTheOwnersLapseNotifiedBeforeTheBuyersReceipt(_ story: NotifiedResignupCase) throws {
+        var state = try Self.aliceBoughtOnDayZero(story.policy)
+        try state.apply(
+            F.notification(
+                [], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10, expirationIntent: 1)],
+                observedOn: 10),
+            now: F.day(10))
+        let purchase = F.subscription("s1", chain: "s1", from: 0, to: 30)
+        let bobsPurchase = F.subscription("s3", chain: "s1", from: 40, to: 70, signedOn: 40)
+        let notified = try state.apply(
+            F.notification(
+                [bobsPurchase], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40)],
+                observedOn: 40),
+            now: F.day(40))
+        #expect(notified.outcome("s3") == story.notifiedOutcome)
+        #expect(notified.bindingChanges.isEmpty)
+        #expect(state.chain("s1")?.header.owner == Self.alice)
+        let aliceHolds = story.policy.ownerTakesPurchasesAfterLapse
+        #expect(state.entitlementIDs(of: Self.alice, at: F.day(41)) == (aliceHolds ? ["pro"] : []))
+
+        let bobsRenewal = F.subscription("s4", chain: "s1", from: 70, to: 100, signedOn: 70)
+        let renewed = try state.apply(
+            F.notification(
+                [bobsRenewal], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 70)],
+                observedOn: 70),
+            now: F.day(70))
+        #expect(renewed.outcome("s4") == story.notifiedOutcome)
+        #expect(state.entitlementIDs(of: Self.alice, at: F.day(71)) == (aliceHolds ? ["pro"] : []))
+
+        let received = try state.apply(
+            F.receipt(
+                by: Self.bob, [purchase, bobsPurchase, bobsRenewal],
+                renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 72)], observedOn: 72),
+            now: F.day(72))
+        #expect(received.outcome("s4") == story.receiptOutcome)
+        #expect(state.chain("s1")?.header.owner == story.owner)
+        #expect(state.chain("s1")?.bindingChanges.map(\.reason) == story.reasons)
+        #expect(
+            state.entitlements(for: story.owner, bundleID: F.bundleID, at: F.day(80)).first?.expiresAt == F.day(100))
+        #expect(state.entitlementIDs(of: story.owner == Self.alice ? Self.bob : Self.alice, at: F.day(80)).isEmpty)
+        #expect(state.chain("s1")?.transactions.allSatisfy { $0.account != nil } == true)
+        #expect(state.entry("extend:Production:s3")?.account == story.owner)
+        #expect(state.entry("extend:Production:s4")?.account == story.owner)
+    }
+
+    /// The owner's own submission claims a purchase that waited after the owner's lapse: the owner is its
+    /// submitter, the first step of the rule.
+    @Test func theOwnersOwnSubmissionClaimsAPurchaseThatWaited() throws {
+        var state = try Self.aliceBoughtOnDayZero(.activeAutoRenewerKeeps)
+        try state.apply(
+            F.notification(
+                [], renewals: [F.renewal(chain: "s1", willAutoRenew: false, observedOn: 10, expirationIntent: 1)],
+                observedOn: 10),
+            now: F.day(10))
+        let resubscribed = F.subscription("s3", chain: "s1", from: 40, to: 70, signedOn: 40)
+        try state.apply(F.notification([resubscribed], observedOn: 40), now: F.day(40))
+        #expect(state.entitlementIDs(of: Self.alice, at: F.day(41)).isEmpty)
+        let submitted = try state.apply(F.receipt(by: Self.alice, [resubscribed], observedOn: 41), now: F.day(41))
+        #expect(submitted.outcome("s3") == .applied(to: Self.alice))
+        #expect(state.entitlementIDs(of: Self.alice, at: F.day(42)) == ["pro"])
+        #expect(state.chain("s1")?.bindingChanges.map(\.reason) == [.firstClaim])
+    }
+
     /// A notification (no submitter, no token) carrying a renewal goes to the chain's owner under every policy,
     /// whether or not the owner auto-renews: it never moves the chain.
     @Test(arguments: OwnershipPolicy.allCases, [true, false])

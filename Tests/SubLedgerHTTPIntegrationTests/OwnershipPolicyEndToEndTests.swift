@@ -96,6 +96,44 @@ import Testing
         }
     }
 
+    /// Story 2 in the order Apple usually delivers it: the notification of dan's purchase reaches SubLedger before
+    /// dan's receipt. Cleo's lapsed subscription is not revived by it (unless the policy gives her everything),
+    /// and dan's receipt then decides as in `bothStoriesWithReceipts`.
+    @Test(arguments: expectations)
+    func purchaseAfterTheLapseNotifiedBeforeTheReceipt(_ expected: Expectation) async throws {
+        try await E.run { e in
+            try await e.applyCatalog(ownershipPolicy: expected.policy)
+            let appleID = try e.appleID()
+            let first = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            _ = try await e.submitReceipt(first.receiptData, account: "cleo")
+            await e.deliverNotifications()
+            let chain = try #require(first.originalTransactionID)
+            _ = try await e.control.setAutoRenew(chain, enabled: false)
+            await e.deliverNotifications()
+            _ = await e.control.advanceClock(.init(days: 35))
+            await e.deliverNotifications()
+            #expect(try await e.entitlements("cleo").entitlementIDs.isEmpty)
+
+            let resubscribed = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            #expect(resubscribed.originalTransactionID == chain)
+            await e.deliverNotifications()
+            let cleoKeepsEverything = !expected.lapsedOwnerLoses
+            #expect(try await e.owner(of: chain) == "cleo")
+            #expect(try await e.entitlements("cleo").entitlementIDs == (cleoKeepsEverything ? ["pro"] : []))
+
+            let byDan = try await e.submitReceipt(resubscribed.receiptData, account: "dan")
+            let resubscription = try #require(resubscribed.transactionID)
+            #expect(byDan.json.results[resubscription] == Self.result(submitterGetsIt: !cleoKeepsEverything))
+            let holder = cleoKeepsEverything ? "cleo" : "dan"
+            #expect(try await e.owner(of: chain) == holder)
+            #expect(try await e.entitlements(holder).entitlementIDs == ["pro"])
+            #expect(try await e.entitlements(cleoKeepsEverything ? "dan" : "cleo").entitlementIDs.isEmpty)
+            #expect(try await e.transfersIn(of: chain) == (cleoKeepsEverything ? [] : ["dan"]))
+        }
+    }
+
     /// Story 1 with StoreKit 2 signed transactions, notifications delivered: ben submits anna's renewal; later
     /// renewals arrive by notification only, and go to whoever owns the chain then, under every policy.
     @Test(arguments: expectations)

@@ -41,9 +41,18 @@ public struct ChainSnapshot: Hashable, Sendable, Codable {
         transactions.first { $0.transactionID == transactionID }
     }
 
-    /// The latest transaction purchased at or before `instant`, in `TransactionOrder`.
+    /// The latest transaction purchased at or before `instant`, in `TransactionOrder`, among those the chain's state
+    /// is made of (`isCredited`).
     public func latestTransaction(at instant: Instant) -> KnownTransaction? {
-        transactions.last { $0.transaction.purchaseDate <= instant }
+        transactions.last { $0.transaction.purchaseDate <= instant && isCredited($0) }
+    }
+
+    /// Whether `known` counts in the chain's state, entitlements and latest expiry: on an owned chain, a transaction
+    /// credited to an account; a purchase that waits unclaimed for its submitter (made after the owner's
+    /// subscription lapsed and seen first in a notification, `OwnershipRule.heldByOwner`) is nobody's yet and
+    /// cannot make the owner look active. On a chain nobody owns, every transaction.
+    public func isCredited(_ known: KnownTransaction) -> Bool {
+        header.owner == nil || known.account != nil
     }
 }
 

@@ -10,7 +10,8 @@ public enum Ledger {
     /// 3. `OwnershipRule` decides, with "still actively auto-renewing" evaluated on the chain as stored plus
     ///    the input's continuing renewals (see `OwnershipRule.ownerIsActivelyAutoRenewing`);
     /// 4. the renewal info is stored if newer, the owner changes if decided, and every unclaimed
-    ///    transaction of an owned chain goes to its owner;
+    ///    transaction of an owned chain goes to its owner, except that an input nobody submitted leaves a purchase
+    ///    made after the owner's subscription lapsed waiting for its submitter (`waitingForASubmitter`);
     /// 5. entries are the derived entries that were not derived before, plus transfer entries.
     /// Nothing in the result depends on the wall clock or on anything but the arguments.
     public static func apply(
@@ -156,8 +157,7 @@ private struct InputApplication {
         if let incomingRenewal, RenewalInfoVersion.isNewer(incomingRenewal, than: chain.header.renewalInfo) {
             chain.header.renewalInfo = incomingRenewal.keepingPrice(of: chain.header.renewalInfo)
         }
-        refreshChainRow(&chain)
-        var transferEntries: [LedgerEntry] = []
+        var transfer: (change: BindingChange, from: AccountID, trigger: String)?
         switch resolution {
         case .firstClaim(let claimant):
             record(
@@ -171,19 +171,28 @@ private struct InputApplication {
                 chain: key, sequence: chain.bindingChanges.count, from: from, to: to, reason: reason, at: now,
                 transactionID: trigger)
             record(change, on: &chain)
-            transferEntries = LedgerEntryDerivation.transferEntries(
-                for: change, from: from, transactionID: trigger, on: chain, app: app)
+            transfer = (change, from, trigger)
         case .unattributed, .toOwner, .sameOwner, .ownerKeeps, nil:
             break
         }
         var newlyAssigned: [Transaction] = []
         if let owner = chain.header.owner {
-            for index in chain.transactions.indices where chain.transactions[index].account == nil {
+            let waiting = waitingForASubmitter(resolution, before: before, merged: chain)
+            for index in chain.transactions.indices
+            where chain.transactions[index].account == nil
+                && !waiting.contains(chain.transactions[index].transactionID)
+            {
                 chain.transactions[index].account = owner
                 newlyAssigned.append(chain.transactions[index].transaction)
                 changed.insert(chain.transactions[index].transactionID)
             }
         }
+        refreshChainRow(&chain)
+        let transferEntries =
+            transfer.map {
+                LedgerEntryDerivation.transferEntries(
+                    for: $0.change, from: $0.from, transactionID: $0.trigger, on: chain, app: app)
+            } ?? []
 
         // 5. Entries: what is derivable now and was not before, plus the transfer.
         let derivedBefore = LedgerEntryDerivation.entries(on: before, app: app)
@@ -194,18 +203,40 @@ private struct InputApplication {
         decision.entries += transferEntries
 
         fulfilOrders(for: newlyAssigned, on: chain)
+        let unassigned = Set(chain.transactions.filter { $0.account == nil }.map(\.transactionID))
         for arrival in arrivals {
             let transaction = arrival.transaction
             decision.transactionOutcomes.append(
                 outcome(
                     transaction,
                     result(
-                        for: resolution ?? .unattributed, attribution: attribution,
+                        for: unassigned.contains(transaction.transactionID)
+                            ? .unattributed : resolution ?? .unattributed,
+                        attribution: attribution,
                         changed: changed.contains(transaction.transactionID)
                             || resolution.map(Self.movesOwnership) == true)))
         }
         chains[key] = chain
         decision.updatedChains.append(chain)
+    }
+
+    /// The unclaimed transactions of an owned chain that an input nobody submitted leaves unclaimed: under a
+    /// policy that lets another account take the chain, those that do not continue the owner's subscription
+    /// (`OwnershipRule.heldByOwner`), a purchase made on the same store account after it lapsed. They wait for the
+    /// account that submits them, and the ownership rule decides then. Every other resolution hands them all over:
+    /// a claimant takes what was waiting, and an owner who keeps the chain against one keeps it whole.
+    private func waitingForASubmitter(
+        _ resolution: OwnershipRule.Resolution?,
+        before: ChainSnapshot,
+        merged: ChainSnapshot
+    ) -> Set<String> {
+        guard case .toOwner = resolution ?? .unattributed, before.header.productType == .autoRenewable,
+            !app.ownershipPolicy.ownerTakesPurchasesAfterLapse
+        else { return [] }
+        let held = Set(
+            OwnershipRule.heldByOwner(before: before, merged: merged, in: app).transactions.map(\.transactionID))
+        return Set(
+            merged.transactions.filter { $0.account == nil && !held.contains($0.transactionID) }.map(\.transactionID))
     }
 
     private mutating func record(_ change: BindingChange, on chain: inout ChainSnapshot) {
@@ -214,19 +245,20 @@ private struct InputApplication {
         decision.bindingChanges.append(change)
     }
 
-    /// Recomputes the chain row's derived columns from its transactions.
+    /// Recomputes the chain row's derived columns from its credited transactions (`ChainSnapshot.isCredited`).
     private func refreshChainRow(_ chain: inout ChainSnapshot) {
-        if let latest = chain.transactions.last?.transaction {
+        let credited = chain.transactions.filter(chain.isCredited)
+        if let latest = credited.last?.transaction {
             chain.header.productID = latest.productID
         } else if let renewal = chain.header.renewalInfo {
             chain.header.productID = renewal.productID
         }
         let product = app.product(chain.header.productID)
         chain.header.subscriptionGroupID =
-            product?.subscriptionGroupID ?? chain.transactions.last?.transaction.subscriptionGroupID
+            product?.subscriptionGroupID ?? credited.last?.transaction.subscriptionGroupID
         // Each transaction's period as it really ends: an upgraded one's is cut at the upgrade, so a yearly
         // period left for a monthly one does not keep the chain row active past the successor's expiry.
-        chain.header.latestExpiry = chain.transactions.compactMap { chain.periodEnd(of: $0, in: app) }.max()
+        chain.header.latestExpiry = credited.compactMap { chain.periodEnd(of: $0, in: app) }.max()
     }
 
     private mutating func fulfilOrders(for transactions: [Transaction], on chain: ChainSnapshot) {

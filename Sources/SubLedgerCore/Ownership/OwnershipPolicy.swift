@@ -37,4 +37,15 @@ public enum OwnershipPolicy: String, Hashable, Sendable, Codable, CaseIterable {
         case .originalAccountKeeps, .latestSubmitterTakes: false
         }
     }
+
+    /// Whether a purchase nobody submitted that does not continue the owner's subscription (bought on the same
+    /// store account after the owner's had lapsed, and seen first in a notification or a poll) is the owner's.
+    /// Only under `originalAccountKeeps`, where everything on the chain is. Under the other policies it waits
+    /// unclaimed for the account that submits it: the chain's owner, or another account the policy lets take it.
+    public var ownerTakesPurchasesAfterLapse: Bool {
+        switch self {
+        case .originalAccountKeeps: true
+        case .activeAutoRenewerKeeps, .latestSubmitterTakes: false
+        }
+    }
 }

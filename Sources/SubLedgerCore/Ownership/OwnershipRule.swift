@@ -59,8 +59,9 @@ public enum OwnershipRule {
     /// 2. the latest renewal info stored *before* the input (greatest `observedAt`) says `willAutoRenew`, and
     ///    no renewal info carried by the input that is newer than it says otherwise;
     /// 3. the chain's `ChainState` at `now` is `active`, `gracePeriod` or `billingRetry` (so not `revoked`,
-    ///    `upgradedAway` or `expired`), computed over the stored transactions (in their newest known versions,
-    ///    so a refund carried by the input counts) plus those of the input's new transactions that *continue*
+    ///    `upgradedAway` or `expired`), computed over the stored transactions credited to an account (in their
+    ///    newest known versions, so a refund carried by the input counts) plus those of the other transactions
+    ///    (the input's new ones, and any stored unclaimed) that *continue*
     ///    the owner's subscription: a new transaction continues it when the chain so far was `active`,
     ///    `gracePeriod` or `billingRetry` 1 ms before the transaction's purchase date. That admits the owner's
     ///    own renewal submitted by someone else, and excludes a new purchase made after the owner's
@@ -89,15 +90,32 @@ public enum OwnershipRule {
             guard incoming.willAutoRenew else { return false }
             evaluated.header.renewalInfo = incoming
         }
-        let storedIDs = Set(before.transactions.map(\.transactionID))
-        evaluated.transactions = merged.transactions.filter { storedIDs.contains($0.transactionID) }
-        for candidate in merged.transactions where !storedIDs.contains(candidate.transactionID) {
-            let justBefore = candidate.transaction.purchaseDate.adding(milliseconds: -1)
-            if evaluated.state(at: justBefore, in: app).isRenewing {
+        return heldByOwner(before: evaluated, merged: merged, in: app).state(at: now, in: app).isRenewing
+    }
+
+    /// The chain as its owner holds it: the transactions of `before` already credited to an account, in their
+    /// versions of `merged`, plus every other transaction of `merged` (a new arrival, or one stored unclaimed)
+    /// that *continues* the owner's subscription, that is, purchased while the chain so held was `active`,
+    /// `gracePeriod` or `billingRetry`: 1 ms before its purchase date (a renewal at the period's end), or at it (a
+    /// renewal made early, within the period). Renewal info is `before`'s.
+    ///
+    /// A purchase made after the owner's subscription lapsed is not in it: it is somebody's new subscription on
+    /// the same store account, whoever that turns out to be.
+    public static func heldByOwner(before: ChainSnapshot, merged: ChainSnapshot, in app: App) -> ChainSnapshot {
+        let held = Set(before.transactions.filter { $0.account != nil }.map(\.transactionID))
+        var evaluated = before
+        evaluated.transactions = merged.transactions.filter { held.contains($0.transactionID) }
+        for var candidate in merged.transactions where !held.contains(candidate.transactionID) {
+            let purchased = candidate.transaction.purchaseDate
+            if evaluated.state(at: purchased.adding(milliseconds: -1), in: app).isRenewing
+                || evaluated.state(at: purchased, in: app).isRenewing
+            {
+                // Held by the owner in this view, so the chain's state counts it.
+                candidate.account = candidate.account ?? before.header.owner
                 evaluated.transactions.append(candidate)
                 evaluated.sortTransactions()
             }
         }
-        return evaluated.state(at: now, in: app).isRenewing
+        return evaluated
     }
 }

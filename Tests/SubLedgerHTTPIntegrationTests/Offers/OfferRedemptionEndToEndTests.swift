@@ -76,6 +76,18 @@ import Testing
                     offer: OfferRedemption(kind: .winBack, identifier: "COMEBACK", discountType: "FREE_TRIAL")))
             #expect(back.originalTransactionID == original)
             await e.deliverNotifications()
+            // Redeemed in the App Store after the lapse: Apple's notification does not say which of the app's
+            // accounts came back, so the purchase waits unclaimed (dana does not look active because of it) ...
+            #expect(try await e.entitlements("dana").entitlementIDs.isEmpty)
+            #expect(
+                try await WebhookEventTests.events(e).contains {
+                    $0.type == "transaction.unclaimed" && $0.data["transaction_id"] as? String == back.transactionID
+                })
+            // ... until the app, signed in as dana, submits it.
+            let claimed = try await e.client.call(
+                .post, "/v1/transactions", key: e.key,
+                json: ["account_id": "dana", "signed_transaction": try #require(back.signedTransaction)])
+            #expect(claimed.json.results[try #require(back.transactionID)] == "applied")
             offers = try await WebhookEventTests.timeline(e, "dana").filter { $0.type == "subscription.offer_redeemed" }
             #expect(offers.map { $0.data["offer_type"] as? String } == ["offer_code", "win_back"])
             #expect(offers.last?.data["price_milli"] as? Int == 0)
