@@ -339,9 +339,13 @@ public struct MigrationImporter: Sendable {
             chains: 1, transactions: Set(transactions.map(\.transactionID)).count, chainID: original)
     }
 
-    /// Refuses the row when the ownership rule kept the applied chain `chain` with another account than the row's.
+    /// Refuses the row when the ownership rule kept the applied chain `chain` with another account than the row's
+    /// (or the account the row's was merged into). A chain the rule moved to the row's account is the row's: its
+    /// earlier transactions stay credited to their accounts, as with any transfer, and the row is done.
     static func refuseIfOwnedElsewhere(_ applied: LedgerStore.Applied, chain: String, row: ImportRow) throws {
-        guard let owner = applied.accounts.values.first(where: { $0 != row.account }) else { return }
+        let claimant = applied.submitter ?? row.account
+        let owner = applied.decision.updatedChains.first { $0.header.key.chainID == chain }?.header.owner
+        guard let owner, owner != claimant else { return }
         throw ImportRowError(
             row.lineNumber,
             .importFailed(

@@ -157,6 +157,40 @@ import Testing
         }
     }
 
+    /// A row naming a chain another account owns is decided by the app's ownership rule, as a live submission by
+    /// the row's account is, and reported as written: `owned_by_another_account` exactly for the rows whose chain
+    /// stayed with its owner (the seed rule keeps a chain whose owner still auto-renews it, and moves an expired,
+    /// refunded or upgraded-away one).
+    @Test func aChainOwnedByAnotherAccountIsReportedAsTheOwnershipRuleLeftIt() async throws {
+        try await H.run { h in
+            let (chains, file) = try h.seed(12)
+            let first = try await h.importer(h.imported).run(file, fileName: "chains.csv")
+            #expect(first.failures.isEmpty, "\(first.failures)")
+            let text =
+                "account_id,original_transaction_id,receipt_data,environment\n"
+                + chains.chains.map { "zed,\($0.originalTransactionID),,Sandbox" }.joined(separator: "\n")
+            let summary = try await h.importer(h.imported).run(
+                try ImportFile(bytes: Array(text.utf8)), fileName: "zed.csv")
+            #expect(summary.failures.allSatisfy { $0.reason.code == "owned_by_another_account" }, "\(summary.failures)")
+            let refused = Set(summary.failures.map(\.lineNumber))
+            var moved = 0
+            for (index, chain) in chains.chains.enumerated() {
+                let owner = try await h.imported.pool.query(
+                    "SELECT owner_account_id FROM chains WHERE original_transaction_id = \(chain.originalTransactionID)"
+                ).first?.decode(String?.self, at: 0)
+                let stayed = owner != "zed"
+                #expect(
+                    refused.contains(index + 2) == stayed,
+                    "\(chain.kind) \(chain.originalTransactionID): \(owner ?? "-")")
+                if stayed { #expect(owner == chain.accountID) } else { moved += 1 }
+            }
+            // Both outcomes occur among the seeded chains.
+            #expect(moved > 0)
+            #expect(!refused.isEmpty)
+            #expect(summary.progress.rowsOK == moved)
+        }
+    }
+
     /// A receipt row goes through verifyReceipt for its account.
     @Test func aReceiptRowIsVerifiedForItsAccount() async throws {
         try await H.run { h in
