@@ -12,21 +12,24 @@ enum AccountRows {
     /// one place a write naming an account (an order, a consent or usage report, a claim, a submission) makes it
     /// known. Each account's lock is taken shared first (an erasure holds it exclusively), so a write racing the
     /// erasure waits for it and is refused. An erased id's row is gone, so only an account created here is looked
-    /// up among the erasures: a write for a known account pays one statement more, its lock.
+    /// up among the erasures: a write for a known account pays nothing more than its lock, in the same round trip.
     static func ensure(_ accounts: some Collection<AccountID>, app: StoredApp, on connection: PostgresConnection)
         throws
     {
         let sorted = accounts.sorted(by: { $0.rawValue < $1.rawValue })
-        for account in sorted {
-            _ = try connection.query(AccountAliasRows.lock(account, appID: app.appID, exclusive: false))
-            let created = try connection.query(
-                """
-                INSERT INTO accounts (app_id, account_id) VALUES (\(app.appID), \(account.rawValue))
-                ON CONFLICT DO NOTHING RETURNING account_id
-                """)
-            if !created.isEmpty, try AccountErasureStore.isErased(account, app: app, on: connection) {
-                throw AccountErasureConflict.erased
+        let created: [AccountID] = try connection.run { batch in
+            let indexes = sorted.map { account in
+                batch.append(AccountAliasRows.lock(account, appID: app.appID, exclusive: false))
+                return batch.append(
+                    """
+                    INSERT INTO accounts (app_id, account_id) VALUES (\(app.appID), \(account.rawValue))
+                    ON CONFLICT DO NOTHING RETURNING account_id
+                    """)
             }
+            return Batched { rows in zip(sorted, indexes).filter { !rows[$0.1].isEmpty }.map(\.0) }
+        }
+        for account in created where try AccountErasureStore.isErased(account, app: app, on: connection) {
+            throw AccountErasureConflict.erased
         }
     }
 
