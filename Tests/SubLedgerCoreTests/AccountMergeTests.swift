@@ -46,4 +46,34 @@ import Testing
         #expect(Set(decision.entries.map(\.idempotencyKey)).count == decision.entries.count)
         #expect(throws: AccountMerge.Refusal.sameAccount) { try AccountMerge.check(from: F.alice, into: F.alice) }
     }
+
+    /// The merged account's purchases follow it: every transaction attributed to it is attributed to the account
+    /// merged into, on the chains it owns and on one another account owns now (which changes hands no further and
+    /// gets no entry); the accounts' transactions elsewhere stay theirs.
+    @Test func everyTransactionOfTheMergedAccountIsTheOtherAccountsWhoeverOwnsItsChain() throws {
+        let app = F.app()
+        var state = LedgerState(catalog: Catalog(apps: [app]))
+        _ = try state.apply(
+            F.receipt(by: F.alice, [F.subscription("a1", chain: "a1", from: 0, to: 30)], observedOn: 1), now: F.day(1))
+        _ = try state.apply(
+            F.receipt(by: F.alice, [F.subscription("a2", chain: "a2", from: 0, to: 30)], observedOn: 1), now: F.day(1))
+        _ = try state.apply(
+            F.receipt(by: F.bob, [F.subscription("b1", chain: "b1", from: 0, to: 30)], observedOn: 1), now: F.day(1))
+        // a2 is bob's now (as a transfer would leave it): alice's purchase on it is still hers.
+        let chains = state.chains.values.map { chain in
+            var chain = chain
+            if chain.key.chainID == "a2" { chain.header.owner = F.bob }
+            return chain
+        }
+
+        let decision = AccountMerge.decision(
+            chains: chains, credits: [:], from: F.alice, into: F.carol, app: app, now: F.day(5))
+        #expect(decision.updatedChains.map(\.key.chainID) == ["a1", "a2"])
+        for chain in decision.updatedChains {
+            #expect(chain.transactions.map(\.account) == [F.carol], "\(chain.key.chainID)")
+        }
+        #expect(decision.updatedChains.map(\.header.owner) == [F.carol, F.bob])
+        #expect(decision.bindingChanges.map(\.chain.chainID) == ["a1"])
+        #expect(Set(decision.entries.map(\.chainID)) == ["a1"])
+    }
 }

@@ -18,7 +18,10 @@ public enum AccountMerge {
     /// The decision of merging `from` into `into` at `now`: each chain of `chains` that `from` owns gets a binding
     /// change (reason `account_merge`) and the transfer entries a transfer writes; each chain where `from` holds
     /// credits (`credits`, by chain, positive balances only) gets a `debit` of `from` and a `credit` of `into` of
-    /// that many. `chains` holds every chain named by either, as loaded under their locks.
+    /// that many; and every transaction attributed to `from` is attributed to `into`, whoever owns its chain now, so
+    /// the two ids never both show one customer's purchases and a resubmission of them is `into`'s. `chains` holds
+    /// every chain named by either (owned, holding credits, or holding a transaction of `from`), as loaded under their
+    /// locks. The ledger's entries stay as written: the transfers record the move.
     public static func decision(
         chains: [ChainSnapshot], credits: [ChainKey: Int64], from: AccountID, into: AccountID, app: App, now: Instant
     ) -> LedgerDecision {
@@ -35,6 +38,10 @@ public enum AccountMerge {
                 decision.bindingChanges.append(change)
                 decision.entries += LedgerEntryDerivation.transferEntries(
                     for: change, from: from, transactionID: latest, on: chain, app: app)
+                changed = true
+            }
+            for index in chain.transactions.indices where chain.transactions[index].account == from {
+                chain.transactions[index].account = into
                 changed = true
             }
             if let amount = credits[chain.key], amount > 0 {

@@ -32,9 +32,10 @@ public enum AccountMergeConflict: Error, Sendable, Hashable {
 
 /// Account merges (docs/guides/accounts.md, "Merging accounts"), each in one transaction: both accounts' locks
 /// (exclusive, in id order), then the chains' locks (key order) as an apply takes them; the chains `from` owns and
-/// those where it holds credits move through `AccountMerge`, written as an apply writes (the ledger's transfer
-/// entries and hash chain, the read model, the outbox); its live grants move row by row with transfer entries on
-/// their own chains; and the alias is recorded, with earlier aliases into `from` re-pointed so aliases stay flat.
+/// those where it holds credits or a transaction move through `AccountMerge`, written as an apply writes (the
+/// ledger's transfer entries and hash chain, the transactions' account, the read model, the outbox); its live grants
+/// move row by row with transfer entries on their own chains; the app purchases it claimed are claimed by `into`; and
+/// the alias is recorded, with earlier aliases into `from` re-pointed so aliases stay flat.
 public struct AccountMergeStore: Sendable {
     public let pool: PostgresPool
 
@@ -61,6 +62,9 @@ public struct AccountMergeStore: Sendable {
                 guard target == into else { throw AccountMergeConflict.fromMergedElsewhere(target: target) }
                 return AccountMergeMoves(chains: [], grants: [], credits: 0, merged: false)
             }
+            // First, before any statement below creates `into`'s account row: a claim holds its app transaction's
+            // lock while it creates its account's.
+            try Self.moveAppTransactionClaims(from, into: into, app: app, now: now, on: connection)
             let cause = WebhookEventCause(kind: .admin, id: "merge")
             let chains = try Self.moveChains(from, into: into, app: app, cause: cause, now: now, on: connection)
             let grants = try Self.moveGrants(from, into: into, app: app, actor: actor, now: now, on: connection)
@@ -99,16 +103,22 @@ public struct AccountMergeStore: Sendable {
         _ from: AccountID, into: AccountID, app: StoredApp, cause: WebhookEventCause, now: Instant,
         on connection: PostgresConnection
     ) throws -> (keys: [ChainKey], credits: Int64) {
-        // The chains to lock: owned by `from` (a multi-shard read on Citus, by the owner index), and those where it
-        // holds credits (its own shard). Read again under their locks below: an apply may have moved one meanwhile.
+        // The chains to lock: owned by `from` (a multi-shard read on Citus, by the owner index), those holding a
+        // transaction attributed to `from` (its purchases follow it even on a chain another account owns now; a
+        // multi-shard read too, by the account index), and those where it holds credits (its own shard). Read again
+        // under their locks below: an apply may have moved one meanwhile. The transactions' rows are rewritten by
+        // their chain's key (`transactions` is distributed by the chain, not the account: an update in place).
         var keys = Set<ChainKey>()
-        for row in try connection.query(
-            """
+        let owned: PostgresQuery = """
             SELECT environment, original_transaction_id FROM chains
             WHERE app_id = \(app.appID) AND owner_account_id = \(from.rawValue)
-            """)
-        {
-            keys.insert(try chainKey(row))
+            """
+        let purchased: PostgresQuery = """
+            SELECT DISTINCT environment, original_transaction_id FROM transactions
+            WHERE app_id = \(app.appID) AND account_id = \(from.rawValue)
+            """
+        for query in [owned, purchased] {
+            for row in try connection.query(query) { keys.insert(try chainKey(row)) }
         }
         keys.formUnion(try credits(of: from, appID: app.appID, on: connection).keys)
         guard !keys.isEmpty else { return ([], 0) }
@@ -198,6 +208,56 @@ public struct AccountMergeStore: Sendable {
                 on: connection)
         }
         return ids.sorted()
+    }
+
+    /// Moves the app purchases `from` owns (`app_transaction_claims`, append-only: the latest claim is the owner's)
+    /// to `into`: each gets a claim by `into` copying what Apple signed, under the lock a claim takes (in key order),
+    /// so the app transaction's owner is `into` and its history still shows `from`'s claim.
+    private static func moveAppTransactionClaims(
+        _ from: AccountID, into: AccountID, app: StoredApp, now: Instant, on connection: PostgresConnection
+    ) throws {
+        // A multi-shard read on Citus (the table is distributed by app transaction), by the account index; each
+        // claim is then read again and written on its own shard, under its lock.
+        var claimed: [(environment: String, id: String)] = []
+        for row in try connection.query(
+            """
+            SELECT DISTINCT environment, app_transaction_id FROM app_transaction_claims
+            WHERE app_id = \(app.appID) AND account_id = \(from.rawValue)
+            ORDER BY environment, app_transaction_id
+            """)
+        {
+            claimed.append((try row.decode(String.self, at: 0), try row.decode(String.self, at: 1)))
+        }
+        var moved = false
+        for (environment, id) in claimed {
+            _ = try connection.query(
+                """
+                SELECT pg_advisory_xact_lock(hashtextextended('app-transaction:' || \(app.appID)::text || ':' ||
+                    \(environment) || ':' || \(id), 0))
+                """)
+            let latest = try connection.query(
+                """
+                SELECT sequence, account_id FROM app_transaction_claims
+                WHERE app_id = \(app.appID) AND environment = \(environment) AND app_transaction_id = \(id)
+                ORDER BY sequence DESC LIMIT 1
+                """
+            ).first
+            guard let latest, try latest.decode(String.self, at: 1) == from.rawValue else { continue }
+            if !moved { _ = try connection.query(AccountRows.ensure(into, appID: app.appID)) }
+            moved = true
+            _ = try connection.query(
+                """
+                INSERT INTO app_transaction_claims (app_id, environment, app_transaction_id, sequence, account_id,
+                    claimed_at, original_purchase_date, preorder_date, original_application_version, signed_date,
+                    signed_app_transaction)
+                SELECT app_id, environment, app_transaction_id, sequence + 1, \(into.rawValue), \(timestamp(now)),
+                    original_purchase_date, preorder_date, original_application_version, signed_date,
+                    signed_app_transaction
+                FROM app_transaction_claims
+                WHERE app_id = \(app.appID) AND environment = \(environment) AND app_transaction_id = \(id)
+                  AND sequence = \(try latest.decode(Int32.self, at: 0))
+                """)
+        }
     }
 
     /// Who merged, as a moved grant's transfer entries hold it in `reason` (hashed with the entry).

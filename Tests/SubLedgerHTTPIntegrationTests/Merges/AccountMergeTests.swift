@@ -150,6 +150,64 @@ import Testing
         }
     }
 
+    /// The merged account's purchases are the other account's: its transactions are listed there and not under the
+    /// old id, resubmitting them (by either id) is `applied` to the other account, and the app purchase it claimed
+    /// is the other account's. Before the move they stayed the old id's: a resubmission answered
+    /// `belongs_to_another_account`.
+    @Test func theMergedAccountsTransactionsMoveSoTheirResubmissionIsAppliedUnderEitherId() async throws {
+        try await H.run { harness, client in
+            let support = try await harness.keys.create(bundleID: nil, name: "support-desk").secret
+            harness.clock.set(H.day(1))
+            let receipt = try harness.signedTransaction(
+                id: "9301", product: "pro.monthly", purchasedOnDay: 1, expiresOnDay: 31)
+            let bought = try await client.call(
+                .post, "/v1/transactions", key: harness.keyOne,
+                json: ["account_id": "anon-t", "signed_transaction": receipt])
+            #expect(bought.status == .ok)
+            harness.clock.set(H.day(6))
+            let claimed = try await AppTransactionsTests.claim(
+                client, harness, account: "anon-t", try AppTransactionsTests.signedAppTransaction(harness))
+            #expect(claimed.status == .ok)
+
+            #expect(try await Self.merge(client, into: "tess", from: "anon-t", key: support).status == .ok)
+
+            func listed(_ account: String) async throws -> [String] {
+                let read = try await client.call(.get, "/v1/accounts/\(account)/transactions", key: harness.keyOne)
+                #expect(read.status == .ok)
+                return (read.json["transactions"] as? [[String: Any]] ?? []).compactMap {
+                    $0["transaction_id"] as? String
+                }
+            }
+            #expect(try await listed("tess") == ["9301"])
+            #expect(try await listed("anon-t").isEmpty)
+            #expect(
+                try await harness.pool.query("SELECT account_id FROM transactions WHERE transaction_id = '9301'")
+                    .map { try $0.decode(String?.self, at: 0) } == ["tess"])
+
+            for submitter in ["tess", "anon-t"] {
+                let again = try await client.call(
+                    .post, "/v1/transactions", key: harness.keyOne,
+                    json: ["account_id": submitter, "signed_transaction": receipt])
+                #expect(again.status == .ok)
+                #expect(again.json["account_id"] as? String == "tess")
+                #expect(
+                    (again.json["transactions"] as? [[String: Any]])?.compactMap { $0["result"] as? String }
+                        == ["applied"], "resubmitted by \(submitter)")
+            }
+            #expect(try await Self.entitlements(client, "tess", key: harness.keyOne).ids == ["pro"])
+
+            // The app purchase: a claim by the account merged into follows the old id's, which stays as history.
+            let claims = try await harness.pool.query(
+                """
+                SELECT account_id FROM app_transaction_claims
+                WHERE app_transaction_id = \(AppTransactionsTests.appTransactionID) ORDER BY sequence
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(claims == ["anon-t", "tess"])
+            #expect(try await harness.store.verifyLedgerChain(appID: nil, since: nil).isIntact)
+        }
+    }
+
     @Test func badMergesAreRefusedWithTheirCodesAndAliasesNeverCycle() async throws {
         try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
