@@ -189,4 +189,49 @@ import Testing
             #expect(kept.first?.status == 403)
         }
     }
+
+    /// The admin page's search reads a customer's data as a lookup does: it is recorded, with what was searched
+    /// for (the page itself, searching nothing, is not). A grant and a merge name their app in their JSON body:
+    /// their entries carry that `bundle_id`, refused ones included, as a lookup's carries the one of its query.
+    @Test func theAdminSearchIsAuditedAndGrantAndMergeEntriesNameTheirApp() async throws {
+        try await H.run { harness, client in
+            let keys = try await Self.operatorKeys(harness)
+            try await Self.seedAccount(harness, client)
+            func page(_ uri: String, _ key: String) async throws -> HTTPResponse.Status {
+                let basic = "Basic " + Data("someone:\(key)".utf8).base64EncodedString()
+                return try await client.executeRequest(
+                    uri: uri, method: .get, headers: [.authorization: basic], body: nil
+                ).status
+            }
+            #expect(try await page("/admin", keys.admin) == .ok)
+            #expect(try await page("/admin?q=", keys.support) == .ok)
+            #expect(try await page("/admin?q=erin", keys.support) == .ok)
+            #expect(try await page("/admin?q=%207100%20", keys.admin) == .ok)
+            let granted = try await GrantTests.send(
+                client, .post, "/v1/accounts/erin/grants", key: keys.support,
+                ["bundle_id": H.appOne, "entitlement_id": "pro", "duration": "10d", "reason": "goodwill"])
+            #expect(granted.status == .created)
+            let merged = try await AccountMergeTests.merge(client, into: "erin", from: "anon-e", key: keys.support)
+            #expect(merged.status == .ok)
+            let refused = try await AccountMergeTests.merge(client, into: "erin", from: "erin", key: keys.support)
+            #expect(refused.status == .unprocessableContent)
+
+            // Oldest first: method, route, status and the target's fields in name order.
+            let entries = try await AuditLogStore(pool: harness.pool).entries(.init(limit: 10)).reversed().map {
+                let target = $0.target.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                return "\($0.method) \($0.route) \($0.status) " + target.joined(separator: " ")
+            }
+            let app = H.appOne
+            #expect(
+                entries == [
+                    "GET /admin 200 q=erin",
+                    "GET /admin 200 q=7100",
+                    "POST /v1/accounts/{account_id}/grants 201 account_id=erin bundle_id=\(app)",
+                    "POST /v1/accounts/{account_id}/merge 200 account_id=erin bundle_id=\(app)",
+                    "POST /v1/accounts/{account_id}/merge 422 account_id=erin bundle_id=\(app)",
+                ])
+            let support = try await AuditLogStore(pool: harness.pool).entries(.init(key: "helpdesk", limit: 10))
+            #expect(support.count == 4)
+        }
+    }
 }

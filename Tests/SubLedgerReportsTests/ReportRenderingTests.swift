@@ -115,4 +115,27 @@ import Testing
         #expect(ReportFormat.amount(milli: 9_900) == "9.90")
         #expect(ReportFormat.amount(milli: 1) == "0.001")
     }
+
+    /// The reports' JSON writes snake_case keys with `convertToSnakeCase`, which splits an acronym's plural
+    /// (`bundleIDs` would be `bundle_i_ds`): the account timeline names its apps `bundle_ids`, as documented, and
+    /// the support answer its transactions `transaction_ids`; no key of either holds a split plural.
+    @Test func acronymPluralsKeepTheirWordInSnakeCaseKeys() throws {
+        let timeline = AccountTimeline(
+            accountID: "alice", bundleIDs: ["com.example.app"],
+            events: [
+                TimelineEvent(
+                    at: Self.day, category: .ledgerEntry, bundleID: "com.example.app", environment: "Production",
+                    originalTransactionID: "2000000001", transactionID: "2000000001", productID: "pro.monthly",
+                    accountID: "alice", kind: "grant", reason: "purchase", until: nil, note: nil, rowID: 1)
+            ])
+        let json = ReportFormat.json(timeline)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["bundle_ids"] as? [String] == ["com.example.app"])
+        #expect(object["account_id"] as? String == "alice")
+        let apple = SupportAnswer.AppleRecord(
+            environment: "Production", transactionIDs: ["1"], unrecordedTransactionIDs: [], applied: false)
+        for text in [json, ReportFormat.json(apple)] {
+            #expect(text.range(of: #""[a-z_]*_[a-z]_[a-z]+s""#, options: .regularExpression) == nil, "\(text)")
+        }
+    }
 }

@@ -126,7 +126,8 @@ struct AuthorizationMiddleware: RouterMiddleware {
             // written back into the log.
             target["account_id"] = "(erased)"
         }
-        if let bundleID = request.uri.queryParameters.get("bundle_id").map(String.init) ?? named {
+        let inQuery: String? = request.uri.queryParameters.get("bundle_id").map { String($0) }
+        if let bundleID = inQuery ?? named {
             target["bundle_id"] = String(bundleID.prefix(256))
         }
         if let query = Self.searchedFor(request, route) {

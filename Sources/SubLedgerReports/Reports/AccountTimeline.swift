@@ -6,6 +6,12 @@ public struct AccountTimeline: Sendable, Hashable, Codable {
     /// The apps that know the account (one unless the scope spans apps using the same id).
     public var bundleIDs: [String]
     public var events: [TimelineEvent]
+
+    // The reports' `convertToSnakeCase` would write `bundleIDs` as `bundle_i_ds`.
+    enum CodingKeys: String, CodingKey {
+        case accountID, events
+        case bundleIDs = "bundleIds"
+    }
 }
 
 extension Reports {
