@@ -28,11 +28,19 @@ struct StripeNotificationsController: Sendable {
 
     func receive(_ request: Request, _ context: SubLedgerRequestContext) async throws -> ReceivedBody {
         let buffer = try await request.collectBody(context: context)
-        try RequestText.checkBody(buffer)
+        let push = StorePush(
+            store: .stripe, body: Data(buffer: buffer), credential: request.headers[Self.signatureField])
         let result: PushOutcome
         do {
-            result = try await stores.receive(
-                StorePush(store: .stripe, body: Data(buffer: buffer), credential: request.headers[Self.signatureField]))
+            do {
+                try RequestText.checkBody(buffer)
+            } catch {
+                // The signature is checked first whatever the body holds: a body that is not text is a 400 only
+                // once it is signed, and a 401 otherwise, as any other body is.
+                try await stores.stripe?.authenticate(push)
+                throw error
+            }
+            result = try await stores.receive(push)
         } catch let error as IngestionError where error.code == .invalidSignature {
             context.logger.info("stripe webhook refused", metadata: ["reason": "\(error)"])
             var refusal = APIError(

@@ -38,16 +38,19 @@ public struct StripeNotifications: Sendable {
         self.signatureClock = signatureClock
     }
 
-    /// Authenticates, stores and applies one webhook. Refusals: `malformed_json` (400) for a body that is not an
-    /// event; `invalid_signature` (401) for a signature that verifies under no app's signing secret; Stripe
-    /// unavailable (503): the event is stored and applied later by the renewal job, or by Stripe's redelivery.
+    /// Authenticates, stores and applies one webhook. Refusals: `invalid_signature` (401) for a signature that
+    /// verifies under no app's signing secret, whatever the body holds; `malformed_json` (400) for a signed body that
+    /// is not an event; Stripe unavailable (503): the event is stored and applied later by the renewal job, or by
+    /// Stripe's redelivery.
     public func receive(body: Data, signature: String?) async throws -> PushOutcome {
+        // The signature first, over the bytes as received: a body nobody signed is not parsed at all, so what it
+        // holds cannot change the answer (or the work done) for a sender without the secret.
+        let app = try await authenticate(body: body, signature: signature)
         guard body.count <= Self.maximumBodyBytes, let event = try? JSONDecoder().decode(StripeEvent.self, from: body),
             Self.isIdentifier(event.id), Self.isIdentifier(event.type)
         else {
             throw IngestionError(.malformedNotification, "the body is not a Stripe event")
         }
-        let app = try await authenticate(body: body, signature: signature)
         return try await accept(event, body: body, app: app)
     }
 

@@ -33,6 +33,13 @@ public struct StripePort: StorePort {
         try await notifications.receive(body: push.body, signature: push.credential)
     }
 
+    /// Throws `invalid_signature` unless `push`'s `Stripe-Signature` verifies under an app's signing secret; reads
+    /// nothing else of it. For a route that refuses a body before handing it to `receive` (a body that is not text):
+    /// an unsigned body is refused as unsigned whatever it holds.
+    public func authenticate(_ push: StorePush) async throws {
+        _ = try await notifications.authenticate(body: push.body, signature: push.credential)
+    }
+
     public func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws {
         guard input.kind == .stripeCheckout else {
             throw IngestionError(.appMisconfigured, "another store's submission reached Stripe's port")

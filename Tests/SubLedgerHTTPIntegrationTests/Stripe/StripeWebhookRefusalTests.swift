@@ -46,6 +46,26 @@ import Testing
         }
     }
 
+    @Test func anUnsignedOrForgedBodyIsRefusedWhateverItHolds() async throws {
+        try await StripeHarness.run(stripeURL: Self.unreachable, stripeTimeout: .seconds(1)) { h in
+            // The signature is checked before the body is read: no JSON, JSON that is no event, an event.
+            let event = Self.event(
+                "evt_unsigned", type: "customer.created", object: #"{"object":"customer","id":"cus_1"}"#)
+            for body in [
+                Data("not json at all".utf8), Data(), Data([0xFF, 0xFE, 0x00]), Data("{}".utf8), Data("[1]".utf8),
+                event,
+            ] {
+                let forged = Self.signature(body, secret: "whsec_someone_else")
+                for signature in [nil, forged, "t=1,v1=00", "garbage"] {
+                    let answer = try await h.deliver(body, signature: signature)
+                    #expect(answer.status == .unauthorized, "\(String(decoding: body, as: UTF8.self))")
+                    #expect((answer.json["error"] as? [String: Any])?["code"] as? String == "invalid_signature")
+                }
+            }
+            #expect(try await h.storedEvents() == [])
+        }
+    }
+
     @Test func aBodyThatIsNoEventIsABadRequest() async throws {
         try await StripeHarness.run(stripeURL: Self.unreachable, stripeTimeout: .seconds(1)) { h in
             for body in [
