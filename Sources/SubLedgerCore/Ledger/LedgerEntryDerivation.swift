@@ -48,7 +48,7 @@ enum LedgerEntryDerivation {
                 entry(
                     .credit, key: IdempotencyKey.credit(environment, transactionID: id),
                     at: transaction.purchaseDate, reason: .purchase))
-        } else if chain.header.productType == .autoRenewable, id != transaction.chainID {
+        } else if chain.header.productType == .autoRenewable, !transaction.startsChain {
             entries.append(
                 entry(
                     .extend, key: IdempotencyKey.extend(environment, transactionID: id),

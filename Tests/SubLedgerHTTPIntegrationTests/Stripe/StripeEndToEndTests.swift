@@ -107,6 +107,46 @@ import Testing
         }
     }
 
+    @Test func aFirstPurchaseIsGrantedAndItsRenewalsExtend() async throws {
+        try await Self.run { c in
+            let subscription = try await c.buy("alice")
+            await c.advance(days: 31)
+            #expect(try await c.transactions(of: subscription).count == 2)
+            // As an App Store or Google Play chain: the first transaction is a purchase, the next one a renewal.
+            let entries = try await c.h.pool.query(
+                """
+                SELECT kind || ' ' || coalesce(reason, '') FROM ledger_entries
+                WHERE original_transaction_id = \(subscription) ORDER BY effective_at, entry_id
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(entries == ["grant purchase", "extend renewal"])
+            let events = try await c.h.pool.query(
+                """
+                SELECT event_type, body FROM webhook_events
+                WHERE account_id = 'alice' AND event_type LIKE 'entitlement.%' ORDER BY account_sequence
+                """
+            ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
+            #expect(events.map(\.0) == ["entitlement.granted", "entitlement.extended"])
+            #expect(events.first?.1.contains(#""reason":"purchase""#) == true)
+            #expect(events.last?.1.contains(#""reason":"renewal""#) == true)
+        }
+    }
+
+    @Test func aTrialIsTheGrantedPurchaseAndItsFirstPaymentARenewal() async throws {
+        try await Self.run { c in
+            let subscription = try await c.buy("alice", trialDays: 7)
+            await c.advance(days: 8)
+            #expect(try await c.transactions(of: subscription).count == 2)
+            let entries = try await c.h.pool.query(
+                """
+                SELECT kind || ' ' || coalesce(reason, '') FROM ledger_entries
+                WHERE original_transaction_id = \(subscription) ORDER BY effective_at, entry_id
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(entries == ["grant purchase", "extend renewal"])
+        }
+    }
+
     @Test func aTestClockRenewsItsCustomersSubscriptionsAndTheControlClockTheRest() async throws {
         try await Self.run { c in
             let start = c.sim.control.now.millisecondsSince1970 / 1000
