@@ -247,6 +247,56 @@ import Testing
         #expect(try partial.observation(observedAt: now).transactions.first?.revocationDate == nil)
     }
 
+    @Test func partialRefundsAreKeptOldestFirstInMilliunitsUntilTheChargeIsRefundedInFull() throws {
+        func refund(_ id: String, _ amount: Int, day: Int64, status: String = "succeeded") throws -> StripeRefund {
+            try Self.decode(
+                StripeRefund.self,
+                [
+                    "id": id, "amount": amount, "charge": "ch_1", "created": Self.start + day * Self.day,
+                    "status": status,
+                ])
+        }
+        func observed(refunded: Int, _ refunds: [StripeRefund]) throws -> Transaction {
+            let invoice = try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day)
+            let reading = StripeSubscriptionReading(
+                subscription: try Self.subscription(),
+                invoices: [
+                    .init(invoice: invoice, charge: try Self.charge(amount: 999, refunded: refunded), refunds: refunds)
+                ])
+            return try #require(try reading.observation(observedAt: now).transactions.first)
+        }
+        let partial = try observed(
+            refunded: 300,
+            [
+                try refund("re_2", 200, day: 5), try refund("re_1", 100, day: 2),
+                try refund("re_3", 50, day: 6, status: "failed"),
+            ])
+        #expect(partial.revocationDate == nil)
+        #expect(
+            partial.partialRefunds == [
+                PartialRefund(date: Instant(millisecondsSince1970: (Self.start + 2 * Self.day) * 1000), amount: 1_000),
+                PartialRefund(date: Instant(millisecondsSince1970: (Self.start + 5 * Self.day) * 1000), amount: 2_000),
+            ])
+        // The rest refunded: the revocation gives the whole price back, and no partial refund is stated beside it.
+        let full = try observed(refunded: 999, [try refund("re_1", 100, day: 2), try refund("re_4", 899, day: 9)])
+        #expect(full.revocationDate == Instant(millisecondsSince1970: (Self.start + 9 * Self.day) * 1000))
+        #expect(full.partialRefunds == nil)
+        #expect(try observed(refunded: 0, []).partialRefunds == nil)
+    }
+
+    @Test func theInvoiceBillingFromTheSubscriptionsStartStartsTheChainAndLaterOnesRenewIt() throws {
+        let reading = StripeSubscriptionReading(
+            subscription: try Self.subscription(periodEnd: Self.start + 60 * Self.day),
+            invoices: [
+                .init(invoice: try Self.invoice("in_1", paid: 999, from: Self.start, to: Self.start + 30 * Self.day)),
+                .init(
+                    invoice: try Self.invoice(
+                        "in_2", paid: 999, from: Self.start + 30 * Self.day, to: Self.start + 60 * Self.day)),
+            ])
+        let transactions = try reading.observation(observedAt: now).transactions
+        #expect(transactions.map(\.startsChain) == [true, false])
+    }
+
     @Test func aLostDisputeRevokesAndAWonOneRestores() throws {
         func dispute(_ status: String) throws -> StripeDispute {
             try Self.decode(

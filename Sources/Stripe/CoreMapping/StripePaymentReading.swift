@@ -79,6 +79,10 @@ public struct StripePaymentReading: Sendable, Hashable {
         else { throw StripeMappingError(.invalidField, "charge.amount") }
         let purchased = try StripeSubscriptionReading.instant(charge.created, "charge.created")
         let revocation = try StripeSubscriptionReading.revocation(charge: charge, refunds: refunds, disputes: disputes)
+        let partialRefunds =
+            revocation == nil
+            ? try StripeSubscriptionReading.partialRefunds(charge: charge, refunds: refunds, currency: charge.currency)
+            : nil
         let accountHint = intent.metadata[StripeSubscriptionReading.orderMetadataKey].flatMap {
             $0.isEmpty ? nil : String($0.prefix(255))
         }
@@ -90,7 +94,7 @@ public struct StripePaymentReading: Sendable, Hashable {
             revocationReason: revocation == nil ? nil : 0, accountHint: accountHint,
             environment: intent.livemode ? .production : .sandbox, source: .stripeAPI, price: price,
             currency: charge.currency.uppercased(), processingFee: charge.feeMilliunits, tax: taxMilliunits,
-            customerID: customer,
+            partialRefunds: partialRefunds, customerID: customer,
             paymentID: IdentifierRule.transactionID.accepts(charge.id) ? charge.id : nil)
     }
 }

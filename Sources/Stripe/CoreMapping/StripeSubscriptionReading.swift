@@ -51,8 +51,9 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
     ///   (`StripeCharge.feeMilliunits`), in the same milli-units, when that balance transaction was read. The tax is
     ///   the invoice's (`total_taxes`, `StripeInvoice.taxMilliunits`), in the same milli-units.
     /// - A charge refunded in full, or a dispute lost, revokes its invoice (at the latest refund, or when the dispute
-    ///   was opened); a partial refund leaves the period granted (the customer keeps what the rest paid for). A
-    ///   dispute won restores it: the reading states the invoice clean again.
+    ///   was opened); a partial refund leaves the period granted (the customer keeps what the rest paid for), and is
+    ///   kept on the transaction (`partialRefunds`) for the revenue reports. A dispute won restores it: the reading
+    ///   states the invoice clean again.
     /// - An earlier invoice whose period a later one of another product begins within is upgraded away from.
     /// - Live mode is `production`, test mode `sandbox`.
     /// - Each transaction names the subscription's customer (`cus_…`) and the charge that paid it (`ch_…`), which
@@ -100,6 +101,9 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
             let isTrial =
                 invoice.amountPaid == 0 && sub.trialEnd.map { period.end <= $0 } == true
             let revocation = try Self.revocation(of: paid)
+            let partialRefunds =
+                revocation == nil
+                ? try Self.partialRefunds(charge: paid.charge, refunds: paid.refunds, currency: invoice.currency) : nil
             transactions.append(
                 Transaction(
                     transactionID: invoice.id, chainID: sub.id, productID: product, bundleID: bundleID,
@@ -107,7 +111,8 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
                     revocationDate: revocation, revocationReason: revocation == nil ? nil : 0,
                     isTrialPeriod: isTrial, accountHint: accountHint, environment: environment,
                     source: .stripeAPI, price: price, currency: invoice.currency.uppercased(),
-                    processingFee: paid.charge?.feeMilliunits, tax: invoice.taxMilliunits, customerID: customer,
+                    processingFee: paid.charge?.feeMilliunits, tax: invoice.taxMilliunits,
+                    partialRefunds: partialRefunds, customerID: customer,
                     paymentID: paid.charge.map(\.id).flatMap { IdentifierRule.transactionID.accepts($0) ? $0 : nil }))
         }
         // Upgraded away from: a later transaction of another product starts within this one's period.
@@ -154,6 +159,24 @@ public struct StripeSubscriptionReading: Sendable, Hashable {
         else { return nil }
         let refunded = refunds.filter { $0.status == nil || $0.status == "succeeded" }.map(\.created).max()
         return try instant(refunded ?? charge.created, "refund.created")
+    }
+
+    /// The refunds of a charge that was not taken back (call it only when `revocation` is `nil`): each succeeded
+    /// refund, oldest first, in milli-units of the sale's `currency`; `nil` when there are none. A refund in another
+    /// currency than the sale's, or of nothing, is left out.
+    static func partialRefunds(charge: StripeCharge?, refunds: [StripeRefund], currency: String)
+        throws(StripeMappingError) -> [PartialRefund]?
+    {
+        guard let charge, charge.currency.lowercased() == currency.lowercased() else { return nil }
+        var list: [PartialRefund] = []
+        for refund in refunds where refund.status == nil || refund.status == "succeeded" {
+            guard refund.amount > 0, let amount = StripeCurrency.milliunits(refund.amount, currency: currency) else {
+                continue
+            }
+            list.append(PartialRefund(date: try instant(refund.created, "refund.created"), amount: amount))
+        }
+        list.sort { $0.date != $1.date ? $0.date < $1.date : $0.amount < $1.amount }
+        return list.isEmpty ? nil : list
     }
 
     /// Apple's expiration intent for how the subscription ended: 1 the customer cancelled, 2 a billing problem.

@@ -17,14 +17,19 @@ enum TransactionVersion {
         precedes(lhs, rhs) ? rhs : lhs
     }
 
-    /// Observation time first, then the fields that only ever get added as Apple learns more.
+    /// Observation time first, then the fields that only ever get added as the store tells more: a revocation, an
+    /// upgrade, a later expiry or signature, and refunds of part of the sale (Stripe's, which accumulate on a charge,
+    /// so two reads at the same instant keep the one that saw more of them).
     private static func rank(_ transaction: Transaction, observedAt: Instant?) -> [Int64] {
-        [
+        let partialRefunds = transaction.partialRefunds ?? []
+        return [
             observedAt?.millisecondsSince1970 ?? Int64.min,
             transaction.revocationDate == nil ? 0 : 1,
             transaction.isUpgraded ? 1 : 0,
             transaction.expiresDate?.millisecondsSince1970 ?? Int64.min,
             transaction.signedDate?.millisecondsSince1970 ?? Int64.min,
+            Int64(partialRefunds.count),
+            partialRefunds.reduce(0) { $0.addingReportingOverflow($1.amount).partialValue },
         ]
     }
 }

@@ -64,6 +64,10 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// Stripe's tax on the paid invoice (`total_taxes`) or on a one-time Checkout Session (`total_details.amount_tax`).
     /// When stated, the revenue report deducts it instead of a storefront's rate (`subledger tax apply`).
     public var tax: Int64?
+    /// Refunds of part of this sale that did not take it back (Stripe's refunds of part of the charge), oldest
+    /// first; `nil` when there are none. A refund of the whole sale is a revocation (`revocationDate`), and then
+    /// these are not listed: the revocation gives the whole price back.
+    public var partialRefunds: [PartialRefund]?
     /// The store's own customer who paid, where the store keeps customers apart from the app's accounts: Stripe's
     /// customer (`cus_…`). Support looks a purchase up by it.
     public var customerID: String?
@@ -122,6 +126,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         case currency
         case processingFee
         case tax
+        case partialRefunds
         case customerID
         case paymentID
         case storefront
@@ -163,6 +168,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         currency: String? = nil,
         processingFee: Int64? = nil,
         tax: Int64? = nil,
+        partialRefunds: [PartialRefund]? = nil,
         customerID: String? = nil,
         paymentID: String? = nil,
         storefront: String? = nil,
@@ -202,6 +208,7 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.currency = currency
         self.processingFee = processingFee
         self.tax = tax
+        self.partialRefunds = partialRefunds
         self.customerID = customerID
         self.paymentID = paymentID
         self.storefront = storefront

@@ -2,8 +2,9 @@ import PostgresLibPQ
 import SubLedgerCore
 
 /// Refunds and Family Sharing revocations, with the amount each gave back (`RefundAmount`: the share the store
-/// stated, nothing once reversed): per currency, the `revenue` report's refunds of the same range, less its
-/// upgrade credits.
+/// stated, nothing once reversed), and the partial refunds of web sales, which take nothing back (Stripe's refunds of
+/// part of a charge: the amount Stripe gave back): per currency, the `revenue` report's refunds of the same range,
+/// less its upgrade credits.
 public struct RefundsReport: Sendable, Hashable, Codable {
     public struct Row: Sendable, Hashable, Codable {
         /// The revocation date (the ledger entry's `effective_at`).
@@ -14,7 +15,8 @@ public struct RefundsReport: Sendable, Hashable, Codable {
         public var productID: String
         public var originalTransactionID: String
         public var transactionID: String?
-        /// `revoke` (subscriptions and one-time purchases) or `debit` (consumable credits taken back).
+        /// `revoke` (subscriptions and one-time purchases), `debit` (consumable credits taken back) or
+        /// `partial_refund` (money given back on a web sale that keeps what it granted: `refundedMilli`).
         public var kind: String
         /// `refund` or `family_sharing_revoked`.
         public var reason: String?
@@ -69,6 +71,9 @@ public struct RefundsReport: Sendable, Hashable, Codable {
     public var totals: Totals
     /// Whether the range holds more revocations than `rows`.
     public var truncated: Bool
+
+    /// The `kind` of a row that is a web sale's partial refund.
+    public static let partialRefundKind = "partial_refund"
 }
 
 extension Reports {
@@ -81,7 +86,9 @@ extension Reports {
     ) throws -> RefundsReport {
         try ReportError.checkRange(from: from, to: to)
         let store = try ReportStore(on: connection, scope: scope)
-        let rows = try store.revocations(from: from, to: to, limit: limit)
+        let rows = Self.newestFirst(
+            try store.revocations(from: from, to: to, limit: limit),
+            try store.partialRefunds(from: from, to: to, limit: limit), limit: limit)
         var totals = RefundsReport.Totals(
             refunds: 0, familySharingRevocations: 0, debits: 0, withoutAmount: 0, amounts: [])
         for group in try store.revocationGroups(from: from, to: to) {
@@ -115,8 +122,37 @@ extension Reports {
                     .init(currency: currency, refunds: count, amountMilli: amount, estimatedMilli: estimated))
             }
         }
+        for partial in try store.partialRefundTotals(from: from, to: to) {
+            totals.refunds += partial.refunds
+            if let index = totals.amounts.firstIndex(where: { $0.currency == partial.currency }) {
+                totals.amounts[index].refunds += partial.refunds
+                totals.amounts[index].amountMilli += partial.amountMilli
+                totals.amounts[index].estimatedMilli += partial.estimatedMilli
+            } else {
+                totals.amounts.append(partial)
+            }
+        }
         totals.amounts.sort { $0.currency < $1.currency }
         let count = totals.refunds + totals.familySharingRevocations + totals.debits
         return RefundsReport(from: from, to: to, rows: rows, totals: totals, truncated: count > rows.count)
+    }
+
+    /// The newest `limit` of two lists each newest first (a revocation before a partial refund of the same instant).
+    static func newestFirst(_ revoked: [RefundsReport.Row], _ partial: [RefundsReport.Row], limit: Int)
+        -> [RefundsReport.Row]
+    {
+        var merged: [RefundsReport.Row] = []
+        merged.reserveCapacity(min(limit, revoked.count + partial.count))
+        var (i, j) = (0, 0)
+        while merged.count < limit, i < revoked.count || j < partial.count {
+            if j == partial.count || (i < revoked.count && revoked[i].at >= partial[j].at) {
+                merged.append(revoked[i])
+                i += 1
+            } else {
+                merged.append(partial[j])
+                j += 1
+            }
+        }
+        return merged
     }
 }

@@ -336,6 +336,8 @@ extension Reports {
             groups.append(storeCounted)
             groups.append(web)
         }
+        // A web sale's partial refund took nothing back, so no aggregate counts it: it is added as a refund.
+        groups += try store.webPartialRefundGroups(fromMilliseconds: from, toMilliseconds: to)
         return groups
     }
 }

@@ -94,6 +94,68 @@ extension ReportStore {
         """
     }
 
+    /// The partial refunds of web sales (`Transaction.partialRefunds`: Stripe's refunds of part of a charge, which
+    /// take nothing back and so are no ledger entry) made in [`from`, `to`), as rows of kind `partial_refund`, with
+    /// the amount each gave back; newest first, at most `limit`.
+    func partialRefunds(from: Instant, to: Instant, limit: Int) throws -> [RefundsReport.Row] {
+        try run(
+            """
+            WITH \(apps)
+            SELECT r.at, s.bundle_id, t.environment, t.account_id, t.product_id, t.original_transaction_id,
+                   t.transaction_id, a.amount_milliunits, a.currency, r.amount, coalesce(a.estimated, false)
+            \(partialRefundsFrom(from: from, to: to))
+            ORDER BY r.at DESC, t.transaction_id DESC, r.amount DESC
+            LIMIT \(limit)
+            """
+        ).map { row in
+            RefundsReport.Row(
+                at: Instant(millisecondsSince1970: try row.decode(Int64.self, at: 0)),
+                bundleID: try row.decode(String.self, at: 1), environment: try row.decode(String.self, at: 2),
+                accountID: try row.decode(String?.self, at: 3), productID: try row.decode(String.self, at: 4),
+                originalTransactionID: try row.decode(String.self, at: 5),
+                transactionID: try row.decode(String?.self, at: 6), kind: RefundsReport.partialRefundKind,
+                reason: "refund", revocationReasonCode: nil, credits: nil,
+                priceMilli: try row.decode(Int64?.self, at: 7), currency: try row.decode(String?.self, at: 8),
+                refundedMilli: try row.decode(Int64.self, at: 9), estimated: try row.decode(Bool.self, at: 10))
+        }
+    }
+
+    /// The partial refunds of `partialRefunds`, all of them, per currency: how many, and the sum given back (and the
+    /// part of it priced from the catalog).
+    func partialRefundTotals(from: Instant, to: Instant) throws -> [RefundsReport.CurrencyTotal] {
+        try run(
+            """
+            WITH \(apps)
+            SELECT a.currency, count(*), sum(r.amount)::bigint,
+                   coalesce(sum(r.amount) FILTER (WHERE coalesce(a.estimated, false)), 0)::bigint
+            \(partialRefundsFrom(from: from, to: to))
+            GROUP BY 1
+            """
+        ).map { row in
+            RefundsReport.CurrencyTotal(
+                currency: try row.decode(String.self, at: 0), refunds: try row.decode(Int.self, at: 1),
+                amountMilli: try row.decode(Int64.self, at: 2), estimatedMilli: try row.decode(Int64.self, at: 3))
+        }
+    }
+
+    /// The partial refunds (alias `r`, `storedPartialRefunds`) of the scope's web sales (alias `t`, with its amount
+    /// `a`) made in [`from`, `to`): sales not revoked since (a revocation gives the whole price back), each refund
+    /// bounded by the sale's price, as the revenue report counts them (`webPartialRefundGroups`).
+    func partialRefundsFrom(from: Instant, to: Instant) -> PostgresQuery {
+        """
+        FROM transactions t JOIN scope s ON s.app_id = t.app_id
+        JOIN transaction_amounts a
+               ON a.app_id = t.app_id AND a.environment = t.environment
+              AND a.original_transaction_id = t.original_transaction_id AND a.transaction_id = t.transaction_id
+        CROSS JOIN LATERAL \(Self.storedPartialRefunds("t")) r
+        WHERE t.source = \(TransactionSource.stripeAPI.rawValue) AND t.revocation_date IS NULL
+          AND t.payload -> 'transaction' -> 'partialRefunds' IS NOT NULL
+          AND \(inEnvironment("t.environment")) AND a.currency IS NOT NULL
+          AND a.amount_milliunits > 0 AND r.amount <= a.amount_milliunits
+          AND r.at >= \(from.millisecondsSince1970) AND r.at < \(to.millisecondsSince1970)
+        """
+    }
+
     /// Whether the entry's revocation is in force: it is its transaction's revocation in force
     /// (`transactions.revocation_date`, `KnownTransaction.activeRevocation`). A reversal leaves the transaction none
     /// (or another one, revoked again later), and the entry stays in the append-only ledger beside its `restore`.

@@ -55,6 +55,51 @@ extension ReportStore {
         ).map { try Self.revenueGroup($0, web: true) }
     }
 
+    /// The partial refunds of web sales (`Transaction.partialRefunds`: Stripe's refunds of part of a charge) made in
+    /// [`from`, `to`) (milliseconds since 1970) of the scope, as web refund groups on the days they were made, each
+    /// giving back its share of the sale's stated tax.
+    ///
+    /// A partial refund takes nothing back, so it is in no money aggregate (`chain_money_facts.refund_ms` is a
+    /// revocation's): these groups are added to the aggregates' rather than moved out of them. A sale revoked since
+    /// states none (its revocation gives the whole price back), and one is bounded by the sale's price.
+    func webPartialRefundGroups(fromMilliseconds from: Int64, toMilliseconds to: Int64) throws -> [RevenueGroup] {
+        try run(
+            """
+            WITH \(apps)
+            SELECT (r.at / 86400000 - f.purchase_ms / 86400000)::bigint * 16 + 4
+                    + f.second_year::integer * 2 + f.estimated::integer,
+                r.at / 86400000, f.app_id, f.product_id, f.storefront, f.currency, r.amount, 0::bigint, count(*),
+                round(\(Self.storedTax("t"))::numeric * r.amount / f.amount_milli)::bigint
+            FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
+            JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
+                AND t.original_transaction_id = f.original_transaction_id AND t.transaction_id = f.transaction_id
+            CROSS JOIN LATERAL \(Self.storedPartialRefunds("t")) r
+            WHERE \(inEnvironment("f.environment")) AND t.source = \(TransactionSource.stripeAPI.rawValue)
+              AND f.refund_ms IS NULL AND f.amount_milli > 0 AND r.amount <= f.amount_milli
+              AND r.at >= \(from) AND r.at < \(to)
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 10
+            """
+        ).map { try Self.revenueGroup($0, web: true) }
+    }
+
+    /// The partial refunds the stored transaction `alias` (a `transactions` row) states, as rows `(at, amount)`
+    /// (milliseconds since 1970, milli-units): none when it states none. Bounded as a price is (`RevenueFieldRules`):
+    /// an entry that is no such pair, or out of range, counts as none.
+    static func storedPartialRefunds(_ alias: PostgresQuery) -> PostgresQuery {
+        """
+        (SELECT (e.refund ->> 'date')::bigint AS at, (e.refund ->> 'amount')::bigint AS amount
+         FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(alias).payload -> 'transaction' -> 'partialRefunds') = 'array'
+             THEN \(alias).payload -> 'transaction' -> 'partialRefunds' ELSE '[]'::jsonb END) AS e(refund)
+         WHERE jsonb_typeof(e.refund) = 'object'
+           AND CASE WHEN jsonb_typeof(e.refund -> 'amount') = 'number' AND jsonb_typeof(e.refund -> 'date') = 'number'
+               THEN (e.refund ->> 'amount')::numeric BETWEEN 1 AND 1000000000000000
+                    AND (e.refund ->> 'date')::numeric BETWEEN 0 AND 253402300799999
+                    AND (e.refund ->> 'amount')::numeric = trunc((e.refund ->> 'amount')::numeric)
+                    AND (e.refund ->> 'date')::numeric = trunc((e.refund ->> 'date')::numeric)
+               ELSE false END)
+        """
+    }
+
     /// The processing fee the stored transaction `alias` (a `transactions` row) states, in milli-units; 0 when it
     /// states none. Bounded as a price is (`RevenueFieldRules`): a value out of range counts as none.
     static func storedProcessingFee(_ alias: PostgresQuery) -> PostgresQuery {

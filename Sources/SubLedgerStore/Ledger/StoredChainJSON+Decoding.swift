@@ -49,13 +49,18 @@ extension StoredJSONReader {
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
+    private enum PartialRefundField: Int, CaseIterable {
+        case amount, date
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
     private enum TransactionField: Int, CaseIterable {
         case transactionID, originalTransactionID, productID, bundleID, quantity, purchaseDate, originalPurchaseDate
         case expiresDate, revocationDate, revocationReason, webOrderLineItemID, subscriptionGroupID, isTrialPeriod
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
         case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
-        case replacedPurchaseToken, processingFee, customerID, paymentID, tax
+        case replacedPurchaseToken, processingFee, customerID, paymentID, tax, partialRefunds
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -228,6 +233,34 @@ extension StoredJSONReader {
         }
     }
 
+    mutating func readPartialRefunds() throws -> [PartialRefund] {
+        var list: [PartialRefund] = []
+        try beginArray()
+        var isFirst = true
+        while try nextElement(&isFirst) {
+            var amount: Int64?
+            var date: Instant?
+            try beginObject()
+            var cursor = ObjectCursor()
+            element: while true {
+                switch try nextMember(of: PartialRefundField.keys, &cursor) {
+                case .end:
+                    list.append(
+                        PartialRefund(date: try required(date, "date"), amount: try required(amount, "amount")))
+                    break element
+                case .unknown:
+                    try skipValue()
+                case .known(let index):
+                    switch PartialRefundField(rawValue: index)! {
+                    case .amount: amount = try readInt64()
+                    case .date: date = try readInstant()
+                    }
+                }
+            }
+        }
+        return list
+    }
+
     mutating func readTransactionCommitment() throws -> TransactionCommitment {
         var number: Int?
         var total: Int?
@@ -374,6 +407,7 @@ extension StoredJSONReader {
         var customerID: String?
         var paymentID: String?
         var tax: Int64?
+        var partialRefunds: [PartialRefund]?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -396,7 +430,8 @@ extension StoredJSONReader {
                     ownershipType: try required(ownershipType, "ownershipType"), accountHint: appAccountToken,
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
-                    currency: currency, processingFee: processingFee, tax: tax, customerID: customerID,
+                    currency: currency, processingFee: processingFee, tax: tax, partialRefunds: partialRefunds,
+                    customerID: customerID,
                     paymentID: paymentID,
                     storefront: storefront, signedDate: signedDate,
                     appTransactionID: appTransactionID, billingPlanType: billingPlanType, commitment: commitment,
@@ -443,6 +478,7 @@ extension StoredJSONReader {
                 case .customerID: customerID = try readOptionalString()
                 case .paymentID: paymentID = try readOptionalString()
                 case .tax: tax = try readNull() ? nil : try readInt64()
+                case .partialRefunds: partialRefunds = try readNull() ? nil : try readPartialRefunds()
                 }
             }
         }

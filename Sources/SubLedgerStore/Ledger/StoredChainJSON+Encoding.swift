@@ -129,6 +129,15 @@ extension JSONWriter {
         endObject()
     }
 
+    mutating func write(_ refund: PartialRefund) {
+        beginObject()
+        key("amount")
+        integer(refund.amount)
+        key("date")
+        integer(refund.date.millisecondsSince1970)
+        endObject()
+    }
+
     mutating func write(_ commitment: RenewalCommitment) {
         beginObject()
         optional("autoRenewProductID", commitment.autoRenewProductID)
@@ -191,6 +200,12 @@ extension JSONWriter {
         string(transaction.chainID)
         key("ownershipType")
         string(transaction.ownershipType.rawValue)
+        if let refunds = transaction.partialRefunds {
+            key("partialRefunds")
+            beginArray()
+            for refund in refunds { write(refund) }
+            endArray()
+        }
         optional("paymentID", transaction.paymentID)
         if let price = transaction.price {
             key("price")

@@ -65,6 +65,97 @@ import Testing
         }
     }
 
+    /// The revenue report by month and the refunds report over the months around the sales, as the admin API answers.
+    static func reports(_ h: StripeHarness) async throws -> (revenue: [String: Any], refunds: [String: Any]) {
+        let admin = try await APIKeys(store: APIKeyStore(pool: h.pool)).create(bundleID: nil, name: "ops").secret
+        _ = try await ReportProjector(pool: h.pool).projectAll()
+        let range = "from=2025-11-01&to=2026-02-01"
+        let revenue = try await h.client.call(.get, "/v1/admin/reports/revenue?\(range)&by=month", key: admin)
+        #expect(revenue.status == .ok, "\(revenue.json)")
+        let refunds = try await h.client.call(.get, "/v1/admin/reports/refunds?\(range)", key: admin)
+        #expect(refunds.status == .ok, "\(refunds.json)")
+        return (revenue.json, refunds.json)
+    }
+
+    /// The amounts of `currency` in `month` (`2025-11`) of the revenue report.
+    static func month(_ month: String, _ revenue: [String: Any], currency: String = "USD") -> [String: Any] {
+        let periods = revenue["periods"] as? [[String: Any]] ?? []
+        let period = periods.first {
+            ($0["period"] as? String)?.hasPrefix(month) == true && $0["currency"] as? String == currency
+        }
+        return period?["amounts"] as? [String: Any] ?? [:]
+    }
+
+    @Test func partialRefundsAreRefundsOnTheirOwnDaysAndKeepThePeriod() async throws {
+        try await E2E.run { c in
+            // Bought on 27 November; 1.00 refunded at once, 2.00 more five days later, in December.
+            let subscription = try await c.buy("alice")
+            let charge = try #require(c.sim.control.latestCharge(ofSubscription: subscription))
+            try await c.sim.control.refund(charge: charge, amount: 100)
+            await c.advance(days: 5)
+            try await c.sim.control.refund(charge: charge, amount: 200)
+            #expect(try await c.transactions(of: subscription).allSatisfy { $0.hasSuffix(" false") })
+            #expect(try await c.h.entitlements("alice") == ["pro"])
+
+            let fee = try Self.fee(of: charge, in: c) * 10
+            let (revenue, refunds) = try await Self.reports(c.h)
+            let totals = (revenue["totals"] as? [[String: Any]])?.first?["amounts"] as? [String: Any] ?? [:]
+            #expect(totals["gross_milli"] as? Int == 9_990)
+            #expect(totals["refunds_milli"] as? Int == 3_000)
+            #expect(totals["net_milli"] as? Int == 6_990)
+            #expect(totals["commission_milli"] as? Int == 0)
+            #expect((totals["processing_fee_milli"] as? Int).map(Int64.init) == fee)
+            #expect((totals["proceeds_milli"] as? Int).map(Int64.init) == 6_990 - fee)
+            #expect(totals["sales"] as? Int == 1 && totals["refunds"] as? Int == 2)
+            // Each refund in the month it was made.
+            #expect(Self.month("2025-11", revenue)["refunds_milli"] as? Int == 1_000)
+            #expect(Self.month("2025-12", revenue)["refunds_milli"] as? Int == 2_000)
+            #expect(Self.month("2025-12", revenue)["gross_milli"] as? Int == 0)
+
+            // The refunds report lists both, newest first, with what each gave back.
+            let rows = refunds["rows"] as? [[String: Any]] ?? []
+            #expect(rows.map { $0["refunded_milli"] as? Int } == [2_000, 1_000])
+            #expect(rows.allSatisfy { $0["transaction_id"] as? String != nil && $0["price_milli"] as? Int == 9_990 })
+            #expect(rows.allSatisfy { $0["account_id"] as? String == "alice" && $0["currency"] as? String == "USD" })
+            let refundTotals = refunds["totals"] as? [String: Any] ?? [:]
+            #expect(refundTotals["refunds"] as? Int == 2)
+            let usd = (refundTotals["amounts"] as? [[String: Any]])?.first
+            #expect(usd?["currency"] as? String == "USD" && usd?["amount_milli"] as? Int == 3_000)
+            #expect(usd?["refunds"] as? Int == 2)
+        }
+    }
+
+    @Test func aOneTimePurchasesPartialRefundInYenAndTheRestRefundedLaterCountTheWholePriceOnce() async throws {
+        try await StripeOneTimeEndToEndTests.run { c in
+            let intent = try await c.buy("alice", product: "prod_gems", price: c.gemsPrice)
+            let charge = try #require(c.sim.control.latestCharge(ofPaymentIntent: intent))
+            // 200 of the 500 yen given back: the gems stay.
+            try await c.sim.control.refund(charge: charge, amount: 200)
+            #expect(try await c.transactions(of: intent).allSatisfy { $0.hasSuffix(" false") })
+            #expect(try await c.h.credits("alice") == 100)
+            var (revenue, refunds) = try await Self.reports(c.h)
+            var totals = (revenue["totals"] as? [[String: Any]])?.first?["amounts"] as? [String: Any] ?? [:]
+            #expect(totals["gross_milli"] as? Int == 500_000)
+            #expect(totals["refunds_milli"] as? Int == 200_000)
+            #expect(totals["refunds"] as? Int == 1)
+            #expect((refunds["rows"] as? [[String: Any]])?.map { $0["refunded_milli"] as? Int } == [200_000])
+
+            // The rest refunded: the purchase is taken back, and its whole price counted once as refunded.
+            await c.sim.control.advance(seconds: 86_400)
+            try await c.sim.control.refund(charge: charge)
+            #expect(try await c.transactions(of: intent).allSatisfy { $0.hasSuffix(" true") })
+            (revenue, refunds) = try await Self.reports(c.h)
+            totals = (revenue["totals"] as? [[String: Any]])?.first?["amounts"] as? [String: Any] ?? [:]
+            #expect(totals["gross_milli"] as? Int == 500_000)
+            #expect(totals["refunds_milli"] as? Int == 500_000)
+            #expect(totals["net_milli"] as? Int == 0)
+            let rows = refunds["rows"] as? [[String: Any]] ?? []
+            #expect(rows.map { $0["refunded_milli"] as? Int } == [500_000])
+            let refundTotals = refunds["totals"] as? [String: Any] ?? [:]
+            #expect((refundTotals["amounts"] as? [[String: Any]])?.first?["amount_milli"] as? Int == 500_000)
+        }
+    }
+
     /// `id`'s object in stripe-sim.
     static func object(_ id: String, in sim: StripeSimulator) throws -> [String: Any] {
         let json = try #require(sim.control.object(id))

@@ -119,6 +119,11 @@ struct StoredChainValues {
             source: element(of: TransactionSource.self), rawProductType: maybe { $0.string() },
             price: maybe { $0.int64() }, currency: maybe { $0.string() }, processingFee: maybe { $0.int64() },
             tax: maybe { $0.int64() },
+            partialRefunds: maybe { values in
+                (0..<Int.random(in: 0...3, using: &values.random)).map { _ in
+                    PartialRefund(date: values.instant(), amount: values.int64())
+                }
+            },
             customerID: maybe { $0.string() }, paymentID: maybe { $0.string() }, storefront: maybe { $0.string() },
             signedDate: maybe { $0.instant() }, appTransactionID: maybe { $0.string() },
             billingPlanType: maybe { $0.string() }, commitment: maybe { $0.commitment() })
