@@ -83,8 +83,9 @@ public struct EntitlementGrantStore: Sendable {
         }
     }
 
-    /// Revokes grant `grantID` of `account` at `now`; nil when the account has no such grant. A grant revoked
-    /// already is returned as it is (the first revocation stands, nothing is written).
+    /// Revokes grant `grantID` of `account` at `now`; nil when the account has no such grant, and
+    /// `AccountErasureConflict.erased` when the account was erased. A grant revoked already is returned as it is
+    /// (the first revocation stands, nothing is written).
     public func revoke(
         grantID: String, of account: AccountID, app: StoredApp, revokedBy: String, now: Instant
     ) async throws -> EntitlementGrantRecord? {
@@ -93,7 +94,13 @@ public struct EntitlementGrantStore: Sendable {
                 var record = try Self.records(
                     app: app, account: account, grantID: grantID, forUpdate: true, on: connection
                 ).first
-            else { return nil }
+            else {
+                // An erased account's grants moved to its pseudonym: a revocation naming the id is refused as erased.
+                if try AccountErasureStore.isErased(account, app: app, on: connection) {
+                    throw AccountErasureConflict.erased
+                }
+                return nil
+            }
             guard record.grant.revokedAt == nil else { return record }
             let wasActive = record.grant.contains(now)
             // Revoked before it started (a grant starting later): it ends when it would have begun.

@@ -100,10 +100,16 @@ import Testing
                     "reason": "goodwill for \(Self.customer.uppercased()) (ticket of \(Self.customer))",
                 ], idempotencyKey: "grant-\(Self.customer)-1")
             #expect(granted.status == .created)
+            let grantID = try #require(granted.json["grant_id"] as? String)
 
             let erased = try await AccountErasureTests.erase(client, Self.customer, key: admin)
             #expect(erased.status == .ok)
             let pseudonym = try #require(erased.json["pseudonym"] as? String)
+            // Revoking it under the erased id is refused as erased, and audited without the id.
+            let revoked = try await GrantTests.send(
+                client, .delete, "/v1/accounts/\(Self.customer)/grants/\(grantID)?bundle_id=\(H.appOne)", key: admin)
+            #expect(revoked.status == .gone)
+            #expect(revoked.json.errorCode == "account_erased")
             let grant = try await harness.pool.query(
                 "SELECT reason, idempotency_key FROM entitlement_grants WHERE account_id = \(pseudonym)"
             ).single()
