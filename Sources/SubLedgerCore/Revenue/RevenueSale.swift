@@ -14,6 +14,15 @@ public struct RevenueSale: Hashable, Sendable {
     public var refundDate: Instant?
     /// The refund is Apple's prorated credit for an upgrade, computed here, not stated by Apple.
     public var refundIsEstimated: Bool
+    /// The splits of the partial refunds (`RevenueTransaction.partialRefunds`), each on its own day; none when the
+    /// sale was refunded whole (that refund gave the whole price back).
+    public var partialRefunds: [PartialRefundSplit] = []
+
+    /// A partial refund's split: the sale's rates on the amount given back.
+    public struct PartialRefundSplit: Hashable, Sendable {
+        public var date: Instant
+        public var refund: Proceeds
+    }
 
     /// Every transaction of one chain (one subscriber in one subscription group) as sales.
     ///
@@ -24,6 +33,8 @@ public struct RevenueSale: Hashable, Sendable {
     ///   unless Apple stated a `revocationPercentage`) at the refund date, with the sale's rates;
     /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
     ///   purchase), at the upgrade moment, marked estimated (Apple does not state it);
+    /// - a partial refund (`partialRefunds`, Stripe's: the sale is kept) gives back its amount (at most the price) on
+    ///   its own date, with the sale's rates, unless the sale was refunded whole;
     /// - the payment processor's fee (`feeMilliunits`, Stripe's) is the sale's; a refund gives none of it back;
     /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day; a tax the
     ///   store states (`taxMilliunits`, Stripe's) is deducted instead of the storefront's rate, and a refund or credit
@@ -55,6 +66,10 @@ public struct RevenueSale: Hashable, Sendable {
                 sale: transaction.amountMilliunits.map { split($0, fee: transaction.feeMilliunits ?? 0) },
                 refund: nil, refundDate: nil, refundIsEstimated: false)
             guard let amount = transaction.amountMilliunits, amount > 0 else { return result }
+            if transaction.refundDate == nil {
+                result.partialRefunds = transaction.partialRefunds.filter { $0.amount > 0 && $0.amount <= amount }
+                    .map { PartialRefundSplit(date: $0.date, refund: split($0.amount)) }
+            }
             if let refundDate = transaction.refundDate, let refunded = transaction.refundedMilliunits {
                 result.refund = split(refunded)
                 result.refundDate = refundDate

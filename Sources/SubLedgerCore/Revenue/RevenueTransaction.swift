@@ -30,13 +30,16 @@ public struct RevenueTransaction: Hashable, Sendable {
     /// The tax in the sale's price as the store states it, in milli-units of `currency` (Stripe's, on the invoice or
     /// the Checkout Session); `nil` where the store states none and the storefront's rate applies.
     public var taxMilliunits: Int64?
+    /// Refunds of part of the sale that took nothing back (Stripe's, `Transaction.partialRefunds`), oldest first;
+    /// empty when there are none or the sale was refunded whole.
+    public var partialRefunds: [PartialRefund]
 
     public init(
         transactionID: String, productID: String, purchaseDate: Instant, expiresDate: Instant? = nil,
         refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
         amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false,
         isCommitted: Bool = false, store: Store = .appStore, feeMilliunits: Int64? = nil,
-        taxMilliunits: Int64? = nil
+        taxMilliunits: Int64? = nil, partialRefunds: [PartialRefund] = []
     ) {
         self.transactionID = transactionID
         self.productID = productID
@@ -53,6 +56,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         self.store = store
         self.feeMilliunits = feeMilliunits
         self.taxMilliunits = taxMilliunits
+        self.partialRefunds = partialRefunds
     }
 
     /// Whether the customer paid anything for it (free trials and free offers did not).

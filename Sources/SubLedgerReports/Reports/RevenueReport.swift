@@ -255,6 +255,12 @@ extension Reports {
                             storefront: transaction.storefront, currency: currency, refund: true,
                             estimated: transaction.isEstimated || sale.refundIsEstimated)
                     }
+                    for partial in sale.partialRefunds where inRange(partial.date) {
+                        record(
+                            partial.refund, day: CalendarDay.of(partial.date), appID: chain.appID,
+                            productID: transaction.productID, storefront: transaction.storefront, currency: currency,
+                            refund: true, estimated: transaction.isEstimated)
+                    }
                 }
             }
         }

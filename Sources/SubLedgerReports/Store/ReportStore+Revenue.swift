@@ -37,11 +37,21 @@ extension ReportStore {
                 isEstimated: try row.decode(Bool.self, at: 11),
                 isCommitted: BillingPlan.isCommitted(try row.decode(String?.self, at: 13)),
                 store: TransactionSource(rawValue: try row.decode(String.self, at: 14))?.store ?? .appStore,
-                feeMilliunits: try row.decode(Int64.self, at: 15), taxMilliunits: try row.decode(Int64?.self, at: 16))
+                feeMilliunits: try row.decode(Int64.self, at: 15), taxMilliunits: try row.decode(Int64?.self, at: 16),
+                partialRefunds: Self.partialRefunds(try row.decode(String?.self, at: 17)))
             chains[key, default: RevenueChain(appID: key.appID, transactions: [])].transactions.append(transaction)
         }
         return chains.values.map { chain in
             RevenueChain(appID: chain.appID, transactions: RevenueTransaction.markingUpgrades(chain.transactions))
+        }
+    }
+
+    /// The partial refunds of a `revenueChains` row: `at:amount` pairs (milliseconds, milli-units), comma-separated.
+    static func partialRefunds(_ text: String?) -> [PartialRefund] {
+        (text ?? "").split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let at = Int64(parts[0]), let amount = Int64(parts[1]) else { return nil }
+            return PartialRefund(date: Instant(millisecondsSince1970: at), amount: amount)
         }
     }
 
@@ -54,7 +64,9 @@ extension ReportStore {
             FROM transactions t JOIN scope s ON s.app_id = t.app_id
             WHERE \(inEnvironment("t.environment"))
               AND ((t.purchase_date < \(to)::timestamptz AND coalesce(t.expires_date, t.purchase_date) >= \(from)::timestamptz)
-                OR (t.revocation_date >= \(from)::timestamptz AND t.revocation_date < \(to)::timestamptz))
+                OR (t.revocation_date >= \(from)::timestamptz AND t.revocation_date < \(to)::timestamptz)
+                OR (t.source = \(TransactionSource.stripeAPI.rawValue) AND t.revocation_date IS NULL
+                    AND t.payload -> 'transaction' -> 'partialRefunds' IS NOT NULL))
         )
         SELECT a.app_id, a.environment, a.original_transaction_id, a.transaction_id, a.product_id,
             (extract(epoch FROM a.purchase_date) * 1000)::bigint, (extract(epoch FROM a.expires_date) * 1000)::bigint,
@@ -68,6 +80,12 @@ extension ReportStore {
             ELSE 0 END,
             CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) THEN (
                 SELECT \(Self.storedTax("x")) FROM transactions x
+                WHERE x.app_id = a.app_id AND x.environment = a.environment
+                  AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
+            END,
+            CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) AND a.revocation_date IS NULL THEN (
+                SELECT string_agg(r.at || ':' || r.amount, ',' ORDER BY r.at, r.amount)
+                FROM transactions x CROSS JOIN LATERAL \(Self.storedPartialRefunds("x")) r
                 WHERE x.app_id = a.app_id AND x.environment = a.environment
                   AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
             END

@@ -1,10 +1,11 @@
 import Foundation
 import StripeSimulator
 import SubLedgerCore
-import SubLedgerReports
 import SubLedgerStore
 import SubLedgerUseCases
 import Testing
+
+@testable import SubLedgerReports
 
 /// Web sales in the revenue report: no store commission, Stripe's processing fee as stripe-sim's balance
 /// transactions state it, read back with the charges, and the tax as Stripe states it on the invoice or the Checkout
@@ -77,6 +78,23 @@ import Testing
         return (revenue.json, refunds.json)
     }
 
+    /// The revenue report by day over the months around the sales is the same from the aggregates (with the partial
+    /// refunds read beside them) as from the reference computation over the ledger's transactions.
+    static func expectTheReferenceAgrees(_ h: StripeHarness) async throws {
+        let from = Instant(millisecondsSince1970: 1_761_955_200_000)  // 2025-11-01
+        let to = Instant(millisecondsSince1970: 1_769_904_000_000)  // 2026-02-01
+        let reports = try await h.pool.withConnection { connection in
+            try [MoneySource.ledger, .facts, .dayTotals].map { source in
+                try Reports.revenue(
+                    on: connection, scope: ReportScope(bundleID: nil), from: from, to: to, granularity: .day,
+                    reportingCurrency: nil, source: source)
+            }
+        }
+        #expect(reports[0].totals.first?.amounts.refundsMilli ?? 0 > 0)
+        #expect(reports[1] == reports[0])
+        #expect(reports[2] == reports[0])
+    }
+
     /// The amounts of `currency` in `month` (`2025-11`) of the revenue report.
     static func month(_ month: String, _ revenue: [String: Any], currency: String = "USD") -> [String: Any] {
         let periods = revenue["periods"] as? [[String: Any]] ?? []
@@ -122,6 +140,7 @@ import Testing
             let usd = (refundTotals["amounts"] as? [[String: Any]])?.first
             #expect(usd?["currency"] as? String == "USD" && usd?["amount_milli"] as? Int == 3_000)
             #expect(usd?["refunds"] as? Int == 2)
+            try await Self.expectTheReferenceAgrees(c.h)
         }
     }
 
@@ -139,6 +158,7 @@ import Testing
             #expect(totals["refunds_milli"] as? Int == 200_000)
             #expect(totals["refunds"] as? Int == 1)
             #expect((refunds["rows"] as? [[String: Any]])?.map { $0["refunded_milli"] as? Int } == [200_000])
+            try await Self.expectTheReferenceAgrees(c.h)
 
             // The rest refunded: the purchase is taken back, and its whole price counted once as refunded.
             await c.sim.control.advance(seconds: 86_400)
@@ -153,6 +173,7 @@ import Testing
             #expect(rows.map { $0["refunded_milli"] as? Int } == [500_000])
             let refundTotals = refunds["totals"] as? [String: Any] ?? [:]
             #expect((refundTotals["amounts"] as? [[String: Any]])?.first?["amount_milli"] as? Int == 500_000)
+            try await Self.expectTheReferenceAgrees(c.h)
         }
     }
 
