@@ -48,6 +48,9 @@ public struct AccountMergeStore: Sendable {
         _ from: AccountID, into: AccountID, app: StoredApp, actor: String, now: Instant
     ) async throws -> AccountMergeMoves {
         try await pool.transaction { connection in
+            // The app purchases `from` claimed, locked first: a claim takes its app purchase's lock and then its
+            // account's, so the merge takes them in that order too.
+            let claimed = try Self.lockAppTransactions(claimedBy: from, app: app, on: connection)
             for account in [from, into].sorted(by: { $0.rawValue < $1.rawValue }) {
                 _ = try connection.query(AccountAliasRows.lock(account, appID: app.appID, exclusive: true))
             }
@@ -62,9 +65,7 @@ public struct AccountMergeStore: Sendable {
                 guard target == into else { throw AccountMergeConflict.fromMergedElsewhere(target: target) }
                 return AccountMergeMoves(chains: [], grants: [], credits: 0, merged: false)
             }
-            // First, before any statement below creates `into`'s account row: a claim holds its app transaction's
-            // lock while it creates its account's.
-            try Self.moveAppTransactionClaims(from, into: into, app: app, now: now, on: connection)
+            try Self.moveAppTransactionClaims(claimed, from: from, into: into, app: app, now: now, on: connection)
             let cause = WebhookEventCause(kind: .admin, id: "merge")
             let chains = try Self.moveChains(from, into: into, app: app, cause: cause, now: now, on: connection)
             let grants = try Self.moveGrants(from, into: into, app: app, actor: actor, now: now, on: connection)
@@ -210,31 +211,44 @@ public struct AccountMergeStore: Sendable {
         return ids.sorted()
     }
 
-    /// Moves the app purchases `from` owns (`app_transaction_claims`, append-only: the latest claim is the owner's)
-    /// to `into`: each gets a claim by `into` copying what Apple signed, under the lock a claim takes (in key order),
-    /// so the app transaction's owner is `into` and its history still shows `from`'s claim.
-    private static func moveAppTransactionClaims(
-        _ from: AccountID, into: AccountID, app: StoredApp, now: Instant, on connection: PostgresConnection
-    ) throws {
-        // A multi-shard read on Citus (the table is distributed by app transaction), by the account index; each
-        // claim is then read again and written on its own shard, under its lock.
-        var claimed: [(environment: String, id: String)] = []
+    /// An app purchase of an app: its environment and `appTransactionId`.
+    private typealias AppTransactionKey = (environment: String, id: String)
+
+    /// The app purchases `account` has claimed (`app_transaction_claims`), each locked as a claim locks it, in key
+    /// order. A multi-shard read on Citus (the table is distributed by app purchase), by the account index.
+    private static func lockAppTransactions(
+        claimedBy account: AccountID, app: StoredApp, on connection: PostgresConnection
+    ) throws -> [AppTransactionKey] {
+        var claimed: [AppTransactionKey] = []
         for row in try connection.query(
             """
             SELECT DISTINCT environment, app_transaction_id FROM app_transaction_claims
-            WHERE app_id = \(app.appID) AND account_id = \(from.rawValue)
+            WHERE app_id = \(app.appID) AND account_id = \(account.rawValue)
             ORDER BY environment, app_transaction_id
             """)
         {
             claimed.append((try row.decode(String.self, at: 0), try row.decode(String.self, at: 1)))
         }
-        var moved = false
         for (environment, id) in claimed {
             _ = try connection.query(
                 """
                 SELECT pg_advisory_xact_lock(hashtextextended('app-transaction:' || \(app.appID)::text || ':' ||
                     \(environment) || ':' || \(id), 0))
                 """)
+        }
+        return claimed
+    }
+
+    /// Moves the app purchases `from` owns (`app_transaction_claims`, append-only: the latest claim is the owner's)
+    /// to `into`: each of `claimed` (locked) whose latest claim is `from`'s gets a claim by `into` copying what Apple
+    /// signed, so its owner is `into` and its history still shows `from`'s claim. Each is read and written on its
+    /// own shard.
+    private static func moveAppTransactionClaims(
+        _ claimed: [AppTransactionKey], from: AccountID, into: AccountID, app: StoredApp, now: Instant,
+        on connection: PostgresConnection
+    ) throws {
+        var moved = false
+        for (environment, id) in claimed {
             let latest = try connection.query(
                 """
                 SELECT sequence, account_id FROM app_transaction_claims

@@ -352,4 +352,58 @@ import Testing
             #expect(try await Self.owner("8500", harness) == "walt")
         }
     }
+
+    /// A claim of an app purchase holds the purchase's lock and then takes its account's; a merge of that account
+    /// takes the locks of the purchases the account claimed before the accounts' locks, so while it waits for the
+    /// claim it holds no account lock the claim needs (else each would hold what the other waits for, a deadlock
+    /// that PostgreSQL ends after `deadlock_timeout` by aborting one, retried).
+    @Test func aMergeWaitsForAClaimOfTheMergedAccountsAppPurchaseWithoutDeadlock() async throws {
+        try await H.run { harness, client in
+            let support = try await harness.keys.create(bundleID: nil, name: "support-desk").secret
+            harness.clock.set(H.day(6))
+            let token = try AppTransactionsTests.signedAppTransaction(harness)
+            #expect(try await AppTransactionsTests.claim(client, harness, account: "anon-c", token).status == .ok)
+            let appID = try await harness.pool.query("SELECT app_id FROM apps WHERE bundle_id = \(H.appOne)")
+                .single().decode(Int64.self, at: 0)
+            let release = Release()
+            let held = Release()
+            // A claim under way: the purchase's lock as `AppTransactionStore.claim` takes it, then, once released,
+            // its account's (shared) as `AccountRows.ensure` takes it: free at once, the merge waiting before it.
+            let purchaseKey = "app-transaction:\(appID):Production:\(AppTransactionsTests.appTransactionID)"
+            let accountKey = "account:\(appID):anon-c"
+            let claim = Task {
+                try await harness.pool.transaction { connection in
+                    _ = try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(purchaseKey), 0))")
+                    held.set()
+                    while !release.isSet { usleep(2_000) }
+                    return try connection.query(
+                        "SELECT pg_try_advisory_xact_lock_shared(hashtextextended(\(accountKey), 0))"
+                    ).single().decode(Bool.self, at: 0)
+                }
+            }
+            // Bounded waits against a hang; not measurements.
+            for _ in 0..<12_000 where !held.isSet { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(held.isSet, "the claim did not take the purchase's lock")
+            let merge = Task { try await Self.merge(client, into: "cara", from: "anon-c", key: support).status }
+            var waiting = false
+            for _ in 0..<12_000 where !waiting {
+                waiting =
+                    try await harness.pool.query(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                    ).single().decode(Int64.self, at: 0) > 0
+                if !waiting { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            #expect(waiting)
+            release.set()
+            #expect(try await claim.value, "the merge held the account's lock while waiting for the claim")
+            #expect(try await merge.value == .ok)
+            let claims = try await harness.pool.query(
+                """
+                SELECT account_id FROM app_transaction_claims
+                WHERE app_transaction_id = \(AppTransactionsTests.appTransactionID) ORDER BY sequence
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(claims == ["anon-c", "cara"])
+        }
+    }
 }
