@@ -224,6 +224,8 @@ DECLARE
     v_erasure_id bigint;
     v_pseudonyms text[];
     v_summary jsonb;
+    v_lowered text[];
+    v_any_form text;
 BEGIN
     IF cardinality(p_ids) IS DISTINCT FROM cardinality(p_digests) OR cardinality(p_ids) < 1 THEN
         RAISE EXCEPTION 'account_erase: one digest per id' USING ERRCODE = 'invalid_parameter_value';
@@ -265,13 +267,20 @@ BEGIN
     v_summary := account_erasure_rewrite_chains(v_erasure_id, p_app_id, p_ids, v_pseudonyms, p_now)
         || account_erasure_rewrite_state(p_app_id, p_ids, v_pseudonyms);
     -- The audit log's targets: a value that is an id in any form (as sent, percent-encoded, before step 55 stored
-    -- it decoded) becomes its pseudonym; one that names an id as a key part is rewritten as before.
+    -- it decoded) becomes its pseudonym; one that names an id as a key part is rewritten as before. Every row is
+    -- read (as step 47 read them): first by a cheap test that any form passes (the id in some letter case, or an
+    -- escape in the text), and only then by the regular expression (the CASE keeps that order).
+    v_lowered := ARRAY(SELECT '%' || lower(id) || '%' FROM unnest(p_ids) AS id);
+    v_any_form := account_erasure_any_form(p_ids);
     UPDATE audit_log a SET target = (
         SELECT jsonb_object_agg(m.key, account_erasure_rewrite_value(m.value, p_ids, v_pseudonyms))
         FROM jsonb_each_text(a.target) AS m(key, value))
-    WHERE a.target::text ~ account_erasure_any_form(p_ids)
-      AND EXISTS (SELECT 1 FROM jsonb_each_text(a.target) AS m(key, value)
-                  WHERE account_erasure_rewrite_value(m.value, p_ids, v_pseudonyms) IS DISTINCT FROM m.value);
+    WHERE CASE WHEN lower(a.target::text) LIKE ANY (v_lowered) OR strpos(a.target::text, '%') > 0
+                    OR strpos(a.target::text, '\') > 0
+               THEN a.target::text ~ v_any_form
+                   AND EXISTS (SELECT 1 FROM jsonb_each_text(a.target) AS m(key, value)
+                               WHERE account_erasure_rewrite_value(m.value, p_ids, v_pseudonyms) IS DISTINCT FROM m.value)
+               ELSE false END;
     v_summary := v_summary
         || jsonb_build_object('erasure_id', v_erasure_id, 'pseudonym', v_pseudonyms[1],
                               'aliases', cardinality(p_ids) - 1);
