@@ -13,7 +13,8 @@ public enum ErasureOperation: AccountOperation {
 extension AccountOperationError.Code where Operation == ErasureOperation {
     /// No row of the app names the account.
     public static var accountNotFound: Self { Self(rawValue: "account_not_found") }
-    /// The account was erased: erasing it again, reading its entitlements, submitting for it, merging into it.
+    /// The account was erased: erasing it again, reading its entitlements, any write naming it (a submission, an
+    /// order, a consent or usage report, a claim, a grant or its revocation, a merge into it or from it).
     public static var accountErased: Self { Self(rawValue: "account_erased") }
     /// No secret key is configured: the key erased ids are digested with cannot be sealed (or opened).
     public static var secretKeyRequired: Self { Self(rawValue: "erasure_needs_secret_key") }
