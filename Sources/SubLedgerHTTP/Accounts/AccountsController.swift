@@ -175,8 +175,10 @@ struct AccountsController: Sendable {
     func transactions(_ request: Request, _ context: SubLedgerRequestContext) async throws -> TransactionsBody {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
+        // The chains holding its transactions (not only those it owns or owned: a merge moves the merged account's
+        // purchases to it wherever they are).
         let chains = try await reads.read(token: context.consistencyToken) { store in
-            try await store.chains(for: account, app: app)
+            try await store.chains(purchasedBy: account, app: app)
         }
         let known = chains.flatMap(\.transactions).filter { $0.account == account }
             .sorted {

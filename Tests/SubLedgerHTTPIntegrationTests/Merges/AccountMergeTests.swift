@@ -208,6 +208,46 @@ import Testing
         }
     }
 
+    /// A purchase of the merged account on a chain another account took over before the merge (a transfer leaves
+    /// each transaction with the account it was credited to) is the merged-into account's too: listed there, and
+    /// no longer under the old id.
+    @Test func aPurchaseOnAChainThatChangedHandsBeforeTheMergeIsListedUnderTheNewAccount() async throws {
+        try await H.run { harness, client in
+            let support = try await harness.keys.create(bundleID: nil, name: "support-desk").secret
+            func submit(_ account: String, _ signed: String) async throws {
+                let answer = try await client.call(
+                    .post, "/v1/transactions", key: harness.keyOne,
+                    json: ["account_id": account, "signed_transaction": signed])
+                #expect(answer.status == .ok)
+            }
+            func listed(_ account: String) async throws -> [String] {
+                let read = try await client.call(.get, "/v1/accounts/\(account)/transactions", key: harness.keyOne)
+                #expect(read.status == .ok)
+                return (read.json["transactions"] as? [[String: Any]] ?? []).compactMap {
+                    $0["transaction_id"] as? String
+                }
+            }
+            harness.clock.set(H.day(1))
+            try await submit(
+                "anon-h",
+                try harness.signedTransaction(id: "9501", product: "pro.monthly", purchasedOnDay: 1, expiresOnDay: 31))
+            // Lapsed, then resubscribed on another account: the chain is carl's, 9501 stays anon-h's.
+            harness.clock.set(H.day(40))
+            try await submit(
+                "carl",
+                try harness.signedTransaction(id: "9502", original: "9501", purchasedOnDay: 40, expiresOnDay: 70))
+            try #require(try await Self.owner("9501", harness) == "carl")
+            #expect(try await listed("anon-h") == ["9501"])
+
+            #expect(try await Self.merge(client, into: "hana", from: "anon-h", key: support).status == .ok)
+            #expect(try await listed("hana") == ["9501"])
+            #expect(try await listed("anon-h").isEmpty)
+            #expect(try await listed("carl") == ["9502"])
+            #expect(try await Self.owner("9501", harness) == "carl")
+            #expect(try await harness.store.verifyLedgerChain(appID: nil, since: nil).isIntact)
+        }
+    }
+
     @Test func badMergesAreRefusedWithTheirCodesAndAliasesNeverCycle() async throws {
         try await H.run { harness, client in
             let admin = try await harness.keys.create(bundleID: nil, name: "ops").secret
