@@ -221,6 +221,14 @@ import Testing
         let resubscribed = F.subscription("s3", chain: "s1", from: 40, to: 70, signedOn: 40)
         try state.apply(F.notification([resubscribed], observedOn: 40), now: F.day(40))
         #expect(state.entitlementIDs(of: Self.alice, at: F.day(41)).isEmpty)
+        // An input with renewal info alone claims nothing either.
+        try state.apply(
+            F.notification(
+                [], renewals: [F.renewal(chain: "s1", willAutoRenew: true, observedOn: 40, observedHours: 1)],
+                observedOn: 40, observedHours: 1),
+            now: F.day(40))
+        #expect(state.chain("s1")?.transaction("s3")?.account == nil)
+        #expect(state.entitlementIDs(of: Self.alice, at: F.day(41)).isEmpty)
         let submitted = try state.apply(F.receipt(by: Self.alice, [resubscribed], observedOn: 41), now: F.day(41))
         #expect(submitted.outcome("s3") == .applied(to: Self.alice))
         #expect(state.entitlementIDs(of: Self.alice, at: F.day(42)) == ["pro"])

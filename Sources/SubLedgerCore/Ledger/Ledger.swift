@@ -230,8 +230,11 @@ private struct InputApplication {
         before: ChainSnapshot,
         merged: ChainSnapshot
     ) -> Set<String> {
-        guard case .toOwner = resolution ?? .unattributed, before.header.productType == .autoRenewable,
-            !app.ownershipPolicy.ownerTakesPurchasesAfterLapse
+        switch resolution {
+        case .toOwner, nil: break  // nil: the input carried only renewal info, and claimed nothing
+        case .unattributed, .firstClaim, .sameOwner, .ownerKeeps, .transfer: return []
+        }
+        guard before.header.productType == .autoRenewable, !app.ownershipPolicy.ownerTakesPurchasesAfterLapse
         else { return [] }
         let held = Set(
             OwnershipRule.heldByOwner(before: before, merged: merged, in: app).transactions.map(\.transactionID))
