@@ -353,6 +353,9 @@ DECLARE
     v_count bigint;
     v_summary jsonb;
     v_quoted text[] := ARRAY(SELECT '%' || to_json(id)::text || '%' FROM unnest(p_ids) id);
+    -- An id as LIKE matches it anywhere (its own `%`, `_` and `\` escaped).
+    v_anywhere text[] := ARRAY(
+        SELECT '%' || replace(replace(replace(id, '\', '\\'), '%', '\%'), '_', '\_') || '%' FROM unnest(p_ids) id);
     v_chain_environments text[];
     v_chain_keys text[];
     v_accounts text[];
@@ -387,6 +390,9 @@ BEGIN
         v_count := v_count + 1;
     END LOOP;
     v_summary := v_summary || jsonb_build_object('chains', v_count);
+    -- The ids merged into those accounts: a merge moves what an account holds, not the events it was sent.
+    v_accounts := v_accounts || ARRAY(
+        SELECT account_id FROM account_aliases WHERE app_id = p_app_id AND merged_into = ANY (v_accounts));
     UPDATE ownership_bindings SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms),
         from_account_id = account_erasure_pseudonym(from_account_id, p_ids, p_pseudonyms)
     WHERE app_id = p_app_id AND (account_id = ANY (p_ids) OR from_account_id = ANY (p_ids));
@@ -415,7 +421,8 @@ BEGIN
         cause_id = account_erasure_rewrite(cause_id, p_ids, p_pseudonyms),
         body = account_erasure_rewrite(body, p_ids, p_pseudonyms)
     WHERE app_id = p_app_id AND account_id = ANY (v_accounts)
-      AND (account_id = ANY (p_ids) OR body LIKE ANY (v_quoted));
+      AND (account_id = ANY (p_ids) OR body LIKE ANY (v_quoted) OR idempotency_key LIKE ANY (v_anywhere)
+           OR cause_id LIKE ANY (v_anywhere));
     GET DIAGNOSTICS v_count = ROW_COUNT;
     v_summary := v_summary || jsonb_build_object('webhook_events', v_count);
     UPDATE consumption_request_attempts
