@@ -599,6 +599,7 @@ let package = Package(
                 "SubLedgerComposition",  // AppleFaultTests and PgBouncerTests run `serve` whole
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
+                "SeededRandom",  // the customer-life simulation's worlds
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests

@@ -1,0 +1,471 @@
+import AppStoreSimulator
+import Foundation
+import HTTPTypes
+import PostgresLibPQ
+import SeededRandom
+import SubLedgerCore
+import SubLedgerStore
+
+/// One simulated world, generated from a seed: an app under one ownership policy, a few Apple IDs shared by a few
+/// of the app's accounts, and a life of customer and store actions driven through SubLedger's HTTP API, with
+/// appstore-sim as Apple (its notifications posted to SubLedger, or lost and retried on Apple's schedule).
+///
+/// After every step the world compares SubLedger's database and answers with `ReferenceModel`, fed what SubLedger
+/// was told in the order it was told; the first disagreement ends the world and is returned with the steps that led
+/// to it (the seed replays them exactly: the simulator's identifiers and clock are seeded too).
+struct CustomerLifeWorld {
+    typealias E = EndToEndHarness
+
+    let seed: UInt64
+    let steps: Int
+
+    /// What ended a world early: the invariant broken, at which step, and the steps so far.
+    struct Violation: Error, CustomStringConvertible {
+        var seed: UInt64
+        var step: Int
+        var invariant: String
+        var log: [String]
+        var description: String {
+            "seed \(seed), step \(step): \(invariant)\nsteps (replay: SIMULATION_SEEDS=\(seed)):\n"
+                + log.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+        }
+    }
+
+    /// Runs the world; nil when every invariant held after every step, else the first violation.
+    func run() async throws -> Violation? {
+        do {
+            try await E.run { e in
+                var life = try await Life(seed: seed, e: e)
+                let violation = try await life.live(steps: steps)
+                if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
+                    print("world \(seed):\n" + life.log.map { "  " + $0 }.joined(separator: "\n"))
+                }
+                if let violation { throw violation }
+            }
+        } catch let violation as Violation {
+            return violation
+        }
+        return nil
+    }
+}
+
+/// The running state of one world.
+private struct Life {
+    typealias E = EndToEndHarness
+
+    let seed: UInt64
+    let e: E
+    let admin: String
+    var random: SplitMix64
+    var model: ReferenceModel
+    var appleIDs: [String] = []
+    var accounts: [String] = []
+    /// Apple ID → its subscription's chain (one subscription group: one chain per Apple ID).
+    var chainOf: [String: String] = [:]
+    /// Chain → whether auto-renew is on, as this world last set it.
+    var autoRenew: [String: Bool] = [:]
+    var notificationsDown = false
+    var absorbed: Set<String> = []
+    /// The accounts SubLedger has heard of: each made an order or a submission.
+    var known: Set<String> = []
+    var log: [String] = []
+
+    init(seed: UInt64, e: E) async throws {
+        self.seed = seed
+        self.e = e
+        random = SplitMix64(seed: seed)
+        let policy = ReferenceModel.Policy.allCases[Int(random.next() % 3)]
+        model = ReferenceModel(policy: policy)
+        try await e.applyCatalog(ownershipPolicy: try OwnershipPolicy(rawValue: policy.rawValue).unwrap())
+        admin = try await e.service.keys.create(bundleID: nil, name: "simulation").secret
+        for _ in 0..<(2 + Int(random.next() % 2)) { appleIDs.append(try e.appleID()) }
+        for index in 0..<(3 + Int(random.next() % 2)) { accounts.append("acct-\(seed)-\(index)") }
+        log.append("policy \(policy.rawValue); \(appleIDs.count) Apple IDs; accounts \(accounts)")
+    }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
+    mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+    var now: Int64 { e.control.clock().now }
+    var liveAccounts: [String] { accounts.filter { model.canonical($0) == $0 && !model.erased.contains($0) } }
+
+    mutating func live(steps: Int) async throws -> CustomerLifeWorld.Violation? {
+        for step in 0..<steps {
+            do {
+                try await act()
+            } catch let failure as SimulationFailure {
+                return .init(
+                    seed: seed, step: step, invariant: "an answer the simulation cannot go on from: \(failure)",
+                    log: log)
+            }
+            if let broken = try await check() {
+                return .init(seed: seed, step: step, invariant: broken, log: log)
+            }
+        }
+        // The end: notifications back, and a few days for Apple's retries to reach SubLedger.
+        if notificationsDown { try await setNotifications(down: false) }
+        _ = await e.control.advanceClock(.init(days: 4))
+        try absorbNotifications()
+        log.append("end: notifications delivered, 4 days later")
+        if let broken = try await check() { return .init(seed: seed, step: steps, invariant: broken, log: log) }
+        if let leak = try await erasedIDLeft() {
+            return .init(seed: seed, step: steps, invariant: leak, log: log)
+        }
+        let verification = try await e.service.store.verifyLedgerChain(appID: nil, since: nil)
+        if let first = verification.breaks.first {
+            return .init(seed: seed, step: steps, invariant: "ledger verify: \(first)", log: log)
+        }
+        return nil
+    }
+
+    // MARK: Actions
+
+    mutating func act() async throws {
+        let roll = random.next() % 100
+        switch roll {
+        case 0..<28: try await buy()
+        case 28..<46: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
+        case 46..<54: try await submitSignedTransaction()
+        case 54..<64: try await toggleAutoRenew()
+        case 64..<80:
+            let days = Int64(1 + random.next() % 40)
+            _ = await e.control.advanceClock(.init(days: days))
+            log.append("the clock advances \(days) days")
+            try absorbNotifications()
+        case 80..<86: try await refund()
+        case 86..<94: try await setNotifications(down: !notificationsDown)
+        case 94..<98: try await merge()
+        default: try await erase()
+        }
+    }
+
+    /// A customer buys on an Apple ID, for an account (with that account's order token half the time), and the app
+    /// usually uploads the receipt at once, as that account or, now and then, another one signed in.
+    mutating func buy() async throws {
+        let appleID = pick(appleIDs)
+        let account = pick(liveAccounts)
+        var token: String?
+        if chance(50) {
+            let order = try await e.client.call(
+                .post, "/v1/orders", key: e.key, json: ["account_id": account, "product_id": "pro.monthly"])
+            guard order.status == .created, let made = order.json["app_account_token"] as? String else {
+                throw SimulationFailure("POST /v1/orders answered \(order.status): \(order.json)")
+            }
+            model.recordOrder(token: made, account: account)
+            known.insert(account)
+            token = made
+        }
+        let bought: ActionResult
+        do {
+            bought = try await e.control.purchase(
+                PurchaseRequest(
+                    appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly", appAccountToken: token,
+                    applicationUsername: token))
+        } catch {
+            log.append("\(appleID) cannot buy now (\(error.code))")
+            return
+        }
+        if let chain = bought.originalTransactionID {
+            chainOf[appleID] = chain
+            autoRenew[chain] = true
+        }
+        log.append(
+            "\(appleID) buys \(bought.transactionID ?? "?") for \(account)\(token == nil ? " without a token" : " with its order's token")"
+        )
+        try absorbNotifications()
+        if chance(75) {
+            try await submitReceipt(appleID: appleID, account: chance(80) ? account : pick(accounts))
+        }
+    }
+
+    /// `account` uploads the device's receipt for `appleID` (a restore, or the app's routine upload).
+    mutating func submitReceipt(appleID: String, account: String) async throws {
+        guard let chain = chainOf[appleID] else { return }
+        let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID)
+        let arrivals = try chainTransactions(chain)
+        let at = now
+        let answer = try await e.submitReceipt(receipt.receiptData, account: account)
+        if model.erased.contains(account) {
+            guard answer.status == .gone else {
+                throw SimulationFailure("a receipt of erased \(account) answered \(answer.status): \(answer.json)")
+            }
+            log.append("\(account) (erased) uploads \(appleID)'s receipt: 410")
+            return
+        }
+        guard answer.status == .ok else {
+            throw SimulationFailure("POST /v1/receipts answered \(answer.status): \(answer.json)")
+        }
+        known.insert(account)
+        log.append("\(account) uploads \(appleID)'s receipt: \(answer.json.results.sorted { $0.key < $1.key })")
+        model.apply(
+            .init(
+                submitter: account, arrivals: arrivals,
+                renewals: [chain: .init(observedAt: at, willAutoRenew: autoRenew[chain] ?? false)]),
+            now: at)
+    }
+
+    /// An account's StoreKit 2 app sends the latest transaction of an Apple ID's subscription.
+    mutating func submitSignedTransaction() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID], let latest = try chainTransactions(chain).last else { return }
+        let account = pick(accounts)
+        let jws = try e.control.signedTransaction(latest.id)
+        let at = now
+        let answer = try await e.client.call(
+            .post, "/v1/transactions", key: e.key, json: ["account_id": account, "signed_transaction": jws])
+        if model.erased.contains(account) {
+            guard answer.status == .gone else {
+                throw SimulationFailure("a transaction of erased \(account) answered \(answer.status): \(answer.json)")
+            }
+            log.append("\(account) (erased) sends a signed transaction: 410")
+            return
+        }
+        guard answer.status == .ok else {
+            throw SimulationFailure("POST /v1/transactions answered \(answer.status): \(answer.json)")
+        }
+        known.insert(account)
+        log.append("\(account) sends \(appleID)'s signed transaction \(latest.id): \(answer.json.results)")
+        model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
+    }
+
+    mutating func toggleAutoRenew() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID] else { return }
+        let enable = !(autoRenew[chain] ?? true)
+        do {
+            _ = try await e.control.setAutoRenew(chain, enabled: enable)
+        } catch {
+            log.append("\(appleID) cannot turn auto-renew \(enable ? "on" : "off") (\(error.code))")
+            return
+        }
+        autoRenew[chain] = enable
+        log.append("\(appleID) turns auto-renew \(enable ? "on" : "off")")
+        try absorbNotifications()
+    }
+
+    mutating func refund() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID], let latest = try chainTransactions(chain).last,
+            latest.revokedAt == nil
+        else { return }
+        do {
+            _ = try await e.control.refund(latest.id)
+        } catch {
+            log.append("Apple refuses to refund \(latest.id) (\(error.code))")
+            return
+        }
+        log.append("Apple refunds \(latest.id) (\(appleID))")
+        try absorbNotifications()
+    }
+
+    /// Notifications lost (SubLedger unreachable: Apple retries on its schedule) or delivered again.
+    mutating func setNotifications(down: Bool) async throws {
+        let port = e.client.port ?? 0
+        let path = down ? "lost-notifications" : "v1/notifications/appstore"
+        notificationsDown = down
+        _ = await e.control.updateNotificationSettings(.init(defaultURL: "http://127.0.0.1:\(port)/\(path)"))
+        log.append(down ? "notifications stop reaching SubLedger" : "notifications reach SubLedger again")
+        try absorbNotifications()
+    }
+
+    /// Support merges one account into another (docs/guides/accounts.md).
+    mutating func merge() async throws {
+        let candidates = liveAccounts
+        guard candidates.count >= 3 else { return }
+        let from = pick(candidates)
+        let into = pick(candidates.filter { $0 != from })
+        let answer = try await MergeCall.merge(e, into: into, from: from, key: admin)
+        guard answer.status == .ok else {
+            throw SimulationFailure("merge \(from) into \(into) answered \(answer.status): \(answer.json)")
+        }
+        model.merge(from: from, into: into)
+        log.append("support merges \(from) into \(into)")
+    }
+
+    /// A customer's data is erased (docs/guides/accounts.md, "Erasing an account"); an order for the erased id is
+    /// refused from then on.
+    mutating func erase() async throws {
+        let candidates = liveAccounts
+        guard candidates.count >= 2 else { return }
+        let account = pick(candidates)
+        let answer = try await e.client.call(
+            .delete, "/v1/accounts/\(account)?bundle_id=\(E.bundleID)", key: admin)
+        if answer.status == .notFound, !known.contains(account) {
+            log.append("\(account), never seen by SubLedger, has nothing to erase (404)")
+            return
+        }
+        guard answer.status == .ok, let pseudonym = answer.json["pseudonym"] as? String else {
+            throw SimulationFailure("erasing \(account) answered \(answer.status): \(answer.json)")
+        }
+        model.erase(account, pseudonym: pseudonym)
+        log.append("\(account) is erased (now \(pseudonym))")
+        let order = try await e.client.call(
+            .post, "/v1/orders", key: e.key, json: ["account_id": account, "product_id": "pro.monthly"])
+        guard order.status == .gone else {
+            throw SimulationFailure("an order for erased \(account) answered \(order.status): \(order.json)")
+        }
+    }
+
+    // MARK: What SubLedger was told
+
+    /// Feeds the model every notification SubLedger accepted since the last call, in the order they were created
+    /// (the simulator posts one chain's notifications in that order).
+    mutating func absorbNotifications() throws {
+        for record in e.control.notifications() where record.delivered && !absorbed.contains(record.notificationUUID) {
+            absorbed.insert(record.notificationUUID)
+            let payload = try JWSPayload.decode(record.signedPayload)
+            let data = payload["data"] as? [String: Any] ?? [:]
+            var arrivals: [ReferenceModel.Arrival] = []
+            if let signed = data["signedTransactionInfo"] as? String {
+                arrivals.append(try Self.arrival(try JWSPayload.decode(signed)))
+            }
+            var renewals: [String: ReferenceModel.RenewalFact] = [:]
+            if let signed = data["signedRenewalInfo"] as? String {
+                let renewal = try JWSPayload.decode(signed)
+                if let chain = renewal["originalTransactionId"] as? String {
+                    let observed =
+                        (renewal["signedDate"] as? NSNumber)?.int64Value
+                        ?? (payload["signedDate"] as? NSNumber)?.int64Value ?? record.createdAt
+                    renewals[chain] = .init(
+                        observedAt: observed, willAutoRenew: (renewal["autoRenewStatus"] as? NSNumber)?.intValue == 1)
+                }
+            }
+            log.append(
+                "  SubLedger is notified: \(record.notificationType)\(record.subtype.map { "/" + $0 } ?? "") "
+                    + "\(record.transactionID ?? "")")
+            model.apply(.init(submitter: nil, arrivals: arrivals, renewals: renewals), now: now)
+        }
+    }
+
+    /// The chain's transactions as the simulator holds them now, oldest first.
+    func chainTransactions(_ chain: String) throws -> [ReferenceModel.Arrival] {
+        try e.control.transactionIDs(ofChain: chain).map { id in
+            try Self.arrival(try JWSPayload.decode(try e.control.signedTransaction(id)))
+        }.sorted { ($0.purchase, $0.id) < ($1.purchase, $1.id) }
+    }
+
+    static func arrival(_ payload: [String: Any]) throws -> ReferenceModel.Arrival {
+        func milliseconds(_ key: String) -> Int64? { (payload[key] as? NSNumber)?.int64Value }
+        guard let id = payload["transactionId"] as? String, let chain = payload["originalTransactionId"] as? String,
+            let purchase = milliseconds("purchaseDate"), let expires = milliseconds("expiresDate")
+        else { throw SimulationFailure("a transaction without its ids or dates: \(payload)") }
+        return .init(
+            id: id, chain: chain, purchase: purchase, expires: expires,
+            token: (payload["appAccountToken"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+            revokedAt: milliseconds("revocationDate"))
+    }
+
+    // MARK: Invariants
+
+    /// Where an erased id is still stored, in any letter case, anywhere in the database: every row of every table
+    /// of the schema, read as text.
+    func erasedIDLeft() async throws -> String? {
+        guard !model.erased.isEmpty else { return nil }
+        let tables = try await e.service.pool.query(
+            "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+        ).map { try $0.decode(String.self, at: 0) }
+        for id in model.erased.sorted() {
+            for table in tables {
+                let from = PostgresQuery(unsafeSQL: "\(table) t")
+                let rows = try await e.service.pool.query(
+                    "SELECT left(t::text, 600) FROM \(from) WHERE strpos(lower(t::text), \(id.lowercased())) > 0")
+                if let first = rows.first {
+                    return "erased \(id) is still in \(rows.count) row(s) of \(table), e.g. "
+                        + (try first.decode(String.self, at: 0))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The first invariant that does not hold now, if any.
+    func check() async throws -> String? {
+        let at = now
+        // Every purchase SubLedger was told of is held by the account the model credits (or by none).
+        let credits = model.credits
+        var stored: [String: String?] = [:]
+        for row in try await e.service.pool.query("SELECT transaction_id, account_id FROM transactions") {
+            stored[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+        }
+        for (id, account) in credits.sorted(by: { $0.key < $1.key }) {
+            guard let held = stored[id] else { return "transaction \(id) was told to SubLedger but is not stored" }
+            if held != account {
+                return "transaction \(id) is credited to \(held ?? "nobody"); the model says \(account ?? "nobody")"
+            }
+        }
+        for id in stored.keys where credits[id] == nil {
+            return "SubLedger stores transaction \(id), which the model was never told of"
+        }
+        // Each credited purchase has exactly one grant or extend entry.
+        var entries: [String: Int64] = [:]
+        for row in try await e.service.pool.query(
+            "SELECT transaction_id, count(*) FROM ledger_entries WHERE kind IN ('grant', 'extend') GROUP BY 1")
+        {
+            entries[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
+        }
+        for (id, account) in credits where (entries[id] ?? 0) != (account == nil ? 0 : 1) {
+            return "transaction \(id) has \(entries[id] ?? 0) grant/extend entries"
+        }
+        // Each account's entitlement read says what the model says.
+        for account in liveAccounts {
+            let read = try await e.entitlements(account)
+            let entitled = read.entitlementIDs == ["pro"]
+            if entitled != model.isEntitled(account, at: at) {
+                return
+                    "\(account) reads \(read.entitlementIDs) at \(at); the model says \(entitled ? "nothing" : "pro")"
+            }
+        }
+        for account in model.erased.sorted() {
+            let read = try await e.client.call(.get, "/v1/accounts/\(account)/entitlements", key: e.key)
+            if read.status != .gone { return "erased \(account)'s entitlement read answers \(read.status)" }
+        }
+        // Each account's webhook events are numbered 1, 2, 3 … without a gap.
+        var sequences: [String: [Int64]] = [:]
+        for row in try await e.service.pool.query(
+            "SELECT account_id, account_sequence FROM webhook_events WHERE account_id IS NOT NULL ORDER BY 1, 2")
+        {
+            sequences[try row.decode(String.self, at: 0), default: []].append(try row.decode(Int64.self, at: 1))
+        }
+        for (account, numbers) in sequences where numbers != Array(1...Int64(numbers.count)) {
+            return "\(account)'s webhook events are numbered \(numbers)"
+        }
+        return nil
+    }
+}
+
+/// A failure of the simulation itself (an answer it cannot go on from), not an invariant.
+struct SimulationFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A JWS's payload as JSON, read without verifying it: the test reads what the simulator posted.
+enum JWSPayload {
+    static func decode(_ jws: String) throws -> [String: Any] {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw SimulationFailure("not a JWS") }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let bytes = Data(base64Encoded: base64),
+            let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+        else { throw SimulationFailure("a JWS payload that is not a JSON object") }
+        return object
+    }
+}
+
+/// `POST /v1/accounts/{into}/merge` with a support key.
+enum MergeCall {
+    static func merge(_ e: EndToEndHarness, into: String, from: String, key: String) async throws -> (
+        status: HTTPResponse.Status, json: [String: Any]
+    ) {
+        let answer = try await e.client.call(
+            .post, "/v1/accounts/\(into)/merge", key: key, json: ["bundle_id": EndToEndHarness.bundleID, "from": from])
+        return (answer.status, answer.json)
+    }
+}
+
+extension Optional {
+    fileprivate func unwrap() throws -> Wrapped {
+        guard let self else { throw SimulationFailure("a value the simulation needs is missing") }
+        return self
+    }
+}
