@@ -240,9 +240,9 @@ public struct AccountMergeStore: Sendable {
     }
 
     /// Moves the app purchases `from` owns (`app_transaction_claims`, append-only: the latest claim is the owner's)
-    /// to `into`: each of `claimed` (locked) whose latest claim is `from`'s gets a claim by `into` copying what Apple
-    /// signed, so its owner is `into` and its history still shows `from`'s claim. Each is read and written on its
-    /// own shard.
+    /// to `into`: each of `claimed` (locked) whose latest claim is `from`'s gets a claim by `into` copying what the
+    /// store signed, so its owner is `into` and its history still shows `from`'s claim. Each is read and written on
+    /// its own shard.
     private static func moveAppTransactionClaims(
         _ claimed: [AppTransactionKey], from: AccountID, into: AccountID, app: StoredApp, now: Instant,
         on connection: PostgresConnection
