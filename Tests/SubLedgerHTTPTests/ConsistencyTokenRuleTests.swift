@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Testing
 
@@ -13,9 +14,17 @@ import Testing
         #expect(!ConsistencyTokenMiddleware.carriesToken(method: .post, status: 422, path: "/v1/receipts"))
     }
 
-    /// Neither store reads a token, so no store's push pays the WAL position's round trip (Google's did).
-    @Test func noStorePushCarriesOne() {
-        for path in ["/v1/notifications/appstore", "/v1/notifications/google"] {
+    /// No store reads a token, so no store's push pays the WAL position's round trip (Google's did, then Stripe's).
+    /// The pushes are every route openapi.yaml documents under `/v1/notifications/`, so a store added there is held
+    /// to the rule too.
+    @Test func noStorePushCarriesOne() throws {
+        let document = try String(
+            contentsOf: ErrorCodeCatalogTests.repository.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        let pushes = document.split(separator: "\n").filter { $0.hasPrefix("  /v1/notifications/") }.map {
+            String($0.dropFirst(2).dropLast())
+        }
+        #expect(Set(pushes) == ["/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe"])
+        for path in pushes {
             #expect(!ConsistencyTokenMiddleware.carriesToken(method: .post, status: 200, path: path), "\(path)")
         }
     }

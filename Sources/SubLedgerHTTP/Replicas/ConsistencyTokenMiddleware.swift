@@ -43,13 +43,16 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
     }
 
     /// Whether a response gets a token: a successful write's, except a store's push (Apple's Server Notifications,
-    /// Google's Pub/Sub push), which its sender never reads, and whose extra round trip would cost every push.
+    /// Google's Pub/Sub push, Stripe's webhook events), which its sender never reads, and whose extra round trip would
+    /// cost every push.
     static func carriesToken(method: HTTPRequest.Method, status: Int, path: @autoclosure () -> String) -> Bool {
         writes(method) && (200..<300).contains(status) && !storePushPaths.contains(path())
     }
 
     /// The routes the stores post their pushes to.
-    static let storePushPaths: Set<String> = ["/v1/notifications/appstore", "/v1/notifications/google"]
+    static let storePushPaths: Set<String> = [
+        "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
+    ]
 
     static func writes(_ method: HTTPRequest.Method) -> Bool {
         method == .post || method == .put || method == .patch || method == .delete
