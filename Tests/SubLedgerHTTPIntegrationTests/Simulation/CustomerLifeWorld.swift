@@ -410,8 +410,15 @@ private struct Life {
             let read = try await e.entitlements(account)
             let entitled = read.entitlementIDs == ["pro"]
             if entitled != model.isEntitled(account, at: at) {
-                return
-                    "\(account) reads \(read.entitlementIDs) at \(at); the model says \(entitled ? "nothing" : "pro")"
+                let held = model.chains.values.filter { $0.owner == account }.map { chain in
+                    "\(chain.id): "
+                        + chain.transactions.values.sorted { $0.arrival.id < $1.arrival.id }.map {
+                            "\($0.arrival.id) \($0.arrival.purchase)..\($0.arrival.expires) by \($0.account ?? "-")"
+                                + ($0.arrival.revokedAt.map { " revoked \($0)" } ?? "")
+                        }.joined(separator: ", ")
+                }
+                return "\(account) reads \(read.entitlementIDs) at \(at); the model says "
+                    + "\(entitled ? "nothing" : "pro") (its chains: \(held))"
             }
         }
         for account in model.erased.sorted() {
