@@ -184,23 +184,30 @@ private struct Life {
         let arrivals = try chainTransactions(chain)
         let at = now
         let answer = try await e.submitReceipt(receipt.receiptData, account: account)
-        if model.erased.contains(account) {
-            guard answer.status == .gone else {
-                throw SimulationFailure("a receipt of erased \(account) answered \(answer.status): \(answer.json)")
-            }
-            log.append("\(account) (erased) uploads \(appleID)'s receipt: 410")
-            return
-        }
-        guard answer.status == .ok else {
-            throw SimulationFailure("POST /v1/receipts answered \(answer.status): \(answer.json)")
-        }
-        known.insert(account)
+        guard try accepted(answer.status, answer.json, of: "POST /v1/receipts", by: account) else { return }
         log.append("\(account) uploads \(appleID)'s receipt: \(answer.json.results.sorted { $0.key < $1.key })")
         model.apply(
             .init(
                 submitter: account, arrivals: arrivals,
                 renewals: [chain: .init(observedAt: at, willAutoRenew: autoRenew[chain] ?? false)]),
             now: at)
+    }
+
+    /// Whether a submission by `account` was applied (200). An erased id's must answer 410 and apply nothing; any
+    /// other answer is a failure of the simulation.
+    mutating func accepted(_ status: HTTPResponse.Status, _ json: [String: Any], of call: String, by account: String)
+        throws -> Bool
+    {
+        if model.erased.contains(account) {
+            guard status == .gone else {
+                throw SimulationFailure("\(call) by erased \(account) answered \(status): \(json)")
+            }
+            log.append("\(account) (erased): \(call) answers 410")
+            return false
+        }
+        guard status == .ok else { throw SimulationFailure("\(call) answered \(status): \(json)") }
+        known.insert(account)
+        return true
     }
 
     /// An account's StoreKit 2 app sends the latest transaction of an Apple ID's subscription.
@@ -212,17 +219,7 @@ private struct Life {
         let at = now
         let answer = try await e.client.call(
             .post, "/v1/transactions", key: e.key, json: ["account_id": account, "signed_transaction": jws])
-        if model.erased.contains(account) {
-            guard answer.status == .gone else {
-                throw SimulationFailure("a transaction of erased \(account) answered \(answer.status): \(answer.json)")
-            }
-            log.append("\(account) (erased) sends a signed transaction: 410")
-            return
-        }
-        guard answer.status == .ok else {
-            throw SimulationFailure("POST /v1/transactions answered \(answer.status): \(answer.json)")
-        }
-        known.insert(account)
+        guard try accepted(answer.status, answer.json, of: "POST /v1/transactions", by: account) else { return }
         log.append("\(account) sends \(appleID)'s signed transaction \(latest.id): \(answer.json.results)")
         model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
     }
