@@ -42,10 +42,12 @@ struct TracesOptions: ParsableArguments {
 
     /// Installs the OpenTelemetry tracer as the process's tracer and returns the service that batches and exports its
     /// spans (run it beside the others until they have stopped). Only with traces on: off, every span is the tracing
-    /// API's no-op one.
+    /// API's no-op one. The tracer is installed wrapped, so that no span keeps a secret (`TraceResource.install`); the
+    /// resource names SubLedger's version and the SDK besides the service (`TraceResource.attributes`).
     func bootstrap(environment: [String: String], logLevel: Logger.Level) throws -> any Service {
         var configuration = OTel.Configuration.default
         configuration.serviceName = "subledger"
+        configuration.resourceAttributes = TraceResource.attributes
         // Traces only: metrics are Prometheus's (/metrics) and logs go where --log-format says.
         configuration.metrics.enabled = false
         configuration.logs.enabled = false
@@ -61,8 +63,11 @@ struct TracesOptions: ParsableArguments {
             return !installed
         }
         guard first else { throw ValidationError("traces are already installed in this process") }
-        // The OTEL_* variables override these settings (the OpenTelemetry specification's environment variables).
-        return try OTel.bootstrap(configuration: configuration, environment: environment)
+        // The OTEL_* variables of the process's environment override these settings (the OpenTelemetry
+        // specification's environment variables); `environment` decided above whether traces are on at all.
+        let backend = try OTel.makeTracingBackend(configuration: configuration)
+        TraceResource.install(backend.factory)
+        return backend.service
     }
 
     private static let installed = Mutex(false)

@@ -39,7 +39,7 @@ public enum SubLedgerServer {
                     primary: LedgerStore(pool: opened.pool), logger: logger)
             }
             // With traces on, entitlement reads go through the router like every request, so that each has its
-            // server span (`TracingMiddleware`; the reads answered on the event loops make none).
+            // server span (`ServerSpanMiddleware`; the reads answered on the event loops make none).
             let app = buildApplication(
                 configuration: configuration, dependencies: dependencies, logger: logger,
                 entitlementReadsThroughRouter: tracing != nil)

@@ -24,9 +24,9 @@ public func buildApplication(
 enum EntitlementReadPath: Sendable {
     /// On the event loop that read the request, without the router (`EntitlementReadsOnEventLoop`): measured
     /// faster on 2 and 16 cores (docs/benchmarks.md). What it cannot answer goes to the router. With traces off: no
-    /// request makes a span, and the router has no `TracingMiddleware`.
+    /// request makes a span, and the router has no `ServerSpanMiddleware`.
     case onEventLoops
-    /// By the router, like every other request: with traces on, since only the router's `TracingMiddleware`
+    /// By the router, like every other request: with traces on, since only the router's `ServerSpanMiddleware`
     /// makes a request's span.
     case throughRouter
 }
@@ -87,7 +87,7 @@ func buildApplication(
 }
 
 /// The routes of the service, each answered through `useCases`; with `traced` (traces on) each request in its server
-/// span (`TracingMiddleware`).
+/// span (`ServerSpanMiddleware`).
 func buildRouter(
     dependencies: ServiceDependencies, useCases: LedgerUseCases, logger: Logger,
     metricsRegistry: PrometheusCollectorRegistry = ServiceMetrics.registry,
@@ -103,11 +103,11 @@ func buildRouter(
     router.addMiddleware {
         // Outermost, so it sees the final status of every request (including errors and unknown routes).
         RequestMetricsMiddleware(metrics: requestMetrics)
-        // A server span per request named after its route (docs/guides/operate.md, "Traces"), continuing the caller's
+        // A server span per request named `METHOD route` (docs/guides/operate.md, "Traces"), continuing the caller's
         // `traceparent`; outside the request log and the error mapping, so its lines carry the trace id and the
         // span sees the status answered. Left out with traces off, where each request paid for a no-op span (its
         // attributes and the task-local context bound around the rest).
-        if traced { TracingMiddleware() }
+        if traced { ServerSpanMiddleware() }
         RequestLogMiddleware()
         ErrorMiddleware()
     }

@@ -4,7 +4,7 @@ import PostgresLibPQ
 import SubLedgerUseCases
 
 /// The SubLedger HTTP application as `serve` runs it: entitlement reads answered on the event loops, or, with traces
-/// on (`entitlementReadsThroughRouter`), by the router, whose `TracingMiddleware` gives each its server span.
+/// on (`entitlementReadsThroughRouter`), by the router, whose `ServerSpanMiddleware` gives each its server span.
 package func buildApplication(
     configuration: ServiceConfiguration, dependencies: ServiceDependencies, logger: Logger,
     entitlementReadsThroughRouter: Bool
