@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import SubLedgerCore
 import SubLedgerStore
 import Synchronization
@@ -24,6 +25,9 @@ public struct WebhookSender: Sendable {
     public struct Configuration: Sendable {
         /// The longest one request may take, connecting and reading the answer included. Default 10 s.
         public var timeout: Duration = .seconds(10)
+        /// The longest connecting may take (at most `timeout`). Default 3 s. A refused connection fails at once:
+        /// the attempt is not retried inside the request (the delivery's own backoff schedules the next).
+        public var connectTimeout: Duration = .seconds(3)
         /// The most bytes of a response body that are read. Default 64 KiB.
         public var maximumResponseBytes = 64 * 1024
         /// Sent as `User-Agent`.
@@ -55,7 +59,9 @@ public struct WebhookSender: Sendable {
         self.configuration = configuration
         self.resolver = resolver
         self.client = WebhookHTTPClients.client(
-            timeout: Self.milliseconds(configuration.timeout), connectionsPerHost: configuration.connectionsPerHost)
+            timeout: Self.milliseconds(configuration.timeout),
+            connectTimeout: Self.milliseconds(configuration.connectTimeout),
+            connectionsPerHost: configuration.connectionsPerHost)
     }
 
     /// Where a delivery may connect, checked once per host and endpoint flag (a batch sends many deliveries to
@@ -101,7 +107,10 @@ public struct WebhookSender: Sendable {
             let result = await post(delivery, now: now)
             if let status = result.status { span.attributes["http.response.status_code"] = status }
             // The code only: the error text quotes the receiver's answer, which is not the collector's business.
-            if result.error != nil { span.setStatus(SpanStatus(code: .error)) }
+            if let error = result.error {
+                span.attributes["error.type"] = Self.errorType(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
             return result
         }
     }
@@ -152,8 +161,17 @@ public struct WebhookSender: Sendable {
         return text.isEmpty ? "http_\(status): \(kind)" : "http_\(status): \(kind): \(text)"
     }
 
+    /// The class of a failed attempt's error, the part before its colon (`connection_refused`, `timeout`,
+    /// `http_503`, `transport`): the span's `error.type`.
+    static func errorType(_ error: String) -> String {
+        String(error.prefix { $0 != ":" })
+    }
+
     /// A short, stable description of why no response came.
     static func transportError(_ error: any Error) -> String {
+        if isConnectionRefused(error) {
+            return "connection_refused: the receiver refused the connection"
+        }
         if let client = error as? HTTPClientError {
             switch client {
             case .deadlineExceeded, .readTimeout, .writeTimeout:
@@ -167,6 +185,17 @@ public struct WebhookSender: Sendable {
         return "transport: \(error)"
     }
 
+    /// Whether nothing listens where the delivery connected (`ECONNREFUSED`, from NIO's connect or as one of the
+    /// failures of its attempts at each address).
+    static func isConnectionRefused(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
+        if let error = error as? NIOConnectionError {
+            return !error.connectionErrors.isEmpty
+                && error.connectionErrors.allSatisfy { isConnectionRefused($0.error) }
+        }
+        return false
+    }
+
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
@@ -178,24 +207,47 @@ public struct WebhookSender: Sendable {
 enum WebhookHTTPClients {
     private struct Key: Hashable {
         var timeoutMilliseconds: Int64
+        var connectTimeoutMilliseconds: Int64
         var connectionsPerHost: Int
+
+        /// At least a millisecond each, connecting no longer than the whole request.
+        init(timeout: Int64, connectTimeout: Int64, connectionsPerHost: Int) {
+            timeoutMilliseconds = max(1, timeout)
+            connectTimeoutMilliseconds = min(timeoutMilliseconds, max(1, connectTimeout))
+            self.connectionsPerHost = max(1, connectionsPerHost)
+        }
     }
 
     private static let clients = Mutex<[Key: HTTPClient]>([:])
 
-    static func client(timeout milliseconds: Int64, connectionsPerHost: Int) -> HTTPClient {
-        let key = Key(timeoutMilliseconds: max(1, milliseconds), connectionsPerHost: max(1, connectionsPerHost))
+    static func client(timeout: Int64, connectTimeout: Int64, connectionsPerHost: Int) -> HTTPClient {
+        let key = Key(timeout: timeout, connectTimeout: connectTimeout, connectionsPerHost: connectionsPerHost)
         return clients.withLock { clients in
             if let client = clients[key] { return client }
-            var http = HTTPClient.Configuration()
-            http.redirectConfiguration = .disallow
-            let timeout = TimeAmount.milliseconds(key.timeoutMilliseconds)
-            http.timeout = HTTPClient.Configuration.Timeout(connect: timeout, read: timeout)
-            http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = key.connectionsPerHost
-            http.decompression = .disabled
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(key))
             clients[key] = client
             return client
         }
+    }
+
+    /// The client's configuration (milliseconds): no redirects, no decompression, the connect and read timeouts,
+    /// and no retrying of a failed connection inside a request. AsyncHTTPClient's pool would otherwise connect again
+    /// with backoff until the request's deadline, so a receiver that refuses connections held each attempt for the
+    /// whole `timeout` before it failed with the same refusal.
+    static func configuration(timeout: Int64, connectTimeout: Int64, connectionsPerHost: Int)
+        -> HTTPClient.Configuration
+    {
+        configuration(Key(timeout: timeout, connectTimeout: connectTimeout, connectionsPerHost: connectionsPerHost))
+    }
+
+    private static func configuration(_ key: Key) -> HTTPClient.Configuration {
+        var http = HTTPClient.Configuration()
+        http.redirectConfiguration = .disallow
+        http.timeout = HTTPClient.Configuration.Timeout(
+            connect: .milliseconds(key.connectTimeoutMilliseconds), read: .milliseconds(key.timeoutMilliseconds))
+        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = key.connectionsPerHost
+        http.connectionPool.retryConnectionEstablishment = false
+        http.decompression = .disabled
+        return http
     }
 }
