@@ -37,7 +37,9 @@ public struct GooglePlayNotifications: Sendable {
     /// Authenticates, stores and applies one push. Refusals: `malformed_json` (400) for a body that is not a push of
     /// an RTDN; `invalid_push_token` (401) for an unknown package, an app without push settings, or a token that
     /// does not verify (one answer for all, so the route reveals nothing of the configuration); Google unavailable
-    /// (503): the notification is stored and applied later by the renewal job, or by Pub/Sub's redelivery.
+    /// (503): the notification is stored and applied later by the renewal job, or by Pub/Sub's redelivery. Traced as
+    /// an App Store notification is (`IngestionStep`): `verify` (the push token, before the app is known), `store`,
+    /// then in `apply(_:_:type:app:)` `verify` (the purchase read from Google) and `apply`.
     public func receive(body: Data, authorization: String?) async throws -> PushOutcome {
         let envelope: PubSubPushEnvelope
         let notification: DeveloperNotification
@@ -46,7 +48,9 @@ public struct GooglePlayNotifications: Sendable {
         } catch {
             throw IngestionError(.malformedNotification, "the body is not a Pub/Sub push of a developer notification")
         }
-        let app = try await authenticate(notification, authorization: authorization)
+        let app = try await IngestionStep.verify.traced(app: nil) {
+            try await authenticate(notification, authorization: authorization)
+        }
         guard let messageID = envelope.message.messageId,
             (1...Self.maximumMessageIDLength).contains(messageID.utf8.count),
             messageID.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
@@ -59,7 +63,9 @@ public struct GooglePlayNotifications: Sendable {
             format: .googlePlayRTDN,
             notificationType: Self.type(of: notification), body: String(decoding: body, as: UTF8.self),
             eventTime: notification.eventTime)
-        let stored = try await ingestion.store.storePushedNotification(record, app: app)
+        let stored = try await IngestionStep.store.traced(app: app.bundleID) {
+            try await ingestion.store.storePushedNotification(record, app: app)
+        }
         if stored.alreadyApplied { return .duplicate }
         return try await apply(stored.id, notification, type: record.notificationType, app: app)
     }
@@ -127,7 +133,9 @@ public struct GooglePlayNotifications: Sendable {
     {
         let input: LedgerInput
         do {
-            input = try await self.input(for: notification, app: app)
+            input = try await IngestionStep.verify.traced(app: app.bundleID) {
+                try await self.input(for: notification, app: app)
+            }
         } catch let refusal as IngestionError {
             try await ingestion.store.markNotification(
                 id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient,
@@ -140,7 +148,10 @@ public struct GooglePlayNotifications: Sendable {
             return .applied(notificationType: type)
         }
         do {
-            switch try await ingestion.store.applyStoredNotification(id, input, app: app, now: now()) {
+            let outcome = try await IngestionStep.apply.traced(app: app.bundleID) {
+                try await ingestion.store.applyStoredNotification(id, input, app: app, now: now())
+            }
+            switch outcome {
             case .duplicate:
                 return .duplicate
             case .applied(_, let applied):

@@ -41,11 +41,14 @@ public struct StripeNotifications: Sendable {
     /// Authenticates, stores and applies one webhook. Refusals: `invalid_signature` (401) for a signature that
     /// verifies under no app's signing secret, whatever the body holds; `malformed_json` (400) for a signed body that
     /// is not an event; Stripe unavailable (503): the event is stored and applied later by the renewal job, or by
-    /// Stripe's redelivery.
+    /// Stripe's redelivery. Traced as an App Store notification is (`IngestionStep`): `verify` (the signature, before
+    /// the app is known), `store`, then in `apply(_:_:app:)` `verify` (the purchase read back from Stripe) and `apply`.
     public func receive(body: Data, signature: String?) async throws -> PushOutcome {
         // The signature first, over the bytes as received: a body nobody signed is not parsed at all, so what it
         // holds cannot change the answer (or the work done) for a sender without the secret.
-        let app = try await authenticate(body: body, signature: signature)
+        let app = try await IngestionStep.verify.traced(app: nil) {
+            try await authenticate(body: body, signature: signature)
+        }
         guard body.count <= Self.maximumBodyBytes, let event = try? JSONDecoder().decode(StripeEvent.self, from: body),
             Self.isIdentifier(event.id), Self.isIdentifier(event.type)
         else {
@@ -61,7 +64,9 @@ public struct StripeNotifications: Sendable {
             notificationID: "stripe:\(event.id)", format: .stripeEvent, notificationType: event.type,
             body: String(decoding: body, as: UTF8.self),
             eventTime: event.createdAt)
-        let stored = try await store.storePushedNotification(record, app: app)
+        let stored = try await IngestionStep.store.traced(app: app.bundleID) {
+            try await store.storePushedNotification(record, app: app)
+        }
         if stored.alreadyApplied { return .duplicate }
         return try await apply(stored.id, event, app: app)
     }
@@ -100,7 +105,9 @@ public struct StripeNotifications: Sendable {
     func apply(_ id: Int64, _ event: StripeEvent, app: StoredApp) async throws -> PushOutcome {
         let input: LedgerInput
         do {
-            input = try await self.input(for: event, app: app)
+            input = try await IngestionStep.verify.traced(app: app.bundleID) {
+                try await self.input(for: event, app: app)
+            }
         } catch let refusal as IngestionError {
             try await store.markNotification(
                 id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient, now: now())
@@ -111,7 +118,10 @@ public struct StripeNotifications: Sendable {
             return .applied(notificationType: event.type)
         }
         do {
-            switch try await store.applyStoredNotification(id, input, app: app, now: now()) {
+            let outcome = try await IngestionStep.apply.traced(app: app.bundleID) {
+                try await store.applyStoredNotification(id, input, app: app, now: now())
+            }
+            switch outcome {
             case .duplicate:
                 return .duplicate
             case .applied(_, let applied):
