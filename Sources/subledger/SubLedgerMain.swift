@@ -13,6 +13,8 @@ enum SubLedgerMain {
             // made here, before any command runs.
             ConcurrencyOnEventLoops.install(logger: Logger(label: "subledger"))
         }
-        await SubLedgerCommand.main()
+        // As ArgumentParser's `main`, but a failure is written in the log format asked for (`--log-format json`).
+        let status = await SubLedgerCommand.execute(Array(CommandLine.arguments.dropFirst()))
+        SubLedgerCommand.exit(withError: status == 0 ? nil : ExitCode(status))
     }
 }

@@ -248,12 +248,12 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
         var passedOn = false
         switch outcome {
         case .success(let read?) where !read.entitlements.isEmpty || read.credits != 0:
-            if route.logsRequests { log(current.head) }
             // Recorded before the answer is written, as the router's middleware records before Hummingbird writes.
+            let duration = current.started.duration(to: .now)
+            if route.logsRequests { log(current.head, duration: duration) }
             route.answered.requests.increment()
             route.answered.duration.recordNanoseconds(
-                RequestMetricsMiddleware<SubLedgerRequestContext>.nanoseconds(
-                    current.started.duration(to: .now)))
+                RequestMetricsMiddleware<SubLedgerRequestContext>.nanoseconds(duration))
             route.answeredHere.add(1, ordering: .relaxed)
             write(
                 Representation.EntitlementsResponse(
@@ -306,11 +306,14 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
-    /// The request log's line, under a logger carrying a request id as the router's context's does.
-    private func log(_ head: HTTPRequest) {
+    /// The request log's line of a read answered 200 here, under a logger carrying a request id as the router's
+    /// context's does.
+    private func log(_ head: HTTPRequest, duration: Duration) {
         var logger = route.logger
         logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
-        RequestLog.write(logger, method: head.method, path: head.path ?? "")
+        RequestLog.write(
+            logger, method: head.method, route: EntitlementReadRoute.path, target: head.path ?? "", status: .ok,
+            duration: duration)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
