@@ -153,7 +153,7 @@ import Testing
     // MARK: - 408
 
     /// A request whose headers, or whose body, stop arriving is answered 408 `request_timeout` with
-    /// `Connection: close` once the request timeout (here 1 s) has passed; the answer, not its time, is asserted.
+    /// `Connection: close`, `Date` and `Server` once the request timeout (here 1 s) has passed; the answer, not its time, is asserted.
     @Test func aRequestThatDoesNotArriveIsAnswered408() async throws {
         try await H.run(requestTimeout: .seconds(1)) { harness, client in
             let port = try #require(client.port)
@@ -166,11 +166,17 @@ import Testing
                 #expect(answer.status == 408, "\(request.prefix(30))")
                 #expect(answer.header("Connection")?.lowercased() == "close")
                 #expect(Self.errorCode(answer) == "request_timeout")
+                // Ended as every answer is: `Date` (RFC 9110's IMF-fixdate) and then `Server`.
+                #expect(answer.headers.suffix(2).map(\.name) == ["Date", "Server"], "\(answer.headers)")
+                #expect(answer.header("Server") == "SubLedger")
+                let date = try #require(answer.header("Date"))
+                #expect(date.hasSuffix(" GMT") && date.count == "Thu, 01 Jan 1970 00:00:00 GMT".count, "\(date)")
             }
             // A complete request on the same short timeout is answered as usual.
             let complete = try await Self.exchange(
                 port, Self.get("/v1/accounts/alice/entitlements", key: harness.keyOne))
             #expect(complete.status == 200)
+            #expect(complete.headers.suffix(2).map(\.name) == ["Date", "Server"], "\(complete.headers)")
         }
     }
 

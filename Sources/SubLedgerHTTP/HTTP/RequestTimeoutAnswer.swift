@@ -2,7 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Answers 408 `request_timeout` with `Connection: close`, and closes, when a request has begun to arrive and is
+/// Answers 408 `request_timeout` with `Connection: close` (and `Date` and `Server`, as every answer), and closes, when a request has begun to arrive and is
 /// not complete within the timeout: a client that sent part of its headers or of its body and then nothing.
 /// Without it the idle timeout closed such a connection with no answer at all.
 ///
@@ -145,6 +145,9 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.contentLength] = String(body.count)
         fields[.connection] = "close"
+        // Ended as every other answer of the service is (`ServerHeaders`).
+        var date = ServerHeaders.DateText()
+        ServerHeaders.append(to: &fields, date: &date)
         var buffer = context.channel.allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .requestTimeout, headerFields: fields))), promise: nil)
