@@ -23,7 +23,10 @@ extension SubLedgerServer {
         recovery: NotificationRecovery.Configuration? = nil, tracing: (any Service)? = nil, logger: Logger
     ) async throws {
         // Before anything creates a metric (the Apple gateway's breaker gauge, at 0 when built): see `run`.
-        if metricsPort != nil { ServiceMetrics.bootstrap() }
+        if metricsPort != nil {
+            ServiceMetrics.bootstrap()
+            MetricDeclarations.declarePoll()
+        }
         let opened = try await DatabaseBootstrap.open(
             configuration, poolSize: max(2, poller.concurrency + 2), logger: logger)
         do {

@@ -158,7 +158,7 @@ public struct WebhookDeliveryStore: Sendable {
     }
 
     /// Where a delivery stands after an attempt was recorded.
-    public enum Outcome: String, Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, CaseIterable {
         /// A 2xx answer.
         case delivered
         /// Failed; tried again later.

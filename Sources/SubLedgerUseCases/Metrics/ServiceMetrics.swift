@@ -31,6 +31,8 @@ public enum ServiceMetrics {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = durationBuckets
         MetricsSystem.bootstrap(factory)
+        // Exported at 0 from the start, not from their first event.
+        MetricDeclarations.declareShared()
         return registry
     }()
 }

@@ -16,6 +16,9 @@ import SubLedgerStore
 /// one `ObligationRetryPolicy`, a refusal is final. Every outcome is counted in
 /// `subledger_store_obligations_total{store,kind,outcome}` and kept on the row (the admin page's counts).
 public struct StoreObligationSender: Service {
+    /// The `outcome` label's values of `subledger_store_obligations_total` (`MetricDeclarations`).
+    static let outcomeNames = ["sent", "skipped", "retry", "failed"]
+
     /// How the sender runs.
     public struct Configuration: Sendable {
         /// Obligations claimed per batch. Default 100.

@@ -61,6 +61,12 @@ public struct RenewalPoller: Service {
                 + "errors \(errors), quarantined \(quarantined)"
         }
 
+        /// The `result` label's values of `subledger_poll_items_total`, as `recordMetrics` names them
+        /// (`MetricDeclarations`).
+        static let resultNames = [
+            "checked", "renewed", "expired", "revoked", "credited", "skipped", "errors", "notifications", "quarantined",
+        ]
+
         /// Adds this cycle's counts to the `subledger_poll_items_total{result=...}` counters.
         func recordMetrics() {
             let counts = [

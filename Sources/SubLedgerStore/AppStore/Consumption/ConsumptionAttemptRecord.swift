@@ -3,7 +3,7 @@ import SubLedgerCore
 /// One decision or call to Apple about a consumption request, as the audit trail keeps it.
 public struct ConsumptionAttemptRecord: Sendable, Hashable {
     /// How it ended.
-    public enum Outcome: String, Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, CaseIterable {
         /// Apple accepted the answer: the request is `sent`.
         case accepted
         /// Apple failed in a way that may pass (5xx, 429, timeout): the request is `retry` until `nextAttemptAt`.

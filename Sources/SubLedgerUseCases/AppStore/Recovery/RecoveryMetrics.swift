@@ -9,6 +9,9 @@ import SubLedgerCore
 ///   `skipped` (no Server API credentials) or `busy` (another process holds the cursor);
 /// - `subledger_recovery_cursor_lag_seconds{app,environment}`: how far behind now the complete history ends.
 enum RecoveryMetrics {
+    /// The `result` label's values of `subledger_recovery_notifications_total` (`MetricDeclarations`).
+    static let notificationResults = ["applied", "already_had", "rejected", "deferred"]
+
     static func notifications(_ result: String, count: Int) {
         guard count > 0 else { return }
         Counter(label: "subledger_recovery_notifications_total", dimensions: [("result", result)]).increment(by: count)

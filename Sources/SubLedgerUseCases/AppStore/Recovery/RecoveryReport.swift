@@ -3,7 +3,7 @@ import SubLedgerCore
 /// What one recovery did, per app and environment.
 public struct RecoveryReport: Sendable, Hashable, CustomStringConvertible {
     /// How the run of one app and environment ended.
-    public enum Result: String, Sendable, Hashable {
+    public enum Result: String, Sendable, Hashable, CaseIterable {
         /// Every window up to now was fetched and applied; the cursor is at the run's end.
         case complete
         /// Stopped early (shutdown, Apple failing midway): the cursor kept the windows that were done.
