@@ -66,26 +66,46 @@ extension StripeWorld.State {
 
     /// A new customer, on test clock `testClock` when one is named (the caller checked it exists).
     mutating func createCustomer(email: String?, metadata: JSONValue, testClock: String? = nil) -> JSONValue {
-        let customer: JSONValue = [
+        var customer: JSONValue = [
             "id": .string(newID("cus_")), "object": "customer", "created": .int(now), "email": JSONValue(email),
             "metadata": metadata, "livemode": false, "balance": 0, "currency": nil, "default_source": nil,
             "delinquent": false, "description": nil, "name": nil, "phone": nil, "test_clock": JSONValue(testClock),
-            "invoice_settings": ["custom_fields": nil, "default_payment_method": nil, "footer": nil],
+            "invoice_settings": [
+                "custom_fields": nil, "default_payment_method": nil, "footer": nil, "rendering_options": nil,
+            ],
+            "invoice_prefix": .string(newInvoicePrefix()), "next_invoice_sequence": 1,
         ]
+        customer.fill(Self.customerFields)
         insert(customer)
         emit("customer.created", customer)
         return customer
     }
 
+    /// A customer's `invoice_prefix`: eight capital letters and digits, as Stripe makes one.
+    mutating func newInvoicePrefix() -> String {
+        let characters = Array("ABCDEF0123456789")
+        return String((0..<8).map { _ in characters[Int(random.next() % UInt64(characters.count))] })
+    }
+
+    /// The number of `customer`'s next finalized invoice (`{invoice_prefix}-0001`, …), its sequence moved on.
+    mutating func takeInvoiceNumber(_ customer: String) -> String {
+        let prefix = objects[customer]?["invoice_prefix"]?.string ?? "SIM"
+        let sequence = objects[customer]?["next_invoice_sequence"]?.int ?? 1
+        update(customer) { $0["next_invoice_sequence"] = .int(sequence + 1) }
+        let digits = String(sequence)
+        return prefix + "-" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
     mutating func createProduct(name: String, id: String?, metadata: JSONValue) throws(StripeFailure) -> JSONValue {
         let productID = id ?? newID("prod_")
         guard objects[productID] == nil else { throw .invalid("Product already exists.", param: "id") }
-        let product: JSONValue = [
+        var product: JSONValue = [
             "id": .string(productID), "object": "product", "active": true, "created": .int(now), "name": .string(name),
             "metadata": metadata, "livemode": false, "description": nil, "default_price": nil, "updated": .int(now),
             "images": [], "marketing_features": [], "package_dimensions": nil, "shippable": nil, "tax_code": nil,
             "unit_label": nil, "url": nil, "statement_descriptor": nil,
         ]
+        product.fill(Self.productFields)
         insert(product)
         emit("product.created", product)
         return product
@@ -180,7 +200,7 @@ extension StripeWorld.State {
         let id = newID("cs_test_")
         // Stripe Tax computes the tax when the session is made; the first invoice of a subscription states its own.
         let taxed = taxing(price["unit_amount"]?.int ?? 0)
-        let session: JSONValue = [
+        var session: JSONValue = [
             "id": .string(id), "object": "checkout.session", "mode": .string(mode), "status": "open",
             "payment_status": "unpaid", "client_reference_id": JSONValue(form.string("client_reference_id")),
             "customer": JSONValue(form.string("customer")), "customer_email": JSONValue(form.string("customer_email")),
@@ -199,6 +219,8 @@ extension StripeWorld.State {
             "_payment_intent_metadata": form.metadata(form.value("payment_intent_data", "metadata")),
             "_trial_period_days": JSONValue(trialDays),
         ]
+        session["invoice_creation"] = mode == "payment" ? Self.noInvoiceCreation : nil
+        session.fill(Self.checkoutSessionFields)
         insert(session)
         return session
     }
@@ -221,12 +243,14 @@ extension StripeWorld.State {
             customer: customer, price: price, metadata: session["_subscription_metadata"] ?? [:],
             trialDays: session["_trial_period_days"]?.int)
         let invoice = objects[subscription]?["latest_invoice"] ?? nil
+        let details = customerDetails(session, customer: customer)
         update(id, emitting: "checkout.session.completed") { session in
             session["status"] = "complete"
             session["payment_status"] = "paid"
             session["customer"] = .string(customer)
             session["subscription"] = .string(subscription)
             session["invoice"] = invoice
+            session["customer_details"] = details
         }
         return objects[id] ?? session
     }
@@ -247,7 +271,9 @@ extension StripeWorld.State {
         let payment = collect(
             amount: amount, currency: currency, customer: customer,
             metadata: session["_payment_intent_metadata"] ?? [:])
+        let details = customerDetails(session, customer: customer)
         update(id, emitting: "checkout.session.completed") { session in
+            session["customer_details"] = details
             session["status"] = "complete"
             session["payment_status"] = "paid"
             session["customer"] = JSONValue(customer)
@@ -272,8 +298,9 @@ extension StripeWorld.State {
             "id": .string(newID("si_")), "object": "subscription_item", "created": .int(now), "metadata": [:],
             "price": price, "quantity": 1, "subscription": .string(id), "current_period_start": .int(start),
             "current_period_end": .int(end), "discounts": [], "tax_rates": [], "billing_thresholds": nil,
+            "plan": Self.plan(of: price),
         ]
-        let subscription: JSONValue = [
+        var subscription: JSONValue = [
             "id": .string(id), "object": "subscription", "customer": .string(customer),
             "status": trialDays == nil ? "incomplete" : "trialing", "metadata": metadata,
             "cancel_at_period_end": false, "cancel_at": nil, "canceled_at": nil, "ended_at": nil,
@@ -284,11 +311,19 @@ extension StripeWorld.State {
                 "object": "list", "data": [item], "has_more": false, "total_count": 1,
                 "url": .string("/v1/subscription_items?subscription=\(id)"),
             ],
-            "latest_invoice": nil, "pause_collection": nil, "test_clock": nil, "default_payment_method": nil,
+            "latest_invoice": nil, "pause_collection": nil, "default_payment_method": nil,
             "cancellation_details": ["comment": nil, "feedback": nil, "reason": nil], "description": nil,
             "discounts": [], "application": nil, "schedule": nil, "days_until_due": nil,
         ]
+        subscription["test_clock"] = objects[customer]?["test_clock"] ?? nil
+        subscription["automatic_tax"] = [
+            "enabled": .bool(automaticTax != nil), "disabled_reason": nil,
+            "liability": automaticTax == nil ? nil : ["type": "self"],
+        ]
+        subscription.fill(Self.subscriptionFields)
         insert(subscription)
+        // A customer's currency is that of the first thing billed to it.
+        if objects[customer]?["currency"] == .null { update(customer) { $0["currency"] = price["currency"] ?? nil } }
         emit("customer.subscription.created", subscription)
         let amount = trialDays == nil ? (price["unit_amount"]?.int ?? 0) : 0
         let paid = bill(
@@ -318,7 +353,8 @@ extension StripeWorld.State {
             [
                 "id": .string(newID("il_")), "object": "line_item", "amount": .int(line.amount),
                 "currency": .string(currency), "description": nil, "invoice": .string(invoiceID),
-                "livemode": false, "metadata": [:], "quantity": 1,
+                "livemode": false, "metadata": [:], "quantity": 1, "quantity_decimal": "1",
+                "subscription": .string(subscription), "subtotal": .int(line.amount),
                 "period": ["start": .int(line.start), "end": .int(line.end)],
                 "pricing": [
                     "type": "price_details",
@@ -337,8 +373,10 @@ extension StripeWorld.State {
                 "pretax_credit_amounts": [],
             ]
         }
-        let invoice: JSONValue = [
+        let buyer = objects[customer] ?? [:]
+        var invoice: JSONValue = [
             "id": .string(invoiceID), "object": "invoice", "customer": .string(customer), "status": "draft",
+            "subscription": .string(subscription), "webhooks_delivered_at": .int(now),
             "billing_reason": .string(reason), "amount_due": .int(total), "amount_paid": 0,
             "amount_remaining": .int(total), "total": .int(total), "subtotal": .int(taxed.subtotal),
             "subtotal_excluding_tax": .int(taxed.subtotal - (taxed.inclusive ? taxed.tax : 0)),
@@ -363,14 +401,21 @@ extension StripeWorld.State {
             "account_country": "US", "account_name": "stripe-sim", "description": nil, "due_date": nil,
             "effective_at": nil, "ending_balance": nil, "starting_balance": 0, "receipt_number": nil,
         ]
+        // The customer as it is when the invoice is made, as Stripe copies it.
+        for field in ["email", "name", "phone", "address", "shipping", "tax_exempt"] {
+            invoice["customer_" + field] = buyer[field] ?? nil
+        }
+        invoice.fill(Self.invoiceFields)
         insert(invoice)
         emit("invoice.created", invoice)
         let now = self.now
+        let number = takeInvoiceNumber(customer)
         update(invoiceID, emitting: "invoice.finalized") { invoice in
             invoice["status"] = "open"
             invoice["status_transitions"]?["finalized_at"] = .int(now)
             invoice["effective_at"] = .int(now)
-            invoice["number"] = .string("SIM-\(invoiceID.suffix(8))")
+            invoice["number"] = .string(number)
+            invoice["ending_balance"] = invoice["starting_balance"] ?? 0
         }
         update(subscription) { $0["latest_invoice"] = .string(invoiceID) }
         return pay(invoiceID)
@@ -429,6 +474,7 @@ extension StripeWorld.State {
                 "net": .int(amount - fee), "currency": .string(currency), "created": .int(now),
                 "available_on": .int(now + 2 * 86_400), "source": .string(chargeID), "status": "pending",
                 "type": "charge", "reporting_category": "charge", "description": nil, "exchange_rate": nil,
+                "balance_type": "payments",
                 "fee_details": [
                     [
                         "amount": .int(fee), "currency": .string(currency), "type": "stripe_fee",
@@ -439,17 +485,19 @@ extension StripeWorld.State {
             insert(transaction)
             balance = transaction["id"] ?? nil
         }
-        let intent: JSONValue = [
+        var intent: JSONValue = [
             "id": .string(intentID), "object": "payment_intent", "amount": .int(amount),
             "amount_received": .int(declined ? 0 : amount), "currency": .string(currency),
             "customer": JSONValue(customer), "status": declined ? "requires_payment_method" : "succeeded",
             "latest_charge": .string(chargeID), "created": .int(now), "livemode": false, "metadata": metadata,
             "payment_method_types": ["card"], "description": nil, "capture_method": "automatic",
             "last_payment_error": declined ? ["code": "card_declined", "decline_code": "generic_decline"] : nil,
+            "client_secret": .string(intentID + "_secret_" + newID("")),
         ]
+        intent.fill(Self.paymentIntentFields)
         insert(intent)
         emit("payment_intent.created", intent)
-        let charge: JSONValue = [
+        var charge: JSONValue = [
             "id": .string(chargeID), "object": "charge", "amount": .int(amount),
             "amount_captured": .int(declined ? 0 : amount), "amount_refunded": 0, "refunded": false,
             "disputed": false, "captured": .bool(!declined), "paid": .bool(!declined),
@@ -461,9 +509,13 @@ extension StripeWorld.State {
                 "type": declined ? "issuer_declined" : "authorized",
                 "network_status": declined ? "declined_by_network" : "approved_by_network",
                 "reason": declined ? "generic_decline" : nil, "risk_level": "normal", "seller_message": nil,
+                "advice_code": nil, "network_advice_code": nil, "network_decline_code": nil,
             ],
             "livemode": false, "metadata": metadata, "description": nil, "receipt_url": nil, "payment_method": nil,
+            "billing_details": Self.billingDetails(email: customer.flatMap { objects[$0]?["email"] } ?? nil),
+            "payment_method_details": Self.cardDetails(declines: declined),
         ]
+        charge.fill(Self.chargeFields)
         insert(charge)
         if declined {
             emit("charge.failed", charge)

@@ -62,6 +62,7 @@ extension StripeWorld.State {
         update(id, emitting: "customer.subscription.updated") { sub in
             var item = item
             item["price"] = newPrice
+            item["plan"] = Self.plan(of: newPrice)
             sub["items"]?["data"] = [item]
         }
         guard prorate, end > now, end > start else { return }
@@ -122,13 +123,15 @@ extension StripeWorld.State {
                 status: 400, type: "invalid_request_error", code: "charge_already_refunded",
                 message: "Refund amount is greater than the unrefunded amount on the charge.", param: "amount")
         }
-        let refund: JSONValue = [
+        var refund: JSONValue = [
             "id": .string(newID("re_")), "object": "refund", "amount": .int(wanted), "charge": .string(chargeID),
             "payment_intent": charge["payment_intent"] ?? nil, "currency": charge["currency"] ?? nil,
             "created": .int(now), "status": "succeeded", "reason": JSONValue(form.string("reason")),
             "metadata": form.metadata(form["metadata"]), "balance_transaction": nil, "receipt_number": nil,
             "destination_details": ["type": "card", "card": ["type": "refund"]],
         ]
+        refund["customer"] = charge["customer"] ?? nil
+        refund.fill(Self.refundFields)
         insert(refund)
         emit("refund.created", refund)
         update(chargeID, emitting: "charge.refunded") { charge in
@@ -144,6 +147,7 @@ extension StripeWorld.State {
         guard charge["status"]?.string == "succeeded", charge["disputed"]?.bool != true else {
             throw .invalid("The charge cannot be disputed.")
         }
+        let brand: JSONValue = charge["payment_method_details"]?["card"]?["brand"] ?? "visa"
         let dispute: JSONValue = [
             "id": .string(newID("dp_")), "object": "dispute", "amount": charge["amount"] ?? 0,
             "charge": .string(chargeID), "payment_intent": charge["payment_intent"] ?? nil,
@@ -151,7 +155,13 @@ extension StripeWorld.State {
             "reason": .string(reason), "is_charge_refundable": false, "livemode": false, "metadata": [:],
             "balance_transactions": [],
             "evidence_details": [
-                "due_by": .int(now + 7 * 86_400), "has_evidence": false, "past_due": false, "submission_count": 0,
+                "due_by": .int(now + 7 * 86_400), "enhanced_eligibility": [:], "has_evidence": false,
+                "past_due": false, "submission_count": 0,
+            ],
+            "evidence": Self.emptyEvidence, "enhanced_eligibility_types": [],
+            "payment_method_details": [
+                "type": "card",
+                "card": ["brand": brand, "case_type": "chargeback", "network": brand, "network_reason_code": nil],
             ],
         ]
         insert(dispute)

@@ -54,12 +54,14 @@ extension StripeWorld.State {
         return answer
     }
 
-    /// Deletes clock `id`; its customers stay, on no clock from then on (their subscriptions follow the simulator's
-    /// clock again).
+    /// Deletes clock `id`; its customers and their subscriptions stay, on no clock from then on (the subscriptions
+    /// follow the simulator's clock again).
     mutating func deleteTestClock(_ id: String) throws(StripeFailure) -> JSONValue {
         let clock = try object(id, kind: Self.testClockKind)
-        for customer in idsByKind["customer", default: []] where objects[customer]?["test_clock"]?.string == id {
-            update(customer) { $0["test_clock"] = nil }
+        for kind in ["customer", "subscription"] {
+            for object in idsByKind[kind, default: []] where objects[object]?["test_clock"]?.string == id {
+                update(object) { $0["test_clock"] = nil }
+            }
         }
         objects[id] = nil
         idsByKind[Self.testClockKind]?.removeAll { $0 == id }
