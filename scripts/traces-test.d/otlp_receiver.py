@@ -68,6 +68,8 @@ class Receiver(BaseHTTPRequestHandler):
                         "kind": Span.SpanKind.Name(span.kind),
                         "status": span.status.code,
                         "attributes": attributes(span.attributes),
+                        "events": [attributes(event.attributes) for event in span.events],
+                        "resource": resource,
                     }) + "\n")
         with LOCK, open(OUT, "a", encoding="utf-8") as out:
             out.writelines(lines)

@@ -52,7 +52,7 @@ enum ServerSpanDescription {
     }
 
     /// The span's attributes known once the request was answered: the route, the status and, for a 5xx,
-    /// `error.type`: the thrown error's type when one went past the error mapping, else the status code.
+    /// `error.type`: the type of an error that is no answer (nothing mapped it to a status), else the status code.
     static func responseAttributes(route: String?, status: Int, error: (any Error)?) -> [(String, SpanAttribute)] {
         var attributes: [(String, SpanAttribute)] = [("http.response.status_code", .int64(Int64(status)))]
         if let route = self.route(route) { attributes.append(("http.route", .string(route))) }

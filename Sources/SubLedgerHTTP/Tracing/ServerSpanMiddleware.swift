@@ -37,8 +37,11 @@ struct ServerSpanMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return response
         } catch {
-            let status = Int((error as? any HTTPResponseError)?.status.code ?? 500)
-            Self.finish(span, method: method, route: context.endpointPath, status: status, error: error)
+            // An error that is an answer (the error mapping's) is classed by its status, like one returned.
+            let answer = error as? any HTTPResponseError
+            let status = Int(answer?.status.code ?? 500)
+            Self.finish(
+                span, method: method, route: context.endpointPath, status: status, error: answer == nil ? error : nil)
             span.recordError(error)
             span.end()
             throw error
