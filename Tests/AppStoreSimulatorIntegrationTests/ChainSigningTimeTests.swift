@@ -40,6 +40,30 @@ import Testing
         }
     }
 
+    /// A receipt verified after a state was signed is answered no earlier than that state: Apple has one clock, so
+    /// a refund a later receipt shows is never dated before a clean state the app submitted earlier (SubLedger orders
+    /// observations by these dates, and would take the refund for one that was reversed).
+    @Test func aReceiptVerifiedAfterASignedStateIsDatedNoEarlier() async throws {
+        let receiver = try await NotificationReceiver.start()
+        defer { Task { await receiver.shutdown() } }
+        try await SimulatorFixture.with(notificationURL: receiver.url) { fixture in
+            _ = try await fixture.createAppleID("still@example.com")
+            let bought = try await fixture.buy("still@example.com", "pro.monthly")
+            let chain = try #require(bought.originalTransactionID)
+            _ = try await fixture.action(
+                "/control/subscriptions/\(chain)/auto-renew", body: AutoRenewRequest(enabled: false))
+            let on = try await fixture.action(
+                "/control/subscriptions/\(chain)/auto-renew", body: AutoRenewRequest(enabled: true))
+            let renewalInfo = try JWSTestDecoding.renewalInfo(try #require(on.signedRenewalInfo))
+            let signed = try #require(renewalInfo.signedDate)
+            #expect(signed > on.now)
+
+            let verified = try await fixture.verifyReceiptClient().verify(receiptData: bought.receiptData).verified()
+            let requestDate = try #require(verified.response.receipt?.requestDateMS)
+            #expect(requestDate >= signed)
+        }
+    }
+
     @Test func anotherChainKeepsTheClocksInstant() async throws {
         let receiver = try await NotificationReceiver.start()
         defer { Task { await receiver.shutdown() } }

@@ -50,6 +50,9 @@ struct SimulatorState: Sendable {
     /// its own). Every notification signs a new state strictly after the one before, even while the manual clock
     /// stands still, so two states of one chain never carry the same `signedDate`.
     var chainSignedAt: [String: Instant] = [:]
+    /// The latest instant any state was signed at (the largest of `chainSignedAt`). Apple has one clock: whatever
+    /// it answers later, a receipt's `request_date` included, is dated at or after what it signed before.
+    private(set) var signedThrough: Instant?
     private var sequence = 0
     private var accountCounter = 0
 
@@ -68,7 +71,14 @@ struct SimulatorState: Sendable {
             instant = previous.adding(milliseconds: 1)
         }
         chainSignedAt[originalTransactionID] = instant
+        signedThrough = max(signedThrough ?? instant, instant)
         return instant
+    }
+
+    /// The instant of an answer that signs no new state (a verifyReceipt answer's `request_date`): now, never before
+    /// a state already signed.
+    func answeringInstant(now: Instant) -> Instant {
+        max(now, signedThrough ?? now)
     }
 
     /// The instant a read signs the chain's current state at: now, never before that state was signed.

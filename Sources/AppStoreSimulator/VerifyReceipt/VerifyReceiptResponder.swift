@@ -70,7 +70,9 @@ struct VerifyReceiptResponder: Sendable {
                 latest = try? state.latestReceiptFragment(
                     issued.key, excludeOldTransactions: request.excludeOldTransactions, signer: signer, now: now)
             }
-            return .receipt(head: head, inApp: inApp, latest: latest, environment: issued.environment)
+            return .receipt(
+                head: head, inApp: inApp, latest: latest, environment: issued.environment,
+                requestDate: state.answeringInstant(now: now))
         }
         switch outcome {
         case .unknown:
@@ -81,11 +83,11 @@ struct VerifyReceiptResponder: Sendable {
             return Self.status(status, endpoint: endpoint)
         case .legacy(let json):
             return json
-        case .receipt(let head, let inApp, let latest, let environment):
+        case .receipt(let head, let inApp, let latest, let environment, let requestDate):
             var out = "{\"receipt\":{"
             out.reserveCapacity(head.utf8.count + inApp.utf8.count + (latest?.utf8.count ?? 0) + 400)
             out += head
-            ReceiptJSON.dates(&out, "request_date", now)
+            ReceiptJSON.dates(&out, "request_date", requestDate)
             out += ",\"in_app\":"
             out += inApp
             out += "},\"environment\":\""
@@ -104,7 +106,7 @@ struct VerifyReceiptResponder: Sendable {
         case unknown
         case status(Int)
         case legacy(String)
-        case receipt(head: String, inApp: String, latest: String?, environment: StoreEnvironment)
+        case receipt(head: String, inApp: String, latest: String?, environment: StoreEnvironment, requestDate: Instant)
     }
 
     /// `{"status": N, "environment": ...}` (with `is-retryable` for 21100–21199).
