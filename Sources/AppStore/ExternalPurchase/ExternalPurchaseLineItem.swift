@@ -31,6 +31,9 @@ public struct ExternalPurchaseLineItem: Codable, Hashable, Sendable {
     public var reportingCurrency: String?
     /// Apple's `pricingCurrency`, ISO 4217.
     public var pricingCurrency: String?
+    /// Apple's `exchangeRate`: (amount in `pricingCurrency`) × `exchangeRate` = (amount in `reportingCurrency`);
+    /// only when the two differ (`ExternalPurchaseCurrencies`).
+    public var exchangeRate: Double?
     /// Apple's `taxCountry`, ISO 3166-1 alpha-3.
     public var taxCountry: String?
     /// Raw `subscriptionEvent` (`SUBSCRIPTION_START`, `RENEWAL`, ...); a subscription's line items only.
@@ -63,7 +66,7 @@ public struct ExternalPurchaseLineItem: Codable, Hashable, Sendable {
         case rawEventType = "eventType"
         case rawProductType = "productType"
         case productIdentifier, quantity, amountTaxInclusive, amountTaxExclusive, taxAmount, netAmountTaxExclusive
-        case reportingCurrency, pricingCurrency, taxCountry
+        case reportingCurrency, pricingCurrency, exchangeRate, taxCountry
         case rawSubscriptionEvent = "subscriptionEvent"
         case subscriptionStartDate, subscriptionEndDate, subscriptionDaysOfPaidService, restatement
         case erroneouslySubmitted

@@ -141,7 +141,31 @@ extension ExternalPurchaseBook {
                     ExternalPurchaseReportErrorCode.omittedField.error(field: field, lineItemID: item.lineItemID))
             }
         }
+        errors += checkCurrencies(item)
         return errors
+    }
+
+    /// Apple's currency rule: the reporting currency one Apple lists; the pricing currency's own when Apple lists
+    /// it (and then no `exchangeRate`), else EUR or USD with the positive `exchangeRate` used.
+    private static func checkCurrencies(_ item: ExternalPurchaseLineItem) -> [ExternalPurchaseReportError] {
+        func isCode(_ text: String) -> Bool { text.utf8.count == 3 && text.utf8.allSatisfy { (65...90).contains($0) } }
+        // A currency missing or not a code was refused above.
+        guard let reporting = item.reportingCurrency, let pricing = item.pricingCurrency, isCode(reporting),
+            isCode(pricing)
+        else { return [] }
+        func error(_ code: ExternalPurchaseReportErrorCode, _ field: String) -> ExternalPurchaseReportError {
+            code.error(field: field, lineItemID: item.lineItemID)
+        }
+        guard ExternalPurchaseCurrencies.reporting.contains(reporting) else {
+            return [error(.unknownEnum, "reportingCurrency")]
+        }
+        if ExternalPurchaseCurrencies.reporting.contains(pricing) {
+            if reporting != pricing { return [error(.unknownEnum, "reportingCurrency")] }
+            return []
+        }
+        guard ["EUR", "USD"].contains(reporting) else { return [error(.unknownEnum, "reportingCurrency")] }
+        guard let rate = item.exchangeRate else { return [error(.omittedField, "exchangeRate")] }
+        return rate.isFinite && rate > 0 ? [] : [error(.negativeValueNotAllowed, "exchangeRate")]
     }
 
     /// A `BUY`: its product, and for a subscription its event, period and (after the start) the

@@ -117,6 +117,23 @@ public struct ExternalPurchaseStore: Sendable {
         return decoded
     }
 
+    /// The stored exchange rate (`fx apply`) of `currency` into `reportingCurrency` dated nearest `day` (days since
+    /// 1970) and at most `withinDays` from it, with its day; nil when none is that close. Of two as near, the earlier.
+    public func exchangeRate(of currency: String, into reportingCurrency: String, nearDay day: Int64, withinDays: Int64)
+        async throws -> (rate: Double, day: Int64)?
+    {
+        let rows = try await pool.query(
+            """
+            SELECT rate::text, (rate_date - DATE '1970-01-01')::bigint FROM exchange_rates
+            WHERE reporting_currency = \(reportingCurrency) AND currency = \(currency)
+              AND abs((rate_date - DATE '1970-01-01')::bigint - \(day)::bigint) <= \(withinDays)::bigint
+            ORDER BY abs((rate_date - DATE '1970-01-01')::bigint - \(day)::bigint), rate_date
+            LIMIT 1
+            """)
+        guard let row = rows.first, let rate = Double(try row.decode(String.self, at: 0)) else { return nil }
+        return (rate, try row.decode(Int64.self, at: 1))
+    }
+
     /// Apple accepted report `reportID` (Send External Purchase Report answered 200).
     public func markSent(_ reportID: Int64, now: Instant) async throws {
         try await pool.query(

@@ -51,7 +51,18 @@ public struct ExternalPurchaseReportSender: Sendable {
         if stored.waitsForEarlierReport {
             return .transient(detail: "earlier_report_pending: an earlier report of the token is not confirmed yet")
         }
-        let report = ExternalPurchaseReportBuilder.report(stored, app: app.definition)
+        var conversions: [String: ExternalPurchaseReportBuilder.Conversion] = [:]
+        for item in stored.lineItems where ExternalPurchaseReportBuilder.needsConversion(item.currency) {
+            guard let conversion = try await conversion(of: item) else {
+                let day = CalendarDay.text(item.occurredAt.millisecondsSince1970 / 86_400_000)
+                return .transient(
+                    detail: "exchange_rate_missing: Apple does not accept \(item.currency) as a reporting currency; "
+                        + "load a rate of \(item.currency) into USD or EUR within 2 days of \(day) (subledger fx apply)"
+                )
+            }
+            conversions[item.lineItemID] = conversion
+        }
+        let report = ExternalPurchaseReportBuilder.report(stored, app: app.definition, conversions: conversions)
         if try await retrieve(stored.requestIdentifier, client: client) == nil {
             if let refusal = await sendReport(report, client: client) {
                 guard case .apple(let error) = refusal, error.code == .reportRejected else { throw refusal }
@@ -70,6 +81,22 @@ public struct ExternalPurchaseReportSender: Sendable {
         }
         try await store.markConfirmed(reportID, now: now)
         return .sent()
+    }
+
+    /// How `item`, in a currency Apple does not accept, is reported: in the first of Apple's conversion currencies
+    /// with a stored rate within Apple's window of the transaction's day; nil when there is none.
+    private func conversion(of item: StoredExternalPurchaseReport.LineItem) async throws
+        -> ExternalPurchaseReportBuilder.Conversion?
+    {
+        let day = item.occurredAt.millisecondsSince1970 / 86_400_000
+        for target in ExternalPurchaseCurrencies.conversionTargets {
+            if let found = try await store.exchangeRate(
+                of: item.currency, into: target, nearDay: day, withinDays: ExternalPurchaseCurrencies.rateWindowDays)
+            {
+                return .init(reportingCurrency: target, rate: found.rate)
+            }
+        }
+        return nil
     }
 
     /// Sends `report`; nil when Apple accepted it, else why not.
