@@ -1,0 +1,492 @@
+import Foundation
+import GooglePlay
+import GooglePlaySimulator
+import HTTPTypes
+import PostgresLibPQ
+import SeededRandom
+import SubLedgerCore
+import SubLedgerStore
+import SubLedgerUseCases
+
+/// One simulated Google Play world, generated from a seed: an app under one ownership policy, a few Google accounts
+/// shared by a few of the app's accounts, and a life of purchases, re-signups, restores, renewals, cancellations,
+/// refunds, lost and redelivered real-time developer notifications, merges and erasures, driven through SubLedger's
+/// HTTP API with play-sim as Google Play (its Pub/Sub pushes posted to `/v1/notifications/google`).
+///
+/// After every step SubLedger's database and answers are compared with `GooglePlayReferenceModel`, fed what SubLedger
+/// read from Google for each input in the order it took them; the first disagreement ends the world and comes back
+/// with the steps that led to it.
+struct GooglePlayLifeWorld {
+    typealias G = GooglePlayPurchaseEndToEndTests
+
+    let seed: UInt64
+    let steps: Int
+
+    struct Violation: Error, CustomStringConvertible {
+        var seed: UInt64
+        var step: Int
+        var invariant: String
+        var log: [String]
+        var description: String {
+            "Google Play world \(seed), step \(step): \(invariant)\nsteps (replay: SIMULATION_SEEDS=\(seed),):\n"
+                + log.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+        }
+    }
+
+    /// Runs the world; nil when every invariant held after every step, else the first violation.
+    func run() async throws -> Violation? {
+        do {
+            try await G.run(pushes: true) { h in
+                var life = try await PlayLife(seed: seed, h: h)
+                let violation = try await life.live(steps: steps)
+                if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
+                    print("Google Play world \(seed):\n" + life.log.map { "  " + $0 }.joined(separator: "\n"))
+                }
+                if let violation { throw violation }
+            }
+        } catch let violation as Violation {
+            return violation
+        }
+        return nil
+    }
+}
+
+/// The running state of one Google Play world.
+private struct PlayLife {
+    typealias G = GooglePlayPurchaseEndToEndTests
+    typealias Model = GooglePlayReferenceModel
+
+    let seed: UInt64
+    let h: G.Harness
+    let admin: String
+    var random: SplitMix64
+    var model: Model
+    var googleAccounts: [String] = []
+    var accounts: [String] = []
+    /// Google account → its newest purchase token.
+    var newest: [String: String] = [:]
+    /// Token → when it was bought, the obfuscated account id it carries, the token that replaced it.
+    var boughtAt: [String: Int64] = [:]
+    var hints: [String: String] = [:]
+    var successor: [String: String] = [:]
+    /// Tokens SubLedger has read (a submission, a notification, or as an earlier link of one).
+    var met: Set<String> = []
+    var absorbed: Set<String> = []
+    var notificationsDown = false
+    var known: Set<String> = []
+    var log: [String] = []
+
+    init(seed: UInt64, h: G.Harness) async throws {
+        self.seed = seed
+        self.h = h
+        random = SplitMix64(seed: seed)
+        let policy = Model.Policy.allCases[Int(random.next() % 3)]
+        model = Model(policy: policy)
+        guard let ownership = OwnershipPolicy(rawValue: policy.rawValue) else {
+            throw SimulationFailure("no ownership policy \(policy.rawValue)")
+        }
+        try await GooglePlayOwnershipPolicyEndToEndTests.apply(ownership, h)
+        admin = try await APIKeys(store: APIKeyStore(pool: h.pool)).create(bundleID: nil, name: "simulation").secret
+        for index in 0..<(2 + Int(random.next() % 2)) { googleAccounts.append("google-\(index)") }
+        for index in 0..<(3 + Int(random.next() % 2)) { accounts.append("gp-\(seed)-\(index)") }
+        log.append("policy \(policy.rawValue); Google accounts \(googleAccounts); accounts \(accounts)")
+    }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
+    mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+    var now: Int64 { h.sim.control.clock().now }
+    var liveAccounts: [String] { accounts.filter { model.current($0) == $0 && !model.erased.contains($0) } }
+
+    mutating func live(steps: Int) async throws -> GooglePlayLifeWorld.Violation? {
+        for step in 0..<steps {
+            do {
+                try await act()
+                // `serve` acknowledges what it credited every few seconds.
+                _ = try await h.sender.runCycle()
+            } catch let failure as SimulationFailure {
+                return .init(seed: seed, step: step, invariant: "the simulation cannot go on: \(failure)", log: log)
+            }
+            if let broken = try await check() { return .init(seed: seed, step: step, invariant: broken, log: log) }
+        }
+        // The end: pushes reach SubLedger again, and Pub/Sub's retries (at most ten minutes apart) arrive.
+        if notificationsDown { try await setNotifications(down: false) }
+        _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(hours: 1))
+        try absorb()
+        log.append("end: notifications delivered, an hour later")
+        if let broken = try await check() { return .init(seed: seed, step: steps, invariant: broken, log: log) }
+        if let leak = try await erasedIDLeft() { return .init(seed: seed, step: steps, invariant: leak, log: log) }
+        let verification = try await LedgerStore(pool: h.pool).verifyLedgerChain(appID: nil, since: nil)
+        if let first = verification.breaks.first {
+            return .init(seed: seed, step: steps, invariant: "ledger verify: \(first)", log: log)
+        }
+        return nil
+    }
+
+    // MARK: Steps
+
+    mutating func act() async throws {
+        switch random.next() % 100 {
+        case 0..<26: try await buy()
+        case 26..<44: try await submit(googleAccount: pick(googleAccounts), account: pick(accounts))
+        case 44..<54: try await toggleAutoRenew()
+        case 54..<72:
+            let days = Int64(1 + random.next() % 40)
+            _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: days))
+            log.append("the clock advances \(days) days")
+            try absorb()
+        case 72..<78: try await refund()
+        case 78..<88: try await setNotifications(down: !notificationsDown)
+        case 88..<95: try await merge()
+        default: try await erase()
+        }
+    }
+
+    /// A customer subscribes on a Google account for an account, half the time with that account's order token as the
+    /// obfuscated account id: a new purchase when the Google account has no running subscription, a re-signup (a new
+    /// token linked to the cancelled one) while a cancelled one still runs. The app usually submits the token at once.
+    mutating func buy() async throws {
+        // Mostly a Google account whose subscription is not running (a running one cannot be bought again).
+        var free: [String] = []
+        for google in googleAccounts where try newest[google].map({ try h.sim.control.describe($0).state }) != "active"
+        {
+            free.append(google)
+        }
+        let google = chance(80) && !free.isEmpty ? pick(free) : pick(googleAccounts)
+        let account = pick(liveAccounts)
+        var token: String?
+        if chance(50) {
+            let order = try await h.client.call(
+                .post, "/v1/orders", key: h.key, json: ["account_id": account, "product_id": "pro"])
+            guard order.status == .created, let made = order.json["app_account_token"] as? String else {
+                throw SimulationFailure("POST /v1/orders answered \(order.status): \(order.json)")
+            }
+            model.recordOrder(token: made, account: account)
+            known.insert(account)
+            token = made
+        }
+        let at = now
+        let bought: PurchaseDescription
+        let previous = try newest[google].map { try h.sim.control.describe($0) }
+        switch previous?.state {
+        case "active"?, "in_grace_period"?:
+            log.append("\(google) already subscribes: nothing to buy")
+            return
+        case "canceled"?:
+            let old = try previous.unwrapped().purchaseToken
+            bought = try await h.sim.control.changePlan(
+                old, ChangePlanRequest(productId: "pro", basePlanId: "monthly", obfuscatedExternalAccountId: token))
+            successor[old] = bought.purchaseToken
+            hints[bought.purchaseToken] = token ?? hints[old]
+        default:
+            bought = try await h.sim.control.purchase(
+                PurchaseRequest(
+                    packageName: G.packageName, productId: "pro", basePlanId: "monthly",
+                    obfuscatedExternalAccountId: token))
+            hints[bought.purchaseToken] = token
+        }
+        boughtAt[bought.purchaseToken] = at
+        newest[google] = bought.purchaseToken
+        log.append(
+            "\(google) buys \(bought.orderId) for \(account)\(token == nil ? " without a token" : " with its order's token")"
+                + (bought.linkedPurchaseToken == nil ? "" : " (a re-signup, linked)"))
+        try absorb()
+        if chance(75) { try await submit(googleAccount: google, account: chance(80) ? account : pick(accounts)) }
+    }
+
+    /// `account`, signed in on a phone with `googleAccount`, submits its newest purchase token.
+    mutating func submit(googleAccount: String, account: String) async throws {
+        guard let token = newest[googleAccount] else { return }
+        let state = try h.sim.control.describe(token)
+        // Google forgets a subscription 60 days after it expired; the app no longer sees it.
+        if let expiry = state.expiryTime, now - expiry > 50 * 86_400_000 { return }
+        let answer = try await h.client.call(
+            .post, "/v1/purchases/google", key: h.key,
+            json: [
+                "account_id": account, "package_name": G.packageName, "product_id": "pro", "purchase_token": token,
+            ])
+        if model.erased.contains(account) {
+            guard answer.status == .gone else {
+                throw SimulationFailure("a submission by erased \(account) answered \(answer.status): \(answer.json)")
+            }
+            log.append("\(account) (erased) submits \(googleAccount)'s token: 410")
+            return
+        }
+        guard answer.status == .ok else {
+            throw SimulationFailure("POST /v1/purchases/google answered \(answer.status): \(answer.json)")
+        }
+        known.insert(account)
+        let results = (answer.json["transactions"] as? [[String: Any]] ?? []).map {
+            "\($0["transaction_id"] ?? "?") \($0["result"] ?? "?")"
+        }
+        log.append("\(account) submits \(googleAccount)'s token \(state.orderId): \(results)")
+        model.apply(try reading(of: token, submitter: account), now: now)
+        try absorb()
+    }
+
+    mutating func toggleAutoRenew() async throws {
+        let google = pick(googleAccounts)
+        guard let token = newest[google] else { return }
+        let state = try h.sim.control.describe(token).state
+        if state == "active" {
+            _ = try await h.sim.control.cancel(token)
+            log.append("\(google) turns auto-renew off")
+        } else if state == "canceled" {
+            _ = try await h.sim.control.restart(token)
+            log.append("\(google) turns auto-renew on again")
+        } else {
+            return
+        }
+        try absorb()
+    }
+
+    mutating func refund() async throws {
+        let google = pick(googleAccounts)
+        guard let token = newest[google], ["active", "canceled"].contains(try h.sim.control.describe(token).state)
+        else { return }
+        let refunded = try await h.sim.control.refund(token, RefundRequest())
+        log.append("Google refunds and revokes \(refunded.orderId) (\(google))")
+        try absorb()
+    }
+
+    /// Pushes fail (SubLedger unreachable: Pub/Sub retries for seven days, ten minutes apart at most) or arrive again.
+    mutating func setNotifications(down: Bool) async throws {
+        let port = h.client.port ?? 0
+        let path = down ? "lost-notifications" : "v1/notifications/google"
+        notificationsDown = down
+        _ = try await h.sim.control.updateNotificationSettings(
+            NotificationSettingsUpdate(pushUrl: "http://127.0.0.1:\(port)/\(path)"))
+        log.append(down ? "notifications stop reaching SubLedger" : "notifications reach SubLedger again")
+        try absorb()
+    }
+
+    mutating func merge() async throws {
+        let candidates = liveAccounts
+        guard candidates.count >= 3 else { return }
+        let from = pick(candidates)
+        let into = pick(candidates.filter { $0 != from })
+        let answer = try await h.client.call(
+            .post, "/v1/accounts/\(into)/merge", key: admin, json: ["bundle_id": G.bundleID, "from": from])
+        guard answer.status == .ok else {
+            throw SimulationFailure("merge \(from) into \(into) answered \(answer.status): \(answer.json)")
+        }
+        model.merge(from: from, into: into)
+        log.append("support merges \(from) into \(into)")
+    }
+
+    mutating func erase() async throws {
+        let candidates = liveAccounts
+        guard candidates.count >= 2 else { return }
+        let account = pick(candidates)
+        let answer = try await h.client.call(.delete, "/v1/accounts/\(account)?bundle_id=\(G.bundleID)", key: admin)
+        if answer.status == .notFound, !known.contains(account) {
+            log.append("\(account), never seen by SubLedger, has nothing to erase (404)")
+            return
+        }
+        guard answer.status == .ok, let pseudonym = answer.json["pseudonym"] as? String else {
+            throw SimulationFailure("erasing \(account) answered \(answer.status): \(answer.json)")
+        }
+        model.erase(account, pseudonym: pseudonym)
+        log.append("\(account) is erased (now \(pseudonym))")
+        let order = try await h.client.call(
+            .post, "/v1/orders", key: h.key, json: ["account_id": account, "product_id": "pro"])
+        guard order.status == .gone else {
+            throw SimulationFailure("an order for erased \(account) answered \(order.status): \(order.json)")
+        }
+    }
+
+    // MARK: What Google told SubLedger
+
+    /// Feeds the model each push SubLedger acknowledged since the last call. Each control call pushes what is due
+    /// once, in publish order, after its change: SubLedger read Google's state as it is now.
+    mutating func absorb() throws {
+        for record in h.sim.control.notifications() where record.acknowledged && !absorbed.contains(record.messageId) {
+            absorbed.insert(record.messageId)
+            let notification = record.notification
+            if let event = notification.subscriptionNotification {
+                let state = try h.sim.control.describe(event.purchaseToken)
+                // Google answers 410 for a subscription that expired more than 60 days ago: nothing to read.
+                if state.state == "expired", let expiry = state.expiryTime, now - expiry > 60 * 86_400_000 {
+                    log.append("  SubLedger is notified: \(event.notificationType) (\(state.orderId)), gone at Google")
+                    continue
+                }
+                log.append("  SubLedger is notified: \(event.notificationType) (\(state.orderId))")
+                model.apply(try reading(of: event.purchaseToken, submitter: nil), now: now)
+            } else if let voided = notification.voidedPurchaseNotification, let orderID = voided.orderId {
+                try absorbVoid(orderID, token: voided.purchaseToken, eventTime: notification.eventTime)
+            }
+        }
+    }
+
+    /// A voided purchase notification: SubLedger lists Google's voids of the last 29 days (from an hour before the
+    /// event) and revokes the order if it holds it, or, when it knows the token and the order is the token's latest,
+    /// the order as Google shows it now. Anything else revokes nothing.
+    mutating func absorbVoid(_ orderID: String, token: String, eventTime: Instant?) throws {
+        guard let voidedAt = h.sim.control.voidedPurchases().first(where: { $0.orderId == orderID })?.voidedTime
+        else { throw SimulationFailure("a voided purchase notification for \(orderID) not in the list") }
+        let at = voidedAt.millisecondsSince1970
+        let from = max(now - 29 * 86_400_000, (eventTime?.millisecondsSince1970 ?? at) - 3_600_000)
+        let lineage = try self.lineage(of: token)
+        let chain = try chainID(lineage)
+        var order: Model.Order
+        if at < from {
+            log.append("  SubLedger is notified: \(orderID) voided, older than Google lists")
+            return
+        } else if let held = model.chains[chain]?.credits[orderID] {
+            order = held.order
+        } else if met.contains(token), try h.sim.control.describe(token).orderId == orderID,
+            let current = try orders(of: [token]).last
+        {
+            order = current
+        } else {
+            log.append("  SubLedger is notified: \(orderID) voided, an order it never held")
+            return
+        }
+        log.append("  SubLedger is notified: \(orderID) voided")
+        order.voidedAt = at
+        model.apply(.init(chain: chain, submitter: nil, orders: [order], autoRenews: nil), now: now)
+    }
+
+    /// The tokens from the lineage's first to `token`.
+    func lineage(of token: String) throws -> [String] {
+        var tokens = [token]
+        while let linked = try h.sim.control.describe(tokens[0]).linkedPurchaseToken, tokens.count < 64 {
+            tokens.insert(linked, at: 0)
+        }
+        return tokens
+    }
+
+    func chainID(_ lineage: [String]) throws -> String {
+        let first = try h.sim.control.describe(lineage[0]).orderId
+        return first.components(separatedBy: "..")[0]
+    }
+
+    /// What reading `token` tells SubLedger: the lineage's orders up to it, or, when a newer token SubLedger knows
+    /// replaced it, up to that one, with the newest read token's renewal state.
+    mutating func reading(of token: String, submitter: String?) throws -> Model.Reading {
+        var last = token
+        while let next = successor[last], met.contains(next) { last = next }
+        let tokens = try lineage(of: last)
+        met.formUnion(tokens)
+        let state = try h.sim.control.describe(last).state
+        return .init(
+            chain: try chainID(tokens), submitter: submitter, orders: try orders(of: tokens),
+            autoRenews: ["active", "in_grace_period", "on_hold", "paused"].contains(state))
+    }
+
+    /// Every order of `tokens` as Google states it now: the purchase's order from when it was bought, each renewal's
+    /// from the renewal Google published, each ending where the next starts, the latest at the token's expiry.
+    func orders(of tokens: [String]) throws -> [Model.Order] {
+        let records = h.sim.control.notifications()
+        var all: [Model.Order] = []
+        for token in tokens {
+            let state = try h.sim.control.describe(token)
+            guard let bought = boughtAt[token], let expiry = state.expiryTime else {
+                throw SimulationFailure("token \(token) has no purchase time or expiry")
+            }
+            let base = state.orderId.components(separatedBy: "..")[0]
+            let renewals = records.filter {
+                $0.notification.subscriptionNotification?.purchaseToken == token
+                    && [1, 2].contains($0.notification.subscriptionNotification?.notificationType.rawValue)
+            }.map(\.publishTime).sorted()
+            let starts = [bought] + renewals
+            let ids = [base] + renewals.indices.map { "\(base)..\($0)" }
+            guard ids.last == state.orderId else {
+                throw SimulationFailure("token \(token)'s orders \(ids) do not end at \(state.orderId)")
+            }
+            for index in ids.indices {
+                all.append(
+                    .init(
+                        id: ids[index], start: starts[index],
+                        end: index + 1 < starts.count ? starts[index + 1] : expiry, hint: hints[token]))
+            }
+        }
+        return all
+    }
+
+    // MARK: Invariants
+
+    /// Where an erased id is still stored, in any letter case: every row of every table, read as text.
+    func erasedIDLeft() async throws -> String? {
+        guard !model.erased.isEmpty else { return nil }
+        let tables = try await h.pool.query(
+            "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+        ).map { try $0.decode(String.self, at: 0) }
+        for id in model.erased.sorted() {
+            for table in tables {
+                let rows = try await h.pool.query(
+                    "SELECT left(t::text, 600) FROM \(PostgresQuery(unsafeSQL: "\(table) t")) WHERE strpos(lower(t::text), \(id.lowercased())) > 0"
+                )
+                if let first = rows.first {
+                    return
+                        "erased \(id) is still in \(rows.count) row(s) of \(table), e.g. \(try first.decode(String.self, at: 0))"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The first invariant that does not hold now, if any.
+    func check() async throws -> String? {
+        let at = now
+        let credits = model.credits
+        var stored: [String: String?] = [:]
+        for row in try await h.pool.query("SELECT transaction_id, account_id FROM transactions") {
+            stored[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+        }
+        for (id, account) in credits.sorted(by: { $0.key < $1.key }) {
+            guard let held = stored[id] else { return "order \(id) was read by SubLedger but is not stored" }
+            if held != account {
+                return "order \(id) is credited to \(held ?? "nobody"); the model says \(account ?? "nobody")"
+            }
+        }
+        for id in stored.keys.sorted() where credits[id] == nil {
+            return "SubLedger stores order \(id), which the model was never told of"
+        }
+        var entries: [String: Int64] = [:]
+        for row in try await h.pool.query(
+            "SELECT transaction_id, count(*) FROM ledger_entries WHERE kind IN ('grant', 'extend') GROUP BY 1")
+        {
+            entries[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
+        }
+        for (id, account) in credits.sorted(by: { $0.key < $1.key })
+        where (entries[id] ?? 0) != (account == nil ? 0 : 1) {
+            return "order \(id) has \(entries[id] ?? 0) grant/extend entries"
+        }
+        for account in liveAccounts {
+            let entitled = try await h.entitlements(account) == ["pro"]
+            if entitled != model.isEntitled(account, at: at) {
+                let held = model.chains.values.filter { $0.owner == account }.map { chain in
+                    "\(chain.id): "
+                        + chain.credits.values.sorted { $0.order.id < $1.order.id }.map {
+                            "\($0.order.id) \($0.order.start)..\($0.order.end) by \($0.account ?? "-")"
+                                + ($0.order.voidedAt.map { " voided \($0)" } ?? "")
+                        }.joined(separator: ", ")
+                }
+                return "\(account) reads \(entitled ? "pro" : "nothing") at \(at); the model says "
+                    + "\(entitled ? "nothing" : "pro") (its chains: \(held))"
+            }
+        }
+        for account in model.erased.sorted() {
+            let read = try await h.client.call(.get, "/v1/accounts/\(account)/entitlements", key: h.key)
+            if read.status != .gone { return "erased \(account)'s entitlement read answers \(read.status)" }
+        }
+        var sequences: [String: [Int64]] = [:]
+        for row in try await h.pool.query(
+            "SELECT account_id, account_sequence FROM webhook_events WHERE account_id IS NOT NULL ORDER BY 1, 2")
+        {
+            sequences[try row.decode(String.self, at: 0), default: []].append(try row.decode(Int64.self, at: 1))
+        }
+        for (account, numbers) in sequences.sorted(by: { $0.key < $1.key })
+        where numbers != Array(1...Int64(numbers.count)) {
+            return "\(account)'s webhook events are numbered \(numbers)"
+        }
+        return nil
+    }
+}
+
+extension Optional {
+    fileprivate func unwrapped() throws -> Wrapped {
+        guard let self else { throw SimulationFailure("a value the Google Play world needs is missing") }
+        return self
+    }
+}
