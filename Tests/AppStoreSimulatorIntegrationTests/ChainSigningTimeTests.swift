@@ -40,7 +40,8 @@ import Testing
         }
     }
 
-    /// A receipt verified after a state was signed is answered no earlier than that state: Apple has one clock, so
+    /// A receipt verified after a state of its chains was signed is answered no earlier than that state, and the
+    /// chain's next state is signed after the answer: Apple has one clock, so
     /// a refund a later receipt shows is never dated before a clean state the app submitted earlier (SubLedger orders
     /// observations by these dates, and would take the refund for one that was reversed).
     @Test func aReceiptVerifiedAfterASignedStateIsDatedNoEarlier() async throws {
@@ -61,6 +62,23 @@ import Testing
             let verified = try await fixture.verifyReceiptClient().verify(receiptData: bought.receiptData).verified()
             let requestDate = try #require(verified.response.receipt?.requestDateMS)
             #expect(requestDate >= signed)
+
+            // Another Apple ID's chain signing more states moves this receipt's date no further, and this chain's
+            // next state (a refund) is signed after the receipt that showed it clean.
+            _ = try await fixture.createAppleID("other@example.com")
+            let other = try await fixture.buy("other@example.com", "pro.monthly")
+            for enabled in [false, true, false, true] {
+                _ = try await fixture.action(
+                    "/control/subscriptions/\(try #require(other.originalTransactionID))/auto-renew",
+                    body: AutoRenewRequest(enabled: enabled))
+            }
+            let again = try await fixture.verifyReceiptClient().verify(receiptData: bought.receiptData).verified()
+            let againDate = try #require(again.response.receipt?.requestDateMS)
+            #expect(againDate == requestDate)
+            _ = try await fixture.action("/control/transactions/\(try #require(bought.transactionID))/refund")
+            let refund = try #require(try await fixture.decodeNotifications(receiver.bodies).last)
+            #expect(refund.transaction?.transactionID == bought.transactionID)
+            #expect(try #require(refund.payload.signedDate) > againDate)
         }
     }
 

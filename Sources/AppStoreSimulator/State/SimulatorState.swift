@@ -50,9 +50,6 @@ struct SimulatorState: Sendable {
     /// its own). Every notification signs a new state strictly after the one before, even while the manual clock
     /// stands still, so two states of one chain never carry the same `signedDate`.
     var chainSignedAt: [String: Instant] = [:]
-    /// The latest instant any state was signed at (the largest of `chainSignedAt`). Apple has one clock: whatever
-    /// it answers later, a receipt's `request_date` included, is dated at or after what it signed before.
-    private(set) var signedThrough: Instant?
     private var sequence = 0
     private var accountCounter = 0
 
@@ -71,14 +68,18 @@ struct SimulatorState: Sendable {
             instant = previous.adding(milliseconds: 1)
         }
         chainSignedAt[originalTransactionID] = instant
-        signedThrough = max(signedThrough ?? instant, instant)
         return instant
     }
 
-    /// The instant of an answer that signs no new state (a verifyReceipt answer's `request_date`): now, never before
-    /// a state already signed.
-    func answeringInstant(now: Instant) -> Instant {
-        max(now, signedThrough ?? now)
+    /// The instant a verifyReceipt answer for `key` is dated at (its `request_date`): now, never before a state of
+    /// the receipt's chains was signed. The answer shows those chains as they stand at that instant, so the next
+    /// state of any of them is signed strictly after it: a refund made next is never older than the receipt that
+    /// showed the transaction clean.
+    mutating func receiptAnsweringInstant(for key: AccountAppKey, now: Instant) -> Instant {
+        let chains = Set(transactions(of: key).map(\.originalTransactionID)).filter { chainSignedAt[$0] != nil }
+        let instant = chains.compactMap { chainSignedAt[$0] }.reduce(now, max)
+        for chain in chains { chainSignedAt[chain] = instant }
+        return instant
     }
 
     /// The instant a read signs the chain's current state at: now, never before that state was signed.

@@ -72,7 +72,7 @@ struct VerifyReceiptResponder: Sendable {
             }
             return .receipt(
                 head: head, inApp: inApp, latest: latest, environment: issued.environment,
-                requestDate: state.answeringInstant(now: now))
+                requestDate: state.receiptAnsweringInstant(for: issued.key, now: now))
         }
         switch outcome {
         case .unknown:
