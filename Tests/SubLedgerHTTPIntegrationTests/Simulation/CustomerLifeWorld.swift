@@ -402,6 +402,11 @@ private struct Life {
         for (id, account) in credits where (entries[id] ?? 0) != (account == nil ? 0 : 1) {
             return "transaction \(id) has \(entries[id] ?? 0) grant/extend entries"
         }
+        // Each purchase's events are the ones the model expects: one `entitlement.granted` (a chain's first purchase)
+        // or `entitlement.extended` (a later one) once it is credited, none while it waits; one `entitlement.revoked`
+        // for a refund that ended a credited period early, never two. (A transfer's events, reason `transferred`, are
+        // the chain's, not a purchase's.)
+        if let broken = try await checkEventTypes(credits) { return broken }
         // Each account's entitlement read says what the model says.
         for account in liveAccounts {
             let read = try await e.entitlements(account)
@@ -431,6 +436,45 @@ private struct Life {
         }
         for (account, numbers) in sequences where numbers != Array(1...Int64(numbers.count)) {
             return "\(account)'s webhook events are numbered \(numbers)"
+        }
+        return nil
+    }
+}
+
+extension Life {
+    /// The entitlement events each transaction caused, against the model's credits.
+    func checkEventTypes(_ credits: [String: String?]) async throws -> String? {
+        var told: [String: [String]] = [:]
+        for row in try await e.service.pool.query(
+            """
+            SELECT body::jsonb -> 'data' ->> 'transaction_id', event_type || '/' || coalesce(body::jsonb -> 'data' ->> 'reason', '')
+            FROM webhook_events WHERE event_type IN ('entitlement.granted', 'entitlement.extended', 'entitlement.revoked')
+            ORDER BY created_at, event_id
+            """)
+        {
+            guard let id = try row.decode(String?.self, at: 0) else { continue }
+            told[id, default: []].append(try row.decode(String.self, at: 1))
+        }
+        for chain in model.chains.values {
+            for (id, held) in chain.transactions.sorted(by: { $0.key < $1.key }) {
+                let events = told[id] ?? []
+                let credit = events.filter { $0.hasSuffix("/purchase") || $0.hasSuffix("/renewal") }
+                let expected = id == chain.id ? "entitlement.granted/purchase" : "entitlement.extended/renewal"
+                if credits[id] != nil, held.account != nil {
+                    if credit != [expected] {
+                        return "transaction \(id) was told as \(credit); the model expects [\(expected)]"
+                    }
+                } else if !credit.isEmpty {
+                    return "transaction \(id) waits unclaimed, yet was told as \(credit)"
+                }
+                let revoked = events.filter { $0 == "entitlement.revoked/refund" }
+                if revoked.count > 1 { return "transaction \(id) was revoked \(revoked.count) times: \(revoked)" }
+                if held.account != nil, let at = held.arrival.revokedAt, at < held.arrival.expires,
+                    revoked != ["entitlement.revoked/refund"]
+                {
+                    return "transaction \(id), refunded at \(at) before its end, was told as \(revoked)"
+                }
+            }
         }
         return nil
     }
