@@ -125,6 +125,9 @@ private struct PlayLife {
     // MARK: Steps
 
     mutating func act() async throws {
+        // A second passes between two steps, as between a customer's actions: no two steps share an instant.
+        _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(seconds: 1))
+        try absorb()
         switch random.next() % 100 {
         case 0..<26: try await buy()
         case 26..<44: try await submit(googleAccount: pick(googleAccounts), account: pick(accounts))
@@ -360,16 +363,21 @@ private struct PlayLife {
         return first.components(separatedBy: "..")[0]
     }
 
-    /// What reading `token` tells SubLedger: the lineage's orders up to it, or, when a newer token SubLedger knows
-    /// replaced it, up to that one, with the newest read token's renewal state.
+    /// What reading `token` tells SubLedger (docs/guides/google-play.md): every order of the token, and every order
+    /// of the lineage's earlier tokens SubLedger had not met; when a newer token SubLedger knows replaced it, that
+    /// token's latest order too, and the renewal state of the newest token read.
     mutating func reading(of token: String, submitter: String?) throws -> Model.Reading {
         var last = token
         while let next = successor[last], met.contains(next) { last = next }
-        let tokens = try lineage(of: last)
+        let tokens = try lineage(of: token)
+        var orders: [Model.Order] = []
+        for earlier in tokens.dropLast() where !met.contains(earlier) { orders += try self.orders(of: [earlier]) }
+        orders += try self.orders(of: [token])
+        if last != token, let latest = try self.orders(of: [last]).last { orders.append(latest) }
         met.formUnion(tokens)
         let state = try h.sim.control.describe(last).state
         return .init(
-            chain: try chainID(tokens), submitter: submitter, orders: try orders(of: tokens),
+            chain: try chainID(tokens), submitter: submitter, orders: orders,
             autoRenews: ["active", "in_grace_period", "on_hold", "paused"].contains(state))
     }
 
