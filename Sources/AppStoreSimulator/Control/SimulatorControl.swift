@@ -1,4 +1,5 @@
 import AppStore
+import Foundation
 import SubLedgerCore
 
 /// The control operations, callable directly from Swift (tests) and served as JSON under `/control`.
@@ -256,6 +257,13 @@ public struct SimulatorControl: Sendable {
     /// The configured faults by endpoint.
     public func faults() -> [String: FaultRule] {
         Dictionary(uniqueKeysWithValues: engine.faults.rules.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// What `verifyReceipt` answers now for `receiptData` at `environment`'s endpoint (the JSON text), without counting
+    /// a request: a test reads what its app's server was told, `request_date_ms` included.
+    public func verifyReceiptAnswer(_ receiptData: String, environment: StoreEnvironment = .production) -> String {
+        let body = (try? JSONSerialization.data(withJSONObject: ["receipt-data": receiptData])) ?? Data()
+        return VerifyReceiptResponder(engine: engine).answer(body: body, endpoint: environment)
     }
 
     /// How many `verifyReceipt` requests each environment's endpoint received: `["production": n, "sandbox": m]`.

@@ -4,6 +4,7 @@ import HTTPTypes
 import PostgresLibPQ
 import SeededRandom
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerStore
 
 /// One simulated world, generated from a seed: an app under one ownership policy, a few Apple IDs shared by a few
@@ -68,6 +69,9 @@ private struct Life {
     var absorbed: Set<String> = []
     /// The accounts SubLedger has heard of: each made an order or a submission.
     var known: Set<String> = []
+    /// The purchases SubLedger got a signed statement of (a notification or a StoreKit 2 transaction), which states
+    /// Apple's price; a receipt states none (docs/explanation/revenue.md).
+    var signed: Set<String> = []
     var log: [String] = []
 
     init(seed: UInt64, e: E) async throws {
@@ -114,6 +118,7 @@ private struct Life {
         if let first = verification.breaks.first {
             return .init(seed: seed, step: steps, invariant: "ledger verify: \(first)", log: log)
         }
+        if let broken = try await checkRevenue() { return .init(seed: seed, step: steps, invariant: broken, log: log) }
         return nil
     }
 
@@ -185,11 +190,19 @@ private struct Life {
         let at = now
         let answer = try await e.submitReceipt(receipt.receiptData, account: account)
         guard try accepted(answer.status, answer.json, of: "POST /v1/receipts", by: account) else { return }
+        // The receipt's renewal info is observed when Apple answered SubLedger (its request_date), not at the clock's
+        // instant: states signed while the clock stands still are dated after it. Asked again, Apple answers the same.
+        let apple = e.control.verifyReceiptAnswer(receipt.receiptData)
+        let receiptJSON = (try? JSONSerialization.jsonObject(with: Data(apple.utf8))) as? [String: Any]
+        let requestDate = ((receiptJSON?["receipt"] as? [String: Any])?["request_date_ms"] as? String).flatMap {
+            Int64($0)
+        }
+        let observed = requestDate ?? at
         log.append("\(account) uploads \(appleID)'s receipt: \(answer.json.results.sorted { $0.key < $1.key })")
         model.apply(
             .init(
                 submitter: account, arrivals: arrivals,
-                renewals: [chain: .init(observedAt: at, willAutoRenew: autoRenew[chain] ?? false)]),
+                renewals: [chain: .init(observedAt: observed, willAutoRenew: autoRenew[chain] ?? false)]),
             now: at)
     }
 
@@ -222,6 +235,7 @@ private struct Life {
         guard try accepted(answer.status, answer.json, of: "POST /v1/transactions", by: account) else { return }
         log.append("\(account) sends \(appleID)'s signed transaction \(latest.id): \(answer.json.results)")
         model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
+        signed.insert(latest.id)
     }
 
     mutating func toggleAutoRenew() async throws {
@@ -330,6 +344,7 @@ private struct Life {
                 "  SubLedger is notified: \(record.notificationType)\(record.subtype.map { "/" + $0 } ?? "") "
                     + "\(record.transactionID ?? "")")
             model.apply(.init(submitter: nil, arrivals: arrivals, renewals: renewals), now: now)
+            signed.formUnion(arrivals.map(\.id))
         }
     }
 
@@ -442,6 +457,37 @@ private struct Life {
 }
 
 extension Life {
+    /// The revenue report over the whole world against the simulator's records: every purchase SubLedger got a
+    /// signed statement of is a sale of 9.99 USD (appstore-sim's price, whoever holds it or while it waits; the test
+    /// catalog states no price, so one seen only in receipts is unpriced), and each of those refunded, however SubLedger
+    /// learnt of the refund, gives the whole price back. Refunds are checked as a floor: SubLedger also reports
+    /// refunds it prices or prorates itself (`estimated`), which the model does not compute yet.
+    func checkRevenue() async throws -> String? {
+        _ = try await ReportProjector(pool: e.service.pool).projectAll()
+        let transactions = model.chains.values.flatMap(\.transactions.values).filter { signed.contains($0.arrival.id) }
+        let sales = transactions.count
+        let refunds = transactions.filter { $0.arrival.revokedAt != nil }.count
+        let end = Date(timeIntervalSince1970: Double(now) / 1000 + 2 * 86_400)
+        let to = end.formatted(.iso8601.year().month().day())
+        let answer = try await e.client.call(
+            .get, "/v1/admin/reports/revenue?from=2024-12-01&to=\(to)&by=month", key: admin)
+        guard answer.status == .ok else { return "the revenue report answered \(answer.status): \(answer.json)" }
+        let totals = answer.json["totals"] as? [[String: Any]] ?? []
+        let amounts = totals.first { $0["currency"] as? String == "USD" }?["amounts"] as? [String: Any] ?? [:]
+        let reported = (
+            sales: amounts["sales"] as? Int ?? 0, gross: amounts["gross_milli"] as? Int ?? 0,
+            refunds: amounts["refunds"] as? Int ?? 0, refunded: amounts["refunds_milli"] as? Int ?? 0
+        )
+        guard totals.count <= 1,
+            reported.sales == sales, reported.gross == sales * 9_990, reported.refunds >= refunds,
+            reported.refunded >= refunds * 9_990
+        else {
+            return "the revenue report says \(totals); the simulator's records: \(sales) sales of 9.99 USD, "
+                + "\(refunds) refunded"
+        }
+        return nil
+    }
+
     /// The entitlement events each transaction caused, against the model's credits.
     func checkEventTypes(_ credits: [String: String?]) async throws -> String? {
         var told: [String: [String]] = [:]
