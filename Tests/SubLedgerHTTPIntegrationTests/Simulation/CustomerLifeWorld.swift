@@ -371,22 +371,7 @@ private struct Life {
     /// Where an erased id is still stored, in any letter case, anywhere in the database: every row of every table
     /// of the schema, read as text.
     func erasedIDLeft() async throws -> String? {
-        guard !model.erased.isEmpty else { return nil }
-        let tables = try await e.service.pool.query(
-            "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
-        ).map { try $0.decode(String.self, at: 0) }
-        for id in model.erased.sorted() {
-            for table in tables {
-                let from = PostgresQuery(unsafeSQL: "\(table) t")
-                let rows = try await e.service.pool.query(
-                    "SELECT left(t::text, 600) FROM \(from) WHERE strpos(lower(t::text), \(id.lowercased())) > 0")
-                if let first = rows.first {
-                    return "erased \(id) is still in \(rows.count) row(s) of \(table), e.g. "
-                        + (try first.decode(String.self, at: 0))
-                }
-            }
-        }
-        return nil
+        try await SimulationErasureCheck.erasedIDLeft(model.erased, in: e.service.pool)
     }
 
     /// The first invariant that does not hold now, if any.

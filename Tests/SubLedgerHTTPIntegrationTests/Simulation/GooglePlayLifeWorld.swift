@@ -415,22 +415,7 @@ private struct PlayLife {
 
     /// Where an erased id is still stored, in any letter case: every row of every table, read as text.
     func erasedIDLeft() async throws -> String? {
-        guard !model.erased.isEmpty else { return nil }
-        let tables = try await h.pool.query(
-            "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
-        ).map { try $0.decode(String.self, at: 0) }
-        for id in model.erased.sorted() {
-            for table in tables {
-                let rows = try await h.pool.query(
-                    "SELECT left(t::text, 600) FROM \(PostgresQuery(unsafeSQL: "\(table) t")) WHERE strpos(lower(t::text), \(id.lowercased())) > 0"
-                )
-                if let first = rows.first {
-                    return
-                        "erased \(id) is still in \(rows.count) row(s) of \(table), e.g. \(try first.decode(String.self, at: 0))"
-                }
-            }
-        }
-        return nil
+        try await SimulationErasureCheck.erasedIDLeft(model.erased, in: h.pool)
     }
 
     /// The first invariant that does not hold now, if any.
