@@ -298,22 +298,17 @@ private struct Life {
         let candidates = liveAccounts
         guard candidates.count >= 2 else { return }
         let account = pick(candidates)
-        let answer = try await e.client.call(
-            .delete, "/v1/accounts/\(account)?bundle_id=\(E.bundleID)", key: admin)
-        if answer.status == .notFound, !known.contains(account) {
+        guard
+            let pseudonym = try await SimulationErasureCheck.erase(
+                account, known: known.contains(account), bundleID: E.bundleID, productID: "pro.monthly",
+                client: e.client,
+                admin: admin, key: e.key)
+        else {
             log.append("\(account), never seen by SubLedger, has nothing to erase (404)")
             return
         }
-        guard answer.status == .ok, let pseudonym = answer.json["pseudonym"] as? String else {
-            throw SimulationFailure("erasing \(account) answered \(answer.status): \(answer.json)")
-        }
         model.erase(account, pseudonym: pseudonym)
         log.append("\(account) is erased (now \(pseudonym))")
-        let order = try await e.client.call(
-            .post, "/v1/orders", key: e.key, json: ["account_id": account, "product_id": "pro.monthly"])
-        guard order.status == .gone else {
-            throw SimulationFailure("an order for erased \(account) answered \(order.status): \(order.json)")
-        }
     }
 
     // MARK: What SubLedger was told

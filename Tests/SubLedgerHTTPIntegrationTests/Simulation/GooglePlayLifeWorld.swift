@@ -280,21 +280,16 @@ private struct PlayLife {
         let candidates = liveAccounts
         guard candidates.count >= 2 else { return }
         let account = pick(candidates)
-        let answer = try await h.client.call(.delete, "/v1/accounts/\(account)?bundle_id=\(G.bundleID)", key: admin)
-        if answer.status == .notFound, !known.contains(account) {
+        guard
+            let pseudonym = try await SimulationErasureCheck.erase(
+                account, known: known.contains(account), bundleID: G.bundleID, productID: "pro", client: h.client,
+                admin: admin, key: h.key)
+        else {
             log.append("\(account), never seen by SubLedger, has nothing to erase (404)")
             return
         }
-        guard answer.status == .ok, let pseudonym = answer.json["pseudonym"] as? String else {
-            throw SimulationFailure("erasing \(account) answered \(answer.status): \(answer.json)")
-        }
         model.erase(account, pseudonym: pseudonym)
         log.append("\(account) is erased (now \(pseudonym))")
-        let order = try await h.client.call(
-            .post, "/v1/orders", key: h.key, json: ["account_id": account, "product_id": "pro"])
-        guard order.status == .gone else {
-            throw SimulationFailure("an order for erased \(account) answered \(order.status): \(order.json)")
-        }
     }
 
     // MARK: What Google told SubLedger
