@@ -54,12 +54,18 @@ extension GooglePlayIngestion {
         want(purchase, token: token, includingLatest: false)
         for met in chain.metTokens { want(met.purchase, token: met.token, includingLatest: true) }
         var reading = reading
-        // The read token's latest order, when it is a renewal: Google's purchase states no start for its period (the
-        // observation estimates one), its order does.
-        let latestID = reading.transactions.first.flatMap {
-            GoogleOrderID($0.transactionID)?.renewal == nil ? nil : $0.transactionID
+        // The reading's renewal orders (the read token's latest, and the newest token's latest when it joined):
+        // Google's purchase states no start for their periods (the observation estimates one), their orders do.
+        var periodsToRead: [String: (index: Int, token: String, purchase: SubscriptionPurchaseV2)] = [:]
+        if let first = reading.transactions.first, GoogleOrderID(first.transactionID)?.renewal != nil {
+            periodsToRead[first.transactionID] = (0, token, purchase)
         }
-        guard !wanted.isEmpty || latestID != nil else { return reading }
+        if reading.transactions.count > 1, let newest = reading.newestTokenPurchase,
+            GoogleOrderID(reading.transactions[1].transactionID)?.renewal != nil
+        {
+            periodsToRead[reading.transactions[1].transactionID] = (1, newest.token, newest.purchase)
+        }
+        guard !wanted.isEmpty || !periodsToRead.isEmpty else { return reading }
 
         let key = ChainKey(environment: reading.environment, chainID: chain.chainID)
         let stored = try await store.chain(key, app: app)
@@ -67,12 +73,12 @@ extension GooglePlayIngestion {
         if let stored { held.formUnion(stored.transactions.map(\.transaction.transactionID)) }
         var seen: Set<String> = []
         var missing = wanted.filter { !held.contains($0.id) && seen.insert($0.id).inserted }
-        if let latestID {
-            if let known = stored?.transactions.first(where: { $0.transaction.transactionID == latestID }) {
+        for (id, estimate) in periodsToRead.sorted(by: { $0.value.index < $1.value.index }) {
+            if let known = stored?.transactions.first(where: { $0.transaction.transactionID == id }) {
                 // Read before: the start it was stored with stands, so a later estimate does not move it.
-                reading.transactions[0].purchaseDate = known.transaction.purchaseDate
+                reading.transactions[estimate.index].purchaseDate = known.transaction.purchaseDate
             } else {
-                missing.append((id: latestID, token: token, purchase: purchase))
+                missing.append((id: id, token: estimate.token, purchase: estimate.purchase))
             }
         }
         guard !missing.isEmpty else { return reading }
@@ -98,7 +104,7 @@ extension GooglePlayIngestion {
                     purchaseToken: source.token, of: source.purchase, packageName: packageName,
                     chainID: chain.chainID)
             } catch {
-                if id == latestID {
+                if periodsToRead[id] != nil {
                     // The observation's estimate stands.
                     logger.notice(
                         "Google Play order's period could not be read; its start is estimated",
@@ -111,8 +117,8 @@ extension GooglePlayIngestion {
                     metadata: ["order_id": "\(id)", "state": "\(error.field)"])
                 continue
             }
-            if id == latestID {
-                reading.transactions[0].purchaseDate = transaction.purchaseDate
+            if let estimate = periodsToRead[id] {
+                reading.transactions[estimate.index].purchaseDate = transaction.purchaseDate
             } else {
                 filled.append(transaction)
             }

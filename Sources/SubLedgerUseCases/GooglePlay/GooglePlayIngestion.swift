@@ -206,6 +206,7 @@ public struct GooglePlayIngestion: Sendable {
         guard successor.environment == observation.environment else { return reading }
         reading.transactions.append(successor.transaction)
         reading.renewalInfo = successor.renewalInfo
+        reading.newestTokenPurchase = (newest, purchase)
         return reading
     }
 

@@ -14,6 +14,9 @@ struct GooglePlayReading: Sendable {
     /// The chain's renewal state, when the product is a subscription.
     var renewalInfo: RenewalInfo?
     var environment: StoreEnvironment
+    /// Google's answer for the newest token when its latest order joined the reading (`transactions[1]`), so that
+    /// order's period can be read from Google's orders like the read token's.
+    var newestTokenPurchase: (token: String, purchase: SubscriptionPurchaseV2)?
 
     /// One token's observation, as the chain's state.
     init(_ observation: GooglePlayObservation) {
