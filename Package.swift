@@ -13,7 +13,9 @@ let package = Package(
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
         .executable(name: "play-sim", targets: ["play-sim"]),
         .executable(name: "stripe-sim", targets: ["stripe-sim"]),
+        .executable(name: "paddle-sim", targets: ["paddle-sim"]),
         .library(name: "StripeSimulator", targets: ["StripeSimulator"]),
+        .library(name: "PaddleSimulator", targets: ["PaddleSimulator"]),
         .library(name: "GooglePlaySimulator", targets: ["GooglePlaySimulator"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PostgresLibPQ", targets: ["PostgresLibPQ"]),
@@ -332,6 +334,44 @@ let package = Package(
                 "StripeSimulator", "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // paddle-sim: a local Paddle Billing (API v1): catalog, transactions with Paddle's totals, a checkout,
+        // subscriptions on a manual clock, adjustments, the events list, notifications signed as Paddle signs them.
+        .target(
+            name: "PaddleSimulator",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin `paddle-sim` executable.
+        .executableTarget(
+            name: "paddle-sim",
+            dependencies: [
+                "PaddleSimulator", "SubLedgerCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // paddle-sim's pure parts (signature, calendar, pagination) and its lifecycle on the clock, in-process.
+        .testTarget(
+            name: "PaddleSimulatorTests",
+            dependencies: [
+                "PaddleSimulator", "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
