@@ -33,6 +33,12 @@ import Testing
             #expect(report.basis == .chainColumns)
             let products = Dictionary(uniqueKeysWithValues: report.products.map { ($0.productID, $0.counts) })
             #expect(products.keys.sorted() == ["coins.100", "premium.monthly", "pro.monthly"])
+            // Each product names the store that sells it (the catalog names none: the App Store).
+            #expect(report.products.map(\.store) == ["app_store", "app_store", "app_store"])
+            let past = try await story.read {
+                try Reports.summary(on: $0, scope: scope, at: F.now.adding(milliseconds: -86_400_000), now: F.now)
+            }
+            #expect(!past.products.isEmpty && past.products.allSatisfy { $0.store == "app_store" })
             // c1 and c4 active; c5 stored active but its period ended on day 32; c3 refunded.
             #expect(products["pro.monthly"]?.active == 2)
             #expect(products["pro.monthly"]?.expired == 1)

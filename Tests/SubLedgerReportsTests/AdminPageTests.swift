@@ -18,7 +18,12 @@ import Testing
         counts.add(17, in: "expired")
         let summary = SummaryReport(
             at: Self.day, basis: .chainColumns,
-            products: [.init(bundleID: "com.example.app", productID: Self.hostile, productType: nil, counts: counts)],
+            products: [
+                .init(bundleID: "com.example.app", productID: Self.hostile, productType: nil, counts: counts),
+                .init(
+                    bundleID: "com.example.app", productID: "pro.play", productType: "auto_renewable",
+                    store: "google_play", counts: counts),
+            ],
             entitlements: [], totals: counts)
         var january = ChurnReport.Counts()
         january.started = 250
@@ -67,6 +72,8 @@ import Testing
         #expect(html.contains(">31</text>"))
         #expect(html.contains("2025-01</text>"))
         #expect(!html.contains("<script"))
+        // A product's bar names the store that sells it.
+        #expect(html.contains(">pro.play (Google Play)</text>"))
     }
 
     @Test func searchFormAndTimelineAreShown() {

@@ -9,3 +9,14 @@ public enum Store: String, Hashable, Sendable, Codable, CaseIterable {
     /// back from the Stripe API after its signed webhooks).
     case stripe = "stripe"
 }
+
+extension Store {
+    /// The store's name as an operator reads it on a page or in a report: "App Store", "Google Play", "Stripe".
+    public var displayName: String {
+        switch self {
+        case .appStore: "App Store"
+        case .googlePlay: "Google Play"
+        case .stripe: "Stripe"
+        }
+    }
+}

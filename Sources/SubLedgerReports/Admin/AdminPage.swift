@@ -131,6 +131,9 @@ public enum AdminPage {
         return html
     }
 
+    /// A store as the page names it (`Store.displayName`); a store this build does not know, its raw name.
+    static func storeName(_ store: String) -> String { Store(rawValue: store)?.displayName ?? store }
+
     private static func chartSections(_ charts: Charts) -> String {
         let churnByMonth = charts.churnByMonth
         var html = "<section><h2>Active subscriptions</h2>"
@@ -141,7 +144,7 @@ public enum AdminPage {
         html += SVGChart.stackedBars(
             charts.statesByProduct.map { product in
                 SVGChart.Stack(
-                    label: product.productID,
+                    label: product.productID + (product.store.map { " (\(storeName($0)))" } ?? ""),
                     segments: stateColors.map {
                         ($0.name, $0.name == "other" ? product.counts.other : product.counts[$0.name], $0.color)
                     })

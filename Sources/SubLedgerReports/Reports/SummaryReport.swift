@@ -17,6 +17,8 @@ public struct SummaryReport: Sendable, Hashable, Codable {
         public var productID: String
         /// `auto_renewable`, `non_renewing`, `non_consumable` or `consumable`; nil if no longer in the catalog.
         public var productType: String?
+        /// The store that sells the product (`app_store`, `google_play`, `stripe`); nil if no longer in the catalog.
+        public var store: String?
         public var counts: StateCounts
     }
 
@@ -77,7 +79,7 @@ extension Reports {
                 products.append(
                     .init(
                         bundleID: count.bundleID, productID: count.productID, productType: count.productType,
-                        counts: StateCounts()))
+                        store: count.store, counts: StateCounts()))
             }
             products[index[key]!].counts.add(count.chains, in: count.state)
         }

@@ -10,7 +10,16 @@ extension ReportStore {
         var productType: String?
         var state: String
         var chains: Int
+        /// The store that sells the product (`Store`'s raw value); nil if the product is no longer in the catalog.
+        var store: String?
     }
+
+    /// The store the app's catalog sells `k.product_id` of `k.app_id` through, as a column: the product's `store`
+    /// in `apps.catalog` (an App Store product names none); NULL when the catalog no longer has the product.
+    static let productStore: PostgresQuery = """
+        (SELECT coalesce(p->>'store', 'app_store') FROM apps a, jsonb_array_elements(a.catalog->'products') p
+         WHERE a.app_id = k.app_id AND p->>'product_id' = k.product_id LIMIT 1)
+        """
 
     /// One entitlement a product grants.
     struct ProductEntitlement {
@@ -31,7 +40,7 @@ extension ReportStore {
                 FROM chains c JOIN scope s ON s.app_id = c.app_id
                 WHERE \(inEnvironment("c.environment"))
                 GROUP BY 1, 2, 3, 4)
-            SELECT s.bundle_id, k.product_id, k.product_type, k.state, k.chains
+            SELECT s.bundle_id, k.product_id, k.product_type, k.state, k.chains, \(Self.productStore)
             FROM counted k JOIN scope s ON s.app_id = k.app_id
             ORDER BY s.bundle_id, k.product_id, k.state
             """
@@ -57,7 +66,7 @@ extension ReportStore {
                 WHERE r.kind = 'recorded' AND r.ends_at > \(instant)::timestamptz AND r.starts_at <= \(instant)::timestamptz
                   AND \(inEnvironment("r.environment"))
                 GROUP BY 1, 2, 3)
-            SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
+            SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains, \(Self.productStore)
             FROM counted k JOIN scope s ON s.app_id = k.app_id
             LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
             ORDER BY 1, 2, 4
@@ -70,7 +79,7 @@ extension ReportStore {
                 WHERE \(inEnvironment("x.environment")) AND x.changed_at <= \(instant)::timestamptz
                 ORDER BY x.app_id, x.environment, x.original_transaction_id, x.changed_at DESC, x.change_id DESC),
             counted AS (SELECT app_id, product_id, state, count(*) AS chains FROM latest GROUP BY 1, 2, 3)
-            SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains
+            SELECT s.bundle_id, k.product_id, p.product_type, k.state, k.chains, \(Self.productStore)
             FROM counted k JOIN scope s ON s.app_id = k.app_id
             LEFT JOIN products p ON p.app_id = k.app_id AND p.product_id = k.product_id
             ORDER BY 1, 2, 4
@@ -100,6 +109,6 @@ extension ReportStore.ChainStateCount {
         self.init(
             bundleID: try row.decode(String.self, at: 0), productID: try row.decode(String.self, at: 1),
             productType: try row.decode(String?.self, at: 2), state: try row.decode(String.self, at: 3),
-            chains: try row.decode(Int.self, at: 4))
+            chains: try row.decode(Int.self, at: 4), store: try row.decode(String?.self, at: 5))
     }
 }
