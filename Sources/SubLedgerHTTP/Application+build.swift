@@ -111,13 +111,15 @@ func buildRouter(
         RequestLogMiddleware()
         ErrorMiddleware()
     }
-    // What every route checks of a request before its handler reads it: a body above the limit (413), and a
-    // consistency token that is not one (400; read replicas: write responses carry a token, reads may present
-    // one, docs/guides/operate.md). On routes with a key these come after authentication, so a request without a
+    // What every route checks of a request before its handler reads it: a body above the limit (413), a query
+    // parameter the route does not take (400 `unknown_parameter`, `RouteQueryParameters`), and a consistency token
+    // that is not one (400; read replicas: write responses carry a token, reads may present one,
+    // docs/guides/operate.md). On routes with a key these come after authentication, so a request without a
     // valid key is answered 401 whatever else is wrong with it.
     let consistency = ConsistencyTokenMiddleware(tokens: useCases.consistencyTokens, logger: logger)
     let open = router.group().addMiddleware {
         BodyLimitMiddleware()
+        QueryParameterMiddleware()
         consistency
     }
     HealthController(schema: useCases.schema).register(on: open)
@@ -156,6 +158,7 @@ func buildRouter(
         appData.authentication
         appData.authorization
         BodyLimitMiddleware()
+        QueryParameterMiddleware()
         consistency
     }
     OrdersController(apps: apps, orders: useCases.orders, now: dependencies.now).register(on: v1)
@@ -181,6 +184,7 @@ func buildRouter(
         APIKeyMiddleware(keys: keys)
         AuthorizationMiddleware(fallback: .operations, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
+        QueryParameterMiddleware()
         consistency
     }
     GrantsController(grants: useCases.grants).register(on: grantRoutes)
@@ -192,12 +196,14 @@ func buildRouter(
         APIKeyMiddleware(keys: keys)
         AuthorizationMiddleware(fallback: .operations, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
+        QueryParameterMiddleware()
         consistency
     }
     let adminPage = router.group("admin").addMiddleware {
         APIKeyMiddleware(keys: keys, acceptsBasic: true)
         AuthorizationMiddleware(fallback: .operations, audit: audit, now: dependencies.now)
         BodyLimitMiddleware()
+        QueryParameterMiddleware()
         consistency
     }
     // Support lookups (/v1/admin/lookup/...) and the admin page's search box.

@@ -107,6 +107,32 @@ import Yams
         }
     }
 
+    /// Each operation documents exactly the query parameters its route takes (`RouteQueryParameters`, the table the
+    /// service refuses any other parameter by, 400 `unknown_parameter`).
+    @Test func documentedQueryParametersAreTheOnesEachRouteTakes() throws {
+        let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        let components = try #require(document["components"] as? [String: Any])
+        let sharedParameters = components["parameters"] as? [String: Any] ?? [:]
+        let methods: Set<String> = ["get", "post", "put", "patch", "delete"]
+        for (path, item) in paths {
+            for (method, operation) in try #require(item as? [String: Any]) where methods.contains(method) {
+                let parameters = ((operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? []).map {
+                    parameter in
+                    if let reference = parameter["$ref"] as? String {
+                        return sharedParameters[String(reference.split(separator: "/").last ?? "")] as? [String: Any]
+                            ?? [:]
+                    }
+                    return parameter
+                }
+                let documented = Set(
+                    parameters.filter { $0["in"] as? String == "query" }.compactMap { $0["name"] as? String })
+                let taken = RouteQueryParameters.allowed(HTTPRequest.Method(rawValue: method.uppercased())!, path)
+                #expect(documented == taken, "\(method.uppercased()) \(path) documents \(documented.sorted())")
+            }
+        }
+    }
+
     /// The document's `security` matches what the service does: documented-secured routes answer 401 without
     /// a key, the others do not.
     @Test func documentedSecurityMatchesTheService() async throws {

@@ -50,7 +50,7 @@ struct AuditController: Sendable {
         }
     }
 
-    /// The query's filter; an unknown parameter or a value out of range is a 400.
+    /// The query's filter; a value out of range is a 400 (an unknown parameter is refused before, `RouteQueryParameters`).
     static func filter(_ request: Request) throws -> AuditLog.Filter {
         var filter = AuditLog.Filter(limit: AuditListing.defaultLimit)
         for (name, value) in request.uri.queryParameters {
@@ -81,7 +81,7 @@ struct AuditController: Sendable {
                 }
                 filter.before = before
             default:
-                throw APIError.badRequest(.unknownParameter, "the parameters are since, key, limit and before")
+                continue  // refused by `QueryParameterMiddleware`
             }
         }
         return filter

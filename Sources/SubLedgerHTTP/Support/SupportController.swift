@@ -45,13 +45,8 @@ struct SupportController: Sendable {
         _ parse: (String) throws(SupportError) -> SupportQuery, apply: Bool = false
     ) async throws -> Response {
         let query = try parse(try Self.id(context, parse))
-        var bundleID: String?
-        for (key, value) in request.uri.queryParameters {
-            guard key == "bundle_id" else {
-                throw APIError.badRequest(.unknownParameter, "the only parameter of a lookup is bundle_id")
-            }
-            bundleID = String(value)
-        }
+        // `bundle_id` is a lookup's only parameter (`RouteQueryParameters`).
+        let bundleID = request.uri.queryParameters.get("bundle_id").map { String($0) }
         let answer = try await lookup.lookUp(query, bundleID: bundleID, apply: apply)
         return Response(
             status: .ok, headers: [.contentType: "application/json"],

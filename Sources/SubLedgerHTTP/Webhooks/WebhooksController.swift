@@ -94,7 +94,7 @@ struct WebhooksController: Sendable {
                     throw APIError.badRequest(.invalidParameter, "include_removed is true or false")
                 }
                 includingRemoved = value == "true"
-            default: throw APIError.badRequest(.unknownParameter, "the parameters are bundle_id and include_removed")
+            default: continue  // refused by `QueryParameterMiddleware`
             }
         }
         return try Self.json(
@@ -112,7 +112,7 @@ struct WebhooksController: Sendable {
                     throw WebhookAdminError(.invalidLimit, "the limit is a whole number")
                 }
                 limit = number
-            default: throw APIError.badRequest(.unknownParameter, "the parameters are state and limit")
+            default: continue  // refused by `QueryParameterMiddleware`
             }
         }
         return try Self.json(

@@ -52,6 +52,10 @@ public struct ReportRequest: Sendable, Hashable {
         "mrr": ["from", "to", "currency"], "revenue": ["from", "to", "by", "currency"],
     ]
 
+    /// Every option some report accepts, `app` and `environment` included: the query parameters
+    /// `/v1/admin/reports/{name}` takes besides `format` (one a report does not take is refused by `init`).
+    public static let optionNames: Set<String> = options.values.reduce(["app", "environment"]) { $0.union($1) }
+
     /// Default row limit of the list reports.
     public static let defaultLimit = 100
 
