@@ -172,9 +172,8 @@ extension PaddleWorld.State {
             completeTransaction(entry.transactionID)
             update(id) { $0["status"] = "active" }
             emit("subscription.updated", id: id)
-        } else if entry.attempts > Self.maximumRetries {
-            dunning[id] = nil
-            cancelNow(id)
+        } else if entry.attempts >= Self.maximumRetries {
+            cancelNow(id)  // cancels the unpaid transaction too
         } else {
             dunning[id] = .init(
                 transactionID: entry.transactionID, attempts: entry.attempts + 1, nextRetryAt: now + Self.retryInterval)
