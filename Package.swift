@@ -370,6 +370,7 @@ let package = Package(
             name: "PaddleSimulatorTests",
             dependencies: [
                 "PaddleSimulator", "SubLedgerCore",
+                "HTTPTestSupport",  // the webhook receiver of PaddleSimulatorServerTests
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -125,7 +125,7 @@ extension PaddleWorld.State {
             "origin": record.replay ? "replay" : "event",
             "delivered_at": record.delivered
                 ? record.deliveredAt.map { .string(PaddleCalendar.format($0)) } ?? nil : nil,
-            "replayed_at": record.replay ? event["occurred_at"] ?? nil : nil,
+            "replayed_at": record.replay ? .string(PaddleCalendar.format(record.createdAt)) : nil,
             "last_attempt_at": record.lastAttemptAt.map { .string(PaddleCalendar.format($0)) } ?? nil,
             "retry_at": record.attempts > 0 && !record.delivered && !record.failed
                 ? .string(PaddleCalendar.format(record.nextAttemptAt)) : nil,

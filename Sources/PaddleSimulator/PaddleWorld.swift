@@ -74,6 +74,8 @@ final class PaddleWorld: Sendable {
         var delivered = false
         var failed = false
         var replay = false
+        /// When it was made: for a replay, when it was asked for.
+        var createdAt: Int64 = 0
         var lastAttemptAt: Int64?
         var deliveredAt: Int64?
 
@@ -83,6 +85,7 @@ final class PaddleWorld: Sendable {
             self.eventID = eventID
             self.nextAttemptAt = nextAttemptAt
             self.replay = replay
+            self.createdAt = nextAttemptAt
         }
     }
 

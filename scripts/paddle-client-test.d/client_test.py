@@ -122,9 +122,8 @@ def run(base, receiver_port):
         subscribed_events=[EventTypeName.SubscriptionCreated, EventTypeName.TransactionCompleted],
         type=NotificationSettingType.Url, include_sensitive_fields=False))
     expect(flaky.id.startswith("ntfset_") and flaky.endpoint_secret_key.startswith("pdl_ntfset_")
-           and [e.name for e in flaky.subscribed_events] == [EventTypeName.TransactionCompleted,
-                                                            EventTypeName.SubscriptionCreated]
-           or len(flaky.subscribed_events) == 2, "notification_settings.create with an endpoint_secret_key")
+           and sorted(e.name.value for e in flaky.subscribed_events) == ["subscription.created", "transaction.completed"],
+           "notification_settings.create with an endpoint_secret_key")
 
     # The catalog.
     product = paddle.products.create(CreateProduct(name="Pro", tax_category=TaxCategory.Standard))
@@ -282,6 +281,13 @@ def run(base, receiver_port):
            and all(n.status.value == "delivered" and n.times_attempted == 2 for n in notifications)
            and len(flaky_hooks) + 0 <= len(received["/flaky"]),
            "the clock advanced: every failed delivery retried once and delivered (%d)" % len(notifications))
+    before = len(received["/flaky"])
+    replayed = paddle.notifications.replay(notifications[0].id)
+    again = paddle.notifications.get(replayed)
+    # The flaky receiver fails this first attempt too (a new notification_id): attempted once, to be retried.
+    expect(again.origin.value == "replay" and again.times_attempted == 1 and again.replayed_at is not None
+           and again.payload.event_id == notifications[0].payload.event_id and len(received["/flaky"]) == before + 1,
+           "notifications.replay: the same event sent again, origin replay")
 
 
 if __name__ == "__main__":
