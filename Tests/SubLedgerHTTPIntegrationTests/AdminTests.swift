@@ -100,12 +100,15 @@ import Testing
 
             for garbage in [
                 "from=yesterday", "to=2025-13-45", "from=2025-07-01&to=2025-01-01", "currency=usd", "currency=%3Cb%3E",
-                "bogus=1",
             ] {
                 let refused = try await client.call(.get, "/admin/revenue?\(garbage)", key: admin)
                 #expect(refused.status == .badRequest, "\(garbage)")
                 #expect(refused.json.errorCode == "invalid_argument", "\(garbage)")
             }
+            // A parameter the page does not take is refused as on every route (`RouteQueryParameters`).
+            let unknown = try await client.call(.get, "/admin/revenue?bogus=1", key: admin)
+            #expect(unknown.status == .badRequest)
+            #expect(unknown.json.errorCode == "unknown_parameter")
         }
     }
 }
