@@ -4,7 +4,8 @@
 
 A finding is a failed check on an operation (the stateful phase names the operation whose response failed); each is
 counted once however many cases showed it. Prints the counts, every finding (excluded ones with their reason),
-exclusions that matched nothing, and exits 1 when a finding is not excluded, when Schemathesis reported an error, or
+exclusions that matched nothing, how many cases the document allows and the service refused (positive_data_acceptance
+failures, excluded ones included: what is left of them is the semantic refusals the exclusions list), and exits 1 when a finding is not excluded, when Schemathesis reported an error, or
 when it exited non-zero without a finding to explain it. An exclusion whose check is `error` excuses Schemathesis'
 own errors on that operation (a fault of the tool, not an answer of the service).
 
@@ -33,6 +34,7 @@ errors = []
 operations = set()
 cases = 0
 unfilled = 0
+refused_positive = 0  # cases the document allows and the service refused
 TEMPLATE = re.compile(r"^(\{|%7B)[A-Za-z_]+(\}|%7D)$", re.IGNORECASE)
 paths = glob.glob(report_dir + "/*.ndjson")
 if len(paths) != 1:
@@ -68,6 +70,8 @@ for line in open(paths[0]):
                     TEMPLATE.match(str(v)) for v in (case.get("path_parameters") or {}).values()):
                 unfilled += 1
                 continue
+            if check["name"] == "positive_data_acceptance":
+                refused_positive += 1
             sample = {k: case.get(k) for k in ("method", "path_parameters", "query", "headers", "body") if case.get(k)}
             sample.get("headers", {}).pop("Authorization", None)
             findings.setdefault(key, (failure.get("code", ""), failure.get("title", ""), json.dumps(sample)[:400]))
@@ -76,6 +80,7 @@ unexcluded = sorted(key for key in findings if key not in excluded)
 print("conformance: %d operations, %d cases, %d findings (%d excluded, %d not), %d errors"
       % (len(operations), cases, len(findings), len(findings) - len(unexcluded), len(unexcluded), len(errors)),
       file=sys.stderr)
+print("  %d cases the document allows were refused" % refused_positive, file=sys.stderr)
 if unfilled:
     print("  %d failed checks on cases whose path held an unfilled template, not counted" % unfilled, file=sys.stderr)
 for key in sorted(findings):
