@@ -72,7 +72,8 @@ extension PaddleWorld.State {
                 "line_items": .array(lineItems), "payout_totals": nil, "adjusted_payout_totals": nil,
                 "tax_rates_used": [], "totals": nil, "adjusted_totals": nil,
             ],
-            "payments": [], "checkout": ["url": .string("\(baseURL)/checkout?_ptxn=\(id)")], "created_at": nowText,
+            "payments": [], "available_payment_methods": ["card"],
+            "checkout": ["url": .string("\(baseURL)/checkout?_ptxn=\(id)")], "created_at": nowText,
             "updated_at": nowText, "billed_at": nil, "revised_at": nil,
         ]
         transaction["details"]?["totals"] = Self.totals(lineItems, currency: currency, paid: false)
