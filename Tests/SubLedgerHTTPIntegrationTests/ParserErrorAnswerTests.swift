@@ -73,6 +73,9 @@ import Testing
             #expect(!body.error.message.isEmpty)
             #expect(answer.header("Content-Type")?.hasPrefix("application/json") == true)
             #expect(answer.header("Connection")?.lowercased() == "close")
+            // Ended as every answer of the service is.
+            #expect(answer.header("Server") == "SubLedger")
+            #expect(answer.header("Date")?.hasSuffix(" GMT") == true, "\(answer.text)")
 
             // The server still serves the next connection.
             let next = await RawHTTPConnection.exchange(

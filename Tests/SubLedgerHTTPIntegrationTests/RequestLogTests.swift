@@ -88,6 +88,42 @@ import Testing
         #expect(leaked.isEmpty, "query values in the log: \(leaked)")
     }
 
+    /// The answers written below the router leave their line too: the parser's refusal, and the 408 of a request
+    /// that stopped arriving within its head (neither has a method or path the router saw). A request that stopped
+    /// within its body reached the router, whose line it has, once.
+    @Test func theParsersRefusalAndA408LeaveALineEach() async throws {
+        let records = Recorder.Records()
+        let logger = Logger(label: "requests") { _ in Recorder(records: records) }
+        try await H.run(requestTimeout: .seconds(1), logger: logger) { harness, client in
+            let port = try #require(client.port)
+            let refused = await RawHTTPConnection.exchange(
+                port: port, request: "GET /health/live HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n",
+                timeout: 20)
+            #expect(try #require(refused.response, "\(refused.summary)").status == 400)
+            for stall in [
+                "GET /health/live HTTP/1.1\r\nHost: local",
+                "POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.keyOne)\r\n"
+                    + "Content-Length: 9\r\n\r\n{",
+            ] {
+                let stalled = await RawHTTPConnection.exchangeUntilClosed(
+                    port: port, request: Array("GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8),
+                    afterAnswer: Array(stall.utf8), timeout: 30)
+                #expect(String(decoding: stalled, as: UTF8.self).contains("408 Request Timeout"))
+            }
+        }
+        let lines = records.value.withLock { $0 }.filter { $0.message == "Request" }.map(\.metadata)
+        // The parser's refusal, two reads of /health/live, the 408 within a head, the POST's own line.
+        #expect(lines.count == 5, "\(lines)")
+        let parser = try #require(lines.first { $0["http.response.status_code"] == "400" && $0["http.route"] == nil })
+        #expect(parser["error.type"] == "malformed_request")
+        #expect(parser["http.request.method"] == nil && parser["url.path"] == nil)
+        #expect(parser["duration_ms"].flatMap(Double.init) != nil)
+        let timedOut = try #require(lines.first { $0["http.response.status_code"] == "408" }, "\(lines)")
+        #expect(timedOut["error.type"] == "request_timeout")
+        #expect(timedOut["duration_ms"].flatMap(Double.init) != nil)
+        #expect(lines.filter { $0["http.route"] == "/v1/orders" }.count == 1, "\(lines)")
+    }
+
     @Test func durationsAreMillisecondsWithThreeDecimals() {
         #expect(RequestLog.milliseconds(.zero) == "0.000")
         #expect(RequestLog.milliseconds(.microseconds(412)) == "0.412")

@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -23,21 +24,27 @@ final class ParserErrorAnswer {
     private var answered = false
     /// Lines longer than this are remembered (the parser's own limit on a line, 80 KiB by default, is above it).
     let longLine: Int
+    /// Where the answer's access line goes (`RequestLog`); nil writes none.
+    private let logger: Logger?
+    /// When the bytes of the request being read began to arrive (reset when its head is parsed).
+    private var began: ContinuousClock.Instant?
 
-    init(longLine: Int = 8 * 1024) {
+    init(longLine: Int = 8 * 1024, logger: Logger? = nil) {
         self.longLine = longLine
+        self.logger = logger.flatMap { RequestLog.isWritten(by: $0) ? $0 : nil }
     }
 
     /// The two handlers, in the order Hummingbird adds its additional handlers: the catcher, which places the
-    /// raw handler at the front of the pipeline when it is added.
-    static func handlers() -> [any RemovableChannelHandler] {
-        [ParserErrorCatcher(ParserErrorAnswer())]
+    /// raw handler at the front of the pipeline when it is added. `logger` writes each answer's access line.
+    static func handlers(logger: Logger? = nil) -> [any RemovableChannelHandler] {
+        [ParserErrorCatcher(ParserErrorAnswer(logger: logger))]
     }
 
     fileprivate func attach(raw context: ChannelHandlerContext) { rawContext = context }
     fileprivate func detach() { rawContext = nil }
 
     fileprivate func observe(_ bytes: UnsafeRawBufferPointer) {
+        if began == nil, logger != nil { began = .now }
         var start = 0
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
@@ -64,7 +71,10 @@ final class ParserErrorAnswer {
     }
 
     /// A request head was parsed: long lines seen so far belonged to it (or to an earlier body).
-    fileprivate func headParsed() { longLinePrefix = nil }
+    fileprivate func headParsed() {
+        longLinePrefix = nil
+        began = nil
+    }
 
     /// Whether the line that overflowed the parser is a request line: `METHOD SP target`.
     private var overflowIsRequestLine: Bool {
@@ -113,16 +123,28 @@ final class ParserErrorAnswer {
         guard let context = rawContext else { return false }
         guard !answered else { return true }
         answered = true
+        // The connection closed under a request (the parser reports the request cut short): there is no one to
+        // answer, and whoever closed it (a 408, the client) accounts for the request.
+        guard context.channel.isActive else { return true }
         let (status, code, message) = refusal(for: error)
         let body = ErrorBody.json(code: code.rawValue, message: message)
         var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
         head += "Content-Type: application/json; charset=utf-8\r\n"
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n"
+        // Ended as every other answer of the service is (`ServerHeaders`).
+        var date = ServerHeaders.DateText()
+        head += "Date: \(date.now())\r\nServer: \(ServerHeaders.name)\r\n\r\n"
         var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)
         buffer.writeBytes(body)
         let bound = context.loopBound
         context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in bound.value.close(promise: nil) }
+        if let logger {
+            // The parser refused the request before its head was whole: neither method nor path is known.
+            RequestLog.writeBelowRouter(
+                logger, method: nil, target: nil, status: status, code: code.rawValue,
+                duration: began.map { $0.duration(to: .now) } ?? .zero)
+        }
         return true
     }
 }

@@ -34,6 +34,23 @@ enum RequestLog {
         logger.log(level: level, message, metadata: metadata)
     }
 
+    /// Writes the line of a request answered below the router, where no route or middleware ran: the parser's refusal
+    /// (`ParserErrorAnswer`) or a request that did not arrive in time (`RequestTimeoutAnswer`). Its method and path
+    /// are written when its head was read (the path without its query), and `error.type` is the code answered.
+    static func writeBelowRouter(
+        _ logger: Logger, method: HTTPRequest.Method?, target: String?, status: HTTPResponse.Status, code: String,
+        duration: Duration
+    ) {
+        var metadata: Logger.Metadata = [
+            "http.response.status_code": .stringConvertible(status.code),
+            "duration_ms": .string(milliseconds(duration)),
+            "error.type": .string(code),
+        ]
+        if let method { metadata["http.request.method"] = .string(method.rawValue) }
+        if let target { metadata["url.path"] = .string(path(of: target)) }
+        logger.log(level: level, message, metadata: metadata)
+    }
+
     /// `target` without its query and fragment.
     static func path(of target: String) -> String {
         guard let end = target.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return target }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 import NIOCore
 import NIOHTTPTypes
 
@@ -35,9 +36,12 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
     /// So a connection's requests cost a reading of the clock each, not a timer each.
     private var deadline: Scheduled<Void>?
     private var timedOut = false
+    /// Where the answer's access line goes (`RequestLog`); nil writes none.
+    private let logger: Logger?
 
-    init(timeout: Duration) {
+    init(timeout: Duration, logger: Logger? = nil) {
         self.timeout = TimeAmount(timeout)
+        self.logger = logger.flatMap { RequestLog.isWritten(by: $0) ? $0 : nil }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -155,6 +159,14 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
         let bound = context.loopBound
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             bound.value.close(promise: promise)
+        }
+        // A request whose head was read reached the router, whose access line it has; one that stopped within its
+        // head reached nothing else, so its line is written here.
+        if let logger, !headRead {
+            RequestLog.writeBelowRouter(
+                logger, method: nil, target: nil, status: .requestTimeout,
+                code: APIError.Code.requestTimeout.rawValue,
+                duration: .nanoseconds((NIODeadline.now() - began).nanoseconds))
         }
     }
 

@@ -34,10 +34,10 @@ struct SubLedgerHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            try pipeline.addHandlers(ParserErrorAnswer.handlers())
+            try pipeline.addHandlers(ParserErrorAnswer.handlers(logger: logger))
             // Before the connection state handler, so that its idle timeout's close of a half-read request is
             // answered too.
-            try pipeline.addHandler(RequestTimeoutAnswer(timeout: requestTimeout))
+            try pipeline.addHandler(RequestTimeoutAnswer(timeout: requestTimeout, logger: logger))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             if let entitlementReads {
                 try pipeline.addHandler(EntitlementReadsOnEventLoop(route: entitlementReads))
