@@ -117,9 +117,11 @@ import Testing
         let parser = try #require(lines.first { $0["http.response.status_code"] == "400" && $0["http.route"] == nil })
         #expect(parser["error.type"] == "malformed_request")
         #expect(parser["http.request.method"] == nil && parser["url.path"] == nil)
+        #expect(parser["hb.request.id"]?.isEmpty == false)
         #expect(parser["duration_ms"].flatMap(Double.init) != nil)
         let timedOut = try #require(lines.first { $0["http.response.status_code"] == "408" }, "\(lines)")
         #expect(timedOut["error.type"] == "request_timeout")
+        #expect(timedOut["hb.request.id"]?.isEmpty == false)
         #expect(timedOut["duration_ms"].flatMap(Double.init) != nil)
         #expect(lines.filter { $0["http.route"] == "/v1/orders" }.count == 1, "\(lines)")
     }

@@ -36,7 +36,8 @@ enum RequestLog {
 
     /// Writes the line of a request answered below the router, where no route or middleware ran: the parser's refusal
     /// (`ParserErrorAnswer`) or a request that did not arrive in time (`RequestTimeoutAnswer`). Its method and path
-    /// are written when its head was read (the path without its query), and `error.type` is the code answered.
+    /// are written when its head was read (the path without its query), `error.type` is the code answered, and it gets
+    /// a request id of its own, as the router gives every request.
     static func writeBelowRouter(
         _ logger: Logger, method: HTTPRequest.Method?, target: String?, status: HTTPResponse.Status, code: String,
         duration: Duration
@@ -45,6 +46,8 @@ enum RequestLog {
             "http.response.status_code": .stringConvertible(status.code),
             "duration_ms": .string(milliseconds(duration)),
             "error.type": .string(code),
+            // No request reached the router to be given its id: one of the same kind, so every line has one.
+            "hb.request.id": .string(RequestID().description),
         ]
         if let method { metadata["http.request.method"] = .string(method.rawValue) }
         if let target { metadata["url.path"] = .string(path(of: target)) }
