@@ -14,11 +14,13 @@ import Testing
         .deletingLastPathComponent()
 
     /// The product's sources: the simulator is a stand-in for Apple, and `AppStore` holds Apple's own wire codes,
-    /// which the service translates before anyone sees them.
+    /// which the service translates before anyone sees them; paddle-sim answers Paddle's own codes, as Paddle does
+    /// (docs/reference/paddle-sim.md), never SubLedger's.
     static func productSources() throws -> [(path: String, text: String)] {
         let sources = repository.appendingPathComponent("Sources")
         let skipped = [
             "Sources/AppStore/", "Sources/AppStoreSimulator/", "Sources/appstore-sim/", "Sources/subledger-bench/",
+            "Sources/PaddleSimulator/", "Sources/paddle-sim/",
         ]
         var files: [(String, String)] = []
         let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
@@ -69,7 +71,8 @@ import Testing
         // Every Markdown file under docs/, its folders (guides, reference, explanation) included.
         let docs = repository.appendingPathComponent("docs")
         let paths = try FileManager.default.subpathsOfDirectory(atPath: docs.path)
-        names += paths.filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+        // paddle-sim's reference names Paddle's codes, which its sources (skipped above) answer, not SubLedger's.
+        names += paths.filter { $0.hasSuffix(".md") && $0 != "reference/paddle-sim.md" }.sorted().map { "docs/\($0)" }
         return try names.map { ($0, try String(contentsOf: repository.appendingPathComponent($0), encoding: .utf8)) }
     }
 
