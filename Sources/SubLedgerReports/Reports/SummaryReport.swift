@@ -17,7 +17,7 @@ public struct SummaryReport: Sendable, Hashable, Codable {
         public var productID: String
         /// `auto_renewable`, `non_renewing`, `non_consumable` or `consumable`; nil if no longer in the catalog.
         public var productType: String?
-        /// The store that sells the product (`app_store`, `google_play`, `stripe`); nil if no longer in the catalog.
+        /// The store that sells the product (a `Store` raw value); nil if no longer in the catalog.
         public var store: String?
         public var counts: StateCounts
     }
