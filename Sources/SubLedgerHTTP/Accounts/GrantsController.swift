@@ -18,13 +18,15 @@ struct GrantsController: Sendable {
         }
     }
 
-    struct GrantRequest: Decodable {
+    struct GrantRequest: JSONRequestBody {
         var bundle_id: String?
         var entitlement_id: String?
         var until: String?
         var duration: String?
         var reason: String?
         var environment: String?
+        static let fields: Set<String> = ["bundle_id", "entitlement_id", "until", "duration", "reason", "environment"]
+        static let refusesNull = true
     }
 
     struct GrantBody: ResponseEncodable {
@@ -66,9 +68,7 @@ struct GrantsController: Sendable {
     func grant(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EditedResponse<GrantBody> {
         let key = try context.requireKey()
         let account = try context.pathParameter("account_id") { APIError.badRequest(.invalidAccountID, $0) }
-        let body = try await ConsumptionController.decodeStrictly(
-            request, GrantRequest.self,
-            allowed: ["bundle_id", "entitlement_id", "until", "duration", "reason", "environment"], context)
+        let body = try await request.decodeJSON(as: GrantRequest.self, context: context)
         let result = try await grants.grant(
             EntitlementGrants.Request(
                 bundleID: body.bundle_id, account: account, entitlementID: body.entitlement_id, until: body.until,

@@ -13,9 +13,11 @@ struct MergesController: Sendable {
         group.get("accounts/:account_id/aliases") { request, context in try await aliases(request, context) }
     }
 
-    struct MergeRequest: Decodable {
+    struct MergeRequest: JSONRequestBody {
         var bundle_id: String?
         var from: String?
+        static let fields: Set<String> = ["bundle_id", "from"]
+        static let refusesNull = true
     }
 
     struct ChainBody: ResponseEncodable {
@@ -49,8 +51,7 @@ struct MergesController: Sendable {
     func merge(_ request: Request, _ context: SubLedgerRequestContext) async throws -> MergeBody {
         let key = try context.requireKey()
         let account = try context.pathParameter("account_id") { APIError.badRequest(.invalidAccountID, $0) }
-        let body = try await ConsumptionController.decodeStrictly(
-            request, MergeRequest.self, allowed: ["bundle_id", "from"], context)
+        let body = try await request.decodeJSON(as: MergeRequest.self, context: context)
         let moves = try await merges.merge(bundleID: body.bundle_id, into: account, from: body.from, by: key.name)
         return MergeBody(
             account_id: account, from: body.from ?? "", bundle_id: body.bundle_id ?? "", merged: moves.merged,

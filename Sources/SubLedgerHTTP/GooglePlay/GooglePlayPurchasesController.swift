@@ -16,13 +16,14 @@ struct GooglePlayPurchasesController: Sendable {
         group.post("purchases/google") { request, context in try await purchase(request, context) }
     }
 
-    struct PurchaseRequest: Decodable {
+    struct PurchaseRequest: JSONRequestBody {
         var account_id: String
         var package_name: String
         var product_id: String
         var purchase_token: String
         /// The order id the app saw (`GPA.…`); informative only, Google's answer is what is applied.
         var order_id: String?
+        static let fields: Set<String> = ["account_id", "package_name", "product_id", "purchase_token", "order_id"]
     }
 
     func purchase(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.SubmissionBody

@@ -13,9 +13,10 @@ struct OrdersController: Sendable {
         group.post("orders") { request, context in try await create(request, context) }
     }
 
-    struct CreateBody: Decodable {
+    struct CreateBody: JSONRequestBody {
         var account_id: String
         var product_id: String
+        static let fields: Set<String> = ["account_id", "product_id"]
     }
 
     struct OrderBody: ResponseEncodable {

@@ -15,11 +15,12 @@ struct SubmissionsController: Sendable {
         group.post("transactions") { request, context in try await signedTransaction(request, context) }
     }
 
-    struct ReceiptRequest: Decodable {
+    struct ReceiptRequest: JSONRequestBody {
         var account_id: String
         var receipt_data: String
         var transaction_id: String?
         var order_id: String?
+        static let fields: Set<String> = ["account_id", "receipt_data", "transaction_id", "order_id"]
     }
 
     func receipt(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.SubmissionBody {
@@ -42,10 +43,11 @@ struct SubmissionsController: Sendable {
         return Representation.SubmissionBody(result, account: account, clientTransactionID: clientTransactionID)
     }
 
-    struct TransactionRequest: Decodable {
+    struct TransactionRequest: JSONRequestBody {
         var account_id: String
         var signed_transaction: String
         var order_id: String?
+        static let fields: Set<String> = ["account_id", "signed_transaction", "order_id"]
     }
 
     func signedTransaction(_ request: Request, _ context: SubLedgerRequestContext) async throws

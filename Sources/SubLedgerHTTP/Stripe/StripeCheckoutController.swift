@@ -16,7 +16,7 @@ struct StripeCheckoutController: Sendable {
         group.post("checkout/stripe") { request, context in try await create(request, context) }
     }
 
-    struct CreateBody: Decodable {
+    struct CreateBody: JSONRequestBody {
         var account_id: String
         var product_id: String
         var price: String
@@ -26,6 +26,10 @@ struct StripeCheckoutController: Sendable {
         var trial_period_days: Int?
         /// The external purchase token StoreKit gave the iOS app that linked out to this purchase.
         var external_purchase_token: String?
+        static let fields: Set<String> = [
+            "account_id", "product_id", "price", "success_url", "cancel_url", "customer", "trial_period_days",
+            "external_purchase_token",
+        ]
     }
 
     struct CheckoutBody: ResponseEncodable {

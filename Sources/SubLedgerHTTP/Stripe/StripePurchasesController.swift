@@ -14,9 +14,10 @@ struct StripePurchasesController: Sendable {
         group.post("purchases/stripe") { request, context in try await purchase(request, context) }
     }
 
-    struct PurchaseRequest: Decodable {
+    struct PurchaseRequest: JSONRequestBody {
         var account_id: String
         var checkout_session_id: String
+        static let fields: Set<String> = ["account_id", "checkout_session_id"]
     }
 
     func purchase(_ request: Request, _ context: SubLedgerRequestContext) async throws -> Representation.SubmissionBody

@@ -35,7 +35,7 @@ struct WebhooksController: Sendable {
         }
     }
 
-    struct NewEndpoint: Decodable {
+    struct NewEndpoint: JSONRequestBody {
         var bundleID: String
         var url: String
         var description: String?
@@ -50,14 +50,18 @@ struct WebhooksController: Sendable {
             case environments
             case allowPrivateNetwork = "allow_private_network"
         }
+        static let fields: Set<String> = [
+            "bundle_id", "url", "description", "event_types", "environments", "allow_private_network",
+        ]
     }
 
-    struct Rotation: Decodable {
+    struct Rotation: JSONRequestBody {
         var expirePreviousAfter: String?
         enum CodingKeys: String, CodingKey { case expirePreviousAfter = "expire_previous_after" }
+        static let fields: Set<String> = ["expire_previous_after"]
     }
 
-    struct Replay: Decodable {
+    struct Replay: JSONRequestBody {
         var since: String?
         var until: String?
         var eventTypes: [String]?
@@ -65,6 +69,7 @@ struct WebhooksController: Sendable {
             case since, until
             case eventTypes = "event_types"
         }
+        static let fields: Set<String> = ["since", "until", "event_types"]
     }
 
     struct Listing: Encodable {
@@ -124,17 +129,10 @@ struct WebhooksController: Sendable {
     }
 
     /// The body as `T`; an empty body is `{}` (every field of these bodies but the new endpoint's is optional).
-    private static func decode<T: Decodable>(
+    private static func decode<T: JSONRequestBody>(
         _ type: T.Type, _ request: Request, _ context: SubLedgerRequestContext
     ) async throws -> T {
-        let buffer = try await request.collectBody(context: context)
-        if buffer.readableBytes == 0 { return try JSONDecoder().decode(T.self, from: Data("{}".utf8)) }
-        try RequestText.checkBody(buffer)
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
-        } catch let error as DecodingError {
-            throw APIError.badRequest(.malformedJSON, ErrorMiddleware<BasicRequestContext>.describe(error))
-        }
+        try await request.decodeJSON(as: T.self, context: context, emptyIsObject: true)
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

@@ -12,9 +12,10 @@ struct AppTransactionsController: Sendable {
         group.post("app-transactions") { request, context in try await claim(request, context) }
     }
 
-    struct ClaimRequest: Decodable {
+    struct ClaimRequest: JSONRequestBody {
         var account_id: String
         var signed_app_transaction: String
+        static let fields: Set<String> = ["account_id", "signed_app_transaction"]
     }
 
     struct ClaimBody: ResponseEncodable {

@@ -16,9 +16,12 @@ struct ConsumptionController: Sendable {
         group.post("accounts/:account_id/usage") { request, context in try await usage(request, context) }
     }
 
-    struct ConsentRequest: Decodable {
+    struct ConsentRequest: JSONRequestBody {
         var consented: Bool?
         var at: String?
+        static let fields: Set<String> = ["consented", "at"]
+        /// A null would record a consent the client did not state.
+        static let refusesNull = true
     }
 
     struct ConsentBody: ResponseEncodable {
@@ -32,7 +35,7 @@ struct ConsumptionController: Sendable {
     func consent(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EditedResponse<ConsentBody> {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
-        let body = try await Self.decodeStrictly(request, ConsentRequest.self, allowed: ["consented", "at"], context)
+        let body = try await request.decodeJSON(as: ConsentRequest.self, context: context)
         guard let consented = body.consented else {
             throw APIError.badRequest(.missingConsented, "'consented' (true or false) is required")
         }
@@ -55,12 +58,18 @@ struct ConsumptionController: Sendable {
                 consent_id: id, account_id: account.rawValue, consented: consented, at: Representation.time(instant)))
     }
 
-    struct UsageRequest: Decodable {
+    struct UsageRequest: JSONRequestBody {
         var transaction_id: String?
         var consumption_percentage: Double?
         var play_time_minutes: Int64?
         var sample_content_provided: Bool?
         var delivery_status: String?
+        static let fields: Set<String> = [
+            "transaction_id", "consumption_percentage", "play_time_minutes", "sample_content_provided",
+            "delivery_status",
+        ]
+        /// A null would record a use the client did not state.
+        static let refusesNull = true
     }
 
     struct UsageBody: ResponseEncodable {
@@ -77,12 +86,7 @@ struct ConsumptionController: Sendable {
     func usage(_ request: Request, _ context: SubLedgerRequestContext) async throws -> EditedResponse<UsageBody> {
         let app = try await apps.app(for: try context.requireKey())
         let account = try accountID(context)
-        let body = try await Self.decodeStrictly(
-            request, UsageRequest.self,
-            allowed: [
-                "transaction_id", "consumption_percentage", "play_time_minutes", "sample_content_provided",
-                "delivery_status",
-            ], context)
+        let body = try await request.decodeJSON(as: UsageRequest.self, context: context)
         guard let rawTransactionID = body.transaction_id else {
             throw APIError.badRequest(.missingTransactionID, "'transaction_id' is required")
         }
@@ -101,51 +105,5 @@ struct ConsumptionController: Sendable {
                 consumption_percentage: usage.consumedMilliunits.map { Double($0) / 1000 },
                 play_time_minutes: usage.playTimeMinutes, sample_content_provided: usage.sampleContentProvided,
                 delivery_status: usage.deliveryStatus?.rawValue))
-    }
-
-    /// Decodes a JSON object whose keys must all be in `allowed`: a misspelt field is refused (400
-    /// `unknown_field`) rather than silently ignored, since it would otherwise report nothing. A field given as
-    /// `null` is refused too (400 `malformed_json`): no field of these bodies may be null (openapi.yaml), and
-    /// taking null for absent would record a report the client did not state.
-    static func decodeStrictly<T: Decodable>(
-        _ request: Request, _ type: T.Type, allowed: Set<String>, _ context: SubLedgerRequestContext
-    ) async throws -> T {
-        let buffer = try await request.collectBody(context: context)
-        try RequestText.checkBody(buffer)
-        let data = Data(buffer: buffer)
-        do {
-            let keys = try JSONDecoder().decode(ObjectKeys.self, from: data)
-            if let unknown = keys.names.sorted().first(where: { !allowed.contains($0) }) {
-                throw APIError.badRequest(
-                    .unknownField,
-                    "unknown field '\(unknown.prefix(64))'; allowed: \(allowed.sorted().joined(separator: ", "))")
-            }
-            if let null = keys.nulls.sorted().first {
-                throw APIError.badRequest(.malformedJSON, "'\(null)' must not be null; leave it out instead")
-            }
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let error as DecodingError {
-            throw APIError.badRequest(.malformedJSON, ErrorMiddleware<BasicRequestContext>.describe(error))
-        }
-    }
-}
-
-/// The keys of a JSON object, to refuse fields a request type does not know.
-private struct ObjectKeys: Decodable {
-    var names: [String]
-    /// The keys whose value is `null`.
-    var nulls: [String]
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        names = container.allKeys.map(\.stringValue)
-        nulls = try container.allKeys.filter { try container.decodeNil(forKey: $0) }.map(\.stringValue)
     }
 }

@@ -13,12 +13,16 @@ struct OffersController: Sendable {
         group.post("offers/signatures") { request, context in try await sign(request, context) }
     }
 
-    struct SignatureRequestBody: Decodable {
+    struct SignatureRequestBody: JSONRequestBody {
         var account_id: String?
         var product_id: String?
         var offer_identifier: String?
         var app_account_token: String?
         var transaction_id: String?
+        static let fields: Set<String> = [
+            "account_id", "product_id", "offer_identifier", "app_account_token", "transaction_id",
+        ]
+        static let refusesNull = true
     }
 
     struct IntroductoryOfferUseBody: Codable {
@@ -62,9 +66,7 @@ struct OffersController: Sendable {
 
     func sign(_ request: Request, _ context: SubLedgerRequestContext) async throws -> SignaturesBody {
         let app = try await apps.app(for: try context.requireKey())
-        let body = try await ConsumptionController.decodeStrictly(
-            request, SignatureRequestBody.self,
-            allowed: ["account_id", "product_id", "offer_identifier", "app_account_token", "transaction_id"], context)
+        let body = try await request.decodeJSON(as: SignatureRequestBody.self, context: context)
         let parsed = try OfferSignatureRequest(
             accountID: body.account_id, productID: body.product_id, offerIdentifier: body.offer_identifier,
             appAccountToken: body.app_account_token, transactionID: body.transaction_id, app: app.definition)
