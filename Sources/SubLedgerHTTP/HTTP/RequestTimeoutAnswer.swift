@@ -105,6 +105,12 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // Once the 408 is answered, the connection is closing: the router's own answer to the request whose body
+        // failed (`RequestTimedOut`) is not written after it.
+        guard !timedOut else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.kind != .informational:
             answering = true
@@ -142,6 +148,10 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
             context.close(promise: promise)
             return
         }
+        // A request whose head was read is in the router, reading its body: the body fails with `RequestTimedOut`
+        // (before the close, whose end of stream the parser reports otherwise), so the router's access line says 408
+        // as the client is answered; the router's own answer is not written (`write`).
+        if headRead { context.fireErrorCaught(RequestTimedOut()) }
         let body = ErrorBody.json(
             code: APIError.Code.requestTimeout.rawValue,
             message: "the request did not arrive completely within \(Self.describe(timeout))")
@@ -160,9 +170,8 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             bound.value.close(promise: promise)
         }
-        // A request whose head was read reached the router, whose access line it has; one that stopped within its
-        // head reached nothing else, so its line is written here.
-        if let logger, !headRead {
+        // A request that stopped within its head reached nothing else, so its line is written here.
+        if !headRead, let logger {
             RequestLog.writeBelowRouter(
                 logger, method: nil, target: nil, status: .requestTimeout,
                 code: APIError.Code.requestTimeout.rawValue,
@@ -177,6 +186,10 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
             ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
     }
 }
+
+/// How the body of a request that stopped arriving ends for the router, once `RequestTimeoutAnswer` has answered it
+/// 408 (`Request.collectBody` turns it into 408 `request_timeout`).
+struct RequestTimedOut: Error {}
 
 /// First in the pipeline: tells the `RequestTimeoutAnswer` that bytes arrived.
 final class RequestBytesArrive: ChannelInboundHandler, RemovableChannelHandler {
