@@ -49,6 +49,8 @@ let package = Package(
         // The OpenTelemetry tracer and its OTLP/HTTP exporter (protobuf code already generated in the package);
         // only the OTLPHTTP trait, so gRPC is neither resolved into the build nor compiled.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // Tests only: the customer-life simulation shrinks a failing world's steps with its property checker.
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // libpq, the PostgreSQL C client, found through pkg-config.
@@ -647,6 +649,7 @@ let package = Package(
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
                 "SeededRandom",  // the customer-life simulation's worlds
+                .product(name: "PropertyBased", package: "swift-property-based"),  // … and their shrinking
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests

@@ -9,7 +9,8 @@ import Testing
 /// credited purchase and gap-free webhook numbering; at the end of each world `ledger verify` must be clean.
 ///
 /// `SIMULATION_SEEDS` (a count, or a comma-separated list of seeds to replay) and `SIMULATION_STEPS` run it longer
-/// (`scripts/simulate`); by default CI runs a bounded number of worlds.
+/// (`scripts/simulate`); by default CI runs a bounded number of worlds. A violation prints the world's plan through the
+/// failing step; with `SIMULATION_SHRINK=1` the plan is first shrunk to a short one that still fails.
 @Suite struct CustomerLifeSimulationTests {
     static let environment = ProcessInfo.processInfo.environment
     static let steps = environment["SIMULATION_STEPS"].flatMap(Int.init) ?? 40
@@ -24,10 +25,19 @@ import Testing
         return Array(firstSeed..<(firstSeed + count))
     }
 
+    /// With `SIMULATION_SHRINK=1` a failing world's plan is shrunk (`SimulationShrinking`) before it is reported.
+    static let shrinks = environment["SIMULATION_SHRINK"] == "1"
+
     @Test(arguments: seeds)
     func aWorldKeepsTheLedgersInvariants(seed: UInt64) async throws {
-        if let violation = try await CustomerLifeWorld(seed: seed, steps: Self.steps).run() {
+        guard let violation = try await CustomerLifeWorld(seed: seed, steps: Self.steps).run() else { return }
+        guard Self.shrinks else {
             Issue.record("\(violation)")
+            return
         }
+        let shortest = await SimulationShrinking.shrink(violation.plan) { plan in
+            try await CustomerLifeWorld(seed: seed, plan: plan).run()?.description
+        }
+        print("seed \(seed): shrunk from \(violation.plan.count) steps to \(shortest.count)")
     }
 }

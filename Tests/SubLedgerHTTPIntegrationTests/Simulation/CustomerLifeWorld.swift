@@ -6,6 +6,7 @@ import SeededRandom
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
+import Testing
 
 /// One simulated world, generated from a seed: an app under one ownership policy, a few Apple IDs shared by a few
 /// of the app's accounts, and a life of customer and store actions driven through SubLedger's HTTP API, with
@@ -17,8 +18,39 @@ import SubLedgerStore
 struct CustomerLifeWorld {
     typealias E = EndToEndHarness
 
+    /// The world's setup (its policy, Apple IDs and accounts) and the simulator's identifiers and clock.
     let seed: UInt64
-    let steps: Int
+    /// The world's life, step by step.
+    let plan: [Step]
+
+    /// One step of a life: which action (`kind`, a roll of 0…99 against the action table) and the entropy every
+    /// choice the action makes is drawn from (which Apple ID, which account, how many days). A step whose action
+    /// cannot happen in the world as it then is does nothing, so any subsequence of a plan is a life too: that is
+    /// what lets a failing plan be shrunk (`SimulationShrinking`).
+    struct Step: Hashable, Sendable, CustomStringConvertible, CustomTestStringConvertible {
+        var kind: UInt8
+        var entropy: UInt64
+        /// As Swift source, so a shrunk plan pastes into a regression test.
+        var description: String { ".init(kind: \(kind), entropy: 0x\(String(entropy, radix: 16)))" }
+        var testDescription: String { description }
+    }
+
+    /// The world of `seed` with `steps` steps drawn from it.
+    init(seed: UInt64, steps: Int) {
+        self.init(seed: seed, plan: Self.plan(seed: seed, steps: steps))
+    }
+
+    /// The world of `seed` living exactly `plan` (a shrunk reproduction replays this way).
+    init(seed: UInt64, plan: [Step]) {
+        self.seed = seed
+        self.plan = plan
+    }
+
+    /// The steps `seed` draws: a generator of their own, apart from the setup's.
+    static func plan(seed: UInt64, steps: Int) -> [Step] {
+        var random = SplitMix64(seed: seed ^ 0x9E37_79B9_7F4A_7C15)
+        return (0..<max(0, steps)).map { _ in Step(kind: UInt8(random.next() % 100), entropy: random.next()) }
+    }
 
     /// What ended a world early: the invariant broken, at which step, and the steps so far.
     struct Violation: Error, CustomStringConvertible {
@@ -26,9 +58,12 @@ struct CustomerLifeWorld {
         var step: Int
         var invariant: String
         var log: [String]
+        /// The plan through the failing step.
+        var plan: [Step] = []
         var description: String {
-            "seed \(seed), step \(step): \(invariant)\nsteps (replay: SIMULATION_SEEDS=\(seed)):\n"
+            "seed \(seed), step \(step): \(invariant)\nsteps (replay: SIMULATION_SEEDS=\(seed), with the same step count):\n"
                 + log.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+                + "\nas a plan: CustomerLifeWorld(seed: \(seed), plan: [\(plan.map(\.description).joined(separator: ", "))])"
         }
     }
 
@@ -37,7 +72,8 @@ struct CustomerLifeWorld {
         do {
             try await E.run { e in
                 var life = try await Life(seed: seed, e: e)
-                let violation = try await life.live(steps: steps)
+                var violation = try await life.live(plan: plan)
+                if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
                 if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
                     print("world \(seed):\n" + life.log.map { "  " + $0 }.joined(separator: "\n"))
                 }
@@ -92,10 +128,13 @@ private struct Life {
     var now: Int64 { e.control.clock().now }
     var liveAccounts: [String] { accounts.filter { model.canonical($0) == $0 && !model.erased.contains($0) } }
 
-    mutating func live(steps: Int) async throws -> CustomerLifeWorld.Violation? {
-        for step in 0..<steps {
+    mutating func live(plan: [CustomerLifeWorld.Step]) async throws -> CustomerLifeWorld.Violation? {
+        let steps = plan.count
+        for (step, choice) in plan.enumerated() {
+            // Every choice of this step comes from its own entropy: leaving out an earlier step changes none of it.
+            random = SplitMix64(seed: choice.entropy)
             do {
-                try await act()
+                try await act(roll: UInt64(choice.kind) % 100)
             } catch let failure as SimulationFailure {
                 return .init(
                     seed: seed, step: step, invariant: "an answer the simulation cannot go on from: \(failure)",
@@ -124,8 +163,7 @@ private struct Life {
 
     // MARK: Actions
 
-    mutating func act() async throws {
-        let roll = random.next() % 100
+    mutating func act(roll: UInt64) async throws {
         switch roll {
         case 0..<28: try await buy()
         case 28..<46: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
