@@ -525,22 +525,6 @@ END
 $$;
 
 --
--- Name: apps_keep_their_ids(); Type: FUNCTION
---
-
-CREATE FUNCTION apps_keep_their_ids() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' AND NEW.app_id = OLD.app_id THEN
-        RETURN NEW;
-    END IF;
-    RAISE EXCEPTION 'an app''s row keeps its id and is never deleted: % refused', TG_OP
-        USING ERRCODE = 'restrict_violation';
-END
-$$;
-
---
 -- Name: audit_log_is_append_only(); Type: FUNCTION
 --
 
@@ -4827,18 +4811,6 @@ CREATE INDEX transactions_stripe_payment ON transactions USING btree (app_id, ((
 CREATE TRIGGER account_erasures_no_update BEFORE DELETE OR UPDATE ON account_erasures FOR EACH ROW EXECUTE FUNCTION account_erasures_are_append_only();
 
 --
--- Name: apps apps_keep_their_ids; Type: TRIGGER
---
-
-CREATE TRIGGER apps_keep_their_ids BEFORE DELETE OR UPDATE OF app_id ON apps FOR EACH ROW EXECUTE FUNCTION apps_keep_their_ids();
-
---
--- Name: apps apps_no_truncate; Type: TRIGGER
---
-
-CREATE TRIGGER apps_no_truncate BEFORE TRUNCATE ON apps FOR EACH STATEMENT EXECUTE FUNCTION apps_keep_their_ids();
-
---
 -- Name: audit_log audit_log_no_truncate; Type: TRIGGER
 --
 
@@ -4949,6 +4921,13 @@ ALTER TABLE ONLY account_erasures
     ADD CONSTRAINT account_erasures_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
+-- Name: accounts accounts_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY accounts
+    ADD CONSTRAINT accounts_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: api_keys api_keys_app_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -4975,6 +4954,13 @@ ALTER TABLE ONLY catalog_prices
 
 ALTER TABLE ONLY chain_state_changes
     ADD CONSTRAINT chain_state_changes_app_id_environment_original_transactio_fkey FOREIGN KEY (app_id, environment, original_transaction_id) REFERENCES chains(app_id, environment, original_transaction_id);
+
+--
+-- Name: chains chains_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY chains
+    ADD CONSTRAINT chains_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: consumption_consents consumption_consents_app_id_account_id_fkey; Type: FK CONSTRAINT
@@ -5080,6 +5066,13 @@ ALTER TABLE ONLY google_play_voided_cursors
 
 ALTER TABLE ONLY import_rows
     ADD CONSTRAINT import_rows_import_run_id_fkey FOREIGN KEY (import_run_id) REFERENCES import_runs(import_run_id) ON DELETE CASCADE;
+
+--
+-- Name: ledger_entries ledger_entries_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY ledger_entries
+    ADD CONSTRAINT ledger_entries_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: notification_history_cursors notification_history_cursors_app_id_fkey; Type: FK CONSTRAINT
@@ -5199,6 +5192,27 @@ ALTER TABLE ONLY stripe_event_cursors
 
 ALTER TABLE ONLY transactions
     ADD CONSTRAINT transactions_app_id_environment_original_transaction_id_fkey FOREIGN KEY (app_id, environment, original_transaction_id) REFERENCES chains(app_id, environment, original_transaction_id);
+
+--
+-- Name: transactions transactions_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY transactions
+    ADD CONSTRAINT transactions_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: webhook_account_sequences webhook_account_sequences_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY webhook_account_sequences
+    ADD CONSTRAINT webhook_account_sequences_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: webhook_clock_moments webhook_clock_moments_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY webhook_clock_moments
+    ADD CONSTRAINT webhook_clock_moments_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: webhook_deliveries webhook_deliveries_endpoint_id_fkey; Type: FK CONSTRAINT

@@ -70,6 +70,5 @@ public enum BundledMigrations {
         ("0053_grants_in_read_model.sql", PackageResources._053_grants_in_read_model_sql),
         ("0054_ledger_chain_link_by_key.sql", PackageResources._054_ledger_chain_link_by_key_sql),
         ("0055_account_erasure_any_form.sql", PackageResources._055_account_erasure_any_form_sql),
-        ("0056_apply_without_app_key_checks.sql", PackageResources._056_apply_without_app_key_checks_sql),
     ]
 }
