@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// Whole customer lives on the web (`StripeLifeWorld`): worlds generated from seeds, each an app selling a monthly
+/// subscription through SubLedger's Stripe checkout to a few accounts, who buy, renew, cancel at period end and
+/// resume, see their card decline and pay again, are refunded in full or in part, are granted `pro` by support (and
+/// have it revoked), are merged and erased, while Stripe's webhooks are dropped, sent twice, or read back late and
+/// out of order from the events list. After every step SubLedger must agree with `StripeReferenceModel` on who holds
+/// every subscription and who is entitled, with one grant or extension per paid invoice and gap-free webhook
+/// numbering; at the end of each world the revenue report must equal what stripe-sim charged, refunded and kept as
+/// its fee, `ledger verify` must be clean and no erased id may be left in any table.
+///
+/// The same variables as `CustomerLifeSimulationTests`: `SIMULATION_SEEDS` (a count, or seeds separated by commas),
+/// `SIMULATION_STEPS`, `SIMULATION_FIRST_SEED`, `SIMULATION_VERBOSE=1`. By default CI runs 8 worlds of 30 steps.
+@Suite struct StripeLifeSimulationTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let steps = environment["SIMULATION_STEPS"].flatMap(Int.init) ?? 30
+    static let firstSeed: UInt64 = environment["SIMULATION_FIRST_SEED"].flatMap(UInt64.init) ?? 1
+
+    static var seeds: [UInt64] {
+        let text = environment["SIMULATION_SEEDS"] ?? "8"
+        if text.contains(",") { return text.split(separator: ",").compactMap { UInt64($0) } }
+        return Array(firstSeed..<(firstSeed + (UInt64(text) ?? 8)))
+    }
+
+    @Test(arguments: seeds)
+    func aStripeWorldKeepsTheLedgersInvariants(seed: UInt64) async throws {
+        if let violation = try await StripeLifeWorld(seed: seed, steps: Self.steps).run() {
+            Issue.record("\(violation)")
+        }
+    }
+}
