@@ -5,7 +5,6 @@ import PostgresLibPQ
 import SeededRandom
 import StripeClients
 import StripeSimulator
-import StripeStore
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
