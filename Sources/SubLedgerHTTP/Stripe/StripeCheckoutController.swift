@@ -9,8 +9,7 @@ import SubLedgerUseCases
 /// account once paid.
 struct StripeCheckoutController: Sendable {
     let apps: AppDirectory
-    /// Stripe's web checkout (`StoreRegistration.webCheckout`); `nil` when this process has no Stripe registered.
-    let checkout: (any WebCheckout)?
+    let checkout: StripeCheckout
     let now: @Sendable () -> Instant
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
@@ -63,10 +62,7 @@ struct StripeCheckoutController: Sendable {
             throw APIError.badRequest(
                 .invalidExternalPurchaseToken, "external_purchase_token must be 1 to 4096 characters of base64url")
         }
-        guard let checkout else {
-            throw IngestionError(.appMisconfigured, "this process has no port for Stripe")
-        }
-        let started: WebCheckoutStarted
+        let started: StripeCheckout.Started
         do {
             started = try await checkout.start(
                 .init(
@@ -74,9 +70,9 @@ struct StripeCheckoutController: Sendable {
                     cancelURL: cancelURL, customer: customer, trialPeriodDays: body.trial_period_days,
                     externalPurchaseToken: body.external_purchase_token),
                 app: app, now: now())
-        } catch let refusal as WebCheckoutRefusal {
+        } catch let refusal as StripeCheckout.Refusal {
             switch refusal.code {
-            case .productNotSold: throw APIError.unprocessable(.unknownProduct, refusal.message)
+            case .notSoldOnStripe: throw APIError.unprocessable(.unknownProduct, refusal.message)
             case .priceMismatch, .trialNotOffered: throw APIError.unprocessable(.invalidValue, refusal.message)
             case .externalPurchaseNotReported:
                 throw APIError.unprocessable(.externalPurchaseNotReported, refusal.message)

@@ -4,7 +4,6 @@ import CatalogFile
 import Foundation
 import NIOCore
 import StripeSimulator
-import StripeStore
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore

@@ -5,7 +5,6 @@ import PostgresLibPQ
 import Stripe
 import StripeClients
 import StripeSimulator
-import StripeStore
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerUseCases

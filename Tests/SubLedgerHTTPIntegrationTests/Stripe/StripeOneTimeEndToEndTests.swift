@@ -4,7 +4,6 @@ import NIOCore
 import PostgresLibPQ
 import StripeClients
 import StripeSimulator
-import StripeStore
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
