@@ -15,23 +15,25 @@ import Yams
     typealias H = ServiceHarness
 
     /// Each route's body type, by the operation that takes it.
-    static let bodies: [(path: String, type: any JSONRequestBody.Type)] = [
-        ("/v1/orders", OrdersController.CreateBody.self),
-        ("/v1/receipts", SubmissionsController.ReceiptRequest.self),
-        ("/v1/transactions", SubmissionsController.TransactionRequest.self),
-        ("/v1/purchases/google", GooglePlayPurchasesController.PurchaseRequest.self),
-        ("/v1/purchases/stripe", StripePurchasesController.PurchaseRequest.self),
-        ("/v1/checkout/stripe", StripeCheckoutController.CreateBody.self),
-        ("/v1/app-transactions", AppTransactionsController.ClaimRequest.self),
-        ("/v1/accounts/{account_id}/grants", GrantsController.GrantRequest.self),
-        ("/v1/accounts/{account_id}/merge", MergesController.MergeRequest.self),
-        ("/v1/accounts/{account_id}/consent", ConsumptionController.ConsentRequest.self),
-        ("/v1/accounts/{account_id}/usage", ConsumptionController.UsageRequest.self),
-        ("/v1/offers/signatures", OffersController.SignatureRequestBody.self),
-        ("/v1/admin/webhooks", WebhooksController.NewEndpoint.self),
-        ("/v1/admin/webhooks/{id}/rotate-secret", WebhooksController.Rotation.self),
-        ("/v1/admin/webhooks/{id}/replay", WebhooksController.Replay.self),
-    ]
+    static var bodies: [(path: String, type: any JSONRequestBody.Type)] {
+        [
+            ("/v1/orders", OrdersController.CreateBody.self),
+            ("/v1/receipts", SubmissionsController.ReceiptRequest.self),
+            ("/v1/transactions", SubmissionsController.TransactionRequest.self),
+            ("/v1/purchases/google", GooglePlayPurchasesController.PurchaseRequest.self),
+            ("/v1/purchases/stripe", StripePurchasesController.PurchaseRequest.self),
+            ("/v1/checkout/stripe", StripeCheckoutController.CreateBody.self),
+            ("/v1/app-transactions", AppTransactionsController.ClaimRequest.self),
+            ("/v1/accounts/{account_id}/grants", GrantsController.GrantRequest.self),
+            ("/v1/accounts/{account_id}/merge", MergesController.MergeRequest.self),
+            ("/v1/accounts/{account_id}/consent", ConsumptionController.ConsentRequest.self),
+            ("/v1/accounts/{account_id}/usage", ConsumptionController.UsageRequest.self),
+            ("/v1/offers/signatures", OffersController.SignatureRequestBody.self),
+            ("/v1/admin/webhooks", WebhooksController.NewEndpoint.self),
+            ("/v1/admin/webhooks/{id}/rotate-secret", WebhooksController.Rotation.self),
+            ("/v1/admin/webhooks/{id}/replay", WebhooksController.Replay.self),
+        ]
+    }
 
     /// The notification routes: their bodies are the stores', read leniently.
     static let storeBodies: Set<String> = [

@@ -12,21 +12,11 @@ import Testing
 /// (`scripts/simulate`); by default CI runs a bounded number of worlds. A violation prints the world's plan through the
 /// failing step; with `SIMULATION_SHRINK=1` the plan is first shrunk to a short one that still fails.
 @Suite struct CustomerLifeSimulationTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let steps = environment["SIMULATION_STEPS"].flatMap(Int.init) ?? 40
-    static let firstSeed: UInt64 = environment["SIMULATION_FIRST_SEED"].flatMap(UInt64.init) ?? 1
-
-    /// The seeds to run: `SIMULATION_SEEDS=40` runs seeds 1…40 (from `SIMULATION_FIRST_SEED`), `SIMULATION_SEEDS=7,19`
-    /// replays those two.
-    static var seeds: [UInt64] {
-        let text = environment["SIMULATION_SEEDS"] ?? "16"
-        if text.contains(",") { return text.split(separator: ",").compactMap { UInt64($0) } }
-        let count = UInt64(text) ?? 16
-        return Array(firstSeed..<(firstSeed + count))
-    }
+    static let steps = SimulationRun.steps(default: 40)
+    static let seeds = SimulationRun.seeds(default: 16)
 
     /// With `SIMULATION_SHRINK=1` a failing world's plan is shrunk (`SimulationShrinking`) before it is reported.
-    static let shrinks = environment["SIMULATION_SHRINK"] == "1"
+    static let shrinks = SimulationRun.environment["SIMULATION_SHRINK"] == "1"
 
     @Test(arguments: seeds)
     func aWorldKeepsTheLedgersInvariants(seed: UInt64) async throws {

@@ -13,15 +13,8 @@ import Testing
 /// The same variables as `CustomerLifeSimulationTests`: `SIMULATION_SEEDS` (a count, or seeds separated by commas),
 /// `SIMULATION_STEPS`, `SIMULATION_FIRST_SEED`, `SIMULATION_VERBOSE=1`. By default CI runs 8 worlds of 30 steps.
 @Suite struct StripeLifeSimulationTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let steps = environment["SIMULATION_STEPS"].flatMap(Int.init) ?? 30
-    static let firstSeed: UInt64 = environment["SIMULATION_FIRST_SEED"].flatMap(UInt64.init) ?? 1
-
-    static var seeds: [UInt64] {
-        let text = environment["SIMULATION_SEEDS"] ?? "8"
-        if text.contains(",") { return text.split(separator: ",").compactMap { UInt64($0) } }
-        return Array(firstSeed..<(firstSeed + (UInt64(text) ?? 8)))
-    }
+    static let steps = SimulationRun.steps(default: 30)
+    static let seeds = SimulationRun.seeds(default: 8)
 
     @Test(arguments: seeds)
     func aStripeWorldKeepsTheLedgersInvariants(seed: UInt64) async throws {
