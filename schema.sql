@@ -360,6 +360,11 @@ DECLARE
     v_chain_keys text[];
     v_accounts text[];
     v_i integer;
+    -- The products the app sells through Stripe, as its catalog states them.
+    v_stripe_products text[] := ARRAY(
+        SELECT p ->> 'product_id' FROM apps a, jsonb_array_elements(a.catalog -> 'products') p
+        WHERE a.app_id = p_app_id AND p ->> 'store' = 'stripe');
+    v_orders bigint;
 BEGIN
     v_summary := jsonb_build_object('environments', to_jsonb(ARRAY(
         SELECT DISTINCT environment FROM chains WHERE app_id = p_app_id AND owner_account_id = ANY (p_ids)
@@ -405,9 +410,15 @@ BEGIN
     DELETE FROM account_tokens WHERE app_id = p_app_id AND account_id = ANY (p_ids);
     GET DIAGNOSTICS v_count = ROW_COUNT;
     v_summary := v_summary || jsonb_build_object('app_account_tokens', v_count);
+    -- The orders: a Stripe order is kept, under the erased account's pseudonym (an id merged into it was that
+    -- account's too); every other order is removed.
+    UPDATE orders SET account_id = p_pseudonyms[1]
+    WHERE app_id = p_app_id AND account_id = ANY (p_ids) AND product_id = ANY (v_stripe_products);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_orders := v_count;
     DELETE FROM orders WHERE app_id = p_app_id AND account_id = ANY (p_ids);
     GET DIAGNOSTICS v_count = ROW_COUNT;
-    v_summary := v_summary || jsonb_build_object('orders', v_count);
+    v_summary := v_summary || jsonb_build_object('orders', v_orders + v_count);
     UPDATE store_obligations SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms)
     WHERE app_id = p_app_id AND account_id = ANY (p_ids);
     UPDATE app_transaction_claims SET account_id = account_erasure_pseudonym(account_id, p_ids, p_pseudonyms)

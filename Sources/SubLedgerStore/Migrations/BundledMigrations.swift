@@ -70,5 +70,9 @@ public enum BundledMigrations {
         ("0053_grants_in_read_model.sql", PackageResources._053_grants_in_read_model_sql),
         ("0054_ledger_chain_link_by_key.sql", PackageResources._054_ledger_chain_link_by_key_sql),
         ("0055_account_erasure_any_form.sql", PackageResources._055_account_erasure_any_form_sql),
+        (
+            "0056_account_erasure_keeps_stripe_orders.sql",
+            PackageResources._056_account_erasure_keeps_stripe_orders_sql
+        ),
     ]
 }
