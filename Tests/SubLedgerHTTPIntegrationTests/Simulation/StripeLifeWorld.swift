@@ -358,7 +358,7 @@ private struct WebLife {
             log.append("\(account), never seen by SubLedger, has nothing to erase (404)")
             return
         }
-        model.erase(account, pseudonym: pseudonym, at: now)
+        model.erase(account, pseudonym: pseudonym)
         log.append("\(account) is erased (now \(pseudonym))")
     }
 
@@ -392,7 +392,7 @@ private struct WebLife {
             model.paid(
                 .init(
                     id: invoiceID, subscription: subscription, start: start, end: end, charge: charge, amount: amount,
-                    fee: fee, paidAt: now))
+                    fee: fee))
         }
         for list in model.invoices.values {
             for invoice in list {
@@ -433,7 +433,6 @@ private struct WebLife {
         }
         for (chain, transactions) in stored.sorted(by: { $0.key < $1.key }) {
             for transaction in transactions where transaction.account != model.holder(ofSubscription: chain) {
-                if transaction.account == nil, model.mayWaitUnclaimed(transaction.id, of: chain) { continue }
                 return "transaction \(transaction.id) of \(chain) is credited to \(transaction.account ?? "nobody"); "
                     + "the model says \(model.holder(ofSubscription: chain) ?? "nobody")"
             }

@@ -1,7 +1,9 @@
 /// The Stripe worlds' reference model: who holds each Stripe subscription, each account's granted entitlements, and
 /// what each account's entitlement read answers, as docs/guides/stripe.md and docs/guides/accounts.md state them.
 /// Every purchase goes through SubLedger's checkout, so the order in the subscription's metadata names the buying
-/// account: the subscription is that account's, then the account it was merged into, then its pseudonym once erased.
+/// account: the subscription is that account's, then the account it was merged into, then its pseudonym once erased
+/// (the erasure keeps the order, under the pseudonym). Whoever submits its Checkout Session, and whenever Stripe bills
+/// it, it stays there: every paid invoice is its holder's.
 /// Written for the test in seconds and strings; it shares no code with `SubLedgerCore`.
 ///
 /// It is fed what stripe-sim billed and refunded (each paid invoice with its period and its charge's refunded amount)
@@ -17,8 +19,6 @@ struct StripeReferenceModel: Sendable {
         var amount: Int64
         var refunded: Int64 = 0
         var fee: Int64
-        /// When stripe-sim was paid (as first seen by the world).
-        var paidAt: Int64
         /// Refunded in full: the period is taken back.
         var revoked: Bool { amount > 0 && refunded >= amount }
     }
@@ -41,8 +41,6 @@ struct StripeReferenceModel: Sendable {
     private(set) var mergedInto: [String: String] = [:]
     /// An erased account (or one merged into it) and its pseudonym.
     private(set) var pseudonyms: [String: String] = [:]
-    /// A pseudonym and when its account was erased.
-    private(set) var erasedAt: [String: Int64] = [:]
 
     var erased: Set<String> { Set(pseudonyms.keys) }
 
@@ -100,8 +98,7 @@ struct StripeReferenceModel: Sendable {
     }
 
     /// `account` and every id merged into it are erased: what they hold is the pseudonym's.
-    mutating func erase(_ account: String, pseudonym: String, at now: Int64) {
-        erasedAt[pseudonym] = now
+    mutating func erase(_ account: String, pseudonym: String) {
         var gone: Set<String> = [account]
         for alias in mergedInto.keys where holder(alias) == account { gone.insert(alias) }
         for id in gone { pseudonyms[id] = pseudonym }
@@ -110,17 +107,6 @@ struct StripeReferenceModel: Sendable {
 
     /// The account that holds `subscription` now.
     func holder(ofSubscription subscription: String) -> String? { buyers[subscription].map(holder) }
-
-    /// Whether invoice `id` may wait unclaimed: it was paid after its buyer was erased. The erasure removed the
-    /// order its subscription's metadata names, so the order names nobody; the pseudonym takes what continues its
-    /// running period, and a period after one refunded in full (or after a lapse) waits for an account to submit it.
-    /// The model does not decide which of the two yet: either is accepted.
-    func mayWaitUnclaimed(_ id: String, of subscription: String) -> Bool {
-        guard let holder = holder(ofSubscription: subscription), let erased = erasedAt[holder],
-            let invoice = invoices[subscription]?.first(where: { $0.id == id })
-        else { return false }
-        return invoice.paidAt > erased
-    }
 
     /// Whether `account` may read `pro` at `now`: it holds a subscription with a paid invoice for `now` not refunded
     /// in full, or a grant that runs at `now`.
