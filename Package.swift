@@ -203,8 +203,6 @@ let package = Package(
                 "AppStoreClients",
                 "GooglePlay",
                 "GooglePlayClients",
-                "Stripe",
-                "StripeClients",
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -216,6 +214,25 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Stripe as a store of the ledger: its port (webhooks and Checkout Sessions read back from the API), its
+        // events-list reconciliation, its web checkout and subscription import, exported as one `StoreRegistration`.
+        // Depends on the use cases' protocols; nothing but the composition root depends on it.
+        .target(
+            name: "StripeStore",
+            dependencies: [
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerCore",
+                "Stripe",
+                "StripeClients",
+                "AppStore",  // the external purchase token a linked-out iOS purchase hands over
+                "PostgresLibPQ",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -403,6 +420,8 @@ let package = Package(
                 "PostgresLibPQ",
                 "AppStore",
                 "StripeClients",
+                // The one place the Stripe module is named: its registration joins the store registry here.
+                "StripeStore",
                 "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -553,6 +572,8 @@ let package = Package(
             name: "SubLedgerHTTPTests",
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
+                "StripeStore",  // the push route Stripe's registration exempts from consistency tokens
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -651,6 +672,7 @@ let package = Package(
                 "SeededRandom",  // the customer-life simulation's worlds
                 .product(name: "PropertyBased", package: "swift-property-based"),  // … and their shrinking
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
+                "StripeStore",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

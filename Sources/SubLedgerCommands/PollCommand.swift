@@ -73,7 +73,7 @@ struct PollCommand: AsyncParsableCommand {
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
         try googlePlay.apply(to: &configuration.googlePlay, environment: environment)
-        try stripe.apply(to: &configuration.stripe, environment: environment)
+        try stripe.register(in: &configuration, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
         var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")

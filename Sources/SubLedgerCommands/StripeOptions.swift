@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import StripeClients
+import StripeStore
+import SubLedgerUseCases
 
 /// Where Stripe is: the flag, else the environment, else Stripe's production endpoint.
 struct StripeOptions: ParsableArguments {
@@ -17,5 +20,22 @@ struct StripeOptions: ParsableArguments {
             else { throw ValidationError("--stripe-api-url must be an http or https URL") }
             configuration.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         }
+    }
+
+    /// Registers Stripe with the process's store registry (`ServiceConfiguration.stores`), configured by these
+    /// options over `environment`, logging at the configuration's level.
+    func register(in configuration: inout ServiceConfiguration, environment: [String: String]) throws {
+        var stripe = StripeAPI.Configuration()
+        try apply(to: &stripe, environment: environment)
+        configuration.stores = StoreModules.registry(
+            stripe: stripe, logger: makeLogger("subledger", level: configuration.logLevel))
+    }
+}
+
+/// The composition root's store registry: every store built as its own module, registered once per process. The
+/// only place the store modules are named.
+enum StoreModules {
+    static func registry(stripe: StripeAPI.Configuration, logger: Logger) -> StoreRegistry {
+        StoreRegistry([StripeRegistration(configuration: stripe, logger: logger)])
     }
 }

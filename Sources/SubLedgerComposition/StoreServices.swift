@@ -5,9 +5,9 @@ import SubLedgerStore
 import SubLedgerUseCases
 
 /// What a process runs for each store, built from the process's `StoreGateways`: the one place each store is
-/// registered with the jobs (its ingestion, its `StorePort`, its `StoreReconciliation`). Its obligations are sent
-/// by the adapter `StoreObligationSender.live` registers. The switches over `Store` are exhaustive: a store added
-/// to `Store` does not compile until it is registered here.
+/// registered with the jobs (its ingestion, its `StorePort`, its `StoreReconciliation`). The App Store and Google
+/// Play are built here; every other store comes from the process's `StoreRegistry` (its registration makes its port
+/// and reconciliation). Its obligations are sent by the adapter `StoreObligationSender.live` registers.
 struct StoreServices: Sendable {
     let gateways: StoreGateways
     /// The App Store's ingestion: receipts, StoreKit 2 transactions, Server Notifications, the Server API.
@@ -16,6 +16,8 @@ struct StoreServices: Sendable {
     let googlePlay: GooglePlayIngestion
     /// Every store's port, for the renewal job.
     let ports: StorePorts
+    /// What the registered stores' ports write through.
+    let context: StoreContext
 
     init(
         gateways: StoreGateways, store: LedgerStore, catalog: CatalogStore, logger: Logger,
@@ -24,10 +26,12 @@ struct StoreServices: Sendable {
         self.gateways = gateways
         appStore = Ingestion(store: store, catalog: catalog, apple: gateways.apple, logger: logger, now: now)
         googlePlay = GooglePlayIngestion(store: store, gateway: gateways.googlePlay, logger: logger, now: now)
+        let context = StoreContext(store: store, catalog: catalog, logger: logger, now: now)
+        self.context = context
         ports = StorePorts(
             appStore: AppStorePort(ingestion: appStore),
             googlePlay: GooglePlayPort(ingestion: googlePlay, catalog: catalog, logger: logger, now: now),
-            stripe: StripePort(store: store, gateway: gateways.stripe, catalog: catalog, logger: logger, now: now))
+            registry: gateways.registry, context: context)
     }
 
     /// Every store's reconciliation, for `poll`'s one `ReconciliationPoller`. The App Store's (notification history
@@ -49,11 +53,11 @@ struct StoreServices: Sendable {
                 return GooglePlayVoidedPurchases(
                     configuration: .init(worker: worker), ingestion: googlePlay, store: GooglePlayStore(pool: pool),
                     catalog: catalog, gateway: gateways.googlePlay, logger: logger, now: now)
-            case .stripe:
-                guard let stripe = ports.stripe else { return nil }
-                return StripeEventsReconciliation(
-                    configuration: .init(worker: worker), port: stripe, cursors: StripeEventCursors(pool: pool),
-                    catalog: catalog)
+            default:
+                guard let registration = gateways.registry[store], let port = ports.registered[store] else {
+                    return nil
+                }
+                return registration.reconciliation(port: port, pool: pool, context: context, worker: worker)
             }
         }
     }

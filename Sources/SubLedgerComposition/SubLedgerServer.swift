@@ -28,7 +28,7 @@ public enum SubLedgerServer {
             var dependencies = ServiceDependencies(
                 pool: opened.pool, migrator: migrator, apple: gateways.apple, now: { Instant.systemNow() })
             dependencies.googlePlay = gateways.googlePlay
-            dependencies.stripe = gateways.stripe
+            dependencies.stores = gateways.registry
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool

@@ -116,7 +116,9 @@ func buildRouter(
     // that is not one (400; read replicas: write responses carry a token, reads may present one,
     // docs/guides/operate.md). On routes with a key these come after authentication, so a request without a
     // valid key is answered 401 whatever else is wrong with it.
-    let consistency = ConsistencyTokenMiddleware(tokens: useCases.consistencyTokens, logger: logger)
+    let consistency = ConsistencyTokenMiddleware(
+        tokens: useCases.consistencyTokens, pushPaths: dependencies.stores.pushPathsWithoutConsistencyToken,
+        logger: logger)
     let open = router.group().addMiddleware {
         BodyLimitMiddleware()
         QueryParameterMiddleware()
@@ -165,7 +167,8 @@ func buildRouter(
     SubmissionsController(apps: apps, orders: useCases.orders, stores: stores).register(on: v1)
     GooglePlayPurchasesController(apps: apps, stores: stores).register(on: v1)
     // Web purchases: the order and its Stripe Checkout Session (docs/guides/stripe.md).
-    StripeCheckoutController(apps: apps, checkout: useCases.stripeCheckout, now: dependencies.now).register(on: v1)
+    StripeCheckoutController(apps: apps, checkout: useCases.webCheckouts[.stripe], now: dependencies.now)
+        .register(on: v1)
     StripePurchasesController(apps: apps, stores: stores).register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(apps: apps, claims: useCases.appTransactionClaims).register(on: v1)

@@ -51,8 +51,7 @@ import Testing
         return StoreObligationSender.live(
             configuration: configuration, pool: e.service.pool, catalog: e.service.catalog,
             gateways: StoreGateways(
-                apple: gateway, googlePlay: GooglePlayGateway(httpClient: .shared, logger: TestDatabase.logger),
-                stripe: StripeGateway(httpClient: .shared, logger: TestDatabase.logger)),
+                apple: gateway, googlePlay: GooglePlayGateway(httpClient: .shared, logger: TestDatabase.logger)),
             logger: TestDatabase.logger, now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 

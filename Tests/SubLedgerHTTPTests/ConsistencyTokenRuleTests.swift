@@ -1,17 +1,28 @@
 import Foundation
 import HTTPTypes
+import Logging
+import StripeStore
+import SubLedgerUseCases
 import Testing
 
 @testable import SubLedgerHTTP
 
 /// Which responses carry `SubLedger-Consistency-Token` (docs/guides/scale-out.md, "Read replicas").
 @Suite struct ConsistencyTokenRuleTests {
+    /// The push routes of a process with every store module registered.
+    static let pushPaths = StoreRegistry([StripeRegistration(logger: Logger(label: "test"))])
+        .pushPathsWithoutConsistencyToken
+
+    static func carriesToken(method: HTTPRequest.Method, status: Int, path: String) -> Bool {
+        ConsistencyTokenMiddleware.carriesToken(method: method, status: status, path: path, pushPaths: pushPaths)
+    }
+
     @Test func aSuccessfulWriteCarriesOneAndAReadOrARefusalDoesNot() {
-        #expect(ConsistencyTokenMiddleware.carriesToken(method: .post, status: 200, path: "/v1/receipts"))
-        #expect(ConsistencyTokenMiddleware.carriesToken(method: .delete, status: 204, path: "/v1/webhooks/endpoints/x"))
+        #expect(Self.carriesToken(method: .post, status: 200, path: "/v1/receipts"))
+        #expect(Self.carriesToken(method: .delete, status: 204, path: "/v1/webhooks/endpoints/x"))
         #expect(
-            !ConsistencyTokenMiddleware.carriesToken(method: .get, status: 200, path: "/v1/accounts/a/entitlements"))
-        #expect(!ConsistencyTokenMiddleware.carriesToken(method: .post, status: 422, path: "/v1/receipts"))
+            !Self.carriesToken(method: .get, status: 200, path: "/v1/accounts/a/entitlements"))
+        #expect(!Self.carriesToken(method: .post, status: 422, path: "/v1/receipts"))
     }
 
     /// No store reads a token, so no store's push pays the WAL position's round trip (Google's did, then Stripe's).
@@ -25,7 +36,16 @@ import Testing
         }
         #expect(Set(pushes) == ["/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe"])
         for path in pushes {
-            #expect(!ConsistencyTokenMiddleware.carriesToken(method: .post, status: 200, path: path), "\(path)")
+            #expect(!Self.carriesToken(method: .post, status: 200, path: path), "\(path)")
         }
+    }
+
+    /// A registered store's push route is exempt by its registration (`StorePushRoute.carriesConsistencyToken`), not
+    /// by a list kept here: without Stripe registered its route is a write like any other.
+    @Test func aRegisteredStoresPushRuleComesFromItsRegistration() {
+        let stripe = "/v1/notifications/stripe"
+        #expect(Self.pushPaths.contains(stripe))
+        #expect(!StoreRegistry().pushPathsWithoutConsistencyToken.contains(stripe))
+        #expect(StoreRegistry().pushPathsWithoutConsistencyToken == StoreRegistry.unregisteredPushPaths)
     }
 }

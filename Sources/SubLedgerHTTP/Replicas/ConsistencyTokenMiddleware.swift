@@ -13,6 +13,8 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
 
     /// The primary's positions, and what a token is.
     let tokens: ConsistencyTokens
+    /// The stores' push routes, whose responses carry no token (`StoreRegistry.pushPathsWithoutConsistencyToken`).
+    let pushPaths: Set<String>
     let logger: Logger
 
     func handle(
@@ -29,7 +31,10 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
             context.consistencyToken = token
         }
         var response = try await next(request, context)
-        guard Self.carriesToken(method: request.method, status: response.status.code, path: request.uri.path) else {
+        guard
+            Self.carriesToken(
+                method: request.method, status: response.status.code, path: request.uri.path, pushPaths: pushPaths)
+        else {
             return response
         }
         // Read after the handler's commits: the insert position is at or past every record they wrote. A write that
@@ -42,17 +47,14 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Whether a response gets a token: a successful write's, except a store's push (Apple's Server Notifications,
-    /// Google's Pub/Sub push, Stripe's webhook events), which its sender never reads, and whose extra round trip would
-    /// cost every push.
-    static func carriesToken(method: HTTPRequest.Method, status: Int, path: @autoclosure () -> String) -> Bool {
-        writes(method) && (200..<300).contains(status) && !storePushPaths.contains(path())
+    /// Whether a response gets a token: a successful write's, except a store's push (`pushPaths`: Apple's Server
+    /// Notifications, Google's Pub/Sub push, each registered store's push route), which its sender never reads, and
+    /// whose extra round trip would cost every push.
+    static func carriesToken(
+        method: HTTPRequest.Method, status: Int, path: @autoclosure () -> String, pushPaths: Set<String>
+    ) -> Bool {
+        writes(method) && (200..<300).contains(status) && !pushPaths.contains(path())
     }
-
-    /// The routes the stores post their pushes to.
-    static let storePushPaths: Set<String> = [
-        "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
-    ]
 
     static func writes(_ method: HTTPRequest.Method) -> Bool {
         method == .post || method == .put || method == .patch || method == .delete

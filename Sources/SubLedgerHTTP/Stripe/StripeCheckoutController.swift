@@ -9,7 +9,8 @@ import SubLedgerUseCases
 /// account once paid.
 struct StripeCheckoutController: Sendable {
     let apps: AppDirectory
-    let checkout: StripeCheckout
+    /// Stripe's web checkout (`StoreRegistration.webCheckout`); `nil` when this process has no Stripe registered.
+    let checkout: (any WebCheckout)?
     let now: @Sendable () -> Instant
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
@@ -62,7 +63,10 @@ struct StripeCheckoutController: Sendable {
             throw APIError.badRequest(
                 .invalidExternalPurchaseToken, "external_purchase_token must be 1 to 4096 characters of base64url")
         }
-        let started: StripeCheckout.Started
+        guard let checkout else {
+            throw IngestionError(.appMisconfigured, "this process has no port for Stripe")
+        }
+        let started: WebCheckoutStarted
         do {
             started = try await checkout.start(
                 .init(
@@ -70,9 +74,9 @@ struct StripeCheckoutController: Sendable {
                     cancelURL: cancelURL, customer: customer, trialPeriodDays: body.trial_period_days,
                     externalPurchaseToken: body.external_purchase_token),
                 app: app, now: now())
-        } catch let refusal as StripeCheckout.Refusal {
+        } catch let refusal as WebCheckoutRefusal {
             switch refusal.code {
-            case .notSoldOnStripe: throw APIError.unprocessable(.unknownProduct, refusal.message)
+            case .productNotSold: throw APIError.unprocessable(.unknownProduct, refusal.message)
             case .priceMismatch, .trialNotOffered: throw APIError.unprocessable(.invalidValue, refusal.message)
             case .externalPurchaseNotReported:
                 throw APIError.unprocessable(.externalPurchaseNotReported, refusal.message)

@@ -37,7 +37,7 @@ struct StripeNotificationsController: Sendable {
             } catch {
                 // The signature is checked first whatever the body holds: a body that is not text is a 400 only
                 // once it is signed, and a 401 otherwise, as any other body is.
-                try await stores.stripe?.authenticate(push)
+                try await stores.configuredPort(for: .stripe)?.authenticate(push)
                 throw error
             }
             result = try await stores.receive(push)

@@ -23,8 +23,8 @@ public struct LedgerUseCases: Sendable {
     /// Every store's port: what apps submit and stores push is verified and applied through these.
     public let stores: StorePorts
     public let orders: Orders
-    /// Web purchases: an order and the Stripe Checkout Session that carries it.
-    public let stripeCheckout: StripeCheckout
+    /// Web purchases, by the store that offers them: an order and the store's checkout that carries it.
+    public let webCheckouts: [Store: any WebCheckout]
     public let appTransactionClaims: AppTransactionClaims
     public let erasures: AccountErasures
     public let consumption: ConsumptionRecords
@@ -39,7 +39,7 @@ public struct LedgerUseCases: Sendable {
     /// `readReplicas` (nil: the primary answers every read) answer the reads `reads` routes.
     public init(
         pool: PostgresPool, migrator: Migrator, secretKeys: SecretKeyring, apple: AppleGateway,
-        googlePlay: GooglePlayGateway, stripe: StripeGateway, readReplicas: ReadReplicas?, logger: Logger,
+        googlePlay: GooglePlayGateway, stores registry: StoreRegistry, readReplicas: ReadReplicas?, logger: Logger,
         now: @escaping @Sendable () -> Instant
     ) {
         let store = LedgerStore(pool: pool)
@@ -65,10 +65,16 @@ public struct LedgerUseCases: Sendable {
             googlePlay: GooglePlayPort(
                 ingestion: GooglePlayIngestion(store: store, gateway: googlePlay, logger: logger, now: now),
                 catalog: catalog, logger: logger, now: now),
-            stripe: StripePort(store: store, gateway: stripe, catalog: catalog, logger: logger, now: now))
-        orders = Orders(store: store)
-        stripeCheckout = StripeCheckout(
-            orders: orders, gateway: stripe, externalPurchases: ExternalPurchaseStore(pool: pool))
+            registry: registry, context: StoreContext(store: store, catalog: catalog, logger: logger, now: now))
+        let orders = Orders(store: store)
+        self.orders = orders
+        let externalPurchases = ExternalPurchaseStore(pool: pool)
+        var webCheckouts: [Store: any WebCheckout] = [:]
+        for registered in registry.stores {
+            webCheckouts[registered] = registry[registered]?.webCheckout(
+                orders: orders, externalPurchases: externalPurchases)
+        }
+        self.webCheckouts = webCheckouts
         appTransactionClaims = AppTransactionClaims(store: AppTransactionStore(pool: pool), apple: apple, now: now)
         erasures = AccountErasures(store: AccountErasureStore(pool: pool), catalog: catalog, now: now)
         consumption = ConsumptionRecords(store: ConsumptionStore(pool: pool))

@@ -15,8 +15,9 @@ public struct ServiceDependencies: Sendable {
     public var apple: AppleGateway
     /// The way to the Google Play Developer API (each app's service account key is in its catalog entry).
     public var googlePlay = GooglePlayGateway(httpClient: .shared, logger: Logger(label: "subledger.googleplay"))
-    /// The way to the Stripe API (each app's secret key is in its catalog entry).
-    public var stripe = StripeGateway(httpClient: .shared, logger: Logger(label: "subledger.stripe"))
+    /// The stores registered as modules (Stripe's way to its API: each app's secret key is in its catalog entry).
+    /// Default none.
+    public var stores = StoreRegistry()
     /// The clock (tests pin it; the service uses the system clock).
     public var now: @Sendable () -> Instant
     /// The hot standbys that answer reads (docs/guides/scale-out.md, "Read replicas"); `nil`: the primary answers all.
@@ -35,6 +36,6 @@ extension ServiceDependencies {
     public func useCases(secretKeys: SecretKeyring, logger: Logger) -> LedgerUseCases {
         LedgerUseCases(
             pool: pool, migrator: migrator, secretKeys: secretKeys, apple: apple, googlePlay: googlePlay,
-            stripe: stripe, readReplicas: readReplicas, logger: logger, now: now)
+            stores: stores, readReplicas: readReplicas, logger: logger, now: now)
     }
 }

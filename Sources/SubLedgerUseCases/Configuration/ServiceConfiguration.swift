@@ -1,5 +1,4 @@
 import Logging
-import StripeClients
 import SubLedgerStore
 
 /// How `subledger serve` runs: where it listens, which database it uses, how it logs.
@@ -31,8 +30,9 @@ public struct ServiceConfiguration: Sendable {
     public var apple: AppleConfiguration
     /// Where the Google Play Developer API is (Google's, or play-sim's) and how it is called.
     public var googlePlay = GooglePlayGateway.Configuration()
-    /// Where the Stripe API is (Stripe's, or stripe-sim's) and how it is called.
-    public var stripe = StripeAPI.Configuration()
+    /// The stores registered as modules, each with its configuration (Stripe's: where its API is, Stripe's or
+    /// stripe-sim's, and how it is called), built once at the composition root. Default none.
+    public var stores = StoreRegistry()
     /// The keys that seal the apps' secrets at rest, newest first (docs/guides/operate.md, "Secrets at rest").
     /// Default none: secrets stored unsealed can be read, sealed ones cannot.
     public var secretKeys: SecretKeyring = SecretKeyring()

@@ -32,7 +32,8 @@ public enum ImportRunner {
                 store: LedgerStore(pool: opened.pool), gateway: gateways.googlePlay, logger: logger,
                 now: { Instant.systemNow() })
             let migration = try MigrationImporter(
-                ingestion: ingestion, googlePlay: googlePlay, stripe: gateways.stripe, app: app,
+                ingestion: ingestion, googlePlay: googlePlay,
+                stripe: gateways.registry[.stripe]?.subscriptionImport(logger: logger), app: app,
                 configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent
             let task = Task { try await migration.run(file, fileName: name) { printer.show($0) } }

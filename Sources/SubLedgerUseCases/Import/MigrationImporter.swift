@@ -61,15 +61,16 @@ public struct MigrationImporter: Sendable {
     let ingestion: Ingestion
     /// Google Play purchases, for a Google Play file.
     let googlePlay: GooglePlayIngestion?
-    /// The Stripe API of each app, for a Stripe file.
-    let stripe: StripeGateway?
+    /// Stripe's subscriptions read back, for a Stripe file (`StoreRegistration.subscriptionImport`).
+    let stripe: (any StoreSubscriptionImport)?
     let checkpoints: ImportCheckpointStore
     let app: StoredApp
     let configuration: Configuration
     let logger: Logger
 
     public init(
-        ingestion: Ingestion, googlePlay: GooglePlayIngestion? = nil, stripe: StripeGateway? = nil, app: StoredApp,
+        ingestion: Ingestion, googlePlay: GooglePlayIngestion? = nil, stripe: (any StoreSubscriptionImport)? = nil,
+        app: StoredApp,
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
         try configuration.validate()
@@ -426,14 +427,12 @@ public struct MigrationImporter: Sendable {
                 .importFailed(
                     code: "app_not_on_stripe", message: "\(app.bundleID) has no Stripe account or sells nothing there"))
         }
-        let client = try await stripe.client(for: app)
         var attempt = 0
         while true {
             attempt += 1
             try await gate.admit()
             do {
-                let read = try await StripeReadBack(client: client, logger: logger).input(
-                    subscription: id, kind: .import, app: app, observedAt: ingestion.now())
+                let read = try await stripe.input(subscription: id, app: app, observedAt: ingestion.now())
                 guard var input = read, !input.transactions.isEmpty else {
                     throw ImportRowError(
                         row.lineNumber,

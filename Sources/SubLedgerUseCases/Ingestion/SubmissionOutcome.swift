@@ -13,4 +13,18 @@ public struct SubmissionOutcome: Sendable {
     /// The account the submission was applied for: the submitter, or the account it was merged into; the answer
     /// speaks for this account (nil when the submission named none).
     public var account: AccountID? = nil
+
+    /// For a store module's port.
+    package init(
+        inputID: Int64, environment: StoreEnvironment, outcomes: [TransactionOutcome], accounts: [String: AccountID],
+        ignored: [IgnoredTransaction], entitlements: [Entitlement], account: AccountID? = nil
+    ) {
+        self.inputID = inputID
+        self.environment = environment
+        self.outcomes = outcomes
+        self.accounts = accounts
+        self.ignored = ignored
+        self.entitlements = entitlements
+        self.account = account
+    }
 }

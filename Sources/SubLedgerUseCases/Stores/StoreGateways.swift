@@ -9,13 +9,13 @@ public struct StoreGateways: Sendable {
     public var apple: AppleGateway
     /// Google Play: the Developer API and the keys of real-time developer notifications' push tokens.
     public var googlePlay: GooglePlayGateway
-    /// Stripe: the API, with a client per app's secret key.
-    public var stripe: StripeGateway
+    /// The stores registered as modules, each holding its own gateway (built with its configuration).
+    public var registry: StoreRegistry
 
-    public init(apple: AppleGateway, googlePlay: GooglePlayGateway, stripe: StripeGateway) {
+    public init(apple: AppleGateway, googlePlay: GooglePlayGateway, registry: StoreRegistry = StoreRegistry()) {
         self.apple = apple
         self.googlePlay = googlePlay
-        self.stripe = stripe
+        self.registry = registry
     }
 
     /// Every store's gateway as `configuration` describes it. Throws `ConfigurationError` when a store's settings
@@ -24,6 +24,6 @@ public struct StoreGateways: Sendable {
         self.init(
             apple: try AppleGateway(configuration: configuration.apple, logger: logger),
             googlePlay: GooglePlayGateway(httpClient: .shared, configuration: configuration.googlePlay, logger: logger),
-            stripe: StripeGateway(httpClient: .shared, configuration: configuration.stripe, logger: logger))
+            registry: configuration.stores)
     }
 }

@@ -20,6 +20,10 @@ public protocol StorePort: Sendable {
     /// ingestion's refusal; a push the store could not be asked about is kept and applied again later.
     func receive(_ push: StorePush) async throws -> PushOutcome
 
+    /// Throws `invalid_signature` unless `push` authenticates as this store's, reading nothing else of it (a default
+    /// does nothing: a push signed in its body has no credential apart from it).
+    func authenticate(_ push: StorePush) async throws
+
     /// Verifies and applies a stored submission of this store again (left `pending` or `retry`: the store was
     /// unavailable, or the request died). Throws the ingestion's refusal; the submission's row records it.
     func verifyStored(_ input: PollQueue.PendingInput, app: StoredApp) async throws
@@ -36,6 +40,14 @@ public protocol StorePort: Sendable {
     /// Reads `chain`'s current state from the store and applies it with no submitter (the renewal job's check);
     /// `nil` when this process cannot check it (it is skipped and checked again later).
     func refresh(_ chain: PollQueue.DueChain, app: StoredApp) async throws -> LedgerStore.Applied?
+}
+
+extension StorePort {
+    /// Throws `invalid_signature` unless `push` authenticates as this store's, reading nothing else of it: for a
+    /// route that refuses a body before handing it to `receive` (a body that is not text), so that an unsigned body
+    /// is refused as unsigned whatever it holds. By default nothing: a push signed in its body has no credential to
+    /// check apart from it.
+    public func authenticate(_ push: StorePush) async throws {}
 }
 
 /// The submissions of one store waiting for it to answer again, and how many of them one wake made due.

@@ -7,13 +7,25 @@ public struct StorePorts: Sendable {
     public var appStore: AppStorePort
     /// Google Play, when this process is configured for it.
     public var googlePlay: GooglePlayPort?
-    /// Stripe, when this process is configured for it.
-    public var stripe: StripePort?
+    /// The ports of the stores registered as modules (`StoreRegistry`), by store.
+    public var registered: [Store: any StorePort]
 
-    public init(appStore: AppStorePort, googlePlay: GooglePlayPort? = nil, stripe: StripePort? = nil) {
+    public init(appStore: AppStorePort, googlePlay: GooglePlayPort? = nil, registered: [any StorePort] = []) {
         self.appStore = appStore
         self.googlePlay = googlePlay
-        self.stripe = stripe
+        var byStore: [Store: any StorePort] = [:]
+        for port in registered { byStore[port.store] = port }
+        self.registered = byStore
+    }
+
+    /// The App Store's and Google Play's ports, and the port of every store `registry` holds, writing through
+    /// `context`.
+    public init(
+        appStore: AppStorePort, googlePlay: GooglePlayPort?, registry: StoreRegistry, context: StoreContext
+    ) {
+        self.init(
+            appStore: appStore, googlePlay: googlePlay,
+            registered: registry.stores.compactMap { registry[$0]?.port(context) })
     }
 
     /// The ledger as the ports write it: with the stored inputs' retry policy they were configured with (the
@@ -31,11 +43,11 @@ public struct StorePorts: Sendable {
                     .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
             }
             return googlePlay
-        case .stripe:
-            guard let stripe else {
-                throw IngestionError(.appMisconfigured, "this process has no port for Stripe")
+        default:
+            guard let port = registered[store] else {
+                throw IngestionError(.appMisconfigured, "this process has no port for \(store.displayName)")
             }
-            return stripe
+            return port
         }
     }
 

@@ -84,8 +84,7 @@ import Testing
                 let sender = StoreObligationSender.live(
                     configuration: configuration, pool: e.service.pool, catalog: e.service.catalog,
                     gateways: StoreGateways(
-                        apple: try AppleWriteBackEndToEndTests.gateway(e), googlePlay: play.gateway,
-                        stripe: StripeGateway(httpClient: .shared, logger: TestDatabase.logger)),
+                        apple: try AppleWriteBackEndToEndTests.gateway(e), googlePlay: play.gateway),
                     logger: TestDatabase.logger, now: { clock.now })
                 // The policy's first retry: the same for a call never made (Apple, no key) and one that failed.
                 let retryAt = configuration.retry.nextAttempt(afterAttempts: 0, now: clock.now)

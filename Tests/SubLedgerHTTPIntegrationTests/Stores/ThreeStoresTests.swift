@@ -7,6 +7,7 @@ import NIOCore
 import PostgresLibPQ
 import StripeClients
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerReports
@@ -89,12 +90,13 @@ import Testing
                     configuration: .init(
                         developerAPI: .init(baseURL: google.developerAPIBaseURL), pushKeys: .init(url: google.jwksURL)),
                     logger: TestDatabase.logger)
-                dependencies.stripe = StripeGateway(
-                    httpClient: .shared,
-                    configuration: .init(
-                        baseURL: stripe.baseURL, timeout: .seconds(10),
-                        retry: .init(maximumAttempts: 2, initialDelay: .milliseconds(10))),
-                    logger: TestDatabase.logger)
+                dependencies.stores = StoreRegistry([
+                    StripeRegistration(
+                        configuration: .init(
+                            baseURL: stripe.baseURL, timeout: .seconds(10),
+                            retry: .init(maximumAttempts: 2, initialDelay: .milliseconds(10))),
+                        logger: TestDatabase.logger)
+                ])
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.idleTimeout = .seconds(600)
                 configuration.secretKeys = secretKeys

@@ -4,6 +4,7 @@ import CatalogFile
 import Foundation
 import NIOCore
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore

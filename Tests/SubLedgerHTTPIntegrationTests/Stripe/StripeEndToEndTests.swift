@@ -5,6 +5,7 @@ import PostgresLibPQ
 import Stripe
 import StripeClients
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerUseCases

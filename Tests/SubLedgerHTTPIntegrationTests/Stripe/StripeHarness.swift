@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
 import StripeClients
+import StripeStore
 import SubLedgerCore
 import SubLedgerHTTP
 import SubLedgerStore
@@ -123,7 +124,7 @@ struct StripeHarness: Sendable {
                         timeout: .seconds(2)),
                     logger: TestDatabase.logger)
             var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: apple, now: now)
-            dependencies.stripe = gateway
+            dependencies.stores = StoreRegistry([StripeRegistration(gateway: gateway)])
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
             configuration.idleTimeout = .seconds(600)
             configuration.secretKeys = secretKeys

@@ -1,5 +1,6 @@
 import Foundation
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerTestSupport
@@ -24,7 +25,8 @@ import Testing
             store: LedgerStore(pool: c.h.pool), catalog: c.h.catalog, apple: apple, logger: TestDatabase.logger,
             now: c.h.now)
         return try MigrationImporter(
-            ingestion: ingestion, stripe: c.h.gateway, app: app,
+            ingestion: ingestion,
+            stripe: StripeRegistration(gateway: c.h.gateway).subscriptionImport(logger: TestDatabase.logger), app: app,
             configuration: .init(concurrency: 2, maximumAttempts: 3, maximumBackoff: .milliseconds(50)),
             logger: TestDatabase.logger)
     }

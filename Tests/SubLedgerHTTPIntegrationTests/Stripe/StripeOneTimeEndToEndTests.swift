@@ -4,6 +4,7 @@ import NIOCore
 import PostgresLibPQ
 import StripeClients
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore

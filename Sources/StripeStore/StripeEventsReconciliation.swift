@@ -4,6 +4,7 @@ import Stripe
 import StripeClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Reads each Stripe app's events list (`GET /v1/events`, which Stripe keeps 30 days) forward from where the last
 /// read stopped, and stores and applies every event not applied yet: the webhooks Stripe dropped, gave up on, or

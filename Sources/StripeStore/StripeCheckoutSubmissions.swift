@@ -4,6 +4,7 @@ import Stripe
 import StripeClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Paid Checkout Sessions an app server submits for its account (`POST /v1/purchases/stripe`): stored first, then
 /// the session and the subscription or payment it created read back from Stripe and applied with the account as submitter.

@@ -1,6 +1,7 @@
 import Logging
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Stripe behind `StorePort`: webhooks read back from the Stripe API, chains by subscription or, for a one-time
 /// purchase, by payment intent.

@@ -4,6 +4,7 @@ import Stripe
 import StripeClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Stripe's webhooks: authenticated by the `Stripe-Signature` header against the signing secret of an app's endpoint,
 /// stored as received (once per event id), then applied from the subscription or one-time payment read back from the

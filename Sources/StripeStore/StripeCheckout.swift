@@ -4,6 +4,7 @@ import Stripe
 import StripeClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// A web purchase starts here: the account's order, then a Stripe Checkout Session that carries it (the order as
 /// `client_reference_id`, and in the metadata of the session and of the subscription or payment intent it creates,
@@ -14,7 +15,7 @@ import SubLedgerStore
 /// An iOS app that links out to this purchase hands over the external purchase token StoreKit gave it: checked
 /// against the app (`ExternalPurchaseTokenChecker`) and stored with the order, once, so the purchase and its
 /// renewals and refunds are reported to Apple (docs/guides/stripe.md, "External Purchase reporting").
-public struct StripeCheckout: Sendable {
+public struct StripeCheckout: WebCheckout {
     let orders: Orders
     let gateway: StripeGateway
     let externalPurchases: ExternalPurchaseStore
@@ -25,73 +26,18 @@ public struct StripeCheckout: Sendable {
         self.externalPurchases = externalPurchases
     }
 
-    /// What the app server asks for.
-    public struct Request: Sendable, Hashable {
-        public var account: AccountID
-        public var productID: String
-        /// The Stripe price (`price_…`) of `productID` the customer pays.
-        public var price: String
-        public var successURL: String
-        public var cancelURL: String?
-        /// The Stripe customer to charge, when the app server knows one.
-        public var customer: String?
-        public var trialPeriodDays: Int?
-        /// The external purchase token the iOS app received for this purchase, as the app handed it over.
-        public var externalPurchaseToken: String?
-
-        public init(
-            account: AccountID, productID: String, price: String, successURL: String, cancelURL: String? = nil,
-            customer: String? = nil, trialPeriodDays: Int? = nil, externalPurchaseToken: String? = nil
-        ) {
-            self.account = account
-            self.productID = productID
-            self.price = price
-            self.successURL = successURL
-            self.cancelURL = cancelURL
-            self.customer = customer
-            self.trialPeriodDays = trialPeriodDays
-            self.externalPurchaseToken = externalPurchaseToken
-        }
-    }
-
+    /// What the app server asks for (`price`: the Stripe price, `price_…`; `customer`: a Stripe customer, `cus_…`).
+    public typealias Request = WebCheckoutRequest
     /// Why a checkout cannot start.
-    public struct Refusal: Error, Sendable, Hashable {
-        public enum Code: String, Sendable, Hashable {
-            /// The product is not one the app sells through Stripe.
-            case notSoldOnStripe = "not_sold_on_stripe"
-            /// The price is not a price of the product, or not of its kind (recurring for a subscription, one-time
-            /// otherwise).
-            case priceMismatch = "price_mismatch"
-            /// A trial was asked for a product that is not a subscription.
-            case trialNotOffered = "trial_not_offered"
-            /// An external purchase token for an app whose catalog does not report external purchases.
-            case externalPurchaseNotReported = "external_purchase_not_reported"
-            /// The external purchase token is not this app's, or not a token (`ExternalPurchaseTokenError`).
-            case invalidExternalPurchaseToken = "invalid_external_purchase_token"
-            /// The external purchase token came with another order before.
-            case externalPurchaseTokenTaken = "external_purchase_token_taken"
-        }
-
-        public var code: Code
-        public var message: String
-    }
-
-    /// A checkout started: the order, and the session the customer pays on.
-    public struct Started: Sendable, Hashable {
-        public var order: Order
-        /// `cs_…`.
-        public var sessionID: String
-        /// The session's mode: `subscription` or `payment`.
-        public var mode: String
-        /// Stripe's hosted page for the session.
-        public var url: String?
-    }
+    public typealias Refusal = WebCheckoutRefusal
+    /// A checkout started: the order, and the Checkout Session (`cs_…`) the customer pays on.
+    public typealias Started = WebCheckoutStarted
 
     /// Records the order, then creates its Checkout Session (one per order: Stripe's idempotency key is the order).
     public func start(_ request: Request, app: StoredApp, now: Instant) async throws -> Started {
         guard let product = app.definition.product(request.productID), product.store == .stripe else {
             throw Refusal(
-                code: .notSoldOnStripe,
+                code: .productNotSold,
                 message: "'\(request.productID)' is not a product \(app.bundleID) sells through Stripe")
         }
         let isSubscription = product.type == .autoRenewable

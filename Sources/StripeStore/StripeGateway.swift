@@ -4,6 +4,7 @@ import Stripe
 import StripeClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// The way to the Stripe API for each app: one client per secret key (a rotated key makes a new one).
 public actor StripeGateway {
