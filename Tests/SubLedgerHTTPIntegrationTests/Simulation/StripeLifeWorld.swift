@@ -5,6 +5,7 @@ import PostgresLibPQ
 import SeededRandom
 import StripeClients
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
