@@ -22,13 +22,13 @@ struct StripeOptions: ParsableArguments {
         }
     }
 
-    /// Registers Stripe with the process's store registry (`ServiceConfiguration.stores`), configured by these
-    /// options over `environment`, logging at the configuration's level.
+    /// Registers Stripe with the process's store modules (`ServiceConfiguration.storeModules`), configured by these
+    /// options over `environment` (checked now; the registration itself is made with the process's gateways).
     func register(in configuration: inout ServiceConfiguration, environment: [String: String]) throws {
         var stripe = StripeAPI.Configuration()
         try apply(to: &stripe, environment: environment)
-        configuration.stores = StoreModules.registry(
-            stripe: stripe, logger: makeLogger("subledger", level: configuration.logLevel))
+        let configured = stripe
+        configuration.storeModules = { logger in StoreModules.registry(stripe: configured, logger: logger) }
     }
 }
 

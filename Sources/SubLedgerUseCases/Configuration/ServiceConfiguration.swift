@@ -31,8 +31,10 @@ public struct ServiceConfiguration: Sendable {
     /// Where the Google Play Developer API is (Google's, or play-sim's) and how it is called.
     public var googlePlay = GooglePlayGateway.Configuration()
     /// The stores registered as modules, each with its configuration (Stripe's: where its API is, Stripe's or
-    /// stripe-sim's, and how it is called), built once at the composition root. Default none.
-    public var stores = StoreRegistry()
+    /// stripe-sim's, and how it is called). Made when the process builds its gateways, after its tracer is set:
+    /// AsyncHTTPClient takes the process's tracer when a client is made, so a registration made earlier would call
+    /// its store untraced. Default none.
+    public var storeModules: @Sendable (Logger) -> StoreRegistry = { _ in StoreRegistry() }
     /// The keys that seal the apps' secrets at rest, newest first (docs/guides/operate.md, "Secrets at rest").
     /// Default none: secrets stored unsealed can be read, sealed ones cannot.
     public var secretKeys: SecretKeyring = SecretKeyring()

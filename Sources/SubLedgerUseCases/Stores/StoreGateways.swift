@@ -24,6 +24,6 @@ public struct StoreGateways: Sendable {
         self.init(
             apple: try AppleGateway(configuration: configuration.apple, logger: logger),
             googlePlay: GooglePlayGateway(httpClient: .shared, configuration: configuration.googlePlay, logger: logger),
-            registry: configuration.stores)
+            registry: configuration.storeModules(logger))
     }
 }
