@@ -201,8 +201,6 @@ let package = Package(
                 "SubLedgerReports",
                 "AppStore",
                 "AppStoreClients",
-                "GooglePlay",
-                "GooglePlayClients",
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -213,6 +211,27 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Google Play as a store of the ledger: its port (real-time developer notifications and purchases read back
+        // from the Developer API), its voided-purchases reconciliation, its acknowledgements, its purchase import,
+        // exported as one `StoreRegistration`. Depends on the use cases' protocols; nothing but the composition root
+        // depends on it.
+        .target(
+            name: "GooglePlayStore",
+            dependencies: [
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerCore",
+                "GooglePlay",
+                "GooglePlayClients",
+                "PostgresLibPQ",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
@@ -420,7 +439,8 @@ let package = Package(
                 "PostgresLibPQ",
                 "AppStore",
                 "StripeClients",
-                // The one place the Stripe module is named: its registration joins the store registry here.
+                // The one place the store modules are named: their registrations join the store registry here.
+                "GooglePlayStore",
                 "StripeStore",
                 "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -572,7 +592,8 @@ let package = Package(
             name: "SubLedgerHTTPTests",
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
-                "StripeStore",  // the push route Stripe's registration exempts from consistency tokens
+                // The push routes the stores' registrations exempt from consistency tokens.
+                "GooglePlayStore", "StripeStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -672,7 +693,7 @@ let package = Package(
                 "SeededRandom",  // the customer-life simulation's worlds
                 .product(name: "PropertyBased", package: "swift-property-based"),  // … and their shrinking
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
-                "StripeStore",
+                "GooglePlayStore", "StripeStore",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

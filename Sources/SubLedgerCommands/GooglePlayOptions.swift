@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SubLedgerUseCases
+import GooglePlayStore
 
 /// Where Google Play is: flags, else environment, else Google's production endpoint. The OAuth2 token endpoint is
 /// the one each app's service account key names (`token_uri`).

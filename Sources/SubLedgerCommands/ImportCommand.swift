@@ -73,8 +73,9 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try serviceConfiguration(database, apple)
-        try googlePlay.apply(to: &configuration.googlePlay, environment: ProcessInfo.processInfo.environment)
-        try stripe.register(in: &configuration, environment: ProcessInfo.processInfo.environment)
+        try StoreModules.register(
+            in: &configuration, googlePlay: googlePlay, stripe: stripe, environment: ProcessInfo.processInfo.environment
+        )
         let logger = makeLogger("subledger.import", level: configuration.logLevel)
         let importer = MigrationImporter.Configuration(
             concurrency: concurrency, dryRun: dryRun, requestsPerSecond: requestsPerSecond,

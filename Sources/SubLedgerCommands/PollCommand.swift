@@ -72,8 +72,8 @@ struct PollCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
-        try googlePlay.apply(to: &configuration.googlePlay, environment: environment)
-        try stripe.register(in: &configuration, environment: environment)
+        try StoreModules.register(
+            in: &configuration, googlePlay: googlePlay, stripe: stripe, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
         var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")

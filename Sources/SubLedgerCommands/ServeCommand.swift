@@ -52,8 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.migrateOnStart = migrate
         try apple.apply(to: &configuration.apple, environment: environment)
-        try googlePlay.apply(to: &configuration.googlePlay, environment: environment)
-        try stripe.register(in: &configuration, environment: environment)
+        try StoreModules.register(
+            in: &configuration, googlePlay: googlePlay, stripe: stripe, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         try readReplicas.apply(to: &configuration, environment: environment)
         // Last: with the embedded cluster this may create the key file, which a refused configuration must not.

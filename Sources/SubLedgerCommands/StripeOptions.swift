@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import Logging
 import StripeClients
-import StripeStore
 import SubLedgerUseCases
 
 /// Where Stripe is: the flag, else the environment, else Stripe's production endpoint.
@@ -20,22 +18,5 @@ struct StripeOptions: ParsableArguments {
             else { throw ValidationError("--stripe-api-url must be an http or https URL") }
             configuration.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         }
-    }
-
-    /// Registers Stripe with the process's store modules (`ServiceConfiguration.storeModules`), configured by these
-    /// options over `environment` (checked now; the registration itself is made with the process's gateways).
-    func register(in configuration: inout ServiceConfiguration, environment: [String: String]) throws {
-        var stripe = StripeAPI.Configuration()
-        try apply(to: &stripe, environment: environment)
-        let configured = stripe
-        configuration.storeModules = { logger in StoreModules.registry(stripe: configured, logger: logger) }
-    }
-}
-
-/// The composition root's store registry: every store built as its own module, registered once per process. The
-/// only place the store modules are named.
-enum StoreModules {
-    static func registry(stripe: StripeAPI.Configuration, logger: Logger) -> StoreRegistry {
-        StoreRegistry([StripeRegistration(configuration: stripe, logger: logger)])
     }
 }

@@ -5,15 +5,13 @@ import SubLedgerStore
 import SubLedgerUseCases
 
 /// What a process runs for each store, built from the process's `StoreGateways`: the one place each store is
-/// registered with the jobs (its ingestion, its `StorePort`, its `StoreReconciliation`). The App Store and Google
-/// Play are built here; every other store comes from the process's `StoreRegistry` (its registration makes its port
+/// registered with the jobs (its ingestion, its `StorePort`, its `StoreReconciliation`). The App Store is built
+/// here; every other store comes from the process's `StoreRegistry` (its registration makes its port
 /// and reconciliation). Its obligations are sent by the adapter `StoreObligationSender.live` registers.
 struct StoreServices: Sendable {
     let gateways: StoreGateways
     /// The App Store's ingestion: receipts, StoreKit 2 transactions, Server Notifications, the Server API.
     let appStore: Ingestion
-    /// Google Play's ingestion: purchase tokens and real-time developer notifications, read back from Google.
-    let googlePlay: GooglePlayIngestion
     /// Every store's port, for the renewal job.
     let ports: StorePorts
     /// What the registered stores' ports write through.
@@ -25,13 +23,10 @@ struct StoreServices: Sendable {
     ) {
         self.gateways = gateways
         appStore = Ingestion(store: store, catalog: catalog, apple: gateways.apple, logger: logger, now: now)
-        googlePlay = GooglePlayIngestion(store: store, gateway: gateways.googlePlay, logger: logger, now: now)
         let context = StoreContext(store: store, catalog: catalog, logger: logger, now: now)
         self.context = context
         ports = StorePorts(
-            appStore: AppStorePort(ingestion: appStore),
-            googlePlay: GooglePlayPort(ingestion: googlePlay, catalog: catalog, logger: logger, now: now),
-            registry: gateways.registry, context: context)
+            appStore: AppStorePort(ingestion: appStore), registry: gateways.registry, context: context)
     }
 
     /// Every store's reconciliation, for `poll`'s one `ReconciliationPoller`. The App Store's (notification history
@@ -49,10 +44,6 @@ struct StoreServices: Sendable {
                 return NotificationRecovery(
                     configuration: recovery, cursors: NotificationHistoryCursors(pool: pool), catalog: catalog,
                     ingestion: appStore, logger: logger, now: now)
-            case .googlePlay:
-                return GooglePlayVoidedPurchases(
-                    configuration: .init(worker: worker), ingestion: googlePlay, store: GooglePlayStore(pool: pool),
-                    catalog: catalog, gateway: gateways.googlePlay, logger: logger, now: now)
             default:
                 guard let registration = gateways.registry[store], let port = ports.registered[store] else {
                     return nil

@@ -27,7 +27,6 @@ public enum SubLedgerServer {
             let gateways = try StoreGateways(configuration: configuration, logger: logger)
             var dependencies = ServiceDependencies(
                 pool: opened.pool, migrator: migrator, apple: gateways.apple, now: { Instant.systemNow() })
-            dependencies.googlePlay = gateways.googlePlay
             dependencies.stores = gateways.registry
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreSimulator
 import CatalogFile
 import Foundation
+import GooglePlayStore
 import NIOCore
 import SubLedgerCore
 import SubLedgerHTTP
@@ -50,8 +51,7 @@ import Testing
         configuration.once = once
         return StoreObligationSender.live(
             configuration: configuration, pool: e.service.pool, catalog: e.service.catalog,
-            gateways: StoreGateways(
-                apple: gateway, googlePlay: GooglePlayGateway(httpClient: .shared, logger: TestDatabase.logger)),
+            gateways: StoreGateways(apple: gateway),
             logger: TestDatabase.logger, now: { Instant(millisecondsSince1970: e.control.clock().now) })
     }
 

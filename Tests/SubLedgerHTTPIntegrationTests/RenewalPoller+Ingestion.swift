@@ -1,3 +1,4 @@
+import GooglePlayStore
 import Logging
 import SubLedgerCore
 import SubLedgerStore
@@ -14,8 +15,10 @@ extension RenewalPoller {
             configuration: configuration, queue: queue, store: store, catalog: catalog,
             ports: StorePorts(
                 appStore: AppStorePort(ingestion: ingestion),
-                googlePlay: googlePlay.map { GooglePlayPort(ingestion: $0, catalog: catalog, logger: logger, now: now) }
-            ),
+                registered: googlePlay.map {
+                    [GooglePlayPort(ingestion: $0, catalog: catalog, logger: logger, now: now)]
+                }
+                    ?? []),
             refresher: refresher, logger: logger, now: now)
     }
 }

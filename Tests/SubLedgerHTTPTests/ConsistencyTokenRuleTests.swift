@@ -1,4 +1,5 @@
 import Foundation
+import GooglePlayStore
 import HTTPTypes
 import Logging
 import StripeStore
@@ -10,8 +11,9 @@ import Testing
 /// Which responses carry `SubLedger-Consistency-Token` (docs/guides/scale-out.md, "Read replicas").
 @Suite struct ConsistencyTokenRuleTests {
     /// The push routes of a process with every store module registered.
-    static let pushPaths = StoreRegistry([StripeRegistration(logger: Logger(label: "test"))])
-        .pushPathsWithoutConsistencyToken
+    static let pushPaths = StoreRegistry([
+        GooglePlayRegistration(logger: Logger(label: "test")), StripeRegistration(logger: Logger(label: "test")),
+    ]).pushPathsWithoutConsistencyToken
 
     static func carriesToken(method: HTTPRequest.Method, status: Int, path: String) -> Bool {
         ConsistencyTokenMiddleware.carriesToken(method: method, status: status, path: path, pushPaths: pushPaths)
@@ -41,11 +43,11 @@ import Testing
     }
 
     /// A registered store's push route is exempt by its registration (`StorePushRoute.carriesConsistencyToken`), not
-    /// by a list kept here: without Stripe registered its route is a write like any other.
-    @Test func aRegisteredStoresPushRuleComesFromItsRegistration() {
-        let stripe = "/v1/notifications/stripe"
-        #expect(Self.pushPaths.contains(stripe))
-        #expect(!StoreRegistry().pushPathsWithoutConsistencyToken.contains(stripe))
+    /// by a list kept here: without Google Play and Stripe registered their routes are writes like any other.
+    @Test(arguments: ["/v1/notifications/google", "/v1/notifications/stripe"])
+    func aRegisteredStoresPushRuleComesFromItsRegistration(path: String) {
+        #expect(Self.pushPaths.contains(path))
+        #expect(!StoreRegistry().pushPathsWithoutConsistencyToken.contains(path))
         #expect(StoreRegistry().pushPathsWithoutConsistencyToken == StoreRegistry.unregisteredPushPaths)
     }
 }

@@ -39,7 +39,7 @@ public struct LedgerUseCases: Sendable {
     /// `readReplicas` (nil: the primary answers every read) answer the reads `reads` routes.
     public init(
         pool: PostgresPool, migrator: Migrator, secretKeys: SecretKeyring, apple: AppleGateway,
-        googlePlay: GooglePlayGateway, stores registry: StoreRegistry, readReplicas: ReadReplicas?, logger: Logger,
+        stores registry: StoreRegistry, readReplicas: ReadReplicas?, logger: Logger,
         now: @escaping @Sendable () -> Instant
     ) {
         let store = LedgerStore(pool: pool)
@@ -62,9 +62,6 @@ public struct LedgerUseCases: Sendable {
             })
         stores = StorePorts(
             appStore: AppStorePort(ingestion: appStore),
-            googlePlay: GooglePlayPort(
-                ingestion: GooglePlayIngestion(store: store, gateway: googlePlay, logger: logger, now: now),
-                catalog: catalog, logger: logger, now: now),
             registry: registry, context: StoreContext(store: store, catalog: catalog, logger: logger, now: now))
         let orders = Orders(store: store)
         self.orders = orders

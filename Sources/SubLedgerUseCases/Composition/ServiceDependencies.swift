@@ -13,10 +13,8 @@ public struct ServiceDependencies: Sendable {
     public var listenPool: PostgresPool?
     public var migrator: Migrator
     public var apple: AppleGateway
-    /// The way to the Google Play Developer API (each app's service account key is in its catalog entry).
-    public var googlePlay = GooglePlayGateway(httpClient: .shared, logger: Logger(label: "subledger.googleplay"))
-    /// The stores registered as modules (Stripe's way to its API: each app's secret key is in its catalog entry).
-    /// Default none.
+    /// The stores registered as modules, each with its way to its store (each app's credentials for it are in its
+    /// catalog entry). Default none.
     public var stores = StoreRegistry()
     /// The clock (tests pin it; the service uses the system clock).
     public var now: @Sendable () -> Instant
@@ -35,7 +33,7 @@ extension ServiceDependencies {
     /// The use cases the routes answer with, built on these dependencies (`LedgerUseCases` builds the stores).
     public func useCases(secretKeys: SecretKeyring, logger: Logger) -> LedgerUseCases {
         LedgerUseCases(
-            pool: pool, migrator: migrator, secretKeys: secretKeys, apple: apple, googlePlay: googlePlay,
-            stores: stores, readReplicas: readReplicas, logger: logger, now: now)
+            pool: pool, migrator: migrator, secretKeys: secretKeys, apple: apple, stores: stores,
+            readReplicas: readReplicas, logger: logger, now: now)
     }
 }

@@ -28,10 +28,8 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Where Apple is and which roots sign its data.
     public var apple: AppleConfiguration
-    /// Where the Google Play Developer API is (Google's, or play-sim's) and how it is called.
-    public var googlePlay = GooglePlayGateway.Configuration()
-    /// The stores registered as modules, each with its configuration (Stripe's: where its API is, Stripe's or
-    /// stripe-sim's, and how it is called). Made when the process builds its gateways, after its tracer is set:
+    /// The stores registered as modules, each with its configuration (where its API is, the store's or its
+    /// simulator's, and how it is called). Made when the process builds its gateways, after its tracer is set:
     /// AsyncHTTPClient takes the process's tracer when a client is made, so a registration made earlier would call
     /// its store untraced. Default none.
     public var storeModules: @Sendable (Logger) -> StoreRegistry = { _ in StoreRegistry() }

@@ -28,11 +28,10 @@ public enum ImportRunner {
             let ingestion = Ingestion(
                 store: LedgerStore(pool: opened.pool), catalog: catalog, apple: gateways.apple, logger: logger,
                 now: { Instant.systemNow() })
-            let googlePlay = GooglePlayIngestion(
-                store: LedgerStore(pool: opened.pool), gateway: gateways.googlePlay, logger: logger,
-                now: { Instant.systemNow() })
+            let context = StoreContext(
+                store: LedgerStore(pool: opened.pool), catalog: catalog, logger: logger, now: { Instant.systemNow() })
             let migration = try MigrationImporter(
-                ingestion: ingestion, googlePlay: googlePlay,
+                ingestion: ingestion, googlePlay: gateways.registry[.googlePlay]?.port(context),
                 stripe: gateways.registry[.stripe]?.subscriptionImport(logger: logger), app: app,
                 configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent

@@ -59,8 +59,8 @@ public struct MigrationImporter: Sendable {
     }
 
     let ingestion: Ingestion
-    /// Google Play purchases, for a Google Play file.
-    let googlePlay: GooglePlayIngestion?
+    /// Google Play's port, for a Google Play file: each row's purchase submitted as its account's.
+    let googlePlay: (any StorePort)?
     /// Stripe's subscriptions read back, for a Stripe file (`StoreRegistration.subscriptionImport`).
     let stripe: (any StoreSubscriptionImport)?
     let checkpoints: ImportCheckpointStore
@@ -69,7 +69,7 @@ public struct MigrationImporter: Sendable {
     let logger: Logger
 
     public init(
-        ingestion: Ingestion, googlePlay: GooglePlayIngestion? = nil, stripe: (any StoreSubscriptionImport)? = nil,
+        ingestion: Ingestion, googlePlay: (any StorePort)? = nil, stripe: (any StoreSubscriptionImport)? = nil,
         app: StoredApp,
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
@@ -391,8 +391,11 @@ public struct MigrationImporter: Sendable {
             attempt += 1
             try await gate.admit()
             do {
-                let outcome = try await googlePlay.submitPurchase(
-                    .init(packageName: packageName, productID: productID, purchaseToken: token), account: row.account,
+                let outcome = try await googlePlay.submit(
+                    StoreSubmission(
+                        account: row.account,
+                        artifact: .googlePlayPurchase(
+                            packageName: packageName, productID: productID, purchaseToken: token)),
                     app: app)
                 let chains = Set(outcome.outcomes.map(\.chainID))
                 if let foreign = outcome.outcomes.first(where: {

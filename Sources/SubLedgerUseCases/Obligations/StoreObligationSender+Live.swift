@@ -4,8 +4,8 @@ import SubLedgerCore
 import SubLedgerStore
 
 extension StoreObligationSender {
-    /// The sender every `serve` and `poll` process runs, with the adapter of every store: the one place that
-    /// decides what sends store obligations.
+    /// The sender every `serve` and `poll` process runs, with the adapter of every store: the App Store's, and
+    /// each registered store's (`StoreRegistration.obligationSender`; none for a store owed nothing).
     public static func live(
         configuration: Configuration, pool: PostgresPool, catalog: CatalogStore, gateways: StoreGateways,
         logger: Logger, now: @escaping @Sendable () -> Instant
@@ -22,9 +22,8 @@ extension StoreObligationSender {
                             logger: logger),
                         externalPurchases: ExternalPurchaseReportSender(
                             store: ExternalPurchaseStore(pool: pool), apple: gateways.apple))
-                case .googlePlay: GooglePlayObligationSender(gateway: gateways.googlePlay)
-                // Owed nothing after an apply (`StoreObligation.owed`): a paid invoice needs no acknowledgement.
-                case .stripe: nil
+                default:
+                    gateways.registry[store]?.obligationSender(pool: pool, logger: logger)
                 }
             }, logger: logger, now: now)
     }

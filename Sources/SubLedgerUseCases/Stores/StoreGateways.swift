@@ -7,14 +7,11 @@ import Logging
 public struct StoreGateways: Sendable {
     /// The App Store: verifyReceipt, Apple's signatures and the App Store Server API.
     public var apple: AppleGateway
-    /// Google Play: the Developer API and the keys of real-time developer notifications' push tokens.
-    public var googlePlay: GooglePlayGateway
     /// The stores registered as modules, each holding its own gateway (built with its configuration).
     public var registry: StoreRegistry
 
-    public init(apple: AppleGateway, googlePlay: GooglePlayGateway, registry: StoreRegistry = StoreRegistry()) {
+    public init(apple: AppleGateway, registry: StoreRegistry = StoreRegistry()) {
         self.apple = apple
-        self.googlePlay = googlePlay
         self.registry = registry
     }
 
@@ -23,7 +20,6 @@ public struct StoreGateways: Sendable {
     public init(configuration: ServiceConfiguration, logger: Logger) throws {
         self.init(
             apple: try AppleGateway(configuration: configuration.apple, logger: logger),
-            googlePlay: GooglePlayGateway(httpClient: .shared, configuration: configuration.googlePlay, logger: logger),
             registry: configuration.storeModules(logger))
     }
 }

@@ -5,27 +5,19 @@ import SubLedgerStore
 public struct StorePorts: Sendable {
     /// The App Store (always: every app of the catalog may sell there).
     public var appStore: AppStorePort
-    /// Google Play, when this process is configured for it.
-    public var googlePlay: GooglePlayPort?
     /// The ports of the stores registered as modules (`StoreRegistry`), by store.
     public var registered: [Store: any StorePort]
 
-    public init(appStore: AppStorePort, googlePlay: GooglePlayPort? = nil, registered: [any StorePort] = []) {
+    public init(appStore: AppStorePort, registered: [any StorePort] = []) {
         self.appStore = appStore
-        self.googlePlay = googlePlay
         var byStore: [Store: any StorePort] = [:]
         for port in registered { byStore[port.store] = port }
         self.registered = byStore
     }
 
-    /// The App Store's and Google Play's ports, and the port of every store `registry` holds, writing through
-    /// `context`.
-    public init(
-        appStore: AppStorePort, googlePlay: GooglePlayPort?, registry: StoreRegistry, context: StoreContext
-    ) {
-        self.init(
-            appStore: appStore, googlePlay: googlePlay,
-            registered: registry.stores.compactMap { registry[$0]?.port(context) })
+    /// The App Store's port, and the port of every store `registry` holds, writing through `context`.
+    public init(appStore: AppStorePort, registry: StoreRegistry, context: StoreContext) {
+        self.init(appStore: appStore, registered: registry.stores.compactMap { registry[$0]?.port(context) })
     }
 
     /// The ledger as the ports write it: with the stored inputs' retry policy they were configured with (the
@@ -37,15 +29,9 @@ public struct StorePorts: Sendable {
         switch store {
         case .appStore:
             return appStore
-        case .googlePlay:
-            guard let googlePlay else {
-                throw IngestionError(
-                    .appMisconfigured, "this process is not configured for Google Play (--google-play-api-url)")
-            }
-            return googlePlay
         default:
             guard let port = registered[store] else {
-                throw IngestionError(.appMisconfigured, "this process has no port for \(store.displayName)")
+                throw IngestionError(.appMisconfigured, "this process is not configured for \(store.displayName)")
             }
             return port
         }

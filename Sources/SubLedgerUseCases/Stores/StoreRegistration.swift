@@ -3,14 +3,14 @@ import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
 
-/// What a store module gives the rest of the server, exported once by the module (`StripeRegistration`): its port,
-/// its reconciliation, its push route and how that route is treated, and the capabilities it offers beyond the
-/// port (a web checkout, an import of existing subscribers). Built once, with its configuration and the gateway
+/// What a store module gives the rest of the server, exported once by the module (`GooglePlayRegistration`,
+/// `StripeRegistration`): its port, its reconciliation, what it is owed after an apply, its push route and how that
+/// route is treated, and the capabilities it offers beyond the port (a web checkout, an import of existing
+/// subscribers). Built once, with its configuration and the gateway
 /// that configuration makes, at the composition root, which hands every registration to one `StoreRegistry`;
 /// nothing else names a store module.
 ///
-/// The App Store and Google Play are still built inside the use cases (`AppStorePort`, `GooglePlayPort`); they are
-/// not registrations yet.
+/// The App Store is still built inside the use cases (`AppStorePort`); it is not a registration yet.
 public protocol StoreRegistration: Sendable {
     /// The store it speaks for.
     var store: Store { get }
@@ -26,11 +26,19 @@ public protocol StoreRegistration: Sendable {
     func reconciliation(port: any StorePort, pool: PostgresPool, context: StoreContext, worker: String)
         -> (any StoreReconciliation)?
 
+    /// What sends the calls the store is owed after an apply (`StoreObligation.owed`), through the process's `pool`;
+    /// `nil` when the store is owed none. By default none.
+    func obligationSender(pool: PostgresPool, logger: Logger) -> (any ObligationSending)?
+
     /// The web purchase the store offers an account (an order, then the store's hosted checkout); `nil` when none.
     func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)?
 
     /// How the store's existing subscribers are read back for `subledger import`; `nil` when it has no such import.
     func subscriptionImport(logger: Logger) -> (any StoreSubscriptionImport)?
+}
+
+extension StoreRegistration {
+    public func obligationSender(pool: PostgresPool, logger: Logger) -> (any ObligationSending)? { nil }
 }
 
 /// The route a store posts its pushes to.
@@ -93,8 +101,8 @@ public struct StoreRegistry: Sendable {
     /// The registered stores, in `Store`'s order.
     public var stores: [Store] { Store.allCases.filter { registrations[$0] != nil } }
 
-    /// The push routes whose successful responses carry no consistency token: the stores' not registered yet (the
-    /// App Store's and Google Play's), and every registered store's that does not take one.
+    /// The push routes whose successful responses carry no consistency token: the App Store's (not registered yet),
+    /// and every registered store's that does not take one.
     public var pushPathsWithoutConsistencyToken: Set<String> {
         var paths = Self.unregisteredPushPaths
         for store in stores {
@@ -103,6 +111,6 @@ public struct StoreRegistry: Sendable {
         return paths
     }
 
-    /// The push routes of the stores still built inside the use cases.
-    public static let unregisteredPushPaths: Set<String> = ["/v1/notifications/appstore", "/v1/notifications/google"]
+    /// The push route of the store still built inside the use cases.
+    public static let unregisteredPushPaths: Set<String> = ["/v1/notifications/appstore"]
 }

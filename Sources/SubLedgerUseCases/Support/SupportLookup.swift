@@ -160,7 +160,7 @@ public struct SupportLookup: Sendable {
 
     /// The chain a Google Play purchase token's purchase is on (its lineage's, for a subscription).
     private func purchaseToken(_ token: String, app: StoredApp) async throws -> SupportAnswer {
-        guard let key = try await GooglePlayStore(pool: store.pool).chain(ofToken: token, appID: app.appID) else {
+        guard let key = try await GooglePlayRecords(pool: store.pool).chain(ofToken: token, appID: app.appID) else {
             throw SupportError(.purchaseTokenNotFound, "no Google Play purchase of \(app.bundleID) has this token")
         }
         return try await answer(.purchaseToken(token), keys: [key], app: app, expectedAccount: nil)

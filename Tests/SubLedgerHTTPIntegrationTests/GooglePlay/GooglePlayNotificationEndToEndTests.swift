@@ -2,6 +2,7 @@ import Foundation
 import GooglePlay
 import GooglePlayClients
 import GooglePlaySimulator
+import GooglePlayStore
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -277,7 +278,7 @@ import _CryptoExtras
                 configuration: configuration,
                 ingestion: GooglePlayIngestion(
                     store: LedgerStore(pool: h.pool), gateway: h.gateway, logger: TestDatabase.logger, now: ahead),
-                store: GooglePlayStore(pool: h.pool), catalog: h.catalog, gateway: h.gateway,
+                store: GooglePlayRecords(pool: h.pool), catalog: h.catalog, gateway: h.gateway,
                 logger: TestDatabase.logger, now: ahead)
             let report = try await poller.runCycle()
             #expect(report.listed == 2)

@@ -3,6 +3,7 @@ import Foundation
 import GooglePlay
 import GooglePlayClients
 import GooglePlaySimulator
+import GooglePlayStore
 import HTTPTypes
 import HummingbirdTesting
 import PostgresLibPQ
@@ -153,7 +154,7 @@ import Testing
                         timeout: .seconds(2)),
                     logger: TestDatabase.logger)
                 var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: apple, now: now)
-                dependencies.googlePlay = gateway
+                dependencies.stores = StoreRegistry([GooglePlayRegistration(gateway: gateway)])
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.idleTimeout = .seconds(600)
                 configuration.secretKeys = secretKeys
@@ -451,7 +452,12 @@ import Testing
             let ingestion = Ingestion(
                 store: LedgerStore(pool: h.pool), catalog: h.catalog, apple: apple, logger: TestDatabase.logger,
                 now: { Instant(millisecondsSince1970: h.sim.control.clock().now) })
-            let importer = try MigrationImporter(ingestion: ingestion, googlePlay: h.ingestion, app: app)
+            let importer = try MigrationImporter(
+                ingestion: ingestion,
+                googlePlay: GooglePlayPort(
+                    ingestion: h.ingestion, catalog: h.catalog, logger: TestDatabase.logger,
+                    now: { Instant(millisecondsSince1970: h.sim.control.clock().now) }),
+                app: app)
             let summary = try await importer.run(file, fileName: "google.csv")
             #expect(summary.progress.rowsOK == 2)
             #expect(summary.progress.rowsFailed == 2)

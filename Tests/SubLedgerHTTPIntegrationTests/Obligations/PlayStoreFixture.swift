@@ -1,6 +1,7 @@
 import Foundation
 import GooglePlayClients
 import GooglePlaySimulator
+import GooglePlayStore
 import SubLedgerCore
 import SubLedgerTestSupport
 import SubLedgerUseCases

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreSimulator
 import CatalogFile
 import Foundation
+import GooglePlayStore
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -84,7 +85,8 @@ import Testing
                 let sender = StoreObligationSender.live(
                     configuration: configuration, pool: e.service.pool, catalog: e.service.catalog,
                     gateways: StoreGateways(
-                        apple: try AppleWriteBackEndToEndTests.gateway(e), googlePlay: play.gateway),
+                        apple: try AppleWriteBackEndToEndTests.gateway(e),
+                        registry: StoreRegistry([GooglePlayRegistration(gateway: play.gateway)])),
                     logger: TestDatabase.logger, now: { clock.now })
                 // The policy's first retry: the same for a call never made (Apple, no key) and one that failed.
                 let retryAt = configuration.retry.nextAttempt(afterAttempts: 0, now: clock.now)

@@ -2,6 +2,7 @@ import AppStoreSimulator
 import CatalogFile
 import Foundation
 import GooglePlaySimulator
+import GooglePlayStore
 import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
@@ -85,17 +86,17 @@ import Testing
                     additionalRoots: [apple.trustedRoot], logger: TestDatabase.logger)
                 let now: @Sendable () -> Instant = { stripe.control.now }
                 var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: appleGateway, now: now)
-                dependencies.googlePlay = GooglePlayGateway(
-                    httpClient: .shared,
-                    configuration: .init(
-                        developerAPI: .init(baseURL: google.developerAPIBaseURL), pushKeys: .init(url: google.jwksURL)),
-                    logger: TestDatabase.logger)
                 dependencies.stores = StoreRegistry([
+                    GooglePlayRegistration(
+                        configuration: .init(
+                            developerAPI: .init(baseURL: google.developerAPIBaseURL),
+                            pushKeys: .init(url: google.jwksURL)),
+                        logger: TestDatabase.logger),
                     StripeRegistration(
                         configuration: .init(
                             baseURL: stripe.baseURL, timeout: .seconds(10),
                             retry: .init(maximumAttempts: 2, initialDelay: .milliseconds(10))),
-                        logger: TestDatabase.logger)
+                        logger: TestDatabase.logger),
                 ])
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.idleTimeout = .seconds(600)

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Reads each Google Play app's voided purchases (`purchases.voidedpurchases.list`, subscriptions and quantity-based
 /// partial refunds included) and revokes what they granted: the refunds, chargebacks and revocations whose
@@ -54,14 +55,14 @@ public struct GooglePlayVoidedPurchases: StoreReconciliation {
     let configuration: Configuration
     let ingestion: GooglePlayIngestion
     /// Where each app's place in the list (its cursor) is kept.
-    let cursors: GooglePlayStore
+    let cursors: GooglePlayRecords
     let catalog: CatalogStore
     let gateway: GooglePlayGateway
     let logger: Logger
     let now: @Sendable () -> Instant
 
     public init(
-        configuration: Configuration, ingestion: GooglePlayIngestion, store: GooglePlayStore, catalog: CatalogStore,
+        configuration: Configuration, ingestion: GooglePlayIngestion, store: GooglePlayRecords, catalog: CatalogStore,
         gateway: GooglePlayGateway, logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
@@ -120,7 +121,7 @@ public struct GooglePlayVoidedPurchases: StoreReconciliation {
     /// Reads `app`'s list from where `cursor` stands, applying and recording each page. A window ends at this
     /// process's now, but the list is asked with no end time (Google lists up to its own now and refuses an end
     /// past it); the next window starts `overlap` before this one's end, which covers a clock ahead of Google's.
-    func poll(_ app: StoredApp, from cursor: GooglePlayStore.VoidedCursor, report: inout CycleReport) async throws {
+    func poll(_ app: StoredApp, from cursor: GooglePlayRecords.VoidedCursor, report: inout CycleReport) async throws {
         let (client, packageName) = try await gateway.client(for: app)
         let current = now()
         // Google lists 30 days back and no later than now.

@@ -5,6 +5,7 @@ import GooglePlayClients
 import Logging
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// The way to the Google Play Developer API for each app: one client per service account key, whose access
 /// token is exchanged once and cached until it is near its end (`GoogleAccessTokenProvider`).

@@ -3,7 +3,7 @@ import SubLedgerCore
 
 /// Google Play's table beside the ledger (schema step 38): the lineage of purchase tokens. (What the ledger owes
 /// Google, acknowledgements, is in the store obligations outbox: `StoreObligationStore`.)
-public struct GooglePlayStore: Sendable {
+public struct GooglePlayRecords: Sendable {
     public let pool: PostgresPool
 
     public init(pool: PostgresPool) {

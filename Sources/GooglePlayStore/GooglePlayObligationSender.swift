@@ -2,6 +2,7 @@ import GooglePlay
 import GooglePlayClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Google Play's side of the obligation sender: acknowledges a subscription or a product, or consumes a consumable,
 /// through the Developer API with the app's service account. Transient: 5xx, 429, timeouts, refused or missing

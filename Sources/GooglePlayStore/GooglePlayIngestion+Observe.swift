@@ -3,6 +3,7 @@ import GooglePlay
 import GooglePlayClients
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 extension GooglePlayIngestion {
     /// The subscription `token` bought, as Google shows it now; `nil` when there is nothing to apply: a product the

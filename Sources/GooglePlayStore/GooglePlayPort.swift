@@ -1,6 +1,7 @@
 import Logging
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Google Play behind `StorePort`: purchase tokens and real-time developer notifications read back from the
 /// Developer API, chains through the lineage's newest token.

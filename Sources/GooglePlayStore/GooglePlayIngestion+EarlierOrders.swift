@@ -3,6 +3,7 @@ import GooglePlayClients
 import Logging
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 extension GooglePlayIngestion {
     /// The most missing orders one reading fills in (a century of weekly renewals); past it, the rest are counted

@@ -4,6 +4,7 @@ import GooglePlayClients
 import Logging
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Google Play purchases into the ledger: store the submission first, read the purchase from the Developer API
 /// (the app's word is a hint; Google's answer is the state), apply it under the ownership rule, and leave the
@@ -14,7 +15,7 @@ import SubLedgerStore
 /// renewal job to verify again.
 public struct GooglePlayIngestion: Sendable {
     public let store: LedgerStore
-    let tokens: GooglePlayStore
+    let tokens: GooglePlayRecords
     let gateway: GooglePlayGateway
     let logger: Logger
     let now: @Sendable () -> Instant
@@ -25,7 +26,7 @@ public struct GooglePlayIngestion: Sendable {
         store: LedgerStore, gateway: GooglePlayGateway, logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.store = store
-        self.tokens = GooglePlayStore(pool: store.pool)
+        self.tokens = GooglePlayRecords(pool: store.pool)
         self.gateway = gateway
         self.logger = logger
         self.now = now

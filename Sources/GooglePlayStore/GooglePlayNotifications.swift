@@ -4,6 +4,7 @@ import GooglePlayClients
 import Logging
 import SubLedgerCore
 import SubLedgerStore
+import SubLedgerUseCases
 
 /// Google Play's real-time developer notifications (RTDN), pushed by Pub/Sub: authenticated by the push's OIDC
 /// token, stored as received (once per Pub/Sub `messageId`), then applied from the state the Developer API gives

@@ -1,7 +1,7 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-extension GooglePlayStore {
+extension GooglePlayRecords {
     /// Where an app's poll of `purchases.voidedpurchases.list` stands (schema step 39).
     public struct VoidedCursor: Sendable, Hashable {
         public var appID: Int64

@@ -1,5 +1,6 @@
 import GooglePlay
 import SubLedgerCore
+import SubLedgerUseCases
 
 /// What one read from the Developer API adds to the ledger: the orders read, and for a subscription the chain's
 /// renewal state.
