@@ -15,19 +15,11 @@ import Testing
     static let steps = SimulationRun.steps(default: 40)
     static let seeds = SimulationRun.seeds(default: 16)
 
-    /// With `SIMULATION_SHRINK=1` a failing world's plan is shrunk (`SimulationShrinking`) before it is reported.
-    static let shrinks = SimulationRun.environment["SIMULATION_SHRINK"] == "1"
-
     @Test(arguments: seeds)
     func aWorldKeepsTheLedgersInvariants(seed: UInt64) async throws {
         guard let violation = try await CustomerLifeWorld(seed: seed, steps: Self.steps).run() else { return }
-        guard Self.shrinks else {
-            Issue.record("\(violation)")
-            return
-        }
-        let shortest = await SimulationShrinking.shrink(violation.plan) { plan in
+        await SimulationRun.report(violation.description, plan: violation.plan, seed: seed) { plan in
             try await CustomerLifeWorld(seed: seed, plan: plan).run()?.description
         }
-        print("seed \(seed): shrunk from \(violation.plan.count) steps to \(shortest.count)")
     }
 }

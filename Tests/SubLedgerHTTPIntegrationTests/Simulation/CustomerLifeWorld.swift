@@ -23,17 +23,8 @@ struct CustomerLifeWorld {
     /// The world's life, step by step.
     let plan: [Step]
 
-    /// One step of a life: which action (`kind`, a roll of 0…99 against the action table) and the entropy every
-    /// choice the action makes is drawn from (which Apple ID, which account, how many days). A step whose action
-    /// cannot happen in the world as it then is does nothing, so any subsequence of a plan is a life too: that is
-    /// what lets a failing plan be shrunk (`SimulationShrinking`).
-    struct Step: Hashable, Sendable, CustomStringConvertible, CustomTestStringConvertible {
-        var kind: UInt8
-        var entropy: UInt64
-        /// As Swift source, so a shrunk plan pastes into a regression test.
-        var description: String { ".init(kind: \(kind), entropy: 0x\(String(entropy, radix: 16)))" }
-        var testDescription: String { description }
-    }
+    /// One step of a life (`SimulationStep`): an action of the table in `Life.act(roll:)` and its entropy.
+    typealias Step = SimulationStep
 
     /// The world of `seed` with `steps` steps drawn from it.
     init(seed: UInt64, steps: Int) {
@@ -47,10 +38,7 @@ struct CustomerLifeWorld {
     }
 
     /// The steps `seed` draws: a generator of their own, apart from the setup's.
-    static func plan(seed: UInt64, steps: Int) -> [Step] {
-        var random = SplitMix64(seed: seed ^ 0x9E37_79B9_7F4A_7C15)
-        return (0..<max(0, steps)).map { _ in Step(kind: UInt8(random.next() % 100), entropy: random.next()) }
-    }
+    static func plan(seed: UInt64, steps: Int) -> [Step] { SimulationStep.plan(seed: seed, steps: steps) }
 
     /// What ended a world early: the invariant broken, at which step, and the steps so far.
     struct Violation: Error, CustomStringConvertible {

@@ -10,7 +10,8 @@ import Testing
 /// numbering; at the end of each world `ledger verify` must be clean and no erased id left in any table.
 ///
 /// The same variables as `CustomerLifeSimulationTests`: `SIMULATION_SEEDS` (a count, or seeds separated by commas),
-/// `SIMULATION_STEPS`, `SIMULATION_FIRST_SEED`, `SIMULATION_VERBOSE=1` (each world's steps printed). By default CI
+/// `SIMULATION_STEPS`, `SIMULATION_FIRST_SEED`, `SIMULATION_VERBOSE=1`, `SIMULATION_SHRINK=1` (a failing
+/// world's plan shrunk first) (each world's steps printed). By default CI
 /// runs 8 worlds of 30 steps.
 @Suite struct GooglePlayLifeSimulationTests {
     static let steps = SimulationRun.steps(default: 30)
@@ -18,8 +19,9 @@ import Testing
 
     @Test(arguments: seeds)
     func aGooglePlayWorldKeepsTheLedgersInvariants(seed: UInt64) async throws {
-        if let violation = try await GooglePlayLifeWorld(seed: seed, steps: Self.steps).run() {
-            Issue.record("\(violation)")
+        guard let violation = try await GooglePlayLifeWorld(seed: seed, steps: Self.steps).run() else { return }
+        await SimulationRun.report(violation.description, plan: violation.plan, seed: seed) { plan in
+            try await GooglePlayLifeWorld(seed: seed, plan: plan).run()?.description
         }
     }
 }

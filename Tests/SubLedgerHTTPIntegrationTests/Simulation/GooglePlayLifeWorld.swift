@@ -15,21 +15,47 @@ import SubLedgerUseCases
 ///
 /// After every step SubLedger's database and answers are compared with `GooglePlayReferenceModel`, fed what SubLedger
 /// read from Google for each input in the order it took them; the first disagreement ends the world and comes back
-/// with the steps that led to it.
+/// with the steps that led to it and the plan through the failing step.
+///
+/// As in `CustomerLifeWorld`, the seed draws the setup (the policy, the Google accounts, the app's accounts) and the
+/// plan is the life: each step an action and its own entropy, so any subsequence of a plan is a life too and a
+/// failing plan can be shrunk.
 struct GooglePlayLifeWorld {
     typealias G = GooglePlayPurchaseEndToEndTests
+    /// One step of a life: an action of the table in `PlayLife.act(roll:)` and its entropy.
+    typealias Step = SimulationStep
 
+    /// The world's setup and, through the harness, play-sim's.
     let seed: UInt64
-    let steps: Int
+    /// The world's life, step by step.
+    let plan: [Step]
 
+    /// The world of `seed` with `steps` steps drawn from it.
+    init(seed: UInt64, steps: Int) {
+        self.init(seed: seed, plan: Self.plan(seed: seed, steps: steps))
+    }
+
+    /// The world of `seed` living exactly `plan` (a shrunk reproduction replays this way).
+    init(seed: UInt64, plan: [Step]) {
+        self.seed = seed
+        self.plan = plan
+    }
+
+    /// The steps `seed` draws, apart from the setup's draws.
+    static func plan(seed: UInt64, steps: Int) -> [Step] { SimulationStep.plan(seed: seed, steps: steps) }
+
+    /// What ended a world early: the invariant broken, at which step, the steps so far, and the plan through the
+    /// failing step.
     struct Violation: Error, CustomStringConvertible {
         var seed: UInt64
         var step: Int
         var invariant: String
         var log: [String]
+        var plan: [Step] = []
         var description: String {
             "Google Play world \(seed), step \(step): \(invariant)\nsteps (replay: SIMULATION_SEEDS=\(seed),):\n"
                 + log.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+                + "\nas a plan: GooglePlayLifeWorld(seed: \(seed), plan: [\(plan.map(\.description).joined(separator: ", "))])"
         }
     }
 
@@ -38,7 +64,8 @@ struct GooglePlayLifeWorld {
         do {
             try await G.run(pushes: true) { h in
                 var life = try await PlayLife(seed: seed, h: h)
-                let violation = try await life.live(steps: steps)
+                var violation = try await life.live(plan: plan)
+                if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
                 if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
                     print("Google Play world \(seed):\n" + life.log.map { "  " + $0 }.joined(separator: "\n"))
                 }
@@ -97,10 +124,13 @@ private struct PlayLife {
     var now: Int64 { h.sim.control.clock().now }
     var liveAccounts: [String] { accounts.filter { model.current($0) == $0 && !model.erased.contains($0) } }
 
-    mutating func live(steps: Int) async throws -> GooglePlayLifeWorld.Violation? {
-        for step in 0..<steps {
+    mutating func live(plan: [GooglePlayLifeWorld.Step]) async throws -> GooglePlayLifeWorld.Violation? {
+        let steps = plan.count
+        for (step, choice) in plan.enumerated() {
+            // Every choice of this step comes from its own entropy: leaving out an earlier step changes none of it.
+            random = SplitMix64(seed: choice.entropy)
             do {
-                try await act()
+                try await act(roll: UInt64(choice.kind) % 100)
                 // `serve` acknowledges what it credited every few seconds.
                 _ = try await h.sender.runCycle()
             } catch let failure as SimulationFailure {
@@ -124,11 +154,11 @@ private struct PlayLife {
 
     // MARK: Steps
 
-    mutating func act() async throws {
+    mutating func act(roll: UInt64) async throws {
         // A second passes between two steps, as between a customer's actions: no two steps share an instant.
         _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(seconds: 1))
         try absorb()
-        switch random.next() % 100 {
+        switch roll {
         case 0..<26: try await buy()
         case 26..<44: try await submit(googleAccount: pick(googleAccounts), account: pick(accounts))
         case 44..<54: try await toggleAutoRenew()

@@ -47,4 +47,37 @@ import Testing
         #expect(plan.allSatisfy { $0.kind < 100 })
         #expect(plan[0].description.hasPrefix(".init(kind: \(plan[0].kind), entropy: 0x"))
     }
+
+    /// The Google Play and Stripe worlds draw their plans as the App Store's do: a seed's steps, the same each time,
+    /// a longer plan extending a shorter one.
+    @Test func theGooglePlayAndStripeWorldsArePlansToo() {
+        for plan in [
+            { GooglePlayLifeWorld.plan(seed: $0, steps: $1) }, { StripeLifeWorld.plan(seed: $0, steps: $1) },
+        ] as [(UInt64, Int) -> [SimulationStep]] {
+            let steps = plan(42, 10)
+            #expect(steps.count == 10)
+            #expect(steps == plan(42, 10))
+            #expect(steps != plan(43, 10))
+            #expect(Array(plan(42, 20).prefix(10)) == steps)
+            #expect(steps.allSatisfy { $0.kind < 100 })
+        }
+        let world = GooglePlayLifeWorld(seed: 7, steps: 5)
+        #expect(world.plan == GooglePlayLifeWorld(seed: 7, plan: GooglePlayLifeWorld.plan(seed: 7, steps: 5)).plan)
+        #expect(StripeLifeWorld(seed: 7, steps: 5).plan == StripeLifeWorld.plan(seed: 7, steps: 5))
+    }
+
+    /// A violation prints the plan through its failing step as Swift that replays it.
+    @Test func aViolationPrintsItsPlanAsSwift() {
+        let plan: [SimulationStep] = [.init(kind: 3, entropy: 0xff), .init(kind: 97, entropy: 0x10)]
+        let play = GooglePlayLifeWorld.Violation(seed: 9, step: 1, invariant: "broken", log: ["a", "b"], plan: plan)
+        #expect(
+            play.description.hasSuffix(
+                "as a plan: GooglePlayLifeWorld(seed: 9, plan: [.init(kind: 3, entropy: 0xff), .init(kind: 97, entropy: 0x10)])"
+            ))
+        let web = StripeLifeWorld.Violation(seed: 9, step: 1, invariant: "broken", log: ["a", "b"], plan: plan)
+        #expect(
+            web.description.hasSuffix(
+                "as a plan: StripeLifeWorld(seed: 9, plan: [.init(kind: 3, entropy: 0xff), .init(kind: 97, entropy: 0x10)])"
+            ))
+    }
 }

@@ -19,19 +19,46 @@ import SubLedgerUseCases
 ///
 /// After every step SubLedger's database and answers are compared with `StripeReferenceModel`; at the end of the
 /// world the revenue report is compared with what stripe-sim charged, refunded and kept as its fee. The first
-/// disagreement ends the world and comes back with the steps that led to it.
+/// disagreement ends the world and comes back with the steps that led to it and the plan through the failing step.
+///
+/// As in `CustomerLifeWorld`, the seed draws the setup (the accounts, and stripe-sim's identifiers) and the plan is the
+/// life: each step an action and its own entropy, so any subsequence of a plan is a life too and a failing plan can be
+/// shrunk.
 struct StripeLifeWorld {
-    let seed: UInt64
-    let steps: Int
+    /// One step of a life: an action of the table in `WebLife.act(roll:)` and its entropy.
+    typealias Step = SimulationStep
 
+    /// The world's setup and stripe-sim's seed.
+    let seed: UInt64
+    /// The world's life, step by step.
+    let plan: [Step]
+
+    /// The world of `seed` with `steps` steps drawn from it.
+    init(seed: UInt64, steps: Int) {
+        self.init(seed: seed, plan: Self.plan(seed: seed, steps: steps))
+    }
+
+    /// The world of `seed` living exactly `plan` (a shrunk reproduction replays this way).
+    init(seed: UInt64, plan: [Step]) {
+        self.seed = seed
+        self.plan = plan
+    }
+
+    /// The steps `seed` draws, apart from the setup's draws.
+    static func plan(seed: UInt64, steps: Int) -> [Step] { SimulationStep.plan(seed: seed, steps: steps) }
+
+    /// What ended a world early: the invariant broken, at which step, the steps so far, and the plan through the
+    /// failing step.
     struct Violation: Error, CustomStringConvertible {
         var seed: UInt64
         var step: Int
         var invariant: String
         var log: [String]
+        var plan: [Step] = []
         var description: String {
             "Stripe world \(seed), step \(step): \(invariant)\nsteps (replay: SIMULATION_SEEDS=\(seed),):\n"
                 + log.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+                + "\nas a plan: StripeLifeWorld(seed: \(seed), plan: [\(plan.map(\.description).joined(separator: ", "))])"
         }
     }
 
@@ -49,7 +76,8 @@ struct StripeLifeWorld {
                 _ = try await sim.control.createProduct(name: "Pro", id: StripeHarness.product)
                 let price = try await sim.control.createPrice(product: StripeHarness.product, unitAmount: 999)
                 var life = try await WebLife(seed: seed, sim: sim, h: h, price: price)
-                let violation = try await life.live(steps: steps)
+                var violation = try await life.live(plan: plan)
+                if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
                 if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
                     print("Stripe world \(seed):\n" + life.log.map { "  " + $0 }.joined(separator: "\n"))
                 }
@@ -116,10 +144,13 @@ private struct WebLife {
     /// Whether some webhook was dropped and no recovery has read it back yet: SubLedger may not know everything.
     var stale: Bool { dropped > recoveredDrops }
 
-    mutating func live(steps: Int) async throws -> StripeLifeWorld.Violation? {
-        for step in 0..<steps {
+    mutating func live(plan: [StripeLifeWorld.Step]) async throws -> StripeLifeWorld.Violation? {
+        let steps = plan.count
+        for (step, choice) in plan.enumerated() {
+            // Every choice of this step comes from its own entropy: leaving out an earlier step changes none of it.
+            random = SplitMix64(seed: choice.entropy)
             do {
-                try await act()
+                try await act(roll: UInt64(choice.kind) % 100)
                 try recordBilling()
             } catch let failure as SimulationFailure {
                 return .init(seed: seed, step: step, invariant: "the simulation cannot go on: \(failure)", log: log)
@@ -144,10 +175,10 @@ private struct WebLife {
 
     // MARK: Steps
 
-    mutating func act() async throws {
+    mutating func act(roll: UInt64) async throws {
         // A second passes between two steps: no two steps share an instant.
         await sim.control.advance(seconds: 1)
-        switch random.next() % 100 {
+        switch roll {
         case 0..<20: try await buy()
         case 20..<25: try await submitSession()
         case 25..<42: try await passTime(days: Int64(1 + random.next() % 40))
