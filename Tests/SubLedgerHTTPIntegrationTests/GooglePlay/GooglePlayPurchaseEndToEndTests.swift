@@ -5,6 +5,7 @@ import GooglePlayClients
 import GooglePlaySimulator
 import GooglePlayStore
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import PostgresLibPQ
 import SubLedgerCore
@@ -49,6 +50,8 @@ import Testing
         let ingestion: GooglePlayIngestion
         let catalog: CatalogStore
         let gateway: GooglePlayGateway
+        /// The second server's client, when the run asked for one (`secondServer`).
+        var secondClient: (any TestClientProtocol)? = nil
 
         var now: Instant { Instant(millisecondsSince1970: sim.control.clock().now) }
 
@@ -108,8 +111,11 @@ import Testing
     }
 
     /// Runs `body` beside play-sim and a live server; with `pushes` play-sim pushes its notifications to the server's
-    /// `/v1/notifications/google` as Pub/Sub would.
-    static func run(pushes: Bool = false, _ body: @Sendable (Harness) async throws -> Void) async throws {
+    /// `/v1/notifications/google` as Pub/Sub would; with `secondServer` a second application on the same database (as
+    /// a second `serve` process) answers on its own port (`Harness.secondClient`).
+    static func run(
+        pushes: Bool = false, secondServer: Bool = false, _ body: @Sendable (Harness) async throws -> Void
+    ) async throws {
         // A push waits for the server's answer (so a test reads the server's rows right after one), however long a
         // loaded machine takes: a notification the Developer API fails is retried with the gateway's backoff
         // (seconds) before the server answers, longer than play-sim's default 5 s.
@@ -158,8 +164,12 @@ import Testing
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.idleTimeout = .seconds(600)
                 configuration.secretKeys = secretKeys
-                let app = buildApplication(
-                    configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
+                let (serviceConfiguration, built) = (configuration, dependencies)
+                @Sendable func application() -> some ApplicationProtocol {
+                    buildApplication(
+                        configuration: serviceConfiguration, dependencies: built, logger: TestDatabase.logger)
+                }
+                let app = application()
                 let sender = StoreObligationSender(
                     configuration: .init(worker: "google-e2e"), store: StoreObligationStore(pool: pool),
                     catalog: catalog, senders: [GooglePlayObligationSender(gateway: gateway)],
@@ -173,10 +183,15 @@ import Testing
                                 pushUrl: "http://127.0.0.1:\(port)/v1/notifications/google", audience: pushAudience,
                                 serviceAccountEmail: pushServiceAccount))
                     }
-                    try await body(
-                        Harness(
-                            sim: sim, pool: pool, key: key, client: client, sender: sender, ingestion: ingestion,
-                            catalog: catalog, gateway: gateway))
+                    let harness = Harness(
+                        sim: sim, pool: pool, key: key, client: client, sender: sender, ingestion: ingestion,
+                        catalog: catalog, gateway: gateway)
+                    guard secondServer else { return try await body(harness) }
+                    try await application().test(.live) { second in
+                        var both = harness
+                        both.secondClient = second
+                        try await body(both)
+                    }
                 }
             }
         } catch {

@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import PostgresLibPQ
 import SeededRandom
 import SubLedgerCore
@@ -58,7 +59,7 @@ struct CustomerLifeWorld {
     /// Runs the world; nil when every invariant held after every step, else the first violation.
     func run() async throws -> Violation? {
         do {
-            try await E.run { e in
+            try await E.run(secondServer: true) { e in
                 var life = try await Life(seed: seed, e: e)
                 var violation = try await life.live(plan: plan)
                 if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
@@ -113,6 +114,10 @@ private struct Life {
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
     mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+    /// The server a submission goes to, of the world's two on one database (`TwoServers`), and its name for the log.
+    mutating func server() -> (client: any TestClientProtocol, name: String) {
+        chance(50) ? (e.client, "server 1") : (e.secondClient, "server 2")
+    }
     var now: Int64 { e.control.clock().now }
     var liveAccounts: [String] { accounts.filter { model.canonical($0) == $0 && !model.erased.contains($0) } }
 
@@ -154,7 +159,8 @@ private struct Life {
     mutating func act(roll: UInt64) async throws {
         switch roll {
         case 0..<28: try await buy()
-        case 28..<46: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
+        case 28..<42: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
+        case 42..<46: try await submitReceiptConcurrently()
         case 46..<54: try await submitSignedTransaction()
         case 54..<64: try await toggleAutoRenew()
         case 64..<80:
@@ -214,17 +220,57 @@ private struct Life {
         let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID)
         let arrivals = try chainTransactions(chain)
         let at = now
-        let answer = try await e.submitReceipt(receipt.receiptData, account: account)
+        let (client, name) = server()
+        let answer = try await client.call(
+            .post, "/v1/receipts", key: e.key, json: ["account_id": account, "receipt_data": receipt.receiptData])
         guard try accepted(answer.status, answer.json, of: "POST /v1/receipts", by: account) else { return }
+        log.append(
+            "\(account) uploads \(appleID)'s receipt to \(name): \(answer.json.results.sorted { $0.key < $1.key })")
+        applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at)
+    }
+
+    /// The same account uploads the same receipt to both servers at once (the app retried on the other instance while
+    /// its first request ran): SubLedger must apply it once, and both answers must be 200. The two uploads tell
+    /// SubLedger the same thing, so the model does not depend on which one committed first; it is fed both.
+    mutating func submitReceiptConcurrently() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID] else { return }
+        let account = pick(accounts)
+        let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID)
+        let arrivals = try chainTransactions(chain)
+        let at = now
+        let answers = try await TwoServers.both(
+            e.client, e.secondClient, .post, "/v1/receipts", key: e.key,
+            json: ["account_id": account, "receipt_data": receipt.receiptData])
+        var applied = true
+        for answer in answers {
+            applied = try accepted(answer.status, answer.json, of: "POST /v1/receipts (concurrent)", by: account)
+        }
+        guard applied else { return }
+        log.append(
+            "\(account) uploads \(appleID)'s receipt to both servers at once: "
+                + answers.map { "\($0.json.results.sorted { $0.key < $1.key })" }.joined(separator: " and "))
+        for _ in answers { applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at) }
+        let credits = model.credits
+        let contradictions = TwoServers.contradictions(
+            answers.map(\.json), holder: { credits[$0] ?? nil }, submitter: model.canonical(account))
+        if !contradictions.isEmpty {
+            throw SimulationFailure("a concurrent pair's answers no serial order gives: \(contradictions)")
+        }
+    }
+
+    /// Feeds the model an upload of `receiptData` by `account` that SubLedger applied.
+    mutating func applyReceipt(
+        _ receiptData: String, chain: String, arrivals: [ReferenceModel.Arrival], by account: String, at: Int64
+    ) {
         // The receipt's renewal info is observed when Apple answered SubLedger (its request_date), not at the clock's
         // instant: states signed while the clock stands still are dated after it. Asked again, Apple answers the same.
-        let apple = e.control.verifyReceiptAnswer(receipt.receiptData)
+        let apple = e.control.verifyReceiptAnswer(receiptData)
         let receiptJSON = (try? JSONSerialization.jsonObject(with: Data(apple.utf8))) as? [String: Any]
         let requestDate = ((receiptJSON?["receipt"] as? [String: Any])?["request_date_ms"] as? String).flatMap {
             Int64($0)
         }
         let observed = requestDate ?? at
-        log.append("\(account) uploads \(appleID)'s receipt: \(answer.json.results.sorted { $0.key < $1.key })")
         model.apply(
             .init(
                 submitter: account, arrivals: arrivals,
@@ -256,10 +302,11 @@ private struct Life {
         let account = pick(accounts)
         let jws = try e.control.signedTransaction(latest.id)
         let at = now
-        let answer = try await e.client.call(
+        let (client, name) = server()
+        let answer = try await client.call(
             .post, "/v1/transactions", key: e.key, json: ["account_id": account, "signed_transaction": jws])
         guard try accepted(answer.status, answer.json, of: "POST /v1/transactions", by: account) else { return }
-        log.append("\(account) sends \(appleID)'s signed transaction \(latest.id): \(answer.json.results)")
+        log.append("\(account) sends \(appleID)'s signed transaction \(latest.id) to \(name): \(answer.json.results)")
         model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
         signed.insert(latest.id)
     }

@@ -2,6 +2,7 @@ import Foundation
 import GooglePlay
 import GooglePlaySimulator
 import HTTPTypes
+import HummingbirdTesting
 import PostgresLibPQ
 import SeededRandom
 import SubLedgerCore
@@ -62,7 +63,7 @@ struct GooglePlayLifeWorld {
     /// Runs the world; nil when every invariant held after every step, else the first violation.
     func run() async throws -> Violation? {
         do {
-            try await G.run(pushes: true) { h in
+            try await G.run(pushes: true, secondServer: true) { h in
                 var life = try await PlayLife(seed: seed, h: h)
                 var violation = try await life.live(plan: plan)
                 if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
@@ -121,6 +122,10 @@ private struct PlayLife {
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
     mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+    /// The server a submission goes to, of the world's two on one database (`TwoServers`), and its name for the log.
+    mutating func server() -> (client: any TestClientProtocol, name: String) {
+        chance(50) ? (h.client, "server 1") : (h.secondClient ?? h.client, "server 2")
+    }
     var now: Int64 { h.sim.control.clock().now }
     var liveAccounts: [String] { accounts.filter { model.current($0) == $0 && !model.erased.contains($0) } }
 
@@ -160,7 +165,8 @@ private struct PlayLife {
         try absorb()
         switch roll {
         case 0..<26: try await buy()
-        case 26..<44: try await submit(googleAccount: pick(googleAccounts), account: pick(accounts))
+        case 26..<40: try await submit(googleAccount: pick(googleAccounts), account: pick(accounts))
+        case 40..<44: try await submitConcurrently()
         case 44..<54: try await toggleAutoRenew()
         case 54..<72:
             let days = Int64(1 + random.next() % 40)
@@ -232,7 +238,8 @@ private struct PlayLife {
         let state = try h.sim.control.describe(token)
         // Google forgets a subscription 60 days after it expired; the app no longer sees it.
         if let expiry = state.expiryTime, now - expiry > 50 * 86_400_000 { return }
-        let answer = try await h.client.call(
+        let (client, name) = server()
+        let answer = try await client.call(
             .post, "/v1/purchases/google", key: h.key,
             json: [
                 "account_id": account, "package_name": G.packageName, "product_id": "pro", "purchase_token": token,
@@ -251,8 +258,52 @@ private struct PlayLife {
         let results = (answer.json["transactions"] as? [[String: Any]] ?? []).map {
             "\($0["transaction_id"] ?? "?") \($0["result"] ?? "?")"
         }
-        log.append("\(account) submits \(googleAccount)'s token \(state.orderId): \(results)")
+        log.append("\(account) submits \(googleAccount)'s token \(state.orderId) to \(name): \(results)")
         model.apply(try reading(of: token, submitter: account), now: now)
+        try absorb()
+    }
+
+    /// The same account submits a Google account's newest token to both servers at once (the app retried on the other
+    /// instance while its first request ran): both must answer 200 and SubLedger must credit each order once. The
+    /// two submissions tell SubLedger the same thing, so the model does not depend on which one committed first; it
+    /// is fed both, as two readings one after the other.
+    mutating func submitConcurrently() async throws {
+        let google = pick(googleAccounts)
+        let account = pick(accounts)
+        guard let token = newest[google] else { return }
+        let state = try h.sim.control.describe(token)
+        if let expiry = state.expiryTime, now - expiry > 50 * 86_400_000 { return }
+        let answers = try await TwoServers.both(
+            h.client, h.secondClient ?? h.client, .post, "/v1/purchases/google", key: h.key,
+            json: [
+                "account_id": account, "package_name": G.packageName, "product_id": "pro", "purchase_token": token,
+            ])
+        if model.erased.contains(account) {
+            guard answers.allSatisfy({ $0.status == .gone }) else {
+                throw SimulationFailure(
+                    "concurrent submissions by erased \(account) answered \(answers.map { "\($0.status) \($0.json)" })")
+            }
+            log.append("\(account) (erased) submits \(google)'s token to both servers at once: 410 twice")
+            return
+        }
+        guard answers.allSatisfy({ $0.status == .ok }) else {
+            throw SimulationFailure(
+                "concurrent POST /v1/purchases/google answered \(answers.map { "\($0.status) \($0.json)" })")
+        }
+        known.insert(account)
+        let results = answers.map { answer in
+            (answer.json["transactions"] as? [[String: Any]] ?? []).map {
+                "\($0["transaction_id"] ?? "?") \($0["result"] ?? "?")"
+            }
+        }
+        log.append("\(account) submits \(google)'s token \(state.orderId) to both servers at once: \(results)")
+        for _ in answers { model.apply(try reading(of: token, submitter: account), now: now) }
+        let credits = model.credits
+        let contradictions = TwoServers.contradictions(
+            answers.map(\.json), holder: { credits[$0] ?? nil }, submitter: model.current(account))
+        if !contradictions.isEmpty {
+            throw SimulationFailure("a concurrent pair's answers no serial order gives: \(contradictions)")
+        }
         try absorb()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
 import SeededRandom
@@ -69,7 +70,7 @@ struct StripeLifeWorld {
                 seed: seed, startTime: Instant(millisecondsSince1970: 1_764_201_600_000),
                 secretKey: StripeHarness.secretKey, deliveryTimeout: .seconds(120)))
         do {
-            try await StripeHarness.run(stripeURL: sim.baseURL, now: { sim.control.now }) { h in
+            try await StripeHarness.run(stripeURL: sim.baseURL, now: { sim.control.now }, secondServer: true) { h in
                 guard let port = h.client.port else { throw SimulationFailure("the server has no port") }
                 sim.control.addWebhookEndpoint(
                     url: "http://127.0.0.1:\(port)/v1/notifications/stripe", secret: StripeHarness.webhookSecret)
@@ -137,6 +138,10 @@ private struct WebLife {
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
     mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+    /// The server a submission goes to, of the world's two on one database (`TwoServers`), and its name for the log.
+    mutating func server() -> (client: any TestClientProtocol, name: String) {
+        chance(50) ? (h.client, "server 1") : (h.secondClient ?? h.client, "server 2")
+    }
     /// stripe-sim's clock (SubLedger's), in seconds.
     var now: Int64 { sim.control.now.millisecondsSince1970 / 1000 }
     var liveAccounts: [String] { accounts.filter { model.holder($0) == $0 } }
@@ -181,7 +186,8 @@ private struct WebLife {
         switch roll {
         case 0..<20: try await buy()
         case 20..<25: try await submitSession()
-        case 25..<42: try await passTime(days: Int64(1 + random.next() % 40))
+        case 25..<29: try await submitSessionConcurrently()
+        case 29..<42: try await passTime(days: Int64(1 + random.next() % 40))
         case 42..<49: try await toggleCancel()
         case 49..<54: try await toggleDeclines()
         case 54..<63: try await refund()
@@ -237,13 +243,33 @@ private struct WebLife {
     /// The success page submits a session: the order in its metadata names the buyer, whoever submits it.
     mutating func submit(_ subscription: String, by account: String) async throws {
         guard let session = sessions[subscription] else { return }
-        let answer = try await h.call(
-            .post, "/v1/purchases/stripe", json: ["account_id": account, "checkout_session_id": session])
+        let (client, name) = server()
+        let answer = try await client.call(
+            .post, "/v1/purchases/stripe", key: h.key, json: ["account_id": account, "checkout_session_id": session])
         guard answer.status == .ok else {
             throw SimulationFailure("POST /v1/purchases/stripe answered \(answer.status): \(answer.json)")
         }
         known.insert(account)
-        log.append("\(account) submits the session of \(subscription)")
+        log.append("\(account) submits the session of \(subscription) to \(name)")
+    }
+
+    /// An account submits a Checkout Session to both servers at once (the success page reloaded on the other
+    /// instance): both must answer 200, and the subscription stays its buyer's, credited once. A submission moves
+    /// nothing, so which one committed first does not matter to the model.
+    mutating func submitSessionConcurrently() async throws {
+        guard !model.subscriptions.isEmpty else { return }
+        let subscription = pick(model.subscriptions)
+        let account = pick(liveAccounts)
+        guard let session = sessions[subscription] else { return }
+        let answers = try await TwoServers.both(
+            h.client, h.secondClient ?? h.client, .post, "/v1/purchases/stripe", key: h.key,
+            json: ["account_id": account, "checkout_session_id": session])
+        guard answers.allSatisfy({ $0.status == .ok }) else {
+            throw SimulationFailure(
+                "concurrent POST /v1/purchases/stripe answered \(answers.map { "\($0.status) \($0.json)" })")
+        }
+        known.insert(account)
+        log.append("\(account) submits the session of \(subscription) to both servers at once")
     }
 
     /// Time passes, ten days at most at a time (a month renews at most once in each), each renewal and retry due.

@@ -1,6 +1,7 @@
 import CatalogFile
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import PostgresLibPQ
@@ -44,6 +45,8 @@ struct StripeHarness: Sendable {
     let gateway: StripeGateway
     let port: StripePort
     let now: @Sendable () -> Instant
+    /// The second server's client, when the run asked for one (`secondServer`).
+    var secondClient: (any TestClientProtocol)? = nil
 
     /// Posts `body` to `/v1/notifications/stripe` with `signature` as its `Stripe-Signature`.
     func deliver(_ body: Data, signature: String?) async throws -> (
@@ -88,11 +91,12 @@ struct StripeHarness: Sendable {
     /// Runs `body` beside a live server whose Stripe API is `stripeURL` (each call given `stripeTimeout`: a port
     /// nothing listens on is tried again until then), on the clock `now`.
     /// `catalog` and `secrets` replace the harness's catalog file and add to its secrets; `apple` is the gateway to
-    /// Apple (by default one to a port nothing listens on).
+    /// Apple (by default one to a port nothing listens on). With `secondServer` a second application on the same
+    /// database (as a second `serve` process) answers on its own port (`secondClient`).
     static func run(
         stripeURL: String, stripeTimeout: Duration = .seconds(10),
         now: @escaping @Sendable () -> Instant = { Instant.systemNow() }, catalog catalogText: String = catalogYAML,
-        secrets extraSecrets: AppSecrets? = nil, apple appleGateway: AppleGateway? = nil,
+        secrets extraSecrets: AppSecrets? = nil, apple appleGateway: AppleGateway? = nil, secondServer: Bool = false,
         _ body: @Sendable (StripeHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withSchema(maxConnections: 8, template: .ledger) { _, _, pool in
@@ -128,15 +132,23 @@ struct StripeHarness: Sendable {
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
             configuration.idleTimeout = .seconds(600)
             configuration.secretKeys = secretKeys
-            let app = buildApplication(
-                configuration: configuration, dependencies: dependencies, logger: TestDatabase.logger)
+            let (serviceConfiguration, built) = (configuration, dependencies)
+            @Sendable func application() -> some ApplicationProtocol {
+                buildApplication(configuration: serviceConfiguration, dependencies: built, logger: TestDatabase.logger)
+            }
+            let app = application()
             let port = StripePort(
                 store: LedgerStore(pool: pool), gateway: gateway, catalog: catalog, logger: TestDatabase.logger,
                 now: now)
             try await app.test(.live) { client in
-                try await body(
-                    StripeHarness(
-                        pool: pool, key: key, client: client, catalog: catalog, gateway: gateway, port: port, now: now))
+                let harness = StripeHarness(
+                    pool: pool, key: key, client: client, catalog: catalog, gateway: gateway, port: port, now: now)
+                guard secondServer else { return try await body(harness) }
+                try await application().test(.live) { second in
+                    var both = harness
+                    both.secondClient = second
+                    try await body(both)
+                }
             }
         }
     }

@@ -28,14 +28,18 @@ struct EndToEndHarness: Sendable {
 
     var control: SimulatorControl { sim.control }
     var key: String { service.keyOne }
+    /// The second server's client when the run asked for one (`secondServer`), else the first's.
+    var secondClient: any TestClientProtocol { service.secondClient ?? client }
 
     /// `configureApple` adjusts SubLedger's Apple configuration (timeouts, connections, circuit breaker).
     /// `distributed`: on the Citus cluster (`scripts/citus-test`) or a plain database of it; `startTime`: the
-    /// simulator's clock at the start (default: now).
+    /// simulator's clock at the start (default: now); `secondServer`: a second application on the same database
+    /// (`secondClient`), as a second `serve` process.
     static func run(
         configureApple: (inout AppleConfiguration) -> Void = { _ in },
         distributed: Bool = TestDatabase.isCitus,
         startTime: Instant? = nil,
+        secondServer: Bool = false,
         _ body: @Sendable (EndToEndHarness) async throws -> Void
     ) async throws {
         let sim = try await AppStoreSimulator.start(
@@ -70,7 +74,8 @@ struct EndToEndHarness: Sendable {
             configureApple(&apple)
             try await ServiceHarness.run(
                 apple: apple, additionalRoots: [sim.trustedRoot],
-                now: { Instant(millisecondsSince1970: sim.control.clock().now) }, distributed: distributed
+                now: { Instant(millisecondsSince1970: sim.control.clock().now) }, distributed: distributed,
+                secondServer: secondServer
             ) { service, client in
                 let port = try require(client.port)
                 _ = await sim.control.updateNotificationSettings(

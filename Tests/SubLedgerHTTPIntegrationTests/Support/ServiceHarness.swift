@@ -66,6 +66,9 @@ struct ServiceHarness: Sendable {
     var readReplicas: ReadReplicas? = nil
     /// The entitlement reads answered on the event loops, unless the test sent them through the router.
     var eventLoopReads: EntitlementReadRoute? = nil
+    /// A client of a second application on the same database (another `serve` process), when the test asked for one
+    /// (`secondServer`): built exactly as the first, on its own loopback port.
+    var secondClient: (any TestClientProtocol)? = nil
 
     static func day(_ number: Int) -> Instant { start.adding(milliseconds: Int64(number) * day) }
 
@@ -85,6 +88,7 @@ struct ServiceHarness: Sendable {
         acquireTimeout: Duration = TestDatabase.defaultAcquireTimeout,
         metricsRegistry: PrometheusCollectorRegistry? = nil,
         logger: Logger = TestDatabase.logger,
+        secondServer: Bool = false,
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
@@ -129,15 +133,29 @@ struct ServiceHarness: Sendable {
             configuration.requestTimeout = requestTimeout
             configuration.secretKeys = secretKeys
             let made = Mutex<EntitlementReadRoute?>(nil)
-            let app = buildApplication(
-                configuration: configuration, dependencies: dependencies, logger: logger,
-                entitlementReads: entitlementReadsOnEventLoops ? .onEventLoops : .throughRouter,
-                metricsRegistry: metricsRegistry, madeEventLoopRoute: { route in made.withLock { $0 = route } })
+            let (serviceConfiguration, built) = (configuration, dependencies)
+            /// The service's application; the harness's event-loop route is the first one's.
+            @Sendable func application(first: Bool) -> some ApplicationProtocol {
+                buildApplication(
+                    configuration: serviceConfiguration, dependencies: built, logger: logger,
+                    entitlementReads: entitlementReadsOnEventLoops ? .onEventLoops : .throughRouter,
+                    metricsRegistry: metricsRegistry,
+                    madeEventLoopRoute: { route in if first { made.withLock { $0 = route } } })
+            }
+            let app = application(first: true)
             let harness = ServiceHarness(
                 pool: pool, store: store, catalog: catalog, clock: clock, signer: JWSSigner(chain: chain),
                 keyOne: keyOne, keyTwo: keyTwo,
                 keys: keys, readReplicas: dependencies.readReplicas, eventLoopReads: made.withLock { $0 })
-            try await app.test(.live) { client in try await body(harness, client) }
+            try await app.test(.live) { client in
+                guard secondServer else { return try await body(harness, client) }
+                // Two `serve` processes on one database: the second application, built the same way.
+                try await application(first: false).test(.live) { second in
+                    var both = harness
+                    both.secondClient = second
+                    try await body(both, client)
+                }
+            }
         }
     }
 
