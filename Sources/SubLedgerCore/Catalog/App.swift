@@ -119,11 +119,7 @@ public struct App: Hashable, Sendable, Codable {
 
     /// The package name or bundle id a transaction of `store` names this app by, if the app is sold there.
     public func storeIdentifier(in store: Store) -> String? {
-        switch store {
-        case .appStore: bundleID
-        case .googlePlay: googlePlay?.packageName
-        // Stripe names no app: SubLedger states the bundle id in the metadata of what it sells there.
-        case .stripe: bundleID
-        }
+        // A web store (Stripe) names no app: SubLedger states the bundle id in the metadata of what it sells there.
+        store == .googlePlay ? googlePlay?.packageName : bundleID
     }
 }

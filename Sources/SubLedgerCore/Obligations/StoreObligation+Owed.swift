@@ -13,16 +13,8 @@ extension StoreObligation {
     /// consumable's consumption) of its purchase token. A renewal on a token acknowledged before owes the same
     /// acknowledgement again, which the storage layer records once.
     public static func owed(by decision: LedgerDecision, on snapshot: LedgerSnapshot, app: App) -> [StoreObligation] {
-        var owed: [StoreObligation] = []
-        for store in Store.allCases {
-            switch store {
-            case .appStore: owed += appStoreOwed(by: decision, on: snapshot, app: app)
-            case .googlePlay: owed += googlePlayOwed(by: decision, app: app)
-            // Stripe is told nothing after an apply: a paid invoice needs no acknowledgement.
-            case .stripe: break
-            }
-        }
-        return owed
+        // Every other store is told nothing after an apply (Stripe: a paid invoice needs no acknowledgement).
+        appStoreOwed(by: decision, on: snapshot, app: app) + googlePlayOwed(by: decision, app: app)
     }
 
     private static func appStoreOwed(by decision: LedgerDecision, on snapshot: LedgerSnapshot, app: App)

@@ -13,28 +13,22 @@ public enum Commission {
         case secondYear = "second_year"
         /// Google Play's 15 % on every auto-renewing subscription sale, from the first.
         case googlePlaySubscription = "google_play_subscription"
-        /// A web sale (Stripe): no store takes a commission; the payment processor's fee is stated per charge.
+        /// A web sale (a store that takes no commission, such as Stripe): the payment processor's fee is stated per
+        /// charge.
         case web
     }
 
-    /// The basis of a sale in `store`, by each store's rules. The switch is exhaustive: a store added to `Store` does
-    /// not compile until its commission is stated here.
+    /// The basis of a sale in `store`, by each store's rules:
     /// - App Store: `basis(smallBusiness:accruedPaidMilliseconds:)`.
     /// - Google Play: 15 % on every auto-renewing subscription sale (`subscription`), whatever came before; its other
     ///   sales as the App Store's (15 % in the program, else 30 %).
-    /// - Stripe: none (`web`).
+    /// - A store that takes no commission (`Store.takesCommission`: a web checkout such as Stripe): none (`web`).
     public static func basis(
         of store: Store, subscription: Bool, smallBusiness: Bool, accruedPaidMilliseconds: Int64
     ) -> Basis {
-        switch store {
-        case .appStore:
-            return basis(smallBusiness: smallBusiness, accruedPaidMilliseconds: accruedPaidMilliseconds)
-        case .googlePlay:
-            if subscription { return .googlePlaySubscription }
-            return basis(smallBusiness: smallBusiness, accruedPaidMilliseconds: accruedPaidMilliseconds)
-        case .stripe:
-            return .web
-        }
+        guard store.takesCommission else { return .web }
+        if store == .googlePlay, subscription { return .googlePlaySubscription }
+        return basis(smallBusiness: smallBusiness, accruedPaidMilliseconds: accruedPaidMilliseconds)
     }
 
     /// The App Store's rate of a sale: 15 % when the app is in the Small Business Program on the purchase day, or

@@ -19,4 +19,26 @@ extension Store {
         case .stripe: "Stripe"
         }
     }
+
+    /// Whether the store takes a commission on each sale, at its own rates (`Commission`): the App Store and Google
+    /// Play. A web checkout's processor (Stripe) takes none; it states its fee, the tax and any partial refund on each
+    /// sale (`TransactionSource.statingFees`), and the reports read them as stated.
+    public var takesCommission: Bool {
+        switch self {
+        case .appStore, .googlePlay: true
+        case .stripe: false
+        }
+    }
+
+    /// Whether each version of a transaction read from the store's API states its revocation, so a version without
+    /// one says it is not revoked (`TransactionSource.statesRevocation`). Apple's sources do. Google's purchase
+    /// resources never state one (voids are listed apart, in voided purchases, and Google never takes one back).
+    /// Stripe's are read whole each time (the invoice's payment with its refunds and disputes), so a clean version
+    /// says a lost dispute was not lost after all.
+    public var statesRevocationOnEveryRead: Bool {
+        switch self {
+        case .appStore, .stripe: true
+        case .googlePlay: false
+        }
+    }
 }

@@ -65,7 +65,7 @@ extension ReportStore {
             WHERE \(inEnvironment("t.environment"))
               AND ((t.purchase_date < \(to)::timestamptz AND coalesce(t.expires_date, t.purchase_date) >= \(from)::timestamptz)
                 OR (t.revocation_date >= \(from)::timestamptz AND t.revocation_date < \(to)::timestamptz)
-                OR (t.source = \(TransactionSource.stripeAPI.rawValue) AND t.revocation_date IS NULL
+                OR (\(statesFees("t.source")) AND t.revocation_date IS NULL
                     AND t.payload -> 'transaction' -> 'partialRefunds' IS NOT NULL))
         )
         SELECT a.app_id, a.environment, a.original_transaction_id, a.transaction_id, a.product_id,
@@ -73,17 +73,17 @@ extension ReportStore {
             (extract(epoch FROM a.revocation_date) * 1000)::bigint,
             a.amount_milliunits, a.currency, a.storefront, coalesce(a.estimated, false), a.revocation_percentage,
             a.billing_plan, a.source,
-            CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) THEN (
+            CASE WHEN \(statesFees("a.source")) THEN (
                 SELECT \(Self.storedProcessingFee("x")) FROM transactions x
                 WHERE x.app_id = a.app_id AND x.environment = a.environment
                   AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
             ELSE 0 END,
-            CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) THEN (
+            CASE WHEN \(statesFees("a.source")) THEN (
                 SELECT \(Self.storedTax("x")) FROM transactions x
                 WHERE x.app_id = a.app_id AND x.environment = a.environment
                   AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
             END,
-            CASE WHEN a.source = \(TransactionSource.stripeAPI.rawValue) AND a.revocation_date IS NULL THEN (
+            CASE WHEN \(statesFees("a.source")) AND a.revocation_date IS NULL THEN (
                 SELECT string_agg(r.at || ':' || r.amount, ',' ORDER BY r.at, r.amount)
                 FROM transactions x CROSS JOIN LATERAL \(Self.storedPartialRefunds("x")) r
                 WHERE x.app_id = a.app_id AND x.environment = a.environment

@@ -148,7 +148,7 @@ extension ReportStore {
                ON a.app_id = t.app_id AND a.environment = t.environment
               AND a.original_transaction_id = t.original_transaction_id AND a.transaction_id = t.transaction_id
         CROSS JOIN LATERAL \(Self.storedPartialRefunds("t")) r
-        WHERE t.source = \(TransactionSource.stripeAPI.rawValue) AND t.revocation_date IS NULL
+        WHERE \(statesFees("t.source")) AND t.revocation_date IS NULL
           AND t.payload -> 'transaction' -> 'partialRefunds' IS NOT NULL
           AND \(inEnvironment("t.environment")) AND a.currency IS NOT NULL
           AND a.amount_milliunits > 0 AND r.amount <= a.amount_milliunits

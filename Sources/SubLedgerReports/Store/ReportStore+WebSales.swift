@@ -29,7 +29,7 @@ extension ReportStore {
                 FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
                 JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
                     AND t.original_transaction_id = f.original_transaction_id AND t.transaction_id = f.transaction_id
-                WHERE \(inEnvironment("f.environment")) AND t.source = \(TransactionSource.stripeAPI.rawValue)
+                WHERE \(inEnvironment("f.environment")) AND \(statesFees("t.source"))
                   AND \(instant) >= \(from) AND \(instant) < \(to)\(condition)
                 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 10
                 """
@@ -74,7 +74,7 @@ extension ReportStore {
             JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
                 AND t.original_transaction_id = f.original_transaction_id AND t.transaction_id = f.transaction_id
             CROSS JOIN LATERAL \(Self.storedPartialRefunds("t")) r
-            WHERE \(inEnvironment("f.environment")) AND t.source = \(TransactionSource.stripeAPI.rawValue)
+            WHERE \(inEnvironment("f.environment")) AND \(statesFees("t.source"))
               AND f.refund_ms IS NULL AND f.amount_milli > 0 AND r.amount <= f.amount_milli
               AND r.at >= \(from) AND r.at < \(to)
             GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 10

@@ -1,4 +1,5 @@
 import PostgresLibPQ
+import SubLedgerCore
 
 /// The reports' reads: every SQL statement of the reports, one named function per query, each returning
 /// typed rows. The report types (`Reports.summary`, ...) compute totals and format from those rows and hold
@@ -38,5 +39,12 @@ struct ReportStore {
     /// The condition that keeps rows of the scope's environment, on `column`.
     func inEnvironment(_ column: PostgresQuery) -> PostgresQuery {
         "(\(scope.environment)::text IS NULL OR \(column) = \(scope.environment)::text)"
+    }
+
+    /// `column` (a transaction's `source`) is that of a sale stating its own fee, tax and partial refunds, a web
+    /// store's (`TransactionSource.statingFees`).
+    func statesFees(_ column: PostgresQuery) -> PostgresQuery {
+        let sources = TransactionSource.statingFees.map(\.rawValue).joined(separator: ",")
+        return "\(column) = ANY (string_to_array(\(sources)::text, ','))"
     }
 }

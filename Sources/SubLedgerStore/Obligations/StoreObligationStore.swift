@@ -104,8 +104,8 @@ public struct StoreObligationStore: Sendable {
                         throw StoreError(code: .corruptRow, message: "a Google Play obligation without its token")
                     }
                     payload = .googlePlay(purchaseToken: token, productID: product)
-                case .stripe:
-                    throw StoreError(code: .corruptRow, message: "Stripe is owed no obligation")
+                default:
+                    throw StoreError(code: .corruptRow, message: "\(kind.store.displayName) is owed no obligation")
                 }
                 let environment = try StoreEnvironment.stored(row.decode(String.self, at: 4))
                 return Due(

@@ -30,10 +30,11 @@ enum CustomerAdvice {
 
     /// The store that sold `chain`, as the customer knows it: the one that holds the purchase and charges for it.
     static func storeName(_ chain: ChainSnapshot) -> String {
-        switch ChainRefreshRoute(of: chain).store {
+        let store = ChainRefreshRoute(of: chain).store
+        return switch store {
         case .appStore: "Apple"
         case .googlePlay: "Google Play"
-        case .stripe: "the web checkout (Stripe)"
+        default: "the web checkout (\(store.displayName))"
         }
     }
 

@@ -1,0 +1,67 @@
+import Foundation
+import SubLedgerCore
+import Testing
+
+/// The names stored for each store's transactions, notifications and refresh routes (`transactions.source`,
+/// `notifications.version`, `chains.refresh_via`) are derived from `Store` for every store but the App Store. These
+/// pin the names already in databases, and check that a name no store owns, or one naming the App Store in another
+/// store's form, is refused.
+@Suite struct StoreKeyedNamesTests {
+    @Test func storedTransactionSourcesKeepTheirNames() throws {
+        #expect(
+            TransactionSource.allCases.map(\.rawValue) == [
+                "verify_receipt", "signed_transaction", "notification_v2", "notification_v1", "server_api",
+                "google_play_api", "stripe_api",
+            ])
+        for source in TransactionSource.allCases {
+            #expect(TransactionSource(rawValue: source.rawValue) == source)
+            let encoded = try JSONEncoder().encode([source])
+            #expect(String(decoding: encoded, as: UTF8.self) == "[\"\(source.rawValue)\"]")
+            #expect(try JSONDecoder().decode([TransactionSource].self, from: encoded) == [source])
+        }
+        #expect(TransactionSource.googlePlayAPI.store == .googlePlay)
+        #expect(TransactionSource.stripeAPI.store == .stripe)
+        for refused in ["app_store_api", "paddle_api", "_api", "stripe", "STRIPE_API", ""] {
+            #expect(TransactionSource(rawValue: refused) == nil, "\(refused)")
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([TransactionSource].self, from: Data("[\"app_store_api\"]".utf8))
+        }
+    }
+
+    @Test func onlyGooglePlaysSourceLeavesRevocationUnstated() {
+        #expect(TransactionSource.allCases.filter { !$0.statesRevocation } == [.googlePlayAPI])
+    }
+
+    @Test func salesStatingTheirFeesAreTheStoresTakingNoCommission() {
+        #expect(TransactionSource.statingFees == [.stripeAPI])
+        for store in Store.allCases {
+            let basis = Commission.basis(
+                of: store, subscription: true, smallBusiness: false, accruedPaidMilliseconds: 0)
+            #expect((basis == .web) == !store.takesCommission, "\(store)")
+        }
+    }
+
+    @Test func storedNotificationFormatsKeepTheirNames() {
+        #expect(NotificationFormat.allCases.map(\.rawValue) == ["v1", "v2", "google_rtdn", "stripe_event"])
+        for format in NotificationFormat.allCases {
+            #expect(NotificationFormat(rawValue: format.rawValue) == format)
+        }
+        #expect(NotificationFormat.googlePlayRTDN.store == .googlePlay)
+        #expect(NotificationFormat.stripeEvent.store == .stripe)
+        for refused in ["google_play_event", "app_store_event", "v3", "_event", ""] {
+            #expect(NotificationFormat(rawValue: refused) == nil, "\(refused)")
+        }
+    }
+
+    @Test func storedRefreshRoutesKeepTheirNames() {
+        #expect(
+            ChainRefreshRoute.allCases.map(\.rawValue) == ["server_api", "verify_receipt", "google_play", "stripe"])
+        for route in ChainRefreshRoute.allCases {
+            #expect(ChainRefreshRoute(rawValue: route.rawValue) == route)
+        }
+        #expect(ChainRefreshRoute(rawValue: "app_store") == nil)
+        #expect(ChainRefreshRoute.googlePlay.store == .googlePlay)
+        #expect(ChainRefreshRoute.stripe.store == .stripe)
+    }
+}
