@@ -2162,6 +2162,30 @@ CREATE TABLE app_small_business_periods (
 COMMENT ON TABLE app_small_business_periods IS 'citus: reference';
 
 --
+-- Name: app_store_secrets; Type: TABLE
+--
+
+CREATE TABLE app_store_secrets (
+    app_id bigint NOT NULL,
+    store text NOT NULL,
+    name text NOT NULL,
+    plaintext text,
+    sealed bytea,
+    key_id text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT app_store_secrets_check CHECK (((plaintext IS NULL) <> (sealed IS NULL))),
+    CONSTRAINT app_store_secrets_check1 CHECK (((sealed IS NULL) = (key_id IS NULL))),
+    CONSTRAINT app_store_secrets_name_check CHECK ((name ~ '^[a-z][a-z_]{0,63}$'::text)),
+    CONSTRAINT app_store_secrets_store_check CHECK ((store ~ '^[a-z][a-z_]{0,31}$'::text))
+);
+
+--
+-- Name: TABLE app_store_secrets; Type: COMMENT
+--
+
+COMMENT ON TABLE app_store_secrets IS 'citus: reference';
+
+--
 -- Name: app_transaction_claims; Type: TABLE
 --
 
@@ -2209,15 +2233,6 @@ CREATE TABLE apps (
     server_api_private_key_sealed bytea,
     server_api_private_key_key_id text,
     google_play_package_name text,
-    google_service_account_key text,
-    google_service_account_key_sealed bytea,
-    google_service_account_key_key_id text,
-    stripe_secret_key text,
-    stripe_secret_key_sealed bytea,
-    stripe_secret_key_key_id text,
-    stripe_webhook_secret text,
-    stripe_webhook_secret_sealed bytea,
-    stripe_webhook_secret_key_id text,
     CONSTRAINT apps_bundle_id_check CHECK (((length(bundle_id) >= 1) AND (length(bundle_id) <= 255))),
     CONSTRAINT apps_google_play_package_name_check CHECK (((google_play_package_name IS NULL) OR ((length(google_play_package_name) >= 1) AND (length(google_play_package_name) <= 255)))),
     CONSTRAINT apps_server_api_private_key_sealed_names_its_key CHECK (((server_api_private_key_sealed IS NULL) = (server_api_private_key_key_id IS NULL))),
@@ -3813,6 +3828,13 @@ ALTER TABLE ONLY app_small_business_periods
     ADD CONSTRAINT app_small_business_periods_pkey PRIMARY KEY (app_id, effective_from);
 
 --
+-- Name: app_store_secrets app_store_secrets_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY app_store_secrets
+    ADD CONSTRAINT app_store_secrets_pkey PRIMARY KEY (app_id, store, name);
+
+--
 -- Name: app_transaction_claims app_transaction_claims_pkey; Type: CONSTRAINT
 --
 
@@ -4951,6 +4973,13 @@ ALTER TABLE ONLY api_keys
 
 ALTER TABLE ONLY app_small_business_periods
     ADD CONSTRAINT app_small_business_periods_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: app_store_secrets app_store_secrets_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY app_store_secrets
+    ADD CONSTRAINT app_store_secrets_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id) ON DELETE CASCADE;
 
 --
 -- Name: catalog_prices catalog_prices_app_id_product_id_fkey; Type: FK CONSTRAINT

@@ -99,13 +99,18 @@ public enum CatalogFile {
                                 + "service account (type, private_key, client_email)")
                     }
                 }
+                // Each store's secrets by the names its module reads them by (GooglePlaySecrets, StripeSecrets).
+                var stores = StoreSecrets()
+                stores[.googlePlay, "service_account_key"] = googleKey
+                if let stripe = app.stripe {
+                    let (secretKey, webhookSecret) = try stripeSecrets(
+                        stripe.secret_key, file: stripe.secret_key_file, webhookSecret: stripe.webhook_secret,
+                        bundleID: app.bundle_id, directory: directory)
+                    stores[.stripe, "secret_key"] = secretKey
+                    stores[.stripe, "webhook_secret"] = webhookSecret
+                }
                 result[app.bundle_id] = AppSecrets(
-                    sharedSecret: app.shared_secret, serverAPI: serverAPI, googleServiceAccountKey: googleKey,
-                    stripe: try app.stripe.map { stripe throws(CatalogFileError) in
-                        try stripeSecrets(
-                            stripe.secret_key, file: stripe.secret_key_file,
-                            webhookSecret: stripe.webhook_secret, bundleID: app.bundle_id, directory: directory)
-                    })
+                    sharedSecret: app.shared_secret, serverAPI: serverAPI, stores: stores)
             }
             return (catalog, result)
         } catch let error as CatalogFileError {
@@ -123,7 +128,7 @@ public enum CatalogFile {
     /// endpoint's signing secret, both required and checked for shape (`sk_…`/`rk_…`, `whsec_…`).
     private static func stripeSecrets(
         _ secretKey: String?, file: String?, webhookSecret: String?, bundleID: String, directory: String
-    ) throws(CatalogFileError) -> StripeSecrets {
+    ) throws(CatalogFileError) -> (secretKey: String, webhookSecret: String) {
         var key = secretKey
         if key == nil, let file {
             let path = file.hasPrefix("/") ? file : directory + "/" + file
@@ -144,7 +149,7 @@ public enum CatalogFile {
             throw CatalogFileError(
                 "stripe of \(bundleID) needs webhook_secret: the signing secret (whsec_…) of its webhook endpoint")
         }
-        return StripeSecrets(secretKey: key, webhookSecret: webhookSecret)
+        return (key, webhookSecret)
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -72,7 +72,9 @@ public struct StripeEventsReconciliation: StoreReconciliation {
     public func runCycle() async throws -> CycleReport {
         var report = CycleReport()
         let now = notifications.now
-        for app in try await catalog.appsSellingOnStripe() {
+        for app in try await catalog.apps(
+            holding: .stripe, secrets: [StripeSecrets.names.secretKey, StripeSecrets.names.webhookSecret])
+        {
             guard
                 let cursor = try await cursors.claim(
                     appID: app.appID, every: configuration.interval, lease: configuration.lease,

@@ -14,7 +14,11 @@ public struct StripePort: StorePort {
         now: @escaping @Sendable () -> Instant
     ) {
         self.notifications = StripeNotifications(
-            store: store, gateway: gateway, stripeApps: { try await catalog.appsSellingOnStripe() }, logger: logger,
+            store: store, gateway: gateway,
+            stripeApps: {
+                try await catalog.apps(
+                    holding: .stripe, secrets: [StripeSecrets.names.secretKey, StripeSecrets.names.webhookSecret])
+            }, logger: logger,
             now: now)
         self.checkouts = StripeCheckoutSubmissions(store: store, gateway: gateway, logger: logger, now: now)
     }

@@ -69,4 +69,6 @@ struct StripeSubscriptionImport: StoreSubscriptionImport {
         return try await StripeReadBack(client: client, logger: logger).input(
             subscription: id, kind: .import, app: app, observedAt: observedAt)
     }
+
+    func isConfigured(for app: StoredApp) -> Bool { app.stripe != nil }
 }

@@ -50,20 +50,14 @@ public struct CatalogStore: Sendable {
                         $0.privateKeyPEM, for: SecretPurpose(.serverAPIPrivateKey, bundleID: app.bundleID),
                         allowingPlaintextSecrets)
                 },
-                googleServiceAccountKey: try given.googleServiceAccountKey.map {
-                    try storedForm(
-                        $0, for: SecretPurpose(.googleServiceAccountKey, bundleID: app.bundleID),
-                        allowingPlaintextSecrets)
-                },
-                stripeSecretKey: try given.stripe.map {
-                    try storedForm(
-                        $0.secretKey, for: SecretPurpose(.stripeSecretKey, bundleID: app.bundleID),
-                        allowingPlaintextSecrets)
-                },
-                stripeWebhookSecret: try given.stripe.map {
-                    try storedForm(
-                        $0.webhookSecret, for: SecretPurpose(.stripeWebhookSecret, bundleID: app.bundleID),
-                        allowingPlaintextSecrets)
+                stores: try given.stores.all.map { secret in
+                    (
+                        secret.store, secret.name,
+                        try storedForm(
+                            secret.value,
+                            for: SecretPurpose(.storeSecret(secret.store, secret.name), bundleID: app.bundleID),
+                            allowingPlaintextSecrets)
+                    )
                 })
         }
         let sealed = stored
@@ -77,10 +71,7 @@ public struct CatalogStore: Sendable {
                         shared_secret, shared_secret_sealed, shared_secret_key_id,
                         server_api_issuer_id, server_api_key_id,
                         server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id,
-                        google_play_package_name, google_service_account_key, google_service_account_key_sealed,
-                        google_service_account_key_key_id,
-                        stripe_secret_key, stripe_secret_key_sealed, stripe_secret_key_key_id,
-                        stripe_webhook_secret, stripe_webhook_secret_sealed, stripe_webhook_secret_key_id)
+                        google_play_package_name)
                     VALUES (\(app.bundleID), \(app.appAppleID), \(PostgresArrayText.strings(app.environments.map(\.rawValue)))::text[],
                         \(app.ownershipPolicy.rawValue), \(PostgresValue.jsonb(try StoreJSON.encode(app))),
                         \(secret?.sharedSecret?.plaintext), \(secret?.sharedSecret?.sealed?.combined),
@@ -88,13 +79,7 @@ public struct CatalogStore: Sendable {
                         \(secret?.serverAPI?.keyID),
                         \(secret?.serverAPIPrivateKey?.plaintext), \(secret?.serverAPIPrivateKey?.sealed?.combined),
                             \(secret?.serverAPIPrivateKey?.sealed?.keyID),
-                        \(app.googlePlay?.packageName), \(secret?.googleServiceAccountKey?.plaintext),
-                        \(secret?.googleServiceAccountKey?.sealed?.combined),
-                        \(secret?.googleServiceAccountKey?.sealed?.keyID),
-                        \(secret?.stripeSecretKey?.plaintext), \(secret?.stripeSecretKey?.sealed?.combined),
-                        \(secret?.stripeSecretKey?.sealed?.keyID),
-                        \(secret?.stripeWebhookSecret?.plaintext), \(secret?.stripeWebhookSecret?.sealed?.combined),
-                        \(secret?.stripeWebhookSecret?.sealed?.keyID))
+                        \(app.googlePlay?.packageName))
                     ON CONFLICT (bundle_id) DO UPDATE SET apple_app_id = EXCLUDED.apple_app_id,
                         environments = EXCLUDED.environments, ownership_policy = EXCLUDED.ownership_policy,
                         catalog = EXCLUDED.catalog, updated_at = EXCLUDED.updated_at,
@@ -120,28 +105,21 @@ public struct CatalogStore: Sendable {
                         server_api_private_key_key_id = CASE WHEN \(secret?.serverAPI != nil) THEN
                             EXCLUDED.server_api_private_key_key_id
                             ELSE apps.server_api_private_key_key_id END,
-                        google_play_package_name = EXCLUDED.google_play_package_name,
-                        google_service_account_key = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
-                            EXCLUDED.google_service_account_key ELSE apps.google_service_account_key END,
-                        google_service_account_key_sealed = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
-                            EXCLUDED.google_service_account_key_sealed ELSE apps.google_service_account_key_sealed END,
-                        google_service_account_key_key_id = CASE WHEN \(secret?.googleServiceAccountKey != nil) THEN
-                            EXCLUDED.google_service_account_key_key_id ELSE apps.google_service_account_key_key_id END,
-                        stripe_secret_key = CASE WHEN \(secret?.stripeSecretKey != nil) THEN
-                            EXCLUDED.stripe_secret_key ELSE apps.stripe_secret_key END,
-                        stripe_secret_key_sealed = CASE WHEN \(secret?.stripeSecretKey != nil) THEN
-                            EXCLUDED.stripe_secret_key_sealed ELSE apps.stripe_secret_key_sealed END,
-                        stripe_secret_key_key_id = CASE WHEN \(secret?.stripeSecretKey != nil) THEN
-                            EXCLUDED.stripe_secret_key_key_id ELSE apps.stripe_secret_key_key_id END,
-                        stripe_webhook_secret = CASE WHEN \(secret?.stripeWebhookSecret != nil) THEN
-                            EXCLUDED.stripe_webhook_secret ELSE apps.stripe_webhook_secret END,
-                        stripe_webhook_secret_sealed = CASE WHEN \(secret?.stripeWebhookSecret != nil) THEN
-                            EXCLUDED.stripe_webhook_secret_sealed ELSE apps.stripe_webhook_secret_sealed END,
-                        stripe_webhook_secret_key_id = CASE WHEN \(secret?.stripeWebhookSecret != nil) THEN
-                            EXCLUDED.stripe_webhook_secret_key_id ELSE apps.stripe_webhook_secret_key_id END
+                        google_play_package_name = EXCLUDED.google_play_package_name
                     RETURNING app_id
                     """)
                 let appID = try rows.single().decode(Int64.self, at: 0)
+                // Each store secret given replaces the stored one of its name; one not given is kept.
+                for (store, name, stored) in secret?.stores ?? [] {
+                    try connection.query(
+                        """
+                        INSERT INTO app_store_secrets (app_id, store, name, plaintext, sealed, key_id)
+                        VALUES (\(appID), \(store.rawValue), \(name), \(stored.plaintext), \(stored.sealed?.combined),
+                            \(stored.sealed?.keyID))
+                        ON CONFLICT (app_id, store, name) DO UPDATE SET plaintext = EXCLUDED.plaintext,
+                            sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id, updated_at = now()
+                        """)
+                }
                 for product in app.products {
                     try connection.query(
                         """
@@ -185,51 +163,76 @@ public struct CatalogStore: Sendable {
     /// The stored app with `bundleID`, or `nil`. Its secrets are opened with the store's keys.
     public func app(bundleID: String) async throws -> StoredApp? {
         try await pool.withConnection { connection in
-            let rows = try connection.query("SELECT \(Self.appColumns) FROM apps WHERE bundle_id = \(bundleID)")
-            return try rows.first.map(storedApp)
+            try storedApps(
+                connection.query("SELECT \(Self.appColumns) FROM apps WHERE bundle_id = \(bundleID)"), on: connection
+            ).first
         }
     }
 
     /// The stored app sold on Google Play as `packageName`, or `nil`.
     public func app(googlePlayPackage packageName: String) async throws -> StoredApp? {
         try await pool.withConnection { connection in
-            let rows = try connection.query(
-                "SELECT \(Self.appColumns) FROM apps WHERE google_play_package_name = \(packageName)")
-            return try rows.first.map(storedApp)
+            try storedApps(
+                connection.query(
+                    "SELECT \(Self.appColumns) FROM apps WHERE google_play_package_name = \(packageName)"),
+                on: connection
+            ).first
         }
     }
 
-    /// Every stored app that sells through Stripe (both Stripe secrets stored), by bundle id.
-    public func appsSellingOnStripe() async throws -> [StoredApp] {
+    /// Every stored app holding each of `store`'s secrets `names` (an app selling in that store), by bundle id.
+    public func apps(holding store: Store, secrets names: [String]) async throws -> [StoredApp] {
         try await pool.withConnection { connection in
-            try connection.query(
-                """
-                SELECT \(Self.appColumns) FROM apps
-                WHERE (stripe_secret_key IS NOT NULL OR stripe_secret_key_sealed IS NOT NULL)
-                    AND (stripe_webhook_secret IS NOT NULL OR stripe_webhook_secret_sealed IS NOT NULL)
-                ORDER BY bundle_id
-                """
-            ).map(storedApp)
+            try storedApps(
+                connection.query(
+                    """
+                    SELECT \(Self.appColumns) FROM apps
+                    WHERE (SELECT count(*) FROM app_store_secrets s
+                           WHERE s.app_id = apps.app_id AND s.store = \(store.rawValue)
+                             AND s.name = ANY (string_to_array(\(names.joined(separator: ","))::text, ',')))
+                        = \(Int64(Set(names).count))
+                    ORDER BY bundle_id
+                    """), on: connection)
         }
     }
 
     /// Every stored app.
     public func apps() async throws -> [StoredApp] {
         try await pool.withConnection { connection in
-            try connection.query("SELECT \(Self.appColumns) FROM apps ORDER BY bundle_id").map(storedApp)
+            try storedApps(connection.query("SELECT \(Self.appColumns) FROM apps ORDER BY bundle_id"), on: connection)
         }
     }
 
     static let appColumns: PostgresQuery = """
         app_id, catalog::text, bundle_id, server_api_issuer_id, server_api_key_id, \
         shared_secret, shared_secret_sealed, shared_secret_key_id, \
-        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id, \
-        google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id, \
-        stripe_secret_key, stripe_secret_key_sealed, stripe_secret_key_key_id, \
-        stripe_webhook_secret, stripe_webhook_secret_sealed, stripe_webhook_secret_key_id
+        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
         """
 
-    func storedApp(_ row: PostgresRow) throws -> StoredApp {
+    /// The apps of `rows` (`appColumns`), each with its store secrets, read in one more statement on `connection`.
+    func storedApps(_ rows: PostgresRows, on connection: PostgresConnection) throws -> [StoredApp] {
+        let apps = try rows.map { row in (row: row, id: try row.decode(Int64.self, at: 0)) }
+        guard !apps.isEmpty else { return [] }
+        var secrets: [Int64: StoreSecrets] = [:]
+        let stored = try connection.query(
+            """
+            SELECT s.app_id, a.bundle_id, s.store, s.name, s.plaintext, s.sealed, s.key_id
+            FROM app_store_secrets s JOIN apps a ON a.app_id = s.app_id
+            WHERE s.app_id = ANY (string_to_array(\(apps.map { String($0.id) }.joined(separator: ","))::text, ',')::bigint[])
+            """)
+        for row in stored {
+            // A secret of a store this build does not sell in is kept, and unused.
+            guard let store = Store(rawValue: try row.decode(String.self, at: 2)) else { continue }
+            let name = try row.decode(String.self, at: 3)
+            let appID = try row.decode(Int64.self, at: 0)
+            let purpose = SecretPurpose(.storeSecret(store, name), bundleID: try row.decode(String.self, at: 1))
+            secrets[appID, default: StoreSecrets()][store, name] = try StoredSecret(row, at: 4)?.open(
+                for: purpose, with: secretKeys)
+        }
+        return try apps.map { try storedApp($0.row, storeSecrets: secrets[$0.id] ?? StoreSecrets()) }
+    }
+
+    func storedApp(_ row: PostgresRow, storeSecrets: StoreSecrets) throws -> StoredApp {
         let bundleID = try row.decode(String.self, at: 2)
         let sharedSecret = try StoredSecret(row, at: 5)?.open(
             for: SecretPurpose(.sharedSecret, bundleID: bundleID), with: secretKeys)
@@ -240,22 +243,12 @@ public struct CatalogStore: Sendable {
         {
             serverAPI = ServerAPICredentials(issuerID: issuer, keyID: key, privateKeyPEM: pem)
         }
-        var stripe: StripeSecrets?
-        if let secretKey = try StoredSecret(row, at: 14)?.open(
-            for: SecretPurpose(.stripeSecretKey, bundleID: bundleID), with: secretKeys),
-            let webhookSecret = try StoredSecret(row, at: 17)?.open(
-                for: SecretPurpose(.stripeWebhookSecret, bundleID: bundleID), with: secretKeys)
-        {
-            stripe = StripeSecrets(secretKey: secretKey, webhookSecret: webhookSecret)
-        }
         return StoredApp(
             appID: try row.decode(Int64.self, at: 0),
             definition: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
             sharedSecret: sharedSecret,
             serverAPI: serverAPI,
-            googleServiceAccountKey: try StoredSecret(row, at: 11)?.open(
-                for: SecretPurpose(.googleServiceAccountKey, bundleID: bundleID), with: secretKeys),
-            stripe: stripe,
+            storeSecrets: storeSecrets,
             erasureKeys: erasureKeys)
     }
 
@@ -280,8 +273,7 @@ public struct CatalogStore: Sendable {
         var sharedSecret: StoredSecret?
         var serverAPI: ServerAPICredentials?
         var serverAPIPrivateKey: StoredSecret?
-        var googleServiceAccountKey: StoredSecret?
-        var stripeSecretKey: StoredSecret?
-        var stripeWebhookSecret: StoredSecret?
+        /// Each store secret given: its store, name and stored form.
+        var stores: [(Store, String, StoredSecret)]
     }
 }

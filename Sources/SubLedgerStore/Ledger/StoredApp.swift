@@ -9,16 +9,15 @@ public struct StoredApp: Sendable, Hashable {
     public var sharedSecret: String?
     /// App Store Server API credentials, if configured.
     public var serverAPI: ServerAPICredentials?
-    /// The Google Play service account's JSON key (the Developer API's credentials), if configured.
-    public var googleServiceAccountKey: String?
-    /// The Stripe secret key and webhook signing secret, if the app sells through Stripe.
-    public var stripe: StripeSecrets?
+    /// The secrets of the other stores it sells in (the Google Play service account's JSON key, the Stripe secret
+    /// key and webhook signing secret), by store and name; each store's module reads its own.
+    public var storeSecrets: StoreSecrets
     /// The installation's account erasure key, which erased ids of every app are digested with (read once).
     public var erasureKeys: AccountErasureKeys
 
     public init(
         appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil,
-        googleServiceAccountKey: String? = nil, stripe: StripeSecrets? = nil,
+        storeSecrets: StoreSecrets = StoreSecrets(),
         erasureKeys: AccountErasureKeys = .init(secretKeys: SecretKeyring())
     ) {
         self.erasureKeys = erasureKeys
@@ -26,8 +25,7 @@ public struct StoredApp: Sendable, Hashable {
         self.definition = definition
         self.sharedSecret = sharedSecret
         self.serverAPI = serverAPI
-        self.googleServiceAccountKey = googleServiceAccountKey
-        self.stripe = stripe
+        self.storeSecrets = storeSecrets
     }
 
     public var bundleID: String { definition.bundleID }
@@ -38,8 +36,7 @@ extension StoredApp: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         "StoredApp(appID: \(appID), bundleID: \(bundleID), sharedSecret: \(sharedSecret == nil ? "none" : "<redacted>"), "
             + "serverAPI: \(serverAPI.map(\.description) ?? "none"), "
-            + "googleServiceAccountKey: \(googleServiceAccountKey == nil ? "none" : "<redacted>"), "
-            + "stripe: \(stripe == nil ? "none" : "<redacted>"))"
+            + "storeSecrets: \(storeSecrets))"
     }
     public var debugDescription: String { description }
 }

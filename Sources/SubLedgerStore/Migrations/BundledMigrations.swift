@@ -74,5 +74,6 @@ public enum BundledMigrations {
             "0056_account_erasure_keeps_stripe_orders.sql",
             PackageResources._056_account_erasure_keeps_stripe_orders_sql
         ),
+        ("0057_app_store_secrets.sql", PackageResources._057_app_store_secrets_sql),
     ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SubLedgerCore
 
 /// What a sealed secret is for: which app and which of its fields.
 ///
@@ -14,12 +15,13 @@ public struct SecretPurpose: Sendable, Hashable, CustomStringConvertible {
         public static let sharedSecret = Field(rawValue: "shared_secret")
         /// `apps.server_api_private_key`: the App Store Server API `.p8` key (PEM).
         public static let serverAPIPrivateKey = Field(rawValue: "server_api_private_key")
-        /// `apps.google_service_account_key`: the Google Play service account's JSON key.
-        public static let googleServiceAccountKey = Field(rawValue: "google_service_account_key")
-        /// `apps.stripe_secret_key`: the Stripe secret key (`sk_…` or a restricted `rk_…`) the API is read with.
-        public static let stripeSecretKey = Field(rawValue: "stripe_secret_key")
-        /// `apps.stripe_webhook_secret`: the signing secret (`whsec_…`) of the app's Stripe webhook endpoint.
-        public static let stripeWebhookSecret = Field(rawValue: "stripe_webhook_secret")
+        /// A row of `app_store_secrets`: the secret `name` of `store` (`StoreSecrets`), as `<store>_<name>`
+        /// (`stripe_secret_key`, `stripe_webhook_secret`). Google Play's are `google_<name>`
+        /// (`google_service_account_key`): the name its key was sealed under when it was a column of `apps`, kept
+        /// so that seal still opens.
+        public static func storeSecret(_ store: Store, _ name: String) -> Field {
+            Field(rawValue: (store == .googlePlay ? "google" : store.rawValue) + "_" + name)
+        }
         /// `webhook_endpoints.secret` (and `previous_secret`): the key that signs an endpoint's requests.
         public static let webhookSecret = Field(rawValue: "webhook_secret")
         /// `account_erasure_keys.key_sealed`: the installation's account erasure key (`AccountErasureKeys`).

@@ -1,5 +1,6 @@
 import Logging
 import PostgresLibPQ
+import SubLedgerCore
 
 /// Secrets at rest: what is stored how, whether this process can open it, and `secrets rotate-key` (the apps'
 /// secrets, the webhook endpoints' secrets, and the shared secrets left in stored V1 notification bodies).
@@ -34,11 +35,7 @@ public struct SecretStore: Sendable {
                 UNION ALL
                 SELECT server_api_private_key_key_id FROM apps WHERE server_api_private_key_sealed IS NOT NULL
                 UNION ALL
-                SELECT google_service_account_key_key_id FROM apps WHERE google_service_account_key_sealed IS NOT NULL
-                UNION ALL
-                SELECT stripe_secret_key_key_id FROM apps WHERE stripe_secret_key_sealed IS NOT NULL
-                UNION ALL
-                SELECT stripe_webhook_secret_key_id FROM apps WHERE stripe_webhook_secret_sealed IS NOT NULL
+                SELECT key_id FROM app_store_secrets WHERE sealed IS NOT NULL
                 UNION ALL
                 \(WebhookEndpointSecrets.sealedKeyIDs)
             ) sealed GROUP BY key_id
@@ -53,9 +50,7 @@ public struct SecretStore: Sendable {
                 """
                 SELECT count(*) FILTER (WHERE shared_secret IS NOT NULL)
                     + count(*) FILTER (WHERE server_api_private_key IS NOT NULL)
-                    + count(*) FILTER (WHERE google_service_account_key IS NOT NULL)
-                    + count(*) FILTER (WHERE stripe_secret_key IS NOT NULL)
-                    + count(*) FILTER (WHERE stripe_webhook_secret IS NOT NULL)
+                    + (SELECT count(*) FROM app_store_secrets WHERE plaintext IS NOT NULL)
                 FROM apps
                 """
             ).single().decode(Int64.self, at: 0)
@@ -113,10 +108,7 @@ public struct SecretStore: Sendable {
             let rows = try connection.query(
                 """
                 SELECT app_id, bundle_id, shared_secret, shared_secret_sealed, shared_secret_key_id,
-                    server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id,
-                    google_service_account_key, google_service_account_key_sealed, google_service_account_key_key_id,
-                    stripe_secret_key, stripe_secret_key_sealed, stripe_secret_key_key_id,
-                    stripe_webhook_secret, stripe_webhook_secret_sealed, stripe_webhook_secret_key_id
+                    server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
                 FROM apps ORDER BY app_id FOR UPDATE
                 """)
             var result = Resealing(keyID: current.id, resealed: 0, sealedPlaintext: 0)
@@ -125,8 +117,6 @@ public struct SecretStore: Sendable {
                 let bundleID = try row.decode(String.self, at: 1)
                 let fields: [(SecretPurpose.Field, Int, PostgresQuery)] = [
                     (.sharedSecret, 2, "shared_secret"), (.serverAPIPrivateKey, 5, "server_api_private_key"),
-                    (.googleServiceAccountKey, 8, "google_service_account_key"),
-                    (.stripeSecretKey, 11, "stripe_secret_key"), (.stripeWebhookSecret, 14, "stripe_webhook_secret"),
                 ]
                 for (field, index, column) in fields {
                     guard let stored = try StoredSecret(row, at: index) else { continue }
@@ -142,6 +132,9 @@ public struct SecretStore: Sendable {
                     if stored.plaintext != nil { result.sealedPlaintext += 1 } else { result.resealed += 1 }
                 }
             }
+            let stores = try Self.resealStoreSecrets(on: connection, with: keys)
+            result.resealed += stores.resealed
+            result.sealedPlaintext += stores.sealed
             result.resealedErasureKey = try Self.resealErasureKey(on: connection, with: keys)
             let webhooks = try WebhookEndpointSecrets.reseal(on: connection, with: keys)
             result.resealed += webhooks.resealed
@@ -151,6 +144,43 @@ public struct SecretStore: Sendable {
             }
             return result
         }
+    }
+
+    /// Seals every store secret (`app_store_secrets`) with the current key: those sealed with an older key, and those
+    /// stored in plaintext. Rows are locked in key order with the apps' (the caller holds them).
+    static func resealStoreSecrets(
+        on connection: PostgresConnection, with keys: SecretKeyring
+    ) throws -> (resealed: Int, sealed: Int) {
+        guard let current = keys.current else { return (0, 0) }
+        let rows = try connection.query(
+            """
+            SELECT s.app_id, a.bundle_id, s.store, s.name, s.plaintext, s.sealed, s.key_id
+            FROM app_store_secrets s JOIN apps a ON a.app_id = s.app_id
+            WHERE s.sealed IS NULL OR s.key_id <> \(current.id)
+            ORDER BY s.app_id, s.store, s.name FOR UPDATE OF s
+            """)
+        var result = (resealed: 0, sealed: 0)
+        for row in rows {
+            let appID = try row.decode(Int64.self, at: 0)
+            let storeName = try row.decode(String.self, at: 2)
+            let name = try row.decode(String.self, at: 3)
+            guard let store = Store(rawValue: storeName), let stored = try StoredSecret(row, at: 4) else {
+                throw StoreError(
+                    code: .corruptRow,
+                    message: "the \(storeName) secret \(name) of app \(appID) names a store this build does not know; "
+                        + "nothing was re-sealed")
+            }
+            let purpose = SecretPurpose(.storeSecret(store, name), bundleID: try row.decode(String.self, at: 1))
+            let sealed = try keys.seal(try stored.open(for: purpose, with: keys), for: purpose)
+            try connection.query(
+                """
+                UPDATE app_store_secrets SET plaintext = NULL, sealed = \(sealed.combined), key_id = \(sealed.keyID),
+                    updated_at = now()
+                WHERE app_id = \(appID) AND store = \(storeName) AND name = \(name)
+                """)
+            if stored.plaintext != nil { result.sealed += 1 } else { result.resealed += 1 }
+        }
+        return result
     }
 
     /// Re-seals the account erasure key with the current key when an older one sealed it.

@@ -424,7 +424,9 @@ public struct MigrationImporter: Sendable {
     /// applies it as a first claim by the row's account, as a chain's history from Apple is; its later events then
     /// reach the chain's owner.
     private func importStripeSubscription(_ id: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
-        guard let stripe, app.stripe != nil, app.definition.products.contains(where: { $0.store == .stripe }) else {
+        guard let stripe, stripe.isConfigured(for: app),
+            app.definition.products.contains(where: { $0.store == .stripe })
+        else {
             throw ImportRowError(
                 row.lineNumber,
                 .importFailed(

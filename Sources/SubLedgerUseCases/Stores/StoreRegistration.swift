@@ -80,6 +80,8 @@ public protocol StoreSubscriptionImport: Sendable {
     /// Subscription `id` of `app`, read from its store as the ledger's input of kind `import` with no submitter;
     /// `nil` when it was sold for another app. Throws the ingestion's refusal (`IngestionError`).
     func input(subscription id: String, app: StoredApp, observedAt: Instant) async throws -> LedgerInput?
+    /// Whether `app` holds the store secrets its store's API is read with.
+    func isConfigured(for app: StoredApp) -> Bool
 }
 
 /// Every store registered with this process, by store: built once at the composition root and asked by

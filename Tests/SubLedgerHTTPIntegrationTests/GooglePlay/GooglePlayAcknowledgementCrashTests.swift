@@ -3,6 +3,7 @@ import Foundation
 import GooglePlay
 import GooglePlayClients
 import GooglePlaySimulator
+import GooglePlayStore
 import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
@@ -49,7 +50,8 @@ import Testing
             definitions,
             secrets: [
                 GooglePlayPurchaseEndToEndTests.bundleID: AppSecrets(
-                    googleServiceAccountKey: String(decoding: try sim.serviceAccountKey.jsonData(), as: UTF8.self))
+                    stores: .googlePlay(
+                        serviceAccountKey: String(decoding: try sim.serviceAccountKey.jsonData(), as: UTF8.self)))
             ])
         let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(
             bundleID: GooglePlayPurchaseEndToEndTests.bundleID, name: "crash"

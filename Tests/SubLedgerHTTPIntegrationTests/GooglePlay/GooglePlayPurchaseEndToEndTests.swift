@@ -144,7 +144,7 @@ import Testing
                 let (definitions, _) = try CatalogFile.read(catalogYAML)
                 let keyJSON = String(decoding: try sim.serviceAccountKey.jsonData(), as: UTF8.self)
                 try await catalog.applyCatalog(
-                    definitions, secrets: [bundleID: AppSecrets(googleServiceAccountKey: keyJSON)])
+                    definitions, secrets: [bundleID: AppSecrets(stores: .googlePlay(serviceAccountKey: keyJSON))])
                 let keys = APIKeys(store: APIKeyStore(pool: pool))
                 let key = try await keys.create(bundleID: bundleID, name: "one").secret
                 let gateway = GooglePlayGateway(

@@ -64,7 +64,7 @@ import Testing
                 let (catalog, _) = try CatalogFile.read(Self.catalogYAML)
                 let googleKey = try play.serviceAccountKey()
                 try await e.service.catalog.applyCatalog(
-                    catalog, secrets: [E.bundleID: AppSecrets(googleServiceAccountKey: googleKey)])
+                    catalog, secrets: [E.bundleID: AppSecrets(stores: .googlePlay(serviceAccountKey: googleKey))])
                 let app = try #require(try await e.service.catalog.app(bundleID: E.bundleID))
 
                 // Two applies: coins bought from Apple, then from Google, each credited to cora.
@@ -129,7 +129,7 @@ import Testing
                             serverAPI: .init(
                                 issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID,
                                 privateKeyPEM: try #require(simApp.serverAPI.privateKeyPEM)),
-                            googleServiceAccountKey: googleKey)
+                            stores: .googlePlay(serviceAccountKey: googleKey))
                     ])
                 #expect(try await sender.runCycle() == .init())
                 clock.set(retryAt.adding(milliseconds: -1))

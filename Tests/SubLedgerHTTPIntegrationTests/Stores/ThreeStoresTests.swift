@@ -73,7 +73,8 @@ import Testing
                 let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
                 let (definitions, secrets) = try CatalogFile.read(catalogYAML)
                 var appSecrets = secrets[bundleID] ?? AppSecrets()
-                appSecrets.googleServiceAccountKey = try ThreeStoresGooglePlay.serviceAccountKey(of: google)
+                appSecrets.stores[.googlePlay, GooglePlaySecrets.serviceAccountKeyName] =
+                    try ThreeStoresGooglePlay.serviceAccountKey(of: google)
                 try await catalog.applyCatalog(definitions, secrets: [bundleID: appSecrets])
                 let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: bundleID, name: "app")
                     .secret
