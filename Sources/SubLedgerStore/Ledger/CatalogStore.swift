@@ -117,7 +117,7 @@ public struct CatalogStore: Sendable {
                         VALUES (\(appID), \(store.rawValue), \(name), \(stored.plaintext), \(stored.sealed?.combined),
                             \(stored.sealed?.keyID))
                         ON CONFLICT (app_id, store, name) DO UPDATE SET plaintext = EXCLUDED.plaintext,
-                            sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id, updated_at = now()
+                            sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id, updated_at = EXCLUDED.updated_at
                         """)
                 }
                 for product in app.products {
