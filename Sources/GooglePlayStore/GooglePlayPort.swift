@@ -30,7 +30,7 @@ public struct GooglePlayPort: StorePort {
             return try await ingestion.submitPurchase(
                 .init(packageName: packageName, productID: productID, purchaseToken: purchaseToken),
                 account: submission.account, app: app)
-        case .appStoreReceipt, .appStoreSignedTransaction, .stripeCheckout:
+        default:
             throw IngestionError(.appMisconfigured, "another store's submission reached Google Play's port")
         }
     }

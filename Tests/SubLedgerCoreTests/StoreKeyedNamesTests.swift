@@ -64,4 +64,36 @@ import Testing
         #expect(ChainRefreshRoute.googlePlay.store == .googlePlay)
         #expect(ChainRefreshRoute.stripe.store == .stripe)
     }
+
+    @Test func storedSubmissionKindsKeepTheirNames() throws {
+        #expect(
+            SubmissionKind.allCases.map(\.rawValue) == [
+                "app_receipt", "signed_transaction", "google_purchase", "stripe_checkout",
+            ])
+        for kind in SubmissionKind.allCases {
+            #expect(SubmissionKind(rawValue: kind.rawValue) == kind)
+        }
+        #expect(SubmissionKind.googlePurchase.store == .googlePlay)
+        #expect(SubmissionKind.stripeCheckout.store == .stripe)
+        for refused in ["google_play_checkout", "app_store_checkout", "stripe_purchase", "_checkout", ""] {
+            #expect(SubmissionKind(rawValue: refused) == nil, "\(refused)")
+        }
+    }
+
+    /// An input's kind: each submission's as stored, but an app receipt's, which is `receipt`.
+    @Test func inputKindsKeepTheirNames() throws {
+        let kinds: [LedgerInput.Kind] =
+            [.receipt, .signedTransaction, .notification, .poll, .import, .googlePurchase, .stripeCheckout]
+        #expect(
+            kinds.map(\.rawValue) == [
+                "receipt", "signed_transaction", "notification", "poll", "import", "google_purchase", "stripe_checkout",
+            ])
+        for kind in kinds {
+            #expect(LedgerInput.Kind(rawValue: kind.rawValue) == kind)
+            let encoded = try JSONEncoder().encode([kind])
+            #expect(try JSONDecoder().decode([LedgerInput.Kind].self, from: encoded) == [kind])
+        }
+        #expect(LedgerInput.Kind(rawValue: "app_receipt") == nil)
+        #expect(LedgerInput.Kind.receipt == .submission(.appReceipt))
+    }
 }

@@ -1,23 +1,27 @@
 /// One thing that arrived: a receipt or signed transaction an account submitted, a notification, a poll.
 public struct LedgerInput: Hashable, Sendable, Codable {
     /// Where the input came from.
-    public enum Kind: String, Hashable, Sendable, Codable {
-        /// A verified app receipt submitted by an account.
-        case receipt
-        /// A StoreKit 2 signed transaction (with renewal info) submitted by an account.
-        case signedTransaction = "signed_transaction"
-        /// An App Store Server Notification: no submitter.
+    public enum Kind: Hashable, Sendable {
+        /// What an account submitted, verified by its store (`SubmissionKind`): an app receipt, a StoreKit 2 signed
+        /// transaction (with renewal info), a Google Play purchase token read back from the Developer API, a paid
+        /// Stripe Checkout Session read back from the Stripe API with the subscription it created.
+        case submission(SubmissionKind)
+        /// A store's notification: no submitter.
         case notification
-        /// The server's own fetch from the App Store Server API: no submitter.
+        /// The server's own fetch from a store's API: no submitter.
         case poll
         /// A chain's history moved onto SubLedger by `subledger import`: the row's account is the submitter,
         /// so the chain is claimed by it under the ownership rule.
         case `import`
-        /// A Google Play purchase token submitted by an account, read back from the Developer API.
-        case googlePurchase = "google_purchase"
-        /// A Stripe Checkout Session an account's app server submitted once it was paid, read back from the Stripe
-        /// API with the subscription it created.
-        case stripeCheckout = "stripe_checkout"
+
+        /// A verified app receipt submitted by an account.
+        public static let receipt = Kind.submission(.appReceipt)
+        /// A StoreKit 2 signed transaction submitted by an account.
+        public static let signedTransaction = Kind.submission(.signedTransaction)
+        /// A Google Play purchase token submitted by an account.
+        public static let googlePurchase = Kind.submission(.googlePurchase)
+        /// A paid Stripe Checkout Session submitted by an account's app server.
+        public static let stripeCheckout = Kind.submission(.stripeCheckout)
     }
 
     /// The most transactions plus renewal infos one input may carry; larger inputs are refused.
@@ -88,5 +92,46 @@ public struct LedgerInput: Hashable, Sendable, Codable {
     /// order ids for `LedgerSnapshot`.
     public var accountTokens: [AccountToken] {
         Set(transactions.flatMap(AccountToken.tokens(of:))).sorted()
+    }
+}
+
+extension LedgerInput.Kind: RawRepresentable, Codable {
+    /// `receipt` (an app receipt), `notification`, `poll`, `import`, or the submission's kind as stored
+    /// (`SubmissionKind`: `signed_transaction`, `google_purchase`, `stripe_checkout` …).
+    public var rawValue: String {
+        switch self {
+        case .submission(.appReceipt): "receipt"
+        case .submission(let kind): kind.rawValue
+        case .notification: "notification"
+        case .poll: "poll"
+        case .import: "import"
+        }
+    }
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "receipt": self = .submission(.appReceipt)
+        case "notification": self = .notification
+        case "poll": self = .poll
+        case "import": self = .import
+        case SubmissionKind.appReceipt.rawValue: return nil
+        default:
+            guard let kind = SubmissionKind(rawValue: rawValue) else { return nil }
+            self = .submission(kind)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let raw = try container.decode(String.self)
+        guard let kind = Self(rawValue: raw) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown input kind \(raw)")
+        }
+        self = kind
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 }

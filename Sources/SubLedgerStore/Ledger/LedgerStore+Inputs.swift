@@ -3,29 +3,6 @@ import PostgresLibPQ
 import SubLedgerCore
 
 extension LedgerStore {
-    /// The kind of a stored submission.
-    public enum SubmissionKind: String, Sendable, Hashable {
-        /// A base64 PKCS#7 app receipt, verified through verifyReceipt.
-        case appReceipt = "app_receipt"
-        /// A StoreKit 2 JWS signed transaction.
-        case signedTransaction = "signed_transaction"
-        /// A Google Play purchase token an account submitted (`{package_name, product_id, purchase_token}`),
-        /// verified with the Google Play Developer API.
-        case googlePurchase = "google_purchase"
-        /// A paid Stripe Checkout Session an account submitted (`{checkout_session_id}`), read back from the Stripe
-        /// API.
-        case stripeCheckout = "stripe_checkout"
-
-        /// The store whose API verifies it.
-        public var store: Store {
-            switch self {
-            case .appReceipt, .signedTransaction: .appStore
-            case .googlePurchase: .googlePlay
-            case .stripeCheckout: .stripe
-            }
-        }
-    }
-
     /// Stores a submitted receipt or signed transaction as received, before anything else happens to it, and
     /// returns its id. Nothing later can lose it: it stays `pending` until applied or judged invalid.
     ///

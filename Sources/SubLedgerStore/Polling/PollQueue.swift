@@ -31,7 +31,7 @@ public struct PollQueue: Sendable {
         public var submissionID: Int64
         public var appID: Int64
         public var bundleID: String
-        public var kind: LedgerStore.SubmissionKind
+        public var kind: SubmissionKind
         public var body: String
         public var account: AccountID?
         public var attempts: Int
@@ -184,7 +184,7 @@ public struct PollQueue: Sendable {
                 """ as PostgresQuery)
             return try rows.map { row in
                 let rawKind = try row.decode(String.self, at: 3)
-                guard let kind = LedgerStore.SubmissionKind(rawValue: rawKind) else {
+                guard let kind = SubmissionKind(rawValue: rawKind) else {
                     throw StoreError(code: .corruptRow, message: "unknown receipt kind '\(rawKind)'")
                 }
                 return PendingInput(

@@ -20,10 +20,10 @@ enum WebhookOutbox {
     /// What caused an apply, when its caller did not say: the stored input it came from, or its kind.
     static func cause(of input: LedgerInput, reference: LedgerStore.InputReference) -> WebhookEventCause {
         switch (input.kind, reference) {
-        case (.signedTransaction, _), (.googlePurchase, _), (.stripeCheckout, _):
+        case (.submission(let kind), _) where kind != .appReceipt:
             WebhookEventCause(kind: .transaction, id: input.transactions.first?.transactionID)
         case (_, .submission(let id)): WebhookEventCause(kind: .receipt, id: String(id))
-        case (.receipt, .none): WebhookEventCause(kind: .receipt)
+        case (.submission, .none): WebhookEventCause(kind: .receipt)
         case (.notification, _), (_, .notification): WebhookEventCause(kind: .notification)
         case (.poll, .none): WebhookEventCause(kind: .poll)
         case (.import, .none): WebhookEventCause(kind: .admin, id: "import")

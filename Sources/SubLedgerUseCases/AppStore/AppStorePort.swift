@@ -23,7 +23,7 @@ public struct AppStorePort: StorePort {
         case .appStoreSignedTransaction(let token):
             return try await ingestion.submitSignedTransaction(
                 token, account: submission.account, orderID: submission.order, app: app)
-        case .googlePlayPurchase, .stripeCheckout:
+        default:
             throw IngestionError(.appMisconfigured, "another store's submission reached the App Store's port")
         }
     }
@@ -45,7 +45,7 @@ public struct AppStorePort: StorePort {
         case .signedTransaction:
             _ = try await ingestion.verifyStoredSignedTransaction(
                 input.submissionID, token: input.body, account: input.account, app: app)
-        case .googlePurchase, .stripeCheckout:
+        case .storePurchase:
             throw IngestionError(.appMisconfigured, "another store's submission reached the App Store's port")
         }
     }
