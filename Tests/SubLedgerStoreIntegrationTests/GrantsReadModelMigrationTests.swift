@@ -33,7 +33,13 @@ import Testing
             let catalogStore = CatalogStore(pool: pool)
             let (catalog, secrets) = try CatalogFile.read(Self.catalogYAML)
             try await catalogStore.applyCatalog(catalog, secrets: secrets)
-            let app = try #require(try await catalogStore.app(bundleID: "com.example.grantsmodel"))
+            // The app as stored at step 52, read without today's reads (the store secrets' table is step 57's).
+            let appID = try await pool.query("SELECT app_id FROM apps WHERE bundle_id = 'com.example.grantsmodel'")
+                .single().decode(Int64.self, at: 0)
+            let app = StoredApp(
+                appID: appID,
+                definition: try #require(catalog.apps.first { $0.bundleID == "com.example.grantsmodel" }),
+                sharedSecret: nil)
             // ann: one grant through day 30, one of premium revoked on day 10; bob: one revoked the moment it began
             // and one that ended on day 5.
             try await pool.execute(
