@@ -108,7 +108,7 @@ public struct GooglePlayIngestion: Sendable {
         if let answered { entitlements = try await store.entitlements(for: answered, app: app, at: now()) }
         return SubmissionOutcome(
             inputID: id, environment: reading.environment, outcomes: applied.decision.transactionOutcomes,
-            accounts: applied.accounts, ignored: [], entitlements: entitlements, account: answered)
+            ignored: [], entitlements: entitlements, account: answered)
     }
 
     /// Reads `chain`'s subscription again from the Developer API (on its newest purchase token) and applies

@@ -56,7 +56,7 @@ struct StripeCheckoutSubmissions: Sendable {
         if let answered { entitlements = try await store.entitlements(for: answered, app: app, at: now()) }
         return SubmissionOutcome(
             inputID: id, environment: input.environment, outcomes: applied.decision.transactionOutcomes,
-            accounts: applied.accounts, ignored: [], entitlements: entitlements, account: answered)
+            ignored: [], entitlements: entitlements, account: answered)
     }
 
     /// The session's subscription (subscription mode) or one-time payment (payment mode) as the ledger's input with

@@ -62,7 +62,7 @@ enum Representation {
         var result: String
         var ignored_reason: String?
 
-        init(_ outcome: TransactionOutcome, submitter: AccountID?, owner: AccountID?) {
+        init(_ outcome: TransactionOutcome, submitter: AccountID?) {
             transaction_id = outcome.transactionID
             original_transaction_id = outcome.chainID
             product_id = outcome.productID
@@ -71,12 +71,10 @@ enum Representation {
                 // The core tells outcomes from the submitter's side; another account is never named.
                 result = account == submitter ? "applied" : "belongs_to_another_account"
             case .duplicate:
-                // Already known and nothing changed: say what it means to the submitter.
-                switch owner {
-                case nil: result = "unclaimed"
-                case submitter: result = "applied"
-                default: result = "belongs_to_another_account"
-                }
+                // Known already and nothing new: the core answers it only when the chain is the submitter's, as the
+                // first submission that made it so answered `applied`. The transaction itself may be credited to an
+                // earlier owner (a period it held before a transfer); the answer speaks of the submitter's chain.
+                result = "applied"
             case .belongsToAnotherAccount: result = "belongs_to_another_account"
             case .unclaimed: result = "unclaimed"
             case .deferred: result = "deferred"
@@ -115,7 +113,7 @@ enum Representation {
             account_id = answered.rawValue
             environment = result.environment.rawValue
             transactions =
-                result.outcomes.map { OutcomeBody($0, submitter: answered, owner: result.accounts[$0.transactionID]) }
+                result.outcomes.map { OutcomeBody($0, submitter: answered) }
                 + result.ignored.map(OutcomeBody.init)
             if let clientTransactionID {
                 let match = transactions.first { $0.transaction_id == clientTransactionID }

@@ -6,8 +6,6 @@ public struct SubmissionOutcome: Sendable {
     public var inputID: Int64
     public var environment: StoreEnvironment
     public var outcomes: [TransactionOutcome]
-    /// Whose each transaction is after the application (see `LedgerStore.Applied.accounts`).
-    public var accounts: [String: AccountID]
     public var ignored: [IgnoredTransaction]
     public var entitlements: [Entitlement]
     /// The account the submission was applied for: the submitter, or the account it was merged into; the answer
@@ -16,13 +14,12 @@ public struct SubmissionOutcome: Sendable {
 
     /// For a store module's port.
     package init(
-        inputID: Int64, environment: StoreEnvironment, outcomes: [TransactionOutcome], accounts: [String: AccountID],
+        inputID: Int64, environment: StoreEnvironment, outcomes: [TransactionOutcome],
         ignored: [IgnoredTransaction], entitlements: [Entitlement], account: AccountID? = nil
     ) {
         self.inputID = inputID
         self.environment = environment
         self.outcomes = outcomes
-        self.accounts = accounts
         self.ignored = ignored
         self.entitlements = entitlements
         self.account = account

@@ -91,6 +91,10 @@ private struct Life {
     /// Chain → whether auto-renew is on, as this world last set it.
     var autoRenew: [String: Bool] = [:]
     var notificationsDown = false
+    /// The server Apple's notifications are posted to (`TwoServers`): 1 or 2.
+    var notifiedServer = 1
+    /// An invariant a step's own answers broke (a submission answered other than the model), reported after the step.
+    var broken: String?
     var absorbed: Set<String> = []
     /// The accounts SubLedger has heard of: each made an order or a submission.
     var known: Set<String> = []
@@ -127,12 +131,14 @@ private struct Life {
             // Every choice of this step comes from its own entropy: leaving out an earlier step changes none of it.
             random = SplitMix64(seed: choice.entropy)
             do {
+                try await routeNotifications()
                 try await act(roll: UInt64(choice.kind) % 100)
             } catch let failure as SimulationFailure {
                 return .init(
                     seed: seed, step: step, invariant: "an answer the simulation cannot go on from: \(failure)",
                     log: log)
             }
+            if let broken { return .init(seed: seed, step: step, invariant: broken, log: log) }
             if let broken = try await check() {
                 return .init(seed: seed, step: step, invariant: broken, log: log)
             }
@@ -160,8 +166,9 @@ private struct Life {
         switch roll {
         case 0..<28: try await buy()
         case 28..<42: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
-        case 42..<46: try await submitReceiptConcurrently()
-        case 46..<54: try await submitSignedTransaction()
+        case 42..<45: try await submitReceiptConcurrently()
+        case 45..<48: try await submitReceiptFromTwoAccountsConcurrently()
+        case 48..<54: try await submitSignedTransaction()
         case 54..<64: try await toggleAutoRenew()
         case 64..<80:
             let days = Int64(1 + random.next() % 40)
@@ -226,7 +233,16 @@ private struct Life {
         guard try accepted(answer.status, answer.json, of: "POST /v1/receipts", by: account) else { return }
         log.append(
             "\(account) uploads \(appleID)'s receipt to \(name): \(answer.json.results.sorted { $0.key < $1.key })")
-        applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at)
+        let expected = applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at)
+        compare(answer.json.results, with: expected, of: "\(account)'s upload")
+    }
+
+    /// Records as broken a submission's answers that differ from the model's (`ReferenceModel.apply`).
+    mutating func compare(_ answered: [String: String], with expected: [String: String], of call: String) {
+        guard broken == nil, answered != expected else { return }
+        broken =
+            "\(call) answered \(answered.sorted { $0.key < $1.key }); the model says "
+            + "\(expected.sorted { $0.key < $1.key })"
     }
 
     /// The same account uploads the same receipt to both servers at once (the app retried on the other instance while
@@ -250,19 +266,68 @@ private struct Life {
         log.append(
             "\(account) uploads \(appleID)'s receipt to both servers at once: "
                 + answers.map { "\($0.json.results.sorted { $0.key < $1.key })" }.joined(separator: " and "))
-        for _ in answers { applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at) }
-        let credits = model.credits
-        let contradictions = TwoServers.contradictions(
-            answers.map(\.json), holder: { credits[$0] ?? nil }, submitter: model.canonical(account))
-        if !contradictions.isEmpty {
-            throw SimulationFailure("a concurrent pair's answers no serial order gives: \(contradictions)")
+        // Both orders feed the model the same two uploads; the answers must be the first's and the second's, in
+        // one order or the other.
+        let first = applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at)
+        let second = applyReceipt(receipt.receiptData, chain: chain, arrivals: arrivals, by: account, at: at)
+        let answered = answers.map(\.json.results)
+        if broken == nil, answered != [first, second], answered != [second, first] {
+            broken =
+                "a concurrent pair answered \(answered), which no serial order gives: the model answers "
+                + "\(first) and then \(second)"
         }
     }
 
-    /// Feeds the model an upload of `receiptData` by `account` that SubLedger applied.
+    /// Two accounts upload the same Apple ID's receipt at once, one to each server (two devices signed in with one
+    /// Apple ID restoring together). The outcome depends on which commits first: SubLedger must end as one of the two
+    /// serial orders ends (who holds each purchase and each chain) and answer as that order answers.
+    mutating func submitReceiptFromTwoAccountsConcurrently() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID] else { return }
+        let pair = [pick(accounts), pick(accounts)]
+        guard pair[0] != pair[1] else { return }
+        let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID)
+        let arrivals = try chainTransactions(chain)
+        let at = now
+        let answers = try await TwoServers.both(
+            (e.client, ["account_id": pair[0], "receipt_data": receipt.receiptData]),
+            (e.secondClient, ["account_id": pair[1], "receipt_data": receipt.receiptData]),
+            .post, "/v1/receipts", key: e.key)
+        var applied: [Int] = []
+        for (index, answer) in answers.enumerated()
+        where try accepted(answer.status, answer.json, of: "POST /v1/receipts (concurrent)", by: pair[index]) {
+            applied.append(index)
+        }
+        log.append(
+            "\(pair[0]) and \(pair[1]) upload \(appleID)'s receipt at once, to servers 1 and 2: "
+                + answers.map { "\($0.json.results.sorted { $0.key < $1.key })" }.joined(separator: " and "))
+        let stored = try await storedHolders()
+        var outcomes: [String] = []
+        for order in [applied, applied.reversed()] {
+            var life = self
+            var answered: [Int: [String: String]] = [:]
+            for index in order {
+                answered[index] = life.applyReceipt(
+                    receipt.receiptData, chain: chain, arrivals: arrivals, by: pair[index], at: at)
+            }
+            let holders = life.model.holders
+            if holders == stored, order.allSatisfy({ answered[$0] == answers[$0].json.results }) {
+                model = life.model
+                return
+            }
+            outcomes.append("\(order.map { pair[$0] }) would answer \(order.map { answered[$0] ?? [:] })")
+        }
+        if broken == nil {
+            broken = "two accounts' concurrent uploads end as no serial order does: \(outcomes.joined(separator: "; "))"
+        }
+    }
+
+    /// Feeds the model an upload of `receiptData` by `account` that SubLedger applied, and answers what the model says
+    /// the upload's answer is.
+    @discardableResult
     mutating func applyReceipt(
         _ receiptData: String, chain: String, arrivals: [ReferenceModel.Arrival], by account: String, at: Int64
-    ) {
+    ) -> [String: String] {
         // The receipt's renewal info is observed when Apple answered SubLedger (its request_date), not at the clock's
         // instant: states signed while the clock stands still are dated after it. Asked again, Apple answers the same.
         let apple = e.control.verifyReceiptAnswer(receiptData)
@@ -271,7 +336,7 @@ private struct Life {
             Int64($0)
         }
         let observed = requestDate ?? at
-        model.apply(
+        return model.apply(
             .init(
                 submitter: account, arrivals: arrivals,
                 renewals: [chain: .init(observedAt: observed, willAutoRenew: autoRenew[chain] ?? false)]),
@@ -307,7 +372,8 @@ private struct Life {
             .post, "/v1/transactions", key: e.key, json: ["account_id": account, "signed_transaction": jws])
         guard try accepted(answer.status, answer.json, of: "POST /v1/transactions", by: account) else { return }
         log.append("\(account) sends \(appleID)'s signed transaction \(latest.id) to \(name): \(answer.json.results)")
-        model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
+        let expected = model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
+        compare(answer.json.results, with: expected, of: "\(account)'s signed transaction")
         signed.insert(latest.id)
     }
 
@@ -343,12 +409,26 @@ private struct Life {
 
     /// Notifications lost (SubLedger unreachable: Apple retries on its schedule) or delivered again.
     mutating func setNotifications(down: Bool) async throws {
-        let port = e.client.port ?? 0
-        let path = down ? "lost-notifications" : "v1/notifications/appstore"
         notificationsDown = down
-        _ = await e.control.updateNotificationSettings(.init(defaultURL: "http://127.0.0.1:\(port)/\(path)"))
+        await pointNotifications()
         log.append(down ? "notifications stop reaching SubLedger" : "notifications reach SubLedger again")
         try absorbNotifications()
+    }
+
+    /// Now and then, Apple's notifications go to the other server from this step on (both serve one database).
+    mutating func routeNotifications() async throws {
+        guard chance(20) else { return }
+        notifiedServer = 3 - notifiedServer
+        await pointNotifications()
+        log.append("notifications go to server \(notifiedServer)")
+    }
+
+    /// Points appstore-sim's notifications at the server they go to, or nowhere while they are lost.
+    func pointNotifications() async {
+        let client = notifiedServer == 1 ? e.client : e.secondClient
+        let path = notificationsDown ? "lost-notifications" : "v1/notifications/appstore"
+        _ = await e.control.updateNotificationSettings(
+            .init(defaultURL: "http://127.0.0.1:\(client.port ?? 0)/\(path)"))
     }
 
     /// Support merges one account into another (docs/guides/accounts.md).
@@ -436,6 +516,18 @@ private struct Life {
 
     // MARK: Invariants
 
+    /// Who holds each transaction and each chain in SubLedger's database (nil: unclaimed, no owner).
+    func storedHolders() async throws -> ReferenceModel.Holders {
+        var holders = ReferenceModel.Holders()
+        for row in try await e.service.pool.query("SELECT transaction_id, account_id FROM transactions") {
+            holders.transactions[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+        }
+        for row in try await e.service.pool.query("SELECT original_transaction_id, owner_account_id FROM chains") {
+            holders.chains[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+        }
+        return holders
+    }
+
     /// Where an erased id is still stored, in any letter case, anywhere in the database: every row of every table
     /// of the schema, read as text.
     func erasedIDLeft() async throws -> String? {
@@ -447,10 +539,8 @@ private struct Life {
         let at = now
         // Every purchase SubLedger was told of is held by the account the model credits (or by none).
         let credits = model.credits
-        var stored: [String: String?] = [:]
-        for row in try await e.service.pool.query("SELECT transaction_id, account_id FROM transactions") {
-            stored[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
-        }
+        let holders = try await storedHolders()
+        let stored = holders.transactions
         for (id, account) in credits.sorted(by: { $0.key < $1.key }) {
             guard let held = stored[id] else { return "transaction \(id) was told to SubLedger but is not stored" }
             if held != account {
@@ -459,6 +549,11 @@ private struct Life {
         }
         for id in stored.keys where credits[id] == nil {
             return "SubLedger stores transaction \(id), which the model was never told of"
+        }
+        // Each chain is owned by the account the model names (or by none).
+        for (id, owner) in model.holders.chains.sorted(by: { $0.key < $1.key }) where holders.chains[id] != owner {
+            return "chain \(id) is owned by \(holders.chains[id].map { $0 ?? "nobody" } ?? "no stored chain"); "
+                + "the model says \(owner ?? "nobody")"
         }
         // Each credited purchase has exactly one grant or extend entry.
         var entries: [String: Int64] = [:]

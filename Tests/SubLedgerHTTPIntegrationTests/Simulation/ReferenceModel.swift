@@ -102,13 +102,27 @@ struct ReferenceModel: Sendable {
     /// Ids erased so far.
     private(set) var erased: Set<String> = []
 
-    /// Applies one input at `now`, chain by chain.
-    mutating func apply(_ input: Input, now: Int64) {
+    /// Applies one input at `now`, chain by chain, and answers what a submission's answer says of each of its
+    /// transactions (docs/reference/http.md, "Results and limits"), from the submitter's side: `applied` when the
+    /// chain is the submitter's once the input is applied (now or before), `belongs_to_another_account` when another
+    /// account holds it, `unclaimed` while the transaction waits for a submitter. Empty for a notification.
+    @discardableResult
+    mutating func apply(_ input: Input, now: Int64) -> [String: String] {
         let byChain = Dictionary(grouping: input.arrivals, by: \.chain)
         for id in Set(byChain.keys).union(input.renewals.keys).sorted() {
             applyToChain(
                 id, arrivals: byChain[id] ?? [], renewal: input.renewals[id], submitter: input.submitter, now: now)
         }
+        guard let submitter = input.submitter.map(canonical) else { return [:] }
+        var answers: [String: String] = [:]
+        for arrival in input.arrivals {
+            guard let chain = chains[arrival.chain], chain.transactions[arrival.id]?.account != nil else {
+                answers[arrival.id] = "unclaimed"
+                continue
+            }
+            answers[arrival.id] = chain.owner == submitter ? "applied" : "belongs_to_another_account"
+        }
+        return answers
     }
 
     private enum Resolution {
@@ -225,6 +239,17 @@ struct ReferenceModel: Sendable {
         chains.values.contains { chain in
             chain.owner == account && Self.isRunning(chain.transactions.values.filter { $0.account != nil }, at: now)
         }
+    }
+
+    /// Who holds each transaction and each chain.
+    struct Holders: Sendable, Equatable {
+        var transactions: [String: String?] = [:]
+        var chains: [String: String?] = [:]
+    }
+
+    /// Every transaction and chain told to SubLedger, with the account holding it (nil: unclaimed, no owner).
+    var holders: Holders {
+        Holders(transactions: credits, chains: chains.mapValues(\.owner))
     }
 
     /// Every transaction told to SubLedger, with the account the model credits it to (nil: unclaimed).

@@ -41,4 +41,28 @@ import Testing
             #expect(try await e.entitlements("other").entitlementIDs.isEmpty)
         }
     }
+
+    /// Under `latest_submitter_takes` an account takes another's chain by uploading its receipt (`applied`), and
+    /// uploads the same receipt again: the answer is `applied` again. The purchase's own period stays credited to
+    /// the account that held it then, and the repeat once answered `belongs_to_another_account` from that credit,
+    /// so two identical uploads sent at once answered one of each (the simulation's concurrent pair).
+    @Test func aRepeatedUploadAfterATransferAnswersAsTheFirst() async throws {
+        try await E.run { e in
+            try await e.applyCatalog(ownershipPolicy: .latestSubmitterTakes)
+            let appleID = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            let purchase = try #require(bought.transactionID)
+            let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID)
+            #expect(
+                try await e.submitReceipt(receipt.receiptData, account: "first").json.results[purchase] == "applied")
+            let taken = try await e.submitReceipt(receipt.receiptData, account: "second")
+            #expect(taken.json.results[purchase] == "applied")
+            let again = try await e.submitReceipt(receipt.receiptData, account: "second")
+            #expect(again.json.results[purchase] == "applied")
+            #expect(try await e.entitlements("second").entitlementIDs == ["pro"])
+            #expect(try await e.entitlements("first").entitlementIDs.isEmpty)
+        }
+    }
 }

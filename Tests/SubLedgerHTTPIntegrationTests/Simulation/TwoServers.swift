@@ -17,6 +17,20 @@ enum TwoServers {
         return answers.map { ($0.status, JSONCall.parse($0.body)) }
     }
 
+    /// Sends one request to `first` and another to `second` at once (each a client and a JSON body) and answers both
+    /// answers, `first`'s first.
+    static func both(
+        _ first: (any TestClientProtocol, [String: String]), _ second: (any TestClientProtocol, [String: String]),
+        _ method: HTTPRequest.Method, _ uri: String, key: String
+    ) async throws -> [(status: HTTPResponse.Status, json: [String: Any])] {
+        let one = try JSONCall.request(key: key, json: first.1, raw: nil)
+        let two = try JSONCall.request(key: key, json: second.1, raw: nil)
+        async let answerOne = first.0.executeRequest(uri: uri, method: method, headers: one.0, body: one.1)
+        async let answerTwo = second.0.executeRequest(uri: uri, method: method, headers: two.0, body: two.1)
+        let answers = try await [answerOne, answerTwo]
+        return answers.map { ($0.status, JSONCall.parse($0.body)) }
+    }
+
     /// The refusals among a concurrent pair's answers that the outcome contradicts: `belongs_to_another_account` for a
     /// purchase that, once both submissions committed, the model credits to the submitter (`holder`). No serial order
     /// of two identical submissions answers that: the one committed first either moved nothing (and then neither may

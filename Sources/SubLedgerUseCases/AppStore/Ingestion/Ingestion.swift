@@ -604,7 +604,7 @@ public struct Ingestion: Sendable {
         if let answered { entitlements = try await store.entitlements(for: answered, app: app, at: now()) }
         return SubmissionOutcome(
             inputID: inputID, environment: environment, outcomes: applied.decision.transactionOutcomes,
-            accounts: applied.accounts, ignored: ignored, entitlements: entitlements, account: answered)
+            ignored: ignored, entitlements: entitlements, account: answered)
     }
 }
 
