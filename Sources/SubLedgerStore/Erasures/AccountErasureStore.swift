@@ -13,6 +13,12 @@ public struct AccountErasure: Sendable, Hashable {
     public var aliases: Int64
 }
 
+extension AccountErasureStore {
+    /// The body an erased account's raw inputs (submissions, and the notifications of the chains it owned) are
+    /// replaced by: `account_erase`'s `jsonb_build_object('erased', true)::text` (schema step 55).
+    public static let redactedBody = #"{"erased": true}"#
+}
+
 /// Why the store refused an erasure.
 public enum AccountErasureConflict: Error, Sendable, Hashable {
     /// The account was erased before.

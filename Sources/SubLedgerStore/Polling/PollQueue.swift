@@ -128,7 +128,9 @@ public struct PollQueue: Sendable {
                 }
             }
         }
-        // The receipts verifyReceipt is asked about again: a coordinator table, read on its own.
+        // The receipts verifyReceipt is asked about again: a coordinator table, read on its own. An erased account's
+        // receipt holds the erasure's redacted body, which Apple would refuse every time: its chain is checked
+        // without it (through the App Store Server API, or skipped when the app has no key).
         let receiptIDs = claimed.compactMap(\.receiptID)
         var bodies: [Int64: String] = [:]
         if !receiptIDs.isEmpty {
@@ -136,6 +138,7 @@ public struct PollQueue: Sendable {
                 """
                 SELECT receipt_id, body FROM receipts
                 WHERE receipt_id = ANY (\(PostgresArrayText.integers(receiptIDs))::text::bigint[])
+                  AND body <> \(AccountErasureStore.redactedBody)
                 """)
             {
                 bodies[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)

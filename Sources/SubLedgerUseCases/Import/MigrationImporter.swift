@@ -164,9 +164,12 @@ public struct MigrationImporter: Sendable {
                     // Cut short by the interruption, not failed: the next run does it again.
                     interrupted = true
                 case .failure(let error):
+                    // A row naming an erased id is recorded without it: the erasure removed the id everywhere.
+                    let erased = error.reason.code == ErasureError.Code.accountErased.rawValue
                     try await checkpoints.record(
-                        runID: runID, lineNumber: row.lineNumber, status: .failed, accountID: row.account.rawValue,
-                        chainID: row.chainID, transactions: 0, reason: error.description)
+                        runID: runID, lineNumber: row.lineNumber, status: .failed,
+                        accountID: erased ? "" : row.account.rawValue, chainID: row.chainID, transactions: 0,
+                        reason: error.description)
                     progress.rowsFailed += 1
                     failures.append(error)
                 }
@@ -206,6 +209,11 @@ public struct MigrationImporter: Sendable {
                 ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
         } catch let error as AppStoreServerAPIError {
             return .failure(ImportRowError(row.lineNumber, Self.reason(for: error)))
+        } catch let conflict as AccountErasureConflict {
+            // An erased id is refused as every write naming it is (docs/guides/accounts.md, "Erasing an account").
+            let error = ErasureError(conflict)
+            return .failure(
+                ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
         } catch is CancellationError {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
@@ -364,6 +372,17 @@ public struct MigrationImporter: Sendable {
                 let outcome = try await ingestion.submitReceipt(
                     receiptData, account: row.account, orderID: nil, clientTransactionID: nil, app: app)
                 let chains = Set(outcome.outcomes.map(\.chainID))
+                // What the row reports is what was written: a chain the ownership rule kept with another account.
+                if let foreign = outcome.outcomes.first(where: {
+                    if case .belongsToAnotherAccount = $0.result { return true } else { return false }
+                }) {
+                    throw ImportRowError(
+                        row.lineNumber,
+                        .importFailed(
+                            code: "owned_by_another_account",
+                            message: "the chain \(foreign.chainID) is owned by another account; the ownership rule "
+                                + "kept it"))
+                }
                 return RowResult(
                     chains: chains.count, transactions: outcome.outcomes.count,
                     chainID: chains.sorted().first)

@@ -7,6 +7,7 @@ import SeededRandom
 import SubLedgerCore
 import SubLedgerReports
 import SubLedgerStore
+import SubLedgerUseCases
 import Testing
 
 /// One simulated world, generated from a seed: an app under one ownership policy, a few Apple IDs shared by a few
@@ -91,6 +92,8 @@ private struct Life {
     /// Chain → whether auto-renew is on, as this world last set it.
     var autoRenew: [String: Bool] = [:]
     var notificationsDown = false
+    /// Whether SubLedger holds the app's App Store Server API key.
+    var serverAPIKey = false
     /// The server Apple's notifications are posted to (`TwoServers`): 1 or 2.
     var notifiedServer = 1
     /// An invariant a step's own answers broke (a submission answered other than the model), reported after the step.
@@ -109,11 +112,19 @@ private struct Life {
         random = SplitMix64(seed: seed)
         let policy = ReferenceModel.Policy.allCases[Int(random.next() % 3)]
         model = ReferenceModel(policy: policy)
-        try await e.applyCatalog(ownershipPolicy: try OwnershipPolicy(rawValue: policy.rawValue).unwrap())
+        // Half the worlds give SubLedger the app's App Store Server API key: the renewal job then checks StoreKit 2
+        // chains through it, an import may name a chain by its id, and SubLedger reads from it what a submission or
+        // a notification leaves out (a contested chain's current state, a chain's earlier transactions).
+        serverAPIKey = random.next() % 2 == 0
+        try await e.applyCatalog(
+            ownershipPolicy: try OwnershipPolicy(rawValue: policy.rawValue).unwrap(),
+            withTheSimulatorsServerAPIKey: serverAPIKey)
         admin = try await e.service.keys.create(bundleID: nil, name: "simulation").secret
         for _ in 0..<(2 + Int(random.next() % 2)) { appleIDs.append(try e.appleID()) }
         for index in 0..<(3 + Int(random.next() % 2)) { accounts.append("acct-\(seed)-\(index)") }
-        log.append("policy \(policy.rawValue); \(appleIDs.count) Apple IDs; accounts \(accounts)")
+        log.append(
+            "policy \(policy.rawValue); \(appleIDs.count) Apple IDs; accounts \(accounts)"
+                + (serverAPIKey ? "; with the Server API key" : ""))
     }
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
@@ -164,20 +175,22 @@ private struct Life {
 
     mutating func act(roll: UInt64) async throws {
         switch roll {
-        case 0..<28: try await buy()
-        case 28..<42: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
-        case 42..<45: try await submitReceiptConcurrently()
-        case 45..<48: try await submitReceiptFromTwoAccountsConcurrently()
-        case 48..<54: try await submitSignedTransaction()
-        case 54..<64: try await toggleAutoRenew()
-        case 64..<80:
+        case 0..<26: try await buy()
+        case 26..<38: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
+        case 38..<41: try await submitReceiptConcurrently()
+        case 41..<44: try await submitReceiptFromTwoAccountsConcurrently()
+        case 44..<50: try await submitSignedTransaction()
+        case 50..<60: try await toggleAutoRenew()
+        case 60..<76:
             let days = Int64(1 + random.next() % 40)
             _ = await e.control.advanceClock(.init(days: days))
             log.append("the clock advances \(days) days")
             try absorbNotifications()
-        case 80..<86: try await refund()
-        case 86..<94: try await setNotifications(down: !notificationsDown)
-        case 94..<98: try await merge()
+        case 76..<81: try await runRenewalJob()
+        case 81..<84: try await importRow()
+        case 84..<89: try await refund()
+        case 89..<95: try await setNotifications(down: !notificationsDown)
+        case 95..<98: try await merge()
         default: try await erase()
         }
     }
@@ -322,11 +335,11 @@ private struct Life {
         }
     }
 
-    /// Feeds the model an upload of `receiptData` by `account` that SubLedger applied, and answers what the model says
-    /// the upload's answer is.
+    /// Feeds the model an upload of `receiptData` by `account` that SubLedger applied (nil: the renewal job's check of
+    /// a stored receipt), and answers what the model says the upload's answer is.
     @discardableResult
     mutating func applyReceipt(
-        _ receiptData: String, chain: String, arrivals: [ReferenceModel.Arrival], by account: String, at: Int64
+        _ receiptData: String, chain: String, arrivals: [ReferenceModel.Arrival], by account: String?, at: Int64
     ) -> [String: String] {
         // The receipt's renewal info is observed when Apple answered SubLedger (its request_date), not at the clock's
         // instant: states signed while the clock stands still are dated after it. Asked again, Apple answers the same.
@@ -367,14 +380,24 @@ private struct Life {
         let account = pick(accounts)
         let jws = try e.control.signedTransaction(latest.id)
         let at = now
+        // With the key, SubLedger first reads a chain another account owns again from Apple (Get All Subscription
+        // Statuses) when the policy asks whether its owner still auto-renews it; and reads the earlier transactions
+        // of a chain it first hears of through a renewal (Get Transaction History).
+        let contested = model.chains[chain]?.owner.map { $0 != account } ?? false
+        let status = serverAPIKey && model.policy == .seedRule && contested ? try statusAnswer(chain) : nil
+        let arrivals = try withEarlierTransactions([latest])
         let (client, name) = server()
         let answer = try await client.call(
             .post, "/v1/transactions", key: e.key, json: ["account_id": account, "signed_transaction": jws])
         guard try accepted(answer.status, answer.json, of: "POST /v1/transactions", by: account) else { return }
         log.append("\(account) sends \(appleID)'s signed transaction \(latest.id) to \(name): \(answer.json.results)")
-        let expected = model.apply(.init(submitter: account, arrivals: [latest], renewals: [:]), now: at)
+        if let status {
+            model.apply(status, now: at)
+            signed.formUnion(status.arrivals.map(\.id))
+        }
+        let expected = model.apply(.init(submitter: account, arrivals: arrivals, renewals: [:]), now: at)
         compare(answer.json.results, with: expected, of: "\(account)'s signed transaction")
-        signed.insert(latest.id)
+        signed.formUnion(arrivals.map(\.id))
     }
 
     mutating func toggleAutoRenew() async throws {
@@ -491,6 +514,7 @@ private struct Life {
             log.append(
                 "  SubLedger is notified: \(record.notificationType)\(record.subtype.map { "/" + $0 } ?? "") "
                     + "\(record.transactionID ?? "")")
+            arrivals = try withEarlierTransactions(arrivals)
             model.apply(.init(submitter: nil, arrivals: arrivals, renewals: renewals), now: now)
             signed.formUnion(arrivals.map(\.id))
         }
@@ -672,6 +696,110 @@ extension Life {
         }
         return nil
     }
+}
+
+extension Life {
+    /// What Get All Subscription Statuses answers now for `chain`, as an input with no submitter: the chain's latest
+    /// transaction and its renewal info, signed at the chain's latest signing instant or later (as appstore-sim signs
+    /// a transaction asked for now).
+    func statusAnswer(_ chain: String) throws -> ReferenceModel.Input? {
+        guard let latest = try chainTransactions(chain).last else { return nil }
+        let payload = try JWSPayload.decode(try e.control.signedTransaction(latest.id))
+        let observed = (payload["signedDate"] as? NSNumber)?.int64Value ?? now
+        return .init(
+            submitter: nil, arrivals: [latest],
+            renewals: [chain: .init(observedAt: observed, willAutoRenew: autoRenew[chain] ?? false)])
+    }
+
+    /// `arrivals` with, when SubLedger holds the Server API key, the earlier transactions of each chain it first hears
+    /// of through a later transaction (its first transaction not among them): Get Transaction History up to it.
+    func withEarlierTransactions(_ arrivals: [ReferenceModel.Arrival]) throws -> [ReferenceModel.Arrival] {
+        guard serverAPIKey else { return arrivals }
+        var result = arrivals
+        for (chain, arrived) in Dictionary(grouping: arrivals, by: \.chain).sorted(by: { $0.key < $1.key })
+        where model.chains[chain] == nil && !arrived.contains(where: { $0.id == chain }) {
+            let first = arrived.map(\.purchase).min() ?? 0
+            result += try chainTransactions(chain).filter { $0.purchase < first }
+        }
+        return result
+    }
+
+    /// The renewal job runs one cycle (`subledger poll --once`): each chain due is checked with Apple, by its stored
+    /// receipt (verifyReceipt) or, for a chain known only from StoreKit 2, through the App Store Server API (Get All
+    /// Subscription Statuses). What Apple answered is applied with no submitter; the model is fed the same answers.
+    mutating func runRenewalJob() async throws {
+        let checked = CheckedChains()
+        let report = try await e.renewalJob { chain, applied in
+            guard applied != nil else { return }
+            await checked.add(chain.key.chainID, receipt: chain.route == .appStoreReceipt ? chain.receiptBody : nil)
+        }.runCycle()
+        let polled = await checked.all.sorted { $0.chain < $1.chain }
+        log.append(
+            "the renewal job checks \(polled.map { "\($0.chain) (\($0.receipt == nil ? "Server API" : "receipt"))" }): "
+                + "\(report)")
+        if report.errors > 0 { throw SimulationFailure("the renewal job failed on \(report.errors) chains") }
+        for (chain, receipt) in polled {
+            let at = now
+            if let receipt {
+                applyReceipt(receipt, chain: chain, arrivals: try chainTransactions(chain), by: nil, at: at)
+            } else if let status = try statusAnswer(chain) {
+                model.apply(status, now: at)
+                signed.formUnion(status.arrivals.map(\.id))
+            }
+        }
+    }
+
+    /// Support moves a customer onto SubLedger with `subledger import`: a one-row file naming an account and an Apple
+    /// ID's chain, by a receipt (verifyReceipt) or, with the key, by its original transaction id (history and
+    /// statuses from the App Store Server API). The row is applied as that account's submission under the app's
+    /// policy, and reports `owned_by_another_account` exactly when the chain stays with another account
+    /// (docs/reference/cli.md); a row naming an erased id is refused with `account_erased`.
+    mutating func importRow() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID] else { return }
+        let account = pick(accounts)
+        let receipt =
+            !serverAPIKey || chance(50)
+            ? try await e.control.receipt(appleID: appleID, bundleID: E.bundleID).receiptData : nil
+        let csv =
+            "account_id,original_transaction_id,receipt_data,environment\n"
+            + "\(account),\(receipt == nil ? chain : ""),\(receipt ?? ""),Production\n"
+        let arrivals = try chainTransactions(chain)
+        let at = now
+        let summary = try await e.importFile(csv)
+        let failure = summary.failures.first.map { "\($0.reason.code): \($0.reason.message)" }
+        let row = "import of \(appleID)'s chain \(chain) for \(account) (by \(receipt == nil ? "id" : "receipt"))"
+        log.append("\(row): \(summary.progress.rowsSkipped > 0 ? "skipped, imported before" : failure ?? "done")")
+        if summary.progress.rowsSkipped > 0 { return }
+        if model.erased.contains(account) {
+            if summary.failures.first?.reason.code != "account_erased", broken == nil {
+                broken = "the \(row), an erased id, reported \(failure ?? "done") rather than account_erased"
+            }
+            return
+        }
+        let owned = summary.failures.first?.reason.code == "owned_by_another_account"
+        if let failure, !owned { throw SimulationFailure("the \(row) failed: \(failure)") }
+        known.insert(account)
+        if let receipt {
+            applyReceipt(receipt, chain: chain, arrivals: arrivals, by: account, at: at)
+        } else {
+            let status = try statusAnswer(chain).unwrap()
+            model.apply(.init(submitter: account, arrivals: arrivals, renewals: status.renewals), now: at)
+            signed.formUnion(arrivals.map(\.id))
+        }
+        let keptElsewhere = model.chains[chain]?.owner != model.canonical(account)
+        if owned != keptElsewhere, broken == nil {
+            broken =
+                "the \(row) reported \(failure ?? "done"); the model says the chain is "
+                + "\(model.chains[chain]?.owner ?? "nobody")'s"
+        }
+    }
+}
+
+/// The chains one renewal job cycle checked, and the stored receipt each was checked by (nil: the Server API).
+private actor CheckedChains {
+    private(set) var all: [(chain: String, receipt: String?)] = []
+    func add(_ chain: String, receipt: String?) { all.append((chain, receipt)) }
 }
 
 /// A failure of the simulation itself (an answer it cannot go on from), not an invariant.

@@ -65,4 +65,85 @@ import Testing
             #expect(try await e.entitlements("first").entitlementIDs.isEmpty)
         }
     }
+
+    /// `subledger import` of a receipt row whose chain the ownership rule keeps with its owner (who still
+    /// auto-renews it) reports `owned_by_another_account`, as a row naming the chain by its id does: the receipt row
+    /// once reported `done` for a chain it left with another account.
+    @Test func aReceiptRowOfAChainItsOwnerKeepsReportsIt() async throws {
+        try await E.run { e in
+            try await e.applyCatalog(ownershipPolicy: .activeAutoRenewerKeeps)
+            let appleID = try e.appleID()
+            _ = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID).receiptData
+            #expect(try await e.submitReceipt(receipt, account: "owner").status == .ok)
+            let summary = try await e.importFile(
+                "account_id,original_transaction_id,receipt_data,environment\nother,,\(receipt),Production\n")
+            #expect(summary.failures.map(\.reason.code) == ["owned_by_another_account"])
+            #expect(summary.progress.rowsOK == 0)
+            #expect(try await e.entitlements("owner").entitlementIDs == ["pro"])
+            #expect(try await e.entitlements("other").entitlementIDs.isEmpty)
+        }
+    }
+
+    /// An import row naming an erased id is refused with `account_erased`, and its record in `import_rows` does not
+    /// bring the id back: it once failed as "an unexpected failure" with the id stored in the row.
+    @Test(arguments: [false, true])
+    func anImportRowNamingAnErasedIDIsRefusedAndLeavesNoTrace(byReceipt: Bool) async throws {
+        try await E.run { e in
+            try await e.applyCatalog(ownershipPolicy: .activeAutoRenewerKeeps, withTheSimulatorsServerAPIKey: true)
+            let admin = try await e.service.keys.create(bundleID: nil, name: "support").secret
+            let appleID = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            let receipt = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID).receiptData
+            #expect(try await e.submitReceipt(receipt, account: "gone@example.com").status == .ok)
+            _ = try await SimulationErasureCheck.erase(
+                "gone@example.com", known: true, bundleID: E.bundleID, productID: "pro.monthly", client: e.client,
+                admin: admin, key: e.key)
+            let chain = try #require(bought.originalTransactionID)
+            let row = byReceipt ? "gone@example.com,,\(receipt),Production" : "gone@example.com,\(chain),,Production"
+            let summary = try await e.importFile(
+                "account_id,original_transaction_id,receipt_data,environment\n\(row)\n")
+            #expect(summary.failures.map(\.reason.code) == ["account_erased"])
+            #expect(try await SimulationErasureCheck.erasedIDLeft(["gone@example.com"], in: e.service.pool) == nil)
+        }
+    }
+
+    /// The renewal job checks an erased account's chain through the App Store Server API: its stored receipt holds
+    /// the erasure's redacted body, which the job once sent to verifyReceipt on every cycle (Apple's 21002, the chain
+    /// never checked again). The renewal is credited to the pseudonym.
+    @Test func theRenewalJobChecksAnErasedAccountsChainWithoutItsRedactedReceipt() async throws {
+        try await E.run { e in
+            try await e.applyCatalog(ownershipPolicy: .activeAutoRenewerKeeps, withTheSimulatorsServerAPIKey: true)
+            let admin = try await e.service.keys.create(bundleID: nil, name: "support").secret
+            await e.loseNotifications()
+            let appleID = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            #expect(try await e.submitReceipt(bought.receiptData, account: "gone").status == .ok)
+            let pseudonym = try #require(
+                try await SimulationErasureCheck.erase(
+                    "gone", known: true, bundleID: E.bundleID, productID: "pro.monthly", client: e.client,
+                    admin: admin, key: e.key))
+            _ = await e.control.advanceClock(.init(days: 32))  // Apple renews; the notification is lost
+            let routes = Routes()
+            let report = try await e.renewalJob { chain, _ in await routes.add(chain.receiptBody) }.runCycle()
+            #expect(report.errors == 0)
+            #expect(report.renewed == 1)
+            #expect(await routes.bodies == [nil])
+            let chain = try #require(bought.originalTransactionID)
+            let held = try await e.service.pool.query(
+                "SELECT DISTINCT account_id FROM transactions WHERE original_transaction_id = \(chain)"
+            ).map { try $0.decode(String?.self, at: 0) }
+            #expect(held == [pseudonym])
+        }
+    }
+
+    private actor Routes {
+        var bodies: [String?] = []
+        func add(_ body: String?) { bodies.append(body) }
+    }
 }
