@@ -349,7 +349,8 @@ public struct MigrationImporter: Sendable {
     }
 
     /// Refuses the row when the ownership rule kept the applied chain `chain` with another account than the row's
-    /// (or the account the row's was merged into). A chain the rule moved to the row's account is the row's: its
+    /// (or the account the row's was merged into). The reason, stored in `import_rows`, does not name the owner: an
+    /// erasure of the owner could not find its id in the text (support's lookup of the chain names the owner). A chain the rule moved to the row's account is the row's: its
     /// earlier transactions stay credited to their accounts, as with any transfer, and the row is done.
     static func refuseIfOwnedElsewhere(_ applied: LedgerStore.Applied, chain: String, row: ImportRow) throws {
         let claimant = applied.submitter ?? row.account
@@ -359,7 +360,7 @@ public struct MigrationImporter: Sendable {
             row.lineNumber,
             .importFailed(
                 code: "owned_by_another_account",
-                message: "the chain \(chain) is owned by account \(owner.rawValue); the ownership rule kept it"))
+                message: "the chain \(chain) is owned by another account; the ownership rule kept it"))
     }
 
     /// Submits the row's receipt for its account through the normal verifyReceipt path.

@@ -142,6 +142,28 @@ import Testing
         }
     }
 
+    /// A row naming a chain another account keeps fails with `owned_by_another_account`; its reason, stored in
+    /// `import_rows`, does not name the owner, so erasing the owner leaves no trace of its id. The reason once named
+    /// the owner's id, which the erasure left behind.
+    @Test func aRowKeptFromItsOwnerLeavesNoTraceOfTheOwnerOnceErased() async throws {
+        try await E.run { e in
+            try await e.applyCatalog(ownershipPolicy: .originalAccountKeeps, withTheSimulatorsServerAPIKey: true)
+            let admin = try await e.service.keys.create(bundleID: nil, name: "support").secret
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: try e.appleID(), bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            #expect(try await e.submitReceipt(bought.receiptData, account: "owner@example.com").status == .ok)
+            let chain = try #require(bought.originalTransactionID)
+            let summary = try await e.importFile(
+                "account_id,original_transaction_id,receipt_data,environment\nother,\(chain),,Production\n")
+            #expect(summary.failures.map(\.reason.code) == ["owned_by_another_account"])
+            _ = try await SimulationErasureCheck.erase(
+                "owner@example.com", known: true, bundleID: E.bundleID, productID: "pro.monthly", client: e.client,
+                admin: admin, key: e.key)
+            #expect(try await SimulationErasureCheck.erasedIDLeft(["owner@example.com"], in: e.service.pool) == nil)
+        }
+    }
+
     private actor Routes {
         var bodies: [String?] = []
         func add(_ body: String?) { bodies.append(body) }
