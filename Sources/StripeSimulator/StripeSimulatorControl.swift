@@ -191,6 +191,16 @@ public struct StripeSimulatorControl: Sendable {
         world.state.withLock { _ = $0.addEndpoint(url: url, events: ["*"], secret: secret, revealSecret: false) }
     }
 
+    /// Points the endpoint made at start (or the first) at `url`, as Stripe's `POST /v1/webhook_endpoints/{id}` with
+    /// `url` does: every delivery due from now on, a retry of an earlier event included, goes there.
+    public func pointWebhookEndpoint(url: String) {
+        world.state.withLock { state in
+            guard let index = state.endpoints.indices.first else { return }
+            state.endpoints[index].url = url
+            state.update(state.endpoints[index].id) { $0["url"] = .string(url) }
+        }
+    }
+
     /// Rolls the signing secret of the endpoint made at start (or the first): both are signed with for `overlap`.
     public func rollWebhookSecret(overlap: Int64 = 86_400) async throws -> String {
         try await perform { state throws(StripeFailure) in

@@ -101,6 +101,10 @@ private struct PlayLife {
     var met: Set<String> = []
     var absorbed: Set<String> = []
     var notificationsDown = false
+    /// The server play-sim's pushes go to (`TwoServers`): 1 or 2.
+    var notifiedServer = 1
+    /// An invariant a step's own answers broke (a submission answered other than the model), reported after the step.
+    var broken: String?
     var known: Set<String> = []
     var log: [String] = []
 
@@ -135,12 +139,14 @@ private struct PlayLife {
             // Every choice of this step comes from its own entropy: leaving out an earlier step changes none of it.
             random = SplitMix64(seed: choice.entropy)
             do {
+                try await routeNotifications()
                 try await act(roll: UInt64(choice.kind) % 100)
                 // `serve` acknowledges what it credited every few seconds.
                 _ = try await h.sender.runCycle()
             } catch let failure as SimulationFailure {
                 return .init(seed: seed, step: step, invariant: "the simulation cannot go on: \(failure)", log: log)
             }
+            if let broken { return .init(seed: seed, step: step, invariant: broken, log: log) }
             if let broken = try await check() { return .init(seed: seed, step: step, invariant: broken, log: log) }
         }
         // The end: pushes reach SubLedger again, and Pub/Sub's retries (at most ten minutes apart) arrive.
@@ -166,8 +172,9 @@ private struct PlayLife {
         switch roll {
         case 0..<26: try await buy()
         case 26..<40: try await submit(googleAccount: pick(googleAccounts), account: pick(accounts))
-        case 40..<44: try await submitConcurrently()
-        case 44..<54: try await toggleAutoRenew()
+        case 40..<43: try await submitConcurrently()
+        case 43..<46: try await submitFromTwoAccountsConcurrently()
+        case 46..<54: try await toggleAutoRenew()
         case 54..<72:
             let days = Int64(1 + random.next() % 40)
             _ = try await h.sim.control.advanceClock(ClockAdvanceRequest(days: days))
@@ -259,8 +266,33 @@ private struct PlayLife {
             "\($0["transaction_id"] ?? "?") \($0["result"] ?? "?")"
         }
         log.append("\(account) submits \(googleAccount)'s token \(state.orderId) to \(name): \(results)")
-        model.apply(try reading(of: token, submitter: account), now: now)
+        let expected = model.apply(try reading(of: token, submitter: account), now: now)
+        compare(answer.json.results, with: expected, of: "\(account)'s submission")
         try absorb()
+    }
+
+    /// Records as broken a submission's answers that differ from the model's (`GooglePlayReferenceModel.answers`).
+    mutating func compare(_ answered: [String: String], with expected: [String: String], of call: String) {
+        guard broken == nil, answered != expected else { return }
+        broken =
+            "\(call) answered \(answered.sorted { $0.key < $1.key }); the model says "
+            + "\(expected.sorted { $0.key < $1.key })"
+    }
+
+    /// Feeds the model two submissions of `token`, `first`'s then `second`'s, that SubLedger took at once, and answers
+    /// the answers this serial order gives each: one for `first`, and for `second` one or two. Both servers may have
+    /// read the chain before either committed: then `second`'s answer speaks of the orders `first`'s does (those the
+    /// chain did not hold yet), as the chain stands after both.
+    mutating func applyPair(token: String, first: String, second: String) throws -> (
+        first: [String: String], second: [[String: String]]
+    ) {
+        let early = try reading(of: token, submitter: first)
+        let spoken = model.spokenOf(early)
+        let firstAnswer = model.apply(early, now: now)
+        let serial = try reading(of: token, submitter: second)
+        let secondAnswer = model.apply(serial, now: now)
+        let alikeAnswer = model.answers(of: spoken, in: early.chain, to: second)
+        return (firstAnswer, alikeAnswer == secondAnswer ? [secondAnswer] : [secondAnswer, alikeAnswer])
     }
 
     /// The same account submits a Google account's newest token to both servers at once (the app retried on the other
@@ -297,14 +329,84 @@ private struct PlayLife {
             }
         }
         log.append("\(account) submits \(google)'s token \(state.orderId) to both servers at once: \(results)")
-        for _ in answers { model.apply(try reading(of: token, submitter: account), now: now) }
-        let credits = model.credits
-        let contradictions = TwoServers.contradictions(
-            answers.map(\.json), holder: { credits[$0] ?? nil }, submitter: model.current(account))
-        if !contradictions.isEmpty {
-            throw SimulationFailure("a concurrent pair's answers no serial order gives: \(contradictions)")
+        // Both orders feed the model the same two submissions; the answers must be the first's and the second's, in
+        // one order or the other.
+        let (first, seconds) = try applyPair(token: token, first: account, second: account)
+        let answered = answers.map(\.json.results)
+        let serial = seconds.flatMap { [[first, $0], [$0, first]] }
+        if broken == nil, !serial.contains(answered) {
+            broken =
+                "a concurrent pair answered \(answered), which no serial order gives: the model answers \(first) "
+                + "and then \(seconds.map { "\($0)" }.joined(separator: " or "))"
         }
         try absorb()
+    }
+
+    /// Two accounts submit a Google account's newest token at once, one to each server (two phones signed in with one
+    /// Google account restoring together). The outcome depends on which commits first: SubLedger must end as one of
+    /// the two serial orders ends (who holds each order and each chain) and answer as that order answers.
+    mutating func submitFromTwoAccountsConcurrently() async throws {
+        let google = pick(googleAccounts)
+        let pair = [pick(accounts), pick(accounts)]
+        guard pair[0] != pair[1], let token = newest[google] else { return }
+        let state = try h.sim.control.describe(token)
+        if let expiry = state.expiryTime, now - expiry > 50 * 86_400_000 { return }
+        func body(_ account: String) -> [String: String] {
+            ["account_id": account, "package_name": G.packageName, "product_id": "pro", "purchase_token": token]
+        }
+        let answers = try await TwoServers.both(
+            (h.client, body(pair[0])), (h.secondClient ?? h.client, body(pair[1])), .post, "/v1/purchases/google",
+            key: h.key)
+        var applied: [Int] = []
+        for (index, answer) in answers.enumerated() {
+            if model.erased.contains(pair[index]) {
+                guard answer.status == .gone else {
+                    throw SimulationFailure(
+                        "a submission by erased \(pair[index]) answered \(answer.status): \(answer.json)")
+                }
+                continue
+            }
+            guard answer.status == .ok else {
+                throw SimulationFailure(
+                    "concurrent POST /v1/purchases/google answered \(answer.status): \(answer.json)")
+            }
+            known.insert(pair[index])
+            applied.append(index)
+        }
+        log.append(
+            "\(pair[0]) and \(pair[1]) submit \(google)'s token \(state.orderId) at once, to servers 1 and 2: "
+                + answers.map { answer in
+                    answer.status == .ok ? "\(answer.json.results.sorted { $0.key < $1.key })" : "\(answer.status)"
+                }.joined(separator: " and "))
+        let stored = try await storedHolders()
+        var outcomes: [String] = []
+        for order in [applied, applied.reversed()] {
+            var life = self
+            var answered: [Int: [[String: String]]] = [:]
+            if order.count == 2 {
+                let (first, seconds) = try life.applyPair(token: token, first: pair[order[0]], second: pair[order[1]])
+                answered = [order[0]: [first], order[1]: seconds]
+            } else if let only = order.first {
+                answered[only] = [life.model.apply(try life.reading(of: token, submitter: pair[only]), now: now)]
+            }
+            if life.model.holders == stored,
+                order.allSatisfy({ answered[$0]?.contains(answers[$0].json.results) == true })
+            {
+                model = life.model
+                met = life.met
+                try absorb()
+                return
+            }
+            outcomes.append(
+                "\(order.map { pair[$0] }) would answer \(order.map { answered[$0] ?? [] }) and hold "
+                    + "\(life.model.holders)")
+            if order.count < 2 { break }
+        }
+        if broken == nil {
+            broken =
+                "two accounts' concurrent submissions end as no serial order does: SubLedger holds \(stored); "
+                + outcomes.joined(separator: "; ")
+        }
     }
 
     mutating func toggleAutoRenew() async throws {
@@ -334,13 +436,27 @@ private struct PlayLife {
 
     /// Pushes fail (SubLedger unreachable: Pub/Sub retries for seven days, ten minutes apart at most) or arrive again.
     mutating func setNotifications(down: Bool) async throws {
-        let port = h.client.port ?? 0
-        let path = down ? "lost-notifications" : "v1/notifications/google"
         notificationsDown = down
-        _ = try await h.sim.control.updateNotificationSettings(
-            NotificationSettingsUpdate(pushUrl: "http://127.0.0.1:\(port)/\(path)"))
+        try await pointNotifications()
         log.append(down ? "notifications stop reaching SubLedger" : "notifications reach SubLedger again")
         try absorb()
+    }
+
+    /// Now and then, play-sim's pushes go to the other server from this step on (both serve one database).
+    mutating func routeNotifications() async throws {
+        guard chance(20) else { return }
+        notifiedServer = 3 - notifiedServer
+        try await pointNotifications()
+        log.append("notifications go to server \(notifiedServer)")
+        try absorb()
+    }
+
+    /// Points play-sim's push subscription at the server it goes to, or nowhere while pushes fail.
+    func pointNotifications() async throws {
+        let client = notifiedServer == 1 ? h.client : h.secondClient ?? h.client
+        let path = notificationsDown ? "lost-notifications" : "v1/notifications/google"
+        _ = try await h.sim.control.updateNotificationSettings(
+            NotificationSettingsUpdate(pushUrl: "http://127.0.0.1:\(client.port ?? 0)/\(path)"))
     }
 
     mutating func merge() async throws {
@@ -452,9 +568,10 @@ private struct PlayLife {
         if last != token, let latest = try self.orders(of: [last]).last { orders.append(latest) }
         met.formUnion(tokens)
         let state = try h.sim.control.describe(last).state
+        let stated = [try h.sim.control.describe(token).orderId] + (last == token ? [] : orders.suffix(1).map(\.id))
         return .init(
             chain: try chainID(tokens), submitter: submitter, orders: orders,
-            autoRenews: ["active", "in_grace_period", "on_hold", "paused"].contains(state))
+            autoRenews: ["active", "in_grace_period", "on_hold", "paused"].contains(state), stated: stated)
     }
 
     /// Every order of `tokens` as Google states it now: the purchase's order from when it was bought, each renewal's
@@ -494,14 +611,24 @@ private struct PlayLife {
         try await SimulationErasureCheck.erasedIDLeft(model.erased, in: h.pool)
     }
 
+    /// Who holds each order and each chain in SubLedger's database (nil: unclaimed, no owner).
+    func storedHolders() async throws -> Model.Holders {
+        var holders = Model.Holders()
+        for row in try await h.pool.query("SELECT transaction_id, account_id FROM transactions") {
+            holders.transactions[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+        }
+        for row in try await h.pool.query("SELECT original_transaction_id, owner_account_id FROM chains") {
+            holders.chains[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+        }
+        return holders
+    }
+
     /// The first invariant that does not hold now, if any.
     func check() async throws -> String? {
         let at = now
         let credits = model.credits
-        var stored: [String: String?] = [:]
-        for row in try await h.pool.query("SELECT transaction_id, account_id FROM transactions") {
-            stored[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
-        }
+        let holders = try await storedHolders()
+        let stored = holders.transactions
         for (id, account) in credits.sorted(by: { $0.key < $1.key }) {
             guard let held = stored[id] else { return "order \(id) was read by SubLedger but is not stored" }
             if held != account {
@@ -510,6 +637,11 @@ private struct PlayLife {
         }
         for id in stored.keys.sorted() where credits[id] == nil {
             return "SubLedger stores order \(id), which the model was never told of"
+        }
+        // Each lineage's chain (named by its first order id) is owned by the account the model names (or by none).
+        for (id, owner) in model.holders.chains.sorted(by: { $0.key < $1.key }) where holders.chains[id] != owner {
+            return "chain \(id) is owned by \(holders.chains[id].map { $0 ?? "nobody" } ?? "no stored chain"); "
+                + "the model says \(owner ?? "nobody")"
         }
         var entries: [String: Int64] = [:]
         for row in try await h.pool.query(

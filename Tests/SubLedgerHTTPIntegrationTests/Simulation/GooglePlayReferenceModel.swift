@@ -30,6 +30,9 @@ struct GooglePlayReferenceModel: Sendable {
         var orders: [Order]
         /// Whether the lineage's newest token read still renews; nil when the input says nothing of it.
         var autoRenews: Bool?
+        /// The orders Google's purchase states: the read token's latest, and the newest token's latest when a newer
+        /// token replaced it. The reading's other orders are read only when the chain does not hold them yet.
+        var stated: [String] = []
     }
 
     struct Credit: Sendable, Hashable {
@@ -93,8 +96,41 @@ struct GooglePlayReferenceModel: Sendable {
         erased.formUnion(gone)
     }
 
-    /// Applies one reading, read at `now`.
-    mutating func apply(_ reading: Reading, now: Int64) {
+    /// Applies one reading, read at `now`, and answers what a submission's answer says of each order it read
+    /// (`answers(to:)`); empty for a notification.
+    @discardableResult
+    mutating func apply(_ reading: Reading, now: Int64) -> [String: String] {
+        let spoken = spokenOf(reading)
+        applyReading(reading, now: now)
+        return answers(of: spoken, in: reading.chain, to: reading.submitter)
+    }
+
+    /// The orders a submission's answer speaks of, as the model stands before it is applied
+    /// (docs/guides/google-play.md): the orders Google's purchase states, and the reading's other orders that the
+    /// chain does not hold yet (read to fill it in).
+    func spokenOf(_ reading: Reading) -> [String] {
+        let held = chains[reading.chain]?.credits ?? [:]
+        return reading.orders.map(\.id).filter { reading.stated.contains($0) || held[$0] == nil }
+    }
+
+    /// What a submission's answer says of each of `orders` of `chain` as the model stands (docs/reference/http.md,
+    /// "Results and limits"), from the submitter's side: `applied` when the chain is the submitter's (after merges),
+    /// `belongs_to_another_account` when another account holds it, `unclaimed` while the order waits for a
+    /// submitter. Empty for a notification (no submitter).
+    func answers(of orders: [String], in chain: String, to submitter: String?) -> [String: String] {
+        guard let submitter = submitter.map(current) else { return [:] }
+        var answers: [String: String] = [:]
+        for id in orders {
+            guard let held = chains[chain], held.credits[id]?.account != nil else {
+                answers[id] = "unclaimed"
+                continue
+            }
+            answers[id] = held.owner == submitter ? "applied" : "belongs_to_another_account"
+        }
+        return answers
+    }
+
+    private mutating func applyReading(_ reading: Reading, now: Int64) {
         let before = chains[reading.chain] ?? Chain(id: reading.chain)
         var chain = before
         for order in reading.orders {
@@ -201,6 +237,15 @@ struct GooglePlayReferenceModel: Sendable {
             chain.owner == account && Self.runs(chain.credits.values.filter { $0.account != nil }, at: now)
         }
     }
+
+    /// Who holds each order and each chain (nil: unclaimed, no owner).
+    struct Holders: Sendable, Equatable {
+        var transactions: [String: String?] = [:]
+        var chains: [String: String?] = [:]
+    }
+
+    /// Every order and chain told to SubLedger, with the account holding it.
+    var holders: Holders { Holders(transactions: credits, chains: chains.mapValues(\.owner)) }
 
     /// Every order told to SubLedger and the account the model credits it to (nil: unclaimed).
     var credits: [String: String?] {

@@ -116,6 +116,10 @@ private struct WebLife {
     var decliningCustomers: Set<String> = []
     /// Webhook deliveries dropped so far, and how many of them a recovery has read back since.
     var recoveredDrops = 0
+    /// The server stripe-sim's webhooks go to (`TwoServers`): 1 or 2.
+    var notifiedServer = 1
+    /// An invariant a step's own answers broke (a submission answered other than the model), reported after the step.
+    var broken: String?
     var log: [String] = []
 
     init(seed: UInt64, sim: StripeSimulator, h: StripeHarness, price: String) async throws {
@@ -155,11 +159,13 @@ private struct WebLife {
             // Every choice of this step comes from its own entropy: leaving out an earlier step changes none of it.
             random = SplitMix64(seed: choice.entropy)
             do {
+                routeWebhooks()
                 try await act(roll: UInt64(choice.kind) % 100)
                 try recordBilling()
             } catch let failure as SimulationFailure {
                 return .init(seed: seed, step: step, invariant: "the simulation cannot go on: \(failure)", log: log)
             }
+            if let broken { return .init(seed: seed, step: step, invariant: broken, log: log) }
             if let broken = try await check() { return .init(seed: seed, step: step, invariant: broken, log: log) }
         }
         // The end: what was dropped is read back from Stripe's events list.
@@ -185,9 +191,10 @@ private struct WebLife {
         await sim.control.advance(seconds: 1)
         switch roll {
         case 0..<20: try await buy()
-        case 20..<25: try await submitSession()
-        case 25..<29: try await submitSessionConcurrently()
-        case 29..<42: try await passTime(days: Int64(1 + random.next() % 40))
+        case 20..<24: try await submitSession()
+        case 24..<27: try await submitSessionConcurrently()
+        case 27..<30: try await submitSessionFromTwoAccountsConcurrently()
+        case 30..<42: try await passTime(days: Int64(1 + random.next() % 40))
         case 42..<49: try await toggleCancel()
         case 49..<54: try await toggleDeclines()
         case 54..<63: try await refund()
@@ -250,7 +257,22 @@ private struct WebLife {
             throw SimulationFailure("POST /v1/purchases/stripe answered \(answer.status): \(answer.json)")
         }
         known.insert(account)
-        log.append("\(account) submits the session of \(subscription) to \(name)")
+        log.append(
+            "\(account) submits the session of \(subscription) to \(name): "
+                + "\(answer.json.results.sorted { $0.key < $1.key })")
+        // The answer speaks of every invoice Stripe had been paid when SubLedger read the subscription: now.
+        try recordBilling()
+        compare(
+            answer.json.results, with: model.answers(subscription: subscription, submitter: account),
+            of: "\(account)'s submission")
+    }
+
+    /// Records as broken a submission's answers that differ from the model's (`StripeReferenceModel.answers`).
+    mutating func compare(_ answered: [String: String], with expected: [String: String], of call: String) {
+        guard broken == nil, answered != expected else { return }
+        broken =
+            "\(call) answered \(answered.sorted { $0.key < $1.key }); the model says "
+            + "\(expected.sorted { $0.key < $1.key })"
     }
 
     /// An account submits a Checkout Session to both servers at once (the success page reloaded on the other
@@ -269,7 +291,55 @@ private struct WebLife {
                 "concurrent POST /v1/purchases/stripe answered \(answers.map { "\($0.status) \($0.json)" })")
         }
         known.insert(account)
-        log.append("\(account) submits the session of \(subscription) to both servers at once")
+        let answered = answers.map(\.json.results)
+        log.append(
+            "\(account) submits the session of \(subscription) to both servers at once: "
+                + answered.map { "\($0.sorted { $0.key < $1.key })" }.joined(separator: " and "))
+        // Either serial order answers the model's answer twice: a submission moves nothing.
+        try recordBilling()
+        let expected = model.answers(subscription: subscription, submitter: account)
+        if broken == nil, answered != [expected, expected] {
+            broken =
+                "a concurrent pair answered \(answered), which no serial order gives: the model answers "
+                + "\(expected) twice"
+        }
+    }
+
+    /// Two accounts submit one Checkout Session at once, one to each server (the success page's link opened in two
+    /// accounts). Whichever commits first, the subscription stays its holder's (the order in its metadata names it),
+    /// so both serial orders end alike, as `check()` then verifies, and answer alike: `applied` to the holder,
+    /// `belongs_to_another_account` to the other.
+    mutating func submitSessionFromTwoAccountsConcurrently() async throws {
+        guard !model.subscriptions.isEmpty else { return }
+        let subscription = pick(model.subscriptions)
+        let pair = [pick(liveAccounts), pick(liveAccounts)]
+        guard pair[0] != pair[1], let session = sessions[subscription] else { return }
+        let answers = try await TwoServers.both(
+            (h.client, ["account_id": pair[0], "checkout_session_id": session]),
+            (h.secondClient ?? h.client, ["account_id": pair[1], "checkout_session_id": session]),
+            .post, "/v1/purchases/stripe", key: h.key)
+        guard answers.allSatisfy({ $0.status == .ok }) else {
+            throw SimulationFailure(
+                "concurrent POST /v1/purchases/stripe answered \(answers.map { "\($0.status) \($0.json)" })")
+        }
+        known.formUnion(pair)
+        let answered = answers.map(\.json.results)
+        log.append(
+            "\(pair[0]) and \(pair[1]) submit the session of \(subscription) at once, to servers 1 and 2: "
+                + answered.map { "\($0.sorted { $0.key < $1.key })" }.joined(separator: " and "))
+        try recordBilling()
+        var outcomes: [String] = []
+        for order in [[0, 1], [1, 0]] {
+            // The model is fed nothing: a submission moves nothing, whichever came first.
+            let expected = order.map { model.answers(subscription: subscription, submitter: pair[$0]) }
+            if order.indices.allSatisfy({ expected[$0] == answered[order[$0]] }) { return }
+            outcomes.append("\(order.map { pair[$0] }) would answer \(expected)")
+        }
+        if broken == nil {
+            broken =
+                "two accounts' concurrent submissions answered \(answered), as no serial order does: "
+                + outcomes.joined(separator: "; ")
+        }
     }
 
     /// Time passes, ten days at most at a time (a month renews at most once in each), each renewal and retry due.
@@ -314,6 +384,16 @@ private struct WebLife {
         try await sim.control.refund(charge: invoice.charge, amount: amount)
         log.append(
             "Stripe refunds \(amount.map { "\($0) of" } ?? "the rest of") \(invoice.id) (\(invoice.subscription))")
+    }
+
+    /// Now and then, stripe-sim's webhooks go to the other server from this step on (both serve one database): its
+    /// endpoint is pointed at the other server's notification route.
+    mutating func routeWebhooks() {
+        guard chance(20) else { return }
+        notifiedServer = 3 - notifiedServer
+        let client = notifiedServer == 1 ? h.client : h.secondClient ?? h.client
+        sim.control.pointWebhookEndpoint(url: "http://127.0.0.1:\(client.port ?? 0)/v1/notifications/stripe")
+        log.append("webhooks go to server \(notifiedServer)")
     }
 
     /// The next webhooks never reach SubLedger (dropped), or arrive twice.

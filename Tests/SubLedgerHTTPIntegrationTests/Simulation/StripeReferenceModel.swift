@@ -108,6 +108,19 @@ struct StripeReferenceModel: Sendable {
     /// The account that holds `subscription` now.
     func holder(ofSubscription subscription: String) -> String? { buyers[subscription].map(holder) }
 
+    /// What a Checkout Session submission by `submitter` answers of each paid invoice of `subscription` (the answer's
+    /// transactions, docs/reference/http.md, "Results and limits"): `applied` when the subscription is the submitter's
+    /// (after merges), `belongs_to_another_account` when another account, or an erased one's pseudonym, holds it. The
+    /// order names the holder, so nothing waits unclaimed, and a submission moves nothing: the answer does not depend on
+    /// what was submitted before.
+    func answers(subscription: String, submitter: String) -> [String: String] {
+        let result =
+            holder(ofSubscription: subscription) == holder(submitter) ? "applied" : "belongs_to_another_account"
+        var answers: [String: String] = [:]
+        for invoice in invoices[subscription] ?? [] { answers[invoice.id] = result }
+        return answers
+    }
+
     /// Whether `account` may read `pro` at `now`: it holds a subscription with a paid invoice for `now` not refunded
     /// in full, or a grant that runs at `now`.
     func isEntitled(_ account: String, at now: Int64) -> Bool {

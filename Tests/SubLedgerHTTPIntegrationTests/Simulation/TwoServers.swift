@@ -3,7 +3,7 @@ import HummingbirdTesting
 import NIOCore
 
 /// The two `serve` processes of a world, both on its database: each submission goes to one of them, and a
-/// "concurrent" step sends one submission to both at once.
+/// "concurrent" step sends one submission to both at once, or two accounts' submissions of one purchase, one to each.
 enum TwoServers {
     /// Sends the same request to `first` and `second` at once and answers both answers, `first`'s first.
     static func both(
@@ -29,18 +29,5 @@ enum TwoServers {
         async let answerTwo = second.0.executeRequest(uri: uri, method: method, headers: two.0, body: two.1)
         let answers = try await [answerOne, answerTwo]
         return answers.map { ($0.status, JSONCall.parse($0.body)) }
-    }
-
-    /// The refusals among a concurrent pair's answers that the outcome contradicts: `belongs_to_another_account` for a
-    /// purchase that, once both submissions committed, the model credits to the submitter (`holder`). No serial order
-    /// of two identical submissions answers that: the one committed first either moved nothing (and then neither may
-    /// the second) or made the purchase the submitter's (and then the second finds it so).
-    static func contradictions(_ answers: [[String: Any]], holder: (String) -> String?, submitter: String) -> [String] {
-        answers.flatMap { answer in
-            answer.results.sorted { $0.key < $1.key }.compactMap { id, result in
-                result == "belongs_to_another_account" && holder(id) == submitter
-                    ? "\(id) answered \(result) to \(submitter), who holds it after both" : nil
-            }
-        }
     }
 }
