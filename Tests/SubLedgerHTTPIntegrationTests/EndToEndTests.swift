@@ -236,13 +236,7 @@ import Testing
     }
 
     static func poller(_ e: EndToEndHarness) throws -> RenewalPoller {
-        let gateway = try AppleGateway(
-            configuration: AppleConfiguration(
-                verifyReceiptProductionURL: e.sim.productionVerifyReceiptURL,
-                verifyReceiptSandboxURL: e.sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
-                serverAPIProductionURL: e.sim.serverAPIBaseURL(.production),
-                serverAPISandboxURL: e.sim.serverAPIBaseURL(.sandbox)),
-            additionalRoots: [e.sim.trustedRoot], logger: TestDatabase.logger)
+        let gateway = try e.sim.appleGateway()
         let now: @Sendable () -> Instant = { Instant(millisecondsSince1970: e.control.clock().now) }
         var configuration = RenewalPoller.Configuration(worker: "e2e")
         configuration.requestsPerSecond = 1_000

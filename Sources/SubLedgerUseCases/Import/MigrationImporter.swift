@@ -356,7 +356,20 @@ public struct MigrationImporter: Sendable {
         let claimant = applied.submitter ?? row.account
         let owner = applied.decision.updatedChains.first { $0.header.key.chainID == chain }?.header.owner
         guard let owner, owner != claimant else { return }
-        throw ImportRowError(
+        throw ownedElsewhere(chain, row: row)
+    }
+
+    /// Refuses the row when a submission it made (a receipt, a purchase token) left one of its chains with another
+    /// account: what the row reports is what was written.
+    static func refuseIfOwnedElsewhere(_ outcomes: [TransactionOutcome], row: ImportRow) throws(ImportRowError) {
+        for outcome in outcomes {
+            if case .belongsToAnotherAccount = outcome.result { throw ownedElsewhere(outcome.chainID, row: row) }
+        }
+    }
+
+    /// `owned_by_another_account` for `chain`, without naming the owner.
+    static func ownedElsewhere(_ chain: String, row: ImportRow) -> ImportRowError {
+        ImportRowError(
             row.lineNumber,
             .importFailed(
                 code: "owned_by_another_account",
@@ -373,17 +386,7 @@ public struct MigrationImporter: Sendable {
                 let outcome = try await ingestion.submitReceipt(
                     receiptData, account: row.account, orderID: nil, clientTransactionID: nil, app: app)
                 let chains = Set(outcome.outcomes.map(\.chainID))
-                // What the row reports is what was written: a chain the ownership rule kept with another account.
-                if let foreign = outcome.outcomes.first(where: {
-                    if case .belongsToAnotherAccount = $0.result { return true } else { return false }
-                }) {
-                    throw ImportRowError(
-                        row.lineNumber,
-                        .importFailed(
-                            code: "owned_by_another_account",
-                            message: "the chain \(foreign.chainID) is owned by another account; the ownership rule "
-                                + "kept it"))
-                }
+                try Self.refuseIfOwnedElsewhere(outcome.outcomes, row: row)
                 return RowResult(
                     chains: chains.count, transactions: outcome.outcomes.count,
                     chainID: chains.sorted().first)
@@ -418,16 +421,7 @@ public struct MigrationImporter: Sendable {
                             packageName: packageName, productID: productID, purchaseToken: token)),
                     app: app)
                 let chains = Set(outcome.outcomes.map(\.chainID))
-                if let foreign = outcome.outcomes.first(where: {
-                    if case .belongsToAnotherAccount = $0.result { return true } else { return false }
-                }) {
-                    throw ImportRowError(
-                        row.lineNumber,
-                        .importFailed(
-                            code: "owned_by_another_account",
-                            message: "the chain \(foreign.chainID) is owned by another account; the "
-                                + "ownership rule kept it"))
-                }
+                try Self.refuseIfOwnedElsewhere(outcome.outcomes, row: row)
                 return RowResult(
                     chains: chains.count, transactions: outcome.outcomes.count,
                     chainID: chains.sorted().first)

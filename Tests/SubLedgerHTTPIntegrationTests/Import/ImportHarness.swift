@@ -87,13 +87,7 @@ struct ImportHarness: Sendable {
                         issuerID: simApp.serverAPI.issuerID, keyID: simApp.serverAPI.keyID,
                         privateKeyPEM: simApp.serverAPI.privateKeyPEM ?? ""))
             ])
-        let gateway = try AppleGateway(
-            configuration: AppleConfiguration(
-                verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
-                verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
-                serverAPIProductionURL: sim.serverAPIBaseURL(.production),
-                serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox)),
-            additionalRoots: [sim.trustedRoot], logger: TestDatabase.logger)
+        let gateway = try sim.appleGateway()
         let ingestion = Ingestion(
             store: store, catalog: catalogStore, apple: gateway, logger: TestDatabase.logger,
             now: { Instant(millisecondsSince1970: sim.control.clock().now) })

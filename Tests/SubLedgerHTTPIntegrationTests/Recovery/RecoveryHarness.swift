@@ -30,13 +30,7 @@ extension EndToEndHarness {
 
     /// A gateway to the simulator as a fresh process would make it (its own breaker and call slots).
     func freshGateway() throws -> AppleGateway {
-        try AppleGateway(
-            configuration: AppleConfiguration(
-                verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
-                verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
-                serverAPIProductionURL: sim.serverAPIBaseURL(.production),
-                serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox)),
-            additionalRoots: [sim.trustedRoot], logger: TestDatabase.logger)
+        try sim.appleGateway()
     }
 
     /// A recovery as a fresh process would make it: its own gateway, store and cursor handle, on the simulator's clock.

@@ -10,15 +10,8 @@ extension EndToEndHarness {
     /// appstore-sim as Apple, the simulator's clock.
     func appleIngestion() throws -> Ingestion {
         let sim = self.sim
-        let gateway = try AppleGateway(
-            configuration: AppleConfiguration(
-                verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
-                verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
-                serverAPIProductionURL: sim.serverAPIBaseURL(.production),
-                serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox)),
-            additionalRoots: [sim.trustedRoot], logger: TestDatabase.logger)
         return Ingestion(
-            store: service.store, catalog: service.catalog, apple: gateway, logger: TestDatabase.logger,
+            store: service.store, catalog: service.catalog, apple: try sim.appleGateway(), logger: TestDatabase.logger,
             now: { Instant(millisecondsSince1970: sim.control.clock().now) })
     }
 
@@ -53,4 +46,19 @@ extension EndToEndHarness {
     }
 
     private struct MissingApp: Error {}
+}
+
+extension AppStoreSimulator {
+    /// A gateway to this simulator as a fresh `subledger` process makes one (its own breaker and call slots), trusting
+    /// the simulator's root.
+    func appleGateway() throws -> AppleGateway {
+        let sim = self
+        return try AppleGateway(
+            configuration: AppleConfiguration(
+                verifyReceiptProductionURL: sim.productionVerifyReceiptURL,
+                verifyReceiptSandboxURL: sim.sandboxVerifyReceiptURL, trustAppleRoot: false, timeout: .seconds(20),
+                serverAPIProductionURL: sim.serverAPIBaseURL(.production),
+                serverAPISandboxURL: sim.serverAPIBaseURL(.sandbox)),
+            additionalRoots: [sim.trustedRoot], logger: TestDatabase.logger)
+    }
 }
