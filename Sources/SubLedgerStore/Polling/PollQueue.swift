@@ -129,8 +129,8 @@ public struct PollQueue: Sendable {
             }
         }
         // The receipts verifyReceipt is asked about again: a coordinator table, read on its own. An erased account's
-        // receipt holds the erasure's redacted body, which Apple would refuse every time: its chain is checked
-        // without it (through the App Store Server API, or skipped when the app has no key).
+        // receipt holds the erasure's redacted body, which the store would refuse every time: its chain is checked
+        // without it (through the store's server API, or skipped when the app has no key for it).
         let receiptIDs = claimed.compactMap(\.receiptID)
         var bodies: [Int64: String] = [:]
         if !receiptIDs.isEmpty {
