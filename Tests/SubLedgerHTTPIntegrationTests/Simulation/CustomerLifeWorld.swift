@@ -42,6 +42,11 @@ struct CustomerLifeWorld {
     /// The steps `seed` draws: a generator of their own, apart from the setup's.
     static func plan(seed: UInt64, steps: Int) -> [Step] { SimulationStep.plan(seed: seed, steps: steps) }
 
+    /// The subscription's price in the world of `seed`: 9.99 USD, 1,100 JPY (no decimals) or 2.990 KWD (three).
+    static func price(seed: UInt64) -> (milli: Int64, currency: String) {
+        SimulationMoney.price(seed: seed)
+    }
+
     /// What ended a world early: the invariant broken, at which step, and the steps so far.
     struct Violation: Error, CustomStringConvertible {
         var seed: UInt64
@@ -60,8 +65,9 @@ struct CustomerLifeWorld {
     /// Runs the world; nil when every invariant held after every step, else the first violation.
     func run() async throws -> Violation? {
         do {
-            try await E.run(secondServer: true) { e in
-                var life = try await Life(seed: seed, e: e)
+            let price = Self.price(seed: seed)
+            try await E.run(secondServer: true, monthlyPrice: price) { e in
+                var life = try await Life(seed: seed, e: e, price: price)
                 var violation = try await life.live(plan: plan)
                 if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
                 if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
@@ -105,10 +111,13 @@ private struct Life {
     /// Apple's price; a receipt states none (docs/explanation/revenue.md).
     var signed: Set<String> = []
     var log: [String] = []
+    /// What Apple charges for the world's subscription (`CustomerLifeWorld.price(seed:)`).
+    let price: (milli: Int64, currency: String)
 
-    init(seed: UInt64, e: E) async throws {
+    init(seed: UInt64, e: E, price: (milli: Int64, currency: String)) async throws {
         self.seed = seed
         self.e = e
+        self.price = price
         random = SplitMix64(seed: seed)
         let policy = ReferenceModel.Policy.allCases[Int(random.next() % 3)]
         model = ReferenceModel(policy: policy)
@@ -123,7 +132,7 @@ private struct Life {
         for _ in 0..<(2 + Int(random.next() % 2)) { appleIDs.append(try e.appleID()) }
         for index in 0..<(3 + Int(random.next() % 2)) { accounts.append("acct-\(seed)-\(index)") }
         log.append(
-            "policy \(policy.rawValue); \(appleIDs.count) Apple IDs; accounts \(accounts)"
+            "policy \(policy.rawValue); \(appleIDs.count) Apple IDs; accounts \(accounts); \(price.milli) milli-\(price.currency)"
                 + (serverAPIKey ? "; with the Server API key" : ""))
     }
 
@@ -629,35 +638,41 @@ private struct Life {
 }
 
 extension Life {
-    /// The revenue report over the whole world against the simulator's records: every purchase SubLedger got a
-    /// signed statement of is a sale of 9.99 USD (appstore-sim's price, whoever holds it or while it waits; the test
-    /// catalog states no price, so one seen only in receipts is unpriced), and each of those refunded, however SubLedger
-    /// learnt of the refund, gives the whole price back. Refunds are checked as a floor: SubLedger also reports
-    /// refunds it prices or prorates itself (`estimated`), which the model does not compute yet.
+    /// The revenue and MRR reports over the whole world against the simulator's records (`SimulationMoney`): every
+    /// purchase SubLedger got a signed statement of is a sale at appstore-sim's price in the world's currency, whoever
+    /// holds it or while it waits (the test catalog states no price, so one seen only in receipts is unpriced and in
+    /// no amount); each of those refunded, however SubLedger learnt of the refund, gives the whole price back (appstore-sim
+    /// refunds in full); Apple's commission is 30 %, 15 % after a year of paid service; MRR at each month's end is
+    /// each chain's priced purchase in force.
     func checkRevenue() async throws -> String? {
         _ = try await ReportProjector(pool: e.service.pool).projectAll()
-        let transactions = model.chains.values.flatMap(\.transactions.values).filter { signed.contains($0.arrival.id) }
-        let sales = transactions.count
-        let refunds = transactions.filter { $0.arrival.revokedAt != nil }.count
+        var sales = model.chains.values.flatMap(\.transactions.values).map { held in
+            SimulationMoney.Sale(
+                id: held.arrival.id, subscriber: held.arrival.chain, purchase: held.arrival.purchase,
+                expires: held.arrival.expires, price: signed.contains(held.arrival.id) ? price.milli : nil,
+                currency: price.currency, revokedAt: held.arrival.revokedAt)
+        }
+        var rates: [String: Int64] = [:]
+        for chain in Dictionary(grouping: sales, by: \.subscriber).values {
+            rates.merge(SimulationMoney.appStoreRates(chain)) { $1 }
+        }
+        for index in sales.indices { sales[index].commissionRate = rates[sales[index].id] ?? 3_000 }
         let end = Date(timeIntervalSince1970: Double(now) / 1000 + 2 * 86_400)
         let to = end.formatted(.iso8601.year().month().day())
         let answer = try await e.client.call(
             .get, "/v1/admin/reports/revenue?from=2024-12-01&to=\(to)&by=month", key: admin)
         guard answer.status == .ok else { return "the revenue report answered \(answer.status): \(answer.json)" }
-        let totals = answer.json["totals"] as? [[String: Any]] ?? []
-        let amounts = totals.first { $0["currency"] as? String == "USD" }?["amounts"] as? [String: Any] ?? [:]
-        let reported = (
-            sales: amounts["sales"] as? Int ?? 0, gross: amounts["gross_milli"] as? Int ?? 0,
-            refunds: amounts["refunds"] as? Int ?? 0, refunded: amounts["refunds_milli"] as? Int ?? 0
-        )
-        guard totals.count <= 1,
-            reported.sales == sales, reported.gross == sales * 9_990, reported.refunds >= refunds,
-            reported.refunded >= refunds * 9_990
-        else {
-            return "the revenue report says \(totals); the simulator's records: \(sales) sales of 9.99 USD, "
-                + "\(refunds) refunded"
+        let expected = SimulationMoney.totals(sales)
+        let reported = SimulationMoney.reportedTotals(answer.json)
+        if reported != expected {
+            return "the revenue report's totals are \(reported); the simulator's records give \(expected)"
         }
-        return nil
+        let mrr = try await e.client.call(
+            .get, "/v1/admin/reports/mrr?from=2025-01-01&to=\(SimulationMoney.monthAfter(now))", key: admin)
+        guard mrr.status == .ok else { return "the MRR report answered \(mrr.status): \(mrr.json)" }
+        return SimulationMoney.mrrDifference(
+            expected: SimulationMoney.mrr(sales, firstMonth: (2025, 1), now: now),
+            reported: SimulationMoney.reportedMRR(mrr.json))
     }
 
     /// The entitlement events each transaction caused, against the model's credits.
@@ -712,14 +727,16 @@ extension Life {
     }
 
     /// `arrivals` with, when SubLedger holds the Server API key, the earlier transactions of each chain it first hears
-    /// of through a later transaction (its first transaction not among them): Get Transaction History up to it.
+    /// of through a later transaction (its first transaction not among them): Get Transaction History up to it, its
+    /// own millisecond included (the simulator's clock stands still between steps, so two purchases can share one).
     func withEarlierTransactions(_ arrivals: [ReferenceModel.Arrival]) throws -> [ReferenceModel.Arrival] {
         guard serverAPIKey else { return arrivals }
         var result = arrivals
         for (chain, arrived) in Dictionary(grouping: arrivals, by: \.chain).sorted(by: { $0.key < $1.key })
         where model.chains[chain] == nil && !arrived.contains(where: { $0.id == chain }) {
             let first = arrived.map(\.purchase).min() ?? 0
-            result += try chainTransactions(chain).filter { $0.purchase < first }
+            let ids = Set(arrived.map(\.id))
+            result += try chainTransactions(chain).filter { $0.purchase <= first && !ids.contains($0.id) }
         }
         return result
     }

@@ -63,6 +63,14 @@ struct StripeLifeWorld {
         }
     }
 
+    /// The subscription's price in the world of `seed` (one of `SimulationMoney.prices`), in Stripe's minor units of
+    /// its currency, and how many milli-units one minor unit is.
+    static func price(seed: UInt64) -> (minor: Int64, currency: String, milliPerMinor: Int64) {
+        let price = SimulationMoney.price(seed: seed)
+        let milliPerMinor: Int64 = ["JPY": 1_000, "KWD": 1][price.currency] ?? 10
+        return (price.milli / milliPerMinor, price.currency, milliPerMinor)
+    }
+
     /// Runs the world; nil when every invariant held after every step, else the first violation.
     func run() async throws -> Violation? {
         let sim = try await StripeSimulator.start(
@@ -75,8 +83,10 @@ struct StripeLifeWorld {
                 sim.control.addWebhookEndpoint(
                     url: "http://127.0.0.1:\(port)/v1/notifications/stripe", secret: StripeHarness.webhookSecret)
                 _ = try await sim.control.createProduct(name: "Pro", id: StripeHarness.product)
-                let price = try await sim.control.createPrice(product: StripeHarness.product, unitAmount: 999)
-                var life = try await WebLife(seed: seed, sim: sim, h: h, price: price)
+                let money = Self.price(seed: seed)
+                let price = try await sim.control.createPrice(
+                    product: StripeHarness.product, unitAmount: money.minor, currency: money.currency.lowercased())
+                var life = try await WebLife(seed: seed, sim: sim, h: h, price: price, money: money)
                 var violation = try await life.live(plan: plan)
                 if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
                 if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
@@ -104,6 +114,10 @@ private struct WebLife {
     let sim: StripeSimulator
     let h: StripeHarness
     let price: String
+    /// The price's amount, currency and minor unit (`StripeLifeWorld.price(seed:)`).
+    let money: (minor: Int64, currency: String, milliPerMinor: Int64)
+    /// Each charge's refunds as the world made them, in order: when, and whether it refunded all that was left.
+    var refunds: [String: [(at: Int64, rest: Bool)]] = [:]
     let admin: String
     let reconciliation: StripeEventsReconciliation
     var random: SplitMix64
@@ -122,11 +136,15 @@ private struct WebLife {
     var broken: String?
     var log: [String] = []
 
-    init(seed: UInt64, sim: StripeSimulator, h: StripeHarness, price: String) async throws {
+    init(
+        seed: UInt64, sim: StripeSimulator, h: StripeHarness, price: String,
+        money: (minor: Int64, currency: String, milliPerMinor: Int64)
+    ) async throws {
         self.seed = seed
         self.sim = sim
         self.h = h
         self.price = price
+        self.money = money
         random = SplitMix64(seed: seed)
         admin = try await APIKeys(store: APIKeyStore(pool: h.pool)).create(bundleID: nil, name: "simulation").secret
         var configuration = StripeEventsReconciliation.Configuration(worker: "simulation")
@@ -137,7 +155,7 @@ private struct WebLife {
         // `poll`'s first read of the app sets its cursor, before anything is bought.
         _ = try await reconciliation.runCycle()
         for index in 0..<(3 + Int(random.next() % 2)) { accounts.append("web-\(seed)-\(index)") }
-        log.append("accounts \(accounts)")
+        log.append("accounts \(accounts); \(money.minor) \(money.currency) a month")
     }
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
@@ -380,8 +398,12 @@ private struct WebLife {
         guard !open.isEmpty else { return }
         let invoice = pick(open)
         let rest = invoice.amount - invoice.refunded
-        let amount: Int64? = rest > 1 && chance(50) ? Int64(1 + random.next() % UInt64(rest - 1)) : nil
+        // A three-decimal currency's amounts end in 0, as Stripe requires of them.
+        let unit: Int64 = money.milliPerMinor == 1 ? 10 : 1
+        let amount: Int64? =
+            rest > unit && chance(50) ? unit * Int64(1 + random.next() % UInt64(rest / unit - 1)) : nil
         try await sim.control.refund(charge: invoice.charge, amount: amount)
+        refunds[invoice.charge, default: []].append((now, amount == nil))
         log.append(
             "Stripe refunds \(amount.map { "\($0) of" } ?? "the rest of") \(invoice.id) (\(invoice.subscription))")
     }
@@ -647,29 +669,38 @@ private struct WebLife {
         return (invoices + grants).joined(separator: ", ")
     }
 
-    /// The revenue report over the whole world against stripe-sim's records, exactly, in USD: every paid invoice a
-    /// sale at what its charge took, every refund (partial ones included) what the charges gave back, Stripe's fee
-    /// what the balance transactions kept, proceeds what is left.
+    /// The revenue and MRR reports over the whole world against stripe-sim's records (`SimulationMoney`), exactly, in
+    /// the world's currency: every paid invoice a sale at what its charge took, each partial refund what it gave back
+    /// and a charge refunded in full its whole price (the partial refunds before it then no longer count on their own),
+    /// Stripe's fee what the balance transactions kept, no commission, proceeds what is left; MRR at each month's end
+    /// each subscription's paid invoice in force.
     func checkRevenue() async throws -> String? {
         _ = try await ReportProjector(pool: h.pool).projectAll()
+        let sales = model.invoices.values.flatMap { $0 }.filter { $0.amount > 0 }.map { invoice in
+            let made = refunds[invoice.charge] ?? []
+            return SimulationMoney.Sale(
+                id: invoice.id, subscriber: invoice.subscription, purchase: invoice.start * 1000,
+                expires: invoice.end * 1000, price: invoice.amount * money.milliPerMinor, currency: money.currency,
+                fee: invoice.fee * money.milliPerMinor,
+                revokedAt: invoice.revoked ? made.last.map { $0.at * 1000 } ?? 0 : nil,
+                partiallyRefunded: invoice.revoked ? 0 : invoice.refunded * money.milliPerMinor,
+                partialRefunds: invoice.revoked ? 0 : made.count)
+        }
         let end = Date(timeIntervalSince1970: Double(now) + 2 * 86_400)
         let to = end.formatted(.iso8601.year().month().day())
         let answer = try await h.client.call(
             .get, "/v1/admin/reports/revenue?from=2025-11-01&to=\(to)&by=month", key: admin)
         guard answer.status == .ok else { return "the revenue report answered \(answer.status): \(answer.json)" }
-        let totals = answer.json["totals"] as? [[String: Any]] ?? []
-        let amounts = totals.first { $0["currency"] as? String == "USD" }?["amounts"] as? [String: Any] ?? [:]
-        let expected = model.revenue
-        func milli(_ key: String) -> Int64 { (amounts[key] as? NSNumber)?.int64Value ?? 0 }
-        let proceeds = (expected.gross - expected.refunds - expected.fees) * 10
-        guard totals.count <= 1, (amounts["sales"] as? Int ?? 0) == expected.sales,
-            milli("gross_milli") == expected.gross * 10, milli("refunds_milli") == expected.refunds * 10,
-            milli("processing_fee_milli") == expected.fees * 10, milli("commission_milli") == 0,
-            milli("proceeds_milli") == proceeds
-        else {
-            return "the revenue report says \(totals); stripe-sim charged \(expected.sales) invoices, "
-                + "\(expected.gross) cents, refunded \(expected.refunds), kept \(expected.fees) as fees"
+        let expected = SimulationMoney.totals(sales)
+        let reported = SimulationMoney.reportedTotals(answer.json)
+        if reported != expected {
+            return "the revenue report's totals are \(reported); stripe-sim's records give \(expected)"
         }
-        return nil
+        let mrr = try await h.client.call(
+            .get, "/v1/admin/reports/mrr?from=2025-11-01&to=\(SimulationMoney.monthAfter(now * 1000))", key: admin)
+        guard mrr.status == .ok else { return "the MRR report answered \(mrr.status): \(mrr.json)" }
+        return SimulationMoney.mrrDifference(
+            expected: SimulationMoney.mrr(sales, firstMonth: (2025, 11), now: now * 1000),
+            reported: SimulationMoney.reportedMRR(mrr.json))
     }
 }

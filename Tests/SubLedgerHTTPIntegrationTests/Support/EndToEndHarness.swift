@@ -34,12 +34,14 @@ struct EndToEndHarness: Sendable {
     /// `configureApple` adjusts SubLedger's Apple configuration (timeouts, connections, circuit breaker).
     /// `distributed`: on the Citus cluster (`scripts/citus-test`) or a plain database of it; `startTime`: the
     /// simulator's clock at the start (default: now); `secondServer`: a second application on the same database
-    /// (`secondClient`), as a second `serve` process.
+    /// (`secondClient`), as a second `serve` process; `monthlyPrice`: what Apple charges for `pro.monthly`, milli-units
+    /// of its currency (9.99 USD unless a test prices it in another currency).
     static func run(
         configureApple: (inout AppleConfiguration) -> Void = { _ in },
         distributed: Bool = TestDatabase.isCitus,
         startTime: Instant? = nil,
         secondServer: Bool = false,
+        monthlyPrice: (milli: Int64, currency: String) = (9_990, "USD"),
         _ body: @Sendable (EndToEndHarness) async throws -> Void
     ) async throws {
         let sim = try await AppStoreSimulator.start(
@@ -54,7 +56,8 @@ struct EndToEndHarness: Sendable {
                         products: [
                             ProductDefinition(
                                 productID: "pro.monthly", type: .autoRenewable, subscriptionGroupID: "g1",
-                                duration: .oneMonth, price: 9_990, currency: "USD", winBackOffers: ["COMEBACK"]),
+                                duration: .oneMonth, price: monthlyPrice.milli, currency: monthlyPrice.currency,
+                                winBackOffers: ["COMEBACK"]),
                             ProductDefinition(
                                 productID: "pro.yearly", type: .autoRenewable, subscriptionGroupID: "g1",
                                 duration: .oneYear, price: 99_990, currency: "USD"),
