@@ -833,7 +833,10 @@ FROM (
                    CASE WHEN u.counts AND u.served_until_ms IS NOT NULL THEN greatest(0, u.served_until_ms - u.purchase_ms) END AS paid_ms,
                    max(CASE WHEN u.counts THEN u.served_until_ms END) OVER (
                        ORDER BY u.purchase_ms, u.transaction_id COLLATE "C" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS last_paid_end,
-                   (u.amount > 0 AND u.refund_ms IS NULL AND u.upgrade_ms IS NOT NULL) AS credits
+                   (u.amount > 0 AND u.refund_ms IS NULL AND u.upgrade_ms IS NOT NULL
+                    AND u.source IN ('verify_receipt', 'signed_transaction', 'notification_v2', 'notification_v1',
+                                     'server_api')
+                    AND u.next_product IS DISTINCT FROM u.product_id) AS credits
             FROM (
                 SELECT t.*,
                        CASE WHEN t.expires_ms IS NULL THEN NULL WHEN t.upgrade_ms IS NOT NULL THEN t.upgrade_ms ELSE t.expires_ms END AS served_until_ms,
@@ -851,7 +854,8 @@ FROM (
                                a.revocation_percentage AS refund_percentage, a.billing_plan, a.source,
                                a.amount_milliunits AS amount, a.currency, a.storefront, coalesce(a.estimated, false) AS estimated,
                                (extract(epoch FROM lead(a.purchase_date) OVER (
-                                   ORDER BY a.purchase_date, a.transaction_id COLLATE "C")) * 1000)::bigint AS next_ms
+                                   ORDER BY a.purchase_date, a.transaction_id COLLATE "C")) * 1000)::bigint AS next_ms,
+                               lead(a.product_id) OVER (ORDER BY a.purchase_date, a.transaction_id COLLATE "C") AS next_product
                         FROM transaction_amounts a
                         WHERE a.app_id = p_app_id AND a.environment = p_environment AND a.original_transaction_id = p_chain
                     ) r

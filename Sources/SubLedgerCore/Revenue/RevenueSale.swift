@@ -32,7 +32,9 @@ public struct RevenueSale: Hashable, Sendable {
     /// - a refund gives back its share of the price (`RevenueTransaction.refundedMilliunits`: the whole price
     ///   unless Apple stated a `revocationPercentage`) at the refund date, with the sale's rates;
     /// - an upgrade gives back the unused share of the old period, price × (expiry − upgrade) / (expiry −
-    ///   purchase), at the upgrade moment, marked estimated (Apple does not state it);
+    ///   purchase), at the upgrade moment, marked estimated (Apple does not state it), where the store refunds it
+    ///   (`Store.refundsUnusedTimeOnReplacement`: the App Store; a Google Play replacement gives no money back) and
+    ///   the new period is another product's (the same product again means an unheard-of refund, not an upgrade);
     /// - a partial refund (`partialRefunds`, Stripe's: the sale is kept) gives back its amount (at most the price) on
     ///   its own date, with the sale's rates, unless the sale was refunded whole;
     /// - the payment processor's fee (`feeMilliunits`, Stripe's) is the sale's; a refund gives none of it back;
@@ -73,8 +75,9 @@ public struct RevenueSale: Hashable, Sendable {
             if let refundDate = transaction.refundDate, let refunded = transaction.refundedMilliunits {
                 result.refund = split(refunded)
                 result.refundDate = refundDate
-            } else if let upgrade = transaction.upgradeDate, let expires = transaction.expiresDate,
-                upgrade < expires
+            } else if transaction.store.refundsUnusedTimeOnReplacement, let upgrade = transaction.upgradeDate,
+                let expires = transaction.expiresDate, upgrade < expires,
+                transaction.upgradedToProductID != transaction.productID
             {
                 let whole = expires.millisecondsSince1970 - transaction.purchaseDate.millisecondsSince1970
                 let unused =

@@ -14,6 +14,10 @@ public struct RevenueTransaction: Hashable, Sendable {
     public var refundPercentage: Int?
     /// When an upgrade within the group ended this period early (Apple refunds the unused part).
     public var upgradeDate: Instant?
+    /// The product of the transaction that started at `upgradeDate`. An upgrade is to another product; the same
+    /// product starting again before this period ended means this one was revoked by a refund SubLedger has not
+    /// heard of yet: its period ends there, but nothing is credited back (`RevenueSale`).
+    public var upgradedToProductID: String?
     /// The customer price in milli-units of `currency` (0 for free trials); `nil` when nothing prices it.
     public var amountMilliunits: Int64?
     public var currency: String?
@@ -89,7 +93,10 @@ public struct RevenueTransaction: Hashable, Sendable {
         for index in 0..<(ordered.count - 1) where ordered[index].refundDate == nil {
             guard let expires = ordered[index].expiresDate else { continue }
             let next = ordered[index + 1].purchaseDate
-            if next > ordered[index].purchaseDate, next < expires { ordered[index].upgradeDate = next }
+            if next > ordered[index].purchaseDate, next < expires {
+                ordered[index].upgradeDate = next
+                ordered[index].upgradedToProductID = ordered[index + 1].productID
+            }
         }
         return ordered
     }

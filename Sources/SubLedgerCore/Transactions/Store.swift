@@ -41,4 +41,17 @@ extension Store {
         case .googlePlay: false
         }
     }
+
+    /// Whether the store gives the customer money back for the unused part of a period that a new purchase of the
+    /// same chain replaced before it ended (`RevenueSale`'s upgrade credit). Apple does: an upgrade within a group
+    /// takes effect at once and refunds the rest of the old period. Google Play gives none: a replacement carries the
+    /// old period's remaining value over as time on the new one (`CHARGE_FULL_PRICE`, `WITH_TIME_PRORATION`) or
+    /// starts when the old one ends. Stripe states a proration on the next invoice, whose amount paid already counts
+    /// it.
+    public var refundsUnusedTimeOnReplacement: Bool {
+        switch self {
+        case .appStore: true
+        case .googlePlay, .stripe: false
+        }
+    }
 }

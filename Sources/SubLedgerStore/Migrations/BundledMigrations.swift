@@ -75,5 +75,9 @@ public enum BundledMigrations {
             PackageResources._056_account_erasure_keeps_stripe_orders_sql
         ),
         ("0057_app_store_secrets.sql", PackageResources._057_app_store_secrets_sql),
+        (
+            "0058_no_upgrade_credit_without_a_refund.sql",
+            PackageResources._058_no_upgrade_credit_without_a_refund_sql
+        ),
     ]
 }

@@ -113,8 +113,12 @@ import Testing
     /// Runs `body` beside play-sim and a live server; with `pushes` play-sim pushes its notifications to the server's
     /// `/v1/notifications/google` as Pub/Sub would; with `secondServer` a second application on the same database (as
     /// a second `serve` process) answers on its own port (`Harness.secondClient`).
+    /// `price`: what the base plans of `pro` and `pro.plus` cost, in micros of its currency (9.99 USD unless a test
+    /// prices them in another currency).
     static func run(
-        pushes: Bool = false, secondServer: Bool = false, _ body: @Sendable (Harness) async throws -> Void
+        pushes: Bool = false, secondServer: Bool = false,
+        price: (micros: Int64, currency: String) = (9_990_000, "USD"),
+        _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         // A push waits for the server's answer (so a test reads the server's rows right after one), however long a
         // loaded machine takes: a notification the Developer API fails is retried with the gateway's backoff
@@ -128,10 +132,18 @@ import Testing
                         subscriptions: [
                             SubscriptionDefinition(
                                 productId: "pro",
-                                basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
+                                basePlans: [
+                                    BasePlanDefinition(
+                                        basePlanId: "monthly", billingPeriod: .oneMonth, priceMicros: price.micros,
+                                        currencyCode: price.currency)
+                                ]),
                             SubscriptionDefinition(
                                 productId: "pro.plus",
-                                basePlans: [BasePlanDefinition(basePlanId: "monthly", billingPeriod: .oneMonth)]),
+                                basePlans: [
+                                    BasePlanDefinition(
+                                        basePlanId: "monthly", billingPeriod: .oneMonth, priceMicros: price.micros,
+                                        currencyCode: price.currency)
+                                ]),
                         ],
                         products: [OneTimeProductDefinition(productId: "coins", consumable: true)])
                 ]))

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import PostgresLibPQ
 import SeededRandom
 import SubLedgerCore
+import SubLedgerReports
 import SubLedgerStore
 import SubLedgerUseCases
 
@@ -63,8 +64,9 @@ struct GooglePlayLifeWorld {
     /// Runs the world; nil when every invariant held after every step, else the first violation.
     func run() async throws -> Violation? {
         do {
-            try await G.run(pushes: true, secondServer: true) { h in
-                var life = try await PlayLife(seed: seed, h: h)
+            let price = SimulationMoney.price(seed: seed)
+            try await G.run(pushes: true, secondServer: true, price: (price.milli * 1_000, price.currency)) { h in
+                var life = try await PlayLife(seed: seed, h: h, price: price)
                 var violation = try await life.live(plan: plan)
                 if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
                 if ProcessInfo.processInfo.environment["SIMULATION_VERBOSE"] != nil {
@@ -87,6 +89,8 @@ private struct PlayLife {
     let seed: UInt64
     let h: G.Harness
     let admin: String
+    /// What Google charges for the world's subscription (`SimulationMoney.price(seed:)`).
+    let price: (milli: Int64, currency: String)
     var random: SplitMix64
     var model: Model
     var googleAccounts: [String] = []
@@ -108,9 +112,10 @@ private struct PlayLife {
     var known: Set<String> = []
     var log: [String] = []
 
-    init(seed: UInt64, h: G.Harness) async throws {
+    init(seed: UInt64, h: G.Harness, price: (milli: Int64, currency: String)) async throws {
         self.seed = seed
         self.h = h
+        self.price = price
         random = SplitMix64(seed: seed)
         let policy = Model.Policy.allCases[Int(random.next() % 3)]
         model = Model(policy: policy)
@@ -160,7 +165,46 @@ private struct PlayLife {
         if let first = verification.breaks.first {
             return .init(seed: seed, step: steps, invariant: "ledger verify: \(first)", log: log)
         }
+        if let broken = try await checkRevenue() { return .init(seed: seed, step: steps, invariant: broken, log: log) }
         return nil
+    }
+
+    /// The revenue and MRR reports over the whole world against play-sim's records (`SimulationMoney`), exactly, in
+    /// the world's currency: every order SubLedger was told of a sale at the base plan's price, whoever holds it or
+    /// while it waits; a voided order gives its whole price back; Google's service fee on a subscription is 15 %;
+    /// MRR at each month's end is each lineage's order in force.
+    func checkRevenue() async throws -> String? {
+        _ = try await ReportProjector(pool: h.pool).projectAll()
+        let sales = model.chains.values.flatMap { chain in
+            chain.credits.values.map { credit in
+                SimulationMoney.Sale(
+                    id: credit.order.id, subscriber: chain.id, purchase: credit.order.start, expires: credit.order.end,
+                    price: price.milli, currency: price.currency, commissionRate: 1_500,
+                    revokedAt: credit.order.voidedAt)
+            }
+        }
+        let first = Date(timeIntervalSince1970: Double(sales.map(\.purchase).min() ?? now) / 1000)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let month = calendar.dateComponents([.year, .month], from: first)
+        let from = String(format: "%04d-%02d-01", month.year ?? 2025, month.month ?? 1)
+        let end = Date(timeIntervalSince1970: Double(now) / 1000 + 2 * 86_400)
+        let to = end.formatted(.iso8601.year().month().day())
+        let answer = try await h.client.call(
+            .get, "/v1/admin/reports/revenue?from=\(from)&to=\(to)&by=month", key: admin)
+        guard answer.status == .ok else { return "the revenue report answered \(answer.status): \(answer.json)" }
+        let expected = SimulationMoney.totals(sales)
+        let reported = SimulationMoney.reportedTotals(answer.json)
+        if reported != expected {
+            return "the revenue report's totals are \(reported); play-sim's records give \(expected)"
+        }
+        let mrr = try await h.client.call(
+            .get, "/v1/admin/reports/mrr?from=\(from)&to=\(SimulationMoney.monthAfter(now))", key: admin)
+        guard mrr.status == .ok else { return "the MRR report answered \(mrr.status): \(mrr.json)" }
+        return SimulationMoney.mrrDifference(
+            expected: SimulationMoney.mrr(
+                sales, firstMonth: (month.year ?? 2025, month.month ?? 1), now: now),
+            reported: SimulationMoney.reportedMRR(mrr.json))
     }
 
     // MARK: Steps

@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import Foundation
 import SubLedgerCore
+import SubLedgerReports
 import Testing
 
 /// What the customer-life simulation found, each as a story of its own (`CustomerLifeSimulationTests`): a seed's
@@ -161,6 +162,36 @@ import Testing
                 "owner@example.com", known: true, bundleID: E.bundleID, productID: "pro.monthly", client: e.client,
                 admin: admin, key: e.key)
             #expect(try await SimulationErasureCheck.erasedIDLeft(["owner@example.com"], in: e.service.pool) == nil)
+        }
+    }
+
+    /// A refund Apple made while its notifications did not reach SubLedger, then a new purchase of the same product on
+    /// the same Apple ID (a resubscription, inside the refunded period): the revenue report shows the period cut at the
+    /// new purchase but gives nothing back, as no refund was heard of yet; it used to credit the unused part as if the
+    /// customer had upgraded (found by the exact money invariant in seed 100,953 of 10,000). Through the projector's
+    /// SQL, as the report reads it; `UpgradeDerivationTests` holds the rule itself.
+    @Test func aResubscriptionAfterAnUnheardRefundIsNoUpgradeCredit() async throws {
+        try await E.run { e in
+            let admin = try await e.service.keys.create(bundleID: nil, name: "finance").secret
+            let appleID = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            #expect(try await e.submitReceipt(bought.receiptData, account: "owner").status == .ok)
+            await e.loseNotifications()
+            _ = await e.control.advanceClock(.init(days: 26))
+            _ = try await e.control.refund(try #require(bought.transactionID))
+            await e.pointNotificationsAtSubLedger()
+            _ = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            _ = try await ReportProjector(pool: e.service.pool).projectAll()
+            let report = try await e.client.call(
+                .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2027-01-01&by=month", key: admin)
+            let totals = SimulationMoney.reportedTotals(report.json)
+            #expect(totals["USD"]?.sales == 2)
+            #expect(totals["USD"]?.refunds == 0)
+            #expect(totals["USD"]?.refunded == 0)
         }
     }
 

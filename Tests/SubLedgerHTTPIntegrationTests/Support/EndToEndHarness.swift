@@ -132,6 +132,12 @@ struct EndToEndHarness: Sendable {
             .init(defaultURL: "http://127.0.0.1:\(client.port ?? 0)/lost-notifications"))
     }
 
+    /// Points the simulator's notifications at SubLedger again (after `loseNotifications`).
+    func pointNotificationsAtSubLedger() async {
+        _ = await control.updateNotificationSettings(
+            .init(defaultURL: "http://127.0.0.1:\(client.port ?? 0)/v1/notifications/appstore"))
+    }
+
     /// Delivers every notification the simulator has queued and waits for SubLedger to have applied them.
     func deliverNotifications() async {
         await control.flushNotifications()
