@@ -171,8 +171,11 @@ private struct PlayLife {
 
     /// The revenue and MRR reports over the whole world against play-sim's records (`SimulationMoney`), exactly, in
     /// the world's currency: every order SubLedger was told of a sale at the base plan's price, whoever holds it or
-    /// while it waits; a voided order gives its whole price back; Google's service fee on a subscription is 15 %;
-    /// MRR at each month's end is each lineage's order in force.
+    /// while it waits; a voided order gives its whole price back, and a replaced one nothing (Google carries its
+    /// remaining value over as time); Google's service fee on a subscription is 15 %; MRR at each month's end is each
+    /// lineage's order in force, each order's period as Google stated it when SubLedger last read it (a revocation
+    /// ends a token's period, so a voided order's month is normalized from what is left of it), a replaced token's
+    /// ended by the re-signup's start.
     func checkRevenue() async throws -> String? {
         _ = try await ReportProjector(pool: h.pool).projectAll()
         let sales = model.chains.values.flatMap { chain in
@@ -201,10 +204,27 @@ private struct PlayLife {
         let mrr = try await h.client.call(
             .get, "/v1/admin/reports/mrr?from=\(from)&to=\(SimulationMoney.monthAfter(now))", key: admin)
         guard mrr.status == .ok else { return "the MRR report answered \(mrr.status): \(mrr.json)" }
-        return SimulationMoney.mrrDifference(
-            expected: SimulationMoney.mrr(
-                sales, firstMonth: (month.year ?? 2025, month.month ?? 1), now: now),
-            reported: SimulationMoney.reportedMRR(mrr.json))
+        guard
+            let difference = SimulationMoney.mrrDifference(
+                expected: SimulationMoney.mrr(sales, firstMonth: (month.year ?? 2025, month.month ?? 1), now: now),
+                reported: SimulationMoney.reportedMRR(mrr.json))
+        else { return nil }
+        var stored: [String] = []
+        for row in try await h.pool.query(
+            """
+            SELECT transaction_id, (extract(epoch FROM purchase_date) * 1000)::bigint,
+                   (extract(epoch FROM expires_date) * 1000)::bigint, coalesce(amount_milliunits, -1)
+            FROM transaction_amounts ORDER BY purchase_date, transaction_id
+            """)
+        {
+            stored.append(
+                "\(try row.decode(String.self, at: 0)) \(try row.decode(Int64.self, at: 1))"
+                    + "..\(try row.decode(Int64?.self, at: 2) ?? -1) \(try row.decode(Int64.self, at: 3))")
+        }
+        let orders = sales.sorted { ($0.purchase, $0.id) < ($1.purchase, $1.id) }.map {
+            "\($0.id) \($0.purchase)..\($0.expires)" + ($0.revokedAt.map { " voided \($0)" } ?? "")
+        }
+        return "\(difference) (SubLedger's orders: \(stored); play-sim's: \(orders))"
     }
 
     // MARK: Steps

@@ -114,15 +114,43 @@ enum SimulationMoney {
         return result
     }
 
+    /// Each sale's end of service: its period's end, or the start of the subscriber's next sale when that began
+    /// inside the period of a sale not refunded in full (an upgrade, a replaced Google Play token, a resubscription after
+    /// a refund not heard of yet).
+    static func servedUntil(_ sales: [Sale]) -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        for subscriber in Dictionary(grouping: sales, by: \.subscriber).values {
+            let ordered = subscriber.sorted { ($0.purchase, $0.id) < ($1.purchase, $1.id) }
+            for (index, sale) in ordered.enumerated() {
+                result[sale.id] = sale.expires
+                guard sale.revokedAt == nil, index + 1 < ordered.count else { continue }
+                let next = ordered[index + 1].purchase
+                if next > sale.purchase, next < sale.expires { result[sale.id] = next }
+            }
+        }
+        return result
+    }
+
+    /// A sale's price as a month's: a period of 6 to 8 whole days is a week (× 52 ÷ 12); any other a whole number of
+    /// months of 30.436875 days, rounded, at least one (price ÷ months), each rounded half up to the milli-unit.
+    static func monthly(_ price: Int64, purchase: Int64, expires: Int64) -> Int64 {
+        let length = expires - purchase
+        if (6...8).contains(length / 86_400_000) { return (price * 52 + 6) / 12 }
+        let months = max(1, (length + 1_314_873_000) / 2_629_746_000)
+        return (price + months / 2) / months
+    }
+
     /// The App Store's commission rate for each of one chain's sales: 15 % once the subscriber had a year of paid
-    /// service in the group before the sale, else 30 %. Paid service is the sum of the priced, unrefunded periods; a
-    /// paid period starting more than 60 days after the last paid one ended starts the count again.
+    /// service in the group before the sale, else 30 %. Paid service is the sum of the priced, unrefunded periods served
+    /// (`servedUntil`); a paid period starting more than 60 days after the last paid one ended starts the count again.
     static func appStoreRates(_ chain: [Sale]) -> [String: Int64] {
         let day: Int64 = 86_400_000
         var accrued: Int64 = 0
         var lastEnd: Int64?
         var rates: [String: Int64] = [:]
-        for sale in chain.sorted(by: { ($0.purchase, $0.id) < ($1.purchase, $1.id) }) {
+        let served = servedUntil(chain)
+        for var sale in chain.sorted(by: { ($0.purchase, $0.id) < ($1.purchase, $1.id) }) {
+            sale.expires = served[sale.id] ?? sale.expires
             let paid = sale.price.map { $0 > 0 } ?? false
             let counts = paid && sale.revokedAt == nil
             if counts, let end = lastEnd, sale.purchase - end > 60 * day { accrued = 0 }
@@ -143,14 +171,15 @@ enum SimulationMoney {
 
     /// MRR per month ("2025-03") and currency, from `firstMonth` through the month holding `now`: at each month's
     /// last millisecond (the current month: at `now`) each subscriber's sale in force (the latest bought at or before
-    /// the instant whose period runs past it, not refunded in full by then) counts its price, every sale here being
-    /// one month's; an unpriced one counts nothing.
+    /// the instant whose service (`servedUntil`) runs past it, not refunded in full by then) counts its price as a
+    /// month's (`monthly`); an unpriced one counts nothing.
     static func mrr(_ sales: [Sale], firstMonth: (year: Int, month: Int), now: Int64) -> [String: [String:
         MonthlyRecurring]]
     {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let bySubscriber = Dictionary(grouping: sales, by: \.subscriber)
+        let served = servedUntil(sales)
         var result: [String: [String: MonthlyRecurring]] = [:]
         var components = DateComponents(year: firstMonth.year, month: firstMonth.month, day: 1)
         while let start = calendar.date(from: components), Int64(start.timeIntervalSince1970 * 1000) <= now {
@@ -159,10 +188,12 @@ enum SimulationMoney {
             let name = String(format: "%04d-%02d", components.year!, components.month!)
             for sales in bySubscriber.values {
                 let inForce = sales.filter {
-                    $0.purchase <= instant && $0.expires > instant && !($0.revokedAt.map { $0 <= instant } ?? false)
+                    $0.purchase <= instant && (served[$0.id] ?? $0.expires) > instant
+                        && !($0.revokedAt.map { $0 <= instant } ?? false)
                 }.max { ($0.purchase, $0.id) < ($1.purchase, $1.id) }
                 guard let sale = inForce, let price = sale.price, price > 0 else { continue }
-                result[name, default: [:]][sale.currency, default: MonthlyRecurring()].mrr += price
+                let amount = monthly(price, purchase: sale.purchase, expires: sale.expires)
+                result[name, default: [:]][sale.currency, default: MonthlyRecurring()].mrr += amount
                 result[name, default: [:]][sale.currency, default: MonthlyRecurring()].subscribers += 1
             }
             components = calendar.dateComponents([.year, .month], from: next)
