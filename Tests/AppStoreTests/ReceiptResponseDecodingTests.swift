@@ -34,7 +34,7 @@ import Testing
         #expect(response.pendingRenewalInfo[1].autoRenewStatus == .off)
     }
 
-    @Test func iOS7ReceiptMapsToSnapshotWithEveryEntryAsIs() throws {
+    @Test func iOS7ReceiptMapsToSnapshotWithApplesCurrentCopyOfEveryEntry() throws {
         let snapshot = try decode("verifyReceipt-ios7").receiptSnapshot(
             answeredBy: .production, requestedAt: Self.requestedAt)
         #expect(snapshot.bundleID == "com.example")
@@ -42,10 +42,10 @@ import Testing
         #expect(snapshot.environment == .sandbox)  // the body's environment wins over the endpoint
         #expect(snapshot.creationDate == Instant(millisecondsSince1970: 1_698_148_900_000))
         #expect(snapshot.requestDate == Instant(millisecondsSince1970: 1_698_149_000_000))
-        #expect(
-            snapshot.transactions.map(\.transactionID) == ["1000000000000001", "1000000000000002", "1000000000000001"])
+        // `in_app`'s copy of 1000000000000001 gives way to `latest_receipt_info`'s, Apple's word at the request.
+        #expect(snapshot.transactions.map(\.transactionID) == ["1000000000000002", "1000000000000001"])
         #expect(snapshot.transactions.allSatisfy { $0.source == .verifyReceipt && $0.bundleID == "com.example" })
-        let upgraded = snapshot.transactions[1]
+        let upgraded = snapshot.transactions[0]
         #expect(upgraded.chainID == "1000000000000001")
         #expect(upgraded.isUpgraded)
         #expect(upgraded.revocationDate == Instant(millisecondsSince1970: 1_699_000_000_000))
@@ -57,9 +57,8 @@ import Testing
         #expect(upgraded.webOrderLineItemID == "1000000080000002")
         #expect(upgraded.accountHint == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(upgraded.expiresDate == Instant(millisecondsSince1970: 1_729_771_200_000))
-        #expect(snapshot.transactions[0].isTrialPeriod)
-        #expect(snapshot.transactions[0].offerType == 1)
-        #expect(snapshot.transactions[2].ownershipType == .purchased)
+        #expect(snapshot.transactions[1].isTrialPeriod)
+        #expect(snapshot.transactions[1].ownershipType == .purchased)
         #expect(snapshot.latestReceipt?.hasPrefix("TUlJVHRn") == true)
 
         #expect(snapshot.renewalInfo.count == 2)
@@ -76,6 +75,34 @@ import Testing
         #expect(snapshot.renewalInfo[1].priceIncreaseStatus == 1)
         #expect(snapshot.renewalInfo[1].offerType == 3)
         #expect(snapshot.renewalInfo[1].offerIdentifier == "SPRING")
+    }
+
+    /// The receipt's own copy (`in_app`, as the device made it) still shows a refund Apple has since reversed;
+    /// `latest_receipt_info` (Apple's word at the request) shows the transaction clean. Both are observed at the
+    /// request, so the stale copy would hide the reversal: only the current one is kept.
+    @Test func aRefundReversedSinceTheReceiptWasMadeShowsAsApplesCurrentCopy() throws {
+        let entry = """
+            "product_id": "com.example.monthly", "transaction_id": "1000000000000001",
+            "original_transaction_id": "1000000000000001", "purchase_date_ms": "1695556800000",
+            "expires_date_ms": "1698148800000"
+            """
+        let body = """
+            {"status": 0, "environment": "Production",
+             "receipt": {"bundle_id": "com.example", "request_date_ms": "1699000000000",
+                         "receipt_creation_date_ms": "1696000000000",
+                         "in_app": [{\(entry), "cancellation_date_ms": "1696000000000", "cancellation_reason": "0"}]},
+             "latest_receipt_info": [{\(entry)}]}
+            """
+        let response = try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(body.utf8))
+        let snapshot = try response.receiptSnapshot(answeredBy: .production, requestedAt: Self.requestedAt)
+        #expect(snapshot.transactions.count == 1)
+        #expect(snapshot.transactions.first?.revocationDate == nil)
+        // Without `latest_receipt_info` (no shared secret), the receipt's own copy is all there is.
+        let own = try JSONDecoder().decode(
+            VerifyReceiptResponse.self,
+            from: Data(body.replacingOccurrences(of: ",\n \"latest_receipt_info\": [{\(entry)}]", with: "").utf8))
+        let alone = try own.receiptSnapshot(answeredBy: .production, requestedAt: Self.requestedAt)
+        #expect(alone.transactions.first?.revocationDate == Instant(millisecondsSince1970: 1_696_000_000_000))
     }
 
     @Test func preIOS7ReceiptMapsTopLevelTransactionAndObjectLatestReceiptInfo() throws {

@@ -76,6 +76,11 @@ extension VerifyReceiptResponse {
     /// The core's receipt snapshot: every transaction Apple listed, as-is, and renewal info observed at the
     /// request time.
     ///
+    /// `receipt.in_app` is the receipt as the device made it; `latest_receipt_info` is Apple's word at the request.
+    /// Where both list a transaction, only the current copy is kept: a refund Apple reversed after the receipt was
+    /// made still shows its cancellation in `in_app`, and that stale copy, observed at the request time, would hide
+    /// the reversal.
+    ///
     /// - Parameters:
     ///   - answeredBy: the environment whose endpoint answered, used when the body names none (pre-iOS 7).
     ///   - requestedAt: when the request was made, used when Apple sends no `request_date_ms`.
@@ -98,12 +103,23 @@ extension VerifyReceiptResponse {
             environment: environment,
             creationDate: creationDate ?? requestDate,
             requestDate: requestDate,
-            entries: receipt.inApp + [receipt.legacyTransaction].compactMap { $0 } + latestReceiptInfo
-                + [latestExpiredReceiptInfo].compactMap { $0 },
+            entries: Self.superseded(
+                receipt.inApp + [receipt.legacyTransaction].compactMap { $0 },
+                by: latestReceiptInfo + [latestExpiredReceiptInfo].compactMap { $0 }),
             renewals: pendingRenewalInfo,
             latestReceipt: latestReceipt,
             source: source
         )
+    }
+}
+
+extension VerifyReceiptResponse {
+    /// The receipt's own entries that `current` (Apple's word at the request) does not list, then `current`.
+    static func superseded(
+        _ own: [ReceiptTransactionInfo], by current: [ReceiptTransactionInfo]
+    ) -> [ReceiptTransactionInfo] {
+        let listed = Set(current.compactMap(\.transactionID))
+        return own.filter { entry in entry.transactionID.map { !listed.contains($0) } ?? true } + current
     }
 }
 

@@ -195,6 +195,40 @@ import Testing
         }
     }
 
+    /// A refund Apple reversed while its notifications did not reach SubLedger, learnt from a receipt made before
+    /// the reversal: its `in_app` still shows the refund, and `latest_receipt_info` (Apple's word at the request)
+    /// shows the purchase clean. The reversal counts, as ownership.md states (a clean observation after the refund's
+    /// last one): the sale stands whole and the entitlement is restored. The receipt's stale copy, observed at the
+    /// request too, used to win as "the more informative" and hide it (found by the exact money invariant in seed
+    /// 210,474, through the renewal job's check of the stored receipt).
+    @Test func aReversalSeenOnlyInAReceiptMadeBeforeItCounts() async throws {
+        try await E.run { e in
+            let admin = try await e.service.keys.create(bundleID: nil, name: "finance").secret
+            let appleID = try e.appleID()
+            let bought = try await e.control.purchase(
+                PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
+            await e.deliverNotifications()
+            let transaction = try #require(bought.transactionID)
+            _ = try await e.control.refund(transaction)
+            await e.deliverNotifications()
+            let refunded = try await e.control.receipt(appleID: appleID, bundleID: E.bundleID)
+            #expect(try await e.submitReceipt(refunded.receiptData, account: "owner").status == .ok)
+            #expect(try await e.entitlements("owner").entitlementIDs == [])
+            await e.loseNotifications()
+            _ = await e.control.advanceClock(.init(days: 2))
+            _ = try await e.control.reverseRefund(transaction)
+            #expect(try await e.submitReceipt(refunded.receiptData, account: "owner").status == .ok)
+            #expect(try await e.entitlements("owner").entitlementIDs == ["pro"])
+            _ = try await ReportProjector(pool: e.service.pool).projectAll()
+            let report = try await e.client.call(
+                .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2027-01-01&by=month", key: admin)
+            let totals = SimulationMoney.reportedTotals(report.json)
+            #expect(totals["USD"]?.sales == 1)
+            #expect(totals["USD"]?.refunds == 0)
+            #expect(totals["USD"]?.refunded == 0)
+        }
+    }
+
     private actor Routes {
         var bodies: [String?] = []
         func add(_ body: String?) { bodies.append(body) }

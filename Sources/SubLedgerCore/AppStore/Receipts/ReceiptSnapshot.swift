@@ -1,8 +1,8 @@
 /// What one verified app receipt says, before the ledger's normalization rules are applied.
 ///
-/// The protocol module fills `transactions` with every entry of `in_app` and `latest_receipt_info`
-/// (or the single top-level transaction of a pre-iOS 7 receipt) exactly as Apple sent them: possibly
-/// repeated, in any order. `SubLedgerCore` dedupes and orders them; see `normalized()`.
+/// The protocol module fills `transactions` with every entry of `latest_receipt_info` and those of `in_app` it
+/// does not list (or the single top-level transaction of a pre-iOS 7 receipt) exactly as Apple sent them:
+/// possibly repeated, in any order. `SubLedgerCore` dedupes and orders them; see `normalized()`.
 public struct ReceiptSnapshot: Hashable, Sendable, Codable {
     /// `receipt.bundle_id` (iOS 7+) or `receipt.bid` (pre-iOS 7).
     public var bundleID: String
