@@ -52,6 +52,10 @@ import Testing
             let verified = try await fixture.verifyReceiptClient().verify(receiptData: upgraded.receiptData).verified()
             let old = verified.response.latestReceiptInfo.first { $0.transactionID == bought.transactionID }
             #expect(old?.isUpgraded == true)
+            // Apple dates the upgraded plan's end (the upgrade's moment), with no refund reason.
+            let new = verified.response.latestReceiptInfo.first { $0.transactionID == upgraded.transactionID }
+            #expect(old?.cancellationDateMS != nil && old?.cancellationDateMS == new?.purchaseDateMS)
+            #expect(old?.rawCancellationReason == nil)
             let downgraded = try await fixture.action(
                 "/control/subscriptions/\(bought.originalTransactionID!)/change-product",
                 body: ChangeProductRequest(productID: "pro.monthly"))

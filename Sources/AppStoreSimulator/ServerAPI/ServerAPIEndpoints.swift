@@ -169,7 +169,7 @@ extension SimulatorState {
         case .failure(let box): return box.response
         }
         let refunded = transactions(of: AccountAppKey(appleID: record.appleID, bundleID: record.bundleID))
-            .filter { $0.revocationDate != nil && $0.ownership == .purchased }
+            .filter { $0.isRefunded && $0.ownership == .purchased }
             .sorted { ($0.revocationDate!, $0.sequence) < ($1.revocationDate!, $1.sequence) }
         guard let page = try page(refunded, revision: request.first("revision"), request) else {
             return ServerAPIError.invalidRevision

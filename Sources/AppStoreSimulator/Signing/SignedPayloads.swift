@@ -104,9 +104,9 @@ enum SignedPayloads {
     }
 
     /// Apple's `revocationType`: `FAMILY_REVOKE` for a shared copy, `REFUND_PRORATED` for a refund of less than
-    /// the whole price, else `REFUND_FULL`; none when not revoked.
+    /// the whole price, else `REFUND_FULL`; none when not revoked, or when the date is an upgrade's end.
     static func revocationType(_ record: TransactionRecord) -> String? {
-        guard record.revocationDate != nil else { return nil }
+        guard record.isRefunded else { return nil }
         if record.ownership == .familyShared { return RevocationType.familyRevoke.rawValue }
         if let percentage = record.revocationPercentage, percentage < 100_000 {
             return RevocationType.refundProrated.rawValue

@@ -16,6 +16,8 @@ struct TransactionRecord: Sendable {
     var originalPurchaseDate: Instant
     var expiresDate: Instant?
     var quantity: Int
+    /// When Apple refunded or revoked it, or, on an upgraded-from transaction (`isUpgraded`), when the upgrade ended
+    /// its plan (with no reason).
     var revocationDate: Instant?
     var revocationReason: Int?
     /// The refunded share of a refund, thousandths of a percent (100 000: the whole price); `nil` when not
@@ -63,6 +65,9 @@ struct TransactionRecord: Sendable {
         if usernameLost { return "" }
         return appAccountToken
     }
+
+    /// Whether it was refunded or revoked (its revocation date is not an upgrade's end).
+    var isRefunded: Bool { revocationDate != nil && (!isUpgraded || revocationReason != nil) }
 
     /// Whether it is still in the app receipt (finished consumables are dropped, as on devices).
     var isInReceipt: Bool { !(productType == .consumable && finished) }

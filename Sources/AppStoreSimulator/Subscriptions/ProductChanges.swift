@@ -4,7 +4,8 @@ import SubLedgerCore
 extension SimulatorState {
     /// Changes a subscription's product within its group, as the App Store does:
     /// an upgrade (a higher level) or a crossgrade of equal duration takes effect now, on the same original
-    /// transaction id, the old transaction marked upgraded; a downgrade, or a crossgrade to another duration,
+    /// transaction id, the old transaction marked upgraded with the upgrade's moment as its cancellation date
+    /// (`cancellation_date`, `revocationDate`: Apple dates an upgraded plan's end so) and no reason; a downgrade, or a crossgrade to another duration,
     /// takes effect at the next renewal. Choosing the current product again cancels a pending change.
     mutating func changeProduct(_ id: String, to productID: String, _ context: Context) throws(SimulatorError)
         -> String
@@ -46,6 +47,7 @@ extension SimulatorState {
         }
         var old = try transaction(chain.latestTransactionID)
         old.isUpgraded = true
+        old.revocationDate = context.now
         save(old)
         let first = try transaction(chain.transactionIDs[0])
         let expires = (target.duration ?? .oneMonth).end(from: context.now, sandbox: context.sandboxDurations)
@@ -71,6 +73,7 @@ extension SimulatorState {
             guard var member = chains[memberOriginalID], member.status != .revoked else { continue }
             var memberOld = try transaction(member.latestTransactionID)
             memberOld.isUpgraded = true
+            memberOld.revocationDate = memberOld.revocationDate ?? context.now
             save(memberOld)
             let memberAccount = try self.account(member.appleID)
             let copy = insertTransaction(

@@ -62,7 +62,7 @@ extension SimulatorState {
     /// Apple reverses a refund: the revocation is withdrawn and the subscription is active again if in period.
     mutating func reverseRefund(_ transactionID: String, _ context: Context) throws(SimulatorError) -> String {
         var record = try transaction(transactionID)
-        guard record.revocationDate != nil, record.ownership == .purchased else {
+        guard record.isRefunded, record.ownership == .purchased else {
             throw SimulatorError(.conflict, "transaction \(transactionID) is not refunded")
         }
         record.revocationDate = nil

@@ -28,7 +28,10 @@ enum ReceiptJSON {
         if record.isUpgraded { JSONText.field(&out, "is_upgraded", "true") }
         if let cancellation = record.revocationDate {
             dates(&out, "cancellation_date", cancellation)
-            JSONText.field(&out, "cancellation_reason", String(record.revocationReason ?? 0))
+            // An upgrade's end is dated, but it is no refund: no reason.
+            if record.isRefunded {
+                JSONText.field(&out, "cancellation_reason", String(record.revocationReason ?? 0))
+            }
         }
         if let group = record.subscriptionGroupID { JSONText.field(&out, "subscription_group_identifier", group) }
         JSONText.field(&out, "in_app_ownership_type", record.ownership.rawValue)
