@@ -174,9 +174,12 @@ import Testing
 extension EndToEndHarness {
     /// Applies the test catalog again with `ownershipPolicy` written for the app under `ownership:` (and, if asked,
     /// the simulator's App Store Server API key). Called before the test's first request: the server caches an app once it has read it.
-    func applyCatalog(ownershipPolicy: OwnershipPolicy, withTheSimulatorsServerAPIKey: Bool = false) async throws {
+    func applyCatalog(
+        ownershipPolicy: OwnershipPolicy, withTheSimulatorsServerAPIKey: Bool = false,
+        catalogYAML: String = ServiceHarness.catalogYAML
+    ) async throws {
         var (catalog, secrets) = try CatalogFile.read(
-            CatalogText.setting(ownershipPolicy, for: Self.bundleID, in: ServiceHarness.catalogYAML))
+            CatalogText.setting(ownershipPolicy, for: Self.bundleID, in: catalogYAML))
         if withTheSimulatorsServerAPIKey {
             let simApp = try control.app(Self.bundleID)
             let pem = try #require(simApp.serverAPI.privateKeyPEM)

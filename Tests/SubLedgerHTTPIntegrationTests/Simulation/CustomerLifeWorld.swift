@@ -62,11 +62,27 @@ struct CustomerLifeWorld {
         }
     }
 
+    /// The subscriptions the world's app sells in one group, each granting `pro`, with what Apple charges for each in
+    /// the world's currency: `pro.monthly` at the world's price, `pro.plus` (a month, the same level: a crossgrade to
+    /// or from it takes effect at once) at twice it, and `pro.yearly` (a change to or from it waits for the renewal)
+    /// at ten times it.
+    static func prices(seed: UInt64) -> [String: Int64] {
+        let monthly = price(seed: seed).milli
+        return ["pro.monthly": monthly, "pro.plus": 2 * monthly, "pro.yearly": 10 * monthly]
+    }
+
     /// Runs the world; nil when every invariant held after every step, else the first violation.
     func run() async throws -> Violation? {
         do {
             let price = Self.price(seed: seed)
-            try await E.run(secondServer: true, monthlyPrice: price) { e in
+            let prices = Self.prices(seed: seed)
+            let plus = ProductDefinition(
+                productID: "pro.plus", type: .autoRenewable, subscriptionGroupID: "g1", duration: .oneMonth,
+                price: prices["pro.plus"], currency: price.currency)
+            try await E.run(
+                secondServer: true, monthlyPrice: price, yearlyPrice: (prices["pro.yearly"] ?? 0, price.currency),
+                moreProducts: [plus]
+            ) { e in
                 var life = try await Life(seed: seed, e: e, price: price)
                 var violation = try await life.live(plan: plan)
                 if let step = violation?.step { violation?.plan = Array(plan.prefix(step + 1)) }
@@ -113,11 +129,16 @@ private struct Life {
     var log: [String] = []
     /// What Apple charges for the world's subscription (`CustomerLifeWorld.price(seed:)`).
     let price: (milli: Int64, currency: String)
+    /// What Apple charges for each of the app's subscriptions, in the world's currency.
+    let prices: [String: Int64]
+    /// Transactions whose refund Apple reversed: this world refunds a transaction once at most.
+    var reversed: Set<String> = []
 
     init(seed: UInt64, e: E, price: (milli: Int64, currency: String)) async throws {
         self.seed = seed
         self.e = e
         self.price = price
+        prices = CustomerLifeWorld.prices(seed: seed)
         random = SplitMix64(seed: seed)
         let policy = ReferenceModel.Policy.allCases[Int(random.next() % 3)]
         model = ReferenceModel(policy: policy)
@@ -127,7 +148,11 @@ private struct Life {
         serverAPIKey = random.next() % 2 == 0
         try await e.applyCatalog(
             ownershipPolicy: try OwnershipPolicy(rawValue: policy.rawValue).unwrap(),
-            withTheSimulatorsServerAPIKey: serverAPIKey)
+            withTheSimulatorsServerAPIKey: serverAPIKey,
+            catalogYAML: ServiceHarness.catalogYAML.replacingOccurrences(
+                of: "      - { product_id: pro.yearly,",
+                with: "      - { product_id: pro.plus, type: auto_renewable, subscription_group_id: \"g1\", "
+                    + "entitlements: [pro] }\n      - { product_id: pro.yearly,"))
         admin = try await e.service.keys.create(bundleID: nil, name: "simulation").secret
         for _ in 0..<(2 + Int(random.next() % 2)) { appleIDs.append(try e.appleID()) }
         for index in 0..<(3 + Int(random.next() % 2)) { accounts.append("acct-\(seed)-\(index)") }
@@ -184,21 +209,23 @@ private struct Life {
 
     mutating func act(roll: UInt64) async throws {
         switch roll {
-        case 0..<26: try await buy()
-        case 26..<38: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
-        case 38..<41: try await submitReceiptConcurrently()
-        case 41..<44: try await submitReceiptFromTwoAccountsConcurrently()
-        case 44..<50: try await submitSignedTransaction()
-        case 50..<60: try await toggleAutoRenew()
-        case 60..<76:
+        case 0..<24: try await buy()
+        case 24..<36: try await submitReceipt(appleID: pick(appleIDs), account: pick(accounts))
+        case 36..<39: try await submitReceiptConcurrently()
+        case 39..<42: try await submitReceiptFromTwoAccountsConcurrently()
+        case 42..<48: try await submitSignedTransaction()
+        case 48..<56: try await toggleAutoRenew()
+        case 56..<71:
             let days = Int64(1 + random.next() % 40)
             _ = await e.control.advanceClock(.init(days: days))
             log.append("the clock advances \(days) days")
             try absorbNotifications()
-        case 76..<81: try await runRenewalJob()
-        case 81..<84: try await importRow()
-        case 84..<89: try await refund()
-        case 89..<95: try await setNotifications(down: !notificationsDown)
+        case 71..<76: try await runRenewalJob()
+        case 76..<79: try await importRow()
+        case 79..<84: try await refund()
+        case 84..<86: try await reverseRefund()
+        case 86..<90: try await changeProduct()
+        case 90..<95: try await setNotifications(down: !notificationsDown)
         case 95..<98: try await merge()
         default: try await erase()
         }
@@ -358,9 +385,16 @@ private struct Life {
             Int64($0)
         }
         let observed = requestDate ?? at
+        // A receipt states no refund's share, and its transactions are observed when Apple answered.
+        let stated = arrivals.map { arrival in
+            var copy = arrival
+            copy.observedAt = observed
+            copy.revocationPercentage = nil
+            return copy
+        }
         return model.apply(
             .init(
-                submitter: account, arrivals: arrivals,
+                submitter: account, arrivals: stated,
                 renewals: [chain: .init(observedAt: observed, willAutoRenew: autoRenew[chain] ?? false)]),
             now: at)
     }
@@ -424,18 +458,68 @@ private struct Life {
         try absorbNotifications()
     }
 
+    /// Apple refunds an Apple ID's latest purchase: in full, or now and then prorated (1 % to 99 % of the price
+    /// given back; access ends all the same).
     mutating func refund() async throws {
         let appleID = pick(appleIDs)
         guard let chain = chainOf[appleID], let latest = try chainTransactions(chain).last,
-            latest.revokedAt == nil
+            latest.revokedAt == nil, !reversed.contains(latest.id)
         else { return }
+        let percentage = chance(30) ? 1_000 * Int(1 + random.next() % 99) : nil
         do {
-            _ = try await e.control.refund(latest.id)
+            _ = try await e.control.refund(latest.id, RefundRequest(percentage: percentage))
         } catch {
             log.append("Apple refuses to refund \(latest.id) (\(error.code))")
             return
         }
-        log.append("Apple refunds \(latest.id) (\(appleID))")
+        log.append(
+            "Apple refunds \(latest.id) (\(appleID))"
+                + (percentage.map { ", prorated: \(Double($0) / 1000) % given back" } ?? ""))
+        try absorbNotifications()
+    }
+
+    /// Apple reverses a refund it made (`REFUND_REVERSED`): the purchase stands again, as if never refunded.
+    mutating func reverseRefund() async throws {
+        let refunded = try appleIDs.compactMap { chainOf[$0] }.flatMap { try chainTransactions($0) }.filter {
+            $0.revokedAt != nil
+        }
+        guard !refunded.isEmpty else { return }
+        let transaction = pick(refunded)
+        do {
+            _ = try await e.control.reverseRefund(transaction.id)
+        } catch {
+            log.append("Apple cannot reverse the refund of \(transaction.id) (\(error.code))")
+            return
+        }
+        reversed.insert(transaction.id)
+        log.append("Apple reverses the refund of \(transaction.id)")
+        try absorbNotifications()
+    }
+
+    /// The customer changes the Apple ID's subscription to another product of its group: between `pro.monthly` and
+    /// `pro.plus` at once (the new period starts now, on the same chain), to or from `pro.yearly` at the next renewal.
+    /// Some minutes pass first: Apple's clock never stands still, and a plan is not bought and upgraded away in one
+    /// millisecond.
+    mutating func changeProduct() async throws {
+        let appleID = pick(appleIDs)
+        guard let chain = chainOf[appleID] else { return }
+        let minutes = Int64(1 + random.next() % 720)
+        _ = await e.control.advanceClock(.init(minutes: minutes))
+        log.append("\(minutes) minutes pass")
+        try absorbNotifications()
+        guard let latest = try chainTransactions(chain).last else { return }
+        let target = pick(prices.keys.sorted().filter { $0 != latest.product })
+        let changed: ActionResult
+        do {
+            changed = try await e.control.changeProduct(latest.id, to: target)
+        } catch {
+            log.append("\(appleID) cannot change to \(target) (\(error.code))")
+            return
+        }
+        autoRenew[chain] = true
+        log.append(
+            "\(appleID) changes \(latest.product) to \(target)"
+                + (changed.transactionID == latest.id ? " at the renewal" : ": \(changed.transactionID ?? "?") now"))
         try absorbNotifications()
     }
 
@@ -541,10 +625,15 @@ private struct Life {
         guard let id = payload["transactionId"] as? String, let chain = payload["originalTransactionId"] as? String,
             let purchase = milliseconds("purchaseDate"), let expires = milliseconds("expiresDate")
         else { throw SimulationFailure("a transaction without its ids or dates: \(payload)") }
+        // An upgraded-from transaction's revocation date is its plan's end, not a refund (its next transaction,
+        // of the new product, starts then).
+        let upgraded = (payload["isUpgraded"] as? Bool ?? false) && payload["revocationReason"] == nil
         return .init(
             id: id, chain: chain, purchase: purchase, expires: expires,
             token: (payload["appAccountToken"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-            revokedAt: milliseconds("revocationDate"))
+            revokedAt: upgraded ? nil : milliseconds("revocationDate"), product: payload["productId"] as? String ?? "",
+            observedAt: milliseconds("signedDate") ?? 0,
+            revocationPercentage: (payload["revocationPercentage"] as? NSNumber)?.intValue)
     }
 
     // MARK: Invariants
@@ -639,18 +728,21 @@ private struct Life {
 
 extension Life {
     /// The revenue and MRR reports over the whole world against the simulator's records (`SimulationMoney`): every
-    /// purchase SubLedger got a signed statement of is a sale at appstore-sim's price in the world's currency, whoever
-    /// holds it or while it waits (the test catalog states no price, so one seen only in receipts is unpriced and in
-    /// no amount); each of those refunded, however SubLedger learnt of the refund, gives the whole price back (appstore-sim
-    /// refunds in full); Apple's commission is 30 %, 15 % after a year of paid service; MRR at each month's end is
-    /// each chain's priced purchase in force.
+    /// purchase SubLedger got a signed statement of is a sale at appstore-sim's price of its product in the world's
+    /// currency, whoever holds it or while it waits (the test catalog states no price, so one seen only in receipts is
+    /// unpriced and in no amount); each of those refunded and not reversed, however SubLedger learnt of the refund,
+    /// gives back its price, or the share a signed statement gave; one whose period the chain's next purchase, of
+    /// another product, cut short gives back the unused part; Apple's commission is 30 %, 15 % after a year of paid
+    /// service; MRR at each month's end is each chain's priced purchase in force.
     func checkRevenue() async throws -> String? {
         _ = try await ReportProjector(pool: e.service.pool).projectAll()
         var sales = model.chains.values.flatMap(\.transactions.values).map { held in
             SimulationMoney.Sale(
                 id: held.arrival.id, subscriber: held.arrival.chain, purchase: held.arrival.purchase,
-                expires: held.arrival.expires, price: signed.contains(held.arrival.id) ? price.milli : nil,
-                currency: price.currency, revokedAt: held.arrival.revokedAt)
+                expires: held.arrival.expires,
+                price: signed.contains(held.arrival.id) ? prices[held.arrival.product] : nil,
+                currency: price.currency, revokedAt: held.arrival.revokedAt, product: held.arrival.product,
+                creditsUnusedTime: true, refundShare: held.percentage)
         }
         var rates: [String: Int64] = [:]
         for chain in Dictionary(grouping: sales, by: \.subscriber).values {

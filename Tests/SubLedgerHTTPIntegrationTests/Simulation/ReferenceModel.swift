@@ -20,7 +20,14 @@ struct ReferenceModel: Sendable {
         var purchase: Int64
         var expires: Int64
         var token: String?
+        /// The revocation the input stated (Apple's `revocationDate`, a receipt's `cancellation_date_ms`); in a
+        /// `Held`, the revocation in force once every observation is weighed (`Held.observe`).
         var revokedAt: Int64?
+        var product = "pro.monthly"
+        /// When Apple stated this version: a JWS's `signedDate`, a receipt's `request_date_ms`.
+        var observedAt: Int64 = 0
+        /// The share refunded, thousandths of a percent, where a signed statement gives it (a receipt never does).
+        var revocationPercentage: Int?
     }
 
     /// What an input says of a chain's auto-renewal, and when it was observed.
@@ -40,6 +47,39 @@ struct ReferenceModel: Sendable {
         var arrival: Arrival
         /// The account it is credited to; nil while unclaimed.
         var account: String?
+        /// The revocation date seen, and the latest observation showing it.
+        var revocation: Int64?
+        var revocationSeenAt: Int64?
+        /// The latest observation showing no revocation.
+        var cleanSeenAt: Int64?
+        /// The refund's share as last stated by a signed statement (docs/explanation/revenue.md: once stated, it
+        /// stays).
+        var percentage: Int?
+        var percentageSeenAt: Int64?
+
+        init(arrival: Arrival, account: String?) {
+            self.arrival = arrival
+            self.account = account
+            self.arrival.revokedAt = nil
+            observe(arrival)
+        }
+
+        /// Weighs one more observation, as docs/explanation/ownership.md ("Revocations") states: a revocation date once
+        /// seen stays; it is reversed exactly when a later observation shows the transaction without one.
+        mutating func observe(_ version: Arrival) {
+            if let date = version.revokedAt {
+                revocation = date
+                revocationSeenAt = max(revocationSeenAt ?? version.observedAt, version.observedAt)
+                if let share = version.revocationPercentage, version.observedAt >= (percentageSeenAt ?? .min) {
+                    percentage = share
+                    percentageSeenAt = version.observedAt
+                }
+            } else {
+                cleanSeenAt = max(cleanSeenAt ?? version.observedAt, version.observedAt)
+            }
+            let reversed = cleanSeenAt.map { clean in revocationSeenAt.map { clean > $0 } ?? false } ?? false
+            arrival.revokedAt = reversed ? nil : revocation
+        }
     }
 
     struct Chain: Sendable {
@@ -139,8 +179,7 @@ struct ReferenceModel: Sendable {
         var chain = before
         for arrival in arrivals {
             if var held = chain.transactions[arrival.id] {
-                // A revocation, once seen, is a fact (no reversals are simulated).
-                held.arrival.revokedAt = held.arrival.revokedAt ?? arrival.revokedAt
+                held.observe(arrival)
                 chain.transactions[arrival.id] = held
             } else {
                 chain.transactions[arrival.id] = Held(arrival: arrival, account: nil)

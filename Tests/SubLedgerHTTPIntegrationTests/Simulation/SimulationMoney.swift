@@ -48,6 +48,14 @@ enum SimulationMoney {
         /// What refunds of part of the sale gave back, milli-units (Stripe's partial refunds), and how many.
         var partiallyRefunded: Int64 = 0
         var partialRefunds = 0
+        /// The product sold: an App Store sale whose period the subscriber's next sale, of another product, cut short
+        /// (an upgrade or crossgrade) gives the unused part back.
+        var product = ""
+        /// The store credits the unused part of a period cut short by another product (the App Store).
+        var creditsUnusedTime = false
+        /// The share a refund in full gave back, thousandths of a percent, where the store stated one (an App Store
+        /// prorated refund); nil: the whole price.
+        var refundShare: Int?
     }
 
     /// One currency's totals, as the revenue report's `totals` state them.
@@ -74,6 +82,7 @@ enum SimulationMoney {
     /// configured in the worlds), the fee never given back, proceeds what is left.
     static func totals(_ sales: [Sale]) -> [String: Totals] {
         var result: [String: Totals] = [:]
+        let credits = upgradeCredits(sales)
         for sale in sales {
             guard let price = sale.price else { continue }
             var totals = result[sale.currency] ?? Totals()
@@ -82,8 +91,16 @@ enum SimulationMoney {
             totals.gross += price
             totals.fee += sale.fee
             if sale.revokedAt != nil {
+                // A prorated refund gives back price × share ÷ 100,000, rounded half up; the commission keeps its
+                // share of what was not given back.
+                let refunded = sale.refundShare.map { (price * Int64($0) + 50_000) / 100_000 } ?? price
                 totals.refunds += 1
-                totals.refunded += price
+                totals.refunded += refunded
+                totals.commission += commission - share(refunded, rate: sale.commissionRate)
+            } else if let credit = credits[sale.id] {
+                totals.refunds += 1
+                totals.refunded += credit
+                totals.commission += commission - share(credit, rate: sale.commissionRate)
             } else {
                 totals.commission += commission
                 totals.refunds += sale.partialRefunds
@@ -110,6 +127,25 @@ enum SimulationMoney {
                 sales: Int(number("sales")), gross: number("gross_milli"), refunds: Int(number("refunds")),
                 refunded: number("refunds_milli"), commission: number("commission_milli"),
                 fee: number("processing_fee_milli"), proceeds: number("proceeds_milli"))
+        }
+        return result
+    }
+
+    /// What each upgraded-from sale gives back (revenue.md, "Refunds"): a priced sale not refunded, where the store
+    /// credits unused time, whose subscriber's next sale is of another product and began inside its period, gives back
+    /// price × (end − next purchase) ÷ (end − purchase), rounded half up.
+    static func upgradeCredits(_ sales: [Sale]) -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        for subscriber in Dictionary(grouping: sales, by: \.subscriber).values {
+            let ordered = subscriber.sorted { ($0.purchase, $0.id) < ($1.purchase, $1.id) }
+            for (index, sale) in ordered.enumerated() where index + 1 < ordered.count {
+                let next = ordered[index + 1]
+                guard sale.creditsUnusedTime, sale.revokedAt == nil, let price = sale.price,
+                    next.product != sale.product, next.purchase > sale.purchase, next.purchase < sale.expires
+                else { continue }
+                let whole = sale.expires - sale.purchase
+                result[sale.id] = (price * (sale.expires - next.purchase) * 2 + whole) / (2 * whole)
+            }
         }
         return result
     }

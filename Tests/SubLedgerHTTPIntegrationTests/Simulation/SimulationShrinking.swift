@@ -10,16 +10,16 @@ import Testing
 /// (`SIMULATION_SHRINK=1`), the short CI run does not.
 enum SimulationShrinking {
     /// Shrinks `plan`, which `fails` (answering what broke, or nil when the plan's world held), and answers the
-    /// shortest failing plan found. Call from a test: the checker records the failure, with the shrunk plan, as an
-    /// issue of it.
+    /// shortest failing plan found; nil when the plan itself held on its replay (the checker then records nothing).
+    /// Call from a test: the checker records the failure, with the shrunk plan, as an issue of it.
     static func shrink<Step: Sendable>(
         _ plan: [Step], failing fails: ([Step]) async throws -> String?
-    ) async -> [Step] {
-        var shortest = plan
+    ) async -> [Step]? {
+        var shortest: [Step]?
         let input = Generator<[Step], [[Step]]>(run: { _ in plan }, shrink: { candidates(of: $0) })
         await propertyCheck(count: 1, input: input) { candidate in
             guard let broken = try await fails(candidate) else { return }
-            if candidate.count <= shortest.count { shortest = candidate }
+            if candidate.count <= shortest?.count ?? plan.count { shortest = candidate }
             Issue.record("\(broken)")
         }
         return shortest

@@ -118,6 +118,8 @@ private struct WebLife {
     let money: (minor: Int64, currency: String, milliPerMinor: Int64)
     /// Each charge's refunds as the world made them, in order: when, and whether it refunded all that was left.
     var refunds: [String: [(at: Int64, rest: Bool)]] = [:]
+    /// Each disputed charge's dispute: its id, when it was opened, and, once the bank decided, whether it was lost.
+    var disputes: [String: (id: String, openedAt: Int64, lost: Bool?)] = [:]
     let admin: String
     let reconciliation: StripeEventsReconciliation
     var random: SplitMix64
@@ -215,7 +217,8 @@ private struct WebLife {
         case 30..<42: try await passTime(days: Int64(1 + random.next() % 40))
         case 42..<49: try await toggleCancel()
         case 49..<54: try await toggleDeclines()
-        case 54..<63: try await refund()
+        case 54..<58: try await refund()
+        case 58..<63: try await dispute()
         case 63..<70: outage()
         case 70..<75: try await recover(redeliver: chance(50))
         case 75..<85: try await grantOrRevoke()
@@ -394,7 +397,9 @@ private struct WebLife {
 
     /// Stripe refunds the latest paid invoice of a subscription: in part, or all that is left.
     mutating func refund() async throws {
-        let open = model.subscriptions.compactMap { model.invoices[$0]?.last }.filter { $0.refunded < $0.amount }
+        let open = model.subscriptions.compactMap { model.invoices[$0]?.last }.filter {
+            $0.refunded < $0.amount && disputes[$0.charge] == nil
+        }
         guard !open.isEmpty else { return }
         let invoice = pick(open)
         let rest = invoice.amount - invoice.refunded
@@ -406,6 +411,29 @@ private struct WebLife {
         refunds[invoice.charge, default: []].append((now, amount == nil))
         log.append(
             "Stripe refunds \(amount.map { "\($0) of" } ?? "the rest of") \(invoice.id) (\(invoice.subscription))")
+    }
+
+    /// The cardholder's bank disputes a paid charge, or decides an open dispute: lost, the sale is taken back from the
+    /// dispute's opening with the whole price (docs/guides/stripe.md); won, it stands.
+    mutating func dispute() async throws {
+        let open = disputes.filter { $0.value.lost == nil }.sorted { $0.key < $1.key }
+        if !open.isEmpty, chance(70) {
+            let (charge, dispute) = pick(open)
+            let won = chance(50)
+            try await sim.control.closeDispute(dispute.id, won: won)
+            disputes[charge]?.lost = !won
+            if !won { model.lostDispute(charge: charge) }
+            log.append("the bank decides dispute \(dispute.id) of \(charge): \(won ? "won" : "lost")")
+            return
+        }
+        let paid = model.subscriptions.flatMap { model.invoices[$0] ?? [] }.filter {
+            $0.amount > 0 && !$0.revoked && disputes[$0.charge] == nil
+        }
+        guard !paid.isEmpty else { return }
+        let invoice = pick(paid)
+        let id = try await sim.control.openDispute(charge: invoice.charge)
+        disputes[invoice.charge] = (id, now, nil)
+        log.append("the bank disputes \(invoice.id)'s charge \(invoice.charge) (\(invoice.subscription)): \(id)")
     }
 
     /// Now and then, stripe-sim's webhooks go to the other server from this step on (both serve one database): its
@@ -671,7 +699,8 @@ private struct WebLife {
 
     /// The revenue and MRR reports over the whole world against stripe-sim's records (`SimulationMoney`), exactly, in
     /// the world's currency: every paid invoice a sale at what its charge took, each partial refund what it gave back
-    /// and a charge refunded in full its whole price (the partial refunds before it then no longer count on their own),
+    /// and a charge refunded in full or lost in a dispute its whole price (the partial refunds before it then no longer
+    /// count on their own),
     /// Stripe's fee what the balance transactions kept, no commission, proceeds what is left; MRR at each month's end
     /// each subscription's paid invoice in force.
     func checkRevenue() async throws -> String? {
@@ -682,7 +711,9 @@ private struct WebLife {
                 id: invoice.id, subscriber: invoice.subscription, purchase: invoice.start * 1000,
                 expires: invoice.end * 1000, price: invoice.amount * money.milliPerMinor, currency: money.currency,
                 fee: invoice.fee * money.milliPerMinor,
-                revokedAt: invoice.revoked ? made.last.map { $0.at * 1000 } ?? 0 : nil,
+                revokedAt: invoice.disputeLost
+                    ? (disputes[invoice.charge]?.openedAt ?? 0) * 1000
+                    : invoice.revoked ? made.last.map { $0.at * 1000 } ?? 0 : nil,
                 partiallyRefunded: invoice.revoked ? 0 : invoice.refunded * money.milliPerMinor,
                 partialRefunds: invoice.revoked ? 0 : made.count)
         }

@@ -6,8 +6,8 @@
 /// it, it stays there: every paid invoice is its holder's.
 /// Written for the test in seconds and strings; it shares no code with `SubLedgerCore`.
 ///
-/// It is fed what stripe-sim billed and refunded (each paid invoice with its period and its charge's refunded amount)
-/// and what support did (grants, revocations, merges, erasures).
+/// It is fed what stripe-sim billed, refunded and lost in disputes (each paid invoice with its period, its charge's
+/// refunded amount and a dispute's outcome) and what support did (grants, revocations, merges, erasures).
 struct StripeReferenceModel: Sendable {
     /// One paid invoice of a subscription: the period it paid for, its charge and what was given back.
     struct Invoice: Sendable, Hashable {
@@ -19,8 +19,10 @@ struct StripeReferenceModel: Sendable {
         var amount: Int64
         var refunded: Int64 = 0
         var fee: Int64
-        /// Refunded in full: the period is taken back.
-        var revoked: Bool { amount > 0 && refunded >= amount }
+        /// The bank decided a dispute of the charge for the cardholder.
+        var disputeLost = false
+        /// Refunded in full, or its charge lost in a dispute: the period is taken back.
+        var revoked: Bool { amount > 0 && (refunded >= amount || disputeLost) }
     }
 
     /// A granted entitlement: from its start to `end` (seconds), unless revoked earlier.
@@ -76,6 +78,15 @@ struct StripeReferenceModel: Sendable {
         for (subscription, list) in invoices {
             for index in list.indices where list[index].charge == charge {
                 invoices[subscription]?[index].refunded = total
+            }
+        }
+    }
+
+    /// The charge `charge` was lost in a dispute: its invoice's period is taken back (docs/guides/stripe.md).
+    mutating func lostDispute(charge: String) {
+        for (subscription, list) in invoices {
+            for index in list.indices where list[index].charge == charge {
+                invoices[subscription]?[index].disputeLost = true
             }
         }
     }

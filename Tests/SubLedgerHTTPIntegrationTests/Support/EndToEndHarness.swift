@@ -35,13 +35,16 @@ struct EndToEndHarness: Sendable {
     /// `distributed`: on the Citus cluster (`scripts/citus-test`) or a plain database of it; `startTime`: the
     /// simulator's clock at the start (default: now); `secondServer`: a second application on the same database
     /// (`secondClient`), as a second `serve` process; `monthlyPrice`: what Apple charges for `pro.monthly`, milli-units
-    /// of its currency (9.99 USD unless a test prices it in another currency).
+    /// of its currency (9.99 USD unless a test prices it in another currency); `yearlyPrice`: the same for
+    /// `pro.yearly` (99.99 USD); `moreProducts`: products the app sells besides the usual ones.
     static func run(
         configureApple: (inout AppleConfiguration) -> Void = { _ in },
         distributed: Bool = TestDatabase.isCitus,
         startTime: Instant? = nil,
         secondServer: Bool = false,
         monthlyPrice: (milli: Int64, currency: String) = (9_990, "USD"),
+        yearlyPrice: (milli: Int64, currency: String) = (99_990, "USD"),
+        moreProducts: [ProductDefinition] = [],
         _ body: @Sendable (EndToEndHarness) async throws -> Void
     ) async throws {
         let sim = try await AppStoreSimulator.start(
@@ -60,12 +63,12 @@ struct EndToEndHarness: Sendable {
                                 winBackOffers: ["COMEBACK"]),
                             ProductDefinition(
                                 productID: "pro.yearly", type: .autoRenewable, subscriptionGroupID: "g1",
-                                duration: .oneYear, price: 99_990, currency: "USD"),
+                                duration: .oneYear, price: yearlyPrice.milli, currency: yearlyPrice.currency),
                             ProductDefinition(
                                 productID: "pro.committed", type: .autoRenewable, subscriptionGroupID: "g2",
                                 duration: .oneMonth, price: 6_990, currency: "USD", commitmentPeriods: 12),
                             ProductDefinition(productID: "coins.100", type: .consumable, price: 990, currency: "USD"),
-                        ])
+                        ] + moreProducts)
                 ]))
         do {
             var apple = AppleConfiguration(
