@@ -773,7 +773,8 @@ extension Life {
         for row in try await e.service.pool.query(
             """
             SELECT body::jsonb -> 'data' ->> 'transaction_id', event_type || '/' || coalesce(body::jsonb -> 'data' ->> 'reason', '')
-            FROM webhook_events WHERE event_type IN ('entitlement.granted', 'entitlement.extended', 'entitlement.revoked')
+            FROM webhook_events
+            WHERE event_type IN ('entitlement.granted', 'entitlement.extended', 'entitlement.revoked', 'entitlement.restored')
             ORDER BY created_at, event_id
             """)
         {
@@ -798,6 +799,17 @@ extension Life {
                     revoked != ["entitlement.revoked/refund"]
                 {
                     return "transaction \(id), refunded at \(at) before its end, was told as \(revoked)"
+                }
+                // A refund told as a revocation and reversed since is told as a restoration, once and after it; no
+                // other is.
+                let restored = events.filter { $0.hasPrefix("entitlement.restored/") }
+                let reversed = held.revocation != nil && held.arrival.revokedAt == nil
+                let inOrder =
+                    (events.lastIndex { $0.hasPrefix("entitlement.restored/") } ?? .max)
+                    > (events.firstIndex(of: "entitlement.revoked/refund") ?? -1)
+                if restored.count != (reversed && revoked.count == 1 ? 1 : 0) || !inOrder {
+                    return "transaction \(id) was told as \(events); the model has its refund "
+                        + (reversed ? "reversed" : held.revocation == nil ? "never made" : "in force")
                 }
             }
         }
