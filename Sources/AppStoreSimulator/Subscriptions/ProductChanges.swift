@@ -5,8 +5,9 @@ extension SimulatorState {
     /// Changes a subscription's product within its group, as the App Store does:
     /// an upgrade (a higher level) or a crossgrade of equal duration takes effect now, on the same original
     /// transaction id, the old transaction marked upgraded with the upgrade's moment as its cancellation date
-    /// (`cancellation_date`, `revocationDate`: Apple dates an upgraded plan's end so) and no reason; a downgrade, or a crossgrade to another duration,
-    /// takes effect at the next renewal. Choosing the current product again cancels a pending change.
+    /// (`cancellation_date`, `revocationDate`: Apple dates an upgraded plan's end so) and no reason; a downgrade,
+    /// or a crossgrade to another duration, takes effect at the next renewal. Choosing the current product again
+    /// cancels a pending change.
     mutating func changeProduct(_ id: String, to productID: String, _ context: Context) throws(SimulatorError)
         -> String
     {
