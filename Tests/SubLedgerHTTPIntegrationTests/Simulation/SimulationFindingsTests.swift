@@ -172,7 +172,6 @@ import Testing
     /// SQL, as the report reads it; `UpgradeDerivationTests` holds the rule itself.
     @Test func aResubscriptionAfterAnUnheardRefundIsNoUpgradeCredit() async throws {
         try await E.run { e in
-            let admin = try await e.service.keys.create(bundleID: nil, name: "finance").secret
             let appleID = try e.appleID()
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
@@ -185,10 +184,7 @@ import Testing
             _ = try await e.control.purchase(
                 PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
             await e.deliverNotifications()
-            _ = try await ReportProjector(pool: e.service.pool).projectAll()
-            let report = try await e.client.call(
-                .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2027-01-01&by=month", key: admin)
-            let totals = SimulationMoney.reportedTotals(report.json)
+            let totals = try await Self.revenueTotals(e)
             #expect(totals["USD"]?.sales == 2)
             #expect(totals["USD"]?.refunds == 0)
             #expect(totals["USD"]?.refunded == 0)
@@ -203,7 +199,6 @@ import Testing
     /// 210,474, through the renewal job's check of the stored receipt).
     @Test func aReversalSeenOnlyInAReceiptMadeBeforeItCounts() async throws {
         try await E.run { e in
-            let admin = try await e.service.keys.create(bundleID: nil, name: "finance").secret
             let appleID = try e.appleID()
             let bought = try await e.control.purchase(
                 PurchaseRequest(appleID: appleID, bundleID: E.bundleID, productID: "pro.monthly"))
@@ -219,14 +214,22 @@ import Testing
             _ = try await e.control.reverseRefund(transaction)
             #expect(try await e.submitReceipt(refunded.receiptData, account: "owner").status == .ok)
             #expect(try await e.entitlements("owner").entitlementIDs == ["pro"])
-            _ = try await ReportProjector(pool: e.service.pool).projectAll()
-            let report = try await e.client.call(
-                .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2027-01-01&by=month", key: admin)
-            let totals = SimulationMoney.reportedTotals(report.json)
+            let totals = try await Self.revenueTotals(e)
             #expect(totals["USD"]?.sales == 1)
             #expect(totals["USD"]?.refunds == 0)
             #expect(totals["USD"]?.refunded == 0)
         }
+    }
+
+    /// The revenue report's totals per currency over the whole test, read by a finance key once the report
+    /// projection has caught up.
+    static func revenueTotals(_ e: E) async throws -> [String: SimulationMoney.Totals] {
+        let finance = try await e.service.keys.create(bundleID: nil, name: "finance").secret
+        _ = try await ReportProjector(pool: e.service.pool).projectAll()
+        let report = try await e.client.call(
+            .get, "/v1/admin/reports/revenue?from=2024-12-01&to=2027-01-01&by=month", key: finance)
+        #expect(report.status == .ok, "\(report.json)")
+        return SimulationMoney.reportedTotals(report.json)
     }
 
     private actor Routes {
