@@ -199,8 +199,6 @@ let package = Package(
             dependencies: [
                 "SubLedgerStore",
                 "SubLedgerReports",
-                "AppStore",
-                "AppStoreClients",
                 "SubLedgerCore",
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -212,6 +210,28 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The App Store as a store of the ledger: its port (receipts, StoreKit 2 transactions and Server
+        // Notifications, chains read back from the App Store Server API or verifyReceipt), the Apple gateway with its
+        // circuit breaker, missed-notification recovery, its obligations (consumption answers, External Purchase
+        // reports), renewal-date extensions, offer signatures, app transaction claims, support lookups with Apple and
+        // the import of transaction ids and receipts, exported as one `StoreRegistration`. Depends on the use cases'
+        // protocols; nothing but the composition root depends on it.
+        .target(
+            name: "AppStoreStore",
+            dependencies: [
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerCore",
+                "AppStore",
+                "AppStoreClients",
+                "PostgresLibPQ",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -440,6 +460,7 @@ let package = Package(
                 "AppStore",
                 "StripeClients",
                 // The one place the store modules are named: their registrations join the store registry here.
+                "AppStoreStore",
                 "GooglePlayStore",
                 "StripeStore",
                 "SubLedgerCore",
@@ -588,12 +609,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The App Store module's pure parts: recovery requests, refusal messages, External Purchase reports, the
+        // import's failure messages.
+        .testTarget(
+            name: "AppStoreStoreTests",
+            dependencies: ["AppStoreStore", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SubLedgerHTTPTests",
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
                 // The push routes the stores' registrations exempt from consistency tokens.
-                "GooglePlayStore", "StripeStore",
+                "AppStoreStore", "GooglePlayStore", "StripeStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -693,7 +721,7 @@ let package = Package(
                 "SeededRandom",  // the customer-life simulation's worlds
                 .product(name: "PropertyBased", package: "swift-property-based"),  // … and their shrinking
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
-                "GooglePlayStore", "StripeStore",
+                "AppStoreStore", "GooglePlayStore", "StripeStore",
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

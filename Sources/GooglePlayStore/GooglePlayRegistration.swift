@@ -49,7 +49,9 @@ public struct GooglePlayRegistration: StoreRegistration {
     }
 
     /// Acknowledgements and consumptions: Google refunds a purchase not acknowledged within three days.
-    public func obligationSender(pool: PostgresPool, logger: Logger) -> (any ObligationSending)? {
+    public func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger)
+        -> (any ObligationSending)?
+    {
         GooglePlayObligationSender(gateway: gateway)
     }
 

@@ -1,3 +1,4 @@
+import AppStoreStore
 import ArgumentParser
 import Foundation
 import Logging
@@ -72,11 +73,15 @@ struct PollCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
+        var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")
+        // The App Store's reconciliation; `once` finishes a recovery's run at the group's shutdown instead of stopping
+        // after its current window.
+        var recovery = try recovery.configuration(worker: poller.worker, environment: environment)
+        if once { recovery?.finishOnShutdown = true }
         try StoreModules.register(
-            in: &configuration, googlePlay: googlePlay, stripe: stripe, environment: environment)
+            in: &configuration, googlePlay: googlePlay, stripe: stripe, recovery: recovery, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
-        var poller = RenewalPoller.Configuration(worker: "\(ProcessInfo.processInfo.hostName):\(getpid())")
         poller.once = once
         poller.concurrency = concurrency
         poller.requestsPerSecond = requestsPerSecond
@@ -87,11 +92,9 @@ struct PollCommand: AsyncParsableCommand {
             poller.pendingAge = age
         }
         if let host = environment[EnvironmentVariable.host], !host.isEmpty { configuration.host = host }
-        let recovery = try recovery.configuration(worker: poller.worker, environment: environment)
         // Before anything makes an HTTP client: AsyncHTTPClient takes the process's tracer when it is made.
         let tracing = tracesOn ? try traces.bootstrap(environment: environment, logLevel: configuration.logLevel) : nil
         try await SubLedgerServer.poll(
-            configuration: configuration, poller: poller, metricsPort: metricsPort, recovery: recovery,
-            tracing: tracing, logger: logger)
+            configuration: configuration, poller: poller, metricsPort: metricsPort, tracing: tracing, logger: logger)
     }
 }

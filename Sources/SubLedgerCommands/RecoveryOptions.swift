@@ -1,3 +1,4 @@
+import AppStoreStore
 import ArgumentParser
 import Foundation
 import SubLedgerUseCases

@@ -1,3 +1,4 @@
+import AppStoreStore
 import GooglePlayStore
 import Logging
 import StripeClients
@@ -7,27 +8,39 @@ import SubLedgerUseCases
 /// The composition root's store modules: the one place they are named. Each command that speaks to the stores
 /// checks their options here, and the process makes their registrations from them when it builds its gateways.
 enum StoreModules {
-    /// Google Play and Stripe configured by their options over `environment` (checked now), registered with
-    /// `configuration.storeModules`.
+    /// The App Store (configured by `configuration.apple`, with the notification recovery `poll` runs when
+    /// `recovery` is set), Google Play and Stripe configured by their options over `environment` (checked now),
+    /// registered with `configuration.storeModules`.
     static func register(
         in configuration: inout ServiceConfiguration, googlePlay: GooglePlayOptions, stripe: StripeOptions,
-        environment: [String: String]
+        recovery: NotificationRecovery.Configuration? = nil, environment: [String: String]
     ) throws {
         var google = GooglePlayGateway.Configuration()
         try googlePlay.apply(to: &google, environment: environment)
         var stripeAPI = StripeAPI.Configuration()
         try stripe.apply(to: &stripeAPI, environment: environment)
         let (googleConfigured, stripeConfigured) = (google, stripeAPI)
-        configuration.storeModules = { logger in
-            registry(googlePlay: googleConfigured, stripe: stripeConfigured, logger: logger)
+        configuration.storeModules = { configuration, logger in
+            try registry(
+                apple: configuration.apple, recovery: recovery, googlePlay: googleConfigured, stripe: stripeConfigured,
+                logger: logger)
+        }
+    }
+
+    /// The App Store alone, configured by `configuration.apple`: for the commands that speak to Apple only.
+    static func registerAppStore(in configuration: inout ServiceConfiguration) {
+        configuration.storeModules = { configuration, logger in
+            StoreRegistry([try AppStoreRegistration(configuration: configuration.apple, logger: logger)])
         }
     }
 
     /// Every store module's registration, built with its configuration.
     static func registry(
+        apple: AppleConfiguration, recovery: NotificationRecovery.Configuration?,
         googlePlay: GooglePlayGateway.Configuration, stripe: StripeAPI.Configuration, logger: Logger
-    ) -> StoreRegistry {
+    ) throws -> StoreRegistry {
         StoreRegistry([
+            try AppStoreRegistration(configuration: apple, recovery: recovery, logger: logger),
             GooglePlayRegistration(configuration: googlePlay, logger: logger),
             StripeRegistration(configuration: stripe, logger: logger),
         ])

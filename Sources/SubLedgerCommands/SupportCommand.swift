@@ -177,6 +177,7 @@ struct SupportCommand: AsyncParsableCommand {
         var configuration = ServiceConfiguration()
         try database.apply(to: &configuration, environment: environment)
         try apple.apply(to: &configuration.apple, environment: environment)
+        StoreModules.registerAppStore(in: &configuration)
         let logger = makeLogger("subledger.support", level: configuration.logLevel)
         // A refusal (SupportError: not found, Apple unavailable, ...) is printed as `Error: code: message`, exit 1.
         let answer = try await SupportLookup.answer(

@@ -20,7 +20,7 @@ extension SubLedgerServer {
 
     public static func poll(
         configuration: ServiceConfiguration, poller: RenewalPoller.Configuration, metricsPort: Int? = nil,
-        recovery: NotificationRecovery.Configuration? = nil, tracing: (any Service)? = nil, logger: Logger
+        tracing: (any Service)? = nil, logger: Logger
     ) async throws {
         // Before anything creates a metric (the Apple gateway's breaker gauge, at 0 when built): see `run`.
         if metricsPort != nil {
@@ -43,10 +43,12 @@ extension SubLedgerServer {
             let store = LedgerStore(pool: opened.pool)
             let catalog = CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys)
             let gateways = try StoreGateways(configuration: configuration, logger: logger)
+            if metricsPort != nil { gateways.registry.declareMetrics(poll: true) }
             let stores = StoreServices(
                 gateways: gateways, store: store, catalog: catalog, logger: logger, now: { Instant.systemNow() })
             let job = RenewalPoller(
-                configuration: poller, queue: PollQueue(pool: opened.pool), store: store, catalog: catalog,
+                configuration: poller, queue: PollQueue(pool: opened.pool), store: stores.context.store,
+                catalog: catalog,
                 ports: stores.ports, logger: logger, now: { Instant.systemNow() })
             // The job returning (`--once`) ends the run normally; without this ServiceLifecycle calls it a failure.
             // The pool first, so it closes last, after the job has given its leases back.
@@ -63,9 +65,7 @@ extension SubLedgerServer {
                 onceAware(
                     ReconciliationPoller(
                         configuration: reconciliation,
-                        reconciliations: stores.reconciliations(
-                            recovery: recovery, worker: poller.worker, once: poller.once, pool: opened.pool,
-                            catalog: catalog, logger: logger, now: { Instant.systemNow() }),
+                        reconciliations: stores.reconciliations(worker: poller.worker, pool: opened.pool),
                         logger: logger),
                     once: poller.once))
             if let metricsPort {

@@ -7,7 +7,7 @@ import SubLedgerHTTP
 import SubLedgerStore
 import SubLedgerUseCases
 
-/// The composition root: which services each process runs (`run` for `serve`, `poll`, `recoverNotifications`), and
+/// The composition root: which services each process runs (`run` for `serve`, and `poll`), and
 /// how their stores' gateways (`StoreGateways`), ports and reconciliations (`StoreServices`), obligation sender and
 /// pollers are built. Each process builds its gateways once and hands them to everything it runs.
 public enum SubLedgerServer {
@@ -25,9 +25,10 @@ public enum SubLedgerServer {
         do {
             let migrator = try Migrator.bundled(logger: logger)
             let gateways = try StoreGateways(configuration: configuration, logger: logger)
+            gateways.registry.declareMetrics(poll: false)
             var dependencies = ServiceDependencies(
-                pool: opened.pool, migrator: migrator, apple: gateways.apple, now: { Instant.systemNow() })
-            dependencies.stores = gateways.registry
+                pool: opened.pool, migrator: migrator, stores: gateways.registry, now: { Instant.systemNow() })
+            dependencies.retry = gateways.retry
             // Behind a transaction pooler LISTEN needs the direct connection (refused without one).
             let listenPool = try opened.sessionPool(for: "LISTEN (cache invalidation, webhook delivery)")
             dependencies.listenPool = listenPool

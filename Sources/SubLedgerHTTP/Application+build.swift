@@ -130,21 +130,9 @@ func buildRouter(
     OpenAPIController().register(on: open)
 
     let stores = useCases.stores
-    let ingestion = stores.appStore.ingestion
-    // Apple answers again after failing: the receipts deferred for it are due at once, for the renewal job.
-    let now = dependencies.now
-    dependencies.apple.breaker.onRecovery {
-        Task {
-            do {
-                let woken = try await ingestion.makeAppleDeferredInputsDue(now: now())
-                if woken > 0 {
-                    logger.notice("Apple answers again; deferred receipts are due", metadata: ["receipts": "\(woken)"])
-                }
-            } catch {
-                logger.warning("deferred receipts could not be made due", metadata: ["error": "\(error)"])
-            }
-        }
-    }
+    // What each store starts beside a serving process (the App Store: receipts deferred while Apple failed are made
+    // due when it answers again).
+    for store in dependencies.stores.stores { dependencies.stores[store]?.prepareToServe(useCases.storeContext) }
     NotificationsController(stores: stores).register(on: open)
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppStoreStore
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore

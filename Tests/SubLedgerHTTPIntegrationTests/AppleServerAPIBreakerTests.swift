@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreSimulator
+import AppStoreStore
 import CatalogFile
 import Foundation
 import PostgresLibPQ

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreStore
 import CatalogFile
 import Foundation
 import HTTPTypes

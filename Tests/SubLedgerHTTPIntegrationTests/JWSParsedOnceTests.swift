@@ -5,6 +5,7 @@ import NIOCore
 import SubLedgerCore
 import Testing
 
+@testable import AppStoreStore
 @testable import SubLedgerHTTP
 @testable import SubLedgerUseCases
 

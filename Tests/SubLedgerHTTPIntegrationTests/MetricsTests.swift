@@ -1,3 +1,4 @@
+import AppStoreStore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

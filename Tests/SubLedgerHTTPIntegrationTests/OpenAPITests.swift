@@ -10,6 +10,7 @@ import SubLedgerStore
 import Testing
 import Yams
 
+@testable import AppStoreStore
 @testable import SubLedgerHTTP
 @testable import SubLedgerUseCases
 

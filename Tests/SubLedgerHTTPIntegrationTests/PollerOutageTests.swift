@@ -1,3 +1,4 @@
+import AppStoreStore
 import Foundation
 import PostgresLibPQ
 import SubLedgerCore

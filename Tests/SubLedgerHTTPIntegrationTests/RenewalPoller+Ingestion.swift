@@ -1,3 +1,4 @@
+import AppStoreStore
 import GooglePlayStore
 import Logging
 import SubLedgerCore

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreStore
 import Foundation
 import NIOCore
 import PostgresLibPQ

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import AppStoreStore
 @testable import SubLedgerHTTP
 @testable import SubLedgerUseCases
 
@@ -129,14 +130,14 @@ import Testing
     }
 
     @Test func anImportRowOfAnUnknownChainSaysTransactionIDNotFound() {
-        let reason = MigrationImporter.reason(
+        let reason = AppStoreRowImport.reason(
             for: AppStoreServerAPIError(.transactionIDNotFound, apiErrorCode: 4_040_010, httpStatus: 404))
         #expect(reason.code == "transaction_id_not_found")
         #expect(reason.message.contains("4040010"))
-        #expect(MigrationImporter.reason(for: AppStoreServerAPIError(.timeout)).code == "apple_unavailable")
-        #expect(MigrationImporter.reason(for: AppStoreServerAPIError(.rateLimited)).code == "apple_rate_limited")
+        #expect(AppStoreRowImport.reason(for: AppStoreServerAPIError(.timeout)).code == "apple_unavailable")
+        #expect(AppStoreRowImport.reason(for: AppStoreServerAPIError(.rateLimited)).code == "apple_rate_limited")
         #expect(
-            MigrationImporter.reason(for: AppStoreServerAPIError(.unauthorized)).code == "apple_configuration_error")
+            AppStoreRowImport.reason(for: AppStoreServerAPIError(.unauthorized)).code == "apple_configuration_error")
     }
 
     @Test(arguments: [

@@ -4,6 +4,7 @@ import SubLedgerCore
 import SubLedgerStore
 import Testing
 
+@testable import AppStoreStore
 @testable import SubLedgerHTTP
 @testable import SubLedgerUseCases
 

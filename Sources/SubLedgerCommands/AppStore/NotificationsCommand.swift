@@ -1,3 +1,4 @@
+import AppStoreStore
 import ArgumentParser
 import Foundation
 import SubLedgerComposition
@@ -64,7 +65,7 @@ struct NotificationsCommand: AsyncParsableCommand {
                 ?? NotificationRecovery.Configuration(worker: worker)
             let report: RecoveryReport
             do {
-                report = try await SubLedgerServer.recoverNotifications(
+                report = try await NotificationRecovery.recover(
                     configuration: configuration, recovery: recoveryConfiguration, request: try request(),
                     logger: logger)
             } catch let error as RecoveryError {
@@ -120,7 +121,7 @@ struct NotificationsCommand: AsyncParsableCommand {
         func run() async throws {
             let configuration = try serviceConfiguration(database, apple)
             let logger = makeLogger("subledger.notifications.test", level: configuration.logLevel)
-            let apple = try StoreGateways(configuration: configuration, logger: logger).apple
+            let apple = try AppleGateway(configuration: configuration.apple, logger: logger)
             let reports: [NotificationTestReport] = try await withStores(
                 database, label: "subledger.notifications.test"
             ) { stores in

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreStore
 import ArgumentParser
 import Foundation
 import Logging
@@ -225,7 +226,7 @@ private func withExtensions(
     let service = configuration
     try await withStores(database) { stores in
         let logger = makeLogger("subledger.subscriptions", level: .warning)
-        let gateway = try StoreGateways(configuration: service, logger: logger).apple
+        let gateway = try AppleGateway(configuration: service.apple, logger: logger)
         let ingestion = Ingestion(
             store: stores.ledger, catalog: stores.catalog, apple: gateway, logger: logger,
             now: { Instant.systemNow() })

@@ -22,13 +22,17 @@ public struct LedgerUseCases: Sendable {
     public let schema: SchemaStatus
     /// Every store's port: what apps submit and stores push is verified and applied through these.
     public let stores: StorePorts
+    /// What the stores' ports write through (the ledger, the cached apps, the log and the clock).
+    public let storeContext: StoreContext
     public let orders: Orders
     /// Web purchases, by the store that offers them: an order and the store's checkout that carries it.
     public let webCheckouts: [Store: any WebCheckout]
-    public let appTransactionClaims: AppTransactionClaims
+    /// The claims of an app's own purchase, when a registered store verifies them (the App Store's).
+    public let appTransactionClaims: (any AppTransactionClaiming)?
     public let erasures: AccountErasures
     public let consumption: ConsumptionRecords
-    public let offerSignatures: OfferSignatures
+    /// Offer signatures, when a registered store signs them (the App Store's).
+    public let offerSignatures: (any OfferSigning)?
     public let grants: EntitlementGrants
     public let merges: AccountMerges
     /// Support lookups, uncached catalog reads included.
@@ -36,13 +40,15 @@ public struct LedgerUseCases: Sendable {
     public let webhooks: WebhookAdmin
 
     /// Builds every use case on `pool`. `secretKeys` open the catalog's and the webhooks' sealed secrets;
+    /// `registry` holds every store the process speaks to; stored inputs are retried as `retry` says;
     /// `readReplicas` (nil: the primary answers every read) answer the reads `reads` routes.
     public init(
-        pool: PostgresPool, migrator: Migrator, secretKeys: SecretKeyring, apple: AppleGateway,
-        stores registry: StoreRegistry, readReplicas: ReadReplicas?, logger: Logger,
+        pool: PostgresPool, migrator: Migrator, secretKeys: SecretKeyring, stores registry: StoreRegistry,
+        retry: StoredInputRetry = StoredInputRetry(), readReplicas: ReadReplicas?, logger: Logger,
         now: @escaping @Sendable () -> Instant
     ) {
-        let store = LedgerStore(pool: pool)
+        var store = LedgerStore(pool: pool)
+        store.retry = retry
         let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
         let apps = AppDirectory(catalog: catalog)
         self.apps = apps
@@ -52,17 +58,16 @@ public struct LedgerUseCases: Sendable {
         entitlementReads = EntitlementReads(store: EntitlementReadStore(pool: pool))
         consistencyTokens = ConsistencyTokens(pool: pool)
         schema = SchemaStatus(pool: pool, migrator: migrator)
-        let appStore = Ingestion(
-            store: store, apple: apple, logger: logger, now: now,
+        let context = StoreContext(
+            store: store, catalog: catalog, logger: logger, now: now,
             findApp: { bundleID in
                 // Bundle ids arrive unverified (a V1 `bid`, a JWS's claims): one no app can have is unknown without
                 // asking the database, which would refuse NUL or invalid text with an error instead of an answer.
                 guard IdentifierRule.bundleID.accepts(bundleID) else { return nil }
                 return try await apps.app(bundleID: bundleID)
             })
-        stores = StorePorts(
-            appStore: AppStorePort(ingestion: appStore),
-            registry: registry, context: StoreContext(store: store, catalog: catalog, logger: logger, now: now))
+        storeContext = context
+        stores = StorePorts(registry: registry, context: context)
         let orders = Orders(store: store)
         self.orders = orders
         let externalPurchases = ExternalPurchaseStore(pool: pool)
@@ -72,13 +77,15 @@ public struct LedgerUseCases: Sendable {
                 orders: orders, externalPurchases: externalPurchases)
         }
         self.webCheckouts = webCheckouts
-        appTransactionClaims = AppTransactionClaims(store: AppTransactionStore(pool: pool), apple: apple, now: now)
+        appTransactionClaims =
+            registry.stores.lazy.compactMap { registry[$0]?.appTransactionClaims(pool: pool, now: now) }
+            .first
         erasures = AccountErasures(store: AccountErasureStore(pool: pool), catalog: catalog, now: now)
         consumption = ConsumptionRecords(store: ConsumptionStore(pool: pool))
-        offerSignatures = OfferSignatures(store: OfferEligibilityStore(pool: pool), now: now)
+        offerSignatures = registry.stores.lazy.compactMap { registry[$0]?.offerSigning(pool: pool, now: now) }.first
         grants = EntitlementGrants(store: EntitlementGrantStore(pool: pool), catalog: catalog, now: now)
         merges = AccountMerges(store: AccountMergeStore(pool: pool), catalog: catalog, now: now)
-        support = SupportLookup(store: store, catalog: catalog, apple: apple, logger: logger, now: now)
+        support = SupportLookup(registry: registry, context: context)
         webhooks = WebhookAdmin(store: WebhookEndpointStore(pool: pool, secretKeys: secretKeys))
     }
 }

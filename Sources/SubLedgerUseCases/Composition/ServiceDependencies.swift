@@ -12,19 +12,22 @@ public struct ServiceDependencies: Sendable {
     /// connection, `DatabaseBootstrap.Opened.sessionPool(for:)`). Default nil: `pool`.
     public var listenPool: PostgresPool?
     public var migrator: Migrator
-    public var apple: AppleGateway
     /// The stores registered as modules, each with its way to its store (each app's credentials for it are in its
     /// catalog entry). Default none.
     public var stores = StoreRegistry()
+    /// How stored inputs that could not be verified or applied are retried. Default `StoredInputRetry()`.
+    public var retry = StoredInputRetry()
     /// The clock (tests pin it; the service uses the system clock).
     public var now: @Sendable () -> Instant
     /// The hot standbys that answer reads (docs/guides/scale-out.md, "Read replicas"); `nil`: the primary answers all.
     public var readReplicas: ReadReplicas? = nil
 
-    public init(pool: PostgresPool, migrator: Migrator, apple: AppleGateway, now: @escaping @Sendable () -> Instant) {
+    public init(
+        pool: PostgresPool, migrator: Migrator, stores: StoreRegistry, now: @escaping @Sendable () -> Instant
+    ) {
         self.pool = pool
         self.migrator = migrator
-        self.apple = apple
+        self.stores = stores
         self.now = now
     }
 }
@@ -33,7 +36,7 @@ extension ServiceDependencies {
     /// The use cases the routes answer with, built on these dependencies (`LedgerUseCases` builds the stores).
     public func useCases(secretKeys: SecretKeyring, logger: Logger) -> LedgerUseCases {
         LedgerUseCases(
-            pool: pool, migrator: migrator, secretKeys: secretKeys, apple: apple, stores: stores,
+            pool: pool, migrator: migrator, secretKeys: secretKeys, stores: stores, retry: retry,
             readReplicas: readReplicas, logger: logger, now: now)
     }
 }

@@ -32,7 +32,11 @@ public struct ServiceConfiguration: Sendable {
     /// simulator's, and how it is called). Made when the process builds its gateways, after its tracer is set:
     /// AsyncHTTPClient takes the process's tracer when a client is made, so a registration made earlier would call
     /// its store untraced. Default none.
-    public var storeModules: @Sendable (Logger) -> StoreRegistry = { _ in StoreRegistry() }
+    /// Called with the process's configuration (a store module reads its own part, such as `apple`); throws
+    /// `ConfigurationError` when a store's settings cannot be used.
+    public var storeModules: @Sendable (ServiceConfiguration, Logger) throws -> StoreRegistry = { _, _ in
+        StoreRegistry()
+    }
     /// The keys that seal the apps' secrets at rest, newest first (docs/guides/operate.md, "Secrets at rest").
     /// Default none: secrets stored unsealed can be read, sealed ones cannot.
     public var secretKeys: SecretKeyring = SecretKeyring()

@@ -1,8 +1,8 @@
 import Metrics
 
 /// Counts the importer's waits on Apple: `subledger_import_backoffs_total{reason="rate_limited"|"retryable"}`.
-enum ImportMetrics {
-    static func recordBackoff(rateLimited: Bool) {
+package enum ImportMetrics {
+    package static func recordBackoff(rateLimited: Bool) {
         Counter(
             label: "subledger_import_backoffs_total",
             dimensions: [("reason", rateLimited ? "rate_limited" : "retryable")]

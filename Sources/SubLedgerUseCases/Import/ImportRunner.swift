@@ -25,13 +25,11 @@ public enum ImportRunner {
                 throw ImportError(.invalidApp, "no app \(bundleID) is configured: run `subledger catalog apply` first")
             }
             let gateways = try StoreGateways(configuration: service, logger: logger)
-            let ingestion = Ingestion(
-                store: LedgerStore(pool: opened.pool), catalog: catalog, apple: gateways.apple, logger: logger,
-                now: { Instant.systemNow() })
-            let context = StoreContext(
+            let context = gateways.context(
                 store: LedgerStore(pool: opened.pool), catalog: catalog, logger: logger, now: { Instant.systemNow() })
             let migration = try MigrationImporter(
-                ingestion: ingestion, googlePlay: gateways.registry[.googlePlay]?.port(context),
+                ledger: context.store, now: context.now, appStore: gateways.registry[.appStore]?.rowImport(context),
+                googlePlay: gateways.registry[.googlePlay]?.port(context),
                 stripe: gateways.registry[.stripe]?.subscriptionImport(logger: logger), app: app,
                 configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent

@@ -1,5 +1,3 @@
-import AppStore
-import AppStoreClients
 import Foundation
 import Logging
 import PostgresLibPQ
@@ -42,6 +40,12 @@ public struct MigrationImporter: Sendable {
         }
 
         /// Refuses options out of range.
+        /// The wait before attempt `attempt + 1` of a call that failed transiently: 0.5 s, 1 s, 2 s, ... (the caller
+        /// caps it at `maximumBackoff`).
+        public func backoff(_ attempt: Int) -> Duration {
+            .milliseconds(500 * (1 << min(max(attempt, 1) - 1, 10)))
+        }
+
         public func validate() throws(ImportError) {
             guard (1...64).contains(concurrency) else {
                 throw ImportError(.invalidOption, "concurrency must be 1 to 64")
@@ -58,7 +62,11 @@ public struct MigrationImporter: Sendable {
         }
     }
 
-    let ingestion: Ingestion
+    /// The ledger the rows are applied to.
+    let ledger: LedgerStore
+    let now: @Sendable () -> Instant
+    /// The App Store's rows (transaction ids, receipts), read back from Apple (`StoreRegistration.rowImport`).
+    let appStore: (any StoreRowImport)?
     /// Google Play's port, for a Google Play file: each row's purchase submitted as its account's.
     let googlePlay: (any StorePort)?
     /// Stripe's subscriptions read back, for a Stripe file (`StoreRegistration.subscriptionImport`).
@@ -69,25 +77,20 @@ public struct MigrationImporter: Sendable {
     let logger: Logger
 
     public init(
-        ingestion: Ingestion, googlePlay: (any StorePort)? = nil, stripe: (any StoreSubscriptionImport)? = nil,
-        app: StoredApp,
+        ledger: LedgerStore, now: @escaping @Sendable () -> Instant, appStore: (any StoreRowImport)?,
+        googlePlay: (any StorePort)? = nil, stripe: (any StoreSubscriptionImport)? = nil, app: StoredApp,
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
         try configuration.validate()
-        self.ingestion = ingestion
+        self.ledger = ledger
+        self.now = now
+        self.appStore = appStore
         self.googlePlay = googlePlay
         self.stripe = stripe
-        self.checkpoints = ImportCheckpointStore(pool: ingestion.store.pool)
+        self.checkpoints = ImportCheckpointStore(pool: ledger.pool)
         self.app = app
         self.configuration = configuration
         self.logger = logger
-    }
-
-    /// What importing one row did.
-    struct RowResult: Sendable {
-        var chains: Int
-        var transactions: Int
-        var chainID: String?
     }
 
     /// Imports `file`, calling `progress` after every row; returns the summary. Cancelling the task stops
@@ -139,11 +142,11 @@ public struct MigrationImporter: Sendable {
         guard let runID else { throw ImportError(.invalidFile, "the import run could not be recorded") }
         report(progress)
 
-        let gate = AppleRateGate(requestsPerSecond: configuration.requestsPerSecond)
+        let gate = ImportRateGate(requestsPerSecond: configuration.requestsPerSecond)
         let limit = configuration.stopAfterRows.map { min($0, pending.count) } ?? pending.count
         var interrupted = limit < pending.count
         var next = 0
-        try await withThrowingTaskGroup(of: (ImportRow, Result<RowResult, ImportRowError>).self) { group in
+        try await withThrowingTaskGroup(of: (ImportRow, Result<ImportedRow, ImportRowError>).self) { group in
             func launch() {
                 let row = pending[next]
                 next += 1
@@ -190,13 +193,17 @@ public struct MigrationImporter: Sendable {
 
     // MARK: One row
 
-    func importRow(_ row: ImportRow, gate: AppleRateGate) async -> Result<RowResult, ImportRowError> {
+    func importRow(_ row: ImportRow, gate: ImportRateGate) async -> Result<ImportedRow, ImportRowError> {
         do {
             switch row.source {
-            case .chainID(let id):
-                return .success(try await importChain(id, row: row, gate: gate))
-            case .receipt(let receiptData):
-                return .success(try await importReceipt(receiptData, row: row, gate: gate))
+            case .chainID, .receipt:
+                guard let appStore, appStore.reads(row.source) else {
+                    throw ImportRowError(
+                        row.lineNumber,
+                        .importFailed(
+                            code: "app_misconfigured", message: "this process is not configured for the App Store"))
+                }
+                return .success(try await appStore.importRow(row, app: app, gate: gate, configuration: configuration))
             case .googlePurchase(let token, let productID):
                 return .success(try await importGooglePurchase(token, productID: productID, row: row, gate: gate))
             case .stripeSubscription(let id):
@@ -207,8 +214,6 @@ public struct MigrationImporter: Sendable {
         } catch let error as IngestionError {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: error.code.rawValue, message: error.message)))
-        } catch let error as AppStoreServerAPIError {
-            return .failure(ImportRowError(row.lineNumber, Self.reason(for: error)))
         } catch let conflict as AccountErasureConflict {
             // An erased id is refused as every write naming it is (docs/guides/accounts.md, "Erasing an account").
             let error = ErasureError(conflict)
@@ -218,7 +223,9 @@ public struct MigrationImporter: Sendable {
             return .failure(
                 ImportRowError(row.lineNumber, .importFailed(code: "cancelled", message: "the import was interrupted")))
         } catch {
-            return .failure(ImportRowError(row.lineNumber, Self.reason(forUnexpected: error)))
+            // The App Store's own failures (Apple's API errors, answers that cannot be read) in its words.
+            return .failure(
+                ImportRowError(row.lineNumber, appStore?.reason(for: error) ?? Self.reason(forUnexpected: error)))
         }
     }
 
@@ -227,8 +234,6 @@ public struct MigrationImporter: Sendable {
     static func reason(forUnexpected error: any Error) -> ImportRowError.Reason {
         let message: String
         switch error {
-        case let error as PayloadMappingError:
-            message = "Apple's answer for the chain could not be read: \(Self.meaning(of: error.code)) (\(error.field))"
         case let error as StoreError:
             message = "the ledger refused the chain: \(error.message)"
         case let error as PostgresError:
@@ -241,118 +246,11 @@ public struct MigrationImporter: Sendable {
         return .importFailed(code: "import_failed", message: message)
     }
 
-    private static func meaning(of code: PayloadMappingError.Code) -> String {
-        switch code {
-        case .missingField: "a required field is missing"
-        case .unknownEnvironment: "the environment is missing or not one of Apple's"
-        case .dateOutOfRange: "a date is out of range"
-        case .invalidIdentifier: "an identifier is not one Apple issues"
-        case .valueOutOfRange: "a value is out of range"
-        default: "a field is not as Apple documents it"
-        }
-    }
-
-    /// How a failed App Store Server API call is reported for a row: the same snake_case codes as the rest of
-    /// SubLedger (docs/reference/errors.md), and a message that says what Apple answered.
-    static func reason(for error: AppStoreServerAPIError) -> ImportRowError.Reason {
-        let apple = [
-            error.apiErrorCode.map { "Apple error \($0)" }, error.httpStatus.map { "HTTP \($0)" },
-        ].compactMap { $0 }.joined(separator: ", ")
-        let answered = apple.isEmpty ? "" : " (\(apple))"
-        switch error.code {
-        case .transactionIDNotFound:
-            return .importFailed(
-                code: "transaction_id_not_found",
-                message: "Apple knows no such transaction in this environment\(answered)")
-        case .rateLimited:
-            return .importFailed(
-                code: "apple_rate_limited", message: "Apple kept refusing calls as too many\(answered)")
-        case .serverError, .timeout, .connectionError:
-            return .importFailed(
-                code: IngestionError.Code.appleUnavailable.rawValue,
-                message: "Apple did not answer for every allowed attempt\(answered)")
-        case .unauthorized, .invalidConfiguration:
-            return .importFailed(
-                code: IngestionError.Code.appleConfigurationError.rawValue,
-                message: "Apple refused SubLedger's App Store Server API key for this app\(answered)")
-        default:
-            return .importFailed(
-                code: IngestionError.Code.serverAPIRefused.rawValue,
-                message: "the App Store Server API refused the request\(answered)")
-        }
-    }
-
-    /// Fetches the chain's history (every page) and statuses, and applies them as a first claim by the row's account.
-    private func importChain(_ id: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
-        let environment = row.environment ?? .production
-        let client: AppStoreServerAPIClient
-        do {
-            _ = try ingestion.apple.verifier(for: app, environment: environment)
-            guard let configured = try ingestion.apple.serverAPIClient(for: app, environment: environment) else {
-                throw ImportRowError(
-                    row.lineNumber,
-                    .importFailed(
-                        code: "no_server_api_key", message: "the app \(app.bundleID) has no App Store Server API key"))
-            }
-            client = configured
-        } catch let error as AppleGatewayError {
-            throw IngestionError(error)
-        }
-        var history: [JWSTransactionDecodedPayload] = []
-        var revision: String?
-        for _ in 0..<client.configuration.maximumPages {
-            let page = try await calling(.transactionHistory, gate, row) { () async throws(AppStoreServerAPIError) in
-                try await client.transactionHistory(transactionID: id, revision: revision)
-            }
-            history += page.transactions
-            guard page.hasMore, let nextRevision = page.revision, nextRevision != revision else { break }
-            revision = nextRevision
-        }
-        let statuses = try await calling(.subscriptionStatuses, gate, row) { () async throws(AppStoreServerAPIError) in
-            try await client.allSubscriptionStatuses(transactionID: id)
-        }
-        // Apple's history is the customer's whole history in the app; the row names one chain.
-        let original = history.first { $0.transactionID == id }?.originalTransactionID ?? id
-        let transactions = try history.filter { $0.originalTransactionID == original }
-            .map { try $0.coreTransaction(source: .serverAPI) }
-        guard !transactions.isEmpty else {
-            throw ImportRowError(
-                row.lineNumber,
-                .importFailed(
-                    code: "transaction_id_not_found",
-                    message: "Apple knows no transactions of \(id) in \(environment.rawValue)"))
-        }
-        var renewals: [RenewalInfo] = []
-        var latest: [Transaction] = []
-        for status in statuses.groups.flatMap(\.lastTransactions) where status.originalTransactionID == original {
-            if let renewal = try status.renewalInfo?.coreRenewalInfo() { renewals.append(renewal) }
-            if let transaction = try status.transaction?.coreTransaction(source: .serverAPI) {
-                latest.append(transaction)
-            }
-        }
-        let all = transactions + latest
-        guard all.count + renewals.count <= LedgerInput.maximumItems else {
-            throw ImportRowError(
-                row.lineNumber,
-                .importFailed(
-                    code: "chain_too_long", message: "the chain has more than \(LedgerInput.maximumItems) transactions")
-            )
-        }
-        let input = LedgerInput(
-            kind: .import, bundleID: app.bundleID, environment: environment, submitter: row.account,
-            transactions: all, renewalInfo: renewals, observedAt: ingestion.now())
-        let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
-        LedgerMetrics.record(applied)
-        try Self.refuseIfOwnedElsewhere(applied, chain: original, row: row)
-        return RowResult(
-            chains: 1, transactions: Set(transactions.map(\.transactionID)).count, chainID: original)
-    }
-
     /// Refuses the row when the ownership rule kept the applied chain `chain` with another account than the row's
     /// (or the account the row's was merged into). The reason, stored in `import_rows`, does not name the owner: an
     /// erasure of the owner could not find its id in the text (support's lookup of the chain names the owner). A chain the rule moved to the row's account is the row's: its
     /// earlier transactions stay credited to their accounts, as with any transfer, and the row is done.
-    static func refuseIfOwnedElsewhere(_ applied: LedgerStore.Applied, chain: String, row: ImportRow) throws {
+    public static func refuseIfOwnedElsewhere(_ applied: LedgerStore.Applied, chain: String, row: ImportRow) throws {
         let claimant = applied.submitter ?? row.account
         let owner = applied.decision.updatedChains.first { $0.header.key.chainID == chain }?.header.owner
         guard let owner, owner != claimant else { return }
@@ -361,7 +259,7 @@ public struct MigrationImporter: Sendable {
 
     /// Refuses the row when a submission it made (a receipt, a purchase token) left one of its chains with another
     /// account: what the row reports is what was written.
-    static func refuseIfOwnedElsewhere(_ outcomes: [TransactionOutcome], row: ImportRow) throws(ImportRowError) {
+    public static func refuseIfOwnedElsewhere(_ outcomes: [TransactionOutcome], row: ImportRow) throws(ImportRowError) {
         for outcome in outcomes {
             if case .belongsToAnotherAccount = outcome.result { throw ownedElsewhere(outcome.chainID, row: row) }
         }
@@ -376,33 +274,10 @@ public struct MigrationImporter: Sendable {
                 message: "the chain \(chain) is owned by another account; the ownership rule kept it"))
     }
 
-    /// Submits the row's receipt for its account through the normal verifyReceipt path.
-    private func importReceipt(_ receiptData: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
-        var attempt = 0
-        while true {
-            attempt += 1
-            try await gate.admit()
-            do {
-                let outcome = try await ingestion.submitReceipt(
-                    receiptData, account: row.account, orderID: nil, clientTransactionID: nil, app: app)
-                let chains = Set(outcome.outcomes.map(\.chainID))
-                try Self.refuseIfOwnedElsewhere(outcome.outcomes, row: row)
-                return RowResult(
-                    chains: chains.count, transactions: outcome.outcomes.count,
-                    chainID: chains.sorted().first)
-            } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
-                let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
-                logger.debug(
-                    "verifyReceipt unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
-                gate.pause(for: delay)
-            }
-        }
-    }
-
     /// Submits the row's purchase token for its account through the normal Google Play path: read from the
     /// Developer API, applied with the account as submitter, acknowledged through the outbox if it was not yet.
-    private func importGooglePurchase(_ token: String, productID: String, row: ImportRow, gate: AppleRateGate)
-        async throws -> RowResult
+    private func importGooglePurchase(_ token: String, productID: String, row: ImportRow, gate: ImportRateGate)
+        async throws -> ImportedRow
     {
         guard let googlePlay, let packageName = app.definition.googlePlay?.packageName else {
             throw ImportRowError(
@@ -422,7 +297,7 @@ public struct MigrationImporter: Sendable {
                     app: app)
                 let chains = Set(outcome.outcomes.map(\.chainID))
                 try Self.refuseIfOwnedElsewhere(outcome.outcomes, row: row)
-                return RowResult(
+                return ImportedRow(
                     chains: chains.count, transactions: outcome.outcomes.count,
                     chainID: chains.sorted().first)
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
@@ -437,7 +312,9 @@ public struct MigrationImporter: Sendable {
     /// Reads the row's Stripe subscription (its invoices, payments, refunds and disputes) from the Stripe API and
     /// applies it as a first claim by the row's account, as a chain's history from Apple is; its later events then
     /// reach the chain's owner.
-    private func importStripeSubscription(_ id: String, row: ImportRow, gate: AppleRateGate) async throws -> RowResult {
+    private func importStripeSubscription(_ id: String, row: ImportRow, gate: ImportRateGate) async throws
+        -> ImportedRow
+    {
         guard let stripe, stripe.isConfigured(for: app),
             app.definition.products.contains(where: { $0.store == .stripe })
         else {
@@ -451,7 +328,7 @@ public struct MigrationImporter: Sendable {
             attempt += 1
             try await gate.admit()
             do {
-                let read = try await stripe.input(subscription: id, app: app, observedAt: ingestion.now())
+                let read = try await stripe.input(subscription: id, app: app, observedAt: now())
                 guard var input = read, !input.transactions.isEmpty else {
                     throw ImportRowError(
                         row.lineNumber,
@@ -461,10 +338,10 @@ public struct MigrationImporter: Sendable {
                                 + "\(app.bundleID) sells through Stripe"))
                 }
                 input.submitter = row.account
-                let applied = try await ingestion.store.apply(input, app: app, now: ingestion.now())
+                let applied = try await ledger.apply(input, app: app, now: now())
                 LedgerMetrics.record(applied)
                 try Self.refuseIfOwnedElsewhere(applied, chain: id, row: row)
-                return RowResult(
+                return ImportedRow(
                     chains: 1, transactions: Set(input.transactions.map(\.transactionID)).count, chainID: id)
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
                 let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
@@ -475,49 +352,9 @@ public struct MigrationImporter: Sendable {
         }
     }
 
-    /// Calls Apple through the gateway (its circuit breaker and metrics), waiting on 429 for `Retry-After` and
-    /// while the breaker is open (all workers pause) and backing off on other retryable failures.
-    private func calling<Value: Sendable>(
-        _ endpoint: AppleCallMetrics.Endpoint, _ gate: AppleRateGate, _ row: ImportRow,
-        _ call: () async throws(AppStoreServerAPIError) -> Value
-    ) async throws -> Value {
-        var attempt = 0
-        while true {
-            attempt += 1
-            try await gate.admit()
-            let failure: AppStoreServerAPIError
-            do {
-                return try await ingestion.apple.callServerAPI(endpoint, call)
-            } catch .notCalled(let wait) {
-                guard attempt < configuration.maximumAttempts else {
-                    throw AppStoreServerAPIError(.serverError)
-                }
-                logger.debug(
-                    "Apple is not called now (circuit breaker or busy); waiting",
-                    metadata: ["line": "\(row.lineNumber)", "delay": "\(wait)"])
-                gate.pause(for: min(wait, configuration.maximumBackoff))
-                continue
-            } catch .apple(let error) {
-                failure = error
-            }
-            guard failure.isRetryable, attempt < configuration.maximumAttempts else { throw failure }
-            var delay = backoff(attempt)
-            if failure.code == .rateLimited, let retryAfter = failure.retryAfter {
-                let milliseconds = retryAfter.millisecondsSince1970 - Instant.systemNow().millisecondsSince1970
-                delay = .milliseconds(max(50, milliseconds))
-            }
-            let wait = min(delay, configuration.maximumBackoff)
-            logger.debug(
-                "Apple asked to wait",
-                metadata: ["line": "\(row.lineNumber)", "code": "\(failure.code)", "delay": "\(wait)"])
-            ImportMetrics.recordBackoff(rateLimited: failure.code == .rateLimited)
-            gate.pause(for: wait)
-        }
-    }
-
     /// 0.5 s, 1 s, 2 s, ... (capped by `maximumBackoff`).
     private func backoff(_ attempt: Int) -> Duration {
-        .milliseconds(500 * (1 << min(attempt - 1, 10)))
+        configuration.backoff(attempt)
     }
 
     static func describe(_ row: ImportRow, done: Bool, app: StoredApp) -> String {

@@ -1,4 +1,3 @@
-import AppStore
 import Metrics
 import SubLedgerCore
 import SubLedgerStore
@@ -12,25 +11,11 @@ import SubLedgerStore
 /// deployment are left to their first record: an app's recovery cursor lag (`app`, `environment`) and a read
 /// replica's lag (made for each standby when the replicas are configured).
 public enum MetricDeclarations {
-    /// What every process that exports metrics may record: calls to Apple, the ledger's applies and entries, stored
-    /// inputs given up on, store obligations (sent by `serve` and `poll`), consumption answers and webhook
-    /// deliveries. Made by `ServiceMetrics.bootstrap()`.
+    /// What every process that exports metrics may record: the ledger's applies and entries, stored inputs given up
+    /// on, store obligations (sent by `serve` and `poll`) and webhook deliveries. Made by `ServiceMetrics.bootstrap()`;
+    /// each store's own metrics (the App Store's calls to Apple, its consumption answers) are made by its
+    /// registration (`StoreRegistry.declareMetrics`) when the process builds its gateways.
     static func declareShared() {
-        let outcomes: [AppleCallMetrics.Outcome] = [
-            .success, .rejected, .configurationError, .retryable, .upstreamFailure,
-        ]
-        for endpoint in appleEndpoints {
-            for outcome in outcomes {
-                _ = Counter(
-                    label: "subledger_apple_calls_total",
-                    dimensions: [("endpoint", endpoint.name), ("outcome", outcome.name)])
-            }
-            // The latency of calls that succeeded: the rest fail fast or at their timeout.
-            _ = Timer(
-                label: "subledger_apple_call_duration_seconds",
-                dimensions: [("endpoint", endpoint.name), ("outcome", AppleCallMetrics.Outcome.success.name)])
-        }
-        _ = Counter(label: "subledger_apple_circuit_refusals_total")
         _ = Counter(label: "subledger_ledger_applies_total")
         for kind in LedgerEntry.Kind.allCases {
             _ = Counter(label: "subledger_ledger_entries_total", dimensions: [("kind", kind.metricName)])
@@ -46,9 +31,6 @@ public enum MetricDeclarations {
                     dimensions: [("store", kind.store.rawValue), ("kind", kind.rawValue), ("outcome", outcome)])
             }
         }
-        for outcome in ConsumptionAttemptRecord.Outcome.allCases {
-            _ = Counter(label: "subledger_consumption_answers_total", dimensions: [("outcome", outcome.rawValue)])
-        }
         for outcome in WebhookDeliveryStore.Outcome.allCases {
             _ = Counter(label: "subledger_webhook_deliveries_total", dimensions: [("result", outcome.rawValue)])
         }
@@ -56,19 +38,13 @@ public enum MetricDeclarations {
         _ = Counter(label: "subledger_webhook_endpoints_paused_total")
     }
 
-    /// What only `poll` records: the renewal job's items, missed-notification recovery, Google Play's voided
+    /// What only `poll` records: the renewal job's items, Google Play's voided
     /// purchases, Stripe's events list and each store's reconciliation passes. (`subledger_poll_cycles_total` is
     /// not made here: the first cycle makes it, and a process that never finishes one must not export it, which
     /// `SubLedgerPollCycleLate` reads as no poller.)
     public static func declarePoll() {
         for result in RenewalPoller.CycleReport.resultNames {
             _ = Counter(label: "subledger_poll_items_total", dimensions: [("result", result)])
-        }
-        for result in RecoveryReport.Result.allCases {
-            _ = Counter(label: "subledger_recovery_runs_total", dimensions: [("result", result.rawValue)])
-        }
-        for result in RecoveryMetrics.notificationResults {
-            _ = Counter(label: "subledger_recovery_notifications_total", dimensions: [("result", result)])
         }
         for outcome in ["ok", "failed"] {
             _ = Counter(label: "subledger_google_play_voided_polls_total", dimensions: [("outcome", outcome)])
@@ -83,12 +59,4 @@ public enum MetricDeclarations {
             _ = Counter(label: "subledger_google_play_voided_purchases_total", dimensions: [("result", result)])
         }
     }
-
-    /// Every endpoint `AppleCallMetrics` names.
-    static let appleEndpoints: [AppleCallMetrics.Endpoint] = [
-        .verifyReceipt, .transactionHistory, .subscriptionStatuses, .transactionInfo, .notificationHistory,
-        .consumptionInformation, .extendRenewalDate, .massExtendRenewalDate, .massExtensionStatus,
-        .requestTestNotification, .testNotificationStatus, .setAppAccountToken, .finishTransaction,
-        .sendExternalPurchaseReport, .retrieveExternalPurchaseReport, SupportLookup.orderLookupEndpoint,
-    ]
 }

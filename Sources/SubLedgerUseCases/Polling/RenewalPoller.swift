@@ -395,7 +395,7 @@ extension RenewalPoller.ChainRefresher {
 }
 
 extension Instant {
-    func adding(duration: Duration) -> Instant {
+    package func adding(duration: Duration) -> Instant {
         let (seconds, attoseconds) = duration.components
         return adding(milliseconds: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }

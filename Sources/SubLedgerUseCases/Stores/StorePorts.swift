@@ -3,43 +3,35 @@ import SubLedgerStore
 
 /// The stores this process speaks to, one port each: the one place a store is picked by `Store`.
 public struct StorePorts: Sendable {
-    /// The App Store (always: every app of the catalog may sell there).
-    public var appStore: AppStorePort
     /// The ports of the stores registered as modules (`StoreRegistry`), by store.
     public var registered: [Store: any StorePort]
+    /// The ledger as the ports write it: with the stored inputs' retry policy they were configured with (the
+    /// backoff and the attempts before quarantine, `StoredInputRetry`), which the renewal job records failures under.
+    public var ledger: LedgerStore
 
-    public init(appStore: AppStorePort, registered: [any StorePort] = []) {
-        self.appStore = appStore
+    public init(ledger: LedgerStore, registered: [any StorePort] = []) {
+        self.ledger = ledger
         var byStore: [Store: any StorePort] = [:]
         for port in registered { byStore[port.store] = port }
         self.registered = byStore
     }
 
-    /// The App Store's port, and the port of every store `registry` holds, writing through `context`.
-    public init(appStore: AppStorePort, registry: StoreRegistry, context: StoreContext) {
-        self.init(appStore: appStore, registered: registry.stores.compactMap { registry[$0]?.port(context) })
+    /// The port of every store `registry` holds, writing through `context`.
+    public init(registry: StoreRegistry, context: StoreContext) {
+        self.init(ledger: context.store, registered: registry.stores.compactMap { registry[$0]?.port(context) })
     }
-
-    /// The ledger as the ports write it: with the stored inputs' retry policy they were configured with (the
-    /// backoff and the attempts before quarantine, `StoredInputRetry`), which the renewal job records failures under.
-    public var ledger: LedgerStore { appStore.ingestion.store }
 
     /// The port of `store`; throws `app_misconfigured` when this process is not configured for it.
     public func port(for store: Store) throws -> any StorePort {
-        switch store {
-        case .appStore:
-            return appStore
-        default:
-            guard let port = registered[store] else {
-                throw IngestionError(.appMisconfigured, "this process is not configured for \(store.displayName)")
-            }
-            return port
+        guard let port = registered[store] else {
+            throw IngestionError(.appMisconfigured, "this process is not configured for \(store.displayName)")
         }
+        return port
     }
 
     /// The port of `store`, if this process is configured for it.
     public func configuredPort(for store: Store) -> (any StorePort)? {
-        try? port(for: store)
+        registered[store]
     }
 
     /// Verifies and applies `submission` through its store's port.

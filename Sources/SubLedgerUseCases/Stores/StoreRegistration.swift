@@ -3,14 +3,12 @@ import PostgresLibPQ
 import SubLedgerCore
 import SubLedgerStore
 
-/// What a store module gives the rest of the server, exported once by the module (`GooglePlayRegistration`,
-/// `StripeRegistration`): its port, its reconciliation, what it is owed after an apply, its push route and how that
-/// route is treated, and the capabilities it offers beyond the port (a web checkout, an import of existing
-/// subscribers). Built once, with its configuration and the gateway
-/// that configuration makes, at the composition root, which hands every registration to one `StoreRegistry`;
-/// nothing else names a store module.
-///
-/// The App Store is still built inside the use cases (`AppStorePort`); it is not a registration yet.
+/// What a store module gives the rest of the server, exported once by the module (`AppStoreRegistration`,
+/// `GooglePlayRegistration`, `StripeRegistration`): its port, its reconciliation, what it is owed after an apply, its
+/// push route and how that route is treated, the metrics it declares, and the capabilities it offers beyond the port
+/// (a web checkout, an import of existing subscribers, offer signatures, support lookups; `StoreCapabilities.swift`).
+/// Built once, with its configuration and the gateway that configuration makes, at the composition root, which hands
+/// every registration to one `StoreRegistry`; nothing else names a store module.
 public protocol StoreRegistration: Sendable {
     /// The store it speaks for.
     var store: Store { get }
@@ -26,19 +24,53 @@ public protocol StoreRegistration: Sendable {
     func reconciliation(port: any StorePort, pool: PostgresPool, context: StoreContext, worker: String)
         -> (any StoreReconciliation)?
 
-    /// What sends the calls the store is owed after an apply (`StoreObligation.owed`), through the process's `pool`;
-    /// `nil` when the store is owed none. By default none.
-    func obligationSender(pool: PostgresPool, logger: Logger) -> (any ObligationSending)?
+    /// What sends the calls the store is owed after an apply (`StoreObligation.owed`), through the process's `pool`,
+    /// trying a transient failure again as `retry` says; `nil` when the store is owed none. By default none.
+    func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger) -> (any ObligationSending)?
 
     /// The web purchase the store offers an account (an order, then the store's hosted checkout); `nil` when none.
     func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)?
 
     /// How the store's existing subscribers are read back for `subledger import`; `nil` when it has no such import.
     func subscriptionImport(logger: Logger) -> (any StoreSubscriptionImport)?
+
+    /// The rows of `subledger import` the store reads back itself, through `context`; `nil` when none.
+    func rowImport(_ context: StoreContext) -> (any StoreRowImport)?
+
+    /// What support asks the store about purchases the ledger may not hold, through `context`; `nil` when the store
+    /// is not asked.
+    func purchaseLookup(_ context: StoreContext) -> (any StorePurchaseLookup)?
+
+    /// The offer signatures the store's apps ask for; `nil` when the store signs none.
+    func offerSigning(pool: PostgresPool, now: @escaping @Sendable () -> Instant) -> (any OfferSigning)?
+
+    /// The claims of an app's own purchase the store verifies; `nil` when it has none.
+    func appTransactionClaims(pool: PostgresPool, now: @escaping @Sendable () -> Instant)
+        -> (any AppTransactionClaiming)?
+
+    /// Starts what the store runs beside a serving process that writes through `context`, once, when it builds its
+    /// routes (the App Store: receipts deferred while Apple failed are made due when it answers again).
+    func prepareToServe(_ context: StoreContext)
+
+    /// Makes the store's own metrics with every label set known in advance, so a fresh process exports them at 0
+    /// (`MetricDeclarations`); `poll` tells whether the process runs the renewal job and the reconciliations.
+    func declareMetrics(poll: Bool)
 }
 
 extension StoreRegistration {
-    public func obligationSender(pool: PostgresPool, logger: Logger) -> (any ObligationSending)? { nil }
+    public func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger)
+        -> (any ObligationSending)?
+    { nil }
+    public func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)? { nil }
+    public func subscriptionImport(logger: Logger) -> (any StoreSubscriptionImport)? { nil }
+    public func rowImport(_ context: StoreContext) -> (any StoreRowImport)? { nil }
+    public func purchaseLookup(_ context: StoreContext) -> (any StorePurchaseLookup)? { nil }
+    public func offerSigning(pool: PostgresPool, now: @escaping @Sendable () -> Instant) -> (any OfferSigning)? { nil }
+    public func appTransactionClaims(pool: PostgresPool, now: @escaping @Sendable () -> Instant)
+        -> (any AppTransactionClaiming)?
+    { nil }
+    public func declareMetrics(poll: Bool) {}
+    public func prepareToServe(_ context: StoreContext) {}
 }
 
 /// The route a store posts its pushes to.
@@ -64,14 +96,19 @@ public struct StoreContext: Sendable {
     public var catalog: CatalogStore
     public var logger: Logger
     public var now: @Sendable () -> Instant
+    /// The app of a bundle id that arrived unverified, `nil` when no app has it: the catalog's, read on every input,
+    /// unless the process keeps its apps cached (`AppDirectory`).
+    public var findApp: @Sendable (String) async throws -> StoredApp?
 
     public init(
-        store: LedgerStore, catalog: CatalogStore, logger: Logger, now: @escaping @Sendable () -> Instant
+        store: LedgerStore, catalog: CatalogStore, logger: Logger, now: @escaping @Sendable () -> Instant,
+        findApp: (@Sendable (String) async throws -> StoredApp?)? = nil
     ) {
         self.store = store
         self.catalog = catalog
         self.logger = logger
         self.now = now
+        self.findApp = findApp ?? { bundleID in try await catalog.app(bundleID: bundleID) }
     }
 }
 
@@ -103,16 +140,18 @@ public struct StoreRegistry: Sendable {
     /// The registered stores, in `Store`'s order.
     public var stores: [Store] { Store.allCases.filter { registrations[$0] != nil } }
 
-    /// The push routes whose successful responses carry no consistency token: the App Store's (not registered yet),
-    /// and every registered store's that does not take one.
+    /// Every registered store's metrics, made at 0 (`StoreRegistration.declareMetrics`).
+    public func declareMetrics(poll: Bool) {
+        for store in stores { registrations[store]?.declareMetrics(poll: poll) }
+    }
+
+    /// The push routes whose successful responses carry no consistency token: every registered store's that does
+    /// not take one.
     public var pushPathsWithoutConsistencyToken: Set<String> {
-        var paths = Self.unregisteredPushPaths
+        var paths: Set<String> = []
         for store in stores {
             if let route = registrations[store]?.pushRoute, !route.carriesConsistencyToken { paths.insert(route.path) }
         }
         return paths
     }
-
-    /// The push route of the store still built inside the use cases.
-    public static let unregisteredPushPaths: Set<String> = ["/v1/notifications/appstore"]
 }

@@ -17,9 +17,11 @@ extension SupportLookup {
             try await DatabaseReadiness.check(secrets, pooler: opened.pooler, migrator: migrator)
             let gateways = try StoreGateways(configuration: configuration, logger: logger)
             let lookup = SupportLookup(
-                store: LedgerStore(pool: opened.pool),
-                catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys), apple: gateways.apple,
-                logger: logger, now: { Instant.systemNow() })
+                registry: gateways.registry,
+                context: gateways.context(
+                    store: LedgerStore(pool: opened.pool),
+                    catalog: CatalogStore(pool: opened.pool, secretKeys: configuration.secretKeys), logger: logger,
+                    now: { Instant.systemNow() }))
             let answer = try await lookup.lookUp(query, bundleID: bundleID, apply: apply)
             await opened.close()
             return answer

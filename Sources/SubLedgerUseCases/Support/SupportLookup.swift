@@ -1,5 +1,3 @@
-import AppStore
-import AppStoreClients
 import Foundation
 import Logging
 import SubLedgerCore
@@ -20,14 +18,14 @@ public struct SupportLookup: Sendable {
     /// Which chains an id names, and whether an account is known.
     let support: SupportStore
     let appTransactions: AppTransactionStore
-    let apple: AppleGateway
-    let ingestion: Ingestion
+    /// The App Store's lookups with Apple (Look Up Order ID, Get Transaction Info), when it is registered.
+    let apple: (any StorePurchaseLookup)?
     let logger: Logger
     let now: @Sendable () -> Instant
 
-    /// The support and app-transaction stores are on `store`'s pool.
+    /// The support and app-transaction stores are on `store`'s pool; `apple` asks Apple (nil: never asked).
     public init(
-        store: LedgerStore, catalog: CatalogStore, apple: AppleGateway, logger: Logger,
+        store: LedgerStore, catalog: CatalogStore, apple: (any StorePurchaseLookup)?, logger: Logger,
         now: @escaping @Sendable () -> Instant
     ) {
         self.store = store
@@ -35,13 +33,16 @@ public struct SupportLookup: Sendable {
         self.support = SupportStore(pool: store.pool)
         self.appTransactions = AppTransactionStore(pool: store.pool)
         self.apple = apple
-        self.ingestion = Ingestion(store: store, catalog: catalog, apple: apple, logger: logger, now: now)
         self.logger = logger
         self.now = now
     }
 
-    /// Metrics name of Look Up Order ID in `subledger_apple_calls_total`.
-    static let orderLookupEndpoint = AppleCallMetrics.Endpoint("order_lookup")
+    /// The lookups of the stores `registry` holds, through `context`.
+    public init(registry: StoreRegistry, context: StoreContext) {
+        self.init(
+            store: context.store, catalog: context.catalog,
+            apple: registry[.appStore]?.purchaseLookup(context), logger: context.logger, now: context.now)
+    }
 
     // MARK: - Entry points
 
@@ -113,12 +114,11 @@ public struct SupportLookup: Sendable {
     // MARK: - Each kind
 
     private func order(_ orderID: String, app: StoredApp, apply: Bool) async throws -> SupportAnswer {
-        for environment in try serverAPIEnvironments(of: app) {
-            let client = try serverAPIClient(app, environment)
-            let lookup = try await askApple(Self.orderLookupEndpoint) { try await client.lookUpOrder(orderID: orderID) }
-            // Status 1 is Apple's "invalid order id" for this environment; a customer's order is in one only.
-            guard lookup.status == 0, !lookup.transactions.isEmpty else { continue }
-            let transactions = try lookup.transactions.map(Self.coreTransaction)
+        let apple = try askable()
+        for environment in try apple.environments(of: app) {
+            // A customer's order is in one environment only.
+            let transactions = try await apple.order(orderID, app: app, environment: environment)
+            guard !transactions.isEmpty else { continue }
             return try await answerFromApple(
                 .order(orderID), transactions: transactions, environment: environment, app: app, apply: apply)
         }
@@ -141,15 +141,12 @@ public struct SupportLookup: Sendable {
                 "no transaction \(id) in the ledger of \(app.bundleID); Apple was not asked (the app has no Server API key)"
             )
         }
-        for environment in try serverAPIEnvironments(of: app) {
-            let client = try serverAPIClient(app, environment)
+        let apple = try askable()
+        for environment in try apple.environments(of: app) {
             do {
-                let payload = try await askApple(.transactionInfo) {
-                    try await client.transactionInfo(transactionID: id)
-                }
+                let transaction = try await apple.transaction(id, app: app, environment: environment)
                 return try await answerFromApple(
-                    .transaction(id), transactions: [try Self.coreTransaction(payload)], environment: environment,
-                    app: app, apply: apply)
+                    .transaction(id), transactions: [transaction], environment: environment, app: app, apply: apply)
             } catch let error as SupportError where error.code == .transactionNotFound {
                 continue
             }
@@ -328,7 +325,7 @@ public struct SupportLookup: Sendable {
                 continue
             }
             do {
-                _ = try await ingestion.pollServerAPI(key, app: app)
+                try await apple?.refresh(key, app: app)
             } catch {
                 // The order's own transactions are applied; the renewal job will bring the chain up to date.
                 logger.warning("support lookup could not refresh a chain", metadata: ["error": "\(error)"])
@@ -419,75 +416,12 @@ public struct SupportLookup: Sendable {
         return apps[0]
     }
 
-    /// The environments Apple's Server API serves for `app`, production first (as Apple recommends).
-    private func serverAPIEnvironments(of app: StoredApp) throws(SupportError) -> [StoreEnvironment] {
-        guard app.serverAPI != nil else {
+    /// The App Store's lookups with Apple; refuses when this process has none.
+    private func askable() throws(SupportError) -> any StorePurchaseLookup {
+        guard let apple else {
             throw SupportError(
-                .serverAPINotConfigured,
-                "\(app.bundleID) has no App Store Server API key in the catalog; Apple cannot be asked")
+                .serverAPINotConfigured, "this process is not configured for the App Store; Apple cannot be asked")
         }
-        return [.production, .sandbox].filter(app.definition.environments.contains)
-    }
-
-    private func serverAPIClient(_ app: StoredApp, _ environment: StoreEnvironment) throws -> AppStoreServerAPIClient {
-        let client: AppStoreServerAPIClient?
-        do {
-            client = try apple.serverAPIClient(for: app, environment: environment)
-        } catch {
-            throw SupportError(
-                .serverAPINotConfigured, "the Server API client of \(app.bundleID) cannot be built: \(error)")
-        }
-        guard let client else {
-            throw SupportError(
-                .serverAPINotConfigured, "\(app.bundleID) has no App Store Server API key in the catalog")
-        }
-        return client
-    }
-
-    /// Calls Apple through the circuit breaker, with metrics, turning its failures into `SupportError`s.
-    private func askApple<T: Sendable>(
-        _ endpoint: AppleCallMetrics.Endpoint, _ call: () async throws -> T
-    ) async throws -> T {
-        do {
-            try apple.admitCall()
-        } catch {
-            let wait: Duration =
-                if case .circuitOpen(let retryAfter) = error { retryAfter } else {
-                    .seconds(Ingestion.retryAfterSeconds)
-                }
-            throw SupportError(.appleUnavailable, "Apple keeps failing; try again later", retryAfter: wait)
-        }
-        do {
-            let result = try await AppleCallMetrics.measure(
-                endpoint,
-                classifyError: { ($0 as? AppStoreServerAPIError)?.isRetryable == true ? .retryable : .rejected }
-            ) { try await call() }
-            apple.breaker.recordSuccess()
-            return result
-        } catch let error as AppStoreServerAPIError {
-            if error.isRetryable {
-                apple.breaker.recordFailure()
-                let wait = error.retryAfter.map {
-                    max(1, ($0.millisecondsSince1970 - now().millisecondsSince1970) / 1000)
-                }
-                throw SupportError(
-                    .appleUnavailable, "Apple is unavailable (\(error.code)); try again later",
-                    retryAfter: .seconds(wait ?? Int64(Ingestion.retryAfterSeconds)))
-            }
-            apple.breaker.recordSuccess()
-            // 4000006 (invalid transaction id) from Apple means no transaction can have that id: not found either.
-            if error.code == .transactionIDNotFound || error.httpStatus == 404 || error.apiErrorCode == 4_000_006 {
-                throw SupportError(.transactionNotFound, "Apple knows no such transaction in this environment")
-            }
-            throw SupportError(.appleRefused, "Apple refused the request: \(error)")
-        }
-    }
-
-    private static func coreTransaction(_ payload: JWSTransactionDecodedPayload) throws -> Transaction {
-        do {
-            return try payload.coreTransaction(source: .serverAPI)
-        } catch {
-            throw SupportError(.appleRefused, "Apple returned a transaction that cannot be applied: \(error)")
-        }
+        return apple
     }
 }

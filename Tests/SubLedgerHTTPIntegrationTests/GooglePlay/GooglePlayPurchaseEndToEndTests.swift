@@ -1,3 +1,4 @@
+import AppStoreStore
 import CatalogFile
 import Foundation
 import GooglePlay
@@ -172,7 +173,7 @@ import Testing
                         timeout: .seconds(2)),
                     logger: TestDatabase.logger)
                 var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: apple, now: now)
-                dependencies.stores = StoreRegistry([GooglePlayRegistration(gateway: gateway)])
+                dependencies.stores = StoreRegistry(apple: apple, [GooglePlayRegistration(gateway: gateway)])
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.idleTimeout = .seconds(600)
                 configuration.secretKeys = secretKeys

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppStoreStore
 import CatalogFile
 import Foundation
 import GooglePlaySimulator
@@ -87,18 +88,20 @@ import Testing
                     additionalRoots: [apple.trustedRoot], logger: TestDatabase.logger)
                 let now: @Sendable () -> Instant = { stripe.control.now }
                 var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: appleGateway, now: now)
-                dependencies.stores = StoreRegistry([
-                    GooglePlayRegistration(
-                        configuration: .init(
-                            developerAPI: .init(baseURL: google.developerAPIBaseURL),
-                            pushKeys: .init(url: google.jwksURL)),
-                        logger: TestDatabase.logger),
-                    StripeRegistration(
-                        configuration: .init(
-                            baseURL: stripe.baseURL, timeout: .seconds(10),
-                            retry: .init(maximumAttempts: 2, initialDelay: .milliseconds(10))),
-                        logger: TestDatabase.logger),
-                ])
+                dependencies.stores = StoreRegistry(
+                    apple: appleGateway,
+                    [
+                        GooglePlayRegistration(
+                            configuration: .init(
+                                developerAPI: .init(baseURL: google.developerAPIBaseURL),
+                                pushKeys: .init(url: google.jwksURL)),
+                            logger: TestDatabase.logger),
+                        StripeRegistration(
+                            configuration: .init(
+                                baseURL: stripe.baseURL, timeout: .seconds(10),
+                                retry: .init(maximumAttempts: 2, initialDelay: .milliseconds(10))),
+                            logger: TestDatabase.logger),
+                    ])
                 var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
                 configuration.idleTimeout = .seconds(600)
                 configuration.secretKeys = secretKeys

@@ -1,3 +1,4 @@
+import AppStoreStore
 import CatalogFile
 import Foundation
 import HTTPTypes
@@ -128,7 +129,7 @@ struct StripeHarness: Sendable {
                         timeout: .seconds(2)),
                     logger: TestDatabase.logger)
             var dependencies = ServiceDependencies(pool: pool, migrator: migrator, apple: apple, now: now)
-            dependencies.stores = StoreRegistry([StripeRegistration(gateway: gateway)])
+            dependencies.stores = StoreRegistry(apple: apple, [StripeRegistration(gateway: gateway)])
             var configuration = ServiceConfiguration(host: "127.0.0.1", port: 0)
             configuration.idleTimeout = .seconds(600)
             configuration.secretKeys = secretKeys

@@ -1,3 +1,4 @@
+import AppStoreStore
 import Foundation
 import StripeSimulator
 import StripeStore

@@ -1,21 +1,12 @@
-import AppStore
 import SubLedgerStore
 import Testing
 
 @testable import SubLedgerUseCases
 
 /// Every import row failure is a code and a message for people: the failures the importer does not name itself
-/// (Apple's payload unreadable, the ledger or the database refusing) are `import_failed` with what failed, never
-/// Swift's rendering of the internal error.
+/// (the ledger or the database refusing) are `import_failed` with what failed, never Swift's rendering of the
+/// internal error.
 @Suite struct ImportFailureMessageTests {
-    @Test func anUnreadablePayloadSaysWhichField() {
-        let reason = MigrationImporter.reason(forUnexpected: PayloadMappingError(.missingField, field: "expiresDate"))
-        #expect(reason.code == "import_failed")
-        #expect(
-            reason.message
-                == "Apple's answer for the chain could not be read: a required field is missing (expiresDate)")
-    }
-
     @Test func theLedgersRefusalCarriesItsMessage() {
         let reason = MigrationImporter.reason(
             forUnexpected: StoreError(code: .unknownProduct, message: "product pro.weekly is not in the catalog"))

@@ -6,7 +6,8 @@ import SubLedgerUseCases
 /// it owns that purchase of the app (`AppTransactionClaims`).
 struct AppTransactionsController: Sendable {
     let apps: AppDirectory
-    let claims: AppTransactionClaims
+    /// The App Store's claims; `nil` when this process is not configured for it.
+    let claims: (any AppTransactionClaiming)?
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
         group.post("app-transactions") { request, context in try await claim(request, context) }
@@ -42,6 +43,9 @@ struct AppTransactionsController: Sendable {
         else {
             throw APIError.badRequest(
                 .malformedJWS, "signed_app_transaction must be a JWS (three dot-separated parts)")
+        }
+        guard let claims else {
+            throw IngestionError(.appMisconfigured, "this server is not configured for the App Store")
         }
         let outcome = try await claims.claim(token, account: account, app: app)
         let claim = outcome.claim

@@ -7,7 +7,8 @@ import SubLedgerUseCases
 /// introductory-offer eligibility from the ledger, signed with the app's In-App Purchase key.
 struct OffersController: Sendable {
     let apps: AppDirectory
-    let signatures: OfferSignatures
+    /// The App Store's signatures; `nil` when this process is not configured for it.
+    let signatures: (any OfferSigning)?
 
     func register(on group: RouterGroup<SubLedgerRequestContext>) {
         group.post("offers/signatures") { request, context in try await sign(request, context) }
@@ -70,6 +71,9 @@ struct OffersController: Sendable {
         let parsed = try OfferSignatureRequest(
             accountID: body.account_id, productID: body.product_id, offerIdentifier: body.offer_identifier,
             appAccountToken: body.app_account_token, transactionID: body.transaction_id, app: app.definition)
+        guard let signatures else {
+            throw IngestionError(.appMisconfigured, "this server is not configured for the App Store")
+        }
         let answer = try await signatures.sign(parsed, app: app)
         let used = answer.facts.introductoryOffer
         return SignaturesBody(
