@@ -56,8 +56,7 @@ struct ImportCommand: AsyncParsableCommand {
     var plainProgress = false
 
     @OptionGroup var apple: AppleOptions
-    @OptionGroup var googlePlay: GooglePlayOptions
-    @OptionGroup var stripe: StripeOptions
+    @OptionGroup var stores: StoreOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
@@ -74,7 +73,7 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = try serviceConfiguration(database, apple)
         try StoreModules.register(
-            in: &configuration, googlePlay: googlePlay, stripe: stripe, environment: ProcessInfo.processInfo.environment
+            in: &configuration, options: stores, environment: ProcessInfo.processInfo.environment
         )
         let logger = makeLogger("subledger.import", level: configuration.logLevel)
         let importer = MigrationImporter.Configuration(

@@ -52,8 +52,7 @@ struct PollCommand: AsyncParsableCommand {
 
     @OptionGroup var recovery: RecoveryOptions
     @OptionGroup var apple: AppleOptions
-    @OptionGroup var googlePlay: GooglePlayOptions
-    @OptionGroup var stripe: StripeOptions
+    @OptionGroup var stores: StoreOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
     @OptionGroup var traces: TracesOptions
@@ -79,7 +78,7 @@ struct PollCommand: AsyncParsableCommand {
         var recovery = try recovery.configuration(worker: poller.worker, environment: environment)
         if once { recovery?.finishOnShutdown = true }
         try StoreModules.register(
-            in: &configuration, googlePlay: googlePlay, stripe: stripe, recovery: recovery, environment: environment)
+            in: &configuration, options: stores, recovery: recovery, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         let logger = makeLogger("subledger.poll", level: configuration.logLevel)
         poller.once = once

@@ -22,8 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
     var migrate: Bool?
 
     @OptionGroup var apple: AppleOptions
-    @OptionGroup var googlePlay: GooglePlayOptions
-    @OptionGroup var stripe: StripeOptions
+    @OptionGroup var stores: StoreOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var webhooks: WebhookDeliveryOptions
     @OptionGroup var readReplicas: ReadReplicaOptions
@@ -53,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.migrateOnStart = migrate
         try apple.apply(to: &configuration.apple, environment: environment)
         try StoreModules.register(
-            in: &configuration, googlePlay: googlePlay, stripe: stripe, environment: environment)
+            in: &configuration, options: stores, environment: environment)
         try webhooks.apply(to: &configuration, environment: environment)
         try readReplicas.apply(to: &configuration, environment: environment)
         // Last: with the embedded cluster this may create the key file, which a refused configuration must not.

@@ -1,24 +1,32 @@
 import AppStoreStore
+import ArgumentParser
 import GooglePlayStore
 import Logging
 import StripeClients
 import StripeStore
 import SubLedgerUseCases
 
+/// The options of every store module but the App Store's (`AppleOptions`, which also configure the stored inputs'
+/// retries): one group the commands that speak to every store take.
+struct StoreOptions: ParsableArguments {
+    @OptionGroup var googlePlay: GooglePlayOptions
+    @OptionGroup var stripe: StripeOptions
+}
+
 /// The composition root's store modules: the one place they are named. Each command that speaks to the stores
 /// checks their options here, and the process makes their registrations from them when it builds its gateways.
 enum StoreModules {
     /// The App Store (configured by `configuration.apple`, with the notification recovery `poll` runs when
-    /// `recovery` is set), Google Play and Stripe configured by their options over `environment` (checked now),
+    /// `recovery` is set) and every other store configured by its `options` over `environment` (checked now),
     /// registered with `configuration.storeModules`.
     static func register(
-        in configuration: inout ServiceConfiguration, googlePlay: GooglePlayOptions, stripe: StripeOptions,
+        in configuration: inout ServiceConfiguration, options: StoreOptions,
         recovery: NotificationRecovery.Configuration? = nil, environment: [String: String]
     ) throws {
         var google = GooglePlayGateway.Configuration()
-        try googlePlay.apply(to: &google, environment: environment)
+        try options.googlePlay.apply(to: &google, environment: environment)
         var stripeAPI = StripeAPI.Configuration()
-        try stripe.apply(to: &stripeAPI, environment: environment)
+        try options.stripe.apply(to: &stripeAPI, environment: environment)
         let (googleConfigured, stripeConfigured) = (google, stripeAPI)
         configuration.storeModules = { configuration, logger in
             try registry(
