@@ -56,13 +56,15 @@ extension SupportLookup {
 extension MigrationImporter {
     /// An import whose App Store rows are read through `ingestion` (Google Play's and Stripe's through theirs).
     public init(
-        ingestion: Ingestion, googlePlay: (any StorePort)? = nil, stripe: (any StoreSubscriptionImport)? = nil,
-        app: StoredApp, configuration: Configuration = Configuration(),
+        ingestion: Ingestion, googlePlay: (any StorePort)? = nil,
+        subscriptionImports: [Store: any StoreSubscriptionImport] = [:], app: StoredApp,
+        configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
         try self.init(
             ledger: ingestion.store, now: ingestion.now,
-            appStore: AppStoreRowImport(ingestion: ingestion, logger: logger), googlePlay: googlePlay, stripe: stripe,
+            appStore: AppStoreRowImport(ingestion: ingestion, logger: logger), googlePlay: googlePlay,
+            subscriptionImports: subscriptionImports,
             app: app, configuration: configuration, logger: logger)
     }
 }

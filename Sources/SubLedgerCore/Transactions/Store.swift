@@ -42,6 +42,17 @@ extension Store {
         }
     }
 
+    /// Whether a subscription chain's first purchase is told by its period, not its id: the chain is the
+    /// subscription and each paid bill a transaction with an id of its own, so the first is the one whose period
+    /// begins at the chain's start (`Transaction.startsChain`). Stripe's invoices. The App Store's and Google Play's
+    /// first transaction carries the chain's id.
+    public var tellsFirstPurchaseByPeriod: Bool {
+        switch self {
+        case .stripe: true
+        case .appStore, .googlePlay: false
+        }
+    }
+
     /// Whether the store gives the customer money back for the unused part of a period that a new purchase of the
     /// same chain replaced before it ended (`RevenueSale`'s upgrade credit). Apple does: an upgrade within a group
     /// takes effect at once and refunds the rest of the old period. Google Play gives none: a replacement carries the

@@ -6,12 +6,13 @@ extension Transaction {
     /// the lineage's first order id); a one-time Stripe payment is a chain of one, its id the chain's. A Stripe
     /// subscription's chain is the subscription (`sub_…`) and each paid invoice (`in_…`) a transaction, so ids cannot
     /// tell: its first invoice is the one whose period begins at the subscription's start (`purchaseDate` equal to
-    /// `originalPurchaseDate`, as `StripeSubscriptionReading` maps them); a renewal or a plan change begins later.
+    /// `originalPurchaseDate`, as `StripeSubscriptionReading` maps them); a renewal or a plan change begins later
+    /// (`Store.tellsFirstPurchaseByPeriod`).
     /// A property of the transaction alone, so the entries derived from it do not depend on which of the chain's
     /// transactions arrived first.
     public var startsChain: Bool {
         if transactionID == chainID { return true }
-        guard store == .stripe, let originalPurchaseDate else { return false }
+        guard store.tellsFirstPurchaseByPeriod, let originalPurchaseDate else { return false }
         return purchaseDate == originalPurchaseDate
     }
 }

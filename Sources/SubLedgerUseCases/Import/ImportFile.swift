@@ -32,16 +32,19 @@ public struct ImportFile: Sendable {
                 .invalidFile,
                 "the first line must be the header \(ImportRow.columns.joined(separator: ","))")
         }
-        // An App Store, Google Play or Stripe file, told apart by its header.
+        // An App Store, Google Play or web store's subscriptions file, told apart by its header.
         let wanted =
             "the header must name the columns \(ImportRow.columns.joined(separator: ",")) (App Store), "
             + "\(ImportRow.googlePlayColumns.joined(separator: ",")) (Google Play) or "
-            + "\(ImportRow.stripeColumns.joined(separator: ",")) (Stripe), once each, in any order"
+            + "account_id,<store>_subscription_id (a web store's subscriptions: "
+            + "\(ImportRow.subscriptionColumn(of: .stripe))), once each, in any order"
         let columns = names.map { $0.trimmingASCIIWhitespace.lowercased() }
         let expected =
-            columns.contains("stripe_subscription_id")
-            ? ImportRow.stripeColumns
-            : columns.contains("purchase_token") ? ImportRow.googlePlayColumns : ImportRow.columns
+            if let store = ImportRow.subscriptionStore(in: columns) {
+                ImportRow.subscriptionColumns(of: store)
+            } else {
+                columns.contains("purchase_token") ? ImportRow.googlePlayColumns : ImportRow.columns
+            }
         var order: [String: Int] = [:]
         for (index, column) in columns.enumerated() {
             guard expected.contains(column), order[column] == nil else { throw ImportError(.invalidFile, wanted) }
@@ -63,7 +66,7 @@ public struct ImportFile: Sendable {
                     key = "\(row.account.rawValue)|\(id)|\(row.environment?.rawValue ?? "")"
                 } else if case .googlePurchase(let token, _) = row.source {
                     key = "\(row.account.rawValue)|\(token)"
-                } else if case .stripeSubscription(let id) = row.source {
+                } else if case .storeSubscription(_, let id) = row.source {
                     key = "\(row.account.rawValue)|\(id)"
                 }
                 if let key {

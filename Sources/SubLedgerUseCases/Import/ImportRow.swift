@@ -12,7 +12,8 @@ public struct ImportRow: Sendable, Hashable {
         /// A Google Play purchase token of the product `productID`.
         case googlePurchase(token: String, productID: String)
         /// A Stripe subscription (`sub_…`).
-        case stripeSubscription(String)
+        /// A subscription of a store that sells on the web, read back whole from its API (`StoreSubscriptionImport`).
+        case storeSubscription(store: Store, id: String)
     }
 
     /// The longest base64 app receipt accepted, in bytes.
@@ -23,10 +24,19 @@ public struct ImportRow: Sendable, Hashable {
     public static let googlePlayColumns = ["account_id", "purchase_token", "product_id"]
     /// The longest purchase token accepted (Google's are a few hundred characters).
     public static let maximumPurchaseTokenBytes = 1024
-    /// The columns of a Stripe file's header row, in any order.
-    public static let stripeColumns = ["account_id", "stripe_subscription_id"]
-    /// The longest Stripe object id accepted (Stripe documents ids of up to 255 characters).
-    public static let maximumStripeIDBytes = 255
+    /// The columns of a file of `store`'s subscriptions: `account_id` and `<store>_subscription_id`
+    /// (`stripe_subscription_id`).
+    public static func subscriptionColumns(of store: Store) -> [String] {
+        ["account_id", subscriptionColumn(of: store)]
+    }
+    /// The column naming `store`'s subscription.
+    public static func subscriptionColumn(of store: Store) -> String { "\(store.rawValue)_subscription_id" }
+    /// The store whose subscription `columns` name, if any.
+    public static func subscriptionStore(in columns: [String]) -> Store? {
+        Store.allCases.first { columns.contains(subscriptionColumn(of: $0)) }
+    }
+    /// The longest subscription id accepted.
+    public static let maximumSubscriptionIDBytes = 255
 
     /// The line of the file the row starts on (1-based; the header is line 1).
     public var lineNumber: Int
@@ -61,13 +71,15 @@ public struct ImportRow: Sendable, Hashable {
         } catch {
             throw ImportRowError(lineNumber, .invalidAccount(IdentifierRule.accountID.summary))
         }
-        if order["stripe_subscription_id"] != nil {
-            let id = field("stripe_subscription_id")
-            guard id.utf8.count <= maximumStripeIDBytes, id.hasPrefix("sub_"), id.utf8.count > 4,
-                id.utf8.allSatisfy(Self.isStripeIDByte)
-            else { throw ImportRowError(lineNumber, .invalidStripeSubscriptionID) }
+        if let store = subscriptionStore(in: Array(order.keys)) {
+            // A web store's subscription id: `sub_` and letters, digits and underscores (Stripe's, Paddle's).
+            let id = field(subscriptionColumn(of: store))
+            guard id.utf8.count <= maximumSubscriptionIDBytes, id.hasPrefix("sub_"), id.utf8.count > 4,
+                id.utf8.allSatisfy(Self.isSubscriptionIDByte)
+            else { throw ImportRowError(lineNumber, .invalidSubscriptionID(store)) }
             return ImportRow(
-                lineNumber: lineNumber, account: account, source: .stripeSubscription(id), environment: nil)
+                lineNumber: lineNumber, account: account, source: .storeSubscription(store: store, id: id),
+                environment: nil)
         }
         if order["purchase_token"] != nil {
             let token = field("purchase_token")
@@ -120,7 +132,7 @@ public struct ImportRow: Sendable, Hashable {
     }
 
     /// Stripe's ids: a prefix, an underscore and letters and digits.
-    private static func isStripeIDByte(_ byte: UInt8) -> Bool {
+    private static func isSubscriptionIDByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):

@@ -17,7 +17,7 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
         case duplicateRow(Int)
         case invalidPurchaseToken
         case invalidProductID
-        case invalidStripeSubscriptionID
+        case invalidSubscriptionID(Store)
         /// Apple or the ledger refused the chain (the message says which, without secrets).
         case importFailed(code: String, message: String)
 
@@ -36,7 +36,7 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
             case .duplicateRow: "duplicate_row"
             case .invalidPurchaseToken: "invalid_purchase_token"
             case .invalidProductID: "invalid_product_id"
-            case .invalidStripeSubscriptionID: "invalid_stripe_subscription_id"
+            case .invalidSubscriptionID: "invalid_subscription_id"
             case .importFailed(let code, _): code
             }
         }
@@ -57,8 +57,9 @@ public struct ImportRowError: Error, Sendable, Hashable, CustomStringConvertible
             case .duplicateRow(let first): "the same account and chain as line \(first)"
             case .invalidPurchaseToken: "purchase_token must be 1 to 1024 characters from A-Z a-z 0-9 . _ -"
             case .invalidProductID: "product_id is invalid: \(IdentifierRule.productID.summary)"
-            case .invalidStripeSubscriptionID:
-                "stripe_subscription_id must be a Stripe subscription id: sub_ and letters and digits, at most 255"
+            case .invalidSubscriptionID(let store):
+                ImportRow.subscriptionColumn(of: store) + " must be a \(store.displayName) subscription id: sub_ "
+                    + "and letters, digits and underscores, at most \(ImportRow.maximumSubscriptionIDBytes) bytes"
             case .importFailed(_, let message): message
             }
         }

@@ -30,7 +30,7 @@ public enum ImportRunner {
             let migration = try MigrationImporter(
                 ledger: context.store, now: context.now, appStore: gateways.registry[.appStore]?.rowImport(context),
                 googlePlay: gateways.registry[.googlePlay]?.port(context),
-                stripe: gateways.registry[.stripe]?.subscriptionImport(logger: logger), app: app,
+                subscriptionImports: gateways.registry.subscriptionImports(logger: logger), app: app,
                 configuration: importer, logger: logger)
             let name = URL(fileURLWithPath: path).lastPathComponent
             let task = Task { try await migration.run(file, fileName: name) { printer.show($0) } }

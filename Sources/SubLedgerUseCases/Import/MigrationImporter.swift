@@ -69,8 +69,9 @@ public struct MigrationImporter: Sendable {
     let appStore: (any StoreRowImport)?
     /// Google Play's port, for a Google Play file: each row's purchase submitted as its account's.
     let googlePlay: (any StorePort)?
-    /// Stripe's subscriptions read back, for a Stripe file (`StoreRegistration.subscriptionImport`).
-    let stripe: (any StoreSubscriptionImport)?
+    /// The web stores' subscriptions read back, for a file of one's subscriptions (`StoreRegistration.subscriptionImport`),
+    /// by store.
+    let subscriptionImports: [Store: any StoreSubscriptionImport]
     let checkpoints: ImportCheckpointStore
     let app: StoredApp
     let configuration: Configuration
@@ -78,7 +79,8 @@ public struct MigrationImporter: Sendable {
 
     public init(
         ledger: LedgerStore, now: @escaping @Sendable () -> Instant, appStore: (any StoreRowImport)?,
-        googlePlay: (any StorePort)? = nil, stripe: (any StoreSubscriptionImport)? = nil, app: StoredApp,
+        googlePlay: (any StorePort)? = nil, subscriptionImports: [Store: any StoreSubscriptionImport] = [:],
+        app: StoredApp,
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "subledger.import")
     ) throws(ImportError) {
         try configuration.validate()
@@ -86,7 +88,7 @@ public struct MigrationImporter: Sendable {
         self.now = now
         self.appStore = appStore
         self.googlePlay = googlePlay
-        self.stripe = stripe
+        self.subscriptionImports = subscriptionImports
         self.checkpoints = ImportCheckpointStore(pool: ledger.pool)
         self.app = app
         self.configuration = configuration
@@ -206,8 +208,8 @@ public struct MigrationImporter: Sendable {
                 return .success(try await appStore.importRow(row, app: app, gate: gate, configuration: configuration))
             case .googlePurchase(let token, let productID):
                 return .success(try await importGooglePurchase(token, productID: productID, row: row, gate: gate))
-            case .stripeSubscription(let id):
-                return .success(try await importStripeSubscription(id, row: row, gate: gate))
+            case .storeSubscription(let store, let id):
+                return .success(try await importSubscription(id, of: store, row: row, gate: gate))
             }
         } catch let error as ImportRowError {
             return .failure(error)
@@ -309,33 +311,34 @@ public struct MigrationImporter: Sendable {
         }
     }
 
-    /// Reads the row's Stripe subscription (its invoices, payments, refunds and disputes) from the Stripe API and
-    /// applies it as a first claim by the row's account, as a chain's history from Apple is; its later events then
-    /// reach the chain's owner.
-    private func importStripeSubscription(_ id: String, row: ImportRow, gate: ImportRateGate) async throws
+    /// Reads the row's subscription of a web store (Stripe's with its invoices, payments, refunds and disputes) from
+    /// the store's API and applies it as a first claim by the row's account, as a chain's history from Apple is; its
+    /// later events then reach the chain's owner.
+    private func importSubscription(_ id: String, of store: Store, row: ImportRow, gate: ImportRateGate) async throws
         -> ImportedRow
     {
-        guard let stripe, stripe.isConfigured(for: app),
-            app.definition.products.contains(where: { $0.store == .stripe })
+        guard let importer = subscriptionImports[store], importer.isConfigured(for: app),
+            app.definition.products.contains(where: { $0.store == store })
         else {
             throw ImportRowError(
                 row.lineNumber,
                 .importFailed(
-                    code: "app_not_on_stripe", message: "\(app.bundleID) has no Stripe account or sells nothing there"))
+                    code: "app_not_on_store",
+                    message: "\(app.bundleID) has no \(store.displayName) account or sells nothing there"))
         }
         var attempt = 0
         while true {
             attempt += 1
             try await gate.admit()
             do {
-                let read = try await stripe.input(subscription: id, app: app, observedAt: now())
+                let read = try await importer.input(subscription: id, app: app, observedAt: now())
                 guard var input = read, !input.transactions.isEmpty else {
                     throw ImportRowError(
                         row.lineNumber,
                         .importFailed(
-                            code: "not_sold_on_stripe",
+                            code: "not_sold_on_store",
                             message: "the subscription \(id) is another app's or holds no price of a product "
-                                + "\(app.bundleID) sells through Stripe"))
+                                + "\(app.bundleID) sells through \(store.displayName)"))
                 }
                 input.submitter = row.account
                 let applied = try await ledger.apply(input, app: app, now: now())
@@ -346,7 +349,8 @@ public struct MigrationImporter: Sendable {
             } catch let error as IngestionError where error.isTransient && attempt < configuration.maximumAttempts {
                 let delay = min(error.retryAfter ?? backoff(attempt), configuration.maximumBackoff)
                 logger.debug(
-                    "Stripe unavailable; waiting", metadata: ["line": "\(row.lineNumber)", "delay": "\(delay)"])
+                    "store unavailable; waiting",
+                    metadata: ["store": "\(store.rawValue)", "line": "\(row.lineNumber)", "delay": "\(delay)"])
                 gate.pause(for: delay)
             }
         }
@@ -367,8 +371,8 @@ public struct MigrationImporter: Sendable {
             what = "verify an app receipt with verifyReceipt"
         case .googlePurchase(_, let productID):
             what = "read a Google Play purchase of \(productID) from the Developer API"
-        case .stripeSubscription(let id):
-            what = "read the Stripe subscription \(id) from the Stripe API"
+        case .storeSubscription(let store, let id):
+            what = "read the \(store.displayName) subscription \(id) from the \(store.displayName) API"
         }
         if done {
             return "line \(row.lineNumber): skip (done by an earlier run): \(what) for account \(row.account.rawValue)"

@@ -140,6 +140,13 @@ public struct StoreRegistry: Sendable {
     /// The registered stores, in `Store`'s order.
     public var stores: [Store] { Store.allCases.filter { registrations[$0] != nil } }
 
+    /// Every registered store's import of its subscriptions, by store.
+    public func subscriptionImports(logger: Logger) -> [Store: any StoreSubscriptionImport] {
+        var imports: [Store: any StoreSubscriptionImport] = [:]
+        for store in stores { imports[store] = registrations[store]?.subscriptionImport(logger: logger) }
+        return imports
+    }
+
     /// Every registered store's metrics, made at 0 (`StoreRegistration.declareMetrics`).
     public func declareMetrics(poll: Bool) {
         for store in stores { registrations[store]?.declareMetrics(poll: poll) }

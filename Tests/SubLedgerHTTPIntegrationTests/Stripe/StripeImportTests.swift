@@ -27,7 +27,10 @@ import Testing
             now: c.h.now)
         return try MigrationImporter(
             ingestion: ingestion,
-            stripe: StripeRegistration(gateway: c.h.gateway).subscriptionImport(logger: TestDatabase.logger), app: app,
+            subscriptionImports: [
+                .stripe: try #require(
+                    StripeRegistration(gateway: c.h.gateway).subscriptionImport(logger: TestDatabase.logger))
+            ], app: app,
             configuration: .init(concurrency: 2, maximumAttempts: 3, maximumBackoff: .milliseconds(50)),
             logger: TestDatabase.logger)
     }
@@ -56,14 +59,14 @@ import Testing
                 """
             let file = try ImportFile(bytes: Array(csv.utf8))
             #expect(file.rows.count == 4)
-            #expect(file.refused.map(\.reason.code) == ["invalid_stripe_subscription_id", "duplicate_row"])
+            #expect(file.refused.map(\.reason.code) == ["invalid_subscription_id", "duplicate_row"])
             let importer = try await Self.importer(c)
             let summary = try await importer.run(file, fileName: "stripe.csv")
             #expect(summary.progress.rowsOK == 2)
             #expect(summary.progress.rowsFailed == 4)
             #expect(
                 summary.failures.map { "\($0.lineNumber) \($0.reason.code)" } == [
-                    "4 owned_by_another_account", "5 invalid_stripe_subscription_id", "6 invalid_purchase",
+                    "4 owned_by_another_account", "5 invalid_subscription_id", "6 invalid_purchase",
                     "7 duplicate_row",
                 ])
             #expect(try await c.owner(of: alices) == "alice")
