@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "GooglePlayClients", targets: ["GooglePlayClients"]),
         .library(name: "Stripe", targets: ["Stripe"]),
         .library(name: "StripeClients", targets: ["StripeClients"]),
+        .library(name: "Paddle", targets: ["Paddle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -126,6 +127,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Paddle Billing's wire protocols as values, with no I/O: the webhook signature, events and notifications,
+        // transactions, subscriptions and adjustments, money as strings of minor units, and what a paid transaction
+        // means to the ledger.
+        .target(
+            name: "Paddle",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -572,6 +584,12 @@ let package = Package(
             name: "StripeTests",
             dependencies: ["Stripe", "SubLedgerCore"],
             resources: [.copy("Resources/stripe-fixtures.json")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PaddleTests",
+            dependencies: ["Paddle", "SubLedgerCore"],
+            resources: [.copy("Resources/paddle-fixtures.json")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
