@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "Stripe", targets: ["Stripe"]),
         .library(name: "StripeClients", targets: ["StripeClients"]),
         .library(name: "Paddle", targets: ["Paddle"]),
+        .library(name: "PaddleClients", targets: ["PaddleClients"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -138,6 +139,19 @@ let package = Package(
             dependencies: [
                 "SubLedgerCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Paddle Billing's HTTP API: the reads of transactions, subscriptions, adjustments and the events list; on
+        // AsyncHTTPClient.
+        .target(
+            name: "PaddleClients",
+            dependencies: [
+                "Paddle", "BoundedHTTP",
+                "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -684,6 +698,21 @@ let package = Package(
                 "SubLedgerCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The Paddle API client against paddle-sim in-process: its reads, pages and errors.
+        .testTarget(
+            name: "PaddleClientsIntegrationTests",
+            dependencies: [
+                "PaddleClients",
+                "Paddle",
+                "PaddleSimulator",
+                "BoundedHTTP",
+                "SubLedgerCore",
+                "HTTPTestSupport",  // the webhook receiver whose notifications are verified and read
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
