@@ -301,6 +301,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Paddle Billing as a store of the ledger: its port (notifications and purchases read back from the Paddle API),
+        // its events-list reconciliation, its web checkout and subscription import, exported as one `StoreRegistration`.
+        // Depends on the use cases' protocols; nothing but the composition root depends on it.
+        .target(
+            name: "PaddleStore",
+            dependencies: [
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerCore",
+                "Paddle",
+                "PaddleClients",
+                "PostgresLibPQ",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP edge (Hummingbird 2): controllers, middleware, representations, the mapping of errors to
         // answers.
         .target(
@@ -488,6 +506,8 @@ let package = Package(
                 // The one place the store modules are named: their registrations join the store registry here.
                 "AppStoreStore",
                 "GooglePlayStore",
+                "PaddleClients",
+                "PaddleStore",
                 "StripeStore",
                 "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -653,7 +673,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
                 // The push routes the stores' registrations exempt from consistency tokens.
-                "AppStoreStore", "GooglePlayStore", "StripeStore",
+                "AppStoreStore", "GooglePlayStore", "StripeStore", "PaddleStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -769,6 +789,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),  // … and their shrinking
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
                 "AppStoreStore", "GooglePlayStore", "StripeStore",
+                "Paddle", "PaddleClients", "PaddleSimulator", "PaddleStore",
+                // The seller's calls to paddle-sim (PaddleHarness).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // push tokens signed by the tests
                 "HTTPTestSupport",  // webhook delivery tests: the receiver

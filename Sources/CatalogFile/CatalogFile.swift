@@ -17,7 +17,8 @@ public enum CatalogFile {
     /// returned separately so they never travel inside the core's values; `google_play` may carry, beside its
     /// `package_name`, `service_account_key_file | service_account_key` (the Developer API's JSON key). A relative
     /// `private_key_file` or `service_account_key_file` is read relative to `directory`; `stripe: {secret_key |
-    /// secret_key_file, webhook_secret}` are the app's Stripe secrets.
+    /// secret_key_file, webhook_secret}` are the app's Stripe secrets, `paddle: {api_key | api_key_file,
+    /// webhook_secret}` its Paddle secrets.
     public static func read(
         _ text: String, directory: String = "."
     ) throws(CatalogFileError) -> (catalog: Catalog, secrets: [String: AppSecrets]) {
@@ -38,8 +39,14 @@ public enum CatalogFile {
                 var secret_key_file: String?
                 var webhook_secret: String?
             }
+            struct Paddle: Decodable {
+                var api_key: String?
+                var api_key_file: String?
+                var webhook_secret: String?
+            }
             struct AppSecret: Decodable {
                 var stripe: Stripe?
+                var paddle: Paddle?
                 var bundle_id: String
                 var shared_secret: String?
                 var server_api: ServerAPI?
@@ -99,7 +106,8 @@ public enum CatalogFile {
                                 + "service account (type, private_key, client_email)")
                     }
                 }
-                // Each store's secrets by the names its module reads them by (GooglePlaySecrets, StripeSecrets).
+                // Each store's secrets by the names its module reads them by (GooglePlaySecrets, StripeSecrets,
+                // PaddleSecrets).
                 var stores = StoreSecrets()
                 stores[.googlePlay, "service_account_key"] = googleKey
                 if let stripe = app.stripe {
@@ -108,6 +116,13 @@ public enum CatalogFile {
                         bundleID: app.bundle_id, directory: directory)
                     stores[.stripe, "secret_key"] = secretKey
                     stores[.stripe, "webhook_secret"] = webhookSecret
+                }
+                if let paddle = app.paddle {
+                    let (apiKey, webhookSecret) = try paddleSecrets(
+                        paddle.api_key, file: paddle.api_key_file, webhookSecret: paddle.webhook_secret,
+                        bundleID: app.bundle_id, directory: directory)
+                    stores[.paddle, "api_key"] = apiKey
+                    stores[.paddle, "webhook_secret"] = webhookSecret
                 }
                 result[app.bundle_id] = AppSecrets(
                     sharedSecret: app.shared_secret, serverAPI: serverAPI, stores: stores)
@@ -148,6 +163,34 @@ public enum CatalogFile {
         guard let webhookSecret, webhookSecret.hasPrefix("whsec_"), printable(webhookSecret) else {
             throw CatalogFileError(
                 "stripe of \(bundleID) needs webhook_secret: the signing secret (whsec_…) of its webhook endpoint")
+        }
+        return (key, webhookSecret)
+    }
+
+    /// An app's `paddle:` settings: the API key (given, or read from `api_key_file`) and the notification setting's
+    /// endpoint secret key, both required and checked for shape (`pdl_…`, `pdl_ntfset_…`).
+    private static func paddleSecrets(
+        _ apiKey: String?, file: String?, webhookSecret: String?, bundleID: String, directory: String
+    ) throws(CatalogFileError) -> (apiKey: String, webhookSecret: String) {
+        var key = apiKey
+        if key == nil, let file {
+            let path = file.hasPrefix("/") ? file : directory + "/" + file
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
+                throw CatalogFileError("cannot read the Paddle API key \(path) of \(bundleID) (at most 4 KiB)")
+            }
+            key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func printable(_ text: String) -> Bool {
+            (8...1024).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+        }
+        guard let key, key.hasPrefix("pdl_"), printable(key) else {
+            throw CatalogFileError(
+                "paddle of \(bundleID) needs api_key or api_key_file: a Paddle API key (pdl_live_… or pdl_sdbx_…)")
+        }
+        guard let webhookSecret, webhookSecret.hasPrefix("pdl_ntfset_"), printable(webhookSecret) else {
+            throw CatalogFileError(
+                "paddle of \(bundleID) needs webhook_secret: the endpoint secret key (pdl_ntfset_…) of its notification setting"
+            )
         }
         return (key, webhookSecret)
     }

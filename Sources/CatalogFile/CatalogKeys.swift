@@ -28,6 +28,7 @@ enum CatalogKeys {
             "service_account_key": .value, "service_account_key_file": .value,
         ]),
         "stripe": .mapping(["secret_key": .value, "secret_key_file": .value, "webhook_secret": .value]),
+        "paddle": .mapping(["api_key": .value, "api_key_file": .value, "webhook_secret": .value]),
         "external_purchase": .mapping(["report": .value, "tax_country": .value]),
         "shared_secret": .value,
         "server_api": .mapping([

@@ -8,8 +8,9 @@ import SubLedgerCore
 
 /// A client of the Paddle Billing API (version 1), authorized by a seller's API key (`Authorization: Bearer`).
 ///
-/// Every call is a read, bounded in time and size; Paddle's error envelope becomes a `PaddleAPIError`, an answer
-/// that cannot be read a `.malformedResponse` naming the field. Reads are retried on rate limits (429), Paddle's
+/// Every call is bounded in time and size (the one write, `createTransaction`, starts a checkout); Paddle's error
+/// envelope becomes a `PaddleAPIError`, an answer that cannot be read a `.malformedResponse` naming the field. Reads
+/// are retried on rate limits (429), Paddle's
 /// failures (5xx), timeouts and failed connections with `RetryPolicy`'s backoff. Lists are read page by page with
 /// Paddle's cursor (`after`), at most `maximumPages` pages per list.
 public struct PaddleAPI: Sendable {
@@ -84,6 +85,11 @@ public struct PaddleAPI: Sendable {
 
     public func transaction(_ id: String) async throws(PaddleAPIError) -> PaddleTransaction {
         try await entity(PaddleTransaction.self, "/transactions/" + Self.checked(id))
+    }
+
+    /// A price of the catalog (`pri_…`): its product and billing cycle, which a checkout is checked against.
+    public func price(_ id: String) async throws(PaddleAPIError) -> PaddlePrice {
+        try await entity(PaddlePrice.self, "/prices/" + Self.checked(id))
     }
 
     public func subscription(_ id: String) async throws(PaddleAPIError) -> PaddleSubscription {
@@ -162,6 +168,54 @@ public struct PaddleAPI: Sendable {
         let last = page.data.last?.eventID
         return PaddleEventPage(
             entries: entries, hasMore: page.hasMore && !page.data.isEmpty, nextAfter: page.nextAfter ?? last ?? after)
+    }
+
+    // MARK: Writes
+
+    /// What `createTransaction` answers: the transaction made and the link its checkout is paid through.
+    public struct CreatedTransaction: Sendable, Hashable {
+        /// `txn_…`.
+        public var id: String
+        /// `ready` once it has a customer, `draft` before.
+        public var status: String
+        /// The checkout's link (`checkout.url`): the app's default payment link with `?_ptxn=<id>`; `nil` when the
+        /// account has no default payment link set.
+        public var checkoutURL: String?
+    }
+
+    /// Creates a transaction of one catalog price (`POST /transactions`) that Paddle's checkout collects: with
+    /// `customData` (SubLedger's order and app) and, when known, the Paddle customer. Sent once: Paddle takes no
+    /// idempotency key, so a failure is not retried (the order stays open and the app server may start again).
+    public func createTransaction(
+        priceID: String, quantity: Int = 1, customData: [(String, String)], customerID: String? = nil
+    ) async throws(PaddleAPIError) -> CreatedTransaction {
+        guard (1...100).contains(quantity) else { throw PaddleAPIError(.invalidRequest, detail: "quantity") }
+        var body: [String: Any] = [
+            "items": [["price_id": try Self.checked(priceID), "quantity": quantity]],
+            "custom_data": Dictionary(customData, uniquingKeysWith: { _, last in last }),
+        ]
+        if let customerID { body["customer_id"] = try Self.checked(customerID) }
+        let data: Data
+        do {
+            data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        } catch {
+            throw PaddleAPIError(.invalidRequest, detail: "the transaction's body cannot be written")
+        }
+        let answer = try await sendOnce(url: configuration.baseURL + "/transactions", method: .POST, body: data)
+        struct Created: Decodable {
+            struct Entity: Decodable {
+                struct Checkout: Decodable { var url: String? }
+                var id: String
+                var status: String
+                var checkout: Checkout?
+            }
+            var data: Entity
+        }
+        guard let created = try? JSONDecoder().decode(Created.self, from: answer.body),
+            (try? Self.checked(created.data.id)) != nil, created.data.status.utf8.count <= 32
+        else { throw PaddleAPIError(.malformedResponse, httpStatus: answer.status, field: "data") }
+        let url = created.data.checkout?.url.flatMap { $0.utf8.count <= 2048 && !$0.contains("\0") ? $0 : nil }
+        return CreatedTransaction(id: created.data.id, status: created.data.status, checkoutURL: url)
     }
 
     // MARK: Plumbing
@@ -256,14 +310,17 @@ public struct PaddleAPI: Sendable {
         }
     }
 
-    private func sendOnce(url: String) async throws(PaddleAPIError) -> HTTPExchange.Answer {
+    private func sendOnce(url: String, method: HTTPMethod = .GET, body: Data? = nil) async throws(PaddleAPIError)
+        -> HTTPExchange.Answer
+    {
         let headers = [
             ("Authorization", "Bearer " + apiKey), ("Paddle-Version", Self.apiVersion),
             ("Accept", "application/json"), ("User-Agent", "SubLedger"),
         ]
         let answer: HTTPExchange.Answer
         do {
-            answer = try await exchange.perform(.GET, url: url, headers: headers, timeout: configuration.timeout)
+            answer = try await exchange.perform(
+                method, url: url, headers: headers, body: body, timeout: configuration.timeout)
         } catch {
             exchange.logger.debug("Paddle API request failed", metadata: ["failure": "\(error)"])
             throw PaddleAPIError(error == .timeout ? .timeout : .connectionError)

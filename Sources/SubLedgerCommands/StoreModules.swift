@@ -2,6 +2,8 @@ import AppStoreStore
 import ArgumentParser
 import GooglePlayStore
 import Logging
+import PaddleClients
+import PaddleStore
 import StripeClients
 import StripeStore
 import SubLedgerUseCases
@@ -11,6 +13,7 @@ import SubLedgerUseCases
 struct StoreOptions: ParsableArguments {
     @OptionGroup var googlePlay: GooglePlayOptions
     @OptionGroup var stripe: StripeOptions
+    @OptionGroup var paddle: PaddleOptions
 }
 
 /// The composition root's store modules: the one place they are named. Each command that speaks to the stores
@@ -27,11 +30,13 @@ enum StoreModules {
         try options.googlePlay.apply(to: &google, environment: environment)
         var stripeAPI = StripeAPI.Configuration()
         try options.stripe.apply(to: &stripeAPI, environment: environment)
-        let (googleConfigured, stripeConfigured) = (google, stripeAPI)
+        var paddleAPI = PaddleAPI.Configuration()
+        try options.paddle.apply(to: &paddleAPI, environment: environment)
+        let (googleConfigured, stripeConfigured, paddleConfigured) = (google, stripeAPI, paddleAPI)
         configuration.storeModules = { configuration, logger in
             try registry(
                 apple: configuration.apple, recovery: recovery, googlePlay: googleConfigured, stripe: stripeConfigured,
-                logger: logger)
+                paddle: paddleConfigured, logger: logger)
         }
     }
 
@@ -45,12 +50,14 @@ enum StoreModules {
     /// Every store module's registration, built with its configuration.
     static func registry(
         apple: AppleConfiguration, recovery: NotificationRecovery.Configuration?,
-        googlePlay: GooglePlayGateway.Configuration, stripe: StripeAPI.Configuration, logger: Logger
+        googlePlay: GooglePlayGateway.Configuration, stripe: StripeAPI.Configuration,
+        paddle: PaddleAPI.Configuration, logger: Logger
     ) throws -> StoreRegistry {
         StoreRegistry([
             try AppStoreRegistration(configuration: apple, recovery: recovery, logger: logger),
             GooglePlayRegistration(configuration: googlePlay, logger: logger),
             StripeRegistration(configuration: stripe, logger: logger),
+            PaddleRegistration(configuration: paddle, logger: logger),
         ])
     }
 }

@@ -138,6 +138,7 @@ func buildRouter(
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).
     GooglePlayNotificationsController(stores: stores).register(on: open)
     StripeNotificationsController(stores: stores).register(on: open)
+    PaddleNotificationsController(stores: stores).register(on: open)
 
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
     // log (docs/guides/accounts.md, "Roles and the audit log").
@@ -158,6 +159,9 @@ func buildRouter(
     StripeCheckoutController(apps: apps, checkout: useCases.webCheckouts[.stripe], now: dependencies.now)
         .register(on: v1)
     StripePurchasesController(apps: apps, stores: stores).register(on: v1)
+    // Web purchases through Paddle, the merchant of record: the order and its Paddle transaction (docs/guides/paddle.md).
+    PaddleCheckoutController(apps: apps, checkout: useCases.webCheckouts[.paddle], now: dependencies.now)
+        .register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(apps: apps, claims: useCases.appTransactionClaims).register(on: v1)
     let erasures = useCases.erasures

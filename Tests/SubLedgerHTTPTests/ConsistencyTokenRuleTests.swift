@@ -3,6 +3,7 @@ import Foundation
 import GooglePlayStore
 import HTTPTypes
 import Logging
+import PaddleStore
 import StripeStore
 import SubLedgerUseCases
 import Testing
@@ -16,6 +17,7 @@ import Testing
         [
             try? AppStoreRegistration(configuration: AppleConfiguration(), logger: Logger(label: "test")),
             GooglePlayRegistration(logger: Logger(label: "test")), StripeRegistration(logger: Logger(label: "test")),
+            PaddleRegistration(logger: Logger(label: "test")),
         ].compactMap { (registration: (any StoreRegistration)?) in registration }
     ).pushPathsWithoutConsistencyToken
 
@@ -40,7 +42,11 @@ import Testing
         let pushes = document.split(separator: "\n").filter { $0.hasPrefix("  /v1/notifications/") }.map {
             String($0.dropFirst(2).dropLast())
         }
-        #expect(Set(pushes) == ["/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe"])
+        #expect(
+            Set(pushes) == [
+                "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
+                "/v1/notifications/paddle",
+            ])
         for path in pushes {
             #expect(!Self.carriesToken(method: .post, status: 200, path: path), "\(path)")
         }
@@ -48,7 +54,10 @@ import Testing
 
     /// A registered store's push route is exempt by its registration (`StorePushRoute.carriesConsistencyToken`), not
     /// by a list kept here: without the stores registered their routes are writes like any other.
-    @Test(arguments: ["/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe"])
+    @Test(arguments: [
+        "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
+        "/v1/notifications/paddle",
+    ])
     func aRegisteredStoresPushRuleComesFromItsRegistration(path: String) {
         #expect(Self.pushPaths.contains(path))
         #expect(!StoreRegistry().pushPathsWithoutConsistencyToken.contains(path))

@@ -19,12 +19,13 @@ extension Catalog {
 
     /// What a catalog needs before it is served, beyond being consistent: every app that accepts Production
     /// and sells on the App Store states its `apple_app_id`, without which none of its Production notifications
-    /// can be verified (an app listed on Google Play with no App Store product needs none). Values
-    /// built in code (tests, tools) may leave it out; a catalog file an operator applies may not.
+    /// can be verified (an app whose products are all sold by other stores, on Google Play or the web, needs none;
+    /// an app with no product and no Google Play listing is taken for an App Store app). Values built in code (tests,
+    /// tools) may leave it out; a catalog file an operator applies may not.
     public var servingErrors: [CatalogError] {
         apps.filter {
             $0.environments.contains(.production) && $0.appAppleID == nil
-                && ($0.googlePlay == nil || $0.products.contains { $0.store == .appStore })
+                && ($0.products.contains { $0.store == .appStore } || ($0.products.isEmpty && $0.googlePlay == nil))
         }
         .map { CatalogError(code: .missingAppleAppID, subject: $0.bundleID) }
     }

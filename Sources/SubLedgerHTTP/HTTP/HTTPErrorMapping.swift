@@ -17,8 +17,9 @@ extension APIError {
                 .unprocessableContent
             case .malformedJWS, .malformedNotification, .unknownNotification: .badRequest
             case .invalidSignature, .invalidNotification, .invalidPushToken: .unauthorized
-            case .appleUnavailable, .googlePlayUnavailable, .stripeUnavailable: .serviceUnavailable
-            case .appleConfigurationError, .serverAPIRefused, .googlePlayConfigurationError, .stripeConfigurationError:
+            case .appleUnavailable, .googlePlayUnavailable, .stripeUnavailable, .storeUnavailable: .serviceUnavailable
+            case .appleConfigurationError, .serverAPIRefused, .googlePlayConfigurationError, .stripeConfigurationError,
+                .storeConfigurationError:
                 .badGateway
             case .appMisconfigured: .internalServerError
             }

@@ -54,6 +54,11 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
         case stripeUnavailable = "stripe_unavailable"
         /// Stripe refused the app's secret key (401, 403); the event is stored and applied once the key is fixed.
         case stripeConfigurationError = "stripe_configuration_error"
+        /// A store of the ledger's did not answer, or was busy (retryable); the message names the store. A store
+        /// added after the first three says so with this code rather than one of its own.
+        case storeUnavailable = "store_unavailable"
+        /// A store refused the app's credentials (an operator fixes the catalog); the message names the store.
+        case storeConfigurationError = "store_configuration_error"
     }
 
     public let code: Code
@@ -73,7 +78,8 @@ public struct IngestionError: Error, Sendable, Hashable, CustomStringConvertible
     public var isTransient: Bool {
         switch code {
         case .appleUnavailable, .appleConfigurationError, .serverAPIRefused, .appMisconfigured,
-            .googlePlayUnavailable, .googlePlayConfigurationError, .stripeUnavailable, .stripeConfigurationError:
+            .googlePlayUnavailable, .googlePlayConfigurationError, .stripeUnavailable, .stripeConfigurationError,
+            .storeUnavailable, .storeConfigurationError:
             true
         default: false
         }
