@@ -360,10 +360,10 @@ DECLARE
     v_chain_keys text[];
     v_accounts text[];
     v_i integer;
-    -- The products the app sells through Stripe, as its catalog states them.
-    v_stripe_products text[] := ARRAY(
+    -- The products the app sells through a web store (Stripe, Paddle), as its catalog states them.
+    v_web_products text[] := ARRAY(
         SELECT p ->> 'product_id' FROM apps a, jsonb_array_elements(a.catalog -> 'products') p
-        WHERE a.app_id = p_app_id AND p ->> 'store' = 'stripe');
+        WHERE a.app_id = p_app_id AND p ->> 'store' IN ('stripe', 'paddle'));
     v_orders bigint;
 BEGIN
     v_summary := jsonb_build_object('environments', to_jsonb(ARRAY(
@@ -410,10 +410,10 @@ BEGIN
     DELETE FROM account_tokens WHERE app_id = p_app_id AND account_id = ANY (p_ids);
     GET DIAGNOSTICS v_count = ROW_COUNT;
     v_summary := v_summary || jsonb_build_object('app_account_tokens', v_count);
-    -- The orders: a Stripe order is kept, under the erased account's pseudonym (an id merged into it was that
+    -- The orders: a web store's order is kept, under the erased account's pseudonym (an id merged into it was that
     -- account's too); every other order is removed.
     UPDATE orders SET account_id = p_pseudonyms[1]
-    WHERE app_id = p_app_id AND account_id = ANY (p_ids) AND product_id = ANY (v_stripe_products);
+    WHERE app_id = p_app_id AND account_id = ANY (p_ids) AND product_id = ANY (v_web_products);
     GET DIAGNOSTICS v_count = ROW_COUNT;
     v_orders := v_count;
     DELETE FROM orders WHERE app_id = p_app_id AND account_id = ANY (p_ids);
@@ -1607,7 +1607,7 @@ CREATE TABLE notifications (
     CONSTRAINT notifications_consumption_request_reason_check CHECK (((consumption_request_reason IS NULL) OR (consumption_request_reason ~ '^[A-Z_]{1,64}$'::text))),
     CONSTRAINT notifications_external_purchase_id_check CHECK (((external_purchase_id IS NULL) OR ((length(external_purchase_id) >= 1) AND (length(external_purchase_id) <= 128)))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
-    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text, 'stripe_event'::text])))
+    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text, 'stripe_event'::text, 'paddle_event'::text])))
 );
 ALTER TABLE ONLY notifications ALTER COLUMN body SET COMPRESSION lz4;
 
@@ -3183,6 +3183,27 @@ ALTER TABLE ownership_bindings ALTER COLUMN binding_id ADD GENERATED ALWAYS AS I
 );
 
 --
+-- Name: paddle_event_cursors; Type: TABLE
+--
+
+CREATE TABLE paddle_event_cursors (
+    app_id bigint NOT NULL,
+    last_event_id text,
+    events_seen bigint DEFAULT 0 NOT NULL,
+    last_polled_at timestamp with time zone,
+    last_error text,
+    leased_until timestamp with time zone,
+    leased_by text,
+    CONSTRAINT paddle_event_cursors_last_event_id_check CHECK (((last_event_id IS NULL) OR ((length(last_event_id) >= 1) AND (length(last_event_id) <= 255))))
+);
+
+--
+-- Name: TABLE paddle_event_cursors; Type: COMMENT
+--
+
+COMMENT ON TABLE paddle_event_cursors IS 'citus: coordinator';
+
+--
 -- Name: product_entitlements; Type: TABLE
 --
 
@@ -4196,6 +4217,13 @@ ALTER TABLE ONLY ownership_bindings
     ADD CONSTRAINT ownership_bindings_pkey PRIMARY KEY (app_id, environment, original_transaction_id, sequence);
 
 --
+-- Name: paddle_event_cursors paddle_event_cursors_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY paddle_event_cursors
+    ADD CONSTRAINT paddle_event_cursors_pkey PRIMARY KEY (app_id);
+
+--
 -- Name: product_entitlements product_entitlements_pkey; Type: CONSTRAINT
 --
 
@@ -5152,6 +5180,13 @@ ALTER TABLE ONLY orders
 
 ALTER TABLE ONLY ownership_bindings
     ADD CONSTRAINT ownership_bindings_app_id_environment_original_transaction_fkey FOREIGN KEY (app_id, environment, original_transaction_id) REFERENCES chains(app_id, environment, original_transaction_id);
+
+--
+-- Name: paddle_event_cursors paddle_event_cursors_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY paddle_event_cursors
+    ADD CONSTRAINT paddle_event_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: product_entitlements product_entitlements_app_id_product_id_fkey; Type: FK CONSTRAINT

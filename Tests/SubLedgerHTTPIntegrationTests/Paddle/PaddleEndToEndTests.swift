@@ -177,4 +177,42 @@ import Testing
             #expect(try await h.entitlements("grace") == ["pro"])
         }
     }
+
+    @Test func supportFindsAPaddlePurchaseByItsTransactionOrSubscriptionID() async throws {
+        try await PaddleHarness.run { h in
+            let bought = try await h.buy("ivan")
+            let subscription = try #require(bought.subscription)
+            let lookup = SupportLookup(
+                store: LedgerStore(pool: h.pool), catalog: h.catalog, apple: nil, logger: TestDatabase.logger,
+                now: { h.sim.control.now })
+            for id in [bought.transaction, subscription] {
+                let answer = try await lookup.lookUp(
+                    try SupportQuery.transaction(parsing: id), bundleID: PaddleHarness.bundleID)
+                #expect(answer.accountID == "ivan")
+                #expect(answer.chains.map(\.originalTransactionID) == [subscription])
+                #expect(answer.chains.map(\.store) == ["paddle"])
+            }
+        }
+    }
+
+    @Test func theRenewalJobReadsBackARenewalNoNotificationBrought() async throws {
+        try await PaddleHarness.run { h in
+            let bought = try await h.buy("judy")
+            let subscription = try #require(bought.subscription)
+            try await h.setNotifications(active: false)
+            await h.advance(days: 31)
+            #expect(try await h.transactions(of: subscription).count == 1)
+
+            let job = RenewalPoller(
+                configuration: .init(worker: "paddle-renewals"), queue: PollQueue(pool: h.pool),
+                store: LedgerStore(pool: h.pool), catalog: h.catalog,
+                ports: StorePorts(ledger: LedgerStore(pool: h.pool), registered: [h.port]), logger: TestDatabase.logger,
+                now: { h.sim.control.now })
+            let report = try await job.runCycle()
+            #expect(report.renewed == 1 && report.errors == 0, "\(report)")
+            #expect(try await h.transactions(of: subscription).count == 2)
+            #expect(try await h.owner(of: subscription) == "judy")
+            #expect(try await h.entitlements("judy") == ["pro"])
+        }
+    }
 }
