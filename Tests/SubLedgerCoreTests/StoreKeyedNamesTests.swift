@@ -4,15 +4,24 @@ import Testing
 
 /// The names stored for each store's transactions, notifications and refresh routes (`transactions.source`,
 /// `notifications.version`, `chains.refresh_via`) are derived from `Store` for every store but the App Store. These
-/// pin the names already in databases, and check that a name no store owns, or one naming the App Store in another
-/// store's form, is refused.
+/// pin the names already in databases (the first stores', in `Store`'s order, never to change), check that every
+/// later store's names follow the rule (`paddle_api`, `paddle_event`, `paddle`, `paddle_checkout`), and that a name
+/// no store owns, or one naming the App Store in another store's form, is refused.
 @Suite struct StoreKeyedNamesTests {
+    /// The stores after the first three, whose names are checked by the rule.
+    static let laterStores = Store.allCases.filter { ![.appStore, .googlePlay, .stripe].contains($0) }
+
+    @Test func laterStoresFollowTheFirst() {
+        #expect(Array(Store.allCases.prefix(3)) == [.appStore, .googlePlay, .stripe])
+        #expect(Self.laterStores.contains(.paddle))
+    }
+
     @Test func storedTransactionSourcesKeepTheirNames() throws {
         #expect(
             TransactionSource.allCases.map(\.rawValue) == [
                 "verify_receipt", "signed_transaction", "notification_v2", "notification_v1", "server_api",
                 "google_play_api", "stripe_api",
-            ])
+            ] + Self.laterStores.map { $0.rawValue + "_api" })
         for source in TransactionSource.allCases {
             #expect(TransactionSource(rawValue: source.rawValue) == source)
             let encoded = try JSONEncoder().encode([source])
@@ -21,7 +30,7 @@ import Testing
         }
         #expect(TransactionSource.googlePlayAPI.store == .googlePlay)
         #expect(TransactionSource.stripeAPI.store == .stripe)
-        for refused in ["app_store_api", "paddle_api", "_api", "stripe", "STRIPE_API", ""] {
+        for refused in ["app_store_api", "nostore_api", "_api", "stripe", "STRIPE_API", ""] {
             #expect(TransactionSource(rawValue: refused) == nil, "\(refused)")
         }
         #expect(throws: DecodingError.self) {
@@ -34,7 +43,7 @@ import Testing
     }
 
     @Test func salesStatingTheirFeesAreTheStoresTakingNoCommission() {
-        #expect(TransactionSource.statingFees == [.stripeAPI])
+        #expect(TransactionSource.statingFees == [.stripeAPI] + Self.laterStores.map { .storeAPI($0) })
         for store in Store.allCases {
             let basis = Commission.basis(
                 of: store, subscription: true, smallBusiness: false, accruedPaidMilliseconds: 0)
@@ -43,7 +52,9 @@ import Testing
     }
 
     @Test func storedNotificationFormatsKeepTheirNames() {
-        #expect(NotificationFormat.allCases.map(\.rawValue) == ["v1", "v2", "google_rtdn", "stripe_event"])
+        #expect(
+            NotificationFormat.allCases.map(\.rawValue)
+                == ["v1", "v2", "google_rtdn", "stripe_event"] + Self.laterStores.map { $0.rawValue + "_event" })
         for format in NotificationFormat.allCases {
             #expect(NotificationFormat(rawValue: format.rawValue) == format)
         }
@@ -56,7 +67,8 @@ import Testing
 
     @Test func storedRefreshRoutesKeepTheirNames() {
         #expect(
-            ChainRefreshRoute.allCases.map(\.rawValue) == ["server_api", "verify_receipt", "google_play", "stripe"])
+            ChainRefreshRoute.allCases.map(\.rawValue)
+                == ["server_api", "verify_receipt", "google_play", "stripe"] + Self.laterStores.map(\.rawValue))
         for route in ChainRefreshRoute.allCases {
             #expect(ChainRefreshRoute(rawValue: route.rawValue) == route)
         }
@@ -69,7 +81,7 @@ import Testing
         #expect(
             SubmissionKind.allCases.map(\.rawValue) == [
                 "app_receipt", "signed_transaction", "google_purchase", "stripe_checkout",
-            ])
+            ] + Self.laterStores.map { $0.rawValue + "_checkout" })
         for kind in SubmissionKind.allCases {
             #expect(SubmissionKind(rawValue: kind.rawValue) == kind)
         }

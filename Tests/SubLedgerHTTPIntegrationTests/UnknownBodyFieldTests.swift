@@ -23,6 +23,7 @@ import Yams
             ("/v1/purchases/google", GooglePlayPurchasesController.PurchaseRequest.self),
             ("/v1/purchases/stripe", StripePurchasesController.PurchaseRequest.self),
             ("/v1/checkout/stripe", StripeCheckoutController.CreateBody.self),
+            ("/v1/checkout/paddle", PaddleCheckoutController.CreateBody.self),
             ("/v1/app-transactions", AppTransactionsController.ClaimRequest.self),
             ("/v1/accounts/{account_id}/grants", GrantsController.GrantRequest.self),
             ("/v1/accounts/{account_id}/merge", MergesController.MergeRequest.self),
@@ -38,6 +39,7 @@ import Yams
     /// The notification routes: their bodies are the stores', read leniently.
     static let storeBodies: Set<String> = [
         "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
+        "/v1/notifications/paddle",
     ]
 
     @Test func everyRequestBodyIsClosedInTheDocumentWithTheFieldsTheServerReads() throws {
@@ -76,6 +78,7 @@ import Yams
                 ("/v1/purchases/google", harness.keyOne, #"{"account_id":"alice","bogus":true}"#),
                 ("/v1/purchases/stripe", harness.keyOne, #"{"account_id":"alice","bogus":null}"#),
                 ("/v1/checkout/stripe", harness.keyOne, #"{"account_id":"alice","bogus":"x"}"#),
+                ("/v1/checkout/paddle", harness.keyOne, #"{"account_id":"alice","bogus":"x"}"#),
                 ("/v1/app-transactions", harness.keyOne, #"{"bogus":1}"#),
                 ("/v1/accounts/alice/consent", harness.keyOne, #"{"consented":true,"bogus":1}"#),
                 ("/v1/accounts/alice/usage", harness.keyOne, #"{"transaction_id":"1","bogus":1}"#),

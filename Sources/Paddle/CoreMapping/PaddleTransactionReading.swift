@@ -139,8 +139,8 @@ public struct PaddleTransactionReading: Sendable, Hashable {
 }
 
 /// What a paid Paddle transaction means to the ledger: the period it grants and the money as Paddle states it, in
-/// the ledger's units (instants, milli-units, uppercase currency codes). These are the values a `Transaction` of
-/// the ledger takes; Paddle is not yet one of the ledger's stores, so it makes none.
+/// the ledger's units (instants, milli-units, uppercase currency codes): the values a `Transaction` of the ledger
+/// takes (`PaddleStore`'s `PaddleReadBack` makes it).
 public struct PaddleSale: Sendable, Hashable {
     /// `txn_…`: the sale.
     public var transactionID: String
