@@ -3183,27 +3183,6 @@ ALTER TABLE ownership_bindings ALTER COLUMN binding_id ADD GENERATED ALWAYS AS I
 );
 
 --
--- Name: paddle_event_cursors; Type: TABLE
---
-
-CREATE TABLE paddle_event_cursors (
-    app_id bigint NOT NULL,
-    last_event_id text,
-    events_seen bigint DEFAULT 0 NOT NULL,
-    last_polled_at timestamp with time zone,
-    last_error text,
-    leased_until timestamp with time zone,
-    leased_by text,
-    CONSTRAINT paddle_event_cursors_last_event_id_check CHECK (((last_event_id IS NULL) OR ((length(last_event_id) >= 1) AND (length(last_event_id) <= 255))))
-);
-
---
--- Name: TABLE paddle_event_cursors; Type: COMMENT
---
-
-COMMENT ON TABLE paddle_event_cursors IS 'citus: coordinator';
-
---
 -- Name: product_entitlements; Type: TABLE
 --
 
@@ -3400,6 +3379,29 @@ CREATE TABLE schema_migrations (
 COMMENT ON TABLE schema_migrations IS 'citus: coordinator';
 
 --
+-- Name: store_event_cursors; Type: TABLE
+--
+
+CREATE TABLE store_event_cursors (
+    store text NOT NULL,
+    app_id bigint NOT NULL,
+    last_event_id text,
+    events_seen bigint DEFAULT 0 NOT NULL,
+    last_polled_at timestamp with time zone,
+    last_error text,
+    leased_until timestamp with time zone,
+    leased_by text,
+    CONSTRAINT store_event_cursors_last_event_id_check CHECK (((last_event_id IS NULL) OR ((length(last_event_id) >= 1) AND (length(last_event_id) <= 255)))),
+    CONSTRAINT store_event_cursors_store_check CHECK ((store ~ '^[a-z][a-z_]{0,31}$'::text))
+);
+
+--
+-- Name: TABLE store_event_cursors; Type: COMMENT
+--
+
+COMMENT ON TABLE store_event_cursors IS 'citus: coordinator';
+
+--
 -- Name: store_obligations; Type: TABLE
 --
 
@@ -3477,27 +3479,6 @@ CREATE TABLE storefront_tax_rates (
 --
 
 COMMENT ON TABLE storefront_tax_rates IS 'citus: reference';
-
---
--- Name: stripe_event_cursors; Type: TABLE
---
-
-CREATE TABLE stripe_event_cursors (
-    app_id bigint NOT NULL,
-    last_event_id text,
-    events_seen bigint DEFAULT 0 NOT NULL,
-    last_polled_at timestamp with time zone,
-    last_error text,
-    leased_until timestamp with time zone,
-    leased_by text,
-    CONSTRAINT stripe_event_cursors_last_event_id_check CHECK (((last_event_id IS NULL) OR ((length(last_event_id) >= 1) AND (length(last_event_id) <= 255))))
-);
-
---
--- Name: TABLE stripe_event_cursors; Type: COMMENT
---
-
-COMMENT ON TABLE stripe_event_cursors IS 'citus: coordinator';
 
 --
 -- Name: transactions; Type: TABLE
@@ -4217,13 +4198,6 @@ ALTER TABLE ONLY ownership_bindings
     ADD CONSTRAINT ownership_bindings_pkey PRIMARY KEY (app_id, environment, original_transaction_id, sequence);
 
 --
--- Name: paddle_event_cursors paddle_event_cursors_pkey; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY paddle_event_cursors
-    ADD CONSTRAINT paddle_event_cursors_pkey PRIMARY KEY (app_id);
-
---
 -- Name: product_entitlements product_entitlements_pkey; Type: CONSTRAINT
 --
 
@@ -4280,6 +4254,13 @@ ALTER TABLE ONLY schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
 --
+-- Name: store_event_cursors store_event_cursors_pkey; Type: CONSTRAINT
+--
+
+ALTER TABLE ONLY store_event_cursors
+    ADD CONSTRAINT store_event_cursors_pkey PRIMARY KEY (store, app_id);
+
+--
 -- Name: store_obligations store_obligations_app_id_purchase_token_key; Type: CONSTRAINT
 --
 
@@ -4313,13 +4294,6 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY storefront_tax_rates
     ADD CONSTRAINT storefront_tax_rates_pkey PRIMARY KEY (storefront, effective_from);
-
---
--- Name: stripe_event_cursors stripe_event_cursors_pkey; Type: CONSTRAINT
---
-
-ALTER TABLE ONLY stripe_event_cursors
-    ADD CONSTRAINT stripe_event_cursors_pkey PRIMARY KEY (app_id);
 
 --
 -- Name: transactions transactions_pkey; Type: CONSTRAINT
@@ -5182,13 +5156,6 @@ ALTER TABLE ONLY ownership_bindings
     ADD CONSTRAINT ownership_bindings_app_id_environment_original_transaction_fkey FOREIGN KEY (app_id, environment, original_transaction_id) REFERENCES chains(app_id, environment, original_transaction_id);
 
 --
--- Name: paddle_event_cursors paddle_event_cursors_app_id_fkey; Type: FK CONSTRAINT
---
-
-ALTER TABLE ONLY paddle_event_cursors
-    ADD CONSTRAINT paddle_event_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
-
---
 -- Name: product_entitlements product_entitlements_app_id_product_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -5238,6 +5205,13 @@ ALTER TABLE ONLY report_projection_queue
     ADD CONSTRAINT report_projection_queue_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
+-- Name: store_event_cursors store_event_cursors_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY store_event_cursors
+    ADD CONSTRAINT store_event_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: store_obligations store_obligations_app_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -5257,13 +5231,6 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY store_obligations
     ADD CONSTRAINT store_obligations_external_purchase_report_id_fkey FOREIGN KEY (external_purchase_report_id) REFERENCES external_purchase_reports(report_id);
-
---
--- Name: stripe_event_cursors stripe_event_cursors_app_id_fkey; Type: FK CONSTRAINT
---
-
-ALTER TABLE ONLY stripe_event_cursors
-    ADD CONSTRAINT stripe_event_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: transactions transactions_app_id_environment_original_transaction_id_fkey; Type: FK CONSTRAINT

@@ -8,19 +8,8 @@ ALTER TABLE notifications DROP CONSTRAINT notifications_version_check;
 ALTER TABLE notifications ADD CONSTRAINT notifications_version_check
     CHECK (version IN ('v1', 'v2', 'google_rtdn', 'stripe_event', 'paddle_event'));
 
--- Each Paddle app's place in its events list (`GET /events`, which Paddle keeps 90 days): the newest event whose
--- state was applied, so a notification Paddle gave up on, or that never reached SubLedger, is found by the next read.
--- One reader at a time per app (leased_until / leased_by).
-CREATE TABLE paddle_event_cursors (
-    app_id          bigint PRIMARY KEY REFERENCES apps (app_id),
-    last_event_id   text CHECK (last_event_id IS NULL OR length(last_event_id) BETWEEN 1 AND 255),
-    events_seen     bigint NOT NULL DEFAULT 0,
-    last_polled_at  timestamptz,
-    last_error      text,
-    leased_until    timestamptz,
-    leased_by       text
-);
-COMMENT ON TABLE paddle_event_cursors IS 'citus: coordinator';
+-- Each Paddle app's place in its events list (`GET /events`, which Paddle keeps 90 days) is kept with Stripe's, in
+-- `store_event_cursors` (step 60).
 
 -- An erasure keeps a Paddle order under the pseudonym as it keeps a Stripe one (step 56): SubLedger's checkout
 -- writes the order's id into the Paddle transaction's `custom_data`, Paddle sends it back with every later reading of

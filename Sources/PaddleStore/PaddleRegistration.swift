@@ -47,7 +47,7 @@ public struct PaddleRegistration: StoreRegistration {
     {
         guard let port = port as? PaddlePort else { return nil }
         return PaddleEventsReconciliation(
-            configuration: .init(worker: worker), port: port, cursors: PaddleEventCursors(pool: pool),
+            configuration: .init(worker: worker), port: port, cursors: StoreEventCursors(pool: pool, store: .paddle),
             catalog: context.catalog)
     }
 

@@ -1,138 +1,60 @@
+import Foundation
 import Logging
-import Metrics
 import Stripe
 import StripeClients
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerUseCases
 
-/// Reads each Stripe app's events list (`GET /v1/events`, which Stripe keeps 30 days) forward from where the last
-/// read stopped, and stores and applies every event not applied yet: the webhooks Stripe dropped, gave up on, or
-/// that never reached SubLedger. Stripe's `StoreReconciliation`, run by `poll`'s `ReconciliationPoller` every minute;
-/// each app's list is read when its last read is `interval` old.
-///
-/// An event found here is the webhook's event (the same id), so one that arrived both ways is applied once. Each
-/// app's cursor (`stripe_event_cursors`) is the newest event applied; it moves after each page, so a read that stops
-/// goes on from there. The first read of an app takes its newest page.
-public struct StripeEventsReconciliation: StoreReconciliation {
-    public struct Configuration: Sendable {
-        /// How often each app's list is read. Default 5 minutes.
-        public var interval: Duration = .seconds(300)
-        /// How long an app's cursor stays leased to this process. Default 5 minutes.
-        public var lease: Duration = .seconds(300)
-        /// Pages (of 100 events) read per app per pass. Default 50.
-        public var maximumPages = 50
-        /// This process's name in leases.
-        public var worker: String
+/// Stripe's `StoreReconciliation`: each Stripe app's events list (`GET /v1/events`, which Stripe keeps 30 days) read
+/// forward from the newest event applied (`EventListReconciliation`), every event not applied yet stored and applied
+/// as its webhook would be. The first read of an app takes its newest page.
+public typealias StripeEventsReconciliation = EventListReconciliation<StripeEventList>
 
-        public init(worker: String) {
-            self.worker = worker
-        }
+extension EventListReconciliation where List == StripeEventList {
+    /// The events list of every Stripe app, read through `port`'s notifications.
+    public init(configuration: Configuration, port: StripePort, cursors: StoreEventCursors, catalog: CatalogStore) {
+        self.init(
+            configuration: configuration, list: StripeEventList(notifications: port.notifications, catalog: catalog),
+            cursors: cursors)
     }
+}
 
-    /// What one pass did.
-    public struct CycleReport: Sendable, Hashable, CustomStringConvertible {
-        public var apps = 0
-        public var pages = 0
-        public var listed = 0
-        public var applied = 0
-        public var failed = 0
-
-        public init() {}
-
-        public var description: String {
-            "stripe events: apps \(apps), pages \(pages), listed \(listed), applied \(applied), failed \(failed)"
-        }
-    }
-
-    let configuration: Configuration
+/// Stripe's events list: newest first, read back from a cursor with `ending_before`.
+public struct StripeEventList: StoreEventList {
     let notifications: StripeNotifications
-    let cursors: StripeEventCursors
     let catalog: CatalogStore
 
-    public init(
-        configuration: Configuration, port: StripePort, cursors: StripeEventCursors, catalog: CatalogStore
-    ) {
-        self.configuration = configuration
-        self.notifications = port.notifications
-        self.cursors = cursors
-        self.catalog = catalog
-    }
-
     public var store: Store { .stripe }
+    public var readsMetric: String { "subledger_stripe_event_reads_total" }
+    public var logger: Logger { notifications.logger }
+    public var now: @Sendable () -> Instant { notifications.now }
 
-    public var interval: Duration { .seconds(60) }
-
-    public func reconcile() async throws -> ReconciliationOutcome {
-        let report = try await runCycle()
-        return ReconciliationOutcome(summary: "\(report)", isWorthLogging: report.applied > 0 || report.failed > 0)
-    }
-
-    /// Reads the list of every Stripe app whose last read is at least `interval` old.
-    public func runCycle() async throws -> CycleReport {
-        var report = CycleReport()
-        let now = notifications.now
-        for app in try await catalog.apps(
+    public func apps() async throws -> [StoredApp] {
+        try await catalog.apps(
             holding: .stripe, secrets: [StripeSecrets.names.secretKey, StripeSecrets.names.webhookSecret])
-        {
-            guard
-                let cursor = try await cursors.claim(
-                    appID: app.appID, every: configuration.interval, lease: configuration.lease,
-                    worker: configuration.worker, now: now())
-            else { continue }
-            report.apps += 1
-            do {
-                try await read(app, from: cursor, report: &report)
-                try await cursors.release(appID: app.appID, error: nil, worker: configuration.worker, now: now())
-                Counter(label: "subledger_stripe_event_reads_total", dimensions: [("outcome", "ok")]).increment()
-            } catch {
-                report.failed += 1
-                notifications.logger.warning(
-                    "stripe events could not be read", metadata: ["bundle_id": "\(app.bundleID)", "error": "\(error)"])
-                try? await cursors.release(
-                    appID: app.appID, error: "\(error)", worker: configuration.worker, now: now())
-                Counter(label: "subledger_stripe_event_reads_total", dimensions: [("outcome", "failed")]).increment()
-            }
-        }
-        return report
     }
 
-    /// Reads `app`'s events after `cursor`, oldest first within each page, applying each and moving the cursor
-    /// after each page. An event that cannot be applied now (Stripe unavailable) is kept stored for the renewal
-    /// job, and the read goes on.
-    func read(_ app: StoredApp, from cursor: StripeEventCursors.Cursor, report: inout CycleReport) async throws {
+    /// The events after `cursor`, oldest first; the cursor moves to the page's newest. Without a cursor the first
+    /// page is the newest, and nothing newer is read in the same pass.
+    public func page(of app: StoredApp, after cursor: String?) async throws -> EventListPage<(StripeEvent, Data)> {
         let client = try await notifications.gateway.client(for: app)
-        var after = cursor.lastEventID
-        for _ in 0..<max(1, configuration.maximumPages) {
-            let page: StripeEventPage
-            do {
-                page = try await client.events(endingBefore: after)
-            } catch {
-                throw IngestionError(error)
-            }
-            report.pages += 1
-            report.listed += page.events.count
-            for (event, body) in page.events.reversed() {
-                guard StripeNotifications.isIdentifier(event.id), StripeNotifications.isIdentifier(event.type) else {
-                    continue
-                }
-                do {
-                    if case .applied = try await notifications.accept(event, body: body, app: app) {
-                        report.applied += 1
-                    }
-                } catch let refusal as IngestionError where refusal.isTransient {
-                    report.failed += 1
-                }
-            }
-            guard let newest = page.events.first?.event.id else { return }
-            guard
-                try await cursors.advance(
-                    appID: app.appID, to: newest, events: page.events.count, worker: configuration.worker,
-                    now: notifications.now())
-            else { return }
-            // Without a cursor the first page is the newest: nothing newer to read.
-            guard page.hasMore, after != nil else { return }
-            after = newest
+        let page: StripeEventPage
+        do {
+            page = try await client.events(endingBefore: cursor)
+        } catch {
+            throw IngestionError(error)
         }
+        let followed = page.events.reversed().filter {
+            StripeNotifications.isIdentifier($0.event.id) && StripeNotifications.isIdentifier($0.event.type)
+        }
+        return EventListPage(
+            events: followed.map { ($0.event, $0.body) }, listed: page.events.count,
+            cursor: page.events.first?.event.id, continues: page.hasMore && cursor != nil)
+    }
+
+    public func accept(_ event: (StripeEvent, Data), app: StoredApp) async throws -> Bool {
+        if case .applied = try await notifications.accept(event.0, body: event.1, app: app) { return true }
+        return false
     }
 }

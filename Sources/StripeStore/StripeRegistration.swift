@@ -46,7 +46,7 @@ public struct StripeRegistration: StoreRegistration {
     {
         guard let port = port as? StripePort else { return nil }
         return StripeEventsReconciliation(
-            configuration: .init(worker: worker), port: port, cursors: StripeEventCursors(pool: pool),
+            configuration: .init(worker: worker), port: port, cursors: StoreEventCursors(pool: pool, store: .stripe),
             catalog: context.catalog)
     }
 

@@ -80,5 +80,6 @@ public enum BundledMigrations {
             PackageResources._058_no_upgrade_credit_without_a_refund_sql
         ),
         ("0059_paddle.sql", PackageResources._059_paddle_sql),
+        ("0060_store_event_cursors.sql", PackageResources._060_store_event_cursors_sql),
     ]
 }

@@ -87,7 +87,8 @@ import Testing
             #expect(try await h.entitlements("erin") == [])
 
             let reconciliation = PaddleEventsReconciliation(
-                configuration: .init(worker: "test"), port: h.port, cursors: PaddleEventCursors(pool: h.pool),
+                configuration: .init(worker: "test"), port: h.port,
+                cursors: StoreEventCursors(pool: h.pool, store: .paddle),
                 catalog: h.catalog)
             let report = try await reconciliation.runCycle()
             #expect(report.apps == 1 && report.applied > 0 && report.failed == 0)

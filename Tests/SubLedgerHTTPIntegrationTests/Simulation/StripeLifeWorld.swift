@@ -152,7 +152,7 @@ private struct WebLife {
         var configuration = StripeEventsReconciliation.Configuration(worker: "simulation")
         configuration.interval = .zero
         reconciliation = StripeEventsReconciliation(
-            configuration: configuration, port: h.port, cursors: StripeEventCursors(pool: h.pool),
+            configuration: configuration, port: h.port, cursors: StoreEventCursors(pool: h.pool, store: .stripe),
             catalog: h.catalog)
         // `poll`'s first read of the app sets its cursor, before anything is bought.
         _ = try await reconciliation.runCycle()

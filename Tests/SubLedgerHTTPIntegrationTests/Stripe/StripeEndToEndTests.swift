@@ -202,7 +202,7 @@ import Testing
             #expect(c.sim.control.deliveries().dropFirst(before).allSatisfy { $0.dropped })
             let reconciliation = StripeEventsReconciliation(
                 configuration: .init(worker: "stripe-e2e"), port: c.h.port,
-                cursors: StripeEventCursors(pool: c.h.pool), catalog: c.h.catalog)
+                cursors: StoreEventCursors(pool: c.h.pool, store: .stripe), catalog: c.h.catalog)
             let first = try await reconciliation.runCycle()
             #expect(first.apps == 1 && first.failed == 0 && first.applied > 0)
             #expect(try await c.h.entitlements("alice") == ["pro"])
@@ -210,7 +210,7 @@ import Testing
             let entries = try await c.ledgerEntries()
             // Read again at once: not due; made due, nothing new is listed after the cursor.
             #expect(try await reconciliation.runCycle().apps == 0)
-            try await c.h.pool.query("UPDATE stripe_event_cursors SET last_polled_at = NULL")
+            try await c.h.pool.query("UPDATE store_event_cursors SET last_polled_at = NULL WHERE store = 'stripe'")
             let again = try await reconciliation.runCycle()
             #expect(again.apps == 1 && again.applied == 0)
             #expect(try await c.ledgerEntries() == entries)

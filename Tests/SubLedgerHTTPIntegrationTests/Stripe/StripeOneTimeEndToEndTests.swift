@@ -222,7 +222,7 @@ import Testing
             #expect(try await c.h.entitlements("alice") == [])
             let reconciliation = StripeEventsReconciliation(
                 configuration: .init(worker: "stripe-one-time"), port: c.h.port,
-                cursors: StripeEventCursors(pool: c.h.pool), catalog: c.h.catalog)
+                cursors: StoreEventCursors(pool: c.h.pool, store: .stripe), catalog: c.h.catalog)
             let report = try await reconciliation.runCycle()
             #expect(report.apps == 1 && report.failed == 0 && report.applied > 0)
             #expect(try await c.h.entitlements("alice") == ["lifetime"])

@@ -1,13 +1,17 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// Each Stripe app's place in its events list (`stripe_event_cursors`, schema step 50): the newest event read and
-/// applied, leased to one reader at a time.
-public struct StripeEventCursors: Sendable {
+/// Each app's place in a store's events list (`store_event_cursors`, schema step 60): the newest event read and
+/// applied, leased to one reader at a time. One table for every store that lists its events (Stripe, Paddle), keyed by
+/// (store, app).
+public struct StoreEventCursors: Sendable {
     public let pool: PostgresPool
+    /// The store whose lists these cursors keep.
+    public let store: Store
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, store: Store) {
         self.pool = pool
+        self.store = store
     }
 
     /// A claimed cursor: the newest event applied, `nil` before the first read.
@@ -23,12 +27,15 @@ public struct StripeEventCursors: Sendable {
         let due = now.adding(milliseconds: -Int64(interval.components.seconds) * 1000)
         let rows = try await pool.transaction { connection in
             try connection.query(
-                "INSERT INTO stripe_event_cursors (app_id) VALUES (\(appID)) ON CONFLICT (app_id) DO NOTHING")
+                """
+                INSERT INTO store_event_cursors (store, app_id) VALUES (\(store.rawValue), \(appID))
+                ON CONFLICT (store, app_id) DO NOTHING
+                """)
             return try connection.query(
                 """
-                UPDATE stripe_event_cursors
+                UPDATE store_event_cursors
                 SET leased_until = \(timestamp(now, plus: lease)), leased_by = \(worker)
-                WHERE app_id = \(appID)
+                WHERE store = \(store.rawValue) AND app_id = \(appID)
                   AND (leased_until IS NULL OR leased_until < \(timestamp(now)))
                   AND (last_polled_at IS NULL OR last_polled_at <= \(timestamp(due)))
                 RETURNING last_event_id
@@ -44,9 +51,9 @@ public struct StripeEventCursors: Sendable {
     {
         let rows = try await pool.query(
             """
-            UPDATE stripe_event_cursors SET last_event_id = \(eventID), events_seen = events_seen + \(Int64(events)),
+            UPDATE store_event_cursors SET last_event_id = \(eventID), events_seen = events_seen + \(Int64(events)),
                 last_polled_at = \(timestamp(now)), last_error = NULL
-            WHERE app_id = \(appID) AND leased_by = \(worker)
+            WHERE store = \(store.rawValue) AND app_id = \(appID) AND leased_by = \(worker)
             RETURNING app_id
             """)
         return !rows.isEmpty
@@ -56,9 +63,9 @@ public struct StripeEventCursors: Sendable {
     public func release(appID: Int64, error: String?, worker: String, now: Instant) async throws {
         try await pool.query(
             """
-            UPDATE stripe_event_cursors SET leased_until = NULL, leased_by = NULL,
+            UPDATE store_event_cursors SET leased_until = NULL, leased_by = NULL,
                 last_polled_at = \(timestamp(now)), last_error = \(error.map(LedgerStore.storableError))
-            WHERE app_id = \(appID) AND leased_by = \(worker)
+            WHERE store = \(store.rawValue) AND app_id = \(appID) AND leased_by = \(worker)
             """)
     }
 }
