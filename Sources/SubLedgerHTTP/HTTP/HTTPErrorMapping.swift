@@ -33,6 +33,18 @@ extension APIError {
         self.init(IngestionError(error))
     }
 
+    /// How a web checkout a store refused is answered, whichever store's (`WebCheckoutRefusal`).
+    init(_ refusal: WebCheckoutRefusal) {
+        switch refusal.code {
+        case .productNotSold: self = .unprocessable(.unknownProduct, refusal.message)
+        case .priceMismatch, .trialNotOffered: self = .unprocessable(.invalidValue, refusal.message)
+        case .externalPurchaseNotReported: self = .unprocessable(.externalPurchaseNotReported, refusal.message)
+        case .invalidExternalPurchaseToken: self = .badRequest(.invalidExternalPurchaseToken, refusal.message)
+        case .externalPurchaseTokenTaken:
+            self.init(.conflict, code: .externalPurchaseTokenTaken, message: refusal.message)
+        }
+    }
+
     /// How a report that cannot be produced is answered: bad arguments 400, nothing to report on 404.
     init(_ error: ReportError) {
         let status: HTTPResponse.Status = error.code == .invalidArgument ? .badRequest : .notFound

@@ -50,16 +50,7 @@ struct PaddleCheckoutController: Sendable {
                 .init(account: account, productID: productID, price: price, successURL: "", customer: customer),
                 app: app, now: now())
         } catch let refusal as WebCheckoutRefusal {
-            switch refusal.code {
-            case .productNotSold: throw APIError.unprocessable(.unknownProduct, refusal.message)
-            case .priceMismatch, .trialNotOffered: throw APIError.unprocessable(.invalidValue, refusal.message)
-            case .externalPurchaseNotReported:
-                throw APIError.unprocessable(.externalPurchaseNotReported, refusal.message)
-            case .invalidExternalPurchaseToken:
-                throw APIError.badRequest(.invalidExternalPurchaseToken, refusal.message)
-            case .externalPurchaseTokenTaken:
-                throw APIError(.conflict, code: .externalPurchaseTokenTaken, message: refusal.message)
-            }
+            throw APIError(refusal)
         }
         return EditedResponse(
             status: .created,

@@ -75,16 +75,7 @@ struct StripeCheckoutController: Sendable {
                     externalPurchaseToken: body.external_purchase_token),
                 app: app, now: now())
         } catch let refusal as WebCheckoutRefusal {
-            switch refusal.code {
-            case .productNotSold: throw APIError.unprocessable(.unknownProduct, refusal.message)
-            case .priceMismatch, .trialNotOffered: throw APIError.unprocessable(.invalidValue, refusal.message)
-            case .externalPurchaseNotReported:
-                throw APIError.unprocessable(.externalPurchaseNotReported, refusal.message)
-            case .invalidExternalPurchaseToken:
-                throw APIError.badRequest(.invalidExternalPurchaseToken, refusal.message)
-            case .externalPurchaseTokenTaken:
-                throw APIError(.conflict, code: .externalPurchaseTokenTaken, message: refusal.message)
-            }
+            throw APIError(refusal)
         }
         return EditedResponse(
             status: .created,
