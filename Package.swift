@@ -672,8 +672,10 @@ let package = Package(
             name: "SubLedgerHTTPTests",
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "SeededRandom",
-                // The push routes the stores' registrations exempt from consistency tokens.
-                "AppStoreStore", "GooglePlayStore", "StripeStore", "PaddleStore",
+                // Every store's registration (`StoreModules.registry`): the push routes they exempt from consistency
+                // tokens.
+                "SubLedgerCommands",
+                "AppStoreStore",  // the App Store's error codes and service errors
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -783,6 +785,7 @@ let package = Package(
             dependencies: [
                 "SubLedgerHTTP", "SubLedgerUseCases", "SubLedgerStore", "SubLedgerCore", "AppStore", "PostgresLibPQ",
                 "SubLedgerComposition",  // AppleFaultTests and PgBouncerTests run `serve` whole
+                "SubLedgerCommands",  // every store's registration (`StoreModules.registry`): their routes
                 "SubLedgerTestSupport", "LedgerTestSupport", "CatalogFile",
                 "AppStoreSimulator",
                 "SeededRandom",  // the customer-life simulation's worlds

@@ -16,11 +16,11 @@ public enum CatalogFile {
     /// `server_api: {issuer_id, key_id, private_key_file | private_key}` (App Store Server API); these are
     /// returned separately so they never travel inside the core's values; `google_play` may carry, beside its
     /// `package_name`, `service_account_key_file | service_account_key` (the Developer API's JSON key). A relative
-    /// `private_key_file` or `service_account_key_file` is read relative to `directory`; `stripe: {secret_key |
-    /// secret_key_file, webhook_secret}` are the app's Stripe secrets, `paddle: {api_key | api_key_file,
-    /// webhook_secret}` its Paddle secrets.
+    /// `private_key_file` or `service_account_key_file` is read relative to `directory`. Each of `sections` is a
+    /// store's section of an app (`stripe: {secret_key | secret_key_file, webhook_secret}`), as the store's module
+    /// declares it (`StoreCatalogSection`); a section not given there is an unknown key.
     public static func read(
-        _ text: String, directory: String = "."
+        _ text: String, directory: String = ".", sections: [StoreCatalogSection] = []
     ) throws(CatalogFileError) -> (catalog: Catalog, secrets: [String: AppSecrets]) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         struct Secrets: Decodable {
@@ -34,19 +34,7 @@ public enum CatalogFile {
                 var service_account_key: String?
                 var service_account_key_file: String?
             }
-            struct Stripe: Decodable {
-                var secret_key: String?
-                var secret_key_file: String?
-                var webhook_secret: String?
-            }
-            struct Paddle: Decodable {
-                var api_key: String?
-                var api_key_file: String?
-                var webhook_secret: String?
-            }
             struct AppSecret: Decodable {
-                var stripe: Stripe?
-                var paddle: Paddle?
                 var bundle_id: String
                 var shared_secret: String?
                 var server_api: ServerAPI?
@@ -57,15 +45,20 @@ public enum CatalogFile {
         do {
             let catalog: Catalog
             let secrets: Secrets
+            let shape: CatalogKeys.Node
+            let keys = CatalogKeys.file(sections: sections)
             if trimmed.hasPrefix("{") {
-                try CatalogKeys.check(try JSONDecoder().decode(CatalogKeys.Node.self, from: Data(trimmed.utf8)))
+                shape = try JSONDecoder().decode(CatalogKeys.Node.self, from: Data(trimmed.utf8))
+                try CatalogKeys.check(shape, against: keys)
                 catalog = try JSONDecoder().decode(Catalog.self, from: Data(trimmed.utf8))
                 secrets = try JSONDecoder().decode(Secrets.self, from: Data(trimmed.utf8))
             } else {
-                try CatalogKeys.check(try YAMLDecoder().decode(CatalogKeys.Node.self, from: trimmed))
+                shape = try YAMLDecoder().decode(CatalogKeys.Node.self, from: trimmed)
+                try CatalogKeys.check(shape, against: keys)
                 catalog = try YAMLDecoder().decode(Catalog.self, from: trimmed)
                 secrets = try YAMLDecoder().decode(Secrets.self, from: trimmed)
             }
+            let sectionsGiven = try shape.storeSections(keys: Set(sections.map(\.key)))
             try catalog.validateForServing()
             var result: [String: AppSecrets] = [:]
             for app in secrets.apps {
@@ -106,23 +99,16 @@ public enum CatalogFile {
                                 + "service account (type, private_key, client_email)")
                     }
                 }
-                // Each store's secrets by the names its module reads them by (GooglePlaySecrets, StripeSecrets,
-                // PaddleSecrets).
+                // Each store's secrets by the names its module reads them by (GooglePlaySecrets, and each store's
+                // section as its module declares it).
                 var stores = StoreSecrets()
                 stores[.googlePlay, "service_account_key"] = googleKey
-                if let stripe = app.stripe {
-                    let (secretKey, webhookSecret) = try stripeSecrets(
-                        stripe.secret_key, file: stripe.secret_key_file, webhookSecret: stripe.webhook_secret,
-                        bundleID: app.bundle_id, directory: directory)
-                    stores[.stripe, "secret_key"] = secretKey
-                    stores[.stripe, "webhook_secret"] = webhookSecret
-                }
-                if let paddle = app.paddle {
-                    let (apiKey, webhookSecret) = try paddleSecrets(
-                        paddle.api_key, file: paddle.api_key_file, webhookSecret: paddle.webhook_secret,
-                        bundleID: app.bundle_id, directory: directory)
-                    stores[.paddle, "api_key"] = apiKey
-                    stores[.paddle, "webhook_secret"] = webhookSecret
+                for section in sections {
+                    guard let given = sectionsGiven[app.bundle_id]?[section.key] else { continue }
+                    for secret in section.secrets {
+                        stores[section.store, secret.name] = try Self.secret(
+                            secret, of: section, given: given, bundleID: app.bundle_id, directory: directory)
+                    }
                 }
                 result[app.bundle_id] = AppSecrets(
                     sharedSecret: app.shared_secret, serverAPI: serverAPI, stores: stores)
@@ -139,60 +125,26 @@ public enum CatalogFile {
         }
     }
 
-    /// An app's `stripe:` settings: the secret key (given, or read from `secret_key_file`) and the webhook
-    /// endpoint's signing secret, both required and checked for shape (`sk_…`/`rk_…`, `whsec_…`).
-    private static func stripeSecrets(
-        _ secretKey: String?, file: String?, webhookSecret: String?, bundleID: String, directory: String
-    ) throws(CatalogFileError) -> (secretKey: String, webhookSecret: String) {
-        var key = secretKey
-        if key == nil, let file {
+    /// The value of `secret` in an app's `section`, as `given` there (its values by key) or in the file its file key
+    /// names: required, and checked for shape (`StoreCatalogSection.Secret.accepts`).
+    private static func secret(
+        _ secret: StoreCatalogSection.Secret, of section: StoreCatalogSection, given: [String: String],
+        bundleID: String, directory: String
+    ) throws(CatalogFileError) -> String {
+        var value = given[secret.name]
+        if value == nil, let fileKey = secret.fileKey, let file = given[fileKey] {
             let path = file.hasPrefix("/") ? file : directory + "/" + file
             guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
-                throw CatalogFileError("cannot read the Stripe secret key \(path) of \(bundleID) (at most 4 KiB)")
+                throw CatalogFileError("cannot read \(section.key).\(fileKey) \(path) of \(bundleID) (at most 4 KiB)")
             }
-            key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            value = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        func printable(_ text: String) -> Bool {
-            (8...1024).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
-        }
-        guard let key, key.hasPrefix("sk_") || key.hasPrefix("rk_"), printable(key) else {
+        guard let value, secret.accepts(value) else {
+            let names = [secret.name] + (secret.fileKey.map { [$0] } ?? [])
             throw CatalogFileError(
-                "stripe of \(bundleID) needs secret_key or secret_key_file: a Stripe secret key (sk_…) or restricted key (rk_…)"
-            )
+                "\(section.key) of \(bundleID) needs \(names.joined(separator: " or ")): \(secret.description)")
         }
-        guard let webhookSecret, webhookSecret.hasPrefix("whsec_"), printable(webhookSecret) else {
-            throw CatalogFileError(
-                "stripe of \(bundleID) needs webhook_secret: the signing secret (whsec_…) of its webhook endpoint")
-        }
-        return (key, webhookSecret)
-    }
-
-    /// An app's `paddle:` settings: the API key (given, or read from `api_key_file`) and the notification setting's
-    /// endpoint secret key, both required and checked for shape (`pdl_…`, `pdl_ntfset_…`).
-    private static func paddleSecrets(
-        _ apiKey: String?, file: String?, webhookSecret: String?, bundleID: String, directory: String
-    ) throws(CatalogFileError) -> (apiKey: String, webhookSecret: String) {
-        var key = apiKey
-        if key == nil, let file {
-            let path = file.hasPrefix("/") ? file : directory + "/" + file
-            guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
-                throw CatalogFileError("cannot read the Paddle API key \(path) of \(bundleID) (at most 4 KiB)")
-            }
-            key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        func printable(_ text: String) -> Bool {
-            (8...1024).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
-        }
-        guard let key, key.hasPrefix("pdl_"), printable(key) else {
-            throw CatalogFileError(
-                "paddle of \(bundleID) needs api_key or api_key_file: a Paddle API key (pdl_live_… or pdl_sdbx_…)")
-        }
-        guard let webhookSecret, webhookSecret.hasPrefix("pdl_ntfset_"), printable(webhookSecret) else {
-            throw CatalogFileError(
-                "paddle of \(bundleID) needs webhook_secret: the endpoint secret key (pdl_ntfset_…) of its notification setting"
-            )
-        }
-        return (key, webhookSecret)
+        return value
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -1,3 +1,5 @@
+import SubLedgerStore
+
 /// The keys a catalog file may hold at each place, so that a misspelt or invented key (`ownership_polcy`, a key
 /// from another product's documents) is refused with its name and place instead of silently meaning the default.
 ///
@@ -13,7 +15,12 @@ enum CatalogKeys {
         case value
     }
 
-    static let file: Shape = .mapping(["apps": .sequence(app)])
+    /// The file's shape, its apps holding `sections` beside their own keys.
+    static func file(sections: [StoreCatalogSection] = []) -> Shape {
+        guard case .mapping(var keys) = app else { return .mapping(["apps": .sequence(app)]) }
+        for section in sections { keys[section.key] = .mapping(section.keys.reduce(into: [:]) { $0[$1] = .value }) }
+        return .mapping(["apps": .sequence(.mapping(keys))])
+    }
 
     static let app: Shape = .mapping([
         "bundle_id": .value, "apple_app_id": .value, "environments": .value,
@@ -27,8 +34,6 @@ enum CatalogKeys {
             "package_name": .value, "push_audience": .value, "push_service_account": .value,
             "service_account_key": .value, "service_account_key_file": .value,
         ]),
-        "stripe": .mapping(["secret_key": .value, "secret_key_file": .value, "webhook_secret": .value]),
-        "paddle": .mapping(["api_key": .value, "api_key_file": .value, "webhook_secret": .value]),
         "external_purchase": .mapping(["report": .value, "tax_country": .value]),
         "shared_secret": .value,
         "server_api": .mapping([
@@ -44,7 +49,7 @@ enum CatalogKeys {
     ])
 
     /// Refuses the keys `shape` does not know at the first place holding any, naming them, the place and the known keys.
-    static func check(_ node: Node, against shape: Shape = file, at place: String = "") throws(CatalogFileError) {
+    static func check(_ node: Node, against shape: Shape, at place: String = "") throws(CatalogFileError) {
         switch (shape, node) {
         case (.mapping(let known), .mapping(let entries)):
             let unknown = entries.map(\.key).filter { known[$0] == nil }.sorted()
@@ -76,6 +81,30 @@ enum CatalogKeys {
 
     /// A catalog file's shape: mappings with their keys, sequences, scalars.
     enum Node: Decodable {
+        /// The stores' sections given in each app, by bundle id then section key: each a section's scalar values by
+        /// key (`keys`: the sections' keys).
+        func storeSections(keys: Set<String>) throws(CatalogFileError) -> [String: [String: [String: String]]] {
+            guard case .mapping(let top) = self, let apps = top.first(where: { $0.key == "apps" })?.value,
+                case .sequence(let items) = apps
+            else { return [:] }
+            var result: [String: [String: [String: String]]] = [:]
+            for case .mapping(let entries) in items {
+                guard case .scalar(let bundleID?)? = entries.first(where: { $0.key == "bundle_id" })?.value else {
+                    continue
+                }
+                for (key, value) in entries where keys.contains(key) {
+                    if case .scalar(nil) = value { continue }  // `stripe:` with nothing under it: no section
+                    guard case .mapping(let fields) = value else {
+                        throw CatalogFileError("\(key) of \(bundleID) must be a mapping of its settings")
+                    }
+                    var values: [String: String] = [:]
+                    for case (let name, .scalar(let text?)) in fields { values[name] = text }
+                    result[bundleID, default: [:]][key] = values
+                }
+            }
+            return result
+        }
+
         case mapping([(key: String, value: Node)])
         case sequence([Node])
         case scalar(String?)

@@ -18,6 +18,14 @@ public struct PaddleCheckout: WebCheckout {
     }
 
     public func start(_ request: WebCheckoutRequest, app: StoredApp, now: Instant) async throws -> WebCheckoutStarted {
+        // Paddle's ids: the prefix and lowercase letters and digits (26 of them today).
+        let isIDByte: (UInt8) -> Bool = { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
+        try WebCheckoutRefusal.checkID(
+            request.price, field: "price", prefix: "pri_", maxLength: 60, storeName: "Paddle", allowed: isIDByte)
+        if let customer = request.customer {
+            try WebCheckoutRefusal.checkID(
+                customer, field: "customer", prefix: "ctm_", maxLength: 60, storeName: "Paddle", allowed: isIDByte)
+        }
         guard let product = app.definition.product(request.productID), product.store == .paddle else {
             throw WebCheckoutRefusal(
                 code: .productNotSold,

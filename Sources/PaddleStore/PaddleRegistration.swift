@@ -33,8 +33,12 @@ public struct PaddleRegistration: StoreRegistration {
     public static let signatureHeader = "Paddle-Signature"
 
     public var pushRoute: StorePushRoute? {
-        StorePushRoute(path: "/v1/notifications/paddle", credentialHeader: Self.signatureHeader)
+        StorePushRoute(
+            path: "/v1/notifications/paddle", credentialHeader: Self.signatureHeader,
+            challengeRealm: "Paddle notifications")
     }
+
+    public var catalogSection: StoreCatalogSection? { PaddleSecrets.catalogSection }
 
     public func port(_ context: StoreContext) -> any StorePort {
         PaddlePort(
@@ -49,6 +53,11 @@ public struct PaddleRegistration: StoreRegistration {
         return PaddleEventsReconciliation(
             configuration: .init(worker: worker), port: port, cursors: StoreEventCursors(pool: pool, store: .paddle),
             catalog: context.catalog)
+    }
+
+    /// `POST /v1/checkout/paddle`: the price and a customer; answered with the Paddle transaction's id.
+    public var checkoutForm: WebCheckoutForm? {
+        WebCheckoutForm(required: [.price], optional: [.customer], sessionField: "transaction_id")
     }
 
     public func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)? {

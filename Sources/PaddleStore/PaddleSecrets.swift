@@ -14,6 +14,19 @@ public struct PaddleSecrets: Sendable, Hashable {
     /// The names of the two secrets among the app's store secrets.
     public static let names = (apiKey: "api_key", webhookSecret: "webhook_secret")
 
+    /// The app's `paddle:` section of the catalog file: `api_key` (or `api_key_file`) and `webhook_secret`.
+    public static let catalogSection = StoreCatalogSection(
+        store: .paddle,
+        secrets: [
+            .init(
+                name: names.apiKey, description: "a Paddle API key (pdl_live_… or pdl_sdbx_…)", prefixes: ["pdl_"],
+                mayBeInFile: true),
+            .init(
+                name: names.webhookSecret,
+                description: "the endpoint secret key (pdl_ntfset_…) of its notification setting",
+                prefixes: ["pdl_ntfset_"]),
+        ])
+
     public init(apiKey: String, webhookSecret: String) {
         self.apiKey = apiKey
         self.webhookSecret = webhookSecret

@@ -35,6 +35,7 @@ public struct StripeCheckout: WebCheckout {
 
     /// Records the order, then creates its Checkout Session (one per order: Stripe's idempotency key is the order).
     public func start(_ request: Request, app: StoredApp, now: Instant) async throws -> Started {
+        try Self.check(request)
         guard let product = app.definition.product(request.productID), product.store == .stripe else {
             throw Refusal(
                 code: .productNotSold,
@@ -124,5 +125,41 @@ public struct StripeCheckout: WebCheckout {
                 message: "external_purchase_token is refused: \(error.code)"
                     + (error.field.map { " (\($0))" } ?? ""))
         }
+    }
+}
+
+extension StripeCheckout {
+    /// Refuses a request whose values Stripe could never take: ids of the wrong shape, return pages that are not
+    /// http or https URLs, a trial outside Stripe's 1 to 730 days, text no external purchase token could be (the
+    /// token's checker bounds, decodes and checks it after).
+    static func check(_ request: Request) throws(Refusal) {
+        try Refusal.checkID(
+            request.price, field: "price", prefix: "price_", maxLength: 250, storeName: "Stripe", allowed: isIDByte)
+        if let customer = request.customer {
+            try Refusal.checkID(
+                customer, field: "customer", prefix: "cus_", maxLength: 250, storeName: "Stripe", allowed: isIDByte)
+        }
+        try checkURL(request.successURL, field: "success_url")
+        if let cancelURL = request.cancelURL { try checkURL(cancelURL, field: "cancel_url") }
+        if let days = request.trialPeriodDays, !(1...730).contains(days) {
+            throw Refusal(code: .invalidValue, message: "trial_period_days must be between 1 and 730")
+        }
+        if let token = request.externalPurchaseToken, !(1...4096).contains(token.utf8.count) || token.utf8.contains(0) {
+            throw Refusal(
+                code: .invalidExternalPurchaseToken,
+                message: "external_purchase_token must be 1 to 4096 characters of base64url")
+        }
+    }
+
+    /// A byte of a Stripe object id after its prefix: `A-Z a-z 0-9 _`.
+    private static func isIDByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+    }
+
+    /// An http or https URL of at most 2048 printable characters.
+    private static func checkURL(_ raw: String, field: String) throws(Refusal) {
+        guard (1...2048).contains(raw.utf8.count), raw.utf8.allSatisfy({ (0x21...0x7E).contains($0) }),
+            let parsed = URL(string: raw), parsed.scheme == "https" || parsed.scheme == "http", parsed.host != nil
+        else { throw Refusal(code: .invalidValue, message: "\(field) must be an http or https URL") }
     }
 }

@@ -32,8 +32,11 @@ public struct StripeRegistration: StoreRegistration {
     public static let signatureHeader = "Stripe-Signature"
 
     public var pushRoute: StorePushRoute? {
-        StorePushRoute(path: "/v1/notifications/stripe", credentialHeader: Self.signatureHeader)
+        StorePushRoute(
+            path: "/v1/notifications/stripe", credentialHeader: Self.signatureHeader, challengeRealm: "Stripe webhooks")
     }
+
+    public var catalogSection: StoreCatalogSection? { StripeSecrets.catalogSection }
 
     public func port(_ context: StoreContext) -> any StorePort {
         StripePort(
@@ -48,6 +51,15 @@ public struct StripeRegistration: StoreRegistration {
         return StripeEventsReconciliation(
             configuration: .init(worker: worker), port: port, cursors: StoreEventCursors(pool: pool, store: .stripe),
             catalog: context.catalog)
+    }
+
+    /// `POST /v1/checkout/stripe`: the price, the pages to return to, a customer, a trial and the external purchase
+    /// token of an iOS app's link-out; answered with the Checkout Session's id.
+    public var checkoutForm: WebCheckoutForm? {
+        WebCheckoutForm(
+            required: [.price, .successURL],
+            optional: [.cancelURL, .customer, .trialPeriodDays, .externalPurchaseToken],
+            sessionField: "checkout_session_id")
     }
 
     public func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)? {

@@ -13,6 +13,18 @@ public struct StripeSecrets: Sendable, Hashable {
     /// The names of the two secrets among the app's store secrets.
     public static let names = (secretKey: "secret_key", webhookSecret: "webhook_secret")
 
+    /// The app's `stripe:` section of the catalog file: `secret_key` (or `secret_key_file`) and `webhook_secret`.
+    public static let catalogSection = StoreCatalogSection(
+        store: .stripe,
+        secrets: [
+            .init(
+                name: names.secretKey, description: "a Stripe secret key (sk_…) or restricted key (rk_…)",
+                prefixes: ["sk_", "rk_"], mayBeInFile: true),
+            .init(
+                name: names.webhookSecret, description: "the signing secret (whsec_…) of its webhook endpoint",
+                prefixes: ["whsec_"]),
+        ])
+
     public init(secretKey: String, webhookSecret: String) {
         self.secretKey = secretKey
         self.webhookSecret = webhookSecret

@@ -37,7 +37,8 @@ struct CatalogCommand: AsyncParsableCommand {
                 text = String(decoding: data, as: UTF8.self)
             }
             let directory = file == "-" ? "." : URL(fileURLWithPath: file).deletingLastPathComponent().path
-            let (catalog, secrets) = try CatalogFile.read(text, directory: directory)
+            let (catalog, secrets) = try CatalogFile.read(
+                text, directory: directory, sections: try StoreModules.catalogSections())
             var configuration = ServiceConfiguration()
             try database.apply(to: &configuration, environment: CommandContext.current.environment)
             let logger = makeLogger("subledger.catalog", level: configuration.logLevel)

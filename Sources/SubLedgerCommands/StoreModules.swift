@@ -6,6 +6,7 @@ import PaddleClients
 import PaddleStore
 import StripeClients
 import StripeStore
+import SubLedgerStore
 import SubLedgerUseCases
 
 /// The options of every store module but the App Store's (`AppleOptions`, which also configure the stored inputs'
@@ -47,11 +48,17 @@ enum StoreModules {
         }
     }
 
-    /// Every store module's registration, built with its configuration.
+    /// Every store module's section of an app in the catalog file (`StoreRegistration.catalogSection`).
+    static func catalogSections() throws -> [StoreCatalogSection] {
+        try registry(logger: Logger(label: "subledger.catalog")).catalogSections
+    }
+
+    /// Every store module's registration, built with its configuration (by default the store's own: what the tests
+    /// read every store's routes and forms from).
     static func registry(
-        apple: AppleConfiguration, recovery: NotificationRecovery.Configuration?,
-        googlePlay: GooglePlayGateway.Configuration, stripe: StripeAPI.Configuration,
-        paddle: PaddleAPI.Configuration, logger: Logger
+        apple: AppleConfiguration = AppleConfiguration(), recovery: NotificationRecovery.Configuration? = nil,
+        googlePlay: GooglePlayGateway.Configuration = .init(), stripe: StripeAPI.Configuration = .init(),
+        paddle: PaddleAPI.Configuration = .init(), logger: Logger
     ) throws -> StoreRegistry {
         StoreRegistry([
             try AppStoreRegistration(configuration: apple, recovery: recovery, logger: logger),

@@ -137,8 +137,11 @@ func buildRouter(
     // Google Play: purchases verified with the Developer API and acknowledged through the outbox, and real-time
     // developer notifications pushed by Pub/Sub with an OIDC token (docs/guides/google-play.md).
     GooglePlayNotificationsController(stores: stores).register(on: open)
-    StripeNotificationsController(stores: stores).register(on: open)
-    PaddleNotificationsController(stores: stores).register(on: open)
+    // Every store whose pushes are signed in a header with the app's secret (Stripe's webhooks, Paddle's
+    // notifications): one route each, mounted from its registration.
+    for controller in SignedPushController.all(in: dependencies.stores, stores: stores) {
+        controller.register(on: open)
+    }
 
     // Which key may call which route: `RoutePermissions`; what admin and support keys do is written to the audit
     // log (docs/guides/accounts.md, "Roles and the audit log").
@@ -155,13 +158,14 @@ func buildRouter(
     OrdersController(apps: apps, orders: useCases.orders, now: dependencies.now).register(on: v1)
     SubmissionsController(apps: apps, orders: useCases.orders, stores: stores).register(on: v1)
     GooglePlayPurchasesController(apps: apps, stores: stores).register(on: v1)
-    // Web purchases: the order and its Stripe Checkout Session (docs/guides/stripe.md).
-    StripeCheckoutController(apps: apps, checkout: useCases.webCheckouts[.stripe], now: dependencies.now)
-        .register(on: v1)
+    // Web purchases: the order and the store's hosted checkout, one route for each store that offers one, mounted
+    // from its registration (docs/guides/stripe.md, docs/guides/paddle.md).
+    for controller in WebCheckoutController.all(
+        in: dependencies.stores, checkouts: useCases.webCheckouts, apps: apps, now: dependencies.now)
+    {
+        controller.register(on: v1)
+    }
     StripePurchasesController(apps: apps, stores: stores).register(on: v1)
-    // Web purchases through Paddle, the merchant of record: the order and its Paddle transaction (docs/guides/paddle.md).
-    PaddleCheckoutController(apps: apps, checkout: useCases.webCheckouts[.paddle], now: dependencies.now)
-        .register(on: v1)
     // App purchases: which account owns the app itself (a paid app, a pre-order), from StoreKit 2's AppTransaction.
     AppTransactionsController(apps: apps, claims: useCases.appTransactionClaims).register(on: v1)
     let erasures = useCases.erasures

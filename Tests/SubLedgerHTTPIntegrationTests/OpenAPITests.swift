@@ -48,8 +48,11 @@ import Yams
         // The pool opens connections lazily: building the router touches no database.
         let pool = PostgresPool(configuration: try PostgresConfiguration(connectionString: "postgresql:///unused"))
         let apple = try AppleGateway(configuration: AppleConfiguration(), logger: logger)
-        let dependencies = ServiceDependencies(
+        var dependencies = ServiceDependencies(
             pool: pool, migrator: try Migrator.bundled(logger: logger), apple: apple, now: { Instant.systemNow() })
+        // Every store module, as `serve` registers them: their push and checkout routes come from their
+        // registrations.
+        dependencies.stores = StoreRegistry(apple: apple, EveryStore.besideTheAppStore)
         let router = buildRouter(
             dependencies: dependencies, useCases: dependencies.useCases(secretKeys: SecretKeyring(), logger: logger),
             logger: logger, traced: false)
@@ -138,7 +141,7 @@ import Yams
     /// a key, the others do not.
     @Test func documentedSecurityMatchesTheService() async throws {
         let operations = try Self.documentedOperations()
-        try await ServiceHarness.run { _, client in
+        try await ServiceHarness.run(stores: EveryStore.besideTheAppStore) { _, client in
             for (route, secured) in operations.sorted(by: { $0.key < $1.key }) {
                 // Every path parameter gets a sample value (unknown ones a generic one), so each route is reachable.
                 let samples = ["account_id": "alice", "name": "summary", "id": "alice"]
@@ -163,7 +166,7 @@ import Yams
     }
 
     @Test func serviceServesTheDocumentAsYAML() async throws {
-        try await ServiceHarness.run { _, client in
+        try await ServiceHarness.run(stores: EveryStore.besideTheAppStore) { _, client in
             let response = try await client.executeRequest(uri: "/openapi.yaml", method: .get, headers: [:], body: nil)
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("application/yaml") == true)

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import SubLedgerCore
+import SubLedgerUseCases
 import Testing
 import Yams
 
@@ -14,16 +16,17 @@ import Yams
 @Suite struct UnknownBodyFieldTests {
     typealias H = ServiceHarness
 
-    /// Each route's body type, by the operation that takes it.
-    static var bodies: [(path: String, type: any JSONRequestBody.Type)] {
-        [
+    static var registry: StoreRegistry { EveryStore.registry }
+
+    /// Each route's body fields, by the operation that takes it: the server's own routes' body types, and each
+    /// registered store's checkout form.
+    static var bodies: [(path: String, fields: Set<String>)] {
+        let routes: [(path: String, type: any JSONRequestBody.Type)] = [
             ("/v1/orders", OrdersController.CreateBody.self),
             ("/v1/receipts", SubmissionsController.ReceiptRequest.self),
             ("/v1/transactions", SubmissionsController.TransactionRequest.self),
             ("/v1/purchases/google", GooglePlayPurchasesController.PurchaseRequest.self),
             ("/v1/purchases/stripe", StripePurchasesController.PurchaseRequest.self),
-            ("/v1/checkout/stripe", StripeCheckoutController.CreateBody.self),
-            ("/v1/checkout/paddle", PaddleCheckoutController.CreateBody.self),
             ("/v1/app-transactions", AppTransactionsController.ClaimRequest.self),
             ("/v1/accounts/{account_id}/grants", GrantsController.GrantRequest.self),
             ("/v1/accounts/{account_id}/merge", MergesController.MergeRequest.self),
@@ -34,13 +37,14 @@ import Yams
             ("/v1/admin/webhooks/{id}/rotate-secret", WebhooksController.Rotation.self),
             ("/v1/admin/webhooks/{id}/replay", WebhooksController.Replay.self),
         ]
+        let checkouts = registry.stores.compactMap { store in
+            registry[store]?.checkoutForm.map { (path: WebCheckoutForm.path(of: store), fields: $0.fieldNames) }
+        }
+        return routes.map { (path: $0.path, fields: $0.type.fields) } + checkouts
     }
 
     /// The notification routes: their bodies are the stores', read leniently.
-    static let storeBodies: Set<String> = [
-        "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
-        "/v1/notifications/paddle",
-    ]
+    static let storeBodies = Set(registry.stores.compactMap { registry[$0]?.pushRoute?.path })
 
     @Test func everyRequestBodyIsClosedInTheDocumentWithTheFieldsTheServerReads() throws {
         let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
@@ -57,9 +61,8 @@ import Yams
                 let schema = try #require((content["application/json"] as? [String: Any])?["schema"] as? [String: Any])
                 #expect(schema["additionalProperties"] as? Bool == false, "\(path)")
                 let properties = Set(((schema["properties"] as? [String: Any]) ?? [:]).keys)
-                let type = try #require(Self.bodies.first { $0.path == path }?.type, "\(path): no body type listed")
-                #expect(
-                    properties == type.fields, "\(path): openapi.yaml \(properties.sorted()), server \(type.fields)")
+                let fields = try #require(Self.bodies.first { $0.path == path }?.fields, "\(path): no body listed")
+                #expect(properties == fields, "\(path): openapi.yaml \(properties.sorted()), server \(fields.sorted())")
             }
         }
         #expect(documented == Set(Self.bodies.map(\.path)).union(Self.storeBodies))
@@ -68,7 +71,7 @@ import Yams
     /// A misspelt or extra field is named, on every route, before any required field is missed: an app key's routes
     /// and an admin key's alike.
     @Test func anUnknownFieldIsRefusedOnEveryRoute() async throws {
-        try await H.run { harness, client in
+        try await H.run(stores: EveryStore.besideTheAppStore) { harness, client in
             let admin = try await harness.keys.create(scope: .admin, name: "admin").secret
             let app = H.appOne
             let calls: [(path: String, key: String, body: String)] = [
@@ -77,8 +80,6 @@ import Yams
                 ("/v1/transactions", harness.keyOne, #"{"account_id":"alice","signed_transaction":"a.b.c","bogus":1}"#),
                 ("/v1/purchases/google", harness.keyOne, #"{"account_id":"alice","bogus":true}"#),
                 ("/v1/purchases/stripe", harness.keyOne, #"{"account_id":"alice","bogus":null}"#),
-                ("/v1/checkout/stripe", harness.keyOne, #"{"account_id":"alice","bogus":"x"}"#),
-                ("/v1/checkout/paddle", harness.keyOne, #"{"account_id":"alice","bogus":"x"}"#),
                 ("/v1/app-transactions", harness.keyOne, #"{"bogus":1}"#),
                 ("/v1/accounts/alice/consent", harness.keyOne, #"{"consented":true,"bogus":1}"#),
                 ("/v1/accounts/alice/usage", harness.keyOne, #"{"transaction_id":"1","bogus":1}"#),
@@ -87,7 +88,11 @@ import Yams
                 ("/v1/accounts/alice/merge", admin, #"{"bundle_id":"\#(app)","bogus":1}"#),
                 ("/v1/admin/webhooks", admin, #"{"bundle_id":"\#(app)","url":"https://example.com","bogus":1}"#),
             ]
-            for call in calls {
+            let checkouts = Self.registry.stores.filter { Self.registry[$0]?.checkoutForm != nil }.map {
+                (path: WebCheckoutForm.path(of: $0), key: harness.keyOne, body: #"{"account_id":"alice","bogus":"x"}"#)
+            }
+            #expect(!checkouts.isEmpty)
+            for call in calls + checkouts {
                 let answer = try await client.call(.post, call.path, key: call.key, raw: ByteBuffer(string: call.body))
                 #expect(answer.status == .badRequest, "\(call.path): \(answer.json)")
                 #expect(answer.json.errorCode == "unknown_field", "\(call.path): \(answer.json)")

@@ -1,25 +1,22 @@
-import AppStoreStore
 import Foundation
-import GooglePlayStore
 import HTTPTypes
 import Logging
-import PaddleStore
-import StripeStore
 import SubLedgerUseCases
 import Testing
 
+@testable import SubLedgerCommands
 @testable import SubLedgerHTTP
 
 /// Which responses carry `SubLedger-Consistency-Token` (docs/guides/scale-out.md, "Read replicas").
 @Suite struct ConsistencyTokenRuleTests {
+    /// A process's stores: every store module, registered as `serve` registers them.
+    static let registry = (try? StoreModules.registry(logger: Logger(label: "test"))) ?? StoreRegistry()
+
     /// The push routes of a process with every store module registered.
-    static let pushPaths = StoreRegistry(
-        [
-            try? AppStoreRegistration(configuration: AppleConfiguration(), logger: Logger(label: "test")),
-            GooglePlayRegistration(logger: Logger(label: "test")), StripeRegistration(logger: Logger(label: "test")),
-            PaddleRegistration(logger: Logger(label: "test")),
-        ].compactMap { (registration: (any StoreRegistration)?) in registration }
-    ).pushPathsWithoutConsistencyToken
+    static let pushPaths = registry.pushPathsWithoutConsistencyToken
+
+    /// Every registered store's push route.
+    static let storePushes = Set(registry.stores.compactMap { registry[$0]?.pushRoute?.path })
 
     static func carriesToken(method: HTTPRequest.Method, status: Int, path: String) -> Bool {
         ConsistencyTokenMiddleware.carriesToken(method: method, status: status, path: path, pushPaths: pushPaths)
@@ -42,11 +39,9 @@ import Testing
         let pushes = document.split(separator: "\n").filter { $0.hasPrefix("  /v1/notifications/") }.map {
             String($0.dropFirst(2).dropLast())
         }
-        #expect(
-            Set(pushes) == [
-                "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
-                "/v1/notifications/paddle",
-            ])
+        // Each store module's push route is documented, and nothing else is documented there.
+        #expect(Self.storePushes.count == Self.registry.stores.count)
+        #expect(Set(pushes) == Self.storePushes)
         for path in pushes {
             #expect(!Self.carriesToken(method: .post, status: 200, path: path), "\(path)")
         }
@@ -54,10 +49,7 @@ import Testing
 
     /// A registered store's push route is exempt by its registration (`StorePushRoute.carriesConsistencyToken`), not
     /// by a list kept here: without the stores registered their routes are writes like any other.
-    @Test(arguments: [
-        "/v1/notifications/appstore", "/v1/notifications/google", "/v1/notifications/stripe",
-        "/v1/notifications/paddle",
-    ])
+    @Test(arguments: ConsistencyTokenRuleTests.storePushes.sorted())
     func aRegisteredStoresPushRuleComesFromItsRegistration(path: String) {
         #expect(Self.pushPaths.contains(path))
         #expect(!StoreRegistry().pushPathsWithoutConsistencyToken.contains(path))

@@ -77,12 +77,4 @@ import Testing
         #expect(read.catalog.apps.first?.googlePlay?.packageName == "com.example.android")
     }
 
-    @Test func theQuickStartCatalogIsRead() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(
-            contentsOf: repository.appendingPathComponent("docs/quickstart/catalog.yaml"), encoding: .utf8)
-        let read = try CatalogFile.read(text)
-        #expect(read.catalog.apps.first?.ownershipPolicy == .activeAutoRenewerKeeps)
-    }
 }

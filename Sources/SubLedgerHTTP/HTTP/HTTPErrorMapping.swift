@@ -36,6 +36,7 @@ extension APIError {
     /// How a web checkout a store refused is answered, whichever store's (`WebCheckoutRefusal`).
     init(_ refusal: WebCheckoutRefusal) {
         switch refusal.code {
+        case .invalidValue: self = .badRequest(.invalidValue, refusal.message)
         case .productNotSold: self = .unprocessable(.unknownProduct, refusal.message)
         case .priceMismatch, .trialNotOffered: self = .unprocessable(.invalidValue, refusal.message)
         case .externalPurchaseNotReported: self = .unprocessable(.externalPurchaseNotReported, refusal.message)

@@ -25,10 +25,20 @@ struct StripePurchasesController: Sendable {
         let app = try await apps.app(for: try context.requireKey())
         let body = try await request.decodeJSON(as: PurchaseRequest.self, context: context)
         let account = try parseAccountID(body.account_id)
-        let session = try StripeCheckoutController.stripeID(
-            body.checkout_session_id, field: "checkout_session_id", prefix: "cs_")
+        let session = try Self.stripeID(body.checkout_session_id, field: "checkout_session_id", prefix: "cs_")
         let submission = StoreSubmission(account: account, artifact: .stripeCheckout(sessionID: session))
         let result = try await stores.submit(submission, app: app)
         return Representation.SubmissionBody(result, account: account, clientTransactionID: nil)
+    }
+
+    /// A Stripe object id: `prefix` then 1 to 250 of `A-Z a-z 0-9 _`.
+    static func stripeID(_ raw: String, field: String, prefix: String) throws -> String {
+        let rest = raw.utf8.dropFirst(prefix.utf8.count)
+        guard raw.hasPrefix(prefix), (1...250).contains(rest.count),
+            rest.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F
+            })
+        else { throw APIError.badRequest(.invalidValue, "\(field) must be a Stripe id starting with \(prefix)") }
+        return raw
     }
 }

@@ -28,6 +28,14 @@ public protocol StoreRegistration: Sendable {
     /// trying a transient failure again as `retry` says; `nil` when the store is owed none. By default none.
     func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger) -> (any ObligationSending)?
 
+    /// The app's secrets for the store in the catalog file (`stripe: {…}`); `nil` when the catalog gives it none
+    /// there. By default none.
+    var catalogSection: StoreCatalogSection? { get }
+
+    /// The body and answer of the store's checkout route (`POST /v1/checkout/{store}`); `nil` when it offers no
+    /// web checkout. By default none.
+    var checkoutForm: WebCheckoutForm? { get }
+
     /// The web purchase the store offers an account (an order, then the store's hosted checkout); `nil` when none.
     func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)?
 
@@ -61,6 +69,8 @@ extension StoreRegistration {
     public func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger)
         -> (any ObligationSending)?
     { nil }
+    public var catalogSection: StoreCatalogSection? { nil }
+    public var checkoutForm: WebCheckoutForm? { nil }
     public func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)? { nil }
     public func subscriptionImport(logger: Logger) -> (any StoreSubscriptionImport)? { nil }
     public func rowImport(_ context: StoreContext) -> (any StoreRowImport)? { nil }
@@ -82,12 +92,25 @@ public struct StorePushRoute: Sendable, Hashable {
     /// Whether a successful push's response carries a consistency token. A store never reads one, so a push route
     /// that carried it would pay the WAL position's round trip for nothing: `false` unless a store reads it.
     public var carriesConsistencyToken: Bool
+    /// The realm of the challenge a refused push is answered 401 with (`Paddle-Signature realm="Paddle
+    /// notifications"`), for a store whose pushes are signed in `credentialHeader` with a secret the app shares with
+    /// it (Stripe's, Paddle's): such routes are all served by the HTTP layer's one route for header-signed pushes.
+    /// `nil` when the store's pushes are answered by a route of their own (the App Store's signed bodies, Google's
+    /// OIDC tokens).
+    public var challengeRealm: String?
 
-    public init(path: String, credentialHeader: String?, carriesConsistencyToken: Bool = false) {
+    public init(
+        path: String, credentialHeader: String?, challengeRealm: String? = nil, carriesConsistencyToken: Bool = false
+    ) {
         self.path = path
         self.credentialHeader = credentialHeader
+        self.challengeRealm = challengeRealm
         self.carriesConsistencyToken = carriesConsistencyToken
     }
+
+    /// The push is signed in a header of the request with the app's shared secret, and answered by the HTTP layer's
+    /// one route for such pushes.
+    public var isSignedInHeader: Bool { credentialHeader != nil && challengeRealm != nil }
 }
 
 /// What a store's port writes through: the ledger, the catalog, the log and the clock of its process.
@@ -146,6 +169,9 @@ public struct StoreRegistry: Sendable {
         for store in stores { imports[store] = registrations[store]?.subscriptionImport(logger: logger) }
         return imports
     }
+
+    /// Every registered store's section of the catalog file.
+    public var catalogSections: [StoreCatalogSection] { stores.compactMap { registrations[$0]?.catalogSection } }
 
     /// Every registered store's metrics, made at 0 (`StoreRegistration.declareMetrics`).
     public func declareMetrics(poll: Bool) {

@@ -10,6 +10,45 @@ public protocol WebCheckout: Sendable {
     func start(_ request: WebCheckoutRequest, app: StoredApp, now: Instant) async throws -> WebCheckoutStarted
 }
 
+/// The body and answer of a store's checkout route, `POST /v1/checkout/{store}` (openapi.yaml's): beside
+/// `account_id` and `product_id`, which fields of a web checkout the store takes, and what its answer calls the
+/// store's session. Declared by the store's registration (`StoreRegistration.checkoutForm`); the HTTP layer serves
+/// every registered store's route from it, and the store checks the values (`WebCheckout.start`).
+public struct WebCheckoutForm: Sendable, Hashable {
+    /// A field of a checkout's body, by its name there.
+    public enum Field: String, Sendable, Hashable, CaseIterable {
+        /// The store's price of the product (`WebCheckoutRequest.price`).
+        case price
+        case successURL = "success_url"
+        case cancelURL = "cancel_url"
+        case customer
+        case trialPeriodDays = "trial_period_days"
+        case externalPurchaseToken = "external_purchase_token"
+    }
+
+    /// The fields a body must give.
+    public var required: Set<Field>
+    /// The fields a body may give.
+    public var optional: Set<Field>
+    /// The answer's name for the store's session (`WebCheckoutStarted.sessionID`): `checkout_session_id` at Stripe,
+    /// `transaction_id` at Paddle.
+    public var sessionField: String
+
+    public init(required: Set<Field>, optional: Set<Field>, sessionField: String) {
+        self.required = required
+        self.optional = optional.subtracting(required)
+        self.sessionField = sessionField
+    }
+
+    /// Every field name the body takes, `account_id` and `product_id` included.
+    public var fieldNames: Set<String> {
+        Set(required.union(optional).map(\.rawValue)).union(["account_id", "product_id"])
+    }
+
+    /// The route of `store`'s checkout.
+    public static func path(of store: Store) -> String { "/v1/checkout/\(store.rawValue)" }
+}
+
 /// What the app server asks for.
 public struct WebCheckoutRequest: Sendable, Hashable {
     public var account: AccountID
@@ -42,6 +81,9 @@ public struct WebCheckoutRequest: Sendable, Hashable {
 /// Why a checkout cannot start.
 public struct WebCheckoutRefusal: Error, Sendable, Hashable {
     public enum Code: String, Sendable, Hashable {
+        /// A value of the request is not one the store could take (an id of the wrong shape, a URL that is not
+        /// one, a trial out of range).
+        case invalidValue = "invalid_value"
         /// The product is not one the app sells through the store.
         case productNotSold = "product_not_sold"
         /// The price is not a price of the product, or not of its kind (recurring for a subscription, one-time
@@ -63,6 +105,21 @@ public struct WebCheckoutRefusal: Error, Sendable, Hashable {
     public init(code: Code, message: String) {
         self.code = code
         self.message = message
+    }
+}
+
+extension WebCheckoutRefusal {
+    /// Refuses `raw` (the request's `field`) unless it is one of `storeName`'s ids: `prefix`, then 1 to `maxLength`
+    /// ASCII bytes that `allowed` accepts.
+    public static func checkID(
+        _ raw: String, field: String, prefix: String, maxLength: Int, storeName: String,
+        allowed: (UInt8) -> Bool
+    ) throws(WebCheckoutRefusal) {
+        let rest = raw.utf8.dropFirst(prefix.utf8.count)
+        guard raw.hasPrefix(prefix), (1...maxLength).contains(rest.count), rest.allSatisfy(allowed) else {
+            throw WebCheckoutRefusal(
+                code: .invalidValue, message: "\(field) must be a \(storeName) id starting with \(prefix)")
+        }
     }
 }
 

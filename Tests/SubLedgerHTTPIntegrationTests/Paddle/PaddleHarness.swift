@@ -175,7 +175,7 @@ struct PaddleHarness: Sendable {
             try await migrator.migrate(pool)
             let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
             let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
-            let (definitions, secrets) = try CatalogFile.read(catalogYAML)
+            let (definitions, secrets) = try CatalogFile.read(catalogYAML, sections: [PaddleSecrets.catalogSection])
             try await catalog.applyCatalog(definitions, secrets: secrets)
             let key = try await APIKeys(store: APIKeyStore(pool: pool)).create(bundleID: bundleID, name: "web").secret
             let gateway = PaddleGateway(

@@ -72,7 +72,8 @@ import Testing
                 try await migrator.migrate(pool)
                 let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
                 let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
-                let (definitions, secrets) = try CatalogFile.read(catalogYAML)
+                let (definitions, secrets) = try CatalogFile.read(
+                    catalogYAML, sections: EveryStore.registry.catalogSections)
                 var appSecrets = secrets[bundleID] ?? AppSecrets()
                 appSecrets.stores[.googlePlay, GooglePlaySecrets.serviceAccountKeyName] =
                     try ThreeStoresGooglePlay.serviceAccountKey(of: google)

@@ -3,6 +3,7 @@ import CatalogFile
 import Foundation
 import PostgresLibPQ
 import StripeSimulator
+import StripeStore
 import SubLedgerCore
 import SubLedgerStore
 import SubLedgerTestSupport
@@ -46,7 +47,8 @@ import Testing
         try await Migrator.bundled(logger: TestDatabase.logger).migrate(pool)
         let secretKey = SecretKey.generate()
         let catalog = CatalogStore(pool: pool, secretKeys: try SecretKeyring(keys: [secretKey]))
-        let (definitions, secrets) = try CatalogFile.read(ExternalPurchaseReportingTests.catalogYAML)
+        let (definitions, secrets) = try CatalogFile.read(
+            ExternalPurchaseReportingTests.catalogYAML, sections: [StripeSecrets.catalogSection])
         let simApp = try apple.control.app(StripeHarness.bundleID)
         var appSecrets = secrets[StripeHarness.bundleID] ?? AppSecrets()
         appSecrets.serverAPI = .init(

@@ -211,7 +211,7 @@ import Testing
             #expect(try await c.reported().map(\.state) == ["no_report"])
 
             // The app no longer reports: a token is refused before anything is recorded.
-            let (plain, _) = try CatalogFile.read(StripeHarness.catalogYAML)
+            let (plain, _) = try CatalogFile.read(StripeHarness.catalogYAML, sections: [StripeSecrets.catalogSection])
             try await c.h.catalog.applyCatalog(plain, secrets: [:])
             let app = try #require(try await c.h.catalog.app(bundleID: Self.bundleID))
             let refusal = #expect(throws: StripeCheckout.Refusal.self) {

@@ -105,7 +105,7 @@ struct StripeHarness: Sendable {
             try await migrator.migrate(pool)
             let secretKeys = try SecretKeyring(keys: [SecretKey.generate()])
             let catalog = CatalogStore(pool: pool, secretKeys: secretKeys)
-            let (definitions, fileSecrets) = try CatalogFile.read(catalogText)
+            let (definitions, fileSecrets) = try CatalogFile.read(catalogText, sections: [StripeSecrets.catalogSection])
             var secrets = fileSecrets
             if let extraSecrets {
                 var merged = secrets[bundleID] ?? AppSecrets()

@@ -90,6 +90,7 @@ struct ServiceHarness: Sendable {
         metricsRegistry: PrometheusCollectorRegistry? = nil,
         logger: Logger = TestDatabase.logger,
         secondServer: Bool = false,
+        stores: [any StoreRegistration] = [],
         _ body: @Sendable (ServiceHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         // With a standby, the test measures replay lag: it has the cluster to itself.
@@ -118,6 +119,8 @@ struct ServiceHarness: Sendable {
                 logger: TestDatabase.logger)
             var dependencies = ServiceDependencies(
                 pool: pool, migrator: migrator, apple: gateway, now: now ?? { clock.now })
+            // Stores beside the App Store, when the test registers them (their routes are mounted from these).
+            if !stores.isEmpty { dependencies.stores = StoreRegistry(apple: gateway, stores) }
             if var replicas = readReplicas {
                 // The standby's connections read the test's database too.
                 if let database = TestDatabase.currentDatabase {
