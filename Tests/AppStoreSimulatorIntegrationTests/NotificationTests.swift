@@ -66,7 +66,7 @@ import Testing
                 as: NotificationSettings.self)
             _ = try await fixture.buy("order@example.com", "coins")
             let twice = try await fixture.decodeNotifications(receiver.bodies)
-            #expect(twice.count == 2)
+            try #require(twice.count == 2)
             #expect(twice[0].payload.notificationUUID == twice[1].payload.notificationUUID)
 
             _ = try await fixture.controlClient.call(

@@ -13,7 +13,6 @@ import Testing
 
     @Test func laterStoresFollowTheFirst() {
         #expect(Array(Store.allCases.prefix(3)) == [.appStore, .googlePlay, .stripe])
-        #expect(Self.laterStores.contains(.paddle))
     }
 
     @Test func storedTransactionSourcesKeepTheirNames() throws {

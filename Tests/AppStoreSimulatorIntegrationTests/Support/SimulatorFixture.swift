@@ -39,8 +39,13 @@ struct SimulatorFixture: Sendable {
         massExtensionCompletionDelay: Duration? = .seconds(2),
         _ body: (SimulatorFixture) async throws -> Result
     ) async throws -> Result {
+        // A notification's attempt may take 30 s, where Apple's take 5: a test's receiver on a loaded machine can
+        // answer late, and an attempt timed out is retried only on Apple's schedule, which the tests' clock never
+        // reaches unless told to.
         let simulator = try await AppStoreSimulator.start(
-            AppStoreSimulator.Configuration(seed: 42, massExtensionCompletionDelay: massExtensionCompletionDelay))
+            AppStoreSimulator.Configuration(
+                seed: 42, notificationTimeout: .seconds(30), massExtensionCompletionDelay: massExtensionCompletionDelay)
+        )
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         do {
             let fixture = SimulatorFixture(

@@ -7,8 +7,9 @@ import Testing
 @testable import SubLedgerHTTP
 
 /// Every store's checkout route is served from its form (`WebCheckoutForm`), one controller for all: a body holds
-/// the fields that store's form takes and no other, each it requires, and values the store could take. Nothing
-/// here reaches a store: each refusal comes before the store is asked.
+/// the fields that store's form takes and no other, and each it requires. Nothing here reaches a store: each refusal
+/// comes before the store is asked. The values are each store's to check (`StripeWebhookRefusalTests`,
+/// `PaddleCheckoutRefusalTests`).
 @Suite struct WebCheckoutFormTests {
     typealias H = ServiceHarness
 
@@ -47,24 +48,6 @@ import Testing
                     #expect(message.contains("missing field '\(field.rawValue)'"), "\(path): \(message)")
                 }
             }
-        }
-    }
-
-    /// A store's ids are the store's to check: Stripe's price is `price_…`, Paddle's `pri_…`; each refuses the
-    /// other's with 400 `invalid_value`, before it asks the store anything.
-    @Test(arguments: [
-        ("/v1/checkout/stripe", "pri_01h8bxyz", "price must be a Stripe id starting with price_"),
-        ("/v1/checkout/paddle", "price_1Nabc", "price must be a Paddle id starting with pri_"),
-        ("/v1/checkout/paddle", "pri_UPPER", "price must be a Paddle id starting with pri_"),
-    ])
-    func aStoresIdOfTheWrongShapeIsRefused(path: String, price: String, message: String) async throws {
-        try await H.run(stores: EveryStore.besideTheAppStore) { harness, client in
-            var body = ["account_id": "alice", "product_id": "pro.monthly", "price": price]
-            if path.hasSuffix("stripe") { body["success_url"] = "https://example.com/paid" }
-            let answer = try await client.call(.post, path, key: harness.keyOne, json: body)
-            #expect(answer.status == .badRequest, "\(answer.json)")
-            #expect(answer.json.errorCode == "invalid_value", "\(answer.json)")
-            #expect((answer.json["error"] as? [String: Any])?["message"] as? String == message)
         }
     }
 
