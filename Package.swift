@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "GooglePlayClients", targets: ["GooglePlayClients"]),
         .library(name: "Stripe", targets: ["Stripe"]),
         .library(name: "StripeClients", targets: ["StripeClients"]),
+        .library(name: "Paddle", targets: ["Paddle"]),
+        .library(name: "PaddleClients", targets: ["PaddleClients"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -122,6 +124,30 @@ let package = Package(
             name: "StripeClients",
             dependencies: [
                 "Stripe", "BoundedHTTP",
+                "SubLedgerCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Paddle Billing's wire protocols as values, with no I/O: the webhook signature, events and notifications,
+        // transactions, subscriptions and adjustments, money as strings of minor units, and what a paid transaction
+        // means to the ledger.
+        .target(
+            name: "Paddle",
+            dependencies: [
+                "SubLedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Paddle Billing's HTTP API: the reads of transactions, subscriptions, adjustments and the events list; on
+        // AsyncHTTPClient.
+        .target(
+            name: "PaddleClients",
+            dependencies: [
+                "Paddle", "BoundedHTTP",
                 "SubLedgerCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -268,6 +294,24 @@ let package = Package(
                 "Stripe",
                 "StripeClients",
                 "AppStore",  // the external purchase token a linked-out iOS purchase hands over
+                "PostgresLibPQ",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Paddle Billing as a store of the ledger: its port (notifications and purchases read back from the Paddle API),
+        // its events-list reconciliation, its web checkout and subscription import, exported as one `StoreRegistration`.
+        // Depends on the use cases' protocols; nothing but the composition root depends on it.
+        .target(
+            name: "PaddleStore",
+            dependencies: [
+                "SubLedgerUseCases",
+                "SubLedgerStore",
+                "SubLedgerCore",
+                "Paddle",
+                "PaddleClients",
                 "PostgresLibPQ",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -462,6 +506,8 @@ let package = Package(
                 // The one place the store modules are named: their registrations join the store registry here.
                 "AppStoreStore",
                 "GooglePlayStore",
+                "PaddleClients",
+                "PaddleStore",
                 "StripeStore",
                 "SubLedgerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -575,6 +621,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PaddleTests",
+            dependencies: ["Paddle", "SubLedgerCore"],
+            resources: [.copy("Resources/paddle-fixtures.json")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GooglePlayTests",
             dependencies: [
                 "GooglePlay",
@@ -672,6 +724,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Paddle API client against paddle-sim in-process: its reads, pages and errors.
+        .testTarget(
+            name: "PaddleClientsIntegrationTests",
+            dependencies: [
+                "PaddleClients",
+                "Paddle",
+                "PaddleSimulator",
+                "BoundedHTTP",
+                "SubLedgerCore",
+                "HTTPTestSupport",  // the webhook receiver whose notifications are verified and read
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AppStoreSimulatorIntegrationTests",
             dependencies: [
@@ -725,6 +792,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),  // … and their shrinking
                 "GooglePlay", "GooglePlayClients", "GooglePlaySimulator", "Stripe", "StripeClients", "StripeSimulator",
                 "AppStoreStore", "GooglePlayStore", "StripeStore",
+                "Paddle", "PaddleClients", "PaddleSimulator", "PaddleStore",
+                // The seller's calls to paddle-sim (PaddleHarness).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "SubLedgerReports",  // SupportLookupTests read the SupportAnswer values

@@ -2,6 +2,8 @@ import AppStoreStore
 import ArgumentParser
 import GooglePlayStore
 import Logging
+import PaddleClients
+import PaddleStore
 import StripeClients
 import StripeStore
 import SubLedgerStore
@@ -12,6 +14,7 @@ import SubLedgerUseCases
 struct StoreOptions: ParsableArguments {
     @OptionGroup var googlePlay: GooglePlayOptions
     @OptionGroup var stripe: StripeOptions
+    @OptionGroup var paddle: PaddleOptions
 }
 
 /// The composition root's store modules: the one place they are named. Each command that speaks to the stores
@@ -28,11 +31,13 @@ enum StoreModules {
         try options.googlePlay.apply(to: &google, environment: environment)
         var stripeAPI = StripeAPI.Configuration()
         try options.stripe.apply(to: &stripeAPI, environment: environment)
-        let (googleConfigured, stripeConfigured) = (google, stripeAPI)
+        var paddleAPI = PaddleAPI.Configuration()
+        try options.paddle.apply(to: &paddleAPI, environment: environment)
+        let (googleConfigured, stripeConfigured, paddleConfigured) = (google, stripeAPI, paddleAPI)
         configuration.storeModules = { configuration, logger in
             try registry(
                 apple: configuration.apple, recovery: recovery, googlePlay: googleConfigured, stripe: stripeConfigured,
-                logger: logger)
+                paddle: paddleConfigured, logger: logger)
         }
     }
 
@@ -53,12 +58,13 @@ enum StoreModules {
     static func registry(
         apple: AppleConfiguration = AppleConfiguration(), recovery: NotificationRecovery.Configuration? = nil,
         googlePlay: GooglePlayGateway.Configuration = .init(), stripe: StripeAPI.Configuration = .init(),
-        logger: Logger
+        paddle: PaddleAPI.Configuration = .init(), logger: Logger
     ) throws -> StoreRegistry {
         StoreRegistry([
             try AppStoreRegistration(configuration: apple, recovery: recovery, logger: logger),
             GooglePlayRegistration(configuration: googlePlay, logger: logger),
             StripeRegistration(configuration: stripe, logger: logger),
+            PaddleRegistration(configuration: paddle, logger: logger),
         ])
     }
 }

@@ -79,6 +79,7 @@ public enum BundledMigrations {
             "0058_no_upgrade_credit_without_a_refund.sql",
             PackageResources._058_no_upgrade_credit_without_a_refund_sql
         ),
+        ("0059_paddle.sql", PackageResources._059_paddle_sql),
         ("0060_store_event_cursors.sql", PackageResources._060_store_event_cursors_sql),
     ]
 }
