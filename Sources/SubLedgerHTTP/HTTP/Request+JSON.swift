@@ -69,20 +69,23 @@ extension Request {
     }
 }
 
+/// A key of a JSON object read or written by name, whatever the name (a body's keys checked before it is decoded, an
+/// answer's key named at run time).
+struct BodyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
 /// A body whose keys were checked against `Body.fields` before it was decoded, so that a misspelt field is named
 /// as unknown rather than reported as a missing required one.
 private struct CheckedBody<Body: JSONRequestBody>: Decodable {
     var body: Body
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
+        let container = try decoder.container(keyedBy: BodyKey.self)
         let keys = container.allKeys
         if let unknown = keys.map(\.stringValue).filter({ !Body.fields.contains($0) }).min() {
             throw APIError.badRequest(

@@ -47,13 +47,6 @@ struct WebCheckoutController: Sendable {
         /// The key of the decoder's user info that holds the form's field names.
         static let fieldsKey = CodingUserInfoKey(rawValue: "subledger.checkout.fields")!
 
-        private struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         enum CodingKeys: String, CodingKey {
             case account_id, product_id, price, success_url, cancel_url, customer, trial_period_days
             case external_purchase_token
@@ -61,7 +54,7 @@ struct WebCheckoutController: Sendable {
 
         init(from decoder: any Decoder) throws {
             let fields = decoder.userInfo[Self.fieldsKey] as? Set<String> ?? []
-            let keys = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+            let keys = try decoder.container(keyedBy: BodyKey.self).allKeys.map(\.stringValue)
             if let unknown = keys.filter({ !fields.contains($0) }).min() {
                 throw APIError.badRequest(
                     .unknownField,
@@ -96,22 +89,15 @@ struct WebCheckoutController: Sendable {
         var started: WebCheckoutStarted
         var sessionField: String
 
-        private struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(started.order.id.rawValue, forKey: Key(stringValue: "order_id"))
-            try container.encode(started.order.account.rawValue, forKey: Key(stringValue: "account_id"))
-            try container.encode(started.order.productID, forKey: Key(stringValue: "product_id"))
-            try container.encode(started.sessionID, forKey: Key(stringValue: sessionField))
+            var container = encoder.container(keyedBy: BodyKey.self)
+            try container.encode(started.order.id.rawValue, forKey: BodyKey("order_id"))
+            try container.encode(started.order.account.rawValue, forKey: BodyKey("account_id"))
+            try container.encode(started.order.productID, forKey: BodyKey("product_id"))
+            try container.encode(started.sessionID, forKey: BodyKey(sessionField))
             // `subscription` (an auto-renewable product) or `payment` (a one-time purchase).
-            try container.encode(started.mode, forKey: Key(stringValue: "mode"))
-            try container.encodeIfPresent(started.url, forKey: Key(stringValue: "url"))
+            try container.encode(started.mode, forKey: BodyKey("mode"))
+            try container.encodeIfPresent(started.url, forKey: BodyKey("url"))
         }
     }
 
