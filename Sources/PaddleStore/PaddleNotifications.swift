@@ -58,23 +58,23 @@ public struct PaddleNotifications: Sendable {
     /// Stores an authentic event of `app` (a notification's, or one the events list gave) once per event id and
     /// applies it; an event applied before is a duplicate.
     func accept(_ event: PaddleEvent, body: Data, app: StoredApp) async throws -> PushOutcome {
-        let record = LedgerStore.PushedNotificationRecord(
-            notificationID: "paddle:\(event.eventID)", format: .storeEvent(.paddle),
-            notificationType: event.eventType.rawValue, body: String(decoding: body, as: UTF8.self),
-            eventTime: event.occurredAt)
-        let stored = try await IngestionStep.store.traced(app: app.bundleID) {
-            try await store.storePushedNotification(record, app: app)
+        try await pushes.accept(Self.readBackEvent(event), body: body, app: app) {
+            try await self.input(for: event, app: app)
         }
-        if stored.alreadyApplied { return .duplicate }
-        return try await apply(stored.id, event, app: app)
     }
+
+    /// The event as the ledger keeps it.
+    static func readBackEvent(_ event: PaddleEvent) -> ReadBackEvent {
+        ReadBackEvent(id: event.eventID, type: event.eventType.rawValue, occurredAt: event.occurredAt)
+    }
+
+    /// Its pushes' path, shared by every store whose pushes are read back (`ReadBackPushes`).
+    var pushes: ReadBackPushes { ReadBackPushes(seller: .paddle, ledger: store, logger: logger, now: now) }
 
     /// Applies a stored event the renewal job claimed (its first attempt failed, or the process died).
     public func applyStored(_ pending: PollQueue.PendingNotification, app: StoredApp) async throws -> PushOutcome {
         guard let event = Self.event(stored: Data(pending.body.utf8)) else {
-            try await store.markNotification(
-                pending.rowID, failed: "unreadable stored event", retryable: false, now: now())
-            throw IngestionError(.malformedNotification, "the stored event cannot be read again")
+            try await pushes.unreadable(row: pending.rowID)
         }
         return try await apply(pending.rowID, event, app: app)
     }
@@ -105,38 +105,10 @@ public struct PaddleNotifications: Sendable {
         throw IngestionError(.invalidSignature, "the Paddle-Signature did not verify: \(refusal)")
     }
 
-    /// Reads the purchase the event leads to and applies it with the stored row (marked applied in the same
-    /// transaction). A failure is recorded on the row: Paddle unavailable is retried with backoff; an object Paddle
-    /// does not have is final.
+    /// Reads back what the event leads to and applies it with the stored row (`ReadBackPushes.apply`).
     func apply(_ id: Int64, _ event: PaddleEvent, app: StoredApp) async throws -> PushOutcome {
-        let input: LedgerInput
-        do {
-            input = try await IngestionStep.verify.traced(app: app.bundleID) {
-                try await self.input(for: event, app: app)
-            }
-        } catch let refusal as IngestionError {
-            try await store.markNotification(
-                id, failed: refusal.code.rawValue + ": " + refusal.message, retryable: refusal.isTransient, now: now())
-            if refusal.isTransient { throw refusal }
-            logger.warning(
-                "a Paddle event leads to nothing Paddle can show",
-                metadata: ["notification": "\(id)", "event": "\(event.eventID)", "reason": "\(refusal)"])
-            return .applied(notificationType: event.eventType.rawValue)
-        }
-        do {
-            let outcome = try await IngestionStep.apply.traced(app: app.bundleID) {
-                try await store.applyStoredNotification(id, input, app: app, now: now())
-            }
-            switch outcome {
-            case .duplicate:
-                return .duplicate
-            case .applied(_, let applied):
-                LedgerMetrics.record(applied)
-                return .applied(notificationType: event.eventType.rawValue)
-            }
-        } catch {
-            try await store.markNotification(id, failed: "\(error)", retryable: true, now: now())
-            throw error
+        try await pushes.apply(row: id, Self.readBackEvent(event), app: app) {
+            try await self.input(for: event, app: app)
         }
     }
 

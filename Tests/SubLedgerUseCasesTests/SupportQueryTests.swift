@@ -71,6 +71,15 @@ import Testing
         }
         #expect(SupportQuery.candidates("sub_1MowQVLkdIwHu7ix").map(\.kindName) == ["stripe_subscription", "account"])
         #expect(SupportQuery.candidates("ch_3MmlLrLkdIwHu7ix").first?.kindName == "stripe_charge")
+        // Another web store's id is looked for as a transaction or chain id of the ledger, then as an account id;
+        // Apple is never asked about it (its transaction ids are digits).
+        #expect(SupportQuery.candidates("txn_01h8bxyzabc").map(\.kindName) == ["transaction", "account"])
+        #expect(SupportQuery.candidates("user_alice").map(\.kindName) == ["transaction", "account"])
+        #expect(!SupportQuery.couldBeAppleTransactionID("txn_01h8bxyzabc"))
+        #expect(SupportQuery.couldBeAppleTransactionID("2000000001"))
+        #expect(
+            !SupportQuery.isWebStoreID("_x") && !SupportQuery.isWebStoreID("Txn_1")
+                && !SupportQuery.isWebStoreID("txn_"))
     }
 
     static let start = Instant(millisecondsSince1970: 1_735_689_600_000)  // 2025-01-01

@@ -70,7 +70,10 @@ public struct SupportLookup: Sendable {
                 let needsApple: Bool
                 switch candidate {
                 case .order: needsApple = true
-                case .transaction: needsApple = askingApple
+                // Apple is asked only about an id that could be one of its transactions (decimal digits).
+                case .transaction(let id):
+                    needsApple = askingApple
+                    if askingApple, !SupportQuery.couldBeAppleTransactionID(id) { continue }
                 case .appAccountToken, .account, .appTransaction, .purchaseToken, .stripe: needsApple = false
                 }
                 guard needsApple == askingApple else { continue }

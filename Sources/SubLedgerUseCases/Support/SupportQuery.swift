@@ -137,7 +137,13 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         // Google's purchase tokens are long (over 100 characters) and never a UUID or an account id.
         if trimmed.utf8.count >= 64, let token = try? purchaseToken(parsing: trimmed) { candidates.append(token) }
         // Stripe's ids start with their kind (`cus_`, `sub_`, `in_`, `ch_`, `pi_`).
-        if let stripe = try? stripe(parsing: trimmed) { candidates.append(stripe) }
+        let stripe = try? stripe(parsing: trimmed)
+        if let stripe { candidates.append(stripe) }
+        // Another web store's id names its kind before an underscore (Paddle's `txn_…`): the ledger keeps its
+        // transactions and chains under that id. Tried before an account id, which such text could also be.
+        if stripe == nil, !isDigits, Self.isWebStoreID(trimmed), let transaction = try? transaction(parsing: trimmed) {
+            candidates.append(transaction)
+        }
         if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
         if isDigits, let appTransaction = try? appTransaction(parsing: trimmed) { candidates.append(appTransaction) }
         if let account = try? account(parsing: trimmed) { candidates.append(account) }
@@ -169,6 +175,22 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(kindName) \(id)" }
+
+    /// Whether `text` is shaped as a web store's id: 2 to 8 lowercase letters naming its kind, `_`, then letters and
+    /// digits (`txn_01h8bxyz`, `sub_01h8…`, `in_1Nabc`).
+    static func isWebStoreID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let underscore = bytes.firstIndex(of: UInt8(ascii: "_")), (2...8).contains(underscore),
+            underscore + 1 < bytes.count
+        else { return false }
+        return bytes[..<underscore].allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+            && bytes[(underscore + 1)...].allSatisfy(isLetterOrDigit)
+    }
+
+    /// Whether `id` could be an App Store transaction id, which are decimal digits: only such ids are sent to Apple.
+    public static func couldBeAppleTransactionID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         isLetterOrDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

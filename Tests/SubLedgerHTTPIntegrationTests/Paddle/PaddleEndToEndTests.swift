@@ -192,6 +192,13 @@ import Testing
                 #expect(answer.accountID == "ivan")
                 #expect(answer.chains.map(\.originalTransactionID) == [subscription])
                 #expect(answer.chains.map(\.store) == ["paddle"])
+                // The admin page's search box finds it by the same id, asking the ledger alone.
+                guard case .support(let found) = try await lookup.search(id) else {
+                    Issue.record("the admin search found no purchase for \(id)")
+                    continue
+                }
+                #expect(found.accountID == "ivan")
+                #expect(found.chains.map(\.originalTransactionID) == [subscription])
             }
         }
     }
