@@ -4832,6 +4832,12 @@ CREATE UNIQUE INDEX index_webhook_events_on_account_sequence ON webhook_events U
 CREATE INDEX index_webhook_events_on_created_at ON webhook_events USING btree (app_id, created_at);
 
 --
+-- Name: transactions_paddle_customer; Type: INDEX
+--
+
+CREATE INDEX transactions_paddle_customer ON transactions USING btree (app_id, (((payload -> 'transaction'::text) ->> 'customerID'::text))) WHERE (source = 'paddle_api'::text);
+
+--
 -- Name: transactions_stripe_customer; Type: INDEX
 --
 

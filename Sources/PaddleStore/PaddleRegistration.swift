@@ -40,6 +40,15 @@ public struct PaddleRegistration: StoreRegistration {
 
     public var catalogSection: StoreCatalogSection? { PaddleSecrets.catalogSection }
 
+    /// Support finds a purchase by its Paddle customer (`ctm_…`: every purchase of theirs) and by its transaction
+    /// (`txn_…`); a subscription's `sub_…` is the chain's id, found as any transaction or chain id is.
+    public static let supportIDs = [
+        StoreSupportID(store: .paddle, prefix: "ctm_", kindName: "paddle_customer", names: .customer),
+        StoreSupportID(store: .paddle, prefix: "txn_", kindName: "paddle_transaction", names: .chainOrTransaction),
+    ]
+
+    public var supportIDs: [StoreSupportID] { Self.supportIDs }
+
     public func port(_ context: StoreContext) -> any StorePort {
         PaddlePort(
             store: context.store, gateway: gateway, catalog: context.catalog, logger: context.logger,

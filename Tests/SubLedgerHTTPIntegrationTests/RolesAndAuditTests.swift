@@ -77,6 +77,32 @@ import Testing
         }
     }
 
+    /// A store's own lookup (`/v1/admin/lookup/{store}/{id}`) is a customer lookup as every other: support's key
+    /// reaches it (a 404 for an id no purchase names, not a 403), a reports key does not.
+    @Test func supportLooksUpByEveryStoresOwnIDs() async throws {
+        try await H.run(stores: EveryStore.besideTheAppStore) { harness, client in
+            let keys = try await Self.operatorKeys(harness)
+            let routes = [
+                "/v1/admin/lookup/stripe/cus_none?bundle_id=\(H.appOne)",
+                "/v1/admin/lookup/paddle/ctm_none?bundle_id=\(H.appOne)",
+            ]
+            for route in routes {
+                let support = try await client.call(.get, route, key: keys.support)
+                #expect(support.status == .notFound, "\(route): \(support.json)")
+                #expect(
+                    ["stripe_id_not_found", "store_id_not_found"].contains(support.json.errorCode ?? ""),
+                    "\(route): \(support.json)")
+                let reports = try await client.call(.get, route, key: keys.reports)
+                #expect(reports.status == .forbidden, "\(route)")
+            }
+            // A id of another store's shape is refused by the route's store.
+            let wrong = try await client.call(
+                .get, "/v1/admin/lookup/paddle/cus_none?bundle_id=\(H.appOne)", key: keys.support)
+            #expect(wrong.status == .badRequest)
+            #expect(wrong.json.errorCode == "invalid_store_id")
+        }
+    }
+
     @Test func theAdminPageShowsEachRoleItsPartsAndRefusesTheRestByURL() async throws {
         try await H.run { harness, client in
             let keys = try await Self.operatorKeys(harness)

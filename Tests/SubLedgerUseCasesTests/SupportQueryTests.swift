@@ -80,6 +80,20 @@ import Testing
         #expect(
             !SupportQuery.isWebStoreID("_x") && !SupportQuery.isWebStoreID("Txn_1")
                 && !SupportQuery.isWebStoreID("txn_"))
+        // An id a store declares is tried as that store's before the ledger's transaction or an account.
+        let customer = StoreSupportID(store: .paddle, prefix: "ctm_", kindName: "paddle_customer", names: .customer)
+        #expect(
+            SupportQuery.candidates("ctm_01h8bxyz", storeIDs: [customer]).map(\.kindName) == [
+                "paddle_customer", "account",
+            ])
+        #expect(
+            SupportQuery.candidates("sub_1MowQVLkdIwHu7ix", storeIDs: [customer]).first?.kindName
+                == "stripe_subscription")
+        #expect(throws: SupportError.self) { try SupportQuery.store(parsing: "ctm_", among: [customer]) }
+        #expect(throws: SupportError.self) { try SupportQuery.store(parsing: "ctm_a-b", among: [customer]) }
+        #expect(throws: SupportError.self) {
+            try SupportQuery.store(parsing: "ctm_" + String(repeating: "a", count: 61), among: [customer])
+        }
     }
 
     static let start = Instant(millisecondsSince1970: 1_735_689_600_000)  // 2025-01-01

@@ -1,4 +1,5 @@
 import HTTPTypes
+import SubLedgerCore
 import SubLedgerUseCases
 
 /// Which permission each keyed route needs: the one table the server consults (`AuthorizationMiddleware`) to let
@@ -22,7 +23,18 @@ enum RoutePermissions {
     }
 
     /// The permission each listed route needs.
-    static let table: [Route: Permission] = [
+    static let table: [Route: Permission] = {
+        var table = listed
+        // A store's own lookup (`/v1/admin/lookup/{store}/{id}`: Stripe's, and those a store's `StoreSupportID`s
+        // add) is a customer lookup like every other.
+        for store in Store.allCases {
+            table[Route(.get, "/v1/admin/lookup/\(store.rawValue)/{id}")] = .customerLookup
+        }
+        return table
+    }()
+
+    /// The routes listed by hand.
+    private static let listed: [Route: Permission] = [
         // The admin page: what it shows depends on the key's other permissions (`AdminPageSections`).
         Route(.get, "/admin"): .adminPage,
         Route(.get, "/admin/revenue"): .reports,

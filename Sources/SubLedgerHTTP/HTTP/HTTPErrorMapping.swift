@@ -73,10 +73,10 @@ extension APIError {
         let status: HTTPResponse.Status =
             switch error.code {
             case .invalidOrderID, .invalidTransactionID, .invalidAppAccountToken, .invalidAccountID,
-                .invalidAppTransactionID, .invalidPurchaseToken, .invalidStripeID, .appRequired:
+                .invalidAppTransactionID, .invalidPurchaseToken, .invalidStripeID, .invalidStoreID, .appRequired:
                 .badRequest
             case .unknownApp, .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound,
-                .appTransactionNotFound, .purchaseTokenNotFound, .stripeIDNotFound:
+                .appTransactionNotFound, .purchaseTokenNotFound, .stripeIDNotFound, .storeIDNotFound:
                 .notFound
             case .serverAPINotConfigured: .conflict
             case .appleUnavailable: .serviceUnavailable

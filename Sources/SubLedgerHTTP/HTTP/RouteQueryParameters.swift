@@ -1,4 +1,5 @@
 import Hummingbird
+import SubLedgerCore
 import SubLedgerReports
 
 /// The query parameters each route takes: the one table the server consults (`QueryParameterMiddleware`) to refuse
@@ -34,7 +35,10 @@ enum RouteQueryParameters {
             Route(.post, "/v1/admin/lookup/order/{id}"): bundleID,
             Route(.post, "/v1/admin/lookup/transaction/{id}"): bundleID,
         ]
-        for lookup in ["order", "transaction", "token", "account", "purchase-token", "app-transaction", "stripe"] {
+        // Every lookup, a store's own (`/v1/admin/lookup/{store}/{id}`: Stripe's, and those `StoreSupportID`s add)
+        // included.
+        let lookups = ["order", "transaction", "token", "account", "purchase-token", "app-transaction"]
+        for lookup in lookups + Store.allCases.map(\.rawValue) {
             table[Route(.get, "/v1/admin/lookup/\(lookup)/{id}")] = bundleID
         }
         return table

@@ -3,7 +3,8 @@ import NIOCore
 import SubLedgerReports
 import SubLedgerUseCases
 
-/// `/v1/admin/lookup/{order,transaction,token,account,app-transaction,purchase-token,stripe}/{id}`: the support lookups
+/// `/v1/admin/lookup/{order,transaction,token,account,app-transaction,purchase-token,stripe}/{id}` and
+/// `/v1/admin/lookup/{store}/{id}` for the ids a later store declares (`StoreSupportID`): the support lookups
 /// over HTTP, behind an admin key. `GET` only reads (Apple is asked for an order id, and for a transaction id the ledger lacks); `POST` on
 /// an order or transaction also applies what Apple knows and the ledger lacks. `?bundle_id=` names the app when
 /// several are configured. Refusals are `SupportError`s, answered by `HTTPErrorMapping`.
@@ -37,6 +38,16 @@ struct SupportController: Sendable {
         }
         group.get("lookup/stripe/:id") { request, context in
             try await answer(request, context, SupportQuery.stripe(parsing:))
+        }
+        // Each later store whose registration declares ids support may look up by (`StoreSupportID`): Paddle's.
+        for (store, ids) in Dictionary(grouping: lookup.storeIDs, by: \.store).sorted(by: {
+            $0.key.rawValue < $1.key.rawValue
+        }) {
+            group.get(RouterPath("lookup/\(store.rawValue)/:id")) { request, context in
+                try await answer(request, context) { raw throws(SupportError) in
+                    try SupportQuery.store(parsing: raw, among: ids)
+                }
+            }
         }
     }
 

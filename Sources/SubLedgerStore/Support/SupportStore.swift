@@ -73,6 +73,30 @@ public struct SupportStore: Sendable {
         try Self.chainKeys(from: try await pool.query(Self.stripeChains(reference, id: id, appID: app.appID)))
     }
 
+    /// The chains of `app` holding a transaction from `source` that names `id` as its customer (`customerID` of the
+    /// stored transaction), sorted: a later store's customer lookup (`StoreSupportID.Names.customer`), through the
+    /// store's partial index (Paddle's: schema step 61).
+    public func chainKeys(customer id: String, source: TransactionSource, app: StoredApp) async throws -> [ChainKey] {
+        try Self.chainKeys(from: try await pool.query(Self.customerChains(id, source: source, appID: app.appID)))
+    }
+
+    /// The statement `chainKeys(customer:source:app:)` runs. The source is written as a literal (a name of the
+    /// closed `TransactionSource`, never data), so that every plan of the prepared statement can use the store's
+    /// partial index.
+    static func customerChains(_ id: String, source: TransactionSource, appID: Int64) -> PostgresQuery {
+        let name = source.rawValue
+        precondition(
+            name.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") })
+        return PostgresQuery.joined(
+            [
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT DISTINCT environment, original_transaction_id FROM transactions WHERE source = '\(name)'"
+                ),
+                "app_id = \(appID) AND (payload -> 'transaction' ->> 'customerID') = \(id)",
+            ], separator: " AND ")
+    }
+
     /// The statement `chainKeys(stripe:id:app:)` runs. The source is a literal, not a parameter, so that every plan
     /// of the prepared statement, the generic one too, can use the partial index (`WHERE source = 'stripe_api'`).
     static func stripeChains(_ reference: StripeID, id: String, appID: Int64) -> PostgresQuery {

@@ -28,6 +28,10 @@ public protocol StoreRegistration: Sendable {
     /// trying a transient failure again as `retry` says; `nil` when the store is owed none. By default none.
     func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger) -> (any ObligationSending)?
 
+    /// The ids of the store's purchases and payers support may look a purchase up by, beside the ledger's own
+    /// transaction and chain ids (`StoreSupportID`). By default none.
+    var supportIDs: [StoreSupportID] { get }
+
     /// The app's secrets for the store in the catalog file (`stripe: {…}`); `nil` when the catalog gives it none
     /// there. By default none.
     var catalogSection: StoreCatalogSection? { get }
@@ -69,6 +73,7 @@ extension StoreRegistration {
     public func obligationSender(pool: PostgresPool, retry: ObligationRetryPolicy, logger: Logger)
         -> (any ObligationSending)?
     { nil }
+    public var supportIDs: [StoreSupportID] { [] }
     public var catalogSection: StoreCatalogSection? { nil }
     public var checkoutForm: WebCheckoutForm? { nil }
     public func webCheckout(orders: Orders, externalPurchases: ExternalPurchaseStore) -> (any WebCheckout)? { nil }
@@ -169,6 +174,9 @@ public struct StoreRegistry: Sendable {
         for store in stores { imports[store] = registrations[store]?.subscriptionImport(logger: logger) }
         return imports
     }
+
+    /// Every registered store's ids support may look purchases up by.
+    public var supportIDs: [StoreSupportID] { stores.flatMap { registrations[$0]?.supportIDs ?? [] } }
 
     /// Every registered store's section of the catalog file.
     public var catalogSections: [StoreCatalogSection] { stores.compactMap { registrations[$0]?.catalogSection } }

@@ -36,6 +36,10 @@ public struct SupportError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidStripeID = "invalid_stripe_id"
         /// No Stripe purchase of the app names the customer, subscription, invoice, charge or payment intent.
         case stripeIDNotFound = "stripe_id_not_found"
+        /// Not an id of the store the lookup names (`StoreSupportID`: its prefix, then letters and digits).
+        case invalidStoreID = "invalid_store_id"
+        /// No purchase of the app that the store sold names the id.
+        case storeIDNotFound = "store_id_not_found"
         /// Asking Apple needs the app's App Store Server API key, and the catalog gives none.
         case serverAPINotConfigured = "server_api_not_configured"
         /// Apple could not be reached, failed, or the circuit breaker is open; retry after `retryAfter`.

@@ -20,19 +20,22 @@ public struct SupportLookup: Sendable {
     let appTransactions: AppTransactionStore
     /// The App Store's lookups with Apple (Look Up Order ID, Get Transaction Info), when it is registered.
     let apple: (any StorePurchaseLookup)?
+    /// The ids the registered stores declare for support (`StoreSupportID`).
+    public let storeIDs: [StoreSupportID]
     let logger: Logger
     let now: @Sendable () -> Instant
 
     /// The support and app-transaction stores are on `store`'s pool; `apple` asks Apple (nil: never asked).
     public init(
-        store: LedgerStore, catalog: CatalogStore, apple: (any StorePurchaseLookup)?, logger: Logger,
-        now: @escaping @Sendable () -> Instant
+        store: LedgerStore, catalog: CatalogStore, apple: (any StorePurchaseLookup)?,
+        storeIDs: [StoreSupportID] = [], logger: Logger, now: @escaping @Sendable () -> Instant
     ) {
         self.store = store
         self.catalog = catalog
         self.support = SupportStore(pool: store.pool)
         self.appTransactions = AppTransactionStore(pool: store.pool)
         self.apple = apple
+        self.storeIDs = storeIDs
         self.logger = logger
         self.now = now
     }
@@ -41,7 +44,8 @@ public struct SupportLookup: Sendable {
     public init(registry: StoreRegistry, context: StoreContext) {
         self.init(
             store: context.store, catalog: context.catalog,
-            apple: registry[.appStore]?.purchaseLookup(context), logger: context.logger, now: context.now)
+            apple: registry[.appStore]?.purchaseLookup(context), storeIDs: registry.supportIDs, logger: context.logger,
+            now: context.now)
     }
 
     // MARK: - Entry points
@@ -58,7 +62,7 @@ public struct SupportLookup: Sendable {
     /// ledger holds and for text shaped like an order id that no account has, and only for apps with a Server
     /// API key. Nothing is applied.
     public func search(_ text: String) async throws -> AdminSearchResult {
-        let candidates = SupportQuery.candidates(text)
+        let candidates = SupportQuery.candidates(text, storeIDs: storeIDs)
         guard !candidates.isEmpty else {
             return .refused(
                 query: text, reason: "not an order id, a transaction id, an app account token or an account id")
@@ -74,7 +78,7 @@ public struct SupportLookup: Sendable {
                 case .transaction(let id):
                     needsApple = askingApple
                     if askingApple, !SupportQuery.couldBeAppleTransactionID(id) { continue }
-                case .appAccountToken, .account, .appTransaction, .purchaseToken, .stripe: needsApple = false
+                case .appAccountToken, .account, .appTransaction, .purchaseToken, .stripe, .store: needsApple = false
                 }
                 guard needsApple == askingApple else { continue }
                 for app in apps where !askingApple || app.serverAPI != nil {
@@ -97,7 +101,7 @@ public struct SupportLookup: Sendable {
 
     static let notFoundCodes: Set<SupportError.Code> = [
         .orderNotFound, .transactionNotFound, .appAccountTokenNotFound, .accountNotFound, .appTransactionNotFound,
-        .purchaseTokenNotFound, .stripeIDNotFound,
+        .purchaseTokenNotFound, .stripeIDNotFound, .storeIDNotFound,
     ]
 
     func lookUp(
@@ -111,6 +115,7 @@ public struct SupportLookup: Sendable {
         case .appTransaction(let id): try await appTransaction(id, app: app)
         case .purchaseToken(let token): try await purchaseToken(token, app: app)
         case .stripe(let kind, let id): try await stripe(kind, id, app: app)
+        case .store(let kind, let id): try await storeID(kind, id, app: app)
         }
     }
 
@@ -183,6 +188,24 @@ public struct SupportLookup: Sendable {
             )
         }
         return try await answer(.stripe(kind, id), keys: keys, app: app, expectedAccount: nil)
+    }
+
+    /// The chains an id a store declares names (`StoreSupportID`): a transaction or chain kept under it, or every
+    /// purchase of the store's customer. The ledger alone is asked.
+    private func storeID(_ kind: StoreSupportID, _ id: String, app: StoredApp) async throws -> SupportAnswer {
+        let keys: [ChainKey]
+        switch kind.names {
+        case .chainOrTransaction: keys = try await support.chainKeys(transactionID: id, app: app)
+        case .customer:
+            keys = try await support.chainKeys(customer: id, source: .storeAPI(kind.store), app: app)
+        }
+        guard !keys.isEmpty else {
+            throw SupportError(
+                .storeIDNotFound,
+                "no \(kind.store.displayName) purchase of \(app.bundleID) names \(kind.kindName.replacingOccurrences(of: "_", with: " ")) \(id)"
+            )
+        }
+        return try await answer(.store(kind, id), keys: keys, app: app, expectedAccount: nil)
     }
 
     private func token(_ token: OrderID, app: StoredApp) async throws -> SupportAnswer {

@@ -17,6 +17,8 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     case purchaseToken(String)
     /// A Stripe id of a web purchase: its customer, subscription, invoice, payment intent or charge.
     case stripe(StripeKind, String)
+    /// An id a later store declares (`StoreSupportID`: Paddle's customer `ctm_…`, transaction `txn_…`).
+    case store(StoreSupportID, String)
 
     /// What a Stripe id names, by its prefix.
     public enum StripeKind: String, Sendable, Hashable, CaseIterable {
@@ -110,6 +112,19 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         return .stripe(kind, trimmed)
     }
 
+    /// `raw` as one of `ids`, all of one store: its prefix, then 1 to 60 letters and digits.
+    public static func store(parsing raw: String, among ids: [StoreSupportID]) throws(SupportError) -> SupportQuery {
+        let trimmed = raw.trimmingWhitespace
+        guard let kind = ids.first(where: { $0.accepts(trimmed) }) else {
+            let store = ids.first?.store.displayName ?? "the store"
+            throw SupportError(
+                .invalidStoreID,
+                "a \(store) id here starts with \(ids.map(\.prefix).joined(separator: " or ")), then up to 60 letters and digits"
+            )
+        }
+        return .store(kind, trimmed)
+    }
+
     /// `raw` as an account id.
     public static func account(parsing raw: String) throws(SupportError) -> SupportQuery {
         do {
@@ -123,7 +138,7 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
     /// digits are a transaction id; anything an account id can be is tried as an account before it is sent to
     /// Apple as an order id, so a lookup that the ledger can answer never calls Apple. Empty when the text can
     /// be none of them.
-    public static func candidates(_ text: String) -> [SupportQuery] {
+    public static func candidates(_ text: String, storeIDs: [StoreSupportID] = []) -> [SupportQuery] {
         let trimmed = text.trimmingWhitespace
         // Apple's order ids mix letters and digits; all-digit text is taken for a transaction id or an account id.
         let isDigits =
@@ -139,9 +154,14 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         // Stripe's ids start with their kind (`cus_`, `sub_`, `in_`, `ch_`, `pi_`).
         let stripe = try? stripe(parsing: trimmed)
         if let stripe { candidates.append(stripe) }
-        // Another web store's id names its kind before an underscore (Paddle's `txn_…`): the ledger keeps its
-        // transactions and chains under that id. Tried before an account id, which such text could also be.
-        if stripe == nil, !isDigits, Self.isWebStoreID(trimmed), let transaction = try? transaction(parsing: trimmed) {
+        // The ids later stores declare (Paddle's `ctm_…`, `txn_…`), unless Stripe's took the text.
+        let declared = stripe == nil ? storeIDs.first { $0.accepts(trimmed) } : nil
+        if let declared { candidates.append(.store(declared, trimmed)) }
+        // Another web store's id names its kind before an underscore: the ledger keeps its transactions and chains
+        // under that id. Tried before an account id, which such text could also be.
+        if stripe == nil, declared == nil, !isDigits, Self.isWebStoreID(trimmed),
+            let transaction = try? transaction(parsing: trimmed)
+        {
             candidates.append(transaction)
         }
         if isDigits, let transaction = try? transaction(parsing: trimmed) { candidates.append(transaction) }
@@ -161,13 +181,15 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         case .appTransaction: "app_transaction"
         case .purchaseToken: "purchase_token"
         case .stripe(let kind, _): kind.kindName
+        case .store(let kind, _): kind.kindName
         }
     }
 
     /// The normalized id.
     public var id: String {
         switch self {
-        case .order(let id), .transaction(let id), .appTransaction(let id), .purchaseToken(let id), .stripe(_, let id):
+        case .order(let id), .transaction(let id), .appTransaction(let id), .purchaseToken(let id), .stripe(_, let id),
+            .store(_, let id):
             id
         case .appAccountToken(let token): token.rawValue
         case .account(let account): account.rawValue

@@ -184,8 +184,8 @@ import Testing
             let bought = try await h.buy("ivan")
             let subscription = try #require(bought.subscription)
             let lookup = SupportLookup(
-                store: LedgerStore(pool: h.pool), catalog: h.catalog, apple: nil, logger: TestDatabase.logger,
-                now: { h.sim.control.now })
+                store: LedgerStore(pool: h.pool), catalog: h.catalog, apple: nil,
+                storeIDs: PaddleRegistration.supportIDs, logger: TestDatabase.logger, now: { h.sim.control.now })
             for id in [bought.transaction, subscription] {
                 let answer = try await lookup.lookUp(
                     try SupportQuery.transaction(parsing: id), bundleID: PaddleHarness.bundleID)
@@ -199,6 +199,34 @@ import Testing
                 }
                 #expect(found.accountID == "ivan")
                 #expect(found.chains.map(\.originalTransactionID) == [subscription])
+            }
+            // By the Paddle customer who paid (`ctm_…`, kept on the transaction) and by the transaction as a Paddle id:
+            // at the lookup, and in the search box.
+            let customer = try #require(
+                try await h.pool.query(
+                    "SELECT payload -> 'transaction' ->> 'customerID' FROM transactions WHERE transaction_id = \(bought.transaction)"
+                ).single().decode(String?.self, at: 0))
+            #expect(customer.hasPrefix("ctm_"))
+            for (id, kind) in [(customer, "paddle_customer"), (bought.transaction, "paddle_transaction")] {
+                let query = try SupportQuery.store(parsing: id, among: PaddleRegistration.supportIDs)
+                #expect(query.kindName == kind)
+                let answer = try await lookup.lookUp(query, bundleID: PaddleHarness.bundleID)
+                #expect(answer.accountID == "ivan", "\(id)")
+                #expect(answer.chains.map(\.originalTransactionID) == [subscription])
+                guard case .support(let found) = try await lookup.search(id) else {
+                    Issue.record("the admin search found no purchase for \(id)")
+                    continue
+                }
+                #expect(found.chains.map(\.originalTransactionID) == [subscription])
+            }
+            // A customer with no purchase of this app is not found; a Stripe id is not a Paddle id.
+            await #expect(throws: SupportError.self) {
+                try await lookup.lookUp(
+                    try SupportQuery.store(parsing: "ctm_01unknown", among: PaddleRegistration.supportIDs),
+                    bundleID: PaddleHarness.bundleID)
+            }
+            #expect(throws: SupportError.self) {
+                try SupportQuery.store(parsing: "cus_1Nabc", among: PaddleRegistration.supportIDs)
             }
         }
     }
