@@ -33,6 +33,12 @@ public final class PaddleSimulator: Sendable {
         public var webhookSecretKey: String
         /// The tax rate on every sale, in hundredths of a percent. Default: 1000 (10%).
         public var taxBasisPoints: Int64
+        /// The seller's payout currency (ISO 4217, uppercase), in which Paddle states each paid sale and approved
+        /// adjustment (`payout_totals`). Default: `nil`, each sale paid out in its own currency.
+        public var payoutCurrency: String?
+        /// Exchange rates into `payoutCurrency` in millionths, by the sale's currency (`"USD": 920_000` is 0.92
+        /// EUR a dollar). A sale in a currency without a rate is paid out in its own currency.
+        public var payoutRates: [String: Int64]
         /// The time allowed for one notification's delivery. Default: 10 s.
         public var deliveryTimeout: Duration
         /// Wall time, for what Paddle signs with the time of day (`ts` of `Paddle-Signature`).
@@ -43,7 +49,7 @@ public final class PaddleSimulator: Sendable {
             startTime: Instant = Instant(millisecondsSince1970: 1_735_689_600_000),
             apiKey: String = "pdl_sdbx_apikey_paddle_sim", webhookURL: String? = nil,
             webhookSecretKey: String = "pdl_ntfset_paddle_sim_secret", taxBasisPoints: Int64 = 1000,
-            deliveryTimeout: Duration = .seconds(10),
+            payoutCurrency: String? = nil, payoutRates: [String: Int64] = [:], deliveryTimeout: Duration = .seconds(10),
             wallClock: @escaping @Sendable () -> Instant = { Instant.systemNow() }
         ) {
             self.host = host
@@ -54,6 +60,8 @@ public final class PaddleSimulator: Sendable {
             self.webhookURL = webhookURL
             self.webhookSecretKey = webhookSecretKey
             self.taxBasisPoints = taxBasisPoints
+            self.payoutCurrency = payoutCurrency
+            self.payoutRates = payoutRates
             self.deliveryTimeout = deliveryTimeout
             self.wallClock = wallClock
         }
@@ -124,6 +132,14 @@ public final class PaddleSimulator: Sendable {
         guard (0...10_000).contains(configuration.taxBasisPoints) else {
             throw PaddleSimulatorError("the tax rate must be between 0 and 10000 hundredths of a percent")
         }
+        if let currency = configuration.payoutCurrency, !PaddleWorld.State.currencies.contains(currency) {
+            throw PaddleSimulatorError("the payout currency \(currency) is not one Paddle supports")
+        }
+        for (currency, rate) in configuration.payoutRates {
+            guard PaddleWorld.State.currencies.contains(currency), (1...1_000_000_000_000).contains(rate) else {
+                throw PaddleSimulatorError("the payout rate of \(currency) must be a supported currency's, 1 to 10^12")
+            }
+        }
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         clientConfiguration.timeout.connect = .seconds(2)
@@ -132,6 +148,10 @@ public final class PaddleSimulator: Sendable {
         let world = PaddleWorld(
             now: configuration.startTime.millisecondsSince1970 / 1000, seed: configuration.seed,
             apiKey: configuration.apiKey, taxBasisPoints: configuration.taxBasisPoints)
+        world.state.withLock {
+            $0.payoutCurrency = configuration.payoutCurrency
+            $0.payoutRates = configuration.payoutRates
+        }
         if let url = configuration.webhookURL {
             world.state.withLock {
                 _ = $0.addSetting(

@@ -89,6 +89,8 @@ extension PaddleWorld.State {
         // Paddle's fee is given back in proportion to what is refunded.
         let fee = Money.share(sums.total, Money.value(totals["fee"]), Money.value(totals["grand_total"]))
         let currency = transaction["currency_code"] ?? "USD"
+        // Paddle keeps its fee on a chargeback; a refund gives it back.
+        let retained = action == "chargeback" ? fee : 0
         let id = newID("adj_")
         let adjustment: PaddleJSON = [
             "id": .string(id), "action": .string(action), "type": .string(type),
@@ -98,8 +100,8 @@ extension PaddleWorld.State {
             "status": action == "refund" ? "pending_approval" : "approved", "items": .array(items),
             "totals": [
                 "subtotal": Money.text(sums.subtotal), "tax": Money.text(sums.tax), "total": Money.text(sums.total),
-                "fee": Money.text(fee), "earnings": Money.text(sums.subtotal - fee), "retained_fee": "0",
-                "currency_code": currency,
+                "fee": Money.text(fee), "earnings": Money.text(sums.subtotal - (fee - retained)),
+                "retained_fee": Money.text(retained), "currency_code": currency,
             ],
             "payout_totals": nil,
             "tax_rates_used": [
@@ -114,10 +116,27 @@ extension PaddleWorld.State {
             "created_at": nowText, "updated_at": nowText,
         ]
         insert(adjustment, kind: "adjustment")
-        if action == "refund" { refundApprovals[id] = now + Self.refundApprovalDelay }
+        if action == "refund" {
+            refundApprovals[id] = now + Self.refundApprovalDelay
+        } else {
+            statePayout(of: id)
+        }
         refreshAdjustedTotals(transactionID)
         emit("adjustment.created", adjustment)
         return adjustment
+    }
+
+    /// Paddle states an approved adjustment in the seller's payout currency (`payout_totals`), at the rate its
+    /// transaction was paid out at.
+    mutating func statePayout(of id: String) {
+        guard let adjustment = objects[id], let totals = adjustment["totals"] else { return }
+        let currency = adjustment["currency_code"]?.string ?? "USD"
+        var payout = payoutTotals(totals, currency: currency, retained: Money.value(totals["retained_fee"]))
+        if adjustment["action"]?.string == "chargeback" {
+            payout["chargeback_fee"] = ["amount": "1500", "original": nil]
+        }
+        payout["exchange_rate"] = nil
+        update(id, stamp: false) { $0["payout_totals"] = payout }
     }
 
     mutating func refreshAdjustedTotals(_ transactionID: String) {
@@ -136,6 +155,7 @@ extension PaddleWorld.State {
         }
         refundApprovals[id] = nil
         update(id) { $0["status"] = .string(approve ? "approved" : "rejected") }
+        if approve { statePayout(of: id) }
         refreshAdjustedTotals(adjustment["transaction_id"]?.string ?? "")
         emit("adjustment.updated", id: id)
     }

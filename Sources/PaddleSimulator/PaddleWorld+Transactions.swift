@@ -203,19 +203,62 @@ extension PaddleWorld.State {
         let lineItems = transaction["details"]?["line_items"]?.array ?? []
         let currency = transaction["currency_code"]?.string ?? "USD"
         let stamp = nowText
+        let paidTotals = Self.totals(lineItems, currency: currency, paid: true)
+        var payout = payoutTotals(paidTotals, currency: currency, retained: 0)
+        payout["fee_rate"] = .string(Money.rate(Self.feePercent * 100))
+        for key in ["discount", "credit", "credit_to_balance", "balance"] { payout[key] = "0" }
+        payout["grand_total"] = payout["total"]
+        payout["grand_total_tax"] = payout["tax"]
         update(id) { transaction in
             transaction["status"] = "paid"
-            transaction["details"]?["totals"] = Self.totals(lineItems, currency: currency, paid: true)
+            transaction["details"]?["totals"] = paidTotals
             let adjusted = Self.adjustedTotals(transaction, adjustments: [])
             transaction["details"]?["adjusted_totals"] = adjusted
-            var payout = transaction["details"]?["totals"] ?? .null
-            payout["exchange_rate"] = "1"
-            payout["fee_rate"] = .string(Money.rate(Self.feePercent * 100))
             transaction["details"]?["payout_totals"] = payout
             if transaction["billed_at"]?.isNull ?? true { transaction["billed_at"] = stamp }
         }
         emit("transaction.paid", id: id)
         return true
+    }
+
+    /// `totals` (a transaction's or an adjustment's, in `currency`) in the seller's payout currency at the
+    /// configured rate, as Paddle states `payout_totals`: the same in the sale's currency when no payout currency
+    /// is set or no rate is known for it. `retained` is the part of the fee Paddle keeps (an adjustment's).
+    func payoutTotals(_ totals: PaddleJSON, currency: String, retained: Int64) -> PaddleJSON {
+        var target = currency
+        var rate: Int64 = 1_000_000
+        if let payout = payoutCurrency, payout != currency, let known = payoutRates[currency] {
+            target = payout
+            rate = known
+        }
+        func converted(_ amount: Int64) -> Int64 {
+            let exponent = { (code: String) -> Int in ["JPY", "KRW", "VND"].contains(code) ? 0 : 2 }
+            let up = max(0, exponent(target) - exponent(currency))
+            let down = max(0, exponent(currency) - exponent(target))
+            var numerator = rate
+            var denominator: Int64 = 1_000_000
+            for _ in 0..<up { numerator *= 10 }
+            for _ in 0..<down { denominator *= 10 }
+            return Money.share(amount, numerator, denominator)
+        }
+        let subtotal = converted(Money.value(totals["subtotal"]))
+        let tax = converted(Money.value(totals["tax"]))
+        let fee = converted(Money.value(totals["fee"]))
+        let kept = converted(retained)
+        return [
+            "subtotal": Money.text(subtotal), "tax": Money.text(tax), "total": Money.text(subtotal + tax),
+            "fee": Money.text(fee), "earnings": Money.text(subtotal - (fee - kept)), "retained_fee": Money.text(kept),
+            "exchange_rate": .string(Self.rateText(rate)), "currency_code": .string(target),
+        ]
+    }
+
+    /// A rate in millionths as Paddle writes an exchange rate: 920000 → "0.92", 1000000 → "1".
+    static func rateText(_ millionths: Int64) -> String {
+        let whole = millionths / 1_000_000
+        var fraction = String(millionths % 1_000_000)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return fraction.isEmpty ? "\(whole)" : "\(whole).\(fraction)"
     }
 
     mutating func completeTransaction(_ id: String) {

@@ -47,6 +47,10 @@ final class PaddleWorld: Sendable {
         var dunning: [String: Dunning] = [:]
         /// Refunds waiting for Paddle's approval, and when the simulated Paddle approves each.
         var refundApprovals: [String: Int64] = [:]
+        /// The seller's payout currency; `nil`: each sale is paid out in its own (`Configuration.payoutCurrency`).
+        var payoutCurrency: String?
+        /// Rates into `payoutCurrency` in millionths, by sale currency.
+        var payoutRates: [String: Int64] = [:]
 
         init(now: Int64, seed: UInt64, apiKey: String, taxBasisPoints: Int64) {
             self.now = now

@@ -118,7 +118,8 @@ struct PaddleReadBack: Sendable {
     }
 
     /// A paid sale as the ledger's transaction: Paddle's totals as it states them (the price the customer paid, tax
-    /// included; the tax Paddle charged as merchant of record; Paddle's fee), and what it took back.
+    /// included; the tax Paddle charged as merchant of record; Paddle's fee; the same in the payout currency), and what
+    /// it took back with the part of the fee Paddle gave back.
     func transaction(
         _ sale: PaddleSale, chainID: String, purchaseDate: Instant, originalPurchaseDate: Instant?,
         accountHint: String?, app: StoredApp
@@ -129,7 +130,13 @@ struct PaddleReadBack: Sendable {
             revocationDate: sale.revocationDate, revocationReason: sale.revocationDate == nil ? nil : 0,
             isTrialPeriod: sale.isTrialPeriod, accountHint: accountHint, environment: environment,
             source: .storeAPI(.paddle), price: sale.price, currency: sale.currency, processingFee: sale.processingFee,
-            tax: sale.tax, partialRefunds: sale.partialRefunds, customerID: sale.customerID)
+            tax: sale.tax, partialRefunds: sale.partialRefunds, refundedFee: sale.refundedFee,
+            payout: sale.payout.map {
+                StatedPayout(
+                    currency: $0.currency, total: $0.total, tax: $0.tax, fee: $0.fee, earnings: $0.earnings,
+                    refundedEarnings: $0.refundedEarnings)
+            },
+            customerID: sale.customerID)
     }
 
     /// Whether the subscription bills again: active, trialing or past due (retrying), with no cancellation or pause

@@ -52,12 +52,37 @@ struct PaddleSimCommand: AsyncParsableCommand {
     @Option(help: "The tax rate on every sale, in hundredths of a percent (1000 = 10%).")
     var taxBasisPoints: Int64 = 1000
 
+    @Option(help: "The seller's payout currency (default: each sale paid out in its own currency).")
+    var payoutCurrency: String?
+
+    @Option(help: "An exchange rate into the payout currency, CODE=RATE (USD=0.92); repeat for each currency.")
+    var payoutRate: [String] = []
+
+    /// `CODE=RATE` pairs as millionths by currency: a rate of at most six decimals, above 0.
+    static func rates(_ pairs: [String]) throws -> [String: Int64] {
+        var rates: [String: Int64] = [:]
+        for pair in pairs {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            let number = parts.count == 2 ? parts[1].split(separator: ".", omittingEmptySubsequences: false) : []
+            guard parts.count == 2, parts[0].count == 3, parts[0].allSatisfy({ $0.isASCII && $0.isUppercase }),
+                (1...2).contains(number.count), let whole = Int64(number[0]), (0...999_999).contains(whole),
+                number.count == 1 || (1...6).contains(number[1].count) && number[1].allSatisfy(\.isASCII),
+                let fraction = number.count == 1
+                    ? 0 : Int64(number[1] + String(repeating: "0", count: 6 - number[1].count))
+            else { throw ValidationError("--payout-rate \(pair) is not CODE=RATE (USD=0.92)") }
+            guard whole * 1_000_000 + fraction > 0 else { throw ValidationError("--payout-rate \(pair) is 0") }
+            rates[parts[0]] = whole * 1_000_000 + fraction
+        }
+        return rates
+    }
+
     func run() async throws {
         guard (0...65535).contains(port) else { throw ValidationError("the port must be between 0 and 65535") }
         guard (0...10_000).contains(taxBasisPoints) else { throw ValidationError("--tax-basis-points is out of range") }
         var configuration = PaddleSimulator.Configuration(
             host: host, port: port, seed: seed, apiKey: apiKey, webhookURL: webhookURL,
-            webhookSecretKey: webhookSecretKey, taxBasisPoints: taxBasisPoints)
+            webhookSecretKey: webhookSecretKey, taxBasisPoints: taxBasisPoints, payoutCurrency: payoutCurrency,
+            payoutRates: try Self.rates(payoutRate))
         if let startTime {
             guard (0...253_402_300_799).contains(startTime) else {
                 throw ValidationError("--start-time is out of range")

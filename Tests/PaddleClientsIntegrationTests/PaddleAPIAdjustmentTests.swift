@@ -22,7 +22,8 @@ import Testing
             #expect(
                 refund.totals
                     == PaddleAdjustment.Totals(
-                        subtotal: 1000, tax: 100, total: 1100, fee: 105, earnings: 895, currencyCode: "USD"))
+                        subtotal: 1000, tax: 100, total: 1100, fee: 105, earnings: 895, retainedFee: 0,
+                        currencyCode: "USD"))
             #expect(try await fixture.api.reading(ofTransaction: transactionID).sale()?.revocationDate == nil)
 
             await fixture.simulator.control.advance(seconds: 600)  // the sandbox approves refunds ten minutes later
@@ -30,6 +31,8 @@ import Testing
             #expect(reading.adjustments.map(\.status) == [.approved])
             let sale = try #require(try reading.sale())
             #expect(sale.revocationDate == PaddleFixture.day(2, seconds: 600) && sale.partialRefunds == nil)
+            // The refund gave Paddle's whole fee back, and took the earnings back in the payout currency.
+            #expect(sale.refundedFee == 1050 && sale.payout?.refundedEarnings == 8950)
             #expect(try await fixture.api.adjustments(subscriptionID: subscriptionID).map(\.id) == [refundID])
         }
     }
@@ -46,7 +49,11 @@ import Testing
             #expect(refund.type == .partial && refund.totals.total == 330 && refund.totals.tax == 30)
             let sale = try #require(try reading.sale())
             #expect(sale.revocationDate == nil && sale.period?.endsAt == PaddleFixture.day(31))
-            #expect(sale.partialRefunds == [PartialRefund(date: PaddleFixture.start, amount: 3300)])
+            // Paddle's fee given back in proportion (105 × 330 / 1100, rounded), the earnings taken back less it.
+            #expect(
+                sale.partialRefunds == [
+                    PartialRefund(date: PaddleFixture.start, amount: 3300, fee: 320, payoutEarnings: 2680)
+                ])
         }
     }
 

@@ -113,7 +113,8 @@ import Testing
         #expect(
             adjustment.totals
                 == PaddleAdjustment.Totals(
-                    subtotal: 1000, tax: 190, total: 1190, fee: 76, earnings: 924, currencyCode: "EUR"))
+                    subtotal: 1000, tax: 190, total: 1190, fee: 76, earnings: 924, retainedFee: 0,
+                    currencyCode: "EUR"))
         #expect(
             adjustment.payoutTotals
                 == PaddleAdjustment.PayoutTotals(

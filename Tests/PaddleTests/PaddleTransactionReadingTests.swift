@@ -87,6 +87,58 @@ import Testing
         #expect(sale.revocationDate == Self.at(days: 5) && sale.partialRefunds == nil)
     }
 
+    /// A refund gives back Paddle's fee less what Paddle retained, and takes back earnings in the payout currency;
+    /// once refunds reach the total, the sale states the fee they gave back and the earnings they took back.
+    @Test func refundsStateTheFeeTheyGaveBackAndTheEarningsInThePayoutCurrency() throws {
+        func refund(_ id: String, total: Int64, fee: Int64, retained: Int64, payout: Int64?, days: Int64)
+            -> PaddleAdjustment
+        {
+            var adjustment = Self.adjustment(id, .refund, total: total, days: days)
+            adjustment.totals.fee = fee
+            adjustment.totals.retainedFee = retained
+            adjustment.totals.earnings = total - fee
+            adjustment.payoutTotals = payout.map {
+                .init(subtotal: $0, tax: 0, total: $0, fee: 0, earnings: $0, currencyCode: "EUR")
+            }
+            return adjustment
+        }
+        let partial = try #require(
+            try PaddleTransactionReading(
+                transaction: Self.transaction(),
+                adjustments: [refund("adj_1", total: 400, fee: 40, retained: 15, payout: 300, days: 2)]
+            ).sale())
+        #expect(
+            partial.partialRefunds == [
+                PartialRefund(date: Self.at(days: 2), amount: 4000, fee: 250, payoutEarnings: 3000)
+            ])
+        #expect(partial.refundedFee == nil && partial.payout?.refundedEarnings == nil)
+
+        let whole = try #require(
+            try PaddleTransactionReading(
+                transaction: Self.transaction(),
+                adjustments: [
+                    refund("adj_1", total: 400, fee: 40, retained: 15, payout: 300, days: 2),
+                    refund("adj_2", total: 700, fee: 65, retained: 0, payout: 560, days: 4),
+                ]
+            ).sale())
+        #expect(whole.revocationDate == Self.at(days: 4) && whole.partialRefunds == nil)
+        #expect(whole.refundedFee == 900)
+        #expect(whole.payout?.refundedEarnings == 8600)
+
+        // A fee retained past the fee gives nothing back; a refund not stated in the payout currency leaves the
+        // earnings taken back unstated rather than short.
+        let unstated = try #require(
+            try PaddleTransactionReading(
+                transaction: Self.transaction(),
+                adjustments: [
+                    refund("adj_1", total: 400, fee: 40, retained: 90, payout: nil, days: 2),
+                    refund("adj_2", total: 700, fee: 65, retained: 0, payout: 560, days: 4),
+                ]
+            ).sale())
+        #expect(unstated.refundedFee == 650)
+        #expect(unstated.payout != nil && unstated.payout?.refundedEarnings == nil)
+    }
+
     @Test func aPartialRefundKeepsThePeriodAndIsListed() throws {
         let reading = PaddleTransactionReading(
             transaction: Self.transaction(),
@@ -108,8 +160,8 @@ import Testing
         #expect(sale.revocationDate == nil)
         #expect(
             sale.partialRefunds == [
-                PartialRefund(date: Self.at(days: 2), amount: 2000),
-                PartialRefund(date: Self.at(days: 6), amount: 3000),
+                PartialRefund(date: Self.at(days: 2), amount: 2000, fee: 0),
+                PartialRefund(date: Self.at(days: 6), amount: 3000, fee: 0),
             ])
     }
 
@@ -166,6 +218,10 @@ import Testing
         #expect(sale.currency == "EUR" && sale.price == 35_700 && sale.tax == 5700 && sale.processingFee == 2290)
         #expect(sale.payout?.currency == "USD" && sale.payout?.earnings == 30_120)
         #expect(
-            sale.partialRefunds == [PartialRefund(date: adjustment.updatedAt ?? adjustment.createdAt, amount: 11_900)])
+            sale.partialRefunds == [
+                PartialRefund(
+                    date: adjustment.updatedAt ?? adjustment.createdAt, amount: 11_900, fee: 760,
+                    payoutEarnings: 10_040)
+            ])
     }
 }

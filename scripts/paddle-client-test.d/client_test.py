@@ -96,7 +96,8 @@ def main(sim_path):
     port = free_port()
     sim = subprocess.Popen(
         [sim_path, "--port", str(port), "--api-key", API_KEY, "--webhook-secret-key", WEBHOOK_SECRET,
-         "--webhook-url", "http://127.0.0.1:%d/all" % receiver.server_address[1]],
+         "--webhook-url", "http://127.0.0.1:%d/all" % receiver.server_address[1],
+         "--payout-currency", "EUR", "--payout-rate", "USD=0.92"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = "http://127.0.0.1:%d" % port
     try:
@@ -156,6 +157,10 @@ def run(base, receiver_port):
            and first.details.totals.fee == "105" and first.details.totals.earnings == "894"
            and first.subscription_id == paid["subscription_id"] and first.custom_data.data == {"account_id": "ada"},
            "checkout completed: payment captured, fee and earnings, custom_data kept")
+    payout = first.details.payout_totals
+    expect(payout.currency_code.value == "EUR" and payout.exchange_rate == "0.92" and payout.subtotal == "919"
+           and payout.tax == "92" and payout.total == "1011" and payout.fee == "97" and payout.earnings == "822",
+           "payout_totals in the payout currency (--payout-currency EUR, --payout-rate USD=0.92)")
     subscription = paddle.subscriptions.get(paid["subscription_id"])
     expect(subscription.status.value == "active"
            and subscription.current_billing_period.starts_at.isoformat().startswith("2025-01-01")
@@ -207,7 +212,9 @@ def run(base, receiver_port):
            and refund.totals.tax == "100", "adjustments.create: a full refund, pending approval")
     control(base, "/control/clock/advance", {"seconds": 600})
     approved = list(paddle.adjustments.list(ListAdjustments(transaction_ids=[first.id])))
-    expect(approved[0].status.value == "approved", "the refund is approved on the clock")
+    expect(approved[0].status.value == "approved" and approved[0].payout_totals.currency_code.value == "EUR"
+           and approved[0].payout_totals.earnings == "822" and approved[0].totals.retained_fee == "0",
+           "the refund is approved on the clock, stated in the payout currency, Paddle's fee given back")
     partial = paddle.adjustments.create(CreateAdjustment.partial(
         Action.Refund, [CreateAdjustmentItem(renewals[1].details.lineItems[0].id, AdjustmentType.Partial, "500")],
         "partial", renewals[1].id))
@@ -218,7 +225,8 @@ def run(base, receiver_port):
     chargeback = control(base, "/control/transactions/%s/chargeback" % third.id)
     disputed = list(paddle.adjustments.list(ListAdjustments(transaction_ids=[third.id])))
     expect([a.id for a in disputed] == [chargeback["adjustment_id"]] and disputed[0].action.value == "chargeback"
-           and disputed[0].status.value == "approved"
+           and disputed[0].status.value == "approved" and disputed[0].totals.retained_fee == disputed[0].totals.fee
+           and disputed[0].payout_totals.chargeback_fee.amount == "1500"
            and paddle.transactions.get(third.id).details.adjusted_totals.total == "0",
            "a chargeback (control route): approved, the transaction's adjusted_totals at zero")
 

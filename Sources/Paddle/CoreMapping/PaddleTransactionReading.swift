@@ -28,7 +28,9 @@ public struct PaddleTransactionReading: Sendable, Hashable {
     /// - A refund or a chargeback that Paddle approved takes money back: when what was taken back (less chargebacks
     ///   reversed) reaches the total, the sale is revoked at the latest of them; less, and each is a partial refund
     ///   that leaves the period granted. Credits go to the customer's Paddle balance, not back to them, and are not
-    ///   counted; an adjustment pending approval or rejected takes nothing back.
+    ///   counted; an adjustment pending approval or rejected takes nothing back. Each states the part of Paddle's
+    ///   fee it gave back (`fee` less `retained_fee`) and the earnings it took back in the payout currency; once
+    ///   revoked, the sale states their sums (`refundedFee`, `payout.refundedEarnings`).
     /// - `custom_data`'s `subledger_order` is the account hint, `subledger_app` the app.
     public func sale() throws(PaddleMappingError) -> PaddleSale? {
         let transaction = transaction
@@ -55,8 +57,17 @@ public struct PaddleTransactionReading: Sendable, Hashable {
         let isTrial =
             totals.total == 0 && transaction.origin != .subscriptionRecurring
             && transaction.items.contains { $0.price.trialPeriod != nil }
-        let takenBack = try Self.takenBack(transaction: transaction, adjustments: adjustments)
+        let payoutCurrency = transaction.details?.payoutTotals?.currencyCode
+        let takenBack = try Self.takenBack(
+            transaction: transaction, adjustments: adjustments, payoutCurrency: payoutCurrency)
         let revoked = totals.total > 0 && takenBack.amount >= totals.total
+        var payout = try transaction.details?.payoutTotals.map { payout throws(PaddleMappingError) in
+            try Self.payout(payout)
+        }
+        if revoked, payout != nil, takenBack.refunds.allSatisfy({ $0.payoutEarnings != nil }) {
+            payout?.refundedEarnings = try Self.sum(
+                takenBack.refunds.map { $0.payoutEarnings ?? 0 }, "adjustments.payout_totals.earnings")
+        }
         return PaddleSale(
             transactionID: transaction.id, subscriptionID: transaction.subscriptionID,
             customerID: transaction.customerID, productID: item.price.productID,
@@ -71,10 +82,9 @@ public struct PaddleTransactionReading: Sendable, Hashable {
             earnings: try totals.earnings.map { amount throws(PaddleMappingError) in
                 try Self.milliunits(amount, currency, "details.totals.earnings")
             },
-            payout: try transaction.details?.payoutTotals.map { payout throws(PaddleMappingError) in
-                try Self.payout(payout)
-            },
+            payout: payout,
             revocationDate: revoked ? takenBack.refunds.last?.date : nil,
+            refundedFee: revoked ? try Self.sum(takenBack.refunds.map { $0.fee ?? 0 }, "adjustments.totals.fee") : nil,
             partialRefunds: revoked || takenBack.refunds.isEmpty ? nil : takenBack.refunds,
             accountHint: transaction.customData[Self.orderCustomDataKey].flatMap {
                 $0.isEmpty ? nil : String($0.prefix(255))
@@ -85,10 +95,12 @@ public struct PaddleTransactionReading: Sendable, Hashable {
     }
 
     /// The approved refunds and chargebacks of `transaction` in its currency, oldest first, less those a chargeback
-    /// reversal gave back, in milli-units; and their sum in minor units.
-    static func takenBack(transaction: PaddleTransaction, adjustments: [PaddleAdjustment])
-        throws(PaddleMappingError) -> (refunds: [PartialRefund], amount: Int64)
-    {
+    /// reversal gave back, in milli-units, each with the part of Paddle's fee it gave back (its fee less what Paddle
+    /// retained) and, where Paddle states it in `payoutCurrency`, the earnings it took back in that currency; and
+    /// their sum in minor units.
+    static func takenBack(
+        transaction: PaddleTransaction, adjustments: [PaddleAdjustment], payoutCurrency: String? = nil
+    ) throws(PaddleMappingError) -> (refunds: [PartialRefund], amount: Int64) {
         let approved = adjustments.filter {
             $0.transactionID == transaction.id && $0.status == .approved && $0.totals.total > 0
                 && $0.totals.currencyCode == transaction.currencyCode
@@ -98,11 +110,22 @@ public struct PaddleTransactionReading: Sendable, Hashable {
         for adjustment in approved {
             switch adjustment.action {
             case .refund, .chargeback:
-                let amount = try milliunits(
-                    adjustment.totals.total, transaction.currencyCode, "adjustments.totals.total")
+                let currency = transaction.currencyCode
+                let amount = try milliunits(adjustment.totals.total, currency, "adjustments.totals.total")
+                // A fee past what was given back is not Paddle's to return: bounded by the amount.
+                let fee = try milliunits(
+                    min(adjustment.totals.returnedFee, adjustment.totals.total), currency, "adjustments.totals.fee")
+                let payoutEarnings = try adjustment.payoutTotals.flatMap {
+                    payout throws(PaddleMappingError) -> Int64? in
+                    guard payout.currencyCode == payoutCurrency else { return nil }
+                    return try milliunits(
+                        payout.earnings, payout.currencyCode, "adjustments.payout_totals.earnings")
+                }
                 kept.append(
                     (
-                        PartialRefund(date: adjustment.updatedAt ?? adjustment.createdAt, amount: amount),
+                        PartialRefund(
+                            date: adjustment.updatedAt ?? adjustment.createdAt, amount: amount, fee: fee,
+                            payoutEarnings: payoutEarnings),
                         adjustment.totals.total, adjustment.action == .chargeback
                     ))
             case .chargebackReverse:
@@ -112,13 +135,18 @@ public struct PaddleTransactionReading: Sendable, Hashable {
                 continue
             }
         }
+        return (kept.map(\.refund), try sum(kept.map(\.amount), "adjustments.totals.total"))
+    }
+
+    /// `amounts` added up; a sum past `Int64` is a field out of range.
+    static func sum(_ amounts: [Int64], _ field: String) throws(PaddleMappingError) -> Int64 {
         var sum: Int64 = 0
-        for entry in kept {
-            let added = sum.addingReportingOverflow(entry.amount)
-            guard !added.overflow else { throw PaddleMappingError(.invalidField, "adjustments.totals.total") }
+        for amount in amounts {
+            let added = sum.addingReportingOverflow(amount)
+            guard !added.overflow else { throw PaddleMappingError(.invalidField, field) }
             sum = added.partialValue
         }
-        return (kept.map(\.refund), sum)
+        return sum
     }
 
     static func payout(_ payout: PaddleTransaction.PayoutTotals) throws(PaddleMappingError) -> PaddleSale.Payout {
@@ -172,6 +200,8 @@ public struct PaddleSale: Sendable, Hashable {
     public var payout: Payout?
     /// When the money was taken back in full (refunds and chargebacks reaching the total); `nil` otherwise.
     public var revocationDate: Instant?
+    /// The part of `processingFee` the refunds that took it back gave back to the seller; `nil` while not revoked.
+    public var refundedFee: Int64?
     /// Refunds and chargebacks of part of it, oldest first; `nil` when none, or when revoked.
     public var partialRefunds: [PartialRefund]?
     /// `custom_data.subledger_order`: the account hint.
@@ -186,13 +216,19 @@ public struct PaddleSale: Sendable, Hashable {
         public var tax: Int64
         public var fee: Int64
         public var earnings: Int64
+        /// The earnings the refunds that revoked the sale took back in this currency; `nil` while not revoked, or
+        /// where Paddle has not stated every one of them in it.
+        public var refundedEarnings: Int64?
 
-        public init(currency: String, total: Int64, tax: Int64, fee: Int64, earnings: Int64) {
+        public init(
+            currency: String, total: Int64, tax: Int64, fee: Int64, earnings: Int64, refundedEarnings: Int64? = nil
+        ) {
             self.currency = currency
             self.total = total
             self.tax = tax
             self.fee = fee
             self.earnings = earnings
+            self.refundedEarnings = refundedEarnings
         }
     }
 
@@ -200,7 +236,7 @@ public struct PaddleSale: Sendable, Hashable {
         transactionID: String, subscriptionID: String?, customerID: String?, productID: String, purchaseDate: Instant,
         period: PaddleTimePeriod?, isTrialPeriod: Bool, currency: String, price: Int64, subtotal: Int64, tax: Int64,
         processingFee: Int64?, earnings: Int64?, payout: Payout?, revocationDate: Instant?,
-        partialRefunds: [PartialRefund]?, accountHint: String?, bundleID: String?
+        refundedFee: Int64? = nil, partialRefunds: [PartialRefund]?, accountHint: String?, bundleID: String?
     ) {
         self.transactionID = transactionID
         self.subscriptionID = subscriptionID
@@ -217,6 +253,7 @@ public struct PaddleSale: Sendable, Hashable {
         self.earnings = earnings
         self.payout = payout
         self.revocationDate = revocationDate
+        self.refundedFee = refundedFee
         self.partialRefunds = partialRefunds
         self.accountHint = accountHint
         self.bundleID = bundleID

@@ -65,19 +65,27 @@ public struct PaddleAdjustment: Decodable, Sendable, Hashable {
         public var fee: Int64
         /// The seller's earnings it takes back.
         public var earnings: Int64
+        /// The part of `fee` Paddle keeps all the same (`retained_fee`: a chargeback's, for one); `nil` where not
+        /// stated, read as none.
+        public var retainedFee: Int64?
         public var currencyCode: String
 
-        public init(subtotal: Int64, tax: Int64, total: Int64, fee: Int64, earnings: Int64, currencyCode: String) {
+        public init(
+            subtotal: Int64, tax: Int64, total: Int64, fee: Int64, earnings: Int64, retainedFee: Int64? = nil,
+            currencyCode: String
+        ) {
             self.subtotal = subtotal
             self.tax = tax
             self.total = total
             self.fee = fee
             self.earnings = earnings
+            self.retainedFee = retainedFee
             self.currencyCode = currencyCode
         }
 
         enum CodingKeys: String, CodingKey {
             case subtotal, tax, total, fee, earnings
+            case retainedFee = "retained_fee"
             case currencyCode = "currency_code"
         }
 
@@ -88,8 +96,12 @@ public struct PaddleAdjustment: Decodable, Sendable, Hashable {
             total = try container.paddleMoney(.total)
             fee = try container.paddleMoney(.fee)
             earnings = try container.paddleMoney(.earnings)
+            retainedFee = try container.paddleMoneyIfPresent(.retainedFee)
             currencyCode = try container.paddleCurrency(.currencyCode)
         }
+
+        /// The part of Paddle's fee given back to the seller: `fee` less `retainedFee`, never below 0.
+        public var returnedFee: Int64 { max(0, fee - min(fee, retainedFee ?? 0)) }
     }
 
     /// `payout_totals`, in minor units of the seller's payout currency.

@@ -18,8 +18,9 @@ enum TransactionVersion {
     }
 
     /// Observation time first, then the fields that only ever get added as the store tells more: a revocation, an
-    /// upgrade, a later expiry or signature, and refunds of part of the sale (Stripe's, which accumulate on a charge,
-    /// so two reads at the same instant keep the one that saw more of them).
+    /// upgrade, a later expiry or signature, refunds of part of the sale (Stripe's, which accumulate on a charge,
+    /// so two reads at the same instant keep the one that saw more of them), and the payout the store states once
+    /// it has paid.
     private static func rank(_ transaction: Transaction, observedAt: Instant?) -> [Int64] {
         let partialRefunds = transaction.partialRefunds ?? []
         return [
@@ -30,6 +31,7 @@ enum TransactionVersion {
             transaction.signedDate?.millisecondsSince1970 ?? Int64.min,
             Int64(partialRefunds.count),
             partialRefunds.reduce(0) { $0.addingReportingOverflow($1.amount).partialValue },
+            transaction.payout == nil ? 0 : 1,
         ]
     }
 }

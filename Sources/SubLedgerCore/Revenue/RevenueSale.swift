@@ -37,7 +37,9 @@ public struct RevenueSale: Hashable, Sendable {
     ///   the new period is another product's (the same product again means an unheard-of refund, not an upgrade);
     /// - a partial refund (`partialRefunds`, Stripe's: the sale is kept) gives back its amount (at most the price) on
     ///   its own date, with the sale's rates, unless the sale was refunded whole;
-    /// - the payment processor's fee (`feeMilliunits`, Stripe's) is the sale's; a refund gives none of it back;
+    /// - the payment processor's fee (`feeMilliunits`: Stripe's, Paddle's) is the sale's; a refund gives back the
+    ///   part of it the store states it returned (`refundedFeeMilliunits`, `PartialRefund.fee`: Paddle's, at most
+    ///   the sale's fee), and none where the store keeps it (Stripe);
     /// - tax (`taxPPM(storefront, day)`) and the program (`smallBusiness`) are read on the purchase day; a tax the
     ///   store states (`taxMilliunits`, Stripe's) is deducted instead of the storefront's rate, and a refund or credit
     ///   gives back its share of it (tax × refunded / price).
@@ -63,6 +65,10 @@ public struct RevenueSale: Hashable, Sendable {
                 return Proceeds.of(
                     price: part, tax: Proceeds.taxShare(stated, part: part, of: amount), commissionPPM: rate, fee: fee)
             }
+            /// The part of the sale's fee a refund states it gave back: 0 to the sale's fee.
+            func returnedFee(_ stated: Int64?) -> Int64 {
+                min(max(stated ?? 0, 0), max(transaction.feeMilliunits ?? 0, 0))
+            }
             var result = RevenueSale(
                 transaction: transaction, basis: basis, taxPPM: tax,
                 sale: transaction.amountMilliunits.map { split($0, fee: transaction.feeMilliunits ?? 0) },
@@ -70,10 +76,10 @@ public struct RevenueSale: Hashable, Sendable {
             guard let amount = transaction.amountMilliunits, amount > 0 else { return result }
             if transaction.refundDate == nil {
                 result.partialRefunds = transaction.partialRefunds.filter { $0.amount > 0 && $0.amount <= amount }
-                    .map { PartialRefundSplit(date: $0.date, refund: split($0.amount)) }
+                    .map { PartialRefundSplit(date: $0.date, refund: split($0.amount, fee: returnedFee($0.fee))) }
             }
             if let refundDate = transaction.refundDate, let refunded = transaction.refundedMilliunits {
-                result.refund = split(refunded)
+                result.refund = split(refunded, fee: returnedFee(transaction.refundedFeeMilliunits))
                 result.refundDate = refundDate
             } else if transaction.store.refundsUnusedTimeOnReplacement, let upgrade = transaction.upgradeDate,
                 let expires = transaction.expiresDate, upgrade < expires,

@@ -29,13 +29,17 @@ public struct RevenueTransaction: Hashable, Sendable {
     /// The store that sold it (its commission rules).
     public var store: Store
     /// The payment processor's fee on the sale in milli-units of `currency` (Stripe's, from the charge's balance
-    /// transaction); `nil` where the store states none. Kept by the seller's processor when the sale is refunded.
+    /// transaction; Paddle's); `nil` where the store states none.
     public var feeMilliunits: Int64?
+    /// The part of `feeMilliunits` the refund in force gave back (`Transaction.refundedFee`: Paddle's); `nil` where
+    /// the store keeps its fee on a refund (Stripe).
+    public var refundedFeeMilliunits: Int64?
     /// The tax in the sale's price as the store states it, in milli-units of `currency` (Stripe's, on the invoice or
     /// the Checkout Session); `nil` where the store states none and the storefront's rate applies.
     public var taxMilliunits: Int64?
-    /// Refunds of part of the sale that took nothing back (Stripe's, `Transaction.partialRefunds`), oldest first;
-    /// empty when there are none or the sale was refunded whole.
+    /// Refunds of part of the sale that took nothing back (Stripe's and Paddle's, `Transaction.partialRefunds`),
+    /// oldest first, each with the part of the fee it gave back where the store returns some (Paddle); empty when
+    /// there are none or the sale was refunded whole.
     public var partialRefunds: [PartialRefund]
 
     public init(
@@ -43,7 +47,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         refundDate: Instant? = nil, refundPercentage: Int? = nil, upgradeDate: Instant? = nil,
         amountMilliunits: Int64?, currency: String?, storefront: String? = nil, isEstimated: Bool = false,
         isCommitted: Bool = false, store: Store = .appStore, feeMilliunits: Int64? = nil,
-        taxMilliunits: Int64? = nil, partialRefunds: [PartialRefund] = []
+        taxMilliunits: Int64? = nil, partialRefunds: [PartialRefund] = [], refundedFeeMilliunits: Int64? = nil
     ) {
         self.transactionID = transactionID
         self.productID = productID
@@ -61,6 +65,7 @@ public struct RevenueTransaction: Hashable, Sendable {
         self.feeMilliunits = feeMilliunits
         self.taxMilliunits = taxMilliunits
         self.partialRefunds = partialRefunds
+        self.refundedFeeMilliunits = refundedFeeMilliunits
     }
 
     /// Whether the customer paid anything for it (free trials and free offers did not).

@@ -68,6 +68,13 @@ public struct Transaction: Hashable, Sendable, Codable {
     /// first; `nil` when there are none. A refund of the whole sale is a revocation (`revocationDate`), and then
     /// these are not listed: the revocation gives the whole price back.
     public var partialRefunds: [PartialRefund]?
+    /// The part of `processingFee` the refunds that revoked this sale gave back to the seller, in milli-units of
+    /// `currency`, where the store returns its fee on a refund: Paddle's. `nil` where the store keeps its fee
+    /// (Stripe), or while the sale is not revoked.
+    public var refundedFee: Int64?
+    /// The sale in the seller's payout currency as the store states it (Paddle's `payout_totals`); `nil` where the
+    /// store pays out in the sale's currency or has not stated it yet.
+    public var payout: StatedPayout?
     /// The store's own customer who paid, where the store keeps customers apart from the app's accounts: Stripe's
     /// customer (`cus_…`). Support looks a purchase up by it.
     public var customerID: String?
@@ -127,6 +134,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         case processingFee
         case tax
         case partialRefunds
+        case refundedFee
+        case payout
         case customerID
         case paymentID
         case storefront
@@ -169,6 +178,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         processingFee: Int64? = nil,
         tax: Int64? = nil,
         partialRefunds: [PartialRefund]? = nil,
+        refundedFee: Int64? = nil,
+        payout: StatedPayout? = nil,
         customerID: String? = nil,
         paymentID: String? = nil,
         storefront: String? = nil,
@@ -209,6 +220,8 @@ public struct Transaction: Hashable, Sendable, Codable {
         self.processingFee = processingFee
         self.tax = tax
         self.partialRefunds = partialRefunds
+        self.refundedFee = refundedFee
+        self.payout = payout
         self.customerID = customerID
         self.paymentID = paymentID
         self.storefront = storefront

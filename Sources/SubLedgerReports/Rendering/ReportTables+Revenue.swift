@@ -67,9 +67,16 @@ extension RevenueReport {
         }
         var notes = [
             "Amounts in units of each currency; estimated: priced from the catalog or a prorated upgrade credit.",
-            "processing_fee: the payment processor's fee on web sales (Stripe's), kept when a sale is refunded; "
-                + "proceeds = net − tax − commission − processing_fee.",
+            "processing_fee: the payment processor's fee on web sales (Stripe's, Paddle's), less what refunds gave "
+                + "back (Paddle's; Stripe keeps its fee); proceeds = net − tax − commission − processing_fee.",
         ]
+        for payout in payoutTotals {
+            notes.append(
+                "Paid out in \(payout.currency) as the store states it: earnings \(money(payout.earningsMilli)) "
+                    + "(\(payout.sales) sale(s): total \(money(payout.totalMilli)), tax \(money(payout.taxMilli)), "
+                    + "fee \(money(payout.feeMilli))), refunds took back \(money(payout.refundedEarningsMilli)) "
+                    + "(\(payout.refunds)), net \(money(payout.netEarningsMilli)).")
+        }
         if unpricedSales > 0 {
             notes.append("\(unpricedSales) sale(s) without any price (no Apple price, no catalog price point)")
         }

@@ -26,7 +26,7 @@ public struct RevenueReport: Sendable, Hashable, Codable {
         /// The store's commission on net after tax (none on a web sale).
         public var commissionMilli: Int64 = 0
         /// The payment processor's fee on the sales (Stripe's processing fee on a web sale, from the charge's balance
-        /// transaction); a refund gives none of it back.
+        /// transaction; Paddle's fee), less the part refunds gave back (Paddle's; Stripe keeps its fee).
         public var processingFeeMilli: Int64 = 0
         /// What the developer receives: net − tax − commission − processing fee.
         public var proceedsMilli: Int64 = 0
@@ -110,6 +110,40 @@ public struct RevenueReport: Sendable, Hashable, Codable {
         public var amounts: Amounts
     }
 
+    /// One payout currency's money over one period as the store that pays out in it states it (Paddle's
+    /// `payout_totals`, in its own conversion): sales by their purchase, refunds by the day they were made.
+    public struct PayoutAmounts: Sendable, Hashable, Codable {
+        /// The period's first day, or empty for the whole range.
+        public var period: String
+        /// The payout currency.
+        public var currency: String
+        /// The sales' totals as the customers paid them (tax included), converted by the store.
+        public var totalMilli: Int64 = 0
+        /// The tax in them.
+        public var taxMilli: Int64 = 0
+        /// The store's fee on them.
+        public var feeMilli: Int64 = 0
+        /// What the sales earn the seller: total − tax − fee.
+        public var earningsMilli: Int64 = 0
+        /// The earnings the period's refunds took back (the fee they gave back already netted in by the store).
+        public var refundedEarningsMilli: Int64 = 0
+        /// earnings − refunded earnings: what the period adds to the seller's payouts.
+        public var netEarningsMilli: Int64 = 0
+        public var sales = 0
+        public var refunds = 0
+
+        mutating func add(_ other: PayoutAmounts) {
+            totalMilli += other.totalMilli
+            taxMilli += other.taxMilli
+            feeMilli += other.feeMilli
+            earningsMilli += other.earningsMilli
+            refundedEarningsMilli += other.refundedEarningsMilli
+            netEarningsMilli += other.netEarningsMilli
+            sales += other.sales
+            refunds += other.refunds
+        }
+    }
+
     public var from: Instant
     public var to: Instant
     public var granularity: Granularity
@@ -127,6 +161,11 @@ public struct RevenueReport: Sendable, Hashable, Codable {
     public var missingRates: [MissingRate]
     /// Sales in the range that nothing prices (no Apple price, no catalog price point): not in any amount.
     public var unpricedSales: Int
+    /// Per period and payout currency, the sales the store states in the seller's payout currency (Paddle's), as
+    /// it states them; empty when no store does.
+    public var payouts: [PayoutAmounts]
+    /// The same per payout currency over the range.
+    public var payoutTotals: [PayoutAmounts]
 }
 
 extension Reports {
@@ -217,7 +256,8 @@ extension Reports {
                     : Commission.basis(
                         smallBusiness: (smallBusiness[group.appID] ?? []).contains { $0.contains(group.boughtDay) },
                         accruedPaidMilliseconds: group.secondYear ? PaidServiceDays.oneYearMilliseconds : 0)
-                let fee = group.kind == .sale ? group.fee : 0
+                // A sale's fee, or the part of it a refund gave back (Paddle's); a credit's is 0.
+                let fee = group.fee
                 // Stripe states a web sale's tax; the storefront's rate is for the stores' sales.
                 let proceeds =
                     if group.web, let stated = group.tax {
@@ -284,6 +324,27 @@ extension Reports {
         }
         var reportingTotal = RevenueReport.Amounts()
         for amounts in reportingPeriods.values { reportingTotal.add(amounts) }
+        var payouts: [String: RevenueReport.PayoutAmounts] = [:]
+        var payoutTotals: [String: RevenueReport.PayoutAmounts] = [:]
+        for group in try store.payoutGroups(from: from, to: to) {
+            let name = CalendarDay.text(period(group.day))
+            var amounts = RevenueReport.PayoutAmounts(period: name, currency: group.currency)
+            switch group.kind {
+            case .sale:
+                amounts.totalMilli = group.total
+                amounts.taxMilli = group.tax
+                amounts.feeMilli = group.fee
+                amounts.earningsMilli = group.earnings
+                amounts.netEarningsMilli = group.earnings
+                amounts.sales = group.count
+            case .refund:
+                amounts.refundedEarningsMilli = group.earnings
+                amounts.netEarningsMilli = -group.earnings
+                amounts.refunds = group.count
+            }
+            payouts["\(name) \(group.currency)", default: .init(period: name, currency: group.currency)].add(amounts)
+            payoutTotals[group.currency, default: .init(period: "", currency: group.currency)].add(amounts)
+        }
         return RevenueReport(
             from: from, to: to, granularity: granularity,
             rows: ordered.map { key, bundleID, amounts in
@@ -305,7 +366,11 @@ extension Reports {
             },
             reportingTotal: reportingCurrency == nil ? nil : reportingTotal,
             missingRates: converter?.missingRates ?? [],
-            unpricedSales: unpriced)
+            unpricedSales: unpriced,
+            payouts: payouts.values.sorted {
+                $0.period != $1.period ? $0.period < $1.period : $0.currency < $1.currency
+            },
+            payoutTotals: payoutTotals.values.sorted { $0.currency < $1.currency })
     }
 
     /// The range's groups [`from`, `to`) (milliseconds): from `.facts`, all read from `chain_money_facts`; from

@@ -29,7 +29,8 @@ extension ReportStore {
         var count: Int
         /// A web sale (Stripe): no store commission (`Commission.Basis.web`).
         var web = false
-        /// Each member's payment processor fee (a web sale's Stripe fee); 0 for refunds and credits.
+        /// Each member's payment processor fee (a web sale's: Stripe's, Paddle's), or the part of it a refund gave
+        /// back (Paddle's); 0 for the stores' sales and for credits.
         var fee: Int64 = 0
         /// Each member's tax as the store stated it (a web sale's Stripe tax; a refund's or credit's share of it);
         /// `nil` where none was stated and the storefront's rate applies.

@@ -38,7 +38,8 @@ extension ReportStore {
                 isCommitted: BillingPlan.isCommitted(try row.decode(String?.self, at: 13)),
                 store: TransactionSource(rawValue: try row.decode(String.self, at: 14))?.store ?? .appStore,
                 feeMilliunits: try row.decode(Int64.self, at: 15), taxMilliunits: try row.decode(Int64?.self, at: 16),
-                partialRefunds: Self.partialRefunds(try row.decode(String?.self, at: 17)))
+                partialRefunds: Self.partialRefunds(try row.decode(String?.self, at: 17)),
+                refundedFeeMilliunits: try row.decode(Int64?.self, at: 18))
             chains[key, default: RevenueChain(appID: key.appID, transactions: [])].transactions.append(transaction)
         }
         return chains.values.map { chain in
@@ -46,12 +47,14 @@ extension ReportStore {
         }
     }
 
-    /// The partial refunds of a `revenueChains` row: `at:amount` pairs (milliseconds, milli-units), comma-separated.
+    /// The partial refunds of a `revenueChains` row: `at:amount:fee` triples (milliseconds, milli-units),
+    /// comma-separated.
     static func partialRefunds(_ text: String?) -> [PartialRefund] {
-        (text ?? "").split(separator: ",").compactMap { pair in
-            let parts = pair.split(separator: ":")
-            guard parts.count == 2, let at = Int64(parts[0]), let amount = Int64(parts[1]) else { return nil }
-            return PartialRefund(date: Instant(millisecondsSince1970: at), amount: amount)
+        (text ?? "").split(separator: ",").compactMap { triple in
+            let parts = triple.split(separator: ":")
+            guard parts.count == 3, let at = Int64(parts[0]), let amount = Int64(parts[1]), let fee = Int64(parts[2])
+            else { return nil }
+            return PartialRefund(date: Instant(millisecondsSince1970: at), amount: amount, fee: fee)
         }
     }
 
@@ -84,8 +87,13 @@ extension ReportStore {
                   AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
             END,
             CASE WHEN \(statesFees("a.source")) AND a.revocation_date IS NULL THEN (
-                SELECT string_agg(r.at || ':' || r.amount, ',' ORDER BY r.at, r.amount)
+                SELECT string_agg(r.at || ':' || r.amount || ':' || r.fee, ',' ORDER BY r.at, r.amount)
                 FROM transactions x CROSS JOIN LATERAL \(Self.storedPartialRefunds("x")) r
+                WHERE x.app_id = a.app_id AND x.environment = a.environment
+                  AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
+            END,
+            CASE WHEN \(statesFees("a.source")) AND a.revocation_date IS NOT NULL THEN (
+                SELECT \(Self.storedRefundedFee("x")) FROM transactions x
                 WHERE x.app_id = a.app_id AND x.environment = a.environment
                   AND x.original_transaction_id = a.original_transaction_id AND x.transaction_id = a.transaction_id)
             END

@@ -1,7 +1,8 @@
 import PostgresLibPQ
 import SubLedgerCore
 
-/// The web sales (Stripe's) among the revenue groups, with their processing fees and the tax Stripe stated.
+/// The web sales (Stripe's, Paddle's) among the revenue groups, with their processing fees (and the part of them a
+/// refund gave back, Paddle's) and the tax the store stated.
 ///
 /// The money aggregates (`chain_money_facts`, `revenue_day_totals`) group sales by what a store commission depends
 /// on, and do not say which store sold them; a web sale pays no store commission but the payment processor's fee,
@@ -37,8 +38,10 @@ extension ReportStore {
         let sales = branch(
             at: "f.purchase_ms", kind: "0", estimated: "f.estimated", amount: "f.amount_milli",
             fee: Self.storedProcessingFee("t"), where: "")
+        // A refund gives back the part of the fee the store states it returned (Paddle's), at most the sale's.
         let refunds = branch(
-            at: "f.refund_ms", kind: "4", estimated: "f.estimated", amount: "f.refund_milli", fee: "0::bigint",
+            at: "f.refund_ms", kind: "4", estimated: "f.estimated", amount: "f.refund_milli",
+            fee: "least(\(Self.storedRefundedFee("t")), \(Self.storedProcessingFee("t")))",
             where: " AND f.refund_ms IS NOT NULL AND f.amount_milli > 0")
         let credits = branch(
             at: "f.credit_ms", kind: "8", estimated: "true", amount: "f.credit_milli", fee: "0::bigint",
@@ -68,7 +71,8 @@ extension ReportStore {
             WITH \(apps)
             SELECT (r.at / 86400000 - f.purchase_ms / 86400000)::bigint * 16 + 4
                     + f.second_year::integer * 2 + f.estimated::integer,
-                r.at / 86400000, f.app_id, f.product_id, f.storefront, f.currency, r.amount, 0::bigint, count(*),
+                r.at / 86400000, f.app_id, f.product_id, f.storefront, f.currency, r.amount,
+                least(r.fee, \(Self.storedProcessingFee("t"))), count(*),
                 round(\(Self.storedTax("t"))::numeric * r.amount / f.amount_milli)::bigint
             FROM chain_money_facts f JOIN scope s ON s.app_id = f.app_id
             JOIN transactions t ON t.app_id = f.app_id AND t.environment = f.environment
@@ -82,12 +86,17 @@ extension ReportStore {
         ).map { try Self.revenueGroup($0, web: true) }
     }
 
-    /// The partial refunds the stored transaction `alias` (a `transactions` row) states, as rows `(at, amount)`
-    /// (milliseconds since 1970, milli-units): none when it states none. Bounded as a price is (`RevenueFieldRules`):
-    /// an entry that is no such pair, or out of range, counts as none.
+    /// The partial refunds the stored transaction `alias` (a `transactions` row) states, as rows `(at, amount, fee)`
+    /// (milliseconds since 1970, milli-units; `fee` the part of the sale's fee it gave back, 0 when it states none):
+    /// none when it states none. Bounded as a price is (`RevenueFieldRules`): an entry that is no such pair, or out
+    /// of range, counts as none, and so does a fee out of range.
     static func storedPartialRefunds(_ alias: PostgresQuery) -> PostgresQuery {
         """
-        (SELECT (e.refund ->> 'date')::bigint AS at, (e.refund ->> 'amount')::bigint AS amount
+        (SELECT (e.refund ->> 'date')::bigint AS at, (e.refund ->> 'amount')::bigint AS amount,
+            CASE WHEN jsonb_typeof(e.refund -> 'fee') = 'number'
+                    AND (e.refund ->> 'fee')::numeric BETWEEN 0 AND 1000000000000000
+                    AND (e.refund ->> 'fee')::numeric = trunc((e.refund ->> 'fee')::numeric)
+                THEN (e.refund ->> 'fee')::bigint ELSE 0 END AS fee
          FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(alias).payload -> 'transaction' -> 'partialRefunds') = 'array'
              THEN \(alias).payload -> 'transaction' -> 'partialRefunds' ELSE '[]'::jsonb END) AS e(refund)
          WHERE jsonb_typeof(e.refund) = 'object'
@@ -106,6 +115,15 @@ extension ReportStore {
         """
         CASE WHEN (\(alias).payload -> 'transaction' ->> 'processingFee')::numeric BETWEEN 0 AND 1000000000000000
             THEN (\(alias).payload -> 'transaction' ->> 'processingFee')::bigint ELSE 0 END
+        """
+    }
+
+    /// The part of its processing fee the stored transaction `alias` (a `transactions` row) states the refunds that
+    /// revoked it gave back (`refundedFee`, Paddle's), in milli-units; 0 when it states none. Bounded as a price is.
+    static func storedRefundedFee(_ alias: PostgresQuery) -> PostgresQuery {
+        """
+        CASE WHEN (\(alias).payload -> 'transaction' ->> 'refundedFee')::numeric BETWEEN 0 AND 1000000000000000
+            THEN (\(alias).payload -> 'transaction' ->> 'refundedFee')::bigint ELSE 0 END
         """
     }
 

@@ -50,7 +50,12 @@ extension StoredJSONReader {
     }
 
     private enum PartialRefundField: Int, CaseIterable {
-        case amount, date
+        case amount, date, fee, payoutEarnings
+        static let keys = StoredJSONKeys(allCases.map { "\($0)" })
+    }
+
+    private enum StatedPayoutField: Int, CaseIterable {
+        case currency, earnings, fee, refundedEarnings, tax, total
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -60,7 +65,7 @@ extension StoredJSONReader {
         case isInIntroOfferPeriod, offerType, offerIdentifier, offerDiscountType, isUpgraded, ownershipType
         case appAccountToken, applicationUsername, environment, source, rawProductType, price, currency, storefront
         case signedDate, revocationPercentage, appTransactionID, billingPlanType, commitment, purchaseToken
-        case replacedPurchaseToken, processingFee, customerID, paymentID, tax, partialRefunds
+        case replacedPurchaseToken, processingFee, customerID, paymentID, tax, partialRefunds, refundedFee, payout
         static let keys = StoredJSONKeys(allCases.map { "\($0)" })
     }
 
@@ -240,13 +245,17 @@ extension StoredJSONReader {
         while try nextElement(&isFirst) {
             var amount: Int64?
             var date: Instant?
+            var fee: Int64?
+            var payoutEarnings: Int64?
             try beginObject()
             var cursor = ObjectCursor()
             element: while true {
                 switch try nextMember(of: PartialRefundField.keys, &cursor) {
                 case .end:
                     list.append(
-                        PartialRefund(date: try required(date, "date"), amount: try required(amount, "amount")))
+                        PartialRefund(
+                            date: try required(date, "date"), amount: try required(amount, "amount"), fee: fee,
+                            payoutEarnings: payoutEarnings))
                     break element
                 case .unknown:
                     try skipValue()
@@ -254,11 +263,44 @@ extension StoredJSONReader {
                     switch PartialRefundField(rawValue: index)! {
                     case .amount: amount = try readInt64()
                     case .date: date = try readInstant()
+                    case .fee: fee = try readNull() ? nil : try readInt64()
+                    case .payoutEarnings: payoutEarnings = try readNull() ? nil : try readInt64()
                     }
                 }
             }
         }
         return list
+    }
+
+    mutating func readStatedPayout() throws -> StatedPayout {
+        var currency: String?
+        var earnings: Int64?
+        var fee: Int64?
+        var refundedEarnings: Int64?
+        var tax: Int64?
+        var total: Int64?
+        try beginObject()
+        var cursor = ObjectCursor()
+        while true {
+            switch try nextMember(of: StatedPayoutField.keys, &cursor) {
+            case .end:
+                return StatedPayout(
+                    currency: try required(currency, "currency"), total: try required(total, "total"),
+                    tax: try required(tax, "tax"), fee: try required(fee, "fee"),
+                    earnings: try required(earnings, "earnings"), refundedEarnings: refundedEarnings)
+            case .unknown:
+                try skipValue()
+            case .known(let index):
+                switch StatedPayoutField(rawValue: index)! {
+                case .currency: currency = try readString()
+                case .earnings: earnings = try readInt64()
+                case .fee: fee = try readInt64()
+                case .refundedEarnings: refundedEarnings = try readNull() ? nil : try readInt64()
+                case .tax: tax = try readInt64()
+                case .total: total = try readInt64()
+                }
+            }
+        }
     }
 
     mutating func readTransactionCommitment() throws -> TransactionCommitment {
@@ -408,6 +450,8 @@ extension StoredJSONReader {
         var paymentID: String?
         var tax: Int64?
         var partialRefunds: [PartialRefund]?
+        var refundedFee: Int64?
+        var payout: StatedPayout?
         try beginObject()
         var cursor = ObjectCursor()
         while true {
@@ -431,6 +475,7 @@ extension StoredJSONReader {
                     applicationUsername: applicationUsername, environment: try required(environment, "environment"),
                     source: try required(source, "source"), rawProductType: rawProductType, price: price,
                     currency: currency, processingFee: processingFee, tax: tax, partialRefunds: partialRefunds,
+                    refundedFee: refundedFee, payout: payout,
                     customerID: customerID,
                     paymentID: paymentID,
                     storefront: storefront, signedDate: signedDate,
@@ -479,6 +524,8 @@ extension StoredJSONReader {
                 case .paymentID: paymentID = try readOptionalString()
                 case .tax: tax = try readNull() ? nil : try readInt64()
                 case .partialRefunds: partialRefunds = try readNull() ? nil : try readPartialRefunds()
+                case .refundedFee: refundedFee = try readNull() ? nil : try readInt64()
+                case .payout: payout = try readNull() ? nil : try readStatedPayout()
                 }
             }
         }

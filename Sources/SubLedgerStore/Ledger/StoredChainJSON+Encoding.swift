@@ -135,6 +135,33 @@ extension JSONWriter {
         integer(refund.amount)
         key("date")
         integer(refund.date.millisecondsSince1970)
+        if let fee = refund.fee {
+            key("fee")
+            integer(fee)
+        }
+        if let earnings = refund.payoutEarnings {
+            key("payoutEarnings")
+            integer(earnings)
+        }
+        endObject()
+    }
+
+    mutating func write(_ payout: StatedPayout) {
+        beginObject()
+        key("currency")
+        string(payout.currency)
+        key("earnings")
+        integer(payout.earnings)
+        key("fee")
+        integer(payout.fee)
+        if let refunded = payout.refundedEarnings {
+            key("refundedEarnings")
+            integer(refunded)
+        }
+        key("tax")
+        integer(payout.tax)
+        key("total")
+        integer(payout.total)
         endObject()
     }
 
@@ -207,6 +234,10 @@ extension JSONWriter {
             endArray()
         }
         optional("paymentID", transaction.paymentID)
+        if let payout = transaction.payout {
+            key("payout")
+            write(payout)
+        }
         if let price = transaction.price {
             key("price")
             integer(price)
@@ -223,6 +254,10 @@ extension JSONWriter {
         key("quantity")
         integer(Int64(transaction.quantity))
         optional("rawProductType", transaction.rawProductType)
+        if let fee = transaction.refundedFee {
+            key("refundedFee")
+            integer(fee)
+        }
         optional("replacedPurchaseToken", transaction.replacedPurchaseToken)
         optional("revocationDate", transaction.revocationDate)
         optional("revocationPercentage", transaction.revocationPercentage)

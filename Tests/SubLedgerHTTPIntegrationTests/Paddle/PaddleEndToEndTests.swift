@@ -137,6 +137,88 @@ import Testing
         }
     }
 
+    /// A seller paid out in EUR for sales in USD: the revenue report's payouts are Paddle's own conversion; a
+    /// partial refund gives back the part of Paddle's fee it states, and a chargeback (Paddle keeps its fee) none.
+    @Test func revenueInThePayoutCurrencyAndTheFeeARefundGivesBack() async throws {
+        try await PaddleHarness.run(payoutCurrency: "EUR", payoutRates: ["USD": 920_000]) { h in
+            func object(_ path: String) async throws -> [String: Any] {
+                try #require(try await PaddleHarness.paddle(h.sim, .GET, path) as? [String: Any])
+            }
+            func minor(_ object: [String: Any]?, _ key: String) throws -> Int64 {
+                let text = try #require(object?[key] as? String)
+                return try #require(Int64(text))
+            }
+            let bought = try await h.buy("gina")
+            let sale = try await object("/transactions/\(bought.transaction)")
+            let details = sale["details"] as? [String: Any]
+            let totals = details?["totals"] as? [String: Any]
+            let payout = details?["payout_totals"] as? [String: Any]
+            #expect(payout?["currency_code"] as? String == "EUR")
+            let item = try #require(((details?["line_items"] as? [[String: Any]])?.first)?["id"] as? String)
+
+            // A refund of 3.00 of the 10.99 paid, approved ten minutes later.
+            let refund = try #require(
+                try await PaddleHarness.paddle(
+                    h.sim, .POST, "/adjustments",
+                    [
+                        "action": "refund", "reason": "asked", "transaction_id": bought.transaction, "type": "partial",
+                        "items": [["item_id": item, "type": "partial", "amount": "300"]],
+                    ]) as? [String: Any])
+            await h.advance(seconds: 11 * 60)
+            let adjustments = try #require(
+                try await PaddleHarness.paddle(h.sim, .GET, "/adjustments?transaction_id=\(bought.transaction)")
+                    as? [[String: Any]])
+            let adjustment = try #require(adjustments.first { $0["id"] as? String == refund["id"] as? String })
+            #expect(adjustment["status"] as? String == "approved")
+            let returnedFee = try minor(adjustment["totals"] as? [String: Any], "fee")
+            #expect(returnedFee > 0)
+            let refundPayout = adjustment["payout_totals"] as? [String: Any]
+            #expect(refundPayout?["currency_code"] as? String == "EUR")
+            #expect(try await h.entitlements("gina") == ["pro"])
+
+            // A one-time purchase taken back by the bank: Paddle keeps its fee.
+            let lifetime = try await h.buy("hank", h.lifetime)
+            let lifetimeSale = try await object("/transactions/\(lifetime.transaction)")
+            let lifetimeDetails = lifetimeSale["details"] as? [String: Any]
+            let lifetimeTotals = lifetimeDetails?["totals"] as? [String: Any]
+            let lifetimePayout = lifetimeDetails?["payout_totals"] as? [String: Any]
+            _ = try await h.sim.control.chargeback(lifetime.transaction, amount: nil)
+            #expect(try await h.entitlements("hank") == [])
+            let chargebacks = try #require(
+                try await PaddleHarness.paddle(h.sim, .GET, "/adjustments?transaction_id=\(lifetime.transaction)")
+                    as? [[String: Any]])
+            let chargebackPayout = try #require(chargebacks.first?["payout_totals"] as? [String: Any])
+
+            let admin = try await APIKeys(store: APIKeyStore(pool: h.pool)).create(bundleID: nil, name: "ops").secret
+            _ = try await ReportProjector(pool: h.pool).projectAll()
+            let revenue = try await h.client.call(
+                .get, "/v1/admin/reports/revenue?from=2025-11-01&to=2026-01-01&by=month", key: admin)
+            #expect(revenue.status == .ok, "\(revenue.json)")
+            let amounts = (revenue.json["totals"] as? [[String: Any]])?.first?["amounts"] as? [String: Any] ?? [:]
+            // Both fees counted on the sales; the refund gave its share back, the chargeback none.
+            let fees = try minor(totals, "fee") + minor(lifetimeTotals, "fee")
+            #expect((amounts["processing_fee_milli"] as? Int).map(Int64.init) == (fees - returnedFee) * 10)
+            #expect(amounts["sales"] as? Int == 2)
+            #expect(amounts["refunds"] as? Int == 2)
+
+            let payouts = try #require(revenue.json["payout_totals"] as? [[String: Any]])
+            #expect(payouts.count == 1)
+            let euros = try #require(payouts.first)
+            #expect(euros["currency"] as? String == "EUR")
+            let earned = try minor(payout, "earnings") + minor(lifetimePayout, "earnings")
+            let takenBack = try minor(refundPayout, "earnings") + minor(chargebackPayout, "earnings")
+            #expect((euros["earnings_milli"] as? Int).map(Int64.init) == earned * 10)
+            let payoutFees = try minor(payout, "fee") + minor(lifetimePayout, "fee")
+            #expect((euros["fee_milli"] as? Int).map(Int64.init) == payoutFees * 10)
+            #expect((euros["refunded_earnings_milli"] as? Int).map(Int64.init) == takenBack * 10)
+            #expect((euros["net_earnings_milli"] as? Int).map(Int64.init) == (earned - takenBack) * 10)
+            #expect(euros["sales"] as? Int == 2)
+            #expect(euros["refunds"] as? Int == 2)
+            // The chargeback kept Paddle's fee: it took back the whole subtotal in the payout currency.
+            #expect(try minor(chargebackPayout, "earnings") == minor(lifetimePayout, "subtotal"))
+        }
+    }
+
     @Test func anUnsignedOrForgedNotificationIsRefused() async throws {
         try await PaddleHarness.run { h in
             let body = Data(#"{"event_id":"evt_01","event_type":"transaction.completed"}"#.utf8)

@@ -138,11 +138,16 @@ struct PaddleHarness: Sendable {
     }
 
     /// Runs `body` beside paddle-sim and a live server on its clock.
-    static func run(_ body: @Sendable (PaddleHarness) async throws -> Void) async throws {
+    /// paddle-sim pays out in `payoutCurrency` at `payoutRates` (millionths) when given one.
+    static func run(
+        payoutCurrency: String? = nil, payoutRates: [String: Int64] = [:],
+        _ body: @Sendable (PaddleHarness) async throws -> Void
+    ) async throws {
         let sim = try await PaddleSimulator.start(
             .init(
                 seed: 11, startTime: start, apiKey: apiKey, webhookURL: "http://127.0.0.1:9/unused",
-                webhookSecretKey: secretKey, deliveryTimeout: .seconds(60)))
+                webhookSecretKey: secretKey, payoutCurrency: payoutCurrency, payoutRates: payoutRates,
+                deliveryTimeout: .seconds(60)))
         do {
             try await serve(sim, body)
         } catch {

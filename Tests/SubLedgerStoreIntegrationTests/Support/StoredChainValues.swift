@@ -121,8 +121,16 @@ struct StoredChainValues {
             tax: maybe { $0.int64() },
             partialRefunds: maybe { values in
                 (0..<Int.random(in: 0...3, using: &values.random)).map { _ in
-                    PartialRefund(date: values.instant(), amount: values.int64())
+                    PartialRefund(
+                        date: values.instant(), amount: values.int64(), fee: values.maybe { $0.int64() },
+                        payoutEarnings: values.maybe { $0.int64() })
                 }
+            },
+            refundedFee: maybe { $0.int64() },
+            payout: maybe { values in
+                StatedPayout(
+                    currency: values.string(), total: values.int64(), tax: values.int64(), fee: values.int64(),
+                    earnings: values.int64(), refundedEarnings: values.maybe { $0.int64() })
             },
             customerID: maybe { $0.string() }, paymentID: maybe { $0.string() }, storefront: maybe { $0.string() },
             signedDate: maybe { $0.instant() }, appTransactionID: maybe { $0.string() },
