@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import SubLedgerCore
 import SubLedgerReports
 import SubLedgerUseCases
 
@@ -17,6 +19,8 @@ struct SupportCommand: AsyncParsableCommand {
             subledger support purchase-token TOKEN a Google Play purchase token
             subledger support stripe ID            a Stripe customer, subscription, invoice, charge or
                                                    payment intent (cus_…, sub_…, in_…, ch_…, pi_…)
+            subledger support store paddle ID      an id a store declares for support: Paddle's
+                                                   customer ctm_… or transaction txn_…
 
             An order id, and a transaction id the ledger does not hold, are asked of
             Apple with the app's App Store Server API key from the catalog. When Apple
@@ -28,7 +32,7 @@ struct SupportCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Order.self, TransactionLookup.self, Token.self, Account.self, AppTransactionLookup.self,
-            PurchaseTokenLookup.self, StripeLookup.self,
+            PurchaseTokenLookup.self, StripeLookup.self, StoreLookup.self,
         ])
 
     /// The options every lookup takes.
@@ -144,6 +148,37 @@ struct SupportCommand: AsyncParsableCommand {
             try await SupportCommand.run(
                 SupportCommand.parse(id, SupportQuery.stripe(parsing:)), apply: false, options: options,
                 apple: apple, database: database)
+        }
+    }
+
+    struct StoreLookup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "store",
+            abstract: "Look up an id a store module declares for support (Paddle's ctm_… or txn_…).")
+        @Argument(help: "The store: \(Store.allCases.map(\.rawValue).joined(separator: ", ")).") var store: String
+        @Argument(help: "The store's id, with the prefix the store declares.") var id: String
+        @OptionGroup var options: Options
+        @OptionGroup var apple: AppleOptions
+        @OptionGroup var database: DatabaseOptions
+
+        /// The query, with the ids the named store's module declares.
+        func query() throws -> SupportQuery {
+            guard let store = Store(rawValue: store) else {
+                throw ValidationError(
+                    "unknown store '\(store)': use \(Store.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let ids = try StoreModules.registry(logger: Logger(label: "subledger.support"))[store]?.supportIDs ?? []
+            guard !ids.isEmpty else {
+                throw ValidationError("\(store.displayName) declares no ids of its own: use `support transaction`")
+            }
+            return try SupportCommand.parse(id) { raw throws(SupportError) in
+                try SupportQuery.store(parsing: raw, among: ids)
+            }
+        }
+
+        func validate() throws { _ = try query() }
+        func run() async throws {
+            try await SupportCommand.run(try query(), apply: false, options: options, apple: apple, database: database)
         }
     }
 

@@ -69,7 +69,10 @@ import Testing
                 #expect(error.code == .invalidStripeID)
             }
         }
-        #expect(SupportQuery.candidates("sub_1MowQVLkdIwHu7ix").map(\.kindName) == ["stripe_subscription", "account"])
+        // Stripe's first; then the ledger's chain of that id, which another web store's `sub_…` (Paddle's) is.
+        #expect(
+            SupportQuery.candidates("sub_1MowQVLkdIwHu7ix").map(\.kindName)
+                == ["stripe_subscription", "transaction", "account"])
         #expect(SupportQuery.candidates("ch_3MmlLrLkdIwHu7ix").first?.kindName == "stripe_charge")
         // Another web store's id is looked for as a transaction or chain id of the ledger, then as an account id;
         // Apple is never asked about it (its transaction ids are digits).

@@ -11,21 +11,36 @@ public struct SupportStore: Sendable {
         self.pool = pool
     }
 
-    /// The chains of `app` that hold `id` as a transaction id or as an original transaction id, in any
-    /// environment, sorted.
-    public func chainKeys(transactionID id: String, app: StoredApp) async throws -> [ChainKey] {
+    /// The chains of `app` holding a transaction `id`, or whose chain id is `id`, sorted; with `source`, only the
+    /// chains whose transactions came from it (Stripe's `sub_…` and Paddle's `sub_…` look alike).
+    public func chainKeys(transactionID id: String, source: TransactionSource? = nil, app: StoredApp) async throws
+        -> [ChainKey]
+    {
         let environments = StoreEnvironment.allAsParameter
         return try await pool.withConnection { connection in
-            try Self.chainKeys(
+            guard let source else {
+                return try Self.chainKeys(
+                    from: connection.query(
+                        """
+                        SELECT environment, original_transaction_id FROM transactions
+                        WHERE app_id = \(app.appID) AND environment = ANY (string_to_array(\(environments)::text, ','))
+                          AND transaction_id = \(id)
+                        UNION
+                        SELECT environment, original_transaction_id FROM chains
+                        WHERE app_id = \(app.appID) AND environment = ANY (string_to_array(\(environments)::text, ','))
+                          AND original_transaction_id = \(id)
+                        """))
+            }
+            return try Self.chainKeys(
                 from: connection.query(
                     """
                     SELECT environment, original_transaction_id FROM transactions
                     WHERE app_id = \(app.appID) AND environment = ANY (string_to_array(\(environments)::text, ','))
-                      AND transaction_id = \(id)
+                      AND transaction_id = \(id) AND source = \(source.rawValue)
                     UNION
-                    SELECT environment, original_transaction_id FROM chains
+                    SELECT environment, original_transaction_id FROM transactions
                     WHERE app_id = \(app.appID) AND environment = ANY (string_to_array(\(environments)::text, ','))
-                      AND original_transaction_id = \(id)
+                      AND original_transaction_id = \(id) AND source = \(source.rawValue)
                     """))
         }
     }

@@ -177,7 +177,9 @@ public struct SupportLookup: Sendable {
     private func stripe(_ kind: SupportQuery.StripeKind, _ id: String, app: StoredApp) async throws -> SupportAnswer {
         let keys: [ChainKey]
         switch kind {
-        case .subscription, .invoice, .paymentIntent: keys = try await support.chainKeys(transactionID: id, app: app)
+        case .subscription, .invoice, .paymentIntent:
+            // Stripe's chains only: another web store's `sub_…` is not a Stripe subscription.
+            keys = try await support.chainKeys(transactionID: id, source: .stripeAPI, app: app)
         case .customer: keys = try await support.chainKeys(stripe: .customer, id: id, app: app)
         case .charge: keys = try await support.chainKeys(stripe: .charge, id: id, app: app)
         }

@@ -158,8 +158,9 @@ public enum SupportQuery: Sendable, Hashable, CustomStringConvertible {
         let declared = stripe == nil ? storeIDs.first { $0.accepts(trimmed) } : nil
         if let declared { candidates.append(.store(declared, trimmed)) }
         // Another web store's id names its kind before an underscore: the ledger keeps its transactions and chains
-        // under that id. Tried before an account id, which such text could also be.
-        if stripe == nil, declared == nil, !isDigits, Self.isWebStoreID(trimmed),
+        // under that id. Tried before an account id, which such text could also be, and after Stripe's, which
+        // looks only at Stripe's purchases (Paddle's subscriptions are `sub_…` too).
+        if declared == nil, !isDigits, Self.isWebStoreID(trimmed),
             let transaction = try? transaction(parsing: trimmed)
         {
             candidates.append(transaction)

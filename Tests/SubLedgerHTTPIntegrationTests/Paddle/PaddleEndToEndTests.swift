@@ -281,6 +281,8 @@ import Testing
                 }
                 #expect(found.accountID == "ivan")
                 #expect(found.chains.map(\.originalTransactionID) == [subscription])
+                // Not a Stripe id, although Stripe's subscriptions are `sub_…` too: Stripe's lookup holds Stripe's.
+                #expect(found.kind == .transaction, "\(id)")
             }
             // By the Paddle customer who paid (`ctm_…`, kept on the transaction) and by the transaction as a Paddle id:
             // at the lookup, and in the search box.
