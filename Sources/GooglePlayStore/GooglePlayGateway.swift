@@ -31,7 +31,7 @@ public actor GooglePlayGateway {
     private let httpClient: HTTPClient
     private let logger: Logger
     /// Clients by the key they were made with: a rotated key makes a new client.
-    private var clients: [String: GooglePlayDeveloperAPI] = [:]
+    private var clients = StoreAPIClients<GooglePlayDeveloperAPI>()
 
     public init(httpClient: HTTPClient, configuration: Configuration = .init(), logger: Logger) {
         self.httpClient = httpClient
@@ -50,19 +50,18 @@ public actor GooglePlayGateway {
             throw IngestionError(
                 .appMisconfigured, "the app \(app.bundleID) has no Google Play service account key in its catalog")
         }
-        if let client = clients[keyJSON] { return (client, packageName) }
-        let key: ServiceAccountKey
-        do {
-            key = try ServiceAccountKey(jsonData: Data(keyJSON.utf8))
-        } catch {
-            throw IngestionError(
-                .appMisconfigured, "the Google Play service account key of \(app.bundleID) is unusable: \(error)")
+        let client = try clients.client(for: keyJSON) { () throws(IngestionError) -> GooglePlayDeveloperAPI in
+            let key: ServiceAccountKey
+            do {
+                key = try ServiceAccountKey(jsonData: Data(keyJSON.utf8))
+            } catch {
+                throw IngestionError(
+                    .appMisconfigured, "the Google Play service account key of \(app.bundleID) is unusable: \(error)")
+            }
+            let tokens = GoogleAccessTokenProvider(httpClient: httpClient, key: key, logger: logger)
+            return GooglePlayDeveloperAPI(
+                httpClient: httpClient, configuration: configuration.developerAPI, tokens: tokens, logger: logger)
         }
-        let tokens = GoogleAccessTokenProvider(httpClient: httpClient, key: key, logger: logger)
-        let client = GooglePlayDeveloperAPI(
-            httpClient: httpClient, configuration: configuration.developerAPI, tokens: tokens, logger: logger)
-        if clients.count >= 64 { clients.removeAll() }
-        clients[keyJSON] = client
         return (client, packageName)
     }
 }

@@ -11,7 +11,7 @@ public actor PaddleGateway {
     public nonisolated let configuration: PaddleAPI.Configuration
     private let httpClient: HTTPClient
     private let logger: Logger
-    private var clients: [String: PaddleAPI] = [:]
+    private var clients = StoreAPIClients<PaddleAPI>()
 
     public init(httpClient: HTTPClient, configuration: PaddleAPI.Configuration = .init(), logger: Logger) {
         self.httpClient = httpClient
@@ -24,18 +24,15 @@ public actor PaddleGateway {
         guard let secrets = app.paddle else {
             throw IngestionError(.appMisconfigured, "the app \(app.bundleID) has no paddle secrets in its catalog")
         }
-        if let client = clients[secrets.apiKey] { return client }
         // Paddle's own hosts serve one environment each: a sandbox key is sent to the sandbox's unless another URL
         // (paddle-sim's) was configured.
         var configured = configuration
         if configured.baseURL == PaddleAPI.Configuration.productionBaseURL, secrets.environment == .sandbox {
             configured.baseURL = PaddleAPI.Configuration.sandboxBaseURL
         }
-        let client = PaddleAPI(
-            httpClient: httpClient, apiKey: secrets.apiKey, configuration: configured, logger: logger)
-        if clients.count >= 64 { clients.removeAll() }
-        clients[secrets.apiKey] = client
-        return client
+        return clients.client(for: secrets.apiKey) {
+            PaddleAPI(httpClient: httpClient, apiKey: secrets.apiKey, configuration: configured, logger: logger)
+        }
     }
 }
 

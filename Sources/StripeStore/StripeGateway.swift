@@ -11,7 +11,7 @@ public actor StripeGateway {
     public nonisolated let configuration: StripeAPI.Configuration
     private let httpClient: HTTPClient
     private let logger: Logger
-    private var clients: [String: StripeAPI] = [:]
+    private var clients = StoreAPIClients<StripeAPI>()
 
     public init(httpClient: HTTPClient, configuration: StripeAPI.Configuration = .init(), logger: Logger) {
         self.httpClient = httpClient
@@ -24,12 +24,10 @@ public actor StripeGateway {
         guard let secrets = app.stripe else {
             throw IngestionError(.appMisconfigured, "the app \(app.bundleID) has no stripe secrets in its catalog")
         }
-        if let client = clients[secrets.secretKey] { return client }
-        let client = StripeAPI(
-            httpClient: httpClient, secretKey: secrets.secretKey, configuration: configuration, logger: logger)
-        if clients.count >= 64 { clients.removeAll() }
-        clients[secrets.secretKey] = client
-        return client
+        return clients.client(for: secrets.secretKey) {
+            StripeAPI(
+                httpClient: httpClient, secretKey: secrets.secretKey, configuration: configuration, logger: logger)
+        }
     }
 }
 
