@@ -248,17 +248,8 @@ extension PaddleWorld.State {
         return [
             "subtotal": Money.text(subtotal), "tax": Money.text(tax), "total": Money.text(subtotal + tax),
             "fee": Money.text(fee), "earnings": Money.text(subtotal - (fee - kept)), "retained_fee": Money.text(kept),
-            "exchange_rate": .string(Self.rateText(rate)), "currency_code": .string(target),
+            "exchange_rate": .string(Money.decimal(rate, places: 6)), "currency_code": .string(target),
         ]
-    }
-
-    /// A rate in millionths as Paddle writes an exchange rate: 920000 → "0.92", 1000000 → "1".
-    static func rateText(_ millionths: Int64) -> String {
-        let whole = millionths / 1_000_000
-        var fraction = String(millionths % 1_000_000)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return fraction.isEmpty ? "\(whole)" : "\(whole).\(fraction)"
     }
 
     mutating func completeTransaction(_ id: String) {

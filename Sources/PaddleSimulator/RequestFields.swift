@@ -121,11 +121,15 @@ enum Money {
     static func value(_ json: PaddleJSON?) -> Int64 { json?.string.flatMap { Int64($0) } ?? 0 }
 
     /// A rate in hundredths of a percent as Paddle writes a rate: 1000 → "0.1", 2050 → "0.205".
-    static func rate(_ basisPoints: Int64) -> String {
-        let whole = basisPoints / 10_000
-        var fraction = String(basisPoints % 10_000)
-        fraction = String(repeating: "0", count: 4 - fraction.count) + fraction
+    static func rate(_ basisPoints: Int64) -> String { decimal(basisPoints, places: 4) }
+
+    /// `value` ÷ 10^`places` as Paddle writes a decimal, without trailing zeros: (920000, 6) → "0.92".
+    static func decimal(_ value: Int64, places: Int) -> String {
+        var scale: Int64 = 1
+        for _ in 0..<places { scale *= 10 }
+        var fraction = String(value % scale)
+        fraction = String(repeating: "0", count: places - fraction.count) + fraction
         while fraction.hasSuffix("0") { fraction.removeLast() }
-        return fraction.isEmpty ? "\(whole)" : "\(whole).\(fraction)"
+        return fraction.isEmpty ? "\(value / scale)" : "\(value / scale).\(fraction)"
     }
 }

@@ -131,11 +131,7 @@ struct PaddleReadBack: Sendable {
             isTrialPeriod: sale.isTrialPeriod, accountHint: accountHint, environment: environment,
             source: .storeAPI(.paddle), price: sale.price, currency: sale.currency, processingFee: sale.processingFee,
             tax: sale.tax, partialRefunds: sale.partialRefunds, refundedFee: sale.refundedFee,
-            payout: sale.payout.map {
-                StatedPayout(
-                    currency: $0.currency, total: $0.total, tax: $0.tax, fee: $0.fee, earnings: $0.earnings,
-                    refundedEarnings: $0.refundedEarnings)
-            },
+            payout: sale.payout,
             customerID: sale.customerID)
     }
 

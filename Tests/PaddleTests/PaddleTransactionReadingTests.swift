@@ -50,7 +50,7 @@ import Testing
         #expect(sale.period == PaddleTimePeriod(startsAt: Self.start, endsAt: Self.end) && sale.expiresDate == Self.end)
         #expect(sale.currency == "USD" && sale.price == 11_000 && sale.subtotal == 10_000 && sale.tax == 1000)
         #expect(sale.processingFee == 1050 && sale.earnings == 8950)
-        #expect(sale.payout == PaddleSale.Payout(currency: "EUR", total: 10_120, tax: 920, fee: 970, earnings: 8230))
+        #expect(sale.payout == StatedPayout(currency: "EUR", total: 10_120, tax: 920, fee: 970, earnings: 8230))
         #expect(sale.accountHint == "order-9" && sale.bundleID == "com.example.notes")
         #expect(!sale.isTrialPeriod && sale.revocationDate == nil && sale.partialRefunds == nil)
     }

@@ -149,9 +149,9 @@ public struct PaddleTransactionReading: Sendable, Hashable {
         return sum
     }
 
-    static func payout(_ payout: PaddleTransaction.PayoutTotals) throws(PaddleMappingError) -> PaddleSale.Payout {
+    static func payout(_ payout: PaddleTransaction.PayoutTotals) throws(PaddleMappingError) -> StatedPayout {
         let currency = payout.currencyCode
-        return PaddleSale.Payout(
+        return StatedPayout(
             currency: currency, total: try milliunits(payout.total, currency, "details.payout_totals.total"),
             tax: try milliunits(payout.tax, currency, "details.payout_totals.tax"),
             fee: try milliunits(payout.fee, currency, "details.payout_totals.fee"),
@@ -197,7 +197,7 @@ public struct PaddleSale: Sendable, Hashable {
     /// What the seller earns (`totals.earnings`); `nil` where not yet stated.
     public var earnings: Int64?
     /// The same in the seller's payout currency; `nil` until Paddle states it.
-    public var payout: Payout?
+    public var payout: StatedPayout?
     /// When the money was taken back in full (refunds and chargebacks reaching the total); `nil` otherwise.
     public var revocationDate: Instant?
     /// The part of `processingFee` the refunds that took it back gave back to the seller; `nil` while not revoked.
@@ -209,33 +209,10 @@ public struct PaddleSale: Sendable, Hashable {
     /// `custom_data.subledger_app`: the app it was sold for.
     public var bundleID: String?
 
-    /// `details.payout_totals` in milli-units of the payout currency.
-    public struct Payout: Sendable, Hashable {
-        public var currency: String
-        public var total: Int64
-        public var tax: Int64
-        public var fee: Int64
-        public var earnings: Int64
-        /// The earnings the refunds that revoked the sale took back in this currency; `nil` while not revoked, or
-        /// where Paddle has not stated every one of them in it.
-        public var refundedEarnings: Int64?
-
-        public init(
-            currency: String, total: Int64, tax: Int64, fee: Int64, earnings: Int64, refundedEarnings: Int64? = nil
-        ) {
-            self.currency = currency
-            self.total = total
-            self.tax = tax
-            self.fee = fee
-            self.earnings = earnings
-            self.refundedEarnings = refundedEarnings
-        }
-    }
-
     public init(
         transactionID: String, subscriptionID: String?, customerID: String?, productID: String, purchaseDate: Instant,
         period: PaddleTimePeriod?, isTrialPeriod: Bool, currency: String, price: Int64, subtotal: Int64, tax: Int64,
-        processingFee: Int64?, earnings: Int64?, payout: Payout?, revocationDate: Instant?,
+        processingFee: Int64?, earnings: Int64?, payout: StatedPayout?, revocationDate: Instant?,
         refundedFee: Int64? = nil, partialRefunds: [PartialRefund]?, accountHint: String?, bundleID: String?
     ) {
         self.transactionID = transactionID
