@@ -5132,6 +5132,13 @@ ALTER TABLE ONLY notification_history_cursors
     ADD CONSTRAINT notification_history_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
+-- Name: notifications notifications_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY notifications
+    ADD CONSTRAINT notifications_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: orders orders_app_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -5167,6 +5174,13 @@ ALTER TABLE ONLY products
     ADD CONSTRAINT products_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
+-- Name: receipts receipts_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY receipts
+    ADD CONSTRAINT receipts_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: renewal_extension_requests renewal_extension_requests_app_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -5188,11 +5202,25 @@ ALTER TABLE ONLY renewal_extensions
     ADD CONSTRAINT renewal_extensions_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
+-- Name: report_projection_queue report_projection_queue_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY report_projection_queue
+    ADD CONSTRAINT report_projection_queue_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: store_event_cursors store_event_cursors_app_id_fkey; Type: FK CONSTRAINT
 --
 
 ALTER TABLE ONLY store_event_cursors
     ADD CONSTRAINT store_event_cursors_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: store_obligations store_obligations_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY store_obligations
+    ADD CONSTRAINT store_obligations_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: store_obligations store_obligations_consumption_request_id_fkey; Type: FK CONSTRAINT
@@ -5242,6 +5270,13 @@ ALTER TABLE ONLY webhook_delivery_attempts
 
 ALTER TABLE ONLY webhook_endpoints
     ADD CONSTRAINT webhook_endpoints_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: webhook_events webhook_events_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY webhook_events
+    ADD CONSTRAINT webhook_events_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- PostgreSQL database dump complete

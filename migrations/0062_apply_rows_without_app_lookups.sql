@@ -1,22 +1,19 @@
--- step 62: the rows an apply writes no longer look their app up
+-- step 62: the ledger's distributed rows no longer look their app up
 -- Each row an apply inserts named its app through a foreign key to `apps`: a renewal notification ran five look-ups
--- of the one `apps` row (the notification, its transaction, its ledger entry, the report projection queue, its
--- webhook event), each taking a KEY SHARE lock on that row: a write-ahead log record every time and, under
--- concurrent applies, a new multixact listing every transaction that holds the lock. Every apply is for an app it
--- has read from `apps`, and an app is never deleted: that is now enforced on `apps` itself (a row is not deleted
--- and its `app_id` not changed), so no row can come to name an app that is gone, and the hot tables check nothing
--- per row. The tables an operator writes by hand (products, keys, grants, orders, …) keep their foreign keys.
-ALTER TABLE notifications DROP CONSTRAINT notifications_app_id_fkey;
-ALTER TABLE receipts DROP CONSTRAINT receipts_app_id_fkey;
+-- of the one `apps` row, each taking a KEY SHARE lock on that row (a write-ahead log record every time and, under
+-- concurrent applies, a new multixact listing every transaction that holds the lock). The tables a Citus cluster
+-- distributes drop theirs: the chain's rows (its transactions and ledger entries) and the account's. Every apply is
+-- for an app it has read from `apps`, and an app is never deleted: that is now enforced on `apps` itself (a row is
+-- not deleted and its `app_id` not changed), so no row can come to name an app that is gone.
+-- The coordinator's tables (notifications, receipts, the projection queue, the webhook events, the obligations)
+-- keep theirs: on a Citus cluster their foreign key to the reference table `apps` is what makes them Citus local
+-- tables that the distributed statements can join, and the tables an operator writes by hand keep theirs too.
 ALTER TABLE chains DROP CONSTRAINT chains_app_id_fkey;
 ALTER TABLE transactions DROP CONSTRAINT transactions_app_id_fkey;
 ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_app_id_fkey;
 ALTER TABLE accounts DROP CONSTRAINT accounts_app_id_fkey;
-ALTER TABLE report_projection_queue DROP CONSTRAINT report_projection_queue_app_id_fkey;
-ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_app_id_fkey;
 ALTER TABLE webhook_account_sequences DROP CONSTRAINT webhook_account_sequences_app_id_fkey;
 ALTER TABLE webhook_clock_moments DROP CONSTRAINT webhook_clock_moments_app_id_fkey;
-ALTER TABLE store_obligations DROP CONSTRAINT store_obligations_app_id_fkey;
 
 -- On a Citus cluster `apps` is a reference table, which takes a trigger only with this setting (for this step's
 -- transaction); the trigger touches no other table, so it may fire on any node. Without Citus it names nothing.
