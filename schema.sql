@@ -536,19 +536,6 @@ END
 $$;
 
 --
--- Name: apps_are_kept(); Type: FUNCTION
---
-
-CREATE FUNCTION apps_are_kept() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    RAISE EXCEPTION 'an app is never deleted and keeps its app_id: rows of the ledger name it'
-        USING ERRCODE = 'restrict_violation';
-END
-$$;
-
---
 -- Name: audit_log_is_append_only(); Type: FUNCTION
 --
 
@@ -4869,12 +4856,6 @@ CREATE INDEX transactions_stripe_payment ON transactions USING btree (app_id, ((
 CREATE TRIGGER account_erasures_no_update BEFORE DELETE OR UPDATE ON account_erasures FOR EACH ROW EXECUTE FUNCTION account_erasures_are_append_only();
 
 --
--- Name: apps apps_are_kept; Type: TRIGGER
---
-
-CREATE TRIGGER apps_are_kept BEFORE DELETE OR UPDATE OF app_id ON apps FOR EACH ROW EXECUTE FUNCTION apps_are_kept();
-
---
 -- Name: audit_log audit_log_no_truncate; Type: TRIGGER
 --
 
@@ -4985,6 +4966,13 @@ ALTER TABLE ONLY account_erasures
     ADD CONSTRAINT account_erasures_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
+-- Name: accounts accounts_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY accounts
+    ADD CONSTRAINT accounts_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
 -- Name: api_keys api_keys_app_id_fkey; Type: FK CONSTRAINT
 --
 
@@ -5018,6 +5006,13 @@ ALTER TABLE ONLY catalog_prices
 
 ALTER TABLE ONLY chain_state_changes
     ADD CONSTRAINT chain_state_changes_app_id_environment_original_transactio_fkey FOREIGN KEY (app_id, environment, original_transaction_id) REFERENCES chains(app_id, environment, original_transaction_id);
+
+--
+-- Name: chains chains_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY chains
+    ADD CONSTRAINT chains_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: consumption_consents consumption_consents_app_id_account_id_fkey; Type: FK CONSTRAINT
@@ -5123,6 +5118,13 @@ ALTER TABLE ONLY google_play_voided_cursors
 
 ALTER TABLE ONLY import_rows
     ADD CONSTRAINT import_rows_import_run_id_fkey FOREIGN KEY (import_run_id) REFERENCES import_runs(import_run_id) ON DELETE CASCADE;
+
+--
+-- Name: ledger_entries ledger_entries_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY ledger_entries
+    ADD CONSTRAINT ledger_entries_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: notification_history_cursors notification_history_cursors_app_id_fkey; Type: FK CONSTRAINT
@@ -5242,6 +5244,27 @@ ALTER TABLE ONLY store_obligations
 
 ALTER TABLE ONLY transactions
     ADD CONSTRAINT transactions_app_id_environment_original_transaction_id_fkey FOREIGN KEY (app_id, environment, original_transaction_id) REFERENCES chains(app_id, environment, original_transaction_id);
+
+--
+-- Name: transactions transactions_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY transactions
+    ADD CONSTRAINT transactions_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: webhook_account_sequences webhook_account_sequences_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY webhook_account_sequences
+    ADD CONSTRAINT webhook_account_sequences_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
+
+--
+-- Name: webhook_clock_moments webhook_clock_moments_app_id_fkey; Type: FK CONSTRAINT
+--
+
+ALTER TABLE ONLY webhook_clock_moments
+    ADD CONSTRAINT webhook_clock_moments_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps(app_id);
 
 --
 -- Name: webhook_deliveries webhook_deliveries_endpoint_id_fkey; Type: FK CONSTRAINT
