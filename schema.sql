@@ -1385,6 +1385,22 @@ END
 $$;
 
 --
+-- Name: ledger_chain_entry_fields(bigint, bigint, text, text, text, text, text, text, text, text[], bigint, timestamp with time zone, timestamp with time zone, text, bigint, bigint, timestamp with time zone); Type: FUNCTION
+--
+
+CREATE FUNCTION ledger_chain_entry_fields(entry_id bigint, app_id bigint, idempotency_key text, kind text, account_id text, environment text, original_transaction_id text, transaction_id text, product_id text, entitlement_ids text[], credits bigint, effective_at timestamp with time zone, period_end timestamp with time zone, reason text, receipt_id bigint, notification_row_id bigint, recorded_at timestamp with time zone) RETURNS bytea
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_field('ledger_entries'::text) || ledger_chain_field(entry_id) || ledger_chain_field(app_id)
+        || ledger_chain_field(idempotency_key) || ledger_chain_field(kind) || ledger_chain_field(account_id)
+        || ledger_chain_field(environment) || ledger_chain_field(original_transaction_id)
+        || ledger_chain_field(transaction_id) || ledger_chain_field(product_id) || ledger_chain_field(entitlement_ids)
+        || ledger_chain_field(credits) || ledger_chain_field(effective_at) || ledger_chain_field(period_end)
+        || ledger_chain_field(reason) || ledger_chain_field(receipt_id) || ledger_chain_field(notification_row_id)
+        || ledger_chain_field(recorded_at)
+$$;
+
+--
 -- Name: ledger_chain_field(text[]); Type: FUNCTION
 --
 
@@ -1538,14 +1554,9 @@ COMMENT ON TABLE ledger_entries IS 'citus: distributed by original_transaction_i
 CREATE FUNCTION ledger_chain_fields(e ledger_entries) RETURNS bytea
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
-    SELECT ledger_chain_field('ledger_entries'::text) || ledger_chain_field(e.entry_id)
-        || ledger_chain_field(e.app_id) || ledger_chain_field(e.idempotency_key) || ledger_chain_field(e.kind)
-        || ledger_chain_field(e.account_id) || ledger_chain_field(e.environment)
-        || ledger_chain_field(e.original_transaction_id) || ledger_chain_field(e.transaction_id)
-        || ledger_chain_field(e.product_id) || ledger_chain_field(e.entitlement_ids) || ledger_chain_field(e.credits)
-        || ledger_chain_field(e.effective_at) || ledger_chain_field(e.period_end) || ledger_chain_field(e.reason)
-        || ledger_chain_field(e.receipt_id) || ledger_chain_field(e.notification_row_id)
-        || ledger_chain_field(e.recorded_at)
+    SELECT ledger_chain_entry_fields(e.entry_id, e.app_id, e.idempotency_key, e.kind, e.account_id, e.environment,
+        e.original_transaction_id, e.transaction_id, e.product_id, e.entitlement_ids, e.credits, e.effective_at,
+        e.period_end, e.reason, e.receipt_id, e.notification_row_id, e.recorded_at)
 $$;
 
 --

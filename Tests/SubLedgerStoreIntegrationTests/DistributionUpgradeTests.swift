@@ -168,7 +168,9 @@ import Testing
             #expect(recorded.count > 20)
             let entries = recorded
             let reinserted = try await pool.transaction { connection in
-                try EntryRows.insert(entries, appID: readModelApp.appID, reference: .none, on: connection)
+                try EntryRows.insert(
+                    entries, appID: readModelApp.appID, reference: .none, linking: !readModelApp.onCitus,
+                    on: connection)
             }
             #expect(reinserted == 0)
             let lastInput = F.notification(

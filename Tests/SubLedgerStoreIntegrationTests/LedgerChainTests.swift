@@ -203,6 +203,94 @@ import Testing
         }
     }
 
+    /// An apply writes each link with its item (schema step 62): the input's link from the fields the service encoded
+    /// (a notification it stores) or the database read (an input stored before), each entry's in the statement that
+    /// inserts it. Every link's hash is the database's own encoding of its row after the link before it, whatever the
+    /// notification's text, subtype or signing instant, and an input applied again is not linked twice.
+    @Test func everyLinkAnApplyWritesIsTheDatabasesEncodingOfItsRow() async throws {
+        try await Self.withFilledLedger { store, app, pool in
+            let bodies = [
+                #"{"signedPayload":"eyJ…","note":"Zürich — 東京 \u0000 \"quoted\""}"#,
+                #"{"notificationType":"DID_RENEW"}"#,
+            ]
+            for (index, body) in bodies.enumerated() {
+                let day = 120 + 30 * index
+                let signed = Instant(millisecondsSince1970: F.day(day).millisecondsSince1970 + 987)
+                let notification = ServerNotification(
+                    notificationID: "linked-\(index)", version: index == 0 ? .v2 : .v1, notificationType: "DID_RENEW",
+                    subtype: index == 0 ? "BILLING_RECOVERY" : nil, bundleID: F.bundleID, environment: .production,
+                    signedDate: signed,
+                    transaction: F.subscription("linked-t\(index)", chain: "alice-sub", from: day, to: day + 30),
+                    renewalInfo: F.renewal(chain: "alice-sub", willAutoRenew: true, on: day))
+                let outcome = try await store.receive(
+                    notification, body: body, input: LedgerInput(notification: notification), app: app,
+                    now: F.day(day))
+                guard case .applied(_, let applied) = outcome else {
+                    Issue.record("not applied: \(outcome)")
+                    return
+                }
+                #expect(applied.newEntries == 1)
+            }
+            // A receipt stored before its apply, applied twice: its input is linked once in each chain it changed.
+            let receipt = try await store.storeSubmission(
+                kind: .appReceipt, body: "MIIT…", account: F.account("carol"), app: app)
+            let input = F.receipt(
+                by: F.account("carol"), [F.subscription("carol-t1", chain: "carol-sub", from: 160, to: 190)], on: 160)
+            #expect(
+                try await store.apply(input, app: app, reference: .submission(receipt), now: F.day(160)).newEntries == 1
+            )
+            let links = try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links")
+            #expect(
+                try await store.apply(input, app: app, reference: .submission(receipt), now: F.day(161)).newEntries == 0
+            )
+            #expect(try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links") == links)
+            #expect(
+                try await Self.count(
+                    pool,
+                    "SELECT count(*) FROM ledger_chain_links WHERE item_table = 'receipts' AND item_id = \(receipt)")
+                    == 1)
+
+            // Each link's hash from the row it names, by the database's encodings, and each head at its last link.
+            let mismatched = try await Self.count(
+                pool,
+                """
+                SELECT count(*) FROM ledger_chain_links l
+                LEFT JOIN ledger_chain_links p ON p.app_id = l.app_id AND p.environment = l.environment
+                    AND p.original_transaction_id = l.original_transaction_id AND p.seq = l.seq - 1
+                LEFT JOIN ledger_entries e ON l.item_table = 'ledger_entries' AND e.entry_id = l.item_id
+                LEFT JOIN receipts r ON l.item_table = 'receipts' AND r.receipt_id = l.item_id
+                LEFT JOIN notifications n ON l.item_table = 'notifications' AND n.notification_row_id = l.item_id
+                WHERE l.item_table IN ('ledger_entries', 'receipts', 'notifications')
+                  AND l.hash IS DISTINCT FROM sha256(coalesce(p.hash, \(LedgerChainHash.genesis)::bytea)
+                    || CASE l.item_table WHEN 'ledger_entries' THEN ledger_chain_fields(e)
+                           WHEN 'receipts' THEN ledger_chain_fields(r) ELSE ledger_chain_fields(n) END)
+                """)
+            #expect(mismatched == 0)
+            let heads = try await Self.count(
+                pool,
+                """
+                SELECT count(*) FROM ledger_chain_heads h
+                LEFT JOIN LATERAL (
+                    SELECT l.seq, l.hash FROM ledger_chain_links l
+                    WHERE l.app_id = h.app_id AND l.environment = h.environment
+                      AND l.original_transaction_id = h.original_transaction_id
+                    ORDER BY l.seq DESC LIMIT 1) last ON true
+                WHERE (h.seq, h.hash) IS DISTINCT FROM (last.seq, last.hash)
+                  OR h.last_entry_id IS DISTINCT FROM (
+                    SELECT coalesce(max(l.item_id), 0) FROM ledger_chain_links l
+                    WHERE l.app_id = h.app_id AND l.environment = h.environment
+                      AND l.original_transaction_id = h.original_transaction_id AND l.item_table = 'ledger_entries')
+                """)
+            #expect(heads == 0)
+            #expect(
+                try await Self.count(
+                    pool, "SELECT count(*) FROM ledger_chain_links WHERE item_table = 'notifications'") >= 2)
+            let verified = try await store.verifyLedgerChain(appID: app.appID, since: nil)
+            #expect(verified.breaks == [])
+            #expect(verified.links == Int(try await Self.count(pool, "SELECT count(*) FROM ledger_chain_links")))
+        }
+    }
+
     /// The field encodings run inside the plans of the statements that call them (schema step 40). One that
     /// PostgreSQL cannot inline runs as a query of its own, planned again for every statement that calls it: an
     /// apply's linking then planned about seventeen of them. Only the text array field stays a call (a loop).
@@ -369,12 +457,12 @@ import Testing
     @Test func anUpgradedDatabaseVerifiesClean() async throws {
         let migrator = try Migrator.bundled(logger: TestDatabase.logger)
         // The chain's step and the later steps that change the chain (its redactions, its array field, its fields'
-        // volatility, each field's value computed once, account erasures and their keyed digests): a database from before the chain has none
-        // of them.
+        // volatility, each field's value computed once, account erasures and their keyed digests, an entry's fields
+        // from its columns): a database from before the chain has none of them.
         let chainSteps = migrator.script.steps.filter {
             $0.name.hasPrefix("ledger chain:") || $0.name.hasPrefix("notification redactions:")
         }.map(\.version)
-        #expect(chainSteps.count == 7)
+        #expect(chainSteps.count == 8)
         var before = migrator.script
         before.steps.removeAll { chainSteps.contains($0.version) }
         let oldShape = try await TestDatabase.withSchema { _, _, pool in
@@ -415,7 +503,9 @@ import Testing
                         ledger_chain_fields(ledger_entries), ledger_chain_fields(receipts),
                         ledger_chain_fields(notifications), ledger_chain_field(bytea), ledger_chain_field(text),
                         ledger_chain_field(bigint), ledger_chain_field(timestamptz), ledger_chain_field(uuid),
-                        ledger_chain_field(text[]), ledger_chain_links_are_append_only();
+                        ledger_chain_field(text[]), ledger_chain_links_are_append_only(),
+                        ledger_chain_entry_fields(bigint, bigint, text, text, text, text, text, text, text, text[],
+                            bigint, timestamptz, timestamptz, text, bigint, bigint, timestamptz);
                     DELETE FROM schema_migrations WHERE version IN (\(chainSteps.map(String.init).joined(separator: ", ")));
                     """)
             #expect(try await DistributionUpgradeTests.shape(pool) == oldShape)

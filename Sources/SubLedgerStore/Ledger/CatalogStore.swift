@@ -206,7 +206,8 @@ public struct CatalogStore: Sendable {
     static let appColumns: PostgresQuery = """
         app_id, catalog::text, bundle_id, server_api_issuer_id, server_api_key_id, \
         shared_secret, shared_secret_sealed, shared_secret_key_id, \
-        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id
+        server_api_private_key, server_api_private_key_sealed, server_api_private_key_key_id, \
+        EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
         """
 
     /// The apps of `rows` (`appColumns`), each with its store secrets, read in one more statement on `connection`.
@@ -243,13 +244,15 @@ public struct CatalogStore: Sendable {
         {
             serverAPI = ServerAPICredentials(issuerID: issuer, keyID: key, privateKeyPEM: pem)
         }
-        return StoredApp(
+        var app = StoredApp(
             appID: try row.decode(Int64.self, at: 0),
             definition: try StoreJSON.decode(App.self, from: row.decode(String.self, at: 1), what: "app"),
             sharedSecret: sharedSecret,
             serverAPI: serverAPI,
             storeSecrets: storeSecrets,
             erasureKeys: erasureKeys)
+        app.onCitus = try row.decode(Bool.self, at: 11)
+        return app
     }
 
     /// `secret` as it is to be stored: sealed with the current key, or plaintext when no key is

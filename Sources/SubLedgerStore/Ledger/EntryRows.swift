@@ -14,16 +14,20 @@ enum EntryRows {
         """
     }
 
-    /// Inserts `entries`, skipping those whose idempotency key is recorded already; returns how many were new.
+    /// Inserts `entries`, skipping those whose idempotency key is recorded already; returns how many were new. With
+    /// `linking`, each new entry is linked in its chain's hash chain by the statement that inserts it (the caller
+    /// holds the entries' chains' locks); without, the caller links them after (`LedgerChainRows.link`).
     static func insert(
-        _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, on connection: PostgresConnection
+        _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, linking: Bool,
+        on connection: PostgresConnection
     ) throws -> Int {
-        try connection.run { try insert(entries, appID: appID, reference: reference, into: &$0) }
+        try connection.run { try insert(entries, appID: appID, reference: reference, linking: linking, into: &$0) }
     }
 
     /// `insert`'s statements, appended to `batch`; tells how many entries were new.
     static func insert(
-        _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, into batch: inout PostgresBatch
+        _ entries: [LedgerEntry], appID: Int64, reference: LedgerStore.InputReference, linking: Bool,
+        into batch: inout PostgresBatch
     ) throws -> Batched<Int> {
         var submissionID: Int64?
         var notificationID: Int64?
@@ -34,14 +38,65 @@ enum EntryRows {
         }
         var indices: [Int] = []
         for entry in entries {
-            indices.append(
-                batch.append(
-                    try insert(entry, appID: appID, submissionID: submissionID, notificationID: notificationID)))
+            let insert =
+                linking
+                ? try insertLinked(entry, appID: appID, submissionID: submissionID, notificationID: notificationID)
+                : try insert(entry, appID: appID, submissionID: submissionID, notificationID: notificationID)
+            indices.append(batch.append(insert))
             if let credit = creditEntry(entry, appID: appID) { batch.append(credit) }
         }
         return Batched { rows in indices.reduce(0) { $0 + rows[$1].rowsAffected } }
     }
 
+    /// One entry's insert, which links it in its chain's hash chain in the same statement (schema step 62): when the
+    /// entry is new, its link follows the chain's head (or starts the chain) and the head moves to it. The entry's
+    /// fields are encoded from the columns as inserted (`ledger_chain_entry_fields`: its id and `recorded_at` are the
+    /// database's), after the head read `FOR UPDATE`. Under the chain's lock, entry ids grow along a chain, so the
+    /// links stay in entry order. Its one affected row is the link: none for an entry recorded before. Not on a Citus
+    /// cluster, which runs each data-modifying CTE as a step of its own through the coordinator.
+    static func insertLinked(_ entry: LedgerEntry, appID: Int64, submissionID: Int64?, notificationID: Int64?) throws
+        -> PostgresQuery
+    {
+        let chain: PostgresQuery = """
+            \(appID)::bigint, \(entry.environment.rawValue)::text, \(entry.chainID)::text
+            """
+        return """
+            WITH entry AS (
+                INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment,
+                    original_transaction_id, transaction_id, product_id, entitlement_ids, credits, effective_at,
+                    period_end, reason, receipt_id, notification_row_id)
+                VALUES (\(appID), \(entry.idempotencyKey), \(entry.kind.storedName), \(entry.account.rawValue),
+                    \(entry.environment.rawValue), \(entry.chainID), \(entry.transactionID), \(entry.productID),
+                    \(PostgresArrayText.strings(entry.entitlementIDs))::text[],
+                    \(entry.credits), \(timestamp(entry.effectiveAt)), \(timestamp(entry.periodEnd)),
+                    \(entry.reason.rawValue), \(submissionID), \(notificationID))
+                ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
+                RETURNING *
+            ),
+            head AS (
+                SELECT h.seq, h.hash FROM ledger_chain_heads h
+                WHERE h.app_id = \(appID) AND h.environment = \(entry.environment.rawValue)
+                  AND h.original_transaction_id = \(entry.chainID)
+                FOR UPDATE
+            ),
+            link AS (
+                SELECT coalesce(head.seq, 0) + 1 AS seq, e.entry_id AS last_entry_id,
+                    sha256(coalesce(head.hash, \(LedgerChainHash.genesis)::bytea)
+                        || ledger_chain_entry_fields(e.entry_id, e.app_id, e.idempotency_key, e.kind, e.account_id,
+                            e.environment, e.original_transaction_id, e.transaction_id, e.product_id,
+                            e.entitlement_ids, e.credits, e.effective_at, e.period_end, e.reason, e.receipt_id,
+                            e.notification_row_id, e.recorded_at)) AS hash
+                FROM entry e LEFT JOIN head ON true
+            ),
+            moved AS (
+                \(LedgerChainRows.moveHead(chain))
+            )
+            INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
+            SELECT \(chain), link.seq, 'ledger_entries', link.last_entry_id, link.hash FROM link
+            """
+    }
+
+    /// One entry's insert alone.
     static func insert(_ entry: LedgerEntry, appID: Int64, submissionID: Int64?, notificationID: Int64?) throws
         -> PostgresQuery
     {

@@ -78,16 +78,38 @@ enum InputRows {
                 \(notification.externalPurchaseID), 1,
                 CASE WHEN \(applied) THEN 'applied' ELSE 'pending' END, CASE WHEN \(applied) THEN now() END)
             ON CONFLICT (notification_id) DO NOTHING
-            RETURNING notification_row_id
+            RETURNING notification_row_id, \(microseconds("signed_at")), \(microseconds("received_at"))
             """
+    }
+
+    /// A notification's row as `insert` stored it: its id, and the timestamps the database stored (in microseconds
+    /// since 1970), which its hash chain fields take as stored.
+    struct StoredNotification {
+        var id: Int64
+        var signedAt: Int64?
+        var receivedAt: Int64
+
+        /// The fields the hash chain links (`LedgerChainHash`), of `received` stored as this row for app `appID`.
+        func fields(of received: ReceivedNotification, appID: Int64) -> LedgerChainHash.Fields {
+            let notification = received.notification
+            return LedgerChainHash.notificationFields(
+                rowID: id, appID: appID, notificationID: notification.notificationID,
+                version: notification.version.rawValue, type: notification.notificationType,
+                subtype: notification.subtype, body: received.body, signedAt: signedAt, receivedAt: receivedAt)
+        }
     }
 
     /// `insert`'s statement appended to `batch`, storing the notification as applied in `environment`.
     static func insert(
         _ received: ReceivedNotification, appID: Int64, appliedIn environment: StoreEnvironment,
         into batch: inout PostgresBatch
-    ) -> Batched<Int64?> {
+    ) -> Batched<StoredNotification?> {
         let index = batch.append(insert(received, appID: appID, appliedIn: environment))
-        return Batched { rows in try rows[index].first?.decode(Int64.self, at: 0) }
+        return Batched { rows in
+            guard let row = rows[index].first else { return nil }
+            return StoredNotification(
+                id: try row.decode(Int64.self, at: 0), signedAt: try row.decode(Int64?.self, at: 1),
+                receivedAt: try row.decode(Int64.self, at: 2))
+        }
     }
 }

@@ -97,6 +97,27 @@ public enum LedgerChainHash {
         }
     }
 
+    /// A stored notification's fields (`notifications`), its body as stored: what an apply links when it stores the
+    /// notification itself, without reading the row back. Timestamps in microseconds since 1970, as stored.
+    public static func notificationFields(
+        rowID: Int64, appID: Int64, notificationID: String, version: String, type: String?, subtype: String?,
+        body: String, signedAt: Int64?, receivedAt: Int64
+    ) -> Fields {
+        var fields = Fields()
+        fields.append(text: "notifications")
+        fields.append(int: rowID)
+        fields.append(int: appID)
+        fields.append(text: notificationID)
+        fields.append(text: version)
+        fields.append(text: type)
+        fields.append(text: subtype)
+        var body = body
+        fields.append(bytes: body.withUTF8 { Array(SHA256.hash(data: UnsafeRawBufferPointer($0))) })
+        fields.append(microseconds: signedAt)
+        fields.append(microseconds: receivedAt)
+        return fields
+    }
+
     /// The SHA-256 of `fields` alone: what an erasure record holds of the row it rewrote.
     public static func digest(_ fields: Fields) -> [UInt8] {
         Array(SHA256.hash(data: fields.bytes))

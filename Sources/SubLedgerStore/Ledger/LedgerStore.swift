@@ -101,6 +101,10 @@ public struct LedgerStore: Sendable {
         let storing = notification.map {
             InputRows.insert($0, appID: app.appID, appliedIn: input.environment, into: &reads)
         }
+        // An input stored before: its fields as the hash chain links it, encoded by the database (one stored now is
+        // encoded here, from what was inserted).
+        let linking = LedgerChainRows.storedInput(
+            notification == nil && !app.onCitus ? reference : .none, into: &reads)
         // The submitter's account lock (shared: submissions of one account run side by side) before the chains', and
         // its alias read under it: a merge takes the account's lock exclusively, so a submission racing it either
         // applies before the merge moves what it wrote, or after, to the account merged into
@@ -119,9 +123,15 @@ public struct LedgerStore: Sendable {
         )
         let read = try connection.pipeline(reads)
         var reference = reference
-        if let storing {
-            guard let id = try storing.value(in: read) else { throw InputRows.NotificationStoredBefore() }
-            reference = .notification(id)
+        var linked = try linking.value(in: read)
+        if let storing, let notification {
+            guard let stored = try storing.value(in: read) else { throw InputRows.NotificationStoredBefore() }
+            reference = .notification(stored.id)
+            if !app.onCitus {
+                linked = LedgerChainRows.LinkedInput(
+                    table: "notifications", id: stored.id,
+                    fields: stored.fields(of: notification, appID: app.appID).bytes, storedNow: true)
+            }
         }
         input.submitter = try aliasing.value(in: read)
         var snapshot = LedgerSnapshot()
@@ -136,7 +146,7 @@ public struct LedgerStore: Sendable {
         let cause = cause ?? WebhookOutbox.cause(of: input, reference: reference)
         let planned = try Ledger.writes(applying: input, to: snapshot, app: app.definition, cause: cause, now: now)
         let newEntries = try write(
-            planned, snapshot: snapshot, states: stored.states, app: app, reference: reference,
+            planned, snapshot: snapshot, states: stored.states, app: app, reference: reference, linking: linked,
             environment: input.environment,
             cause: cause, inputStoredApplied: storing != nil, committing: committing, now: now, on: connection)
         let applied = Applied(
@@ -146,12 +156,14 @@ public struct LedgerStore: Sendable {
     }
 
     /// Writes what `planned` says, for an apply (or a merge) whose chains `snapshot` and `states` hold as loaded
-    /// under their locks; returns how many entries were new. `inputStoredApplied`: the input was stored in this
+    /// under their locks; returns how many entries were new. `linking`: the input `reference` names, as the hash chain
+    /// links it (nil: nothing but the entries is linked). `inputStoredApplied`: the input was stored in this
     /// transaction, as applied, and is not marked again. With `committing`, the transaction's COMMIT goes with
     /// its last batch (the webhook events' insert) when there is one.
     static func write(
         _ planned: LedgerWrites, snapshot: LedgerSnapshot, states: [ChainKey: ChainRows.StoredState], app: StoredApp,
-        reference: InputReference, environment: StoreEnvironment, cause: WebhookEventCause,
+        reference: InputReference, linking: LedgerChainRows.LinkedInput? = nil, environment: StoreEnvironment,
+        cause: WebhookEventCause,
         inputStoredApplied: Bool = false, committing: Bool = false, now: Instant, on connection: PostgresConnection
     ) throws -> Int {
         let decision = planned.decision
@@ -170,10 +182,20 @@ public struct LedgerStore: Sendable {
                 submissionID: submissionID, now: now, into: &writes)
         }
         _ = EntitlementPeriodRows.write(planned.periods, appID: app.appID, into: &writes)
-        let inserting = try EntryRows.insert(decision.entries, appID: app.appID, reference: reference, into: &writes)
-        // The hash chain (docs/guides/operate.md, "Verifying the ledger"): the input, then the entries just inserted,
-        // of each chain changed, under the chains' locks taken above.
-        _ = LedgerChainRows.link(decision, reference: reference, appID: app.appID, into: &writes)
+        // The hash chain (docs/guides/operate.md, "Verifying the ledger"), under the chains' locks taken above: in each
+        // chain changed, the input's link, then each new entry's, written by the statement that inserts the entry (on
+        // a Citus cluster, each chain's links after its entries, by `ledger_chain_link`).
+        let inserting: Batched<Int>
+        if app.onCitus {
+            inserting = try EntryRows.insert(
+                decision.entries, appID: app.appID, reference: reference, linking: false, into: &writes)
+            _ = LedgerChainRows.link(decision, reference: reference, appID: app.appID, into: &writes)
+        } else {
+            LedgerChainRows.linkInput(
+                linking, chains: LedgerChainRows.chains(of: decision), appID: app.appID, into: &writes)
+            inserting = try EntryRows.insert(
+                decision.entries, appID: app.appID, reference: reference, linking: true, into: &writes)
+        }
         // The reports' aggregates follow from the report projection queue (docs/explanation/reports.md, "Freshness"):
         // the changed chains are recorded here, in this transaction, and the projector refreshes them after it commits.
         ReportProjectionQueueRows.enqueue(decision.updatedChains.map(\.key), appID: app.appID, now: now, into: &writes)

@@ -37,6 +37,12 @@ func timestamp(_ instant: Instant, plus duration: Duration) -> PostgresValue {
     timestamp(instant.adding(milliseconds: duration.milliseconds))
 }
 
+/// SQL that turns a timestamptz column into microseconds since 1970, exactly (as `ledger_chain_field` encodes it),
+/// IMMUTABLE as `milliseconds` is.
+func microseconds(_ column: PostgresQuery) -> PostgresQuery {
+    "(extract(epoch FROM (\(column)) - timestamptz 'epoch') * 1000000)::bigint"
+}
+
 /// SQL that turns a timestamptz column into whole milliseconds since 1970. The difference from the epoch is
 /// IMMUTABLE (`extract(epoch FROM timestamptz)` is STABLE, which Citus refuses in RETURNING and CASE).
 func milliseconds(_ column: PostgresQuery) -> PostgresQuery {

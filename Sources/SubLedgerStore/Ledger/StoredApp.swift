@@ -14,6 +14,11 @@ public struct StoredApp: Sendable, Hashable {
     public var storeSecrets: StoreSecrets
     /// The installation's account erasure key, which erased ids of every app are digested with (read once).
     public var erasureKeys: AccountErasureKeys
+    /// Whether the database is a Citus coordinator (it has the `citus` extension), read with the app: an apply then
+    /// links its hash chain after its entries with `ledger_chain_link`, whose statements Citus routes one by one to
+    /// the chain's worker, instead of in the statements that write the entries (which Citus would run in several
+    /// steps through the coordinator).
+    public var onCitus: Bool = false
 
     public init(
         appID: Int64, definition: App, sharedSecret: String?, serverAPI: ServerAPICredentials? = nil,

@@ -82,5 +82,6 @@ public enum BundledMigrations {
         ("0059_paddle.sql", PackageResources._059_paddle_sql),
         ("0060_store_event_cursors.sql", PackageResources._060_store_event_cursors_sql),
         ("0061_paddle_customer_lookup.sql", PackageResources._061_paddle_customer_lookup_sql),
+        ("0062_ledger_chain_linked_as_written.sql", PackageResources._062_ledger_chain_linked_as_written_sql),
     ]
 }
