@@ -216,6 +216,22 @@ import Testing
         #expect(!RequestText.containsEscapedNUL(Array(#"{"a":"\u0001 u0000"}"#.utf8)))
     }
 
+    /// The body's scan, which jumps between backslashes, finds what the byte-by-byte scan finds: on texts made of
+    /// backslashes, `u`, zeros and other bytes, escapes cut at the end included.
+    @Test func theBodysScanAgreesWithTheByteByByteScan() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(#"\\u00a"x"#.utf8)
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)!
+            }
+            let scanned = text.withUnsafeBytes { RequestText.containsEscapedNUL($0) }
+            #expect(scanned == RequestText.containsEscapedNUL(text[...]), "\(String(decoding: text, as: UTF8.self))")
+        }
+        #expect(Array(#"x\u0000"#.utf8).withUnsafeBytes { RequestText.containsEscapedNUL($0) })
+        #expect(!Array(#"x\\u0000"#.utf8).withUnsafeBytes { RequestText.containsEscapedNUL($0) })
+    }
+
     /// The net under the edge's checks: a value the database refuses (a NUL parameter, a data exception such as
     /// a timestamp out of range) answers 400 `invalid_value`; any other database failure stays a 500.
     @Test func databaseRefusalOfAValueIsA400() async throws {
