@@ -101,10 +101,6 @@ public struct LedgerStore: Sendable {
         let storing = notification.map {
             InputRows.insert($0, appID: app.appID, appliedIn: input.environment, into: &reads)
         }
-        // An input stored before: its fields as the hash chain links it, encoded by the database (one stored now is
-        // encoded here, from what was inserted).
-        let linking = LedgerChainRows.storedInput(
-            notification == nil && !app.onCitus ? reference : .none, into: &reads)
         // The submitter's account lock (shared: submissions of one account run side by side) before the chains', and
         // its alias read under it: a merge takes the account's lock exclusively, so a submission racing it either
         // applies before the merge moves what it wrote, or after, to the account merged into
@@ -117,6 +113,11 @@ public struct LedgerStore: Sendable {
             input.submitter, erasure: erasure, appID: app.appID, into: &reads)
         _ = ChainRows.lock(keys, appID: app.appID, into: &reads)
         let loading = ChainRows.loadForUpdate(keys, appID: app.appID, into: &reads)
+        // An input stored before: its fields as the hash chain links it, encoded by the database under the chains'
+        // locks (an erasure rewrites an erased account's receipts under them); one stored now is encoded here, from
+        // what was inserted.
+        let linking = LedgerChainRows.storedInput(
+            notification == nil && !app.onCitus ? reference : .none, into: &reads)
         let naming = AccountRows.accounts(named: input.accountTokens, appID: app.appID, into: &reads)
         let ordering = try OrderRows.candidates(
             tokens: input.accountTokens, submitter: input.submitter, appID: app.appID, app: app.definition, into: &reads
