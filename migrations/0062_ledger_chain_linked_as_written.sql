@@ -5,9 +5,10 @@
 -- the head, about seven statements of its own for a renewal. An apply now writes each link with its item: the input's
 -- link in one statement per chain (the input's fields as the service encoded or read them), and each ledger entry's
 -- in the statement that inserts the entry, which moves the head under the chain's lock in the same statement. That
--- statement runs on the worker holding the chain on a Citus cluster, where a function of the `ledger_entries` row
--- type does not take the shard's rows: the encoding takes the entry's columns instead. The row's encoding is now
--- defined by it, so the two cannot differ; the bytes are those of step 24, which `ledger verify` recomputes in Swift.
+-- statement encodes the entry from the row its INSERT returns, which is not of the `ledger_entries` row type: the
+-- encoding takes the entry's columns. The row's encoding is now defined by it, so the two cannot differ; the bytes
+-- are those of step 24, which `ledger verify` recomputes in Swift. On a Citus cluster, which runs a statement with
+-- data-modifying parts as several steps through the coordinator, an apply still links with `ledger_chain_link`.
 CREATE FUNCTION ledger_chain_entry_fields(
     entry_id bigint, app_id bigint, idempotency_key text, kind text, account_id text, environment text,
     original_transaction_id text, transaction_id text, product_id text, entitlement_ids text[], credits bigint,
