@@ -134,7 +134,11 @@ import Testing
                 }
                 for beginning in [
                     "INSERT INTO chains (", "INSERT INTO transactions (", "INSERT INTO ownership_bindings (",
-                    "UPDATE ownership_bindings SET ended_at", "INSERT INTO ledger_entries (",
+                    "UPDATE ownership_bindings SET ended_at",
+                    // A ledger entry's insert, which links it in its chain's hash chain (schema step 62).
+                    "WITH entry AS (\n    INSERT INTO ledger_entries (",
+                    // The input's link in its chain.
+                    "WITH head AS (\n    SELECT h.seq, h.last_entry_id, h.hash FROM ledger_chain_heads h",
                     "DELETE FROM account_entitlement_periods", "INSERT INTO account_entitlement_periods (",
                 ] {
                     #expect(
