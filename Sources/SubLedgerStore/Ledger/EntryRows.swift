@@ -57,27 +57,16 @@ enum EntryRows {
     static func insertLinked(_ entry: LedgerEntry, appID: Int64, submissionID: Int64?, notificationID: Int64?) throws
         -> PostgresQuery
     {
-        let chain: PostgresQuery = """
-            \(appID)::bigint, \(entry.environment.rawValue)::text, \(entry.chainID)::text
-            """
+        let key = ChainKey(environment: entry.environment, chainID: entry.chainID)
+        let chain = LedgerChainRows.chainValues(key, appID: appID)
+        let inserting = try insert(entry, appID: appID, submissionID: submissionID, notificationID: notificationID)
         return """
             WITH entry AS (
-                INSERT INTO ledger_entries (app_id, idempotency_key, kind, account_id, environment,
-                    original_transaction_id, transaction_id, product_id, entitlement_ids, credits, effective_at,
-                    period_end, reason, receipt_id, notification_row_id)
-                VALUES (\(appID), \(entry.idempotencyKey), \(entry.kind.storedName), \(entry.account.rawValue),
-                    \(entry.environment.rawValue), \(entry.chainID), \(entry.transactionID), \(entry.productID),
-                    \(PostgresArrayText.strings(entry.entitlementIDs))::text[],
-                    \(entry.credits), \(timestamp(entry.effectiveAt)), \(timestamp(entry.periodEnd)),
-                    \(entry.reason.rawValue), \(submissionID), \(notificationID))
-                ON CONFLICT (app_id, environment, original_transaction_id, idempotency_key) DO NOTHING
+                \(inserting)
                 RETURNING *
             ),
             head AS (
-                SELECT h.seq, h.hash FROM ledger_chain_heads h
-                WHERE h.app_id = \(appID) AND h.environment = \(entry.environment.rawValue)
-                  AND h.original_transaction_id = \(entry.chainID)
-                FOR UPDATE
+                \(LedgerChainRows.headForUpdate(key, appID: appID))
             ),
             link AS (
                 SELECT coalesce(head.seq, 0) + 1 AS seq, e.entry_id AS last_entry_id,

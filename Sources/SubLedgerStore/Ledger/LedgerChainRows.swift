@@ -61,9 +61,7 @@ enum LedgerChainRows {
     }
 
     static func linkInput(_ input: LinkedInput, _ key: ChainKey, appID: Int64) -> PostgresQuery {
-        let chain: PostgresQuery = """
-            \(appID)::bigint, \(key.environment.rawValue)::text, \(key.chainID)::text
-            """
+        let chain = chainValues(key, appID: appID)
         // A stored input may be linked in this chain already (an input applied again after a failure that left its
         // effects: the links are in the same transaction as those, so this looks up what is there).
         let unlinked: PostgresQuery =
@@ -78,10 +76,7 @@ enum LedgerChainRows {
             """
         return """
             WITH head AS (
-                SELECT h.seq, h.last_entry_id, h.hash FROM ledger_chain_heads h
-                WHERE h.app_id = \(appID) AND h.environment = \(key.environment.rawValue)
-                  AND h.original_transaction_id = \(key.chainID)
-                FOR UPDATE
+                \(headForUpdate(key, appID: appID))
             ),
             link AS (
                 SELECT coalesce(head.seq, 0) + 1 AS seq, coalesce(head.last_entry_id, 0) AS last_entry_id,
@@ -95,6 +90,22 @@ enum LedgerChainRows {
             INSERT INTO ledger_chain_links (app_id, environment, original_transaction_id, seq, item_table, item_id, hash)
             SELECT \(chain), link.seq, \(input.table), \(input.id), link.hash FROM link
             """
+    }
+
+    /// Chain `key`'s key as the three values a link's or a head's row starts with.
+    static func chainValues(_ key: ChainKey, appID: Int64) -> PostgresQuery {
+        "\(appID)::bigint, \(key.environment.rawValue)::text, \(key.chainID)::text"
+    }
+
+    /// Chain `key`'s head (`seq`, `last_entry_id`, `hash`; no row before its first link), locked until the
+    /// transaction ends: the CTE `head` of a statement that links.
+    static func headForUpdate(_ key: ChainKey, appID: Int64) -> PostgresQuery {
+        """
+        SELECT h.seq, h.last_entry_id, h.hash FROM ledger_chain_heads h
+        WHERE h.app_id = \(appID) AND h.environment = \(key.environment.rawValue)
+          AND h.original_transaction_id = \(key.chainID)
+        FOR UPDATE
+        """
     }
 
     /// The statement (a CTE of a statement that links in chain `chain`, the chain's key as three values) that moves
