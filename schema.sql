@@ -10,6 +10,146 @@
 --
 
 --
+-- Name: account_sequence; Type: DOMAIN
+--
+
+CREATE DOMAIN account_sequence AS bigint
+	CONSTRAINT account_sequence_check CHECK ((VALUE > 0));
+
+--
+-- Name: app_transaction_id; Type: DOMAIN
+--
+
+CREATE DOMAIN app_transaction_id AS text
+	CONSTRAINT app_transaction_id_check CHECK (((length(VALUE) >= 1) AND (length(VALUE) <= 64)));
+
+--
+-- Name: chain_item_table; Type: DOMAIN
+--
+
+CREATE DOMAIN chain_item_table AS text
+	CONSTRAINT chain_item_table_check CHECK ((VALUE = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text, 'notification_redactions'::text, 'erased_chain_rows'::text])));
+
+--
+-- Name: chain_sequence; Type: DOMAIN
+--
+
+CREATE DOMAIN chain_sequence AS bigint
+	CONSTRAINT chain_sequence_check CHECK ((VALUE > 0));
+
+--
+-- Name: consumption_request_reason; Type: DOMAIN
+--
+
+CREATE DOMAIN consumption_request_reason AS text
+	CONSTRAINT consumption_request_reason_check CHECK ((VALUE ~ '^[A-Z_]{1,64}$'::text));
+
+--
+-- Name: currency_code; Type: DOMAIN
+--
+
+CREATE DOMAIN currency_code AS text
+	CONSTRAINT currency_code_check CHECK ((VALUE ~ '^[A-Z]{3}$'::text));
+
+--
+-- Name: external_purchase_id; Type: DOMAIN
+--
+
+CREATE DOMAIN external_purchase_id AS text
+	CONSTRAINT external_purchase_id_check CHECK (((length(VALUE) >= 1) AND (length(VALUE) <= 128)));
+
+--
+-- Name: input_status; Type: DOMAIN
+--
+
+CREATE DOMAIN input_status AS text
+	CONSTRAINT input_status_check CHECK ((VALUE = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])));
+
+--
+-- Name: ledger_entry_kind; Type: DOMAIN
+--
+
+CREATE DOMAIN ledger_entry_kind AS text
+	CONSTRAINT ledger_entry_kind_check CHECK ((VALUE = ANY (ARRAY['grant'::text, 'extend'::text, 'revoke'::text, 'restore'::text, 'transfer_out'::text, 'transfer_in'::text, 'credit'::text, 'debit'::text, 'manual_grant'::text, 'manual_revoke'::text])));
+
+--
+-- Name: notification_version; Type: DOMAIN
+--
+
+CREATE DOMAIN notification_version AS text
+	CONSTRAINT notification_version_check CHECK ((VALUE = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text, 'stripe_event'::text, 'paddle_event'::text])));
+
+--
+-- Name: offer_discount_type; Type: DOMAIN
+--
+
+CREATE DOMAIN offer_discount_type AS text
+	CONSTRAINT offer_discount_type_check CHECK ((length(VALUE) <= 64));
+
+--
+-- Name: offer_type; Type: DOMAIN
+--
+
+CREATE DOMAIN offer_type AS integer
+	CONSTRAINT offer_type_check CHECK (((VALUE >= 1) AND (VALUE <= 99)));
+
+--
+-- Name: price_milliunits; Type: DOMAIN
+--
+
+CREATE DOMAIN price_milliunits AS bigint
+	CONSTRAINT price_milliunits_check CHECK ((VALUE >= 0));
+
+--
+-- Name: receipt_kind; Type: DOMAIN
+--
+
+CREATE DOMAIN receipt_kind AS text
+	CONSTRAINT receipt_kind_check CHECK ((VALUE = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text, 'google_purchase'::text, 'stripe_checkout'::text])));
+
+--
+-- Name: revocation_percentage; Type: DOMAIN
+--
+
+CREATE DOMAIN revocation_percentage AS integer
+	CONSTRAINT revocation_percentage_check CHECK (((VALUE >= 0) AND (VALUE <= 100000)));
+
+--
+-- Name: sha256_digest; Type: DOMAIN
+--
+
+CREATE DOMAIN sha256_digest AS bytea
+	CONSTRAINT sha256_digest_check CHECK ((length(VALUE) = 32));
+
+--
+-- Name: storefront_code; Type: DOMAIN
+--
+
+CREATE DOMAIN storefront_code AS text
+	CONSTRAINT storefront_code_check CHECK ((VALUE ~ '^[A-Z]{3}$'::text));
+
+--
+-- Name: webhook_cause_kind; Type: DOMAIN
+--
+
+CREATE DOMAIN webhook_cause_kind AS text
+	CONSTRAINT webhook_cause_kind_check CHECK ((VALUE = ANY (ARRAY['notification'::text, 'receipt'::text, 'transaction'::text, 'poll'::text, 'clock'::text, 'admin'::text, 'test'::text])));
+
+--
+-- Name: webhook_event_type; Type: DOMAIN
+--
+
+CREATE DOMAIN webhook_event_type AS text
+	CONSTRAINT webhook_event_type_check CHECK (((length(VALUE) >= 1) AND (length(VALUE) <= 100)));
+
+--
+-- Name: webhook_idempotency_key; Type: DOMAIN
+--
+
+CREATE DOMAIN webhook_idempotency_key AS text
+	CONSTRAINT webhook_idempotency_key_check CHECK (((length(VALUE) >= 1) AND (length(VALUE) <= 1000)));
+
+--
 -- Name: account_erase(bigint, text[], bytea[], bytea, text, timestamp with time zone); Type: FUNCTION
 --
 
@@ -1524,7 +1664,7 @@ CREATE TABLE ledger_entries (
     entry_id bigint NOT NULL,
     app_id bigint NOT NULL,
     idempotency_key text NOT NULL,
-    kind text NOT NULL,
+    kind ledger_entry_kind NOT NULL,
     account_id text,
     environment text NOT NULL,
     original_transaction_id text NOT NULL,
@@ -1537,8 +1677,7 @@ CREATE TABLE ledger_entries (
     reason text,
     receipt_id bigint,
     notification_row_id bigint,
-    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['grant'::text, 'extend'::text, 'revoke'::text, 'restore'::text, 'transfer_out'::text, 'transfer_in'::text, 'credit'::text, 'debit'::text, 'manual_grant'::text, 'manual_revoke'::text])))
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -1599,13 +1738,13 @@ CREATE TABLE notifications (
     notification_row_id bigint NOT NULL,
     app_id bigint,
     notification_id text NOT NULL,
-    version text NOT NULL,
+    version notification_version NOT NULL,
     notification_type text,
     subtype text,
     environment text,
     body text NOT NULL,
     signed_at timestamp with time zone,
-    status text DEFAULT 'pending'::text NOT NULL,
+    status input_status DEFAULT 'pending'::text NOT NULL,
     attempts integer DEFAULT 0 NOT NULL,
     last_error text,
     received_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -1613,12 +1752,8 @@ CREATE TABLE notifications (
     next_attempt_at timestamp with time zone,
     leased_until timestamp with time zone,
     leased_by text,
-    consumption_request_reason text,
-    external_purchase_id text,
-    CONSTRAINT notifications_consumption_request_reason_check CHECK (((consumption_request_reason IS NULL) OR (consumption_request_reason ~ '^[A-Z_]{1,64}$'::text))),
-    CONSTRAINT notifications_external_purchase_id_check CHECK (((external_purchase_id IS NULL) OR ((length(external_purchase_id) >= 1) AND (length(external_purchase_id) <= 128)))),
-    CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text]))),
-    CONSTRAINT notifications_version_check CHECK ((version = ANY (ARRAY['v1'::text, 'v2'::text, 'google_rtdn'::text, 'stripe_event'::text, 'paddle_event'::text])))
+    consumption_request_reason consumption_request_reason,
+    external_purchase_id external_purchase_id
 );
 ALTER TABLE ONLY notifications ALTER COLUMN body SET COMPRESSION lz4;
 
@@ -1651,11 +1786,11 @@ CREATE TABLE receipts (
     app_id bigint NOT NULL,
     account_id text,
     order_id uuid,
-    kind text NOT NULL,
+    kind receipt_kind NOT NULL,
     body text NOT NULL,
     body_sha256 bytea NOT NULL,
     client_transaction_id text,
-    status text DEFAULT 'pending'::text NOT NULL,
+    status input_status DEFAULT 'pending'::text NOT NULL,
     environment text,
     attempts integer DEFAULT 0 NOT NULL,
     last_error text,
@@ -1663,9 +1798,7 @@ CREATE TABLE receipts (
     leased_until timestamp with time zone,
     leased_by text,
     received_at timestamp with time zone DEFAULT now() NOT NULL,
-    applied_at timestamp with time zone,
-    CONSTRAINT receipts_kind_check CHECK ((kind = ANY (ARRAY['app_receipt'::text, 'signed_transaction'::text, 'google_purchase'::text, 'stripe_checkout'::text]))),
-    CONSTRAINT receipts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'applied'::text, 'invalid'::text, 'retry'::text, 'quarantined'::text])))
+    applied_at timestamp with time zone
 );
 ALTER TABLE ONLY receipts ALTER COLUMN body SET COMPRESSION lz4;
 
@@ -3006,12 +3139,10 @@ CREATE TABLE ledger_chain_heads (
     app_id bigint NOT NULL,
     environment text NOT NULL,
     original_transaction_id text NOT NULL,
-    seq bigint NOT NULL,
+    seq chain_sequence NOT NULL,
     last_entry_id bigint NOT NULL,
-    hash bytea NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT ledger_chain_heads_hash_check CHECK ((length(hash) = 32)),
-    CONSTRAINT ledger_chain_heads_seq_check CHECK ((seq > 0))
+    hash sha256_digest NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -3028,14 +3159,11 @@ CREATE TABLE ledger_chain_links (
     app_id bigint NOT NULL,
     environment text NOT NULL,
     original_transaction_id text NOT NULL,
-    seq bigint NOT NULL,
-    item_table text NOT NULL,
+    seq chain_sequence NOT NULL,
+    item_table chain_item_table NOT NULL,
     item_id bigint NOT NULL,
-    hash bytea NOT NULL,
-    linked_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT ledger_chain_links_hash_check CHECK ((length(hash) = 32)),
-    CONSTRAINT ledger_chain_links_item_table_check CHECK ((item_table = ANY (ARRAY['ledger_entries'::text, 'receipts'::text, 'notifications'::text, 'notification_redactions'::text, 'erased_chain_rows'::text]))),
-    CONSTRAINT ledger_chain_links_seq_check CHECK ((seq > 0))
+    hash sha256_digest NOT NULL,
+    linked_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -3513,23 +3641,16 @@ CREATE TABLE transactions (
     payload jsonb NOT NULL,
     first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    price_milliunits bigint,
-    currency text,
-    storefront text,
-    offer_type integer,
-    offer_discount_type text,
+    price_milliunits price_milliunits,
+    currency currency_code,
+    storefront storefront_code,
+    offer_type offer_type,
+    offer_discount_type offer_discount_type,
     is_trial_period boolean DEFAULT false NOT NULL,
     is_in_intro_offer_period boolean DEFAULT false NOT NULL,
-    revocation_percentage integer,
-    app_transaction_id text,
-    billing_plan text,
-    CONSTRAINT transactions_app_transaction_id_check CHECK (((app_transaction_id IS NULL) OR ((length(app_transaction_id) >= 1) AND (length(app_transaction_id) <= 64)))),
-    CONSTRAINT transactions_currency_check CHECK (((currency IS NULL) OR (currency ~ '^[A-Z]{3}$'::text))),
-    CONSTRAINT transactions_offer_discount_type_check CHECK (((offer_discount_type IS NULL) OR (length(offer_discount_type) <= 64))),
-    CONSTRAINT transactions_offer_type_check CHECK (((offer_type IS NULL) OR ((offer_type >= 1) AND (offer_type <= 99)))),
-    CONSTRAINT transactions_price_milliunits_check CHECK (((price_milliunits IS NULL) OR (price_milliunits >= 0))),
-    CONSTRAINT transactions_revocation_percentage_check CHECK (((revocation_percentage >= 0) AND (revocation_percentage <= 100000))),
-    CONSTRAINT transactions_storefront_check CHECK (((storefront IS NULL) OR (storefront ~ '^[A-Z]{3}$'::text)))
+    revocation_percentage revocation_percentage,
+    app_transaction_id app_transaction_id,
+    billing_plan text
 );
 
 --
@@ -3552,25 +3673,25 @@ CREATE VIEW transaction_amounts AS
     t.purchase_date,
     t.expires_date,
     t.revocation_date,
-    t.storefront,
-    t.offer_type,
-    t.offer_discount_type,
+    (t.storefront)::text AS storefront,
+    (t.offer_type)::integer AS offer_type,
+    (t.offer_discount_type)::text AS offer_discount_type,
     t.is_trial_period,
     t.is_in_intro_offer_period,
         CASE
-            WHEN (t.is_trial_period OR (t.offer_discount_type = 'FREE_TRIAL'::text)) THEN (0)::bigint
-            ELSE COALESCE(t.price_milliunits, catalog.price_milliunits)
+            WHEN (t.is_trial_period OR ((t.offer_discount_type)::text = 'FREE_TRIAL'::text)) THEN (0)::bigint
+            ELSE COALESCE((t.price_milliunits)::bigint, catalog.price_milliunits)
         END AS amount_milliunits,
-    COALESCE(t.currency, catalog.currency) AS currency,
-    ((t.price_milliunits IS NULL) AND (NOT (t.is_trial_period OR (NOT (t.offer_discount_type IS DISTINCT FROM 'FREE_TRIAL'::text)))) AND (catalog.price_milliunits IS NOT NULL)) AS estimated,
-    t.revocation_percentage,
+    COALESCE((t.currency)::text, catalog.currency) AS currency,
+    ((t.price_milliunits IS NULL) AND (NOT (t.is_trial_period OR (NOT ((t.offer_discount_type)::text IS DISTINCT FROM 'FREE_TRIAL'::text)))) AND (catalog.price_milliunits IS NOT NULL)) AS estimated,
+    (t.revocation_percentage)::integer AS revocation_percentage,
     t.billing_plan,
     t.source
    FROM (transactions t
      LEFT JOIN LATERAL ( SELECT p.price_milliunits,
             p.currency
            FROM catalog_prices p
-          WHERE ((p.app_id = t.app_id) AND (p.product_id = t.product_id) AND (t.price_milliunits IS NULL) AND ((p.storefront = t.storefront) OR (p.storefront IS NULL)) AND (p.effective_from <= t.purchase_date))
+          WHERE ((p.app_id = t.app_id) AND (p.product_id = t.product_id) AND (t.price_milliunits IS NULL) AND ((p.storefront = (t.storefront)::text) OR (p.storefront IS NULL)) AND (p.effective_from <= t.purchase_date))
           ORDER BY (p.storefront IS NULL), p.effective_from DESC
          LIMIT 1) catalog ON (true));
 
@@ -3582,8 +3703,7 @@ CREATE TABLE webhook_account_sequences (
     app_id bigint NOT NULL,
     environment text NOT NULL,
     account_id text NOT NULL,
-    last_sequence bigint NOT NULL,
-    CONSTRAINT webhook_account_sequences_last_sequence_check CHECK ((last_sequence > 0))
+    last_sequence account_sequence NOT NULL
 );
 
 --
@@ -3740,19 +3860,15 @@ CREATE TABLE webhook_events (
     app_id bigint NOT NULL,
     environment text NOT NULL,
     account_id text,
-    account_sequence bigint,
-    event_type text NOT NULL,
+    account_sequence account_sequence,
+    event_type webhook_event_type NOT NULL,
     occurred_at timestamp with time zone NOT NULL,
-    cause_kind text NOT NULL,
+    cause_kind webhook_cause_kind NOT NULL,
     cause_id text,
-    idempotency_key text NOT NULL,
+    idempotency_key webhook_idempotency_key NOT NULL,
     body text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT webhook_events_account_sequence_check CHECK ((account_sequence > 0)),
-    CONSTRAINT webhook_events_cause_kind_check CHECK ((cause_kind = ANY (ARRAY['notification'::text, 'receipt'::text, 'transaction'::text, 'poll'::text, 'clock'::text, 'admin'::text, 'test'::text]))),
-    CONSTRAINT webhook_events_check CHECK (((account_id IS NULL) = (account_sequence IS NULL))),
-    CONSTRAINT webhook_events_event_type_check CHECK (((length(event_type) >= 1) AND (length(event_type) <= 100))),
-    CONSTRAINT webhook_events_idempotency_key_check CHECK (((length(idempotency_key) >= 1) AND (length(idempotency_key) <= 1000)))
+    CONSTRAINT webhook_events_check CHECK (((account_id IS NULL) = (account_sequence IS NULL)))
 );
 
 --
@@ -4588,7 +4704,7 @@ CREATE INDEX index_input_events_on_input ON input_events USING btree (input_kind
 -- Name: index_ledger_chain_links_on_input; Type: INDEX
 --
 
-CREATE INDEX index_ledger_chain_links_on_input ON ledger_chain_links USING btree (item_table, item_id) WHERE (item_table = ANY (ARRAY['receipts'::text, 'notifications'::text]));
+CREATE INDEX index_ledger_chain_links_on_input ON ledger_chain_links USING btree (item_table, item_id) WHERE ((item_table)::text = ANY (ARRAY['receipts'::text, 'notifications'::text]));
 
 --
 -- Name: index_ledger_entries_on_app_id_and_account_id; Type: INDEX
@@ -4612,19 +4728,19 @@ CREATE INDEX index_notification_redactions_on_notification ON notification_redac
 -- Name: index_notifications_on_next_attempt_at; Type: INDEX
 --
 
-CREATE INDEX index_notifications_on_next_attempt_at ON notifications USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text]));
+CREATE INDEX index_notifications_on_next_attempt_at ON notifications USING btree (next_attempt_at) WHERE ((status)::text = ANY (ARRAY['pending'::text, 'retry'::text]));
 
 --
 -- Name: index_notifications_on_received_at_quarantined; Type: INDEX
 --
 
-CREATE INDEX index_notifications_on_received_at_quarantined ON notifications USING btree (received_at) WHERE (status = 'quarantined'::text);
+CREATE INDEX index_notifications_on_received_at_quarantined ON notifications USING btree (received_at) WHERE ((status)::text = 'quarantined'::text);
 
 --
 -- Name: index_notifications_on_status; Type: INDEX
 --
 
-CREATE INDEX index_notifications_on_status ON notifications USING btree (received_at) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text]));
+CREATE INDEX index_notifications_on_status ON notifications USING btree (received_at) WHERE ((status)::text = ANY (ARRAY['pending'::text, 'retry'::text]));
 
 --
 -- Name: index_orders_on_account; Type: INDEX
@@ -4684,13 +4800,13 @@ CREATE INDEX index_receipts_on_app_id_and_body_sha256 ON receipts USING btree (a
 -- Name: index_receipts_on_received_at_quarantined; Type: INDEX
 --
 
-CREATE INDEX index_receipts_on_received_at_quarantined ON receipts USING btree (received_at) WHERE (status = 'quarantined'::text);
+CREATE INDEX index_receipts_on_received_at_quarantined ON receipts USING btree (received_at) WHERE ((status)::text = 'quarantined'::text);
 
 --
 -- Name: index_receipts_on_status_and_next_attempt_at; Type: INDEX
 --
 
-CREATE INDEX index_receipts_on_status_and_next_attempt_at ON receipts USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text]));
+CREATE INDEX index_receipts_on_status_and_next_attempt_at ON receipts USING btree (next_attempt_at) WHERE ((status)::text = ANY (ARRAY['pending'::text, 'retry'::text]));
 
 --
 -- Name: index_renewal_extensions_on_app_id_and_request_identifier; Type: INDEX

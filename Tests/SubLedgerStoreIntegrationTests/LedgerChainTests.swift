@@ -458,11 +458,11 @@ import Testing
         let migrator = try Migrator.bundled(logger: TestDatabase.logger)
         // The chain's step and the later steps that change the chain (its redactions, its array field, its fields'
         // volatility, each field's value computed once, account erasures and their keyed digests, an entry's fields
-        // from its columns): a database from before the chain has none of them.
+        // from its columns, its columns' rules as domains): a database from before the chain has none of them.
         let chainSteps = migrator.script.steps.filter {
             $0.name.hasPrefix("ledger chain:") || $0.name.hasPrefix("notification redactions:")
         }.map(\.version)
-        #expect(chainSteps.count == 8)
+        #expect(chainSteps.count == 9)
         var before = migrator.script
         before.steps.removeAll { chainSteps.contains($0.version) }
         let oldShape = try await TestDatabase.withSchema { _, _, pool in
@@ -499,6 +499,7 @@ import Testing
                         CASCADE;
                     DROP TABLE notification_redactions;
                     DROP TABLE ledger_chain_links, ledger_chain_heads;
+                    DROP DOMAIN chain_sequence, chain_item_table, sha256_digest;
                     DROP FUNCTION ledger_chain_backfill(), ledger_chain_link(bigint, text, text, bigint, bigint, bigint),
                         ledger_chain_fields(ledger_entries), ledger_chain_fields(receipts),
                         ledger_chain_fields(notifications), ledger_chain_field(bytea), ledger_chain_field(text),

@@ -83,5 +83,10 @@ public enum BundledMigrations {
         ("0060_store_event_cursors.sql", PackageResources._060_store_event_cursors_sql),
         ("0061_paddle_customer_lookup.sql", PackageResources._061_paddle_customer_lookup_sql),
         ("0062_ledger_chain_linked_as_written.sql", PackageResources._062_ledger_chain_linked_as_written_sql),
+        ("0063_column_rules_as_domains.sql", PackageResources._063_column_rules_as_domains_sql),
+        (
+            "0064_ledger_chain_column_rules_as_domains.sql",
+            PackageResources._064_ledger_chain_column_rules_as_domains_sql
+        ),
     ]
 }
