@@ -11,7 +11,9 @@
 #                        SubLedger beside (built by ../shared/peers/build-peers into PEERS_BUILD, stripped)
 #
 #   SRC=<project root> OUTDIR=<dir> SETS="base=/path/to/bin new=/path/to/bin" scripts/device-bench/package.sh
-# Each set's directory holds release builds of subledger and subledger-bench.
+# Each set's directory holds release builds of subledger and subledger-bench. scripts/device-bench/prepare runs this
+# for the one-run check (.perfcarry/, the peers included, its size checked). XZ_LEVEL (-9e, about 3 minutes on 2
+# quiet cores and what keeps the bundle with the peers under 64 MiB; -1 packs in seconds, for a test here).
 set -euo pipefail
 SRC="${SRC:?set SRC to the project root}"
 OUTDIR="${OUTDIR:?set OUTDIR}"
@@ -75,6 +77,6 @@ strip --strip-unneeded "$STAGE/opt/sl/lib/"*.so* 2>/dev/null || true
 if [[ -n "${LIBRARIES_ONLY:-}" ]]; then for set in $SETS; do rm -rf "$STAGE/opt/sl/${set%%=*}"; done; fi
 du -sh "$STAGE"/opt/sl/* "$STAGE$PG"
 mkdir -p "$OUTDIR"
-tar -C "$STAGE" -cf - opt usr | xz -9e -T2 >"$OUTDIR/bundle.tar.xz"
+tar -C "$STAGE" -cf - opt usr | xz "${XZ_LEVEL:--9e}" -T2 >"$OUTDIR/bundle.tar.xz"
 cp "$(dirname "$0")/device.sh" "$OUTDIR/"
 ls -l "$OUTDIR"
