@@ -681,6 +681,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),  // server spans' attributes
+                .product(name: "NIOHTTP1", package: "swift-nio"),  // the parser's errors (`ParserErrorAnswer`)
             ],
             swiftSettings: swiftSettings
         ),

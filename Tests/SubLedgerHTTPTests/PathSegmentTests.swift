@@ -38,5 +38,12 @@ import Testing
         #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/alice/entitlements?at=0") == nil)
         #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/alice/subscriptions") == nil)
         #expect(EntitlementReadRoute.account(inPath: "/v2/accounts/alice/entitlements") == nil)
+        // Told apart by the route's first bytes (`/v1/accounts/`), before its segments are read.
+        #expect(EntitlementReadRoute.account(inPath: "/health/live") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accountsx/alice/entitlements") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/account/alice/entitlements") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "/v1/accounts/") == nil)
+        #expect(EntitlementReadRoute.account(inPath: "v1/accounts/alice/entitlements") == nil)
     }
 }

@@ -30,6 +30,9 @@ final class EntitlementReadRoute: Sendable {
         let text = element.description
         return text.hasPrefix("{") && text.hasSuffix("}") ? nil : text
     }
+    /// The route's bytes up to its first parameter (`/v1/accounts/`): a path without them, every other route's
+    /// (each request of the router passes here first), is told apart by its bytes, without reading its segments.
+    private static let literalPrefix = Array((segments.prefix { $0 != nil }.map { "/" + $0! }.joined() + "/").utf8)
     /// The router's handles of this route's 200 answers to GET, and of GET requests in flight.
     let answered: RequestMetrics.EndpointMetrics
     let active: Meter
@@ -117,6 +120,7 @@ final class EntitlementReadRoute: Sendable {
     /// (`PathSegment`, `parseAccountID`); nil for any other path (a query, an empty or extra segment) or an id
     /// the router refuses, which the router then answers.
     static func account(inPath path: String) -> AccountID? {
+        guard path.utf8.starts(with: literalPrefix) else { return nil }
         var rest = Substring(path)
         var captured: Substring?
         for literal in segments {
@@ -196,12 +200,13 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
             }
             return
         }
-        dispatch(part, context: context)
+        dispatch(part, as: data, context: context)
     }
 
-    /// Begins a read here, or passes the part on to the router (true).
+    /// Begins a read here, or passes the part on to the router (true): as it arrived (`data`), not wrapped again,
+    /// when it did not wait.
     @discardableResult
-    private func dispatch(_ part: HTTPRequestPart, context: ChannelHandlerContext) -> Bool {
+    private func dispatch(_ part: HTTPRequestPart, as data: NIOAny? = nil, context: ChannelHandlerContext) -> Bool {
         if case .head(let head) = part, routed == 0 {
             let started = ContinuousClock.now
             if let (account, app) = route.read(of: head, known: &knownKey, now: started) {
@@ -210,7 +215,7 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
             }
         }
         if case .head = part { routed += 1 }
-        context.fireChannelRead(wrapInboundOut(part))
+        context.fireChannelRead(data ?? wrapInboundOut(part))
         return true
     }
 
@@ -317,7 +322,7 @@ final class EntitlementReadsOnEventLoop: ChannelDuplexHandler, RemovableChannelH
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), routed > 0 {
+        if routed > 0, case .end = unwrapOutboundIn(data) {
             routed -= 1
         }
         context.write(data, promise: promise)

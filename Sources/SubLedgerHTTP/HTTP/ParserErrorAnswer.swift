@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
@@ -10,12 +11,13 @@ import SubLedgerUseCases
 /// the error shape of every other refusal, `{"error": {"code", "message"}}`, and closes the connection: after a
 /// framing error the rest of the byte stream cannot be trusted to start a request.
 ///
-/// Two handlers share one `ParserErrorAnswer`: `RawRequestBytes` first in the pipeline, which sees the bytes
-/// as they arrive (to tell an over-long request line from over-long headers, which the parser reports alike)
-/// and writes the answer past the HTTP encoder; and `ParserErrorCatcher` after the HTTP codec, where the
-/// parser's error arrives, which keeps it from reaching the server's own bare `400`.
+/// Two handlers share one `ParserErrorAnswer`: `RequestBytesArrive` first in the pipeline, which shows it the
+/// bytes as they arrive (to tell an over-long request line from over-long headers, which the parser reports
+/// alike) and through which the answer is written past the HTTP encoder; and `ParserErrorCatcher` after the HTTP
+/// codec, where the parser's error arrives, which keeps it from reaching the server's own bare `400`.
 final class ParserErrorAnswer {
-    /// The beginning of the line being read, kept to recognise a request line (`GET /...`).
+    /// The beginning of the line being read when it did not end in the bytes that began it, kept to recognise a
+    /// request line (`GET /...`).
     private var currentLinePrefix: [UInt8] = []
     private var currentLineLength = 0
     /// The beginning of a line longer than `longLine` seen since the last request head.
@@ -34,27 +36,28 @@ final class ParserErrorAnswer {
         self.logger = logger.flatMap { RequestLog.isWritten(by: $0) ? $0 : nil }
     }
 
-    /// The two handlers, in the order Hummingbird adds its additional handlers: the catcher, which places the
-    /// raw handler at the front of the pipeline when it is added. `logger` writes each answer's access line.
-    static func handlers(logger: Logger? = nil) -> [any RemovableChannelHandler] {
-        [ParserErrorCatcher(ParserErrorAnswer(logger: logger))]
-    }
+    /// Where the answer is written from: the context of `RequestBytesArrive`, first in the pipeline.
+    func attach(raw context: ChannelHandlerContext) { rawContext = context }
+    func detach() { rawContext = nil }
 
-    fileprivate func attach(raw context: ChannelHandlerContext) { rawContext = context }
-    fileprivate func detach() { rawContext = nil }
-
-    fileprivate func observe(_ bytes: UnsafeRawBufferPointer) {
+    /// Bytes as they arrive. Lines are found with `memchr`; a line's first bytes are copied only when it is long, or
+    /// when it goes on in the next read (a request's lines usually end in the read that began them).
+    func observe(_ bytes: UnsafeRawBufferPointer) {
         if began == nil, logger != nil { began = .now }
+        guard let base = bytes.baseAddress else { return }
         var start = 0
         while start < bytes.count {
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
-            guard let found = rest.firstIndex(of: UInt8(ascii: "\n")) else {
-                take(rest)
+            guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else {
+                take(UnsafeRawBufferPointer(rebasing: bytes[start...]))
                 return
             }
-            take(UnsafeRawBufferPointer(rebasing: rest[..<found]))
+            let end = base.distance(to: UnsafeRawPointer(found))
+            if longLinePrefix == nil, currentLineLength + (end - start) > longLine {
+                take(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                longLinePrefix = currentLinePrefix
+            }
             endLine()
-            start += found + 1
+            start = end + 1
         }
     }
 
@@ -64,8 +67,8 @@ final class ParserErrorAnswer {
     }
 
     private func endLine() {
-        if currentLineLength > longLine, longLinePrefix == nil { longLinePrefix = currentLinePrefix }
-        // Its storage is kept for the next line: a request's every line passes here.
+        guard currentLineLength > 0 || !currentLinePrefix.isEmpty else { return }
+        // Its storage is kept for the next line that goes on past a read.
         currentLinePrefix.removeAll(keepingCapacity: true)
         currentLineLength = 0
     }
@@ -149,24 +152,6 @@ final class ParserErrorAnswer {
     }
 }
 
-/// First in the pipeline: shows every byte read to the `ParserErrorAnswer`, and writes its answer.
-final class RawRequestBytes: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    let answer: ParserErrorAnswer
-
-    init(_ answer: ParserErrorAnswer) { self.answer = answer }
-
-    func handlerAdded(context: ChannelHandlerContext) { answer.attach(raw: context) }
-    func handlerRemoved(context: ChannelHandlerContext) { answer.detach() }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        buffer.withUnsafeReadableBytes { answer.observe($0) }
-        context.fireChannelRead(data)
-    }
-}
-
 /// After the HTTP codec: answers the parser's errors through the `ParserErrorAnswer` and passes everything else on.
 ///
 /// An error inside a request (a broken chunk of a body being read) goes on to the route reading the body, which
@@ -185,11 +170,6 @@ final class ParserErrorCatcher: ChannelDuplexHandler, RemovableChannelHandler {
     private var pending: HTTPParserError?
 
     init(_ answer: ParserErrorAnswer) { self.answer = answer }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        // The raw handler must see bytes before the HTTP decoder does; Hummingbird adds this one after it.
-        try? context.pipeline.syncOperations.addHandler(RawRequestBytes(answer), position: .first)
-    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {

@@ -46,8 +46,6 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        // The bytes must be seen before the HTTP decoder holds them; this handler comes after the codec.
-        try? context.pipeline.syncOperations.addHandler(RequestBytesArrive(self), position: .first)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -55,8 +53,9 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
         self.context = nil
     }
 
-    /// Bytes arrived: a request begins unless one is in progress.
-    fileprivate func bytesArrived(_ buffer: ByteBuffer) {
+    /// Bytes arrived (seen by `RequestBytesArrive`, before the HTTP decoder holds them): a request begins unless one
+    /// is in progress.
+    func bytesArrived(_ buffer: ByteBuffer) {
         guard !inRequest, let context else { return }
         let startsSomething = buffer.readableBytesView.contains { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
         if startsSomething { begin(context) }
@@ -190,17 +189,3 @@ final class RequestTimeoutAnswer: ChannelDuplexHandler, RemovableChannelHandler 
 /// How the body of a request that stopped arriving ends for the router, once `RequestTimeoutAnswer` has answered it
 /// 408 (`Request.collectBody` turns it into 408 `request_timeout`).
 struct RequestTimedOut: Error {}
-
-/// First in the pipeline: tells the `RequestTimeoutAnswer` that bytes arrived.
-final class RequestBytesArrive: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    private let answer: RequestTimeoutAnswer
-
-    init(_ answer: RequestTimeoutAnswer) { self.answer = answer }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        answer.bytesArrived(unwrapInboundIn(data))
-        context.fireChannelRead(data)
-    }
-}

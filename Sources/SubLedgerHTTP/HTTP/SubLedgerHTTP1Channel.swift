@@ -34,10 +34,14 @@ struct SubLedgerHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            try pipeline.addHandlers(ParserErrorAnswer.handlers(logger: logger))
+            let parserErrors = ParserErrorAnswer(logger: logger)
+            let timeout = RequestTimeoutAnswer(timeout: requestTimeout, logger: logger)
+            // Both see the bytes before the HTTP decoder holds them, through one handler.
+            try pipeline.addHandler(RequestBytesArrive(timeout: timeout, parserErrors: parserErrors), position: .first)
+            try pipeline.addHandler(ParserErrorCatcher(parserErrors))
             // Before the connection state handler, so that its idle timeout's close of a half-read request is
             // answered too.
-            try pipeline.addHandler(RequestTimeoutAnswer(timeout: requestTimeout, logger: logger))
+            try pipeline.addHandler(timeout)
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             if let entitlementReads {
                 try pipeline.addHandler(EntitlementReadsOnEventLoop(route: entitlementReads))

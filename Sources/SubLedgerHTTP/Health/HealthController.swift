@@ -18,14 +18,15 @@ struct HealthController: Sendable {
         }
     }
 
-    private static let liveBody: [UInt8] = Array(#"{"checks":{},"status":"ok"}"#.utf8)
+    /// The body and its headers, shared by every answer (both are copied on write: Hummingbird appends `Date` and
+    /// `Server` to its own copy of the headers).
+    private static let liveBody = ByteBuffer(string: #"{"checks":{},"status":"ok"}"#)
+    private static let liveHeaders: HTTPFields = [
+        .contentType: "application/json; charset=utf-8", .contentLength: String(liveBody.readableBytes),
+    ]
 
     private static func liveResponse() -> Response {
-        var headers = HTTPFields()
-        headers.reserveCapacity(2)
-        headers.append(HTTPField(name: .contentType, value: "application/json; charset=utf-8"))
-        headers.append(HTTPField(name: .contentLength, value: String(liveBody.count)))
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: liveBody)))
+        Response(status: .ok, headers: liveHeaders, body: .init(byteBuffer: liveBody))
     }
 
     private func readiness() async -> EditedResponse<HealthStatus> {

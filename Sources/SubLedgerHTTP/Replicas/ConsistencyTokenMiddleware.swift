@@ -20,17 +20,21 @@ struct ConsistencyTokenMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        var context = context
         let presented = request.headers[values: Self.header]
-        if !presented.isEmpty {
+        var response: Response
+        if presented.isEmpty {
+            // The context goes on as it came: copying it (and its storage) for nothing cost every request.
+            response = try await next(request, context)
+        } else {
             guard presented.count == 1, let token = tokens.token(presented[0]) else {
                 throw APIError.badRequest(
                     .invalidConsistencyToken,
                     "SubLedger-Consistency-Token must be one token exactly as a write's response carried it")
             }
+            var context = context
             context.consistencyToken = token
+            response = try await next(request, context)
         }
-        var response = try await next(request, context)
         guard
             Self.carriesToken(
                 method: request.method, status: response.status.code, path: request.uri.path, pushPaths: pushPaths)
